@@ -1,0 +1,140 @@
+// Wires one bridge: store, registry, public origin, both planes, and their HTTP servers.
+// main.ts runs it as a process; integration tests start it in-process on port 0.
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "./config.js";
+import { createControlPlaneApp } from "./control/app.js";
+import { loadOperatorCredential } from "./control/operator-token.js";
+import { createPublicOrigin } from "./control/public-origin.js";
+import { createRegistry } from "./control/registry.js";
+import { createDataPlaneApp } from "./gateway/app.js";
+import { readTools } from "./kernel/index.js";
+import { createReadRunner } from "./kernel/runner.js";
+import { SessionStates } from "./kernel/session-state.js";
+import type { AnyToolDefinition } from "./kernel/tool.js";
+import { createLogger, type Logger } from "./log.js";
+import { mutationTools } from "./mutation/index.js";
+import { createPluginHost, type Plugin } from "./plugins/host.js";
+import { openStore, type Store } from "./store/index.js";
+import { DATA_PLANE_MAX_HEADER_BYTES } from "./transport/limits.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** Repository (or image) root: server/ in development, dist/server/ when built. */
+export const PACKAGE_ROOT = [path.resolve(here, ".."), path.resolve(here, "..", "..")].find((p) =>
+  fs.existsSync(path.join(p, "package.json")),
+)!;
+
+export function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+}
+
+export interface BridgeOptions {
+  log?: Logger;
+  plugins?: Plugin[];
+  /** Extra tools (tests, plugins under development). */
+  extraTools?: AnyToolDefinition[];
+}
+
+export interface Bridge {
+  config: Config;
+  store: Store;
+  registry: ReturnType<typeof createRegistry>;
+  publicOrigin: ReturnType<typeof createPublicOrigin>;
+  controlUrl: string;
+  dataUrl: string;
+  close(): Promise<void>;
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+const hostForUrl = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host);
+
+export async function startBridge(config: Config, options: BridgeOptions = {}): Promise<Bridge> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const store = openStore(config.stateDir);
+  const credential = loadOperatorCredential(config.stateDir, config.operatorToken, log);
+  const states = new SessionStates();
+  const shutdown = new AbortController();
+  const tools = [...readTools, ...mutationTools, ...(options.extraTools ?? [])];
+  const plugins = createPluginHost(options.plugins ?? []);
+  const publicOrigin = createPublicOrigin({
+    envOrigin: config.publicOrigin,
+    metricsUrl: config.tunnelMetrics,
+    settings: store.settings,
+    log,
+  });
+  const registry = createRegistry({ store, states, tools, publicOrigin: () => publicOrigin.origin() });
+  if (config.ephemeralCapabilities) {
+    registry.rotateAll();
+    log.info("URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session received fresh capabilities");
+  }
+
+  const dataApp = createDataPlaneApp({
+    store,
+    states,
+    tools,
+    runners: { read: createReadRunner(log) },
+    plugins,
+    publicOrigin: () => publicOrigin.origin(),
+    log,
+    signal: shutdown.signal,
+  });
+  const controlApp = createControlPlaneApp({
+    config,
+    store,
+    registry,
+    publicOrigin,
+    plugins,
+    version: packageVersion(),
+    credential,
+    log,
+    webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
+  });
+
+  const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataApp.callback());
+  const controlServer = http.createServer(controlApp.callback());
+  const dataAddr = await listen(dataServer, config.data.host, config.data.port);
+  const controlAddr = await listen(controlServer, config.control.host, config.control.port);
+  const dataUrl = `http://${hostForUrl(config.data.host)}:${dataAddr.port}`;
+  const controlUrl = `http://${hostForUrl(config.control.host)}:${controlAddr.port}`;
+  publicOrigin.setLocalOrigin(dataUrl);
+  publicOrigin.start();
+  log.info(`control plane on ${controlUrl} (operator UI and /api)`);
+  log.info(`data plane on ${dataUrl} (agent routes; tunnel this one)`);
+
+  let closed = false;
+  return {
+    config,
+    store,
+    registry,
+    publicOrigin,
+    controlUrl,
+    dataUrl,
+    async close() {
+      if (closed) return;
+      closed = true;
+      publicOrigin.stop();
+      shutdown.abort();
+      await Promise.all([closeServer(dataServer), closeServer(controlServer)]);
+      store.close();
+    },
+  };
+}

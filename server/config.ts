@@ -1,0 +1,114 @@
+// Every URLBRIDGE_* variable, parsed once with zod at start-up.
+// A bad value stops the process with a message that names the variable and what it accepts.
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(0).max(65535);
+const flag = z
+  .enum(["0", "1", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+const httpOrigin = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), "must start with http:// or https://")
+  .transform((v) => v.replace(/\/+$/, ""));
+const hostList = z
+  .string()
+  .transform((v) =>
+    v
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+
+const envSchema = z.object({
+  URLBRIDGE_STATE_DIR: z.string().min(1).optional(),
+  URLBRIDGE_CONTROL_HOST: z.string().min(1).default("127.0.0.1"),
+  URLBRIDGE_CONTROL_PORT: port.default(47433),
+  URLBRIDGE_DATA_HOST: z.string().min(1).default("127.0.0.1"),
+  URLBRIDGE_DATA_PORT: port.default(47432),
+  URLBRIDGE_PUBLIC_ORIGIN: httpOrigin.optional(),
+  URLBRIDGE_OPERATOR_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+    .optional(),
+  URLBRIDGE_TUNNEL_METRICS: httpOrigin.optional(),
+  URLBRIDGE_EPHEMERAL_CAPABILITIES: flag.default(false),
+  URLBRIDGE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  URLBRIDGE_BROWSE_ROOTS: z.string().optional(),
+  URLBRIDGE_ALLOWED_HOSTS: hostList.default([]),
+  URLBRIDGE_CLOUDFLARED: flag.default(false),
+  URLBRIDGE_OPENCODE_URL: httpOrigin.optional(),
+});
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface Config {
+  stateDir: string;
+  control: { host: string; port: number };
+  data: { host: string; port: number };
+  publicOrigin: string | undefined;
+  operatorToken: string | undefined;
+  tunnelMetrics: string | undefined;
+  ephemeralCapabilities: boolean;
+  logLevel: LogLevel;
+  /** Where the control plane's folder browser starts. */
+  browseRoots: string[];
+  /** Extra Host header names the control plane accepts besides loopback names. */
+  allowedHosts: string[];
+  /** Outside Docker: spawn a cloudflared quick tunnel if the binary is on PATH. */
+  spawnCloudflared: boolean;
+  opencodeUrl: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+function defaultStateDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_STATE_HOME;
+  return path.join(xdg && xdg.length > 0 ? xdg : path.join(os.homedir(), ".local", "state"), "urlbridge");
+}
+
+/** Parses the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") picked[key] = value;
+  }
+  const parsed = envSchema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? "environment");
+      return `${name}: ${issue.message} (got ${JSON.stringify(redactIfSecret(name, picked[name]))})`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  const browseRoots = (e.URLBRIDGE_BROWSE_ROOTS ?? os.homedir())
+    .split(path.delimiter)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => path.resolve(p));
+  return {
+    stateDir: path.resolve(e.URLBRIDGE_STATE_DIR ?? defaultStateDir(env)),
+    control: { host: e.URLBRIDGE_CONTROL_HOST, port: e.URLBRIDGE_CONTROL_PORT },
+    data: { host: e.URLBRIDGE_DATA_HOST, port: e.URLBRIDGE_DATA_PORT },
+    publicOrigin: e.URLBRIDGE_PUBLIC_ORIGIN,
+    operatorToken: e.URLBRIDGE_OPERATOR_TOKEN,
+    tunnelMetrics: e.URLBRIDGE_TUNNEL_METRICS,
+    ephemeralCapabilities: e.URLBRIDGE_EPHEMERAL_CAPABILITIES,
+    logLevel: e.URLBRIDGE_LOG_LEVEL,
+    browseRoots,
+    allowedHosts: e.URLBRIDGE_ALLOWED_HOSTS,
+    spawnCloudflared: e.URLBRIDGE_CLOUDFLARED,
+    opencodeUrl: e.URLBRIDGE_OPENCODE_URL,
+  };
+}
+
+function redactIfSecret(name: string, value: string | undefined): string | undefined {
+  return /TOKEN|SECRET|PASSWORD/.test(name) && value ? "<redacted>" : value;
+}

@@ -1,0 +1,114 @@
+// The control API routes (DESIGN.md "Control plane API"): JSON in, JSON out, errors as {error:{code,message}}.
+import Router from "@koa/router";
+import type { Config } from "../config.js";
+import type { PluginHost } from "../plugins/host.js";
+import type { Store } from "../store/index.js";
+import { ControlError } from "./errors.js";
+import { listFolders } from "./folder-browser.js";
+import { readJsonBody } from "./json-body.js";
+import type { PublicOrigin } from "./public-origin.js";
+import { normalizeOrigin } from "./public-origin.js";
+import type { Registry } from "./registry.js";
+import { activityQuery, createProjectBody, createSessionBody, fsQuery, patchProjectBody, tunnelBody } from "./schemas.js";
+import { parseInput } from "./validate.js";
+
+export interface ApiOptions {
+  config: Config;
+  store: Store;
+  registry: Registry;
+  publicOrigin: PublicOrigin;
+  plugins: PluginHost;
+  version: string;
+}
+
+export function createApiRouter(options: ApiOptions): Router {
+  const { registry, store, publicOrigin } = options;
+  const router = new Router({ prefix: "/api" });
+
+  router.get("/projects", (ctx) => {
+    ctx.body = registry.listProjects();
+  });
+  router.post("/projects", async (ctx) => {
+    const body = parseInput(createProjectBody, await readJsonBody(ctx));
+    ctx.status = 201;
+    ctx.body = registry.createProject(body);
+  });
+  router.get("/projects/:id", (ctx) => {
+    ctx.body = registry.getProject(ctx.params.id!);
+  });
+  router.patch("/projects/:id", async (ctx) => {
+    const body = parseInput(patchProjectBody, await readJsonBody(ctx));
+    const { project, rotatedSessions } = registry.updateProject(ctx.params.id!, body);
+    ctx.body = { ...project, rotatedSessions };
+  });
+  router.delete("/projects/:id", (ctx) => {
+    registry.deleteProject(ctx.params.id!);
+    ctx.status = 204;
+  });
+
+  router.get("/sessions", (ctx) => {
+    ctx.body = registry.listSessions();
+  });
+  router.post("/sessions", async (ctx) => {
+    const body = parseInput(createSessionBody, await readJsonBody(ctx));
+    ctx.status = 201;
+    ctx.body = registry.createSession(body);
+  });
+  router.get("/sessions/:id", (ctx) => {
+    ctx.body = registry.getSession(ctx.params.id!);
+  });
+  router.post("/sessions/:id/:action", (ctx) => {
+    const id = ctx.params.id!;
+    switch (ctx.params.action) {
+      case "rotate":
+        ctx.body = registry.rotateSession(id);
+        return;
+      case "enable":
+        ctx.body = registry.enableSession(id);
+        return;
+      case "disable":
+        ctx.body = registry.disableSession(id);
+        return;
+      default:
+        throw new ControlError(404, "not_found", `Unknown session action "${ctx.params.action}"; use rotate, enable or disable.`);
+    }
+  });
+  router.delete("/sessions/:id", (ctx) => {
+    registry.deleteSession(ctx.params.id!);
+    ctx.status = 204;
+  });
+
+  router.get("/activity", (ctx) => {
+    const q = parseInput(activityQuery, ctx.query);
+    ctx.body = store.activity.list({ sessionId: q.sessionId, afterId: q.after, limit: q.limit });
+  });
+
+  router.get("/tunnel", (ctx) => {
+    ctx.body = publicOrigin.state();
+  });
+  router.put("/tunnel", async (ctx) => {
+    const body = parseInput(tunnelBody, await readJsonBody(ctx));
+    if (body.publicOrigin !== undefined) {
+      if (body.publicOrigin === null || body.publicOrigin === "") publicOrigin.save(undefined);
+      else {
+        try {
+          publicOrigin.save(normalizeOrigin(body.publicOrigin));
+        } catch (error) {
+          throw new ControlError(400, "invalid_origin", `publicOrigin: ${(error as Error).message}.`);
+        }
+      }
+    }
+    ctx.body = publicOrigin.state();
+  });
+
+  router.get("/plugins", async (ctx) => {
+    ctx.body = await options.plugins.summaries();
+  });
+
+  router.get("/fs", async (ctx) => {
+    const q = parseInput(fsQuery, ctx.query);
+    ctx.body = await listFolders(options.config.browseRoots, q.path);
+  });
+
+  return router;
+}

@@ -1,0 +1,99 @@
+// The control plane: operator-only JSON API plus the built UI. Every /api call except /api/health
+// needs the operator token; errors are {error:{code,message}} with a 4xx status.
+import fs from "node:fs";
+import path from "node:path";
+import Koa from "koa";
+import type { Logger } from "../log.js";
+import { createApiRouter, type ApiOptions } from "./api.js";
+import type { OperatorCredential } from "./operator-token.js";
+import { ControlError } from "./errors.js";
+
+export interface ControlPlaneOptions extends ApiOptions {
+  credential: OperatorCredential;
+  log: Logger;
+  /** Folder holding the built UI (dist/web). */
+  webRoot: string;
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  const api = createApiRouter(options);
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof ControlError) {
+        ctx.status = error.status;
+        ctx.body = { error: { code: error.code, message: error.message } };
+        return;
+      }
+      options.log.error("control plane request failed", { error: error instanceof Error ? error.stack : String(error) });
+      ctx.status = 500;
+      ctx.body = { error: { code: "internal_error", message: "Unexpected error; see the server log." } };
+    }
+  });
+
+  app.use(async (ctx, next) => {
+    if (!ctx.path.startsWith("/api/") && ctx.path !== "/api") return next();
+    if (ctx.path === "/api/health") {
+      ctx.body = { ok: true, version: options.version };
+      return;
+    }
+    const token = bearerToken(ctx.get("authorization"));
+    if (!token || !options.credential.matches(token)) {
+      throw new ControlError(401, "unauthorized", "Send the operator token as Authorization: Bearer <token>.");
+    }
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) throw new ControlError(404, "not_found", `No API route ${ctx.method} ${ctx.path}.`);
+  });
+
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: false }));
+  app.use(serveWeb(options.webRoot));
+  return app;
+}
+
+const MIME: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json; charset=utf-8",
+  ".woff2": "font/woff2",
+};
+
+/** Serves the built single-page UI; unknown non-API paths get index.html. */
+function serveWeb(webRoot: string): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== "GET" && ctx.method !== "HEAD") return next();
+    if (ctx.path.startsWith("/api") || ctx.path.startsWith("/v0/")) return next();
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(ctx.path);
+    } catch {
+      decoded = "/";
+    }
+    const rel = path.normalize(decoded).replace(/^(\.\.[/\\])+/, "");
+    let file = path.join(webRoot, rel);
+    if (!file.startsWith(webRoot) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) file = path.join(webRoot, "index.html");
+    if (!fs.existsSync(file)) {
+      ctx.status = 503;
+      ctx.type = "text/plain";
+      ctx.body = "The control UI is not built. Run `npm run build`.";
+      return;
+    }
+    ctx.type = MIME[path.extname(file)] ?? "application/octet-stream";
+    ctx.set("Cache-Control", file.endsWith("index.html") ? "no-store" : "public, max-age=31536000, immutable");
+    ctx.body = fs.createReadStream(file);
+  };
+}

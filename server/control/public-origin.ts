@@ -1,0 +1,136 @@
+// Decides the public origin put into Init and every exact URL: URLBRIDGE_PUBLIC_ORIGIN, then the
+// operator's saved setting, then the quick-tunnel hostname from cloudflared's metrics server, else local.
+import type { Logger } from "../log.js";
+import type { SettingQueries } from "../store/settings.js";
+
+export const PUBLIC_ORIGIN_SETTING = "public_origin";
+const METRICS_TIMEOUT_MS = 2000;
+
+export type OriginSource = "env" | "setting" | "quick_tunnel" | "local";
+
+export interface TunnelStatus {
+  /** cloudflared metrics server polled, if configured. */
+  metricsUrl: string | undefined;
+  reachable: boolean;
+  /** Quick-tunnel hostname (no scheme), when the metrics server reports one. */
+  hostname: string | undefined;
+  /** cloudflared /ready answered 200: at least one live edge connection. */
+  ready: boolean;
+  error: string | undefined;
+  checkedAt: number | undefined;
+}
+
+export interface OriginState {
+  origin: string;
+  source: OriginSource;
+  envOrigin: string | undefined;
+  savedOrigin: string | undefined;
+  localOrigin: string;
+  tunnel: TunnelStatus;
+  /** One plain sentence for the operator. */
+  summary: string;
+}
+
+export interface PublicOriginOptions {
+  envOrigin: string | undefined;
+  metricsUrl: string | undefined;
+  settings: SettingQueries;
+  log: Logger;
+  fetchImpl?: typeof fetch;
+}
+
+export function normalizeOrigin(value: string): string {
+  const url = new URL(value);
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("origin must be http or https");
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+    throw new Error("origin must be scheme://host[:port] with no path, query or credentials");
+  }
+  return url.origin;
+}
+
+export function createPublicOrigin(options: PublicOriginOptions) {
+  const fetchImpl = options.fetchImpl ?? fetch;
+  let localOrigin = "http://127.0.0.1:47432";
+  let timer: NodeJS.Timeout | undefined;
+  const tunnel: TunnelStatus = {
+    metricsUrl: options.metricsUrl,
+    reachable: false,
+    hostname: undefined,
+    ready: false,
+    error: options.metricsUrl ? "not checked yet" : undefined,
+    checkedAt: undefined,
+  };
+
+  function state(): OriginState {
+    const savedOrigin = options.settings.get(PUBLIC_ORIGIN_SETTING);
+    let origin: string;
+    let source: OriginSource;
+    if (options.envOrigin) [origin, source] = [options.envOrigin, "env"];
+    else if (savedOrigin) [origin, source] = [savedOrigin, "setting"];
+    else if (tunnel.hostname) [origin, source] = [`https://${tunnel.hostname}`, "quick_tunnel"];
+    else [origin, source] = [localOrigin, "local"];
+    return { origin, source, envOrigin: options.envOrigin, savedOrigin, localOrigin, tunnel: { ...tunnel }, summary: summarize(source) };
+  }
+
+  function summarize(source: OriginSource): string {
+    switch (source) {
+      case "env":
+        return "Using URLBRIDGE_PUBLIC_ORIGIN.";
+      case "setting":
+        return "Using the origin saved in the control plane.";
+      case "quick_tunnel":
+        return tunnel.ready ? "Using the cloudflared quick tunnel; it is connected." : "Using the cloudflared quick tunnel; it is not ready yet.";
+      case "local":
+        return tunnel.metricsUrl
+          ? `No tunnel hostname from ${tunnel.metricsUrl} (${tunnel.error ?? "none reported"}); Init URLs use the local data-plane origin, which agents outside this machine cannot reach.`
+          : "No tunnel configured; Init URLs use the local data-plane origin, which agents outside this machine cannot reach.";
+    }
+  }
+
+  async function getText(path: string): Promise<{ status: number; text: string }> {
+    const res = await fetchImpl(`${options.metricsUrl}${path}`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) });
+    return { status: res.status, text: await res.text() };
+  }
+
+  async function refresh(): Promise<void> {
+    if (!options.metricsUrl) return;
+    try {
+      const quick = await getText("/quicktunnel");
+      const parsed = JSON.parse(quick.text) as { hostname?: unknown };
+      const hostname = typeof parsed.hostname === "string" && /^[A-Za-z0-9.-]+(:\d+)?$/.test(parsed.hostname) ? parsed.hostname : undefined;
+      const ready = await getText("/ready").then((r) => r.status === 200, () => false);
+      if (hostname !== tunnel.hostname) options.log.info(hostname ? `quick tunnel hostname: ${hostname}` : "quick tunnel hostname cleared");
+      Object.assign(tunnel, { reachable: true, hostname, ready, error: hostname ? undefined : "metrics server reports no quick-tunnel hostname", checkedAt: Date.now() });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (tunnel.reachable || tunnel.checkedAt === undefined) options.log.warn(`tunnel metrics at ${options.metricsUrl} unreachable: ${message}`);
+      // Keep the last hostname: a metrics hiccup should not flip every Init URL to the local origin.
+      Object.assign(tunnel, { reachable: false, ready: false, error: `unreachable: ${message}`, checkedAt: Date.now() });
+    }
+  }
+
+  return {
+    state,
+    origin: (): string => state().origin,
+    setLocalOrigin(origin: string): void {
+      localOrigin = origin;
+    },
+    save(origin: string | undefined): void {
+      if (origin === undefined) options.settings.delete(PUBLIC_ORIGIN_SETTING);
+      else options.settings.set(PUBLIC_ORIGIN_SETTING, normalizeOrigin(origin));
+    },
+    refresh,
+    start(intervalMs = 5000): void {
+      if (!options.metricsUrl || timer) return;
+      void refresh();
+      timer = setInterval(() => void refresh(), intervalMs);
+      timer.unref();
+    },
+    stop(): void {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
+
+export type PublicOrigin = ReturnType<typeof createPublicOrigin>;

@@ -1,0 +1,226 @@
+// Projects and sessions: the operator's trust decisions, limits, and capability rotation.
+// Changing a project's root or permissions rotates only that project's sessions.
+import fs from "node:fs";
+import path from "node:path";
+import type { SessionStates } from "../kernel/session-state.js";
+import type { AnyToolDefinition } from "../kernel/tool.js";
+import type { Store } from "../store/index.js";
+import type { ProjectRow } from "../store/projects.js";
+import type { SessionRow } from "../store/sessions.js";
+import { generateCapabilityToken, generateId } from "./capability-token.js";
+import { ControlError, notFound } from "./errors.js";
+
+export const MAX_ENABLED_SESSIONS = 16;
+export const MAX_SESSION_DEFINITIONS = 64;
+
+/** URL transport features every session generation gets, shown to the operator. */
+export const TRANSPORT_FEATURES = [
+  "raw-tail content (raw= last)",
+  "~ escape grammar",
+  "tolerant percent-decoding",
+  "strict parameters with repair URLs",
+  "response range replay (/z)",
+] as const;
+
+export interface Permissions {
+  write: boolean;
+  terminal: boolean;
+}
+
+export interface SessionView {
+  id: string;
+  projectId: string;
+  name: string;
+  enabled: boolean;
+  generation: number;
+  initUrl: string;
+  /** Tool ids this generation can call, given its project's permissions. */
+  tools: string[];
+  features: string[];
+  createdAt: number;
+}
+
+export interface RegistryOptions {
+  store: Store;
+  states: SessionStates;
+  tools: AnyToolDefinition[];
+  publicOrigin: () => string;
+  /** Transport features added by optional modules (journal, staging...). */
+  extraFeatures?: (permissions: Permissions) => string[];
+}
+
+/** Resolves an operator-supplied root to its canonical realpath and checks it is a directory. */
+export function canonicalRoot(root: string): string {
+  if (!path.isAbsolute(root)) throw new ControlError(400, "root_not_absolute", `Project root must be an absolute path; got "${root}".`);
+  let real: string;
+  try {
+    real = fs.realpathSync(root);
+  } catch {
+    throw new ControlError(400, "root_not_found", `Project root "${root}" does not exist.`);
+  }
+  if (!fs.statSync(real).isDirectory()) throw new ControlError(400, "root_not_directory", `Project root "${root}" is not a directory.`);
+  return real;
+}
+
+export function createRegistry(options: RegistryOptions) {
+  const { store, states } = options;
+
+  function mintTokens(sessionId: string, generation: number): void {
+    const fresh = () => {
+      for (;;) {
+        const token = generateCapabilityToken();
+        if (!store.sessions.tokenExists(token)) return token;
+      }
+    };
+    store.sessions.replaceCapabilities(sessionId, generation, { init: fresh(), read: fresh(), mutation: fresh() });
+  }
+
+  function requireProject(id: string): ProjectRow {
+    const p = store.projects.get(id);
+    if (!p) throw notFound("project", id);
+    return p;
+  }
+
+  function requireSession(id: string): SessionRow {
+    const s = store.sessions.get(id);
+    if (!s) throw notFound("session", id);
+    return s;
+  }
+
+  function rotate(session: SessionRow): SessionRow {
+    const next = { ...session, generation: session.generation + 1 };
+    store.sessions.update(next);
+    mintTokens(session.id, next.generation);
+    states.forget(session.id);
+    return next;
+  }
+
+  function effectiveTools(permissions: Permissions): string[] {
+    const mutation = permissions.write || permissions.terminal;
+    return options.tools
+      .filter((t) => (t.permission ? permissions[t.permission] : t.capability === "read" || mutation))
+      .map((t) => t.id);
+  }
+
+  function view(session: SessionRow): SessionView {
+    const project = requireProject(session.projectId);
+    const caps = store.sessions.capabilitiesFor(session.id, session.generation);
+    return {
+      id: session.id,
+      projectId: session.projectId,
+      name: session.name,
+      enabled: session.enabled,
+      generation: session.generation,
+      initUrl: `${options.publicOrigin()}/v0/init/${caps.init}`,
+      tools: effectiveTools(project.permissions),
+      features: [...TRANSPORT_FEATURES, ...(options.extraFeatures?.(project.permissions) ?? [])],
+      createdAt: session.createdAt,
+    };
+  }
+
+  return {
+    listProjects: (): ProjectRow[] => store.projects.list(),
+    getProject: requireProject,
+
+    createProject(input: { name: string; root: string; permissions: Permissions }): ProjectRow {
+      const root = canonicalRoot(input.root);
+      return store.transaction(() => {
+        if (store.projects.getByName(input.name)) throw new ControlError(409, "project_name_taken", `A project named "${input.name}" already exists.`);
+        const id = generateId("p");
+        store.projects.insert({ id, name: input.name, root, ...input.permissions });
+        return requireProject(id);
+      });
+    },
+
+    /** Applies a partial update; returns the ids of sessions that were rotated. */
+    updateProject(id: string, patch: { name?: string; root?: string; permissions?: Partial<Permissions> }) {
+      const root = patch.root === undefined ? undefined : canonicalRoot(patch.root);
+      return store.transaction(() => {
+        const current = requireProject(id);
+        if (patch.name && patch.name !== current.name && store.projects.getByName(patch.name)) {
+          throw new ControlError(409, "project_name_taken", `A project named "${patch.name}" already exists.`);
+        }
+        const next = {
+          id,
+          name: patch.name ?? current.name,
+          root: root ?? current.root,
+          write: patch.permissions?.write ?? current.permissions.write,
+          terminal: patch.permissions?.terminal ?? current.permissions.terminal,
+        };
+        const scopeChanged =
+          next.root !== current.root || next.write !== current.permissions.write || next.terminal !== current.permissions.terminal;
+        store.projects.update(next);
+        const rotated = scopeChanged ? store.sessions.listByProject(id).map((s) => rotate(s).id) : [];
+        return { project: requireProject(id), rotatedSessions: rotated };
+      });
+    },
+
+    /** Sessions that a change to this project's root or permissions would rotate. */
+    sessionsOfProject: (projectId: string): SessionRow[] => store.sessions.listByProject(projectId),
+
+    deleteProject(id: string): void {
+      const sessions = store.sessions.listByProject(id);
+      if (!store.projects.delete(id)) throw notFound("project", id);
+      for (const s of sessions) states.forget(s.id);
+    },
+
+    listSessions: (): SessionView[] => store.sessions.list().map(view),
+    getSession: (id: string): SessionView => view(requireSession(id)),
+
+    createSession(input: { projectId: string; name?: string | undefined }): SessionView {
+      return store.transaction(() => {
+        const project = requireProject(input.projectId);
+        if (store.sessions.count() >= MAX_SESSION_DEFINITIONS) {
+          throw new ControlError(409, "session_definition_limit_reached", `At most ${MAX_SESSION_DEFINITIONS} sessions may exist; delete one first.`);
+        }
+        if (store.sessions.countEnabled() >= MAX_ENABLED_SESSIONS) {
+          throw new ControlError(409, "enabled_session_limit_reached", `At most ${MAX_ENABLED_SESSIONS} sessions may be enabled at once; disable one first.`);
+        }
+        const id = generateId("s");
+        const name = input.name ?? `${project.name}-${store.sessions.listByProject(project.id).length + 1}`;
+        store.sessions.insert({ id, projectId: project.id, name, enabled: true, generation: 1 });
+        mintTokens(id, 1);
+        return view(requireSession(id));
+      });
+    },
+
+    rotateSession(id: string): SessionView {
+      return store.transaction(() => view(rotate(requireSession(id))));
+    },
+
+    enableSession(id: string): SessionView {
+      return store.transaction(() => {
+        const s = requireSession(id);
+        if (s.enabled) return view(s);
+        if (store.sessions.countEnabled() >= MAX_ENABLED_SESSIONS) {
+          throw new ControlError(409, "enabled_session_limit_reached", `At most ${MAX_ENABLED_SESSIONS} sessions may be enabled at once; disable one first.`);
+        }
+        store.sessions.update({ ...s, enabled: true });
+        return view(requireSession(id));
+      });
+    },
+
+    disableSession(id: string): SessionView {
+      return store.transaction(() => {
+        const s = requireSession(id);
+        store.sessions.update({ ...s, enabled: false });
+        states.forget(id);
+        return view(requireSession(id));
+      });
+    },
+
+    deleteSession(id: string): void {
+      if (!store.sessions.delete(id)) throw notFound("session", id);
+      states.forget(id);
+    },
+
+    /** URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session gets fresh tokens at start-up. */
+    rotateAll(): void {
+      store.transaction(() => {
+        for (const s of store.sessions.list()) rotate(s);
+      });
+    },
+  };
+}
+
+export type Registry = ReturnType<typeof createRegistry>;

@@ -1,0 +1,57 @@
+// Request schemas of the control API. The web UI imports these types so client and server never drift.
+import { z } from "zod";
+
+export const projectName = z
+  .string()
+  .trim()
+  .min(1, "name is required")
+  .max(64, "name is at most 64 characters")
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._ -]*$/, "name may use letters, digits, space, dot, dash and underscore");
+
+export const permissionsSchema = z.object({ write: z.boolean(), terminal: z.boolean() }).strict();
+
+export const createProjectBody = z
+  .object({
+    name: projectName,
+    root: z.string().min(1, "root is required"),
+    permissions: permissionsSchema.default({ write: false, terminal: false }),
+  })
+  .strict();
+
+export const patchProjectBody = z
+  .object({
+    name: projectName.optional(),
+    root: z.string().min(1).optional(),
+    permissions: z.object({ write: z.boolean().optional(), terminal: z.boolean().optional() }).strict().optional(),
+  })
+  .strict();
+
+export const createSessionBody = z
+  .object({
+    projectId: z.string().min(1, "projectId is required"),
+    name: z.string().trim().min(1).max(64).optional(),
+  })
+  .strict();
+
+export const tunnelBody = z
+  .object({
+    publicOrigin: z.string().trim().min(1).nullable().optional(),
+  })
+  .strict();
+
+export const loginBody = z.object({ token: z.string().min(1).max(512) }).strict();
+
+export const activityQuery = z
+  .object({
+    sessionId: z.string().min(1).optional(),
+    after: z.coerce.number().int().min(0).optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+  })
+  .strict();
+
+export const fsQuery = z.object({ path: z.string().min(1).optional() }).strict();
+
+export type CreateProjectBody = z.infer<typeof createProjectBody>;
+export type PatchProjectBody = z.infer<typeof patchProjectBody>;
+export type CreateSessionBody = z.infer<typeof createSessionBody>;
+export type TunnelBody = z.infer<typeof tunnelBody>;

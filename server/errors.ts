@@ -1,0 +1,116 @@
+// Every agent-facing failure as a typed value with a stable code.
+// Tools throw ToolError; the gateway turns it into HTTP 200 {ok:false,...} because URL readers hide error bodies.
+
+export type AgentAction =
+  | "correct_request"
+  | "fetch_repair"
+  | "stage_content"
+  | "reread_then_retry"
+  | "run_foreground"
+  | "poll"
+  | "wait_and_retry"
+  | "enable_in_control_plane"
+  | "stop";
+
+/** Stable error codes. Adding one is an API change: document it in docs/PROTOCOL.md. */
+export const ErrorCode = {
+  // transport and parameters
+  requestTargetTooLong: "request_target_too_long",
+  rawTooLong: "raw_too_long",
+  misplacedParameter: "misplaced_parameter",
+  unknownParameter: "unknown_parameter",
+  conflictingParameters: "conflicting_parameters",
+  invalidParameter: "invalid_parameter",
+  missingParameter: "missing_parameter",
+  unexpectedRaw: "unexpected_raw",
+  unknownRoute: "unknown_route",
+  wrongCapabilityBase: "wrong_capability_base",
+  toolNotEnabled: "tool_not_enabled",
+  // sandbox
+  pathOutsideRoot: "path_outside_root",
+  symlinkEscape: "symlink_escape",
+  pathNotFound: "path_not_found",
+  notAFile: "not_a_file",
+  notADirectory: "not_a_directory",
+  invalidPath: "invalid_path",
+  // read kernel
+  tooManyPaths: "too_many_paths",
+  binaryFile: "binary_file",
+  invalidRegex: "invalid_regex",
+  invalidLineRange: "invalid_line_range",
+  unsupportedLanguage: "unsupported_language",
+  unknownPlugin: "unknown_plugin",
+  // range replay
+  snapshotNotFound: "snapshot_not_found",
+  rangeOutOfBounds: "range_out_of_bounds",
+  // generic
+  internalError: "internal_error",
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | (string & {});
+
+export interface ToolFailure {
+  ok: false;
+  errorCode: ErrorCodeValue;
+  errorDetail?: unknown;
+  repairHint?: string;
+  retryable: boolean;
+  agentAction?: AgentAction;
+  /** Exact URL to fetch as returned; never rebuilt by the agent. */
+  repair?: string;
+  [extra: string]: unknown;
+}
+
+export interface ToolErrorOptions {
+  detail?: unknown;
+  retryable?: boolean;
+  agentAction?: AgentAction;
+  repair?: string;
+  /** Additional recovery fields (read, retry, repeat, poll, statusUrl...). */
+  extra?: Record<string, unknown>;
+}
+
+export class ToolError extends Error {
+  readonly code: ErrorCodeValue;
+  readonly detail: unknown;
+  readonly retryable: boolean;
+  readonly agentAction: AgentAction | undefined;
+  readonly repair: string | undefined;
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: ErrorCodeValue, hint: string, options: ToolErrorOptions = {}) {
+    super(hint);
+    this.name = "ToolError";
+    this.code = code;
+    this.detail = options.detail;
+    this.retryable = options.retryable ?? true;
+    this.agentAction = options.agentAction ?? (options.repair ? "fetch_repair" : "correct_request");
+    this.repair = options.repair;
+    this.extra = options.extra ?? {};
+  }
+
+  toFailure(): ToolFailure {
+    const failure: ToolFailure = { ok: false, errorCode: this.code, retryable: this.retryable };
+    if (this.detail !== undefined) failure.errorDetail = this.detail;
+    failure.repairHint = this.message;
+    if (this.agentAction) failure.agentAction = this.agentAction;
+    if (this.repair) failure.repair = this.repair;
+    return { ...failure, ...this.extra };
+  }
+}
+
+export function isToolError(value: unknown): value is ToolError {
+  return value instanceof ToolError;
+}
+
+/** Converts anything thrown inside a tool into a failure an agent can act on, without leaking stacks. */
+export function toFailure(error: unknown): ToolFailure {
+  if (isToolError(error)) return error.toFailure();
+  return {
+    ok: false,
+    errorCode: ErrorCode.internalError,
+    repairHint: "The bridge hit an unexpected error; the operator can see it in the server log. Retrying the same URL is safe.",
+    retryable: true,
+    agentAction: "wait_and_retry",
+  };
+}

@@ -1,0 +1,73 @@
+// The Init contract: the one document an agent reads first. Compact and model-neutral; it gives exact
+// bases and [baseRef, suffix] endpoints so URLs are built mechanically, never hand-assembled.
+import type { AnyToolDefinition, ProjectScope } from "../kernel/tool.js";
+
+/** Hard ceiling for the fully enabled contract on the local test origin (1.6 KiB). */
+export const MAX_INIT_CONTRACT_BYTES = 1638;
+
+export interface InitContractInput {
+  project: ProjectScope;
+  readBase: string;
+  mutationBase: string | undefined;
+  tools: AnyToolDefinition[];
+  pluginsAvailable: boolean;
+}
+
+/** Advertised endpoint suffixes, keyed by tool id, in the order an agent needs them. */
+const ENDPOINTS: Array<[string, string]> = [
+  ["read", "/r?path=<p>"],
+  ["find", "/f?path=<dir>&name=<text>"],
+  ["grep", "/g?path=<p>&raw=<text>"],
+  ["outline", "/o?path=<p>"],
+  ["stat", "/t?path=<p>"],
+  ["project", "/p"],
+  ["write", "/w?path=<p>&raw=<content>"],
+  ["edit", "/e?path=<p>&old=<text>&raw=<new>"],
+  ["apply_patch", "/a?raw=<patch>"],
+  ["terminal", "/x?wait=1000&raw=<cmd>"],
+  ["stage", "/s?blob=<id>&i=<n>&count=<n>&raw=<chunk>"],
+  ["result", "/j?call=<id>"],
+];
+
+function rules(mutation: boolean): string[] {
+  const base = [
+    "Fetch every URL in raw, unconverted mode.",
+    "URL = bases[ref] + suffix; replace only <...>.",
+    "raw= goes last: all after it is content. + is space. Escapes: ~n newline ~r CR ~t tab ~s space ~q + ~h # ~p % ~a & ~~ ~ ~uXXXX.",
+    "Up to 8 path= per /r. Use next/repair/poll/retry/repeat URLs exactly as returned.",
+    "Truncated reply: /z?last=1&part=0 on the same base.",
+  ];
+  if (!mutation) return base;
+  return [
+    ...base,
+    "Mutations run once: a repeated GET returns the first result; add run=<nonce> to repeat on purpose.",
+    "One edit: /e. Several edits or files: one /a patch (*** Begin Patch). /w replaces a file only after a full read.",
+    "Content over ~6 KB: stage ~1 KB chunks with /s, then pass blob=<id>&count=<n>.",
+  ];
+}
+
+export function buildInitContract(input: InitContractInput): Record<string, unknown> {
+  const enabled = new Map(input.tools.map((t) => [t.id, t]));
+  const ep: Record<string, [string, string]> = {};
+  for (const [id, suffix] of ENDPOINTS) {
+    const tool = enabled.get(id);
+    if (!tool) continue;
+    const ref = tool.capability === "read" ? "r" : "m";
+    if (ref === "m" && !input.mutationBase) continue;
+    ep[id] = [ref, suffix];
+  }
+  if (input.pluginsAvailable) ep.plugins = ["r", "/k"];
+  const mutation = input.mutationBase !== undefined;
+  const bases: Record<string, string> = { r: input.readBase };
+  if (input.mutationBase) bases.m = input.mutationBase;
+  return {
+    ok: true,
+    urlbridge: "v0",
+    root: "/project",
+    project: input.project.name,
+    perms: input.project.permissions,
+    bases,
+    ep,
+    rules: rules(mutation),
+  };
+}

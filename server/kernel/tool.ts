@@ -1,0 +1,68 @@
+// The shape every tool shares, native or plugin: an id, a compact route, the capability it needs,
+// a zod schema for its arguments, and an execute function that knows nothing about HTTP.
+import type { z } from "zod";
+import type { SegmentEdit } from "../transport/request-url.js";
+import type { UrlBinding } from "../transport/bind.js";
+import type { SessionState } from "./session-state.js";
+
+export type CapabilityBase = "r" | "m";
+
+export interface ProjectScope {
+  id: string;
+  name: string;
+  /** Canonical host path of the project root. */
+  root: string;
+  permissions: { write: boolean; terminal: boolean };
+}
+
+export interface SessionScope {
+  id: string;
+  name: string;
+  generation: number;
+}
+
+/** Exact URLs a tool may hand back (next, repair, retry, poll...). */
+export interface ExactUrls {
+  to(base: CapabilityBase, route: string, params: Array<[string, string | number | boolean]>, raw?: string): string;
+  /** The current request with deterministic corrections; undefined when the call did not arrive as a URL. */
+  repair(edit: SegmentEdit): string | undefined;
+}
+
+export interface ToolContext {
+  project: ProjectScope;
+  session: SessionScope;
+  state: SessionState;
+  urls: ExactUrls;
+  /** Aborted when the process is shutting down. */
+  signal: AbortSignal;
+}
+
+export type ToolResult = { ok: true } & Record<string, unknown>;
+
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+  id: string;
+  /** Compact route letter, e.g. "r". */
+  route: string;
+  /** Long descriptive routes, accepted but not advertised. */
+  longRoutes: string[];
+  capability: "read" | "mutation";
+  /** Project permission that must be on for this tool to exist. */
+  permission?: "write" | "terminal";
+  /** One line an agent reads in /manifest and MCP tool listings. */
+  description: string;
+  schema: S;
+  url: UrlBinding;
+  /** Example suffix used in hints ("/r?path=src/app.ts"). */
+  example: string;
+  execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export type AnyToolDefinition = ToolDefinition<z.ZodObject>;
+
+/**
+ * Type-checks execute against the schema's inferred arguments, then erases the schema type so tools can
+ * share one list. Safe because every caller validates arguments with the same schema first.
+ */
+export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>): AnyToolDefinition {
+  return definition as unknown as AnyToolDefinition;
+}

@@ -1,0 +1,123 @@
+// Path containment: every agent-supplied path is resolved against the project root and must stay inside it,
+// by realpath for existing targets and by the nearest existing ancestor's realpath for new ones.
+import fs from "node:fs/promises";
+import path from "node:path";
+import { ErrorCode, ToolError } from "../errors.js";
+
+/** The virtual mount point agents see; results never show the host path. */
+export const VIRTUAL_ROOT = "/project";
+
+export interface ResolvedPath {
+  /** Host path with symlinks resolved (for new targets: resolved ancestor + remaining names). */
+  absolute: string;
+  /** Canonical project root (realpath). */
+  root: string;
+  /** "/project/..." form shown to agents. */
+  display: string;
+  exists: boolean;
+}
+
+export function isInside(root: string, candidate: string): boolean {
+  if (candidate === root) return true;
+  const withSep = root.endsWith(path.sep) ? root : root + path.sep;
+  return candidate.startsWith(withSep);
+}
+
+export function toDisplayPath(root: string, absolute: string): string {
+  const rel = path.relative(root, absolute);
+  if (rel === "") return VIRTUAL_ROOT;
+  return `${VIRTUAL_ROOT}/${rel.split(path.sep).join("/")}`;
+}
+
+/** Maps the agent's spelling (relative, /project/..., or a native absolute path) to a lexical host path. */
+function lexicalTarget(root: string, input: string): string {
+  if (input === VIRTUAL_ROOT || input.startsWith(`${VIRTUAL_ROOT}/`)) {
+    return path.resolve(root, `.${input.slice(VIRTUAL_ROOT.length)}`);
+  }
+  if (path.isAbsolute(input)) return path.resolve(input);
+  return path.resolve(root, input);
+}
+
+async function lstatOrUndefined(p: string) {
+  try {
+    return await fs.lstat(p);
+  } catch {
+    return undefined;
+  }
+}
+
+async function realpathOrUndefined(p: string): Promise<string | undefined> {
+  try {
+    return await fs.realpath(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function outside(input: string): ToolError {
+  return new ToolError(ErrorCode.pathOutsideRoot, `"${input}" is outside the project. Use a path relative to ${VIRTUAL_ROOT}.`, {
+    detail: { path: input },
+  });
+}
+
+function escape(input: string): ToolError {
+  return new ToolError(ErrorCode.symlinkEscape, `"${input}" resolves through a symlink to a place outside the project; it cannot be used.`, {
+    detail: { path: input },
+    retryable: false,
+  });
+}
+
+/** Resolves a path whose final component may not exist yet, following symlinks of existing ancestors. */
+async function resolveMissing(realRoot: string, lexical: string, input: string, depth = 0): Promise<string> {
+  if (depth > 40) throw escape(input);
+  const link = await lstatOrUndefined(lexical);
+  if (link?.isSymbolicLink()) {
+    // A dangling symlink: writing through it would create its target, so contain the target instead.
+    const target = path.resolve(path.dirname(lexical), await fs.readlink(lexical));
+    return resolveMissing(realRoot, target, input, depth + 1);
+  }
+  const rest: string[] = [];
+  let ancestor = lexical;
+  for (;;) {
+    const real = await realpathOrUndefined(ancestor);
+    if (real !== undefined) {
+      const absolute = path.join(real, ...rest.reverse());
+      if (!isInside(realRoot, absolute)) throw escape(input);
+      return absolute;
+    }
+    const parent = path.dirname(ancestor);
+    if (parent === ancestor) throw outside(input);
+    rest.push(path.basename(ancestor));
+    ancestor = parent;
+  }
+}
+
+export interface ResolveOptions {
+  /** When false, a missing target is an error (path_not_found). Default true. */
+  allowMissing?: boolean;
+}
+
+export async function resolveInsideRoot(root: string, input: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
+  if (input.length === 0 || input.includes("\0")) {
+    throw new ToolError(ErrorCode.invalidPath, "Give a non-empty path without NUL characters, relative to /project.", {
+      detail: { path: input },
+    });
+  }
+  const realRoot = await fs.realpath(root);
+  const lexical = lexicalTarget(realRoot, input);
+  const lexicalRoot = path.resolve(root);
+  if (!isInside(realRoot, lexical) && !isInside(lexicalRoot, lexical)) throw outside(input);
+
+  const real = await realpathOrUndefined(lexical);
+  if (real !== undefined) {
+    if (!isInside(realRoot, real)) throw escape(input);
+    return { absolute: real, root: realRoot, display: toDisplayPath(realRoot, real), exists: true };
+  }
+  if (options.allowMissing === false) {
+    throw new ToolError(ErrorCode.pathNotFound, `"${input}" does not exist. Use /f to find files by name.`, {
+      detail: { path: input },
+    });
+  }
+  const absolute = await resolveMissing(realRoot, lexical, input);
+  return { absolute, root: realRoot, display: toDisplayPath(realRoot, absolute), exists: false };
+}

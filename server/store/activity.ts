@@ -1,0 +1,85 @@
+// The activity log: one row per authenticated data-plane call, never tool content.
+import type { Db } from "./database.js";
+
+export const ACTIVITY_RETENTION_ROWS = 5000;
+
+export interface ActivityEntry {
+  id: number;
+  sessionId: string;
+  generation: number;
+  at: number;
+  route: string;
+  tool: string | null;
+  ok: boolean;
+  errorCode: string | null;
+  httpStatus: number;
+  durationMs: number;
+  callId: string | null;
+  dedupe: string | null;
+  /** Parameter names with secret-looking values redacted; content parameters are reduced to their length. */
+  params: Record<string, string> | null;
+}
+
+export type NewActivity = Omit<ActivityEntry, "id">;
+
+interface RawActivity {
+  id: number;
+  session_id: string;
+  generation: number;
+  at: number;
+  route: string;
+  tool: string | null;
+  ok: number;
+  error_code: string | null;
+  http_status: number;
+  duration_ms: number;
+  call_id: string | null;
+  dedupe: string | null;
+  params: string | null;
+}
+
+export function createActivityQueries(db: Db) {
+  const insertStmt = db.prepare(`INSERT INTO activity
+    (session_id, generation, at, route, tool, ok, error_code, http_status, duration_ms, call_id, dedupe, params)
+    VALUES (@sessionId, @generation, @at, @route, @tool, @ok, @errorCode, @httpStatus, @durationMs, @callId, @dedupe, @params)`);
+  const listAllStmt = db.prepare("SELECT * FROM activity WHERE id > ? ORDER BY id DESC LIMIT ?");
+  const listSessionStmt = db.prepare("SELECT * FROM activity WHERE session_id = ? AND id > ? ORDER BY id DESC LIMIT ?");
+  const pruneStmt = db.prepare("DELETE FROM activity WHERE id <= (SELECT MAX(id) FROM activity) - ?");
+  let insertsSincePrune = 0;
+
+  const toEntry = (r: RawActivity): ActivityEntry => ({
+    id: r.id,
+    sessionId: r.session_id,
+    generation: r.generation,
+    at: r.at,
+    route: r.route,
+    tool: r.tool,
+    ok: r.ok === 1,
+    errorCode: r.error_code,
+    httpStatus: r.http_status,
+    durationMs: r.duration_ms,
+    callId: r.call_id,
+    dedupe: r.dedupe,
+    params: r.params ? (JSON.parse(r.params) as Record<string, string>) : null,
+  });
+
+  return {
+    insert: (e: NewActivity): void => {
+      insertStmt.run({ ...e, ok: e.ok ? 1 : 0, params: e.params ? JSON.stringify(e.params) : null });
+      if (++insertsSincePrune >= 100) {
+        insertsSincePrune = 0;
+        pruneStmt.run(ACTIVITY_RETENTION_ROWS);
+      }
+    },
+    list: (opts: { sessionId?: string; afterId?: number; limit?: number }): ActivityEntry[] => {
+      const limit = Math.min(Math.max(opts.limit ?? 100, 1), 500);
+      const after = opts.afterId ?? 0;
+      const rows = (
+        opts.sessionId ? listSessionStmt.all(opts.sessionId, after, limit) : listAllStmt.all(after, limit)
+      ) as RawActivity[];
+      return rows.map(toEntry);
+    },
+  };
+}
+
+export type ActivityQueries = ReturnType<typeof createActivityQueries>;

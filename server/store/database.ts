@@ -1,0 +1,46 @@
+// Opens the single SQLite state file (WAL, mode 0600) and brings its schema up to date.
+// Every schema change is a numbered migration in ./migrations, applied once inside a transaction.
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { migrations } from "./migrations/index.js";
+
+export type Db = Database.Database;
+
+export const STATE_FILE_NAME = "urlbridge.sqlite";
+
+export function openDatabase(stateDir: string): Db {
+  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const file = path.join(stateDir, STATE_FILE_NAME);
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  // FULL makes an acknowledged intent durable across power loss, not only process death.
+  db.pragma("synchronous = FULL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  for (const suffix of ["", "-wal", "-shm"]) {
+    const f = file + suffix;
+    if (fs.existsSync(f)) fs.chmodSync(f, 0o600);
+  }
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: Db): void {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+  const applied = new Set(
+    (db.prepare("SELECT version FROM schema_migrations").all() as Array<{ version: number }>).map((r) => r.version),
+  );
+  const ordered = [...migrations].sort((a, b) => a.version - b.version);
+  for (const migration of ordered) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+        migration.version,
+        migration.name,
+        Date.now(),
+      );
+    })();
+  }
+}

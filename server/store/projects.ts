@@ -1,0 +1,66 @@
+// Typed queries over the projects table.
+import type { Db } from "./database.js";
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  root: string;
+  permissions: { write: boolean; terminal: boolean };
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface RawProject {
+  id: string;
+  name: string;
+  root: string;
+  perm_write: number;
+  perm_terminal: number;
+  created_at: number;
+  updated_at: number;
+}
+
+function toProject(r: RawProject): ProjectRow {
+  return {
+    id: r.id,
+    name: r.name,
+    root: r.root,
+    permissions: { write: r.perm_write === 1, terminal: r.perm_terminal === 1 },
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function createProjectQueries(db: Db) {
+  const listStmt = db.prepare("SELECT * FROM projects ORDER BY created_at, id");
+  const getStmt = db.prepare("SELECT * FROM projects WHERE id = ?");
+  const byNameStmt = db.prepare("SELECT * FROM projects WHERE name = ?");
+  const insertStmt = db.prepare(
+    "INSERT INTO projects (id, name, root, perm_write, perm_terminal, created_at, updated_at) VALUES (@id, @name, @root, @w, @x, @now, @now)",
+  );
+  const updateStmt = db.prepare(
+    "UPDATE projects SET name = @name, root = @root, perm_write = @w, perm_terminal = @x, updated_at = @now WHERE id = @id",
+  );
+  const deleteStmt = db.prepare("DELETE FROM projects WHERE id = ?");
+
+  return {
+    list: (): ProjectRow[] => (listStmt.all() as RawProject[]).map(toProject),
+    get: (id: string): ProjectRow | undefined => {
+      const r = getStmt.get(id) as RawProject | undefined;
+      return r && toProject(r);
+    },
+    getByName: (name: string): ProjectRow | undefined => {
+      const r = byNameStmt.get(name) as RawProject | undefined;
+      return r && toProject(r);
+    },
+    insert: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean }): void => {
+      insertStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, now: Date.now() });
+    },
+    update: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean }): void => {
+      updateStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, now: Date.now() });
+    },
+    delete: (id: string): boolean => deleteStmt.run(id).changes > 0,
+  };
+}
+
+export type ProjectQueries = ReturnType<typeof createProjectQueries>;

@@ -1,0 +1,141 @@
+// Typed queries over sessions and their per-generation capability tokens.
+import type { Db } from "./database.js";
+
+export type CapabilityKind = "init" | "read" | "mutation";
+
+export interface SessionRow {
+  id: string;
+  projectId: string;
+  name: string;
+  enabled: boolean;
+  generation: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface RawSession {
+  id: string;
+  project_id: string;
+  name: string;
+  enabled: number;
+  generation: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** What the gateway learns from one token: the live session generation it belongs to and its project. */
+export interface CapabilityLookup {
+  token: string;
+  kind: CapabilityKind;
+  sessionId: string;
+  generation: number;
+  sessionName: string;
+  projectId: string;
+  projectName: string;
+  root: string;
+  permissions: { write: boolean; terminal: boolean };
+}
+
+function toSession(r: RawSession): SessionRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    name: r.name,
+    enabled: r.enabled === 1,
+    generation: r.generation,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function createSessionQueries(db: Db) {
+  const listStmt = db.prepare("SELECT * FROM sessions ORDER BY created_at, id");
+  const byProjectStmt = db.prepare("SELECT * FROM sessions WHERE project_id = ? ORDER BY created_at, id");
+  const getStmt = db.prepare("SELECT * FROM sessions WHERE id = ?");
+  const insertStmt = db.prepare(
+    "INSERT INTO sessions (id, project_id, name, enabled, generation, created_at, updated_at) VALUES (@id, @projectId, @name, @enabled, @generation, @now, @now)",
+  );
+  const updateStmt = db.prepare(
+    "UPDATE sessions SET name = @name, enabled = @enabled, generation = @generation, updated_at = @now WHERE id = @id",
+  );
+  const deleteStmt = db.prepare("DELETE FROM sessions WHERE id = ?");
+  const countStmt = db.prepare("SELECT COUNT(*) AS n FROM sessions");
+  const countEnabledStmt = db.prepare("SELECT COUNT(*) AS n FROM sessions WHERE enabled = 1");
+  const insertCapStmt = db.prepare(
+    "INSERT INTO capabilities (token, session_id, generation, kind, created_at) VALUES (?, ?, ?, ?, ?)",
+  );
+  const deleteCapsStmt = db.prepare("DELETE FROM capabilities WHERE session_id = ?");
+  const deleteAllCapsStmt = db.prepare("DELETE FROM capabilities");
+  const capsForStmt = db.prepare("SELECT kind, token FROM capabilities WHERE session_id = ? AND generation = ?");
+  const tokenExistsStmt = db.prepare("SELECT 1 FROM capabilities WHERE token = ?");
+  // A token resolves only while its session is enabled and still on the token's generation.
+  const lookupStmt = db.prepare(`
+    SELECT c.token, c.kind, s.id AS session_id, s.generation, s.name AS session_name,
+           p.id AS project_id, p.name AS project_name, p.root, p.perm_write, p.perm_terminal
+    FROM capabilities c
+    JOIN sessions s ON s.id = c.session_id AND s.generation = c.generation AND s.enabled = 1
+    JOIN projects p ON p.id = s.project_id
+    WHERE c.token = ?`);
+
+  return {
+    list: (): SessionRow[] => (listStmt.all() as RawSession[]).map(toSession),
+    listByProject: (projectId: string): SessionRow[] => (byProjectStmt.all(projectId) as RawSession[]).map(toSession),
+    get: (id: string): SessionRow | undefined => {
+      const r = getStmt.get(id) as RawSession | undefined;
+      return r && toSession(r);
+    },
+    insert: (s: { id: string; projectId: string; name: string; enabled: boolean; generation: number }): void => {
+      insertStmt.run({ ...s, enabled: s.enabled ? 1 : 0, now: Date.now() });
+    },
+    update: (s: { id: string; name: string; enabled: boolean; generation: number }): void => {
+      updateStmt.run({ ...s, enabled: s.enabled ? 1 : 0, now: Date.now() });
+    },
+    delete: (id: string): boolean => deleteStmt.run(id).changes > 0,
+    count: (): number => (countStmt.get() as { n: number }).n,
+    countEnabled: (): number => (countEnabledStmt.get() as { n: number }).n,
+    tokenExists: (token: string): boolean => tokenExistsStmt.get(token) !== undefined,
+    replaceCapabilities: (sessionId: string, generation: number, tokens: Record<CapabilityKind, string>): void => {
+      deleteCapsStmt.run(sessionId);
+      const now = Date.now();
+      for (const kind of ["init", "read", "mutation"] as const) insertCapStmt.run(tokens[kind], sessionId, generation, kind, now);
+    },
+    deleteAllCapabilities: (): void => {
+      deleteAllCapsStmt.run();
+    },
+    capabilitiesFor: (sessionId: string, generation: number): Partial<Record<CapabilityKind, string>> => {
+      const out: Partial<Record<CapabilityKind, string>> = {};
+      for (const r of capsForStmt.all(sessionId, generation) as Array<{ kind: CapabilityKind; token: string }>) out[r.kind] = r.token;
+      return out;
+    },
+    lookup: (token: string): CapabilityLookup | undefined => {
+      const r = lookupStmt.get(token) as
+        | {
+            token: string;
+            kind: CapabilityKind;
+            session_id: string;
+            generation: number;
+            session_name: string;
+            project_id: string;
+            project_name: string;
+            root: string;
+            perm_write: number;
+            perm_terminal: number;
+          }
+        | undefined;
+      if (!r) return undefined;
+      return {
+        token: r.token,
+        kind: r.kind,
+        sessionId: r.session_id,
+        generation: r.generation,
+        sessionName: r.session_name,
+        projectId: r.project_id,
+        projectName: r.project_name,
+        root: r.root,
+        permissions: { write: r.perm_write === 1, terminal: r.perm_terminal === 1 },
+      };
+    },
+  };
+}
+
+export type SessionQueries = ReturnType<typeof createSessionQueries>;

@@ -1,0 +1,265 @@
+// Binds a request's query to a tool's zod schema, strictly: unknown, conflicting and malformed
+// parameters become structured errors, and deterministic corrections come back as exact repair URLs.
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../errors.js";
+import { MAX_RAW_BYTES } from "./limits.js";
+import { editRequestUrl, type RequestUrl } from "./request-url.js";
+
+export interface UrlBinding {
+  /** Agent shorthands: alias -> canonical field (e.g. file -> path). */
+  aliases?: Record<string, string>;
+  /** The field that receives the raw= tail, if the tool takes content. */
+  rawField?: string;
+  /** Control parameters a raw tail must not swallow, beyond the schema's own fields. */
+  controlNames?: string[];
+}
+
+type FieldKind = "string" | "number" | "boolean" | "enum" | "array" | "other";
+
+interface FieldInfo {
+  kind: FieldKind;
+  element?: FieldInfo;
+  min?: number;
+  max?: number;
+  options?: readonly string[];
+}
+
+function describeField(schema: z.ZodType): FieldInfo {
+  let current: z.ZodType = schema;
+  for (;;) {
+    const def = (current as unknown as { _zod: { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } } })._zod.def;
+    if ((def.type === "optional" || def.type === "default" || def.type === "nullable" || def.type === "readonly") && def.innerType) {
+      current = def.innerType;
+      continue;
+    }
+    if (def.type === "pipe" && def.in) {
+      current = def.in;
+      continue;
+    }
+    switch (def.type) {
+      case "string":
+        return { kind: "string" };
+      case "number": {
+        const n = current as z.ZodNumber;
+        return {
+          kind: "number",
+          min: Number.isFinite(n.minValue ?? NaN) ? (n.minValue as number) : undefined,
+          max: Number.isFinite(n.maxValue ?? NaN) ? (n.maxValue as number) : undefined,
+        };
+      }
+      case "boolean":
+        return { kind: "boolean" };
+      case "enum":
+        return { kind: "enum", options: (current as z.ZodEnum).options as readonly string[] };
+      case "array":
+        return {
+          kind: "array",
+          element: describeField((current as unknown as { _zod: { def: { element: z.ZodType } } })._zod.def.element),
+        };
+      default:
+        return { kind: "other" };
+    }
+  }
+}
+
+const INTEGER = /^[+-]?\d{1,15}$/;
+
+function convert(info: FieldInfo, value: string): unknown {
+  switch (info.kind) {
+    case "number":
+      return INTEGER.test(value.trim()) ? Number(value.trim()) : value;
+    case "boolean": {
+      const v = value.trim().toLowerCase();
+      if (v === "1" || v === "true") return true;
+      if (v === "0" || v === "false") return false;
+      return value;
+    }
+    default:
+      return value;
+  }
+}
+
+/** Levenshtein distance, small inputs only (parameter names). */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+function suggestKey(unknown: string, known: string[]): string | undefined {
+  const lower = unknown.toLowerCase();
+  const scored = known.map((k) => ({ k, d: distance(lower, k.toLowerCase()) })).filter((s) => s.d <= (unknown.length > 4 ? 2 : 1));
+  if (scored.length === 0) return undefined;
+  const best = Math.min(...scored.map((s) => s.d));
+  const winners = scored.filter((s) => s.d === best);
+  return winners.length === 1 ? winners[0]!.k : undefined;
+}
+
+export interface BindOptions {
+  schema: z.ZodObject;
+  binding: UrlBinding;
+  url: RequestUrl;
+  /** Example URL suffix used in missing-parameter hints. */
+  example?: string;
+}
+
+/** Returns the tool's typed arguments or throws a ToolError an agent can act on. */
+export function bindQuery<T>({ schema, binding, url, example }: BindOptions): T {
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const fields = Object.keys(shape);
+  const aliases = binding.aliases ?? {};
+  const known = [...fields, ...Object.keys(aliases), ...(binding.rawField ? ["raw"] : [])];
+
+  const values = new Map<string, string[]>();
+  const spelledAs = new Map<string, Set<string>>();
+  for (const seg of url.query.segments) {
+    const canonical = aliases[seg.key] ?? seg.key;
+    if (!(canonical in shape)) {
+      const suggestion = suggestKey(seg.key, known.filter((k) => k !== "raw"));
+      throw new ToolError(
+        ErrorCode.unknownParameter,
+        suggestion
+          ? `Unknown parameter "${seg.key}"; did you mean "${suggestion}"? Fetch the repair URL.`
+          : `Unknown parameter "${seg.key}". This route accepts: ${known.join(", ")}.`,
+        {
+          detail: { parameter: seg.key, accepted: known },
+          ...(suggestion ? { repair: editRequestUrl(url, { rename: { from: seg.key, to: suggestion } }) } : {}),
+        },
+      );
+    }
+    values.set(canonical, [...(values.get(canonical) ?? []), seg.value]);
+    spelledAs.set(canonical, (spelledAs.get(canonical) ?? new Set()).add(seg.key));
+  }
+
+  for (const [canonical, spellings] of spelledAs) {
+    if (spellings.size > 1) {
+      throw new ToolError(ErrorCode.conflictingParameters, `Use one spelling of ${canonical}: ${[...spellings].join(" or ")}, not both.`, {
+        detail: { parameters: [...spellings] },
+      });
+    }
+  }
+
+  const candidate: Record<string, unknown> = {};
+  for (const [canonical, list] of values) {
+    const info = describeField(shape[canonical]!);
+    if (info.kind === "array") {
+      candidate[canonical] = list.map((v) => convert(info.element ?? { kind: "string" }, v));
+    } else {
+      const distinct = [...new Set(list)];
+      if (distinct.length > 1) {
+        throw new ToolError(ErrorCode.conflictingParameters, `${canonical} was given ${list.length} different values; give it once.`, {
+          detail: { parameter: canonical, values: distinct },
+        });
+      }
+      candidate[canonical] = convert(info, distinct[0]!);
+    }
+  }
+
+  if (url.query.raw) {
+    if (!binding.rawField) {
+      throw new ToolError(ErrorCode.unexpectedRaw, "This route takes no raw= content; remove it.", {
+        repair: editRequestUrl(url, { rawText: null }),
+      });
+    }
+    rejectMisplacedParameters(url, [...fields, ...Object.keys(aliases), ...(binding.controlNames ?? [])]);
+    const bytes = Buffer.byteLength(url.query.raw.text, "utf8");
+    if (bytes > MAX_RAW_BYTES) {
+      throw new ToolError(ErrorCode.rawTooLong, `raw= content is ${bytes} bytes; the limit is ${MAX_RAW_BYTES}. Stage it in ~1 KiB chunks with /s and pass blob=<id>&count=<n>.`, {
+        detail: { bytes, limit: MAX_RAW_BYTES },
+        agentAction: "stage_content",
+      });
+    }
+    if (candidate[binding.rawField] !== undefined) {
+      throw new ToolError(ErrorCode.conflictingParameters, `${binding.rawField} was given both as a parameter and as raw=; keep one.`, {
+        detail: { parameters: [binding.rawField, "raw"] },
+        repair: editRequestUrl(url, { drop: [...(spelledAs.get(binding.rawField) ?? [])] }),
+      });
+    }
+    candidate[binding.rawField] = url.query.raw.text;
+  }
+
+  const parsed = schema.safeParse(candidate);
+  if (parsed.success) return parsed.data as T;
+  throw issueToError(parsed.error.issues[0]!, shape, candidate, url, binding, example);
+}
+
+function issueToError(
+  issue: z.core.$ZodIssue,
+  shape: Record<string, z.ZodType>,
+  candidate: Record<string, unknown>,
+  url: RequestUrl,
+  binding: UrlBinding,
+  example: string | undefined,
+): ToolError {
+  const field = String(issue.path[0] ?? "");
+  if (!field || !(field in shape)) {
+    return new ToolError(ErrorCode.invalidParameter, issue.message, { detail: { issue: issue.code } });
+  }
+  const spelled = field === binding.rawField ? "raw" : field;
+  if (candidate[field] === undefined) {
+    return new ToolError(ErrorCode.missingParameter, `Missing required parameter ${spelled}.${example ? ` Example: ${example}` : ""}`, {
+      detail: { parameter: spelled },
+    });
+  }
+  const info = describeField(shape[field]!);
+  const received = candidate[field];
+  if (info.kind === "number" && typeof received === "number") {
+    const clamped = Math.min(info.max ?? received, Math.max(info.min ?? received, received));
+    if (clamped !== received) {
+      return new ToolError(ErrorCode.invalidParameter, `${field} must be between ${info.min} and ${info.max}; fetch the repair URL for the clamped value.`, {
+        detail: { parameter: field, received, min: info.min, max: info.max },
+        repair: editRequestUrl(url, { set: { key: field, value: String(clamped) } }),
+      });
+    }
+  }
+  const expected =
+    info.kind === "number"
+      ? "an integer"
+      : info.kind === "boolean"
+        ? "1, 0, true or false"
+        : info.kind === "enum"
+          ? `one of ${info.options?.join(", ")}`
+          : undefined;
+  return new ToolError(ErrorCode.invalidParameter, `${spelled}: ${expected ? `expected ${expected}` : issue.message}.`, {
+    detail: { parameter: spelled, received: typeof received === "string" ? received.slice(0, 80) : received },
+  });
+}
+
+/** Text like "&wait=1000" inside a raw tail is almost always a parameter placed after raw= by mistake. */
+function rejectMisplacedParameters(url: RequestUrl, names: string[]): void {
+  const tail = url.query.raw!.beforeTilde;
+  const pattern = /&([A-Za-z][A-Za-z0-9_]*)=/g;
+  const nameSet = new Set([...names, "raw"]);
+  for (let m = pattern.exec(tail); m; m = pattern.exec(tail)) {
+    const name = m[1]!;
+    if (!nameSet.has(name)) continue;
+    const rawTail = url.query.raw!.rawText;
+    const marker = `&${name}=`;
+    const at = rawTail.indexOf(marker);
+    let repair: string | undefined;
+    if (at !== -1) {
+      const rest = rawTail.slice(at + 1);
+      const amp = rest.indexOf("&");
+      const moved = amp === -1 ? rest : rest.slice(0, amp);
+      const remaining = rawTail.slice(0, at) + (amp === -1 ? "" : rest.slice(amp));
+      const eq = moved.indexOf("=");
+      repair = editRequestUrl(
+        { ...url, query: { ...url.query, segments: [...url.query.segments, { rawKey: moved.slice(0, eq), rawValue: moved.slice(eq + 1), key: name, value: "" }] } },
+        { rawText: remaining },
+      );
+    }
+    throw new ToolError(
+      ErrorCode.misplacedParameter,
+      `"&${name}=" appears after raw=, where everything is content. Put ${name} before raw= (the repair URL does), or write the & as ~a if it is content.`,
+      { detail: { parameter: name }, ...(repair ? { repair } : {}) },
+    );
+  }
+}

@@ -1,0 +1,100 @@
+// Starts a real bridge in-process on port 0 with a temp state dir and a temp project, for integration tests.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startBridge, type Bridge, type BridgeOptions } from "../../server/bridge.js";
+import { loadConfig } from "../../server/config.js";
+
+export const TEST_OPERATOR_TOKEN = "test-operator-token-0123456789";
+
+export interface TestBridge {
+  bridge: Bridge;
+  stateDir: string;
+  /** A fresh temp directory; tests fill it as they need. */
+  projectDir: string;
+  api<T = unknown>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** Creates a project on projectDir (or root) and one session; returns its bases from Init. */
+  session(options?: { write?: boolean; terminal?: boolean; root?: string; name?: string }): Promise<AgentSession>;
+  close(): Promise<void>;
+}
+
+export interface AgentSession {
+  sessionId: string;
+  projectId: string;
+  initUrl: string;
+  init: Record<string, unknown> & { bases: { r: string; m?: string } };
+  r: string;
+  m: string | undefined;
+}
+
+export function makeTempDir(prefix: string): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `urlbridge-${prefix}-`)));
+}
+
+export async function startTestBridge(
+  env: Record<string, string> = {},
+  options: BridgeOptions & { stateDir?: string } = {},
+): Promise<TestBridge> {
+  const stateDir = options.stateDir ?? makeTempDir("state");
+  const projectDir = makeTempDir("project");
+  const config = loadConfig({
+    URLBRIDGE_STATE_DIR: stateDir,
+    URLBRIDGE_CONTROL_PORT: "0",
+    URLBRIDGE_DATA_PORT: "0",
+    URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    URLBRIDGE_LOG_LEVEL: "silent",
+    URLBRIDGE_BROWSE_ROOTS: os.tmpdir(),
+    ...env,
+  });
+  const bridge = await startBridge(config, options);
+  let projects = 0;
+
+  async function api<T>(method: string, route: string, body?: unknown) {
+    const res = await fetch(`${bridge.controlUrl}${route}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${TEST_OPERATOR_TOKEN}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
+  return {
+    bridge,
+    stateDir,
+    projectDir,
+    api,
+    async session(opts = {}) {
+      projects += 1;
+      const project = await api<{ id: string }>("POST", "/api/projects", {
+        name: opts.name ?? `project-${projects}`,
+        root: opts.root ?? projectDir,
+        permissions: { write: opts.write ?? false, terminal: opts.terminal ?? false },
+      });
+      if (project.status !== 201) throw new Error(`project create failed: ${JSON.stringify(project.body)}`);
+      const session = await api<{ id: string; initUrl: string }>("POST", "/api/sessions", { projectId: project.body.id });
+      if (session.status !== 201) throw new Error(`session create failed: ${JSON.stringify(session.body)}`);
+      const init = (await (await fetch(session.body.initUrl)).json()) as AgentSession["init"];
+      return {
+        sessionId: session.body.id,
+        projectId: project.body.id,
+        initUrl: session.body.initUrl,
+        init,
+        r: init.bases.r,
+        m: init.bases.m,
+      };
+    },
+    async close() {
+      await bridge.close();
+    },
+  };
+}
+
+/** GETs a data-plane URL exactly as given (no re-encoding) and parses JSON. */
+export async function agentGet<T = Record<string, unknown>>(url: string): Promise<T> {
+  const res = await fetch(url);
+  return (await res.json()) as T;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+// e2e needs Docker and runs only through `npm run test:e2e` (vitest.e2e.config.ts).
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/e2e/**", "node_modules/**", "dist/**"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    dangerouslyIgnoreUnhandledErrors: false,
+  },
+});
