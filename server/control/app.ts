@@ -1,12 +1,19 @@
-// The control plane: operator-only JSON API plus the built UI. Every /api call except /api/health
-// needs the operator token; errors are {error:{code,message}} with a 4xx status.
+// The control plane: operator-only JSON API plus the built UI, behind the Host allowlist, operator
+// auth (bearer or login cookie) and the same-origin rule; errors are {error:{code,message}} with a 4xx.
 import fs from "node:fs";
 import path from "node:path";
 import Koa from "koa";
 import type { Logger } from "../log.js";
 import { createApiRouter, type ApiOptions } from "./api.js";
-import type { OperatorCredential } from "./operator-token.js";
+import { createAuthRouter, PUBLIC_API_PATHS } from "./auth-routes.js";
 import { ControlError } from "./errors.js";
+import { createHostGuard } from "./host-guard.js";
+import { createLoginRateLimiter } from "./login-rate-limit.js";
+import { createLoginSessions } from "./login-sessions.js";
+import { authenticateOperator, unauthorized } from "./operator-auth.js";
+import type { OperatorCredential } from "./operator-token.js";
+import { requireSameOrigin } from "./same-origin.js";
+import { createSecurityHeaders } from "./security-headers.js";
 
 export interface ControlPlaneOptions extends ApiOptions {
   credential: OperatorCredential;
@@ -15,16 +22,15 @@ export interface ControlPlaneOptions extends ApiOptions {
   webRoot: string;
 }
 
-function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return match?.[1];
-}
-
 export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
   const api = createApiRouter(options);
+  const sessions = createLoginSessions();
+  const auth = createAuthRouter({ credential: options.credential, sessions, limiter: createLoginRateLimiter() });
+
+  app.use(createSecurityHeaders());
 
   app.use(async (ctx, next) => {
     try {
@@ -41,20 +47,25 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
     }
   });
 
-  app.use(async (ctx, next) => {
+  app.use(createHostGuard(options.config.allowedHosts));
+
+  app.use(async function operatorGate(ctx, next) {
     if (!ctx.path.startsWith("/api/") && ctx.path !== "/api") return next();
     if (ctx.path === "/api/health") {
       ctx.body = { ok: true, version: options.version };
       return;
     }
-    const token = bearerToken(ctx.get("authorization"));
-    if (!token || !options.credential.matches(token)) {
-      throw new ControlError(401, "unauthorized", "Send the operator token as Authorization: Bearer <token>.");
-    }
+    const operator = authenticateOperator(ctx, options.credential, sessions);
+    // Bearer callers cannot be forged by a browser (no CORS preflight ever succeeds); everything else
+    // that changes state, login and logout included, must come from the UI's own origin.
+    if (ctx.method !== "GET" && ctx.method !== "HEAD" && operator?.via !== "bearer") requireSameOrigin(ctx);
+    if (!operator && !PUBLIC_API_PATHS.has(ctx.path)) throw unauthorized();
+    ctx.state.operator = operator;
     await next();
     if (ctx.status === 404 && ctx.body === undefined) throw new ControlError(404, "not_found", `No API route ${ctx.method} ${ctx.path}.`);
   });
 
+  app.use(auth.routes());
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));
   app.use(serveWeb(options.webRoot));

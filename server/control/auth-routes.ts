@@ -1,0 +1,82 @@
+// Operator login for the UI: POST /api/login sets the session cookie, /api/logout ends it,
+// /api/whoami tells the UI who it is, /api/login-info says where the token lives (no secret).
+import Router from "@koa/router";
+import type Koa from "koa";
+import { ControlError } from "./errors.js";
+import { readJsonBody } from "./json-body.js";
+import type { LoginRateLimiter } from "./login-rate-limit.js";
+import { LOGIN_COOKIE, LOGIN_SESSION_TTL_MS, type LoginSessions } from "./login-sessions.js";
+import type { OperatorAuth } from "./operator-auth.js";
+import type { OperatorCredential } from "./operator-token.js";
+import { loginBody } from "./schemas.js";
+import { parseInput } from "./validate.js";
+
+/** Routes that answer without operator authentication (still Host- and Origin-guarded). */
+export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/health", "/api/login-info", "/api/login", "/api/logout"]);
+
+export interface AuthRoutesOptions {
+  credential: OperatorCredential;
+  sessions: LoginSessions;
+  limiter: LoginRateLimiter;
+}
+
+export interface LoginInfo {
+  /** env: URLBRIDGE_OPERATOR_TOKEN; file: generated into the state directory. */
+  source: OperatorCredential["source"];
+  file: string | null;
+}
+
+export interface WhoAmI {
+  via: OperatorAuth["via"];
+  expiresAt: number | null;
+}
+
+const COOKIE_OPTIONS = { httpOnly: true, sameSite: "strict", path: "/", secure: false, overwrite: true } as const;
+
+function clientAddress(ctx: Koa.Context): string {
+  return ctx.socket.remoteAddress ?? "unknown";
+}
+
+export function createAuthRouter(options: AuthRoutesOptions): Router {
+  const { credential, sessions, limiter } = options;
+  const router = new Router({ prefix: "/api" });
+
+  router.get("/login-info", (ctx) => {
+    const info: LoginInfo = { source: credential.source, file: credential.file ?? null };
+    ctx.body = info;
+  });
+
+  router.post("/login", async (ctx) => {
+    const client = clientAddress(ctx);
+    const gate = limiter.check(client);
+    if (!gate.allowed) {
+      ctx.set("Retry-After", String(gate.retryAfterSeconds));
+      throw new ControlError(429, "rate_limited", `Too many failed logins; try again in ${gate.retryAfterSeconds} s.`);
+    }
+    const { token } = parseInput(loginBody, await readJsonBody(ctx));
+    if (!credential.matches(token)) {
+      limiter.recordFailure(client);
+      throw new ControlError(401, "invalid_token", "That is not the operator token; print it with `urlbridge token --show`.");
+    }
+    limiter.recordSuccess(client);
+    sessions.revoke(ctx.cookies.get(LOGIN_COOKIE));
+    const session = sessions.create();
+    ctx.cookies.set(LOGIN_COOKIE, session.id, { ...COOKIE_OPTIONS, maxAge: LOGIN_SESSION_TTL_MS });
+    const body: WhoAmI = { via: "cookie", expiresAt: session.expiresAt };
+    ctx.body = body;
+  });
+
+  router.post("/logout", (ctx) => {
+    sessions.revoke(ctx.cookies.get(LOGIN_COOKIE));
+    ctx.cookies.set(LOGIN_COOKIE, null, COOKIE_OPTIONS);
+    ctx.status = 204;
+  });
+
+  router.get("/whoami", (ctx) => {
+    const auth = ctx.state.operator as OperatorAuth;
+    const body: WhoAmI = { via: auth.via, expiresAt: auth.via === "cookie" ? auth.expiresAt : null };
+    ctx.body = body;
+  });
+
+  return router;
+}
