@@ -43,6 +43,12 @@ export const ErrorCode = {
   // range replay
   snapshotNotFound: "snapshot_not_found",
   rangeOutOfBounds: "range_out_of_bounds",
+  // terminal (/x)
+  commandRefused: "command_refused",
+  commandTimedOut: "command_timed_out",
+  terminalBusy: "terminal_busy",
+  backgroundStartFailed: "background_start_failed",
+  backgroundLimitReached: "background_limit_reached",
   // generic
   internalError: "internal_error",
 } as const;
