@@ -67,9 +67,11 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+const homeOf = (env: NodeJS.ProcessEnv) => (env.HOME && env.HOME.length > 0 ? env.HOME : os.homedir());
+
 function defaultStateDir(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_STATE_HOME;
-  return path.join(xdg && xdg.length > 0 ? xdg : path.join(os.homedir(), ".local", "state"), "urlbridge");
+  return path.join(xdg && xdg.length > 0 ? xdg : path.join(homeOf(env), ".local", "state"), "urlbridge");
 }
 
 /** Parses the environment; throws ConfigError naming every bad variable. */
@@ -88,7 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
   }
   const e = parsed.data;
-  const browseRoots = (e.URLBRIDGE_BROWSE_ROOTS ?? os.homedir())
+  const browseRoots = (e.URLBRIDGE_BROWSE_ROOTS ?? homeOf(env))
     .split(path.delimiter)
     .map((p) => p.trim())
     .filter(Boolean)

@@ -49,6 +49,31 @@ export const ErrorCode = {
   terminalBusy: "terminal_busy",
   backgroundStartFailed: "background_start_failed",
   backgroundLimitReached: "background_limit_reached",
+  // mutation kernel: intent journal (server/mutation/journal*.ts)
+  intentNotFound: "intent_not_found",
+  callIdConflict: "call_id_conflict",
+  interrupted: "interrupted",
+  interruptedRolledBack: "interrupted_rolled_back",
+  // mutation kernel: staging (server/mutation/staging.ts)
+  stagedChunkConflict: "staged_chunk_conflict",
+  stagedCountMismatch: "staged_count_mismatch",
+  stagedIndexOutOfRange: "staged_index_out_of_range",
+  stagedChunkTooLarge: "staged_chunk_too_large",
+  stagedBlobTooLarge: "staged_blob_too_large",
+  stagedBlobNotFound: "staged_blob_not_found",
+  stagedBlobIncomplete: "staged_blob_incomplete",
+  // mutation kernel: write, edit, apply_patch
+  staleRead: "stale_read",
+  unsupportedEncoding: "unsupported_encoding",
+  writeFailed: "write_failed",
+  editNoMatch: "edit_no_match",
+  editAmbiguous: "edit_ambiguous",
+  editNoChange: "edit_no_change",
+  patchParseError: "patch_parse_error",
+  patchHunkNotFound: "patch_hunk_not_found",
+  patchTargetExists: "patch_target_exists",
+  patchPathConflict: "patch_path_conflict",
+  patchCommitFailed: "patch_commit_failed",
   // generic
   internalError: "internal_error",
 } as const;

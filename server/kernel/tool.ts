@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import type { SegmentEdit } from "../transport/request-url.js";
 import type { UrlBinding } from "../transport/bind.js";
+import type { ToolFailure } from "../errors.js";
 import type { SessionState } from "./session-state.js";
 
 export type CapabilityBase = "r" | "m";
@@ -54,7 +55,44 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   url: UrlBinding;
   /** Example suffix used in hints ("/r?path=src/app.ts"). */
   example: string;
+  /** Mutation tools only: how the intent journal treats this tool (server/mutation/journal-runner.ts). */
+  journal?: JournalBehaviour;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * Opt-in journal behaviour of a mutation tool. Every field is optional; the defaults suit a file mutation.
+ * Every mutation tool also spreads `journalControls` (wait, run, call) from server/mutation into its schema.
+ */
+export interface JournalBehaviour {
+  /** false: a mutation-base helper that is not an intent (stage, blob status, result); run directly, never recorded. */
+  record?: boolean;
+  /** Staged-content fields the runner turns into text (blob + count -> into) before hashing and executing. */
+  stagedContent?: Array<{ blob: string; count: string; into: string }>;
+  /** Run through the per-project write queue. Default: true when permission is "write". */
+  serialize?: boolean;
+  /** When finishing the intent bumps the project's state epoch. Default "success". */
+  bumpsEpoch?: "success" | "always" | "never";
+  /** A replay of a finished intent gets an exact `repeat` URL (fresh run=) once the project's state epoch has moved. */
+  repeatOnStateChange?: boolean;
+  /**
+   * Start-up recovery of an intent found pending or running: returns the body to record. Never re-runs the tool.
+   * Default: a failed record with errorCode `interrupted`.
+   */
+  recover?(intent: InterruptedIntent): Promise<ToolResult | ToolFailure>;
+}
+
+/** What recovery knows about an intent the previous process did not finish. */
+export interface InterruptedIntent {
+  callId: string;
+  tool: string;
+  /** pending: admitted, never started; running: started, outcome unknown. */
+  phase: "pending" | "running";
+  projectRoot: string;
+  /** Whatever the tool saved with ctx.intent.checkpoint() before its side effects, or undefined. */
+  checkpoint: unknown;
+  /** Restores every preimage the tool recorded with ctx.intent.recordPreimages(), byte-exactly. */
+  rollback(): Promise<{ restored: string[]; removed: string[] }>;
 }
 
 export type AnyToolDefinition = ToolDefinition<z.ZodObject>;

@@ -12,17 +12,19 @@ export const STATE_FILE_NAME = "urlbridge.sqlite";
 export function openDatabase(stateDir: string): Db {
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const file = path.join(stateDir, STATE_FILE_NAME);
+  // Create the file 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database's mode.
+  fs.closeSync(fs.openSync(file, "a", 0o600));
+  fs.chmodSync(file, 0o600);
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   // FULL makes an acknowledged intent durable across power loss, not only process death.
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
-  for (const suffix of ["", "-wal", "-shm"]) {
-    const f = file + suffix;
-    if (fs.existsSync(f)) fs.chmodSync(f, 0o600);
-  }
   migrate(db);
+  for (const suffix of ["-wal", "-shm"]) {
+    if (fs.existsSync(file + suffix)) fs.chmodSync(file + suffix, 0o600);
+  }
   return db;
 }
 

@@ -1,0 +1,17 @@
+// The control API's response and request types in one place, for the web UI and the CLI (type-only).
+export type { LoginInfo, WhoAmI } from "./auth-routes.js";
+export type { FolderListing } from "./folder-browser.js";
+export type { OriginSource, OriginState, TunnelStatus } from "./public-origin.js";
+export type { Permissions, SessionView } from "./registry.js";
+export type { CreateProjectBody, CreateSessionBody, PatchProjectBody, TunnelBody } from "./schemas.js";
+export type { ActivityEntry } from "../store/activity.js";
+export type { ProjectRow as Project } from "../store/projects.js";
+export type { PluginStatus, PluginSummary } from "../plugins/host.js";
+
+/** Every control API error body. */
+export interface ApiErrorBody {
+  error: { code: string; message: string };
+}
+
+/** PATCH /api/projects/:id answers the project plus the sessions it rotated. */
+export type PatchProjectResult = import("../store/projects.js").ProjectRow & { rotatedSessions: string[] };

@@ -1,0 +1,60 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../server/config.js";
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    const c = loadConfig({ HOME: "/home/x" });
+    expect(c.control).toEqual({ host: "127.0.0.1", port: 47433 });
+    expect(c.data).toEqual({ host: "127.0.0.1", port: 47432 });
+    expect(c.stateDir).toBe(path.join("/home/x", ".local", "state", "urlbridge"));
+    expect(c.ephemeralCapabilities).toBe(false);
+    expect(c.logLevel).toBe("info");
+  });
+
+  it("reads every variable", () => {
+    const c = loadConfig({
+      URLBRIDGE_STATE_DIR: "/var/lib/urlbridge",
+      URLBRIDGE_CONTROL_HOST: "0.0.0.0",
+      URLBRIDGE_CONTROL_PORT: "1",
+      URLBRIDGE_DATA_HOST: "0.0.0.0",
+      URLBRIDGE_DATA_PORT: "2",
+      URLBRIDGE_PUBLIC_ORIGIN: "https://agent.example.com/",
+      URLBRIDGE_OPERATOR_TOKEN: "a-long-enough-token",
+      URLBRIDGE_TUNNEL_METRICS: "http://tunnel:2000",
+      URLBRIDGE_EPHEMERAL_CAPABILITIES: "1",
+      URLBRIDGE_LOG_LEVEL: "debug",
+      URLBRIDGE_ALLOWED_HOSTS: "Box.lan, other",
+    });
+    expect(c).toMatchObject({
+      stateDir: "/var/lib/urlbridge",
+      control: { host: "0.0.0.0", port: 1 },
+      data: { host: "0.0.0.0", port: 2 },
+      publicOrigin: "https://agent.example.com",
+      operatorToken: "a-long-enough-token",
+      tunnelMetrics: "http://tunnel:2000",
+      ephemeralCapabilities: true,
+      logLevel: "debug",
+      allowedHosts: ["box.lan", "other"],
+    });
+  });
+
+  it.each([
+    ["URLBRIDGE_CONTROL_PORT", "http"],
+    ["URLBRIDGE_DATA_PORT", "70000"],
+    ["URLBRIDGE_PUBLIC_ORIGIN", "ftp://x"],
+    ["URLBRIDGE_PUBLIC_ORIGIN", "not a url"],
+    ["URLBRIDGE_OPERATOR_TOKEN", "short"],
+    ["URLBRIDGE_EPHEMERAL_CAPABILITIES", "maybe"],
+    ["URLBRIDGE_LOG_LEVEL", "loud"],
+    ["URLBRIDGE_TUNNEL_METRICS", "tunnel:2000"],
+  ])("stops on a bad %s and names it", (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it("never echoes a bad operator token", () => {
+    expect(() => loadConfig({ URLBRIDGE_OPERATOR_TOKEN: "sekrit" })).toThrow(/<redacted>/);
+    expect(() => loadConfig({ URLBRIDGE_OPERATOR_TOKEN: "sekrit" })).not.toThrow(/sekrit/);
+  });
+});
