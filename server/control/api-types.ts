@@ -1,4 +1,5 @@
 // The control API's response and request types in one place, for the web UI and the CLI (type-only).
+export type { SessionLimits } from "./api.js";
 export type { LoginInfo, WhoAmI } from "./auth-routes.js";
 export type { FolderListing } from "./folder-browser.js";
 export type { OriginSource, OriginState, TunnelStatus } from "./public-origin.js";

@@ -8,7 +8,7 @@ import { listFolders } from "./folder-browser.js";
 import { readJsonBody } from "./json-body.js";
 import type { PublicOrigin } from "./public-origin.js";
 import { normalizeOrigin } from "./public-origin.js";
-import type { Registry } from "./registry.js";
+import { MAX_ENABLED_SESSIONS, MAX_SESSION_DEFINITIONS, type Registry } from "./registry.js";
 import { activityQuery, createProjectBody, createSessionBody, fsQuery, patchProjectBody, tunnelBody } from "./schemas.js";
 import { parseInput } from "./validate.js";
 
@@ -19,6 +19,12 @@ export interface ApiOptions {
   publicOrigin: PublicOrigin;
   plugins: PluginHost;
   version: string;
+}
+
+/** GET /api/limits: the session ceilings, how much of each is used, and the error code past it. */
+export interface SessionLimits {
+  enabledSessions: { used: number; max: number; code: "enabled_session_limit_reached" };
+  sessionDefinitions: { used: number; max: number; code: "session_definition_limit_reached" };
 }
 
 export function createApiRouter(options: ApiOptions): Router {
@@ -76,6 +82,15 @@ export function createApiRouter(options: ApiOptions): Router {
   router.delete("/sessions/:id", (ctx) => {
     registry.deleteSession(ctx.params.id!);
     ctx.status = 204;
+  });
+
+  router.get("/limits", (ctx) => {
+    const sessions = registry.listSessions();
+    const body: SessionLimits = {
+      enabledSessions: { used: sessions.filter((s) => s.enabled).length, max: MAX_ENABLED_SESSIONS, code: "enabled_session_limit_reached" },
+      sessionDefinitions: { used: sessions.length, max: MAX_SESSION_DEFINITIONS, code: "session_definition_limit_reached" },
+    };
+    ctx.body = body;
   });
 
   router.get("/activity", (ctx) => {

@@ -12,7 +12,7 @@ import { loginBody } from "./schemas.js";
 import { parseInput } from "./validate.js";
 
 /** Routes that answer without operator authentication (still Host- and Origin-guarded). */
-export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/health", "/api/login-info", "/api/login", "/api/logout"]);
+export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/health", "/api/login-info", "/api/login", "/api/logout", "/api/whoami"]);
 
 export interface AuthRoutesOptions {
   credential: OperatorCredential;
@@ -26,8 +26,10 @@ export interface LoginInfo {
   file: string | null;
 }
 
+/** Public, so the UI can ask at start-up without a failing request: it reveals only whether *this* caller is logged in. */
 export interface WhoAmI {
-  via: OperatorAuth["via"];
+  authenticated: boolean;
+  via: OperatorAuth["via"] | null;
   expiresAt: number | null;
 }
 
@@ -62,7 +64,7 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
     sessions.revoke(ctx.cookies.get(LOGIN_COOKIE));
     const session = sessions.create();
     ctx.cookies.set(LOGIN_COOKIE, session.id, { ...COOKIE_OPTIONS, maxAge: LOGIN_SESSION_TTL_MS });
-    const body: WhoAmI = { via: "cookie", expiresAt: session.expiresAt };
+    const body: WhoAmI = { authenticated: true, via: "cookie", expiresAt: session.expiresAt };
     ctx.body = body;
   });
 
@@ -73,8 +75,8 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
   });
 
   router.get("/whoami", (ctx) => {
-    const auth = ctx.state.operator as OperatorAuth;
-    const body: WhoAmI = { via: auth.via, expiresAt: auth.via === "cookie" ? auth.expiresAt : null };
+    const auth = ctx.state.operator as OperatorAuth | undefined;
+    const body: WhoAmI = { authenticated: auth !== undefined, via: auth?.via ?? null, expiresAt: auth?.via === "cookie" ? auth.expiresAt : null };
     ctx.body = body;
   });
 

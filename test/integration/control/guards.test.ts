@@ -27,7 +27,6 @@ describe("control plane guards", () => {
     it.each([
       ["GET", "/api/projects"],
       ["GET", "/api/sessions"],
-      ["GET", "/api/whoami"],
       ["POST", "/api/sessions"],
       ["PUT", "/api/tunnel"],
     ])("answers 401 to %s %s without credentials", async (method, route) => {
@@ -54,12 +53,13 @@ describe("control plane guards", () => {
     it("accepts the operator token as a bearer without any Origin", async () => {
       const res = await rawRequest(`${control}/api/projects`, { method: "POST", headers: BEARER, body: { name: "by-script", root: t.projectDir } });
       expect(res.status).toBe(201);
-      expect((await rawRequest(`${control}/api/whoami`, { headers: BEARER })).json()).toEqual({ via: "bearer", expiresAt: null });
+      expect((await rawRequest(`${control}/api/whoami`, { headers: BEARER })).json()).toEqual({ authenticated: true, via: "bearer", expiresAt: null });
     });
 
     it("keeps /api/health and /api/login-info open and says where the token comes from", async () => {
       expect((await rawRequest(`${control}/api/health`)).json()).toMatchObject({ ok: true });
       expect((await rawRequest(`${control}/api/login-info`)).json()).toEqual({ source: "env", file: null });
+      expect((await rawRequest(`${control}/api/whoami`)).json()).toEqual({ authenticated: false, via: null, expiresAt: null });
     });
   });
 
@@ -71,7 +71,7 @@ describe("control plane guards", () => {
       expect(header).toMatch(/;\s*httponly/i);
       expect(header).toMatch(/;\s*samesite=strict/i);
       expect(header).toMatch(/;\s*path=\/(;|$)/i);
-      expect(res.json()).toMatchObject({ via: "cookie" });
+      expect(res.json()).toMatchObject({ authenticated: true, via: "cookie" });
     });
 
     it("authenticates reads from the browser", async () => {
@@ -95,11 +95,12 @@ describe("control plane guards", () => {
     it("stops working after logout", async () => {
       const login = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: ownOrigin }, body: { token: TEST_OPERATOR_TOKEN } });
       const mine = cookiePair(login.headers["set-cookie"] as string[]);
-      expect((await rawRequest(`${control}/api/whoami`, { headers: { cookie: mine } })).status).toBe(200);
+      expect((await rawRequest(`${control}/api/whoami`, { headers: { cookie: mine } })).json()).toMatchObject({ authenticated: true });
       const out = await rawRequest(`${control}/api/logout`, { method: "POST", headers: { cookie: mine, origin: ownOrigin } });
       expect(out.status).toBe(204);
       expect((out.headers["set-cookie"] as string[])[0]).toMatch(/^urlbridge_session=;.*expires=Thu, 01 Jan 1970/i);
-      expect((await rawRequest(`${control}/api/whoami`, { headers: { cookie: mine } })).status).toBe(401);
+      expect((await rawRequest(`${control}/api/whoami`, { headers: { cookie: mine } })).json()).toMatchObject({ authenticated: false });
+      expect((await rawRequest(`${control}/api/projects`, { headers: { cookie: mine } })).status).toBe(401);
     });
   });
 

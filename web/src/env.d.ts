@@ -1,0 +1,6 @@
+// Lets TypeScript import single-file components.
+declare module "*.vue" {
+  import type { DefineComponent } from "vue";
+  const component: DefineComponent<object, object, unknown>;
+  export default component;
+}

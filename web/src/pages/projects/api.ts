@@ -1,0 +1,10 @@
+// Projects page calls: projects, their sessions (to say which rotate), and the folder browser.
+import { api, query } from "../../api/client";
+import type { CreateProjectBody, FolderListing, PatchProjectBody, PatchProjectResult, Project, SessionView } from "../../api/types";
+
+export const listProjects = () => api.get<Project[]>("/api/projects");
+export const listSessions = () => api.get<SessionView[]>("/api/sessions");
+export const createProject = (body: CreateProjectBody) => api.post<Project>("/api/projects", body);
+export const patchProject = (id: string, body: PatchProjectBody) => api.patch<PatchProjectResult>(`/api/projects/${encodeURIComponent(id)}`, body);
+export const deleteProject = (id: string) => api.del(`/api/projects/${encodeURIComponent(id)}`);
+export const listFolders = (path?: string) => api.get<FolderListing>(`/api/fs${query({ path })}`);

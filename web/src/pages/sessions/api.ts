@@ -1,0 +1,11 @@
+// Sessions page calls: sessions, their projects, limits, and the lifecycle actions.
+import { api } from "../../api/client";
+import type { CreateSessionBody, Project, SessionLimits, SessionView } from "../../api/types";
+
+export const listSessions = () => api.get<SessionView[]>("/api/sessions");
+export const listProjects = () => api.get<Project[]>("/api/projects");
+export const fetchLimits = () => api.get<SessionLimits>("/api/limits");
+export const createSession = (body: CreateSessionBody) => api.post<SessionView>("/api/sessions", body);
+export const sessionAction = (id: string, action: "rotate" | "enable" | "disable") =>
+  api.post<SessionView>(`/api/sessions/${encodeURIComponent(id)}/${action}`);
+export const deleteSession = (id: string) => api.del(`/api/sessions/${encodeURIComponent(id)}`);
