@@ -16,7 +16,7 @@ import { createReadRunner } from "./kernel/runner.js";
 import { SessionStates } from "./kernel/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool.js";
 import { createLogger, type Logger } from "./log.js";
-import { mutationTools } from "./mutation/index.js";
+import { createJournalRunner, createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents } from "./mutation/index.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./transport/limits.js";
@@ -74,6 +74,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const states = new SessionStates();
   const shutdown = new AbortController();
   const tools = [...readTools, ...mutationTools, ...(options.extraTools ?? [])];
+  const mutation = createMutationRuntime({ store, log, hooks: readTestHooks() });
+  // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
+  await recoverInterruptedIntents(mutation, tools);
   const plugins = createPluginHost(options.plugins ?? []);
   const publicOrigin = createPublicOrigin({
     envOrigin: config.publicOrigin,
@@ -91,7 +94,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     store,
     states,
     tools,
-    runners: { read: createReadRunner(log) },
+    runners: { read: createReadRunner(log), mutation: createJournalRunner(mutation) },
     plugins,
     publicOrigin: () => publicOrigin.origin(),
     log,

@@ -1,4 +1,31 @@
 // The mutation surface: tools, the journal runner and start-up recovery.
+//
+// API for a mutation tool (e.g. terminal /x):
+//   defineTool({ capability: "mutation", permission: "write" | "terminal",
+//                schema: z.object({ ...yourFields, ...journalControls }),   // wait, run, call
+//                journal: { stagedContent: [{ blob: "blob", count: "count", into: "command" }],
+//                           serialize?, bumpsEpoch?: "success" | "always" | "never",
+//                           repeatOnStateChange?: true, recover?(intent) },
+//                execute(args, ctx) })                                       // args: controls stripped, blob resolved
+//   ctx.intent  (IntentHandle): callId, checkpoint(json), recordPreimages([...]), retryUrl(), progress(snapshot)
+//   ctx.mutation (MutationRuntime): journal, staging, queue, store, log, hooks
+//   resolveStagedContent(ctx, blob, count?)  -> text, or staged_* ToolError with statusUrl
+//   interruptedFailure(row, phase)           -> the default `interrupted` record, for a recover() that adds detail
+// The runner answers replays from the journal (dedupe new | joined | replayed), adds `poll` while running,
+// `repeat` on replays after the project's state epoch moved (repeatOnStateChange), `retry` after interruptions.
 import type { AnyToolDefinition } from "../kernel/tool.js";
+import { blobStatusTool } from "./blob-status.js";
+import { resultTool } from "./result.js";
+import { stageTool } from "./stage.js";
 
-export const mutationTools: AnyToolDefinition[] = [];
+export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./controls.js";
+export { computeCallId, canonicalJson, deriveRunNonce } from "./call-id.js";
+export { runtimeOf, intentOf, type IntentHandle, type MutationRuntime } from "./context.js";
+export { createJournalRunner, freshRunUrl } from "./journal-runner.js";
+export { pollUrl, type IntentBody } from "./journal.js";
+export { createMutationRuntime, type MutationRuntimeOptions } from "./runtime.js";
+export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } from "./recovery.js";
+export { resolveStagedContent, blobStatusUrl } from "./staging.js";
+export { readTestHooks } from "./test-hooks.js";
+
+export const mutationTools: AnyToolDefinition[] = [stageTool, blobStatusTool, resultTool];

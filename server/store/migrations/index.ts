@@ -1,5 +1,6 @@
 // The ordered list of schema migrations. Append new ones; never edit one that has shipped.
 import { coreSchema } from "./001-core.js";
+import { journalSchema } from "./002-journal.js";
 
 export interface Migration {
   version: number;
@@ -7,4 +8,4 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [coreSchema];
+export const migrations: Migration[] = [coreSchema, journalSchema];

@@ -1,0 +1,40 @@
+// The journal controls every mutation tool accepts (wait, run, call): spread `journalControls` into the
+// tool's zod schema; the journal runner strips them before hashing and executing.
+import { z } from "zod";
+
+export const MIN_WAIT_MS = 0;
+export const MAX_WAIT_MS = 1500;
+/**
+ * wait= when omitted. File mutations finish in milliseconds, so 1000 ms lets nearly every first response
+ * carry the final result (no extra /j round trip) while staying far below URL readers' own timeouts.
+ */
+export const DEFAULT_WAIT_MS = 1000;
+export const RUN_NONCE_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+export const CALL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const journalControls = {
+  wait: z.number().int().min(MIN_WAIT_MS).max(MAX_WAIT_MS).optional(),
+  run: z.string().regex(RUN_NONCE_PATTERN, "run must match ^[A-Za-z0-9._:-]{1,64}$").optional(),
+  call: z.string().regex(CALL_ID_PATTERN, "call must match ^[A-Za-z0-9._:-]{1,128}$").optional(),
+};
+
+export const JOURNAL_CONTROL_NAMES = Object.keys(journalControls) as Array<keyof typeof journalControls>;
+
+export interface JournalControls {
+  wait: number;
+  run: string | undefined;
+  call: string | undefined;
+}
+
+/** Splits bound arguments into the journal controls and the tool's semantic arguments. */
+export function splitControls(args: Record<string, unknown>): { controls: JournalControls; rest: Record<string, unknown> } {
+  const { wait, run, call, ...rest } = args;
+  return {
+    controls: {
+      wait: typeof wait === "number" ? wait : DEFAULT_WAIT_MS,
+      run: typeof run === "string" ? run : undefined,
+      call: typeof call === "string" ? call : undefined,
+    },
+    rest,
+  };
+}

@@ -1,0 +1,28 @@
+// Builds the one mutation runtime a bridge shares between its journal runner, its tools and start-up recovery.
+import type { Logger } from "../log.js";
+import type { Store } from "../store/index.js";
+import type { MutationRuntime } from "./context.js";
+import { Journal } from "./journal.js";
+import { Staging } from "./staging.js";
+import { NO_TEST_HOOKS, type TestHooks } from "./test-hooks.js";
+import { ProjectWriteQueue } from "./write-queue.js";
+
+export interface MutationRuntimeOptions {
+  store: Store;
+  log: Logger;
+  /** Test-only hooks (readTestHooks()); inert by default. */
+  hooks?: TestHooks;
+  now?: () => number;
+}
+
+export function createMutationRuntime(options: MutationRuntimeOptions): MutationRuntime {
+  const now = options.now ?? Date.now;
+  return {
+    store: options.store,
+    journal: new Journal(options.store, options.log, now),
+    staging: new Staging(options.store, now),
+    queue: new ProjectWriteQueue(),
+    hooks: options.hooks ?? NO_TEST_HOOKS,
+    log: options.log,
+  };
+}

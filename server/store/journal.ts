@@ -1,0 +1,183 @@
+// Typed queries over the intent journal: intents, their patch preimages, and per-project state epochs.
+import type { Db } from "./database.js";
+
+export type IntentState = "pending" | "running" | "succeeded" | "failed";
+
+export interface IntentRow {
+  id: number;
+  sessionId: string;
+  generation: number;
+  projectId: string;
+  projectRoot: string;
+  callId: string;
+  tool: string;
+  argsHash: string;
+  state: IntentState;
+  /** The recorded response body once finished. */
+  result: Record<string, unknown> | undefined;
+  errorCode: string | null;
+  checkpoint: unknown;
+  /** Project state epoch right after this intent finished (its own bump included). */
+  epochAfter: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+export type PreimageKind = "file" | "absent" | "absent_dir";
+
+/** One path as it was before an intent touched it: a file's bytes and mode, or the fact it did not exist. */
+export interface Preimage {
+  path: string;
+  kind: PreimageKind;
+  mode?: number;
+  content?: Buffer;
+}
+
+export interface NewIntent {
+  sessionId: string;
+  generation: number;
+  projectId: string;
+  projectRoot: string;
+  callId: string;
+  tool: string;
+  argsHash: string;
+  createdAt: number;
+}
+
+interface RawIntent {
+  id: number;
+  session_id: string;
+  generation: number;
+  project_id: string;
+  project_root: string;
+  call_id: string;
+  tool: string;
+  args_hash: string;
+  state: IntentState;
+  result: string | null;
+  error_code: string | null;
+  checkpoint: string | null;
+  epoch_after: number | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+function toIntent(r: RawIntent): IntentRow {
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    generation: r.generation,
+    projectId: r.project_id,
+    projectRoot: r.project_root,
+    callId: r.call_id,
+    tool: r.tool,
+    argsHash: r.args_hash,
+    state: r.state,
+    result: r.result === null ? undefined : (JSON.parse(r.result) as Record<string, unknown>),
+    errorCode: r.error_code,
+    checkpoint: r.checkpoint === null ? undefined : JSON.parse(r.checkpoint),
+    epochAfter: r.epoch_after,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+  };
+}
+
+export function createJournalQueries(db: Db) {
+  const findStmt = db.prepare("SELECT * FROM intents WHERE session_id = ? AND generation = ? AND call_id = ?");
+  const byIdStmt = db.prepare("SELECT * FROM intents WHERE id = ?");
+  // The unique index on (session, generation, call id) is what makes admission exactly-once across processes.
+  const insertStmt = db.prepare(`INSERT INTO intents
+    (session_id, generation, project_id, project_root, call_id, tool, args_hash, state, created_at)
+    VALUES (@sessionId, @generation, @projectId, @projectRoot, @callId, @tool, @argsHash, 'pending', @createdAt)
+    ON CONFLICT (session_id, generation, call_id) DO NOTHING`);
+  const runningStmt = db.prepare("UPDATE intents SET state = 'running', started_at = ? WHERE id = ? AND state = 'pending'");
+  const checkpointStmt = db.prepare("UPDATE intents SET checkpoint = ? WHERE id = ?");
+  const finishStmt = db.prepare(
+    "UPDATE intents SET state = @state, result = @result, error_code = @errorCode, epoch_after = @epochAfter, finished_at = @finishedAt WHERE id = @id",
+  );
+  const unfinishedStmt = db.prepare("SELECT * FROM intents WHERE state IN ('pending', 'running') ORDER BY id");
+  const clearPreimagesStmt = db.prepare("DELETE FROM intent_preimages WHERE intent_id = ?");
+  const insertPreimageStmt = db.prepare(
+    "INSERT INTO intent_preimages (intent_id, seq, path, kind, mode, content) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  const preimagesStmt = db.prepare("SELECT path, kind, mode, content FROM intent_preimages WHERE intent_id = ? ORDER BY seq");
+  const epochStmt = db.prepare("SELECT epoch FROM project_epochs WHERE project_id = ?");
+  const bumpEpochStmt = db.prepare(
+    "INSERT INTO project_epochs (project_id, epoch) VALUES (?, 1) ON CONFLICT(project_id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch",
+  );
+  const pruneOldStmt = db.prepare(
+    "DELETE FROM intents WHERE state IN ('succeeded', 'failed') AND finished_at < ?",
+  );
+  const pruneSessionStmt = db.prepare(`DELETE FROM intents WHERE session_id = @sessionId AND generation = @generation
+    AND state IN ('succeeded', 'failed') AND id <= (
+      SELECT id FROM intents WHERE session_id = @sessionId AND generation = @generation ORDER BY id DESC LIMIT 1 OFFSET @keep)`);
+  // Rotation starts a clean journal: finished rows of generations a session has left are dropped.
+  const pruneGenerationsStmt = db.prepare(`DELETE FROM intents WHERE state IN ('succeeded', 'failed')
+    AND generation < (SELECT s.generation FROM sessions s WHERE s.id = intents.session_id)`);
+
+  const finish = (id: number, state: "succeeded" | "failed", result: Record<string, unknown>, epochAfter: number | null, at: number) => {
+    finishStmt.run({
+      id,
+      state,
+      result: JSON.stringify(result),
+      errorCode: typeof result.errorCode === "string" ? result.errorCode : null,
+      epochAfter,
+      finishedAt: at,
+    });
+    clearPreimagesStmt.run(id);
+  };
+
+  return {
+    find: (sessionId: string, generation: number, callId: string): IntentRow | undefined => {
+      const r = findStmt.get(sessionId, generation, callId) as RawIntent | undefined;
+      return r && toIntent(r);
+    },
+    get: (id: number): IntentRow | undefined => {
+      const r = byIdStmt.get(id) as RawIntent | undefined;
+      return r && toIntent(r);
+    },
+    /** Admits an intent; returns the existing row instead when the call id is already known. */
+    admit: (intent: NewIntent): { row: IntentRow; inserted: boolean } => {
+      const inserted = insertStmt.run(intent).changes > 0;
+      const row = toIntent(findStmt.get(intent.sessionId, intent.generation, intent.callId) as RawIntent);
+      return { row, inserted };
+    },
+    markRunning: (id: number, at: number): void => {
+      runningStmt.run(at, id);
+    },
+    saveCheckpoint: (id: number, data: unknown): void => {
+      checkpointStmt.run(JSON.stringify(data ?? null), id);
+    },
+    /** Replaces the intent's preimages in one transaction, so recovery sees all of them or none. */
+    savePreimages: db.transaction((id: number, preimages: Preimage[]) => {
+      clearPreimagesStmt.run(id);
+      preimages.forEach((p, seq) => insertPreimageStmt.run(id, seq, p.path, p.kind, p.mode ?? null, p.content ?? null));
+    }) as (id: number, preimages: Preimage[]) => void,
+    preimages: (id: number): Preimage[] =>
+      (preimagesStmt.all(id) as Array<{ path: string; kind: PreimageKind; mode: number | null; content: Buffer | null }>).map((r) => ({
+        path: r.path,
+        kind: r.kind,
+        ...(r.mode === null ? {} : { mode: r.mode }),
+        ...(r.content === null ? {} : { content: r.content }),
+      })),
+    /** Records the outcome and drops the preimages; callers wrap it with the epoch bump in one transaction. */
+    finish,
+    unfinished: (): IntentRow[] => (unfinishedStmt.all() as RawIntent[]).map(toIntent),
+    epoch: (projectId: string): number => (epochStmt.get(projectId) as { epoch: number } | undefined)?.epoch ?? 0,
+    bumpEpoch: (projectId: string): number => (bumpEpochStmt.get(projectId) as { epoch: number }).epoch,
+    /** Drops finished intents older than the cutoff, beyond `keep` per session generation, and of past generations. */
+    prune: (options: { finishedBefore: number; sessionId?: string; generation?: number; keep?: number }): number => {
+      let removed = pruneOldStmt.run(options.finishedBefore).changes;
+      if (options.sessionId !== undefined && options.generation !== undefined && options.keep !== undefined) {
+        removed += pruneSessionStmt.run({ sessionId: options.sessionId, generation: options.generation, keep: options.keep }).changes;
+      }
+      return removed;
+    },
+    pruneLeftGenerations: (): number => pruneGenerationsStmt.run().changes,
+  };
+}
+
+export type JournalQueries = ReturnType<typeof createJournalQueries>;
