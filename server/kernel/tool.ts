@@ -71,10 +71,16 @@ export interface JournalBehaviour {
   stagedContent?: Array<{ blob: string; count: string; into: string }>;
   /** Run through the per-project write queue. Default: true when permission is "write". */
   serialize?: boolean;
-  /** When finishing the intent bumps the project's state epoch. Default "success". */
-  bumpsEpoch?: "success" | "always" | "never";
+  /** When finishing the intent bumps the project's state epoch. Default "success". A function decides per outcome. */
+  bumpsEpoch?: "success" | "always" | "never" | ((body: ToolResult | ToolFailure) => boolean);
   /** A replay of a finished intent gets an exact `repeat` URL (fresh run=) once the project's state epoch has moved. */
   repeatOnStateChange?: boolean;
+  /**
+   * Waits for a scarce slot before the intent starts (the terminal gate); the intent stays `pending` meanwhile.
+   * Returns the release to call once execute has finished, or undefined when the call needs no slot. A ToolError
+   * thrown here becomes the intent's recorded failure and execute never runs.
+   */
+  admit?(args: Record<string, unknown>, ctx: ToolContext): Promise<(() => void) | undefined>;
   /**
    * Start-up recovery of an intent found pending or running: returns the body to record. Never re-runs the tool.
    * Default: a failed record with errorCode `interrupted`.

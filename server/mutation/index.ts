@@ -17,6 +17,7 @@ import type { AnyToolDefinition } from "../kernel/tool.js";
 import { blobStatusTool } from "./blob-status.js";
 import { resultTool } from "./result.js";
 import { stageTool } from "./stage.js";
+import { terminalTool } from "./terminal.js";
 
 export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./controls.js";
 export { computeCallId, canonicalJson, deriveRunNonce } from "./call-id.js";
@@ -28,4 +29,4 @@ export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } f
 export { resolveStagedContent, blobStatusUrl } from "./staging.js";
 export { readTestHooks } from "./test-hooks.js";
 
-export const mutationTools: AnyToolDefinition[] = [stageTool, blobStatusTool, resultTool];
+export const mutationTools: AnyToolDefinition[] = [stageTool, blobStatusTool, resultTool, terminalTool];

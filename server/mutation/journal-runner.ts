@@ -1,7 +1,7 @@
 // The mutation runner (a ToolRunner): strips the journal controls, resolves staged content, derives the call
 // id, and answers each GET from the journal: a new intent runs once, an identical in-flight call joins it,
 // and a finished one is replayed from its record without executing again.
-import { ErrorCode, ToolError } from "../errors.js";
+import { ErrorCode, isToolError, ToolError, toFailure } from "../errors.js";
 import { executeSafely, type RunOutcome, type ToolRunner } from "../kernel/runner.js";
 import type { AnyToolDefinition, ToolContext } from "../kernel/tool.js";
 import type { IntentRow } from "../store/journal.js";
@@ -63,8 +63,20 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
 
   async function execute(flight: Flight, tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<IntentBody> {
     const run = async () => {
-      journal.markRunning(flight);
-      return executeSafely(tool, args, { ...ctx, intent: intentHandle(flight, ctx) }, log);
+      const intentCtx: ToolContext = { ...ctx, intent: intentHandle(flight, ctx) };
+      let release: (() => void) | undefined;
+      try {
+        release = await tool.journal?.admit?.(args, intentCtx);
+      } catch (error) {
+        if (!isToolError(error)) log.error(`admission of intent ${tool.id} failed`, { error: error instanceof Error ? error.stack : String(error) });
+        return toFailure(error);
+      }
+      try {
+        journal.markRunning(flight);
+        return await executeSafely(tool, args, intentCtx, log);
+      } finally {
+        release?.();
+      }
     };
     const serialize = tool.journal?.serialize ?? tool.permission === "write";
     return serialize ? runtime.queue.run(ctx.project.root, run) : run();

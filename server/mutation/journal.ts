@@ -108,7 +108,7 @@ export class Journal {
   /** Records the outcome, bumping the project's state epoch as the tool's behaviour asks, in one transaction. */
   finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined): void {
     const policy = behaviour?.bumpsEpoch ?? "success";
-    const bump = policy === "always" || (policy === "success" && body.ok);
+    const bump = typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
     this.store.transaction(() => {
       const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
       this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now());

@@ -1,0 +1,184 @@
+// terminal (/x): one shell command in the project, as a journaled intent. Foreground runs hold one of the
+// machine-wide gate's slots until they finish or time out; bg=1 launches a long-running process and reports
+// its start-up. Protocol: docs/PROTOCOL.md §6.
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../errors.js";
+import { defineTool, type ToolContext } from "../kernel/tool.js";
+import { guardCommand } from "../sandbox/command-guard.js";
+import { buildChildEnv } from "../sandbox/env-scrub.js";
+import { resolveInsideRoot } from "../sandbox/paths.js";
+import { journalControls } from "./controls.js";
+import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "./staging.js";
+import { launchBackground, type LaunchResult } from "./terminal-background.js";
+import { terminalGate } from "./terminal-gate.js";
+import type { BoundedText } from "./terminal-output.js";
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, runForeground, type ForegroundResult } from "./terminal-run.js";
+
+const schema = z.object({
+  command: z.string().optional(),
+  blob: z.string().regex(BLOB_ID_PATTERN, "blob ids use letters, digits, . _ - (1-64)").optional(),
+  count: z.number().int().min(1).max(MAX_CHUNKS_PER_BLOB).optional(),
+  cwd: z.string().optional(),
+  timeout: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional(),
+  // bg=0 means the same as no bg at all, so both spellings share one call id.
+  bg: z
+    .boolean()
+    .optional()
+    .transform((v) => (v ? true : undefined)),
+  ...journalControls,
+});
+
+type TerminalArgs = z.infer<typeof schema>;
+
+/** Failures after which the command had (or may have had) effects. */
+const COMMAND_RAN_CODES = new Set<string>([ErrorCode.commandTimedOut, ErrorCode.backgroundStartFailed, ErrorCode.interrupted]);
+
+export const terminalTool = defineTool({
+  id: "terminal",
+  route: "x",
+  longRoutes: ["exec", "shell"],
+  capability: "mutation",
+  permission: "terminal",
+  description: "Run a shell command in the project: foreground with timeout= (ms), or bg=1 to start a server and get its URLs.",
+  example: "/x?raw=npm+test",
+  schema,
+  url: { aliases: { cmd: "command" }, rawField: "command" },
+  journal: {
+    stagedContent: [{ blob: "blob", count: "count", into: "command" }],
+    serialize: false,
+    // A command that ran may have changed files whatever its exit code; a refused or rejected one changed nothing.
+    bumpsEpoch: (body) => body.ok || COMMAND_RAN_CODES.has(String(body.errorCode)),
+    repeatOnStateChange: true,
+    admit: (args, ctx) => admitTerminal(args as TerminalArgs, ctx),
+  },
+  execute: executeTerminal,
+});
+
+interface PreparedCommand {
+  command: string;
+  cwd: { absolute: string; display: string };
+}
+
+/** Checks the request before it may wait for a slot or run: a refused command never queues. */
+async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<PreparedCommand> {
+  const command = args.command ?? "";
+  if (command.trim() === "" || command.includes("\0")) {
+    throw new ToolError(ErrorCode.invalidParameter, "The command is empty or contains NUL. Put it after raw= (last), e.g. /x?raw=npm+test.", {
+      detail: { parameter: "command" },
+      retryable: false,
+    });
+  }
+  if (args.bg && args.timeout !== undefined) {
+    throw new ToolError(ErrorCode.conflictingParameters, "timeout= applies to foreground runs; a bg=1 process runs until it exits or is stopped. Drop timeout=.", {
+      detail: { parameters: ["bg", "timeout"] },
+      repair: ctx.urls.repair({ drop: ["timeout"] }),
+    });
+  }
+  guardCommand(command);
+  return { command, cwd: await resolveWorkingDirectory(ctx, args.cwd) };
+}
+
+/** Foreground commands take a slot of the machine-wide gate before they start; the intent is pending until then. */
+async function admitTerminal(args: TerminalArgs, ctx: ToolContext): Promise<(() => void) | undefined> {
+  await prepareCommand(args, ctx);
+  if (args.bg) return undefined;
+  try {
+    return await terminalGate.acquire({
+      signal: ctx.signal,
+      onQueued: (position) => ctx.intent?.progress({ phase: "queued", position, slots: terminalGate.slots }),
+    });
+  } catch (error) {
+    // This record replays as failed forever; a retry needs a fresh identity.
+    const retry = ctx.intent?.retryUrl();
+    if (error instanceof ToolError && error.code === ErrorCode.terminalBusy && retry) {
+      throw new ToolError(error.code, error.message, { detail: error.detail, retryable: true, agentAction: "wait_and_retry", extra: { retry } });
+    }
+    throw error;
+  }
+}
+
+async function executeTerminal(args: TerminalArgs, ctx: ToolContext) {
+  const { command, cwd } = await prepareCommand(args, ctx);
+  const { env } = buildChildEnv();
+  if (args.bg) return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, signal: ctx.signal }), ctx, cwd.display);
+  const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
+  ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
+  const result = await runForeground({ command, cwd: cwd.absolute, env, timeoutMs, signal: ctx.signal });
+  return reportForeground(result, timeoutMs, cwd.display);
+}
+
+async function resolveWorkingDirectory(ctx: ToolContext, input: string | undefined) {
+  const target = await resolveInsideRoot(ctx.project.root, input ?? ".", { allowMissing: false });
+  if (!(await stat(target.absolute)).isDirectory()) {
+    throw new ToolError(ErrorCode.notADirectory, `cwd "${input}" is a file; give a directory inside /project.`, { detail: { cwd: target.display } });
+  }
+  return target;
+}
+
+/** Output fields: the text, plus byte counts only when something was left out. */
+function outputFields(name: string, output: BoundedText): Record<string, unknown> {
+  return {
+    [name]: output.text,
+    ...(output.truncated ? { [`${name}Truncated`]: { bytes: output.bytes, omittedBytes: output.omittedBytes } } : {}),
+  };
+}
+
+function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: string) {
+  const common = {
+    exitCode: result.exitCode,
+    ...(result.signal ? { signal: result.signal } : {}),
+    durationMs: result.durationMs,
+    cwd,
+    ...outputFields("stdout", result.stdout),
+    ...outputFields("stderr", result.stderr),
+    ...(result.leftoversKilled > 0 ? { leftoversKilled: result.leftoversKilled } : {}),
+  };
+  if (result.aborted) {
+    throw new ToolError(ErrorCode.interrupted, "The bridge shut down while the command ran; its process tree was ended. Check the project state before running it again.", {
+      detail: { started: true },
+      extra: common,
+    });
+  }
+  if (result.timedOut) {
+    throw new ToolError(
+      ErrorCode.commandTimedOut,
+      `The command ran longer than timeout=${timeoutMs} ms; its whole process tree was ended. Raise timeout= (max ${MAX_TIMEOUT_MS}), narrow the command, or start long-running work with bg=1.`,
+      { detail: { timeoutMs }, retryable: true, agentAction: "correct_request", extra: { ...common, timedOut: true } },
+    );
+  }
+  return { ok: true as const, mode: "foreground", ...common };
+}
+
+function reportBackground(result: LaunchResult, ctx: ToolContext, cwd: string) {
+  const common = {
+    mode: "background",
+    pid: result.pid,
+    processState: result.state,
+    ...(result.state === "exited" ? { exitCode: result.exitCode, ...(result.signal ? { signal: result.signal } : {}) } : {}),
+    startupMs: result.startupMs,
+    cwd,
+    detectedUrls: result.detectedUrls,
+    detectedPorts: result.detectedPorts,
+    ...outputFields("transcript", result.transcript),
+    logFile: result.logFile,
+  };
+  const died = result.state === "exited" && (result.exitCode !== 0 || result.signal !== null);
+  if (died) {
+    throw new ToolError(
+      ErrorCode.backgroundStartFailed,
+      "The background process exited during start-up. The transcript shows its last output; fetch repair to run the same command in the foreground and see the full result.",
+      {
+        retryable: true,
+        agentAction: "run_foreground",
+        repair: ctx.urls.repair({ drop: ["bg", "call"] }),
+        extra: common,
+      },
+    );
+  }
+  return {
+    ok: true as const,
+    ...common,
+    ...(result.state === "running" ? { stop: ctx.urls.to("m", "x", [], `kill -- -${result.pid}`) } : {}),
+  };
+}
