@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import { MAX_RAW_BYTES } from "./limits.js";
+import { decodeQueryComponent } from "./percent.js";
 import { editRequestUrl, type RequestUrl } from "./request-url.js";
 
 export interface UrlBinding {
@@ -233,33 +234,29 @@ function issueToError(
   });
 }
 
-/** Text like "&wait=1000" inside a raw tail is almost always a parameter placed after raw= by mistake. */
+/**
+ * A piece after raw= that the query grammar would read as one of the route's parameters ("...&wait=1000")
+ * is almost always a parameter placed after raw= by mistake. Only a literal & on the wire starts such a
+ * piece: an & the client escaped (~a, or %26 from a percent-encoding library) is content.
+ */
 function rejectMisplacedParameters(url: RequestUrl, names: string[]): void {
-  const tail = url.query.raw!.beforeTilde;
-  const pattern = /&([A-Za-z][A-Za-z0-9_]*)=/g;
+  const rawTail = url.query.raw!.rawText;
   const nameSet = new Set([...names, "raw"]);
-  for (let m = pattern.exec(tail); m; m = pattern.exec(tail)) {
-    const name = m[1]!;
-    if (!nameSet.has(name)) continue;
-    const rawTail = url.query.raw!.rawText;
-    const marker = `&${name}=`;
-    const at = rawTail.indexOf(marker);
-    let repair: string | undefined;
-    if (at !== -1) {
-      const rest = rawTail.slice(at + 1);
-      const amp = rest.indexOf("&");
-      const moved = amp === -1 ? rest : rest.slice(0, amp);
-      const remaining = rawTail.slice(0, at) + (amp === -1 ? "" : rest.slice(amp));
-      const eq = moved.indexOf("=");
-      repair = editRequestUrl(
-        { ...url, query: { ...url.query, segments: [...url.query.segments, { rawKey: moved.slice(0, eq), rawValue: moved.slice(eq + 1), key: name, value: "" }] } },
-        { rawText: remaining },
+  for (let at = rawTail.indexOf("&"); at !== -1; ) {
+    const next = rawTail.indexOf("&", at + 1);
+    const piece = rawTail.slice(at + 1, next === -1 ? undefined : next);
+    const eq = piece.indexOf("=");
+    const name = eq > 0 ? decodeQueryComponent(piece.slice(0, eq)) : undefined;
+    if (name !== undefined && nameSet.has(name)) {
+      const remaining = rawTail.slice(0, at) + (next === -1 ? "" : rawTail.slice(next));
+      const moved = { rawKey: piece.slice(0, eq), rawValue: piece.slice(eq + 1), key: name, value: "" };
+      const repair = editRequestUrl({ ...url, query: { ...url.query, segments: [...url.query.segments, moved] } }, { rawText: remaining });
+      throw new ToolError(
+        ErrorCode.misplacedParameter,
+        `"&${name}=" appears after raw=, where everything is content. Put ${name} before raw= (the repair URL does), or write the & as ~a if it is content.`,
+        { detail: { parameter: name }, repair },
       );
     }
-    throw new ToolError(
-      ErrorCode.misplacedParameter,
-      `"&${name}=" appears after raw=, where everything is content. Put ${name} before raw= (the repair URL does), or write the & as ~a if it is content.`,
-      { detail: { parameter: name }, ...(repair ? { repair } : {}) },
-    );
+    at = next;
   }
 }

@@ -2,7 +2,9 @@
 // URL readers add, double or garble percent-encoding; a stray % must never crash the decoder.
 
 const HEX = /^[0-9A-Fa-f]{2}$/;
-const fatalUtf8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: by default TextDecoder drops a leading U+FEFF, and every sequence here is decoded on its own,
+// so an encoded BOM (%EF%BB%BF) anywhere in the text would silently vanish.
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function hexAt(s: string, i: number): number | undefined {
   const pair = s.slice(i + 1, i + 3);
@@ -61,7 +63,31 @@ export function decodePercent(s: string): string {
   return out;
 }
 
-/** Query-component decoding: an unescaped + is a space (some readers rewrite spaces that way), then percent. */
+/**
+ * How many layers of percent-encoding are undone. Readers and proxies that re-encode an already encoded URL
+ * turn %22 into %2522 (and again into %252522); three layers covers every stack we have seen with room.
+ */
+export const MAX_PERCENT_LAYERS = 4;
+
+/**
+ * Undoes up to MAX_PERCENT_LAYERS layers of percent-encoding. Sound because our grammar never asks a client
+ * to percent-encode a literal %: that is ~p, so a %XX still present after one decode was put there by a
+ * reader or proxy re-encoding an encoded URL (docs/TRANSPORT_GYM.md, "Double encoding").
+ */
+export function decodePercentLayers(s: string): string {
+  let current = s;
+  for (let layer = 0; layer < MAX_PERCENT_LAYERS && current.includes("%"); layer++) {
+    const next = decodePercent(current);
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+/**
+ * Query-component decoding: an unescaped + on the wire is a space (some readers rewrite spaces that way),
+ * then every percent layer. A + that appears only after decoding (%2B) is a literal plus.
+ */
 export function decodeQueryComponent(s: string): string {
-  return decodePercent(s.replace(/\+/g, " "));
+  return decodePercentLayers(s.replace(/\+/g, " "));
 }

@@ -1,6 +1,6 @@
 // Parses a raw query string without ever re-serializing it: control parameters before raw=, and the
 // raw tail, which is everything after the first raw= and is content, not query syntax.
-import { decodePercent, decodeQueryComponent } from "./percent.js";
+import { decodeQueryComponent } from "./percent.js";
 import { decodeTilde } from "./tilde.js";
 
 export interface QuerySegment {
@@ -15,7 +15,7 @@ export interface QuerySegment {
 export interface RawTail {
   /** Exactly as received after "raw=". */
   rawText: string;
-  /** + and percent decoded, ~ not yet: where misplaced parameters are looked for. */
+  /** + and percent decoded, ~ not yet. */
   beforeTilde: string;
   /** Fully decoded content. */
   text: string;
@@ -40,7 +40,7 @@ export function parseQuery(rawQuery: string): ParsedQuery {
     if (piece.length > 0) {
       const eq = piece.indexOf("=");
       const rawKey = eq === -1 ? piece : piece.slice(0, eq);
-      const key = decodePercent(rawKey.replace(/\+/g, " "));
+      const key = decodeQueryComponent(rawKey);
       if (key === "raw") {
         const rawText = eq === -1 ? "" : rawQuery.slice(offset + eq + 1);
         const beforeTilde = decodeQueryComponent(rawText);

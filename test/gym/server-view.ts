@@ -1,0 +1,53 @@
+// What the data plane decodes from a request target, using the server's own transport functions: the
+// client-error rescue for raw bytes Node refuses, then the raw-tail parser and the strict binder.
+import { z } from "zod";
+import { ToolError } from "../../server/errors.js";
+import { bindQuery } from "../../server/transport/bind.js";
+import { hasUnencodedTargetBytes, percentEncodeTargetBytes } from "../../server/transport/request-target.js";
+import { parseRequestUrl, splitTarget, type RequestUrl } from "../../server/transport/request-url.js";
+import type { FormName } from "./forms.js";
+import type { QueryRewrite } from "./intermediaries.js";
+
+export const VIEW_ORIGIN = "http://gym.invalid";
+export const VIEW_BASE = "/v0/AAAAAAAA";
+
+/** Decodes a byte-string (latin1) request target the way the gateway does. */
+export function serverRequest(target: string): RequestUrl {
+  const bytes = Buffer.from(target, "latin1");
+  const wire = hasUnencodedTargetBytes(bytes) ? percentEncodeTargetBytes(bytes) : target;
+  return parseRequestUrl(VIEW_ORIGIN, VIEW_BASE, "w", splitTarget(wire).rawQuery);
+}
+
+// The shape of a content-carrying mutation (/w): a path parameter, a control parameter, raw= content.
+const writeLikeSchema = z.object({
+  path: z.string(),
+  wait: z.number().int().min(0).max(1500).optional(),
+  content: z.string(),
+});
+export type WriteLikeArgs = z.infer<typeof writeLikeSchema>;
+
+export type Binding = { ok: true; args: WriteLikeArgs } | { ok: false; error: ToolError };
+
+/** Binds a request target like a write route would: typed arguments, or the structured refusal. */
+export function bindWriteLike(target: string): Binding {
+  try {
+    const args = bindQuery<WriteLikeArgs>({
+      schema: writeLikeSchema,
+      binding: { rawField: "content", controlNames: ["wait", "run", "call"] },
+      url: serverRequest(target),
+    });
+    return { ok: true, args };
+  } catch (error) {
+    if (error instanceof ToolError) return { ok: false, error };
+    throw error;
+  }
+}
+
+/**
+ * Whether a (form, rewrite) pair can carry `text` at all. One documented hole: a + typed for a space
+ * cannot survive a proxy that percent-encodes +, which is why the reference encoder writes spaces as ~s.
+ */
+export function pairCarries(formName: FormName, rewrite: QueryRewrite, text: string): boolean {
+  if (formName === "agent-bytes" && (rewrite.name === "encode-all" || rewrite.name === "double-encode-all")) return !text.includes(" ");
+  return true;
+}
