@@ -22,6 +22,17 @@ export function operatorTokenPath(stateDir: string): string {
   return path.join(stateDir, OPERATOR_TOKEN_FILE);
 }
 
+/** Reads the token file without creating it (the CLI); undefined when there is none yet. */
+export function readOperatorTokenFile(stateDir: string): string | undefined {
+  try {
+    const token = fs.readFileSync(operatorTokenPath(stateDir), "utf8").trim();
+    return token.length > 0 ? token : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 /** Reads the token file, or creates it with a fresh random token. */
 export function readOrCreateOperatorToken(stateDir: string): { token: string; created: boolean } {
   const file = operatorTokenPath(stateDir);

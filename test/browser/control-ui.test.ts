@@ -186,7 +186,7 @@ describe("control UI in Chromium", () => {
     await page.setViewportSize(NARROW);
     await goto("Sessions");
     await sessionCard("agent-one").waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
     expect(overflow).toBeLessThanOrEqual(0);
     await shot("06-sessions-narrow");
     await page.setViewportSize(DESKTOP);

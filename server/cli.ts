@@ -1,0 +1,59 @@
+// The `urlbridge` command: `serve` (default) runs the bridge; token, project and session talk to the
+// running control plane. Failures are one line on stderr and a non-zero exit (1 failed, 2 bad usage).
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { parseCommandLine, USAGE } from "./cli/args.js";
+import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli/cli-error.js";
+import { runProjectCommand, runSessionCommand, runTokenCommand, type Print } from "./cli/commands.js";
+
+function loadCliConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message.replace(/\n\s*/g, " "), EXIT_USAGE);
+    throw error;
+  }
+}
+
+/** Runs one command line; resolves to the exit status (serve resolves once the servers listen). */
+export async function runCli(argv: string[], print: Print = (text) => process.stdout.write(`${text}\n`)): Promise<number> {
+  try {
+    const cmd = parseCommandLine(argv);
+    switch (cmd.command) {
+      case "help":
+        print(USAGE);
+        return 0;
+      case "version": {
+        const { packageVersion } = await import("./bridge.js");
+        print(packageVersion());
+        return 0;
+      }
+      case "serve": {
+        loadCliConfig();
+        const { main } = await import("./main.js");
+        await main();
+        return 0;
+      }
+      case "token":
+        runTokenCommand(loadCliConfig(), cmd, print);
+        return 0;
+      default:
+        if (cmd.command.startsWith("project ")) await runProjectCommand(loadCliConfig(), cmd, print);
+        else await runSessionCommand(loadCliConfig(), cmd, print);
+        return 0;
+    }
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`urlbridge: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`urlbridge: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+const invokedDirectly = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (invokedDirectly) {
+  void runCli(process.argv.slice(2)).then((code) => {
+    if (code !== 0) process.exitCode = code;
+  });
+}

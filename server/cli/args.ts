@@ -1,0 +1,100 @@
+// Parses `urlbridge <command> [subcommand] [args] [--flags]` with node:util, and rejects flags that
+// do not belong to the command instead of ignoring them.
+import { parseArgs } from "node:util";
+import { usageError } from "./cli-error.js";
+
+export const USAGE = `urlbridge — safe, auditable hands on a project folder for URL-fetching agents
+
+Usage:
+  urlbridge [serve]                                  start the bridge (control and data planes)
+  urlbridge token [--show]                           where the operator token lives; --show prints it
+  urlbridge project add <name> <root> [--write] [--terminal]
+  urlbridge project list
+  urlbridge session create <project-name-or-id> [--name <name>]
+  urlbridge session list
+  urlbridge session rotate <session-id>
+  urlbridge help | --version
+
+Options:
+  --json   print machine-readable JSON instead of text (token, project, session)
+
+The CLI finds the control plane and the operator token through the same URLBRIDGE_* variables
+and state directory as the server (URLBRIDGE_CONTROL_HOST/PORT, URLBRIDGE_OPERATOR_TOKEN,
+URLBRIDGE_STATE_DIR). In Docker: docker compose exec bridge urlbridge session create <project>`;
+
+const OPTIONS = {
+  json: { type: "boolean" },
+  show: { type: "boolean" },
+  write: { type: "boolean" },
+  terminal: { type: "boolean" },
+  name: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const;
+
+export type Flag = keyof typeof OPTIONS;
+
+export interface ParsedCommand {
+  /** e.g. "serve", "token", "project add", "session rotate". */
+  command: string;
+  args: string[];
+  flags: { json: boolean; show: boolean; write: boolean; terminal: boolean; name: string | undefined };
+}
+
+/** Which flags and how many positional arguments each command accepts. */
+const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
+  serve: { flags: [], args: [] },
+  help: { flags: [], args: [] },
+  version: { flags: [], args: [] },
+  token: { flags: ["show", "json"], args: [] },
+  "project add": { flags: ["write", "terminal", "json"], args: ["<name>", "<root>"] },
+  "project list": { flags: ["json"], args: [] },
+  "session create": { flags: ["name", "json"], args: ["<project-name-or-id>"] },
+  "session list": { flags: ["json"], args: [] },
+  "session rotate": { flags: ["json"], args: ["<session-id>"] },
+};
+
+const GROUPS = new Set(["project", "session"]);
+
+export function parseCommandLine(argv: string[]): ParsedCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw usageError((error as Error).message.split("\n")[0]!.replace(/\.$/, ""));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return build("help", [], values);
+  if (values.version) return build("version", [], values);
+  const [first = "serve", second, ...rest] = positionals;
+  const grouped = GROUPS.has(first);
+  const command = grouped ? `${first} ${second ?? ""}`.trim() : first;
+  const args = grouped ? rest : positionals.slice(1);
+  const spec = COMMANDS[command];
+  if (!spec) {
+    if (grouped) throw usageError(second ? `unknown command "${command}"` : `"${first}" needs a subcommand`);
+    throw usageError(`unknown command "${first}"`);
+  }
+  const given = (Object.keys(values) as Flag[]).filter((f) => values[f] !== undefined);
+  const stray = given.find((f) => !spec.flags.includes(f));
+  if (stray) throw usageError(`--${stray} does not apply to "urlbridge ${command}"`);
+  if (args.length !== spec.args.length) {
+    const wanted = spec.args.length === 0 ? "no arguments" : spec.args.join(" ");
+    throw usageError(`"urlbridge ${command}" takes ${wanted}; got ${args.length === 0 ? "none" : JSON.stringify(args.join(" "))}`);
+  }
+  return build(command, args, values);
+}
+
+function build(command: string, args: string[], values: Partial<Record<Flag, string | boolean>>): ParsedCommand {
+  return {
+    command,
+    args,
+    flags: {
+      json: values.json === true,
+      show: values.show === true,
+      write: values.write === true,
+      terminal: values.terminal === true,
+      name: typeof values.name === "string" ? values.name : undefined,
+    },
+  };
+}

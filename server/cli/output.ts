@@ -1,0 +1,39 @@
+// Human-readable output of the CLI: aligned tables and the session block with Init URL and prompt.
+import type { Project, SessionView } from "../control/api-types.js";
+import { buildInitPrompt } from "../control/init-prompt.js";
+
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+export function formatPermissions(p: Project["permissions"]): string {
+  return ["read", ...(p.write ? ["write"] : []), ...(p.terminal ? ["terminal"] : [])].join(", ");
+}
+
+export function formatProject(p: Project): string {
+  return [`Project ${p.name} (${p.id})`, `  root:        ${p.root}`, `  permissions: ${formatPermissions(p.permissions)}`].join("\n");
+}
+
+export function formatSession(s: SessionView, project: Project | undefined): string {
+  return [
+    `Session ${s.name} (${s.id}) · project ${project?.name ?? s.projectId} · generation ${s.generation} · ${s.enabled ? "enabled" : "disabled"}`,
+    `Tools: ${s.tools.join(", ") || "none"}`,
+    "",
+    "Init URL:",
+    s.initUrl,
+    "",
+    "Init prompt (paste it into the agent's chat):",
+    buildInitPrompt(s.initUrl),
+  ].join("\n");
+}
+
+/** The JSON shape for one session: the API's session view plus the Init prompt. */
+export function sessionJson(s: SessionView): SessionView & { initPrompt: string } {
+  return { ...s, initPrompt: buildInitPrompt(s.initUrl) };
+}
