@@ -156,6 +156,7 @@ function reportBackground(result: LaunchResult, ctx: ToolContext, cwd: string) {
     pid: result.pid,
     processState: result.state,
     ...(result.state === "exited" ? { exitCode: result.exitCode, ...(result.signal ? { signal: result.signal } : {}) } : {}),
+    startup: result.startup,
     startupMs: result.startupMs,
     cwd,
     detectedUrls: result.detectedUrls,
