@@ -14,10 +14,13 @@
 // The runner answers replays from the journal (dedupe new | joined | replayed), adds `poll` while running,
 // `repeat` on replays after the project's state epoch moved (repeatOnStateChange), `retry` after interruptions.
 import type { AnyToolDefinition } from "../kernel/tool.js";
+import { applyPatchTool } from "./apply-patch/index.js";
 import { blobStatusTool } from "./blob-status.js";
+import { editTool } from "./edit.js";
 import { resultTool } from "./result.js";
 import { stageTool } from "./stage.js";
 import { terminalTool } from "./terminal.js";
+import { writeTool } from "./write.js";
 
 export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./controls.js";
 export { computeCallId, canonicalJson, deriveRunNonce } from "./call-id.js";
@@ -29,4 +32,4 @@ export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } f
 export { resolveStagedContent, blobStatusUrl } from "./staging.js";
 export { readTestHooks } from "./test-hooks.js";
 
-export const mutationTools: AnyToolDefinition[] = [stageTool, blobStatusTool, resultTool, terminalTool];
+export const mutationTools: AnyToolDefinition[] = [writeTool, editTool, applyPatchTool, terminalTool, stageTool, blobStatusTool, resultTool];

@@ -1,0 +1,63 @@
+// Commits a planned patch crash-atomically: every preimage is recorded in the journal in one transaction
+// before the first write; a failure mid-commit restores them at once, a crash is rolled back at start-up.
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { readCoverageOf } from "../../kernel/read-coverage.js";
+import type { ToolContext } from "../../kernel/tool.js";
+import { ensureDirectory, removeFileDurably, writeFileAtomic } from "../atomic-write.js";
+import { intentOf, runtimeOf } from "../context.js";
+import { rollbackPreimages } from "../preimages.js";
+import type { PatchPlan, PlannedChange } from "./plan.js";
+
+export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<void> {
+  const { hooks } = runtimeOf(ctx);
+  intentOf(ctx).recordPreimages(plan.preimages);
+  const coverage = readCoverageOf(ctx.state);
+  let done = 0;
+  try {
+    for (const change of plan.changes) {
+      await applyChange(ctx, change);
+      coverage.invalidate(change.target.absolute);
+      if (change.from) coverage.invalidate(change.from.absolute);
+      done++;
+      // Test-only (URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS): holds the commit open so a crash test can kill us mid-way.
+      if (hooks.patchWriteDelayMs > 0) await sleep(hooks.patchWriteDelayMs);
+    }
+  } catch (error) {
+    const report = await rollbackPreimages(plan.preimages);
+    const failed = plan.changes[done];
+    throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${(error as NodeJS.ErrnoException).code ?? "error"}); every file of the patch was restored to its state before it. Fix the cause, then fetch retry.`, {
+      detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, restored: report.restored.length, removed: report.removed.length },
+      retryable: true,
+      agentAction: "correct_request",
+      extra: retryExtra(ctx),
+    });
+  }
+}
+
+async function applyChange(ctx: ToolContext, change: PlannedChange): Promise<void> {
+  const { target } = change;
+  switch (change.op) {
+    case "deleted":
+      await removeFileDurably(target.absolute);
+      return;
+    case "added":
+      await ensureDirectory(ctx.project.root, path.dirname(target.absolute));
+      await writeFileAtomic(target.absolute, change.bytes!);
+      return;
+    case "updated":
+      await writeFileAtomic(target.absolute, change.bytes!, { mode: change.mode });
+      return;
+    case "moved":
+      await ensureDirectory(ctx.project.root, path.dirname(target.absolute));
+      await writeFileAtomic(target.absolute, change.bytes!, { mode: change.mode });
+      await removeFileDurably(change.from!.absolute);
+      return;
+  }
+}
+
+function retryExtra(ctx: ToolContext): Record<string, unknown> {
+  const retry = intentOf(ctx).retryUrl();
+  return retry ? { retry } : {};
+}

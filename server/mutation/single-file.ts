@@ -1,0 +1,67 @@
+// Commit and crash recovery for mutations of one file (write, edit): a fingerprint checkpoint, then one
+// atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { ToolFailure } from "../errors.js";
+import { fingerprintBytes, readCoverageOf } from "../kernel/read-coverage.js";
+import type { InterruptedIntent, ToolContext, ToolResult } from "../kernel/tool.js";
+import { toDisplayPath } from "../sandbox/paths.js";
+import { ensureDirectory, removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
+import { intentOf } from "./context.js";
+import { interruptedFailure } from "./recovery.js";
+
+interface SingleFileCheckpoint {
+  path: string;
+  /** Fingerprint before the write, or null when the file did not exist. */
+  before: string | null;
+  after: string;
+}
+
+export interface SingleFileWrite {
+  absolute: string;
+  bytes: Buffer;
+  /** Mode of the replaced file; omitted for a new file. */
+  mode?: number;
+  previous: Buffer | undefined;
+}
+
+/** Checkpoints the before/after fingerprints durably, then writes atomically and invalidates read coverage. */
+export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite): Promise<void> {
+  const checkpoint: SingleFileCheckpoint = {
+    path: write.absolute,
+    before: write.previous ? fingerprintBytes(write.previous) : null,
+    after: fingerprintBytes(write.bytes),
+  };
+  intentOf(ctx).checkpoint(checkpoint);
+  if (!write.previous) await ensureDirectory(ctx.project.root, path.dirname(write.absolute));
+  await writeFileAtomic(write.absolute, write.bytes, write.mode === undefined ? {} : { mode: write.mode });
+  readCoverageOf(ctx.state).invalidate(write.absolute);
+}
+
+/**
+ * journal.recover for write and edit: a single rename either happened or not, so the file's fingerprint
+ * decides. New content on disk: succeeded (recovered). Old content or no checkpoint: `interrupted`, not applied.
+ * Anything else (changed by someone else since): `interrupted`, applied unknown.
+ */
+export async function recoverSingleFile(intent: InterruptedIntent): Promise<ToolResult | ToolFailure> {
+  const checkpoint = intent.checkpoint as SingleFileCheckpoint | undefined;
+  if (intent.phase === "pending" || !checkpoint) return interruptedFailure(intent, intent.phase, { applied: false });
+  await removeStaleTempFiles(checkpoint.path);
+  const display = toDisplayPath(intent.projectRoot, checkpoint.path);
+  let current: string | null;
+  try {
+    current = fingerprintBytes(await fs.readFile(checkpoint.path));
+  } catch {
+    current = null;
+  }
+  if (current === checkpoint.after) {
+    return {
+      ok: true,
+      path: display,
+      recovered: true,
+      hint: "The bridge restarted right after this write landed; the file holds the new content.",
+    };
+  }
+  const applied = current === checkpoint.before ? false : "unknown";
+  return interruptedFailure(intent, "running", { applied, path: display });
+}
