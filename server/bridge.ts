@@ -11,7 +11,7 @@ import { loadOperatorCredential } from "./control/operator-token.js";
 import { createPublicOrigin } from "./control/public-origin.js";
 import { createRegistry } from "./control/registry.js";
 import { createDataPlaneApp } from "./gateway/app.js";
-import { readTools } from "./kernel/index.js";
+import { createReadTools } from "./kernel/index.js";
 import { createReadRunner } from "./kernel/runner.js";
 import { SessionStates } from "./kernel/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool.js";
@@ -73,7 +73,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const credential = loadOperatorCredential(config.stateDir, config.operatorToken, log);
   const states = new SessionStates();
   const shutdown = new AbortController();
-  const tools = [...readTools, ...mutationTools, ...(options.extraTools ?? [])];
+  const tools = [...createReadTools({ grepEngine: config.grepEngine }), ...mutationTools, ...(options.extraTools ?? [])];
   const mutation = createMutationRuntime({ store, log, hooks: readTestHooks() });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
   await recoverInterruptedIntents(mutation, tools);

@@ -41,6 +41,7 @@ const envSchema = z.object({
   URLBRIDGE_ALLOWED_HOSTS: hostList.default([]),
   URLBRIDGE_CLOUDFLARED: flag.default(false),
   URLBRIDGE_OPENCODE_URL: httpOrigin.optional(),
+  URLBRIDGE_GREP_ENGINE: z.enum(["auto", "rg", "fallback"]).default("auto"),
 });
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -61,6 +62,8 @@ export interface Config {
   /** Outside Docker: spawn a cloudflared quick tunnel if the binary is on PATH. */
   spawnCloudflared: boolean;
   opencodeUrl: string | undefined;
+  /** /g engine: ripgrep when on PATH (auto), always rg, or always the portable fallback. */
+  grepEngine: "auto" | "rg" | "fallback";
 }
 
 export class ConfigError extends Error {
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts: e.URLBRIDGE_ALLOWED_HOSTS,
     spawnCloudflared: e.URLBRIDGE_CLOUDFLARED,
     opencodeUrl: e.URLBRIDGE_OPENCODE_URL,
+    grepEngine: e.URLBRIDGE_GREP_ENGINE,
   };
 }
 

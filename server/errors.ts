@@ -40,6 +40,9 @@ export const ErrorCode = {
   invalidLineRange: "invalid_line_range",
   unsupportedLanguage: "unsupported_language",
   unknownPlugin: "unknown_plugin",
+  // read kernel (server/kernel/read*.ts, grep.ts, outline.ts)
+  fileTooLarge: "file_too_large",
+  grepEngineUnavailable: "grep_engine_unavailable",
   // range replay
   snapshotNotFound: "snapshot_not_found",
   rangeOutOfBounds: "range_out_of_bounds",

@@ -1,5 +1,18 @@
 // The read-only tools, in the order the manifest lists them.
-import type { AnyToolDefinition } from "./tool.js";
+import { createGrepEngine, type GrepEngineSetting } from "./grep-search.js";
+import { createGrepTool } from "./grep.js";
+import { readTool } from "./read.js";
 import { statTool } from "./stat.js";
+import type { AnyToolDefinition } from "./tool.js";
 
-export const readTools: AnyToolDefinition[] = [statTool];
+export interface ReadToolsOptions {
+  /** Which /g engine answers: ripgrep when on PATH (auto), always rg, or always the portable engine. */
+  grepEngine?: GrepEngineSetting;
+}
+
+export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefinition[] {
+  return [readTool, createGrepTool(createGrepEngine(options.grepEngine ?? "auto")), statTool];
+}
+
+/** The read tools with default options. */
+export const readTools: AnyToolDefinition[] = createReadTools();

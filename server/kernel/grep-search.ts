@@ -1,0 +1,67 @@
+// Picks the /g engine: ripgrep when it is on PATH (or forced), else the portable engine. Both feed the
+// same collector, so the choice shows only in the `engine` field of the answer.
+import { ErrorCode, ToolError } from "../errors.js";
+import { locateExecutable } from "./executables.js";
+import type { MatchCollector } from "./grep-collect.js";
+import { searchWithFallback } from "./grep-fallback.js";
+import type { IncludeFilter } from "./include-glob.js";
+import { RipgrepUnavailable, searchWithRipgrep } from "./ripgrep.js";
+import type { SearchPattern } from "./search-pattern.js";
+import type { ExactUrls } from "./tool.js";
+
+export type GrepEngineSetting = "auto" | "rg" | "fallback";
+export type GrepEngineName = "rg" | "fallback";
+
+export interface GrepSearch {
+  /** Canonical project root. */
+  root: string;
+  /** Canonical file or directory to search. */
+  target: string;
+  targetKind: "file" | "dir";
+  pattern: SearchPattern;
+  include: IncludeFilter | undefined;
+  includeIgnored: boolean;
+  /** Date.now() value after which the search stops and reports what it has. */
+  deadline: number;
+  signal: AbortSignal;
+  urls?: ExactUrls;
+}
+
+export interface GrepEngine {
+  /** Runs the search; returns the engine that answered. */
+  run(search: GrepSearch, collector: MatchCollector): Promise<GrepEngineName>;
+}
+
+export function createGrepEngine(setting: GrepEngineSetting): GrepEngine {
+  let rgPath: Promise<string | undefined> | undefined;
+  const findRipgrep = () => (rgPath ??= setting === "fallback" ? Promise.resolve(undefined) : locateExecutable("rg"));
+  return {
+    async run(search, collector) {
+      // One file needs no walk: both settings read it with the same code.
+      if (search.targetKind === "file") {
+        await searchWithFallback(search, collector);
+        return "fallback";
+      }
+      const rg = await findRipgrep();
+      if (!rg) {
+        if (setting === "rg") {
+          throw new ToolError(ErrorCode.grepEngineUnavailable, "URLBRIDGE_GREP_ENGINE=rg but rg is not on the bridge's PATH. The operator can install ripgrep or unset the variable.", {
+            retryable: false,
+            agentAction: "stop",
+          });
+        }
+        await searchWithFallback(search, collector);
+        return "fallback";
+      }
+      try {
+        await searchWithRipgrep(rg, search, collector);
+        return "rg";
+      } catch (error) {
+        if (!(error instanceof RipgrepUnavailable) || setting === "rg") throw error;
+        rgPath = Promise.resolve(undefined);
+        await searchWithFallback(search, collector);
+        return "fallback";
+      }
+    },
+  };
+}

@@ -1,0 +1,121 @@
+// grep (/g): literal-first search of one file or a directory tree, bounded, in path-then-line order.
+import fs from "node:fs/promises";
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../errors.js";
+import { resolveInsideRoot, VIRTUAL_ROOT } from "../sandbox/paths.js";
+import { MatchCollector, type GrepStop } from "./grep-collect.js";
+import type { GrepEngine } from "./grep-search.js";
+import { createIncludeFilter } from "./include-glob.js";
+import { DEFAULT_GREP_MATCHES, MAX_GREP_MATCHES, MAX_GREP_OUTPUT_BYTES, MAX_SEARCH_FILE_BYTES, MAX_SEARCH_MS } from "./limits.js";
+import { compileSearchPattern } from "./search-pattern.js";
+import { decodeFile } from "./text-file.js";
+import { defineTool, type ToolContext } from "./tool.js";
+
+const schema = z.object({
+  pattern: z.string(),
+  path: z.string().optional(),
+  include: z.string().optional(),
+  regex: z.boolean().default(false),
+  ignoreCase: z.boolean().default(false),
+  ignored: z.boolean().default(false),
+  limit: z.number().int().min(1).max(MAX_GREP_MATCHES).default(DEFAULT_GREP_MATCHES),
+});
+
+type GrepArgs = z.infer<typeof schema>;
+
+const STOP_NOTICES: Record<GrepStop, string> = {
+  matches: "More lines match than limit= allows.",
+  bytes: `The matching lines exceed ${MAX_GREP_OUTPUT_BYTES} bytes of text.`,
+  time: `The search took longer than ${MAX_SEARCH_MS / 1000} s and stopped.`,
+};
+
+/** Looks like the agent meant a regex but searched literally. */
+const REGEX_LOOK = /\\[dwsbDWSB.]|\.\*|\.\+|\[[^\]]+\]|\(\?:|\|/;
+
+async function checkSingleFile(absolute: string, display: string, size: number): Promise<void> {
+  if (size > MAX_SEARCH_FILE_BYTES) {
+    throw new ToolError(ErrorCode.fileTooLarge, `${display} is ${size} bytes; /g searches files up to ${MAX_SEARCH_FILE_BYTES} bytes. Read parts of it with /r offset= and limit=.`, {
+      detail: { path: display, size, limit: MAX_SEARCH_FILE_BYTES },
+      retryable: false,
+    });
+  }
+  if (decodeFile(await fs.readFile(absolute)).kind === "binary") {
+    throw new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only.`, {
+      detail: { path: display, size },
+      retryable: false,
+    });
+  }
+}
+
+function hintsWhenEmpty(args: GrepArgs, ctx: ToolContext, targetKind: "file" | "dir"): Record<string, string> {
+  const hints: Record<string, string> = {};
+  const notes: string[] = ["No line matches."];
+  if (!args.regex && REGEX_LOOK.test(args.pattern)) {
+    notes.push("The pattern was searched literally; regexUrl searches it as a regex.");
+    const url = ctx.urls.repair({ drop: ["regex"], add: [["regex", "1"]] });
+    if (url) hints.regexUrl = url;
+  }
+  if (!args.ignoreCase) notes.push("Matching is case-sensitive (ignoreCase=1 to change).");
+  if (targetKind === "dir" && !args.ignored) {
+    notes.push(".gitignore'd paths, .git and node_modules were skipped; ignoredUrl searches them too.");
+    const url = ctx.urls.repair({ drop: ["ignored"], add: [["ignored", "1"]] });
+    if (url) hints.ignoredUrl = url;
+  }
+  return { notice: notes.join(" "), ...hints };
+}
+
+export function createGrepTool(engine: GrepEngine) {
+  return defineTool({
+    id: "grep",
+    route: "g",
+    longRoutes: ["search"],
+    capability: "read",
+    description: "Search file contents (literal unless regex=1) in one file or a directory; bounded, in path then line order.",
+    example: "/g?path=src&raw=TODO",
+    schema,
+    url: { aliases: { grep: "pattern", query: "pattern", file: "path" }, rawField: "pattern" },
+    async execute(args, ctx) {
+      const pattern = compileSearchPattern(args.pattern, { regex: args.regex, ignoreCase: args.ignoreCase, urls: ctx.urls });
+      const include = args.include === undefined ? undefined : createIncludeFilter(args.include);
+      const target = await resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
+      const info = await fs.stat(target.absolute);
+      const targetKind = info.isDirectory() ? "dir" : info.isFile() ? "file" : undefined;
+      if (!targetKind) {
+        throw new ToolError(ErrorCode.notAFile, `${target.display} is neither a file nor a directory.`, { detail: { path: target.display } });
+      }
+      if (targetKind === "file") await checkSingleFile(target.absolute, target.display, info.size);
+      const collector = new MatchCollector({ maxMatches: args.limit, maxBytes: MAX_GREP_OUTPUT_BYTES });
+      const used = await engine.run(
+        {
+          root: target.root,
+          target: target.absolute,
+          targetKind,
+          pattern,
+          include,
+          includeIgnored: args.ignored,
+          deadline: Date.now() + MAX_SEARCH_MS,
+          signal: ctx.signal,
+          urls: ctx.urls,
+        },
+        collector,
+      );
+      const files = collector.files.map((f) => ({ path: `${VIRTUAL_ROOT}/${f.relative}`, lines: f.lines }));
+      return {
+        ok: true,
+        engine: used,
+        path: target.display,
+        pattern: args.pattern,
+        regex: args.regex,
+        ...(args.ignoreCase ? { ignoreCase: true } : {}),
+        ...(include ? { include: include.glob } : {}),
+        matchedLines: collector.matchedLines,
+        files,
+        truncated: collector.stop !== undefined,
+        ...(collector.stop
+          ? { notice: `${STOP_NOTICES[collector.stop]} Showing the first ${collector.matchedLines} lines in path order; narrow with path=, include= or a more specific pattern.` }
+          : {}),
+        ...(collector.matchedLines === 0 ? hintsWhenEmpty(args, ctx, targetKind) : {}),
+      };
+    },
+  });
+}

@@ -1,0 +1,45 @@
+// Every ceiling of the read-only tools in one place, so docs/PROTOCOL.md and the code cannot drift apart.
+
+/** Paths one /r call may name. */
+export const MAX_READ_PATHS = 8;
+/** Text returned by one /r call (UTF-8 bytes of content), single file or shared by a multi-read. */
+export const MAX_READ_BYTES = 24 * 1024;
+/** What each extra file of a multi-read costs in JSON around its content, taken off the shared budget. */
+export const READ_ENTRY_OVERHEAD_BYTES = 320;
+/** Files larger than this are not loaded by /r or /o; /g can still search them. */
+export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
+/** Entries one directory listing returns before it pages. */
+export const MAX_DIRECTORY_ENTRIES = 500;
+
+/** /f results per call (default and ceiling). */
+export const DEFAULT_FIND_RESULTS = 200;
+export const MAX_FIND_RESULTS = 1000;
+/** Directory entries /f examines before it stops and says so. */
+export const MAX_FIND_VISITED_ENTRIES = 100_000;
+/** Bytes of file content /f reads for query= before it stops and says so. */
+export const MAX_FIND_CONTENT_BYTES = 256 * 1024 * 1024;
+
+/** Matching lines /g returns (default and ceiling). */
+export const DEFAULT_GREP_MATCHES = 100;
+export const MAX_GREP_MATCHES = 500;
+/** Text of matching lines /g returns in one call. */
+export const MAX_GREP_OUTPUT_BYTES = 24 * 1024;
+/** A matching line longer than this is shown as a window around its first match. */
+export const MAX_GREP_LINE_CHARS = 240;
+/** Characters shown before the first match when a long line is windowed. */
+export const GREP_WINDOW_LEAD_CHARS = 80;
+/** Files larger than this are skipped by /g and /f query= (both engines). */
+export const MAX_SEARCH_FILE_BYTES = 8 * 1024 * 1024;
+/** Wall-clock ceiling of one search; a slower search returns what it found, marked truncated. */
+export const MAX_SEARCH_MS = 10_000;
+/** Longest pattern /g and /f accept. */
+export const MAX_PATTERN_CHARS = 1024;
+
+/** Declarations /o returns before it truncates. */
+export const MAX_OUTLINE_ENTRIES = 600;
+/** Largest file /o parses. */
+export const MAX_OUTLINE_FILE_BYTES = 2 * 1024 * 1024;
+
+/** package.json scripts /p lists, and the length each command is clipped to. */
+export const MAX_PROJECT_SCRIPTS = 100;
+export const MAX_SCRIPT_COMMAND_CHARS = 300;

@@ -1,0 +1,82 @@
+// One path of a /r call, loaded and ready to render within an allowance: a text file page, a directory
+// listing, a binary file's description, or the failure that explains why it cannot be read.
+import fs from "node:fs/promises";
+import { ErrorCode, ToolError, toFailure } from "../errors.js";
+import { resolveInsideRoot } from "../sandbox/paths.js";
+import { MAX_TEXT_FILE_BYTES } from "./limits.js";
+import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
+import { buildTextPage, measureRange, type TextPage } from "./read-page.js";
+import { fingerprintBytes } from "./read-coverage.js";
+import { decodeFile, diskOffsetOf, indexLines, type LineIndex, type TextFile } from "./text-file.js";
+
+export interface RangeRequest {
+  offset: number;
+  col: number;
+  limit: number | undefined;
+}
+
+export type LoadedTarget =
+  | { kind: "text"; display: string; absolute: string; size: number; fingerprint: string; file: TextFile; index: LineIndex; demand: number }
+  | { kind: "binary"; display: string; size: number; fingerprint: string; demand: number }
+  | { kind: "directory"; display: string; listing: Awaited<ReturnType<typeof openDirectoryListing>>; demand: number }
+  | { kind: "failed"; requested: string; display: string | undefined; error: unknown; failure: ReturnType<typeof toFailure>; demand: number };
+
+export type RenderedTarget =
+  | { kind: "text"; page: TextPage; diskStart: number; diskEnd: number; used: number }
+  | { kind: "directory"; page: DirectoryPage; used: number };
+
+const BINARY_DEMAND = 0;
+
+export async function loadTarget(root: string, requested: string, range: RangeRequest): Promise<LoadedTarget> {
+  let display: string | undefined;
+  try {
+    const target = await resolveInsideRoot(root, requested, { allowMissing: false });
+    display = target.display;
+    const info = await fs.stat(target.absolute);
+    if (info.isDirectory()) {
+      const listing = await openDirectoryListing(target.absolute);
+      return { kind: "directory", display, listing, demand: listing.demand(range.offset, range.limit) };
+    }
+    if (!info.isFile()) {
+      throw new ToolError(ErrorCode.notAFile, `${display} is not a regular file or directory (a socket, device or FIFO).`, {
+        detail: { path: display },
+        retryable: false,
+      });
+    }
+    if (info.size > MAX_TEXT_FILE_BYTES) {
+      throw new ToolError(ErrorCode.fileTooLarge, `${display} is ${info.size} bytes; /r loads files up to ${MAX_TEXT_FILE_BYTES} bytes. Use /g to find the lines you need.`, {
+        detail: { path: display, size: info.size, limit: MAX_TEXT_FILE_BYTES },
+        retryable: false,
+      });
+    }
+    const bytes = await fs.readFile(target.absolute);
+    const fingerprint = fingerprintBytes(bytes);
+    const file = decodeFile(bytes);
+    if (file.kind === "binary") return { kind: "binary", display, size: bytes.length, fingerprint, demand: BINARY_DEMAND };
+    const index = indexLines(file.utf8);
+    const demand = measureRange(file.utf8, index, range);
+    return { kind: "text", display, absolute: target.absolute, size: bytes.length, fingerprint, file, index, demand };
+  } catch (error) {
+    return { kind: "failed", requested, display, error, failure: toFailure(error), demand: 0 };
+  }
+}
+
+/** Disk offset of a UTF-8 offset, counting the BOM as read when the page starts at the top. */
+function diskRange(target: Extract<LoadedTarget, { kind: "text" }>, page: TextPage): [number, number] {
+  const start = page.start === 0 ? 0 : diskOffsetOf(target.file, page.start);
+  const end = page.end >= target.file.utf8.length ? target.size : diskOffsetOf(target.file, page.end);
+  return [start, end];
+}
+
+export async function renderTarget(target: LoadedTarget, range: RangeRequest, allowance: number): Promise<RenderedTarget | undefined> {
+  if (target.kind === "text") {
+    const page = buildTextPage(target.file.utf8, { ...range, allowance }, target.index);
+    const [diskStart, diskEnd] = diskRange(target, page);
+    return { kind: "text", page, diskStart, diskEnd, used: page.end - page.start };
+  }
+  if (target.kind === "directory") {
+    const page = await target.listing.page(range.offset, range.limit, allowance);
+    return { kind: "directory", page, used: page.entries.reduce((sum, entry) => sum + entryCost(entry), 0) };
+  }
+  return undefined;
+}

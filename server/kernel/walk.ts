@@ -1,0 +1,99 @@
+// The ignore-aware tree walk behind /f and the portable /g engine: depth-first, entries of each directory
+// in byte order of their names (ripgrep's --sort path order), symlinks reported but never followed.
+import type { Dirent } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { ALWAYS_SKIPPED_DIRS, ancestorIgnoreLevels, isIgnored, loadIgnoreLevel, type IgnoreLevel } from "./gitignore.js";
+
+export type WalkKind = "file" | "dir" | "symlink";
+
+export interface WalkEntry {
+  /** Host path. */
+  absolute: string;
+  /** Path relative to the project root, "/"-separated. */
+  relative: string;
+  name: string;
+  kind: WalkKind;
+  /** 1 for entries directly inside the start directory. */
+  depth: number;
+}
+
+export interface WalkOptions {
+  /** Canonical project root. */
+  root: string;
+  /** Canonical directory to walk, inside the root. */
+  start: string;
+  recursive: boolean;
+  /** ignored=1: no .gitignore rules and no skipped directories. */
+  includeIgnored: boolean;
+  signal?: AbortSignal;
+}
+
+/** Compares names by Unicode code point, which is the byte order of their UTF-8 form. */
+export function compareNames(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
+}
+
+export function toRelative(root: string, absolute: string): string {
+  return path.relative(root, absolute).split(path.sep).join("/");
+}
+
+function kindOf(entry: Dirent): WalkKind | undefined {
+  if (entry.isSymbolicLink()) return "symlink";
+  if (entry.isDirectory()) return "dir";
+  if (entry.isFile()) return "file";
+  return undefined;
+}
+
+const SKIPPED = new Set<string>(ALWAYS_SKIPPED_DIRS);
+
+async function readSorted(dir: string): Promise<Dirent[]> {
+  try {
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    return entries.sort((a, b) => compareNames(a.name, b.name));
+  } catch {
+    // Unreadable or vanished directory: skipped, as ripgrep does.
+    return [];
+  }
+}
+
+/**
+ * Yields every entry under `start` that find and grep may consider, pre-order (a directory before its
+ * contents). Stop early by breaking out of the loop.
+ */
+export async function* walkTree(options: WalkOptions): AsyncGenerator<WalkEntry> {
+  const { root, start, recursive, includeIgnored, signal } = options;
+  const startRel = toRelative(root, start);
+  const baseLevels = includeIgnored ? [] : await ancestorIgnoreLevels(root, startRel);
+
+  async function* visit(dir: string, rel: string, depth: number, levels: IgnoreLevel[]): AsyncGenerator<WalkEntry> {
+    let active = levels;
+    if (!includeIgnored) {
+      const own = await loadIgnoreLevel(root, rel);
+      if (own) active = [...levels, own];
+    }
+    for (const dirent of await readSorted(dir)) {
+      if (signal?.aborted) return;
+      const kind = kindOf(dirent);
+      if (!kind) continue;
+      const childRel = rel === "" ? dirent.name : `${rel}/${dirent.name}`;
+      if (!includeIgnored) {
+        if (kind === "dir" && SKIPPED.has(dirent.name)) continue;
+        if (isIgnored(active, childRel, kind === "dir")) continue;
+      }
+      const absolute = path.join(dir, dirent.name);
+      yield { absolute, relative: childRel, name: dirent.name, kind, depth };
+      if (kind === "dir" && recursive) yield* visit(absolute, childRel, depth + 1, active);
+    }
+  }
+
+  yield* visit(start, startRel, 1, baseLevels);
+}
