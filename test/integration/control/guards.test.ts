@@ -1,4 +1,6 @@
+import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOGIN_FAILURE_LIMIT } from "../../../server/control/login-rate-limit.js";
 import { SECURITY_HEADERS } from "../../../server/control/security-headers.js";
@@ -224,6 +226,20 @@ describe("control plane guards", () => {
       expect(res.status).toBe(404);
       expect(res.text).not.toContain(s.r);
     });
+  });
+});
+
+describe("login info with a generated token", () => {
+  it("names the token file, never the token", async () => {
+    const t = await startTestBridge({ URLBRIDGE_OPERATOR_TOKEN: "" });
+    try {
+      const file = path.join(t.stateDir, "operator-token");
+      const res = await rawRequest(`${t.bridge.controlUrl}/api/login-info`);
+      expect(res.json()).toEqual({ source: "file", file });
+      expect(res.text).not.toContain(fs.readFileSync(file, "utf8").trim());
+    } finally {
+      await t.close();
+    }
   });
 });
 
