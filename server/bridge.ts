@@ -16,7 +16,7 @@ import { createReadRunner } from "./kernel/runner.js";
 import { SessionStates } from "./kernel/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool.js";
 import { createLogger, type Logger } from "./log.js";
-import { createJournalRunner, createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents } from "./mutation/index.js";
+import { createJournalRunner, createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./transport/limits.js";
@@ -137,6 +137,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       publicOrigin.stop();
       shutdown.abort();
       await Promise.all([closeServer(dataServer), closeServer(controlServer)]);
+      await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
       store.close();
     },
   };

@@ -26,7 +26,7 @@ export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from
 export { computeCallId, canonicalJson, deriveRunNonce } from "./call-id.js";
 export { runtimeOf, intentOf, type IntentHandle, type MutationRuntime } from "./context.js";
 export { createJournalRunner, freshRunUrl } from "./journal-runner.js";
-export { pollUrl, type IntentBody } from "./journal.js";
+export { pollUrl, SHUTDOWN_DRAIN_MS, type IntentBody } from "./journal.js";
 export { createMutationRuntime, type MutationRuntimeOptions } from "./runtime.js";
 export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } from "./recovery.js";
 export { resolveStagedContent, blobStatusUrl } from "./staging.js";

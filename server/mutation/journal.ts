@@ -14,6 +14,8 @@ export type Dedupe = "new" | "replayed" | "joined";
 export const JOURNAL_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Beyond this many finished intents per session generation, the oldest are dropped. */
 export const JOURNAL_MAX_RECORDS_PER_SESSION = 2000;
+/** How long shutdown waits for running intents to record their outcome; the rest are settled by recovery. */
+export const SHUTDOWN_DRAIN_MS = 5000;
 /** Prune once every this many admissions, not on every call. */
 const PRUNE_EVERY_ADMISSIONS = 200;
 
@@ -127,6 +129,15 @@ export class Journal {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Waits (bounded) for intents executing in this process to record their outcome, before the store closes. */
+  async drain(timeoutMs: number): Promise<void> {
+    const pending = [...this.flights.values()].map((f) => f.promise);
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(pending), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
   }
 
   epoch(projectId: string): number {
