@@ -12,6 +12,8 @@ interface ProcInfo {
   ppid: number;
   pgrp: number;
   state: string;
+  /** Clock ticks after boot when the process started: with the pid, an identity that survives pid reuse. */
+  startTicks: number;
 }
 
 /** /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses. */
@@ -20,7 +22,7 @@ function readStat(pid: number): ProcInfo | undefined {
     const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     const close = text.lastIndexOf(")");
     const fields = text.slice(close + 2).split(" ");
-    return { pid, state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]) };
+    return { pid, state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]), startTicks: Number(fields[19]) };
   } catch {
     return undefined;
   }
@@ -63,6 +65,12 @@ export function listTree(pid: number): number[] {
   }
   if (readStat(pid) && readStat(pid)!.state !== "Z") found.add(pid);
   return [...found].sort((a, b) => a - b);
+}
+
+/** The process's start time in clock ticks after boot, or undefined when it is gone (or /proc is unavailable). */
+export function processStartTicks(pid: number): number | undefined {
+  const info = readStat(pid);
+  return info && info.state !== "Z" ? info.startTicks : undefined;
 }
 
 /** True when the process no longer exists or is a zombie waiting to be reaped (it can no longer run). */

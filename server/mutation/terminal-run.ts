@@ -58,6 +58,8 @@ export interface ForegroundOptions extends SpawnOptions {
   timeoutMs: number;
   /** Aborting ends the tree (bridge shutdown). */
   signal?: AbortSignal;
+  /** Called once the shell has a pid, before it can have done much: the place to checkpoint it. */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface ForegroundResult {
@@ -79,6 +81,7 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
   const stderr = new OutputCollector(STDERR_LIMITS);
   const child = spawnCommand(options);
   const pid = child.pid;
+  if (pid !== undefined) options.onSpawn?.(pid);
   child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
   child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
 

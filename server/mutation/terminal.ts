@@ -4,11 +4,13 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import { defineTool, type ToolContext } from "../kernel/tool.js";
+import { defineTool, type InterruptedIntent, type ToolContext } from "../kernel/tool.js";
 import { guardCommand } from "../sandbox/command-guard.js";
 import { buildChildEnv } from "../sandbox/env-scrub.js";
 import { resolveInsideRoot } from "../sandbox/paths.js";
 import { journalControls } from "./controls.js";
+import { killTree, processStartTicks } from "./process-tree.js";
+import { interruptedFailure } from "./recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "./staging.js";
 import { launchBackground, type LaunchResult } from "./terminal-background.js";
 import { terminalGate } from "./terminal-gate.js";
@@ -51,6 +53,7 @@ export const terminalTool = defineTool({
     bumpsEpoch: (body) => body.ok || COMMAND_RAN_CODES.has(String(body.errorCode)),
     repeatOnStateChange: true,
     admit: (args, ctx) => admitTerminal(args as TerminalArgs, ctx),
+    recover: recoverTerminal,
   },
   execute: executeTerminal,
 });
@@ -104,8 +107,48 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext) {
   if (args.bg) return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, signal: ctx.signal }), ctx, cwd.display);
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
-  const result = await runForeground({ command, cwd: cwd.absolute, env, timeoutMs, signal: ctx.signal });
+  const result = await runForeground({
+    command,
+    cwd: cwd.absolute,
+    env,
+    timeoutMs,
+    signal: ctx.signal,
+    onSpawn: (pid) => checkpointProcess(ctx, pid),
+  });
   return reportForeground(result, timeoutMs, cwd.display);
+}
+
+interface ProcessCheckpoint {
+  pid: number;
+  startTicks: number;
+}
+
+/** Records which process tree this intent owns, so that recovery after a crash can end it instead of orphaning it. */
+function checkpointProcess(ctx: ToolContext, pid: number): void {
+  const startTicks = processStartTicks(pid);
+  if (startTicks === undefined) return;
+  try {
+    ctx.intent?.checkpoint({ pid, startTicks } satisfies ProcessCheckpoint);
+  } catch (error) {
+    // The command runs either way; without the checkpoint a crash merely leaves it orphaned.
+    ctx.mutation?.log.warn("could not checkpoint a terminal process", { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/**
+ * A foreground command the previous process was running: never re-run; if its process tree outlived the crash
+ * (same pid and start time), end it, since its output is lost and it would escape the gate's count.
+ */
+async function recoverTerminal(intent: InterruptedIntent) {
+  const checkpoint = intent.checkpoint as Partial<ProcessCheckpoint> | undefined;
+  let orphanEnded = false;
+  if (intent.phase === "running" && typeof checkpoint?.pid === "number" && checkpoint.startTicks !== undefined) {
+    if (processStartTicks(checkpoint.pid) === checkpoint.startTicks) {
+      await killTree(checkpoint.pid);
+      orphanEnded = true;
+    }
+  }
+  return interruptedFailure({ tool: intent.tool }, intent.phase, intent.phase === "running" ? { orphanEnded } : {});
 }
 
 async function resolveWorkingDirectory(ctx: ToolContext, input: string | undefined) {

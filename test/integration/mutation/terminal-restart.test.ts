@@ -1,0 +1,117 @@
+// A terminal intent running when the bridge is SIGKILLed: after a restart it is reported `interrupted`,
+// is never re-run by itself, and the process tree it left behind is ended. The bridge runs as a real child process.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { isGone, listTree } from "../../../server/mutation/process-tree.js";
+import { encodeUrlText } from "../../../server/transport/encode.js";
+import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
+import { waitUntil, type Body } from "./terminal-helpers.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const READY_TIMEOUT_MS = 20_000;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts `server/main.ts` through tsx and resolves once the data plane listens. */
+async function startServer(env: Record<string, string>): Promise<ChildProcess> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("URLBRIDGE_")));
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server", "main.ts")], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bridge not ready: ${log}`)), READY_TIMEOUT_MS);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      log += chunk.toString("utf8");
+      if (log.includes("data plane on")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`bridge exited early (${code}): ${log}`));
+    });
+  });
+  child.stderr!.resume();
+  return child;
+}
+
+const stateDir = makeTempDir("restart-state");
+const projectDir = makeTempDir("restart-project");
+const servers: ChildProcess[] = [];
+let shellPid: number | undefined;
+
+afterAll(() => {
+  for (const server of servers) if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+  if (shellPid !== undefined && !isGone(shellPid)) process.kill(-shellPid, "SIGKILL");
+  for (const dir of [stateDir, projectDir]) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("terminal intent across a crash", () => {
+  it("is reported interrupted after a restart, never re-run, and its orphaned tree is ended", async () => {
+    const [dataPort, controlPort] = [await freePort(), await freePort()];
+    const env = {
+      URLBRIDGE_STATE_DIR: stateDir,
+      URLBRIDGE_DATA_PORT: String(dataPort),
+      URLBRIDGE_CONTROL_PORT: String(controlPort),
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      URLBRIDGE_BROWSE_ROOTS: os.tmpdir(),
+      URLBRIDGE_LOG_LEVEL: "info",
+    };
+    const first = await startServer(env);
+    servers.push(first);
+    const api = async (route: string, body: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${controlPort}${route}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return (await res.json()) as { id: string; initUrl: string };
+    };
+    const project = await api("/api/projects", { name: "crash", root: projectDir, permissions: { write: false, terminal: true } });
+    const session = await api("/api/sessions", { projectId: project.id });
+    const init = await agentGet<{ bases: { m: string } }>(session.initUrl);
+
+    const url = `${init.bases.m}/x?wait=0&raw=${encodeUrlText("echo $$ > shell.pid; echo ran >> count.log; sleep 300")}`;
+    const accepted = await agentGet<Body>(url);
+    expect(["pending", "running"]).toContain(accepted.state);
+    expect(await waitUntil(() => fs.existsSync(path.join(projectDir, "count.log")), 10_000)).toBe(true);
+    shellPid = Number(fs.readFileSync(path.join(projectDir, "shell.pid"), "utf8"));
+    const running = await agentGet<Body>(String(accepted.poll).replace(/wait=\d+/, "wait=0"));
+    expect(running.state).toBe("running");
+
+    const exited = new Promise((resolve) => first.once("exit", resolve));
+    first.kill("SIGKILL");
+    await exited;
+    // The crash left the command's tree running: nothing ends a detached group by itself.
+    expect(isGone(shellPid)).toBe(false);
+
+    servers.push(await startServer(env));
+    expect(await waitUntil(() => listTree(shellPid!).length === 0)).toBe(true);
+
+    const replay = await agentGet<Body>(url);
+    expect(replay).toMatchObject({
+      ok: false,
+      state: "failed",
+      dedupe: "replayed",
+      errorCode: "interrupted",
+      errorDetail: { phase: "running", started: true, orphanEnded: true },
+    });
+    expect(String(replay.retry)).toMatch(/[?&]run=[A-Za-z0-9._:-]+&raw=/);
+    expect(fs.readFileSync(path.join(projectDir, "count.log"), "utf8")).toBe("ran\n");
+  });
+});
