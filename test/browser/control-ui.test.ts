@@ -182,7 +182,7 @@ describe("control UI in Chromium", () => {
     await page.getByText("No plugins installed").waitFor();
   });
 
-  it("fits a narrow window without horizontal scrolling", async () => {
+  it("fits a narrow window without horizontal scrolling (and has a dark scheme)", async () => {
     await page.setViewportSize(NARROW);
     await goto("Sessions");
     await sessionCard("agent-one").waitFor();
@@ -190,6 +190,9 @@ describe("control UI in Chromium", () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await shot("06-sessions-narrow");
     await page.setViewportSize(DESKTOP);
+    await page.emulateMedia({ colorScheme: "dark" });
+    await shot("07-sessions-dark");
+    await page.emulateMedia({ colorScheme: "light" });
   });
 
   it("logs out, and the cookie no longer opens the API", async () => {
