@@ -50,7 +50,7 @@ export const terminalTool = defineTool({
     stagedContent: [{ blob: "blob", count: "count", into: "command" }],
     serialize: false,
     // A command that ran may have changed files whatever its exit code; a refused or rejected one changed nothing.
-    bumpsEpoch: (body) => body.ok || COMMAND_RAN_CODES.has(String(body.errorCode)),
+    bumpsEpoch: (body) => body.ok || (COMMAND_RAN_CODES.has(String(body.errorCode)) && (body.errorDetail as { started?: boolean } | undefined)?.started !== false),
     repeatOnStateChange: true,
     admit: (args, ctx) => admitTerminal(args as TerminalArgs, ctx),
     recover: recoverTerminal,
@@ -94,8 +94,15 @@ async function admitTerminal(args: TerminalArgs, ctx: ToolContext): Promise<(() 
   } catch (error) {
     // This record replays as failed forever; a retry needs a fresh identity.
     const retry = ctx.intent?.retryUrl();
-    if (error instanceof ToolError && error.code === ErrorCode.terminalBusy && retry) {
-      throw new ToolError(error.code, error.message, { detail: error.detail, retryable: true, agentAction: "wait_and_retry", extra: { retry } });
+    const extra = retry ? { retry } : {};
+    if (ctx.signal.aborted) {
+      throw new ToolError(ErrorCode.interrupted, "The bridge shut down while this command waited for a terminal slot; nothing ran. Fetch retry to run it.", {
+        detail: { phase: "pending", started: false },
+        extra,
+      });
+    }
+    if (error instanceof ToolError && error.code === ErrorCode.terminalBusy) {
+      throw new ToolError(error.code, error.message, { detail: error.detail, retryable: true, agentAction: "wait_and_retry", extra });
     }
     throw error;
   }
