@@ -1,0 +1,50 @@
+// Helpers shared by the mutation integration tests: exact URLs built with the reference encoder, and
+// byte-level snapshots of a project tree.
+import fs from "node:fs";
+import path from "node:path";
+import { encodeQueryValue, encodeUrlText } from "../../../server/transport/encode.js";
+
+/** base + /route?k=v...&raw=<content>, every value encoded the way the bridge itself encodes URLs. */
+export function url(base: string, route: string, params: Array<[string, string | number]> = [], raw?: string): string {
+  const parts = params.map(([k, v]) => `${k}=${encodeQueryValue(String(v))}`);
+  if (raw !== undefined) parts.push(`raw=${encodeUrlText(raw)}`);
+  return `${base}/${route}${parts.length > 0 ? `?${parts.join("&")}` : ""}`;
+}
+
+export interface TreeEntry {
+  kind: "file" | "dir";
+  mode: number;
+  content?: string;
+}
+
+/** Every file (bytes as base64, mode) and directory under root, keyed by relative path. */
+export function snapshotTree(root: string): Record<string, TreeEntry> {
+  const out: Record<string, TreeEntry> = {};
+  const walk = (dir: string) => {
+    for (const name of fs.readdirSync(dir).sort()) {
+      const full = path.join(dir, name);
+      const rel = path.relative(root, full);
+      const info = fs.lstatSync(full);
+      if (info.isDirectory()) {
+        out[rel] = { kind: "dir", mode: info.mode & 0o7777 };
+        walk(full);
+      } else {
+        out[rel] = { kind: "file", mode: info.mode & 0o7777, content: fs.readFileSync(full).toString("base64") };
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const full = path.join(root, rel);
+    fs.mkdirSync(path.dirname(full), { recursive: true });
+    fs.writeFileSync(full, content);
+  }
+}
+
+export function patchText(...lines: string[]): string {
+  return ["*** Begin Patch", ...lines, "*** End Patch"].join("\n");
+}
