@@ -192,6 +192,17 @@ describe("replay safety", () => {
     expect(fs.readFileSync(inProject("repeat.log"), "utf8")).toBe("tick\ntick\n");
   });
 
+  it("offers repeat after a file mutation through /w, and the repeat sees the new file", async () => {
+    const url = `${s.m}/x?raw=${encodeUrlText("cat written-by-w.txt 2>/dev/null || echo absent")}`;
+    expect((await settle(url)).stdout).toBe("absent\n");
+    const write = await settle(`${s.m}/w?path=written-by-w.txt&raw=from+w~n`);
+    expect(write).toMatchObject({ ok: true, state: "succeeded" });
+    const replay = await settle(url);
+    expect(replay).toMatchObject({ dedupe: "replayed", stdout: "absent\n" });
+    const repeated = await settle(String(replay.repeat));
+    expect(repeated).toMatchObject({ ok: true, stdout: "from w\n" });
+  });
+
   it("a refused command does not count as a project change", async () => {
     const url = `${s.m}/x?raw=${encodeUrlText("echo stable")}`;
     await settle(url);
