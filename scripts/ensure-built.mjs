@@ -19,7 +19,8 @@ function newestMtime(dir) {
 const stale =
   !fs.existsSync(entry) ||
   !fs.existsSync(web) ||
-  fs.statSync(entry).mtimeMs < newestMtime(path.join(root, "server"));
+  fs.statSync(entry).mtimeMs < newestMtime(path.join(root, "server")) ||
+  fs.statSync(web).mtimeMs < newestMtime(path.join(root, "web"));
 if (stale) {
   console.error("urlbridge: building before start (npm run build)");
   execSync("npm run build", { cwd: root, stdio: "inherit" });

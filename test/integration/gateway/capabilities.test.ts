@@ -80,7 +80,7 @@ describe("capability routing", () => {
   it("answers tool errors with HTTP 200 and a structured body", async () => {
     const res = await fetch(`${s.r}/t?nope=1`);
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as { repairHint?: unknown };
     expect(body).toMatchObject({ ok: false, errorCode: "unknown_parameter", retryable: true });
     expect(typeof body.repairHint).toBe("string");
   });
