@@ -1,6 +1,9 @@
 // The read-only tools, in the order the manifest lists them.
+import { findTool } from "./find.js";
 import { createGrepEngine, type GrepEngineSetting } from "./grep-search.js";
 import { createGrepTool } from "./grep.js";
+import { outlineTool } from "./outline.js";
+import { projectTool } from "./project.js";
 import { readTool } from "./read.js";
 import { statTool } from "./stat.js";
 import type { AnyToolDefinition } from "./tool.js";
@@ -11,7 +14,7 @@ export interface ReadToolsOptions {
 }
 
 export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefinition[] {
-  return [readTool, createGrepTool(createGrepEngine(options.grepEngine ?? "auto")), statTool];
+  return [readTool, findTool, createGrepTool(createGrepEngine(options.grepEngine ?? "auto")), outlineTool, statTool, projectTool];
 }
 
 /** The read tools with default options. */
