@@ -5,6 +5,21 @@ import type { SettingQueries } from "../store/settings.js";
 
 export const PUBLIC_ORIGIN_SETTING = "public_origin";
 const METRICS_TIMEOUT_MS = 2000;
+const METRICS_POLL_MS = 5000;
+/** cloudflared reports a bare hostname (no scheme); a port is allowed for stand-ins and custom edges. */
+const HOSTNAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/;
+
+/** The hostname from a /quicktunnel body `{"hostname":"<sub>.trycloudflare.com"}`; empty or malformed → undefined. */
+export function parseQuickTunnelHostname(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const hostname = (parsed as { hostname?: unknown } | null)?.hostname;
+  return typeof hostname === "string" && HOSTNAME_PATTERN.test(hostname) ? hostname.toLowerCase() : undefined;
+}
 
 export type OriginSource = "env" | "setting" | "quick_tunnel" | "local";
 
@@ -33,6 +48,7 @@ export interface OriginState {
 
 export interface PublicOriginOptions {
   envOrigin: string | undefined;
+  /** cloudflared metrics server; may also be set later with useMetrics (a cloudflared we spawned). */
   metricsUrl: string | undefined;
   settings: SettingQueries;
   log: Logger;
@@ -51,13 +67,14 @@ export function normalizeOrigin(value: string): string {
 export function createPublicOrigin(options: PublicOriginOptions) {
   const fetchImpl = options.fetchImpl ?? fetch;
   let localOrigin = "http://127.0.0.1:47432";
+  let metricsUrl = options.metricsUrl;
   let timer: NodeJS.Timeout | undefined;
   const tunnel: TunnelStatus = {
-    metricsUrl: options.metricsUrl,
+    metricsUrl,
     reachable: false,
     hostname: undefined,
     ready: false,
-    error: options.metricsUrl ? "not checked yet" : undefined,
+    error: metricsUrl ? "not checked yet" : undefined,
     checkedAt: undefined,
   };
 
@@ -72,13 +89,21 @@ export function createPublicOrigin(options: PublicOriginOptions) {
     return { origin, source, envOrigin: options.envOrigin, savedOrigin, localOrigin, tunnel: { ...tunnel }, summary: summarize(source) };
   }
 
+  /** How the tunnel looks from here, for origins that do not come from it (a named tunnel, say). */
+  function tunnelNote(): string {
+    if (!tunnel.metricsUrl || tunnel.checkedAt === undefined) return "";
+    if (!tunnel.reachable) return ` The cloudflared metrics server is unreachable (${tunnel.error ?? "no answer"}).`;
+    return tunnel.ready ? " cloudflared reports a live edge connection." : " cloudflared reports no live edge connection yet.";
+  }
+
   function summarize(source: OriginSource): string {
     switch (source) {
       case "env":
-        return "Using URLBRIDGE_PUBLIC_ORIGIN.";
+        return `Using URLBRIDGE_PUBLIC_ORIGIN.${tunnelNote()}`;
       case "setting":
-        return "Using the origin saved in the control plane.";
+        return `Using the origin saved in the control plane.${tunnelNote()}`;
       case "quick_tunnel":
+        if (!tunnel.reachable) return `Using the last quick-tunnel hostname reported; the metrics server is unreachable now (${tunnel.error ?? "no answer"}).`;
         return tunnel.ready ? "Using the cloudflared quick tunnel; it is connected." : "Using the cloudflared quick tunnel; it is not ready yet.";
       case "local":
         return tunnel.metricsUrl
@@ -88,22 +113,26 @@ export function createPublicOrigin(options: PublicOriginOptions) {
   }
 
   async function getText(path: string): Promise<{ status: number; text: string }> {
-    const res = await fetchImpl(`${options.metricsUrl}${path}`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) });
+    const res = await fetchImpl(`${metricsUrl}${path}`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) });
     return { status: res.status, text: await res.text() };
   }
 
   async function refresh(): Promise<void> {
-    if (!options.metricsUrl) return;
+    if (!metricsUrl) return;
     try {
       const quick = await getText("/quicktunnel");
-      const parsed = JSON.parse(quick.text) as { hostname?: unknown };
-      const hostname = typeof parsed.hostname === "string" && /^[A-Za-z0-9.-]+(:\d+)?$/.test(parsed.hostname) ? parsed.hostname : undefined;
+      const hostname = quick.status === 200 ? parseQuickTunnelHostname(quick.text) : undefined;
       const ready = await getText("/ready").then((r) => r.status === 200, () => false);
       if (hostname !== tunnel.hostname) options.log.info(hostname ? `quick tunnel hostname: ${hostname}` : "quick tunnel hostname cleared");
-      Object.assign(tunnel, { reachable: true, hostname, ready, error: hostname ? undefined : "metrics server reports no quick-tunnel hostname", checkedAt: Date.now() });
+      const error = hostname
+        ? undefined
+        : quick.status === 200
+          ? "metrics server reports no quick-tunnel hostname (a named tunnel, or still connecting)"
+          : `metrics server answered /quicktunnel with HTTP ${quick.status}`;
+      Object.assign(tunnel, { reachable: true, hostname, ready, error, checkedAt: Date.now() });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (tunnel.reachable || tunnel.checkedAt === undefined) options.log.warn(`tunnel metrics at ${options.metricsUrl} unreachable: ${message}`);
+      if (tunnel.reachable || tunnel.checkedAt === undefined) options.log.warn(`tunnel metrics at ${metricsUrl} unreachable: ${message}`);
       // Keep the last hostname: a metrics hiccup should not flip every Init URL to the local origin.
       Object.assign(tunnel, { reachable: false, ready: false, error: `unreachable: ${message}`, checkedAt: Date.now() });
     }
@@ -120,8 +149,13 @@ export function createPublicOrigin(options: PublicOriginOptions) {
       else options.settings.set(PUBLIC_ORIGIN_SETTING, normalizeOrigin(origin));
     },
     refresh,
-    start(intervalMs = 5000): void {
-      if (!options.metricsUrl || timer) return;
+    /** Polls this metrics server from now on (the cloudflared that `npm start` spawned). */
+    useMetrics(url: string): void {
+      metricsUrl = url;
+      Object.assign(tunnel, { metricsUrl: url, reachable: false, hostname: undefined, ready: false, error: "not checked yet", checkedAt: undefined });
+    },
+    start(intervalMs = METRICS_POLL_MS): void {
+      if (!metricsUrl || timer) return;
       void refresh();
       timer = setInterval(() => void refresh(), intervalMs);
       timer.unref();
