@@ -47,7 +47,9 @@ export async function removeFileDurably(target: string): Promise<boolean> {
   try {
     await fs.unlink(target);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    // ENOTDIR: a parent is a file, so the path cannot exist either.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
     throw error;
   }
   await syncDirectory(path.dirname(target));

@@ -25,10 +25,21 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
       if (hooks.patchWriteDelayMs > 0) await sleep(hooks.patchWriteDelayMs);
     }
   } catch (error) {
-    const report = await rollbackPreimages(plan.preimages);
     const failed = plan.changes[done];
-    throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${(error as NodeJS.ErrnoException).code ?? "error"}); every file of the patch was restored to its state before it. Fix the cause, then fetch retry.`, {
-      detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, restored: report.restored.length, removed: report.removed.length },
+    const cause = (error as NodeJS.ErrnoException).code ?? "error";
+    let report;
+    try {
+      report = await rollbackPreimages(plan.preimages);
+    } catch (rollbackError) {
+      runtimeOf(ctx).log.error("apply_patch could not roll back after a failed commit", { error: String(rollbackError) });
+      throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}) and restoring the earlier files failed too; the tree may be partly patched. Check the listed files with /r before anything else.`, {
+        detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: false, changed: plan.changes.slice(0, done + 1).map((c) => c.target.display) },
+        retryable: false,
+        agentAction: "stop",
+      });
+    }
+    throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}); every file of the patch was restored to its state before it. Fix the cause, then fetch retry.`, {
+      detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: true, restored: report.restored.length, removed: report.removed.length },
       retryable: true,
       agentAction: "correct_request",
       extra: retryExtra(ctx),
