@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { decodeFile, diskOffsetOf, indexLines, type TextFile } from "../../../server/kernel/text-file.js";
+
+const utf16 = (text: string, bigEndian: boolean) => {
+  const le = Buffer.from(text, "utf16le");
+  if (bigEndian) le.swap16();
+  return Buffer.concat([Buffer.from(bigEndian ? [0xfe, 0xff] : [0xff, 0xfe]), le]);
+};
+
+describe("decodeFile", () => {
+  it.each([
+    ["plain UTF-8", Buffer.from("héllo\n"), "utf-8", 0, "héllo\n"],
+    ["UTF-8 with BOM", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]), "utf-8-bom", 3, "héllo\n"],
+    ["UTF-16 LE with BOM", utf16("héllo 😀\r\n", false), "utf-16le", 2, "héllo 😀\r\n"],
+    ["UTF-16 BE with BOM", utf16("héllo 😀\n", true), "utf-16be", 2, "héllo 😀\n"],
+    ["empty file", Buffer.alloc(0), "utf-8", 0, ""],
+  ])("decodes %s", (_name, bytes, encoding, bomBytes, text) => {
+    const file = decodeFile(bytes) as TextFile;
+    expect(file).toMatchObject({ kind: "text", encoding, bomBytes, invalidUtf8: false });
+    expect(file.utf8.toString("utf8")).toBe(text);
+  });
+
+  it.each([
+    ["a NUL byte at the start", Buffer.from([0, 1, 2, 3])],
+    ["a NUL byte deep inside text", Buffer.concat([Buffer.from("a".repeat(100_000)), Buffer.from([0]), Buffer.from("b")])],
+    ["UTF-16 text holding U+0000", utf16("a\u0000b", false)],
+    ["UTF-16 without a BOM", Buffer.from("plain", "utf16le")],
+  ])("reports %s as binary", (_name, bytes) => {
+    expect(decodeFile(bytes).kind).toBe("binary");
+  });
+
+  it("flags bytes that are not UTF-8 but still treats the file as text", () => {
+    const file = decodeFile(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])) as TextFile;
+    expect(file).toMatchObject({ kind: "text", encoding: "utf-8", invalidUtf8: true });
+    expect(file.utf8.toString("utf8")).toBe("caf\ufffd\n");
+  });
+});
+
+describe("indexLines", () => {
+  it.each([
+    ["", 0, "none"],
+    ["one line", 1, "none"],
+    ["a\nb\n", 2, "lf"],
+    ["a\nb", 2, "lf"],
+    ["a\r\nb\r\n", 2, "crlf"],
+    ["a\rb\r", 1, "cr"],
+    ["a\r\nb\nc", 3, "mixed"],
+    ["a\rb\nc", 2, "mixed"],
+    ["\n\n\n", 3, "lf"],
+  ])("%j has %i lines and %s newlines", (text, lines, newline) => {
+    const index = indexLines(Buffer.from(text));
+    expect(index.starts.length).toBe(lines);
+    expect(index.newline).toBe(newline);
+  });
+});
+
+describe("diskOffsetOf", () => {
+  it.each([
+    ["utf-8 with BOM", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("ab\ncd")])],
+    ["utf-16le", utf16("ab\nčd😀\nx", false)],
+    ["utf-16be", utf16("ab\nčd😀\nx", true)],
+  ])("maps line starts of %s to the bytes on disk", (_name, bytes) => {
+    const file = decodeFile(bytes) as TextFile;
+    const index = indexLines(file.utf8);
+    const second = index.starts[1]!;
+    const unit = file.encoding.startsWith("utf-16") ? 2 : 1;
+    expect(diskOffsetOf(file, second)).toBe(file.bomBytes + 3 * unit);
+    expect(diskOffsetOf(file, file.utf8.length)).toBe(bytes.length);
+  });
+});
