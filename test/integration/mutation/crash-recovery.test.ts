@@ -1,0 +1,140 @@
+// Runs the real server as a child process, SIGKILLs it in the middle of a 200-file apply_patch commit (held
+// open by the test-only URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS hook), restarts it and checks the rollback.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/test-hooks.js";
+import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
+import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
+
+type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; callId?: string; state?: string };
+
+const REPO = path.resolve(import.meta.dirname, "../../..");
+const CHILD_START_TIMEOUT_MS = 20_000;
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+
+interface ServerProcess {
+  child: ChildProcess;
+  controlUrl: string;
+  dataUrl: string;
+}
+
+/** Starts `node --import tsx server/main.ts` on ports 0 and reads the two URLs it logs once listening. */
+async function startServer(stateDir: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "server/main.ts")], {
+    cwd: REPO,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: stateDir,
+      URLBRIDGE_STATE_DIR: stateDir,
+      URLBRIDGE_CONTROL_PORT: "0",
+      URLBRIDGE_DATA_PORT: "0",
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      URLBRIDGE_LOG_LEVEL: "info",
+      ...extraEnv,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.push(child);
+  let log = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), CHILD_START_TIMEOUT_MS);
+    child.once("exit", (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${log}`)));
+    child.stderr!.on("data", (data: Buffer) => {
+      log += data.toString();
+      const control = /control plane on (\S+)/.exec(log)?.[1];
+      const data_ = /data plane on (\S+)/.exec(log)?.[1];
+      if (control && data_) {
+        clearTimeout(timer);
+        resolve({ child, controlUrl: control, dataUrl: data_ });
+      }
+    });
+  });
+}
+
+async function api<T>(server: ServerProcess, method: string, route: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${server.controlUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+function killed(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+  });
+}
+
+describe("crash recovery", () => {
+  it("rolls a 200-file apply_patch killed mid-commit back to the exact pre-image and reports interrupted_rolled_back", { timeout: 120_000 }, async () => {
+    const stateDir = makeTempDir("crash-state");
+    const root = makeTempDir("crash-project");
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) files[`src/m${Math.floor(i / 50)}/file${i}.txt`] = `header ${i}\r\nvalue = ${i}\r\nfooter\r\n`;
+    writeFiles(root, files);
+    fs.chmodSync(path.join(root, "src/m0/file7.txt"), 0o755);
+    const before = snapshotTree(root);
+
+    // Updates of 190 files, 5 deletions and 5 additions in a new directory: 200 operations.
+    const names = Object.keys(files);
+    const ops = [
+      ...names.slice(0, 190).flatMap((p, i) => [`*** Update File: ${p}`, "@@", ` header ${i}`, `-value = ${i}`, `+value = ${i * 10}`]),
+      ...names.slice(190, 195).map((p) => `*** Delete File: ${p}`),
+      ...Array.from({ length: 5 }, (_, k) => [`*** Add File: generated/deep/new${k}.txt`, `+generated ${k}`]).flat(),
+    ];
+    const patch = patchText(...ops);
+
+    const first = await startServer(stateDir, { [PATCH_WRITE_DELAY_ENV]: "40" });
+    const project = await api<{ id: string }>(first, "POST", "/api/projects", { name: "crash", root, permissions: { write: true, terminal: false } });
+    const session = await api<{ initUrl: string }>(first, "POST", "/api/sessions", { projectId: project.id });
+    const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
+    const chunks = patch.match(/[\s\S]{1,1000}/g)!;
+    for (const [i, chunk] of chunks.entries()) {
+      expect(await agentGet<Body>(url(m, "s", [["blob", "crash"], ["i", i], ["count", chunks.length]], chunk))).toMatchObject({ ok: true });
+    }
+    const applyUrl = url(m, "a", [["blob", "crash"], ["count", chunks.length], ["wait", 0]]);
+    const accepted = await agentGet<Body>(applyUrl);
+    expect(accepted).toMatchObject({ ok: true, agentAction: "poll" });
+
+    // Wait until the commit is well under way, then kill the process without warning.
+    const changedCount = () => Object.entries(snapshotTree(root)).filter(([p, e]) => JSON.stringify(before[p]) !== JSON.stringify(e)).length;
+    while (changedCount() < 40) await sleep(20);
+    first.child.kill("SIGKILL");
+    await killed(first.child);
+    const changedAtKill = changedCount();
+    expect(changedAtKill).toBeGreaterThanOrEqual(40);
+    expect(changedAtKill).toBeLessThan(200);
+
+    const second = await startServer(stateDir);
+    expect(snapshotTree(root)).toEqual(before);
+
+    const rebase = (u: string) => u.replace(first.dataUrl, second.dataUrl);
+    const polled = await agentGet<Body>(rebase(url(m, "j", [["call", accepted.callId!]])));
+    expect(polled).toMatchObject({ ok: false, state: "failed", errorCode: "interrupted_rolled_back", retryable: true, tool: "apply_patch" });
+
+    // The hidden retry of the original GET gets the record (never a second execution), plus a retry URL.
+    const replayed = await agentGet<Body>(rebase(applyUrl));
+    expect(replayed).toMatchObject({ ok: false, errorCode: "interrupted_rolled_back", dedupe: "replayed", callId: accepted.callId });
+    expect(snapshotTree(root)).toEqual(before);
+
+    // The retry keeps the caller's wait=0, so it answers at once; its poll URL gives the outcome.
+    let retried = await agentGet<Body>(replayed.retry as string);
+    while (retried.state === "pending" || retried.state === "running") retried = await agentGet<Body>((retried.poll as string) ?? "");
+    expect(retried).toMatchObject({ ok: true, state: "succeeded", summary: "200 files: 5 added, 190 updated, 5 deleted; +195 -205 lines" });
+    expect(fs.readFileSync(path.join(root, "src/m0/file7.txt"), "utf8")).toBe("header 7\r\nvalue = 70\r\nfooter\r\n");
+    expect(fs.statSync(path.join(root, "src/m0/file7.txt")).mode & 0o777).toBe(0o755);
+
+    second.child.kill("SIGTERM");
+    await killed(second.child);
+  });
+});

@@ -1,0 +1,68 @@
+// Start-up recovery of intents a previous process left unfinished, prepared directly in a real state file
+// and settled by a real bridge start.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { fingerprintBytes } from "../../../server/kernel/read-coverage.js";
+import { openStore } from "../../../server/store/index.js";
+import { makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+
+const open: TestBridge[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((t) => t.close()));
+});
+
+interface Left {
+  callId: string;
+  tool: string;
+  state: "pending" | "running";
+  checkpoint?: unknown;
+}
+
+/** Writes a project, a session and unfinished intents into a fresh state directory, as a killed process would. */
+function leaveIntents(root: string, intents: Left[]): string {
+  const stateDir = makeTempDir("recovery-state");
+  const store = openStore(stateDir);
+  store.projects.insert({ id: "p1", name: "p1", root, write: true, terminal: true });
+  store.sessions.insert({ id: "s1", projectId: "p1", name: "s1", enabled: true, generation: 1 });
+  for (const intent of intents) {
+    const { row } = store.journal.admit({ sessionId: "s1", generation: 1, projectId: "p1", projectRoot: root, callId: intent.callId, tool: intent.tool, argsHash: "h", createdAt: Date.now() });
+    if (intent.state === "running") store.journal.markRunning(row.id, Date.now());
+    if (intent.checkpoint !== undefined) store.journal.saveCheckpoint(row.id, intent.checkpoint);
+  }
+  store.close();
+  return stateDir;
+}
+
+describe("start-up recovery", () => {
+  it("settles write/edit intents by the file's fingerprint, and never re-runs anything", async () => {
+    const root = makeTempDir("recovery-project");
+    const file = (n: string) => path.join(root, n);
+    fs.writeFileSync(file("landed.txt"), "new");
+    fs.writeFileSync(file("not-landed.txt"), "old");
+    fs.writeFileSync(file("changed.txt"), "someone else");
+    fs.writeFileSync(file(".not-landed.txt.0123456789ab.urlbridge-tmp"), "half");
+    const cp = (name: string) => ({ path: file(name), before: fingerprintBytes(Buffer.from("old")), after: fingerprintBytes(Buffer.from("new")) });
+    const stateDir = leaveIntents(root, [
+      { callId: "w-landed", tool: "write", state: "running", checkpoint: cp("landed.txt") },
+      { callId: "w-not", tool: "write", state: "running", checkpoint: cp("not-landed.txt") },
+      { callId: "e-changed", tool: "edit", state: "running", checkpoint: cp("changed.txt") },
+      { callId: "e-early", tool: "edit", state: "running" },
+      { callId: "x-run", tool: "terminal", state: "running" },
+      { callId: "x-wait", tool: "terminal", state: "pending" },
+    ]);
+    const t = await startTestBridge({}, { stateDir });
+    open.push(t);
+    const record = (callId: string) => t.bridge.store.journal.find("s1", 1, callId)!;
+
+    expect(record("w-landed")).toMatchObject({ state: "succeeded", result: { ok: true, path: "/project/landed.txt", recovered: true } });
+    expect(record("w-not")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { applied: false, path: "/project/not-landed.txt" } } });
+    expect(record("e-changed")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { applied: "unknown" } } });
+    expect(record("e-early")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { applied: false } } });
+    expect(record("x-run")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { phase: "running", started: true } } });
+    expect(record("x-wait")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { phase: "pending", started: false } } });
+    expect(fs.readFileSync(file("not-landed.txt"), "utf8")).toBe("old");
+    expect(fs.readdirSync(root).sort()).toEqual(["changed.txt", "landed.txt", "not-landed.txt"]);
+    expect(t.bridge.store.journal.unfinished()).toEqual([]);
+  });
+});
