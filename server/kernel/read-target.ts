@@ -1,6 +1,7 @@
 // One path of a /r call, loaded and ready to render within an allowance: a text file page, a directory
 // listing, a binary file's description, or the failure that explains why it cannot be read.
 import fs from "node:fs/promises";
+import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../errors.js";
 import { resolveInsideRoot } from "../sandbox/paths.js";
 import { MAX_TEXT_FILE_BYTES } from "./limits.js";
@@ -27,11 +28,21 @@ export type RenderedTarget =
 
 const BINARY_DEMAND = 0;
 
-export async function loadTarget(root: string, requested: string, range: RangeRequest): Promise<LoadedTarget> {
+/** Builds the exact /f URL offered when a path does not exist. */
+export type FindUrl = (name: string) => string;
+
+export async function loadTarget(root: string, requested: string, range: RangeRequest, findUrl: FindUrl): Promise<LoadedTarget> {
   let display: string | undefined;
   try {
-    const target = await resolveInsideRoot(root, requested, { allowMissing: false });
+    const target = await resolveInsideRoot(root, requested, { allowMissing: true });
     display = target.display;
+    if (!target.exists) {
+      const name = path.posix.basename(display);
+      throw new ToolError(ErrorCode.pathNotFound, `${display} does not exist. The find URL looks for "${name}" by name across the project.`, {
+        detail: { path: display },
+        extra: { find: findUrl(name) },
+      });
+    }
     const info = await fs.stat(target.absolute);
     if (info.isDirectory()) {
       const listing = await openDirectoryListing(target.absolute);

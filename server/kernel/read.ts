@@ -110,7 +110,10 @@ export const readTool = defineTool({
     }
     const range: RangeRequest = { offset: args.offset, col: args.col, limit: args.limit };
     const requested = [...new Set(args.path)];
-    const loaded = await Promise.all(requested.map((p) => loadTarget(ctx.project.root, p, range)));
+    const findUrl = (name: string) => ctx.urls.to("r", "f", [["name", name]]);
+    const loaded = await Promise.all(requested.map((p) => loadTarget(ctx.project.root, p, range, findUrl)));
+    // Requested paths are echoed in /project/... form whenever they resolve.
+    const shown = new Map(requested.map((p, i) => [p, loaded[i]!.display ?? p]));
     const single = loaded.length === 1;
     if (single && loaded[0]!.kind === "failed") throw loaded[0]!.error;
 
@@ -132,11 +135,11 @@ export const readTool = defineTool({
         return rendered[i]?.used ?? 0;
       },
     );
-    return buildResult(args, ctx, targets, rendered);
+    return buildResult(args.path.map((p) => shown.get(p) ?? p), ctx, targets, rendered);
   },
 });
 
-function buildResult(args: ReadArgs, ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>) {
+function buildResult(requestedPaths: string[], ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>) {
   const coverage = readCoverageOf(ctx.state);
   const files: unknown[] = [];
   const failures: unknown[] = [];
@@ -149,7 +152,8 @@ function buildResult(args: ReadArgs, ctx: ToolContext, targets: LoadedTarget[], 
     const out = rendered[i];
     if (target.kind === "failed") {
       unreturned.push(target.display ?? target.requested);
-      failures.push({ path: target.display ?? target.requested, ...target.failure, ok: undefined });
+      const { ok: _ok, ...failure } = target.failure;
+      failures.push({ path: target.display ?? target.requested, ...failure });
       return;
     }
     returned.push(target.display);
@@ -171,7 +175,7 @@ function buildResult(args: ReadArgs, ctx: ToolContext, targets: LoadedTarget[], 
   });
   return {
     ok: true as const,
-    requestedPaths: args.path,
+    requestedPaths,
     returnedPaths: returned,
     allComplete: incomplete.length === 0 && unreturned.length === 0,
     completePaths: complete,

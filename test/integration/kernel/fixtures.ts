@@ -2,6 +2,10 @@
 // project trees written byte for byte.
 import fs from "node:fs";
 import path from "node:path";
+import { z } from "zod";
+import { fingerprintBytes, readCoverageOf } from "../../../server/kernel/read-coverage.js";
+import { defineTool } from "../../../server/kernel/tool.js";
+import { resolveInsideRoot } from "../../../server/sandbox/paths.js";
 import { encodeQueryValue, encodeUrlText } from "../../../server/transport/encode.js";
 
 export type Params = Array<[string, string | number]>;
@@ -29,3 +33,25 @@ export function utf16(text: string, bigEndian: boolean): Buffer {
 }
 
 export const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * A read-only observer tool for tests: reports what the session's read coverage says about a file, the way
+ * /w will consult it. It is a real tool run by the real gateway, not a stand-in for one of ours.
+ */
+export const coverageProbeTool = defineTool({
+  id: "coverage_probe",
+  route: "cov",
+  longRoutes: [],
+  capability: "read",
+  description: "Test-only: read coverage of one file.",
+  example: "/cov?path=a.txt",
+  schema: z.object({ path: z.string() }),
+  url: {},
+  async execute(args, ctx) {
+    const target = await resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
+    const bytes = fs.readFileSync(target.absolute);
+    const fingerprint = fingerprintBytes(bytes);
+    const coverage = readCoverageOf(ctx.state);
+    return { ok: true, complete: coverage.isComplete(target.absolute, fingerprint), missing: coverage.missing(target.absolute, fingerprint, bytes.length) };
+  },
+});
