@@ -2,7 +2,7 @@
 // atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { ToolFailure } from "../errors.js";
+import { ErrorCode, ToolError, type ToolFailure } from "../errors.js";
 import { fingerprintBytes, readCoverageOf } from "../kernel/read-coverage.js";
 import type { InterruptedIntent, ToolContext, ToolResult } from "../kernel/tool.js";
 import { toDisplayPath } from "../sandbox/paths.js";
@@ -33,9 +33,25 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
     after: fingerprintBytes(write.bytes),
   };
   intentOf(ctx).checkpoint(checkpoint);
-  if (!write.previous) await ensureDirectory(ctx.project.root, path.dirname(write.absolute));
-  await writeFileAtomic(write.absolute, write.bytes, write.mode === undefined ? {} : { mode: write.mode });
+  try {
+    if (!write.previous) await ensureDirectory(ctx.project.root, path.dirname(write.absolute));
+    await writeFileAtomic(write.absolute, write.bytes, write.mode === undefined ? {} : { mode: write.mode });
+  } catch (error) {
+    const cause = (error as NodeJS.ErrnoException).code ?? "error";
+    const display = toDisplayPath(ctx.project.root, write.absolute);
+    // The temp file is removed on failure and the rename never happened: the target is as it was.
+    throw new ToolError(ErrorCode.writeFailed, `The file system refused to write ${display} (${cause}); the file is unchanged. Fix the cause (permissions, space, a file where a directory is needed), then fetch retry.`, {
+      detail: { path: display, cause },
+      retryable: true,
+      extra: retryExtra(ctx),
+    });
+  }
   readCoverageOf(ctx.state).invalidate(write.absolute);
+}
+
+function retryExtra(ctx: ToolContext): Record<string, unknown> {
+  const retry = intentOf(ctx).retryUrl();
+  return retry ? { retry } : {};
 }
 
 /**

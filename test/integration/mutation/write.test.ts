@@ -86,6 +86,13 @@ describe("write (/w)", () => {
     expect(await agentGet<Body>(url(s.m!, "w", [["path", "x.txt"]]))).toMatchObject({ errorCode: "missing_parameter" });
   });
 
+  it("reports a refused write as write_failed and leaves the tree as it was", async () => {
+    fs.writeFileSync(file("plain-file"), "not a directory\n");
+    const body = await agentGet<Body>(url(s.m!, "w", [["path", "plain-file/child.txt"]], "x"));
+    expect(body).toMatchObject({ ok: false, errorCode: "write_failed", errorDetail: { path: "/project/plain-file/child.txt", cause: "ENOTDIR" }, retry: expect.stringContaining("run=") });
+    expect(fs.readFileSync(file("plain-file"), "utf8")).toBe("not a directory\n");
+  });
+
   it("stays inside the project", async () => {
     expect(await agentGet<Body>(url(s.m!, "w", [["path", "../escape.txt"]], "x"))).toMatchObject({ ok: false, errorCode: "path_outside_root" });
     expect(fs.existsSync(path.join(path.dirname(t.projectDir), "escape.txt"))).toBe(false);
