@@ -1,0 +1,48 @@
+// Shared bench plumbing: timing a function many times into percentiles, and writing a suite's figures
+// between its <!-- bench:<suite>:start --> / <!-- bench:<suite>:end --> markers in docs/PERFORMANCE.md.
+import fs from "node:fs";
+import { performance } from "node:perf_hooks";
+
+export interface Stats {
+  n: number;
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+export interface BenchResult {
+  suite: string;
+  /** Markdown written between the suite's markers. */
+  markdown: string;
+  figures: Record<string, Stats>;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Runs fn `warmup` times unmeasured, then `runs` times one after another; durations in milliseconds. */
+export async function measure(runs: number, warmup: number, fn: () => Promise<unknown>): Promise<Stats> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return { n: runs, p50: percentile(samples, 50), p99: percentile(samples, 99), mean: samples.reduce((a, b) => a + b, 0) / runs };
+}
+
+/** Replaces the text between a suite's markers; the markers themselves must already exist. */
+export function writeBetweenMarkers(file: string, suite: string, markdown: string): void {
+  const text = fs.readFileSync(file, "utf8");
+  const start = `<!-- bench:${suite}:start -->`;
+  const end = `<!-- bench:${suite}:end -->`;
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to === -1 || to < from) throw new Error(`${file} has no ${start} ... ${end} markers`);
+  fs.writeFileSync(file, `${text.slice(0, from + start.length)}\n${markdown}\n${text.slice(to)}`);
+}
