@@ -4,8 +4,8 @@
 //   defineTool({ capability: "mutation", permission: "write" | "terminal",
 //                schema: z.object({ ...yourFields, ...journalControls }),   // wait, run, call
 //                journal: { stagedContent: [{ blob: "blob", count: "count", into: "command" }],
-//                           serialize?, bumpsEpoch?: "success" | "always" | "never",
-//                           repeatOnStateChange?: true, recover?(intent) },
+//                           serialize?, bumpsEpoch?: "success" | "always" | "never" | (body) => boolean,
+//                           repeatOnStateChange?: true, admit?(args, ctx), recover?(intent) },
 //                execute(args, ctx) })                                       // args: controls stripped, blob resolved
 //   ctx.intent  (IntentHandle): callId, checkpoint(json), recordPreimages([...]), retryUrl(), progress(snapshot)
 //   ctx.mutation (MutationRuntime): journal, staging, queue, store, log, hooks

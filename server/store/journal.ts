@@ -113,7 +113,8 @@ export function createJournalQueries(db: Db) {
   );
   const pruneSessionStmt = db.prepare(`DELETE FROM intents WHERE session_id = @sessionId AND generation = @generation
     AND state IN ('succeeded', 'failed') AND id <= (
-      SELECT id FROM intents WHERE session_id = @sessionId AND generation = @generation ORDER BY id DESC LIMIT 1 OFFSET @keep)`);
+      SELECT id FROM intents WHERE session_id = @sessionId AND generation = @generation AND state IN ('succeeded', 'failed')
+      ORDER BY id DESC LIMIT 1 OFFSET @keep)`);
   // Rotation starts a clean journal: finished rows of generations a session has left are dropped.
   const pruneGenerationsStmt = db.prepare(`DELETE FROM intents WHERE state IN ('succeeded', 'failed')
     AND generation < (SELECT s.generation FROM sessions s WHERE s.id = intents.session_id)`);

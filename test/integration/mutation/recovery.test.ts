@@ -66,3 +66,29 @@ describe("start-up recovery", () => {
     expect(t.bridge.store.journal.unfinished()).toEqual([]);
   });
 });
+
+describe("journal retention", () => {
+  it("keeps the newest records per session generation and drops rows of generations left by rotation", () => {
+    const stateDir = makeTempDir("retention-state");
+    const store = openStore(stateDir);
+    try {
+      store.projects.insert({ id: "p1", name: "p1", root: "/tmp", write: true, terminal: false });
+      store.sessions.insert({ id: "s1", projectId: "p1", name: "s1", enabled: true, generation: 2 });
+      const finished = (generation: number, callId: string, at: number) => {
+        const { row } = store.journal.admit({ sessionId: "s1", generation, projectId: "p1", projectRoot: "/tmp", callId, tool: "write", argsHash: "h", createdAt: at });
+        store.journal.finish(row.id, "succeeded", { ok: true }, 0, at);
+      };
+      finished(1, "old-generation", 1);
+      for (let i = 0; i < 5; i++) finished(2, `c${i}`, 100 + i);
+      const running = store.journal.admit({ sessionId: "s1", generation: 2, projectId: "p1", projectRoot: "/tmp", callId: "busy", tool: "write", argsHash: "h", createdAt: 1 });
+      expect(store.journal.pruneLeftGenerations()).toBe(1);
+      store.journal.prune({ finishedBefore: 0, sessionId: "s1", generation: 2, keep: 2 });
+      const left = ["c0", "c1", "c2", "c3", "c4", "busy"].filter((c) => store.journal.find("s1", 2, c) !== undefined);
+      expect(left).toEqual(["c3", "c4", "busy"]);
+      expect(store.journal.prune({ finishedBefore: 104 })).toBe(1);
+      expect(store.journal.find("s1", 2, "busy")).toMatchObject({ state: "pending", id: running.row.id });
+    } finally {
+      store.close();
+    }
+  });
+});
