@@ -1,0 +1,21 @@
+import { defineConfig } from "vitest/config";
+
+// The Docker appliance end to end (`npm run test:e2e`): builds images and starts containers through
+// testcontainers, so it runs sequentially with generous timeouts. Offline machines cannot pull the
+// testcontainers reaper, hence the two defaults below (see ../shared/docker/README.md); clean up is
+// done by the tests themselves.
+export default defineConfig({
+  test: {
+    include: ["test/e2e/**/*.test.ts"],
+    exclude: ["node_modules/**", "dist/**"],
+    testTimeout: 180_000,
+    hookTimeout: 1_200_000,
+    pool: "forks",
+    fileParallelism: false,
+    maxWorkers: 1,
+    env: {
+      TESTCONTAINERS_RYUK_DISABLED: process.env.TESTCONTAINERS_RYUK_DISABLED ?? "true",
+      TESTCONTAINERS_HOST_OVERRIDE: process.env.TESTCONTAINERS_HOST_OVERRIDE ?? "localhost",
+    },
+  },
+});
