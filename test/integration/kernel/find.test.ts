@@ -1,0 +1,126 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { url, writeTree, type Params } from "./fixtures.js";
+
+type Hit = { path: string; kind: string; size?: number; line?: number };
+type Body = Record<string, unknown> & { results: Hit[]; count: number; truncated: boolean };
+
+describe("find (/f)", () => {
+  let t: TestBridge;
+  let s: AgentSession;
+  const find = (params: Params) => agentGet<Body>(url(s.r, "f", params));
+  const paths = (body: Body) => body.results.map((r) => r.path);
+
+  beforeAll(async () => {
+    t = await startTestBridge();
+    const outside = makeTempDir("outside");
+    fs.writeFileSync(path.join(outside, "Config.secret.ts"), "SECRET_TOKEN\n");
+    writeTree(t.projectDir, {
+      ".gitignore": "*.log\ncoverage/\n",
+      "src/.gitignore": "generated/\n",
+      "src/Config.ts": "export const config = { port: 8080 };\n// SECRET_TOKEN is read from env\n",
+      "src/config/index.ts": "export * from './defaults';\n",
+      "src/config/defaults.ts": "export const defaults = {};\n",
+      "src/generated/config.gen.ts": "generated config\n",
+      "src/app.tsx": "import { config } from './Config';\n",
+      "docs/CONFIGURATION.md": "# Configuration\nport 8080\n",
+      "debug.log": "config log\n",
+      "coverage/config.html": "<html>config</html>\n",
+      "node_modules/config-lib/index.js": "module.exports = {};\n",
+      ".git/config": "[core]\n",
+      "image.bin": Buffer.from([0x63, 0x6f, 0x6e, 0x66, 0x69, 0x67, 0, 0]),
+      "ÜBER.txt": "über config\n",
+    });
+    for (let i = 0; i < 30; i++) writeTree(t.projectDir, { [`bulk/item-${String(i).padStart(2, "0")}.txt`]: "bulk\n" });
+    fs.symlinkSync(outside, path.join(t.projectDir, "outside-link"));
+    s = await t.session();
+  });
+  afterAll(async () => t.close());
+
+  it("finds files and directories whose name contains the text, case-insensitively, recursively", async () => {
+    const body = await find([["name", "CONFIG"]]);
+    expect(body).toMatchObject({ ok: true, path: "/project", name: "CONFIG", recursive: true, truncated: false });
+    expect(body.results).toEqual([
+      { path: "/project/docs/CONFIGURATION.md", kind: "file", size: 26 },
+      { path: "/project/src/Config.ts", kind: "file", size: 71 },
+      { path: "/project/src/config", kind: "dir" },
+    ]);
+  });
+
+  it("matches non-ASCII names case-insensitively", async () => {
+    expect(paths(await find([["name", "über"]]))).toEqual(["/project/ÜBER.txt"]);
+  });
+
+  it("matches against the path when name= holds a /", async () => {
+    expect(paths(await find([["name", "config/def"]]))).toEqual(["/project/src/config/defaults.ts"]);
+  });
+
+  it("looks one level deep with recursive=0 and everywhere with recursive=1", async () => {
+    expect(paths(await find([["path", "src"], ["recursive", 0]]))).toEqual(["/project/src/.gitignore", "/project/src/Config.ts", "/project/src/app.tsx", "/project/src/config"]);
+    expect(paths(await find([["path", "src"], ["recursive", 1], ["name", "defaults"]]))).toEqual(["/project/src/config/defaults.ts"]);
+  });
+
+  it("finds files containing text with query=, giving the first line that has it", async () => {
+    const body = await find([["query", "8080"]]);
+    expect(body.results).toEqual([
+      { path: "/project/docs/CONFIGURATION.md", kind: "file", size: 26, line: 2 },
+      { path: "/project/src/Config.ts", kind: "file", size: 71, line: 1 },
+    ]);
+  });
+
+  it("matches query= exactly unless ignoreCase=1", async () => {
+    expect(paths(await find([["query", "secret_token"]]))).toEqual([]);
+    expect(paths(await find([["query", "secret_token"], ["ignoreCase", 1]]))).toEqual(["/project/src/Config.ts"]);
+  });
+
+  it("combines name=, include= and query=", async () => {
+    expect(paths(await find([["include", "*.ts"]]))).toEqual(["/project/src/Config.ts", "/project/src/config/defaults.ts", "/project/src/config/index.ts"]);
+    expect(paths(await find([["include", "*.{ts,tsx}"], ["query", "config"]]))).toEqual(["/project/src/Config.ts", "/project/src/app.tsx"]);
+    expect(paths(await find([["name", "index"], ["include", "src/**"]]))).toEqual(["/project/src/config/index.ts"]);
+  });
+
+  it("skips binary files for query=", async () => {
+    expect(paths(await find([["query", "config"], ["name", "image"]]))).toEqual([]);
+  });
+
+  it("skips .gitignore'd paths (nested files too), .git and node_modules unless ignored=1", async () => {
+    const hidden = ["/project/.git/config", "/project/coverage/config.html", "/project/node_modules/config-lib", "/project/src/generated/config.gen.ts"];
+    const normal = paths(await find([["name", "config"]]));
+    for (const p of hidden) expect(normal).not.toContain(p);
+    const all = paths(await find([["name", "config"], ["ignored", 1]]));
+    for (const p of hidden) expect(all).toContain(p);
+    expect(paths(await find([["name", "debug"], ["ignored", 1]]))).toEqual(["/project/debug.log"]);
+  });
+
+  it("says what was skipped when nothing matched", async () => {
+    const body = await find([["name", "debug.log"]]);
+    expect(body).toMatchObject({ count: 0, results: [] });
+    expect(body.notice).toMatch(/ignored=1/);
+  });
+
+  it("bounds the results and says so", async () => {
+    const body = await find([["path", "bulk"], ["limit", 5]]);
+    expect(body).toMatchObject({ count: 5, truncated: true });
+    expect(paths(body)).toEqual([0, 1, 2, 3, 4].map((i) => `/project/bulk/item-0${i}.txt`));
+    expect(body.notice).toMatch(/limit=/);
+  });
+
+  it("never walks through a symlink out of the project", async () => {
+    expect(paths(await find([["query", "SECRET_TOKEN"]]))).toEqual(["/project/src/Config.ts"]);
+    expect(paths(await find([["name", "outside"]]))).toEqual(["/project/outside-link"]);
+    expect(await find([["path", "outside-link"]])).toMatchObject({ ok: false, errorCode: "symlink_escape" });
+  });
+
+  it.each([
+    ["a file as path", [["path", "src/Config.ts"]], "not_a_directory"],
+    ["a missing path", [["path", "nope"]], "path_not_found"],
+    ["traversal", [["path", "../.."]], "path_outside_root"],
+    ["an empty name", [["name", ""]], "invalid_parameter"],
+    ["recursive=yes", [["recursive", "yes"]], "invalid_parameter"],
+    ["an unknown parameter", [["nam", "x"]], "unknown_parameter"],
+  ] as Array<[string, Params, string]>)("refuses %s with %s", async (_name, params, code) => {
+    expect(await find(params)).toMatchObject({ ok: false, errorCode: code });
+  });
+});
