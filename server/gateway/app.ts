@@ -201,6 +201,10 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     }
     const wanted: CapabilityBase = tool.capability === "read" ? "r" : "m";
     if (wanted !== auth.base) {
+      // /s?path= on the read base is a slip for /t (stat), not a staging call on the wrong base.
+      if (auth.base === "r" && tool.route === "s" && url.query.segments.some((s) => s.key === "path" || s.key === "file")) {
+        throw unknownRoute(auth, url, tool.route);
+      }
       const token = wanted === "r" ? auth.tokens.r : auth.tokens.m;
       throw new ToolError(ErrorCode.wrongCapabilityBase, `/${tool.route} (${tool.id}) belongs on the ${wanted === "r" ? "read" : "mutation"} base. Fetch the repair URL.`, {
         detail: { tool: tool.id, expectedBase: wanted },
