@@ -192,6 +192,13 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
       };
     }
     const tool = match.tool;
+    if (tool.capability === "mutation" && !tool.permission && !mutationEnabled(cap)) {
+      throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} needs the project's write or terminal permission; both are off. The operator can turn one on in the control plane.`, {
+        detail: { tool: tool.id, permission: ["write", "terminal"] },
+        retryable: false,
+        agentAction: "enable_in_control_plane",
+      });
+    }
     if (tool.permission && !cap.permissions[tool.permission]) {
       throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} needs the project's ${tool.permission} permission, which is off. The operator can turn it on in the control plane.`, {
         detail: { tool: tool.id, permission: tool.permission },

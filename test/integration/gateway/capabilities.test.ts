@@ -104,4 +104,13 @@ describe("read-only projects", () => {
     expect(s.m).toBeUndefined();
     expect(s.init.bases).not.toHaveProperty("m");
   });
+
+  it.each(["/j?call=auto:write:0", "/s?blob=a&i=0&count=1&raw=x", "/b?blob=a", "/w?path=a&raw=x", "/x?raw=true"])(
+    "answers %s with tool_not_enabled before looking at its parameters",
+    async (suffix) => {
+      const s = await t.session({ write: false, terminal: false });
+      const body = await agentGet(`${s.r}${suffix}&bogus=1`);
+      expect(body).toMatchObject({ ok: false, errorCode: "tool_not_enabled", agentAction: "enable_in_control_plane" });
+    },
+  );
 });
