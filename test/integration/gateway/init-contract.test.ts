@@ -13,6 +13,14 @@ const discoveryOnlyPlugin: Plugin = {
 };
 
 describe("Init contract", () => {
+  it("advertises terminal but not write endpoints for a terminal-only project", async () => {
+    const s = await t.session({ write: false, terminal: true });
+    const init = (await (await fetch(s.initUrl)).json()) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
+    expect(init.bases.m).toBeDefined();
+    expect(init.ep.terminal).toEqual(["m", "/x?wait=1000&raw=<cmd>"]);
+    for (const id of ["write", "edit", "apply_patch"]) expect(init.ep[id]).toBeUndefined();
+  });
+
   let t: TestBridge;
   beforeAll(async () => {
     t = await startTestBridge({}, { plugins: [discoveryOnlyPlugin] });
@@ -25,6 +33,10 @@ describe("Init contract", () => {
     const bytes = Buffer.byteLength(body, "utf8");
     expect(bytes).toBeLessThanOrEqual(MAX_INIT_CONTRACT_BYTES);
     const init = JSON.parse(body) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
+    expect(Object.keys(init.ep)).toEqual([
+      "read", "find", "grep", "outline", "stat", "project",
+      "write", "edit", "apply_patch", "terminal", "stage", "result", "plugins",
+    ]);
     expect(init.ep.plugins).toEqual(["r", "/k"]);
     expect(Object.keys(init.bases)).toEqual(["r", "m"]);
     for (const [ref, suffix] of Object.values(init.ep)) {
@@ -45,6 +57,7 @@ describe("Init contract", () => {
     const init = (await (await fetch(s.initUrl)).json()) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
     expect(init.bases.m).toBeUndefined();
     for (const [ref] of Object.values(init.ep)) expect(ref).toBe("r");
+    expect(Object.keys(init.ep)).toEqual(["read", "find", "grep", "outline", "stat", "project", "plugins"]);
     expect(init).toMatchObject({ perms: { write: false, terminal: false } });
   });
 
