@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "./config.js";
 import { createControlPlaneApp } from "./control/app.js";
+import { startCloudflaredQuickTunnel } from "./control/cloudflared-process.js";
 import { loadOperatorCredential } from "./control/operator-token.js";
 import { createPublicOrigin } from "./control/public-origin.js";
 import { createRegistry } from "./control/registry.js";
@@ -119,6 +120,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const dataUrl = `http://${hostForUrl(config.data.host)}:${dataAddr.port}`;
   const controlUrl = `http://${hostForUrl(config.control.host)}:${controlAddr.port}`;
   publicOrigin.setLocalOrigin(dataUrl);
+  // Outside Docker: a quick tunnel we spawn ourselves, unless a cloudflared metrics server is configured already.
+  const cloudflared = config.spawnCloudflared && !config.tunnelMetrics ? await startCloudflaredQuickTunnel({ dataUrl, log }) : undefined;
+  if (cloudflared) publicOrigin.useMetrics(cloudflared.metricsUrl);
   publicOrigin.start();
   log.info(`control plane on ${controlUrl} (operator UI and /api)`);
   log.info(`data plane on ${dataUrl} (agent routes; tunnel this one)`);
@@ -136,7 +140,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       closed = true;
       publicOrigin.stop();
       shutdown.abort();
-      await Promise.all([closeServer(dataServer), closeServer(controlServer)]);
+      await Promise.all([closeServer(dataServer), closeServer(controlServer), cloudflared?.stop()]);
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
       store.close();
     },
