@@ -1,9 +1,9 @@
 // find (/f): which files (and directories) have a name containing some text, contain some text, or match
 // a glob. Recursive by default, ignore-aware, bounded, in the same order /g reports.
-import fs from "node:fs/promises";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import { resolveInsideRoot, VIRTUAL_ROOT } from "../sandbox/paths.js";
+import { readWholeFile, statNow } from "./file-read.js";
 import { createIncludeFilter } from "./include-glob.js";
 import {
   DEFAULT_FIND_RESULTS,
@@ -71,7 +71,7 @@ export const findTool = defineTool({
   async execute(args, ctx) {
     const include = args.include === undefined ? undefined : createIncludeFilter(args.include);
     const start = await resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
-    if (!(await fs.stat(start.absolute)).isDirectory()) {
+    if (!statNow(start.absolute)?.isDirectory()) {
       throw new ToolError(ErrorCode.notADirectory, `${start.display} is a file; /f searches a directory. Read the file with /r or search it with /g.`, {
         detail: { path: start.display },
       });
@@ -92,13 +92,13 @@ export const findTool = defineTool({
       if (nameNeedle !== undefined && !(byPath ? underStart : entry.name).toLowerCase().includes(nameNeedle)) return undefined;
       if (entry.kind !== "file") return directoriesCount ? { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: entry.kind } : undefined;
       if (include && !include.matches(underStart, entry.name)) return undefined;
-      const info = await fs.stat(entry.absolute).catch(() => undefined);
+      const info = statNow(entry.absolute);
       if (!info) return undefined;
       const hit: FindHit = { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: "file", size: info.size };
       if (args.query === undefined) return hit;
       if (info.size > MAX_SEARCH_FILE_BYTES) return undefined;
       contentBytes += info.size;
-      const file = decodeFile(await fs.readFile(entry.absolute).catch(() => Buffer.alloc(0)));
+      const file = decodeFile(await readWholeFile(entry.absolute, info.size).catch(() => Buffer.alloc(0)));
       if (file.kind === "binary") return undefined;
       const line = firstLineContaining(file.utf8.toString("utf8"), args.query, args.ignoreCase);
       return line === undefined ? undefined : { ...hit, line };

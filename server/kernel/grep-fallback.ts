@@ -1,6 +1,6 @@
 // The portable /g engine: the ignore-aware walk plus JavaScript matching, written to give exactly what
 // ripgrep gives (same files, order, binary and encoding rules, line text) where rg is not installed.
-import fs from "node:fs/promises";
+import { readWholeFile, statNow } from "./file-read.js";
 import { MatchCollector, presentLine, type GrepLine } from "./grep-collect.js";
 import type { GrepSearch } from "./grep-search.js";
 import { MAX_SEARCH_FILE_BYTES } from "./limits.js";
@@ -27,9 +27,9 @@ export function matchLines(text: string, pattern: SearchPattern): GrepLine[] {
 async function searchFile(absolute: string, pattern: SearchPattern): Promise<GrepLine[] | undefined> {
   let bytes: Buffer;
   try {
-    const info = await fs.stat(absolute);
-    if (!info.isFile() || info.size > MAX_SEARCH_FILE_BYTES) return undefined;
-    bytes = await fs.readFile(absolute);
+    const info = statNow(absolute);
+    if (!info?.isFile() || info.size > MAX_SEARCH_FILE_BYTES) return undefined;
+    bytes = await readWholeFile(absolute, info.size);
   } catch {
     return undefined;
   }

@@ -1,8 +1,8 @@
 // grep (/g): literal-first search of one file or a directory tree, bounded, in path-then-line order.
-import fs from "node:fs/promises";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import { resolveInsideRoot, VIRTUAL_ROOT } from "../sandbox/paths.js";
+import { readWholeFile, statNow } from "./file-read.js";
 import { MatchCollector, type GrepStop } from "./grep-collect.js";
 import type { GrepEngine } from "./grep-search.js";
 import { createIncludeFilter } from "./include-glob.js";
@@ -39,7 +39,7 @@ async function checkSingleFile(absolute: string, display: string, size: number):
       retryable: false,
     });
   }
-  if (decodeFile(await fs.readFile(absolute)).kind === "binary") {
+  if (decodeFile(await readWholeFile(absolute, size)).kind === "binary") {
     throw new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only.`, {
       detail: { path: display, size },
       retryable: false,
@@ -78,12 +78,12 @@ export function createGrepTool(engine: GrepEngine) {
       const pattern = compileSearchPattern(args.pattern, { regex: args.regex, ignoreCase: args.ignoreCase, urls: ctx.urls });
       const include = args.include === undefined ? undefined : createIncludeFilter(args.include);
       const target = await resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
-      const info = await fs.stat(target.absolute);
-      const targetKind = info.isDirectory() ? "dir" : info.isFile() ? "file" : undefined;
+      const info = statNow(target.absolute);
+      const targetKind = info?.isDirectory() ? "dir" : info?.isFile() ? "file" : undefined;
       if (!targetKind) {
         throw new ToolError(ErrorCode.notAFile, `${target.display} is neither a file nor a directory.`, { detail: { path: target.display } });
       }
-      if (targetKind === "file") await checkSingleFile(target.absolute, target.display, info.size);
+      if (targetKind === "file") await checkSingleFile(target.absolute, target.display, info!.size);
       const collector = new MatchCollector({ maxMatches: args.limit, maxBytes: MAX_GREP_OUTPUT_BYTES });
       const used = await engine.run(
         {

@@ -1,11 +1,11 @@
 // outline (/o): imports and named declarations of a JS/TS file with line numbers, from the TypeScript
 // compiler's parser, so an agent can read only the ranges it needs.
-import fs from "node:fs/promises";
 import path from "node:path";
 import type * as TS from "typescript";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import { resolveInsideRoot } from "../sandbox/paths.js";
+import { readWholeFile, statNow } from "./file-read.js";
 import { MAX_OUTLINE_ENTRIES, MAX_OUTLINE_FILE_BYTES } from "./limits.js";
 import { buildOutline } from "./outline-ts.js";
 import { decodeFile, indexLines } from "./text-file.js";
@@ -43,8 +43,8 @@ export const outlineTool = defineTool({
   url: { aliases: { file: "path" } },
   async execute(args, ctx) {
     const target = await resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
-    const info = await fs.stat(target.absolute);
-    if (!info.isFile()) {
+    const info = statNow(target.absolute);
+    if (!info?.isFile()) {
       throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; /o outlines one file. List it with /r or find files with /f.`, {
         detail: { path: target.display },
       });
@@ -63,7 +63,7 @@ export const outlineTool = defineTool({
         retryable: false,
       });
     }
-    const file = decodeFile(await fs.readFile(target.absolute));
+    const file = decodeFile(await readWholeFile(target.absolute, info.size));
     if (file.kind === "binary") {
       throw new ToolError(ErrorCode.binaryFile, `${target.display} is binary (it contains NUL bytes), so it has no outline.`, {
         detail: { path: target.display },

@@ -3,6 +3,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { ErrorCode, ToolError } from "../errors.js";
+import { lstatNow } from "./file-read.js";
 import { MAX_DIRECTORY_ENTRIES } from "./limits.js";
 import { compareNames } from "./walk.js";
 
@@ -38,17 +39,14 @@ export interface DirectoryListing {
   page(offset: number, limit: number | undefined, allowance: number): Promise<DirectoryPage>;
 }
 
-async function describe(dir: string, name: string): Promise<DirectoryEntry> {
-  try {
-    const info = await fs.lstat(path.join(dir, name));
-    if (info.isSymbolicLink()) return { name, kind: "symlink" };
-    if (info.isDirectory()) return { name, kind: "dir" };
-    if (info.isFile()) return { name, kind: "file", size: info.size };
-    return { name, kind: "other" };
-  } catch {
-    // Removed between readdir and lstat: still worth showing the name.
-    return { name, kind: "other" };
-  }
+function describe(dir: string, name: string): DirectoryEntry {
+  const info = lstatNow(path.join(dir, name));
+  // A name removed between readdir and lstat is still worth showing.
+  if (!info) return { name, kind: "other" };
+  if (info.isSymbolicLink()) return { name, kind: "symlink" };
+  if (info.isDirectory()) return { name, kind: "dir" };
+  if (info.isFile()) return { name, kind: "file", size: info.size };
+  return { name, kind: "other" };
 }
 
 export async function openDirectoryListing(dir: string): Promise<DirectoryListing> {
@@ -73,7 +71,7 @@ export async function openDirectoryListing(dir: string): Promise<DirectoryListin
     },
     async page(offset, limit, allowance) {
       const { first, last } = window(offset, limit);
-      const entries = await Promise.all(names.slice(first - 1, last).map((name) => describe(dir, name)));
+      const entries = names.slice(first - 1, last).map((name) => describe(dir, name));
       let used = 0;
       let count = 0;
       for (const entry of entries) {

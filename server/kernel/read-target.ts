@@ -1,9 +1,9 @@
 // One path of a /r call, loaded and ready to render within an allowance: a text file page, a directory
 // listing, a binary file's description, or the failure that explains why it cannot be read.
-import fs from "node:fs/promises";
 import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../errors.js";
 import { resolveInsideRoot } from "../sandbox/paths.js";
+import { readWholeFile, statNow } from "./file-read.js";
 import { MAX_TEXT_FILE_BYTES } from "./limits.js";
 import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
 import { buildTextPage, measureRange, type TextPage } from "./read-page.js";
@@ -43,7 +43,8 @@ export async function loadTarget(root: string, requested: string, range: RangeRe
         extra: { find: findUrl(name) },
       });
     }
-    const info = await fs.stat(target.absolute);
+    const info = statNow(target.absolute);
+    if (!info) throw new ToolError(ErrorCode.pathNotFound, `${display} vanished while it was being read; retry.`, { detail: { path: display } });
     if (info.isDirectory()) {
       const listing = await openDirectoryListing(target.absolute);
       return { kind: "directory", display, listing, demand: listing.demand(range.offset, range.limit) };
@@ -60,7 +61,7 @@ export async function loadTarget(root: string, requested: string, range: RangeRe
         retryable: false,
       });
     }
-    const bytes = await fs.readFile(target.absolute);
+    const bytes = await readWholeFile(target.absolute, info.size);
     const fingerprint = fingerprintBytes(bytes);
     const file = decodeFile(bytes);
     if (file.kind === "binary") return { kind: "binary", display, size: bytes.length, fingerprint, demand: BINARY_DEMAND };

@@ -70,7 +70,7 @@ function directoryEntry(target: Extract<LoadedTarget, { kind: "directory" }>, re
   const { page } = rendered;
   return {
     path: target.display,
-    kind: "directory",
+    kind: "dir",
     totalEntries: page.totalEntries,
     startEntry: page.startEntry,
     endEntry: page.endEntry,

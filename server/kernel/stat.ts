@@ -1,7 +1,8 @@
-// stat (/t): kind, size and modification time of one path, without reading it.
-import fs from "node:fs/promises";
+// stat (/t): kind, size and modification time of one path, without reading it. Kinds are named as in
+// /r listings and /f results (file, dir, other).
 import { z } from "zod";
 import { resolveInsideRoot } from "../sandbox/paths.js";
+import { statNow } from "./file-read.js";
 import { defineTool } from "./tool.js";
 
 export const statTool = defineTool({
@@ -15,13 +16,13 @@ export const statTool = defineTool({
   url: { aliases: { file: "path" } },
   async execute(args, ctx) {
     const target = await resolveInsideRoot(ctx.project.root, args.path);
-    if (!target.exists) return { ok: true, path: target.display, exists: false };
-    const info = await fs.stat(target.absolute);
+    const info = target.exists ? statNow(target.absolute) : undefined;
+    if (!info) return { ok: true, path: target.display, exists: false };
     return {
       ok: true,
       path: target.display,
       exists: true,
-      kind: info.isDirectory() ? "directory" : info.isFile() ? "file" : "other",
+      kind: info.isDirectory() ? "dir" : info.isFile() ? "file" : "other",
       size: info.size,
       modified: info.mtime.toISOString(),
       mode: `0${(info.mode & 0o777).toString(8)}`,

@@ -3,7 +3,7 @@
 import type { Dirent } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ALWAYS_SKIPPED_DIRS, ancestorIgnoreLevels, isIgnored, loadIgnoreLevel, type IgnoreLevel } from "./gitignore.js";
+import { ALWAYS_SKIPPED_DIRS, ancestorIgnoreLevels, GITIGNORE, isIgnored, loadIgnoreLevel, type IgnoreLevel } from "./gitignore.js";
 
 export type WalkKind = "file" | "dir" | "symlink";
 
@@ -75,12 +75,13 @@ export async function* walkTree(options: WalkOptions): AsyncGenerator<WalkEntry>
   const baseLevels = includeIgnored ? [] : await ancestorIgnoreLevels(root, startRel);
 
   async function* visit(dir: string, rel: string, depth: number, levels: IgnoreLevel[]): AsyncGenerator<WalkEntry> {
+    const entries = await readSorted(dir);
     let active = levels;
-    if (!includeIgnored) {
+    if (!includeIgnored && entries.some((e) => e.name === GITIGNORE && e.isFile())) {
       const own = await loadIgnoreLevel(root, rel);
       if (own) active = [...levels, own];
     }
-    for (const dirent of await readSorted(dir)) {
+    for (const dirent of entries) {
       if (signal?.aborted) return;
       const kind = kindOf(dirent);
       if (!kind) continue;

@@ -242,7 +242,7 @@ describe("read (/r)", () => {
     const body = await read([["path", "dir"]]);
     expect(body.files[0]).toEqual({
       path: "/project/dir",
-      kind: "directory",
+      kind: "dir",
       totalEntries: 4,
       startEntry: 1,
       endEntry: 4,
