@@ -46,3 +46,45 @@ export function writeBetweenMarkers(file: string, suite: string, markdown: strin
   if (from === -1 || to === -1 || to < from) throw new Error(`${file} has no ${start} ... ${end} markers`);
   fs.writeFileSync(file, `${text.slice(0, from + start.length)}\n${markdown}\n${text.slice(to)}`);
 }
+
+export interface Throughput {
+  requests: number;
+  seconds: number;
+  rps: number;
+}
+
+/** Keeps `concurrency` calls of fn in flight for `durationMs`; returns completed calls per second. */
+export async function measureThroughput(concurrency: number, durationMs: number, fn: () => Promise<unknown>): Promise<Throughput> {
+  const started = performance.now();
+  const deadline = started + durationMs;
+  let requests = 0;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      await fn();
+      requests++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return { requests, seconds, rps: requests / seconds };
+}
+
+/**
+ * Times several functions in alternation (a, b, c, a, b, c, ...) so that load from other processes on a
+ * shared machine falls on all of them alike; returns one Stats per function, in order.
+ */
+export async function measureInterleaved(runs: number, warmup: number, fns: Array<() => Promise<unknown>>): Promise<Stats[]> {
+  for (let i = 0; i < warmup; i++) for (const fn of fns) await fn();
+  const samples = fns.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) {
+    for (const [k, fn] of fns.entries()) {
+      const start = performance.now();
+      await fn();
+      samples[k]!.push(performance.now() - start);
+    }
+  }
+  return samples.map((s) => {
+    s.sort((a, b) => a - b);
+    return { n: runs, p50: percentile(s, 50), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / runs };
+  });
+}

@@ -4,8 +4,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeBetweenMarkers, type BenchResult } from "./harness.js";
 import { runMutationBench } from "./mutation.js";
+import { runReadBench } from "./read.js";
 
 const SUITES: Record<string, () => Promise<BenchResult>> = {
+  read: runReadBench,
   mutation: runMutationBench,
 };
 

@@ -1,0 +1,174 @@
+// Read benchmarks: /r of a 2 KiB file, /r of three files and /g over a generated 5,000-file tree, each
+// beside its floor measured in the same run: a bare node:http server returning the same bytes for /r, and
+// rg run directly with the flags /g uses for /g.
+import { spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { locateExecutable } from "../../server/kernel/executables.js";
+import { ripgrepBaseArgs } from "../../server/kernel/ripgrep.js";
+import { compileSearchPattern } from "../../server/kernel/search-pattern.js";
+import { encodeUrlText } from "../../server/transport/encode.js";
+import { makeBenchDir, startBenchBridge } from "./bridge.js";
+import { measureInterleaved, measureThroughput, type BenchResult, type Stats, type Throughput } from "./harness.js";
+import { createBenchClient, startFloorServer } from "./http.js";
+import { GREP_NEEDLE, sourceText, writeGrepTree } from "./read-tree.js";
+
+const READ_RUNS = 1000;
+const READ_WARMUP = 100;
+const READ_CONCURRENCY = 4;
+const READ_THROUGHPUT_MS = 3000;
+const GREP_RUNS = 60;
+const GREP_WARMUP = 5;
+const GREP_CONCURRENCY = 2;
+const GREP_THROUGHPUT_MS = 5000;
+/** Targets from issue 2: p50 ratios to the floor. */
+const READ_TARGET = 2;
+const GREP_TARGET = 1.3;
+
+interface Row {
+  name: string;
+  ours: Stats;
+  oursRps: Throughput;
+  floor: Stats;
+  floorRps: Throughput;
+  floorName: string;
+  target: number;
+}
+
+/** Runs rg the way /g does and waits for all of its output. */
+function runRipgrep(rg: string, args: string[], cwd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(rg, args, { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    let bytes = 0;
+    child.stdout.on("data", (chunk: Buffer) => (bytes += chunk.length));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(bytes) : reject(new Error(`rg exited with ${code}`))));
+  });
+}
+
+async function benchReads(): Promise<{ rows: Row[]; gateway: Stats; koa: Stats }> {
+  const root = makeBenchDir("read");
+  fs.writeFileSync(path.join(root, "two-k.ts"), sourceText(7, 2048));
+  for (const name of ["one.ts", "two.ts", "three.ts"]) fs.writeFileSync(path.join(root, name), sourceText(name.length, 2048));
+  const bridge = await startBenchBridge(root);
+  const client = createBenchClient(READ_CONCURRENCY);
+  const rows: Row[] = [];
+  let gateway: Stats | undefined;
+  let koa: Stats | undefined;
+  try {
+    const cases: Array<[string, string]> = [
+      ["/r of a 2 KiB file", `${bridge.bases.r}/r?path=two-k.ts`],
+      ["/r of three 2 KiB files", `${bridge.bases.r}/r?path=one.ts&path=two.ts&path=three.ts`],
+    ];
+    for (const [name, target] of cases) {
+      const body = await client.get(target);
+      const parsed = JSON.parse(body.toString("utf8")) as { ok: boolean; allComplete?: boolean };
+      if (!parsed.ok || !parsed.allComplete) throw new Error(`${name}: unexpected answer ${body.toString("utf8").slice(0, 200)}`);
+      const floor = await startFloorServer(body, "application/json; charset=utf-8");
+      const framework = await startFloorServer(body, "application/json; charset=utf-8", { koa: true });
+      try {
+        // Context for reading the ratio: what every gateway call costs (a stat of the same file, no
+        // content) and what the framework alone costs (a Koa app returning the same bytes).
+        const stat = () => client.get(`${bridge.bases.r}/t?path=two-k.ts`);
+        const [ours, bare, t, k] = (await measureInterleaved(READ_RUNS, READ_WARMUP, [
+          () => client.get(target),
+          () => client.get(floor.url),
+          stat,
+          () => client.get(framework.url),
+        ])) as [Stats, Stats, Stats, Stats];
+        gateway ??= t;
+        koa ??= k;
+        const oursRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(target));
+        const floorRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(floor.url));
+        rows.push({ name: `${name} (${body.length} B response)`, ours, oursRps, floor: bare, floorRps, floorName: "bare node:http, same bytes", target: READ_TARGET });
+      } finally {
+        await floor.close();
+        await framework.close();
+      }
+    }
+  } finally {
+    client.close();
+    await bridge.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  if (!gateway || !koa) throw new Error("no /r case ran");
+  return { rows, gateway, koa };
+}
+
+async function benchGrep(rg: string): Promise<{ row: Row; tree: ReturnType<typeof writeGrepTree> }> {
+  const root = makeBenchDir("grep");
+  const tree = writeGrepTree(root);
+  const bridge = await startBenchBridge(root, { URLBRIDGE_GREP_ENGINE: "rg" });
+  const client = createBenchClient(GREP_CONCURRENCY);
+  try {
+    const target = `${bridge.bases.r}/g?raw=${encodeUrlText(GREP_NEEDLE)}`;
+    const answer = JSON.parse((await client.get(target)).toString("utf8")) as { ok: boolean; engine: string; matchedLines: number; truncated: boolean };
+    if (!answer.ok || answer.engine !== "rg" || answer.matchedLines !== tree.needleFiles || answer.truncated) {
+      throw new Error(`/g answered unexpectedly: ${JSON.stringify(answer).slice(0, 300)}`);
+    }
+    const args = [...ripgrepBaseArgs(false), ...compileSearchPattern(GREP_NEEDLE, { regex: false, ignoreCase: false }).rgArgs, "--", "."];
+    const direct = () => runRipgrep(rg, args, root);
+    const [ours, floor] = (await measureInterleaved(GREP_RUNS, GREP_WARMUP, [() => client.get(target), direct])) as [Stats, Stats];
+    const oursRps = await measureThroughput(GREP_CONCURRENCY, GREP_THROUGHPUT_MS, () => client.get(target));
+    const floorRps = await measureThroughput(GREP_CONCURRENCY, GREP_THROUGHPUT_MS, direct);
+    const row: Row = {
+      name: `/g literal over ${tree.files} files (${tree.needleFiles} matching lines)`,
+      ours,
+      oursRps,
+      floor,
+      floorRps,
+      floorName: "rg run directly, same flags",
+      target: GREP_TARGET,
+    };
+    return { row, tree };
+  } finally {
+    client.close();
+    await bridge.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function formatRow(row: Row): string {
+  const ratio = row.ours.p50 / row.floor.p50;
+  const met = ratio <= row.target ? "met" : "**missed**";
+  return `| ${row.name} | ${row.ours.p50.toFixed(2)} | ${row.ours.p99.toFixed(2)} | ${row.oursRps.rps.toFixed(0)} | ${row.floorName} | ${row.floor.p50.toFixed(2)} | ${row.floor.p99.toFixed(2)} | ${row.floorRps.rps.toFixed(0)} | ${ratio.toFixed(2)}× | ≤ ${row.target}× ${met} |`;
+}
+
+export async function runReadBench(): Promise<BenchResult> {
+  const rg = await locateExecutable("rg");
+  if (!rg) throw new Error("the read bench needs rg on PATH for the /g floor");
+  const rgVersion = execFileSync(rg, ["--version"], { encoding: "utf8" }).split("\n")[0];
+  const { rows: reads, gateway, koa } = await benchReads();
+  const { row: grep, tree } = await benchGrep(rg);
+  const rows = [...reads, grep];
+  const single = reads[0]!;
+  const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+  return {
+    suite: "read",
+    markdown: [
+      "### Read kernel",
+      "",
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}, ${rgVersion}.`,
+      `Latency: ${READ_RUNS} sequential requests for /r and ${GREP_RUNS} for /g on one keep-alive connection, each case`,
+      `interleaved request by request with its floor so machine load falls on both alike, after`,
+      `${READ_WARMUP} / ${GREP_WARMUP} unmeasured ones. Throughput: ${READ_CONCURRENCY} (/r) or ${GREP_CONCURRENCY} (/g) requests kept in flight`,
+      `for ${READ_THROUGHPUT_MS / 1000} / ${GREP_THROUGHPUT_MS / 1000} s. The /g tree is ${tree.files} generated source files (${(tree.bytes / 1024 / 1024).toFixed(1)} MiB) in 50 folders;`,
+      "its floor spawns rg with the flags /g passes (--json, --sort=path, ignore rules) and reads all its output.",
+      "",
+      "| case | p50 ms | p99 ms | req/s | floor | floor p50 ms | floor p99 ms | floor req/s | p50 ratio | target |",
+      "|---|---|---|---|---|---|---|---|---|---|",
+      ...rows.map(formatRow),
+      "",
+      "Where the /r time goes, timed in the same interleaved loop as the 2 KiB case:",
+      "",
+      `- a Koa app returning the same bytes: p50 ${koa.p50.toFixed(2)} ms (${(koa.p50 / single.floor.p50).toFixed(2)}× the bare floor): the framework alone;`,
+      `- /t (stat) of the same file through the bridge: p50 ${gateway.p50.toFixed(2)} ms: the per-call work every route pays`,
+      "  (capability lookup, durable activity insert, path containment, response snapshot);",
+      `- /r of the 2 KiB file: p50 ${single.ours.p50.toFixed(2)} ms, so reading, decoding, fingerprinting and paging the file adds about`,
+      `  ${Math.max(0, single.ours.p50 - gateway.p50).toFixed(2)} ms to that.`,
+    ].join("\n"),
+    figures: { gateway, ...Object.fromEntries(rows.flatMap((r, i) => [[`case${i}`, r.ours], [`floor${i}`, r.floor]])) },
+  };
+}
