@@ -9,6 +9,14 @@ const METRICS_POLL_MS = 5000;
 /** cloudflared reports a bare hostname (no scheme); a port is allowed for stand-ins and custom edges. */
 const HOSTNAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/;
 
+/** fetch() says only "fetch failed"; the operator needs the cause (ENOTFOUND tunnel, ECONNREFUSED, a timeout). */
+function describeFetchError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === "TimeoutError") return `no answer within ${METRICS_TIMEOUT_MS} ms`;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error && cause.message ? cause.message : error.message;
+}
+
 /** The hostname from a /quicktunnel body `{"hostname":"<sub>.trycloudflare.com"}`; empty or malformed → undefined. */
 export function parseQuickTunnelHostname(body: string): string | undefined {
   let parsed: unknown;
@@ -131,7 +139,7 @@ export function createPublicOrigin(options: PublicOriginOptions) {
           : `metrics server answered /quicktunnel with HTTP ${quick.status}`;
       Object.assign(tunnel, { reachable: true, hostname, ready, error, checkedAt: Date.now() });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = describeFetchError(error);
       if (tunnel.reachable || tunnel.checkedAt === undefined) options.log.warn(`tunnel metrics at ${metricsUrl} unreachable: ${message}`);
       // Keep the last hostname: a metrics hiccup should not flip every Init URL to the local origin.
       Object.assign(tunnel, { reachable: false, ready: false, error: `unreachable: ${message}`, checkedAt: Date.now() });

@@ -1,5 +1,7 @@
 // Tunnel discovery end to end in-process: a real bridge polls a cloudflared-like metrics server and applies
 // the public-origin precedence (env → saved setting → quick tunnel → local) to /api/tunnel, Init URLs and bases.
+import type { AddressInfo } from "node:net";
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { OriginState } from "../../../server/control/public-origin.js";
 import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
@@ -95,10 +97,26 @@ describe("tunnel discovery", () => {
     expect(state.source).toBe("local");
     expect(state.origin).toBe(t.bridge.dataUrl);
     expect(state.tunnel.reachable).toBe(false);
-    expect(state.tunnel.error).toMatch(/^unreachable: /);
+    expect(state.tunnel.error).toMatch(/^unreachable: .*ECONNREFUSED/);
     expect(state.summary).toContain(nothing);
     expect(state.summary).toMatch(/local data-plane origin/);
     expect((await createInitUrl(t)).startsWith(`${t.bridge.dataUrl}/v0/init/`)).toBe(true);
+  });
+
+  it("gives up on a metrics server that never answers and says so", async () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const t = await bridge({ URLBRIDGE_TUNNEL_METRICS: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+      await t.bridge.publicOrigin.refresh();
+      const state = await tunnelState(t);
+      expect(state.source).toBe("local");
+      expect(state.tunnel.error).toMatch(/^unreachable: no answer within \d+ ms$/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it("says plainly that no tunnel is configured when URLBRIDGE_TUNNEL_METRICS is unset", async () => {
