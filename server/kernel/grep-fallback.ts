@@ -1,50 +1,97 @@
 // The portable /g engine: the ignore-aware walk plus JavaScript matching, written to give exactly what
 // ripgrep gives (same files, order, binary and encoding rules, line text) where rg is not installed.
-import { readWholeFile, statNow } from "./file-read.js";
+// Literal needles are matched here; regexes on the worker thread, so none can stall the event loop.
 import { MatchCollector, presentLine, type GrepLine } from "./grep-collect.js";
 import type { GrepSearch } from "./grep-search.js";
+import { readWholeFile, statNow } from "./file-read.js";
 import { MAX_SEARCH_FILE_BYTES } from "./limits.js";
-import type { SearchPattern } from "./search-pattern.js";
+import { findMatchingLines, type RegexWorker } from "./regex-worker.js";
 import { decodeFile } from "./text-file.js";
 import { toRelative, walkTree } from "./walk.js";
 
-/** Matching lines of one file's text, numbered from 1; terminators (\n, \r\n) are not part of a line. */
-export function matchLines(text: string, pattern: SearchPattern): GrepLine[] {
-  if (pattern.needle !== undefined ? !text.includes(pattern.needle) : !pattern.whole.test(text)) return [];
-  const out: GrepLine[] = [];
+/** Text sent to the regex worker in one message (files are never split). */
+const BATCH_BYTES = 1024 * 1024;
+const BATCH_FILES = 256;
+
+interface PendingFile {
+  relative: string;
+  text: string;
+}
+
+/** Text of a file as both engines search it; undefined for binary, oversized or unreadable files. */
+async function loadSearchText(absolute: string): Promise<string | undefined> {
+  try {
+    const info = statNow(absolute);
+    if (!info?.isFile() || info.size > MAX_SEARCH_FILE_BYTES) return undefined;
+    const file = decodeFile(await readWholeFile(absolute, info.size));
+    return file.kind === "binary" ? undefined : file.utf8.toString("utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Turns [line index, match offset] pairs into the lines /g shows. */
+function present(text: string, hits: Array<[number, number]>): GrepLine[] {
+  if (hits.length === 0) return [];
   const parts = text.split("\n");
-  // A final \n ends the last line; it does not open another one.
+  return hits.map(([index, at]) => {
+    let line = parts[index]!;
+    if (index < parts.length - 1 && line.endsWith("\r")) line = line.slice(0, -1);
+    return presentLine(index + 1, line, at);
+  });
+}
+
+/** Literal needles: a substring search per line, linear in the text. */
+function matchLiteral(text: string, needle: string): Array<[number, number]> {
+  if (!text.includes(needle)) return [];
+  const out: Array<[number, number]> = [];
+  const parts = text.split("\n");
   const count = text.endsWith("\n") ? parts.length - 1 : parts.length;
   for (let i = 0; i < count; i++) {
-    let line = parts[i]!;
-    if (i < parts.length - 1 && line.endsWith("\r")) line = line.slice(0, -1);
-    const at = pattern.needle !== undefined ? line.indexOf(pattern.needle) : line.search(pattern.line);
-    if (at !== -1) out.push(presentLine(i + 1, line, at));
+    let part = parts[i]!;
+    if (i < parts.length - 1 && part.endsWith("\r")) part = part.slice(0, -1);
+    const at = part.indexOf(needle);
+    if (at !== -1) out.push([i, at]);
   }
   return out;
 }
 
-async function searchFile(absolute: string, pattern: SearchPattern): Promise<GrepLine[] | undefined> {
-  let bytes: Buffer;
-  try {
-    const info = statNow(absolute);
-    if (!info?.isFile() || info.size > MAX_SEARCH_FILE_BYTES) return undefined;
-    bytes = await readWholeFile(absolute, info.size);
-  } catch {
-    return undefined;
+/**
+ * Matches a batch of files in order and feeds the collector; false once the collector is full or the
+ * deadline has passed (then marked on the collector).
+ */
+async function flush(batch: PendingFile[], search: GrepSearch, collector: MatchCollector, worker: RegexWorker): Promise<boolean> {
+  if (batch.length === 0) return true;
+  const { pattern } = search;
+  let results: Array<Array<[number, number]>>;
+  if (!pattern.regex) {
+    // Escaped literals cannot backtrack, so they are safe on the main thread.
+    results = batch.map((f) =>
+      pattern.needle !== undefined ? matchLiteral(f.text, pattern.needle) : findMatchingLines(f.text, pattern.line.source, pattern.line.flags),
+    );
+  } else {
+    const answer = await worker.match(pattern.line.source, pattern.line.flags, batch.map((f) => f.text), search.deadline, search.signal);
+    if (answer === "timeout" || answer === "aborted") {
+      collector.timeUp();
+      return false;
+    }
+    results = answer;
   }
-  const file = decodeFile(bytes);
-  if (file.kind === "binary") return undefined;
-  return matchLines(file.utf8.toString("utf8"), pattern);
+  for (const [i, file] of batch.entries()) {
+    if (!collector.addFile(file.relative, present(file.text, results[i]!))) return false;
+  }
+  return true;
 }
 
-export async function searchWithFallback(search: GrepSearch, collector: MatchCollector): Promise<void> {
-  const { root, target, pattern, include, deadline, signal } = search;
+export async function searchWithFallback(search: GrepSearch, collector: MatchCollector, worker: RegexWorker): Promise<void> {
+  const { root, target, include, deadline, signal } = search;
   if (search.targetKind === "file") {
-    const lines = await searchFile(target, pattern);
-    if (lines) collector.addFile(toRelative(root, target), lines);
+    const text = await loadSearchText(target);
+    if (text !== undefined) await flush([{ relative: toRelative(root, target), text }], search, collector, worker);
     return;
   }
+  let batch: PendingFile[] = [];
+  let batchBytes = 0;
   for await (const entry of walkTree({ root, start: target, recursive: true, includeIgnored: search.includeIgnored, signal })) {
     if (entry.kind !== "file") continue;
     if (include && !include.matches(toRelative(target, entry.absolute), entry.name)) continue;
@@ -52,7 +99,15 @@ export async function searchWithFallback(search: GrepSearch, collector: MatchCol
       collector.timeUp();
       return;
     }
-    const lines = await searchFile(entry.absolute, pattern);
-    if (lines && !collector.addFile(entry.relative, lines)) return;
+    const text = await loadSearchText(entry.absolute);
+    if (text === undefined) continue;
+    batch.push({ relative: entry.relative, text });
+    batchBytes += text.length;
+    if (batchBytes >= BATCH_BYTES || batch.length >= BATCH_FILES) {
+      if (!(await flush(batch, search, collector, worker))) return;
+      batch = [];
+      batchBytes = 0;
+    }
   }
+  await flush(batch, search, collector, worker);
 }

@@ -5,6 +5,7 @@ import { locateExecutable } from "./executables.js";
 import type { MatchCollector } from "./grep-collect.js";
 import { searchWithFallback } from "./grep-fallback.js";
 import type { IncludeFilter } from "./include-glob.js";
+import { RegexWorker } from "./regex-worker.js";
 import { RipgrepUnavailable, searchWithRipgrep } from "./ripgrep.js";
 import type { SearchPattern } from "./search-pattern.js";
 import type { ExactUrls } from "./tool.js";
@@ -35,13 +36,9 @@ export interface GrepEngine {
 export function createGrepEngine(setting: GrepEngineSetting): GrepEngine {
   let rgPath: Promise<string | undefined> | undefined;
   const findRipgrep = () => (rgPath ??= setting === "fallback" ? Promise.resolve(undefined) : locateExecutable("rg"));
+  const worker = new RegexWorker();
   return {
     async run(search, collector) {
-      // One file needs no walk: both settings read it with the same code.
-      if (search.targetKind === "file") {
-        await searchWithFallback(search, collector);
-        return "fallback";
-      }
       const rg = await findRipgrep();
       if (!rg) {
         if (setting === "rg") {
@@ -50,7 +47,7 @@ export function createGrepEngine(setting: GrepEngineSetting): GrepEngine {
             agentAction: "stop",
           });
         }
-        await searchWithFallback(search, collector);
+        await searchWithFallback(search, collector, worker);
         return "fallback";
       }
       try {
@@ -59,7 +56,7 @@ export function createGrepEngine(setting: GrepEngineSetting): GrepEngine {
       } catch (error) {
         if (!(error instanceof RipgrepUnavailable) || setting === "rg") throw error;
         rgPath = Promise.resolve(undefined);
-        await searchWithFallback(search, collector);
+        await searchWithFallback(search, collector, worker);
         return "fallback";
       }
     },

@@ -114,7 +114,7 @@ export function createGrepTool(engine: GrepEngine) {
         ...(collector.stop
           ? { notice: `${STOP_NOTICES[collector.stop]} Showing the first ${collector.matchedLines} lines in path order; narrow with path=, include= or a more specific pattern.` }
           : {}),
-        ...(collector.matchedLines === 0 ? hintsWhenEmpty(args, ctx, targetKind) : {}),
+        ...(collector.matchedLines === 0 && !collector.stop ? hintsWhenEmpty(args, ctx, targetKind) : {}),
       };
     },
   });

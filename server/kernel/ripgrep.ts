@@ -76,7 +76,7 @@ interface RgEvent {
 
 /** Writes the .gitignore rules of the directories above the target as one root-relative ignore file. */
 async function writeAncestorRules(search: GrepSearch, targetRel: string): Promise<string | undefined> {
-  if (search.includeIgnored || targetRel === "") return undefined;
+  if (search.includeIgnored || targetRel === "" || search.targetKind === "file") return undefined;
   const levels = await ancestorIgnoreLevels(search.root, targetRel);
   if (levels.length === 0) return undefined;
   const file = path.join(os.tmpdir(), `urlbridge-rg-${randomBytes(6).toString("hex")}.ignore`);
@@ -88,14 +88,14 @@ export class RipgrepUnavailable extends Error {
   override name = "RipgrepUnavailable";
 }
 
-/** Runs rg over a directory target, feeding the collector until it is full. */
+/** Runs rg over the target (a directory, or one file named explicitly), feeding the collector until it is full. */
 export async function searchWithRipgrep(rgPath: string, search: GrepSearch, collector: MatchCollector): Promise<void> {
   const { root, target, pattern, include } = search;
   const targetRel = toRelative(root, target);
   const ignoreFile = await writeAncestorRules(search, targetRel);
   const args = [...ripgrepBaseArgs(search.includeIgnored)];
   if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
-  if (include?.ripgrepTypeGlob) args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
+  if (include?.ripgrepTypeGlob && search.targetKind === "dir") args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
   args.push(...pattern.rgArgs, "--", targetRel === "" ? "." : targetRel);
   try {
     await runRipgrep(rgPath, args, search, collector, targetRel);
@@ -131,7 +131,7 @@ function runRipgrep(rgPath: string, args: string[], search: GrepSearch, collecto
         sawFile = true;
         const relative = textOf(data.path!).replace(/^\.\//, "");
         const underTarget = targetRel === "" ? relative : relative.slice(targetRel.length + 1);
-        const skip = include !== undefined && !include.matches(underTarget, path.posix.basename(relative));
+        const skip = search.targetKind === "dir" && include !== undefined && !include.matches(underTarget, path.posix.basename(relative));
         current = { relative, lines: [], skip };
       } else if (event.type === "match" && current && !current.skip) {
         const bytes = stripTerminator(bytesOf(data.lines!));

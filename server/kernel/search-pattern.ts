@@ -11,10 +11,8 @@ export interface SearchPattern {
   ignoreCase: boolean;
   /** Pattern arguments for rg (after the common flags). */
   rgArgs: string[];
-  /** Tests one line (no terminator); lastIndex is unused. */
+  /** Tests one line (no terminator); its source and flags are what the portable engine runs. */
   line: RegExp;
-  /** Cheap whole-file prefilter: never false when some line matches. */
-  whole: RegExp;
   /** For literal, case-sensitive patterns: plain substring search is enough. */
   needle: string | undefined;
 }
@@ -60,7 +58,6 @@ export function compileSearchPattern(text: string, options: PatternOptions): Sea
       ignoreCase: options.ignoreCase,
       rgArgs: ["--fixed-strings", ...caseArgs, "--regexp", text],
       line: new RegExp(source, flags),
-      whole: new RegExp(source, flags),
       needle: options.ignoreCase ? undefined : text,
     };
   }
@@ -83,8 +80,6 @@ export function compileSearchPattern(text: string, options: PatternOptions): Sea
     ignoreCase: options.ignoreCase,
     rgArgs: [...caseArgs, "--regexp", translated.rust],
     line,
-    // With "m", ^ and $ also match around every line break, so a line match is always a whole-text match.
-    whole: new RegExp(translated.js, `${flags}m`),
     needle: undefined,
   };
 }

@@ -112,6 +112,9 @@ describe("ripgrep and the portable engine give identical /g results", () => {
     ["unicode literal", [], "café"],
     ["unicode case folding", [["ignoreCase", 1]], "σίσυφος"],
     ["the match window on a long line", [["path", "long.txt"]], "needle"],
+    ["one file named explicitly, UTF-16", [["path", "utf16le.txt"], ["regex", 1]], "ne+dle"],
+    ["one file inside an ignored directory", [["path", "build/out.js"]], "needle"],
+    ["one file with include (ignored for a file)", [["path", "src/a.ts"], ["include", "*.md"]], "needle"],
     ["bounded by limit", [["limit", 3]], "needle"],
     ["no match", [], "zebra crossing"],
     ["an invalid regex", [["regex", 1]], "(?=x)"],
@@ -120,9 +123,7 @@ describe("ripgrep and the portable engine give identical /g results", () => {
   it.each(cases)("%s", async (_name, params, raw) => {
     const [a, b] = await both(params, raw);
     if (a.ok) {
-      // A single file is read in-process whatever the setting; directories go to rg.
-      const singleFile = params.some(([k, v]) => k === "path" && String(v).endsWith(".txt"));
-      expect(a.engine).toBe(singleFile ? "fallback" : "rg");
+      expect(a.engine).toBe("rg");
       expect(b.engine).toBe("fallback");
     }
     // The range-replay snapshot id is random per response; the rest must match exactly.

@@ -168,3 +168,30 @@ describe.each(["rg", "fallback"])("grep (/g) with the %s engine", (engine) => {
     expect(String(body.repairHint).length).toBeGreaterThan(10);
   });
 });
+
+describe("a hostile regex on the portable engine", () => {
+  let t: TestBridge;
+  let s: AgentSession;
+  beforeAll(async () => {
+    t = await startTestBridge({ URLBRIDGE_GREP_ENGINE: "fallback" });
+    writeTree(t.projectDir, { "evil.txt": `${"a".repeat(40)}b\n`, "ok.txt": "fine\n" });
+    s = await t.session();
+  });
+  afterAll(async () => t.close());
+
+  // Runs for MAX_SEARCH_MS (10 s): the point is that the bridge keeps answering meanwhile.
+  it("never stalls the bridge: other calls are answered while it runs, and it stops at the search deadline", async () => {
+    const order: string[] = [];
+    const hostile = agentGet<Body>(url(s.r, "g", [["regex", 1]], "(a+)+$")).then((body) => {
+      order.push("grep");
+      return body;
+    });
+    const stat = await agentGet(url(s.r, "t", [["path", "ok.txt"]]));
+    order.push("stat");
+    expect(stat).toMatchObject({ ok: true, kind: "file" });
+    const body = await hostile;
+    expect(order).toEqual(["stat", "grep"]);
+    expect(body).toMatchObject({ ok: true, engine: "fallback", truncated: true, matchedLines: 0 });
+    expect(body.notice).toMatch(/longer than 10 s/);
+  }, 25_000);
+});
