@@ -8,6 +8,8 @@ export const MAX_READ_BYTES = 24 * 1024;
 export const READ_ENTRY_OVERHEAD_BYTES = 320;
 /** Files larger than this are not loaded by /r or /o; /g can still search them. */
 export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
+/** Largest offset=, limit= and col= /r accepts. */
+export const MAX_READ_LINE_LIMIT = 1_000_000;
 /** Entries one directory listing returns before it pages. */
 export const MAX_DIRECTORY_ENTRIES = 500;
 

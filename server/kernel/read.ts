@@ -2,14 +2,11 @@
 // share of one byte budget per file, and an exact next URL wherever a page stops short.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import { MAX_READ_BYTES, MAX_READ_PATHS, READ_ENTRY_OVERHEAD_BYTES } from "./limits.js";
+import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_PATHS, READ_ENTRY_OVERHEAD_BYTES } from "./limits.js";
 import { shareBudget } from "./read-budget.js";
 import { readCoverageOf } from "./read-coverage.js";
 import { loadTarget, renderTarget, type LoadedTarget, type RangeRequest, type RenderedTarget } from "./read-target.js";
 import { defineTool, type ToolContext } from "./tool.js";
-
-/** Largest line count limit= accepts. */
-export const MAX_READ_LINE_LIMIT = 1_000_000;
 
 const schema = z.object({
   path: z.array(z.string()).min(1),
