@@ -40,7 +40,7 @@ async function checkSingleFile(absolute: string, display: string, size: number):
     });
   }
   if (decodeFile(await readWholeFile(absolute, size)).kind === "binary") {
-    throw new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only.`, {
+    throw new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {
       detail: { path: display, size },
       retryable: false,
     });
@@ -81,7 +81,9 @@ export function createGrepTool(engine: GrepEngine) {
       const info = statNow(target.absolute);
       const targetKind = info?.isDirectory() ? "dir" : info?.isFile() ? "file" : undefined;
       if (!targetKind) {
-        throw new ToolError(ErrorCode.notAFile, `${target.display} is neither a file nor a directory.`, { detail: { path: target.display } });
+        throw new ToolError(ErrorCode.notAFile, `${target.display} is neither a file nor a directory (a socket, FIFO or device); give a file or directory in path=.`, {
+          detail: { path: target.display },
+        });
       }
       if (targetKind === "file") await checkSingleFile(target.absolute, target.display, info!.size);
       const collector = new MatchCollector({ maxMatches: args.limit, maxBytes: MAX_GREP_OUTPUT_BYTES });

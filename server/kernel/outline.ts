@@ -65,7 +65,7 @@ export const outlineTool = defineTool({
     }
     const file = decodeFile(await readWholeFile(target.absolute, info.size));
     if (file.kind === "binary") {
-      throw new ToolError(ErrorCode.binaryFile, `${target.display} is binary (it contains NUL bytes), so it has no outline.`, {
+      throw new ToolError(ErrorCode.binaryFile, `${target.display} is binary (it contains NUL bytes), so it has no outline. /t shows its size; outline a .ts or .js source file instead.`, {
         detail: { path: target.display },
         retryable: false,
       });

@@ -54,7 +54,7 @@ export async function openDirectoryListing(dir: string): Promise<DirectoryListin
   const total = names.length;
   const window = (offset: number, limit: number | undefined) => {
     if (offset > Math.max(total, 1)) {
-      throw new ToolError(ErrorCode.invalidLineRange, `offset=${offset} is past the end: the directory has ${total} entries.`, {
+      throw new ToolError(ErrorCode.invalidLineRange, `offset=${offset} is past the end: the directory has ${total} entries. Use an offset from 1 to ${Math.max(total, 1)}.`, {
         detail: { offset, totalEntries: total },
       });
     }

@@ -50,7 +50,7 @@ export async function loadTarget(root: string, requested: string, range: RangeRe
       return { kind: "directory", display, listing, demand: listing.demand(range.offset, range.limit) };
     }
     if (!info.isFile()) {
-      throw new ToolError(ErrorCode.notAFile, `${display} is not a regular file or directory (a socket, device or FIFO).`, {
+      throw new ToolError(ErrorCode.notAFile, `${display} is not a regular file or directory (a socket, device or FIFO), so it cannot be read; /t shows what it is.`, {
         detail: { path: display },
         retryable: false,
       });

@@ -39,7 +39,7 @@ export function compileSearchPattern(text: string, options: PatternOptions): Sea
     });
   }
   if (text.length > MAX_PATTERN_CHARS) {
-    throw new ToolError(ErrorCode.invalidParameter, `The search text is ${text.length} characters; the limit is ${MAX_PATTERN_CHARS}.`, {
+    throw new ToolError(ErrorCode.invalidParameter, `The search text is ${text.length} characters; the limit is ${MAX_PATTERN_CHARS}. Search for a shorter, distinctive part of it.`, {
       detail: { parameter: "pattern", limit: MAX_PATTERN_CHARS },
     });
   }
