@@ -33,6 +33,7 @@ export const ErrorCode = {
   notAFile: "not_a_file",
   notADirectory: "not_a_directory",
   invalidPath: "invalid_path",
+  projectRootMissing: "project_root_missing",
   // read kernel
   tooManyPaths: "too_many_paths",
   binaryFile: "binary_file",

@@ -1,5 +1,5 @@
 // The store: one SQLite database and the typed query groups over it. All SQL lives in this folder.
-import { openDatabase, type Db } from "./database.js";
+import { openDatabase, openLogConnection, type Db } from "./database.js";
 import { createActivityQueries } from "./activity.js";
 import { createJournalQueries } from "./journal.js";
 import { createProjectQueries } from "./projects.js";
@@ -7,18 +7,20 @@ import { createSessionQueries } from "./sessions.js";
 import { createSettingQueries } from "./settings.js";
 import { createStagingQueries } from "./staging.js";
 
-export function createStore(db: Db) {
+/** `logDb` may be a second connection to the same file for the activity log (see openLogConnection). */
+export function createStore(db: Db, logDb: Db = db) {
   return {
     db,
     projects: createProjectQueries(db),
     sessions: createSessionQueries(db),
     settings: createSettingQueries(db),
-    activity: createActivityQueries(db),
+    activity: createActivityQueries(logDb),
     journal: createJournalQueries(db),
     staging: createStagingQueries(db),
     /** Runs fn inside one SQLite transaction. */
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: (): void => {
+      if (logDb !== db) logDb.close();
       db.close();
     },
   };
@@ -27,5 +29,6 @@ export function createStore(db: Db) {
 export type Store = ReturnType<typeof createStore>;
 
 export function openStore(stateDir: string): Store {
-  return createStore(openDatabase(stateDir));
+  const db = openDatabase(stateDir);
+  return createStore(db, openLogConnection(stateDir));
 }

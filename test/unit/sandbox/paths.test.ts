@@ -36,4 +36,8 @@ describe("resolveInsideRoot for new targets", () => {
   it.each(["", "a\0b"])("rejects the invalid path %j", async (input) => {
     await expect(resolveInsideRoot(root, input)).rejects.toMatchObject({ code: "invalid_path" });
   });
+
+  it("says plainly when the project root itself has gone", async () => {
+    await expect(resolveInsideRoot(path.join(root, "no-such-root"), "a.txt")).rejects.toMatchObject({ code: "project_root_missing" });
+  });
 });
