@@ -86,15 +86,27 @@ export function createPublicOrigin(options: PublicOriginOptions) {
     checkedAt: undefined,
   };
 
+  // Read once and kept in step by save(): origin() runs on every data-plane call.
+  let savedOriginCache: string | undefined = options.settings.get(PUBLIC_ORIGIN_SETTING);
+
+  function resolve(): { origin: string; source: OriginSource } {
+    if (options.envOrigin) return { origin: options.envOrigin, source: "env" };
+    if (savedOriginCache) return { origin: savedOriginCache, source: "setting" };
+    if (tunnel.hostname) return { origin: `https://${tunnel.hostname}`, source: "quick_tunnel" };
+    return { origin: localOrigin, source: "local" };
+  }
+
   function state(): OriginState {
-    const savedOrigin = options.settings.get(PUBLIC_ORIGIN_SETTING);
-    let origin: string;
-    let source: OriginSource;
-    if (options.envOrigin) [origin, source] = [options.envOrigin, "env"];
-    else if (savedOrigin) [origin, source] = [savedOrigin, "setting"];
-    else if (tunnel.hostname) [origin, source] = [`https://${tunnel.hostname}`, "quick_tunnel"];
-    else [origin, source] = [localOrigin, "local"];
-    return { origin, source, envOrigin: options.envOrigin, savedOrigin, localOrigin, tunnel: { ...tunnel }, summary: summarize(source) };
+    const { origin, source } = resolve();
+    return {
+      origin,
+      source,
+      envOrigin: options.envOrigin,
+      savedOrigin: savedOriginCache,
+      localOrigin,
+      tunnel: { ...tunnel },
+      summary: summarize(source),
+    };
   }
 
   /** How the tunnel looks from here, for origins that do not come from it (a named tunnel, say). */
@@ -148,13 +160,14 @@ export function createPublicOrigin(options: PublicOriginOptions) {
 
   return {
     state,
-    origin: (): string => state().origin,
+    origin: (): string => resolve().origin,
     setLocalOrigin(origin: string): void {
       localOrigin = origin;
     },
     save(origin: string | undefined): void {
       if (origin === undefined) options.settings.delete(PUBLIC_ORIGIN_SETTING);
       else options.settings.set(PUBLIC_ORIGIN_SETTING, normalizeOrigin(origin));
+      savedOriginCache = options.settings.get(PUBLIC_ORIGIN_SETTING);
     },
     refresh,
     /** Polls this metrics server from now on (the cloudflared that `npm start` spawned). */

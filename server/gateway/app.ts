@@ -78,7 +78,18 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     return handleCall(ctx, auth, capMatch[2] ?? "", rawTarget, rawQuery);
   });
 
+  // Valid read/mutation tokens are cached until any project, session or capability changes (store.scope);
+  // unknown, malformed and wrong-kind tokens always take the same database path.
+  const authCache = new Map<string, Authenticated>();
+  let authCacheScope = -1;
+
   function authenticate(token: string): Authenticated | undefined {
+    if (authCacheScope !== store.scope.value) {
+      authCache.clear();
+      authCacheScope = store.scope.value;
+    }
+    const cached = authCache.get(token);
+    if (cached) return cached;
     // Same query for every shape of token so that timing does not tell a malformed token from an unknown one.
     const cap = store.sessions.lookup(TOKEN.test(token) ? token : "________");
     if (!cap) return undefined;
@@ -86,7 +97,9 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     if (!base) return undefined;
     const caps = store.sessions.capabilitiesFor(cap.sessionId, cap.generation);
     if (!caps.read) return undefined;
-    return { cap, base, tokens: { r: caps.read, m: caps.mutation } };
+    const auth: Authenticated = { cap, base, tokens: { r: caps.read, m: caps.mutation } };
+    authCache.set(token, auth);
+    return auth;
   }
 
   function mutationEnabled(cap: CapabilityLookup): boolean {

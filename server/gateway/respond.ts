@@ -2,7 +2,7 @@
 // object at the front when the body is larger than one range part.
 import type Koa from "koa";
 import type { SessionState } from "../kernel/session-state.js";
-import { RANGE_PART_BYTES, ResponseSnapshots } from "../transport/range-replay.js";
+import { RANGE_PART_BYTES } from "../transport/range-replay.js";
 
 export const OPAQUE_NOT_FOUND = '{"ok":false,"errorCode":"not_found"}';
 
@@ -26,14 +26,21 @@ export function sendOpaqueNotFound(ctx: Koa.Context): void {
  */
 export function sendAgentJson(ctx: Koa.Context, state: SessionState | undefined, body: object, baseUrl: string | undefined): void {
   let json = JSON.stringify(body);
+  let bytes: Buffer;
   if (state && baseUrl) {
-    const id = ResponseSnapshots.newId();
-    if (Buffer.byteLength(json, "utf8") > RANGE_PART_BYTES) {
-      json = JSON.stringify({ rangeFallback: { id, first: `${baseUrl}/z?id=${id}&part=0` }, ...body });
+    const id = state.snapshots.newId();
+    // json.length counts UTF-16 units, never more than the UTF-8 bytes: a cheap first test.
+    if (json.length > 2 && (json.length > RANGE_PART_BYTES || Buffer.byteLength(json, "utf8") > RANGE_PART_BYTES)) {
+      // Splice the fallback in front of the already serialized body rather than serializing it twice.
+      json = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0` })},${json.slice(1)}`;
     }
-    state.snapshots.add(id, Buffer.from(json, "utf8"));
+    bytes = Buffer.from(json, "utf8");
+    state.snapshots.add(id, bytes);
+  } else {
+    bytes = Buffer.from(json, "utf8");
   }
   ctx.status = 200;
   setAgentHeaders(ctx, "application/json; charset=utf-8");
-  ctx.body = json;
+  // A Buffer body is written as is: the snapshot and the response share one encoding of the JSON.
+  ctx.body = bytes;
 }

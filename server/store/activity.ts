@@ -2,6 +2,8 @@
 import type { Db } from "./database.js";
 
 export const ACTIVITY_RETENTION_ROWS = 5000;
+/** Rows are buffered and written together: one small transaction per burst instead of one per call. */
+export const ACTIVITY_FLUSH_DELAY_MS = 50;
 
 export interface ActivityEntry {
   id: number;
@@ -46,6 +48,26 @@ export function createActivityQueries(db: Db) {
   const listSessionStmt = db.prepare("SELECT * FROM activity WHERE session_id = ? AND id > ? ORDER BY id DESC LIMIT ?");
   const pruneStmt = db.prepare("DELETE FROM activity WHERE id <= (SELECT MAX(id) FROM activity) - ?");
   let insertsSincePrune = 0;
+  let pending: NewActivity[] = [];
+  let timer: NodeJS.Timeout | undefined;
+
+  const writeBatch = db.transaction((rows: NewActivity[]) => {
+    for (const e of rows) insertStmt.run({ ...e, ok: e.ok ? 1 : 0, params: e.params ? JSON.stringify(e.params) : null });
+    insertsSincePrune += rows.length;
+    if (insertsSincePrune >= 100) {
+      insertsSincePrune = 0;
+      pruneStmt.run(ACTIVITY_RETENTION_ROWS);
+    }
+  });
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0 || !db.open) return;
+    const rows = pending;
+    pending = [];
+    writeBatch(rows);
+  }
 
   const toEntry = (r: RawActivity): ActivityEntry => ({
     id: r.id,
@@ -65,13 +87,16 @@ export function createActivityQueries(db: Db) {
 
   return {
     insert: (e: NewActivity): void => {
-      insertStmt.run({ ...e, ok: e.ok ? 1 : 0, params: e.params ? JSON.stringify(e.params) : null });
-      if (++insertsSincePrune >= 100) {
-        insertsSincePrune = 0;
-        pruneStmt.run(ACTIVITY_RETENTION_ROWS);
+      pending.push(e);
+      if (!timer) {
+        timer = setTimeout(flush, ACTIVITY_FLUSH_DELAY_MS);
+        timer.unref();
       }
     },
+    /** Writes buffered rows now (before reading, and when the store closes). */
+    flush,
     list: (opts: { sessionId?: string; afterId?: number; limit?: number }): ActivityEntry[] => {
+      flush();
       const limit = Math.min(Math.max(opts.limit ?? 100, 1), 500);
       const after = opts.afterId ?? 0;
       const rows = (

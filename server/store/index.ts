@@ -6,13 +6,17 @@ import { createProjectQueries } from "./projects.js";
 import { createSessionQueries } from "./sessions.js";
 import { createSettingQueries } from "./settings.js";
 import { createStagingQueries } from "./staging.js";
+import { createScopeVersion } from "./scope-version.js";
 
 /** `logDb` may be a second connection to the same file for the activity log (see openLogConnection). */
 export function createStore(db: Db, logDb: Db = db) {
-  return {
+  const scope = createScopeVersion();
+  const store = {
     db,
-    projects: createProjectQueries(db),
-    sessions: createSessionQueries(db),
+    /** Bumped on every project, session or capability write; see scope-version.ts. */
+    scope,
+    projects: createProjectQueries(db, scope),
+    sessions: createSessionQueries(db, scope),
     settings: createSettingQueries(db),
     activity: createActivityQueries(logDb),
     journal: createJournalQueries(db),
@@ -20,10 +24,12 @@ export function createStore(db: Db, logDb: Db = db) {
     /** Runs fn inside one SQLite transaction. */
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: (): void => {
+      store.activity.flush();
       if (logDb !== db) logDb.close();
       db.close();
     },
   };
+  return store;
 }
 
 export type Store = ReturnType<typeof createStore>;

@@ -1,5 +1,6 @@
 // Typed queries over the projects table.
 import type { Db } from "./database.js";
+import { createScopeVersion, type ScopeVersion } from "./scope-version.js";
 
 export interface ProjectRow {
   id: string;
@@ -31,7 +32,7 @@ function toProject(r: RawProject): ProjectRow {
   };
 }
 
-export function createProjectQueries(db: Db) {
+export function createProjectQueries(db: Db, scope: ScopeVersion = createScopeVersion()) {
   const listStmt = db.prepare("SELECT * FROM projects ORDER BY created_at, id");
   const getStmt = db.prepare("SELECT * FROM projects WHERE id = ?");
   const byNameStmt = db.prepare("SELECT * FROM projects WHERE name = ?");
@@ -54,12 +55,17 @@ export function createProjectQueries(db: Db) {
       return r && toProject(r);
     },
     insert: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean }): void => {
+      scope.value += 1;
       insertStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, now: Date.now() });
     },
     update: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean }): void => {
+      scope.value += 1;
       updateStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, now: Date.now() });
     },
-    delete: (id: string): boolean => deleteStmt.run(id).changes > 0,
+    delete: (id: string): boolean => {
+      scope.value += 1;
+      return deleteStmt.run(id).changes > 0;
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 // Typed queries over sessions and their per-generation capability tokens.
 import type { Db } from "./database.js";
+import { createScopeVersion, type ScopeVersion } from "./scope-version.js";
 
 export type CapabilityKind = "init" | "read" | "mutation";
 
@@ -48,7 +49,7 @@ function toSession(r: RawSession): SessionRow {
   };
 }
 
-export function createSessionQueries(db: Db) {
+export function createSessionQueries(db: Db, scope: ScopeVersion = createScopeVersion()) {
   const listStmt = db.prepare("SELECT * FROM sessions ORDER BY created_at, id");
   const byProjectStmt = db.prepare("SELECT * FROM sessions WHERE project_id = ? ORDER BY created_at, id");
   const getStmt = db.prepare("SELECT * FROM sessions WHERE id = ?");
@@ -85,21 +86,28 @@ export function createSessionQueries(db: Db) {
       return r && toSession(r);
     },
     insert: (s: { id: string; projectId: string; name: string; enabled: boolean; generation: number }): void => {
+      scope.value += 1;
       insertStmt.run({ ...s, enabled: s.enabled ? 1 : 0, now: Date.now() });
     },
     update: (s: { id: string; name: string; enabled: boolean; generation: number }): void => {
+      scope.value += 1;
       updateStmt.run({ ...s, enabled: s.enabled ? 1 : 0, now: Date.now() });
     },
-    delete: (id: string): boolean => deleteStmt.run(id).changes > 0,
+    delete: (id: string): boolean => {
+      scope.value += 1;
+      return deleteStmt.run(id).changes > 0;
+    },
     count: (): number => (countStmt.get() as { n: number }).n,
     countEnabled: (): number => (countEnabledStmt.get() as { n: number }).n,
     tokenExists: (token: string): boolean => tokenExistsStmt.get(token) !== undefined,
     replaceCapabilities: (sessionId: string, generation: number, tokens: Record<CapabilityKind, string>): void => {
+      scope.value += 1;
       deleteCapsStmt.run(sessionId);
       const now = Date.now();
       for (const kind of ["init", "read", "mutation"] as const) insertCapStmt.run(tokens[kind], sessionId, generation, kind, now);
     },
     deleteAllCapabilities: (): void => {
+      scope.value += 1;
       deleteAllCapsStmt.run();
     },
     capabilitiesFor: (sessionId: string, generation: number): Partial<Record<CapabilityKind, string>> => {

@@ -21,8 +21,14 @@ export class ResponseSnapshots {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  static newId(): string {
-    return randomBytes(6).toString("base64url");
+  // Ids only need to be unique within this session's snapshots (the capability is the secret), so a
+  // per-store random prefix plus a counter replaces a crypto call on every response.
+  private readonly idPrefix = randomBytes(3).toString("base64url");
+  private counter = 0;
+
+  newId(): string {
+    this.counter += 1;
+    return `${this.idPrefix}${this.counter.toString(36)}`;
   }
 
   /** Stores a serialized response under id and makes it the last=1 target. */
@@ -71,9 +77,13 @@ export class ResponseSnapshots {
     if (this.lastId === id) this.lastId = undefined;
   }
 
+  /** Entries are kept least recently used first, so expiry stops at the first fresh one. */
   private expire(): void {
     const cutoff = this.now() - SNAPSHOT_IDLE_TTL_MS;
-    for (const [id, entry] of this.entries) if (entry.lastUsed < cutoff) this.remove(id);
+    for (const [id, entry] of this.entries) {
+      if (entry.lastUsed >= cutoff) break;
+      this.remove(id);
+    }
   }
 }
 
