@@ -207,7 +207,7 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     const tool = match.tool;
     if (tool.capability === "mutation" && !tool.permission && !mutationEnabled(cap)) {
       throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} needs the project's write or terminal permission; both are off. The operator can turn one on in the control plane.`, {
-        detail: { tool: tool.id, permission: ["write", "terminal"] },
+        detail: { tool: tool.id, permission: "write|terminal" },
         retryable: false,
         agentAction: "enable_in_control_plane",
       });

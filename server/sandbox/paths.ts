@@ -41,7 +41,12 @@ function lexicalTarget(root: string, input: string): string {
 // Synchronous on purpose: each call is a few microseconds on a local disk, while the promise versions
 // cost a thread-pool round trip (~100 µs here) and containment runs on every call of every tool.
 function lstatOrUndefined(p: string): fs.Stats | undefined {
-  return fs.lstatSync(p, { throwIfNoEntry: false });
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    // ENOENT, and also ENOTDIR when an ancestor is a file: either way there is nothing here.
+    return undefined;
+  }
 }
 
 function realpathOrUndefined(p: string): string | undefined {

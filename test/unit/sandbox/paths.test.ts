@@ -40,4 +40,10 @@ describe("resolveInsideRoot for new targets", () => {
   it("says plainly when the project root itself has gone", async () => {
     await expect(resolveInsideRoot(path.join(root, "no-such-root"), "a.txt")).rejects.toMatchObject({ code: "project_root_missing" });
   });
+
+  it("treats a path under a regular file as missing, not as an error", async () => {
+    fs.writeFileSync(path.join(root, "plain"), "x");
+    const r = await resolveInsideRoot(root, "plain/child.txt");
+    expect(r).toMatchObject({ exists: false, display: "/project/plain/child.txt" });
+  });
 });
