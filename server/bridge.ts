@@ -12,6 +12,7 @@ import { loadOperatorCredential } from "./control/operator-token.js";
 import { createPublicOrigin } from "./control/public-origin.js";
 import { createRegistry } from "./control/registry.js";
 import { createDataPlaneApp } from "./gateway/app.js";
+import { createClientErrorHandler } from "./gateway/client-error.js";
 import { createReadTools } from "./kernel/index.js";
 import { createReadRunner } from "./kernel/runner.js";
 import { SessionStates } from "./kernel/session-state.js";
@@ -114,6 +115,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   });
 
   const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataApp.callback());
+  dataServer.on("clientError", createClientErrorHandler(dataServer));
   const controlServer = http.createServer(controlApp.callback());
   const dataAddr = await listen(dataServer, config.data.host, config.data.port);
   const controlAddr = await listen(controlServer, config.control.host, config.control.port);

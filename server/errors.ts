@@ -78,6 +78,8 @@ export const ErrorCode = {
   patchTargetExists: "patch_target_exists",
   patchPathConflict: "patch_path_conflict",
   patchCommitFailed: "patch_commit_failed",
+  // transport gym: request lines Node's HTTP parser refuses (server/gateway/client-error.ts)
+  malformedRequestTarget: "malformed_request_target",
   // generic
   internalError: "internal_error",
 } as const;
