@@ -27,8 +27,8 @@ const unit = (ch: string) => `~u${ch.charCodeAt(0).toString(16).toUpperCase().pa
 
 /**
  * What the protocol asks of an agent writing by hand: ~ ~n ~r ~t ~h ~p ~q for ~ newline CR tab # % +,
- * ~a for an & that would split a value or look like a parameter, ~uXXXX for controls, ~s for a space
- * that ends the URL; everything else (spaces, quotes, non-ASCII) typed as is.
+ * ~a for an & that would split a value or look like a parameter, ~uXXXX for controls; everything else
+ * (spaces, quotes, non-ASCII) typed as is.
  */
 function agentEscape(text: string, space: string, ampersand: RegExp): string {
   return text
@@ -44,6 +44,8 @@ function agentEscape(text: string, space: string, ampersand: RegExp): string {
     .replace(UNTYPEABLE, unit)
     .replace(/ /g, space);
 }
+
+const explicitTrailingSpaces = (typed: string) => typed.replace(/ +$/, (spaces) => "~s".repeat(spaces.length));
 
 const utf8Bytes = (target: string) => Buffer.from(target, "utf8").toString("latin1");
 
@@ -70,9 +72,9 @@ export const FORMS: readonly Form[] = [
     name: "agent-whatwg",
     description: "typed by hand (spaces, quotes, non-ASCII as is), sent by a WHATWG reader such as fetch or Chromium",
     carries: () => true,
-    value: (t) => agentEscape(t, " ", /&/g),
-    // WHATWG URL parsing strips spaces at the end of a URL, and the tail is the end: those need ~s.
-    tail: (t) => agentEscape(t, " ", PARAMETER_LOOKALIKE).replace(/ +$/, (spaces) => "~s".repeat(spaces.length)),
+    // WHATWG URL parsing strips spaces at the end of a URL, and a value may be the end: those need ~s.
+    value: (t) => explicitTrailingSpaces(agentEscape(t, " ", /&/g)),
+    tail: (t) => explicitTrailingSpaces(agentEscape(t, " ", PARAMETER_LOOKALIKE)),
     toWire: whatwgTarget,
   },
   {

@@ -44,10 +44,13 @@ export function bindWriteLike(target: string): Binding {
 }
 
 /**
- * Whether a (form, rewrite) pair can carry `text` at all. One documented hole: a + typed for a space
- * cannot survive a proxy that percent-encodes +, which is why the reference encoder writes spaces as ~s.
+ * Whether a (form, rewrite) pair can carry `text` at all. Two documented holes, both closed by the
+ * reference encoder: a + typed for a space cannot survive a proxy that percent-encodes + (the encoder
+ * writes ~s), and a literal & typed into the raw tail is split and reordered by a proxy that sorts the
+ * query on & (the encoder writes ~a).
  */
 export function pairCarries(formName: FormName, rewrite: QueryRewrite, text: string): boolean {
   if (formName === "agent-bytes" && (rewrite.name === "encode-all" || rewrite.name === "double-encode-all")) return !text.includes(" ");
+  if (formName.startsWith("agent-") && rewrite.name === "sort-all") return !text.includes("&");
   return true;
 }
