@@ -9,6 +9,7 @@ import type { Form } from "./forms.js";
 export type KindName =
   | "stat-name"
   | "read-content"
+  | "read-paged"
   | "grep-needle"
   | "write-raw"
   | "write-name"
@@ -55,6 +56,9 @@ export interface CaseKind {
 const GYM_DIR = "gym";
 const MAX_NAME_BYTES = 200;
 const MAX_LINE_CHARS = 400;
+/** Larger than one /r answer (24 KiB), so the read comes back in pages linked by next. */
+const PAGED_FILE_BYTES = 30 * 1024;
+const MAX_PAGES = 20;
 const STAGED_CHUNKS = 3;
 
 const sameBytes = (actual: string | Buffer, text: string) => (Buffer.isBuffer(actual) ? actual : expectedBytes(actual)).equals(expectedBytes(text));
@@ -138,6 +142,37 @@ const readContent: CaseKind = {
     const file = (answer.body.files as Array<{ content?: string }> | undefined)?.[0];
     if (answer.body.ok !== true || !file) return refusedOrWrong(answer, true);
     return judge(answer, sameBytes(file.content ?? "", text), () => `read content ${show(file.content)}`);
+  },
+};
+
+const readPaged: CaseKind = {
+  name: "read-paged",
+  routes: ["r"],
+  mutation: false,
+  carries: (t) => t.length > 0 && readContent.carries(t),
+  wireTexts: (t) => [`${GYM_DIR}/c0/${statName.carries(t) ? t : "paged.txt"}`],
+  async run(text, ctx) {
+    // A nasty file name puts the server's own encoder to work: every next URL carries the path.
+    const rel = `${GYM_DIR}/${ctx.id}/${statName.carries(text) ? text : "paged.txt"}`;
+    let content = "";
+    while (expectedBytes(content).length < PAGED_FILE_BYTES) content += `${text}\n`;
+    ensureDir(path.join(ctx.projectDir, GYM_DIR, ctx.id));
+    fs.writeFileSync(path.join(ctx.projectDir, rel), expectedBytes(content));
+    let next: string | undefined = url(ctx.bases.r, "r", [`path=${ctx.form.value(rel)}`]);
+    let joined = "";
+    let fetches = 0;
+    let recovered = false;
+    for (let page = 0; next && page < MAX_PAGES; page++) {
+      const answer = await ctx.agent.call(next);
+      fetches += answer.fetches;
+      recovered ||= answer.recoveredByRange;
+      const file = (answer.body.files as Array<{ content?: string }> | undefined)?.[0];
+      if (answer.body.ok !== true || !file) return { ...refusedOrWrong(answer, true), fetches };
+      joined += file.content ?? "";
+      next = answer.body.allComplete === true ? undefined : (answer.body.next as string | undefined);
+    }
+    const exact = next === undefined && sameBytes(joined, content);
+    return { outcome: exact ? "exact" : "wrong", ...(exact ? {} : { detail: `pages joined to ${joined.length} chars, file has ${content.length}` }), fetches, recoveredByRange: recovered };
   },
 };
 
@@ -296,4 +331,4 @@ const terminalEcho: CaseKind = {
   },
 };
 
-export const CASE_KINDS: readonly CaseKind[] = [statName, readContent, grepNeedle, writeRaw, writeName, writeStaged, editText, patchAdd, terminalEcho];
+export const CASE_KINDS: readonly CaseKind[] = [statName, readContent, readPaged, grepNeedle, writeRaw, writeName, writeStaged, editText, patchAdd, terminalEcho];

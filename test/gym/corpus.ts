@@ -2,7 +2,7 @@
 // Contract and extension rules: docs/TRANSPORT_GYM.md ("Corpus"). Names are stable; never reuse one.
 
 /** Bump when an entry is added, removed or changes text, so reports say which corpus they ran. */
-export const CORPUS_VERSION = "2026.11.3";
+export const CORPUS_VERSION = "2026.11.4";
 
 export interface CorpusEntry {
   /** Stable, unique, kebab-case, prefixed by its group. */
@@ -36,7 +36,7 @@ const URL_GRAMMAR: CorpusEntry[] = [
 ];
 
 const PARAM_LOOKALIKES: CorpusEntry[] = [
-  entry("param-wait", "&wait=1000"),
+  entry("param-wait", "&wait=1000", "regression: encodeURIComponent's %26wait%3D1000 was refused as a misplaced parameter"),
   entry("param-path", "&path=x"),
   entry("param-run-call", "x&run=2&call=y"),
   entry("param-mixed", "foo&wait=1000&bar&path=/etc/passwd"),
@@ -47,7 +47,7 @@ const PARAM_LOOKALIKES: CorpusEntry[] = [
 
 const WHITESPACE: CorpusEntry[] = [
   entry("ws-space", " "),
-  entry("ws-spaces-around", "  leading and trailing  "),
+  entry("ws-spaces-around", "  leading and trailing  ", "WHATWG readers strip spaces that end a URL: typed by hand they must be ~s"),
   entry("ws-tab", "a\tb\t\tc"),
   entry("ws-lf", "line1\nline2\n"),
   entry("ws-crlf", "line1\r\nline2\r\n"),
@@ -55,6 +55,7 @@ const WHITESPACE: CorpusEntry[] = [
   entry("ws-blank-lines", "\n\n\n"),
   entry("ws-formfeed-vtab", "a\fb\vc"),
   entry("ws-nbsp", "a\u00a0b"),
+  entry("ws-trailing-nbsp", "ends in a no-break space\u00a0", "String.trim eats U+00A0: caught the gym's raw-socket reader trimming a raw Location header"),
   entry("ws-ideographic", "a\u3000b"),
   entry("ws-zero-width", "a\u200bb\u200cc\u200dd\u2060e"),
   entry("ws-line-separators", "a\u2028b\u2029c\u0085d"),
@@ -70,7 +71,7 @@ const CONTROLS: CorpusEntry[] = [
 ];
 
 const QUOTES: CorpusEntry[] = [
-  entry("quote-double", 'say "hello"'),
+  entry("quote-double", 'say "hello"', "regression: behind a double-encoding proxy (%2522) the quote arrived as the text %22"),
   entry("quote-single", "it's 'quoted'"),
   entry("quote-backtick", "`cmd` ``x``"),
   entry("quote-smart", "\u201chello\u201d \u2018x\u2019 \u00abguillemets\u00bb"),
@@ -149,11 +150,11 @@ const UNICODE: CorpusEntry[] = [
   entry("uni-max", "\u{10ffff}\u{e0001}\u{f0000}"),
   entry("uni-noncharacters", "\uffff\ufffe\ufdd0"),
   entry("uni-replacement", "\ufffd"),
-  entry("uni-lone-high-surrogate", "a\ud83db", "no UTF-8 form: expected on disk as U+FFFD, as Buffer.from writes it"),
+  entry("uni-lone-high-surrogate", "a\ud83db", "no UTF-8 form: expected on disk as U+FFFD; regression: the encoder threw on it"),
   entry("uni-lone-low-surrogate", "a\ude00b", "no UTF-8 form: expected on disk as U+FFFD"),
   entry("uni-reversed-pair", "\ude00\ud83d"),
   entry("uni-bom-start", "\ufeffstarts with a BOM\n"),
-  entry("uni-bom-middle", "a\ufeffb"),
+  entry("uni-bom-middle", "a\ufeffb", "regression: an encoded BOM (%EF%BB%BF) vanished, TextDecoder dropped it"),
   entry("uni-fullwidth-ascii", "\uff05\uff12\uff10 \uff06\uff1d \uff0b"),
   entry("uni-latin1-lookalikes", "\u00c3\u00a9 \u00e2\u0082\u00ac", "mojibake: the latin1 reading of UTF-8 bytes"),
 ];

@@ -1,6 +1,8 @@
-// The transport decisions the gym forced, pinned from both sides: layered percent decoding (and what it
-// costs a client that percent-encodes a literal %), encoded BOMs, and which & counts as a parameter.
+// The transport decisions the gym forced, pinned from both sides: the reference encoder's rules, layered
+// percent decoding (and what it costs a client that percent-encodes a literal %), encoded BOMs, and which
+// & counts as a parameter.
 import { describe, expect, it } from "vitest";
+import { encodeQueryValue, encodeUrlText } from "../../server/transport/encode.js";
 import { decodePercentLayers, decodeQueryComponent, MAX_PERCENT_LAYERS } from "../../server/transport/percent.js";
 import { parseQuery } from "../../server/transport/query.js";
 import { bindWriteLike } from "./server-view.js";
@@ -10,6 +12,28 @@ const encodeLayers = (text: string, layers: number) => {
   for (let i = 0; i < layers; i++) out = out.replace(/%/g, "%25");
   return out;
 };
+
+describe("reference encoder rules (docs/TRANSPORT_GYM.md)", () => {
+  it.each([
+    ["~", "~~"],
+    ["\n\r\t", "~n~r~t"],
+    ["#%+&", "~h~p~q~a"],
+    ["a b", "a~sb"],
+    ["Az09-._!$'()*,;=:@/?", "Az09-._!$'()*,;=:@/?"],
+    ['"<>\\^`{|}[]', "%22%3C%3E%5C%5E%60%7B%7C%7D%5B%5D"],
+    ["\u0000\u001f\u007f", "~u0000~u001F~u007F"],
+    ["\u00e9\u20ac\uffff", "~u00E9~u20AC~uFFFF"],
+    ["\u{1F600}\u{10FFFF}", "~u{1F600}~u{10FFFF}"],
+    ["a\ud800b\udc00", "a~uFFFDb~uFFFD"],
+  ])("writes %j as %s", (text, encoded) => {
+    expect(encodeUrlText(text)).toBe(encoded);
+  });
+
+  it("encodes = in values before raw= only", () => {
+    expect(encodeQueryValue("a=b")).toBe("a%3Db");
+    expect(encodeUrlText("a=b")).toBe("a=b");
+  });
+});
 
 describe("double encoding", () => {
   it.each([1, 2, 3])("undoes %i extra layer(s) a proxy added over an encoded space, quote and é", (layers) => {

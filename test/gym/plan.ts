@@ -1,7 +1,7 @@
 // Deterministic case planning from GYM_SEED: which text travels through which route, written in which
 // form, read by which reader, through which intermediary. The corpus goes first, then fuzz strings.
 import { CORPUS, expectedBytes } from "./corpus.js";
-import { FORMS } from "./forms.js";
+import { form as namedForm, FORMS } from "./forms.js";
 import { createFuzzer, gymRandom } from "./fuzz.js";
 import type { CaseKind } from "./cases.js";
 import { carriesThrough, type CaseSpec } from "./harness.js";
@@ -18,7 +18,7 @@ export interface PlanOptions {
 
 // Chromium and curl cost a page load or a process per case: fewer of them, but always some.
 const READER_WEIGHTS: Record<ReaderName, number> = { fetch: 10, "node-bytes": 10, curl: 3, chromium: 1 };
-const LARGE_ANSWER_KINDS = new Set(["read-content", "terminal-echo"]);
+const LARGE_ANSWER_KINDS = new Set(["read-content", "read-paged", "terminal-echo"]);
 const LARGE_ANSWER_BYTES = 3500;
 const LARGE_WIRE_LIMIT = 9000;
 const LARGE_FILE_BYTES = 6000;
@@ -35,13 +35,19 @@ function weightedPick<T>(rand: () => number, items: readonly T[], weight: (item:
 
 /** Repeats text so the answer outgrows a truncating reader, keeping the URL within limits. */
 function amplify(spec: CaseSpec): string {
-  if (!LARGE_ANSWER_KINDS.has(spec.kind.name) || spec.text.length === 0) return spec.text;
+  // read-paged builds its own 30 KiB file; its text is also the file name.
+  if (!LARGE_ANSWER_KINDS.has(spec.kind.name) || spec.kind.name === "read-paged" || spec.text.length === 0) return spec.text;
   let text = spec.text;
   if (spec.kind.name === "read-content") {
     while (expectedBytes(text).length < LARGE_FILE_BYTES) text += spec.text;
     return text;
   }
-  const wireLength = (t: string) => spec.kind.wireTexts(t).reduce((n, w) => n + spec.form.toWire("http://gym.invalid", `/x?raw=${spec.form.tail(w)}`).length, 0);
+  // WHATWG readers re-encode some characters the form leaves alone (' becomes %27): measure the longer wire.
+  const typedLength = (w: string) => {
+    const typed = `/x?raw=${spec.form.tail(w)}`;
+    return Math.max(spec.form.toWire("http://gym.invalid", typed).length, namedForm("agent-whatwg").toWire("http://gym.invalid", typed).length);
+  };
+  const wireLength = (t: string) => spec.kind.wireTexts(t).reduce((n, w) => n + typedLength(w), 0);
   while (expectedBytes(text).length < LARGE_ANSWER_BYTES && wireLength(text + spec.text) < LARGE_WIRE_LIMIT) text += spec.text;
   return text;
 }

@@ -53,7 +53,9 @@ function parseResponse(raw: Buffer): WireResponse {
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(":");
-    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    // Only HTTP's own whitespace: String.trim would also eat a trailing byte 0xA0 (NBSP in latin1), which is
+    // half of a UTF-8 character in a raw Location header.
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
   }
   let body = raw.subarray(headEnd + 4);
   if (headers["transfer-encoding"]?.toLowerCase() === "chunked") body = dechunk(body);
