@@ -1,5 +1,5 @@
 // npm run gym:transport:audit — the large hostile-intermediary audit. GYM_SEED and GYM_CASES choose the
-// run (GYM_CONCURRENCY the worker count); the last line of output is the JSON report.
+// run, GYM_CONCURRENCY the worker count, GYM_ONLY=c12,c345 reruns single cases; the last line is the report.
 import { gymSeed } from "./fuzz.js";
 import { startGym } from "./harness.js";
 import { INTERMEDIARIES } from "./matrix.js";
@@ -25,7 +25,9 @@ const readers: ReaderName[] = ["fetch", "node-bytes", "curl", ...(chromiumAvaila
 
 const gym = await startGym({ intermediaries: INTERMEDIARIES, readers });
 try {
-  const specs = planCases({ seed, cases, kinds: gym.kinds, intermediaries: INTERMEDIARIES, readers });
+  const only = new Set((process.env.GYM_ONLY ?? "").split(",").filter(Boolean));
+  const planned = planCases({ seed, cases, kinds: gym.kinds, intermediaries: INTERMEDIARIES, readers });
+  const specs = only.size > 0 ? planned.filter((s) => only.has(s.id)) : planned;
   console.error(`gym audit: ${specs.length} cases, seed ${seed}, ${concurrency} workers, readers ${readers.join(" ")}`);
   if (gym.missingKinds.length > 0) console.error(`not yet served, so not run: ${gym.missingKinds.join("; ")}`);
   const { report } = await runPlan(gym, specs, {
