@@ -13,7 +13,8 @@ interface ParserError extends Error {
 
 const HEAD_END = "\r\n\r\n";
 const REQUEST_LINE = /^GET (\/.*) (HTTP\/1\.[01])$/;
-const CONNECTION_HEADER = /^connection:/i;
+// Replaced by "Connection: close"; and a data-plane GET has no body, so none is framed or awaited.
+const DROPPED_HEADERS = /^(?:connection|content-length|transfer-encoding):/i;
 
 // Node's own answers when no clientError listener exists (lib/_http_server.js), kept for every other case.
 const NODE_DEFAULT_RESPONSES: Record<string, string> = {
@@ -50,13 +51,15 @@ export function reencodeRequestHead(packet: Buffer, at: number): Buffer | undefi
   const headers = text
     .slice(lineEnd + 2, headEnd)
     .split("\r\n")
-    .filter((h) => h.length > 0 && !CONNECTION_HEADER.test(h));
+    .filter((h) => h.length > 0 && !DROPPED_HEADERS.test(h));
   const head = [`GET ${percentEncodeTargetBytes(target)} ${line[2]}`, ...headers, "Connection: close"].join("\r\n");
   return Buffer.from(`${head}${HEAD_END}`, "latin1");
 }
 
 /** Serves a rebuilt request head through `server` and writes its answer to the original socket. */
 function serveRebuilt(server: http.Server, socket: Duplex, head: Buffer, rebuilt: WeakSet<Duplex>): void {
+  // The reader may have hung up while an earlier pipelined answer was still going out.
+  if (socket.destroyed) return;
   const stream = new Duplex({
     read() {},
     write(chunk: Buffer, _encoding, callback) {

@@ -4,7 +4,7 @@ import { gymSeed } from "./fuzz.js";
 import { startGym } from "./harness.js";
 import { INTERMEDIARIES } from "./matrix.js";
 import { planCases } from "./plan.js";
-import { chromiumAvailable, type ReaderName } from "./readers.js";
+import { availableReaders } from "./readers.js";
 import { runPlan } from "./report.js";
 
 const DEFAULT_CASES = 2000;
@@ -21,7 +21,7 @@ function positiveInt(name: string, fallback: number): number {
 const seed = gymSeed();
 const cases = positiveInt("GYM_CASES", DEFAULT_CASES);
 const concurrency = positiveInt("GYM_CONCURRENCY", DEFAULT_CONCURRENCY);
-const readers: ReaderName[] = ["fetch", "node-bytes", "curl", ...(chromiumAvailable() ? (["chromium"] as const) : [])];
+const readers = availableReaders();
 
 const gym = await startGym({ intermediaries: INTERMEDIARIES, readers });
 try {

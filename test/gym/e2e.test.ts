@@ -6,13 +6,13 @@ import { gymSeed } from "./fuzz.js";
 import { startGym, type Gym } from "./harness.js";
 import { INTERMEDIARIES } from "./matrix.js";
 import { planCases } from "./plan.js";
-import { chromiumAvailable, type ReaderName } from "./readers.js";
+import { availableReaders } from "./readers.js";
 import { runPlan, type GymReport } from "./report.js";
 
 const CASES = 260;
 const CONCURRENCY = 4;
 const seed = gymSeed();
-const readers: ReaderName[] = ["fetch", "node-bytes", "curl", ...(chromiumAvailable() ? (["chromium"] as const) : [])];
+const readers = availableReaders();
 
 describe(`transport gym end to end (${CASES} cases, GYM_SEED=${seed})`, () => {
   let gym: Gym;

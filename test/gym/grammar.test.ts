@@ -16,6 +16,12 @@ const TEXTS = [...CORPUS.map((e) => ({ name: e.name, text: e.text })), ...Array.
 const sameBytes = (a: string, b: string) => expectedBytes(a).equals(expectedBytes(b));
 
 describe(`grammar conformance (corpus + ${FUZZ_TEXTS} fuzz strings, GYM_SEED=${seed})`, () => {
+  it("names every corpus entry once, in kebab-case under a group prefix", () => {
+    const names = CORPUS.map((e) => e.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(/^[a-z0-9]+-[a-z0-9-]+$/);
+  });
+
   it("the reference encoder emits only printable ASCII, never a space, a + or an encoded %", () => {
     for (const { name, text } of TEXTS) {
       const encoded = encodeUrlText(text);

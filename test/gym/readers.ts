@@ -1,6 +1,6 @@
 // Real URL readers in the loop: raw bytes over a socket, Node's fetch, curl, and headless Chromium
 // reading document.body.innerText. Each takes the URL as the agent typed it and follows redirects.
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { wireGet } from "./wire-http.js";
@@ -115,6 +115,15 @@ async function createChromiumReader(): Promise<Reader> {
 
 export function chromiumAvailable(): boolean {
   return fs.existsSync(CHROMIUM_PATH);
+}
+
+export function curlAvailable(): boolean {
+  return spawnSync("curl", ["--version"]).status === 0;
+}
+
+/** Every reader this machine has; .ci/run installs curl and Chromium when they are missing. */
+export function availableReaders(): ReaderName[] {
+  return ["fetch", "node-bytes", ...(curlAvailable() ? (["curl"] as const) : []), ...(chromiumAvailable() ? (["chromium"] as const) : [])];
 }
 
 export async function createReader(name: ReaderName): Promise<Reader> {
