@@ -11,6 +11,7 @@ export type KindName =
   | "read-content"
   | "read-paged"
   | "grep-needle"
+  | "find-name"
   | "write-raw"
   | "write-name"
   | "write-staged"
@@ -124,6 +125,24 @@ const statName: CaseKind = {
     const { body } = answer;
     if (body.ok !== true) return refusedOrWrong(answer, true);
     return judge(answer, body.exists === true && sameBytes(String(body.path), `/project/${rel}`), () => `stat answered ${show(body)}`);
+  },
+};
+
+const findName: CaseKind = {
+  name: "find-name",
+  routes: ["f"],
+  mutation: false,
+  carries: statName.carries,
+  wireTexts: (t) => [`${GYM_DIR}/c0`, t],
+  async run(text, ctx) {
+    const dir = `${GYM_DIR}/${ctx.id}`;
+    ensureDir(path.join(ctx.projectDir, dir));
+    fs.writeFileSync(path.join(ctx.projectDir, dir, text), "x");
+    const answer = await ctx.agent.call(url(ctx.bases.r, "f", [`path=${ctx.form.value(dir)}`, `name=${ctx.form.value(text)}`]));
+    const hits = answer.body.results;
+    if (answer.body.ok !== true || !Array.isArray(hits)) return refusedOrWrong(answer, true);
+    const paths = (hits as Array<{ path: string }>).map((h) => h.path);
+    return judge(answer, paths.length === 1 && sameBytes(paths[0]!, `/project/${dir}/${text}`), () => `find answered ${show(paths)}`);
   },
 };
 
@@ -331,4 +350,4 @@ const terminalEcho: CaseKind = {
   },
 };
 
-export const CASE_KINDS: readonly CaseKind[] = [statName, readContent, readPaged, grepNeedle, writeRaw, writeName, writeStaged, editText, patchAdd, terminalEcho];
+export const CASE_KINDS: readonly CaseKind[] = [statName, findName, readContent, readPaged, grepNeedle, writeRaw, writeName, writeStaged, editText, patchAdd, terminalEcho];
