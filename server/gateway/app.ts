@@ -46,11 +46,6 @@ function baseOf(kind: CapabilityLookup["kind"]): CapabilityBase | undefined {
   return kind === "read" ? "r" : kind === "mutation" ? "m" : undefined;
 }
 
-/** Node hands raw non-ASCII request bytes over as latin1 characters; recover the UTF-8 text. */
-function recoverTarget(target: string): string {
-  return /[\u0080-\u00ff]/.test(target) && !/[^\u0000-\u00ff]/.test(target) ? Buffer.from(target, "latin1").toString("utf8") : target;
-}
-
 export function createDataPlaneApp(options: DataPlaneOptions): Koa {
   const { store, states, log } = options;
   const table = createRouteTable(options.tools);
@@ -65,6 +60,7 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
       ctx.set("Allow", "GET");
       return;
     }
+    // Printable ASCII only: Node's parser refuses other bytes, and client-error.ts re-encodes a GET that had them.
     const rawTarget = ctx.req.url ?? "/";
     const { path: rawPath, rawQuery } = splitTarget(rawTarget);
     const pathname = decodePercent(rawPath);
@@ -142,7 +138,7 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     const { cap } = auth;
     const origin = options.publicOrigin();
     const baseUrl = (b: CapabilityBase) => `${origin}/v0/${b === "r" ? auth.tokens.r : auth.tokens.m}`;
-    const url = parseRequestUrl(origin, `/v0/${auth.base === "r" ? auth.tokens.r : auth.tokens.m}`, route, recoverTarget(rawQuery));
+    const url = parseRequestUrl(origin, `/v0/${auth.base === "r" ? auth.tokens.r : auth.tokens.m}`, route, rawQuery);
     const state = states.get(cap.sessionId, cap.generation);
     let outcome: RunOutcome | undefined;
     let toolId: string | null = null;
