@@ -54,7 +54,8 @@ export function detectEndpoints(text: string): DetectedEndpoints {
 export class StartupTranscript {
   private readonly output = new OutputCollector(STARTUP_TRANSCRIPT_LIMITS);
   private partial = "";
-  private readonly decoder = new TextDecoder("utf-8");
+  // ignoreBOM: a leading U+FEFF is text here, as everywhere else in the bridge.
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   readonly detected: DetectedEndpoints = { urls: [], ports: [] };
   lastOutputAt: number | undefined;
 

@@ -164,9 +164,11 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
   });
 
   const startup = await watchStartup({ transcript, exited, windowMs: options.windowMs, quietMs: options.quietMs });
-  watching = false;
   const exit = startup === "exited" ? await exited : undefined;
+  // "exit" can fire before the last output is read: keep collecting until the pipes close (or a short grace
+  // passes, since a child left holding them can keep them open).
   if (exit) await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, EXIT_OUTPUT_GRACE_MS))]);
+  watching = false;
   // A shell that started a server with "&" and returned has exited, but its process group lives on.
   const alive = !exit || listTree(pid).length > 0;
   return {

@@ -2,22 +2,12 @@
 // create a session, hand its Init URL to an "agent" (this test), rotate, and watch the call in Activity.
 import fs from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
+import { launchChromium } from "../helpers/chromium.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts", "browser");
 const DESKTOP = { width: 1280, height: 800 };
 const NARROW = { width: 400, height: 820 };
@@ -46,7 +36,7 @@ describe("control UI in Chromium", () => {
     fs.mkdirSync(path.join(browseRoot, "other-folder"));
     fs.writeFileSync(path.join(projectRoot, "README.md"), "# demo\n");
     t = await startTestBridge({ URLBRIDGE_BROWSE_ROOTS: browseRoot });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
     page = await context.newPage();
     page.on("console", (m) => {

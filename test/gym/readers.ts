@@ -3,6 +3,7 @@
 import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import type { Browser, Page } from "playwright-core";
+import { CHROMIUM_PATH, launchChromium } from "../helpers/chromium.js";
 import { wireGet } from "./wire-http.js";
 
 export type ReaderName = "node-bytes" | "fetch" | "curl" | "chromium";
@@ -18,18 +19,7 @@ export interface Reader {
   close(): Promise<void>;
 }
 
-export const CHROMIUM_PATH = "/usr/bin/chromium";
 const MAX_REDIRECTS = 5;
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 
 /** Sends the typed URL's UTF-8 bytes as they are (no normalisation), following redirects by hand. */
 function createBytesReader(): Reader {
@@ -86,8 +76,7 @@ function createCurlReader(): Reader {
 
 /** Headless Chromium navigating to the URL; the body is what a browsing agent sees: document.body.innerText. */
 async function createChromiumReader(): Promise<Reader> {
-  const { chromium } = await import("playwright-core");
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser: Browser = await launchChromium();
   const context = await browser.newContext();
   const idle: Page[] = [];
   return {

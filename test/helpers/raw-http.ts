@@ -35,7 +35,8 @@ export function rawGet(origin: string, target: string | Buffer, timeoutMs = 10_0
       const headers: Record<string, string> = {};
       for (const l of lines) {
         const i = l.indexOf(":");
-        if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+        // Only HTTP whitespace is trimmed: String.trim would also eat a non-ASCII byte read as latin1 (0xA0).
+        if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).replace(/^[ \t]+|[ \t]+$/g, "");
       }
       let body = headEnd === -1 ? "" : text.slice(headEnd + 4);
       if (headers["transfer-encoding"] === "chunked") body = dechunk(body);
