@@ -34,6 +34,7 @@ export const ErrorCode = {
   notADirectory: "not_a_directory",
   invalidPath: "invalid_path",
   projectRootMissing: "project_root_missing",
+  projectRootChanged: "project_root_changed",
   // read kernel
   tooManyPaths: "too_many_paths",
   binaryFile: "binary_file",

@@ -1,11 +1,17 @@
-// A real bridge for a benchmark: temp state dir, one project on a given root, one session, silent logs.
+// A real bridge for a benchmark, run the way it is deployed: the built server (`node dist/server/main.js`,
+// what `npm start` runs) in its own process, with a temp state dir, one project and one session.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startBridge } from "../../server/bridge.js";
-import { loadConfig } from "../../server/config.js";
+import { fileURLToPath } from "node:url";
+import { stopChild } from "./http.js";
 
 const OPERATOR_TOKEN = "bench-operator-token-0123456789";
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const SERVER_ENTRY = path.join(REPO_ROOT, "dist", "server", "main.js");
+const LISTEN_LINE = /(control|data) plane on (http:\/\/\S+)/;
+const START_TIMEOUT_MS = 20_000;
 
 export interface BenchBridge {
   bases: { r: string; m?: string };
@@ -16,40 +22,75 @@ export function makeBenchDir(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `urlbridge-bench-${prefix}-`)));
 }
 
-export async function startBenchBridge(root: string, env: Record<string, string> = {}): Promise<BenchBridge> {
-  const stateDir = makeBenchDir("state");
-  const bridge = await startBridge(
-    loadConfig({
+export interface BenchBridgeOptions {
+  permissions?: { write: boolean; terminal: boolean };
+  env?: Record<string, string>;
+}
+
+/** Starts the built server on free ports and learns its URLs from the two "plane on" log lines. */
+function spawnServer(stateDir: string, env: Record<string, string>) {
+  if (!fs.existsSync(SERVER_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    env: {
+      ...process.env,
       URLBRIDGE_STATE_DIR: stateDir,
       URLBRIDGE_CONTROL_PORT: "0",
       URLBRIDGE_DATA_PORT: "0",
       URLBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN,
-      URLBRIDGE_LOG_LEVEL: "silent",
+      URLBRIDGE_LOG_LEVEL: "info",
       ...env,
-    }),
-  );
-  const api = async (route: string, body: unknown) => {
-    const res = await fetch(`${bridge.controlUrl}${route}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const urls = new Promise<{ control: string; data: string }>((resolve, reject) => {
+    const found: Record<string, string> = {};
+    let text = "";
+    const timer = setTimeout(() => reject(new Error(`the bridge did not listen within ${START_TIMEOUT_MS} ms:\n${text}`)), START_TIMEOUT_MS);
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (found.control && found.data) return;
+      text += chunk.toString("utf8");
+      for (const line of text.split("\n")) {
+        const m = LISTEN_LINE.exec(line);
+        if (m) found[m[1]!] = m[2]!;
+      }
+      if (found.control && found.data) {
+        clearTimeout(timer);
+        resolve({ control: found.control, data: found.data });
+      }
     });
-    if (res.status !== 201) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as Record<string, string>;
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the bridge exited (${code}) before it listened:\n${text}`));
+    });
+  });
+  return { child, urls };
+}
+
+export async function startBenchBridge(root: string, options: BenchBridgeOptions = {}): Promise<BenchBridge> {
+  const stateDir = makeBenchDir("state");
+  const { child, urls } = spawnServer(stateDir, options.env ?? {});
+  const close = async () => {
+    await stopChild(child);
+    fs.rmSync(stateDir, { recursive: true, force: true });
   };
   try {
-    const project = await api("/api/projects", { name: "bench", root, permissions: { write: false, terminal: false } });
+    const { control } = await urls;
+    const api = async (route: string, body: unknown) => {
+      const res = await fetch(`${control}${route}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
+      return (await res.json()) as Record<string, string>;
+    };
+    const permissions = options.permissions ?? { write: false, terminal: false };
+    const project = await api("/api/projects", { name: "bench", root, permissions });
     const session = await api("/api/sessions", { projectId: project.id });
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: BenchBridge["bases"] };
-    return {
-      bases,
-      async close() {
-        await bridge.close();
-        fs.rmSync(stateDir, { recursive: true, force: true });
-      },
-    };
+    return { bases, close };
   } catch (error) {
-    await bridge.close();
+    await close();
     throw error;
   }
 }

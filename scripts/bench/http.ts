@@ -1,8 +1,11 @@
 // HTTP plumbing for benchmarks: one keep-alive client used for a route and for its floor alike, and the
 // floor itself, a bare node:http server answering every request with fixed bytes.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import Koa from "koa";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 export interface BenchClient {
   /** GETs a URL and resolves with the whole body. */
@@ -32,32 +35,46 @@ export interface FloorServer {
   close(): Promise<void>;
 }
 
+const FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "floor-server.mjs");
+
 /**
  * A node:http server with no framework, no routing and no work: the least any server can do per request.
  * With `koa`, the same answer comes from a one-middleware Koa app, to show what the framework alone costs.
+ * It runs in its own process, as the bridge does, so neither shares an event loop with the client.
  */
 export async function startFloorServer(body: Buffer, contentType: string, options: { koa?: boolean } = {}): Promise<FloorServer> {
-  let handler: http.RequestListener = (_req, res) => {
-    res.writeHead(200, { "content-type": contentType, "content-length": body.length });
-    res.end(body);
-  };
-  if (options.koa) {
-    const app = new Koa();
-    app.use((ctx) => {
-      ctx.type = contentType;
-      ctx.body = body;
-    });
-    handler = app.callback();
-  }
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const bodyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-bench-floor-")), "body");
+  fs.writeFileSync(bodyFile, body);
+  const child = spawn(process.execPath, [FLOOR_SCRIPT, bodyFile, contentType, ...(options.koa ? ["koa"] : [])], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await firstLine(child);
   return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    url,
+    close: async () => {
+      await stopChild(child);
+      fs.rmSync(path.dirname(bodyFile), { recursive: true, force: true });
+    },
   };
+}
+
+/** Resolves with the first line a child prints on stdout. */
+export function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const nl = text.indexOf("\n");
+      if (nl !== -1) resolve(text.slice(0, nl).trim());
+    });
+    child.once("exit", (code) => reject(new Error(`bench server exited (${code}) before it listened`)));
+  });
+}
+
+export function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
 }

@@ -1,24 +1,17 @@
 // Mutation benchmarks: a new-intent GET round trip, a replayed (deduplicated) GET and a 50-file apply_patch,
 // each against a read GET of the same bridge in the same run as its floor.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { startBridge } from "../../server/bridge.js";
-import { loadConfig } from "../../server/config.js";
 import { encodeQueryValue, encodeUrlText } from "../../server/transport/encode.js";
+import { makeBenchDir, startBenchBridge } from "./bridge.js";
 import { measure, type BenchResult, type Stats } from "./harness.js";
 
-const OPERATOR_TOKEN = "bench-operator-token-0123456789";
 const WARMUP = 20;
 const FLOOR_RUNS = 300;
 const NEW_INTENT_RUNS = 200;
 const REPLAY_RUNS = 300;
 const PATCH_RUNS = 20;
 const PATCH_FILES = 50;
-
-function tempDir(prefix: string): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `urlbridge-bench-${prefix}-`)));
-}
 
 function url(base: string, route: string, params: Array<[string, string | number]>, raw?: string): string {
   const parts = params.map(([k, v]) => `${k}=${encodeQueryValue(String(v))}`);
@@ -33,31 +26,12 @@ async function getJson(target: string): Promise<Record<string, unknown>> {
 }
 
 export async function runMutationBench(): Promise<BenchResult> {
-  const stateDir = tempDir("state");
-  const projectDir = tempDir("project");
+  const projectDir = makeBenchDir("project");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
   for (let i = 0; i < PATCH_FILES; i++) fs.writeFileSync(path.join(projectDir, `p${i}.txt`), `file ${i}\nvalue 0\n`);
-  const bridge = await startBridge(
-    loadConfig({
-      URLBRIDGE_STATE_DIR: stateDir,
-      URLBRIDGE_CONTROL_PORT: "0",
-      URLBRIDGE_DATA_PORT: "0",
-      URLBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN,
-      URLBRIDGE_LOG_LEVEL: "silent",
-    }),
-  );
+  const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: false } });
   try {
-    const api = async (route: string, body: unknown) =>
-      (await (
-        await fetch(`${bridge.controlUrl}${route}`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        })
-      ).json()) as Record<string, string>;
-    const project = await api("/api/projects", { name: "bench", root: projectDir, permissions: { write: true, terminal: false } });
-    const session = await api("/api/sessions", { projectId: project.id });
-    const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } };
+    const bases = bridge.bases as { r: string; m: string };
 
     const floor = await measure(FLOOR_RUNS, WARMUP, () => getJson(url(bases.r, "t", [["path", "floor.txt"]])));
     let n = 0;
@@ -82,7 +56,7 @@ export async function runMutationBench(): Promise<BenchResult> {
       markdown: [
         "### Mutation journal",
         "",
-        `In-process bridge, real SQLite file (WAL, synchronous=FULL) and real files; every mutation fsyncs its file,`,
+        `The built server in its own process, real SQLite file (WAL, synchronous=FULL) and real files; every mutation fsyncs its file,`,
         `its directory and the journal. Floor: a /t stat GET on the same bridge (p50 ${floor.p50.toFixed(2)} ms).`,
         "",
         "| measurement | p50 ms | p99 ms | p50 vs floor |",
@@ -96,7 +70,6 @@ export async function runMutationBench(): Promise<BenchResult> {
     };
   } finally {
     await bridge.close();
-    fs.rmSync(stateDir, { recursive: true, force: true });
     fs.rmSync(projectDir, { recursive: true, force: true });
   }
 }

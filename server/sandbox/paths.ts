@@ -95,27 +95,54 @@ function resolveMissing(realRoot: string, lexical: string, input: string, depth 
   }
 }
 
+// Roots already seen to be their own realpath (project roots are stored that way). For those one lstat
+// replaces a realpath of every component on each call. Safe: if an ancestor later becomes a symlink,
+// targets resolve outside the root and are refused (fail closed); if the root goes, lstat says so.
+const canonicalRoots = new Set<string>();
+const MAX_CACHED_ROOTS = 1024;
+
+function realRootOf(root: string): string | undefined {
+  if (canonicalRoots.has(root)) {
+    if (lstatOrUndefined(root)?.isDirectory()) return root;
+    canonicalRoots.delete(root);
+  }
+  const real = realpathOrUndefined(root);
+  if (real === root) {
+    if (canonicalRoots.size >= MAX_CACHED_ROOTS) canonicalRoots.clear();
+    canonicalRoots.add(root);
+  }
+  return real;
+}
+
 export interface ResolveOptions {
   /** When false, a missing target is an error (path_not_found). Default true. */
   allowMissing?: boolean;
 }
 
+/** `root` is a project's stored root: the canonical realpath taken when the operator approved it. */
 export async function resolveInsideRoot(root: string, input: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
   if (input.length === 0 || input.includes("\0")) {
     throw new ToolError(ErrorCode.invalidPath, "Give a non-empty path without NUL characters, relative to /project.", {
       detail: { path: input },
     });
   }
-  const realRoot = realpathOrUndefined(root);
+  const realRoot = realRootOf(root);
   if (realRoot === undefined) {
     throw new ToolError(ErrorCode.projectRootMissing, "The project folder no longer exists on the host. Ask the operator to restore it or change the project's root.", {
       retryable: false,
       agentAction: "stop",
     });
   }
+  if (realRoot !== root) {
+    // The operator approved this canonical directory; if the path now leads elsewhere through a symlink,
+    // following it would hand the agent a folder nobody approved.
+    throw new ToolError(ErrorCode.projectRootChanged, "The project folder's path now leads somewhere else through a symlink. Ask the operator to save the project's root again.", {
+      retryable: false,
+      agentAction: "stop",
+    });
+  }
   const lexical = lexicalTarget(realRoot, input);
-  const lexicalRoot = path.resolve(root);
-  if (!isInside(realRoot, lexical) && !isInside(lexicalRoot, lexical)) throw outside(input);
+  if (!isInside(realRoot, lexical)) throw outside(input);
 
   const real = realpathOrUndefined(lexical);
   if (real !== undefined) {

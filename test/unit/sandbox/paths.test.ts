@@ -46,4 +46,17 @@ describe("resolveInsideRoot for new targets", () => {
     const r = await resolveInsideRoot(root, "plain/child.txt");
     expect(r).toMatchObject({ exists: false, display: "/project/plain/child.txt" });
   });
+
+  it("refuses to follow a project root that has since become a symlink to another folder", async () => {
+    const parent = makeTempDir("moved");
+    const approved = path.join(parent, "approved");
+    const elsewhere = path.join(parent, "elsewhere");
+    fs.mkdirSync(approved);
+    fs.mkdirSync(elsewhere);
+    fs.writeFileSync(path.join(elsewhere, "secret.txt"), "x");
+    expect((await resolveInsideRoot(approved, ".")).display).toBe("/project");
+    fs.rmSync(approved, { recursive: true });
+    fs.symlinkSync(elsewhere, approved);
+    await expect(resolveInsideRoot(approved, "secret.txt")).rejects.toMatchObject({ code: "project_root_changed" });
+  });
 });
