@@ -17,19 +17,27 @@ export interface TreeEntry {
   content?: string;
 }
 
-/** Every file (bytes as base64, mode) and directory under root, keyed by relative path. */
+/**
+ * Every file (bytes as base64, mode) and directory under root, keyed by relative path. Safe to call while a
+ * bridge is writing: an entry renamed or removed between readdir and its read is simply not in the snapshot.
+ */
 export function snapshotTree(root: string): Record<string, TreeEntry> {
   const out: Record<string, TreeEntry> = {};
+  const vanished = (error: unknown) => (error as NodeJS.ErrnoException).code === "ENOENT";
   const walk = (dir: string) => {
     for (const name of fs.readdirSync(dir).sort()) {
       const full = path.join(dir, name);
       const rel = path.relative(root, full);
-      const info = fs.lstatSync(full);
-      if (info.isDirectory()) {
-        out[rel] = { kind: "dir", mode: info.mode & 0o7777 };
-        walk(full);
-      } else {
-        out[rel] = { kind: "file", mode: info.mode & 0o7777, content: fs.readFileSync(full).toString("base64") };
+      try {
+        const info = fs.lstatSync(full);
+        if (info.isDirectory()) {
+          out[rel] = { kind: "dir", mode: info.mode & 0o7777 };
+          walk(full);
+        } else {
+          out[rel] = { kind: "file", mode: info.mode & 0o7777, content: fs.readFileSync(full).toString("base64") };
+        }
+      } catch (error) {
+        if (!vanished(error)) throw error;
       }
     }
   };
