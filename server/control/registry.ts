@@ -2,6 +2,7 @@
 // Changing a project's root or permissions rotates only that project's sessions.
 import fs from "node:fs";
 import path from "node:path";
+import { isToolEnabled } from "../kernel/permissions.js";
 import type { SessionStates } from "../kernel/session-state.js";
 import type { AnyToolDefinition } from "../kernel/tool.js";
 import type { Store } from "../store/index.js";
@@ -96,10 +97,7 @@ export function createRegistry(options: RegistryOptions) {
   }
 
   function effectiveTools(permissions: Permissions): string[] {
-    const mutation = permissions.write || permissions.terminal;
-    return options.tools
-      .filter((t) => (t.permission ? permissions[t.permission] : t.capability === "read" || mutation))
-      .map((t) => t.id);
+    return options.tools.filter((t) => isToolEnabled(t, permissions)).map((t) => t.id);
   }
 
   function view(session: SessionRow): SessionView {

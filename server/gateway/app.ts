@@ -3,6 +3,7 @@
 import Koa from "koa";
 import { z } from "zod";
 import { ErrorCode, ToolError, toFailure, type ToolFailure } from "../errors.js";
+import { assertToolEnabled, isToolEnabled, mutationEnabled } from "../kernel/permissions.js";
 import type { RunOutcome, ToolRunner } from "../kernel/runner.js";
 import type { SessionStates } from "../kernel/session-state.js";
 import type { AnyToolDefinition, CapabilityBase, ExactUrls, ToolContext, ToolResult } from "../kernel/tool.js";
@@ -98,14 +99,6 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     return auth;
   }
 
-  function mutationEnabled(cap: CapabilityLookup): boolean {
-    return cap.permissions.write || cap.permissions.terminal;
-  }
-
-  function enabledTools(cap: CapabilityLookup): AnyToolDefinition[] {
-    return table.tools.filter((t) => !t.permission || cap.permissions[t.permission]);
-  }
-
   function handleInit(ctx: Koa.Context, token: string): void {
     const started = Date.now();
     const cap = store.sessions.lookup(TOKEN.test(token) ? token : "________");
@@ -115,8 +108,8 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     const contract = buildInitContract({
       project: { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions },
       readBase: `${origin}/v0/${caps.read}`,
-      mutationBase: mutationEnabled(cap) && caps.mutation ? `${origin}/v0/${caps.mutation}` : undefined,
-      tools: enabledTools(cap).filter((t) => !t.permission || mutationEnabled(cap)),
+      mutationBase: mutationEnabled(cap.permissions) && caps.mutation ? `${origin}/v0/${caps.mutation}` : undefined,
+      tools: table.tools.filter((t) => isToolEnabled(t, cap.permissions)),
       pluginsAvailable: options.plugins.plugins().length > 0,
     });
     sendAgentJson(ctx, undefined, contract, undefined);
@@ -201,20 +194,7 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
       };
     }
     const tool = match.tool;
-    if (tool.capability === "mutation" && !tool.permission && !mutationEnabled(cap)) {
-      throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} needs the project's write or terminal permission; both are off. The operator can turn one on in the control plane.`, {
-        detail: { tool: tool.id, permission: "write|terminal" },
-        retryable: false,
-        agentAction: "enable_in_control_plane",
-      });
-    }
-    if (tool.permission && !cap.permissions[tool.permission]) {
-      throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} needs the project's ${tool.permission} permission, which is off. The operator can turn it on in the control plane.`, {
-        detail: { tool: tool.id, permission: tool.permission },
-        retryable: false,
-        agentAction: "enable_in_control_plane",
-      });
-    }
+    assertToolEnabled(tool, cap.permissions);
     const wanted: CapabilityBase = tool.capability === "read" ? "r" : "m";
     if (wanted !== auth.base) {
       // /s?path= on the read base is a slip for /t (stat), not a staging call on the wrong base.
@@ -258,10 +238,10 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
   }
 
   function manifest(auth: Authenticated, baseUrl: (b: CapabilityBase) => string): ToolResult {
-    const tools = enabledTools(auth.cap).filter((t) => t.capability === "read" || mutationEnabled(auth.cap));
+    const tools = table.tools.filter((t) => isToolEnabled(t, auth.cap.permissions));
     return {
       ok: true,
-      bases: { r: baseUrl("r"), ...(mutationEnabled(auth.cap) ? { m: baseUrl("m") } : {}) },
+      bases: { r: baseUrl("r"), ...(mutationEnabled(auth.cap.permissions) ? { m: baseUrl("m") } : {}) },
       tools: tools.map((t) => ({
         id: t.id,
         route: `/${t.route}`,

@@ -2,6 +2,7 @@
 // id, and answers each GET from the journal: a new intent runs once, an identical in-flight call joins it,
 // and a finished one is replayed from its record without executing again.
 import { ErrorCode, isToolError, ToolError, toFailure } from "../errors.js";
+import { assertToolEnabled } from "../kernel/permissions.js";
 import { executeSafely, type RunOutcome, type ToolRunner } from "../kernel/runner.js";
 import type { AnyToolDefinition, ToolContext } from "../kernel/tool.js";
 import type { IntentRow } from "../store/journal.js";
@@ -18,7 +19,8 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
   const { journal, log } = runtime;
 
   return async (tool, args, baseCtx) => {
-    requireMutationBase(tool, baseCtx);
+    // The gateway checks first; this keeps the rule for callers that do not come through a URL.
+    assertToolEnabled(tool, baseCtx.project.permissions);
     const ctx: ToolContext = { ...baseCtx, mutation: runtime };
     if (tool.journal?.record === false) return { body: await executeSafely(tool, args, ctx, log) };
 
@@ -130,18 +132,6 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
     }
     return { body: body as IntentBody, callId: row.callId, dedupe: "replayed" };
   }
-}
-
-/** Mutation-base helpers without a permission of their own (stage, blob status, result) need write or terminal. */
-function requireMutationBase(tool: AnyToolDefinition, ctx: ToolContext): void {
-  if (tool.permission) return;
-  const { write, terminal } = ctx.project.permissions;
-  if (write || terminal) return;
-  throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} needs the project's write or terminal permission; both are off. The operator can turn one on in the control plane.`, {
-    detail: { tool: tool.id, permission: "write|terminal" },
-    retryable: false,
-    agentAction: "enable_in_control_plane",
-  });
 }
 
 function assertSameCall(row: IntentRow, tool: AnyToolDefinition, argsHash: string): void {
