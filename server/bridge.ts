@@ -11,7 +11,7 @@ import { startCloudflaredQuickTunnel } from "./control/cloudflared-process.js";
 import { loadOperatorCredential } from "./control/operator-token.js";
 import { createPublicOrigin } from "./control/public-origin.js";
 import { createRegistry } from "./control/registry.js";
-import { createDataPlaneApp } from "./gateway/app.js";
+import { createDataPlane } from "./gateway/app.js";
 import { createClientErrorHandler } from "./gateway/client-error.js";
 import { createReadTools } from "./kernel/index.js";
 import { createReadRunner } from "./kernel/runner.js";
@@ -92,7 +92,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log.info("URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session received fresh capabilities");
   }
 
-  const dataApp = createDataPlaneApp({
+  const dataPlane = createDataPlane({
     store,
     states,
     tools,
@@ -114,7 +114,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
   });
 
-  const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataApp.callback());
+  const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataPlane);
   dataServer.on("clientError", createClientErrorHandler(dataServer));
   const controlServer = http.createServer(controlApp.callback());
   const dataAddr = await listen(dataServer, config.data.host, config.data.port);

@@ -1,11 +1,13 @@
 // The data plane: resolves a capability from the URL path, routes to a tool or gateway route, and answers
 // with JSON an agent can act on. It never serves /api or the UI; anything unrecognised is an opaque 404.
-import Koa from "koa";
+// A bare node:http listener, not a Koa app: one catch-all handler needs no middleware chain, and the
+// framework's per-request context, compose and response machinery were a third of /r's latency budget.
+import type http from "node:http";
 import { z } from "zod";
 import { ErrorCode, ToolError, toFailure, type ToolFailure } from "../errors.js";
 import { assertToolEnabled, isToolEnabled, mutationEnabled } from "../kernel/permissions.js";
-import type { RunOutcome, ToolRunner } from "../kernel/runner.js";
-import type { SessionStates } from "../kernel/session-state.js";
+import { isPromise, type MaybePromise, type RunOutcome, type ToolRunner } from "../kernel/runner.js";
+import type { SessionState, SessionStates } from "../kernel/session-state.js";
 import type { AnyToolDefinition, CapabilityBase, ExactUrls, ToolContext, ToolResult } from "../kernel/tool.js";
 import type { Logger } from "../log.js";
 import type { PluginHost } from "../plugins/host.js";
@@ -18,7 +20,7 @@ import { buildUrl, editRequestUrl, parseRequestUrl, splitTarget, type RequestUrl
 import { createActivityRecorder, redactParams } from "./activity-recorder.js";
 import { buildInitContract } from "./init-contract.js";
 import { serveRange } from "./range-route.js";
-import { sendAgentJson, sendOpaqueNotFound, setAgentHeaders } from "./respond.js";
+import { JSON_CONTENT_TYPE, sendBytes, sendMethodNotAllowed, sendOpaqueNotFound, sendPlainJson, serializeAgentJson, TEXT_CONTENT_TYPE } from "./respond.js";
 import { createRouteTable, type RouteMatch } from "./route-table.js";
 
 export interface DataPlaneOptions {
@@ -47,33 +49,37 @@ function baseOf(kind: CapabilityLookup["kind"]): CapabilityBase | undefined {
   return kind === "read" ? "r" : kind === "mutation" ? "m" : undefined;
 }
 
-export function createDataPlaneApp(options: DataPlaneOptions): Koa {
+export function createDataPlane(options: DataPlaneOptions): http.RequestListener {
   const { store, states, log } = options;
   const table = createRouteTable(options.tools);
   const record = createActivityRecorder(store.activity);
-  const app = new Koa();
-  app.proxy = false;
-  app.silent = true;
 
-  app.use(async (ctx) => {
-    if (ctx.method !== "GET" && ctx.method !== "HEAD") {
-      ctx.status = 405;
-      ctx.set("Allow", "GET");
-      return;
-    }
+  function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> | void {
+    if (req.method !== "GET" && req.method !== "HEAD") return sendMethodNotAllowed(res);
     // Printable ASCII only: Node's parser refuses other bytes, and client-error.ts re-encodes a GET that had them.
-    const rawTarget = ctx.req.url ?? "/";
+    const rawTarget = req.url ?? "/";
     const { path: rawPath, rawQuery } = splitTarget(rawTarget);
     const pathname = decodePercent(rawPath);
 
     const init = INIT_PATH.exec(pathname);
-    if (init) return handleInit(ctx, init[1] ?? "");
+    if (init) return handleInit(req, res, init[1] ?? "");
     const capMatch = CAP_PATH.exec(pathname);
-    if (!capMatch || capMatch[1] === "init" || capMatch[1] === "bootstrap") return sendOpaqueNotFound(ctx);
+    if (!capMatch || capMatch[1] === "init" || capMatch[1] === "bootstrap") return sendOpaqueNotFound(res);
     const auth = authenticate(capMatch[1]!);
-    if (!auth || ctx.method === "HEAD") return sendOpaqueNotFound(ctx);
-    return handleCall(ctx, auth, capMatch[2] ?? "", rawTarget, rawQuery);
-  });
+    if (!auth || req.method === "HEAD") return sendOpaqueNotFound(res);
+    return handleCall(res, auth, capMatch[2] ?? "", rawTarget, rawQuery);
+  }
+
+  // Tool failures never get here (handleCall answers them); this is a bug or a broken store, so the
+  // operator gets the stack and the agent a plain retryable 500.
+  function answerUnexpected(res: http.ServerResponse, error: unknown): void {
+    log.error("data plane request failed", { error: error instanceof Error ? error.stack : String(error) });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendBytes(res, 500, JSON_CONTENT_TYPE, Buffer.from(JSON.stringify(toFailure(error)), "utf8"));
+  }
 
   // Valid read/mutation tokens are cached until any project, session or capability changes (store.scope);
   // unknown, malformed and wrong-kind tokens always take the same database path.
@@ -99,10 +105,10 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     return auth;
   }
 
-  function handleInit(ctx: Koa.Context, token: string): void {
+  function handleInit(req: http.IncomingMessage, res: http.ServerResponse, token: string): void {
     const started = Date.now();
     const cap = store.sessions.lookup(TOKEN.test(token) ? token : "________");
-    if (!cap || cap.kind !== "init" || ctx.method === "HEAD") return sendOpaqueNotFound(ctx);
+    if (!cap || cap.kind !== "init" || req.method === "HEAD") return sendOpaqueNotFound(res);
     const caps = store.sessions.capabilitiesFor(cap.sessionId, cap.generation);
     const origin = options.publicOrigin();
     const contract = buildInitContract({
@@ -112,7 +118,7 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
       tools: table.tools.filter((t) => isToolEnabled(t, cap.permissions)),
       pluginsAvailable: options.plugins.plugins().length > 0,
     });
-    sendAgentJson(ctx, undefined, contract, undefined);
+    sendPlainJson(res, contract);
     record({
       sessionId: cap.sessionId,
       generation: cap.generation,
@@ -126,16 +132,27 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     });
   }
 
-  async function handleCall(ctx: Koa.Context, auth: Authenticated, route: string, rawTarget: string, rawQuery: string): Promise<void> {
-    const started = Date.now();
+  /** What finishing a call needs to know about it, whichever way its tool answered. */
+  interface Call {
+    res: http.ServerResponse;
+    auth: Authenticated;
+    route: string;
+    url: RequestUrl;
+    state: SessionState;
+    baseUrl: (b: CapabilityBase) => string;
+    startedAt: number;
+    toolId: string | null;
+  }
+
+  function handleCall(res: http.ServerResponse, auth: Authenticated, route: string, rawTarget: string, rawQuery: string): Promise<void> | void {
+    const startedAt = Date.now();
     const { cap } = auth;
     const origin = options.publicOrigin();
     const baseUrl = (b: CapabilityBase) => `${origin}/v0/${b === "r" ? auth.tokens.r : auth.tokens.m}`;
     const url = parseRequestUrl(origin, `/v0/${auth.base === "r" ? auth.tokens.r : auth.tokens.m}`, route, rawQuery);
     const state = states.get(cap.sessionId, cap.generation);
-    let outcome: RunOutcome | undefined;
-    let toolId: string | null = null;
-    let body: object;
+    const call: Call = { res, auth, route, url, state, baseUrl, startedAt, toolId: null };
+    let pending: MaybePromise<RunOutcome>;
     try {
       if (Buffer.byteLength(rawTarget, "utf8") > MAX_REQUEST_TARGET_BYTES) {
         throw new ToolError(ErrorCode.requestTargetTooLong, `The URL is longer than ${MAX_REQUEST_TARGET_BYTES} bytes. Stage large content with /s in ~1 KiB chunks and pass blob=<id>&count=<n>.`, {
@@ -147,51 +164,51 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
       if (!match) throw unknownRoute(auth, url, route);
       if (match.kind === "gateway" && match.name === "range") {
         const text = serveRange(url, state, baseUrl(auth.base));
-        ctx.status = 200;
-        setAgentHeaders(ctx, "text/plain; charset=utf-8");
-        ctx.body = text;
-        record(callRecord(auth, "z", null, { ok: true }, started, url));
+        sendBytes(res, 200, TEXT_CONTENT_TYPE, Buffer.from(text, "utf8"));
+        record(callRecord(auth, "z", null, { ok: true }, startedAt, url));
         return;
       }
-      const result = await dispatch(match, auth, url, state, baseUrl);
-      outcome = result;
-      toolId = match.kind === "tool" ? match.tool.id : match.name;
-      body = result.body;
+      pending = dispatch(match, auth, url, state, baseUrl);
+      call.toolId = match.kind === "tool" ? match.tool.id : match.name;
     } catch (error) {
-      if (!(error instanceof ToolError)) log.error("data plane request failed", { error: error instanceof Error ? error.stack : String(error) });
-      body = toFailure(error);
+      return finishCall(call, { body: failureOf(error) });
     }
-    sendAgentJson(ctx, state, body, baseUrl(auth.base));
-    record(callRecord(auth, route, toolId, body as { ok: boolean; errorCode?: string }, started, url, outcome));
+    if (isPromise(pending)) {
+      return pending.then(
+        (outcome) => finishCall(call, outcome),
+        (error: unknown) => finishCall(call, { body: failureOf(error) }),
+      );
+    }
+    finishCall(call, pending);
   }
 
-  async function dispatch(
+  function failureOf(error: unknown): ToolFailure {
+    if (!(error instanceof ToolError)) log.error("data plane request failed", { error: error instanceof Error ? error.stack : String(error) });
+    return toFailure(error);
+  }
+
+  function finishCall(call: Call, outcome: RunOutcome): void {
+    const { auth, state } = call;
+    const { body } = outcome;
+    const answer = serializeAgentJson(state, body, call.baseUrl(auth.base));
+    sendBytes(call.res, 200, JSON_CONTENT_TYPE, answer.bytes);
+    // Bookkeeping after the bytes are on their way: it still runs before this process reads the
+    // agent's next request, so a /z for this answer always finds it.
+    state.snapshots.add(answer.id, answer.bytes);
+    record(callRecord(auth, call.route, call.toolId, body, call.startedAt, call.url, outcome));
+  }
+
+  function dispatch(
     match: RouteMatch,
     auth: Authenticated,
     url: RequestUrl,
-    state: ReturnType<SessionStates["get"]>,
+    state: SessionState,
     baseUrl: (b: CapabilityBase) => string,
-  ): Promise<RunOutcome> {
+  ): MaybePromise<RunOutcome> {
     const { cap } = auth;
     if (match.kind === "gateway") {
       if (match.name === "manifest") return { body: manifest(auth, baseUrl) };
-      const { plugin } = bindQuery<{ plugin?: string }>({ schema: pluginQuerySchema, binding: {}, url });
-      if (plugin === undefined) return { body: { ok: true, plugins: await options.plugins.summaries() } };
-      const found = options.plugins.get(plugin);
-      if (!found) {
-        throw new ToolError(ErrorCode.unknownPlugin, `No plugin "${plugin}" is installed. /k lists the installed plugins.`, {
-          detail: { plugin },
-          repair: editRequestUrl(url, { drop: ["plugin"] }),
-        });
-      }
-      return {
-        body: {
-          ok: true,
-          plugin: found.id,
-          status: await found.status(),
-          tools: found.tools.map((t) => ({ id: t.id, capability: t.capability, description: t.description, params: Object.keys(t.schema.shape) })),
-        },
-      };
+      return pluginsRoute(url);
     }
     const tool = match.tool;
     assertToolEnabled(tool, cap.permissions);
@@ -222,6 +239,26 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     const runner = tool.capability === "mutation" ? options.runners.mutation : options.runners.read;
     if (!runner) throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} is not available in this build.`, { retryable: false });
     return runner(tool, args, ctx);
+  }
+
+  async function pluginsRoute(url: RequestUrl): Promise<RunOutcome> {
+    const { plugin } = bindQuery<{ plugin?: string }>({ schema: pluginQuerySchema, binding: {}, url });
+    if (plugin === undefined) return { body: { ok: true, plugins: await options.plugins.summaries() } };
+    const found = options.plugins.get(plugin);
+    if (!found) {
+      throw new ToolError(ErrorCode.unknownPlugin, `No plugin "${plugin}" is installed. /k lists the installed plugins.`, {
+        detail: { plugin },
+        repair: editRequestUrl(url, { drop: ["plugin"] }),
+      });
+    }
+    return {
+      body: {
+        ok: true,
+        plugin: found.id,
+        status: await found.status(),
+        tools: found.tools.map((t) => ({ id: t.id, capability: t.capability, description: t.description, params: Object.keys(t.schema.shape) })),
+      },
+    };
   }
 
   function unknownRoute(auth: Authenticated, url: RequestUrl, route: string): ToolError {
@@ -279,5 +316,12 @@ export function createDataPlaneApp(options: DataPlaneOptions): Koa {
     };
   }
 
-  return app;
+  return (req, res) => {
+    try {
+      const pending = handleRequest(req, res);
+      if (pending) pending.catch((error: unknown) => answerUnexpected(res, error));
+    } catch (error) {
+      answerUnexpected(res, error);
+    }
+  };
 }

@@ -1,46 +1,57 @@
-// Serializes agent responses: compact JSON, kept as a range-replay snapshot, with a small rangeFallback
-// object at the front when the body is larger than one range part.
-import type Koa from "koa";
+// Writes data-plane answers straight to node:http: compact JSON kept as a range-replay snapshot, with a
+// small rangeFallback object at the front when the body is larger than one range part.
+import type http from "node:http";
 import type { SessionState } from "../kernel/session-state.js";
 import { RANGE_PART_BYTES } from "../transport/range-replay.js";
 
 export const OPAQUE_NOT_FOUND = '{"ok":false,"errorCode":"not_found"}';
+const OPAQUE_NOT_FOUND_BYTES = Buffer.from(OPAQUE_NOT_FOUND, "utf8");
 
-export function setAgentHeaders(ctx: Koa.Context, contentType: string): void {
-  ctx.set("Content-Type", contentType);
-  ctx.set("Cache-Control", "no-store");
-  ctx.set("X-Content-Type-Options", "nosniff");
-  // Capability URLs must not leak to third parties through the Referer header.
-  ctx.set("Referrer-Policy", "no-referrer");
+export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+export const TEXT_CONTENT_TYPE = "text/plain; charset=utf-8";
+
+/** Headers every agent answer carries; capability URLs must not leak to third parties through Referer. */
+function agentHeaders(contentType: string, length: number): Record<string, string | number> {
+  return {
+    "Content-Type": contentType,
+    "Content-Length": length,
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+  };
 }
 
-export function sendOpaqueNotFound(ctx: Koa.Context): void {
-  ctx.status = 404;
-  setAgentHeaders(ctx, "application/json; charset=utf-8");
-  ctx.body = OPAQUE_NOT_FOUND;
+/** Ends the response with these bytes (Node drops the body itself for HEAD). */
+export function sendBytes(res: http.ServerResponse, status: number, contentType: string, bytes: Buffer): void {
+  res.writeHead(status, agentHeaders(contentType, bytes.length));
+  res.end(bytes);
+}
+
+export function sendOpaqueNotFound(res: http.ServerResponse): void {
+  sendBytes(res, 404, JSON_CONTENT_TYPE, OPAQUE_NOT_FOUND_BYTES);
+}
+
+export function sendMethodNotAllowed(res: http.ServerResponse): void {
+  res.writeHead(405, { Allow: "GET", "Content-Length": 0, "Cache-Control": "no-store" });
+  res.end();
 }
 
 /**
- * Sends a JSON body and snapshots it for /z. `baseUrl` is the capability base the call arrived on,
- * so the fallback URL works with the same capability.
+ * Serializes a JSON answer for the call's session: the fallback URL in front of a large body uses `baseUrl`,
+ * the capability base the call arrived on. The bytes are what gets sent and what /z replays.
  */
-export function sendAgentJson(ctx: Koa.Context, state: SessionState | undefined, body: object, baseUrl: string | undefined): void {
+export function serializeAgentJson(state: SessionState, body: object, baseUrl: string): { id: string; bytes: Buffer } {
   let json = JSON.stringify(body);
-  let bytes: Buffer;
-  if (state && baseUrl) {
-    const id = state.snapshots.newId();
-    // json.length counts UTF-16 units, never more than the UTF-8 bytes: a cheap first test.
-    if (json.length > 2 && (json.length > RANGE_PART_BYTES || Buffer.byteLength(json, "utf8") > RANGE_PART_BYTES)) {
-      // Splice the fallback in front of the already serialized body rather than serializing it twice.
-      json = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0` })},${json.slice(1)}`;
-    }
-    bytes = Buffer.from(json, "utf8");
-    state.snapshots.add(id, bytes);
-  } else {
-    bytes = Buffer.from(json, "utf8");
+  const id = state.snapshots.newId();
+  // json.length counts UTF-16 units, never more than the UTF-8 bytes: a cheap first test.
+  if (json.length > 2 && (json.length > RANGE_PART_BYTES || Buffer.byteLength(json, "utf8") > RANGE_PART_BYTES)) {
+    // Splice the fallback in front of the already serialized body rather than serializing it twice.
+    json = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0` })},${json.slice(1)}`;
   }
-  ctx.status = 200;
-  setAgentHeaders(ctx, "application/json; charset=utf-8");
-  // A Buffer body is written as is: the snapshot and the response share one encoding of the JSON.
-  ctx.body = bytes;
+  return { id, bytes: Buffer.from(json, "utf8") };
+}
+
+/** A JSON answer that is not replayable (Init, which belongs to no capability base). */
+export function sendPlainJson(res: http.ServerResponse, body: object): void {
+  sendBytes(res, 200, JSON_CONTENT_TYPE, Buffer.from(JSON.stringify(body), "utf8"));
 }

@@ -12,24 +12,38 @@ export interface RunOutcome {
   dedupe?: "new" | "replayed" | "joined";
 }
 
-export type ToolRunner = (tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => Promise<RunOutcome>;
+/** A tool that never waits (read) answers synchronously, and the gateway then answers without a microtask. */
+export type MaybePromise<T> = T | Promise<T>;
 
-export async function executeSafely(
+export type ToolRunner = (tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => MaybePromise<RunOutcome>;
+
+export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+export function executeSafely(
   tool: AnyToolDefinition,
   args: Record<string, unknown>,
   ctx: ToolContext,
   log: Logger,
-): Promise<ToolResult | ToolFailure> {
-  try {
-    return await tool.execute(args, ctx);
-  } catch (error) {
+): MaybePromise<ToolResult | ToolFailure> {
+  const fail = (error: unknown): ToolFailure => {
     if (!isToolError(error)) {
       log.error(`tool ${tool.id} failed unexpectedly`, { error: error instanceof Error ? error.stack : String(error) });
     }
     return toFailure(error);
+  };
+  try {
+    const result = tool.execute(args, ctx);
+    return isPromise(result) ? result.catch(fail) : result;
+  } catch (error) {
+    return fail(error);
   }
 }
 
 export function createReadRunner(log: Logger): ToolRunner {
-  return async (tool, args, ctx) => ({ body: await executeSafely(tool, args, ctx, log) });
+  return (tool, args, ctx) => {
+    const body = executeSafely(tool, args, ctx, log);
+    return isPromise(body) ? body.then((settled) => ({ body: settled })) : { body };
+  };
 }

@@ -57,7 +57,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   example: string;
   /** Mutation tools only: how the intent journal treats this tool (server/mutation/journal-runner.ts). */
   journal?: JournalBehaviour;
-  execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+  /** May answer synchronously when it never waits (read does): the gateway then skips a microtask round. */
+  execute(args: z.infer<S>, ctx: ToolContext): ToolResult | Promise<ToolResult>;
 }
 
 /**
