@@ -70,7 +70,7 @@ export const findTool = defineTool({
   url: { aliases: { dir: "path" } },
   async execute(args, ctx) {
     const include = args.include === undefined ? undefined : createIncludeFilter(args.include);
-    const start = await resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
+    const start = resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
     if (!statNow(start.absolute)?.isDirectory()) {
       throw new ToolError(ErrorCode.notADirectory, `${start.display} is a file; /f searches a directory. Read the file with /r or search it with /g.`, {
         detail: { path: start.display },

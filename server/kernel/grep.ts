@@ -77,7 +77,7 @@ export function createGrepTool(engine: GrepEngine) {
     async execute(args, ctx) {
       const pattern = compileSearchPattern(args.pattern, { regex: args.regex, ignoreCase: args.ignoreCase, urls: ctx.urls });
       const include = args.include === undefined ? undefined : createIncludeFilter(args.include);
-      const target = await resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
+      const target = resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
       const info = statNow(target.absolute);
       const targetKind = info?.isDirectory() ? "dir" : info?.isFile() ? "file" : undefined;
       if (!targetKind) {

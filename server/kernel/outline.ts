@@ -42,7 +42,7 @@ export const outlineTool = defineTool({
   schema: z.object({ path: z.string() }),
   url: { aliases: { file: "path" } },
   async execute(args, ctx) {
-    const target = await resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
+    const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
     const info = statNow(target.absolute);
     if (!info?.isFile()) {
       throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; /o outlines one file. List it with /r or find files with /f.`, {

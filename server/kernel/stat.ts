@@ -15,7 +15,7 @@ export const statTool = defineTool({
   schema: z.object({ path: z.string() }),
   url: { aliases: { file: "path" } },
   async execute(args, ctx) {
-    const target = await resolveInsideRoot(ctx.project.root, args.path);
+    const target = resolveInsideRoot(ctx.project.root, args.path);
     const info = target.exists ? statNow(target.absolute) : undefined;
     if (!info) return { ok: true, path: target.display, exists: false };
     return {

@@ -59,7 +59,7 @@ export const editTool = defineTool({
     if (old === replacement) {
       throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", { retryable: false });
     }
-    const target = await resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
+    const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
     const info = await fs.stat(target.absolute);
     if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
     const previous = await fs.readFile(target.absolute);

@@ -159,7 +159,7 @@ async function recoverTerminal(intent: InterruptedIntent) {
 }
 
 async function resolveWorkingDirectory(ctx: ToolContext, input: string | undefined) {
-  const target = await resolveInsideRoot(ctx.project.root, input ?? ".", { allowMissing: false });
+  const target = resolveInsideRoot(ctx.project.root, input ?? ".", { allowMissing: false });
   if (!(await stat(target.absolute)).isDirectory()) {
     throw new ToolError(ErrorCode.notADirectory, `cwd "${input}" is a file; give a directory inside /project.`, { detail: { cwd: target.display } });
   }

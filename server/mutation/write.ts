@@ -34,7 +34,7 @@ export const writeTool = defineTool({
   journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile },
   async execute(args, ctx) {
     const content = args.content ?? "";
-    const target = await resolveInsideRoot(ctx.project.root, args.path);
+    const target = resolveInsideRoot(ctx.project.root, args.path);
     if (!target.exists) {
       const bytes = Buffer.from(content, "utf8");
       await commitSingleFile(ctx, { absolute: target.absolute, bytes, previous: undefined });

@@ -24,9 +24,10 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 export function toDisplayPath(root: string, absolute: string): string {
-  const rel = path.relative(root, absolute);
-  if (rel === "") return VIRTUAL_ROOT;
-  return `${VIRTUAL_ROOT}/${rel.split(path.sep).join("/")}`;
+  if (absolute === root) return VIRTUAL_ROOT;
+  // Every resolved path is inside the root, so slicing the prefix is path.relative without its cost.
+  const rel = isInside(root, absolute) ? absolute.slice(root.endsWith(path.sep) ? root.length : root.length + 1) : path.relative(root, absolute);
+  return `${VIRTUAL_ROOT}/${path.sep === "/" ? rel : rel.split(path.sep).join("/")}`;
 }
 
 /** Maps the agent's spelling (relative, /project/..., or a native absolute path) to a lexical host path. */
@@ -95,45 +96,25 @@ function resolveMissing(realRoot: string, lexical: string, input: string, depth 
   }
 }
 
-// Roots already seen to be their own realpath (project roots are stored that way). For those one lstat
-// replaces a realpath of every component on each call. Safe: if an ancestor later becomes a symlink,
-// targets resolve outside the root and are refused (fail closed); if the root goes, lstat says so.
-const canonicalRoots = new Set<string>();
-const MAX_CACHED_ROOTS = 1024;
-
-function realRootOf(root: string): string | undefined {
-  if (canonicalRoots.has(root)) {
-    if (lstatOrUndefined(root)?.isDirectory()) return root;
-    canonicalRoots.delete(root);
-  }
-  const real = realpathOrUndefined(root);
-  if (real === root) {
-    if (canonicalRoots.size >= MAX_CACHED_ROOTS) canonicalRoots.clear();
-    canonicalRoots.add(root);
-  }
-  return real;
-}
-
 export interface ResolveOptions {
   /** When false, a missing target is an error (path_not_found). Default true. */
   allowMissing?: boolean;
 }
 
-/** `root` is a project's stored root: the canonical realpath taken when the operator approved it. */
-export async function resolveInsideRoot(root: string, input: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
-  if (input.length === 0 || input.includes("\0")) {
-    throw new ToolError(ErrorCode.invalidPath, "Give a non-empty path without NUL characters, relative to /project.", {
-      detail: { path: input },
-    });
-  }
-  const realRoot = realRootOf(root);
-  if (realRoot === undefined) {
+/**
+ * Fails unless the stored root is still the directory the operator approved. Only paths that did not
+ * resolve cleanly inside the root pay for this check: a target whose realpath lies under the root proves
+ * the root is there, and were the root (or an ancestor) now a symlink, that realpath would lie elsewhere.
+ */
+function assertRootUnchanged(root: string): void {
+  const real = realpathOrUndefined(root);
+  if (real === undefined || !lstatOrUndefined(real)?.isDirectory()) {
     throw new ToolError(ErrorCode.projectRootMissing, "The project folder no longer exists on the host. Ask the operator to restore it or change the project's root.", {
       retryable: false,
       agentAction: "stop",
     });
   }
-  if (realRoot !== root) {
+  if (real !== root) {
     // The operator approved this canonical directory; if the path now leads elsewhere through a symlink,
     // following it would hand the agent a folder nobody approved.
     throw new ToolError(ErrorCode.projectRootChanged, "The project folder's path now leads somewhere else through a symlink. Ask the operator to save the project's root again.", {
@@ -141,19 +122,32 @@ export async function resolveInsideRoot(root: string, input: string, options: Re
       agentAction: "stop",
     });
   }
-  const lexical = lexicalTarget(realRoot, input);
-  if (!isInside(realRoot, lexical)) throw outside(input);
+}
+
+/**
+ * `root` is a project's stored root: the canonical realpath taken when the operator approved it.
+ * Synchronous on purpose (see lstatOrUndefined): it runs on every call of every tool.
+ */
+export function resolveInsideRoot(root: string, input: string, options: ResolveOptions = {}): ResolvedPath {
+  if (input.length === 0 || input.includes("\0")) {
+    throw new ToolError(ErrorCode.invalidPath, "Give a non-empty path without NUL characters, relative to /project.", {
+      detail: { path: input },
+    });
+  }
+  const lexical = lexicalTarget(root, input);
+  if (!isInside(root, lexical)) throw outside(input);
 
   const real = realpathOrUndefined(lexical);
-  if (real !== undefined) {
-    if (!isInside(realRoot, real)) throw escape(input);
-    return { absolute: real, root: realRoot, display: toDisplayPath(realRoot, real), exists: true };
+  if (real !== undefined && isInside(root, real)) {
+    return { absolute: real, root, display: toDisplayPath(root, real), exists: true };
   }
+  assertRootUnchanged(root);
+  if (real !== undefined) throw escape(input);
   if (options.allowMissing === false) {
     throw new ToolError(ErrorCode.pathNotFound, `"${input}" does not exist. Use /f to find files by name.`, {
       detail: { path: input },
     });
   }
-  const absolute = resolveMissing(realRoot, lexical, input);
-  return { absolute, root: realRoot, display: toDisplayPath(realRoot, absolute), exists: false };
+  const absolute = resolveMissing(root, lexical, input);
+  return { absolute, root, display: toDisplayPath(root, absolute), exists: false };
 }

@@ -57,14 +57,14 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
   for (const [index, op] of ops.entries()) {
     try {
       if (op.kind === "add") {
-        const target = await resolveInsideRoot(ctx.project.root, op.path);
+        const target = resolveInsideRoot(ctx.project.root, op.path);
         claim(op, index, target);
         if (target.exists) throw new ToolError(ErrorCode.patchTargetExists, `${target.display} already exists; use "*** Update File:" (or Delete then Add in two patches).`, { retryable: false });
         remember([...(await captureMissingDirectories(ctx.project.root, path.dirname(target.absolute))), { path: target.absolute, kind: "absent" }]);
         changes.push({ op: "added", target, bytes: Buffer.from(linesToText(op.lines), "utf8"), added: op.lines.length, removed: 0, hunks: [] });
         continue;
       }
-      const source = await resolveInsideRoot(ctx.project.root, op.path, { allowMissing: false });
+      const source = resolveInsideRoot(ctx.project.root, op.path, { allowMissing: false });
       claim(op, index, source);
       const info = await fs.stat(source.absolute);
       if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${source.display} is not a file.`, { retryable: false });
@@ -97,7 +97,7 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
       let target = source;
       let from: ResolvedPath | undefined;
       if (op.moveTo !== undefined) {
-        const dest = await resolveInsideRoot(ctx.project.root, op.moveTo);
+        const dest = resolveInsideRoot(ctx.project.root, op.moveTo);
         if (dest.absolute !== source.absolute) {
           claim(op, index, dest);
           if (dest.exists) throw new ToolError(ErrorCode.patchTargetExists, `move destination ${dest.display} already exists.`, { retryable: false });

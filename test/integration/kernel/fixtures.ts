@@ -48,7 +48,7 @@ export const coverageProbeTool = defineTool({
   schema: z.object({ path: z.string() }),
   url: {},
   async execute(args, ctx) {
-    const target = await resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
+    const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
     const bytes = fs.readFileSync(target.absolute);
     const fingerprint = fingerprintBytes(bytes);
     const coverage = readCoverageOf(ctx.state);
