@@ -7,27 +7,23 @@
  * `take` returns the bytes it actually used (it may use less than offered, e.g. to end on a line); the
  * unused part flows on to the larger items. Returns the allowance offered to each item, by index.
  */
-export async function shareBudget(
-  demands: number[],
-  budget: number,
-  take: (index: number, allowance: number) => number | Promise<number>,
-): Promise<number[]> {
+export function shareBudget(demands: number[], budget: number, take: (index: number, allowance: number) => number): number[] {
   const order = demands.map((demand, index) => ({ demand, index })).sort((a, b) => a.demand - b.demand || a.index - b.index);
   const offered = new Array<number>(demands.length).fill(0);
   let remaining = Math.max(0, budget);
   for (const [position, { index }] of order.entries()) {
     const share = Math.floor(remaining / (order.length - position));
     offered[index] = share;
-    const used = await take(index, share);
+    const used = take(index, share);
     remaining = Math.max(0, remaining - Math.max(0, used));
   }
   return offered;
 }
 
 /** The water-filling allocation itself: what each demand receives when every item takes all it is offered. */
-export async function allocateFairShares(demands: number[], budget: number): Promise<number[]> {
+export function allocateFairShares(demands: number[], budget: number): number[] {
   const received = new Array<number>(demands.length).fill(0);
-  await shareBudget(demands, budget, (index, allowance) => {
+  shareBudget(demands, budget, (index, allowance) => {
     received[index] = Math.min(demands[index]!, allowance);
     return received[index]!;
   });

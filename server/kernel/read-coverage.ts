@@ -1,12 +1,16 @@
 // Read coverage: which byte ranges of which file a session has seen, per content fingerprint.
 // /r records it; /w may replace an existing file only when the current fingerprint is fully covered.
-import { createHash } from "node:crypto";
+import crypto from "node:crypto";
 import type { SessionState } from "./session-state.js";
 
 export const READ_COVERAGE_SLOT = "readCoverage";
 
+// crypto.hash (Node 20.12+) is the one-shot form: no Hash stream object per call.
+const sha256Hex: (bytes: Buffer) => string =
+  typeof crypto.hash === "function" ? (bytes) => crypto.hash("sha256", bytes, "hex") : (bytes) => crypto.createHash("sha256").update(bytes).digest("hex");
+
 export function fingerprintBytes(bytes: Buffer): string {
-  return createHash("sha256").update(bytes).digest("hex").slice(0, 32);
+  return sha256Hex(bytes).slice(0, 32);
 }
 
 interface FileCoverage {
@@ -27,7 +31,9 @@ export class ReadCoverage {
       entry = { fingerprint, size, ranges: [] };
       this.files.set(absolutePath, entry);
     }
-    entry.ranges = mergeRanges([...entry.ranges, [Math.max(0, start), Math.min(size, end)]]);
+    const range: [number, number] = [Math.max(0, start), Math.min(size, end)];
+    // The usual case, a first read of the whole file, needs no merge.
+    entry.ranges = entry.ranges.length === 0 ? (range[1] > range[0] ? [range] : []) : mergeRanges([...entry.ranges, range]);
   }
 
   /** True when every byte of the file with this fingerprint has been returned. */

@@ -1,6 +1,6 @@
 // The bounded listing /r returns for a directory: name, kind and size of each entry, in name order,
 // paged by entry number like lines of a file. Symlinks are reported, never followed.
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { ErrorCode, ToolError } from "../errors.js";
 import { lstatNow } from "./file-read.js";
@@ -36,7 +36,7 @@ export interface DirectoryListing {
   names: string[];
   /** Bytes the listing would take from `offset` on, for fair sharing. */
   demand(offset: number, limit: number | undefined): number;
-  page(offset: number, limit: number | undefined, allowance: number): Promise<DirectoryPage>;
+  page(offset: number, limit: number | undefined, allowance: number): DirectoryPage;
 }
 
 function describe(dir: string, name: string): DirectoryEntry {
@@ -49,8 +49,9 @@ function describe(dir: string, name: string): DirectoryEntry {
   return { name, kind: "other" };
 }
 
-export async function openDirectoryListing(dir: string): Promise<DirectoryListing> {
-  const names = (await fs.readdir(dir)).sort(compareNames);
+/** Synchronous like the rest of /r: sorting the names costs more than reading them, and it runs here anyway. */
+export function openDirectoryListing(dir: string): DirectoryListing {
+  const names = fs.readdirSync(dir).sort(compareNames);
   const total = names.length;
   const window = (offset: number, limit: number | undefined) => {
     if (offset > Math.max(total, 1)) {
@@ -69,7 +70,7 @@ export async function openDirectoryListing(dir: string): Promise<DirectoryListin
       for (let i = first - 1; i < last; i++) bytes += Buffer.byteLength(names[i]!, "utf8") + 36;
       return bytes;
     },
-    async page(offset, limit, allowance) {
+    page(offset, limit, allowance) {
       const { first, last } = window(offset, limit);
       const entries = names.slice(first - 1, last).map((name) => describe(dir, name));
       let used = 0;

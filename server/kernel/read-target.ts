@@ -3,7 +3,8 @@
 import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../errors.js";
 import { resolveInsideRoot } from "../sandbox/paths.js";
-import { readWholeFile, statNow } from "./file-read.js";
+import fs from "node:fs";
+import { openResolved, readOpenFile } from "./file-read.js";
 import { MAX_TEXT_FILE_BYTES } from "./limits.js";
 import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
 import { buildTextPage, measureRange, type TextPage } from "./read-page.js";
@@ -19,7 +20,7 @@ export interface RangeRequest {
 export type LoadedTarget =
   | { kind: "text"; display: string; absolute: string; size: number; fingerprint: string; file: TextFile; index: LineIndex; demand: number }
   | { kind: "binary"; display: string; size: number; fingerprint: string; demand: number }
-  | { kind: "directory"; display: string; listing: Awaited<ReturnType<typeof openDirectoryListing>>; demand: number }
+  | { kind: "directory"; display: string; listing: ReturnType<typeof openDirectoryListing>; demand: number }
   | { kind: "failed"; requested: string; display: string | undefined; error: unknown; failure: ReturnType<typeof toFailure>; demand: number };
 
 export type RenderedTarget =
@@ -28,13 +29,24 @@ export type RenderedTarget =
 
 const BINARY_DEMAND = 0;
 
+function notAFile(display: string): ToolError {
+  return new ToolError(ErrorCode.notAFile, `${display} is not a regular file or directory (a socket, device or FIFO), so it cannot be read; /t shows what it is.`, {
+    detail: { path: display },
+    retryable: false,
+  });
+}
+
 /** Builds the exact /f URL offered when a path does not exist. */
 export type FindUrl = (name: string) => string;
 
-export async function loadTarget(root: string, requested: string, range: RangeRequest, findUrl: FindUrl): Promise<LoadedTarget> {
+/**
+ * Synchronous on purpose: a file's fingerprint, UTF-8 check and line index run on the event loop whatever
+ * its size, so reading it through the thread pool would only add round trips (see file-read.ts).
+ */
+export function loadTarget(root: string, requested: string, range: RangeRequest, findUrl: FindUrl): LoadedTarget {
   let display: string | undefined;
   try {
-    const target = await resolveInsideRoot(root, requested, { allowMissing: true });
+    const target = resolveInsideRoot(root, requested, { allowMissing: true });
     display = target.display;
     if (!target.exists) {
       const name = path.posix.basename(display);
@@ -43,25 +55,27 @@ export async function loadTarget(root: string, requested: string, range: RangeRe
         extra: { find: findUrl(name) },
       });
     }
-    const info = statNow(target.absolute);
-    if (!info) throw new ToolError(ErrorCode.pathNotFound, `${display} vanished while it was being read; retry.`, { detail: { path: display } });
-    if (info.isDirectory()) {
-      const listing = await openDirectoryListing(target.absolute);
-      return { kind: "directory", display, listing, demand: listing.demand(range.offset, range.limit) };
+    const opened = openResolved(target.absolute);
+    if (opened.kind === "changed") throw new ToolError(ErrorCode.pathNotFound, `${display} changed while it was being read; retry.`, { detail: { path: display } });
+    if (opened.kind === "unopenable") throw notAFile(display);
+    let bytes: Buffer;
+    try {
+      const { info } = opened;
+      if (info.isDirectory()) {
+        const listing = openDirectoryListing(target.absolute);
+        return { kind: "directory", display, listing, demand: listing.demand(range.offset, range.limit) };
+      }
+      if (!info.isFile()) throw notAFile(display);
+      if (info.size > MAX_TEXT_FILE_BYTES) {
+        throw new ToolError(ErrorCode.fileTooLarge, `${display} is ${info.size} bytes; /r loads files up to ${MAX_TEXT_FILE_BYTES} bytes. Use /g to find the lines you need.`, {
+          detail: { path: display, size: info.size, limit: MAX_TEXT_FILE_BYTES },
+          retryable: false,
+        });
+      }
+      bytes = readOpenFile(opened.fd, info.size);
+    } finally {
+      fs.closeSync(opened.fd);
     }
-    if (!info.isFile()) {
-      throw new ToolError(ErrorCode.notAFile, `${display} is not a regular file or directory (a socket, device or FIFO), so it cannot be read; /t shows what it is.`, {
-        detail: { path: display },
-        retryable: false,
-      });
-    }
-    if (info.size > MAX_TEXT_FILE_BYTES) {
-      throw new ToolError(ErrorCode.fileTooLarge, `${display} is ${info.size} bytes; /r loads files up to ${MAX_TEXT_FILE_BYTES} bytes. Use /g to find the lines you need.`, {
-        detail: { path: display, size: info.size, limit: MAX_TEXT_FILE_BYTES },
-        retryable: false,
-      });
-    }
-    const bytes = await readWholeFile(target.absolute, info.size);
     const fingerprint = fingerprintBytes(bytes);
     const file = decodeFile(bytes);
     if (file.kind === "binary") return { kind: "binary", display, size: bytes.length, fingerprint, demand: BINARY_DEMAND };
@@ -80,14 +94,14 @@ function diskRange(target: Extract<LoadedTarget, { kind: "text" }>, page: TextPa
   return [start, end];
 }
 
-export async function renderTarget(target: LoadedTarget, range: RangeRequest, allowance: number): Promise<RenderedTarget | undefined> {
+export function renderTarget(target: LoadedTarget, range: RangeRequest, allowance: number): RenderedTarget | undefined {
   if (target.kind === "text") {
-    const page = buildTextPage(target.file.utf8, { ...range, allowance }, target.index);
+    const page = buildTextPage(target.file.utf8, { offset: range.offset, col: range.col, limit: range.limit, allowance }, target.index);
     const [diskStart, diskEnd] = diskRange(target, page);
     return { kind: "text", page, diskStart, diskEnd, used: page.end - page.start };
   }
   if (target.kind === "directory") {
-    const page = await target.listing.page(range.offset, range.limit, allowance);
+    const page = target.listing.page(range.offset, range.limit, allowance);
     return { kind: "directory", page, used: page.entries.reduce((sum, entry) => sum + entryCost(entry), 0) };
   }
   return undefined;

@@ -97,7 +97,7 @@ export const readTool = defineTool({
   example: "/r?path=src/app.ts",
   schema,
   url: { aliases: { file: "path" } },
-  async execute(args, ctx) {
+  execute(args, ctx) {
     if (args.path.length > MAX_READ_PATHS) throw tooManyPaths(args, ctx);
     if (args.col !== 1 && args.path.length > 1) {
       throw new ToolError(ErrorCode.invalidParameter, "col= continues one split line, so it works with a single path=. Remove col or read one file.", {
@@ -106,13 +106,13 @@ export const readTool = defineTool({
       });
     }
     const range: RangeRequest = { offset: args.offset, col: args.col, limit: args.limit };
-    const requested = [...new Set(args.path)];
+    const requested = args.path.length === 1 ? args.path : [...new Set(args.path)];
     const findUrl = (name: string) => ctx.urls.to("r", "f", [["name", name]]);
-    const loaded = await Promise.all(requested.map((p) => loadTarget(ctx.project.root, p, range, findUrl)));
-    // Requested paths are echoed in /project/... form whenever they resolve.
-    const shown = new Map(requested.map((p, i) => [p, loaded[i]!.display ?? p]));
+    const loaded = requested.map((p) => loadTarget(ctx.project.root, p, range, findUrl));
     const single = loaded.length === 1;
     if (single && loaded[0]!.kind === "failed") throw loaded[0]!.error;
+    // Requested paths are echoed in /project/... form whenever they resolve.
+    const shown = new Map(requested.map((p, i) => [p, loaded[i]!.display ?? p]));
 
     // Two spellings of one path are read once.
     const seen = new Set<string>();
@@ -124,11 +124,11 @@ export const readTool = defineTool({
     });
     const budget = single ? MAX_READ_BYTES : Math.max(0, MAX_READ_BYTES - READ_ENTRY_OVERHEAD_BYTES * targets.length);
     const rendered = new Array<RenderedTarget | undefined>(targets.length);
-    await shareBudget(
+    shareBudget(
       targets.map((t) => t.demand),
       budget,
-      async (i, allowance) => {
-        rendered[i] = await renderTarget(targets[i]!, range, allowance);
+      (i, allowance) => {
+        rendered[i] = renderTarget(targets[i]!, range, allowance);
         return rendered[i]?.used ?? 0;
       },
     );

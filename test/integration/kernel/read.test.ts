@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -269,6 +270,14 @@ describe("read (/r)", () => {
       names.push(...(body.files[0] as unknown as { entries: Array<{ name: string }> }).entries.map((e) => e.name));
     }
     expect(names).toEqual(fs.readdirSync(path.join(t.projectDir, "many")).sort());
+  });
+
+  it("refuses a FIFO as not_a_file at once, without waiting for a writer", async () => {
+    execFileSync("mkfifo", [path.join(t.projectDir, "pipe")]);
+    const body = await read([["path", "pipe"]]);
+    expect(body).toMatchObject({ ok: false, errorCode: "not_a_file", retryable: false });
+    const multi = await read([["path", "pipe"], ["path", "small1.txt"]]);
+    expect(multi).toMatchObject({ ok: true, returnedPaths: ["/project/small1.txt"], unreturnedPaths: ["/project/pipe"] });
   });
 
   it("reports a binary file by size and never dumps it", async () => {

@@ -10,16 +10,16 @@ describe("allocateFairShares (max-min fairness)", () => {
     ["zero budget gives nothing", [10, 20], 0, [0, 0]],
     ["empty files take nothing", [0, 0, 30_000], 24_000, [0, 0, 24_000]],
     ["one file gets the whole budget up to its demand", [40_000], 24_576, [24_576]],
-  ])("%s", async (_name, demands, budget, expected) => {
-    const got = await allocateFairShares(demands, budget);
+  ])("%s", (_name, demands, budget, expected) => {
+    const got = allocateFairShares(demands, budget);
     expect(got).toEqual(expected);
     expect(got.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(budget);
   });
 
-  it("hands what an item leaves unused to the larger items after it", async () => {
+  it("hands what an item leaves unused to the larger items after it", () => {
     // The middle item stops on a line boundary and uses only 1,000 of the 3,333 offered.
     const used: number[] = [];
-    await shareBudget([5_000, 4_000, 6_000], 10_000, (index, allowance) => {
+    shareBudget([5_000, 4_000, 6_000], 10_000, (index, allowance) => {
       used[index] = index === 1 ? Math.min(1_000, allowance) : Math.min(allowance, [5_000, 4_000, 6_000][index]!);
       return used[index]!;
     });
