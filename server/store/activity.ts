@@ -43,7 +43,7 @@ interface RawActivity {
 export function createActivityQueries(db: Db) {
   const insertStmt = db.prepare(`INSERT INTO activity
     (session_id, generation, at, route, tool, ok, error_code, http_status, duration_ms, call_id, dedupe, params)
-    VALUES (@sessionId, @generation, @at, @route, @tool, @ok, @errorCode, @httpStatus, @durationMs, @callId, @dedupe, @params)`);
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const listAllStmt = db.prepare("SELECT * FROM activity WHERE id > ? ORDER BY id DESC LIMIT ?");
   const listSessionStmt = db.prepare("SELECT * FROM activity WHERE session_id = ? AND id > ? ORDER BY id DESC LIMIT ?");
   const pruneStmt = db.prepare("DELETE FROM activity WHERE id <= (SELECT MAX(id) FROM activity) - ?");
@@ -52,7 +52,10 @@ export function createActivityQueries(db: Db) {
   let timer: NodeJS.Timeout | undefined;
 
   const writeBatch = db.transaction((rows: NewActivity[]) => {
-    for (const e of rows) insertStmt.run({ ...e, ok: e.ok ? 1 : 0, params: e.params ? JSON.stringify(e.params) : null });
+    // Positional binding: no per-row object to build and no parameter names to look up.
+    for (const e of rows) {
+      insertStmt.run(e.sessionId, e.generation, e.at, e.route, e.tool, e.ok ? 1 : 0, e.errorCode, e.httpStatus, e.durationMs, e.callId, e.dedupe, e.params ? JSON.stringify(e.params) : null);
+    }
     insertsSincePrune += rows.length;
     if (insertsSincePrune >= 100) {
       insertsSincePrune = 0;

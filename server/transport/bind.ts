@@ -112,18 +112,38 @@ export interface BindOptions {
   example?: string;
 }
 
+/** What binding needs to know about a schema, worked out once per schema rather than on every call. */
+interface SchemaFacts {
+  shape: Record<string, z.ZodType>;
+  fields: string[];
+  info: Map<string, FieldInfo>;
+}
+
+const schemaFacts = new WeakMap<z.ZodObject, SchemaFacts>();
+
+function factsOf(schema: z.ZodObject): SchemaFacts {
+  let facts = schemaFacts.get(schema);
+  if (!facts) {
+    const shape = schema.shape as Record<string, z.ZodType>;
+    const fields = Object.keys(shape);
+    facts = { shape, fields, info: new Map(fields.map((f) => [f, describeField(shape[f]!)])) };
+    schemaFacts.set(schema, facts);
+  }
+  return facts;
+}
+
 /** Returns the tool's typed arguments or throws a ToolError an agent can act on. */
 export function bindQuery<T>({ schema, binding, url, example }: BindOptions): T {
-  const shape = schema.shape as Record<string, z.ZodType>;
-  const fields = Object.keys(shape);
+  const { shape, fields, info: fieldInfo } = factsOf(schema);
   const aliases = binding.aliases ?? {};
-  const known = [...fields, ...Object.keys(aliases), ...(binding.rawField ? ["raw"] : [])];
+  const knownNames = () => [...fields, ...Object.keys(aliases), ...(binding.rawField ? ["raw"] : [])];
 
   const values = new Map<string, string[]>();
   const spelledAs = new Map<string, Set<string>>();
   for (const seg of url.query.segments) {
     const canonical = aliases[seg.key] ?? seg.key;
     if (!(canonical in shape)) {
+      const known = knownNames();
       const suggestion = suggestKey(seg.key, known.filter((k) => k !== "raw"));
       throw new ToolError(
         ErrorCode.unknownParameter,
@@ -136,8 +156,12 @@ export function bindQuery<T>({ schema, binding, url, example }: BindOptions): T 
         },
       );
     }
-    values.set(canonical, [...(values.get(canonical) ?? []), seg.value]);
-    spelledAs.set(canonical, (spelledAs.get(canonical) ?? new Set()).add(seg.key));
+    const list = values.get(canonical);
+    if (list) list.push(seg.value);
+    else values.set(canonical, [seg.value]);
+    const spellings = spelledAs.get(canonical);
+    if (spellings) spellings.add(seg.key);
+    else spelledAs.set(canonical, new Set([seg.key]));
   }
 
   for (const [canonical, spellings] of spelledAs) {
@@ -150,11 +174,11 @@ export function bindQuery<T>({ schema, binding, url, example }: BindOptions): T 
 
   const candidate: Record<string, unknown> = {};
   for (const [canonical, list] of values) {
-    const info = describeField(shape[canonical]!);
+    const info = fieldInfo.get(canonical)!;
     if (info.kind === "array") {
       candidate[canonical] = list.map((v) => convert(info.element ?? { kind: "string" }, v));
     } else {
-      const distinct = [...new Set(list)];
+      const distinct = list.length === 1 ? list : [...new Set(list)];
       if (distinct.length > 1) {
         throw new ToolError(ErrorCode.conflictingParameters, `${canonical} was given ${list.length} different values; give it once.`, {
           detail: { parameter: canonical, values: distinct },
