@@ -32,8 +32,10 @@ export class ReadCoverage {
       this.files.set(absolutePath, entry);
     }
     const range: [number, number] = [Math.max(0, start), Math.min(size, end)];
-    // The usual case, a first read of the whole file, needs no merge.
-    entry.ranges = entry.ranges.length === 0 ? (range[1] > range[0] ? [range] : []) : mergeRanges([...entry.ranges, range]);
+    if (range[1] <= range[0]) return;
+    // The usual cases, a first read and a re-read of what was already seen, need no merge.
+    if (entry.ranges.length === 0) entry.ranges = [range];
+    else if (!entry.ranges.some(([s, e]) => s <= range[0] && range[1] <= e)) entry.ranges = mergeRanges([...entry.ranges, range]);
   }
 
   /** True when every byte of the file with this fingerprint has been returned. */

@@ -42,6 +42,22 @@ function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
 function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Extract<RenderedTarget, { kind: "text" }>, next: string | undefined) {
   const { page } = rendered;
   const { file } = target;
+  if (page.startCol === 1 && !file.invalidUtf8 && page.splitLine === undefined && next === undefined) {
+    // The common whole-page answer as one literal: the same fields in the same order, built without spreads.
+    return {
+      path: target.display,
+      kind: "file",
+      encoding: file.encoding,
+      newline: target.index.newline,
+      size: target.size,
+      fingerprint: target.fingerprint,
+      totalLines: page.totalLines,
+      startLine: page.startLine,
+      endLine: page.endLine,
+      content: page.content,
+      complete: page.complete,
+    };
+  }
   return {
     path: target.display,
     kind: "file",

@@ -13,22 +13,20 @@ export class SessionState {
   }
 }
 
-/** Session states keyed by session id and generation; a rotation simply stops using the old key. */
+/** Session states keyed by session id and generation; a rotation simply stops using the old one. */
 export class SessionStates {
-  private readonly states = new Map<string, SessionState>();
+  /** At most one generation per session is live, so the newest one seen replaces any older one. */
+  private readonly states = new Map<string, { generation: number; state: SessionState }>();
 
   get(sessionId: string, generation: number): SessionState {
-    const key = `${sessionId}:${generation}`;
-    let state = this.states.get(key);
-    if (!state) {
-      for (const existing of this.states.keys()) if (existing.startsWith(`${sessionId}:`)) this.states.delete(existing);
-      state = new SessionState();
-      this.states.set(key, state);
-    }
+    const entry = this.states.get(sessionId);
+    if (entry && entry.generation === generation) return entry.state;
+    const state = new SessionState();
+    this.states.set(sessionId, { generation, state });
     return state;
   }
 
   forget(sessionId: string): void {
-    for (const key of this.states.keys()) if (key.startsWith(`${sessionId}:`)) this.states.delete(key);
+    this.states.delete(sessionId);
   }
 }

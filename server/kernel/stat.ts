@@ -14,7 +14,7 @@ export const statTool = defineTool({
   example: "/t?path=src/app.ts",
   schema: z.object({ path: z.string() }),
   url: { aliases: { file: "path" } },
-  async execute(args, ctx) {
+  execute(args, ctx) {
     const target = resolveInsideRoot(ctx.project.root, args.path);
     const info = target.exists ? statNow(target.absolute) : undefined;
     if (!info) return { ok: true, path: target.display, exists: false };
