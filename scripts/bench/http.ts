@@ -39,13 +39,12 @@ const FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "fl
 
 /**
  * A node:http server with no framework, no routing and no work: the least any server can do per request.
- * With `koa`, the same answer comes from a one-middleware Koa app, to show what the framework alone costs.
  * It runs in its own process, as the bridge does, so neither shares an event loop with the client.
  */
-export async function startFloorServer(body: Buffer, contentType: string, options: { koa?: boolean } = {}): Promise<FloorServer> {
+export async function startFloorServer(body: Buffer, contentType: string): Promise<FloorServer> {
   const bodyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-bench-floor-")), "body");
   fs.writeFileSync(bodyFile, body);
-  const child = spawn(process.execPath, [FLOOR_SCRIPT, bodyFile, contentType, ...(options.koa ? ["koa"] : [])], {
+  const child = spawn(process.execPath, [FLOOR_SCRIPT, bodyFile, contentType], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await firstLine(child);

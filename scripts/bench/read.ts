@@ -48,7 +48,7 @@ function runRipgrep(rg: string, args: string[], cwd: string): Promise<number> {
   });
 }
 
-async function benchReads(): Promise<{ rows: Row[]; gateway: Stats; koa: Stats }> {
+async function benchReads(): Promise<{ rows: Row[]; gateway: Stats }> {
   const root = makeBenchDir("read");
   fs.writeFileSync(path.join(root, "two-k.ts"), sourceText(7, 2048));
   for (const name of ["one.ts", "two.ts", "three.ts"]) fs.writeFileSync(path.join(root, name), sourceText(name.length, 2048));
@@ -56,7 +56,6 @@ async function benchReads(): Promise<{ rows: Row[]; gateway: Stats; koa: Stats }
   const client = createBenchClient(READ_CONCURRENCY);
   const rows: Row[] = [];
   let gateway: Stats | undefined;
-  let koa: Stats | undefined;
   try {
     const cases: Array<[string, string]> = [
       ["/r of a 2 KiB file", `${bridge.bases.r}/r?path=two-k.ts`],
@@ -67,25 +66,20 @@ async function benchReads(): Promise<{ rows: Row[]; gateway: Stats; koa: Stats }
       const parsed = JSON.parse(body.toString("utf8")) as { ok: boolean; allComplete?: boolean };
       if (!parsed.ok || !parsed.allComplete) throw new Error(`${name}: unexpected answer ${body.toString("utf8").slice(0, 200)}`);
       const floor = await startFloorServer(body, "application/json; charset=utf-8");
-      const framework = await startFloorServer(body, "application/json; charset=utf-8", { koa: true });
       try {
-        // Context for reading the ratio: what every gateway call costs (a stat of the same file, no
-        // content) and what the framework alone costs (a Koa app returning the same bytes).
+        // Context for reading the ratio: what every gateway call costs (a stat of the same file, no content).
         const stat = () => client.get(`${bridge.bases.r}/t?path=two-k.ts`);
-        const [ours, bare, t, k] = (await measureInterleaved(READ_RUNS, READ_WARMUP, [
-          () => client.get(target),
-          () => client.get(floor.url),
-          stat,
-          () => client.get(framework.url),
-        ])) as [Stats, Stats, Stats, Stats];
+        const [ours, bare, t] = (await measureInterleaved(READ_RUNS, READ_WARMUP, [() => client.get(target), () => client.get(floor.url), stat])) as [
+          Stats,
+          Stats,
+          Stats,
+        ];
         gateway ??= t;
-        koa ??= k;
         const oursRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(target));
         const floorRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(floor.url));
         rows.push({ name: `${name} (${body.length} B response)`, ours, oursRps, floor: bare, floorRps, floorName: "bare node:http, same bytes", target: READ_TARGET });
       } finally {
         await floor.close();
-        await framework.close();
       }
     }
   } finally {
@@ -93,8 +87,8 @@ async function benchReads(): Promise<{ rows: Row[]; gateway: Stats; koa: Stats }
     await bridge.close();
     fs.rmSync(root, { recursive: true, force: true });
   }
-  if (!gateway || !koa) throw new Error("no /r case ran");
-  return { rows, gateway, koa };
+  if (!gateway) throw new Error("no /r case ran");
+  return { rows, gateway };
 }
 
 async function benchGrep(rg: string): Promise<{ row: Row; tree: ReturnType<typeof writeGrepTree> }> {
@@ -143,8 +137,8 @@ function readVerdict(single: Row, gateway: Stats): string[] {
   return [
     "",
     `/r misses its ${single.target}× target (${ratio.toFixed(2)}×): the per-call gateway work alone (/t) is ${(gateway.p50 / single.floor.p50).toFixed(1)}× the bare floor,`,
-    "and the read adds its file system calls (two realpaths for containment, stat, open/read/close), a SHA-256",
-    "fingerprint for read coverage and a 2.6 KB JSON body. Load on the shared cores widens the gap.",
+    "and the read adds its file system calls (realpath for containment, open/fstat/read/close), a SHA-256",
+    "fingerprint for read coverage and serializing the content into JSON. Load on the shared cores widens the gap.",
   ];
 }
 
@@ -152,7 +146,7 @@ export async function runReadBench(): Promise<BenchResult> {
   const rg = await locateExecutable("rg");
   if (!rg) throw new Error("the read bench needs rg on PATH for the /g floor");
   const rgVersion = execFileSync(rg, ["--version"], { encoding: "utf8" }).split("\n")[0];
-  const { rows: reads, gateway, koa } = await benchReads();
+  const { rows: reads, gateway } = await benchReads();
   const { row: grep, tree } = await benchGrep(rg);
   const rows = [...reads, grep];
   const single = reads[0]!;
@@ -176,9 +170,8 @@ export async function runReadBench(): Promise<BenchResult> {
       "",
       "Where the /r time goes, timed in the same interleaved loop as the 2 KiB case:",
       "",
-      `- a Koa app returning the same bytes: p50 ${koa.p50.toFixed(2)} ms (${(koa.p50 / single.floor.p50).toFixed(2)}× the bare floor): the framework alone;`,
       `- /t (stat) of the same file through the bridge: p50 ${gateway.p50.toFixed(2)} ms: the per-call work every route pays`,
-      "  (capability lookup, strict binding, path containment, response snapshot, buffered activity row);",
+      `  (capability lookup, strict binding, path containment, a small JSON answer), ${(gateway.p50 / single.floor.p50).toFixed(2)}× the bare floor;`,
       `- /r of the 2 KiB file: p50 ${single.ours.p50.toFixed(2)} ms, so reading, decoding, fingerprinting and paging the file adds about`,
       `  ${Math.max(0, single.ours.p50 - gateway.p50).toFixed(2)} ms to that.`,
       ...readVerdict(single, gateway),
