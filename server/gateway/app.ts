@@ -3,12 +3,11 @@
 // A bare node:http listener, not a Koa app: one catch-all handler needs no middleware chain, and the
 // framework's per-request context, compose and response machinery were a third of /r's latency budget.
 import type http from "node:http";
-import { z } from "zod";
 import { ErrorCode, ToolError, toFailure, type ToolFailure } from "../errors.js";
 import { assertToolEnabled, isToolEnabled, mutationEnabled } from "../kernel/permissions.js";
 import { isPromise, type MaybePromise, type RunOutcome, type ToolRunner } from "../kernel/runner.js";
 import type { SessionState, SessionStates } from "../kernel/session-state.js";
-import type { AnyToolDefinition, CapabilityBase, ExactUrls, ToolContext, ToolResult } from "../kernel/tool.js";
+import type { AnyToolDefinition, CapabilityBase, ExactUrls, ToolContext } from "../kernel/tool.js";
 import type { Logger } from "../log.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { Store } from "../store/index.js";
@@ -18,6 +17,7 @@ import { MAX_REQUEST_TARGET_BYTES } from "../transport/limits.js";
 import { decodePercent } from "../transport/percent.js";
 import { buildUrl, editRequestUrl, parseRequestUrl, splitTarget, type RequestUrl } from "../transport/request-url.js";
 import { createActivityRecorder, redactParams } from "./activity-recorder.js";
+import { answerPluginsRoute, manifestOf } from "./gateway-routes.js";
 import { buildInitContract } from "./init-contract.js";
 import { serveRange } from "./range-route.js";
 import { JSON_CONTENT_TYPE, sendBytes, sendMethodNotAllowed, sendOpaqueNotFound, sendPlainJson, serializeAgentJson, TEXT_CONTENT_TYPE } from "./respond.js";
@@ -35,7 +35,6 @@ export interface DataPlaneOptions {
 }
 
 const TOKEN = /^[A-Za-z0-9]{8}$/;
-const pluginQuerySchema = z.object({ plugin: z.string().min(1).max(64).optional() });
 const INIT_PATH = /^\/v0\/(?:init|bootstrap)\/([^/]*)\/?$/;
 const CAP_PATH = /^\/v0\/([^/]+)(?:\/([^/]*))?\/?$/;
 
@@ -207,8 +206,8 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
   ): MaybePromise<RunOutcome> {
     const { cap } = auth;
     if (match.kind === "gateway") {
-      if (match.name === "manifest") return { body: manifest(auth, baseUrl) };
-      return pluginsRoute(url);
+      if (match.name === "manifest") return { body: manifestOf(table.tools, cap.permissions, baseUrl) };
+      return answerPluginsRoute(options.plugins, url);
     }
     const tool = match.tool;
     assertToolEnabled(tool, cap.permissions);
@@ -241,26 +240,6 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     return runner(tool, args, ctx);
   }
 
-  async function pluginsRoute(url: RequestUrl): Promise<RunOutcome> {
-    const { plugin } = bindQuery<{ plugin?: string }>({ schema: pluginQuerySchema, binding: {}, url });
-    if (plugin === undefined) return { body: { ok: true, plugins: await options.plugins.summaries() } };
-    const found = options.plugins.get(plugin);
-    if (!found) {
-      throw new ToolError(ErrorCode.unknownPlugin, `No plugin "${plugin}" is installed. /k lists the installed plugins.`, {
-        detail: { plugin },
-        repair: editRequestUrl(url, { drop: ["plugin"] }),
-      });
-    }
-    return {
-      body: {
-        ok: true,
-        plugin: found.id,
-        status: await found.status(),
-        tools: found.tools.map((t) => ({ id: t.id, capability: t.capability, description: t.description, params: Object.keys(t.schema.shape) })),
-      },
-    };
-  }
-
   function unknownRoute(auth: Authenticated, url: RequestUrl, route: string): ToolError {
     // A common slip: /s (stage, mutation base) used for stat on the read base.
     if (route === "s" && auth.base === "r" && url.query.segments.some((s) => s.key === "path" || s.key === "file")) {
@@ -272,24 +251,6 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     return new ToolError(ErrorCode.unknownRoute, `No route "/${route}" on this base. Routes: ${table.routesFor(auth.base).join(", ")}.`, {
       detail: { route, routes: table.routesFor(auth.base) },
     });
-  }
-
-  function manifest(auth: Authenticated, baseUrl: (b: CapabilityBase) => string): ToolResult {
-    const tools = table.tools.filter((t) => isToolEnabled(t, auth.cap.permissions));
-    return {
-      ok: true,
-      bases: { r: baseUrl("r"), ...(mutationEnabled(auth.cap.permissions) ? { m: baseUrl("m") } : {}) },
-      tools: tools.map((t) => ({
-        id: t.id,
-        route: `/${t.route}`,
-        base: t.capability === "read" ? "r" : "m",
-        description: t.description,
-        params: Object.keys(t.schema.shape),
-        ...(t.url.rawField ? { raw: t.url.rawField } : {}),
-        example: t.example,
-      })),
-      gateway: ["/z?last=1&part=0 (range replay)", "/k (plugins)", "/manifest"],
-    };
   }
 
   function callRecord(
