@@ -27,8 +27,21 @@ export interface AgentSession {
   m: string | undefined;
 }
 
+const createdTempDirs = new Set<string>();
+
+/** A fresh directory under the OS temp dir, removed after the test file by removeTempDirs (test/setup.ts). */
 export function makeTempDir(prefix: string): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `urlbridge-${prefix}-`)));
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `urlbridge-${prefix}-`)));
+  createdTempDirs.add(dir);
+  return dir;
+}
+
+/** Removes every directory makeTempDir made in this test file (each file runs in its own worker). */
+export function removeTempDirs(): void {
+  for (const dir of createdTempDirs) {
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  }
+  createdTempDirs.clear();
 }
 
 export async function startTestBridge(
