@@ -42,23 +42,9 @@ function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
 function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Extract<RenderedTarget, { kind: "text" }>, next: string | undefined) {
   const { page } = rendered;
   const { file } = target;
-  if (page.startCol === 1 && !file.invalidUtf8 && page.splitLine === undefined && next === undefined) {
-    // The common whole-page answer as one literal: the same fields in the same order, built without spreads.
-    return {
-      path: target.display,
-      kind: "file",
-      encoding: file.encoding,
-      newline: target.index.newline,
-      size: target.size,
-      fingerprint: target.fingerprint,
-      totalLines: page.totalLines,
-      startLine: page.startLine,
-      endLine: page.endLine,
-      content: page.content,
-      complete: page.complete,
-    };
-  }
-  return {
+  // Optional fields are assigned in place rather than spread in: the common whole-page entry then costs
+  // one object, and metadata still comes before the content a truncating reader may cut.
+  const entry: Record<string, unknown> = {
     path: target.display,
     kind: "file",
     encoding: file.encoding,
@@ -68,15 +54,20 @@ function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Ex
     totalLines: page.totalLines,
     startLine: page.startLine,
     endLine: page.endLine,
-    ...(page.startCol !== 1 ? { startCol: page.startCol } : {}),
-    content: page.content,
-    complete: page.complete,
-    ...(file.invalidUtf8 ? { invalidUtf8: true, notice: "Some bytes are not valid UTF-8; they are shown as U+FFFD." } : {}),
-    ...(page.splitLine !== undefined
-      ? { splitLine: page.splitLine, splitNotice: `Line ${page.splitLine} alone exceeds this page's allowance, so it was cut at a UTF-8 boundary; next continues at col=${page.resume?.col}.` }
-      : {}),
-    ...(next ? { next } : {}),
   };
+  if (page.startCol !== 1) entry.startCol = page.startCol;
+  entry.content = page.content;
+  entry.complete = page.complete;
+  if (file.invalidUtf8) {
+    entry.invalidUtf8 = true;
+    entry.notice = "Some bytes are not valid UTF-8; they are shown as U+FFFD.";
+  }
+  if (page.splitLine !== undefined) {
+    entry.splitLine = page.splitLine;
+    entry.splitNotice = `Line ${page.splitLine} alone exceeds this page's allowance, so it was cut at a UTF-8 boundary; next continues at col=${page.resume?.col}.`;
+  }
+  if (next) entry.next = next;
+  return entry;
 }
 
 function directoryEntry(target: Extract<LoadedTarget, { kind: "directory" }>, rendered: Extract<RenderedTarget, { kind: "directory" }>, next: string | undefined) {
