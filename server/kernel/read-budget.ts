@@ -10,8 +10,9 @@
 export function shareBudget(demands: number[], budget: number, take: (index: number, allowance: number) => number): number[] {
   if (demands.length === 1) {
     // One item has nothing to share with: it is offered the whole budget.
-    take(0, Math.max(0, budget));
-    return [Math.max(0, budget)];
+    const whole = Math.max(0, budget);
+    take(0, whole);
+    return [whole];
   }
   const order = demands.map((demand, index) => ({ demand, index })).sort((a, b) => a.demand - b.demand || a.index - b.index);
   const offered = new Array<number>(demands.length).fill(0);

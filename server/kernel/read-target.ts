@@ -1,9 +1,9 @@
 // One path of a /r call, loaded and ready to render within an allowance: a text file page, a directory
 // listing, a binary file's description, or the failure that explains why it cannot be read.
+import fs from "node:fs";
 import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../errors.js";
 import { resolveInsideRoot } from "../sandbox/paths.js";
-import fs from "node:fs";
 import { openResolved, readOpenFile } from "./file-read.js";
 import { MAX_TEXT_FILE_BYTES } from "./limits.js";
 import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
