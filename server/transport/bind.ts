@@ -213,19 +213,20 @@ export function bindQuery<T>({ schema, binding, url, example }: BindOptions): T 
 
   const parsed = schema.safeParse(candidate);
   if (parsed.success) return parsed.data as T;
-  throw issueToError(parsed.error.issues[0]!, shape, candidate, url, binding, example);
+  throw issueToError(parsed.error.issues[0]!, fieldInfo, candidate, url, binding, example);
 }
 
 function issueToError(
   issue: z.core.$ZodIssue,
-  shape: Record<string, z.ZodType>,
+  fieldInfo: Map<string, FieldInfo>,
   candidate: Record<string, unknown>,
   url: RequestUrl,
   binding: UrlBinding,
   example: string | undefined,
 ): ToolError {
   const field = String(issue.path[0] ?? "");
-  if (!field || !(field in shape)) {
+  const info = fieldInfo.get(field);
+  if (!field || !info) {
     return new ToolError(ErrorCode.invalidParameter, issue.message, { detail: { issue: issue.code } });
   }
   const spelled = field === binding.rawField ? "raw" : field;
@@ -234,7 +235,6 @@ function issueToError(
       detail: { parameter: spelled },
     });
   }
-  const info = describeField(shape[field]!);
   const received = candidate[field];
   if (info.kind === "number" && typeof received === "number") {
     const clamped = Math.min(info.max ?? received, Math.max(info.min ?? received, received));
