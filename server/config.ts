@@ -42,6 +42,10 @@ const envSchema = z.object({
   URLBRIDGE_CLOUDFLARED: flag.default(false),
   URLBRIDGE_OPENCODE_URL: httpOrigin.optional(),
   URLBRIDGE_GREP_ENGINE: z.enum(["auto", "rg", "fallback"]).default("auto"),
+  URLBRIDGE_SANDBOX: z.enum(["auto", "landlock", "container", "none"]).default("auto"),
+  URLBRIDGE_AGENT_UID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
+  URLBRIDGE_AGENT_GID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
+  URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
 });
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -64,6 +68,12 @@ export interface Config {
   opencodeUrl: string | undefined;
   /** /g engine: ripgrep when on PATH (auto), always rg, or always the portable fallback. */
   grepEngine: "auto" | "rg" | "fallback";
+  /** How terminal commands (and ripgrep) are confined: server/sandbox/. "auto" picks landlock when the kernel has it. */
+  sandbox: "auto" | "landlock" | "container" | "none";
+  /** Identity for agent processes and new files when the bridge runs as root and the project root is root-owned. */
+  agentFallback: { uid: number; gid: number };
+  /** Per-project scratch space (HOME, TMPDIR) for terminal commands, outside every project and the state dir. */
+  scratchDir: string;
 }
 
 export class ConfigError extends Error {
@@ -112,6 +122,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spawnCloudflared: e.URLBRIDGE_CLOUDFLARED,
     opencodeUrl: e.URLBRIDGE_OPENCODE_URL,
     grepEngine: e.URLBRIDGE_GREP_ENGINE,
+    sandbox: e.URLBRIDGE_SANDBOX,
+    agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },
+    scratchDir: path.resolve(e.URLBRIDGE_SCRATCH_DIR ?? path.join(os.tmpdir(), `urlbridge-scratch-${typeof process.getuid === "function" ? process.getuid() : "user"}`)),
   };
 }
 
