@@ -4,6 +4,22 @@ import type { Db } from "./database.js";
 export const ACTIVITY_RETENTION_ROWS = 5000;
 /** Rows are buffered and written together: one small transaction per burst instead of one per call. */
 export const ACTIVITY_FLUSH_DELAY_MS = 50;
+/** Rows kept in memory while the database refuses writes (disk full, a lock held elsewhere); older ones are dropped. */
+export const ACTIVITY_MAX_PENDING = 2000;
+/** Retry delays after a failed flush: doubling from the first to the last, then staying there. */
+export const ACTIVITY_RETRY_MIN_MS = 250;
+export const ACTIVITY_RETRY_MAX_MS = 15_000;
+
+/** How the activity log is faring; a failing log never stops a call, it only loses rows (counted here). */
+export interface ActivityHealth {
+  /** Rows waiting for the next successful flush. */
+  pending: number;
+  /** Rows dropped since start because the buffer was full while writes failed. */
+  dropped: number;
+  /** True from a failed flush until the next successful one. */
+  failing: boolean;
+  lastError: { code: string; at: number } | null;
+}
 
 export interface ActivityEntry {
   id: number;
@@ -50,6 +66,9 @@ export function createActivityQueries(db: Db) {
   let insertsSincePrune = 0;
   let pending: NewActivity[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let dropped = 0;
+  let failures = 0;
+  let lastError: ActivityHealth["lastError"] = null;
 
   const writeBatch = db.transaction((rows: NewActivity[]) => {
     // Positional binding: no per-row object to build and no parameter names to look up.
@@ -63,13 +82,37 @@ export function createActivityQueries(db: Db) {
     }
   });
 
+  function schedule(delayMs: number): void {
+    if (timer) return;
+    timer = setTimeout(flush, delayMs);
+    timer.unref();
+  }
+
+  /**
+   * Writes buffered rows. Never throws: the activity log is an audit aid, and a store that refuses writes
+   * (SQLITE_FULL, SQLITE_BUSY from another writer, an I/O error) must not take the bridge down with it. The
+   * rows go back to the buffer, bounded by ACTIVITY_MAX_PENDING, and the flush is retried with backoff.
+   */
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (pending.length === 0 || !db.open) return;
     const rows = pending;
     pending = [];
-    writeBatch(rows);
+    try {
+      writeBatch(rows);
+      failures = 0;
+    } catch (error) {
+      failures += 1;
+      lastError = { code: errorCode(error), at: Date.now() };
+      pending = rows.concat(pending);
+      const excess = pending.length - ACTIVITY_MAX_PENDING;
+      if (excess > 0) {
+        pending.splice(0, excess);
+        dropped += excess;
+      }
+      schedule(Math.min(ACTIVITY_RETRY_MIN_MS * 2 ** (failures - 1), ACTIVITY_RETRY_MAX_MS));
+    }
   }
 
   const toEntry = (r: RawActivity): ActivityEntry => ({
@@ -91,11 +134,13 @@ export function createActivityQueries(db: Db) {
   return {
     insert: (e: NewActivity): void => {
       pending.push(e);
-      if (!timer) {
-        timer = setTimeout(flush, ACTIVITY_FLUSH_DELAY_MS);
-        timer.unref();
+      if (pending.length > ACTIVITY_MAX_PENDING) {
+        pending.shift();
+        dropped += 1;
       }
+      schedule(ACTIVITY_FLUSH_DELAY_MS);
     },
+    health: (): ActivityHealth => ({ pending: pending.length, dropped, failing: failures > 0, lastError }),
     /** Writes buffered rows now (before reading, and when the store closes). */
     flush,
     list: (opts: { sessionId?: string; afterId?: number; limit?: number }): ActivityEntry[] => {
@@ -111,3 +156,8 @@ export function createActivityQueries(db: Db) {
 }
 
 export type ActivityQueries = ReturnType<typeof createActivityQueries>;
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : error instanceof Error ? error.name : "unknown";
+}

@@ -8,6 +8,8 @@ import { migrations } from "./migrations/index.js";
 export type Db = Database.Database;
 
 export const STATE_FILE_NAME = "urlbridge.sqlite";
+/** How long an activity flush waits for another connection's lock before it backs off. */
+export const ACTIVITY_BUSY_TIMEOUT_MS = 20;
 
 export function openDatabase(stateDir: string): Db {
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
@@ -36,7 +38,9 @@ export function openDatabase(stateDir: string): Db {
 export function openLogConnection(stateDir: string): Db {
   const db = new Database(path.join(stateDir, STATE_FILE_NAME));
   db.pragma("synchronous = NORMAL");
-  db.pragma("busy_timeout = 5000");
+  // Short on purpose: this connection writes from a timer on the event loop, and a lock held elsewhere (a backup,
+  // another writer) must not stall every call; a busy flush keeps its rows and retries later (activity.ts).
+  db.pragma(`busy_timeout = ${ACTIVITY_BUSY_TIMEOUT_MS}`);
   return db;
 }
 
