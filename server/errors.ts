@@ -81,6 +81,8 @@ export const ErrorCode = {
   patchCommitFailed: "patch_commit_failed",
   // transport gym: request lines Node's HTTP parser refuses (server/gateway/client-error.ts)
   malformedRequestTarget: "malformed_request_target",
+  // state store (server/store/): the journal cannot be written right now
+  stateStoreUnavailable: "state_store_unavailable",
   // generic
   internalError: "internal_error",
 } as const;

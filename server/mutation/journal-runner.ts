@@ -36,10 +36,22 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
     const scope: IntentScope = { sessionId: ctx.session.id, generation: ctx.session.generation };
 
     // Everything from here to launch() is synchronous, so identical concurrent GETs cannot both admit.
+    return refuseWhenStoreFails(() => admitOrReplay(tool, semantic, ctx, scope, callId, argsHash, controls.wait));
+  };
+
+  function admitOrReplay(
+    tool: AnyToolDefinition,
+    semantic: Record<string, unknown>,
+    ctx: ToolContext,
+    scope: IntentScope,
+    callId: string,
+    argsHash: string,
+    wait: number,
+  ): Promise<RunOutcome> | RunOutcome {
     const flying = journal.inflight(scope, callId);
     if (flying) {
       assertSameCall(flying.row, tool, argsHash);
-      return respond(flying, "joined", controls.wait, ctx);
+      return respond(flying, "joined", wait, ctx);
     }
     const recorded = journal.find(scope, callId);
     if (recorded) {
@@ -60,8 +72,8 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
       return replay(admitted.row, tool, ctx);
     }
     const flight = journal.launch(admitted.row, tool.journal, (f) => execute(f, tool, semantic, ctx));
-    return respond(flight, "new", controls.wait, ctx);
-  };
+    return respond(flight, "new", wait, ctx);
+  }
 
   async function execute(flight: Flight, tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<IntentBody> {
     const run = async () => {
@@ -131,6 +143,27 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
       }
     }
     return { body: body as IntentBody, callId: row.callId, dedupe: "replayed" };
+  }
+}
+
+/** SQLite result codes that mean "the state file cannot take a write now", not a bug: disk full, locked, I/O. */
+const STORE_UNAVAILABLE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|PROTOCOL)/;
+
+/**
+ * An intent that cannot be recorded must not run: without its record a hidden retry would run it again. So a
+ * store that refuses the admission write answers a retryable failure before anything executes.
+ */
+function refuseWhenStoreFails(admit: () => Promise<RunOutcome> | RunOutcome): Promise<RunOutcome> | RunOutcome {
+  try {
+    return admit();
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code !== "string" || !STORE_UNAVAILABLE.test(code)) throw error;
+    throw new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot write its journal right now (its state disk is full or locked), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in /api/health and the log.", {
+      detail: { store: code },
+      retryable: true,
+      agentAction: "wait_and_retry",
+    });
   }
 }
 

@@ -1,0 +1,45 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STATE_FILE_NAME } from "../../../server/store/database.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { url } from "./fixtures.js";
+
+type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
+
+describe("a journal that cannot be written", () => {
+  let t: TestBridge;
+  let s: AgentSession;
+  let holder: Database.Database;
+  beforeAll(async () => {
+    t = await startTestBridge();
+    s = await t.session({ write: true });
+    // The bridge's own wait for a lock is seconds long; keep this test short without changing what it proves.
+    t.bridge.store.db.pragma("busy_timeout = 50");
+    holder = new Database(path.join(t.stateDir, STATE_FILE_NAME));
+  });
+  afterAll(async () => {
+    if (holder.open) holder.close();
+    await t.close();
+  });
+
+  it("refuses a mutation with a retryable code and runs nothing while another process holds the write lock; the same URL runs once after", async () => {
+    fs.writeFileSync(path.join(t.projectDir, "seen.txt"), "seen\n");
+    const write = url(s.m!, "w", [["path", "locked.txt"]], "written once\n");
+    holder.exec("BEGIN IMMEDIATE");
+    try {
+      const refused = await agentGet<Body>(write);
+      expect(refused).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, agentAction: "wait_and_retry", errorDetail: { store: "SQLITE_BUSY" } });
+      expect(fs.existsSync(path.join(t.projectDir, "locked.txt"))).toBe(false);
+      // Reads keep working while the journal is locked.
+      expect(await agentGet<Body>(url(s.r, "r", [["path", "seen.txt"]]))).toMatchObject({ ok: true });
+    } finally {
+      holder.exec("ROLLBACK");
+    }
+    const done = await agentGet<Body>(write);
+    expect(done).toMatchObject({ ok: true, created: true });
+    expect(await agentGet<Body>(write)).toMatchObject({ ok: true, dedupe: "replayed" });
+    expect(fs.readFileSync(path.join(t.projectDir, "locked.txt"), "utf8")).toBe("written once\n");
+  });
+});
