@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { guardCommand, inspectCommand, isCriticalPath } from "../../../server/sandbox/command-guard.js";
+import { cwdDepthOf, guardCommand, inspectCommand, isCriticalPath } from "../../../server/sandbox/command-guard.js";
+import { worstCase } from "../../../server/sandbox/guard-paths.js";
 import { readShell } from "../../../server/sandbox/shell-words.js";
 import { isToolError } from "../../../server/errors.js";
 
@@ -109,11 +110,194 @@ describe("inspectCommand allows", () => {
   });
 });
 
+// Accident-shaped commands seen getting through (issue 10 item 9): an expansion that may be empty in front of a
+// slash, globs right under / or ~, a cd to / or ~ or out of the project before a recursive delete of a glob,
+// climbing past the project root, and all of these under wrappers, nested shells, $'...' quoting and eval.
+describe("inspectCommand refuses accident-shaped commands", () => {
+  it.each([
+    ['rm -rf "$UNSET/"*', "possibly_empty_expansion"],
+    ["rm -rf $UNSET/*", "possibly_empty_expansion"],
+    ['rm -rf "${STEAMROOT}/"*', "possibly_empty_expansion"],
+    ['rm -rf "$DIR/"', "possibly_empty_expansion"],
+    ['rm -rf "$out/$name"', "possibly_empty_expansion"],
+    ['rm -rf "$(dirname "$0")/"*', "possibly_empty_expansion"],
+    ["rm -rf ${TARGET:-}/*", "possibly_empty_expansion"],
+    ["rm -rf ${X:+/x}/*", "possibly_empty_expansion"],
+    ['rm -rf -- "$PREFIX"/*', "possibly_empty_expansion"],
+    ["rm -rf `pwd -P`/*", "possibly_empty_expansion"],
+    ['find "$UNSET/" -delete', "possibly_empty_expansion"],
+    ['chmod -R 777 "$X/"', "possibly_empty_expansion"],
+    ['mv "$SRC/"* /tmp/x', "possibly_empty_expansion"],
+    ["rm -rf /*/", "recursive_delete_of_system_path"],
+    ["rm -rf /*/*", "recursive_delete_of_system_path"],
+    ["rm -rf /u*", "recursive_delete_of_system_path"],
+    ["rm -rf /[ub]*", "recursive_delete_of_system_path"],
+    ["rm -rf ~/*/", "recursive_delete_of_system_path"],
+    ["rm -rf ~/.*", "recursive_delete_of_system_path"],
+    ['rm -rf "$HOME"/.*', "recursive_delete_of_system_path"],
+    ["rm -rf ${HOME:?}/*", "recursive_delete_of_system_path"],
+    ["cd / && rm -rf *", "recursive_delete_of_system_path"],
+    ["cd /; rm -rf .*", "recursive_delete_of_system_path"],
+    ["cd ~ && rm -rf *", "recursive_delete_of_system_path"],
+    ["cd && rm -rf ./*", "recursive_delete_of_system_path"],
+    ["cd $HOME; rm -rf *", "recursive_delete_of_system_path"],
+    ['cd "$BUILD_DIR" && rm -rf *', "recursive_delete_of_system_path"],
+    ["cd /usr && rm -rf *", "recursive_delete_of_system_path"],
+    ["cd /tmp && cd .. && rm -rf *", "recursive_delete_of_system_path"],
+    ["pushd / && rm -rf *", "recursive_delete_of_system_path"],
+    ["(cd / && rm -rf *)", "recursive_delete_of_system_path"],
+    ["cd / && find . -delete", "find_delete_of_system_path"],
+    ["cd ../.. && rm -rf *", "recursive_delete_outside_project"],
+    ["cd .. && rm -rf *", "recursive_delete_outside_project"],
+    ["cd src/../.. && rm -rf *", "recursive_delete_outside_project"],
+    ["rm -rf ../../..", "recursive_delete_outside_project"],
+    ["rm -rf ../../../", "recursive_delete_outside_project"],
+    ["rm -rf ..", "recursive_delete_outside_project"],
+    ["rm -rf ../*", "recursive_delete_outside_project"],
+    ["rm -rf ../other-project", "recursive_delete_outside_project"],
+    ["find .. -name '*.o' -delete", "recursive_delete_outside_project"],
+    ["setsid rm -rf /*/", "recursive_delete_of_system_path"],
+    ['setsid -f rm -rf "$UNSET/"*', "possibly_empty_expansion"],
+    ["echo / | xargs rm -rf", "recursive_delete_of_system_path"],
+    ["printf '/usr\\n' | xargs -n1 rm -rf", "recursive_delete_of_system_path"],
+    ["xargs -0 -n1 rm -rf /*/", "recursive_delete_of_system_path"],
+    ["env -S 'rm -rf /*/'", "recursive_delete_of_system_path"],
+    ['env -S"rm -rf /"', "recursive_delete_of_system_path"],
+    ["env FOO=1 rm -rf /*", "recursive_delete_of_system_path"],
+    ["env -i PATH=/bin rm -rf /usr", "recursive_delete_of_system_path"],
+    ["env -C / rm -rf *", "recursive_delete_of_system_path"],
+    ["flock /tmp/lock rm -rf /*", "recursive_delete_of_system_path"],
+    [`flock -w 5 /tmp/lock -c 'rm -rf "$X/"*'`, "possibly_empty_expansion"],
+    ["nohup rm -rf /* &", "recursive_delete_of_system_path"],
+    ["timeout 10 rm -rf ~/*", "recursive_delete_of_system_path"],
+    ["timeout -k 5 30s rm -rf /*/", "recursive_delete_of_system_path"],
+    ["nice -n 19 rm -rf ../..", "recursive_delete_outside_project"],
+    ['sudo -E rm -rf "$UNSET/"*', "possibly_empty_expansion"],
+    ["command rm -rf /*/", "recursive_delete_of_system_path"],
+    ["exec rm -rf /*/", "recursive_delete_of_system_path"],
+    ["bash -c 'cd / && rm -rf *'", "recursive_delete_of_system_path"],
+    ['sh -c "rm -rf \\"\\$UNSET/\\"*"', "possibly_empty_expansion"],
+    ["$'rm' -rf /*/", "recursive_delete_of_system_path"],
+    ["$'\\x72\\x6d' -rf /", "recursive_delete_of_system_path"],
+    ["rm $'-rf' $'/\\x2a/'", "recursive_delete_of_system_path"],
+    ['eval "cd /; rm -rf *"', "recursive_delete_of_system_path"],
+    ["eval cd /; rm -rf *", "recursive_delete_of_system_path"],
+    ["echo 'rm -rf /*' | sh", "recursive_delete_of_system_path"],
+    ["su -c 'rm -rf /*'", "recursive_delete_of_system_path"],
+    ["runuser -u nobody -- rm -rf /*/", "recursive_delete_of_system_path"],
+  ])("%s (%s)", (command, rule) => {
+    expect(inspectCommand(command)).toMatchObject({ ok: false, rule });
+  });
+});
+
+describe("inspectCommand allows ordinary work", () => {
+  it.each([
+    "rm -rf ./build",
+    "rm -rf node_modules",
+    'rm -rf "$TMPDIR/x"',
+    "find . -name '*.o' -delete",
+    "git clean -fdx",
+    'rm -rf "${DIR:?}"/*',
+    'rm -rf "${BUILD:?BUILD is not set}/"*',
+    'rm -rf "$TMPDIR/urlbridge-test"',
+    'rm -rf "$PWD/build"',
+    'rm -rf "$PWD"/dist',
+    'rm -rf "$(mktemp -d)/x"',
+    "rm -rf $(git rev-parse --show-toplevel)/build",
+    "rm -rf dist/*",
+    "rm -rf ./*.log",
+    "rm -rf .cache",
+    "rm -rf src/../build",
+    "rm -rf /tmp/*",
+    "rm -rf ~/.cache/*",
+    "rm -rf /opt/app/cache/*",
+    "rm -rf /tmp*",
+    "cd build && rm -rf *",
+    "cd src && rm -rf ../dist",
+    "cd /tmp && rm -rf *",
+    "cd /tmp/work && rm -rf ../work2",
+    "cd ~/project && rm -rf *",
+    "cd / && ls",
+    "cd / && rm -rf /tmp/x",
+    "cd ~ && rm -rf .cache/pip",
+    "cd .. && ls",
+    "ls ../..",
+    "setsid node server.js",
+    "setsid -f npm run dev",
+    "xargs -n1 echo",
+    "find . -name '*.tmp' -print0 | xargs -0 rm -f",
+    "echo build | xargs rm -rf",
+    "env -S 'node --inspect' app.js",
+    "env FOO=1 npm test",
+    "env -C build make clean",
+    "flock /tmp/lock npm install",
+    "flock .lock -c 'npm ci'",
+    "nohup npm start &",
+    "timeout 60 npm test",
+    "nice -n 10 make -j2",
+    "sudo apt-get install -y jq",
+    "command -v rm",
+    "exec node server.js",
+    "bash -c 'rm -rf ./build'",
+    'sh -c "cd build && rm -rf *"',
+    "$'echo' $'a\\tb'",
+    'eval "rm -rf ./dist"',
+    "echo 'rm -rf /' | cat",
+    'echo "ls" | sh',
+    'chmod -R u+w "$DIR/sub"',
+    'mv "$OUT/a" "$OUT/b"',
+    'find "$BUILD_DIR/obj" -delete',
+    "git clean -fdx && rm -rf build",
+    "rm -r ./tmp",
+    "a || rm -rf build",
+  ])("%s", (command) => {
+    expect(inspectCommand(command)).toEqual({ ok: true });
+  });
+});
+
+describe("inspectCommand with the terminal's cwd depth", () => {
+  it.each([
+    ["rm -rf ../../..", 1, false],
+    ["rm -rf ../../..", 3, true],
+    ["rm -rf ../../x", 1, false],
+    ["rm -rf ../build", 1, true],
+    ["rm -rf ../*", 1, true],
+    ["cd ../.. && rm -rf *", 2, true],
+    ["cd ../../.. && rm -rf *", 2, false],
+  ])("%s from %i levels below the root: allowed %s", (command, cwdDepth, allowed) => {
+    const verdict = inspectCommand(command, { cwdDepth });
+    if (allowed) expect(verdict).toEqual({ ok: true });
+    else expect(verdict).toMatchObject({ ok: false, rule: "recursive_delete_outside_project" });
+  });
+
+  it.each([["/project", 0], ["/project/", 0], ["/project/src", 1], ["/project/a/b/c", 3]])("cwdDepthOf(%s) is %i", (display, depth) => {
+    expect(cwdDepthOf(display)).toBe(depth);
+  });
+});
+
+describe("worstCase", () => {
+  it.each([
+    ["$UNSET/*", "/*", true],
+    ['${A:?}/x', "\u0001/x", false],
+    ["${A:-/tmp}/x", "/tmp/x", false],
+    ["${A-}/x", "/x", true],
+    ["${#A}/x", "0/x", false],
+    ["$HOME/x", "~/x", false],
+    ["${PWD}/x", "./x", false],
+    ["$HOMEDIR/x", "/x", true],
+    ["$(pwd)/x", "/x", true],
+    ["a$$b", "a\u0001b", false],
+    ["cost$", "cost$", false],
+  ])("%s reads %j (emptied %s)", (word, text, emptied) => {
+    expect(worstCase(word)).toEqual({ text, emptied });
+  });
+});
+
 describe("isCriticalPath", () => {
-  it.each(["/", "//", "/*", "/.", "/usr", "/usr/", "/var/*", "~", "~/", "$HOME", "${HOME}/"])("%s is critical", (p) => {
+  it.each(["/", "//", "/*", "/.", "/usr", "/usr/", "/var/*", "~", "~/", "$HOME", "${HOME}/", "/*/", "/u*", "~/.*", "$UNSET/", "/tmp/.."])("%s is critical", (p) => {
     expect(isCriticalPath(p)).toBe(true);
   });
-  it.each(["", ".", "./", "/tmp/x", "/usr/local/share/app", "~/x", "build", "/projects"])("%s is not", (p) => {
+  it.each(["", ".", "./", "/tmp/x", "/usr/local/share/app", "~/x", "build", "/projects", "/tmp*", "$TMPDIR/x", "${D:?}/*"])("%s is not", (p) => {
     expect(isCriticalPath(p)).toBe(false);
   });
 });
@@ -132,6 +316,27 @@ describe("guardCommand", () => {
     expect(String(failure.repairHint)).toContain("/project");
   });
 
+  it.each([
+    ['rm -rf "$UNSET/"*', "possibly_empty_expansion", ["recursive rm of $UNSET/* is recursive rm of /* when a variable in it is empty", "${VAR:?}", "/project"]],
+    ["cd / && rm -rf *", "recursive_delete_of_system_path", ["recursive rm of * after cd / is recursive rm of /*.", "literal path", "cwd="]],
+    ["rm -rf ../../..", "recursive_delete_outside_project", ["../../..", "3 levels above the project root", "/project"]],
+  ])("refusing %s says what was refused and how to say it safely", (command, rule, phrases) => {
+    let caught: unknown;
+    try {
+      guardCommand(command);
+    } catch (error) {
+      caught = error;
+    }
+    const failure = (caught as { toFailure(): Record<string, unknown> }).toFailure();
+    expect(failure).toMatchObject({ errorCode: "command_refused", retryable: false, errorDetail: { rule } });
+    for (const phrase of phrases) expect(String(failure.repairHint)).toContain(phrase);
+  });
+
+  it("passes the cwd depth through", () => {
+    expect(() => guardCommand("rm -rf ../x", { cwdDepth: 1 })).not.toThrow();
+    expect(() => guardCommand("rm -rf ../x")).toThrow(/above the project root/);
+  });
+
   it("refuses shell text nested too deep to inspect", () => {
     let text = "echo hi";
     for (let i = 0; i < 8; i++) text = `bash -c ${JSON.stringify(text)}`;
@@ -147,5 +352,22 @@ describe("readShell", () => {
       { words: ["ls"], redirects: [] },
       { words: ["wc", "-l"], redirects: [] },
     ]);
+  });
+});
+
+describe("readShell (what the guard sees)", () => {
+  it.each([
+    ["$'\\x72\\x6d' -rf $'/\\x2a/'", ["rm", "-rf", "/*/"]],
+    ["$'a\\tb' $'it\\'s' $'\\101\\u00e9'", ["a\tb", "it's", "A\u00e9"]],
+    ['$"hello world"', ["hello world"]],
+    ["rm -rf $(pwd)/x `id -u`", ["rm", "-rf", "$(pwd)/x", "`id -u`"]],
+  ])("%s reads as %j", (text, words) => {
+    expect(readShell(text).commands[0]?.words).toEqual(words);
+  });
+
+  it("records what ended each command", () => {
+    const reading = readShell("a && b || c | d |& e; f & g\nh");
+    expect(reading.commands.map((c) => c.words[0])).toEqual(["a", "b", "c", "d", "e", "f", "g", "h"]);
+    expect(reading.separators).toEqual(["&&", "||", "|", "|&", ";", "&", "\n", ""]);
   });
 });
