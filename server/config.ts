@@ -3,6 +3,7 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { operatorTokenWeakness } from "./control/operator-token.js";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z
@@ -31,8 +32,10 @@ const envSchema = z.object({
   URLBRIDGE_PUBLIC_ORIGIN: httpOrigin.optional(),
   URLBRIDGE_OPERATOR_TOKEN: z
     .string()
-    .min(16, "must be at least 16 characters")
-    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+    .superRefine((token, ctx) => {
+      const weakness = operatorTokenWeakness(token);
+      if (weakness) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `too weak: ${weakness}` });
+    })
     .optional(),
   URLBRIDGE_TUNNEL_METRICS: httpOrigin.optional(),
   URLBRIDGE_EPHEMERAL_CAPABILITIES: flag.default(false),

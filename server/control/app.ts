@@ -5,10 +5,10 @@ import path from "node:path";
 import Koa from "koa";
 import type { Logger } from "../log.js";
 import { createApiRouter, type ApiOptions } from "./api.js";
+import { createAuthBackoff } from "./auth-backoff.js";
 import { createAuthRouter, PUBLIC_API_PATHS } from "./auth-routes.js";
 import { ControlError } from "./errors.js";
 import { createHostGuard } from "./host-guard.js";
-import { createLoginRateLimiter } from "./login-rate-limit.js";
 import { createLoginSessions } from "./login-sessions.js";
 import { authenticateOperator, unauthorized } from "./operator-auth.js";
 import type { OperatorCredential } from "./operator-token.js";
@@ -28,7 +28,8 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   app.silent = true;
   const api = createApiRouter(options);
   const sessions = createLoginSessions();
-  const auth = createAuthRouter({ credential: options.credential, sessions, limiter: createLoginRateLimiter() });
+  const backoff = createAuthBackoff();
+  const auth = createAuthRouter({ credential: options.credential, sessions, backoff });
 
   app.use(createSecurityHeaders());
 
@@ -55,7 +56,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
       ctx.body = { ok: true, version: options.version };
       return;
     }
-    const operator = authenticateOperator(ctx, options.credential, sessions);
+    const operator = await authenticateOperator(ctx, options.credential, sessions, backoff);
     // Bearer callers cannot be forged by a browser (no CORS preflight ever succeeds); everything else
     // that changes state, login and logout included, must come from the UI's own origin.
     if (ctx.method !== "GET" && ctx.method !== "HEAD" && operator?.via !== "bearer") requireSameOrigin(ctx);

@@ -1,10 +1,10 @@
 // Operator login for the UI: POST /api/login sets the session cookie, /api/logout ends it,
 // /api/whoami tells the UI who it is, /api/login-info says where the token lives (no secret).
 import Router from "@koa/router";
-import type Koa from "koa";
+import type { FailureBackoff } from "../failure-backoff.js";
+import { failAuthentication } from "./auth-backoff.js";
 import { ControlError } from "./errors.js";
 import { readJsonBody } from "./json-body.js";
-import type { LoginRateLimiter } from "./login-rate-limit.js";
 import { LOGIN_COOKIE, LOGIN_SESSION_TTL_MS, type LoginSessions } from "./login-sessions.js";
 import type { OperatorAuth } from "./operator-auth.js";
 import type { OperatorCredential } from "./operator-token.js";
@@ -17,7 +17,8 @@ export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/health", "/a
 export interface AuthRoutesOptions {
   credential: OperatorCredential;
   sessions: LoginSessions;
-  limiter: LoginRateLimiter;
+  /** Shared with bearer authentication: a wrong login and a wrong bearer count alike. */
+  backoff: FailureBackoff;
 }
 
 export interface LoginInfo {
@@ -35,12 +36,8 @@ export interface WhoAmI {
 
 const COOKIE_OPTIONS = { httpOnly: true, sameSite: "strict", path: "/", secure: false, overwrite: true } as const;
 
-function clientAddress(ctx: Koa.Context): string {
-  return ctx.socket.remoteAddress ?? "unknown";
-}
-
 export function createAuthRouter(options: AuthRoutesOptions): Router {
-  const { credential, sessions, limiter } = options;
+  const { credential, sessions, backoff } = options;
   const router = new Router({ prefix: "/api" });
 
   router.get("/login-info", (ctx) => {
@@ -49,18 +46,12 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
   });
 
   router.post("/login", async (ctx) => {
-    const client = clientAddress(ctx);
-    const gate = limiter.check(client);
-    if (!gate.allowed) {
-      ctx.set("Retry-After", String(gate.retryAfterSeconds));
-      throw new ControlError(429, "rate_limited", `Too many failed logins; try again in ${gate.retryAfterSeconds} s.`);
-    }
     const { token } = parseInput(loginBody, await readJsonBody(ctx));
+    // Checked before any backoff: the right token logs in at once, however many wrong ones came before.
     if (!credential.matches(token)) {
-      limiter.recordFailure(client);
-      throw new ControlError(401, "invalid_token", "That is not the operator token; print it with `urlbridge token --show`.");
+      const wrong = new ControlError(401, "invalid_token", "That is not the operator token; print it with `urlbridge token --show`.");
+      throw await failAuthentication(backoff, ctx, wrong);
     }
-    limiter.recordSuccess(client);
     sessions.revoke(ctx.cookies.get(LOGIN_COOKIE));
     const session = sessions.create();
     ctx.cookies.set(LOGIN_COOKIE, session.id, { ...COOKIE_OPTIONS, maxAge: LOGIN_SESSION_TTL_MS });

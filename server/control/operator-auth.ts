@@ -1,6 +1,9 @@
 // Who is calling the control API: a script with the operator token as a bearer, or a browser with
-// the login cookie. A presented bearer must be right; it never falls back to the cookie.
+// the login cookie. A presented bearer must be right; it never falls back to the cookie. A wrong bearer
+// counts toward the caller's backoff (auth-backoff.ts); a right one is accepted at once.
 import type Koa from "koa";
+import type { FailureBackoff } from "../failure-backoff.js";
+import { failAuthentication } from "./auth-backoff.js";
 import { ControlError } from "./errors.js";
 import { LOGIN_COOKIE, type LoginSessions } from "./login-sessions.js";
 import type { OperatorCredential } from "./operator-token.js";
@@ -16,17 +19,22 @@ export function unauthorized(): ControlError {
   return new ControlError(401, "unauthorized", "Log in to the control UI, or send Authorization: Bearer <operator token>.");
 }
 
-/** Resolves the caller's credential; throws 401 for a wrong bearer, returns undefined when none is presented. */
-export function authenticateOperator(
+/**
+ * Resolves the caller's credential; returns undefined when none is presented. A wrong bearer is answered
+ * 401 after its backoff hold (or 429 when every hold slot is taken).
+ */
+export async function authenticateOperator(
   ctx: Koa.Context,
   credential: OperatorCredential,
   sessions: LoginSessions,
-): OperatorAuth | undefined {
+  backoff: FailureBackoff,
+): Promise<OperatorAuth | undefined> {
   const authorization = ctx.get("authorization");
   if (authorization) {
     const token = bearerToken(authorization);
     if (!token || !credential.matches(token)) {
-      throw new ControlError(401, "unauthorized", "The bearer token is not the operator token; print it with `urlbridge token --show`.");
+      const wrong = new ControlError(401, "unauthorized", "The bearer token is not the operator token; print it with `urlbridge token --show`.");
+      throw await failAuthentication(backoff, ctx, wrong);
     }
     return { via: "bearer" };
   }
