@@ -38,6 +38,8 @@ export interface BridgeOptions {
   plugins?: Plugin[];
   /** Extra tools (tests, plugins under development). */
   extraTools?: AnyToolDefinition[];
+  /** The mutation runtime's clock (journal retention, staging TTL); tests inject one. */
+  now?: () => number;
 }
 
 export interface Bridge {
@@ -76,7 +78,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const states = new SessionStates();
   const shutdown = new AbortController();
   const tools = [...createReadTools({ grepEngine: config.grepEngine }), ...mutationTools, ...(options.extraTools ?? [])];
-  const mutation = createMutationRuntime({ store, log, hooks: readTestHooks() });
+  const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), ...(options.now ? { now: options.now } : {}) });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
   await recoverInterruptedIntents(mutation, tools);
   const plugins = createPluginHost(options.plugins ?? []);

@@ -35,6 +35,8 @@ export const ErrorCode = {
   invalidPath: "invalid_path",
   projectRootMissing: "project_root_missing",
   projectRootChanged: "project_root_changed",
+  /** Retryable: a folder or link on the path was replaced while the call used it (server/sandbox/fd-walk.ts). */
+  pathChanged: "path_changed",
   // read kernel
   tooManyPaths: "too_many_paths",
   binaryFile: "binary_file",
@@ -59,6 +61,7 @@ export const ErrorCode = {
   callIdConflict: "call_id_conflict",
   interrupted: "interrupted",
   interruptedRolledBack: "interrupted_rolled_back",
+  intentResultExpired: "intent_result_expired",
   // mutation kernel: staging (server/mutation/staging.ts)
   stagedChunkConflict: "staged_chunk_conflict",
   stagedCountMismatch: "staged_count_mismatch",

@@ -9,7 +9,7 @@ import type { IntentRow } from "../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
 import { splitControls } from "./controls.js";
-import { presentFinished, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
+import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
 import { resolveStagedContent } from "./staging.js";
 
 /** Error codes recovery records; a replay of such a record offers a `retry` URL with a fresh run=. */
@@ -121,6 +121,9 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
   }
 
   function replay(row: IntentRow, tool: AnyToolDefinition, ctx: ToolContext): RunOutcome {
+    if (isTombstone(row)) {
+      return { body: presentTombstone(row, freshRunUrl(ctx, row.callId, "retry-expired"), "replayed"), callId: row.callId, dedupe: "replayed" };
+    }
     if (row.result === undefined) {
       // Unfinished and not executing here: recovery has not reached it yet. Never run it again.
       const state = row.state === "running" ? "running" : "pending";

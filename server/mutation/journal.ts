@@ -1,6 +1,6 @@
 // The intent journal: admits each mutation once per call id (SQLite unique index + in-process single
 // flight), records its outcome durably with the project's state epoch, and presents records to agents.
-import { toFailure, type ToolFailure } from "../errors.js";
+import { ErrorCode, toFailure, type ToolFailure } from "../errors.js";
 import type { ExactUrls, JournalBehaviour, ToolResult } from "../kernel/tool.js";
 import type { Logger } from "../log.js";
 import type { Store } from "../store/index.js";
@@ -10,10 +10,12 @@ import { DEFAULT_WAIT_MS } from "./controls.js";
 export type IntentBody = ToolResult | ToolFailure;
 export type Dedupe = "new" | "replayed" | "joined";
 
-/** Finished intents are kept at least this long, so late hidden retries still find their record. */
+/** A finished intent's full result is kept this long; then it becomes a tombstone (docs/PROTOCOL.md, retention). */
 export const JOURNAL_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** Beyond this many finished intents per session generation, the oldest are dropped. */
+/** Beyond this many full records per session generation, the oldest become tombstones early (the size budget). */
 export const JOURNAL_MAX_RECORDS_PER_SESSION = 2000;
+/** Tombstones (identity, tool, outcome, time: ~150 bytes each) kept per session generation. */
+export const JOURNAL_MAX_TOMBSTONES_PER_SESSION = 200_000;
 /** How long shutdown waits for running intents to record their outcome; the rest are settled by recovery. */
 export const SHUTDOWN_DRAIN_MS = 5000;
 /** Prune once every this many admissions, not on every call. */
@@ -65,6 +67,7 @@ export class Journal {
         sessionId: intent.sessionId,
         generation: intent.generation,
         keep: JOURNAL_MAX_RECORDS_PER_SESSION,
+        keepTombstones: JOURNAL_MAX_TOMBSTONES_PER_SESSION,
       });
     }
     return admitted;
@@ -148,6 +151,31 @@ export class Journal {
 /** A finished intent as the agent sees it: the recorded body plus its journal identity. */
 export function presentFinished(callId: string, body: IntentBody, dedupe: Dedupe | undefined): IntentBody {
   return { ...body, callId, state: body.ok ? "succeeded" : "failed", ...(dedupe ? { dedupe } : {}) } as IntentBody;
+}
+
+/** True for a record whose intent finished but whose result retention has since dropped. */
+export function isTombstone(row: IntentRow): boolean {
+  return row.result === undefined && (row.state === "succeeded" || row.state === "failed");
+}
+
+/**
+ * A tombstone's answer: the call already executed (when, with which outcome) and is not run again. Not ok, since
+ * the agent does not get the result it asked for; a `retry` URL runs the call again on purpose.
+ */
+export function presentTombstone(row: IntentRow, retry: string | undefined, dedupe: Dedupe | undefined): ToolFailure {
+  const executedAt = new Date(row.finishedAt ?? row.createdAt).toISOString();
+  return {
+    ok: false,
+    errorCode: ErrorCode.intentResultExpired,
+    errorDetail: { tool: row.tool, outcome: row.state, executedAt, ...(row.errorCode ? { outcomeErrorCode: row.errorCode } : {}) },
+    repairHint: `This call already executed at ${executedAt} (${row.state}); its result is no longer kept, so it was not run again. Re-read what you need, or fetch retry to run it again on purpose.`,
+    retryable: false,
+    agentAction: "stop",
+    callId: row.callId,
+    state: row.state,
+    ...(retry ? { retry } : {}),
+    ...(dedupe ? { dedupe } : {}),
+  };
 }
 
 /** An intent still pending or running: where to poll for its result. */

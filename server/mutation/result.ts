@@ -5,7 +5,7 @@ import { ErrorCode, ToolError } from "../errors.js";
 import { defineTool, type ToolResult } from "../kernel/tool.js";
 import { runtimeOf } from "./context.js";
 import { CALL_ID_PATTERN, DEFAULT_WAIT_MS, MAX_WAIT_MS, MIN_WAIT_MS } from "./controls.js";
-import { presentFinished, presentUnfinished, type IntentBody } from "./journal.js";
+import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type IntentBody } from "./journal.js";
 
 export const resultTool = defineTool({
   id: "result",
@@ -36,6 +36,7 @@ export const resultTool = defineTool({
         retryable: false,
       });
     }
+    if (isTombstone(row)) return recordedBody(presentTombstone(row, undefined, undefined), row.tool);
     if (row.result === undefined) return { ...presentUnfinished(row.callId, row.state === "running" ? "running" : "pending", ctx.urls, undefined, undefined), tool: row.tool };
     return recordedBody(presentFinished(row.callId, row.result as IntentBody, undefined), row.tool);
   },

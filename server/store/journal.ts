@@ -13,7 +13,7 @@ export interface IntentRow {
   tool: string;
   argsHash: string;
   state: IntentState;
-  /** The recorded response body once finished. */
+  /** The recorded response body once finished; undefined while unfinished, and for a tombstone (finished, result dropped). */
   result: Record<string, unknown> | undefined;
   errorCode: string | null;
   checkpoint: unknown;
@@ -108,13 +108,21 @@ export function createJournalQueries(db: Db) {
   const bumpEpochStmt = db.prepare(
     "INSERT INTO project_epochs (project_id, epoch) VALUES (?, 1) ON CONFLICT(project_id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch",
   );
-  const pruneOldStmt = db.prepare(
-    "DELETE FROM intents WHERE state IN ('succeeded', 'failed') AND finished_at < ?",
+  // Past retention a finished intent becomes a tombstone: its result, checkpoint and preimages go, while its
+  // identity, tool, outcome and time stay, so that a late replay is answered "already executed" and never re-run.
+  const tombstoneOldStmt = db.prepare(
+    "UPDATE intents SET result = NULL, checkpoint = NULL WHERE state IN ('succeeded', 'failed') AND result IS NOT NULL AND finished_at < ?",
   );
-  const pruneSessionStmt = db.prepare(`DELETE FROM intents WHERE session_id = @sessionId AND generation = @generation
-    AND state IN ('succeeded', 'failed') AND id <= (
+  const tombstoneSessionStmt = db.prepare(`UPDATE intents SET result = NULL, checkpoint = NULL
+    WHERE session_id = @sessionId AND generation = @generation AND state IN ('succeeded', 'failed') AND result IS NOT NULL
+    AND id <= (
       SELECT id FROM intents WHERE session_id = @sessionId AND generation = @generation AND state IN ('succeeded', 'failed')
-      ORDER BY id DESC LIMIT 1 OFFSET @keep)`);
+      AND result IS NOT NULL ORDER BY id DESC LIMIT 1 OFFSET @keep)`);
+  // Tombstones themselves are bounded per session generation; only past this bound is an identity forgotten.
+  const dropTombstonesStmt = db.prepare(`DELETE FROM intents WHERE session_id = @sessionId AND generation = @generation
+    AND state IN ('succeeded', 'failed') AND result IS NULL AND id <= (
+      SELECT id FROM intents WHERE session_id = @sessionId AND generation = @generation AND state IN ('succeeded', 'failed')
+      AND result IS NULL ORDER BY id DESC LIMIT 1 OFFSET @keepTombstones)`);
   // Rotation starts a clean journal: finished rows of generations a session has left are dropped.
   const pruneGenerationsStmt = db.prepare(`DELETE FROM intents WHERE state IN ('succeeded', 'failed')
     AND generation < (SELECT s.generation FROM sessions s WHERE s.id = intents.session_id)`);
@@ -169,13 +177,18 @@ export function createJournalQueries(db: Db) {
     unfinished: (): IntentRow[] => (unfinishedStmt.all() as RawIntent[]).map(toIntent),
     epoch: (projectId: string): number => (epochStmt.get(projectId) as { epoch: number } | undefined)?.epoch ?? 0,
     bumpEpoch: (projectId: string): number => (bumpEpochStmt.get(projectId) as { epoch: number }).epoch,
-    /** Drops finished intents older than the cutoff, beyond `keep` per session generation, and of past generations. */
-    prune: (options: { finishedBefore: number; sessionId?: string; generation?: number; keep?: number }): number => {
-      let removed = pruneOldStmt.run(options.finishedBefore).changes;
-      if (options.sessionId !== undefined && options.generation !== undefined && options.keep !== undefined) {
-        removed += pruneSessionStmt.run({ sessionId: options.sessionId, generation: options.generation, keep: options.keep }).changes;
+    /**
+     * Turns finished intents older than the cutoff, or beyond `keep` full records per session generation, into
+     * tombstones, and drops the oldest tombstones beyond `keepTombstones`. Returns how many rows changed.
+     */
+    prune: (options: { finishedBefore: number; sessionId?: string; generation?: number; keep?: number; keepTombstones?: number }): number => {
+      let changed = tombstoneOldStmt.run(options.finishedBefore).changes;
+      if (options.sessionId !== undefined && options.generation !== undefined) {
+        const scope = { sessionId: options.sessionId, generation: options.generation };
+        if (options.keep !== undefined) changed += tombstoneSessionStmt.run({ ...scope, keep: options.keep }).changes;
+        if (options.keepTombstones !== undefined) changed += dropTombstonesStmt.run({ ...scope, keepTombstones: options.keepTombstones }).changes;
       }
-      return removed;
+      return changed;
     },
     pruneLeftGenerations: (): number => pruneGenerationsStmt.run().changes,
   };

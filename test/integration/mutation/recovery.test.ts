@@ -68,7 +68,7 @@ describe("start-up recovery", () => {
 });
 
 describe("journal retention", () => {
-  it("keeps the newest records per session generation and drops rows of generations left by rotation", () => {
+  it("keeps the newest full records per session generation, tombstones older ones and drops rows of generations left by rotation", () => {
     const stateDir = makeTempDir("retention-state");
     const store = openStore(stateDir);
     try {
@@ -83,9 +83,15 @@ describe("journal retention", () => {
       const running = store.journal.admit({ sessionId: "s1", generation: 2, projectId: "p1", projectRoot: "/tmp", callId: "busy", tool: "write", argsHash: "h", createdAt: 1 });
       expect(store.journal.pruneLeftGenerations()).toBe(1);
       store.journal.prune({ finishedBefore: 0, sessionId: "s1", generation: 2, keep: 2 });
-      const left = ["c0", "c1", "c2", "c3", "c4", "busy"].filter((c) => store.journal.find("s1", 2, c) !== undefined);
-      expect(left).toEqual(["c3", "c4", "busy"]);
+      const full = ["c0", "c1", "c2", "c3", "c4", "busy"].filter((c) => store.journal.find("s1", 2, c)?.result !== undefined);
+      expect(full).toEqual(["c3", "c4"]);
+      // Older records stay as tombstones: identity, tool, outcome and time, without the result.
+      for (const c of ["c0", "c1", "c2"]) expect(store.journal.find("s1", 2, c)).toMatchObject({ state: "succeeded", result: undefined, finishedAt: 100 + Number(c.slice(1)) });
       expect(store.journal.prune({ finishedBefore: 104 })).toBe(1);
+      expect(store.journal.find("s1", 2, "c3")).toMatchObject({ state: "succeeded", result: undefined });
+      // Tombstones are bounded too: beyond keepTombstones the oldest identities are forgotten.
+      store.journal.prune({ finishedBefore: 0, sessionId: "s1", generation: 2, keepTombstones: 2 });
+      expect(["c0", "c1", "c2", "c3"].filter((c) => store.journal.find("s1", 2, c) !== undefined)).toEqual(["c2", "c3"]);
       expect(store.journal.find("s1", 2, "busy")).toMatchObject({ state: "pending", id: running.row.id });
     } finally {
       store.close();
