@@ -1,5 +1,6 @@
 // Wires one bridge: store, registry, public origin, both planes, and their HTTP servers.
 // main.ts runs it as a process; integration tests start it in-process on port 0.
+import { setMaxListeners } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -77,6 +78,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const credential = loadOperatorCredential(config.stateDir, config.operatorToken, log);
   const states = new SessionStates();
   const shutdown = new AbortController();
+  // Every in-flight call (grep, terminal, gate waits) listens on this one signal and removes its listener when it
+  // ends; Node's default cap of 10 is a leak heuristic that any 11 concurrent calls trip, with no leak behind it.
+  setMaxListeners(0, shutdown.signal);
   const tools = [...createReadTools({ grepEngine: config.grepEngine }), ...mutationTools, ...(options.extraTools ?? [])];
   const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), ...(options.now ? { now: options.now } : {}) });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
