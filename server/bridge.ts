@@ -96,6 +96,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   if (config.ephemeralCapabilities) {
     registry.rotateAll();
     log.info("URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session received fresh capabilities");
+  } else if (store.capabilityKeyReplaced) {
+    registry.rotateAll();
+    log.warn("the capability key in the state directory does not match the database (restored or copied without it): every session received fresh capability URLs");
   }
 
   const dataPlane = createDataPlane({

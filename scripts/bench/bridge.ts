@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { stopChild } from "./http.js";
 
-const OPERATOR_TOKEN = "bench-operator-token-0123456789";
+export const OPERATOR_TOKEN = "bench-operator-token-0123456789";
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const SERVER_ENTRY = path.join(REPO_ROOT, "dist", "server", "main.js");
 const LISTEN_LINE = /(control|data) plane on (http:\/\/\S+)/;
@@ -28,7 +28,7 @@ export interface BenchBridgeOptions {
 }
 
 /** Starts the built server on free ports and learns its URLs from the two "plane on" log lines. */
-function spawnServer(stateDir: string, env: Record<string, string>) {
+export function spawnServer(stateDir: string, env: Record<string, string>) {
   if (!fs.existsSync(SERVER_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
   const child = spawn(process.execPath, [SERVER_ENTRY], {
     env: {

@@ -1,0 +1,122 @@
+// `npm run soak`: drives a bounded mixed load (reads, searches, journaled writes and their replays, terminal
+// commands) against the built bridge on loopback, then prints throughput, p50/p99 per kind, errors by kind,
+// double executions, and RSS, file descriptors and WAL size over time (docs/RELIABILITY.md).
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { percentile } from "../bench/harness.js";
+import { startFleet, type Fleet } from "./fleet.js";
+import { createLoad, type LoadTally, type OpKind } from "./load.js";
+import { parseSoakOptions, type SoakOptions } from "./options.js";
+import { startSampler, type Sample } from "./sampler.js";
+
+/** The journaled-write latency the reliability issue targets (p99, until the outcome is known). */
+const WRITE_P99_TARGET_MS = 3000;
+
+function kindTable(tally: LoadTally, seconds: number): string[] {
+  const kinds = [...new Set(tally.records.map((r) => r.kind))].sort() as OpKind[];
+  const rows = kinds.map((kind) => {
+    const ms = tally.records.filter((r) => r.kind === kind).map((r) => r.ms).sort((a, b) => a - b);
+    return `| ${kind} | ${ms.length} | ${(ms.length / seconds).toFixed(1)} | ${percentile(ms, 50).toFixed(1)} | ${percentile(ms, 99).toFixed(1)} |`;
+  });
+  return ["| kind | requests | per s | p50 ms | p99 ms |", "|---|---|---|---|---|", ...rows];
+}
+
+function sampleTable(samples: Sample[]): string[] {
+  return [
+    "| t (s) | requests done | RSS MiB | fds | WAL KiB |",
+    "|---|---|---|---|---|",
+    ...samples.map((s) => `| ${s.atS.toFixed(0)} | ${s.requests} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.walKiB.toFixed(0)} |`),
+  ];
+}
+
+/** Compares the mean of the last third of the samples with the third after warm-up: "flat" within 15 %. */
+function drift(samples: Sample[], pick: (s: Sample) => number): { early: number; late: number; flat: boolean } {
+  const body = samples.slice(1);
+  const third = Math.max(1, Math.floor(body.length / 3));
+  const mean = (xs: Sample[]) => xs.reduce((a, s) => a + pick(s), 0) / Math.max(1, xs.length);
+  const early = mean(body.slice(third, 2 * third));
+  const late = mean(body.slice(-third));
+  return { early, late, flat: late <= early * 1.15 + 1 };
+}
+
+/** Every terminal command that answered ok must appear exactly once in its project's log. */
+function terminalDoubles(fleet: Fleet, tally: LoadTally): { checked: number; doubles: number; missing: number } {
+  let checked = 0;
+  let doubles = 0;
+  let missing = 0;
+  for (const session of fleet.sessions) {
+    const ids = tally.terminalIds.get(session.index) ?? [];
+    let log = "";
+    try {
+      log = fs.readFileSync(path.join(session.root, "soak-x.log"), "utf8");
+    } catch {
+      // No command ran in this project.
+    }
+    const seen = new Map<string, number>();
+    for (const line of log.split("\n").filter(Boolean)) seen.set(line, (seen.get(line) ?? 0) + 1);
+    for (const id of ids) {
+      checked += 1;
+      const n = seen.get(id) ?? 0;
+      if (n === 0) missing += 1;
+      if (n > 1) doubles += 1;
+    }
+  }
+  return { checked, doubles, missing };
+}
+
+function report(options: SoakOptions, tally: LoadTally, seconds: number, samples: Sample[], terminal: ReturnType<typeof terminalDoubles>): string {
+  const writes = tally.records.filter((r) => r.kind === "write").map((r) => r.ms).sort((a, b) => a - b);
+  const writeP99 = percentile(writes, 99);
+  const transport = [...tally.errors].filter(([k]) => k === "transport" || k.startsWith("http_")).reduce((a, [, n]) => a + n, 0);
+  const rss = drift(samples, (s) => s.rssMiB);
+  const wal = drift(samples, (s) => s.walKiB);
+  const errors = [...tally.errors].sort((a, b) => b[1] - a[1]);
+  return [
+    `Soak: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}; ` +
+      `${tally.records.length} requests (${(tally.records.length / seconds).toFixed(0)}/s) on ${new Date().toISOString().slice(0, 10)}.`,
+    "",
+    ...kindTable(tally, seconds),
+    "",
+    `- transport errors and non-200 answers: ${transport}`,
+    `- double executions: ${tally.doubleExecutions + terminal.doubles} (replays answered as new: ${tally.doubleExecutions}; terminal ids logged twice: ${terminal.doubles} of ${terminal.checked}; missing: ${terminal.missing})`,
+    `- journaled write p99 until the outcome is known: ${writeP99.toFixed(0)} ms (target ≤ ${WRITE_P99_TARGET_MS} ms: ${writeP99 <= WRITE_P99_TARGET_MS ? "met" : "not met"}); writes that needed a /j poll after the default wait: ${tally.writesPolled}`,
+    `- RSS after warm-up ${rss.early.toFixed(1)} MiB, at the end ${rss.late.toFixed(1)} MiB (${rss.flat ? "flat" : "growing"}); WAL ${wal.early.toFixed(0)} → ${wal.late.toFixed(0)} KiB (${wal.flat ? "flat" : "growing"})`,
+    `- ok:false answers by kind: ${errors.length === 0 ? "none" : errors.map(([k, n]) => `${k} ${n}`).join(", ")}`,
+    "",
+    ...sampleTable(samples),
+  ].join("\n");
+}
+
+function writeReport(file: string, markdown: string): void {
+  const text = fs.readFileSync(file, "utf8");
+  const start = "<!-- soak:start -->";
+  const end = "<!-- soak:end -->";
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to < from) throw new Error(`${file} has no ${start} ... ${end} markers`);
+  fs.writeFileSync(file, `${text.slice(0, from + start.length)}\n${markdown}\n${text.slice(to)}`);
+}
+
+async function main(): Promise<void> {
+  const options = parseSoakOptions(process.argv.slice(2));
+  const fleet = await startFleet(options.sessions);
+  try {
+    const load = createLoad(fleet.sessions, options.inflight, options.seed);
+    const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => load.tally.records.length);
+    const started = performance.now();
+    await load.run(options.durationS * 1000);
+    const seconds = (performance.now() - started) / 1000;
+    const samples = sampler.stop();
+    const markdown = report(options, load.tally, seconds, samples, terminalDoubles(fleet, load.tally));
+    process.stdout.write(`${markdown}\n`);
+    if (options.writeTo) writeReport(path.resolve(options.writeTo), markdown);
+  } finally {
+    await fleet.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`soak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+// `npm run soak -- --duration=300 --sessions=16 --inflight=200`: the soak run's options, bounded so that a typo
+// cannot start an unbounded load. Loopback only: the bridge is a child process on 127.0.0.1.
+
+export interface SoakOptions {
+  /** Seconds of load (after set-up). */
+  durationS: number;
+  sessions: number;
+  /** Requests kept in flight at once, across all sessions. */
+  inflight: number;
+  /** Seconds between resource samples. */
+  sampleS: number;
+  /** Markdown file whose <!-- soak:start --> / <!-- soak:end --> block gets the report, or undefined. */
+  writeTo: string | undefined;
+  seed: number;
+}
+
+const LIMITS = {
+  durationS: [5, 3600],
+  sessions: [1, 16],
+  inflight: [1, 200],
+  sampleS: [1, 60],
+  seed: [0, 2 ** 31],
+} as const;
+
+export function parseSoakOptions(argv: string[]): SoakOptions {
+  const options: SoakOptions = { durationS: 300, sessions: 16, inflight: 200, sampleS: 10, writeTo: undefined, seed: 1 };
+  for (const arg of argv) {
+    const m = /^--([a-z-]+)=(.*)$/.exec(arg);
+    if (!m) throw new Error(`unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --write=FILE`);
+    const [, name, value] = m as unknown as [string, string, string];
+    if (name === "write") {
+      options.writeTo = value;
+      continue;
+    }
+    const key = ({ duration: "durationS", sessions: "sessions", inflight: "inflight", sample: "sampleS", seed: "seed" } as const)[name as "duration"];
+    if (!key) throw new Error(`unknown option --${name}`);
+    const n = Number(value);
+    const [min, max] = LIMITS[key];
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}..${max}, got ${value}`);
+    options[key] = n;
+  }
+  return options;
+}

@@ -1,0 +1,55 @@
+// Resource samples of the bridge process while the soak runs: resident memory, open file descriptors and the
+// size of SQLite's write-ahead log, read from /proc and the state directory.
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+
+export interface Sample {
+  atS: number;
+  rssMiB: number;
+  fds: number;
+  walKiB: number;
+  requests: number;
+}
+
+function rssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+function walKiB(stateDir: string): number {
+  try {
+    return fs.statSync(path.join(stateDir, "urlbridge.sqlite-wal")).size / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+export function startSampler(pid: number, stateDir: string, everyMs: number, requests: () => number) {
+  const started = performance.now();
+  const samples: Sample[] = [];
+  const take = () => {
+    try {
+      samples.push({
+        atS: (performance.now() - started) / 1000,
+        rssMiB: rssMiB(pid),
+        fds: fs.readdirSync(`/proc/${pid}/fd`).length,
+        walKiB: walKiB(stateDir),
+        requests: requests(),
+      });
+    } catch {
+      // The process is gone; the report says so through the missing samples.
+    }
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    samples,
+    stop(): Sample[] {
+      clearInterval(timer);
+      take();
+      return samples;
+    },
+  };
+}
