@@ -50,15 +50,28 @@ export function migrate(db: Db): void {
     (db.prepare("SELECT version FROM schema_migrations").all() as Array<{ version: number }>).map((r) => r.version),
   );
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
+  let scrub = false;
   for (const migration of ordered) {
     if (applied.has(migration.version)) continue;
+    if (migration.scrub) {
+      db.pragma("secure_delete = ON");
+      scrub = true;
+    }
     db.transaction(() => {
       db.exec(migration.sql);
+      migration.up?.(db);
       db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
         migration.version,
         migration.name,
         Date.now(),
       );
     })();
+  }
+  if (scrub) {
+    // Freed pages were zeroed as they went; VACUUM rewrites the file without any free space, and the WAL, which
+    // may still hold old page images, is checkpointed and cut to zero bytes.
+    db.exec("VACUUM");
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    db.pragma("secure_delete = OFF");
   }
 }

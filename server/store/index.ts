@@ -1,5 +1,8 @@
 // The store: one SQLite database and the typed query groups over it. All SQL lives in this folder.
+import path from "node:path";
+import { createCapabilitySealer, loadCapabilityKey, type CapabilitySealer } from "./capability-key.js";
 import { openDatabase, openLogConnection, type Db } from "./database.js";
+import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.js";
 import { createActivityQueries } from "./activity.js";
 import { createJournalQueries } from "./journal.js";
 import { createProjectQueries } from "./projects.js";
@@ -8,16 +11,29 @@ import { createSettingQueries } from "./settings.js";
 import { createStagingQueries } from "./staging.js";
 import { createScopeVersion } from "./scope-version.js";
 
-/** `logDb` may be a second connection to the same file for the activity log (see openLogConnection). */
-export function createStore(db: Db, logDb: Db = db) {
+/**
+ * `logDb` may be a second connection to the same file for the activity log (see openLogConnection).
+ * `sealer` defaults to the capability key beside the database file (<state>/capability-key).
+ */
+export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = createCapabilitySealer(loadCapabilityKey(path.dirname(db.name)).key)) {
   const scope = createScopeVersion();
+  const settings = createSettingQueries(db);
+  const sessions = createSessionQueries(db, sealer, scope);
+  // Capabilities sealed under another key (the database restored or copied without its key file) cannot be
+  // opened or matched: drop them, and say so, so the bridge mints fresh ones for every session.
+  const storedKeyId = settings.get(CAPABILITY_KEY_ID_SETTING);
+  const capabilityKeyReplaced = storedKeyId !== undefined && storedKeyId !== sealer.keyId && sessions.countCapabilities() > 0;
+  if (capabilityKeyReplaced) sessions.deleteAllCapabilities();
+  if (storedKeyId !== sealer.keyId) settings.set(CAPABILITY_KEY_ID_SETTING, sealer.keyId);
   const store = {
     db,
     /** Bumped on every project, session or capability write; see scope-version.ts. */
     scope,
     projects: createProjectQueries(db, scope),
-    sessions: createSessionQueries(db, scope),
-    settings: createSettingQueries(db),
+    sessions,
+    settings,
+    /** True when this open found capabilities sealed under another key and dropped them (bridge.ts rotates). */
+    capabilityKeyReplaced,
     activity: createActivityQueries(logDb),
     journal: createJournalQueries(db),
     staging: createStagingQueries(db),

@@ -1,4 +1,6 @@
-// Typed queries over sessions and their per-generation capability tokens.
+// Typed queries over sessions and their per-generation capability tokens. Tokens never reach the database
+// as such: rows hold a keyed digest (looked up) and the sealed token (opened for Init URLs); capability-key.ts.
+import type { CapabilitySealer } from "./capability-key.js";
 import type { Db } from "./database.js";
 import { createScopeVersion, type ScopeVersion } from "./scope-version.js";
 
@@ -49,7 +51,7 @@ function toSession(r: RawSession): SessionRow {
   };
 }
 
-export function createSessionQueries(db: Db, scope: ScopeVersion = createScopeVersion()) {
+export function createSessionQueries(db: Db, sealer: CapabilitySealer, scope: ScopeVersion = createScopeVersion()) {
   const listStmt = db.prepare("SELECT * FROM sessions ORDER BY created_at, id");
   const byProjectStmt = db.prepare("SELECT * FROM sessions WHERE project_id = ? ORDER BY created_at, id");
   const getStmt = db.prepare("SELECT * FROM sessions WHERE id = ?");
@@ -63,20 +65,21 @@ export function createSessionQueries(db: Db, scope: ScopeVersion = createScopeVe
   const countStmt = db.prepare("SELECT COUNT(*) AS n FROM sessions");
   const countEnabledStmt = db.prepare("SELECT COUNT(*) AS n FROM sessions WHERE enabled = 1");
   const insertCapStmt = db.prepare(
-    "INSERT INTO capabilities (token, session_id, generation, kind, created_at) VALUES (?, ?, ?, ?, ?)",
+    "INSERT INTO capabilities (digest, session_id, generation, kind, sealed, created_at) VALUES (?, ?, ?, ?, ?, ?)",
   );
   const deleteCapsStmt = db.prepare("DELETE FROM capabilities WHERE session_id = ?");
   const deleteAllCapsStmt = db.prepare("DELETE FROM capabilities");
-  const capsForStmt = db.prepare("SELECT kind, token FROM capabilities WHERE session_id = ? AND generation = ?");
-  const tokenExistsStmt = db.prepare("SELECT 1 FROM capabilities WHERE token = ?");
+  const countCapsStmt = db.prepare("SELECT COUNT(*) AS n FROM capabilities");
+  const capsForStmt = db.prepare("SELECT kind, sealed FROM capabilities WHERE session_id = ? AND generation = ?");
+  const tokenExistsStmt = db.prepare("SELECT 1 FROM capabilities WHERE digest = ?");
   // A token resolves only while its session is enabled and still on the token's generation.
   const lookupStmt = db.prepare(`
-    SELECT c.token, c.kind, s.id AS session_id, s.generation, s.name AS session_name,
+    SELECT c.kind, s.id AS session_id, s.generation, s.name AS session_name,
            p.id AS project_id, p.name AS project_name, p.root, p.perm_write, p.perm_terminal
     FROM capabilities c
     JOIN sessions s ON s.id = c.session_id AND s.generation = c.generation AND s.enabled = 1
     JOIN projects p ON p.id = s.project_id
-    WHERE c.token = ?`);
+    WHERE c.digest = ?`);
 
   return {
     list: (): SessionRow[] => (listStmt.all() as RawSession[]).map(toSession),
@@ -99,12 +102,15 @@ export function createSessionQueries(db: Db, scope: ScopeVersion = createScopeVe
     },
     count: (): number => (countStmt.get() as { n: number }).n,
     countEnabled: (): number => (countEnabledStmt.get() as { n: number }).n,
-    tokenExists: (token: string): boolean => tokenExistsStmt.get(token) !== undefined,
+    tokenExists: (token: string): boolean => tokenExistsStmt.get(sealer.digest(token)) !== undefined,
+    countCapabilities: (): number => (countCapsStmt.get() as { n: number }).n,
     replaceCapabilities: (sessionId: string, generation: number, tokens: Record<CapabilityKind, string>): void => {
       scope.value += 1;
       deleteCapsStmt.run(sessionId);
       const now = Date.now();
-      for (const kind of ["init", "read", "mutation"] as const) insertCapStmt.run(tokens[kind], sessionId, generation, kind, now);
+      for (const kind of ["init", "read", "mutation"] as const) {
+        insertCapStmt.run(sealer.digest(tokens[kind]), sessionId, generation, kind, sealer.seal(tokens[kind]), now);
+      }
     },
     deleteAllCapabilities: (): void => {
       scope.value += 1;
@@ -112,13 +118,16 @@ export function createSessionQueries(db: Db, scope: ScopeVersion = createScopeVe
     },
     capabilitiesFor: (sessionId: string, generation: number): Partial<Record<CapabilityKind, string>> => {
       const out: Partial<Record<CapabilityKind, string>> = {};
-      for (const r of capsForStmt.all(sessionId, generation) as Array<{ kind: CapabilityKind; token: string }>) out[r.kind] = r.token;
+      for (const r of capsForStmt.all(sessionId, generation) as Array<{ kind: CapabilityKind; sealed: Buffer }>) {
+        // A value sealed under another key (a restored database) opens to nothing: that kind is absent.
+        const token = sealer.open(r.sealed);
+        if (token !== undefined) out[r.kind] = token;
+      }
       return out;
     },
     lookup: (token: string): CapabilityLookup | undefined => {
-      const r = lookupStmt.get(token) as
+      const r = lookupStmt.get(sealer.digest(token)) as
         | {
-            token: string;
             kind: CapabilityKind;
             session_id: string;
             generation: number;
@@ -132,7 +141,7 @@ export function createSessionQueries(db: Db, scope: ScopeVersion = createScopeVe
         | undefined;
       if (!r) return undefined;
       return {
-        token: r.token,
+        token,
         kind: r.kind,
         sessionId: r.session_id,
         generation: r.generation,

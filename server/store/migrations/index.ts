@@ -1,11 +1,17 @@
 // The ordered list of schema migrations. Append new ones; never edit one that has shipped.
 import { coreSchema } from "./001-core.js";
 import { journalSchema } from "./002-journal.js";
+import { sealedCapabilities } from "./003-sealed-capabilities.js";
+import type { Db } from "../database.js";
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Data conversion run after `sql`, in the same transaction (the database file's folder is the state dir). */
+  up?: (db: Db) => void;
+  /** The migration removed secrets: zero freed pages, then vacuum and truncate the WAL once it commits. */
+  scrub?: boolean;
 }
 
-export const migrations: Migration[] = [coreSchema, journalSchema];
+export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities];

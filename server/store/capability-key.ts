@@ -1,0 +1,74 @@
+// Capabilities at rest: the database holds only a keyed digest of each capability token (for lookup) and the
+// token sealed with AES-256-GCM (so the control plane can show Init URLs). The key lives beside the database in
+// <state>/capability-key (0600), never in it, so a copied database or backup yields no usable URL.
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+export const CAPABILITY_KEY_FILE = "capability-key";
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+/** Binds every sealed value to this use, so it cannot be replayed as another kind of secret. */
+const SEAL_AAD = Buffer.from("urlbridge capability token v1", "utf8");
+
+export interface CapabilitySealer {
+  /** HMAC-SHA256 of the token under the lookup subkey: the only form the database indexes. */
+  digest(token: string): Buffer;
+  /** iv (12) | tag (16) | ciphertext, under the sealing subkey. */
+  seal(token: string): Buffer;
+  /** The token, or undefined when the value was sealed under another key or altered. */
+  open(sealed: Buffer): string | undefined;
+  /** A digest of the key itself, stored in the database to notice a key that does not belong to it. */
+  keyId: string;
+}
+
+export function capabilityKeyPath(stateDir: string): string {
+  return path.join(stateDir, CAPABILITY_KEY_FILE);
+}
+
+/** Reads <state>/capability-key, creating it (32 random bytes, 0600) on first start. */
+export function loadCapabilityKey(stateDir: string): { key: Buffer; created: boolean } {
+  const file = capabilityKeyPath(stateDir);
+  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  try {
+    // wx: never replace a key another process created in the meantime.
+    fs.writeFileSync(file, randomBytes(KEY_BYTES), { flag: "wx", mode: 0o600 });
+    return { key: fs.readFileSync(file), created: true };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const key = fs.readFileSync(file);
+  if (key.length !== KEY_BYTES) {
+    throw new Error(`${file} holds ${key.length} bytes, not ${KEY_BYTES}; restore it from your backup, or delete it (every session then gets new URLs).`);
+  }
+  fs.chmodSync(file, 0o600);
+  return { key, created: false };
+}
+
+const subkey = (key: Buffer, info: string) => Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), info, KEY_BYTES));
+
+export function createCapabilitySealer(key: Buffer): CapabilitySealer {
+  const lookupKey = subkey(key, "urlbridge capability lookup v1");
+  const sealKey = subkey(key, "urlbridge capability seal v1");
+  return {
+    digest: (token) => createHmac("sha256", lookupKey).update(token, "utf8").digest(),
+    seal(token) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv("aes-256-gcm", sealKey, iv).setAAD(SEAL_AAD);
+      const body = Buffer.concat([cipher.update(token, "utf8"), cipher.final()]);
+      return Buffer.concat([iv, cipher.getAuthTag(), body]);
+    },
+    open(sealed) {
+      if (sealed.length <= IV_BYTES + TAG_BYTES) return undefined;
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", sealKey, sealed.subarray(0, IV_BYTES)).setAAD(SEAL_AAD);
+        decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+        return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
+      } catch {
+        return undefined;
+      }
+    },
+    keyId: createHmac("sha256", lookupKey).update("urlbridge capability key id", "utf8").digest("hex").slice(0, 16),
+  };
+}
