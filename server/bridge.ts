@@ -110,6 +110,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     publicOrigin: () => publicOrigin.origin(),
     log,
     signal: shutdown.signal,
+    agentFallback: config.agentFallback,
   });
   const controlApp = createControlPlaneApp({
     config,

@@ -32,6 +32,8 @@ export interface DataPlaneOptions {
   publicOrigin: () => string;
   log: Logger;
   signal: AbortSignal;
+  /** config.agentFallback: who the file tools' new files belong to when the bridge is root (ProjectScope.agentFallback). */
+  agentFallback?: { uid: number; gid: number };
 }
 
 const TOKEN = /^[A-Za-z0-9]{8}$/;
@@ -111,7 +113,7 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     const caps = store.sessions.capabilitiesFor(cap.sessionId, cap.generation);
     const origin = options.publicOrigin();
     const contract = buildInitContract({
-      project: { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions },
+      project: { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions, ...(options.agentFallback ? { agentFallback: options.agentFallback } : {}) },
       readBase: `${origin}/v0/${caps.read}`,
       mutationBase: mutationEnabled(cap.permissions) && caps.mutation ? `${origin}/v0/${caps.mutation}` : undefined,
       tools: table.tools.filter((t) => isToolEnabled(t, cap.permissions)),
@@ -229,7 +231,7 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
       repair: (edit) => editRequestUrl(url, edit),
     };
     const ctx: ToolContext = {
-      project: { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions },
+      project: { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions, ...(options.agentFallback ? { agentFallback: options.agentFallback } : {}) },
       session: { id: cap.sessionId, name: cap.sessionName, generation: cap.generation },
       state,
       urls,

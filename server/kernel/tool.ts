@@ -14,6 +14,8 @@ export interface ProjectScope {
   /** Canonical host path of the project root. */
   root: string;
   permissions: { write: boolean; terminal: boolean };
+  /** Who files the file tools create belong to when the bridge is root and the root is root's (config.agentFallback). */
+  agentFallback?: { uid: number; gid: number };
 }
 
 export interface SessionScope {

@@ -1,99 +1,51 @@
-// Crash-safe file operations: every write goes to a temp file in the target's directory, is fsynced, renamed
-// over the target and the directory fsynced, so a reader (or a crash) sees the old bytes or the new, never half.
-import { randomBytes } from "node:crypto";
-import fs from "node:fs/promises";
+// Crash-safe file operations on held paths (server/sandbox/fd-walk.ts): every write goes to a temp file in the
+// checked directory, is fsynced, renamed over the target in that same directory and the directory fsynced, so a
+// reader (or a crash) sees the old bytes or the new, never half, and nothing lands outside the root.
 import path from "node:path";
+import type { HeldPath } from "../sandbox/fd-walk.js";
+import { closeQuietly } from "../sandbox/fd-walk.js";
+import { makeDirectoriesIn, ownerForNewFiles, removeFileIn, writeFileIn } from "../sandbox/fd-ops.js";
+import type { Identity } from "../sandbox/identity.js";
+import { bridgeIsRoot } from "../sandbox/identity.js";
 
-/** fsyncs a directory so a rename, create or unlink inside it survives power loss. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fs.open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-export interface AtomicWriteOptions {
+export interface HeldWriteOptions {
   /** Permission bits to give the file (e.g. the replaced file's). Default: 0o666 minus the umask. */
   mode?: number;
+  /** URLBRIDGE_AGENT_UID/GID, for new files when the bridge is root and the root is root's. */
+  agentFallback?: Identity;
 }
 
-const TEMP_SUFFIX = ".urlbridge-tmp";
-
-export async function writeFileAtomic(target: string, bytes: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
-  const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
-  const handle = await fs.open(temp, "wx");
+/**
+ * Writes the file a held path names. An existing file is replaced keeping its owner (when root); a new one is
+ * created with any missing directories, each made and entered by descriptor, all given the project owner.
+ */
+export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: HeldWriteOptions = {}): Promise<void> {
+  const mode = options.mode === undefined ? {} : { mode: options.mode };
+  if (target.exists) {
+    const owner = bridgeIsRoot() && target.stats ? { uid: target.stats.uid, gid: target.stats.gid } : undefined;
+    await writeFileIn(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
+    return;
+  }
+  const owner = ownerForNewFiles(target.rootFd, options.agentFallback);
+  const dir = await makeDirectoriesIn(target.dirFd, target.pending.slice(0, -1), owner);
   try {
-    try {
-      await handle.writeFile(bytes);
-      // chmod, unlike the create mode, is not narrowed by the umask: the replaced file's mode comes back exactly.
-      if (options.mode !== undefined) await handle.chmod(options.mode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temp, target);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
-  await syncDirectory(dir);
-}
-
-/** Removes a file if it exists; true when something was removed. */
-export async function removeFileDurably(target: string): Promise<boolean> {
-  try {
-    await fs.unlink(target);
-  } catch (error) {
-    // ENOTDIR: a parent is a file, so the path cannot exist either.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return false;
-    throw error;
-  }
-  await syncDirectory(path.dirname(target));
-  return true;
-}
-
-/** Directories between `root` and `dir` (inclusive) that do not exist yet, outermost first. */
-export async function missingDirectories(root: string, dir: string): Promise<string[]> {
-  const missing: string[] = [];
-  let current = dir;
-  while (current !== root && current.startsWith(root + path.sep)) {
-    try {
-      await fs.stat(current);
-      break;
-    } catch {
-      missing.unshift(current);
-      current = path.dirname(current);
-    }
-  }
-  return missing;
-}
-
-/** Creates dir and its missing parents, syncing each parent so the new entries are durable. */
-export async function ensureDirectory(root: string, dir: string): Promise<void> {
-  const missing = await missingDirectories(root, dir);
-  for (const created of missing) {
-    await fs.mkdir(created).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "EEXIST") throw error;
-    });
-    await syncDirectory(path.dirname(created));
+    await writeFileIn(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
+  } finally {
+    if (dir !== target.dirFd) closeQuietly(dir);
   }
 }
 
-/** Removes temp files a killed process left next to target mid-write; returns the removed paths. */
-export async function removeStaleTempFiles(target: string): Promise<string[]> {
-  const dir = path.dirname(target);
-  const prefix = `.${path.basename(target)}.`;
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return [];
-  }
-  const stale = names.filter((n) => n.startsWith(prefix) && n.endsWith(TEMP_SUFFIX) && /^[0-9a-f]{12}$/.test(n.slice(prefix.length, -TEMP_SUFFIX.length)));
-  for (const name of stale) await fs.rm(path.join(dir, name), { force: true });
-  return stale.map((n) => path.join(dir, n));
+/** Removes the file a held path names, if it exists; true when something was removed. */
+export async function removeHeldFile(target: HeldPath): Promise<boolean> {
+  if (!target.exists || target.name === "") return false;
+  return removeFileIn(target.dirFd, target.name);
+}
+
+/** Host paths of the directories writing a new held target will create, outermost first. */
+export function directoriesToCreate(target: HeldPath): string[] {
+  if (target.exists) return [];
+  const existing = target.parts.length - target.pending.length;
+  const out: string[] = [];
+  for (let n = existing + 1; n < target.parts.length; n++) out.push(path.join(target.root, ...target.parts.slice(0, n)));
+  return out;
 }

@@ -1,11 +1,11 @@
 // edit (/e): exactly one contiguous replacement in one file. old must match once; zero or several matches
 // are errors saying how many and where. Matching sees any newline as "\n"; the file keeps its encoding,
 // BOM and newline style, and every byte outside the replaced span.
-import fs from "node:fs/promises";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import { defineTool, type ToolContext } from "../kernel/tool.js";
-import { resolveInsideRoot } from "../sandbox/paths.js";
+import { defineTool, type ToolContext, type ToolResult } from "../kernel/tool.js";
+import { readHeldFile } from "../sandbox/fd-ops.js";
+import { withHeldPathAsync, type HeldPath } from "../sandbox/fd-walk.js";
 import { intentOf } from "./context.js";
 import { journalControls } from "./controls.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
@@ -59,35 +59,38 @@ export const editTool = defineTool({
     if (old === replacement) {
       throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", { retryable: false });
     }
-    const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
-    const info = await fs.stat(target.absolute);
-    if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
-    const previous = await fs.readFile(target.absolute);
-    const decoded = decodeForEdit(previous, target.display);
-    const normalized = normalizeWithOffsets(decoded.text);
-    const hits = findOccurrences(normalized.text, old, MAX_COUNTED_MATCHES + 1);
-    if (hits.length !== 1) throw matchError(ctx, target.display, normalized.text, old, hits);
-
-    const at = hits[0]!;
-    const start = normalized.offsets[at]!;
-    const end = normalized.offsets[at + old.length]!;
-    // New lines take the newline the replaced span used (mixed files stay mixed), else the file's own.
-    const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
-    const text = decoded.text.slice(0, start) + convertNewlines(replacement, newline) + decoded.text.slice(end);
-    await commitSingleFile(ctx, { absolute: target.absolute, bytes: encodeText(text, decoded.encoding), mode: info.mode & 0o7777, previous });
-    const line = lineAt(normalized.text, at);
-    return {
-      ok: true,
-      path: target.display,
-      line,
-      linesRemoved: old.split("\n").length,
-      linesAdded: replacement.split("\n").length,
-      encoding: decoded.encoding,
-      newline: decoded.style,
-      ...streakAdvice(ctx),
-    };
+    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement));
   },
 });
+
+async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string): Promise<ToolResult> {
+  const info = target.stats!;
+  if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
+  const previous = await readHeldFile(target.fd!, info.size);
+  const decoded = decodeForEdit(previous, target.display);
+  const normalized = normalizeWithOffsets(decoded.text);
+  const hits = findOccurrences(normalized.text, old, MAX_COUNTED_MATCHES + 1);
+  if (hits.length !== 1) throw matchError(ctx, target.display, normalized.text, old, hits);
+
+  const at = hits[0]!;
+  const start = normalized.offsets[at]!;
+  const end = normalized.offsets[at + old.length]!;
+  // New lines take the newline the replaced span used (mixed files stay mixed), else the file's own.
+  const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
+  const text = decoded.text.slice(0, start) + convertNewlines(replacement, newline) + decoded.text.slice(end);
+  await commitSingleFile(ctx, { target, bytes: encodeText(text, decoded.encoding), mode: info.mode & 0o7777, previous });
+  const line = lineAt(normalized.text, at);
+  return {
+    ok: true,
+    path: target.display,
+    line,
+    linesRemoved: old.split("\n").length,
+    linesAdded: replacement.split("\n").length,
+    encoding: decoded.encoding,
+    newline: decoded.style,
+    ...streakAdvice(ctx),
+  };
+}
 
 function matchError(ctx: ToolContext, display: string, text: string, old: string, hits: number[]): ToolError {
   const read = ctx.urls.to("r", "r", [["path", display]]);

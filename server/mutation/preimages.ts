@@ -1,25 +1,21 @@
 // Preimages: what a path looked like before a mutation (bytes + mode, or absent), captured before the first
 // write and restored byte-exactly on rollback, whether the commit failed in-process or the process died.
-import fs from "node:fs/promises";
-import path from "node:path";
+// Paths are recorded in canonical form; rollback walks each again from the root by descriptor, refusing any
+// symlink now on the way, so a restore can never land outside the project.
+import type { HeldPath } from "../sandbox/fd-walk.js";
+import { walkInsideRoot } from "../sandbox/fd-walk.js";
+import { readHeldFile, removeEmptyDirectoryIn, removeStaleTempFilesIn } from "../sandbox/fd-ops.js";
+import type { Identity } from "../sandbox/identity.js";
+import { isInside, toDisplayPath } from "../sandbox/paths.js";
 import type { Preimage } from "../store/journal.js";
-import { missingDirectories, removeFileDurably, removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
+import { directoriesToCreate, removeHeldFile, writeHeldFile } from "./atomic-write.js";
 
-export async function capturePreimage(absolute: string): Promise<Preimage> {
-  let info;
-  try {
-    info = await fs.lstat(absolute);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { path: absolute, kind: "absent" };
-    throw error;
-  }
-  if (!info.isFile()) throw new Error(`preimage of a non-file: ${absolute}`);
-  return { path: absolute, kind: "file", mode: info.mode & 0o7777, content: await fs.readFile(absolute) };
-}
-
-/** Records the directories a write under `dir` will create, so rollback can remove them again. */
-export async function captureMissingDirectories(root: string, dir: string): Promise<Preimage[]> {
-  return (await missingDirectories(root, dir)).map((d) => ({ path: d, kind: "absent_dir" as const }));
+/** The preimage of a held target: its bytes and mode, or that it is absent (plus any directories to create). */
+export async function capturePreimages(target: HeldPath): Promise<Preimage[]> {
+  if (!target.exists) return [...directoriesToCreate(target).map((d) => ({ path: d, kind: "absent_dir" as const })), { path: target.absolute, kind: "absent" }];
+  const info = target.stats!;
+  if (!info.isFile()) throw new Error(`preimage of a non-file: ${target.absolute}`);
+  return [{ path: target.absolute, kind: "file", mode: info.mode & 0o7777, content: await readHeldFile(target.fd!, info.size) }];
 }
 
 export interface RollbackReport {
@@ -27,42 +23,50 @@ export interface RollbackReport {
   removed: string[];
 }
 
+/** Walks a recorded canonical path again; a path recorded outside the root is refused outright. */
+function hold(root: string, recorded: string): HeldPath {
+  if (!isInside(root, recorded)) throw new Error(`preimage path outside the project root: ${recorded}`);
+  return walkInsideRoot(root, toDisplayPath(root, recorded), { symlinks: "refuse" });
+}
+
 /** Restores files first, then removes directories the mutation created (deepest first, only when empty). */
-export async function rollbackPreimages(preimages: Preimage[]): Promise<RollbackReport> {
+export async function rollbackPreimages(root: string, preimages: Preimage[], agentFallback?: Identity): Promise<RollbackReport> {
   const report: RollbackReport = { restored: [], removed: [] };
   for (const p of preimages) {
-    if (p.kind !== "absent_dir") report.removed.push(...(await removeStaleTempFiles(p.path)));
-    if (p.kind === "file") {
-      if (await holds(p)) continue;
-      await fs.mkdir(path.dirname(p.path), { recursive: true });
-      await writeFileAtomic(p.path, p.content ?? Buffer.alloc(0), { mode: p.mode });
-      report.restored.push(p.path);
-    } else if (p.kind === "absent") {
-      if (await removeFileDurably(p.path)) report.removed.push(p.path);
+    if (p.kind === "absent_dir") continue;
+    const target = hold(root, p.path);
+    try {
+      if (target.pending.length <= 1) {
+        const dir = target.parts.slice(0, -1);
+        for (const name of await removeStaleTempFilesIn(target.dirFd, target.name)) report.removed.push([root, ...dir, name].join("/"));
+      }
+      if (p.kind === "file") {
+        if (await holds(target, p)) continue;
+        await writeHeldFile(target, p.content ?? Buffer.alloc(0), { mode: p.mode!, ...(agentFallback ? { agentFallback } : {}) });
+        report.restored.push(p.path);
+      } else if (await removeHeldFile(target)) {
+        report.removed.push(p.path);
+      }
+    } finally {
+      target.close();
     }
   }
   const dirs = preimages.filter((p) => p.kind === "absent_dir").map((p) => p.path);
   for (const dir of dirs.sort((a, b) => b.length - a.length)) {
+    const target = hold(root, dir);
     try {
-      await fs.rmdir(dir);
-      report.removed.push(dir);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // Not empty means someone else put files there since; leaving it is the conservative choice.
-      if (code !== "ENOENT" && code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
+      if (target.exists && target.stats?.isDirectory() && (await removeEmptyDirectoryIn(target.dirFd, target.name))) report.removed.push(dir);
+    } finally {
+      target.close();
     }
   }
   return report;
 }
 
-/** True when the file already has exactly the preimage's bytes and mode (rollback is idempotent). */
-async function holds(p: Preimage): Promise<boolean> {
-  try {
-    const info = await fs.lstat(p.path);
-    if (!info.isFile() || (info.mode & 0o7777) !== p.mode) return false;
-    const current = await fs.readFile(p.path);
-    return current.equals(p.content ?? Buffer.alloc(0));
-  } catch {
-    return false;
-  }
+/** True when the held file already has exactly the preimage's bytes and mode (rollback is idempotent). */
+async function holds(target: HeldPath, p: Preimage): Promise<boolean> {
+  const info = target.stats;
+  if (!target.exists || !info?.isFile() || (info.mode & 0o7777) !== p.mode) return false;
+  const current = await readHeldFile(target.fd!, info.size);
+  return current.equals(p.content ?? Buffer.alloc(0));
 }

@@ -27,7 +27,7 @@ export async function recoverInterruptedIntents(runtime: MutationRuntime, tools:
       phase,
       projectRoot: row.projectRoot,
       checkpoint: row.checkpoint,
-      rollback: () => rollbackPreimages(store.journal.preimages(row.id)),
+      rollback: () => rollbackPreimages(row.projectRoot, store.journal.preimages(row.id)),
     };
     let body: ToolResult | ToolFailure;
     try {

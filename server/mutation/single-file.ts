@@ -1,12 +1,12 @@
 // Commit and crash recovery for mutations of one file (write, edit): a fingerprint checkpoint, then one
 // atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
-import fs from "node:fs/promises";
-import path from "node:path";
-import { ErrorCode, ToolError, type ToolFailure } from "../errors.js";
+import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../errors.js";
 import { fingerprintBytes, readCoverageOf } from "../kernel/read-coverage.js";
 import type { InterruptedIntent, ToolContext, ToolResult } from "../kernel/tool.js";
+import { readHeldFile, removeStaleTempFilesIn } from "../sandbox/fd-ops.js";
+import { walkInsideRoot, type HeldPath } from "../sandbox/fd-walk.js";
 import { toDisplayPath } from "../sandbox/paths.js";
-import { ensureDirectory, removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
+import { writeHeldFile } from "./atomic-write.js";
 import { intentOf } from "./context.js";
 import { interruptedFailure } from "./recovery.js";
 
@@ -18,7 +18,8 @@ interface SingleFileCheckpoint {
 }
 
 export interface SingleFileWrite {
-  absolute: string;
+  /** The target as the tool's containment walk holds it; written inside its checked directory. */
+  target: HeldPath;
   bytes: Buffer;
   /** Mode of the replaced file; omitted for a new file. */
   mode?: number;
@@ -28,17 +29,21 @@ export interface SingleFileWrite {
 /** Checkpoints the before/after fingerprints durably, then writes atomically and invalidates read coverage. */
 export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite): Promise<void> {
   const checkpoint: SingleFileCheckpoint = {
-    path: write.absolute,
+    path: write.target.absolute,
     before: write.previous ? fingerprintBytes(write.previous) : null,
     after: fingerprintBytes(write.bytes),
   };
   intentOf(ctx).checkpoint(checkpoint);
+  const { target } = write;
   try {
-    if (!write.previous) await ensureDirectory(ctx.project.root, path.dirname(write.absolute));
-    await writeFileAtomic(write.absolute, write.bytes, write.mode === undefined ? {} : { mode: write.mode });
+    await writeHeldFile(target, write.bytes, {
+      ...(write.mode === undefined ? {} : { mode: write.mode }),
+      ...(ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {}),
+    });
   } catch (error) {
+    if (isToolError(error)) throw error;
     const cause = (error as NodeJS.ErrnoException).code ?? "error";
-    const display = toDisplayPath(ctx.project.root, write.absolute);
+    const display = target.display;
     // The temp file is removed on failure and the rename never happened: the target is as it was.
     throw new ToolError(ErrorCode.writeFailed, `The file system refused to write ${display} (${cause}); the file is unchanged. Fix the cause (permissions, space, a file where a directory is needed), then fetch retry.`, {
       detail: { path: display, cause },
@@ -46,7 +51,7 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
       extra: retryExtra(ctx),
     });
   }
-  readCoverageOf(ctx.state).invalidate(write.absolute);
+  readCoverageOf(ctx.state).invalidate(target.absolute);
 }
 
 function retryExtra(ctx: ToolContext): Record<string, unknown> {
@@ -62,13 +67,15 @@ function retryExtra(ctx: ToolContext): Record<string, unknown> {
 export async function recoverSingleFile(intent: InterruptedIntent): Promise<ToolResult | ToolFailure> {
   const checkpoint = intent.checkpoint as SingleFileCheckpoint | undefined;
   if (intent.phase === "pending" || !checkpoint) return interruptedFailure(intent, intent.phase, { applied: false });
-  await removeStaleTempFiles(checkpoint.path);
   const display = toDisplayPath(intent.projectRoot, checkpoint.path);
-  let current: string | null;
+  let current: string | null = null;
+  // The recorded path is canonical: walked again from the root, refusing any symlink now on the way.
+  const target = walkInsideRoot(intent.projectRoot, display, { symlinks: "refuse" });
   try {
-    current = fingerprintBytes(await fs.readFile(checkpoint.path));
-  } catch {
-    current = null;
+    if (target.pending.length <= 1) await removeStaleTempFilesIn(target.dirFd, target.name);
+    if (target.exists && target.stats?.isFile()) current = fingerprintBytes(await readHeldFile(target.fd!, target.stats.size));
+  } finally {
+    target.close();
   }
   if (current === checkpoint.after) {
     return {

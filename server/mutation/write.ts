@@ -1,11 +1,11 @@
 // write (/w): creates a file, or deliberately replaces a whole existing file the session has fully read in
 // its current version. Replaced files keep their mode, encoding, BOM and newline style.
-import fs from "node:fs/promises";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import { fingerprintBytes, readCoverageOf } from "../kernel/read-coverage.js";
-import { defineTool, type ToolContext } from "../kernel/tool.js";
-import { resolveInsideRoot, type ResolvedPath } from "../sandbox/paths.js";
+import { defineTool, type ToolContext, type ToolResult } from "../kernel/tool.js";
+import { readHeldFile } from "../sandbox/fd-ops.js";
+import { withHeldPathAsync, type HeldPath } from "../sandbox/fd-walk.js";
 import { intentOf } from "./context.js";
 import { journalControls } from "./controls.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
@@ -32,34 +32,36 @@ export const writeTool = defineTool({
   }),
   url: { aliases: { file: "path" }, rawField: "content" },
   journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile },
-  async execute(args, ctx) {
-    const content = args.content ?? "";
-    const target = resolveInsideRoot(ctx.project.root, args.path);
-    if (!target.exists) {
-      const bytes = Buffer.from(content, "utf8");
-      await commitSingleFile(ctx, { absolute: target.absolute, bytes, previous: undefined });
-      return { ok: true, path: target.display, created: true, bytes: bytes.length, encoding: "utf-8", newline: detectNewlines(content).style };
-    }
-    const info = await fs.stat(target.absolute);
-    if (!info.isFile()) {
-      throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; give a file path.`, { detail: { path: target.display }, retryable: false });
-    }
-    const previous = await fs.readFile(target.absolute);
-    requireCompleteRead(ctx, target, previous);
-    const decoded = decodeText(previous);
-    // Keep the file's encoding and dominant newline; a file we cannot decode exactly is replaced as plain UTF-8.
-    const encoding = decoded.ok ? decoded.decoded.encoding : "utf-8";
-    const text = decoded.ok && decoded.decoded.style !== "none" ? convertNewlines(content, decoded.decoded.newline) : content;
-    const bytes = encodeText(text, encoding);
-    const result = { ok: true as const, path: target.display, created: false, bytes: bytes.length, encoding, newline: detectNewlines(text).style };
-    if (bytes.equals(previous)) return { ...result, unchanged: true };
-    await commitSingleFile(ctx, { absolute: target.absolute, bytes, mode: info.mode & 0o7777, previous });
-    return result;
+  execute(args, ctx) {
+    return withHeldPathAsync(ctx.project.root, args.path, {}, (target) => writeHeld(ctx, target, args.content ?? ""));
   },
 });
 
+async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): Promise<ToolResult> {
+  if (!target.exists) {
+    const bytes = Buffer.from(content, "utf8");
+    await commitSingleFile(ctx, { target, bytes, previous: undefined });
+    return { ok: true, path: target.display, created: true, bytes: bytes.length, encoding: "utf-8", newline: detectNewlines(content).style };
+  }
+  const info = target.stats!;
+  if (!info.isFile()) {
+    throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; give a file path.`, { detail: { path: target.display }, retryable: false });
+  }
+  const previous = await readHeldFile(target.fd!, info.size);
+  requireCompleteRead(ctx, target, previous);
+  const decoded = decodeText(previous);
+  // Keep the file's encoding and dominant newline; a file we cannot decode exactly is replaced as plain UTF-8.
+  const encoding = decoded.ok ? decoded.decoded.encoding : "utf-8";
+  const text = decoded.ok && decoded.decoded.style !== "none" ? convertNewlines(content, decoded.decoded.newline) : content;
+  const bytes = encodeText(text, encoding);
+  const result = { ok: true as const, path: target.display, created: false, bytes: bytes.length, encoding, newline: detectNewlines(text).style };
+  if (bytes.equals(previous)) return { ...result, unchanged: true };
+  await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous });
+  return result;
+}
+
 /** /w may replace an existing file only when every byte of its current version was returned to this session. */
-function requireCompleteRead(ctx: ToolContext, target: ResolvedPath, bytes: Buffer): void {
+function requireCompleteRead(ctx: ToolContext, target: HeldPath, bytes: Buffer): void {
   const coverage = readCoverageOf(ctx.state);
   const fingerprint = fingerprintBytes(bytes);
   if (coverage.isComplete(target.absolute, fingerprint)) return;

@@ -1,14 +1,14 @@
 // Commits a planned patch crash-atomically: every preimage is recorded in the journal in one transaction
 // before the first write; a failure mid-commit restores them at once, a crash is rolled back at start-up.
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { readCoverageOf } from "../../kernel/read-coverage.js";
 import type { ToolContext } from "../../kernel/tool.js";
-import { ensureDirectory, removeFileDurably, writeFileAtomic } from "../atomic-write.js";
+import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
+import { removeHeldFile, writeHeldFile } from "../atomic-write.js";
 import { intentOf, runtimeOf } from "../context.js";
 import { rollbackPreimages } from "../preimages.js";
-import type { PatchPlan, PlannedChange } from "./plan.js";
+import type { PatchPlan, PlannedChange, PlannedPath } from "./plan.js";
 
 export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<void> {
   const { hooks } = runtimeOf(ctx);
@@ -29,7 +29,7 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
     const cause = (error as NodeJS.ErrnoException).code ?? "error";
     let report;
     try {
-      report = await rollbackPreimages(plan.preimages);
+      report = await rollbackPreimages(ctx.project.root, plan.preimages, ctx.project.agentFallback);
     } catch (rollbackError) {
       runtimeOf(ctx).log.error("apply_patch could not roll back after a failed commit", { error: String(rollbackError) });
       throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}) and restoring the earlier files failed too; the tree may be partly patched. Check the listed files with /r before anything else.`, {
@@ -47,23 +47,27 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
   }
 }
 
+/** Walks a planned (canonical) path again and acts on what it holds; any symlink now on the way is path_changed. */
+function atPlanned(ctx: ToolContext, path: PlannedPath, use: (target: HeldPath) => Promise<unknown>): Promise<unknown> {
+  return withHeldPathAsync(ctx.project.root, path.display, { symlinks: "refuse" }, use);
+}
+
 async function applyChange(ctx: ToolContext, change: PlannedChange): Promise<void> {
   const { target } = change;
+  const fallback = ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {};
   switch (change.op) {
     case "deleted":
-      await removeFileDurably(target.absolute);
+      await atPlanned(ctx, target, removeHeldFile);
       return;
     case "added":
-      await ensureDirectory(ctx.project.root, path.dirname(target.absolute));
-      await writeFileAtomic(target.absolute, change.bytes!);
+      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, fallback));
       return;
     case "updated":
-      await writeFileAtomic(target.absolute, change.bytes!, { mode: change.mode });
+      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, { mode: change.mode!, ...fallback }));
       return;
     case "moved":
-      await ensureDirectory(ctx.project.root, path.dirname(target.absolute));
-      await writeFileAtomic(target.absolute, change.bytes!, { mode: change.mode });
-      await removeFileDurably(change.from!.absolute);
+      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, { mode: change.mode!, ...fallback }));
+      await atPlanned(ctx, change.from!, removeHeldFile);
       return;
   }
 }

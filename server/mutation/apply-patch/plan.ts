@@ -1,22 +1,27 @@
 // Preflight of a parsed patch: resolves and checks every path, reads every file, locates every hunk and
 // computes every new file, capturing preimages as it goes. Nothing is written; any failure names its op.
-import fs from "node:fs/promises";
-import path from "node:path";
 import { ErrorCode, isToolError, ToolError } from "../../errors.js";
 import type { ToolContext } from "../../kernel/tool.js";
-import { resolveInsideRoot, type ResolvedPath } from "../../sandbox/paths.js";
+import { readHeldFile } from "../../sandbox/fd-ops.js";
+import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import type { Preimage } from "../../store/journal.js";
-import { captureMissingDirectories } from "../preimages.js";
+import { capturePreimages } from "../preimages.js";
 import { decodeForEdit, encodeText } from "../text-codec.js";
 import { applyHunks, linesToText, splitLines } from "./apply-hunks.js";
 import { locateHunks, type MatchKind } from "./locate.js";
 import { PLUS_HINT, type PatchOp } from "./parse.js";
 
+/** A path as planning resolved it: canonical, so the commit walks it again refusing any symlink on the way. */
+export interface PlannedPath {
+  absolute: string;
+  display: string;
+}
+
 export interface PlannedChange {
   op: "added" | "updated" | "moved" | "deleted";
-  target: ResolvedPath;
+  target: PlannedPath;
   /** Source of a move. */
-  from?: ResolvedPath;
+  from?: PlannedPath;
   bytes?: Buffer;
   mode?: number;
   added: number;
@@ -45,7 +50,7 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
   const changes: PlannedChange[] = [];
   const preimages = new Map<string, Preimage>();
   const claimed = new Map<string, number>();
-  const claim = (op: PatchOp, index: number, p: ResolvedPath) => {
+  const claim = (op: PatchOp, index: number, p: PlannedPath) => {
     const earlier = claimed.get(p.absolute);
     if (earlier !== undefined) {
       throw opFailure(op, index, new ToolError(ErrorCode.patchPathConflict, `${p.display} is already touched by operation ${earlier + 1}; touch each path once per patch.`, { retryable: false }));
@@ -54,64 +59,81 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
   };
   const remember = (items: Preimage[]) => items.forEach((p) => preimages.has(p.path) || preimages.set(p.path, p));
 
-  for (const [index, op] of ops.entries()) {
-    try {
-      if (op.kind === "add") {
-        const target = resolveInsideRoot(ctx.project.root, op.path);
-        claim(op, index, target);
-        if (target.exists) throw new ToolError(ErrorCode.patchTargetExists, `${target.display} already exists; use "*** Update File:" (or Delete then Add in two patches).`, { retryable: false });
-        remember([...(await captureMissingDirectories(ctx.project.root, path.dirname(target.absolute))), { path: target.absolute, kind: "absent" }]);
-        changes.push({ op: "added", target, bytes: Buffer.from(linesToText(op.lines), "utf8"), added: op.lines.length, removed: 0, hunks: [] });
-        continue;
-      }
-      const source = resolveInsideRoot(ctx.project.root, op.path, { allowMissing: false });
-      claim(op, index, source);
-      const info = await fs.stat(source.absolute);
-      if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${source.display} is not a file.`, { retryable: false });
-      const previous = await fs.readFile(source.absolute);
-      const mode = info.mode & 0o7777;
-      remember([{ path: source.absolute, kind: "file", mode, content: previous }]);
-      if (op.kind === "delete") {
-        changes.push({ op: "deleted", target: source, added: 0, removed: splitLines(previous.toString("utf8")).length, hunks: [] });
-        continue;
-      }
-      const decoded = decodeForEdit(previous, source.display);
-      const located = locateHunks(splitLines(decoded.text).map((l) => l.text), op.hunks);
-      if (!located.ok) {
-        const hunk = op.hunks[located.hunkIndex]!;
-        const spaced = hunk.lines.some((l) => l.op === " ") && !op.hunks.some((h) => h.lines.some((l) => l.op === "+"));
-        const retry = ctx.intent?.retryUrl();
-        throw opFailure(
-          op,
-          index,
-          new ToolError(ErrorCode.patchHunkNotFound, `hunk ${located.hunkIndex + 1} (patch line ${hunk.patchLine}) does not apply: ${located.reason}. Read the file and copy its lines exactly.${spaced ? PLUS_HINT : ""}`, {
-            agentAction: "reread_then_retry",
-          }),
-          { hunk: located.hunkIndex + 1, hunkPatchLine: hunk.patchLine },
-          { read: ctx.urls.to("r", "r", [["path", source.display]]), ...(retry ? { retry } : {}) },
-        );
-      }
-      const applied = applyHunks(decoded, located.located);
-      const hunks = located.located.map((l, i) => ({ hunk: i + 1, line: l.start + 1, match: l.match }));
-      const bytes = encodeText(applied.text, decoded.encoding);
-      let target = source;
-      let from: ResolvedPath | undefined;
-      if (op.moveTo !== undefined) {
-        const dest = resolveInsideRoot(ctx.project.root, op.moveTo);
-        if (dest.absolute !== source.absolute) {
-          claim(op, index, dest);
-          if (dest.exists) throw new ToolError(ErrorCode.patchTargetExists, `move destination ${dest.display} already exists.`, { retryable: false });
-          remember([...(await captureMissingDirectories(ctx.project.root, path.dirname(dest.absolute))), { path: dest.absolute, kind: "absent" }]);
-          target = dest;
-          from = source;
+  const held: HeldPath[] = [];
+  const hold = (input: string, allowMissing: boolean): HeldPath => {
+    const target = walkInsideRoot(ctx.project.root, input, { allowMissing });
+    held.push(target);
+    return target;
+  };
+  try {
+    for (const [index, op] of ops.entries()) {
+      try {
+        if (op.kind === "add") {
+          const target = hold(op.path, true);
+          claim(op, index, target);
+          if (target.exists) throw new ToolError(ErrorCode.patchTargetExists, `${target.display} already exists; use "*** Update File:" (or Delete then Add in two patches).`, { retryable: false });
+          remember(await capturePreimages(target));
+          changes.push({ op: "added", target: planned(target), bytes: Buffer.from(linesToText(op.lines), "utf8"), added: op.lines.length, removed: 0, hunks: [] });
+          continue;
         }
+        const source = hold(op.path, false);
+        claim(op, index, source);
+        const info = source.stats!;
+        if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${source.display} is not a file.`, { retryable: false });
+        const previous = await readHeldFile(source.fd!, info.size);
+        const mode = info.mode & 0o7777;
+        remember([{ path: source.absolute, kind: "file", mode, content: previous }]);
+        if (op.kind === "delete") {
+          changes.push({ op: "deleted", target: planned(source), added: 0, removed: splitLines(previous.toString("utf8")).length, hunks: [] });
+          continue;
+        }
+        const decoded = decodeForEdit(previous, source.display);
+        const located = locateHunks(splitLines(decoded.text).map((l) => l.text), op.hunks);
+        if (!located.ok) {
+          const hunk = op.hunks[located.hunkIndex]!;
+          const spaced = hunk.lines.some((l) => l.op === " ") && !op.hunks.some((h) => h.lines.some((l) => l.op === "+"));
+          const retry = ctx.intent?.retryUrl();
+          throw opFailure(
+            op,
+            index,
+            new ToolError(ErrorCode.patchHunkNotFound, `hunk ${located.hunkIndex + 1} (patch line ${hunk.patchLine}) does not apply: ${located.reason}. Read the file and copy its lines exactly.${spaced ? PLUS_HINT : ""}`, {
+              agentAction: "reread_then_retry",
+            }),
+            { hunk: located.hunkIndex + 1, hunkPatchLine: hunk.patchLine },
+            { read: ctx.urls.to("r", "r", [["path", source.display]]), ...(retry ? { retry } : {}) },
+          );
+        }
+        const applied = applyHunks(decoded, located.located);
+        const hunks = located.located.map((l, i) => ({ hunk: i + 1, line: l.start + 1, match: l.match }));
+        const bytes = encodeText(applied.text, decoded.encoding);
+        let target = planned(source);
+        let from: PlannedPath | undefined;
+        if (op.moveTo !== undefined) {
+          const dest = hold(op.moveTo, true);
+          if (dest.absolute !== source.absolute) {
+            claim(op, index, dest);
+            if (dest.exists) throw new ToolError(ErrorCode.patchTargetExists, `move destination ${dest.display} already exists.`, { retryable: false });
+            remember(await capturePreimages(dest));
+            target = planned(dest);
+            from = planned(source);
+          }
+        }
+        changes.push({ op: from ? "moved" : "updated", target, ...(from ? { from } : {}), bytes, mode, added: applied.added, removed: applied.removed, hunks });
+      } catch (error) {
+        if (isToolError(error) && (error.detail as { operation?: number } | undefined)?.operation !== undefined) throw error;
+        if (isToolError(error)) throw opFailure(op, index, error);
+        throw error;
+      } finally {
+        // Each operation's descriptors go before the next: a patch may name many files.
+        for (const target of held.splice(0)) target.close();
       }
-      changes.push({ op: from ? "moved" : "updated", target, ...(from ? { from } : {}), bytes, mode, added: applied.added, removed: applied.removed, hunks });
-    } catch (error) {
-      if (isToolError(error) && (error.detail as { operation?: number } | undefined)?.operation !== undefined) throw error;
-      if (isToolError(error)) throw opFailure(op, index, error);
-      throw error;
     }
+  } finally {
+    for (const target of held) target.close();
   }
   return { changes, preimages: [...preimages.values()] };
+}
+
+function planned(target: HeldPath): PlannedPath {
+  return { absolute: target.absolute, display: target.display };
 }
