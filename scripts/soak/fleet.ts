@@ -37,7 +37,7 @@ function seedProject(root: string, index: number): void {
 export async function startFleet(sessions: number): Promise<Fleet> {
   const stateDir = makeBenchDir("soak-state");
   const roots: string[] = [];
-  const { child, urls } = spawnServer(stateDir, { URLBRIDGE_LOG_LEVEL: "warn" });
+  const { child, urls } = spawnServer(stateDir, {});
   const close = async () => {
     await stopChild(child);
     for (const dir of [stateDir, ...roots]) fs.rmSync(dir, { recursive: true, force: true });
