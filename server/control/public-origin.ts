@@ -6,8 +6,16 @@ import type { SettingQueries } from "../store/settings.js";
 export const PUBLIC_ORIGIN_SETTING = "public_origin";
 const METRICS_TIMEOUT_MS = 2000;
 const METRICS_POLL_MS = 5000;
-/** cloudflared reports a bare hostname (no scheme); a port is allowed for stand-ins and custom edges. */
-const HOSTNAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$/;
+/** A /quicktunnel answer is a few dozen bytes; anything longer is not cloudflared's. */
+const MAX_METRICS_BODY_BYTES = 4096;
+/**
+ * The only hostname a quick tunnel can have: one DNS label under trycloudflare.com. The metrics server sits on
+ * the tunnel's side of the trust boundary, so anything else it reports (another domain, a port, an IP) is
+ * ignored: a hostile or confused metrics server must not choose the origin of every Init URL.
+ */
+export const QUICK_TUNNEL_HOSTNAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.trycloudflare\.com$/;
+/** How much of an ignored hostname the Tunnel page shows. */
+const MAX_REPORTED_HOSTNAME_CHARS = 120;
 
 /** fetch() says only "fetch failed"; the operator needs the cause (ENOTFOUND tunnel, ECONNREFUSED, a timeout). */
 function describeFetchError(error: unknown): string {
@@ -17,16 +25,41 @@ function describeFetchError(error: unknown): string {
   return cause instanceof Error && cause.message ? cause.message : error.message;
 }
 
-/** The hostname from a /quicktunnel body `{"hostname":"<sub>.trycloudflare.com"}`; empty or malformed → undefined. */
-export function parseQuickTunnelHostname(body: string): string | undefined {
+export type QuickTunnelReport =
+  | { kind: "hostname"; hostname: string }
+  | { kind: "none" }
+  | { kind: "untrusted"; reported: string };
+
+/**
+ * Reads a /quicktunnel body `{"hostname":"<sub>.trycloudflare.com"}`: a trusted quick-tunnel hostname, none
+ * (empty: a named tunnel, or still connecting; or not JSON), or an untrusted name, shortened for display.
+ */
+export function parseQuickTunnelHostname(body: string): QuickTunnelReport {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return undefined;
+    return { kind: "none" };
   }
   const hostname = (parsed as { hostname?: unknown } | null)?.hostname;
-  return typeof hostname === "string" && HOSTNAME_PATTERN.test(hostname) ? hostname.toLowerCase() : undefined;
+  if (hostname === undefined || hostname === null || hostname === "") return { kind: "none" };
+  const text = typeof hostname === "string" ? hostname : JSON.stringify(hostname);
+  const lower = text.toLowerCase();
+  if (QUICK_TUNNEL_HOSTNAME.test(lower)) return { kind: "hostname", hostname: lower };
+  // Printable ASCII only, so the page and the log show exactly what came, and no control characters.
+  const shown = text.replace(/[^\x20-\x7e]/g, "?");
+  return { kind: "untrusted", reported: shown.length > MAX_REPORTED_HOSTNAME_CHARS ? `${shown.slice(0, MAX_REPORTED_HOSTNAME_CHARS)}…` : shown };
+}
+
+/** The body as text, or "" (no hostname) when it is longer than a metrics answer can be. */
+async function readBounded(res: Response): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? "0");
+  if (declared > MAX_METRICS_BODY_BYTES) {
+    await res.body?.cancel();
+    return "";
+  }
+  const text = await res.text();
+  return Buffer.byteLength(text, "utf8") > MAX_METRICS_BODY_BYTES ? "" : text;
 }
 
 export type OriginSource = "env" | "setting" | "quick_tunnel" | "local";
@@ -35,8 +68,10 @@ export interface TunnelStatus {
   /** cloudflared metrics server polled, if configured. */
   metricsUrl: string | undefined;
   reachable: boolean;
-  /** Quick-tunnel hostname (no scheme), when the metrics server reports one. */
+  /** Quick-tunnel hostname (no scheme), when the metrics server reports a trusted one (<label>.trycloudflare.com). */
   hostname: string | undefined;
+  /** What the metrics server reported instead of a quick-tunnel hostname, ignored (shortened, printable). */
+  untrustedHostname: string | undefined;
   /** cloudflared /ready answered 200: at least one live edge connection. */
   ready: boolean;
   error: string | undefined;
@@ -81,6 +116,7 @@ export function createPublicOrigin(options: PublicOriginOptions) {
     metricsUrl,
     reachable: false,
     hostname: undefined,
+    untrustedHostname: undefined,
     ready: false,
     error: metricsUrl ? "not checked yet" : undefined,
     checkedAt: undefined,
@@ -134,22 +170,31 @@ export function createPublicOrigin(options: PublicOriginOptions) {
 
   async function getText(path: string): Promise<{ status: number; text: string }> {
     const res = await fetchImpl(`${metricsUrl}${path}`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) });
-    return { status: res.status, text: await res.text() };
+    return { status: res.status, text: await readBounded(res) };
+  }
+
+  function describeMissing(report: QuickTunnelReport, status: number): string | undefined {
+    if (status !== 200) return `metrics server answered /quicktunnel with HTTP ${status}`;
+    if (report.kind === "untrusted") {
+      return `metrics server reported "${report.reported}", which is not a <name>.trycloudflare.com quick-tunnel hostname; ignored. For a named tunnel or your own edge, set URLBRIDGE_PUBLIC_ORIGIN or save an origin here.`;
+    }
+    return report.kind === "none" ? "metrics server reports no quick-tunnel hostname (a named tunnel, or still connecting)" : undefined;
   }
 
   async function refresh(): Promise<void> {
     if (!metricsUrl) return;
     try {
       const quick = await getText("/quicktunnel");
-      const hostname = quick.status === 200 ? parseQuickTunnelHostname(quick.text) : undefined;
+      const report: QuickTunnelReport = quick.status === 200 ? parseQuickTunnelHostname(quick.text) : { kind: "none" };
+      const hostname = report.kind === "hostname" ? report.hostname : undefined;
+      const untrustedHostname = report.kind === "untrusted" ? report.reported : undefined;
       const ready = await getText("/ready").then((r) => r.status === 200, () => false);
       if (hostname !== tunnel.hostname) options.log.info(hostname ? `quick tunnel hostname: ${hostname}` : "quick tunnel hostname cleared");
-      const error = hostname
-        ? undefined
-        : quick.status === 200
-          ? "metrics server reports no quick-tunnel hostname (a named tunnel, or still connecting)"
-          : `metrics server answered /quicktunnel with HTTP ${quick.status}`;
-      Object.assign(tunnel, { reachable: true, hostname, ready, error, checkedAt: Date.now() });
+      if (untrustedHostname !== undefined && untrustedHostname !== tunnel.untrustedHostname) {
+        options.log.warn(`tunnel metrics at ${metricsUrl} reported ${JSON.stringify(untrustedHostname)}, not a *.trycloudflare.com quick-tunnel hostname: ignored`);
+      }
+      const error = describeMissing(report, quick.status);
+      Object.assign(tunnel, { reachable: true, hostname, untrustedHostname, ready, error, checkedAt: Date.now() });
     } catch (error) {
       const message = describeFetchError(error);
       if (tunnel.reachable || tunnel.checkedAt === undefined) options.log.warn(`tunnel metrics at ${metricsUrl} unreachable: ${message}`);
@@ -173,7 +218,7 @@ export function createPublicOrigin(options: PublicOriginOptions) {
     /** Polls this metrics server from now on (the cloudflared that `npm start` spawned). */
     useMetrics(url: string): void {
       metricsUrl = url;
-      Object.assign(tunnel, { metricsUrl: url, reachable: false, hostname: undefined, ready: false, error: "not checked yet", checkedAt: undefined });
+      Object.assign(tunnel, { metricsUrl: url, reachable: false, hostname: undefined, untrustedHostname: undefined, ready: false, error: "not checked yet", checkedAt: undefined });
     },
     start(intervalMs = METRICS_POLL_MS): void {
       if (!metricsUrl || timer) return;

@@ -165,6 +165,47 @@ describe("tunnel discovery", () => {
     expect(state.tunnel.hostname).toBeUndefined();
   });
 
+  it.each([
+    ["another domain", "evil.example"],
+    ["trycloudflare.com inside another domain", "calm-river.trycloudflare.com.evil.example"],
+    ["two labels under trycloudflare.com", "a.calm-river.trycloudflare.com"],
+    ["trycloudflare.com itself", "trycloudflare.com"],
+    ["a port", "calm-river.trycloudflare.com:8443"],
+    ["an IP address", "203.0.113.7"],
+    ["a label over 63 characters", `${"a".repeat(64)}.trycloudflare.com`],
+    ["a look-alike domain", "calm-river.trycloudflare.co"],
+  ])("ignores a hostile metrics server's %s and reports it on the Tunnel page", async (_what, hostname) => {
+    const standIn = await metrics({ hostname, readyConnections: 1 });
+    const t = await bridge({ URLBRIDGE_TUNNEL_METRICS: standIn.url });
+    await t.bridge.publicOrigin.refresh();
+    const state = await tunnelState(t);
+    expect(state).toMatchObject({ source: "local", origin: t.bridge.dataUrl });
+    expect(state.tunnel).toMatchObject({ reachable: true, untrustedHostname: hostname });
+    expect(state.tunnel.hostname).toBeUndefined();
+    expect(state.tunnel.error).toContain(`reported "${hostname}", which is not a <name>.trycloudflare.com quick-tunnel hostname; ignored`);
+    expect(state.summary).toContain("not a <name>.trycloudflare.com");
+    const initUrl = await createInitUrl(t);
+    expect(initUrl.startsWith(`${t.bridge.dataUrl}/v0/init/`)).toBe(true);
+    expect((await fetchInitLocally(t, initUrl)).bases.r.startsWith(`${t.bridge.dataUrl}/v0/`)).toBe(true);
+  });
+
+  it("drops a trusted hostname when the metrics server turns hostile, and shortens what it shows", async () => {
+    const standIn = await metrics({ hostname: QUICK_HOST, readyConnections: 1 });
+    const t = await bridge({ URLBRIDGE_TUNNEL_METRICS: standIn.url });
+    await t.bridge.publicOrigin.refresh();
+    expect((await tunnelState(t)).origin).toBe(`https://${QUICK_HOST}`);
+    standIn.hostname = `phish-${"x".repeat(300)}.example\u0007`;
+    await t.bridge.publicOrigin.refresh();
+    const state = await tunnelState(t);
+    expect(state.source).toBe("local");
+    expect(state.tunnel.untrustedHostname).toBe(`phish-${"x".repeat(114)}…`);
+    standIn.hostname = QUICK_HOST;
+    await t.bridge.publicOrigin.refresh();
+    const healed = (await tunnelState(t)).tunnel;
+    expect(healed.hostname).toBe(QUICK_HOST);
+    expect(healed.untrustedHostname).toBeUndefined();
+  });
+
   it("follows a new hostname when the quick tunnel restarts, and keeps the last one through a metrics outage", async () => {
     const standIn = await metrics({ hostname: QUICK_HOST, readyConnections: 1 });
     const t = await bridge({ URLBRIDGE_TUNNEL_METRICS: standIn.url });
