@@ -1,9 +1,10 @@
 // Wires one bridge: store, registry, public origin, both planes, and their HTTP servers.
 // main.ts runs it as a process; integration tests start it in-process on port 0.
 import { setMaxListeners } from "node:events";
+import dns from "node:dns/promises";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "./config.js";
@@ -63,6 +64,49 @@ function listen(server: http.Server, host: string, port: number): Promise<Addres
   });
 }
 
+/**
+ * The addresses behind URLBRIDGE_CONTROL_HOST's entries: IP literals as they are, names resolved now (in compose,
+ * the bridge's alias on the control network), so the control plane listens there and nowhere else.
+ */
+async function resolveListenAddresses(hosts: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const host of hosts) {
+    const bare = host.replace(/^\[(.*)\]$/, "$1");
+    if (net.isIP(bare) !== 0) {
+      out.push(bare);
+      continue;
+    }
+    try {
+      for (const { address } of await dns.lookup(bare, { all: true })) out.push(address);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "error";
+      throw new Error(`URLBRIDGE_CONTROL_HOST: cannot resolve "${host}" (${code}); name an address or a host name this machine has (in compose: the bridge's alias on the control network).`);
+    }
+  }
+  return [...new Set(out)];
+}
+
+/** One server per address, all on the first one's port (port 0 picks it once). */
+async function listenAll(
+  handler: http.RequestListener,
+  addresses: readonly string[],
+  port: number,
+): Promise<{ servers: http.Server[]; port: number }> {
+  const servers: http.Server[] = [];
+  let chosen = port;
+  try {
+    for (const address of addresses) {
+      const server = http.createServer(handler);
+      servers.push(server);
+      chosen = (await listen(server, address, chosen)).port;
+    }
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    throw error;
+  }
+  return { servers, port: chosen };
+}
+
 function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
@@ -74,6 +118,8 @@ const hostForUrl = (host: string) => (host === "0.0.0.0" || host === "::" ? "127
 
 export async function startBridge(config: Config, options: BridgeOptions = {}): Promise<Bridge> {
   const log = options.log ?? createLogger(config.logLevel);
+  // Before anything is opened: a control host that does not resolve stops the start with nothing to clean up.
+  const controlAddresses = await resolveListenAddresses(config.control.hosts);
   const store = openStore(config.stateDir);
   const credential = loadOperatorCredential(config.stateDir, config.operatorToken, log);
   const states = new SessionStates();
@@ -126,17 +172,16 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
 
   const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataPlane);
   dataServer.on("clientError", createClientErrorHandler(dataServer));
-  const controlServer = http.createServer(controlApp.callback());
   const dataAddr = await listen(dataServer, config.data.host, config.data.port);
-  const controlAddr = await listen(controlServer, config.control.host, config.control.port);
+  const control = await listenAll(controlApp.callback(), controlAddresses, config.control.port);
   const dataUrl = `http://${hostForUrl(config.data.host)}:${dataAddr.port}`;
-  const controlUrl = `http://${hostForUrl(config.control.host)}:${controlAddr.port}`;
+  const controlUrl = `http://${hostForUrl(config.control.host)}:${control.port}`;
   publicOrigin.setLocalOrigin(dataUrl);
   // Outside Docker: a quick tunnel we spawn ourselves, unless a cloudflared metrics server is configured already.
   const cloudflared = config.spawnCloudflared && !config.tunnelMetrics ? await startCloudflaredQuickTunnel({ dataUrl, log }) : undefined;
   if (cloudflared) publicOrigin.useMetrics(cloudflared.metricsUrl);
   publicOrigin.start();
-  log.info(`control plane on ${controlUrl} (operator UI and /api)`);
+  log.info(`control plane on ${controlUrl} (operator UI and /api; listening on ${controlAddresses.join(", ")})`);
   log.info(`data plane on ${dataUrl} (agent routes; tunnel this one)`);
 
   let closed = false;
@@ -152,7 +197,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       closed = true;
       publicOrigin.stop();
       shutdown.abort();
-      await Promise.all([closeServer(dataServer), closeServer(controlServer), cloudflared?.stop()]);
+      await Promise.all([closeServer(dataServer), ...control.servers.map(closeServer), cloudflared?.stop()]);
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
       store.close();
     },

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { operatorTokenWeakness } from "./control/operator-token.js";
+import { parseCidr } from "./gateway/request-source.js";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z
@@ -25,7 +26,8 @@ const hostList = z
 
 const envSchema = z.object({
   URLBRIDGE_STATE_DIR: z.string().min(1).optional(),
-  URLBRIDGE_CONTROL_HOST: z.string().min(1).default("127.0.0.1"),
+  // One host or several, comma-separated; names are resolved at start and every address is listened on.
+  URLBRIDGE_CONTROL_HOST: hostList.refine((hosts) => hosts.length > 0, "must name at least one host").default(["127.0.0.1"]),
   URLBRIDGE_CONTROL_PORT: port.default(47433),
   URLBRIDGE_DATA_HOST: z.string().min(1).default("127.0.0.1"),
   URLBRIDGE_DATA_PORT: port.default(47432),
@@ -49,13 +51,17 @@ const envSchema = z.object({
   URLBRIDGE_AGENT_UID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
   URLBRIDGE_AGENT_GID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
   URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
+  URLBRIDGE_TRUSTED_PROXIES: hostList
+    .refine((entries) => entries.every((e) => parseCidr(e) !== undefined), "must be comma-separated IP addresses or CIDR ranges (e.g. 172.30.47.0/24)")
+    .default([]),
 });
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 export interface Config {
   stateDir: string;
-  control: { host: string; port: number };
+  /** `host` is the first of `hosts`: the address local clients (CLI, healthcheck) use. */
+  control: { host: string; hosts: string[]; port: number };
   data: { host: string; port: number };
   publicOrigin: string | undefined;
   operatorToken: string | undefined;
@@ -77,6 +83,8 @@ export interface Config {
   agentFallback: { uid: number; gid: number };
   /** Per-project scratch space (HOME, TMPDIR) for terminal commands, outside every project and the state dir. */
   scratchDir: string;
+  /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
+  trustedProxies: string[];
 }
 
 export class ConfigError extends Error {
@@ -113,7 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((p) => path.resolve(p));
   return {
     stateDir: path.resolve(e.URLBRIDGE_STATE_DIR ?? defaultStateDir(env)),
-    control: { host: e.URLBRIDGE_CONTROL_HOST, port: e.URLBRIDGE_CONTROL_PORT },
+    control: { host: e.URLBRIDGE_CONTROL_HOST[0]!, hosts: e.URLBRIDGE_CONTROL_HOST, port: e.URLBRIDGE_CONTROL_PORT },
     data: { host: e.URLBRIDGE_DATA_HOST, port: e.URLBRIDGE_DATA_PORT },
     publicOrigin: e.URLBRIDGE_PUBLIC_ORIGIN,
     operatorToken: e.URLBRIDGE_OPERATOR_TOKEN,
@@ -127,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     grepEngine: e.URLBRIDGE_GREP_ENGINE,
     sandbox: e.URLBRIDGE_SANDBOX,
     agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },
+    trustedProxies: e.URLBRIDGE_TRUSTED_PROXIES,
     scratchDir: path.resolve(e.URLBRIDGE_SCRATCH_DIR ?? path.join(os.tmpdir(), `urlbridge-scratch-${typeof process.getuid === "function" ? process.getuid() : "user"}`)),
   };
 }

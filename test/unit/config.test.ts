@@ -5,7 +5,8 @@ import { ConfigError, loadConfig } from "../../server/config.js";
 describe("loadConfig", () => {
   it("applies the documented defaults", () => {
     const c = loadConfig({ HOME: "/home/x" });
-    expect(c.control).toEqual({ host: "127.0.0.1", port: 47433 });
+    expect(c.control).toEqual({ host: "127.0.0.1", hosts: ["127.0.0.1"], port: 47433 });
+    expect(c.trustedProxies).toEqual([]);
     expect(c.data).toEqual({ host: "127.0.0.1", port: 47432 });
     expect(c.stateDir).toBe(path.join("/home/x", ".local", "state", "urlbridge"));
     expect(c.ephemeralCapabilities).toBe(false);
@@ -52,6 +53,19 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
+
+  it("reads a list of control hosts, the first one being where local clients connect, and trusted proxies", () => {
+    const c = loadConfig({ URLBRIDGE_CONTROL_HOST: "127.0.0.1, bridge-control", URLBRIDGE_TRUSTED_PROXIES: "172.30.47.0/24,fd00::/8" });
+    expect(c.control).toMatchObject({ host: "127.0.0.1", hosts: ["127.0.0.1", "bridge-control"] });
+    expect(c.trustedProxies).toEqual(["172.30.47.0/24", "fd00::/8"]);
+  });
+
+  it.each([["URLBRIDGE_CONTROL_HOST", " , "], ["URLBRIDGE_TRUSTED_PROXIES", "tunnel"], ["URLBRIDGE_TRUSTED_PROXIES", "10.0.0.0/40"]])(
+    "refuses %s=%j",
+    (name, value) => {
+      expect(() => loadConfig({ [name]: value })).toThrow(name);
+    },
+  );
 
   it("never echoes a bad operator token", () => {
     expect(() => loadConfig({ URLBRIDGE_OPERATOR_TOKEN: "sekrit" })).toThrow(/<redacted>/);
