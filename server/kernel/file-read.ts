@@ -1,71 +1,30 @@
-// Reads whole files for the read tools. Small files are read synchronously: on Node 20 a promise-based
-// readFile costs four thread-pool round trips (~250 µs here) for what a synchronous read does in ~5 µs.
+// Reads files for the read tools through descriptors a containment walk holds (server/sandbox/fd-walk.ts).
+// Small files are read synchronously: on Node 20 a promise-based read costs four thread-pool round trips
+// (~250 µs here) for what a synchronous read does in ~5 µs.
 import fs from "node:fs";
+import { openInDirectory } from "../sandbox/fd-ops.js";
 
-/** Files up to this size are read without leaving the event loop; larger ones go through the thread pool. */
-export const SYNC_READ_MAX_BYTES = 256 * 1024;
+export { readHeldFile, readHeldFileSync, readOpenFile, SYNC_READ_MAX_BYTES } from "../sandbox/fd-ops.js";
 
-/** The file's bytes; `knownSize` (from a stat just taken) picks the cheaper way to read them. */
-export async function readWholeFile(absolute: string, knownSize: number): Promise<Buffer> {
-  if (knownSize <= SYNC_READ_MAX_BYTES) return fs.readFileSync(absolute);
-  return fs.promises.readFile(absolute);
-}
-
-// Non-blocking so that a FIFO cannot stall the event loop (it is refused after fstat); NOFOLLOW so that a
-// final component swapped for a symlink after containment resolved it fails instead of being followed.
-const OPEN_RESOLVED_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY | (fs.constants.O_NOFOLLOW ?? 0);
-
-export type OpenedTarget =
+export type OpenedEntry =
   | { kind: "open"; fd: number; info: fs.Stats }
-  /** Gone, or replaced by a symlink, since containment resolved it. */
+  /** Gone, replaced by a symlink (never followed), or under something that is not a directory. */
   | { kind: "changed" }
   /** Something open(2) refuses outright, such as a socket. */
   | { kind: "unopenable" };
 
 /**
- * Opens a path containment has already resolved (symlinks followed, inside the root) and stats the open
- * file: one path walk instead of a stat by path and then an open by path. The caller closes `fd`.
+ * Opens entry `name` of a held directory for reading (non-blocking, so a FIFO cannot stall the event loop;
+ * NOFOLLOW, so a symlink swapped in is refused) and fstats it. The caller closes `fd`.
  */
-export function openResolved(absolute: string): OpenedTarget {
-  let fd: number;
+export function openEntry(dirFd: number, name: string): OpenedEntry {
   try {
-    fd = fs.openSync(absolute, OPEN_RESOLVED_FLAGS);
+    const opened = openInDirectory(dirFd, name, { throwOnError: true });
+    return opened ? { kind: "open", ...opened } : { kind: "changed" };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return { kind: "changed" };
     if (code === "ENXIO" || code === "EOPNOTSUPP") return { kind: "unopenable" };
     throw error;
-  }
-  try {
-    return { kind: "open", fd, info: fs.fstatSync(fd) };
-  } catch (error) {
-    fs.closeSync(fd);
-    throw error;
-  }
-}
-
-/** Reads an open regular file from its start, up to `size` bytes (less if it shrank meanwhile). */
-export function readOpenFile(fd: number, size: number): Buffer {
-  const buffer = Buffer.allocUnsafe(size);
-  let filled = 0;
-  while (filled < size) {
-    const n = fs.readSync(fd, buffer, filled, size - filled, filled);
-    if (n === 0) break;
-    filled += n;
-  }
-  return filled === size ? buffer : buffer.subarray(0, filled);
-}
-
-/** stat without a thread-pool round trip (~5 µs instead of ~90 µs here); undefined when the path is gone. */
-export function statNow(absolute: string): fs.Stats | undefined {
-  return fs.statSync(absolute, { throwIfNoEntry: false });
-}
-
-/** lstat without a thread-pool round trip; undefined when the path is gone. */
-export function lstatNow(absolute: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(absolute, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
   }
 }

@@ -2,8 +2,9 @@
 // a glob. Recursive by default, ignore-aware, bounded, in the same order /g reports.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import { resolveInsideRoot, VIRTUAL_ROOT } from "../sandbox/paths.js";
-import { readWholeFile, statNow } from "./file-read.js";
+import { lstatInDirectory, readFileInDirectory } from "../sandbox/fd-ops.js";
+import { walkInsideRoot } from "../sandbox/fd-walk.js";
+import { VIRTUAL_ROOT } from "../sandbox/paths.js";
 import { createIncludeFilter } from "./include-glob.js";
 import {
   DEFAULT_FIND_RESULTS,
@@ -70,68 +71,82 @@ export const findTool = defineTool({
   url: { aliases: { dir: "path" } },
   async execute(args, ctx) {
     const include = args.include === undefined ? undefined : createIncludeFilter(args.include);
-    const start = resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
-    if (!statNow(start.absolute)?.isDirectory()) {
-      throw new ToolError(ErrorCode.notADirectory, `${start.display} is a file; /f searches a directory. Read the file with /r or search it with /g.`, {
-        detail: { path: start.display },
-      });
-    }
-    const nameNeedle = args.name?.toLowerCase();
-    const byPath = nameNeedle?.includes("/") ?? false;
-    // Directories are results only for a pure name search: include= and query= are about files.
-    const directoriesCount = args.query === undefined && include === undefined;
-    const deadline = Date.now() + MAX_SEARCH_MS;
-    const hits: FindHit[] = [];
-    let visited = 0;
-    let contentBytes = 0;
-    let stop: StopReason | undefined;
-
-    const walk = walkTree({ root: start.root, start: start.absolute, recursive: args.recursive, includeIgnored: args.ignored, signal: ctx.signal });
-    const consider = async (entry: WalkEntry): Promise<FindHit | undefined> => {
-      const underStart = toRelative(start.absolute, entry.absolute);
-      if (nameNeedle !== undefined && !(byPath ? underStart : entry.name).toLowerCase().includes(nameNeedle)) return undefined;
-      if (entry.kind !== "file") return directoriesCount ? { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: entry.kind } : undefined;
-      if (include && !include.matches(underStart, entry.name)) return undefined;
-      const info = statNow(entry.absolute);
-      if (!info) return undefined;
-      const hit: FindHit = { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: "file", size: info.size };
-      if (args.query === undefined) return hit;
-      if (info.size > MAX_SEARCH_FILE_BYTES) return undefined;
-      contentBytes += info.size;
-      const file = decodeFile(await readWholeFile(entry.absolute, info.size).catch(() => Buffer.alloc(0)));
-      if (file.kind === "binary") return undefined;
-      const line = firstLineContaining(file.utf8.toString("utf8"), args.query, args.ignoreCase);
-      return line === undefined ? undefined : { ...hit, line };
-    };
-
-    for await (const entry of walk) {
-      if (++visited > MAX_FIND_VISITED_ENTRIES) stop = "entries";
-      else if (contentBytes > MAX_FIND_CONTENT_BYTES) stop = "bytes";
-      else if (Date.now() > deadline) stop = "time";
-      if (stop) break;
-      const hit = await consider(entry);
-      if (!hit) continue;
-      if (hits.length >= args.limit) {
-        stop = "results";
-        break;
+    const start = walkInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
+    try {
+      if (!start.stats!.isDirectory()) {
+        throw new ToolError(ErrorCode.notADirectory, `${start.display} is a file; /f searches a directory. Read the file with /r or search it with /g.`, {
+          detail: { path: start.display },
+        });
       }
-      hits.push(hit);
-    }
+      const nameNeedle = args.name?.toLowerCase();
+      const byPath = nameNeedle?.includes("/") ?? false;
+      // Directories are results only for a pure name search: include= and query= are about files.
+      const directoriesCount = args.query === undefined && include === undefined;
+      const deadline = Date.now() + MAX_SEARCH_MS;
+      const hits: FindHit[] = [];
+      let visited = 0;
+      let contentBytes = 0;
+      let stop: StopReason | undefined;
 
-    return {
-      ok: true,
-      path: start.display,
-      ...(args.name !== undefined ? { name: args.name } : {}),
-      ...(args.query !== undefined ? { query: args.query } : {}),
-      ...(include ? { include: include.glob } : {}),
-      recursive: args.recursive,
-      count: hits.length,
-      results: hits,
-      truncated: stop !== undefined,
-      ...(stop ? { notice: `${STOP_NOTICES[stop]} Narrow with path=, name=, include= or query=.` } : {}),
-      ...(hits.length === 0 && !stop && !args.ignored
-        ? { notice: "Nothing matched. .gitignore'd paths, .git and node_modules were skipped; add ignored=1 to include them." }
-        : {}),
-    };
+      const walk = walkTree({
+        root: start.root,
+        rootFd: start.rootFd,
+        start: start.absolute,
+        startFd: start.fd!,
+        recursive: args.recursive,
+        includeIgnored: args.ignored,
+        signal: ctx.signal,
+      });
+      const consider = async (entry: WalkEntry): Promise<FindHit | undefined> => {
+        const underStart = toRelative(start.absolute, entry.absolute);
+        if (nameNeedle !== undefined && !(byPath ? underStart : entry.name).toLowerCase().includes(nameNeedle)) return undefined;
+        if (entry.kind !== "file") return directoriesCount ? { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: entry.kind } : undefined;
+        if (include && !include.matches(underStart, entry.name)) return undefined;
+        // By name inside the held directory, never followed: an entry swapped for a symlink is no longer a file.
+        const info = lstatInDirectory(entry.dirFd, entry.name);
+        if (!info?.isFile()) return undefined;
+        const hit: FindHit = { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: "file", size: info.size };
+        if (args.query === undefined) return hit;
+        if (info.size > MAX_SEARCH_FILE_BYTES) return undefined;
+        contentBytes += info.size;
+        const bytes = await readFileInDirectory(entry.dirFd, entry.name, MAX_SEARCH_FILE_BYTES).catch(() => undefined);
+        const file = decodeFile(bytes ?? Buffer.alloc(0));
+        if (file.kind === "binary") return undefined;
+        const line = firstLineContaining(file.utf8.toString("utf8"), args.query, args.ignoreCase);
+        return line === undefined ? undefined : { ...hit, line };
+      };
+
+      for await (const entry of walk) {
+        if (++visited > MAX_FIND_VISITED_ENTRIES) stop = "entries";
+        else if (contentBytes > MAX_FIND_CONTENT_BYTES) stop = "bytes";
+        else if (Date.now() > deadline) stop = "time";
+        if (stop) break;
+        const hit = await consider(entry);
+        if (!hit) continue;
+        if (hits.length >= args.limit) {
+          stop = "results";
+          break;
+        }
+        hits.push(hit);
+      }
+
+      return {
+        ok: true,
+        path: start.display,
+        ...(args.name !== undefined ? { name: args.name } : {}),
+        ...(args.query !== undefined ? { query: args.query } : {}),
+        ...(include ? { include: include.glob } : {}),
+        recursive: args.recursive,
+        count: hits.length,
+        results: hits,
+        truncated: stop !== undefined,
+        ...(stop ? { notice: `${STOP_NOTICES[stop]} Narrow with path=, name=, include= or query=.` } : {}),
+        ...(hits.length === 0 && !stop && !args.ignored
+          ? { notice: "Nothing matched. .gitignore'd paths, .git and node_modules were skipped; add ignored=1 to include them." }
+          : {}),
+      };
+    } finally {
+      start.close();
+    }
   },
 });

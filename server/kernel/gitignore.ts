@@ -1,12 +1,14 @@
 // .gitignore rules as both search engines apply them: one level per directory that holds a .gitignore,
 // deeper levels first, each path matched on its own (per entry, as git and ripgrep walk).
-import fs from "node:fs/promises";
-import path from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { closeQuietly } from "../sandbox/fd-walk.js";
+import { openSubdirectory, readFileInDirectory } from "../sandbox/fd-ops.js";
 
 export const GITIGNORE = ".gitignore";
 /** Directories skipped by find and grep unless ignored=1, whatever .gitignore says. */
 export const ALWAYS_SKIPPED_DIRS = [".git", "node_modules"] as const;
+/** A .gitignore larger than this is not read (it would be a hostile one). */
+export const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 export interface IgnoreLevel {
   /** Directory of the .gitignore, relative to the project root ("" for the root), "/"-separated. */
@@ -21,10 +23,11 @@ export function createIgnoreLevel(dir: string, text: string): IgnoreLevel {
   return { dir, text, matcher: ignore({ ignorecase: false }).add(text) };
 }
 
-export async function loadIgnoreLevel(root: string, dir: string): Promise<IgnoreLevel | undefined> {
+/** The .gitignore of a held directory (`dir` is its root-relative path); never followed if it is a symlink. */
+export async function loadIgnoreLevel(dirFd: number, dir: string): Promise<IgnoreLevel | undefined> {
   try {
-    const text = await fs.readFile(path.join(root, dir, GITIGNORE), "utf8");
-    return createIgnoreLevel(dir, text);
+    const bytes = await readFileInDirectory(dirFd, GITIGNORE, MAX_GITIGNORE_BYTES);
+    return bytes === undefined ? undefined : createIgnoreLevel(dir, bytes.toString("utf8"));
   } catch {
     return undefined;
   }
@@ -64,19 +67,30 @@ export function isIgnored(levels: IgnoreLevel[], rel: string, isDir: boolean): b
  * `start`. A level that ignores `start` itself (or a directory between) is left out: naming an ignored
  * directory in path= means searching it, and only the .gitignore files inside it then apply.
  */
-export async function ancestorIgnoreLevels(root: string, startRel: string): Promise<IgnoreLevel[]> {
+export async function ancestorIgnoreLevels(rootFd: number, startRel: string): Promise<IgnoreLevel[]> {
   if (startRel === "") return [];
   const parts = startRel.split("/");
   const levels: IgnoreLevel[] = [];
-  for (let depth = 0; depth < parts.length; depth++) {
-    const dir = parts.slice(0, depth).join("/");
-    const level = await loadIgnoreLevel(root, dir);
-    if (!level) continue;
-    let excludes = false;
-    for (let d = depth + 1; d <= parts.length && !excludes; d++) {
-      if (isIgnored([level], parts.slice(0, d).join("/"), true)) excludes = true;
+  // Down the canonical path by descriptor; a directory replaced meanwhile ends the rules found so far.
+  let dirFd = rootFd;
+  try {
+    for (let depth = 0; depth < parts.length; depth++) {
+      if (depth > 0) {
+        const next = openSubdirectory(dirFd, parts[depth - 1]!);
+        if (next === undefined) break;
+        if (dirFd !== rootFd) closeQuietly(dirFd);
+        dirFd = next;
+      }
+      const level = await loadIgnoreLevel(dirFd, parts.slice(0, depth).join("/"));
+      if (!level) continue;
+      let excludes = false;
+      for (let d = depth + 1; d <= parts.length && !excludes; d++) {
+        if (isIgnored([level], parts.slice(0, d).join("/"), true)) excludes = true;
+      }
+      if (!excludes) levels.push(level);
     }
-    if (!excludes) levels.push(level);
+  } finally {
+    if (dirFd !== rootFd) closeQuietly(dirFd);
   }
   return levels;
 }

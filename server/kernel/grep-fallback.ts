@@ -1,9 +1,10 @@
 // The portable /g engine: the ignore-aware walk plus JavaScript matching, written to give exactly what
 // ripgrep gives (same files, order, binary and encoding rules, line text) where rg is not installed.
 // Literal needles are matched here; regexes on the worker thread, so none can stall the event loop.
+import fs from "node:fs";
 import { MatchCollector, presentLine, type GrepLine } from "./grep-collect.js";
 import type { GrepSearch } from "./grep-search.js";
-import { readWholeFile, statNow } from "./file-read.js";
+import { readFileInDirectory, readHeldFile } from "../sandbox/fd-ops.js";
 import { MAX_SEARCH_FILE_BYTES } from "./limits.js";
 import { findMatchingLines, type RegexWorker } from "./regex-worker.js";
 import { decodeFile } from "./text-file.js";
@@ -18,13 +19,17 @@ interface PendingFile {
   text: string;
 }
 
-/** Text of a file as both engines search it; undefined for binary, oversized or unreadable files. */
-async function loadSearchText(absolute: string): Promise<string | undefined> {
+/** Text of file bytes as both engines search them; undefined for binary files. */
+function searchText(bytes: Buffer | undefined): string | undefined {
+  if (bytes === undefined) return undefined;
+  const file = decodeFile(bytes);
+  return file.kind === "binary" ? undefined : file.utf8.toString("utf8");
+}
+
+/** Text of entry `name` of a held directory; undefined for binary, oversized, unreadable or non-regular files. */
+async function loadSearchText(dirFd: number, name: string): Promise<string | undefined> {
   try {
-    const info = statNow(absolute);
-    if (!info?.isFile() || info.size > MAX_SEARCH_FILE_BYTES) return undefined;
-    const file = decodeFile(await readWholeFile(absolute, info.size));
-    return file.kind === "binary" ? undefined : file.utf8.toString("utf8");
+    return searchText(await readFileInDirectory(dirFd, name, MAX_SEARCH_FILE_BYTES));
   } catch {
     return undefined;
   }
@@ -86,20 +91,23 @@ async function flush(batch: PendingFile[], search: GrepSearch, collector: MatchC
 export async function searchWithFallback(search: GrepSearch, collector: MatchCollector, worker: RegexWorker): Promise<void> {
   const { root, target, include, deadline, signal } = search;
   if (search.targetKind === "file") {
-    const text = await loadSearchText(target);
+    // The held file itself (grep.ts checked its size): no path is walked again.
+    const info = fs.fstatSync(search.targetFd);
+    const text = info.isFile() && info.size <= MAX_SEARCH_FILE_BYTES ? searchText(await readHeldFile(search.targetFd, info.size).catch(() => undefined)) : undefined;
     if (text !== undefined) await flush([{ relative: toRelative(root, target), text }], search, collector, worker);
     return;
   }
   let batch: PendingFile[] = [];
   let batchBytes = 0;
-  for await (const entry of walkTree({ root, start: target, recursive: true, includeIgnored: search.includeIgnored, signal })) {
+  const walk = walkTree({ root, rootFd: search.rootFd, start: target, startFd: search.targetFd, recursive: true, includeIgnored: search.includeIgnored, signal });
+  for await (const entry of walk) {
     if (entry.kind !== "file") continue;
     if (include && !include.matches(toRelative(target, entry.absolute), entry.name)) continue;
     if (Date.now() > deadline) {
       collector.timeUp();
       return;
     }
-    const text = await loadSearchText(entry.absolute);
+    const text = await loadSearchText(entry.dirFd, entry.name);
     if (text === undefined) continue;
     batch.push({ relative: entry.relative, text });
     batchBytes += text.length;

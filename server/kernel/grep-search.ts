@@ -16,8 +16,14 @@ export type GrepEngineName = "rg" | "fallback";
 export interface GrepSearch {
   /** Canonical project root. */
   root: string;
-  /** Canonical file or directory to search. */
+  /** O_PATH descriptor of the root, verified by the containment walk. */
+  rootFd: number;
+  /** Canonical file or directory to search (for relative paths only: it is reached through targetFd). */
   target: string;
+  /** O_PATH descriptor of the target, held for the whole search. */
+  targetFd: number;
+  /** O_PATH descriptor of the directory holding the target (the root's for the root). */
+  targetDirFd: number;
   targetKind: "file" | "dir";
   pattern: SearchPattern;
   include: IncludeFilter | undefined;

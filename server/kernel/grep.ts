@@ -1,8 +1,9 @@
 // grep (/g): literal-first search of one file or a directory tree, bounded, in path-then-line order.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import { resolveInsideRoot, VIRTUAL_ROOT } from "../sandbox/paths.js";
-import { readWholeFile, statNow } from "./file-read.js";
+import { readHeldFile } from "../sandbox/fd-ops.js";
+import { walkInsideRoot, type HeldPath } from "../sandbox/fd-walk.js";
+import { VIRTUAL_ROOT } from "../sandbox/paths.js";
 import { MatchCollector, type GrepStop } from "./grep-collect.js";
 import type { GrepEngine } from "./grep-search.js";
 import { createIncludeFilter } from "./include-glob.js";
@@ -32,14 +33,14 @@ const STOP_NOTICES: Record<GrepStop, string> = {
 /** Looks like the agent meant a regex but searched literally. */
 const REGEX_LOOK = /\\[dwsbDWSB.]|\.\*|\.\+|\[[^\]]+\]|\(\?:|\|/;
 
-async function checkSingleFile(absolute: string, display: string, size: number): Promise<void> {
+async function checkSingleFile(target: HeldPath, display: string, size: number): Promise<void> {
   if (size > MAX_SEARCH_FILE_BYTES) {
     throw new ToolError(ErrorCode.fileTooLarge, `${display} is ${size} bytes; /g searches files up to ${MAX_SEARCH_FILE_BYTES} bytes. Read parts of it with /r offset= and limit=.`, {
       detail: { path: display, size, limit: MAX_SEARCH_FILE_BYTES },
       retryable: false,
     });
   }
-  if (decodeFile(await readWholeFile(absolute, size)).kind === "binary") {
+  if (decodeFile(await readHeldFile(target.fd!, size)).kind === "binary") {
     throw new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {
       detail: { path: display, size },
       retryable: false,
@@ -77,30 +78,40 @@ export function createGrepTool(engine: GrepEngine) {
     async execute(args, ctx) {
       const pattern = compileSearchPattern(args.pattern, { regex: args.regex, ignoreCase: args.ignoreCase, urls: ctx.urls });
       const include = args.include === undefined ? undefined : createIncludeFilter(args.include);
-      const target = resolveInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
-      const info = statNow(target.absolute);
-      const targetKind = info?.isDirectory() ? "dir" : info?.isFile() ? "file" : undefined;
-      if (!targetKind) {
-        throw new ToolError(ErrorCode.notAFile, `${target.display} is neither a file nor a directory (a socket, FIFO or device); give a file or directory in path=.`, {
-          detail: { path: target.display },
-        });
-      }
-      if (targetKind === "file") await checkSingleFile(target.absolute, target.display, info!.size);
+      const target = walkInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
       const collector = new MatchCollector({ maxMatches: args.limit, maxBytes: MAX_GREP_OUTPUT_BYTES });
-      const used = await engine.run(
-        {
-          root: target.root,
-          target: target.absolute,
-          targetKind,
-          pattern,
-          include,
-          includeIgnored: args.ignored,
-          deadline: Date.now() + MAX_SEARCH_MS,
-          signal: ctx.signal,
-          urls: ctx.urls,
-        },
-        collector,
-      );
+      let used: Awaited<ReturnType<GrepEngine["run"]>>;
+      let targetKind: "file" | "dir";
+      try {
+        const info = target.stats!;
+        const kind = info.isDirectory() ? "dir" : info.isFile() ? "file" : undefined;
+        if (!kind) {
+          throw new ToolError(ErrorCode.notAFile, `${target.display} is neither a file nor a directory (a socket, FIFO or device); give a file or directory in path=.`, {
+            detail: { path: target.display },
+          });
+        }
+        targetKind = kind;
+        if (kind === "file") await checkSingleFile(target, target.display, info.size);
+        used = await engine.run(
+          {
+            root: target.root,
+            rootFd: target.rootFd,
+            target: target.absolute,
+            targetFd: target.fd!,
+            targetDirFd: target.dirFd,
+            targetKind: kind,
+            pattern,
+            include,
+            includeIgnored: args.ignored,
+            deadline: Date.now() + MAX_SEARCH_MS,
+            signal: ctx.signal,
+            urls: ctx.urls,
+          },
+          collector,
+        );
+      } finally {
+        target.close();
+      }
       const files = collector.files.map((f) => ({ path: `${VIRTUAL_ROOT}/${f.relative}`, lines: f.lines }));
       return {
         ok: true,

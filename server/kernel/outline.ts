@@ -4,8 +4,8 @@ import path from "node:path";
 import type * as TS from "typescript";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import { resolveInsideRoot } from "../sandbox/paths.js";
-import { readWholeFile, statNow } from "./file-read.js";
+import { readHeldFile } from "../sandbox/fd-ops.js";
+import { walkInsideRoot } from "../sandbox/fd-walk.js";
 import { MAX_OUTLINE_ENTRIES, MAX_OUTLINE_FILE_BYTES } from "./limits.js";
 import { buildOutline } from "./outline-ts.js";
 import { decodeFile, indexLines } from "./text-file.js";
@@ -42,28 +42,36 @@ export const outlineTool = defineTool({
   schema: z.object({ path: z.string() }),
   url: { aliases: { file: "path" } },
   async execute(args, ctx) {
-    const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
-    const info = statNow(target.absolute);
-    if (!info?.isFile()) {
-      throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; /o outlines one file. List it with /r or find files with /f.`, {
-        detail: { path: target.display },
-      });
+    const target = walkInsideRoot(ctx.project.root, args.path, { allowMissing: false });
+    let bytes: Buffer;
+    let language: (typeof LANGUAGES)[string];
+    try {
+      const info = target.stats!;
+      if (!info.isFile()) {
+        throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; /o outlines one file. List it with /r or find files with /f.`, {
+          detail: { path: target.display },
+        });
+      }
+      const known = LANGUAGES[path.extname(target.absolute).toLowerCase()];
+      if (!known) {
+        throw new ToolError(
+          ErrorCode.unsupportedLanguage,
+          `/o outlines JavaScript and TypeScript (${OUTLINE_EXTENSIONS.join(" ")}). For ${target.display}, search it with /g?path=${target.display}&raw=<text> or read it with the read URL.`,
+          { detail: { path: target.display, supported: OUTLINE_EXTENSIONS }, retryable: false, extra: { read: ctx.urls.to("r", "r", [["path", target.display]]) } },
+        );
+      }
+      language = known;
+      if (info.size > MAX_OUTLINE_FILE_BYTES) {
+        throw new ToolError(ErrorCode.fileTooLarge, `${target.display} is ${info.size} bytes; /o parses files up to ${MAX_OUTLINE_FILE_BYTES} bytes. Search it with /g instead.`, {
+          detail: { path: target.display, size: info.size, limit: MAX_OUTLINE_FILE_BYTES },
+          retryable: false,
+        });
+      }
+      bytes = await readHeldFile(target.fd!, info.size);
+    } finally {
+      target.close();
     }
-    const language = LANGUAGES[path.extname(target.absolute).toLowerCase()];
-    if (!language) {
-      throw new ToolError(
-        ErrorCode.unsupportedLanguage,
-        `/o outlines JavaScript and TypeScript (${OUTLINE_EXTENSIONS.join(" ")}). For ${target.display}, search it with /g?path=${target.display}&raw=<text> or read it with the read URL.`,
-        { detail: { path: target.display, supported: OUTLINE_EXTENSIONS }, retryable: false, extra: { read: ctx.urls.to("r", "r", [["path", target.display]]) } },
-      );
-    }
-    if (info.size > MAX_OUTLINE_FILE_BYTES) {
-      throw new ToolError(ErrorCode.fileTooLarge, `${target.display} is ${info.size} bytes; /o parses files up to ${MAX_OUTLINE_FILE_BYTES} bytes. Search it with /g instead.`, {
-        detail: { path: target.display, size: info.size, limit: MAX_OUTLINE_FILE_BYTES },
-        retryable: false,
-      });
-    }
-    const file = decodeFile(await readWholeFile(target.absolute, info.size));
+    const file = decodeFile(bytes);
     if (file.kind === "binary") {
       throw new ToolError(ErrorCode.binaryFile, `${target.display} is binary (it contains NUL bytes), so it has no outline. /t shows its size; outline a .ts or .js source file instead.`, {
         detail: { path: target.display },

@@ -1,11 +1,11 @@
 // project (/p): what the project is built with, learned without running anything: executables on PATH,
 // marker files at the root, and package.json scripts.
-import fs from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
+import { lstatInDirectory, readHeldFile } from "../sandbox/fd-ops.js";
+import { walkInsideRoot, type HeldPath } from "../sandbox/fd-walk.js";
 import { VIRTUAL_ROOT } from "../sandbox/paths.js";
 import { locateExecutable } from "./executables.js";
-import { MAX_PROJECT_SCRIPTS, MAX_SCRIPT_COMMAND_CHARS } from "./limits.js";
+import { MAX_PROJECT_SCRIPTS, MAX_SCRIPT_COMMAND_CHARS, MAX_TEXT_FILE_BYTES } from "./limits.js";
 import { defineTool } from "./tool.js";
 
 /** Executables worth knowing about before running a command, looked up on PATH (never executed). */
@@ -54,20 +54,28 @@ interface Marker {
   kind: "file" | "dir";
 }
 
-async function presentMarkers(root: string): Promise<Marker[]> {
-  const found = await Promise.all(
-    MARKER_FILES.map(async (name): Promise<Marker | undefined> => {
-      const info = await fs.lstat(path.join(root, name)).catch(() => undefined);
-      return info ? { name, kind: info.isDirectory() ? "dir" : "file" } : undefined;
-    }),
-  );
-  return found.filter((m): m is Marker => m !== undefined);
+/** lstat inside the held root: a marker that is a symlink is reported as present, never followed. */
+function presentMarkers(rootFd: number): Marker[] {
+  const found: Marker[] = [];
+  for (const name of MARKER_FILES) {
+    const info = lstatInDirectory(rootFd, name);
+    if (info) found.push({ name, kind: info.isDirectory() ? "dir" : "file" });
+  }
+  return found;
 }
 
-async function readPackageJson(root: string): Promise<Record<string, unknown> | undefined> {
+/**
+ * package.json as the containment walk holds it: a symlink inside the project is followed, one leading out
+ * is refused with symlink_escape (thrown: /p answers that error, as /r does for the same path).
+ */
+async function readPackageJson(target: HeldPath): Promise<Record<string, unknown> | undefined> {
+  if (!target.exists) return undefined;
+  const info = target.stats!;
+  if (!info.isFile()) return { error: "package.json is not a regular file. Look at it with /t?path=package.json." };
+  if (info.size > MAX_TEXT_FILE_BYTES) return { error: `package.json is ${info.size} bytes, too large to parse here. Read parts of it with /r?path=package.json.` };
   let text: string;
   try {
-    text = await fs.readFile(path.join(root, "package.json"), "utf8");
+    text = (await readHeldFile(target.fd!, info.size)).toString("utf8");
   } catch {
     return undefined;
   }
@@ -109,12 +117,19 @@ export const projectTool = defineTool({
   schema: z.object({}),
   url: {},
   async execute(_args, ctx) {
-    const root = await fs.realpath(ctx.project.root);
-    const [located, markers, packageJson] = await Promise.all([
-      Promise.all(KNOWN_EXECUTABLES.map(async (name) => [name, await locateExecutable(name)] as const)),
-      presentMarkers(root),
-      readPackageJson(root),
-    ]);
+    const pkg = walkInsideRoot(ctx.project.root, "package.json");
+    let markers: Marker[];
+    let packageJson: Record<string, unknown> | undefined;
+    let located: Array<readonly [string, string | undefined]>;
+    try {
+      markers = presentMarkers(pkg.rootFd);
+      [located, packageJson] = await Promise.all([
+        Promise.all(KNOWN_EXECUTABLES.map(async (name) => [name, await locateExecutable(name)] as const)),
+        readPackageJson(pkg),
+      ]);
+    } finally {
+      pkg.close();
+    }
     const executables = Object.fromEntries(located.filter(([, where]) => where !== undefined));
     const markerNames = new Set(markers.map((m) => m.name));
     const lockfileManager = LOCKFILE_MANAGERS.find(([file]) => markerNames.has(file))?.[1];

@@ -1,9 +1,7 @@
 // The bounded listing /r returns for a directory: name, kind and size of each entry, in name order,
 // paged by entry number like lines of a file. Symlinks are reported, never followed.
-import fs from "node:fs";
-import path from "node:path";
 import { ErrorCode, ToolError } from "../errors.js";
-import { lstatNow } from "./file-read.js";
+import { listDirectorySync, lstatInDirectory } from "../sandbox/fd-ops.js";
 import { MAX_DIRECTORY_ENTRIES } from "./limits.js";
 import { compareNames } from "./walk.js";
 
@@ -39,8 +37,8 @@ export interface DirectoryListing {
   page(offset: number, limit: number | undefined, allowance: number): DirectoryPage;
 }
 
-function describe(dir: string, name: string): DirectoryEntry {
-  const info = lstatNow(path.join(dir, name));
+function describe(dirFd: number, name: string): DirectoryEntry {
+  const info = lstatInDirectory(dirFd, name);
   // A name removed between readdir and lstat is still worth showing.
   if (!info) return { name, kind: "other" };
   if (info.isSymbolicLink()) return { name, kind: "symlink" };
@@ -49,9 +47,13 @@ function describe(dir: string, name: string): DirectoryEntry {
   return { name, kind: "other" };
 }
 
-/** Synchronous like the rest of /r: sorting the names costs more than reading them, and it runs here anyway. */
-export function openDirectoryListing(dir: string): DirectoryListing {
-  const names = fs.readdirSync(dir).sort(compareNames);
+/**
+ * Lists a held directory (an O_PATH descriptor from the containment walk) and describes, while it is held, the
+ * entries `range` can show; page() later needs no descriptor. Synchronous like the rest of /r: sorting the
+ * names costs more than reading them, and it runs here anyway.
+ */
+export function openDirectoryListing(dirFd: number, range: { offset: number; limit: number | undefined }): DirectoryListing {
+  const names = listDirectorySync(dirFd).sort(compareNames);
   const total = names.length;
   const window = (offset: number, limit: number | undefined) => {
     if (offset > Math.max(total, 1)) {
@@ -62,6 +64,9 @@ export function openDirectoryListing(dir: string): DirectoryListing {
     const last = Math.min(total, offset - 1 + Math.min(limit ?? MAX_DIRECTORY_ENTRIES, MAX_DIRECTORY_ENTRIES));
     return { first: offset, last };
   };
+  const described = new Map<number, DirectoryEntry>();
+  const { first: shownFirst, last: shownLast } = window(range.offset, range.limit);
+  for (let i = shownFirst - 1; i < shownLast; i++) described.set(i, describe(dirFd, names[i]!));
   return {
     names,
     demand(offset, limit) {
@@ -72,7 +77,8 @@ export function openDirectoryListing(dir: string): DirectoryListing {
     },
     page(offset, limit, allowance) {
       const { first, last } = window(offset, limit);
-      const entries = names.slice(first - 1, last).map((name) => describe(dir, name));
+      const entries: DirectoryEntry[] = [];
+      for (let i = first - 1; i < last; i++) entries.push(described.get(i) ?? { name: names[i]!, kind: "other" });
       let used = 0;
       let count = 0;
       for (const entry of entries) {

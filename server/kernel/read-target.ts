@@ -1,10 +1,9 @@
 // One path of a /r call, loaded and ready to render within an allowance: a text file page, a directory
 // listing, a binary file's description, or the failure that explains why it cannot be read.
-import fs from "node:fs";
 import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../errors.js";
-import { resolveInsideRoot } from "../sandbox/paths.js";
-import { openResolved, readOpenFile } from "./file-read.js";
+import { walkInsideRoot } from "../sandbox/fd-walk.js";
+import { readHeldFileSync } from "./file-read.js";
 import { MAX_TEXT_FILE_BYTES } from "./limits.js";
 import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
 import { buildTextPage, measureRange, type TextPage } from "./read-page.js";
@@ -46,23 +45,21 @@ export type FindUrl = (name: string) => string;
 export function loadTarget(root: string, requested: string, range: RangeRequest, findUrl: FindUrl): LoadedTarget {
   let display: string | undefined;
   try {
-    const target = resolveInsideRoot(root, requested, { allowMissing: true });
-    display = target.display;
-    if (!target.exists) {
-      const name = path.posix.basename(display);
-      throw new ToolError(ErrorCode.pathNotFound, `${display} does not exist. The find URL looks for "${name}" by name across the project.`, {
-        detail: { path: display },
-        extra: { find: findUrl(name) },
-      });
-    }
-    const opened = openResolved(target.absolute);
-    if (opened.kind === "changed") throw new ToolError(ErrorCode.pathNotFound, `${display} changed while it was being read; retry.`, { detail: { path: display } });
-    if (opened.kind === "unopenable") throw notAFile(display);
+    const target = walkInsideRoot(root, requested, { allowMissing: true });
     let bytes: Buffer;
     try {
-      const { info } = opened;
+      display = target.display;
+      if (!target.exists) {
+        const name = path.posix.basename(display);
+        throw new ToolError(ErrorCode.pathNotFound, `${display} does not exist. The find URL looks for "${name}" by name across the project.`, {
+          detail: { path: display },
+          extra: { find: findUrl(name) },
+        });
+      }
+      // fstat of the held descriptor: a FIFO, socket or device is refused without ever being opened.
+      const info = target.stats!;
       if (info.isDirectory()) {
-        const listing = openDirectoryListing(target.absolute);
+        const listing = openDirectoryListing(target.fd!, range);
         return { kind: "directory", display, listing, demand: listing.demand(range.offset, range.limit) };
       }
       if (!info.isFile()) throw notAFile(display);
@@ -72,9 +69,9 @@ export function loadTarget(root: string, requested: string, range: RangeRequest,
           retryable: false,
         });
       }
-      bytes = readOpenFile(opened.fd, info.size);
+      bytes = readHeldFileSync(target.fd!, info.size);
     } finally {
-      fs.closeSync(opened.fd);
+      target.close();
     }
     const fingerprint = fingerprintBytes(bytes);
     const file = decodeFile(bytes);

@@ -77,7 +77,7 @@ interface RgEvent {
 /** Writes the .gitignore rules of the directories above the target as one root-relative ignore file. */
 async function writeAncestorRules(search: GrepSearch, targetRel: string): Promise<string | undefined> {
   if (search.includeIgnored || targetRel === "" || search.targetKind === "file") return undefined;
-  const levels = await ancestorIgnoreLevels(search.root, targetRel);
+  const levels = await ancestorIgnoreLevels(search.rootFd, targetRel);
   if (levels.length === 0) return undefined;
   const file = path.join(os.tmpdir(), `urlbridge-rg-${randomBytes(6).toString("hex")}.ignore`);
   await fs.writeFile(file, rebaseLevels(levels), { mode: 0o600 });

@@ -1,8 +1,7 @@
 // stat (/t): kind, size and modification time of one path, without reading it. Kinds are named as in
 // /r listings and /f results (file, dir, other).
 import { z } from "zod";
-import { resolveInsideRoot } from "../sandbox/paths.js";
-import { statNow } from "./file-read.js";
+import { withHeldPath } from "../sandbox/fd-walk.js";
 import { defineTool } from "./tool.js";
 
 export const statTool = defineTool({
@@ -15,12 +14,12 @@ export const statTool = defineTool({
   schema: z.object({ path: z.string() }),
   url: { aliases: { file: "path" } },
   execute(args, ctx) {
-    const target = resolveInsideRoot(ctx.project.root, args.path);
-    const info = target.exists ? statNow(target.absolute) : undefined;
-    if (!info) return { ok: true, path: target.display, exists: false };
+    // fstat of the held target: the very object the walk found, with symlinks inside the root followed.
+    const { display, stats: info } = withHeldPath(ctx.project.root, args.path, {}, (t) => ({ display: t.display, stats: t.stats }));
+    if (!info) return { ok: true, path: display, exists: false };
     return {
       ok: true,
-      path: target.display,
+      path: display,
       exists: true,
       kind: info.isDirectory() ? "dir" : info.isFile() ? "file" : "other",
       size: info.size,

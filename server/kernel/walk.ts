@@ -1,15 +1,18 @@
 // The ignore-aware tree walk behind /f and the portable /g engine: depth-first, entries of each directory
 // in byte order of their names (ripgrep's --sort path order), symlinks reported but never followed.
 import type { Dirent } from "node:fs";
-import fs from "node:fs/promises";
 import path from "node:path";
+import { closeQuietly } from "../sandbox/fd-walk.js";
+import { listDirectory, openSubdirectory } from "../sandbox/fd-ops.js";
 import { ALWAYS_SKIPPED_DIRS, ancestorIgnoreLevels, GITIGNORE, isIgnored, loadIgnoreLevel, type IgnoreLevel } from "./gitignore.js";
 
 export type WalkKind = "file" | "dir" | "symlink";
 
 export interface WalkEntry {
-  /** Host path. */
+  /** Host path (for names and relative paths only: open the entry through dirFd + name). */
   absolute: string;
+  /** O_PATH descriptor of the directory holding the entry; valid until the walk moves on. */
+  dirFd: number;
   /** Path relative to the project root, "/"-separated. */
   relative: string;
   name: string;
@@ -21,8 +24,12 @@ export interface WalkEntry {
 export interface WalkOptions {
   /** Canonical project root. */
   root: string;
+  /** O_PATH descriptor of the root (for the .gitignore files above the start). */
+  rootFd: number;
   /** Canonical directory to walk, inside the root. */
   start: string;
+  /** O_PATH descriptor of that directory, held by the caller for the whole walk. */
+  startFd: number;
   recursive: boolean;
   /** ignored=1: no .gitignore rules and no skipped directories. */
   includeIgnored: boolean;
@@ -55,9 +62,9 @@ function kindOf(entry: Dirent): WalkKind | undefined {
 
 const SKIPPED = new Set<string>(ALWAYS_SKIPPED_DIRS);
 
-async function readSorted(dir: string): Promise<Dirent[]> {
+async function readSorted(dirFd: number): Promise<Dirent[]> {
   try {
-    const entries = await fs.readdir(dir, { withFileTypes: true });
+    const entries = await listDirectory(dirFd);
     return entries.sort((a, b) => compareNames(a.name, b.name));
   } catch {
     // Unreadable or vanished directory: skipped, as ripgrep does.
@@ -67,18 +74,19 @@ async function readSorted(dir: string): Promise<Dirent[]> {
 
 /**
  * Yields every entry under `start` that find and grep may consider, pre-order (a directory before its
- * contents). Stop early by breaking out of the loop.
+ * contents). Stop early by breaking out of the loop. Descends by descriptor (each subdirectory opened
+ * O_NOFOLLOW|O_DIRECTORY inside its parent's), so a directory swapped for a symlink is skipped, never followed.
  */
 export async function* walkTree(options: WalkOptions): AsyncGenerator<WalkEntry> {
   const { root, start, recursive, includeIgnored, signal } = options;
   const startRel = toRelative(root, start);
-  const baseLevels = includeIgnored ? [] : await ancestorIgnoreLevels(root, startRel);
+  const baseLevels = includeIgnored ? [] : await ancestorIgnoreLevels(options.rootFd, startRel);
 
-  async function* visit(dir: string, rel: string, depth: number, levels: IgnoreLevel[]): AsyncGenerator<WalkEntry> {
-    const entries = await readSorted(dir);
+  async function* visit(dirFd: number, dir: string, rel: string, depth: number, levels: IgnoreLevel[]): AsyncGenerator<WalkEntry> {
+    const entries = await readSorted(dirFd);
     let active = levels;
     if (!includeIgnored && entries.some((e) => e.name === GITIGNORE && e.isFile())) {
-      const own = await loadIgnoreLevel(root, rel);
+      const own = await loadIgnoreLevel(dirFd, rel);
       if (own) active = [...levels, own];
     }
     for (const dirent of entries) {
@@ -91,10 +99,18 @@ export async function* walkTree(options: WalkOptions): AsyncGenerator<WalkEntry>
         if (isIgnored(active, childRel, kind === "dir")) continue;
       }
       const absolute = path.join(dir, dirent.name);
-      yield { absolute, relative: childRel, name: dirent.name, kind, depth };
-      if (kind === "dir" && recursive) yield* visit(absolute, childRel, depth + 1, active);
+      yield { absolute, dirFd, relative: childRel, name: dirent.name, kind, depth };
+      if (kind !== "dir" || !recursive) continue;
+      const childFd = openSubdirectory(dirFd, dirent.name);
+      // Gone or no longer a real directory since readdir: skipped, as a vanished directory is.
+      if (childFd === undefined) continue;
+      try {
+        yield* visit(childFd, absolute, childRel, depth + 1, active);
+      } finally {
+        closeQuietly(childFd);
+      }
     }
   }
 
-  yield* visit(start, startRel, 1, baseLevels);
+  yield* visit(options.startFd, start, startRel, 1, baseLevels);
 }

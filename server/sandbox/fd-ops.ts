@@ -75,13 +75,14 @@ export function readHeldFileSync(pathFd: number, size: number): Buffer {
 
 /**
  * Opens `name` in a held directory for reading, never following it, and fstats the open file. Undefined when
- * it is gone, a symlink, or cannot be opened (a socket); the caller closes `fd` and checks the kind.
+ * it is gone, a symlink, or cannot be opened (a socket), unless throwOnError; the caller closes `fd` and checks the kind.
  */
-export function openInDirectory(dirFd: number, name: string): { fd: number; info: fs.Stats } | undefined {
+export function openInDirectory(dirFd: number, name: string, options: { throwOnError?: boolean } = {}): { fd: number; info: fs.Stats } | undefined {
   let fd: number;
   try {
     fd = fs.openSync(fdPath(dirFd, name), READ_FLAGS);
-  } catch {
+  } catch (error) {
+    if (options.throwOnError) throw error;
     return undefined;
   }
   try {

@@ -3,11 +3,13 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openResolved, readOpenFile } from "../../../server/kernel/file-read.js";
+import { openEntry, readOpenFile } from "../../../server/kernel/file-read.js";
+import { closeQuietly, O_PATH } from "../../../server/sandbox/fd-walk.js";
 import { makeTempDir } from "../../helpers/bridge.js";
 
-describe("openResolved", () => {
+describe("openEntry", () => {
   let dir: string;
+  let dirFd: number;
   let socketServer: net.Server;
   beforeAll(async () => {
     dir = makeTempDir("open-resolved");
@@ -17,14 +19,16 @@ describe("openResolved", () => {
     execFileSync("mkfifo", [path.join(dir, "pipe")]);
     socketServer = net.createServer();
     await new Promise<void>((resolve) => socketServer.listen(path.join(dir, "sock"), resolve));
+    dirFd = fs.openSync(dir, O_PATH | fs.constants.O_DIRECTORY);
   });
   afterAll(() => {
+    closeQuietly(dirFd);
     socketServer.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   function kindOf(name: string): string {
-    const opened = openResolved(path.join(dir, name));
+    const opened = openEntry(dirFd, name);
     if (opened.kind !== "open") return opened.kind;
     fs.closeSync(opened.fd);
     return opened.info.isFile() ? "file" : opened.info.isDirectory() ? "dir" : opened.info.isFIFO() ? "fifo" : "other";
@@ -33,7 +37,7 @@ describe("openResolved", () => {
   it.each([
     ["a regular file", "file.txt", "file"],
     ["a directory", "sub", "dir"],
-    // Containment resolved the path already; a symlink here was swapped in since, so it is never followed.
+    // The directory is held by descriptor; a symlink entry is never followed.
     ["a final component that is now a symlink", "link.txt", "changed"],
     ["a path that is gone", "gone.txt", "changed"],
     ["a path under a regular file", "file.txt/x", "changed"],
@@ -45,7 +49,7 @@ describe("openResolved", () => {
   });
 
   it("reads the whole file, and only what is there when it shrank after fstat", () => {
-    const opened = openResolved(path.join(dir, "file.txt"));
+    const opened = openEntry(dirFd, "file.txt");
     if (opened.kind !== "open") throw new Error(`unexpected ${opened.kind}`);
     try {
       expect(readOpenFile(opened.fd, opened.info.size).toString()).toBe("hello\n");
