@@ -156,6 +156,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     publicOrigin: () => publicOrigin.origin(),
     log,
     signal: shutdown.signal,
+    trustedProxies: config.trustedProxies,
+    unknownTokenThrottle: config.unknownTokenThrottle,
     agentFallback: config.agentFallback,
   });
   const controlApp = createControlPlaneApp({

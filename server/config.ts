@@ -51,6 +51,7 @@ const envSchema = z.object({
   URLBRIDGE_AGENT_UID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
   URLBRIDGE_AGENT_GID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
   URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
+  URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: flag.default(true),
   URLBRIDGE_TRUSTED_PROXIES: hostList
     .refine((entries) => entries.every((e) => parseCidr(e) !== undefined), "must be comma-separated IP addresses or CIDR ranges (e.g. 172.30.47.0/24)")
     .default([]),
@@ -83,6 +84,8 @@ export interface Config {
   agentFallback: { uid: number; gid: number };
   /** Per-project scratch space (HOME, TMPDIR) for terminal commands, outside every project and the state dir. */
   scratchDir: string;
+  /** Hold the data plane's opaque 404s for a source that sends many unknown tokens (gateway/unknown-token-throttle.ts). */
+  unknownTokenThrottle: boolean;
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
   trustedProxies: string[];
 }
@@ -136,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: e.URLBRIDGE_SANDBOX,
     agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },
     trustedProxies: e.URLBRIDGE_TRUSTED_PROXIES,
+    unknownTokenThrottle: e.URLBRIDGE_UNKNOWN_TOKEN_THROTTLE,
     scratchDir: path.resolve(e.URLBRIDGE_SCRATCH_DIR ?? path.join(os.tmpdir(), `urlbridge-scratch-${typeof process.getuid === "function" ? process.getuid() : "user"}`)),
   };
 }

@@ -29,6 +29,10 @@ export interface FailureVerdict {
 export interface FailureBackoff {
   /** Records one failure of source and resolves when its answer may go out. */
   fail(source: string): Promise<FailureVerdict>;
+  /** Records one failure of source without holding anything; returns its failures inside the window. */
+  record(source: string): number;
+  /** Takes a hold slot for delayMs; undefined (answer at once) when every slot is taken. */
+  hold(delayMs: number): Promise<void> | undefined;
   /** The hold the next failure of source would get, ignoring saturation. */
   delayFor(failures: number): number;
   /** Failures being held right now. */
@@ -62,20 +66,26 @@ export function createFailureBackoff(options: FailureBackoffOptions): FailureBac
     return list.length;
   }
 
+  function hold(delay: number): Promise<void> | undefined {
+    if (heldNow >= options.maxHeld) return undefined;
+    heldNow += 1;
+    return new Promise<void>((resolve) => setTimeout(resolve, delay).unref()).finally(() => {
+      heldNow -= 1;
+    });
+  }
+
   return {
     delayFor,
+    record,
+    hold,
     held: () => heldNow,
     async fail(source) {
       const count = record(source);
       const delay = delayFor(count);
       if (delay === 0) return { failures: count, heldMs: 0, saturated: false };
-      if (heldNow >= options.maxHeld) return { failures: count, heldMs: 0, saturated: true };
-      heldNow += 1;
-      try {
-        await new Promise<void>((resolve) => setTimeout(resolve, delay).unref());
-      } finally {
-        heldNow -= 1;
-      }
+      const holding = hold(delay);
+      if (!holding) return { failures: count, heldMs: 0, saturated: true };
+      await holding;
       return { failures: count, heldMs: delay, saturated: false };
     },
   };

@@ -21,7 +21,9 @@ import { answerPluginsRoute, manifestOf } from "./gateway-routes.js";
 import { buildInitContract } from "./init-contract.js";
 import { serveRange } from "./range-route.js";
 import { JSON_CONTENT_TYPE, sendBytes, sendMethodNotAllowed, sendOpaqueNotFound, sendPlainJson, serializeAgentJson, TEXT_CONTENT_TYPE } from "./respond.js";
+import { createRequestSource } from "./request-source.js";
 import { createRouteTable, type RouteMatch } from "./route-table.js";
+import { createUnknownTokenThrottle } from "./unknown-token-throttle.js";
 
 export interface DataPlaneOptions {
   store: Store;
@@ -32,6 +34,10 @@ export interface DataPlaneOptions {
   publicOrigin: () => string;
   log: Logger;
   signal: AbortSignal;
+  /** Peers whose cf-connecting-ip is believed for the unknown-token throttle (URLBRIDGE_TRUSTED_PROXIES). */
+  trustedProxies?: readonly string[];
+  /** false: every unknown token gets its opaque 404 at once (URLBRIDGE_UNKNOWN_TOKEN_THROTTLE=0). */
+  unknownTokenThrottle?: boolean;
   /** config.agentFallback: who the file tools' new files belong to when the bridge is root (ProjectScope.agentFallback). */
   agentFallback?: { uid: number; gid: number };
 }
@@ -54,6 +60,8 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
   const { store, states, log } = options;
   const table = createRouteTable(options.tools);
   const record = createActivityRecorder(store.activity);
+  const sourceOf = createRequestSource(options.trustedProxies ?? []);
+  const unknownTokens = options.unknownTokenThrottle === false ? { answer: (res: http.ServerResponse) => sendOpaqueNotFound(res) } : createUnknownTokenThrottle(log);
 
   function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> | void {
     if (req.method !== "GET" && req.method !== "HEAD") return sendMethodNotAllowed(res);
@@ -67,7 +75,8 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     const capMatch = CAP_PATH.exec(pathname);
     if (!capMatch || capMatch[1] === "init" || capMatch[1] === "bootstrap") return sendOpaqueNotFound(res);
     const auth = authenticate(capMatch[1]!);
-    if (!auth || req.method === "HEAD") return sendOpaqueNotFound(res);
+    if (!auth) return unknownTokens.answer(res, sourceOf(req));
+    if (req.method === "HEAD") return sendOpaqueNotFound(res);
     return handleCall(res, auth, capMatch[2] ?? "", rawTarget, rawQuery);
   }
 
@@ -109,7 +118,8 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
   function handleInit(req: http.IncomingMessage, res: http.ServerResponse, token: string): void {
     const started = Date.now();
     const cap = store.sessions.lookup(TOKEN.test(token) ? token : "________");
-    if (!cap || cap.kind !== "init" || req.method === "HEAD") return sendOpaqueNotFound(res);
+    if (!cap || cap.kind !== "init") return unknownTokens.answer(res, sourceOf(req));
+    if (req.method === "HEAD") return sendOpaqueNotFound(res);
     const caps = store.sessions.capabilitiesFor(cap.sessionId, cap.generation);
     const origin = options.publicOrigin();
     const contract = buildInitContract({

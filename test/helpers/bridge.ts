@@ -57,6 +57,9 @@ export async function startTestBridge(
     URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
     URLBRIDGE_LOG_LEVEL: "silent",
     URLBRIDGE_BROWSE_ROOTS: os.tmpdir(),
+    // Suites that send thousands of unknown tokens on purpose (fuzz, grammar) would be held for hours;
+    // test/integration/gateway/unknown-token-flood.test.ts turns it back on.
+    URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "0",
     ...env,
   });
   const bridge = await startBridge(config, options);
