@@ -1,0 +1,311 @@
+// One warm, reused sandbox container per project (URLBRIDGE_SANDBOX=container): created on the project's first
+// command, started again when found stopped, replaced when its settings changed, removed with the project.
+// Only the bridge talks to the Docker engine; nothing of the socket is ever mounted into a sandbox.
+import fs from "node:fs";
+import path from "node:path";
+import type Dockerode from "dockerode";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { agentIdentity, type Identity } from "../identity.js";
+import { runExec, type ContainerExecResult } from "./exec.js";
+import {
+  CONTAINER_PROJECT_PATH,
+  DEFAULT_SANDBOX_IMAGE,
+  DEFAULT_SANDBOX_LIMITS,
+  LABEL_INSTANCE,
+  LABEL_PROJECT,
+  LABEL_ROLE,
+  LABEL_SPEC,
+  SANDBOX_ROLE,
+  containerCreateOptions,
+  specHash,
+  type SandboxLimits,
+  type SandboxSpec,
+} from "./spec.js";
+
+export type { ContainerExecResult } from "./exec.js";
+
+export interface ProjectContainersOptions {
+  /** A dockerode client; default: DOCKER_HOST, else /var/run/docker.sock. */
+  docker?: Dockerode;
+  /** Default node:20-bookworm-slim. Needs sh and coreutils `timeout`; bash is used when present. */
+  image?: string;
+  /** "none" (default) or the name of a Docker network the operator allows sandboxes onto ("bridge"). */
+  network?: string;
+  limits?: Partial<SandboxLimits>;
+  /** Who the agent runs as when the project root belongs to root (URLBRIDGE_AGENT_UID/GID; default 1000:1000). */
+  agentFallback?: Identity;
+  /** The project root as the Docker engine sees it, when the bridge itself runs in a container. */
+  hostPath?: (root: string) => string;
+  /** Label that tells apart bridges (or test runs) sharing one engine. Default "default". */
+  instance?: string;
+  /** Grace between the timeout's SIGTERM and SIGKILL. Default 2 s. */
+  killAfterMs?: number;
+}
+
+export interface ContainerExecRequest {
+  projectId: string;
+  /** The project root as the bridge sees it (absolute). */
+  root: string;
+  command: string;
+  /** Directory relative to the root ("." by default); it may not climb out. */
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutMs: number;
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+  /** Aborting ends the command's process group (the bridge shutting down). */
+  signal?: AbortSignal;
+}
+
+export interface ProjectContainers {
+  /** Runs a command in the project's container, creating or starting it first when needed. */
+  exec(request: ContainerExecRequest): Promise<ContainerExecResult>;
+  /** Makes sure the project's container exists and runs; answers its id. */
+  ensure(projectId: string, root: string): Promise<string>;
+  /** Ends every process in the project's container (setsid and daemons included) by restarting it; /tmp is cleared. */
+  endProcesses(projectId: string): Promise<boolean>;
+  /** Removes the project's container (its processes end; the project's files stay). */
+  remove(projectId: string): Promise<boolean>;
+  /** Removes every sandbox container of this instance. */
+  removeAll(): Promise<number>;
+}
+
+const DEFAULT_KILL_AFTER_MS = 2_000;
+const DEFAULT_FALLBACK: Identity = { uid: 1000, gid: 1000 };
+
+interface Known {
+  id: string;
+  hash: string;
+  user: string;
+}
+
+function sandboxError(error: unknown, image: string): ToolError {
+  if (error instanceof ToolError) return error;
+  const failure = error as { statusCode?: number; code?: string; message?: string };
+  if (failure.code === "ENOENT" || failure.code === "ECONNREFUSED" || failure.code === "EACCES") {
+    return new ToolError(ErrorCode.sandboxUnavailable, "The Docker engine for sandbox containers is not reachable; nothing ran. Retry later; the operator starts Docker or chooses another URLBRIDGE_SANDBOX mode.", {
+      detail: { reason: "engine_unreachable" },
+      retryable: true,
+      agentAction: "wait_and_retry",
+    });
+  }
+  if (failure.statusCode === 404 && /image/i.test(failure.message ?? "")) {
+    return new ToolError(ErrorCode.sandboxUnavailable, `The sandbox image ${image} is not on the Docker engine; nothing ran. The operator pulls or builds it, or chooses another image.`, {
+      detail: { reason: "image_missing", image },
+      retryable: false,
+      agentAction: "stop",
+    });
+  }
+  return new ToolError(ErrorCode.sandboxUnavailable, "The project's sandbox container could not be prepared; nothing ran. Retry; if it persists the operator checks the Docker engine.", {
+    detail: { reason: "engine_error", ...(failure.statusCode !== undefined ? { status: failure.statusCode } : {}) },
+    retryable: true,
+    agentAction: "wait_and_retry",
+  });
+}
+
+/**
+ * A working directory relative to the root, as a path inside the container; never above /project. It must
+ * exist as a directory (checked here: Docker's own refusal arrives as output of the command).
+ */
+function containerWorkingDir(root: string, cwd: string | undefined): string {
+  const relative = path.posix.normalize(cwd ?? ".");
+  if (path.posix.isAbsolute(relative) || relative === ".." || relative.startsWith("../") || relative.includes("\0")) {
+    throw new ToolError(ErrorCode.pathOutsideRoot, `cwd "${cwd}" is not inside the project; give a directory relative to /project.`, { detail: { cwd } });
+  }
+  const shown = relative === "." ? CONTAINER_PROJECT_PATH : `${CONTAINER_PROJECT_PATH}/${relative}`;
+  const stat = fs.statSync(path.join(root, relative), { throwIfNoEntry: false });
+  if (stat === undefined) throw new ToolError(ErrorCode.pathNotFound, `cwd ${shown} does not exist; give an existing directory inside /project.`, { detail: { cwd: shown } });
+  if (!stat.isDirectory()) throw new ToolError(ErrorCode.notADirectory, `cwd ${shown} is a file; give a directory inside /project.`, { detail: { cwd: shown } });
+  return shown;
+}
+
+/** The identity the project's commands run as: the root's owner (or the fallback) when the bridge is root, else the bridge's own; never root. */
+function identityFor(root: string, fallback: Identity): Identity {
+  let owner: fs.Stats;
+  try {
+    owner = fs.statSync(root);
+  } catch {
+    throw new ToolError(ErrorCode.projectRootMissing, "The project's root folder is missing; nothing ran. The operator restores it or updates the project.", { retryable: false, agentAction: "stop" });
+  }
+  const identity = agentIdentity({ uid: owner.uid, gid: owner.gid }, fallback) ?? { uid: process.getuid?.() ?? fallback.uid, gid: process.getgid?.() ?? fallback.gid };
+  if (identity.uid === 0) {
+    throw new ToolError(ErrorCode.sandboxUnavailable, "Sandbox commands would run as root; nothing ran. The operator sets URLBRIDGE_AGENT_UID to a non-root user.", {
+      detail: { reason: "root_identity" },
+      retryable: false,
+      agentAction: "stop",
+    });
+  }
+  return identity;
+}
+
+/** Runs a short check command in a fresh container; answers its exit code. */
+async function probe(container: Dockerode.Container, user: string, command: string): Promise<number | null> {
+  const exec = await container.exec({ Cmd: ["sh", "-c", command], User: user, AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  stream.resume();
+  await new Promise((resolve) => {
+    stream.on("end", resolve);
+    stream.on("close", resolve);
+    stream.on("error", resolve);
+  });
+  return (await exec.inspect()).ExitCode;
+}
+
+export function createProjectContainers(options: ProjectContainersOptions = {}): ProjectContainers {
+  const image = options.image ?? DEFAULT_SANDBOX_IMAGE;
+  const network = options.network ?? "none";
+  const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  const instance = options.instance ?? "default";
+  const fallback = options.agentFallback ?? DEFAULT_FALLBACK;
+  const hostPath = options.hostPath ?? ((root: string) => root);
+  const killAfterMs = options.killAfterMs ?? DEFAULT_KILL_AFTER_MS;
+  const known = new Map<string, Known>();
+  const ensuring = new Map<string, Promise<Known>>();
+  let client: Dockerode | undefined = options.docker;
+
+  async function docker(): Promise<Dockerode> {
+    // Imported on first use: the default sandbox mode never loads dockerode.
+    client ??= new (await import("dockerode")).default();
+    return client;
+  }
+
+  async function listContainers(projectId?: string): Promise<Dockerode.ContainerInfo[]> {
+    const label = [`${LABEL_ROLE}=${SANDBOX_ROLE}`, `${LABEL_INSTANCE}=${instance}`, ...(projectId !== undefined ? [`${LABEL_PROJECT}=${projectId}`] : [])];
+    return (await docker()).listContainers({ all: true, filters: { label } });
+  }
+
+  function specFor(projectId: string, root: string): SandboxSpec {
+    return { projectId, hostRoot: hostPath(path.resolve(root)), identity: identityFor(root, fallback), image, network, limits, instance };
+  }
+
+  async function prepare(projectId: string, spec: SandboxSpec, hash: string): Promise<Known> {
+    const engine = await docker();
+    const user = `${spec.identity.uid}:${spec.identity.gid}`;
+    let id: string | undefined;
+    for (const info of await listContainers(projectId)) {
+      if (id === undefined && info.Labels[LABEL_SPEC] === hash) {
+        id = info.Id;
+        if (info.State !== "running") await engine.getContainer(info.Id).start();
+      } else await engine.getContainer(info.Id).remove({ force: true });
+    }
+    if (id === undefined) {
+      const container = await engine.createContainer(containerCreateOptions(spec));
+      await container.start();
+      if ((await probe(container, user, "command -v timeout >/dev/null")) !== 0) {
+        await container.remove({ force: true });
+        throw new ToolError(ErrorCode.sandboxUnavailable, `The sandbox image ${image} has no coreutils timeout, which bounds every command; nothing ran. The operator chooses an image with sh and coreutils.`, {
+          detail: { reason: "image_unsuitable", image },
+          retryable: false,
+          agentAction: "stop",
+        });
+      }
+      id = container.id;
+    }
+    return { id, hash, user };
+  }
+
+  async function ensureKnown(projectId: string, root: string): Promise<Known> {
+    const spec = specFor(projectId, root);
+    const hash = specHash(spec);
+    const cached = known.get(projectId);
+    if (cached?.hash === hash) return cached;
+    let flight = ensuring.get(projectId);
+    if (flight === undefined) {
+      flight = prepare(projectId, spec, hash).finally(() => ensuring.delete(projectId));
+      ensuring.set(projectId, flight);
+    }
+    try {
+      const ready = await flight;
+      known.set(projectId, ready);
+      return ready;
+    } catch (error) {
+      throw sandboxError(error, image);
+    }
+  }
+
+  async function endProcesses(projectId: string): Promise<boolean> {
+    const engine = await docker();
+    const containers = await listContainers(projectId);
+    // t=0: SIGKILL to the init at once; its end takes every process of the container's pid namespace with it.
+    for (const info of containers) await engine.getContainer(info.Id).restart({ t: 0 });
+    return containers.length > 0;
+  }
+
+  async function execOnce(request: ContainerExecRequest, workingDir: string): Promise<ContainerExecResult> {
+    const target = await ensureKnown(request.projectId, request.root);
+    const engine = await docker();
+    return runExec({
+      container: engine.getContainer(target.id),
+      command: request.command,
+      workingDir,
+      env: request.env ?? {},
+      user: target.user,
+      timeoutMs: request.timeoutMs,
+      killAfterMs,
+      ...(request.onStdout ? { onStdout: request.onStdout } : {}),
+      ...(request.onStderr ? { onStderr: request.onStderr } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+      endEverything: async () => void (await endProcesses(request.projectId)),
+      demux: (stream, stdout, stderr) => engine.modem.demuxStream(stream, stdout, stderr),
+    });
+  }
+
+  return {
+    async exec(request) {
+      const workingDir = containerWorkingDir(request.root, request.cwd);
+      try {
+        return await execOnce(request, workingDir);
+      } catch (error) {
+        const status = (error as { statusCode?: number }).statusCode;
+        // Removed or stopped behind our back (docker rm, an engine restart): prepare it again, once.
+        if (status !== 404 && status !== 409) throw sandboxError(error, image);
+        known.delete(request.projectId);
+        try {
+          return await execOnce(request, workingDir);
+        } catch (retryError) {
+          throw sandboxError(retryError, image);
+        }
+      }
+    },
+    async ensure(projectId, root) {
+      return (await ensureKnown(projectId, root)).id;
+    },
+    endProcesses,
+    async remove(projectId) {
+      known.delete(projectId);
+      const engine = await docker();
+      const containers = await listContainers(projectId);
+      for (const info of containers) await engine.getContainer(info.Id).remove({ force: true });
+      return containers.length > 0;
+    },
+    async removeAll() {
+      known.clear();
+      const engine = await docker();
+      const containers = await listContainers();
+      for (const info of containers) await engine.getContainer(info.Id).remove({ force: true });
+      return containers.length;
+    },
+  };
+}
+
+let shared: ProjectContainers | undefined;
+
+/** Sets the options of the bridge-wide manager used by the functions below (call once at start-up). */
+export function configureProjectContainers(options: ProjectContainersOptions): ProjectContainers {
+  shared = createProjectContainers(options);
+  return shared;
+}
+
+const sharedContainers = () => (shared ??= createProjectContainers());
+
+export function execInProjectContainer(request: ContainerExecRequest): Promise<ContainerExecResult> {
+  return sharedContainers().exec(request);
+}
+
+export function endProjectContainerProcesses(projectId: string): Promise<boolean> {
+  return sharedContainers().endProcesses(projectId);
+}
+
+export function removeProjectContainer(projectId: string): Promise<boolean> {
+  return sharedContainers().remove(projectId);
+}
