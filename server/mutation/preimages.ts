@@ -2,6 +2,7 @@
 // write and restored byte-exactly on rollback, whether the commit failed in-process or the process died.
 // Paths are recorded in canonical form; rollback walks each again from the root by descriptor, refusing any
 // symlink now on the way, so a restore can never land outside the project.
+import { ErrorCode, isToolError } from "../errors.js";
 import type { HeldPath } from "../sandbox/fd-walk.js";
 import { walkInsideRoot } from "../sandbox/fd-walk.js";
 import { readHeldFile, removeEmptyDirectoryIn, removeStaleTempFilesIn } from "../sandbox/fd-ops.js";
@@ -23,10 +24,23 @@ export interface RollbackReport {
   removed: string[];
 }
 
-/** Walks a recorded canonical path again; a path recorded outside the root is refused outright. */
-function hold(root: string, recorded: string): HeldPath {
+/** Walks of one preimage's path tried before a rollback gives up on a tree that keeps changing under it. */
+const ROLLBACK_WALK_ATTEMPTS = 20;
+
+/**
+ * Walks a recorded canonical path again; a path recorded outside the root is refused outright. A symlink on
+ * the way is path_changed, retried a few times: a folder swapped back and forth should not strand a rollback.
+ */
+async function hold(root: string, recorded: string): Promise<HeldPath> {
   if (!isInside(root, recorded)) throw new Error(`preimage path outside the project root: ${recorded}`);
-  return walkInsideRoot(root, toDisplayPath(root, recorded), { symlinks: "refuse" });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return walkInsideRoot(root, toDisplayPath(root, recorded), { symlinks: "refuse" });
+    } catch (error) {
+      if (!isToolError(error) || error.code !== ErrorCode.pathChanged || attempt >= ROLLBACK_WALK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
 }
 
 /** Restores files first, then removes directories the mutation created (deepest first, only when empty). */
@@ -34,7 +48,7 @@ export async function rollbackPreimages(root: string, preimages: Preimage[], age
   const report: RollbackReport = { restored: [], removed: [] };
   for (const p of preimages) {
     if (p.kind === "absent_dir") continue;
-    const target = hold(root, p.path);
+    const target = await hold(root, p.path);
     try {
       if (target.pending.length <= 1) {
         const dir = target.parts.slice(0, -1);
@@ -53,7 +67,7 @@ export async function rollbackPreimages(root: string, preimages: Preimage[], age
   }
   const dirs = preimages.filter((p) => p.kind === "absent_dir").map((p) => p.path);
   for (const dir of dirs.sort((a, b) => b.length - a.length)) {
-    const target = hold(root, dir);
+    const target = await hold(root, dir);
     try {
       if (target.exists && target.stats?.isDirectory() && (await removeEmptyDirectoryIn(target.dirFd, target.name))) report.removed.push(dir);
     } finally {

@@ -1,7 +1,7 @@
 // Commits a planned patch crash-atomically: every preimage is recorded in the journal in one transaction
 // before the first write; a failure mid-commit restores them at once, a crash is rolled back at start-up.
 import { setTimeout as sleep } from "node:timers/promises";
-import { ErrorCode, ToolError } from "../../errors.js";
+import { ErrorCode, isToolError, ToolError } from "../../errors.js";
 import { readCoverageOf } from "../../kernel/read-coverage.js";
 import type { ToolContext } from "../../kernel/tool.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
@@ -36,6 +36,16 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
         detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: false, changed: plan.changes.slice(0, done + 1).map((c) => c.target.display) },
         retryable: false,
         agentAction: "stop",
+      });
+    }
+    const detail = { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: true, restored: report.restored.length, removed: report.removed.length };
+    if (isToolError(error) && error.code === ErrorCode.pathChanged) {
+      // A folder on the way was replaced mid-commit: the agent sees path_changed (retryable), as every tool answers it.
+      throw new ToolError(error.code, `${failed?.target.display ?? "A path"} changed while the patch was being written (a folder or link on the way was replaced); every file of the patch was restored to its state before it and nothing outside the project was touched. Fetch retry.`, {
+        detail,
+        retryable: true,
+        agentAction: "wait_and_retry",
+        extra: retryExtra(ctx),
       });
     }
     throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}); every file of the patch was restored to its state before it. Fix the cause, then fetch retry.`, {
