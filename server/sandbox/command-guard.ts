@@ -194,7 +194,7 @@ function inspectSimple(command: SimpleCommand, unwrapped: Unwrapped, piped: Unwr
   const name = path.posix.basename(words[0]!);
   const args = words.slice(1);
   if (name === "cd" || name === "pushd") {
-    scope.place = placeAfterCd(scope.place, args.find((a) => !/^-[LPe@]+$/.test(a)), name);
+    scope.place = placeAfterCd(scope.place, splitFlags(args).operands[0], name);
     return { ok: true };
   }
   if (name === "popd") scope.place = { kind: "unknown" };

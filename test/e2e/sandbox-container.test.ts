@@ -80,6 +80,13 @@ describe("the project's container", () => {
     expect(await containers.ensure("lazy", root)).toBe(info!.Id);
   });
 
+  it("is created once when the first commands arrive together", async () => {
+    const root = makeProject("together");
+    const results = await Promise.all([1, 2, 3].map((n) => run({ projectId: "together", root, command: `echo ${n}` })));
+    expect(results.map((r) => r.stdout)).toEqual(["1\n", "2\n", "3\n"]);
+    expect(await listed("together")).toHaveLength(1);
+  });
+
   it("is confined: one project mount, the agent's identity, no capabilities, no privilege gain, limits, no network", async () => {
     const root = makeProject("shape");
     const id = await containers.ensure("shape", root);

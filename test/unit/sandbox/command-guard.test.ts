@@ -145,6 +145,7 @@ describe("inspectCommand refuses accident-shaped commands", () => {
     ["cd /usr && rm -rf *", "recursive_delete_of_system_path"],
     ["cd /tmp && cd .. && rm -rf *", "recursive_delete_of_system_path"],
     ["pushd / && rm -rf *", "recursive_delete_of_system_path"],
+    ["cd -P -- / && rm -rf *", "recursive_delete_of_system_path"],
     ["(cd / && rm -rf *)", "recursive_delete_of_system_path"],
     ["cd / && find . -delete", "find_delete_of_system_path"],
     ["cd ../.. && rm -rf *", "recursive_delete_outside_project"],
