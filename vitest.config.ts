@@ -9,6 +9,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     setupFiles: ["test/setup.ts"],
+    // Builds the sandbox launcher (dist/native/) once per run, so a clean clone's `npm install-test` has it.
+    globalSetup: ["test/global-setup.ts"],
     dangerouslyIgnoreUnhandledErrors: false,
   },
 });

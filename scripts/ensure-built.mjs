@@ -2,6 +2,7 @@
 import { execSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { buildNative } from "./build-native.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const entry = path.join(root, "dist", "server", "main.js");
@@ -25,3 +26,5 @@ if (stale) {
   console.error("urlbridge: building before start (npm run build)");
   execSync("npm run build", { cwd: root, stdio: "inherit" });
 }
+// The sandbox launcher has its own freshness check (npm run build covers it when the rest was stale).
+if (!stale) buildNative({ quiet: true });

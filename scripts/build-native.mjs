@@ -1,0 +1,38 @@
+// `npm run build:native`: compiles the sandbox launcher (native/urlbridge-sandbox.c) into dist/native/ with the
+// system C compiler. Skips when the binary is newer than its source; on a machine without cc it says so and
+// leaves the terminal to refuse or warn (URLBRIDGE_SANDBOX) instead of failing the whole build.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const source = path.join(root, "native", "urlbridge-sandbox.c");
+const output = path.join(root, "dist", "native", "urlbridge-sandbox");
+
+export function buildNative({ quiet = false } = {}) {
+  if (process.platform !== "linux") {
+    if (!quiet) console.error("urlbridge: build:native skipped: the sandbox launcher is Linux-only (Landlock)");
+    return false;
+  }
+  if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= fs.statSync(source).mtimeMs) {
+    if (!quiet) console.error("urlbridge: build:native: dist/native/urlbridge-sandbox is up to date");
+    return true;
+  }
+  fs.mkdirSync(path.dirname(output), { recursive: true });
+  const cc = process.env.CC || "cc";
+  const temp = `${output}.tmp-${process.pid}`;
+  try {
+    execFileSync(cc, ["-O2", "-Wall", "-Wextra", "-o", temp, source], { stdio: "inherit" });
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    console.error(`urlbridge: build:native failed (${cc}: ${error.message}); install a C compiler (apt-get install gcc) and rerun npm run build:native`);
+    return false;
+  }
+  fs.renameSync(temp, output);
+  if (!quiet) console.error("urlbridge: build:native: built dist/native/urlbridge-sandbox");
+  return true;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (!buildNative()) process.exitCode = process.env.URLBRIDGE_NATIVE_OPTIONAL === "1" ? 0 : 1;
+}
