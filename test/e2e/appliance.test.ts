@@ -13,8 +13,12 @@ import { createEdgeClient, type EdgeClient } from "./support/edge-client.js";
 const CONTROL_PORT = 47433;
 const DATA_PORT = 47432;
 const EDGE_TLS_PORT = 8443;
-/** What the edge stand-in's /quicktunnel reports, as cloudflared would report <sub>.trycloudflare.com. */
-const EDGE_ORIGIN = "https://edge:8443";
+/**
+ * What the edge stand-in's /quicktunnel reports: a <label>.trycloudflare.com name, the only kind the bridge
+ * trusts. The edge client connects to the stand-in's published port and sends this name in Host and SNI.
+ */
+const EDGE_HOSTNAME = "e2e-edge.trycloudflare.com";
+const EDGE_ORIGIN = `https://${EDGE_HOSTNAME}`;
 const NODE_UID = 1000;
 /** The bridge polls the metrics server every 5 s; allow a few rounds. */
 const DISCOVERY_TIMEOUT_MS = 30_000;
@@ -138,14 +142,14 @@ describe("docker appliance", () => {
 
   it("discovers the tunnel hostname from the metrics server and puts it into Init URLs", async () => {
     const tunnel = await waitForDiscoveredOrigin();
-    expect(tunnel).toMatchObject({ source: "quick_tunnel", tunnel: { hostname: "edge:8443", ready: true, reachable: true } });
+    expect(tunnel).toMatchObject({ source: "quick_tunnel", tunnel: { hostname: EDGE_HOSTNAME, ready: true, reachable: true } });
 
     const project = JSON.parse(await execInBridge(["urlbridge", "project", "add", "demo", "/projects/demo", "--write", "--terminal", "--json"])) as {
       root: string;
     };
     expect(project.root).toBe("/projects/demo");
     session = JSON.parse(await execInBridge(["urlbridge", "session", "create", "demo", "--json"])) as SessionJson;
-    expect(session.initUrl).toMatch(/^https:\/\/edge:8443\/v0\/init\/[A-Za-z0-9]{8}$/);
+    expect(session.initUrl).toMatch(/^https:\/\/e2e-edge\.trycloudflare\.com\/v0\/init\/[A-Za-z0-9]{8}$/);
   });
 
   it("serves the data plane through the edge, with bases on the discovered origin, and not the control API", async () => {

@@ -23,10 +23,17 @@ interface ServiceSpec {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   volumes?: Array<{ type: string; source: string; target: string }>;
+  read_only?: boolean;
+  tmpfs?: string[];
+  security_opt?: string[];
+  cap_drop?: string[];
+  cap_add?: string[];
+  pids_limit?: number;
+  mem_limit?: string;
 }
 interface ComposeModel {
   services: Record<string, ServiceSpec>;
-  networks: Record<string, unknown>;
+  networks: Record<string, { internal?: boolean; ipam?: { config?: Array<{ subnet: string }> } }>;
   volumes: Record<string, unknown>;
 }
 
@@ -54,8 +61,45 @@ describe("compose.yaml", () => {
     expect(Object.keys(model.services).sort()).toEqual(["bridge", "tunnel"]);
     expect(bridge!.ports).toEqual([expect.objectContaining({ host_ip: "127.0.0.1", target: 47433, published: "47433" })]);
     expect(tunnel!.ports ?? []).toEqual([]);
-    expect(Object.keys(bridge!.networks!)).toEqual(["edge"]);
-    expect(Object.keys(tunnel!.networks!)).toEqual(["edge"]);
+    expect(Object.keys(bridge!.networks!).sort()).toEqual(["control", "edge"]);
+    expect(Object.keys(tunnel!.networks!).sort()).toEqual(["edge", "egress"]);
+  });
+
+  it("keeps the control plane off the tunnel's network: listens on loopback and its control alias only", async () => {
+    const model = await composeConfig(["compose.yaml"]);
+    const { bridge } = model.services;
+    expect(bridge!.networks!.control).toEqual({ aliases: ["bridge-control"] });
+    expect(bridge!.environment!.URLBRIDGE_CONTROL_HOST).toBe("127.0.0.1,bridge-control");
+    expect(model.networks.edge!.internal).toBe(true);
+    expect(model.networks.control!.internal ?? false).toBe(false);
+    // The data plane believes cf-connecting-ip only from the edge network, whose range is pinned for that.
+    const subnet = model.networks.edge!.ipam!.config![0]!.subnet;
+    expect(subnet).toBe("172.30.47.0/24");
+    expect(bridge!.environment!.URLBRIDGE_TRUSTED_PROXIES).toBe(subnet);
+    const moved = await composeConfig(["compose.yaml"], { URLBRIDGE_EDGE_SUBNET: "10.91.0.0/24" });
+    expect(moved.networks.edge!.ipam!.config![0]!.subnet).toBe("10.91.0.0/24");
+    expect(moved.services.bridge!.environment!.URLBRIDGE_TRUSTED_PROXIES).toBe("10.91.0.0/24");
+  });
+
+  it("hardens both containers: read-only, no new privileges, only the needed capabilities, pids and memory limits", async () => {
+    const { bridge, tunnel } = (await composeConfig(["compose.yaml"])).services;
+    for (const service of [bridge!, tunnel!]) {
+      expect(service.read_only).toBe(true);
+      expect(service.security_opt).toEqual(["no-new-privileges:true"]);
+      expect(service.cap_drop).toEqual(["ALL"]);
+    }
+    expect(bridge!.cap_add).toEqual(["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"]);
+    expect(tunnel!.cap_add ?? []).toEqual([]);
+    expect(bridge!.tmpfs).toEqual(["/tmp:size=64m,mode=1777", "/var/lib/urlbridge-scratch:size=512m,mode=0755,exec"]);
+    expect(bridge!).toMatchObject({ pids_limit: 1024, mem_limit: String(2 * 1024 ** 3) });
+    expect(tunnel!).toMatchObject({ pids_limit: 256, mem_limit: String(512 * 1024 ** 2) });
+  });
+
+  it("lets the operator raise the bridge's limits and scratch size from .env", async () => {
+    const env = { URLBRIDGE_PIDS_LIMIT: "4096", URLBRIDGE_MEM_LIMIT: "8g", URLBRIDGE_SCRATCH_SIZE: "2g" };
+    const { bridge } = (await composeConfig(["compose.yaml"], env)).services;
+    expect(bridge!).toMatchObject({ pids_limit: 4096, mem_limit: String(8 * 1024 ** 3) });
+    expect(bridge!.tmpfs).toContain("/var/lib/urlbridge-scratch:size=2g,mode=0755,exec");
   });
 
   it("runs a pinned cloudflared quick tunnel to the data plane, after the bridge is healthy", async () => {
