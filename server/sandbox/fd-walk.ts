@@ -150,7 +150,9 @@ function held(state: WalkState, rest: { exists: boolean; fd: number | undefined;
   };
 }
 
-function errnoError(code: string, where: string): NodeJS.ErrnoException {
+function errnoError(code: string, where: string, input: string): Error {
+  // A component longer than NAME_MAX is the agent's to fix; anything else is the host's and stays internal.
+  if (code === "ENAMETOOLONG") return invalidPath(input);
   const error: NodeJS.ErrnoException = new Error(`${code}: cannot open ${where}`);
   error.code = code;
   return error;
@@ -173,11 +175,11 @@ function walk(state: WalkState, names: string[], options: WalkOptions): HeldPath
         continue;
       }
       if (dirFd === "ENOENT") return missing(state, queue.slice(i), options);
-      if (dirFd !== "ENOTDIR") throw errnoError(dirFd, name);
+      if (dirFd !== "ENOTDIR") throw errnoError(dirFd, name, state.input);
     }
     const fd = tryOpen(fdPath(state.dir, name), PATH_FLAGS);
     if (fd === "ENOENT") return missing(state, queue.slice(i), options);
-    if (typeof fd !== "number") throw errnoError(fd, name);
+    if (typeof fd !== "number") throw errnoError(fd, name, state.input);
     let stats: fs.Stats;
     try {
       stats = fs.fstatSync(fd);

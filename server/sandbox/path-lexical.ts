@@ -35,7 +35,7 @@ export function componentsBelow(root: string, lexical: string): string[] {
 }
 
 export function invalidPath(input: string): ToolError {
-  return new ToolError(ErrorCode.invalidPath, "Give a non-empty path without NUL characters, relative to /project.", {
+  return new ToolError(ErrorCode.invalidPath, "Give a non-empty path without NUL characters, each name at most 255 bytes, relative to /project.", {
     detail: { path: input },
   });
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +67,38 @@ describe("project (/p)", () => {
     const body = await agentGet<Body>(`${s.r}/p`);
     expect(body.ok).toBe(true);
     expect(String(body.packageJson?.error)).toMatch(/not valid JSON.*\/r\?path=package\.json/);
+  });
+
+  it("answers symlink_escape for a package.json symlinked out of the project, showing nothing of its target", async () => {
+    const root = makeTempDir("project-pkg-escape");
+    const outside = makeTempDir("project-pkg-outside");
+    fs.writeFileSync(path.join(outside, "package.json"), JSON.stringify({ name: "outside-secret", scripts: { leak: "outside-secret" } }));
+    fs.writeFileSync(path.join(outside, "notes.txt"), "outside-secret text that is not JSON");
+    fs.symlinkSync(path.join(outside, "package.json"), path.join(root, "package.json"));
+    const s = await t.session({ root });
+    const body = await agentGet<Body>(`${s.r}/p`);
+    expect(body).toMatchObject({ ok: false, errorCode: "symlink_escape", retryable: false });
+    expect(JSON.stringify(body)).not.toContain("outside-secret");
+    // The JSON parse error once quoted the first characters of whatever file the link named.
+    fs.rmSync(path.join(root, "package.json"));
+    fs.symlinkSync(path.join(outside, "notes.txt"), path.join(root, "package.json"));
+    const again = await agentGet<Body>(`${s.r}/p`);
+    expect(again).toMatchObject({ ok: false, errorCode: "symlink_escape" });
+    expect(JSON.stringify(again)).not.toContain("outside-secret");
+  });
+
+  it("follows a package.json symlinked inside the project, and explains one that is not a regular file", async () => {
+    const root = makeTempDir("project-pkg-inside");
+    writeTree(root, { "config/package.json": JSON.stringify({ name: "linked-inside", scripts: { test: "vitest" } }) });
+    fs.symlinkSync("config/package.json", path.join(root, "package.json"));
+    const s = await t.session({ root });
+    const body = await agentGet<Body>(`${s.r}/p`);
+    expect(body).toMatchObject({ ok: true, packageJson: { name: "linked-inside", scripts: { test: "vitest" } } });
+    const fifoRoot = makeTempDir("project-pkg-fifo");
+    execFileSync("mkfifo", [path.join(fifoRoot, "package.json")]);
+    const fifo = await agentGet<Body>(`${(await t.session({ root: fifoRoot })).r}/p`);
+    expect(fifo.ok).toBe(true);
+    expect(String(fifo.packageJson?.error)).toMatch(/not a regular file/);
   });
 
   it("works on a project with no markers at all", async () => {
