@@ -3,7 +3,7 @@
 // confused agents, not a security boundary (that is the sandbox): see docs/PROTOCOL.md, "The command guard".
 import path from "node:path";
 import { ErrorCode, ToolError } from "../errors.js";
-import { isAbsoluteOrHome, isCriticalResolved, placeAfterCd, readTarget, worstCase, type Place } from "./guard-paths.js";
+import { isAbsoluteOrHome, isCriticalResolved, placeAfterCd, readTarget, worstCase, type KnownVariables, type Place, type WorstCase } from "./guard-paths.js";
 import { unwrap, type Unwrapped } from "./guard-unwrap.js";
 import { readShell, type SimpleCommand } from "./shell-words.js";
 
@@ -69,19 +69,50 @@ export function cwdDepthOf(display: string): number {
   return Math.max(0, display.split("/").filter(Boolean).length - 1);
 }
 
-/** Where the command being read stands: the directory relative paths start from, and how deep in nested shell text. */
+/** Where the command being read stands: the directory relative paths start from, the variables set so far, and how deep in nested shell text. */
 interface Scope {
   place: Place;
+  vars: Map<string, WorstCase>;
   depth: number;
+}
+
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
+const DECLARATIONS = new Set(["export", "readonly", "local", "declare", "typeset"]);
+
+/**
+ * Follows what sets shell variables: `D=build` (alone, or after export/local...), `for d in a b` (the worst
+ * item: an absolute one if any), `unset D`. Answers true when the command did nothing else.
+ */
+function trackVariables(words: string[], vars: Map<string, WorstCase>): boolean {
+  const first = words[0] ?? "";
+  if (first === "for" && words[1] !== undefined) {
+    const items = words[2] === "in" ? words.slice(3) : [];
+    const readings = items.map((item) => worstCase(item, vars));
+    const worst = readings.find((r) => isAbsoluteOrHome(r.text)) ?? readings.find((r) => r.text === "" || r.emptied) ?? readings[0];
+    vars.set(words[1], worst === undefined || items.length === 0 ? { text: "", emptied: true } : worst);
+    return true;
+  }
+  if (first === "unset") {
+    for (const name of words.slice(1)) vars.delete(name);
+    return true;
+  }
+  const declared = DECLARATIONS.has(first) ? words.slice(1).filter((w) => !w.startsWith("-")) : words;
+  if (declared.length === 0 || !declared.every((w) => ASSIGNMENT.test(w))) return false;
+  for (const word of declared) {
+    const [, name, value] = ASSIGNMENT.exec(word)!;
+    const reading = worstCase(value!, vars);
+    vars.set(name!, { text: reading.text, emptied: reading.emptied || reading.text === "" });
+  }
+  return true;
 }
 
 /**
  * The first operand that lands on /, ~ or a system directory (or, with `outside`, leaves the project), as a
  * refusal of `rule`; `action` is what the command does to it ("recursive rm").
  */
-function refuseTarget(action: string, rule: GuardRule, operands: string[], place: Place, outside: boolean): GuardVerdict | undefined {
+function refuseTarget(action: string, rule: GuardRule, operands: string[], place: Place, vars: KnownVariables, outside: boolean): GuardVerdict | undefined {
   for (const operand of operands) {
-    const target = readTarget(operand, place);
+    const target = readTarget(operand, place, vars);
     if (target.kind === "critical" && target.emptied) {
       return refuse("possibly_empty_expansion", `${action} of ${operand} is ${action} of ${target.worst} when a variable in it is empty`);
     }
@@ -141,22 +172,22 @@ function inspectShellText(name: string, args: string[], stdin: string | undefine
 }
 
 /** rm, chmod/chown/chgrp, mv and find aimed at /, ~, a system directory, or out of the project. */
-function inspectPathCommands(name: string, args: string[], place: Place): GuardVerdict | undefined {
+function inspectPathCommands(name: string, args: string[], place: Place, vars: KnownVariables): GuardVerdict | undefined {
   const { flags, operands } = splitFlags(args);
   if (name === "rm" && (hasShortFlag(flags, "rR") || flags.includes("--recursive"))) {
-    return refuseTarget("recursive rm", "recursive_delete_of_system_path", operands, place, true);
+    return refuseTarget("recursive rm", "recursive_delete_of_system_path", operands, place, vars, true);
   }
   if ((name === "chmod" || name === "chown" || name === "chgrp") && (hasShortFlag(flags, "R") || flags.includes("--recursive"))) {
-    return refuseTarget(`recursive ${name}`, "recursive_permission_change_of_system_path", operands.slice(1), place, false);
+    return refuseTarget(`recursive ${name}`, "recursive_permission_change_of_system_path", operands.slice(1), place, vars, false);
   }
-  if (name === "mv") return refuseTarget("mv", "move_system_path", operands.slice(0, -1), place, false);
+  if (name === "mv") return refuseTarget("mv", "move_system_path", operands.slice(0, -1), place, vars, false);
   if (name === "find") {
     const firstPath = args.findIndex((a) => !/^-[HLP]$/.test(a));
     const rest = firstPath === -1 ? [] : args.slice(firstPath);
     const firstExpression = rest.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
     const startPaths = firstExpression === -1 ? rest : rest.slice(0, firstExpression);
     const deletes = args.includes("-delete") || args.some((a, i) => (a === "-exec" || a === "-execdir") && path.posix.basename(args[i + 1] ?? "") === "rm");
-    if (deletes) return refuseTarget("find with delete", "find_delete_of_system_path", startPaths.length === 0 ? ["."] : startPaths, place, true);
+    if (deletes) return refuseTarget("find with delete", "find_delete_of_system_path", startPaths.length === 0 ? ["."] : startPaths, place, vars, true);
   }
   return undefined;
 }
@@ -188,20 +219,21 @@ function inspectMachineCommands(name: string, args: string[]): GuardVerdict | un
 function inspectSimple(command: SimpleCommand, unwrapped: Unwrapped, piped: Unwrapped | undefined, scope: Scope): GuardVerdict {
   const redirect = inspectRedirects(command);
   if (redirect) return redirect;
+  if (trackVariables(command.words, scope.vars)) return { ok: true };
   const stdin = piped === undefined ? undefined : echoedText(piped.words);
   const words = unwrapped.readsArguments && stdin !== undefined ? [...unwrapped.words, ...stdin.split(/\s+/).filter(Boolean)] : unwrapped.words;
   if (words.length === 0) return { ok: true };
   const name = path.posix.basename(words[0]!);
   const args = words.slice(1);
   if (name === "cd" || name === "pushd") {
-    scope.place = placeAfterCd(scope.place, splitFlags(args).operands[0], name);
+    scope.place = placeAfterCd(scope.place, splitFlags(args).operands[0], name, scope.vars);
     return { ok: true };
   }
   if (name === "popd") scope.place = { kind: "unknown" };
   if (args.includes("--no-preserve-root")) return refuse("no_preserve_root", "--no-preserve-root exists only to destroy /");
   // env -C moves only the command it wraps; an eval'd cd moves the rest of the command line.
-  const here = unwrapped.chdir === undefined ? scope : { ...scope, place: placeAfterCd(scope.place, unwrapped.chdir, "env -C") };
-  return inspectShellText(name, args, stdin, here) ?? inspectPathCommands(name, args, here.place) ?? inspectMachineCommands(name, args) ?? { ok: true };
+  const here = unwrapped.chdir === undefined ? scope : { ...scope, place: placeAfterCd(scope.place, unwrapped.chdir, "env -C", scope.vars) };
+  return inspectShellText(name, args, stdin, here) ?? inspectPathCommands(name, args, here.place, scope.vars) ?? inspectMachineCommands(name, args) ?? { ok: true };
 }
 
 /** The pid operands of kill (the first option is a signal: -9, -KILL, -s KILL, -n 9). */
@@ -217,7 +249,7 @@ function killTargets(args: string[]): string[] {
 /** Shell text run by a command: a child shell starts where the command stands; eval (`share`) moves it too. */
 function inspectNested(text: string, scope: Scope, share: boolean): GuardVerdict {
   if (scope.depth >= MAX_GUARD_NESTING) return refuse("too_deeply_nested", `shell text nested more than ${MAX_GUARD_NESTING} levels deep cannot be checked`);
-  const inner: Scope = { place: scope.place, depth: scope.depth + 1 };
+  const inner: Scope = { place: scope.place, vars: share ? scope.vars : new Map(scope.vars), depth: scope.depth + 1 };
   const verdict = inspectAt(text, inner);
   if (share) scope.place = inner.place;
   return verdict;
@@ -225,7 +257,7 @@ function inspectNested(text: string, scope: Scope, share: boolean): GuardVerdict
 
 function inspectAt(text: string, scope: Scope): GuardVerdict {
   if (FORK_BOMB.test(text)) return refuse("fork_bomb", "a function that pipes itself into itself in the background is a fork bomb");
-  const start = scope.place;
+  const start = { place: scope.place, vars: new Map(scope.vars) };
   const reading = readShell(text);
   let previous: Unwrapped | undefined;
   for (const [i, command] of reading.commands.entries()) {
@@ -236,7 +268,7 @@ function inspectAt(text: string, scope: Scope): GuardVerdict {
     previous = unwrapped;
   }
   for (const body of reading.substitutions) {
-    const verdict = inspectNested(body, { place: start, depth: scope.depth }, false);
+    const verdict = inspectNested(body, { ...start, depth: scope.depth }, false);
     if (!verdict.ok) return verdict;
   }
   return { ok: true };
@@ -244,7 +276,7 @@ function inspectAt(text: string, scope: Scope): GuardVerdict {
 
 /** Inspects shell text without running it. */
 export function inspectCommand(command: string, context: GuardContext = {}): GuardVerdict {
-  return inspectAt(command, { place: { kind: "project", up: 0, below: context.cwdDepth ?? 0 }, depth: 0 });
+  return inspectAt(command, { place: { kind: "project", up: 0, below: context.cwdDepth ?? 0 }, vars: new Map(), depth: 0 });
 }
 
 /** Throws command_refused for a catastrophic or accident-shaped command; returns quietly otherwise. */

@@ -33,6 +33,10 @@ export interface WorstCase {
   emptied: boolean;
 }
 
+/** Shell variables an earlier part of the same command set (`D=build;`, `for d in a b`), as worst cases. */
+export type KnownVariables = ReadonlyMap<string, WorstCase>;
+const NONE_KNOWN: KnownVariables = new Map();
+
 /** Index of the character that closes the bracket opened just before `start` ("(" or "{"), counting nesting. */
 function closing(word: string, start: number, open: string, close: string): number {
   let depth = 1;
@@ -44,24 +48,28 @@ function closing(word: string, start: number, open: string, close: string): numb
 }
 
 /** The worst value of `${...}` given its inside: a `:?` or a length is non-empty, a default is the default. */
-function braceWorstCase(inner: string): WorstCase {
+function braceWorstCase(inner: string, known: KnownVariables): WorstCase {
   if (inner.startsWith("#") && inner.length > 1) return { text: "0", emptied: false };
   const match = /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])([\s\S]*)$/.exec(inner);
+  const value = known.get(match?.[1] ?? "");
   const rest = match?.[2] ?? "";
-  if (/^:?\?/.test(rest)) return { text: UNKNOWN_VALUE, emptied: false };
+  if (rest === "" && value !== undefined) return value;
+  if (/^:?\?/.test(rest)) return value !== undefined && value.text !== "" ? value : { text: UNKNOWN_VALUE, emptied: false };
   const fallback = /^:?[-=]([\s\S]*)$/.exec(rest);
   if (fallback) {
-    const value = worstCase(fallback[1]!);
-    return { text: value.text, emptied: value.emptied || value.text === "" };
+    if (value !== undefined && value.text !== "") return value;
+    const chosen = worstCase(fallback[1]!, known);
+    return { text: chosen.text, emptied: chosen.emptied || chosen.text === "" };
   }
   return { text: "", emptied: true };
 }
 
 /**
  * The word as it reads when every expansion that may be empty is empty: `$UNSET/*` reads `/*`, `${D:?}/*`
- * stays non-empty. A leading `$HOME` reads `~` and a leading `$PWD` reads `.`, since both are always set.
+ * stays non-empty. A leading `$HOME` reads `~` and a leading `$PWD` reads `.`, since both are always set; a
+ * variable set earlier in the command reads as what it was set to.
  */
-export function worstCase(word: string): WorstCase {
+export function worstCase(word: string, known: KnownVariables = NONE_KNOWN): WorstCase {
   let text = "";
   let emptied = false;
   let i = 0;
@@ -85,13 +93,16 @@ export function worstCase(word: string): WorstCase {
       i = closing(word, i + 2, "(", ")") + 1;
     } else if (next === "{") {
       const end = closing(word, i + 2, "{", "}");
-      const value = braceWorstCase(word.slice(i + 2, end));
+      const value = braceWorstCase(word.slice(i + 2, end), known);
       text += value.text;
       emptied ||= value.emptied;
       i = end + 1;
     } else if (/[A-Za-z_]/.test(next)) {
-      emptied = true;
-      i += 1 + /^[A-Za-z0-9_]+/.exec(word.slice(i + 1))![0].length;
+      const name = /^[A-Za-z0-9_]+/.exec(word.slice(i + 1))![0];
+      const value = known.get(name);
+      text += value?.text ?? "";
+      emptied ||= value === undefined || value.emptied;
+      i += 1 + name.length;
     } else if (/[0-9@*]/.test(next)) {
       emptied = true;
       i += 2;
@@ -180,10 +191,10 @@ export function walkFromProject(place: { up: number; below: number }, relative: 
 }
 
 /** Where `cd <operand>` (operand undefined: a bare `cd`) goes from `place`; `verb` names the cd in messages. */
-export function placeAfterCd(place: Place, operand: string | undefined, verb = "cd"): Place {
+export function placeAfterCd(place: Place, operand: string | undefined, verb = "cd", known: KnownVariables = NONE_KNOWN): Place {
   if (operand === undefined) return { kind: "path", path: "~", via: verb };
   if (operand === "-") return { kind: "unknown" };
-  const worst = worstCase(operand);
+  const worst = worstCase(operand, known);
   // An unquoted `cd $EMPTY` is a bare `cd`: it goes home.
   if (worst.text === "") return { kind: "path", path: "~", via: `${verb} ${operand} (empty)` };
   if (isAbsoluteOrHome(worst.text)) return { kind: "path", path: worst.text, via: `${verb} ${operand}` };
@@ -207,8 +218,8 @@ export type TargetReading =
   | { kind: "outside"; levels: number };
 
 /** How a path operand reads from `place` when every expansion that may be empty is empty. */
-export function readTarget(operand: string, place: Place): TargetReading {
-  const worst = worstCase(operand);
+export function readTarget(operand: string, place: Place, known: KnownVariables = NONE_KNOWN): TargetReading {
+  const worst = worstCase(operand, known);
   if (worst.text === "") return { kind: "safe" };
   if (isAbsoluteOrHome(worst.text)) {
     return isCriticalResolved(worst.text) ? { kind: "critical", worst: showWorst(worst.text), emptied: worst.emptied } : { kind: "safe" };

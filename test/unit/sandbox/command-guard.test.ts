@@ -185,6 +185,12 @@ describe("inspectCommand refuses accident-shaped commands", () => {
     ["eval cd /; rm -rf *", "recursive_delete_of_system_path"],
     ["echo 'rm -rf /*' | sh", "recursive_delete_of_system_path"],
     ["su -c 'rm -rf /*'", "recursive_delete_of_system_path"],
+    ["D=/; rm -rf $D*", "recursive_delete_of_system_path"],
+    ['D=; rm -rf "$D/"*', "possibly_empty_expansion"],
+    ['D=build; unset D; rm -rf "$D/"*', "possibly_empty_expansion"],
+    ['for d in /usr /etc; do rm -rf "$d"; done', "recursive_delete_of_system_path"],
+    ['for f in "$@"; do rm -rf "$f/"; done', "possibly_empty_expansion"],
+    ['export T=/; rm -rf "$T"*', "recursive_delete_of_system_path"],
     ["runuser -u nobody -- rm -rf /*/", "recursive_delete_of_system_path"],
   ])("%s (%s)", (command, rule) => {
     expect(inspectCommand(command)).toMatchObject({ ok: false, rule });
@@ -251,6 +257,11 @@ describe("inspectCommand allows ordinary work", () => {
     "git clean -fdx && rm -rf build",
     "rm -r ./tmp",
     "a || rm -rf build",
+    'for d in build dist; do rm -rf "$d/"; done',
+    'D=build; rm -rf "$D/"*',
+    'export OUT=./out && rm -rf "$OUT"/*',
+    'OUT=dist; cd "$OUT" && rm -rf *',
+    'B=${BUILD:-build}; rm -rf "$B/"*',
   ])("%s", (command) => {
     expect(inspectCommand(command)).toEqual({ ok: true });
   });
