@@ -383,3 +383,17 @@ describe("readShell (what the guard sees)", () => {
     expect(reading.separators).toEqual(["&&", "||", "|", "|&", ";", "&", "\n", ""]);
   });
 });
+
+describe("inspectCommand on arbitrary text", () => {
+  it("never throws and always answers a verdict (2,000 seeded random commands)", () => {
+    const alphabet = ["rm", " ", "-rf", "/", "*", "$", "{", "}", "(", ")", "'", '"', "`", "\\", ";", "|", "&", "cd", "..", "~", "$'", "\\x2", "env", "-S", "xargs", "flock", "-c", "bash", "eval", "=", ":?", ":-", "\n", "#", "for", "in", "do", "D"];
+    let seed = 0x5eed;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 2_000; i++) {
+      const length = 1 + (next() % 24);
+      const text = Array.from({ length }, () => alphabet[next() % alphabet.length]).join("");
+      const verdict = inspectCommand(text, { cwdDepth: next() % 3 });
+      expect(typeof verdict.ok).toBe("boolean");
+    }
+  });
+});
