@@ -126,7 +126,8 @@ function sink(write: (chunk: Buffer) => void): Writable {
 async function killGroup(container: Dockerode.Container, user: string, pid: number | undefined): Promise<void> {
   if (pid === undefined) return;
   try {
-    const exec = await container.exec({ Cmd: ["kill", "-KILL", "--", `-${pid}`], User: user, AttachStdout: false, AttachStderr: false });
+    // The shell's kill: slim images have no kill binary.
+    const exec = await container.exec({ Cmd: ["sh", "-c", `kill -KILL -${pid}`], User: user, AttachStdout: false, AttachStderr: false });
     await exec.start({ Detach: true });
   } catch {
     // The container may be gone or restarting; the caller's next step (restart) covers it.
