@@ -24,6 +24,18 @@ const hostList = z
       .filter(Boolean),
   );
 
+/** A Docker network or label value: letters, digits, _ . - (starting with a letter or digit). */
+const dockerName = z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/, "must be letters, digits, _ . - (at most 64, starting with a letter or digit)");
+/** "<absolute path in the bridge>=<absolute path on the host>", e.g. /projects=/home/me/code. */
+const hostProjects = z.string().transform((value, ctx) => {
+  const [from, to, extra] = value.split("=");
+  if (!from || !to || extra !== undefined || !path.isAbsolute(from) || !path.isAbsolute(to)) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be <absolute path in the bridge>=<absolute path on the host>, e.g. /projects=/home/me/code" });
+    return z.NEVER;
+  }
+  return { from: path.resolve(from), to: path.resolve(to) };
+});
+
 const envSchema = z.object({
   URLBRIDGE_STATE_DIR: z.string().min(1).optional(),
   // One host or several, comma-separated; names are resolved at start and every address is listened on.
@@ -51,6 +63,15 @@ const envSchema = z.object({
   URLBRIDGE_AGENT_UID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
   URLBRIDGE_AGENT_GID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
   URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
+  // URLBRIDGE_SANDBOX=container only (server/sandbox/container/): the per-project sandbox containers.
+  URLBRIDGE_SANDBOX_IMAGE: z.string().min(1).optional(),
+  URLBRIDGE_SANDBOX_NETWORK: dockerName.default("none"),
+  URLBRIDGE_SANDBOX_CPUS: z.coerce.number().positive("must be a positive number of CPUs").optional(),
+  URLBRIDGE_SANDBOX_MEMORY_MB: z.coerce.number().int().positive("must be a positive whole number of MiB").optional(),
+  URLBRIDGE_SANDBOX_PIDS: z.coerce.number().int().positive("must be a positive whole number").optional(),
+  URLBRIDGE_SANDBOX_TMP_MB: z.coerce.number().int().positive("must be a positive whole number of MiB").optional(),
+  URLBRIDGE_SANDBOX_HOST_PROJECTS: hostProjects.optional(),
+  URLBRIDGE_SANDBOX_INSTANCE: dockerName.default("default"),
   URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: flag.default(true),
   URLBRIDGE_TRUSTED_PROXIES: hostList
     .refine((entries) => entries.every((e) => parseCidr(e) !== undefined), "must be comma-separated IP addresses or CIDR ranges (e.g. 172.30.47.0/24)")
@@ -84,10 +105,27 @@ export interface Config {
   agentFallback: { uid: number; gid: number };
   /** Per-project scratch space (HOME, TMPDIR) for terminal commands, outside every project and the state dir. */
   scratchDir: string;
+  /** URLBRIDGE_SANDBOX=container: what the per-project sandbox containers look like (server/sandbox/container/). */
+  sandboxContainer: SandboxContainerConfig;
   /** Hold the data plane's opaque 404s for a source that sends many unknown tokens (gateway/unknown-token-throttle.ts). */
   unknownTokenThrottle: boolean;
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
   trustedProxies: string[];
+}
+
+export interface SandboxContainerConfig {
+  /** URLBRIDGE_SANDBOX_IMAGE; default node:20-bookworm-slim. Needs sh and coreutils. */
+  image: string | undefined;
+  /** URLBRIDGE_SANDBOX_NETWORK: "none" (no network) or a Docker network the operator allows. */
+  network: string;
+  cpus: number | undefined;
+  memoryMb: number | undefined;
+  pids: number | undefined;
+  tmpMb: number | undefined;
+  /** URLBRIDGE_SANDBOX_HOST_PROJECTS: where the bridge's projects folder is on the Docker host. */
+  hostProjects: { from: string; to: string } | undefined;
+  /** URLBRIDGE_SANDBOX_INSTANCE: tells apart bridges sharing one Docker engine. */
+  instance: string;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +178,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },
     trustedProxies: e.URLBRIDGE_TRUSTED_PROXIES,
     unknownTokenThrottle: e.URLBRIDGE_UNKNOWN_TOKEN_THROTTLE,
+    sandboxContainer: {
+      image: e.URLBRIDGE_SANDBOX_IMAGE,
+      network: e.URLBRIDGE_SANDBOX_NETWORK,
+      cpus: e.URLBRIDGE_SANDBOX_CPUS,
+      memoryMb: e.URLBRIDGE_SANDBOX_MEMORY_MB,
+      pids: e.URLBRIDGE_SANDBOX_PIDS,
+      tmpMb: e.URLBRIDGE_SANDBOX_TMP_MB,
+      hostProjects: e.URLBRIDGE_SANDBOX_HOST_PROJECTS,
+      instance: e.URLBRIDGE_SANDBOX_INSTANCE,
+    },
     scratchDir: path.resolve(e.URLBRIDGE_SCRATCH_DIR ?? path.join(os.tmpdir(), `urlbridge-scratch-${typeof process.getuid === "function" ? process.getuid() : "user"}`)),
   };
 }

@@ -1,0 +1,351 @@
+// Terminal commands in the project's sandbox container (URLBRIDGE_SANDBOX=container): the foreground run and the
+// bg=1 launch /x dispatches to in that mode, with the same result shapes as the native path. Both register with
+// the terminal's process registry, so stop=, the end of a session or project, and shutdown reach them. Every
+// process a command starts inherits a job marker in its environment; what carries it after the command's end
+// (setsid, double forks, daemons) is found in the container's /proc and ended.
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Config } from "../config.js";
+import { ErrorCode, ToolError } from "../errors.js";
+import { CHILD_ENV_DEFAULTS } from "../sandbox/env-scrub.js";
+import { projectContainersOptionsFromConfig } from "../sandbox/container/from-config.js";
+import { configureProjectContainers, endProjectContainerProcesses, execInProjectContainer, removeProjectContainer } from "../sandbox/container/manager.js";
+import { CONTAINER_PROJECT_PATH } from "../sandbox/container/spec.js";
+import { StartupTranscript, watchStartup } from "./startup-transcript.js";
+import { backgroundLogDir, MAX_BACKGROUND_PROCESSES, type LaunchResult } from "./terminal-background.js";
+import { OutputCollector, STDERR_LIMITS, STDOUT_LIMITS } from "./terminal-output.js";
+import { terminalProcesses, type EndReason, type TreeOwner } from "./terminal-processes.js";
+import type { ForegroundResult } from "./terminal-run.js";
+
+/** The variable every process of one command inherits (a random hex id per command). */
+export const JOB_VARIABLE = "URLBRIDGE_JOB";
+/**
+ * Ids this module hands out for its commands (the `pid` of a result, what stop= takes): above Linux's largest
+ * pid (PID_MAX_LIMIT, 2^22), so they never collide with the native path's launcher pids, nor with each other
+ * (pids inside two projects' containers do).
+ */
+const FIRST_HANDLE = 10_000_001;
+/** A bg=1 process has no timeout; coreutils timeout still needs one: a year. */
+const BACKGROUND_TIMEOUT_MS = 365 * 24 * 3600 * 1000;
+/** The sweep that finds or ends a command's leftovers is a short command itself. */
+const SWEEP_TIMEOUT_MS = 15_000;
+/** After a bg=1 shell exited, how long its last output may take to arrive. */
+const EXIT_OUTPUT_GRACE_MS = 250;
+/** How often a bg=1 job whose shell exited is checked for processes still carrying its marker. */
+const LEFTOVER_POLL_MS = 5_000;
+/** A log file rotates to "<name>.1" past this size (as the native path's). */
+const MAX_LOG_BYTES = 1024 * 1024;
+
+let enabled = false;
+let nextHandle = FIRST_HANDLE;
+/** Sessions that ran commands in a project's container: a session's end names only the session. */
+const sessionProjects = new Map<string, string>();
+
+/** Call once at start-up when config.sandbox is "container": configures the shared manager. */
+export function enableContainerTerminal(config: Pick<Config, "sandboxContainer" | "agentFallback">): void {
+  configureProjectContainers(projectContainersOptionsFromConfig(config));
+  enabled = true;
+}
+
+export function containerTerminalEnabled(): boolean {
+  return enabled;
+}
+
+export interface ContainerCommandOptions {
+  command: string;
+  /** The project root as the bridge sees it. */
+  root: string;
+  /** The working directory relative to the root ("" or "." for the root). */
+  cwd: string;
+  owner: TreeOwner;
+  /** The bridge's shutdown signal. */
+  signal?: AbortSignal;
+  /** Added to CHILD_ENV_DEFAULTS; the bridge's own environment never enters a sandbox. */
+  env?: Record<string, string>;
+}
+
+export interface ContainerForegroundOptions extends ContainerCommandOptions {
+  timeoutMs: number;
+}
+
+export interface ContainerLaunchOptions extends ContainerCommandOptions {
+  signal: AbortSignal;
+  windowMs?: number;
+  quietMs?: number;
+}
+
+const displayCwd = (cwd: string) => (cwd === "" || cwd === "." ? CONTAINER_PROJECT_PATH : `${CONTAINER_PROJECT_PATH}/${cwd}`);
+
+function commandEnv(options: ContainerCommandOptions, job: string): Record<string, string> {
+  return { ...CHILD_ENV_DEFAULTS, ...options.env, [JOB_VARIABLE]: job };
+}
+
+/**
+ * A shell loop over the container's /proc: every process (but the sweep itself) whose environment carries the
+ * job's marker; with `kill`, SIGKILLs them, in passes until none is found (a fork between two passes is caught
+ * by the next), and prints how many. The job id is hex, so it is safe inside the script.
+ */
+function sweepScript(job: string, kill: boolean): string {
+  const marker = `${JOB_VARIABLE}=${job}`;
+  const act = kill ? 'kill -KILL "$p" 2>/dev/null && f=$((f+1))' : "f=$((f+1))";
+  return [
+    "n=0",
+    `for pass in 1 2 3 4 5; do f=0`,
+    `  for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue`,
+    `    case "$(tr '\\0' '\\n' < "$d/environ" 2>/dev/null)" in *"${marker}"*) ${act};; esac`,
+    "  done; n=$((n+f))",
+    kill ? '  [ "$f" -eq 0 ] && break' : "  break",
+    "done",
+    'echo "$n"',
+  ].join("\n");
+}
+
+/** Ends (or only counts) the processes still carrying the job's marker; answers how many. Never throws. */
+async function sweepJob(projectId: string, root: string, job: string, kill: boolean): Promise<number> {
+  let out = "";
+  try {
+    await execInProjectContainer({ projectId, root, command: sweepScript(job, kill), timeoutMs: SWEEP_TIMEOUT_MS, onStdout: (chunk) => (out += chunk.toString("latin1")) });
+  } catch {
+    // The container is gone or being restarted; whatever carried the marker ended with it.
+    return 0;
+  }
+  const count = Number.parseInt(out.trim(), 10);
+  return Number.isFinite(count) ? count : 0;
+}
+
+function remember(owner: TreeOwner): void {
+  sessionProjects.set(owner.sessionId, owner.projectId);
+}
+
+/** Runs one foreground command in the project's container; the result is the native path's ForegroundResult. */
+export async function runForegroundInContainer(options: ContainerForegroundOptions): Promise<ForegroundResult> {
+  const started = performance.now();
+  const { owner, root } = options;
+  const stdout = new OutputCollector(STDOUT_LIMITS);
+  const stderr = new OutputCollector(STDERR_LIMITS);
+  const job = randomBytes(8).toString("hex");
+  const handle = nextHandle++;
+  const stopper = new AbortController();
+  let ended: EndReason | undefined;
+  let finished: Promise<unknown> = Promise.resolve();
+  const end = async (reason: EndReason) => {
+    ended ??= reason;
+    stopper.abort();
+    await finished;
+  };
+  const onShutdown = () => void end("shutdown");
+  options.signal?.addEventListener("abort", onShutdown, { once: true });
+  remember(owner);
+  const forget = terminalProcesses.add({
+    pid: handle,
+    kind: "foreground",
+    owner,
+    command: options.command,
+    cwd: displayCwd(options.cwd),
+    startedAt: Date.now(),
+    stop: end,
+  });
+  try {
+    if (options.signal?.aborted) ended = "shutdown";
+    const run = execInProjectContainer({
+      projectId: owner.projectId,
+      root,
+      command: options.command,
+      cwd: options.cwd || ".",
+      env: commandEnv(options, job),
+      timeoutMs: options.timeoutMs,
+      onStdout: (chunk) => stdout.push(chunk),
+      onStderr: (chunk) => stderr.push(chunk),
+      signal: ended ? AbortSignal.abort() : stopper.signal,
+    });
+    finished = run.catch(() => undefined);
+    const result = await run;
+    // Nothing the command started outlives it (as the native launcher's --foreground): setsid'd and daemons too.
+    const leftovers = await sweepJob(owner.projectId, root, job, true);
+    return {
+      pid: handle,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      aborted: ended === "shutdown",
+      scopeEnded: ended === "scope_ended" || ended === "stopped",
+      durationMs: Math.round(performance.now() - started),
+      stdout: stdout.render(),
+      stderr: stderr.render(),
+      leftoversKilled: ended || result.timedOut ? 0 : leftovers,
+      launcherError: undefined,
+    };
+  } finally {
+    options.signal?.removeEventListener("abort", onShutdown);
+    forget();
+  }
+}
+
+/** Appends to a log file outside every project, rotating it past MAX_LOG_BYTES. Never throws. */
+function createLog(): { file: string; write(chunk: Buffer): void; close(): void } {
+  const dir = backgroundLogDir();
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-container-${randomBytes(4).toString("hex")}.log`);
+  let fd: number | undefined = fs.openSync(file, "a", 0o600);
+  let size = 0;
+  const close = () => {
+    if (fd !== undefined) fs.closeSync(fd);
+    fd = undefined;
+  };
+  return {
+    file,
+    write(chunk) {
+      if (fd === undefined) return;
+      try {
+        if (size + chunk.length > MAX_LOG_BYTES) {
+          fs.closeSync(fd);
+          fs.renameSync(file, `${file}.1`);
+          fd = fs.openSync(file, "a", 0o600);
+          size = 0;
+        }
+        fs.writeSync(fd, chunk);
+        size += chunk.length;
+      } catch {
+        // A full disk must not take the bridge down; the process keeps running without its log.
+        close();
+      }
+    },
+    close,
+  };
+}
+
+type Outcome = { ok: true; exitCode: number | null; signal: string | null } | { ok: false; error: unknown };
+
+/**
+ * Starts a bg=1 command in the project's container without awaiting its end, watches the start-up window as the
+ * native path does, and logs its output to a bounded file. The job lives while its shell runs or any process
+ * carrying its marker does; stop= (and the end of its session, project or the bridge) ends them all.
+ */
+export async function launchBackgroundInContainer(options: ContainerLaunchOptions): Promise<LaunchResult> {
+  options.signal.throwIfAborted();
+  const { owner, root } = options;
+  const count = terminalProcesses.list({ kind: "background" }).length;
+  if (count >= MAX_BACKGROUND_PROCESSES) {
+    throw new ToolError(
+      ErrorCode.backgroundLimitReached,
+      `${count} background processes are running (the limit is ${MAX_BACKGROUND_PROCESSES}). Stop one of yours with /x?stop=<pid> (the stop URL its launch answered), then retry.`,
+      { detail: { running: terminalProcesses.list({ kind: "background" }).map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
+    );
+  }
+  const started = performance.now();
+  const job = randomBytes(8).toString("hex");
+  const handle = nextHandle++;
+  const log = createLog();
+  const transcript = new StartupTranscript();
+  let watching = true;
+  const onChunk = (chunk: Buffer) => {
+    log.write(chunk);
+    if (watching) transcript.push(chunk);
+  };
+  const stopper = new AbortController();
+  const shell: Promise<Outcome> = execInProjectContainer({
+    projectId: owner.projectId,
+    root,
+    command: options.command,
+    cwd: options.cwd || ".",
+    env: commandEnv(options, job),
+    timeoutMs: BACKGROUND_TIMEOUT_MS,
+    onStdout: onChunk,
+    onStderr: onChunk,
+    signal: stopper.signal,
+  }).then(
+    (result) => ({ ok: true, exitCode: result.exitCode, signal: result.signal }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+
+  let gone = false;
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      stopper.abort();
+      await shell;
+      await sweepJob(owner.projectId, root, job, true);
+      gone = true;
+    })());
+  const onShutdown = () => void stop();
+  options.signal.addEventListener("abort", onShutdown, { once: true });
+  remember(owner);
+  const forget = terminalProcesses.add({
+    pid: handle,
+    kind: "background",
+    owner,
+    command: options.command,
+    cwd: displayCwd(options.cwd),
+    startedAt: Date.now(),
+    logFile: log.file,
+    stop,
+  });
+  const release = () => {
+    gone = true;
+    forget();
+    log.close();
+    options.signal.removeEventListener("abort", onShutdown);
+  };
+
+  const startup = await watchStartup({ transcript, exited: shell, ...(options.windowMs ? { windowMs: options.windowMs } : {}), ...(options.quietMs ? { quietMs: options.quietMs } : {}) });
+  let outcome: Outcome | undefined;
+  if (startup === "exited") {
+    outcome = await shell;
+    await new Promise((resolve) => setTimeout(resolve, EXIT_OUTPUT_GRACE_MS));
+  }
+  watching = false;
+  if (outcome && !outcome.ok) {
+    release();
+    throw outcome.error;
+  }
+  // A shell that started a server with "&" (or setsid) and returned has exited; the job lives on in its processes.
+  const alive = outcome === undefined || (await sweepJob(owner.projectId, root, job, false)) > 0;
+  if (alive) void watchJob(shell, () => gone || stopping !== undefined, () => sweepJob(owner.projectId, root, job, false)).then(release);
+  else release();
+  return {
+    pid: handle,
+    state: alive ? "running" : "exited",
+    exitCode: alive ? null : (outcome as { exitCode: number | null }).exitCode,
+    signal: alive ? null : (outcome as { signal: string | null }).signal,
+    startup,
+    startupMs: Math.round(performance.now() - started),
+    transcript: transcript.finish(),
+    detectedUrls: [...transcript.detected.urls],
+    detectedPorts: [...transcript.detected.ports],
+    logFile: log.file,
+  };
+}
+
+/** Resolves once the job's shell has exited and no process carries its marker any more (or it was stopped). */
+async function watchJob(shell: Promise<Outcome>, stopped: () => boolean, remaining: () => Promise<number>): Promise<void> {
+  await shell;
+  // Bounded by the job's own life: one short exec every LEFTOVER_POLL_MS while something of it runs.
+  while (!stopped() && (await remaining()) > 0) {
+    await new Promise((resolve) => setTimeout(resolve, LEFTOVER_POLL_MS).unref());
+  }
+}
+
+/**
+ * The registry's onScopeEnd for container mode. A session's end (rotate, disable, delete; removing the terminal
+ * permission rotates every session of the project) ends every process in its project's container: one
+ * container per project, so the project's other sessions' commands end too. A project's deletion removes it.
+ */
+export async function endContainerScope(scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }): Promise<void> {
+  if (!enabled) return;
+  if (scope.projectId !== undefined && scope.projectDeleted) {
+    for (const [session, project] of sessionProjects) if (project === scope.projectId) sessionProjects.delete(session);
+    await removeProjectContainer(scope.projectId).catch(() => false);
+    return;
+  }
+  const projectId = scope.projectId ?? (scope.sessionId !== undefined ? sessionProjects.get(scope.sessionId) : undefined);
+  if (scope.sessionId !== undefined) sessionProjects.delete(scope.sessionId);
+  if (projectId !== undefined) await endProjectContainerProcesses(projectId).catch(() => false);
+}
+
+/** At shutdown: ends every process in the containers of the projects this bridge ran commands for (they stay warm). */
+export async function endContainerProcessesAtShutdown(): Promise<void> {
+  if (!enabled) return;
+  const projects = new Set(sessionProjects.values());
+  await Promise.all([...projects].map((projectId) => endProjectContainerProcesses(projectId).catch(() => false)));
+}
