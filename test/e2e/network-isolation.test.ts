@@ -41,7 +41,7 @@ const PROBE = `
 const net = require("node:net");
 const connect = (host, port) => new Promise((resolve) => {
   const s = net.connect({ host, port });
-  s.setTimeout(5000, () => { s.destroy(); resolve("timeout"); });
+  s.setTimeout(3000, () => { s.destroy(); resolve("timeout"); });
   s.on("connect", () => { s.destroy(); resolve("connected"); });
   s.on("error", (e) => resolve(e.code));
 });
@@ -86,8 +86,9 @@ describe("compose networks", () => {
   it("refuses the control port to a container on the edge network, where the data plane answers", async () => {
     const seen = await probeFrom("edge", PROBE);
     expect(seen.control).toBe("ECONNREFUSED");
-    // The control alias exists only on "control": from "edge" it does not even resolve.
-    expect(seen.controlAlias).toMatch(/^(ENOTFOUND|EAI_AGAIN)$/);
+    // The control alias exists only on "control": from "edge" it does not resolve (an internal network has no
+    // upstream DNS, so the lookup fails or runs out of time).
+    expect(seen.controlAlias).toMatch(/^(ENOTFOUND|EAI_AGAIN|timeout)$/);
     expect(seen.data).toBe("connected");
     expect(seen.dataInit).toBe(404);
     // Host: localhost does not turn the data plane into the control plane.
