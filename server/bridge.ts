@@ -21,7 +21,9 @@ import { SessionStates } from "./kernel/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool.js";
 import { createLogger, type Logger } from "./log.js";
 import { createJournalRunner, createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
+import { terminalProcesses } from "./mutation/terminal-processes.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
+import { createSandbox } from "./sandbox/launcher.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./transport/limits.js";
 
@@ -128,7 +130,14 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // ends; Node's default cap of 10 is a leak heuristic that any 11 concurrent calls trip, with no leak behind it.
   setMaxListeners(0, shutdown.signal);
   const tools = [...createReadTools({ grepEngine: config.grepEngine }), ...mutationTools, ...(options.extraTools ?? [])];
-  const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), ...(options.now ? { now: options.now } : {}) });
+  const sandbox = createSandbox({
+    config,
+    codeDir: PACKAGE_ROOT,
+    projectRoots: () => store.projects.list().map((p) => p.root),
+    warn: (message) => log.warn(message),
+  });
+  log.info(`terminal sandbox: ${sandbox.status().mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${sandbox.status().landlockAbi})`);
+  const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), sandbox, ...(options.now ? { now: options.now } : {}) });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
   await recoverInterruptedIntents(mutation, tools);
   const plugins = createPluginHost(options.plugins ?? []);
@@ -138,7 +147,18 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     settings: store.settings,
     log,
   });
-  const registry = createRegistry({ store, states, tools, publicOrigin: () => publicOrigin.origin() });
+  const registry = createRegistry({
+    store,
+    states,
+    tools,
+    publicOrigin: () => publicOrigin.origin(),
+    // Whatever a session started ends with its capabilities (issue 10: nothing survives rotate/disable/delete).
+    onScopeEnd: ({ sessionId, projectId, projectDeleted }) => {
+      void terminalProcesses.end({ ...(sessionId ? { sessionId } : {}), ...(projectId ? { projectId } : {}) }).then(() => {
+        if (projectDeleted && projectId) sandbox.removeScratch(projectId);
+      });
+    },
+  });
   if (config.ephemeralCapabilities) {
     registry.rotateAll();
     log.info("URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session received fresh capabilities");
@@ -170,6 +190,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     credential,
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
+    sandbox: () => sandbox.status(),
   });
 
   const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataPlane);
@@ -200,6 +221,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       publicOrigin.stop();
       shutdown.abort();
       await Promise.all([closeServer(dataServer), ...control.servers.map(closeServer), cloudflared?.stop()]);
+      // The abort ends every tree; wait until this bridge's are gone before the store closes.
+      await Promise.all(store.projects.list().map((p) => terminalProcesses.end({ projectId: p.id }, "shutdown")));
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
       store.close();
     },

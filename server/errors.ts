@@ -56,6 +56,8 @@ export const ErrorCode = {
   terminalBusy: "terminal_busy",
   backgroundStartFailed: "background_start_failed",
   backgroundLimitReached: "background_limit_reached",
+  /** /x?stop=<pid>: no background process of this session has that pid (it ended, or is another session's). */
+  processNotFound: "process_not_found",
   /** URLBRIDGE_SANDBOX=container: the Docker engine or the sandbox image is not usable (server/sandbox/container/). */
   sandboxUnavailable: "sandbox_unavailable",
   // mutation kernel: intent journal (server/mutation/journal*.ts)

@@ -12,6 +12,7 @@ const NEW_INTENT_RUNS = 200;
 const REPLAY_RUNS = 300;
 const PATCH_RUNS = 20;
 const PATCH_FILES = 50;
+const TERMINAL_RUNS = 100;
 
 function url(base: string, route: string, params: Array<[string, string | number]>, raw?: string): string {
   const parts = params.map(([k, v]) => `${k}=${encodeQueryValue(String(v))}`);
@@ -29,7 +30,9 @@ export async function runMutationBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("project");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
   for (let i = 0; i < PATCH_FILES; i++) fs.writeFileSync(path.join(projectDir, `p${i}.txt`), `file ${i}\nvalue 0\n`);
-  const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: false } });
+  // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
+  if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
+  const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
   try {
     const bases = bridge.bases as { r: string; m: string };
 
@@ -48,6 +51,9 @@ export async function runMutationBench(): Promise<BenchResult> {
       const body = await getJson(url(bases.m, "a", [["wait", 1500]], lines.join("\n")));
       if (body.state !== "succeeded") throw new Error(`patch did not finish within wait: ${JSON.stringify(body).slice(0, 200)}`);
     });
+    // A foreground command that does nothing: the cost of the spawn (and the sandbox launcher) per /x.
+    let x = 0;
+    const terminal = await measure(TERMINAL_RUNS, 5, () => getJson(url(bases.m, "x", [["run", x++]], "true")));
 
     const row = (name: string, s: Stats) =>
       `| ${name} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${(s.p50 / floor.p50).toFixed(1)}× |`;
@@ -65,8 +71,9 @@ export async function runMutationBench(): Promise<BenchResult> {
         row(`/w new intent GET round trip (n=${fresh.n})`, fresh),
         row(`/w replayed GET, dedupe (n=${replayed.n})`, replayed),
         row(`/a apply_patch of ${PATCH_FILES} files (n=${patch.n})`, patch),
+        row(`/x foreground \`true\` (n=${terminal.n})`, terminal),
       ].join("\n"),
-      figures: { floor, newIntent: fresh, replayed, patch50: patch },
+      figures: { floor, newIntent: fresh, replayed, patch50: patch, terminal },
     };
   } finally {
     await bridge.close();

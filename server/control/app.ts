@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Koa from "koa";
 import type { Logger } from "../log.js";
+import type { SandboxStatus } from "../sandbox/launcher.js";
 import { createApiRouter, type ApiOptions } from "./api.js";
 import { createAuthBackoff } from "./auth-backoff.js";
 import { createAuthRouter, PUBLIC_API_PATHS } from "./auth-routes.js";
@@ -20,6 +21,8 @@ export interface ControlPlaneOptions extends ApiOptions {
   log: Logger;
   /** Folder holding the built UI (dist/web). */
   webRoot: string;
+  /** What the terminal sandbox enforces, shown by /api/health and the UI. */
+  sandbox?: () => SandboxStatus;
 }
 
 export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
@@ -53,7 +56,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   app.use(async function operatorGate(ctx, next) {
     if (!ctx.path.startsWith("/api/") && ctx.path !== "/api") return next();
     if (ctx.path === "/api/health") {
-      ctx.body = { ok: true, version: options.version };
+      ctx.body = { ok: true, version: options.version, ...(options.sandbox ? { sandbox: options.sandbox() } : {}) };
       return;
     }
     const operator = await authenticateOperator(ctx, options.credential, sessions, backoff);

@@ -48,6 +48,8 @@ export interface RegistryOptions {
   publicOrigin: () => string;
   /** Transport features added by optional modules (journal, staging...). */
   extraFeatures?: (permissions: Permissions) => string[];
+  /** A session's or project's capabilities ended (rotate, disable, delete): end the processes it started. */
+  onScopeEnd?: (scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }) => void;
 }
 
 /** Resolves an operator-supplied root to its canonical realpath and checks it is a directory. */
@@ -93,6 +95,7 @@ export function createRegistry(options: RegistryOptions) {
     store.sessions.update(next);
     mintTokens(session.id, next.generation);
     states.forget(session.id);
+    options.onScopeEnd?.({ sessionId: session.id });
     return next;
   }
 
@@ -160,6 +163,7 @@ export function createRegistry(options: RegistryOptions) {
       const sessions = store.sessions.listByProject(id);
       if (!store.projects.delete(id)) throw notFound("project", id);
       for (const s of sessions) states.forget(s.id);
+      options.onScopeEnd?.({ projectId: id, projectDeleted: true });
     },
 
     listSessions: (): SessionView[] => store.sessions.list().map(view),
@@ -203,6 +207,7 @@ export function createRegistry(options: RegistryOptions) {
         const s = requireSession(id);
         store.sessions.update({ ...s, enabled: false });
         states.forget(id);
+        options.onScopeEnd?.({ sessionId: id });
         return view(requireSession(id));
       });
     },
@@ -210,6 +215,7 @@ export function createRegistry(options: RegistryOptions) {
     deleteSession(id: string): void {
       if (!store.sessions.delete(id)) throw notFound("session", id);
       states.forget(id);
+      options.onScopeEnd?.({ sessionId: id });
     },
 
     /** URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session gets fresh tokens at start-up. */

@@ -4,6 +4,7 @@
 import { ErrorCode, ToolError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Store } from "../store/index.js";
+import type { Sandbox } from "../sandbox/launcher.js";
 import type { Preimage } from "../store/journal.js";
 import type { Journal } from "./journal.js";
 import type { Staging } from "./staging.js";
@@ -17,6 +18,8 @@ export interface MutationRuntime {
   queue: ProjectWriteQueue;
   hooks: TestHooks;
   log: Logger;
+  /** How terminal commands are confined (server/sandbox/launcher.ts); absent in process-level tests. */
+  sandbox?: Sandbox;
 }
 
 /** The intent a tool is executing as. Only present for recorded (journaled) tools. */

@@ -183,7 +183,7 @@ function resolveStagedFields(tool: AnyToolDefinition, args: Record<string, unkno
   const fields = tool.journal?.stagedContent;
   if (!fields) return args;
   const out = { ...args };
-  for (const { blob, count, into } of fields) {
+  for (const { blob, count, into, required } of fields) {
     const blobId = out[blob];
     const declared = out[count];
     delete out[blob];
@@ -195,7 +195,7 @@ function resolveStagedFields(tool: AnyToolDefinition, args: Record<string, unkno
           repair: ctx.urls.repair({ drop: [count] }),
         });
       }
-      if (out[into] === undefined) {
+      if (out[into] === undefined && (required?.(out) ?? true)) {
         const spellings = [into, ...(tool.url.rawField === into ? ["raw="] : []), `${blob}=<id>`];
         throw new ToolError(ErrorCode.missingParameter, `Missing ${into}: give it as ${spellings.join(" or ")}.${tool.example ? ` Example: ${tool.example}` : ""}`, {
           detail: { parameter: into },

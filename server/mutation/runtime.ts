@@ -1,5 +1,6 @@
 // Builds the one mutation runtime a bridge shares between its journal runner, its tools and start-up recovery.
 import type { Logger } from "../log.js";
+import type { Sandbox } from "../sandbox/launcher.js";
 import type { Store } from "../store/index.js";
 import type { MutationRuntime } from "./context.js";
 import { Journal } from "./journal.js";
@@ -13,6 +14,7 @@ export interface MutationRuntimeOptions {
   /** Test-only hooks (readTestHooks()); inert by default. */
   hooks?: TestHooks;
   now?: () => number;
+  sandbox?: Sandbox;
 }
 
 export function createMutationRuntime(options: MutationRuntimeOptions): MutationRuntime {
@@ -24,5 +26,6 @@ export function createMutationRuntime(options: MutationRuntimeOptions): Mutation
     queue: new ProjectWriteQueue(),
     hooks: options.hooks ?? NO_TEST_HOOKS,
     log: options.log,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   };
 }

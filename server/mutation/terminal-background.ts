@@ -1,14 +1,16 @@
-// bg=1 launches: spawn detached from the request, watch the start-up window, report the transcript and the
-// announced addresses, then keep logging output to a bounded file outside the project until the process ends.
+// bg=1 launches: spawn through the sandbox launcher detached from the request, watch the start-up window, report
+// the transcript and the announced addresses, then keep logging output to a bounded file outside the project
+// until the tree ends. The launcher's pid stands for the whole tree: it lives while anything the command
+// started (a server behind "&", a setsid'd daemon) lives, and ending it ends them all.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { ErrorCode, ToolError } from "../errors.js";
-import { killTree, listTree } from "./process-tree.js";
 import { StartupTranscript, watchStartup, type StartupEnd } from "./startup-transcript.js";
-import { spawnCommand, type SpawnOptions } from "./terminal-run.js";
 import type { BoundedText } from "./terminal-output.js";
+import { terminalProcesses, type TreeOwner } from "./terminal-processes.js";
+import { spawnCommand, type SpawnOptions } from "./terminal-spawn.js";
 
 /** Background processes alive at once across all sessions; more are refused until one ends. */
 export const MAX_BACKGROUND_PROCESSES = 8;
@@ -33,14 +35,8 @@ export interface BackgroundProcess {
   logFile: string;
 }
 
-interface Tracked extends BackgroundProcess {
-  stop(): Promise<void>;
-}
-
-const running = new Map<number, Tracked>();
-
-export function listBackground(): BackgroundProcess[] {
-  return [...running.values()].map(({ stop: _stop, ...info }) => info);
+export function listBackground(owner?: Partial<TreeOwner>): BackgroundProcess[] {
+  return terminalProcesses.list({ kind: "background", ...owner }).map(({ pid, command, cwd, startedAt, logFile }) => ({ pid, command, cwd, startedAt, logFile: logFile ?? "" }));
 }
 
 export interface LaunchOptions extends SpawnOptions {
@@ -48,6 +44,8 @@ export interface LaunchOptions extends SpawnOptions {
   signal: AbortSignal;
   windowMs?: number;
   quietMs?: number;
+  /** Who started it: the registry ends it with its session or project, and only its session may stop it. */
+  owner?: TreeOwner;
 }
 
 export interface LaunchResult {
@@ -119,10 +117,11 @@ function prepareLogFile(): string {
 
 export async function launchBackground(options: LaunchOptions): Promise<LaunchResult> {
   options.signal.throwIfAborted();
-  if (running.size >= MAX_BACKGROUND_PROCESSES) {
+  const count = terminalProcesses.list({ kind: "background" }).length;
+  if (count >= MAX_BACKGROUND_PROCESSES) {
     throw new ToolError(
       ErrorCode.backgroundLimitReached,
-      `${running.size} background processes are running (the limit is ${MAX_BACKGROUND_PROCESSES}). Stop one with /x?raw=kill -- -<pid> (its process group), then retry.`,
+      `${count} background processes are running (the limit is ${MAX_BACKGROUND_PROCESSES}). Stop one of yours with /x?stop=<pid> (the stop URL its launch answered), then retry.`,
       { detail: { running: listBackground().map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
     );
   }
@@ -131,51 +130,58 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
   const transcript = new StartupTranscript();
   let watching = true;
   const started = performance.now();
-  const child = spawnCommand(options);
+  const child = spawnCommand({ ...options, foreground: false });
   const pid = child.pid;
   const onChunk = (chunk: Buffer) => {
     log.write(chunk);
     if (watching) transcript.push(chunk);
   };
-  child.stdout?.on("data", onChunk);
-  child.stderr?.on("data", onChunk);
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
-  // Resolves after exit and the end of its output; never rejects (reject: false).
-  const finished = child.then((result) => result);
+  child.stdout.on("data", onChunk);
+  child.stderr.on("data", onChunk);
+  // The shell's own end, as the launcher reports it once the whole tree is gone.
+  const finished = child.done;
 
   if (pid === undefined) {
-    const result = await finished;
+    await finished;
     log.close();
-    throw new ToolError(ErrorCode.internalError, `The shell could not be started: ${result.shortMessage}`, { retryable: false });
+    throw new ToolError(ErrorCode.internalError, "The shell could not be started (spawn failed). Check that /bin/sh exists and the launcher is built (npm run build:native).", {
+      retryable: false,
+    });
   }
 
-  const stop = async () => {
-    await killTree(pid);
-  };
-  const onShutdown = () => void stop();
+  const onShutdown = () => void child.stop();
   options.signal.addEventListener("abort", onShutdown, { once: true });
-  running.set(pid, { pid, command: options.command, cwd: options.cwd, startedAt: Date.now(), logFile, stop });
+  const forget = terminalProcesses.add({
+    pid,
+    kind: "background",
+    owner: options.owner,
+    command: options.command,
+    cwd: options.cwd,
+    startedAt: Date.now(),
+    logFile,
+    stop: () => child.stop(),
+  });
   void finished.then(() => {
-    running.delete(pid);
+    forget();
     log.close();
     options.signal.removeEventListener("abort", onShutdown);
   });
+  // The start-up window closes early when the launcher exits: the shell and everything it started are done.
+  const exited = child.exited.then(() => finished).then((end) => ({ code: end.exitCode, signal: end.signal }));
 
   const startup = await watchStartup({ transcript, exited, windowMs: options.windowMs, quietMs: options.quietMs });
   const exit = startup === "exited" ? await exited : undefined;
-  // "exit" can fire before the last output is read: keep collecting until the pipes close (or a short grace
-  // passes, since a child left holding them can keep them open).
   if (exit) await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, EXIT_OUTPUT_GRACE_MS))]);
   watching = false;
-  // A shell that started a server with "&" and returned has exited, but its process group lives on.
-  const alive = !exit || listTree(pid).length > 0;
+  // A shell that started a server with "&" and returned has exited, but the launcher lives on with the server.
+  const alive = child.running();
+  const end = alive ? undefined : await finished;
+  if (end?.launcherError) throw launcherRefused(end.launcherError);
   return {
     pid,
     state: alive ? "running" : "exited",
-    exitCode: exit?.code ?? null,
-    signal: exit?.signal ?? null,
+    exitCode: end?.exitCode ?? null,
+    signal: end?.signal ?? null,
     startup,
     startupMs: Math.round(performance.now() - started),
     transcript: transcript.finish(),
@@ -187,5 +193,16 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
 
 /** Ends every background process this bridge process started (used at shutdown and by tests). */
 export async function stopAllBackground(): Promise<void> {
-  await Promise.all([...running.values()].map((p) => p.stop()));
+  await terminalProcesses.end({ kind: "background" }, "shutdown");
+}
+
+/** The launcher refused to start a command (cwd through a symlink, Landlock missing while required...). */
+export function launcherRefused(message: string): ToolError {
+  if (/is a symlink/.test(message)) {
+    return new ToolError(ErrorCode.symlinkEscape, `The command did not run: ${message}.`, { detail: { launcher: message }, retryable: false });
+  }
+  return new ToolError(ErrorCode.sandboxUnavailable, `The sandbox did not start the command: ${message}. Nothing ran; the operator can check the Sandbox line of the control UI.`, {
+    detail: { launcher: message },
+    retryable: false,
+  });
 }

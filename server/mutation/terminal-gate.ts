@@ -14,6 +14,8 @@ export type ReleaseSlot = () => void;
 export interface AcquireOptions {
   /** Aborting gives up the place in the queue (shutdown). */
   signal?: AbortSignal;
+  /** Longest this caller waits in the queue (capped by the gate's own maxWaitMs); terminal_busy afterwards. */
+  maxWaitMs?: number;
   /** Called once when the caller has to wait, with its 1-based queue position. */
   onQueued?: (position: number) => void;
 }
@@ -68,6 +70,7 @@ export class TerminalGate {
         ),
       );
     }
+    const waitMs = Math.min(this.maxWaitMs, options.maxWaitMs ?? this.maxWaitMs);
     return new Promise<ReleaseSlot>((resolve, reject) => {
       const waiter: Waiter = {
         grant: (release) => {
@@ -84,13 +87,13 @@ export class TerminalGate {
       const timer = setTimeout(
         () =>
           waiter.fail(
-            new ToolError(ErrorCode.terminalBusy, `No foreground slot freed within ${this.maxWaitMs} ms; the command did not run. Retry later.`, {
+            new ToolError(ErrorCode.terminalBusy, `No foreground slot freed within ${waitMs} ms; the command did not run. Retry later, or launch long-running work with bg=1.`, {
               detail: this.snapshot(),
               retryable: true,
               agentAction: "wait_and_retry",
             }),
           ),
-        this.maxWaitMs,
+        waitMs,
       );
       timer.unref();
       const onAbort = () => waiter.fail(options.signal!.reason);

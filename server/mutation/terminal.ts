@@ -2,6 +2,7 @@
 // machine-wide gate's slots until they finish or time out; bg=1 launches a long-running process and reports
 // its start-up. Protocol: docs/PROTOCOL.md §6.
 import { stat } from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import { defineTool, type InterruptedIntent, type ToolContext } from "../kernel/tool.js";
@@ -12,7 +13,8 @@ import { journalControls } from "./controls.js";
 import { killTree, processStartTicks } from "./process-tree.js";
 import { interruptedFailure } from "./recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "./staging.js";
-import { launchBackground, type LaunchResult } from "./terminal-background.js";
+import { launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
+import { terminalProcesses } from "./terminal-processes.js";
 import { terminalGate } from "./terminal-gate.js";
 import type { BoundedText } from "./terminal-output.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, runForeground, type ForegroundResult } from "./terminal-run.js";
@@ -23,6 +25,8 @@ const schema = z.object({
   count: z.number().int().min(1).max(MAX_CHUNKS_PER_BLOB).optional(),
   cwd: z.string().optional(),
   timeout: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional(),
+  /** Ends one of this session's bg=1 processes (the `stop` URL a launch answers); the bridge does it, not a shell. */
+  stop: z.number().int().positive().optional(),
   // bg=0 means the same as no bg at all, so both spellings share one call id.
   bg: z
     .boolean()
@@ -47,7 +51,8 @@ export const terminalTool = defineTool({
   schema,
   url: { aliases: { cmd: "command" }, rawField: "command" },
   journal: {
-    stagedContent: [{ blob: "blob", count: "count", into: "command" }],
+    // stop=<pid> ends a background process and needs no command.
+    stagedContent: [{ blob: "blob", count: "count", into: "command", required: (args) => args.stop === undefined }],
     serialize: false,
     // A command that ran may have changed files whatever its exit code; a refused or rejected one changed nothing.
     bumpsEpoch: (body) => body.ok || (COMMAND_RAN_CODES.has(String(body.errorCode)) && (body.errorDetail as { started?: boolean } | undefined)?.started !== false),
@@ -65,6 +70,14 @@ interface PreparedCommand {
 
 /** Checks the request before it may wait for a slot or run: a refused command never queues. */
 async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<PreparedCommand> {
+  if (args.stop !== undefined) {
+    if (args.command !== undefined || args.bg || args.timeout !== undefined || args.cwd !== undefined) {
+      throw new ToolError(ErrorCode.conflictingParameters, "stop= ends a background process by itself; drop the command, bg=, timeout= and cwd=.", {
+        detail: { parameters: ["stop", "command", "bg", "timeout", "cwd"] },
+      });
+    }
+    return { command: "", cwd: { absolute: ctx.project.root, display: "/project" } };
+  }
   const command = args.command ?? "";
   if (command.trim() === "" || command.includes("\0")) {
     throw new ToolError(ErrorCode.invalidParameter, "The command is empty or contains NUL. Put it after raw= (last), e.g. /x?raw=npm+test.", {
@@ -85,10 +98,12 @@ async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<Pre
 /** Foreground commands take a slot of the machine-wide gate before they start; the intent is pending until then. */
 async function admitTerminal(args: TerminalArgs, ctx: ToolContext): Promise<(() => void) | undefined> {
   await prepareCommand(args, ctx);
-  if (args.bg) return undefined;
+  if (args.bg || args.stop !== undefined) return undefined;
   try {
     return await terminalGate.acquire({
       signal: ctx.signal,
+      // A queued command waits at most its own timeout, then answers terminal_busy (it never ran).
+      maxWaitMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
       onQueued: (position) => ctx.intent?.progress({ phase: "queued", position, slots: terminalGate.slots }),
     });
   } catch (error) {
@@ -109,20 +124,40 @@ async function admitTerminal(args: TerminalArgs, ctx: ToolContext): Promise<(() 
 }
 
 async function executeTerminal(args: TerminalArgs, ctx: ToolContext) {
+  if (args.stop !== undefined) return stopBackground(args.stop, ctx);
   const { command, cwd } = await prepareCommand(args, ctx);
   const { env } = buildChildEnv();
-  if (args.bg) return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, signal: ctx.signal }), ctx, cwd.display);
+  const owner = { sessionId: ctx.session.id, projectId: ctx.project.id };
+  const relative = path.relative(ctx.project.root, cwd.absolute);
+  const plan = ctx.mutation?.sandbox?.plan({ id: ctx.project.id, root: ctx.project.root }, relative, !args.bg);
+  if (args.bg) return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, plan, owner, signal: ctx.signal }), ctx, cwd.display);
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
   const result = await runForeground({
     command,
     cwd: cwd.absolute,
     env,
+    plan,
+    owner,
     timeoutMs,
     signal: ctx.signal,
     onSpawn: (pid) => checkpointProcess(ctx, pid),
   });
   return reportForeground(result, timeoutMs, cwd.display);
+}
+
+/** /x?stop=<pid>: ends one of this session's own background trees (signal scoping keeps a later command from it). */
+async function stopBackground(pid: number, ctx: ToolContext) {
+  const tree = terminalProcesses.get(pid);
+  if (!tree || tree.kind !== "background" || tree.owner?.sessionId !== ctx.session.id) {
+    throw new ToolError(ErrorCode.processNotFound, `No background process ${pid} of this session is running: it has ended already, or another session started it. Nothing was stopped.`, {
+      detail: { pid },
+      retryable: false,
+    });
+  }
+  const started = performance.now();
+  await tree.stop("stopped");
+  return { ok: true as const, mode: "stop", pid, stopped: true, command: tree.command.slice(0, 200), durationMs: Math.round(performance.now() - started) };
 }
 
 interface ProcessCheckpoint {
@@ -175,6 +210,7 @@ function outputFields(name: string, output: BoundedText): Record<string, unknown
 }
 
 function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: string) {
+  if (result.launcherError) throw launcherRefused(result.launcherError);
   const common = {
     exitCode: result.exitCode,
     ...(result.signal ? { signal: result.signal } : {}),
@@ -187,6 +223,13 @@ function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: stri
   if (result.aborted) {
     throw new ToolError(ErrorCode.interrupted, "The bridge shut down while the command ran; its process tree was ended. Check the project state before running it again.", {
       detail: { started: true },
+      extra: common,
+    });
+  }
+  if (result.scopeEnded) {
+    throw new ToolError(ErrorCode.interrupted, "The command's process tree was ended because its session or project ended (disabled, rotated, deleted, or terminal permission removed).", {
+      detail: { started: true, reason: "scope_ended" },
+      retryable: false,
       extra: common,
     });
   }
@@ -230,6 +273,6 @@ function reportBackground(result: LaunchResult, ctx: ToolContext, cwd: string) {
   return {
     ok: true as const,
     ...common,
-    ...(result.state === "running" ? { stop: ctx.urls.to("m", "x", [], `kill -- -${result.pid}`) } : {}),
+    ...(result.state === "running" ? { stop: ctx.urls.to("m", "x", [["stop", result.pid]]) } : {}),
   };
 }

@@ -85,6 +85,7 @@ export async function startTestBridge(
     api,
     async session(opts = {}) {
       projects += 1;
+      giveToAgent(opts.root ?? projectDir);
       const project = await api<{ id: string }>("POST", "/api/projects", {
         name: opts.name ?? `project-${projects}`,
         root: opts.root ?? projectDir,
@@ -107,6 +108,25 @@ export async function startTestBridge(
       await bridge.close();
     },
   };
+}
+
+/** The identity sandboxed terminal commands run as for a root-owned folder when the tests run as root. */
+export const TEST_AGENT_UID = 1000;
+
+/**
+ * As root, the bridge runs a project's commands as the folder's owner, falling back to uid 1000 for root-owned
+ * folders (server/sandbox/identity.ts). Temp projects are made by root here, so they are handed to that uid, as
+ * an operator's real project folder belongs to its user. Files a test writes later stay readable (0644).
+ */
+export function giveToAgent(dir: string): void {
+  if (process.getuid?.() !== 0) return;
+  const walk = (p: string) => {
+    const stat = fs.lstatSync(p);
+    if (stat.uid !== 0) return;
+    fs.lchownSync(p, TEST_AGENT_UID, TEST_AGENT_UID);
+    if (stat.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+  };
+  walk(dir);
 }
 
 /** GETs a data-plane URL exactly as given (no re-encoding) and parses JSON. */

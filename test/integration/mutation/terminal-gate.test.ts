@@ -10,19 +10,25 @@ import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 
 let t: TestBridge;
 let sessions: AgentSession[];
-const barrierDir = makeTempDir("gate");
-const release = path.join(barrierDir, "release");
+const roots = ["a", "b", "c"].map((name) => makeTempDir(`gate-${name}`));
+// The barrier lives inside every project: a sandboxed command sees nothing outside its own root.
+const release = "release";
+const setReleased = (on: boolean) => {
+  for (const root of roots) {
+    if (on) fs.writeFileSync(path.join(root, release), "");
+    else fs.rmSync(path.join(root, release), { force: true });
+  }
+};
 
 beforeAll(async () => {
   t = await startTestBridge();
   sessions = [];
-  for (const name of ["a", "b", "c"]) sessions.push(await t.session({ terminal: true, root: makeTempDir(`gate-${name}`), name }));
+  for (const [i, name] of ["a", "b", "c"].entries()) sessions.push(await t.session({ terminal: true, root: roots[i]!, name }));
 });
 
 afterAll(async () => {
-  fs.writeFileSync(release, "");
+  setReleased(true);
   await t.close();
-  fs.rmSync(barrierDir, { recursive: true, force: true });
 });
 
 /** A foreground command that holds its slot until the test creates the release file. */
@@ -51,7 +57,7 @@ describe("terminal gate", () => {
     const stillQueued = await agentGet<Body>(String(third.poll));
     expect(stillQueued.state).toBe("pending");
 
-    fs.writeFileSync(release, "");
+    setReleased(true);
     const results = await Promise.all([first, second, third].map((body) => settle(String(body.poll))));
     expect(results.map((r) => [r.ok, r.exitCode, r.stdout])).toEqual([
       [true, 0, "one\n"],
@@ -59,7 +65,7 @@ describe("terminal gate", () => {
       [true, 0, "three\n"],
     ]);
     expect(await waitUntil(() => terminalGate.snapshot().running === 0)).toBe(true);
-    fs.rmSync(release);
+    setReleased(false);
   });
 
   it("refuses with terminal_busy and a retry URL once the queue is full; the queued ones all run", async () => {
@@ -74,7 +80,7 @@ describe("terminal gate", () => {
     expect(refused).toMatchObject({ ok: false, state: "failed", errorCode: "terminal_busy", retryable: true, agentAction: "wait_and_retry" });
     expect(String(refused.retry)).toMatch(/\/x\?run=[A-Za-z0-9._:-]+&raw=echo\+one-too-many$/);
 
-    fs.writeFileSync(release, "");
+    setReleased(true);
     const done = await Promise.all([...holders, ...waiting].map((body) => settle(String(body.poll))));
     expect(done.every((r) => r.ok && r.exitCode === 0)).toBe(true);
     expect(done.slice(2).map((r) => r.stdout)).toEqual(Array.from({ length: MAX_QUEUED_FOREGROUND }, (_, i) => `queued-${i}\n`));

@@ -44,11 +44,12 @@ describe("bg=1", () => {
     expect(await (await fetch(`${url}ping`)).text()).toBe("served /ping");
     expect(String(body.logFile).startsWith(t.projectDir)).toBe(false);
 
-    // The exact stop URL ends the server's process group.
+    // The exact stop URL ends the server's whole tree. It is a bridge-side action (stop=<pid>), not a
+    // `kill` command: signal scoping keeps a later command from signalling an earlier command's processes.
     const pid = body.pid as number;
-    expect(body.stop).toBe(`${s.m}/x?raw=${encodeUrlText(`kill -- -${pid}`)}`);
+    expect(body.stop).toBe(`${s.m}/x?stop=${pid}`);
     const stopped = await settle(String(body.stop));
-    expect(stopped).toMatchObject({ ok: true, exitCode: 0 });
+    expect(stopped).toMatchObject({ ok: true, mode: "stop", pid, stopped: true });
     expect(await waitUntil(() => isGone(pid))).toBe(true);
   });
 

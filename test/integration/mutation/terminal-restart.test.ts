@@ -1,5 +1,6 @@
-// A terminal intent running when the bridge is SIGKILLed: after a restart it is reported `interrupted`,
-// is never re-run by itself, and the process tree it left behind is ended. The bridge runs as a real child process.
+// A terminal intent running when the bridge is SIGKILLed: the sandbox launcher's parent-death signal ends
+// the command's tree at once; after a restart the intent is reported `interrupted` and is never re-run by
+// itself. The bridge runs as a real child process.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -9,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { isGone, listTree } from "../../../server/mutation/process-tree.js";
 import { encodeUrlText } from "../../../server/transport/encode.js";
-import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
+import { agentGet, giveToAgent, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "./terminal-helpers.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -52,6 +53,7 @@ async function startServer(env: Record<string, string>): Promise<ChildProcess> {
 
 const stateDir = makeTempDir("restart-state");
 const projectDir = makeTempDir("restart-project");
+giveToAgent(projectDir);
 const servers: ChildProcess[] = [];
 let shellPid: number | undefined;
 
@@ -62,7 +64,7 @@ afterAll(() => {
 });
 
 describe("terminal intent across a crash", () => {
-  it("is reported interrupted after a restart, never re-run, and its orphaned tree is ended", async () => {
+  it("is reported interrupted after a restart, never re-run, and its tree does not outlive the crash", async () => {
     const [dataPort, controlPort] = [await freePort(), await freePort()];
     const env = {
       URLBRIDGE_STATE_DIR: stateDir,
@@ -97,11 +99,11 @@ describe("terminal intent across a crash", () => {
     const exited = new Promise((resolve) => first.once("exit", resolve));
     first.kill("SIGKILL");
     await exited;
-    // The crash left the command's tree running: nothing ends a detached group by itself.
-    expect(isGone(shellPid)).toBe(false);
+    // Before the launcher, a crash left the detached tree running until recovery ended it (orphanEnded: true).
+    // Now the launcher gets SIGTERM when the bridge dies (PR_SET_PDEATHSIG) and ends the tree itself.
+    expect(await waitUntil(() => isGone(shellPid!) && listTree(shellPid!).length === 0)).toBe(true);
 
     servers.push(await startServer(env));
-    expect(await waitUntil(() => listTree(shellPid!).length === 0)).toBe(true);
 
     const replay = await agentGet<Body>(url);
     expect(replay).toMatchObject({
@@ -109,7 +111,7 @@ describe("terminal intent across a crash", () => {
       state: "failed",
       dedupe: "replayed",
       errorCode: "interrupted",
-      errorDetail: { phase: "running", started: true, orphanEnded: true },
+      errorDetail: { phase: "running", started: true, orphanEnded: false },
     });
     expect(String(replay.retry)).toMatch(/[?&]run=[A-Za-z0-9._:-]+&raw=/);
     expect(fs.readFileSync(path.join(projectDir, "count.log"), "utf8")).toBe("ran\n");

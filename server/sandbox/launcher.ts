@@ -1,0 +1,247 @@
+// How terminal commands (and ripgrep) are confined: finds the urlbridge-sandbox launcher, probes once what the
+// kernel offers, picks the mode from URLBRIDGE_SANDBOX and builds the launcher's arguments for one project.
+// The launcher itself (native/urlbridge-sandbox.c) applies Landlock, drops identity and owns the process tree.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "../config.js";
+import { ErrorCode, ToolError } from "../errors.js";
+import { agentIdentity, bridgeIsRoot, type Identity } from "./identity.js";
+import { buildAllowlist } from "./launcher-paths.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** server/sandbox/ in development, dist/server/sandbox/ when built: both find <repo>/dist/native/. */
+const CANDIDATES = [path.resolve(here, "../../dist/native/urlbridge-sandbox"), path.resolve(here, "../../native/urlbridge-sandbox")];
+
+/** What `urlbridge-sandbox --probe` reports about this kernel and process. */
+export interface LauncherProbe {
+  landlock: number;
+  fs: boolean;
+  ptrace: boolean;
+  net: boolean;
+  signals: boolean;
+  root: boolean;
+}
+
+let cachedBinary: string | null | undefined;
+let cachedProbe: LauncherProbe | null | undefined;
+
+/** The launcher binary, or undefined when it was not built (no C compiler, or not Linux). Cached. */
+export function launcherBinary(): string | undefined {
+  if (cachedBinary === undefined) cachedBinary = CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
+  return cachedBinary ?? undefined;
+}
+
+/** Runs the probe once per process; undefined when the launcher is missing or fails. */
+export function probeLauncher(): LauncherProbe | undefined {
+  if (cachedProbe !== undefined) return cachedProbe ?? undefined;
+  const binary = launcherBinary();
+  cachedProbe = null;
+  if (binary) {
+    try {
+      cachedProbe = JSON.parse(execFileSync(binary, ["--probe"], { encoding: "utf8", timeout: 5000 })) as LauncherProbe;
+    } catch {
+      cachedProbe = null;
+    }
+  }
+  return cachedProbe ?? undefined;
+}
+
+/** What is enforced on terminal commands, as /api/health and the UI show it. */
+export interface SandboxStatus {
+  /** landlock: confined; none: not confined (opt-out, or auto without Landlock); unavailable: landlock required but missing. */
+  mode: "landlock" | "none" | "unavailable";
+  configured: Config["sandbox"];
+  landlockAbi: number;
+  /** Commands see only their project, its scratch folder and read-only system folders. */
+  filesystem: boolean;
+  /** The bridge's /proc/<pid>/environ and memory are closed to commands. */
+  procProtection: boolean;
+  /** Commands cannot signal the bridge (or another command's processes). */
+  signals: boolean;
+  /** Outgoing connections are restricted (never by default: agents install packages). */
+  network: boolean;
+  /** Commands run as the project's owner, not as the bridge's user. */
+  identitySeparation: boolean;
+  /** One project's commands cannot touch another project's files. */
+  perProjectIsolation: boolean;
+  /** Set when something the operator should know about is not enforced. */
+  warning?: string;
+}
+
+/** How one command is started: the launcher and its arguments (the shell and command follow). */
+export interface LaunchPlan {
+  file: string;
+  args: string[];
+  /** Added to the child's environment: HOME and TMPDIR in the project's scratch folder. */
+  env: Record<string, string>;
+  /** The spawn cwd; the launcher walks to the command's cwd itself. */
+  spawnCwd: string;
+}
+
+export interface SandboxOptions {
+  config: Pick<Config, "sandbox" | "scratchDir" | "agentFallback" | "stateDir">;
+  /** The bridge's code (PACKAGE_ROOT): never readable by commands. */
+  codeDir: string;
+  /** Every registered project's root, to keep each project out of the others' sandboxes. */
+  projectRoots: () => string[];
+  /** Called once when the mode is decided without Landlock (the bridge logs it). */
+  warn?: (message: string) => void;
+}
+
+export interface ProjectTarget {
+  id: string;
+  root: string;
+}
+
+export interface Sandbox {
+  status(): SandboxStatus;
+  /** The launch plan for a command in `project`, at cwd `cwdRelative` below its root. Throws when refused. */
+  plan(project: ProjectTarget, cwdRelative: string, foreground: boolean): LaunchPlan;
+  /** The identity commands of this project run as, or undefined when it is the bridge's own. */
+  identityFor(projectRoot: string): Identity | undefined;
+  /** Removes a deleted project's scratch folder. */
+  removeScratch(projectId: string): void;
+}
+
+function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | undefined): SandboxStatus {
+  const abi = probe?.landlock ?? 0;
+  const root = bridgeIsRoot();
+  const wanted = config.sandbox === "container" ? "auto" : config.sandbox;
+  const base = { configured: config.sandbox, landlockAbi: abi, network: false };
+  if (wanted === "none") {
+    return {
+      ...base,
+      mode: "none",
+      filesystem: false,
+      procProtection: false,
+      signals: false,
+      identitySeparation: false,
+      perProjectIsolation: false,
+      warning: "URLBRIDGE_SANDBOX=none: terminal commands run unconfined as the bridge's user and can read its state, token and environment.",
+    };
+  }
+  if (abi === 0) {
+    const why = probe ? `this kernel has no Landlock` : `the sandbox launcher is missing (run npm run build:native)`;
+    if (wanted === "landlock") {
+      return { ...base, mode: "unavailable", filesystem: false, procProtection: false, signals: false, identitySeparation: false, perProjectIsolation: false, warning: `URLBRIDGE_SANDBOX=landlock but ${why}: terminal commands are refused.` };
+    }
+    return {
+      ...base,
+      mode: "none",
+      filesystem: false,
+      procProtection: root,
+      signals: root,
+      identitySeparation: root,
+      perProjectIsolation: false,
+      warning: `Terminal commands are not confined: ${why}. ${root ? "They run as the project owner, not root." : "They run as the bridge's user and can reach everything it can."}`,
+    };
+  }
+  return {
+    ...base,
+    mode: "landlock",
+    filesystem: true,
+    procProtection: true,
+    signals: Boolean(probe?.signals) || root,
+    identitySeparation: root,
+    perProjectIsolation: true,
+    ...(probe?.signals ? {} : { warning: `Landlock ABI ${abi} cannot scope signals (needs ABI 6, Linux 6.12)${root ? "" : ": commands can signal the bridge"}.` }),
+  };
+}
+
+/** Read-only folders of the tools commands expect: node's installation and ripgrep's. */
+function toolDirs(): string[] {
+  const dirs = [path.dirname(path.dirname(fs.realpathSync(process.execPath)))];
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const rg = path.join(dir, "rg");
+    if (dir && fs.existsSync(rg)) {
+      dirs.push(path.dirname(fs.realpathSync(rg)));
+      break;
+    }
+  }
+  return dirs;
+}
+
+/** The scratch base: ours, not a symlink, traversable by agent identities but not listable (0711 as root). */
+function ensureScratchBase(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: bridgeIsRoot() ? 0o711 : 0o700 });
+  const stat = fs.lstatSync(dir);
+  const me = typeof process.getuid === "function" ? process.getuid() : stat.uid;
+  if (!stat.isDirectory() || stat.uid !== me) {
+    throw new ToolError(ErrorCode.sandboxUnavailable, `The scratch folder ${dir} is not a directory owned by the bridge; remove it or set URLBRIDGE_SCRATCH_DIR elsewhere.`, {
+      retryable: false,
+      agentAction: "enable_in_control_plane",
+    });
+  }
+}
+
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const { config } = options;
+  let decided: SandboxStatus | undefined;
+  const status = () => {
+    if (!decided) {
+      decided = decideStatus(config, probeLauncher());
+      if (decided.warning) options.warn?.(decided.warning);
+    }
+    return decided;
+  };
+
+  function identityFor(projectRoot: string): Identity | undefined {
+    if (status().mode === "none" && config.sandbox === "none") return undefined;
+    const owner = fs.statSync(projectRoot);
+    return agentIdentity({ uid: owner.uid, gid: owner.gid }, config.agentFallback);
+  }
+
+  function scratchFor(projectId: string, identity: Identity | undefined): string {
+    ensureScratchBase(config.scratchDir);
+    const dir = path.join(config.scratchDir, projectId);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (identity) {
+      const stat = fs.lstatSync(dir);
+      if (stat.uid !== identity.uid || stat.gid !== identity.gid) fs.chownSync(dir, identity.uid, identity.gid);
+    }
+    return dir;
+  }
+
+  return {
+    status,
+    identityFor,
+    plan(project, cwdRelative, foreground) {
+      const current = status();
+      const binary = launcherBinary();
+      if (current.mode === "unavailable" || !binary) {
+        throw new ToolError(ErrorCode.sandboxUnavailable, current.warning ?? "The sandbox launcher is missing; the operator must run npm run build:native.", {
+          detail: { configured: config.sandbox },
+          retryable: false,
+          agentAction: "enable_in_control_plane",
+        });
+      }
+      const identity = identityFor(project.root);
+      const scratch = scratchFor(project.id, identity);
+      const args: string[] = [];
+      if (current.mode === "landlock") {
+        const others = options.projectRoots().filter((r) => r !== project.root);
+        const allow = buildAllowlist({
+          projectRoot: project.root,
+          scratch,
+          excluded: [config.stateDir, options.codeDir, config.scratchDir, ...others],
+          extraReadOnly: toolDirs(),
+        });
+        for (const p of allow.readOnly) args.push("--ro", p);
+        for (const p of allow.readWrite) args.push("--rw", p);
+        for (const p of allow.devices) args.push("--rw-dev", p);
+        args.push("--require-landlock");
+        if (probeLauncher()?.signals) args.push("--scope-signals");
+      }
+      if (identity) args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
+      args.push("--cwd-root", project.root, "--cwd", cwdRelative === "" ? "." : cwdRelative);
+      if (foreground) args.push("--foreground");
+      return { file: binary, args, env: { HOME: scratch, TMPDIR: scratch }, spawnCwd: "/" };
+    },
+    removeScratch(projectId) {
+      if (!/^[A-Za-z0-9_-]+$/.test(projectId)) return;
+      fs.rmSync(path.join(config.scratchDir, projectId), { recursive: true, force: true });
+    },
+  };
+}
