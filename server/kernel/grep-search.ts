@@ -7,6 +7,7 @@ import { searchWithFallback } from "./grep-fallback.js";
 import type { IncludeFilter } from "./include-glob.js";
 import { RegexWorker } from "./regex-worker.js";
 import { RipgrepUnavailable, searchWithRipgrep } from "./ripgrep.js";
+import { probeRipgrepConfinement, type RipgrepConfinement } from "./ripgrep-confine.js";
 import type { SearchPattern } from "./search-pattern.js";
 import type { ExactUrls } from "./tool.js";
 
@@ -39,9 +40,28 @@ export interface GrepEngine {
   run(search: GrepSearch, collector: MatchCollector): Promise<GrepEngineName>;
 }
 
+/** rg on PATH, and how it runs: confined when the launcher and Landlock allow it, else only when forced. */
+interface Ripgrep {
+  path: string;
+  confinement: RipgrepConfinement | undefined;
+}
+
+/**
+ * "auto" uses rg only where it can be confined to the checked target (ripgrep-confine.ts), else the portable
+ * engine, which walks by descriptor and is race-free everywhere. "rg" uses rg regardless (unconfined where
+ * Landlock is missing: docs/SECURITY.md says what stays racy then).
+ */
 export function createGrepEngine(setting: GrepEngineSetting): GrepEngine {
-  let rgPath: Promise<string | undefined> | undefined;
-  const findRipgrep = () => (rgPath ??= setting === "fallback" ? Promise.resolve(undefined) : locateExecutable("rg"));
+  let ripgrep: Promise<Ripgrep | undefined> | undefined;
+  const locate = async (): Promise<Ripgrep | undefined> => {
+    if (setting === "fallback") return undefined;
+    const found = await locateExecutable("rg");
+    if (!found) return undefined;
+    const confinement = await probeRipgrepConfinement(found);
+    if (!confinement && setting === "auto") return undefined;
+    return { path: found, confinement };
+  };
+  const findRipgrep = () => (ripgrep ??= locate());
   const worker = new RegexWorker();
   return {
     async run(search, collector) {
@@ -57,11 +77,11 @@ export function createGrepEngine(setting: GrepEngineSetting): GrepEngine {
         return "fallback";
       }
       try {
-        await searchWithRipgrep(rg, search, collector);
+        await searchWithRipgrep(rg.path, search, collector, rg.confinement);
         return "rg";
       } catch (error) {
         if (!(error instanceof RipgrepUnavailable) || setting === "rg") throw error;
-        rgPath = Promise.resolve(undefined);
+        ripgrep = Promise.resolve(undefined);
         await searchWithFallback(search, collector, worker);
         return "fallback";
       }

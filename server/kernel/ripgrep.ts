@@ -10,7 +10,10 @@ import { ancestorIgnoreLevels, rebaseLevels } from "./gitignore.js";
 import { presentLine, type GrepLine, type MatchCollector } from "./grep-collect.js";
 import type { GrepSearch } from "./grep-search.js";
 import { MAX_SEARCH_FILE_BYTES } from "./limits.js";
+import { confinedCommand, heldFdPath, type RipgrepConfinement } from "./ripgrep-confine.js";
 import { ripgrepRegexError } from "./search-pattern.js";
+import { bridgeIsRoot } from "../sandbox/identity.js";
+import { pathChanged, toDisplayPath } from "../sandbox/path-lexical.js";
 import { toRelative } from "./walk.js";
 
 const INCLUDE_TYPE = "urlbridgeinclude";
@@ -88,8 +91,14 @@ export class RipgrepUnavailable extends Error {
   override name = "RipgrepUnavailable";
 }
 
-/** Runs rg over the target (a directory, or one file named explicitly), feeding the collector until it is full. */
-export async function searchWithRipgrep(rgPath: string, search: GrepSearch, collector: MatchCollector): Promise<void> {
+/**
+ * Runs rg over the target (a directory, or one file named explicitly), feeding the collector until it is full.
+ * rg starts in the root the containment walk holds (/proc/<pid>/fd/<root fd>, never the root's path string) and
+ * never follows links (no --follow); confined (ripgrep-confine.ts), the kernel also denies it anything outside
+ * the checked target. Unconfined (URLBRIDGE_GREP_ENGINE=rg where Landlock is missing), a folder swapped for a
+ * symlink while rg walks below the target can still be followed by rg's own open(): see docs/SECURITY.md.
+ */
+export async function searchWithRipgrep(rgPath: string, search: GrepSearch, collector: MatchCollector, confinement?: RipgrepConfinement): Promise<void> {
   const { root, target, pattern, include } = search;
   const targetRel = toRelative(root, target);
   const ignoreFile = await writeAncestorRules(search, targetRel);
@@ -97,17 +106,20 @@ export async function searchWithRipgrep(rgPath: string, search: GrepSearch, coll
   if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
   if (include?.ripgrepTypeGlob && search.targetKind === "dir") args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
   args.push(...pattern.rgArgs, "--", targetRel === "" ? "." : targetRel);
+  const allowed = [heldFdPath(search.targetFd), ...(ignoreFile ? [ignoreFile] : [])];
+  // Confined, rg's messages stay on: "<target>: Permission denied" is how a target swapped since the walk shows.
+  const command = confinement ? confinedCommand(confinement, rgPath, args.filter((a) => a !== "--no-messages"), allowed) : { command: rgPath, args };
   try {
-    await runRipgrep(rgPath, args, search, collector, targetRel);
+    await runRipgrep(command, confinement !== undefined, search, collector, targetRel);
   } finally {
     if (ignoreFile) await fs.rm(ignoreFile, { force: true });
   }
 }
 
-function runRipgrep(rgPath: string, args: string[], search: GrepSearch, collector: MatchCollector, targetRel: string): Promise<void> {
-  const { root, include } = search;
+function runRipgrep(command: { command: string; args: string[] }, confined: boolean, search: GrepSearch, collector: MatchCollector, targetRel: string): Promise<void> {
+  const { include } = search;
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command.command, command.args, { cwd: heldFdPath(search.rootFd), stdio: ["ignore", "pipe", "pipe"] });
     let pending = "";
     let stderr = "";
     let current: { relative: string; lines: GrepLine[]; skip: boolean } | undefined;
@@ -116,7 +128,8 @@ function runRipgrep(rgPath: string, args: string[], search: GrepSearch, collecto
     const stop = () => {
       if (stopped) return;
       stopped = true;
-      child.kill("SIGKILL");
+      // The launcher ends rg (and itself) on SIGTERM; killing it outright would orphan rg.
+      child.kill(confined ? "SIGTERM" : "SIGKILL");
     };
     const timer = setTimeout(() => {
       collector.timeUp();
@@ -168,6 +181,20 @@ function runRipgrep(rgPath: string, args: string[], search: GrepSearch, collecto
     child.on("close", (code) => {
       clearTimeout(timer);
       search.signal.removeEventListener("abort", onAbort);
+      if (confined && code === 125 && stderr.includes("urlbridge-sandbox:")) {
+        reject(new RipgrepUnavailable(stderr.trim()));
+        return;
+      }
+      // rg re-resolves every path it opens from the root; confined, a path that no longer leads into the checked
+      // target is denied (EACCES). Denied at the target itself, or anywhere when the bridge is root (whom file
+      // permissions do not stop), that means a folder was swapped mid-search: the answer would be partial, so the
+      // agent retries instead. Otherwise a denied file may just be unreadable, and is skipped as before.
+      const targetArg = targetRel === "" ? "." : targetRel;
+      const denied = stderr.split("\n").map((line) => line.replace(/^rg: /, "")).filter((line) => line.includes(": Permission denied"));
+      if (confined && !stopped && denied.length > 0 && (bridgeIsRoot() || denied.some((line) => line.startsWith(`${targetArg}: `)))) {
+        reject(pathChanged(toDisplayPath(search.root, search.target)));
+        return;
+      }
       if (!stopped && code === 2 && !sawFile && /regex|parse error|syntax/i.test(stderr)) {
         reject(ripgrepRegexError(search.pattern, stderr, search.urls));
         return;

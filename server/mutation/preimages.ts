@@ -2,6 +2,7 @@
 // write and restored byte-exactly on rollback, whether the commit failed in-process or the process died.
 // Paths are recorded in canonical form; rollback walks each again from the root by descriptor, refusing any
 // symlink now on the way, so a restore can never land outside the project.
+import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError } from "../errors.js";
 import type { HeldPath } from "../sandbox/fd-walk.js";
 import { walkInsideRoot } from "../sandbox/fd-walk.js";
@@ -24,8 +25,12 @@ export interface RollbackReport {
   removed: string[];
 }
 
-/** Walks of one preimage's path tried before a rollback gives up on a tree that keeps changing under it. */
-const ROLLBACK_WALK_ATTEMPTS = 20;
+/**
+ * How long a rollback keeps retrying a path whose folder is swapped for a symlink, before it gives up on a tree
+ * that keeps changing under it. In time, not attempts: whoever swaps may be descheduled mid-swap for a while.
+ */
+const ROLLBACK_WALK_PATIENCE_MS = 2000;
+const ROLLBACK_WALK_PAUSE_MS = 1;
 
 /**
  * Walks a recorded canonical path again; a path recorded outside the root is refused outright. A symlink on
@@ -33,12 +38,13 @@ const ROLLBACK_WALK_ATTEMPTS = 20;
  */
 async function hold(root: string, recorded: string): Promise<HeldPath> {
   if (!isInside(root, recorded)) throw new Error(`preimage path outside the project root: ${recorded}`);
-  for (let attempt = 1; ; attempt++) {
+  const deadline = Date.now() + ROLLBACK_WALK_PATIENCE_MS;
+  for (;;) {
     try {
       return walkInsideRoot(root, toDisplayPath(root, recorded), { symlinks: "refuse" });
     } catch (error) {
-      if (!isToolError(error) || error.code !== ErrorCode.pathChanged || attempt >= ROLLBACK_WALK_ATTEMPTS) throw error;
-      await new Promise((resolve) => setImmediate(resolve));
+      if (!isToolError(error) || error.code !== ErrorCode.pathChanged || Date.now() > deadline) throw error;
+      await sleep(ROLLBACK_WALK_PAUSE_MS);
     }
   }
 }

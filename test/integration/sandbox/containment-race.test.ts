@@ -7,13 +7,15 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { locateExecutable } from "../../../server/kernel/executables.js";
+import { probeRipgrepConfinement } from "../../../server/kernel/ripgrep-confine.js";
 import { makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { patchText, url } from "../mutation/fixtures.js";
 
 const MARKER = `OUTSIDE-${crypto.randomBytes(8).toString("hex")}`;
 const ATTEMPT_FLOOR = 10_000;
 /** Every tool is tried at least this often, however fast the others are. */
-const MIN_PER_TOOL = 100;
+const MIN_PER_TOOL = 60;
 /** The loops stop at the floor; past this they stop anyway and the floor assertion says why. */
 const HARD_LIMIT_MS = 100_000;
 const FLIPPER_DEADLINE_S = 150;
@@ -80,6 +82,9 @@ function stopFlipper(child: ChildProcess): Promise<number> {
 describe("containment under a racing flipper", () => {
   let t: TestBridge;
   let s: AgentSession;
+  /** A second bridge on the same project whose /g runs ripgrep under Landlock, when this host can confine it. */
+  let rgBridge: { t: TestBridge; s: AgentSession } | undefined;
+  let rgSkipped: string | undefined;
   let root: string;
   let outside: string;
   let flipper: ChildProcess | undefined;
@@ -109,10 +114,18 @@ describe("containment under a racing flipper", () => {
     fs.symlinkSync(path.join(outside, "dir"), path.join(root, "flip-link"));
     fs.symlinkSync(path.join(outside, "package.json"), path.join(root, "pkg-link"));
     s = await t.session({ write: true });
+    const rg = await locateExecutable("rg");
+    if (!rg) rgSkipped = "rg is not on PATH";
+    else if (!(await probeRipgrepConfinement(rg))) rgSkipped = "the sandbox launcher or Landlock is unavailable, so rg cannot be confined here and auto uses the portable engine";
+    else {
+      const second = await startTestBridge({ URLBRIDGE_GREP_ENGINE: "rg" });
+      rgBridge = { t: second, s: await second.session({ root }) };
+    }
   });
 
   afterAll(async () => {
     if (flipper && flipper.exitCode === null) await stopFlipper(flipper);
+    await rgBridge?.t.close();
     await t.close();
   });
 
@@ -186,6 +199,16 @@ describe("containment under a racing flipper", () => {
           attempt("grep", url(r, "g", [["path", "flip"]], "CONTENT"), (b) =>
             (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).every((f) => f.path.endsWith("/inside.txt") && f.lines.every((l) => l.line === 1)),
           ),
+        ...(rgBridge
+          ? [
+              () =>
+                attempt("grep-rg", url(rgBridge!.s.r, "g", [["path", "flip"]], "CONTENT"), (b) =>
+                  b.engine === "rg" &&
+                  (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).length === 1 &&
+                  (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).every((f) => f.path === "/project/flip/inside.txt" && f.lines.every((l) => l.line === 1)),
+                ),
+            ]
+          : []),
         () => attempt("outline", url(r, "o", [["path", "flip/app.ts"]]), (b) => JSON.stringify(b.declarations).includes("insideFn")),
         () => attempt("stat", url(r, "t", [["path", "flip/inside.txt"]]), (b) => b.exists === true && b.size === Buffer.byteLength(INSIDE_TEXT)),
         () => attempt("project", url(r, "p"), (b) => (b.packageJson as { name?: string } | undefined)?.name === "inside-pkg"),
@@ -241,6 +264,8 @@ describe("containment under a racing flipper", () => {
       }
 
       const summary = Object.fromEntries([...tallies].map(([tool, x]) => [tool, { attempts: x.attempts, ok: x.ok, leaks: x.leaks, codes: x.codes }]));
+      for (const [tool, x] of tallies) if (x.wrong.length > 0) console.log(`containment race: ${tool} answered wrongly ${x.wrong.length} times, first: ${x.wrong[0]}`);
+      if (rgSkipped) console.log(`containment race: /g with ripgrep not raced: ${rgSkipped}`);
       console.log(`containment race: ${total()} attempts in ${Date.now() - started} ms, ${swaps} swaps`, JSON.stringify(summary));
 
       expect(swaps).toBeGreaterThan(0);
