@@ -143,6 +143,21 @@ describe("deploy/ overrides", () => {
     expect(tunnel!.ports ?? []).toEqual([]);
   });
 
+  it("compose.sandbox-containers.yaml gives the Docker socket to the bridge only and turns on container mode with host paths", async () => {
+    const files = ["compose.yaml", "deploy/compose.sandbox-containers.yaml"];
+    const { bridge, tunnel } = (await composeConfig(files, { URLBRIDGE_PROJECTS: "/srv/code" })).services;
+    expect(bridge!.volumes).toContainEqual(expect.objectContaining({ type: "bind", source: "/var/run/docker.sock", target: "/var/run/docker.sock" }));
+    expect(bridge!.environment).toMatchObject({ URLBRIDGE_SANDBOX: "container", URLBRIDGE_SANDBOX_HOST_PROJECTS: "/projects=/srv/code", URLBRIDGE_SANDBOX_NETWORK: "none" });
+    expect((tunnel!.volumes ?? []).some((v) => v.source.includes("docker.sock"))).toBe(false);
+    // The hardening of the default file is kept: the socket is the only thing added.
+    expect(bridge!).toMatchObject({ read_only: true, security_opt: ["no-new-privileges:true"], cap_drop: ["ALL"] });
+    expect(bridge!.cap_add).toEqual(["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"]);
+    // ...and the default file alone mounts no socket anywhere.
+    const plain = (await composeConfig(["compose.yaml"], { URLBRIDGE_PROJECTS: "/srv/code" })).services;
+    for (const service of Object.values(plain)) expect((service.volumes ?? []).some((v) => v.source.includes("docker.sock"))).toBe(false);
+    expect(await composeError(files)).toContain("URLBRIDGE_PROJECTS");
+  });
+
   it.each([
     ["TUNNEL_TOKEN", { URLBRIDGE_PUBLIC_ORIGIN: "https://agents.example.com" }],
     ["URLBRIDGE_PUBLIC_ORIGIN", { TUNNEL_TOKEN: "token-for-the-config-test" }],
