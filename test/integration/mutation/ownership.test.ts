@@ -45,8 +45,11 @@ describe.skipIf(!bridgeIsRoot())("ownership of what the file tools create (bridg
   it("falls back to URLBRIDGE_AGENT_UID/GID when the project root belongs to root, never uid 0", async () => {
     const root = makeTempDir("root-owned-project");
     expect(fs.statSync(root).uid).toBe(0);
-    const s = await t.session({ root, write: true });
-    expect(await agentGet(url(s.m!, "w", [["path", "dir/new.txt"]], "x"))).toMatchObject({ ok: true, created: true });
+    // Registered directly: t.session() hands root-owned temp projects to uid 1000 first, as a real folder has a user.
+    const project = await t.api<{ id: string }>("POST", "/api/projects", { name: "root-owned", root, permissions: { write: true, terminal: false } });
+    const session = await t.api<{ initUrl: string }>("POST", "/api/sessions", { projectId: project.body.id });
+    const init = (await (await fetch(session.body.initUrl)).json()) as { bases: { m: string } };
+    expect(await agentGet(url(init.bases.m, "w", [["path", "dir/new.txt"]], "x"))).toMatchObject({ ok: true, created: true });
     expect(owner(path.join(root, "dir"))).toEqual({ uid: 2345, gid: 2346 });
     expect(owner(path.join(root, "dir/new.txt"))).toEqual({ uid: 2345, gid: 2346 });
   });
