@@ -10,7 +10,7 @@ import type { Config } from "../config.js";
 import { ErrorCode, ToolError } from "../errors.js";
 import { CHILD_ENV_DEFAULTS } from "../sandbox/env-scrub.js";
 import { projectContainersOptionsFromConfig } from "../sandbox/container/from-config.js";
-import { configureProjectContainers, endProjectContainerProcesses, execInProjectContainer, removeProjectContainer } from "../sandbox/container/manager.js";
+import { configureProjectContainers, endProjectContainerProcesses, execInProjectContainer, removeProjectContainer, type ProjectContainers } from "../sandbox/container/manager.js";
 import { CONTAINER_PROJECT_PATH } from "../sandbox/container/spec.js";
 import { StartupTranscript, watchStartup } from "./startup-transcript.js";
 import { backgroundLogDir, MAX_BACKGROUND_PROCESSES, type LaunchResult } from "./terminal-background.js";
@@ -42,10 +42,23 @@ let nextHandle = FIRST_HANDLE;
 /** Sessions that ran commands in a project's container: a session's end names only the session. */
 const sessionProjects = new Map<string, string>();
 
-/** Call once at start-up when config.sandbox is "container": configures the shared manager. */
-export function enableContainerTerminal(config: Pick<Config, "sandboxContainer" | "agentFallback">): void {
-  configureProjectContainers(projectContainersOptionsFromConfig(config));
+let containers: ProjectContainers | undefined;
+
+/**
+ * Call once at start-up when config.sandbox is "container", before the data plane listens: configures the shared
+ * manager and removes this instance's containers left by an earlier bridge process (a crash leaves commands
+ * running in them that nothing tracks any more; a project deleted while the engine was down leaves its
+ * container). Answers a warning when the engine could not be reached: commands then answer sandbox_unavailable.
+ */
+export async function enableContainerTerminal(config: Pick<Config, "sandboxContainer" | "agentFallback">): Promise<string | undefined> {
+  containers = configureProjectContainers(projectContainersOptionsFromConfig(config));
   enabled = true;
+  try {
+    await containers.removeAll();
+    return undefined;
+  } catch (error) {
+    return `URLBRIDGE_SANDBOX=container: the Docker engine is not reachable (${error instanceof Error ? error.message : String(error)}); terminal commands answer sandbox_unavailable until it is.`;
+  }
 }
 
 export function containerTerminalEnabled(): boolean {
@@ -343,9 +356,13 @@ export async function endContainerScope(scope: { sessionId?: string; projectId?:
   if (projectId !== undefined) await endProjectContainerProcesses(projectId).catch(() => false);
 }
 
-/** At shutdown: ends every process in the containers of the projects this bridge ran commands for (they stay warm). */
-export async function endContainerProcessesAtShutdown(): Promise<void> {
-  if (!enabled) return;
-  const projects = new Set(sessionProjects.values());
-  await Promise.all([...projects].map((projectId) => endProjectContainerProcesses(projectId).catch(() => false)));
+/**
+ * At shutdown, after the registered commands were ended: removes this instance's containers, so nothing of a
+ * stopped bridge keeps running on the host (they are warm for the bridge's lifetime, created again on the next
+ * start's first command, ~210 ms).
+ */
+export async function removeContainersAtShutdown(): Promise<void> {
+  if (!containers) return;
+  sessionProjects.clear();
+  await containers.removeAll().catch(() => 0);
 }

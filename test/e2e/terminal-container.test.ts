@@ -6,7 +6,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LABEL_INSTANCE, LABEL_PROJECT } from "../../server/sandbox/container/spec.js";
+import { LABEL_INSTANCE, LABEL_PROJECT, LABEL_ROLE, SANDBOX_ROLE } from "../../server/sandbox/container/spec.js";
 import { encodeUrlText } from "../../server/transport/encode.js";
 import { agentGet, makeTempDir, removeTempDirs, startTestBridge, TEST_AGENT_UID, type AgentSession, type TestBridge } from "../helpers/bridge.js";
 import { REPO_ROOT } from "./support/containers.js";
@@ -14,6 +14,7 @@ import { REPO_ROOT } from "./support/containers.js";
 type Body = Record<string, unknown> & { ok: boolean };
 
 const INSTANCE = `e2e-terminal-${process.pid}`;
+const STALE_PROJECT = "p-left-by-a-crash";
 /** Polls are bounded: a broken journal or lifecycle fails the test instead of hanging it. */
 const MAX_POLLS = 120;
 const docker = new Dockerode();
@@ -79,6 +80,14 @@ async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolea
 describe.skipIf(!dispatched)("URLBRIDGE_SANDBOX=container through /x", () => {
   beforeAll(async () => {
     await docker.ping();
+    // What a crashed bridge of this instance left behind: a container with a command nobody tracks any more.
+    const stale = await docker.createContainer({
+      Image: "node:20-bookworm-slim",
+      Cmd: ["sleep", "infinity"],
+      Labels: { [LABEL_ROLE]: SANDBOX_ROLE, [LABEL_INSTANCE]: INSTANCE, [LABEL_PROJECT]: STALE_PROJECT },
+      HostConfig: { NetworkMode: "none" },
+    });
+    await stale.start();
     t = await startTestBridge({ URLBRIDGE_SANDBOX: "container", URLBRIDGE_SANDBOX_INSTANCE: INSTANCE });
     fs.mkdirSync(path.join(t.projectDir, "src"));
     s = await t.session({ terminal: true, write: true, name: "container-a" });
@@ -93,6 +102,10 @@ describe.skipIf(!dispatched)("URLBRIDGE_SANDBOX=container through /x", () => {
       await docker.getContainer(info.Id).remove({ force: true });
     }
     removeTempDirs();
+  });
+
+  it("removes at start-up the containers an earlier bridge of its instance left", async () => {
+    expect(await containersOf(STALE_PROJECT)).toEqual([]);
   });
 
   it("runs in the project's own container and reports stdout, stderr and the exit code", async () => {
@@ -170,5 +183,12 @@ describe.skipIf(!dispatched)("URLBRIDGE_SANDBOX=container through /x", () => {
   it("shows the mode and what it enforces in /api/health", async () => {
     const health = await t.api<{ sandbox?: Record<string, unknown> }>("GET", "/api/health");
     expect(health.body.sandbox).toMatchObject({ mode: "container", filesystem: true, network: true, perProjectIsolation: true, identitySeparation: true });
+  });
+
+  it("removes its containers when the bridge shuts down, so nothing of it keeps running on the host", async () => {
+    const mine = () => docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] } });
+    expect((await mine()).length).toBeGreaterThan(0);
+    await t.close();
+    expect(await mine()).toEqual([]);
   });
 });
