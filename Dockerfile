@@ -1,8 +1,12 @@
-# urlbridge appliance: the bridge (control plane :47433, data plane :47432) as the non-root node user.
+# urlbridge appliance: the bridge (control plane :47433, data plane :47432) runs as root inside the container
+# with only the capabilities compose.yaml grants (CHOWN, DAC_OVERRIDE, FOWNER, SETUID, SETGID, KILL), so that it
+# can run every terminal command as the project's owner (uid 1000 by default, never 0) under Landlock through
+# the sandbox launcher (native/urlbridge-sandbox.c), away from its state, its token and its code.
 # Multi-stage: native deps and the build happen with a toolchain; the runtime stage has none.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# --- toolchain: what node-gyp needs to compile better-sqlite3 (no prebuilt binary is downloaded offline)
+# --- toolchain: what node-gyp needs to compile better-sqlite3 (no prebuilt binary is downloaded offline),
+# and the C compiler for the sandbox launcher (g++ pulls in gcc, which provides cc)
 FROM ${NODE_IMAGE} AS toolchain
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -22,12 +26,13 @@ RUN cd node_modules/better-sqlite3 \
  && mv /tmp/better_sqlite3.node build/Release/ \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 
-# --- build: server (tsc) and web UI (vite) into dist/
+# --- build: sandbox launcher (cc), server (tsc) and web UI (vite) into dist/
 FROM toolchain AS build
 # No install scripts here: the build needs no native addon, and compiling better-sqlite3 twice costs a minute.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
-RUN npm run build
+RUN npm run build \
+ && dist/native/urlbridge-sandbox --probe
 # Assemble exactly what the runtime needs in one folder; optional folders are copied when present.
 RUN mkdir -p /out \
  && cp -R package.json dist /out/ \
@@ -44,24 +49,31 @@ RUN apt-get update \
 # Projects are bind-mounted from the host and usually owned by another uid; git would refuse them as
 # "dubious ownership" without the safe.directory line above.
 
+# URLBRIDGE_SCRATCH_DIR: per-project HOME/TMPDIR of terminal commands (compose mounts a tmpfs there, since
+# the root filesystem is read-only).
 ENV NODE_ENV=production \
     URLBRIDGE_STATE_DIR=/var/lib/urlbridge \
+    URLBRIDGE_SCRATCH_DIR=/var/lib/urlbridge-scratch \
     URLBRIDGE_CONTROL_HOST=0.0.0.0 \
     URLBRIDGE_DATA_HOST=0.0.0.0 \
     URLBRIDGE_BROWSE_ROOTS=/projects
 
-# The code stays owned by root and read-only for node: an agent's terminal command runs as node and
-# must not be able to rewrite the bridge that polices it. Only state and projects belong to node.
+# The code and the state belong to root and are closed to others: an agent's command runs as the project
+# owner and must neither read the state (capabilities, token) nor read or rewrite the bridge that polices it
+# (Landlock denies both anyway; the modes are the second wall). Only /projects belongs to node (uid 1000).
+# On start the bridge also fixes an older state volume from the uid-1000 layout (server/main.ts).
 WORKDIR /app
 COPY --from=prod-deps /build/node_modules ./node_modules
 COPY --from=build /out/ ./
-RUN mkdir -p /var/lib/urlbridge /projects \
- && chown node:node /var/lib/urlbridge /projects \
+RUN mkdir -p /var/lib/urlbridge /var/lib/urlbridge-scratch /projects \
+ && chown root:root /var/lib/urlbridge /var/lib/urlbridge-scratch \
  && chmod 0700 /var/lib/urlbridge \
- && if [ -f /app/bin/urlbridge.js ]; then chmod 0755 /app/bin/urlbridge.js; fi \
+ && chmod 0711 /var/lib/urlbridge-scratch \
+ && chown node:node /projects \
+ && chmod -R o-rwx /app \
+ && chmod 0700 /app \
+ && if [ -f /app/bin/urlbridge.js ]; then chmod 0750 /app/bin/urlbridge.js; fi \
  && ln -s /app/bin/urlbridge.js /usr/local/bin/urlbridge
-
-USER node
 VOLUME ["/var/lib/urlbridge"]
 EXPOSE 47433 47432
 
