@@ -95,9 +95,10 @@ function commandEnv(options: ContainerCommandOptions, job: string): Record<strin
 }
 
 /**
- * A shell loop over the container's /proc: every process (but the sweep itself) whose environment carries the
- * job's marker; with `kill`, SIGKILLs them, in passes until none is found (a fork between two passes is caught
- * by the next), and prints how many. The job id is hex, so it is safe inside the script.
+ * A shell loop over the container's /proc: every process (but the sweep itself, and the exec wrapper of
+ * server/sandbox/container/exec.ts, which may still be exiting after it reported the command's end) whose
+ * environment carries the job's marker; with `kill`, SIGKILLs them, in passes until none is found (a fork
+ * between two passes is caught by the next), and prints how many. The job id is hex, safe inside the script.
  */
 function sweepScript(job: string, kill: boolean): string {
   const marker = `${JOB_VARIABLE}=${job}`;
@@ -106,7 +107,8 @@ function sweepScript(job: string, kill: boolean): string {
     "n=0",
     `for pass in 1 2 3 4 5; do f=0`,
     `  for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue`,
-    `    case "$(tr '\\0' '\\n' < "$d/environ" 2>/dev/null)" in *"${marker}"*) ${act};; esac`,
+    `    case "$(tr '\\0' ' ' 2>/dev/null < "$d/cmdline")" in "sh -c "*" urlbridge-exec "*) continue;; esac`,
+    `    case "$(tr '\\0' '\\n' 2>/dev/null < "$d/environ")" in *"${marker}"*) ${act};; esac`,
     "  done; n=$((n+f))",
     kill ? '  [ "$f" -eq 0 ] && break' : "  break",
     "done",

@@ -49,7 +49,8 @@ async function processesIn(projectId: string): Promise<string[]> {
   try {
     return await listProcesses(docker.getContainer(info.Id));
   } catch (error) {
-    if ((error as { statusCode?: number }).statusCode === 409) return ["(restarting)"];
+    // 409 "is restarting", or 500 "is not running" in the instant between the restart's stop and start.
+    if ([409, 500].includes((error as { statusCode?: number }).statusCode ?? 0)) return ["(restarting)"];
     throw error;
   }
 }
