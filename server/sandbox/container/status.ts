@@ -12,7 +12,7 @@ export interface ContainerSandboxStatus {
   filesystem: true;
   /** The bridge is not in the sandbox's pid namespace: its /proc, environment and memory are out of reach. */
   procProtection: true;
-  /** Nor can commands signal it (or another project's processes). */
+  /** Nor can commands signal it, or another project's processes (a project's sessions share one container). */
   signals: true;
   /** True when sandboxes have no network (URLBRIDGE_SANDBOX_NETWORK=none, the default). */
   network: boolean;
