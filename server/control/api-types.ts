@@ -8,6 +8,7 @@ export type { CreateProjectBody, CreateSessionBody, PatchProjectBody, TunnelBody
 export type { ActivityEntry } from "../store/activity.js";
 export type { ProjectRow as Project } from "../store/projects.js";
 export type { PluginStatus, PluginSummary } from "../plugins/host.js";
+export type { SandboxStatus } from "../sandbox/launcher.js";
 
 /** Every control API error body. */
 export interface ApiErrorBody {

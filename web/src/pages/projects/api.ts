@@ -1,6 +1,6 @@
 // Projects page calls: projects, their sessions (to say which rotate), and the folder browser.
 import { api, query } from "../../api/client";
-import type { CreateProjectBody, FolderListing, PatchProjectBody, PatchProjectResult, Project, SessionView } from "../../api/types";
+import type { CreateProjectBody, FolderListing, PatchProjectBody, PatchProjectResult, Project, SandboxStatus, SessionView } from "../../api/types";
 
 export const listProjects = () => api.get<Project[]>("/api/projects");
 export const listSessions = () => api.get<SessionView[]>("/api/sessions");
@@ -8,3 +8,5 @@ export const createProject = (body: CreateProjectBody) => api.post<Project>("/ap
 export const patchProject = (id: string, body: PatchProjectBody) => api.patch<PatchProjectResult>(`/api/projects/${encodeURIComponent(id)}`, body);
 export const deleteProject = (id: string) => api.del(`/api/projects/${encodeURIComponent(id)}`);
 export const listFolders = (path?: string) => api.get<FolderListing>(`/api/fs${query({ path })}`);
+/** What the terminal sandbox enforces (public /api/health). */
+export const getSandbox = async () => (await api.get<{ sandbox?: SandboxStatus }>("/api/health")).sandbox;
