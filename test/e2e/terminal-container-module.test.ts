@@ -1,0 +1,156 @@
+// server/mutation/terminal-container.ts against the real Docker engine, called directly (terminal-container.test.ts
+// drives the same code through a bridge's /x): result shapes, leftovers, bg=1 start-up and stop through the
+// terminal's process registry, and the lifecycle hooks the registry calls.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import Dockerode from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.js";
+import {
+  enableContainerTerminal,
+  endContainerScope,
+  launchBackgroundInContainer,
+  removeContainersAtShutdown,
+  runForegroundInContainer,
+} from "../../server/mutation/terminal-container.js";
+import { terminalProcesses } from "../../server/mutation/terminal-processes.js";
+import { LABEL_INSTANCE, LABEL_PROJECT } from "../../server/sandbox/container/spec.js";
+
+const INSTANCE = `e2e-module-${process.pid}`;
+const AGENT_UID = 1000;
+const docker = new Dockerode();
+const shutdown = new AbortController();
+let base: string;
+
+function makeProject(name: string): string {
+  const root = path.join(base, name);
+  fs.mkdirSync(root);
+  fs.chownSync(root, AGENT_UID, AGENT_UID);
+  return root;
+}
+
+async function containersOf(projectId: string) {
+  return docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, `${LABEL_PROJECT}=${projectId}`] } });
+}
+
+/** Command lines in the project's container, through the engine; ["(restarting)"] while it restarts. */
+async function processesIn(projectId: string): Promise<string[]> {
+  const [info] = await containersOf(projectId);
+  if (!info || info.State !== "running") return [];
+  try {
+    const exec = await docker.getContainer(info.Id).exec({ Cmd: ["sh", "-c", "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"], AttachStdout: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    const chunks: Buffer[] = [];
+    docker.modem.demuxStream(stream, new Writable({ write: (chunk: Buffer, _e, done) => (chunks.push(chunk), done()) }), new Writable({ write: (_c, _e, done) => done() }));
+    await new Promise((resolve) => (stream.on("end", resolve), stream.on("close", resolve)));
+    return Buffer.concat(chunks).toString("utf8").split("\n").map((l) => l.trim()).filter(Boolean);
+  } catch (error) {
+    if ([409, 500].includes((error as { statusCode?: number }).statusCode ?? 0)) return ["(restarting)"];
+    throw error;
+  }
+}
+
+async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, attempts = 60): Promise<T> {
+  let value = await probe();
+  for (let i = 0; i < attempts && !done(value); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    value = await probe();
+  }
+  return value;
+}
+
+beforeAll(async () => {
+  await docker.ping();
+  base = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-terminal-container-"));
+  expect(await enableContainerTerminal(loadConfig({ URLBRIDGE_SANDBOX: "container", URLBRIDGE_SANDBOX_INSTANCE: INSTANCE }))).toBeUndefined();
+});
+
+afterAll(async () => {
+  shutdown.abort();
+  await removeContainersAtShutdown();
+  for (const info of await docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] } })) await docker.getContainer(info.Id).remove({ force: true });
+  if (base) fs.rmSync(base, { recursive: true, force: true });
+});
+
+describe("runForegroundInContainer", () => {
+  it("answers the native path's ForegroundResult, registered with the process registry while it runs", async () => {
+    const root = makeProject("fg");
+    const owner = { sessionId: "s-fg", projectId: "p-fg" };
+    const running = runForegroundInContainer({ command: "echo out; echo err >&2; sleep 1; exit 4", root, cwd: "", owner, timeoutMs: 20_000 });
+    const seen = await eventually(async () => terminalProcesses.list({ sessionId: "s-fg" }), (list) => list.length > 0, 20);
+    expect(seen).toEqual([expect.objectContaining({ kind: "foreground", owner, cwd: "/project" })]);
+    const result = await running;
+    expect(result).toMatchObject({ exitCode: 4, signal: null, timedOut: false, aborted: false, scopeEnded: false, leftoversKilled: 0, launcherError: undefined });
+    expect(result.stdout).toMatchObject({ text: "out\n", truncated: false });
+    expect(result.stderr.text).toBe("err\n");
+    expect(terminalProcesses.list({ sessionId: "s-fg" })).toEqual([]);
+  });
+
+  it("ends and counts what the command left behind, and bounds its output", async () => {
+    const root = makeProject("leftovers");
+    const owner = { sessionId: "s-left", projectId: "p-left" };
+    const result = await runForegroundInContainer({ command: "setsid -f sleep 1011; sleep 1012 & head -c 100000 /dev/zero | tr '\\0' x", root, cwd: ".", owner, timeoutMs: 20_000 });
+    expect(result).toMatchObject({ exitCode: 0, leftoversKilled: 2 });
+    expect(result.stdout).toMatchObject({ bytes: 100_000, truncated: true });
+    expect((await processesIn("p-left")).filter((line) => line.startsWith("sleep 101"))).toEqual([]);
+  });
+
+  it("reports scopeEnded when the registry ends it", async () => {
+    const root = makeProject("scoped");
+    const owner = { sessionId: "s-scoped", projectId: "p-scoped" };
+    const running = runForegroundInContainer({ command: "sleep 30", root, cwd: "", owner, timeoutMs: 60_000 });
+    await eventually(async () => terminalProcesses.list({ sessionId: "s-scoped" }), (list) => list.length > 0, 20);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await terminalProcesses.end({ sessionId: "s-scoped" });
+    expect(await running).toMatchObject({ scopeEnded: true, timedOut: false, aborted: false });
+  });
+});
+
+describe("launchBackgroundInContainer", () => {
+  it("reports start-up, keeps logging, and its registry entry's stop ends the whole job", async () => {
+    const root = makeProject("bg");
+    const owner = { sessionId: "s-bg", projectId: "p-bg" };
+    const launch = await launchBackgroundInContainer({ command: "echo 'Local: http://localhost:5173/'; setsid -f sleep 1021; exec sleep 1022", root, cwd: "", owner, signal: shutdown.signal });
+    expect(launch).toMatchObject({ state: "running", startup: "announced", detectedUrls: ["http://localhost:5173/"], detectedPorts: [5173], exitCode: null });
+    expect(launch.pid).toBeGreaterThan(4_194_304);
+    expect(fs.readFileSync(launch.logFile, "utf8")).toContain("Local: http://localhost:5173/");
+    const tree = terminalProcesses.get(launch.pid);
+    expect(tree).toMatchObject({ kind: "background", owner, logFile: launch.logFile });
+    expect((await processesIn("p-bg")).filter((line) => line.startsWith("sleep 102"))).toHaveLength(2);
+    await tree!.stop("stopped");
+    expect((await processesIn("p-bg")).filter((line) => line.startsWith("sleep 102"))).toEqual([]);
+    expect(await eventually(async () => terminalProcesses.get(launch.pid), (t) => t === undefined, 20)).toBeUndefined();
+  });
+
+  it("answers exited with the exit code for a command that finished, and running for one that left a daemon", async () => {
+    const root = makeProject("bg-exit");
+    const owner = { sessionId: "s-bgx", projectId: "p-bgx" };
+    expect(await launchBackgroundInContainer({ command: "echo done; exit 3", root, cwd: "", owner, signal: shutdown.signal })).toMatchObject({ state: "exited", exitCode: 3, startup: "exited" });
+    const daemon = await launchBackgroundInContainer({ command: "setsid -f sleep 1031", root, cwd: "", owner, signal: shutdown.signal });
+    expect(daemon).toMatchObject({ state: "running", startup: "exited" });
+    await terminalProcesses.get(daemon.pid)!.stop("stopped");
+  });
+});
+
+describe("endContainerScope", () => {
+  it("ends every process in the project's container when one of its sessions ends, env -i escapes included", async () => {
+    const root = makeProject("scope");
+    const owner = { sessionId: "s-scope", projectId: "p-scope" };
+    await launchBackgroundInContainer({ command: "setsid -f env -i sleep 1041", root, cwd: "", owner, signal: shutdown.signal });
+    expect((await processesIn("p-scope")).filter((line) => line.startsWith("sleep 1041"))).toHaveLength(1);
+    await endContainerScope({ sessionId: "s-scope" });
+    const after = await eventually(() => processesIn("p-scope"), (lines) => !lines.includes("(restarting)") && !lines.some((l) => l.startsWith("sleep 1041")));
+    expect(after.filter((line) => line.startsWith("sleep 1041"))).toEqual([]);
+    expect(await containersOf("p-scope")).toHaveLength(1);
+  });
+
+  it("removes the project's container when the project is deleted", async () => {
+    const root = makeProject("deleted");
+    await runForegroundInContainer({ command: "true", root, cwd: "", owner: { sessionId: "s-del", projectId: "p-del" }, timeoutMs: 20_000 });
+    expect(await containersOf("p-del")).toHaveLength(1);
+    await endContainerScope({ projectId: "p-del", projectDeleted: true });
+    expect(await containersOf("p-del")).toEqual([]);
+  });
+});
