@@ -13,7 +13,7 @@ import { projectContainersOptionsFromConfig } from "../sandbox/container/from-co
 import { configureProjectContainers, endProjectContainerProcesses, execInProjectContainer, removeProjectContainer, type ProjectContainers } from "../sandbox/container/manager.js";
 import { CONTAINER_PROJECT_PATH } from "../sandbox/container/spec.js";
 import { StartupTranscript, watchStartup } from "./startup-transcript.js";
-import { backgroundLogDir, MAX_BACKGROUND_PROCESSES, type LaunchResult } from "./terminal-background.js";
+import { backgroundLogDir, MAX_BACKGROUND_LOG_FILES, MAX_BACKGROUND_PROCESSES, type LaunchResult } from "./terminal-background.js";
 import { OutputCollector, STDERR_LIMITS, STDOUT_LIMITS } from "./terminal-output.js";
 import { terminalProcesses, type EndReason, type TreeOwner } from "./terminal-processes.js";
 import type { ForegroundResult } from "./terminal-run.js";
@@ -161,23 +161,26 @@ export async function runForegroundInContainer(options: ContainerForegroundOptio
     startedAt: Date.now(),
     stop: end,
   });
+  if (options.signal?.aborted) onShutdown();
   try {
-    if (options.signal?.aborted) ended = "shutdown";
-    const run = execInProjectContainer({
-      projectId: owner.projectId,
-      root,
-      command: options.command,
-      cwd: options.cwd || ".",
-      env: commandEnv(options, job),
-      timeoutMs: options.timeoutMs,
-      onStdout: (chunk) => stdout.push(chunk),
-      onStderr: (chunk) => stderr.push(chunk),
-      signal: ended ? AbortSignal.abort() : stopper.signal,
-    });
-    finished = run.catch(() => undefined);
-    const result = await run;
-    // Nothing the command started outlives it (as the native launcher's --foreground): setsid'd and daemons too.
-    const leftovers = await sweepJob(owner.projectId, root, job, true);
+    const work = (async () => {
+      const result = await execInProjectContainer({
+        projectId: owner.projectId,
+        root,
+        command: options.command,
+        cwd: options.cwd || ".",
+        env: commandEnv(options, job),
+        timeoutMs: options.timeoutMs,
+        onStdout: (chunk) => stdout.push(chunk),
+        onStderr: (chunk) => stderr.push(chunk),
+        signal: stopper.signal,
+      });
+      // Nothing the command started outlives it (as the native launcher's --foreground): setsid'd and daemons too.
+      return { result, leftovers: await sweepJob(owner.projectId, root, job, true) };
+    })();
+    // The registry's stop resolves once the command and its leftovers are gone.
+    finished = work.catch(() => undefined);
+    const { result, leftovers } = await work;
     return {
       pid: handle,
       exitCode: result.exitCode,
@@ -201,6 +204,16 @@ export async function runForegroundInContainer(options: ContainerForegroundOptio
 function createLog(): { file: string; write(chunk: Buffer): void; close(): void } {
   const dir = backgroundLogDir();
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // The newest MAX_BACKGROUND_LOG_FILES logs are kept, as on the native path (which shares this folder).
+  const logs = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".log"))
+    .map((name) => ({ name, mtime: fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const old of logs.slice(MAX_BACKGROUND_LOG_FILES - 1)) {
+    fs.rmSync(path.join(dir, old.name), { force: true });
+    fs.rmSync(path.join(dir, `${old.name}.1`), { force: true });
+  }
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-container-${randomBytes(4).toString("hex")}.log`);
   let fd: number | undefined = fs.openSync(file, "a", 0o600);
   let size = 0;
