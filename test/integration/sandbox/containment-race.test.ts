@@ -27,6 +27,16 @@ const INSIDE_APP = "export function insideFn(): number {\n  return 1;\n}\n";
 
 type Body = Record<string, unknown> & { ok?: boolean; errorCode?: string };
 
+/**
+ * /x's cwd is walked a second time by the sandbox launcher itself (openat O_NOFOLLOW per component); when the
+ * swap lands between the bridge's walk and the launcher's, the launcher refuses the component and the
+ * terminal answers sandbox_unavailable naming it. Nothing ran; the code is the terminal's to refine.
+ */
+function launcherCwdRefusal(tool: string, body: Body): boolean {
+  const launcher = (body.errorDetail as { launcher?: unknown } | undefined)?.launcher;
+  return tool === "terminal-cwd" && body.errorCode === "sandbox_unavailable" && typeof launcher === "string" && launcher.startsWith("cwd component");
+}
+
 interface Tally {
   attempts: number;
   ok: number;
@@ -113,7 +123,7 @@ describe("containment under a racing flipper", () => {
     fs.writeFileSync(path.join(outside, "package.json"), JSON.stringify({ name: MARKER, scripts: { leak: MARKER } }));
     fs.symlinkSync(path.join(outside, "dir"), path.join(root, "flip-link"));
     fs.symlinkSync(path.join(outside, "package.json"), path.join(root, "pkg-link"));
-    s = await t.session({ write: true });
+    s = await t.session({ write: true, terminal: true });
     const rg = await locateExecutable("rg");
     if (!rg) rgSkipped = "rg is not on PATH";
     else if (!(await probeRipgrepConfinement(rg))) rgSkipped = "the sandbox launcher or Landlock is unavailable, so rg cannot be confined here and auto uses the portable engine";
@@ -165,7 +175,7 @@ describe("containment under a racing flipper", () => {
         }
         const code = String(body.errorCode);
         entry.codes[code] = (entry.codes[code] ?? 0) + 1;
-        if (!RACE_CODES.has(code) || body.retryable === undefined || typeof body.repairHint !== "string") entry.wrong.push(text.slice(0, 300));
+        if (!(RACE_CODES.has(code) || launcherCwdRefusal(tool, body)) || body.retryable === undefined || typeof body.repairHint !== "string") entry.wrong.push(text.slice(0, 300));
         return undefined;
       }
 
@@ -237,6 +247,10 @@ describe("containment under a racing flipper", () => {
         const patch = patchText(`*** Update File: flip/mv-${moveAt}.txt`, `*** Move to: flip/mv-${next}.txt`);
         if (await attempt("patch-move", url(m, "a", [["run", `m${i}`]], patch), (b) => JSON.stringify(b.files).includes("moved"))) moveAt = next;
       };
+      const terminals = async (i: number) => {
+        const body = await attempt("terminal-cwd", url(m, "x", [["cwd", "flip"], ["run", `x${i}`]], "cat inside.txt"), (b) => b.exitCode === 0 && b.stdout === INSIDE_TEXT);
+        return body;
+      };
       const cycles = async (i: number) => {
         if (!cycPresent) {
           const added = await attempt("patch-add", url(m, "a", [["run", `c${i}`]], patchText("*** Add File: flip/cyc.txt", "+cycle")), (b) => JSON.stringify(b.files).includes("added"));
@@ -258,6 +272,7 @@ describe("containment under a racing flipper", () => {
           loop(updates),
           loop(moves),
           loop(cycles),
+          loop(terminals),
         ]);
       } finally {
         swaps = await stopFlipper(flipper);
