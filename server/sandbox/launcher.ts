@@ -165,9 +165,11 @@ function toolDirs(): string[] {
 
 /** The scratch base: ours, not a symlink, traversable by agent identities but not listable (0711 as root). */
 function ensureScratchBase(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: bridgeIsRoot() ? 0o711 : 0o700 });
+  const mode = bridgeIsRoot() ? 0o711 : 0o700;
+  fs.mkdirSync(dir, { recursive: true, mode });
   const stat = fs.lstatSync(dir);
   const me = typeof process.getuid === "function" ? process.getuid() : stat.uid;
+  if (stat.isDirectory() && stat.uid === me && (stat.mode & 0o777) !== mode) fs.chmodSync(dir, mode);
   if (!stat.isDirectory() || stat.uid !== me) {
     throw new ToolError(ErrorCode.sandboxUnavailable, `The scratch folder ${dir} is not a directory owned by the bridge; remove it or set URLBRIDGE_SCRATCH_DIR elsewhere.`, {
       retryable: false,

@@ -60,6 +60,8 @@ export async function startTestBridge(
     // Suites that send thousands of unknown tokens on purpose (fuzz, grammar) would be held for hours;
     // test/integration/gateway/unknown-token-flood.test.ts turns it back on.
     URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "0",
+    // Terminal HOME/TMPDIR per project, removed with the test's other temp dirs.
+    URLBRIDGE_SCRATCH_DIR: makeTempDir("scratch"),
     ...env,
   });
   const bridge = await startBridge(config, options);
