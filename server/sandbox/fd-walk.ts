@@ -6,6 +6,7 @@
 // Synchronous on purpose: each component is an open and a close (~2 µs), and this runs on every call.
 import fs from "node:fs";
 import path from "node:path";
+import { ErrorCode, ToolError } from "../errors.js";
 import {
   componentsBelow,
   invalidPath,
@@ -27,6 +28,8 @@ const PATH_FLAGS = O_PATH | O_NOFOLLOW;
 const DIR_FLAGS = O_PATH | O_NOFOLLOW | O_DIRECTORY;
 /** Symlinks followed in one walk before it is refused as a loop (the kernel's own limit). */
 export const MAX_SYMLINK_HOPS = 40;
+/** The walk reaches descriptors through /proc/self/fd: Linux only (the appliance, and any Linux host). */
+const PROC_FD_AVAILABLE = fs.existsSync("/proc/self/fd");
 
 /** The path that reaches `fd` (or `name` inside directory `fd`) without walking any path string again. */
 export function fdPath(fd: number, name?: string): string {
@@ -56,6 +59,12 @@ function tryOpen(target: string, flags: number): number | string {
  * replaced ancestor is caught too. The caller closes the descriptor.
  */
 export function openRootFd(root: string): number {
+  if (!PROC_FD_AVAILABLE) {
+    throw new ToolError(ErrorCode.internalError, "The bridge's file tools need Linux with /proc mounted (they resolve paths by descriptor through /proc/self/fd). The operator can run the bridge on Linux or in its Docker image.", {
+      retryable: false,
+      agentAction: "stop",
+    });
+  }
   const fd = tryOpen(root, DIR_FLAGS);
   if (typeof fd !== "number") {
     if (fd === "ENOTDIR") {
