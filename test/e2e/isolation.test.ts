@@ -17,6 +17,20 @@ const MAX_POLLS = 60;
 
 type Body = Record<string, unknown> & { ok: boolean };
 
+/** The appliance as compose.yaml runs it: read-only image, six capabilities, no new privileges, tmpfs scratch. */
+class HardenedContainer extends LoopbackContainer {
+  protected override async beforeContainerCreated(): Promise<void> {
+    await super.beforeContainerCreated();
+    Object.assign(this.hostConfig, {
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      CapAdd: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"],
+      SecurityOpt: ["no-new-privileges:true"],
+      Tmpfs: { "/tmp": "size=64m,mode=1777", "/var/lib/urlbridge-scratch": "size=128m,mode=0755,exec" },
+    });
+  }
+}
+
 let bridge: StartedTestContainer | undefined;
 let projectsDir: string;
 let operatorToken: string;
@@ -69,7 +83,7 @@ beforeAll(async () => {
     fs.chownSync(path.join(projectsDir, name), 1000, 1000);
   }
   fs.writeFileSync(path.join(projectsDir, "b", "secret.txt"), "project b's secret\n");
-  bridge = await new LoopbackContainer(BRIDGE_IMAGE)
+  bridge = await new HardenedContainer(BRIDGE_IMAGE)
     .withExposedPorts(CONTROL_PORT, DATA_PORT)
     .withBindMounts([{ source: projectsDir, target: "/projects" }])
     .withWaitStrategy(Wait.forHealthCheck())
@@ -108,7 +122,8 @@ describe("isolation in the appliance, from a terminal session's /x", () => {
     });
   });
 
-  it("runs as the project owner, not as the bridge (root)", async () => {
+  it("runs as the project owner, not as the bridge (root with compose's six capabilities)", async () => {
+    expect(await execInBridge(`grep CapEff /proc/${bridgePid}/status`)).toMatch(/CapEff:\s+00000000000000eb\n/);
     expect(await execInBridge(`stat -c %u /proc/${bridgePid}`)).toBe("0\n");
     expect(await x("id -u")).toMatchObject({ ok: true, stdout: "1000\n" });
   });
