@@ -5,6 +5,7 @@ import path from "node:path";
 import type { AgentAnswer, GymAgent } from "./agent.js";
 import { expectedBytes } from "./corpus.js";
 import type { Form } from "./forms.js";
+import { giveToAgent } from "../helpers/bridge.js";
 
 export type KindName =
   | "stat-name"
@@ -339,6 +340,8 @@ const terminalEcho: CaseKind = {
   async run(text, ctx) {
     const counter = `${GYM_DIR}/exec/${ctx.id}`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR, "exec"));
+    // As root the sandboxed shell runs as the project's owner (uid 1000): the counter folder must be its.
+    for (const dir of [GYM_DIR, `${GYM_DIR}/exec`]) giveToAgent(path.join(ctx.projectDir, dir), false);
     const command = echoCommand(counter, text, ctx.dwellMs);
     const answer = await ctx.agent.call(url(ctx.bases.m, "x", ["wait=1500"], ctx.form.tail(command)));
     const runs = (fileBytes(path.join(ctx.projectDir, counter))?.toString("utf8").match(/run\n/g) ?? []).length;

@@ -120,13 +120,13 @@ export const TEST_AGENT_UID = 1000;
  * folders (server/sandbox/identity.ts). Temp projects are made by root here, so they are handed to that uid, as
  * an operator's real project folder belongs to its user. Files a test writes later stay readable (0644).
  */
-export function giveToAgent(dir: string): void {
+export function giveToAgent(dir: string, recursive = true): void {
   if (process.getuid?.() !== 0) return;
   const walk = (p: string) => {
     const stat = fs.lstatSync(p);
     if (stat.uid !== 0) return;
     fs.lchownSync(p, TEST_AGENT_UID, TEST_AGENT_UID);
-    if (stat.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+    if (recursive && stat.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
   };
   walk(dir);
 }
