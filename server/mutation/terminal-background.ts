@@ -21,10 +21,19 @@ export const MAX_BACKGROUND_LOG_FILES = 16;
 /** After the shell exits during start-up, how long its last output may take to arrive. */
 const EXIT_OUTPUT_GRACE_MS = 250;
 
-/** Outside every project (agents never see it through /r), private to the bridge's user. */
-export function backgroundLogDir(): string {
+/**
+ * Outside every project (agents never see it through /r), private to the bridge's user; one folder per project
+ * when given, which that project's sandboxed commands may read (to `tail` a server's log) and nobody else.
+ */
+export function backgroundLogDir(projectId?: string): string {
   const uid = typeof process.getuid === "function" ? process.getuid() : "user";
-  return path.join(os.tmpdir(), `urlbridge-terminal-${uid}`);
+  const base = path.join(os.tmpdir(), `urlbridge-terminal-${uid}`);
+  return projectId ? path.join(base, projectId) : base;
+}
+
+/** Who may read a project's logs besides the bridge: the group of the identity its commands run as. */
+export interface LogReader {
+  gid: number;
 }
 
 export interface BackgroundProcess {
@@ -46,6 +55,10 @@ export interface LaunchOptions extends SpawnOptions {
   quietMs?: number;
   /** Who started it: the registry ends it with its session or project, and only its session may stop it. */
   owner?: TreeOwner;
+  /** The project's log folder (backgroundLogDir(projectId)); default the shared one. */
+  logDir?: string;
+  /** When the bridge is root: the group that may read the logs (the agent identity's). */
+  logReader?: LogReader;
 }
 
 export interface LaunchResult {
@@ -67,8 +80,18 @@ class RotatingLog {
   private fd: number | undefined;
   private size = 0;
 
-  constructor(readonly file: string) {
-    this.fd = fs.openSync(file, "a", 0o600);
+  constructor(
+    readonly file: string,
+    private readonly reader?: LogReader,
+  ) {
+    this.fd = this.open();
+  }
+
+  /** Never through a symlink; readable by the project's agent group (0640 root:gid) when the bridge is root. */
+  private open(): number {
+    const fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, this.reader ? 0o640 : 0o600);
+    if (this.reader) fs.fchownSync(fd, process.getuid?.() ?? 0, this.reader.gid);
+    return fd;
   }
 
   write(chunk: Buffer): void {
@@ -77,7 +100,7 @@ class RotatingLog {
       if (this.size + chunk.length > MAX_BACKGROUND_LOG_BYTES) {
         fs.closeSync(this.fd);
         fs.renameSync(this.file, `${this.file}.1`);
-        this.fd = fs.openSync(this.file, "a", 0o600);
+        this.fd = this.open();
         this.size = 0;
       }
       fs.writeSync(this.fd, chunk);
@@ -99,9 +122,14 @@ class RotatingLog {
   }
 }
 
-function prepareLogFile(): string {
-  const dir = backgroundLogDir();
+function prepareLogFile(dir: string, reader: LogReader | undefined): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (reader) {
+    // The base stays 0700 except for traversal; the project's folder admits its agent group only.
+    fs.chmodSync(path.dirname(dir), 0o711);
+    fs.chownSync(dir, process.getuid?.() ?? 0, reader.gid);
+    fs.chmodSync(dir, 0o750);
+  }
   const logs = fs
     .readdirSync(dir)
     .filter((name) => name.endsWith(".log"))
@@ -125,8 +153,8 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
       { detail: { running: listBackground().map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
     );
   }
-  const logFile = prepareLogFile();
-  const log = new RotatingLog(logFile);
+  const logFile = prepareLogFile(options.logDir ?? backgroundLogDir(), options.logReader);
+  const log = new RotatingLog(logFile, options.logReader);
   const transcript = new StartupTranscript();
   let watching = true;
   const started = performance.now();

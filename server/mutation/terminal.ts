@@ -1,6 +1,7 @@
 // terminal (/x): one shell command in the project, as a journaled intent. Foreground runs hold one of the
 // machine-wide gate's slots until they finish or time out; bg=1 launches a long-running process and reports
 // its start-up. Protocol: docs/PROTOCOL.md §6.
+import fs from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -13,7 +14,7 @@ import { journalControls } from "./controls.js";
 import { killTree, processStartTicks } from "./process-tree.js";
 import { interruptedFailure } from "./recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "./staging.js";
-import { launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
+import { backgroundLogDir, launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
 import { terminalProcesses } from "./terminal-processes.js";
 import { terminalGate } from "./terminal-gate.js";
 import type { BoundedText } from "./terminal-output.js";
@@ -129,8 +130,15 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext) {
   const { env } = buildChildEnv();
   const owner = { sessionId: ctx.session.id, projectId: ctx.project.id };
   const relative = path.relative(ctx.project.root, cwd.absolute);
-  const plan = ctx.mutation?.sandbox?.plan({ id: ctx.project.id, root: ctx.project.root }, relative, !args.bg);
-  if (args.bg) return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, plan, owner, signal: ctx.signal }), ctx, cwd.display);
+  const sandbox = ctx.mutation?.sandbox;
+  // The project's bg=1 logs: readable by its own commands (tail), by no other project's.
+  const logDir = sandbox ? backgroundLogDir(ctx.project.id) : undefined;
+  const identity = sandbox?.identityFor(ctx.project.root);
+  const logReader = identity ? { gid: identity.gid } : undefined;
+  const plan = sandbox?.plan({ id: ctx.project.id, root: ctx.project.root }, relative, !args.bg, logDir && fs.existsSync(logDir) ? [logDir] : []);
+  if (args.bg) {
+    return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, plan, owner, logDir, logReader, signal: ctx.signal }), ctx, cwd.display);
+  }
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
   const result = await runForeground({

@@ -98,7 +98,7 @@ export interface ProjectTarget {
 export interface Sandbox {
   status(): SandboxStatus;
   /** The launch plan for a command in `project`, at cwd `cwdRelative` below its root. Throws when refused. */
-  plan(project: ProjectTarget, cwdRelative: string, foreground: boolean): LaunchPlan;
+  plan(project: ProjectTarget, cwdRelative: string, foreground: boolean, extraReadOnly?: string[]): LaunchPlan;
   /** The identity commands of this project run as, or undefined when it is the bridge's own. */
   identityFor(projectRoot: string): Identity | undefined;
   /** Removes a deleted project's scratch folder. */
@@ -209,7 +209,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   return {
     status,
     identityFor,
-    plan(project, cwdRelative, foreground) {
+    plan(project, cwdRelative, foreground, extraReadOnly = []) {
       const current = status();
       const binary = launcherBinary();
       if (current.mode === "unavailable" || !binary) {
@@ -230,7 +230,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           excluded: [config.stateDir, options.codeDir, config.scratchDir, ...others],
           extraReadOnly: toolDirs(),
         });
-        for (const p of allow.readOnly) args.push("--ro", p);
+        for (const p of [...allow.readOnly, ...extraReadOnly]) args.push("--ro", p);
         for (const p of allow.readWrite) args.push("--rw", p);
         for (const p of allow.devices) args.push("--rw-dev", p);
         args.push("--require-landlock");

@@ -147,6 +147,18 @@ describe("process lifecycle: nothing a command starts escapes", () => {
     expect(await waitUntil(() => processesWith(m).length === 0, 8000)).toBe(true);
   });
 
+  it("lets a project's later commands read its bg=1 log, and no other project's", async () => {
+    const s = await t.session({ terminal: true, root: makeTempDir("lifecycle-log") });
+    const stranger = await t.session({ terminal: true, root: makeTempDir("lifecycle-log-stranger") });
+    const launched = await x(s, "echo log-line-$((6*7)); sleep 30", "bg=1&");
+    const logFile = String(launched.logFile);
+    expect(await x(s, `cat ${logFile}`)).toMatchObject({ ok: true, exitCode: 0, stdout: "log-line-42\n" });
+    const denied = await x(stranger, `cat ${logFile}`);
+    expect(denied.exitCode).not.toBe(0);
+    expect(String(denied.stdout)).toBe("");
+    await settle(String(launched.stop));
+  });
+
   it("stops a bg=1 tree through its stop URL, and only for the session that started it", async () => {
     const s = await t.session({ terminal: true, root: makeTempDir("lifecycle-stop") });
     const intruder = await t.session({ terminal: true, root: makeTempDir("lifecycle-intruder") });
