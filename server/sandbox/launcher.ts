@@ -97,8 +97,11 @@ export interface ProjectTarget {
 
 export interface Sandbox {
   status(): SandboxStatus;
-  /** The launch plan for a command in `project`, at cwd `cwdRelative` below its root. Throws when refused. */
-  plan(project: ProjectTarget, cwdRelative: string, foreground: boolean, extraReadOnly?: string[]): LaunchPlan;
+  /**
+   * The launch plan for a command in `project`, at cwd `cwdRelative` below its root; undefined when the
+   * launcher is missing and the mode allows an unconfined bare spawn. Throws when the command is refused.
+   */
+  plan(project: ProjectTarget, cwdRelative: string, foreground: boolean, extraReadOnly?: string[]): LaunchPlan | undefined;
   /** The identity commands of this project run as, or undefined when it is the bridge's own. */
   identityFor(projectRoot: string): Identity | undefined;
   /** Removes a deleted project's scratch folder. */
@@ -124,6 +127,8 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
   }
   if (abi === 0) {
     const why = probe ? `this kernel has no Landlock` : `the sandbox launcher is missing (run npm run build:native)`;
+    // Without the launcher nothing can change identity either: the shell is spawned bare.
+    const separated = root && probe !== undefined;
     if (wanted === "landlock") {
       return { ...base, mode: "unavailable", filesystem: false, procProtection: false, signals: false, identitySeparation: false, perProjectIsolation: false, warning: `URLBRIDGE_SANDBOX=landlock but ${why}: terminal commands are refused.` };
     }
@@ -131,11 +136,11 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
       ...base,
       mode: "none",
       filesystem: false,
-      procProtection: root,
-      signals: root,
-      identitySeparation: root,
+      procProtection: separated,
+      signals: separated,
+      identitySeparation: separated,
       perProjectIsolation: false,
-      warning: `Terminal commands are not confined: ${why}. ${root ? "They run as the project owner, not root." : "They run as the bridge's user and can reach everything it can."}`,
+      warning: `Terminal commands are not confined: ${why}. ${separated ? "They run as the project owner, not root." : "They run as the bridge's user and can reach everything it can."}`,
     };
   }
   return {
@@ -212,6 +217,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     plan(project, cwdRelative, foreground, extraReadOnly = []) {
       const current = status();
       const binary = launcherBinary();
+      if (!binary && current.mode === "none") return undefined;
       if (current.mode === "unavailable" || !binary) {
         throw new ToolError(ErrorCode.sandboxUnavailable, current.warning ?? "The sandbox launcher is missing; the operator must run npm run build:native.", {
           detail: { configured: config.sandbox },

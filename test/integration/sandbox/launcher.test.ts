@@ -70,7 +70,7 @@ describe.skipIf(!binary)("urlbridge-sandbox", () => {
       projectRoots: () => [project, other],
     });
     expect(sandbox.status()).toMatchObject({ mode: "landlock", filesystem: true, procProtection: true, perProjectIsolation: true });
-    const plan = sandbox.plan({ id: "p_test", root: project }, "", true);
+    const plan = sandbox.plan({ id: "p_test", root: project }, "", true)!;
     const allowed = plan.args.filter((_a, i) => ["--ro", "--rw"].includes(plan.args[i - 1] ?? ""));
     expect(allowed).toContain(project);
     expect(allowed).toContain(path.join(scratchDir, "p_test"));
