@@ -83,3 +83,40 @@ describe.skipIf(!binary)("urlbridge-sandbox", () => {
     }
   });
 });
+
+describe("URLBRIDGE_SANDBOX=none", () => {
+  it("is reported as the unsafe opt-out and confines nothing, changes no identity", () => {
+    const project = makeTempDir("launcher-none");
+    const sandbox = createSandbox({
+      config: { sandbox: "none", scratchDir: makeTempDir("launcher-none-scratch"), stateDir: makeTempDir("launcher-none-state"), agentFallback: { uid: 1000, gid: 1000 } },
+      codeDir: path.resolve("."),
+      projectRoots: () => [project],
+    });
+    expect(sandbox.status()).toMatchObject({ mode: "none", filesystem: false, procProtection: false, identitySeparation: false });
+    expect(sandbox.status().warning).toMatch(/URLBRIDGE_SANDBOX=none/);
+    const plan = sandbox.plan({ id: "p_none", root: project }, ".", true);
+    if (plan) expect(plan.args.some((a) => ["--ro", "--rw", "--uid", "--require-landlock"].includes(a))).toBe(false);
+  });
+});
+
+describe("start-up hygiene (server/main.ts)", () => {
+  it("drops every URLBRIDGE_* secret from the environment and keeps the rest", async () => {
+    const { dropSecretsFromEnvironment } = await import("../../../server/main.js");
+    const env: NodeJS.ProcessEnv = { URLBRIDGE_OPERATOR_TOKEN: "t", URLBRIDGE_PLUGIN_API_KEY: "k", URLBRIDGE_DATA_PORT: "1", PATH: "/bin" };
+    expect(dropSecretsFromEnvironment(env).sort()).toEqual(["URLBRIDGE_OPERATOR_TOKEN", "URLBRIDGE_PLUGIN_API_KEY"]);
+    expect(env).toEqual({ URLBRIDGE_DATA_PORT: "1", PATH: "/bin" });
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("as root, gives an old uid-1000 state dir back to root, 0700 and files closed to others", async () => {
+    const { secureStateDir } = await import("../../../server/main.js");
+    const state = makeTempDir("launcher-old-state");
+    fs.writeFileSync(path.join(state, "operator-token"), "x", { mode: 0o644 });
+    fs.chmodSync(state, 0o755);
+    for (const p of [state, path.join(state, "operator-token")]) fs.chownSync(p, 1000, 1000);
+    secureStateDir(state);
+    expect(fs.statSync(state)).toMatchObject({ uid: 0, gid: 0 });
+    expect(fs.statSync(state).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(state, "operator-token")).uid).toBe(0);
+    expect(fs.statSync(path.join(state, "operator-token")).mode & 0o077).toBe(0);
+  });
+});
