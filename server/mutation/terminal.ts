@@ -7,7 +7,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import { defineTool, type InterruptedIntent, type ToolContext } from "../kernel/tool.js";
-import { guardCommand } from "../sandbox/command-guard.js";
+import { cwdDepthOf, guardCommand } from "../sandbox/command-guard.js";
 import { buildChildEnv } from "../sandbox/env-scrub.js";
 import { resolveInsideRoot } from "../sandbox/paths.js";
 import { journalControls } from "./controls.js";
@@ -92,8 +92,10 @@ async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<Pre
       repair: ctx.urls.repair({ drop: ["timeout"] }),
     });
   }
-  guardCommand(command);
-  return { command, cwd: await resolveWorkingDirectory(ctx, args.cwd) };
+  const cwd = await resolveWorkingDirectory(ctx, args.cwd);
+  // The guard needs the starting depth below /project to tell "../x" inside the project from a climb out of it.
+  guardCommand(command, { cwdDepth: cwdDepthOf(cwd.display) });
+  return { command, cwd };
 }
 
 /** Foreground commands take a slot of the machine-wide gate before they start; the intent is pending until then. */
