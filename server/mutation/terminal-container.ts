@@ -3,9 +3,8 @@
 // the terminal's process registry, so stop=, the end of a session or project, and shutdown reach them. Every
 // process a command starts inherits a job marker in its environment; what carries it after the command's end
 // (setsid, double forks, daemons) is found in the container's /proc and ended.
-import fs from "node:fs";
-import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Config } from "../config.js";
 import { ErrorCode, ToolError } from "../errors.js";
 import { CHILD_ENV_DEFAULTS } from "../sandbox/env-scrub.js";
@@ -13,7 +12,8 @@ import { projectContainersOptionsFromConfig } from "../sandbox/container/from-co
 import { configureProjectContainers, endProjectContainerProcesses, execInProjectContainer, removeProjectContainer, type ProjectContainers } from "../sandbox/container/manager.js";
 import { CONTAINER_PROJECT_PATH } from "../sandbox/container/spec.js";
 import { StartupTranscript, watchStartup } from "./startup-transcript.js";
-import { backgroundLogDir, MAX_BACKGROUND_LOG_FILES, MAX_BACKGROUND_PROCESSES, type LaunchResult } from "./terminal-background.js";
+import { createMarkerFilter } from "../sandbox/container/exec.js";
+import { MAX_BACKGROUND_LOG_BYTES, MAX_BACKGROUND_LOG_FILES, MAX_BACKGROUND_PROCESSES, type LaunchResult } from "./terminal-background.js";
 import { OutputCollector, STDERR_LIMITS, STDOUT_LIMITS } from "./terminal-output.js";
 import { terminalProcesses, type EndReason, type TreeOwner } from "./terminal-processes.js";
 import type { ForegroundResult } from "./terminal-run.js";
@@ -34,8 +34,6 @@ const SWEEP_TIMEOUT_MS = 15_000;
 const EXIT_OUTPUT_GRACE_MS = 250;
 /** How often a bg=1 job whose shell exited is checked for processes still carrying its marker. */
 const LEFTOVER_POLL_MS = 5_000;
-/** A log file rotates to "<name>.1" past this size (as the native path's). */
-const MAX_LOG_BYTES = 1024 * 1024;
 
 let enabled = false;
 let nextHandle = FIRST_HANDLE;
@@ -200,47 +198,36 @@ export async function runForegroundInContainer(options: ContainerForegroundOptio
   }
 }
 
-/** Appends to a log file outside every project, rotating it past MAX_LOG_BYTES. Never throws. */
-function createLog(): { file: string; write(chunk: Buffer): void; close(): void } {
-  const dir = backgroundLogDir();
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // The newest MAX_BACKGROUND_LOG_FILES logs are kept, as on the native path (which shares this folder).
-  const logs = fs
-    .readdirSync(dir)
-    .filter((name) => name.endsWith(".log"))
-    .map((name) => ({ name, mtime: fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const old of logs.slice(MAX_BACKGROUND_LOG_FILES - 1)) {
-    fs.rmSync(path.join(dir, old.name), { force: true });
-    fs.rmSync(path.join(dir, `${old.name}.1`), { force: true });
-  }
-  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-container-${randomBytes(4).toString("hex")}.log`);
-  let fd: number | undefined = fs.openSync(file, "a", 0o600);
-  let size = 0;
-  const close = () => {
-    if (fd !== undefined) fs.closeSync(fd);
-    fd = undefined;
-  };
-  return {
-    file,
-    write(chunk) {
-      if (fd === undefined) return;
-      try {
-        if (size + chunk.length > MAX_LOG_BYTES) {
-          fs.closeSync(fd);
-          fs.renameSync(file, `${file}.1`);
-          fd = fs.openSync(file, "a", 0o600);
-          size = 0;
-        }
-        fs.writeSync(fd, chunk);
-        size += chunk.length;
-      } catch {
-        // A full disk must not take the bridge down; the process keeps running without its log.
-        close();
-      }
-    },
-    close,
-  };
+/** Where bg=1 logs live inside a project's container: its own /tmp, so the agent reads them with /x (tail). */
+export const CONTAINER_LOG_DIR = "/tmp/urlbridge-logs";
+
+/** Quotes text for sh as one word. */
+const shellQuote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+
+/** How often the log of a bg=1 job is checked for rotation. */
+const LOG_ROTATE_CHECK_S = 2;
+
+/**
+ * The script a bg=1 command runs as inside the container: the command (stdout and stderr interleaved) through
+ * `tee -a`, to the exec's stream (the start-up transcript) and into a log in the container's /tmp, which a
+ * small loop copies to "<log>.1" and truncates once it passes MAX_BACKGROUND_LOG_BYTES (checked every 2 s; sh
+ * and coreutils only). The loop drops the job's marker, so it never counts as the job's, and ends with the
+ * script. The newest MAX_BACKGROUND_LOG_FILES logs are kept. When the command's shell exits, a marker line with
+ * its status goes to stderr (outside the pipe); the script lives on while anything holds the command's output,
+ * like the native launcher, and exits with the command's status.
+ */
+export function backgroundScript(command: string, logFile: string, job: string): string {
+  const log = shellQuote(logFile);
+  const status = shellQuote(`${logFile}.status`);
+  const rotate = `while kill -0 "$1" 2>/dev/null; do sleep ${LOG_ROTATE_CHECK_S}; [ "$(wc -c < "$2")" -gt "$3" ] && { cp "$2" "$2.1"; : > "$2"; }; done`;
+  return [
+    `mkdir -p ${CONTAINER_LOG_DIR}`,
+    `ls -1t ${CONTAINER_LOG_DIR}/*.log 2>/dev/null | tail -n +${MAX_BACKGROUND_LOG_FILES} | while IFS= read -r old; do rm -f "$old" "$old.1"; done`,
+    `: > ${log}`,
+    `env -u ${JOB_VARIABLE} sh -c ${shellQuote(rotate)} rotate "$$" ${log} ${MAX_BACKGROUND_LOG_BYTES} </dev/null >/dev/null 2>&1 &`,
+    `{ ( eval ${shellQuote(command)} ) 2>&1; c=$?; echo "$c" > ${status}; printf '\\036urlbridge-${job} exit %s\\n' "$c" >&2; } | tee -a ${log}`,
+    `c=$(cat ${status} 2>/dev/null || echo 1); rm -f ${status}; exit "$c"`,
+  ].join("\n");
 }
 
 type Outcome = { ok: true; exitCode: number | null; signal: string | null } | { ok: false; error: unknown };
@@ -264,23 +251,25 @@ export async function launchBackgroundInContainer(options: ContainerLaunchOption
   const started = performance.now();
   const job = randomBytes(8).toString("hex");
   const handle = nextHandle++;
-  const log = createLog();
+  const logFile = `${CONTAINER_LOG_DIR}/${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(4).toString("hex")}.log`;
   const transcript = new StartupTranscript();
   let watching = true;
   const onChunk = (chunk: Buffer) => {
-    log.write(chunk);
     if (watching) transcript.push(chunk);
   };
+  let onCommandExit: () => void = () => {};
+  const commandExited = new Promise<void>((resolve) => (onCommandExit = resolve));
+  const stderr = createMarkerFilter(job, onChunk, (kind) => kind === "exit" && onCommandExit());
   const stopper = new AbortController();
   const shell: Promise<Outcome> = execInProjectContainer({
     projectId: owner.projectId,
     root,
-    command: options.command,
+    command: backgroundScript(options.command, logFile, job),
     cwd: options.cwd || ".",
     env: commandEnv(options, job),
     timeoutMs: BACKGROUND_TIMEOUT_MS,
     onStdout: onChunk,
-    onStderr: onChunk,
+    onStderr: (chunk) => stderr.write(chunk),
     signal: stopper.signal,
   }).then(
     (result) => ({ ok: true, exitCode: result.exitCode, signal: result.signal }),
@@ -306,28 +295,27 @@ export async function launchBackgroundInContainer(options: ContainerLaunchOption
     command: options.command,
     cwd: displayCwd(options.cwd),
     startedAt: Date.now(),
-    logFile: log.file,
+    logFile,
     stop,
   });
   const release = () => {
     gone = true;
     forget();
-    log.close();
     options.signal.removeEventListener("abort", onShutdown);
   };
 
-  const startup = await watchStartup({ transcript, exited: shell, ...(options.windowMs ? { windowMs: options.windowMs } : {}), ...(options.quietMs ? { quietMs: options.quietMs } : {}) });
-  let outcome: Outcome | undefined;
-  if (startup === "exited") {
-    outcome = await shell;
-    await new Promise((resolve) => setTimeout(resolve, EXIT_OUTPUT_GRACE_MS));
-  }
+  const exited = Promise.race([commandExited, shell]);
+  const startup = await watchStartup({ transcript, exited, ...(options.windowMs ? { windowMs: options.windowMs } : {}), ...(options.quietMs ? { quietMs: options.quietMs } : {}) });
+  // The command's shell exited: the script ends too unless something it started still holds the output.
+  const outcome = startup === "exited" ? await Promise.race([shell, delay(EXIT_OUTPUT_GRACE_MS).then(() => undefined)]) : undefined;
   watching = false;
+  stderr.flush();
   if (outcome && !outcome.ok) {
     release();
     throw outcome.error;
   }
-  // A shell that started a server with "&" (or setsid) and returned has exited; the job lives on in its processes.
+  // Running: the script holds on (a server behind "&" keeps the output), or a process that carries the job's
+  // marker is left (a setsid'd daemon that closed its output).
   const alive = outcome === undefined || (await sweepJob(owner.projectId, root, job, false)) > 0;
   if (alive) void watchJob(shell, () => gone || stopping !== undefined, () => sweepJob(owner.projectId, root, job, false)).then(release);
   else release();
@@ -341,7 +329,7 @@ export async function launchBackgroundInContainer(options: ContainerLaunchOption
     transcript: transcript.finish(),
     detectedUrls: [...transcript.detected.urls],
     detectedPorts: [...transcript.detected.ports],
-    logFile: log.file,
+    logFile,
   };
 }
 

@@ -115,7 +115,10 @@ describe("launchBackgroundInContainer", () => {
     const launch = await launchBackgroundInContainer({ command: "echo 'Local: http://localhost:5173/'; setsid -f sleep 1021; exec sleep 1022", root, cwd: "", owner, signal: shutdown.signal });
     expect(launch).toMatchObject({ state: "running", startup: "announced", detectedUrls: ["http://localhost:5173/"], detectedPorts: [5173], exitCode: null });
     expect(launch.pid).toBeGreaterThan(4_194_304);
-    expect(fs.readFileSync(launch.logFile, "utf8")).toContain("Local: http://localhost:5173/");
+    // The log is in the container's /tmp, where the agent's own commands read it.
+    expect(launch.logFile).toMatch(/^\/tmp\/urlbridge-logs\/.+\.log$/);
+    const tail = await runForegroundInContainer({ command: `tail -n 5 ${launch.logFile}`, root, cwd: "", owner, timeoutMs: 20_000 });
+    expect(tail.stdout.text).toContain("Local: http://localhost:5173/");
     const tree = terminalProcesses.get(launch.pid);
     expect(tree).toMatchObject({ kind: "background", owner, logFile: launch.logFile });
     expect((await processesIn("p-bg")).filter((line) => line.startsWith("sleep 102"))).toHaveLength(2);
@@ -130,6 +133,10 @@ describe("launchBackgroundInContainer", () => {
     expect(await launchBackgroundInContainer({ command: "echo done; exit 3", root, cwd: "", owner, signal: shutdown.signal })).toMatchObject({ state: "exited", exitCode: 3, startup: "exited" });
     const daemon = await launchBackgroundInContainer({ command: "setsid -f sleep 1031", root, cwd: "", owner, signal: shutdown.signal });
     expect(daemon).toMatchObject({ state: "running", startup: "exited" });
+    // One that closed its output: the script ends, the marked daemon is what keeps the job running.
+    const quiet = await launchBackgroundInContainer({ command: "setsid -f sleep 1032 >/dev/null 2>&1", root, cwd: "", owner, signal: shutdown.signal });
+    expect(quiet).toMatchObject({ state: "running", startup: "exited" });
+    await terminalProcesses.get(quiet.pid)!.stop("stopped");
     await terminalProcesses.get(daemon.pid)!.stop("stopped");
   });
 });
