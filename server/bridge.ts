@@ -24,6 +24,8 @@ import { createJournalRunner, createMutationRuntime, mutationTools, readTestHook
 import { terminalProcesses } from "./mutation/terminal-processes.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
+import { containerSandboxStatus } from "./sandbox/container/status.js";
+import { enableContainerTerminal, endContainerScope, removeContainersAtShutdown } from "./mutation/terminal-container.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./transport/limits.js";
 
@@ -136,7 +138,13 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     projectRoots: () => store.projects.list().map((p) => p.root),
     warn: (message) => log.warn(message),
   });
-  log.info(`terminal sandbox: ${sandbox.status().mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${sandbox.status().landlockAbi})`);
+  if (config.sandbox === "container") {
+    const warning = await enableContainerTerminal(config);
+    if (warning) log.warn(warning);
+    log.info(`terminal sandbox: container (one warm container per project, image ${config.sandboxContainer.image})`);
+  } else {
+    log.info(`terminal sandbox: ${sandbox.status().mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${sandbox.status().landlockAbi})`);
+  }
   const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), sandbox, ...(options.now ? { now: options.now } : {}) });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
   await recoverInterruptedIntents(mutation, tools);
@@ -157,6 +165,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       void terminalProcesses.end({ ...(sessionId ? { sessionId } : {}), ...(projectId ? { projectId } : {}) }).then(() => {
         if (projectDeleted && projectId) sandbox.removeScratch(projectId);
       });
+      if (config.sandbox === "container") void endContainerScope({ sessionId, projectId, projectDeleted });
     },
   });
   if (config.ephemeralCapabilities) {
@@ -190,7 +199,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     credential,
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
-    sandbox: () => sandbox.status(),
+    sandbox: () => (config.sandbox === "container" ? containerSandboxStatus(config) : sandbox.status()),
   });
 
   const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataPlane);
@@ -222,7 +231,11 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       shutdown.abort();
       await Promise.all([closeServer(dataServer), ...control.servers.map(closeServer), cloudflared?.stop()]);
       // The abort ends every tree; wait until this bridge's are gone before the store closes.
-      await Promise.all(store.projects.list().map((p) => terminalProcesses.end({ projectId: p.id }, "shutdown")));
+      // The tree registry is per process (tests run several bridges in one); a store that already failed
+      // cannot say which projects are ours, and then every tree in the process ends rather than none.
+      const ours = store.db.open ? store.projects.list().map((p) => ({ projectId: p.id })) : [{}];
+      await Promise.all(ours.map((filter) => terminalProcesses.end(filter, "shutdown")));
+      if (config.sandbox === "container") await removeContainersAtShutdown();
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
       store.close();
     },

@@ -8,7 +8,11 @@ export type { CreateProjectBody, CreateSessionBody, PatchProjectBody, TunnelBody
 export type { ActivityEntry } from "../store/activity.js";
 export type { ProjectRow as Project } from "../store/projects.js";
 export type { PluginStatus, PluginSummary } from "../plugins/host.js";
-export type { SandboxStatus } from "../sandbox/launcher.js";
+import type { SandboxStatus } from "../sandbox/launcher.js";
+import type { ContainerSandboxStatus } from "../sandbox/container/status.js";
+export type { SandboxStatus, ContainerSandboxStatus };
+/** What /api/health says the terminal sandbox enforces: the launcher's report, or the container mode's. */
+export type SandboxReport = SandboxStatus | ContainerSandboxStatus;
 
 /** Every control API error body. */
 export interface ApiErrorBody {

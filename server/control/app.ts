@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Koa from "koa";
 import type { Logger } from "../log.js";
-import type { SandboxStatus } from "../sandbox/launcher.js";
+import type { SandboxReport } from "./api-types.js";
 import { createApiRouter, type ApiOptions } from "./api.js";
 import { createAuthBackoff } from "./auth-backoff.js";
 import { createAuthRouter, PUBLIC_API_PATHS } from "./auth-routes.js";
@@ -22,7 +22,7 @@ export interface ControlPlaneOptions extends ApiOptions {
   /** Folder holding the built UI (dist/web). */
   webRoot: string;
   /** What the terminal sandbox enforces, shown by /api/health and the UI. */
-  sandbox?: () => SandboxStatus;
+  sandbox?: () => SandboxReport;
 }
 
 export function createControlPlaneApp(options: ControlPlaneOptions): Koa {

@@ -15,6 +15,7 @@ import { killTree, processStartTicks } from "./process-tree.js";
 import { interruptedFailure } from "./recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "./staging.js";
 import { backgroundLogDir, launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
+import { containerTerminalEnabled, launchBackgroundInContainer, runForegroundInContainer } from "./terminal-container.js";
 import { terminalProcesses } from "./terminal-processes.js";
 import { terminalGate } from "./terminal-gate.js";
 import type { BoundedText } from "./terminal-output.js";
@@ -132,6 +133,13 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext) {
   const { env } = buildChildEnv();
   const owner = { sessionId: ctx.session.id, projectId: ctx.project.id };
   const relative = path.relative(ctx.project.root, cwd.absolute);
+  if (containerTerminalEnabled()) {
+    // URLBRIDGE_SANDBOX=container: the project's own warm container runs it (server/mutation/terminal-container.ts).
+    if (args.bg) return reportBackground(await launchBackgroundInContainer({ command, root: ctx.project.root, cwd: relative, owner, signal: ctx.signal }), ctx, cwd.display);
+    const containerTimeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
+    ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
+    return reportForeground(await runForegroundInContainer({ command, root: ctx.project.root, cwd: relative, owner, timeoutMs: containerTimeoutMs, signal: ctx.signal }), containerTimeoutMs, cwd.display);
+  }
   const sandbox = ctx.mutation?.sandbox;
   // The project's bg=1 logs: readable by its own commands (tail), by no other project's.
   const logDir = sandbox ? backgroundLogDir(ctx.project.id) : undefined;

@@ -1,6 +1,6 @@
 // Projects page calls: projects, their sessions (to say which rotate), and the folder browser.
 import { api, query } from "../../api/client";
-import type { CreateProjectBody, FolderListing, PatchProjectBody, PatchProjectResult, Project, SandboxStatus, SessionView } from "../../api/types";
+import type { CreateProjectBody, FolderListing, PatchProjectBody, PatchProjectResult, Project, SandboxReport, SessionView } from "../../api/types";
 
 export const listProjects = () => api.get<Project[]>("/api/projects");
 export const listSessions = () => api.get<SessionView[]>("/api/sessions");
@@ -9,4 +9,4 @@ export const patchProject = (id: string, body: PatchProjectBody) => api.patch<Pa
 export const deleteProject = (id: string) => api.del(`/api/projects/${encodeURIComponent(id)}`);
 export const listFolders = (path?: string) => api.get<FolderListing>(`/api/fs${query({ path })}`);
 /** What the terminal sandbox enforces (public /api/health). */
-export const getSandbox = async () => (await api.get<{ sandbox?: SandboxStatus }>("/api/health")).sandbox;
+export const getSandbox = async () => (await api.get<{ sandbox?: SandboxReport }>("/api/health")).sandbox;
