@@ -18,9 +18,6 @@ const STALE_PROJECT = "p-left-by-a-crash";
 /** Polls are bounded: a broken journal or lifecycle fails the test instead of hanging it. */
 const MAX_POLLS = 120;
 const docker = new Dockerode();
-// The dispatch from /x to server/mutation/terminal-container.ts is two lines the lead adds to terminal.ts once
-// the launcher rewrite lands; until then the mode is not reachable through /x and this file has nothing to test.
-const dispatched = fs.readFileSync(path.join(REPO_ROOT, "server/mutation/terminal.ts"), "utf8").includes("terminal-container");
 
 let t: TestBridge;
 let s: AgentSession;
@@ -78,7 +75,7 @@ async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolea
   return value;
 }
 
-describe.skipIf(!dispatched)("URLBRIDGE_SANDBOX=container through /x", () => {
+describe("URLBRIDGE_SANDBOX=container through /x", () => {
   beforeAll(async () => {
     await docker.ping();
     // What a crashed bridge of this instance left behind: a container with a command nobody tracks any more.
