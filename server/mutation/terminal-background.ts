@@ -229,6 +229,15 @@ export function launcherRefused(message: string): ToolError {
   if (/is a symlink/.test(message)) {
     return new ToolError(ErrorCode.symlinkEscape, `The command did not run: ${message}.`, { detail: { launcher: message }, retryable: false });
   }
+  // The bridge walked cwd= a moment earlier, so a component that is now missing or not a directory changed under
+  // the call (a rename or a swap): the same answer the file tools give, and retrying is safe since nothing ran.
+  if (/^cwd component .*(No such file or directory|Not a directory|Too many levels of symbolic links)$/.test(message)) {
+    return new ToolError(ErrorCode.pathChanged, `The command did not run: ${message} (the folder changed while the call started). Fetch the same URL again.`, {
+      detail: { launcher: message },
+      retryable: true,
+      agentAction: "wait_and_retry",
+    });
+  }
   return new ToolError(ErrorCode.sandboxUnavailable, `The sandbox did not start the command: ${message}. Nothing ran; the operator can check the Sandbox line of the control UI.`, {
     detail: { launcher: message },
     retryable: false,

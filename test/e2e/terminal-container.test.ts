@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABEL_INSTANCE, LABEL_PROJECT, LABEL_ROLE, SANDBOX_ROLE } from "../../server/sandbox/container/spec.js";
 import { encodeUrlText } from "../../server/transport/encode.js";
 import { agentGet, makeTempDir, removeTempDirs, startTestBridge, TEST_AGENT_UID, type AgentSession, type TestBridge } from "../helpers/bridge.js";
-import { REPO_ROOT } from "./support/containers.js";
 
 type Body = Record<string, unknown> & { ok: boolean };
 

@@ -27,16 +27,6 @@ const INSIDE_APP = "export function insideFn(): number {\n  return 1;\n}\n";
 
 type Body = Record<string, unknown> & { ok?: boolean; errorCode?: string };
 
-/**
- * /x's cwd is walked a second time by the sandbox launcher itself (openat O_NOFOLLOW per component); when the
- * swap lands between the bridge's walk and the launcher's, the launcher refuses the component and the
- * terminal answers sandbox_unavailable naming it. Nothing ran; the code is the terminal's to refine.
- */
-function launcherCwdRefusal(tool: string, body: Body): boolean {
-  const launcher = (body.errorDetail as { launcher?: unknown } | undefined)?.launcher;
-  return tool === "terminal-cwd" && body.errorCode === "sandbox_unavailable" && typeof launcher === "string" && launcher.startsWith("cwd component");
-}
-
 interface Tally {
   attempts: number;
   ok: number;
@@ -175,7 +165,7 @@ describe("containment under a racing flipper", () => {
         }
         const code = String(body.errorCode);
         entry.codes[code] = (entry.codes[code] ?? 0) + 1;
-        if (!(RACE_CODES.has(code) || launcherCwdRefusal(tool, body)) || body.retryable === undefined || typeof body.repairHint !== "string") entry.wrong.push(text.slice(0, 300));
+        if (!RACE_CODES.has(code) || body.retryable === undefined || typeof body.repairHint !== "string") entry.wrong.push(text.slice(0, 300));
         return undefined;
       }
 
