@@ -6,6 +6,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/test-hooks.js";
+import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
 import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
@@ -107,7 +108,10 @@ describe("crash recovery", () => {
     expect(accepted).toMatchObject({ ok: true, agentAction: "poll" });
 
     // Wait until the commit is well under way, then kill the process without warning.
-    const changedCount = () => Object.entries(snapshotTree(root)).filter(([p, e]) => JSON.stringify(before[p]) !== JSON.stringify(e)).length;
+    // Real files only: a temp file mid-write is counted, then vanishes into its target's rename, so counting it
+    // would let the figure fall between the wait and the kill.
+    const changedCount = () =>
+      Object.entries(snapshotTree(root)).filter(([p, e]) => !p.includes(TEMP_SUFFIX) && JSON.stringify(before[p]) !== JSON.stringify(e)).length;
     while (changedCount() < 40) await sleep(20);
     first.child.kill("SIGKILL");
     await killed(first.child);
