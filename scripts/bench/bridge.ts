@@ -66,6 +66,19 @@ export function spawnServer(stateDir: string, env: Record<string, string>) {
   return { child, urls };
 }
 
+/** POSTs JSON to the control API with the operator token; anything but 201 Created throws with the answer. */
+export function createControlPost(control: string) {
+  return async (route: string, body: unknown): Promise<Record<string, string>> => {
+    const res = await fetch(`${control}${route}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as Record<string, string>;
+  };
+}
+
 export async function startBenchBridge(root: string, options: BenchBridgeOptions = {}): Promise<BenchBridge> {
   const stateDir = makeBenchDir("state");
   const { child, urls } = spawnServer(stateDir, options.env ?? {});
@@ -75,15 +88,7 @@ export async function startBenchBridge(root: string, options: BenchBridgeOptions
   };
   try {
     const { control } = await urls;
-    const api = async (route: string, body: unknown) => {
-      const res = await fetch(`${control}${route}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
-      return (await res.json()) as Record<string, string>;
-    };
+    const api = createControlPost(control);
     const permissions = options.permissions ?? { write: false, terminal: false };
     const project = await api("/api/projects", { name: "bench", root, permissions });
     const session = await api("/api/sessions", { projectId: project.id });

@@ -2,7 +2,7 @@
 // write+terminal session per simulated agent, each project a temp folder with a few files to read and search.
 import fs from "node:fs";
 import path from "node:path";
-import { makeBenchDir, OPERATOR_TOKEN, spawnServer } from "../bench/bridge.js";
+import { createControlPost, makeBenchDir, spawnServer } from "../bench/bridge.js";
 import { stopChild } from "../bench/http.js";
 
 export interface SoakSession {
@@ -44,15 +44,7 @@ export async function startFleet(sessions: number): Promise<Fleet> {
   };
   try {
     const { control } = await urls;
-    const api = async (route: string, body: unknown) => {
-      const res = await fetch(`${control}${route}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
-      return (await res.json()) as Record<string, string>;
-    };
+    const api = createControlPost(control);
     const out: SoakSession[] = [];
     for (let i = 0; i < sessions; i++) {
       const root = makeBenchDir(`soak-project-${i}`);
