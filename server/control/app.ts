@@ -56,7 +56,16 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   app.use(async function operatorGate(ctx, next) {
     if (!ctx.path.startsWith("/api/") && ctx.path !== "/api") return next();
     if (ctx.path === "/api/health") {
-      ctx.body = { ok: true, version: options.version, ...(options.sandbox ? { sandbox: options.sandbox() } : {}) };
+      // The bridge answers, so ok stays true; `degraded` says a part of it is failing (here: the activity log
+      // cannot be written, e.g. the state disk is full or another process holds the database lock).
+      const activityLog = options.store.activity.health();
+      ctx.body = {
+        ok: true,
+        version: options.version,
+        degraded: activityLog.failing,
+        store: { activityLog },
+        ...(options.sandbox ? { sandbox: options.sandbox() } : {}),
+      };
       return;
     }
     const operator = await authenticateOperator(ctx, options.credential, sessions, backoff);

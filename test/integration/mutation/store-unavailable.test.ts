@@ -34,9 +34,14 @@ describe("a journal that cannot be written", () => {
       expect(fs.existsSync(path.join(t.projectDir, "locked.txt"))).toBe(false);
       // Reads keep working while the journal is locked.
       expect(await agentGet<Body>(url(s.r, "r", [["path", "seen.txt"]]))).toMatchObject({ ok: true });
+      // Their activity rows cannot be written either; /api/health says so while it lasts.
+      t.bridge.store.activity.flush();
+      expect((await t.api("GET", "/api/health")).body).toMatchObject({ ok: true, degraded: true, store: { activityLog: { failing: true, lastError: { code: "SQLITE_BUSY" } } } });
     } finally {
       holder.exec("ROLLBACK");
     }
+    t.bridge.store.activity.flush();
+    expect((await t.api("GET", "/api/health")).body).toMatchObject({ ok: true, degraded: false, store: { activityLog: { failing: false, pending: 0 } } });
     const done = await agentGet<Body>(write);
     expect(done).toMatchObject({ ok: true, created: true });
     expect(await agentGet<Body>(write)).toMatchObject({ ok: true, dedupe: "replayed" });
