@@ -43,6 +43,13 @@ export function compileSearchPattern(text: string, options: PatternOptions): Sea
       detail: { parameter: "pattern", limit: MAX_PATTERN_CHARS },
     });
   }
+  if (text.includes("\0")) {
+    // A NUL cannot reach ripgrep (process arguments are C strings) and never occurs in the text files /g searches.
+    throw new ToolError(ErrorCode.invalidParameter, "Search text cannot contain NUL (~u0000 or %00): remove it and search for the text around it.", {
+      detail: { parameter: "pattern" },
+      retryable: false,
+    });
+  }
   if (/[\r\n]/.test(text)) {
     throw new ToolError(ErrorCode.invalidParameter, "Search text must fit on one line: remove ~n / ~r (search for one line of it).", {
       detail: { parameter: "pattern" },

@@ -159,6 +159,8 @@ describe.each(["rg", "fallback"])("grep (/g) with the %s engine", (engine) => {
     ["a path outside the project", [["path", "../"]], "TODO", "path_outside_root"],
     ["an empty pattern", [], "", "missing_parameter"],
     ["a pattern with a newline", [], "a\nb", "invalid_parameter"],
+    ["a pattern with a NUL", [], "a\u0000b", "invalid_parameter"],
+    ["a regex with a NUL", [["regex", 1]], "a\u0000b", "invalid_parameter"],
     ["an empty include", [["include", ""]], "TODO", "invalid_parameter"],
     ["a limit above the ceiling", [["limit", 100000]], "TODO", "invalid_parameter"],
     ["a regex the two engines read differently", [["regex", 1]], "(?<=a)b", "invalid_regex"],
