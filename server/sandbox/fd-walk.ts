@@ -9,6 +9,9 @@ import path from "node:path";
 import { ErrorCode, ToolError } from "../errors.js";
 import {
   componentsBelow,
+  controlCharacterName,
+  hasControlCharacter,
+  tooLongToCreate,
   invalidPath,
   isInside,
   lexicalTarget,
@@ -111,6 +114,9 @@ export interface HeldPath {
   /** Closes every descriptor this walk holds; safe to call twice. */
   close(): void;
 }
+
+/** Longest host path (bytes) a creation may produce: Linux's PATH_MAX less its terminating NUL. */
+export const MAX_CREATED_PATH_BYTES = 4095;
 
 export interface WalkOptions {
   /** When false, a missing target is path_not_found. Default true. */
@@ -233,6 +239,13 @@ function walk(state: WalkState, names: string[], options: WalkOptions): HeldPath
 
 function missing(state: WalkState, pending: string[], options: WalkOptions): HeldPath {
   if (options.allowMissing === false) throw pathNotFound(state.input);
+  // Existing names with control characters stay readable; new ones are never created (issue 17).
+  const bad = pending.find(hasControlCharacter);
+  if (bad !== undefined) throw controlCharacterName(state.input, bad);
+  // Nothing is created whose host path other programs could not open (PATH_MAX): the walk itself could, by
+  // descriptor, but the agent's own commands, git and editors go by path.
+  const length = Buffer.byteLength(state.root) + [...state.canonical, ...pending].reduce((n, part) => n + 1 + Buffer.byteLength(part), 0);
+  if (length > MAX_CREATED_PATH_BYTES) throw tooLongToCreate(state.input, MAX_CREATED_PATH_BYTES);
   return held(state, { exists: false, fd: undefined, stats: undefined, pending, name: pending.at(-1)! });
 }
 

@@ -40,6 +40,29 @@ export function invalidPath(input: string): ToolError {
   });
 }
 
+/** C0 controls and DEL: legal in Linux names, but a newline or tab in a file name breaks every line-based tool. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+export function hasControlCharacter(name: string): boolean {
+  return CONTROL_CHARACTER.test(name);
+}
+
+/** A name that does not exist yet and would be created with a control character in it. */
+export function controlCharacterName(input: string, name: string): ToolError {
+  return new ToolError(ErrorCode.invalidPath, `"${JSON.stringify(name).slice(1, -1)}" in "${JSON.stringify(input).slice(1, -1)}" has a control character (newline, tab, ...); names like that are not created. Check the path: a ~n or ~t may have slipped into it.`, {
+    detail: { path: input, name },
+    retryable: false,
+  });
+}
+
+/** A creation whose host path would pass PATH_MAX: refused before any directory is made. */
+export function tooLongToCreate(input: string, limit: number): ToolError {
+  return new ToolError(ErrorCode.invalidPath, `"${input.length > 80 ? `${input.slice(0, 80)}…` : input}" would be longer than ${limit} bytes on the host, which commands, git and editors cannot open; nothing was created. Use a shorter path.`, {
+    detail: { path: input.slice(0, 200), limitBytes: limit },
+    retryable: false,
+  });
+}
+
 export function outsideRoot(input: string): ToolError {
   return new ToolError(ErrorCode.pathOutsideRoot, `"${input}" is outside the project. Use a path relative to ${VIRTUAL_ROOT}.`, {
     detail: { path: input },
