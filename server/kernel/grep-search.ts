@@ -6,7 +6,7 @@ import type { MatchCollector } from "./grep-collect.js";
 import { searchWithFallback } from "./grep-fallback.js";
 import type { IncludeFilter } from "./include-glob.js";
 import { RegexWorker } from "./regex-worker.js";
-import { RipgrepUnavailable, searchWithRipgrep } from "./ripgrep.js";
+import { RipgrepSearchedNothing, RipgrepUnavailable, searchWithRipgrep } from "./ripgrep.js";
 import { probeRipgrepConfinement, type RipgrepConfinement } from "./ripgrep-confine.js";
 import type { SearchPattern } from "./search-pattern.js";
 import type { ExactUrls } from "./tool.js";
@@ -80,6 +80,11 @@ export function createGrepEngine(setting: GrepEngineSetting): GrepEngine {
         await searchWithRipgrep(rg.path, search, collector, rg.confinement);
         return "rg";
       } catch (error) {
+        if (error instanceof RipgrepSearchedNothing) {
+          // Nothing was collected, so the portable engine answers this search from scratch (see the class).
+          await searchWithFallback(search, collector, worker);
+          return "fallback";
+        }
         if (!(error instanceof RipgrepUnavailable) || setting === "rg") throw error;
         ripgrep = Promise.resolve(undefined);
         await searchWithFallback(search, collector, worker);

@@ -74,6 +74,7 @@ interface RgEvent {
     line_number?: number;
     submatches?: Array<{ start: number }>;
     binary_offset?: number | null;
+    stats?: { searches?: number };
   };
 }
 
@@ -89,6 +90,15 @@ async function writeAncestorRules(search: GrepSearch, targetRel: string): Promis
 
 export class RipgrepUnavailable extends Error {
   override name = "RipgrepUnavailable";
+}
+
+/**
+ * rg searched no file at all below a directory target. Either the folder holds nothing searchable, or it was
+ * swapped for a symlink as rg started (rg then skips the symlink silently, answering "no matches"). The caller
+ * answers this one search with the descriptor-walking engine, which is right in both cases.
+ */
+export class RipgrepSearchedNothing extends Error {
+  override name = "RipgrepSearchedNothing";
 }
 
 /**
@@ -124,6 +134,7 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
     let stderr = "";
     let current: { relative: string; lines: GrepLine[]; skip: boolean } | undefined;
     let sawFile = false;
+    let searches: number | undefined;
     let stopped = false;
     const stop = () => {
       if (stopped) return;
@@ -151,6 +162,8 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
         const start = data.submatches?.[0]?.start ?? 0;
         const firstMatch = bytes.subarray(0, start).toString("utf8").length;
         current.lines.push(presentLine(data.line_number!, bytes.toString("utf8"), firstMatch));
+      } else if (event.type === "summary") {
+        searches = data.stats?.searches;
       } else if (event.type === "end" && current) {
         // A NUL byte makes a file binary; rg may have reported lines before it saw one, so drop them all.
         const binary = data.binary_offset !== null && data.binary_offset !== undefined;
@@ -197,6 +210,10 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
       }
       if (!stopped && code === 2 && !sawFile && /regex|parse error|syntax/i.test(stderr)) {
         reject(ripgrepRegexError(search.pattern, stderr, search.urls));
+        return;
+      }
+      if (!stopped && search.targetKind === "dir" && targetRel !== "" && searches === 0) {
+        reject(new RipgrepSearchedNothing(targetRel));
         return;
       }
       resolve();

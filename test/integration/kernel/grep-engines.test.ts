@@ -123,7 +123,9 @@ describe("ripgrep and the portable engine give identical /g results", () => {
   it.each(cases)("%s", async (_name, params, raw) => {
     const [a, b] = await both(params, raw);
     if (a.ok) {
-      expect(a.engine).toBe("rg");
+      // A directory in which rg finds nothing to search (all of it ignored) is answered by the portable engine,
+      // since rg cannot tell that apart from a folder swapped for a symlink as it started (ripgrep.ts).
+      expect(a.engine).toBe(_name === "a directory ignored by its own rules" ? "fallback" : "rg");
       expect(b.engine).toBe("fallback");
     }
     // The range-replay snapshot id is random per response; the rest must match exactly.
