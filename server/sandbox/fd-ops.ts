@@ -133,11 +133,20 @@ export function listDirectory(dirFd: number): Promise<Dirent[]> {
 
 /** fsyncs a held directory so a rename, create or unlink inside it survives power loss. */
 export async function syncDirectory(dirFd: number): Promise<void> {
-  const handle = await fsp.open(fdPath(dirFd), O_RDONLY | O_DIRECTORY);
+  syncDirectorySync(dirFd);
+}
+
+/**
+ * Synchronous on purpose, like the write path below: an fsync costs ~0.1-0.2 ms on a local disk, while each
+ * thread-pool round trip waits for an event-loop turn, which under load (200 calls in flight) is what made a
+ * journaled write take a second (docs/RELIABILITY.md, soak).
+ */
+export function syncDirectorySync(dirFd: number): void {
+  const fd = fs.openSync(fdPath(dirFd), O_RDONLY | O_DIRECTORY);
   try {
-    await handle.sync();
+    fs.fsyncSync(fd);
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
   }
 }
 
@@ -168,24 +177,34 @@ function tempName(name: string): string {
  * the old bytes or the new, never half; whatever `name` is now (even a symlink) is replaced, never followed.
  */
 export async function writeFileIn(dirFd: number, name: string, bytes: Buffer, options: WriteInOptions = {}): Promise<void> {
+  writeFileInSync(dirFd, name, bytes, options);
+}
+
+/** writeFileIn without thread-pool hops (see syncDirectorySync for why). */
+export function writeFileInSync(dirFd: number, name: string, bytes: Buffer, options: WriteInOptions = {}): void {
   const temp = tempName(name);
-  const handle = await fsp.open(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
+  const fd = fs.openSync(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
   try {
     try {
-      await handle.writeFile(bytes);
-      if (options.owner) await handle.chown(options.owner.uid, options.owner.gid);
+      let offset = 0;
+      while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+      if (options.owner) fs.fchownSync(fd, options.owner.uid, options.owner.gid);
       // chmod, unlike the create mode, is not narrowed by the umask (and comes after chown, which clears set-id bits).
-      if (options.mode !== undefined) await handle.chmod(options.mode);
-      await handle.sync();
+      if (options.mode !== undefined) fs.fchmodSync(fd, options.mode);
+      fs.fsyncSync(fd);
     } finally {
-      await handle.close();
+      fs.closeSync(fd);
     }
-    await fsp.rename(fdPath(dirFd, temp), fdPath(dirFd, name));
+    fs.renameSync(fdPath(dirFd, temp), fdPath(dirFd, name));
   } catch (error) {
-    await fsp.unlink(fdPath(dirFd, temp)).catch(() => undefined);
+    try {
+      fs.unlinkSync(fdPath(dirFd, temp));
+    } catch {
+      // Never created, or already renamed: nothing to clean.
+    }
     throw error;
   }
-  await syncDirectory(dirFd);
+  syncDirectorySync(dirFd);
 }
 
 /** Removes file `name` from a held directory if it is there (a symlink is removed, never followed); true when removed. */
@@ -226,7 +245,7 @@ export async function makeDirectoriesIn(dirFd: number, names: string[], owner: I
     for (const name of names) {
       let created = true;
       try {
-        await fsp.mkdir(fdPath(current, name));
+        fs.mkdirSync(fdPath(current, name));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         created = false;
@@ -239,7 +258,7 @@ export async function makeDirectoriesIn(dirFd: number, names: string[], owner: I
       }
       if (created) {
         if (owner) fs.chownSync(fdPath(next), owner.uid, owner.gid);
-        await syncDirectory(current);
+        syncDirectorySync(current);
       }
       if (current !== dirFd) closeQuietly(current);
       current = next;
