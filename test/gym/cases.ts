@@ -86,6 +86,9 @@ function fileBytes(file: string): Buffer | undefined {
   }
 }
 
+/** C0 controls and DEL, which the bridge refuses in names it creates. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 function refusedOrWrong(answer: AgentAnswer, leftNoTrace: boolean): Verdict {
   const body = answer.body;
   const base = { fetches: answer.fetches, recoveredByRange: answer.recoveredByRange, callId: typeof body.callId === "string" ? body.callId : undefined };
@@ -241,6 +244,11 @@ const writeName: CaseKind = {
     const answer = await ctx.agent.call(url(ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(ctx.id)));
     const disk = fileBytes(path.join(ctx.projectDir, rel));
     const listing = fs.existsSync(path.join(ctx.projectDir, GYM_DIR, ctx.id)) ? fs.readdirSync(path.join(ctx.projectDir, GYM_DIR, ctx.id)) : [];
+    // The bridge never creates a name with a control character (docs/RELIABILITY.md, input hygiene): for such a
+    // name the meant outcome is exactly that refusal, with nothing created.
+    if (CONTROL_CHARACTER.test(text)) {
+      return judge(answer, answer.body.ok === false && answer.body.errorCode === "invalid_path" && listing.length === 0, () => `answer ${show(answer.body)}, directory holds ${show(listing)}`);
+    }
     if (answer.body.ok !== true) return refusedOrWrong(answer, listing.length === 0);
     return judge(answer, disk !== undefined && sameBytes(disk, ctx.id) && listing.length === 1, () => `directory holds ${show(listing)}`);
   },
