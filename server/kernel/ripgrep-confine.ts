@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { launcherBinary, probeLauncher } from "../sandbox/launcher.js";
 
 const run = promisify(execFile);
 
@@ -17,16 +18,6 @@ export interface RipgrepConfinement {
   launcher: string;
   /** Files rg needs read/execute access to in order to start at all. */
   startupFiles: string[];
-}
-
-/** The launcher binary `npm run build:native` puts in dist/native, from the source tree or the built one. */
-export function launcherPath(): string | undefined {
-  const here = import.meta.dirname;
-  for (const up of ["../..", "../../.."]) {
-    const candidate = path.resolve(here, up, "dist", "native", "urlbridge-sandbox");
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  return undefined;
 }
 
 /** The binary, its ELF interpreter and shared libraries (as ldd lists them) and the loader cache. */
@@ -43,12 +34,9 @@ async function startupFilesOf(rgPath: string): Promise<string[]> {
  * start-up files are known. Undefined otherwise (the engine then prefers the portable search).
  */
 export async function probeRipgrepConfinement(rgPath: string): Promise<RipgrepConfinement | undefined> {
-  const launcher = launcherPath();
-  if (!launcher || process.platform !== "linux") return undefined;
+  const launcher = launcherBinary();
+  if (!launcher || process.platform !== "linux" || probeLauncher()?.fs !== true) return undefined;
   try {
-    const { stdout } = await run(launcher, ["--probe"], { timeout: 5000 });
-    const probe = JSON.parse(stdout) as { fs?: boolean };
-    if (probe.fs !== true) return undefined;
     return { launcher, startupFiles: await startupFilesOf(rgPath) };
   } catch {
     return undefined;

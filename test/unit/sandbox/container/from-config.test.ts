@@ -29,6 +29,9 @@ describe("URLBRIDGE_SANDBOX_* in the configuration", () => {
     expect(options).toMatchObject({ image: "ghcr.io/me/toolchain:1", network: "bridge", instance: "box-2" });
     expect(options.limits).toEqual({ cpus: 1.5, memoryBytes: 2048 * 1024 ** 2, pids: 256, tmpBytes: 64 * 1024 ** 2 });
     expect(options.hostPath?.("/projects/app")).toBe("/home/me/code/app");
+    expect(options.hostPath?.("/projects/demo/")).toBe("/home/me/code/demo");
+    expect(options.hostPath?.("/projects")).toBe("/home/me/code");
+    expect(() => options.hostPath?.("/projectsX/demo")).toThrow(/outside \/projects/);
     expect(() => options.hostPath?.("/elsewhere/app")).toThrow(expect.objectContaining({ code: "sandbox_unavailable" }));
   });
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { createMarkerFilter } from "../../../../server/sandbox/container/exec.js";
-import { projectContainersOptionsFromEnv } from "../../../../server/sandbox/container/options.js";
 import { containerCreateOptions, containerName, DEFAULT_SANDBOX_LIMITS, specHash, type SandboxSpec } from "../../../../server/sandbox/container/spec.js";
 
 const spec: SandboxSpec = {
@@ -73,35 +72,5 @@ describe("createMarkerFilter", () => {
     filter.flush();
     expect(output.join("")).toBe(text);
     expect(markers).toEqual([]);
-  });
-});
-
-describe("projectContainersOptionsFromEnv", () => {
-  it("reads image, network, limits and the host mapping", () => {
-    const options = projectContainersOptionsFromEnv({
-      URLBRIDGE_SANDBOX_IMAGE: "ghcr.io/me/toolchain:1",
-      URLBRIDGE_SANDBOX_NETWORK: "bridge",
-      URLBRIDGE_SANDBOX_CPUS: "1.5",
-      URLBRIDGE_SANDBOX_MEMORY_MB: "2048",
-      URLBRIDGE_SANDBOX_PIDS: "256",
-      URLBRIDGE_SANDBOX_HOST_PROJECTS: "/projects=/home/me/code",
-    });
-    expect(options).toMatchObject({ image: "ghcr.io/me/toolchain:1", network: "bridge", limits: { cpus: 1.5, memoryBytes: 2048 * 1024 ** 2, pids: 256 } });
-    expect(options.hostPath?.("/projects/demo/")).toBe("/home/me/code/demo");
-    expect(options.hostPath?.("/projects")).toBe("/home/me/code");
-    expect(() => options.hostPath?.("/projectsX/demo")).toThrow(/outside \/projects/);
-  });
-
-  it("leaves everything at its default when nothing is set", () => {
-    expect(projectContainersOptionsFromEnv({})).toEqual({ limits: {} });
-  });
-
-  it.each([
-    ["URLBRIDGE_SANDBOX_PIDS", "lots"],
-    ["URLBRIDGE_SANDBOX_MEMORY_MB", "1.5"],
-    ["URLBRIDGE_SANDBOX_CPUS", "-1"],
-    ["URLBRIDGE_SANDBOX_HOST_PROJECTS", "projects=/home/me"],
-  ])("refuses %s=%s naming the variable", (variable, value) => {
-    expect(() => projectContainersOptionsFromEnv({ [variable]: value })).toThrow(new RegExp(variable));
   });
 });
