@@ -78,6 +78,18 @@ export class StartupTranscript {
     this.partial = "";
     return this.output.render();
   }
+
+  /** The start-up part of a bg=1 launch's result, as every launch path reports it. */
+  report(startup: StartupEnd, startedAt: number) {
+    const transcript = this.finish();
+    return {
+      startup,
+      startupMs: Math.round(performance.now() - startedAt),
+      transcript,
+      detectedUrls: [...this.detected.urls],
+      detectedPorts: [...this.detected.ports],
+    };
+  }
 }
 
 export type StartupEnd = "exited" | "announced" | "window";

@@ -210,11 +210,7 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
     state: alive ? "running" : "exited",
     exitCode: end?.exitCode ?? null,
     signal: end?.signal ?? null,
-    startup,
-    startupMs: Math.round(performance.now() - started),
-    transcript: transcript.finish(),
-    detectedUrls: [...transcript.detected.urls],
-    detectedPorts: [...transcript.detected.ports],
+    ...transcript.report(startup, started),
     logFile,
   };
 }

@@ -324,11 +324,7 @@ export async function launchBackgroundInContainer(options: ContainerLaunchOption
     state: alive ? "running" : "exited",
     exitCode: alive ? null : (outcome as { exitCode: number | null }).exitCode,
     signal: alive ? null : (outcome as { signal: string | null }).signal,
-    startup,
-    startupMs: Math.round(performance.now() - started),
-    transcript: transcript.finish(),
-    detectedUrls: [...transcript.detected.urls],
-    detectedPorts: [...transcript.detected.ports],
+    ...transcript.report(startup, started),
     logFile,
   };
 }
