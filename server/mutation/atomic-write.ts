@@ -23,13 +23,13 @@ export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: He
   const mode = options.mode === undefined ? {} : { mode: options.mode };
   if (target.exists) {
     const owner = bridgeIsRoot() && target.stats ? { uid: target.stats.uid, gid: target.stats.gid } : undefined;
-    await writeFileIn(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
+    writeFileIn(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
     return;
   }
   const owner = ownerForNewFiles(target.rootFd, options.agentFallback);
   const dir = await makeDirectoriesIn(target.dirFd, target.pending.slice(0, -1), owner);
   try {
-    await writeFileIn(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
+    writeFileIn(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
   } finally {
     if (dir !== target.dirFd) closeQuietly(dir);
   }

@@ -131,17 +131,13 @@ export function listDirectory(dirFd: number): Promise<Dirent[]> {
   return fsp.readdir(fdPath(dirFd), { withFileTypes: true });
 }
 
-/** fsyncs a held directory so a rename, create or unlink inside it survives power loss. */
-export async function syncDirectory(dirFd: number): Promise<void> {
-  syncDirectorySync(dirFd);
-}
-
 /**
- * Synchronous on purpose, like the write path below: an fsync costs ~0.1-0.2 ms on a local disk, while each
- * thread-pool round trip waits for an event-loop turn, which under load (200 calls in flight) is what made a
- * journaled write take a second (docs/RELIABILITY.md, soak).
+ * fsyncs a held directory so a rename, create or unlink inside it survives power loss. Synchronous on purpose,
+ * like the write path below: an fsync costs ~0.1-0.2 ms on a local disk, while each thread-pool round trip
+ * waits for an event-loop turn, which under load (200 calls in flight) is what made a journaled write take a
+ * second (docs/RELIABILITY.md, soak).
  */
-export function syncDirectorySync(dirFd: number): void {
+export function syncDirectory(dirFd: number): void {
   const fd = fs.openSync(fdPath(dirFd), O_RDONLY | O_DIRECTORY);
   try {
     fs.fsyncSync(fd);
@@ -175,13 +171,9 @@ function tempName(name: string): string {
  * Writes `name` in a held directory atomically: a temp file created O_EXCL|O_NOFOLLOW in that directory,
  * fsynced, renamed over `name` in the same directory, and the directory fsynced. A reader (or a crash) sees
  * the old bytes or the new, never half; whatever `name` is now (even a symlink) is replaced, never followed.
+ * Synchronous, like syncDirectory.
  */
-export async function writeFileIn(dirFd: number, name: string, bytes: Buffer, options: WriteInOptions = {}): Promise<void> {
-  writeFileInSync(dirFd, name, bytes, options);
-}
-
-/** writeFileIn without thread-pool hops (see syncDirectorySync for why). */
-export function writeFileInSync(dirFd: number, name: string, bytes: Buffer, options: WriteInOptions = {}): void {
+export function writeFileIn(dirFd: number, name: string, bytes: Buffer, options: WriteInOptions = {}): void {
   const temp = tempName(name);
   const fd = fs.openSync(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
   try {
@@ -204,7 +196,7 @@ export function writeFileInSync(dirFd: number, name: string, bytes: Buffer, opti
     }
     throw error;
   }
-  syncDirectorySync(dirFd);
+  syncDirectory(dirFd);
 }
 
 /** Removes file `name` from a held directory if it is there (a symlink is removed, never followed); true when removed. */
@@ -216,7 +208,7 @@ export async function removeFileIn(dirFd: number, name: string): Promise<boolean
     if (code === "ENOENT" || code === "ENOTDIR") return false;
     throw error;
   }
-  await syncDirectory(dirFd);
+  syncDirectory(dirFd);
   return true;
 }
 
@@ -230,7 +222,7 @@ export async function removeEmptyDirectoryIn(dirFd: number, name: string): Promi
     if (code === "ENOENT" || code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR") return false;
     throw error;
   }
-  await syncDirectory(dirFd);
+  syncDirectory(dirFd);
   return true;
 }
 
@@ -258,7 +250,7 @@ export async function makeDirectoriesIn(dirFd: number, names: string[], owner: I
       }
       if (created) {
         if (owner) fs.chownSync(fdPath(next), owner.uid, owner.gid);
-        syncDirectorySync(current);
+        syncDirectory(current);
       }
       if (current !== dirFd) closeQuietly(current);
       current = next;
