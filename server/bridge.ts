@@ -138,12 +138,14 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     projectRoots: () => store.projects.list().map((p) => p.root),
     warn: (message) => log.warn(message),
   });
-  if (config.sandbox === "container") {
+  const containerMode = config.sandbox === "container";
+  if (containerMode) {
     const warning = await enableContainerTerminal(config);
     if (warning) log.warn(warning);
-    log.info(`terminal sandbox: container (one warm container per project, image ${config.sandboxContainer.image})`);
+    log.info(`terminal sandbox: container (one warm container per project, image ${containerSandboxStatus(config).container.image})`);
   } else {
-    log.info(`terminal sandbox: ${sandbox.status().mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${sandbox.status().landlockAbi})`);
+    const status = sandbox.status();
+    log.info(`terminal sandbox: ${status.mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${status.landlockAbi})`);
   }
   const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), sandbox, ...(options.now ? { now: options.now } : {}) });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
@@ -165,7 +167,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       void terminalProcesses.end({ ...(sessionId ? { sessionId } : {}), ...(projectId ? { projectId } : {}) }).then(() => {
         if (projectDeleted && projectId) sandbox.removeScratch(projectId);
       });
-      if (config.sandbox === "container") void endContainerScope({ sessionId, projectId, projectDeleted });
+      if (containerMode) void endContainerScope({ sessionId, projectId, projectDeleted });
     },
   });
   if (config.ephemeralCapabilities) {
@@ -199,7 +201,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     credential,
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
-    sandbox: () => (config.sandbox === "container" ? containerSandboxStatus(config) : sandbox.status()),
+    sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
   });
 
   const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataPlane);
@@ -235,7 +237,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       // cannot say which projects are ours, and then every tree in the process ends rather than none.
       const ours = store.db.open ? store.projects.list().map((p) => ({ projectId: p.id })) : [{}];
       await Promise.all(ours.map((filter) => terminalProcesses.end(filter, "shutdown")));
-      if (config.sandbox === "container") await removeContainersAtShutdown();
+      if (containerMode) await removeContainersAtShutdown();
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
       store.close();
     },
