@@ -99,6 +99,14 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
     return current;
   }
 
+  /** A hidden retry of an earlier mutation URL: an answer that is not a replay or a join ran it a second time. */
+  async function replayOneOf(done: Array<{ session: SoakSession; url: string }>): Promise<Record<string, unknown> | undefined> {
+    const prior = done[Math.floor(random() * done.length)]!;
+    const body = await settle(prior.session, await get(prior.url));
+    if (body?.ok && body.dedupe !== "replayed" && body.dedupe !== "joined") tally.doubleExecutions += 1;
+    return body;
+  }
+
   function pick(): OpKind {
     let roll = random() * 100;
     for (const [kind, weight] of MIX) {
@@ -132,12 +140,9 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
         if (body?.ok) written.push({ session, url: target });
         break;
       }
-      case "write-replay": {
-        const prior = written[Math.floor(random() * written.length)]!;
-        body = await settle(prior.session, await get(prior.url));
-        if (body?.ok && body.dedupe !== "replayed" && body.dedupe !== "joined") tally.doubleExecutions += 1;
+      case "write-replay":
+        body = await replayOneOf(written);
         break;
-      }
       case "terminal": {
         const id = `t${counter++}`;
         const target = url(session.m, "x", [], `echo ${id} >> soak-x.log`);
@@ -150,12 +155,9 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
         }
         break;
       }
-      case "terminal-replay": {
-        const prior = ran[Math.floor(random() * ran.length)]!;
-        body = await settle(prior.session, await get(prior.url));
-        if (body?.ok && body.dedupe !== "replayed" && body.dedupe !== "joined") tally.doubleExecutions += 1;
+      case "terminal-replay":
+        body = await replayOneOf(ran);
         break;
-      }
     }
     if (body && body.ok === false) count(`${kind}:${String(body.errorCode)}`);
     tally.records.push({ kind, ms: performance.now() - started });
