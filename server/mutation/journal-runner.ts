@@ -36,44 +36,34 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
     const scope: IntentScope = { sessionId: ctx.session.id, generation: ctx.session.generation };
 
     // Everything from here to launch() is synchronous, so identical concurrent GETs cannot both admit.
-    return refuseWhenStoreFails(() => admitOrReplay(tool, semantic, ctx, scope, callId, argsHash, controls.wait));
-  };
-
-  function admitOrReplay(
-    tool: AnyToolDefinition,
-    semantic: Record<string, unknown>,
-    ctx: ToolContext,
-    scope: IntentScope,
-    callId: string,
-    argsHash: string,
-    wait: number,
-  ): Promise<RunOutcome> | RunOutcome {
-    const flying = journal.inflight(scope, callId);
-    if (flying) {
-      assertSameCall(flying.row, tool, argsHash);
-      return respond(flying, "joined", wait, ctx);
-    }
-    const recorded = journal.find(scope, callId);
-    if (recorded) {
-      assertSameCall(recorded, tool, argsHash);
-      return replay(recorded, tool, ctx);
-    }
-    const admitted = journal.admit({
-      sessionId: scope.sessionId,
-      generation: scope.generation,
-      projectId: ctx.project.id,
-      projectRoot: ctx.project.root,
-      callId,
-      tool: tool.id,
-      argsHash,
+    return refuseWhenStoreFails(() => {
+      const flying = journal.inflight(scope, callId);
+      if (flying) {
+        assertSameCall(flying.row, tool, argsHash);
+        return respond(flying, "joined", controls.wait, ctx);
+      }
+      const recorded = journal.find(scope, callId);
+      if (recorded) {
+        assertSameCall(recorded, tool, argsHash);
+        return replay(recorded, tool, ctx);
+      }
+      const admitted = journal.admit({
+        sessionId: scope.sessionId,
+        generation: scope.generation,
+        projectId: ctx.project.id,
+        projectRoot: ctx.project.root,
+        callId,
+        tool: tool.id,
+        argsHash,
+      });
+      if (!admitted.inserted) {
+        assertSameCall(admitted.row, tool, argsHash);
+        return replay(admitted.row, tool, ctx);
+      }
+      const flight = journal.launch(admitted.row, tool.journal, (f) => execute(f, tool, semantic, ctx));
+      return respond(flight, "new", controls.wait, ctx);
     });
-    if (!admitted.inserted) {
-      assertSameCall(admitted.row, tool, argsHash);
-      return replay(admitted.row, tool, ctx);
-    }
-    const flight = journal.launch(admitted.row, tool.journal, (f) => execute(f, tool, semantic, ctx));
-    return respond(flight, "new", wait, ctx);
-  }
+  };
 
   async function execute(flight: Flight, tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<IntentBody> {
     const run = async () => {
