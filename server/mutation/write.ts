@@ -33,7 +33,7 @@ export const writeTool = defineTool({
   url: { aliases: { file: "path" }, rawField: "content" },
   journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile },
   execute(args, ctx) {
-    return withHeldPathAsync(ctx.project.root, args.path, {}, (target) => writeHeld(ctx, target, args.content ?? ""));
+    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => writeHeld(ctx, target, args.content ?? ""));
   },
 });
 

@@ -126,6 +126,11 @@ export interface WalkOptions {
    * path_changed; for canonical paths recorded earlier (commit, rollback, recovery), which had none.
    */
   symlinks?: "inside" | "refuse";
+  /**
+   * The caller creates what is missing (/w, apply_patch Add and Move): a missing name with a control character,
+   * or a result longer than PATH_MAX, is refused. Rollback and recovery do not set it: they restore what was.
+   */
+  creating?: boolean;
 }
 
 interface WalkState {
@@ -239,14 +244,18 @@ function walk(state: WalkState, names: string[], options: WalkOptions): HeldPath
 
 function missing(state: WalkState, pending: string[], options: WalkOptions): HeldPath {
   if (options.allowMissing === false) throw pathNotFound(state.input);
-  // Existing names with control characters stay readable; new ones are never created (issue 17).
+  if (options.creating) assertCreatable(state, pending);
+  return held(state, { exists: false, fd: undefined, stats: undefined, pending, name: pending.at(-1)! });
+}
+
+/** Names a tool must never create; existing ones with control characters stay readable (issue 17). */
+function assertCreatable(state: WalkState, pending: string[]): void {
   const bad = pending.find(hasControlCharacter);
   if (bad !== undefined) throw controlCharacterName(state.input, bad);
   // Nothing is created whose host path other programs could not open (PATH_MAX): the walk itself could, by
   // descriptor, but the agent's own commands, git and editors go by path.
   const length = Buffer.byteLength(state.root) + [...state.canonical, ...pending].reduce((n, part) => n + 1 + Buffer.byteLength(part), 0);
   if (length > MAX_CREATED_PATH_BYTES) throw tooLongToCreate(state.input, MAX_CREATED_PATH_BYTES);
-  return held(state, { exists: false, fd: undefined, stats: undefined, pending, name: pending.at(-1)! });
 }
 
 /**

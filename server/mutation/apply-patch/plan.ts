@@ -60,8 +60,9 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
   const remember = (items: Preimage[]) => items.forEach((p) => preimages.has(p.path) || preimages.set(p.path, p));
 
   const held: HeldPath[] = [];
-  const hold = (input: string, allowMissing: boolean): HeldPath => {
-    const target = walkInsideRoot(ctx.project.root, input, { allowMissing });
+  /** "existing": the path must be there; "create": the operation creates it when missing. */
+  const hold = (input: string, need: "existing" | "create"): HeldPath => {
+    const target = walkInsideRoot(ctx.project.root, input, need === "create" ? { creating: true } : { allowMissing: false });
     held.push(target);
     return target;
   };
@@ -69,14 +70,14 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
     for (const [index, op] of ops.entries()) {
       try {
         if (op.kind === "add") {
-          const target = hold(op.path, true);
+          const target = hold(op.path, "create");
           claim(op, index, target);
           if (target.exists) throw new ToolError(ErrorCode.patchTargetExists, `${target.display} already exists; use "*** Update File:" (or Delete then Add in two patches).`, { retryable: false });
           remember(await capturePreimages(target));
           changes.push({ op: "added", target: planned(target), bytes: Buffer.from(linesToText(op.lines), "utf8"), added: op.lines.length, removed: 0, hunks: [] });
           continue;
         }
-        const source = hold(op.path, false);
+        const source = hold(op.path, "existing");
         claim(op, index, source);
         const info = source.stats!;
         if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${source.display} is not a file.`, { retryable: false });
@@ -109,7 +110,7 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
         let target = planned(source);
         let from: PlannedPath | undefined;
         if (op.moveTo !== undefined) {
-          const dest = hold(op.moveTo, true);
+          const dest = hold(op.moveTo, "create");
           if (dest.absolute !== source.absolute) {
             claim(op, index, dest);
             if (dest.exists) throw new ToolError(ErrorCode.patchTargetExists, `move destination ${dest.display} already exists.`, { retryable: false });

@@ -33,8 +33,12 @@ describe("input hygiene on create", () => {
     expect(fs.readdirSync(t.projectDir).sort()).toEqual(before);
   });
 
-  it("keeps an existing name with a control character readable", async () => {
+  it("keeps an existing name with a control character readable and deletable, and a missing one is just not found", async () => {
     expect(await agentGet<Body>(url(s.r, "r", [["path", "tab\there.txt"]]))).toMatchObject({ ok: true });
+    expect(await agentGet<Body>(url(s.r, "r", [["path", "no\tsuch.txt"]]))).toMatchObject({ ok: false, errorCode: "path_not_found" });
+    fs.writeFileSync(path.join(t.projectDir, "old\tname.txt"), "gone soon\n");
+    expect(await agentGet<Body>(url(s.m!, "a", [], patchText("*** Delete File: old\tname.txt")))).toMatchObject({ ok: true });
+    expect(fs.existsSync(path.join(t.projectDir, "old\tname.txt"))).toBe(false);
   });
 
   it("refuses a 3,000-level /w whose host path would pass PATH_MAX before creating any directory", async () => {
