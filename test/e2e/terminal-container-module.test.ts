@@ -4,7 +4,6 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.js";
@@ -16,7 +15,8 @@ import {
   runForegroundInContainer,
 } from "../../server/mutation/terminal-container.js";
 import { terminalProcesses } from "../../server/mutation/terminal-processes.js";
-import { LABEL_INSTANCE, LABEL_PROJECT } from "../../server/sandbox/container/spec.js";
+import { LABEL_INSTANCE } from "../../server/sandbox/container/spec.js";
+import { createSandboxProbe, eventually } from "./support/sandbox-probe.js";
 
 const INSTANCE = `e2e-module-${process.pid}`;
 const AGENT_UID = 1000;
@@ -31,35 +31,7 @@ function makeProject(name: string): string {
   return root;
 }
 
-async function containersOf(projectId: string) {
-  return docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, `${LABEL_PROJECT}=${projectId}`] } });
-}
-
-/** Command lines in the project's container, through the engine; ["(restarting)"] while it restarts. */
-async function processesIn(projectId: string): Promise<string[]> {
-  const [info] = await containersOf(projectId);
-  if (!info || info.State !== "running") return [];
-  try {
-    const exec = await docker.getContainer(info.Id).exec({ Cmd: ["sh", "-c", "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"], AttachStdout: true });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const chunks: Buffer[] = [];
-    docker.modem.demuxStream(stream, new Writable({ write: (chunk: Buffer, _e, done) => (chunks.push(chunk), done()) }), new Writable({ write: (_c, _e, done) => done() }));
-    await new Promise((resolve) => (stream.on("end", resolve), stream.on("close", resolve)));
-    return Buffer.concat(chunks).toString("utf8").split("\n").map((l) => l.trim()).filter(Boolean);
-  } catch (error) {
-    if ([409, 500].includes((error as { statusCode?: number }).statusCode ?? 0)) return ["(restarting)"];
-    throw error;
-  }
-}
-
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, attempts = 60): Promise<T> {
-  let value = await probe();
-  for (let i = 0; i < attempts && !done(value); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    value = await probe();
-  }
-  return value;
-}
+const { containersOf, processesIn } = createSandboxProbe(docker, INSTANCE);
 
 beforeAll(async () => {
   await docker.ping();

@@ -3,12 +3,12 @@
 // bg=1 and stop=, and the lifecycle: leftovers of a command, a session's end and a project's deletion.
 import fs from "node:fs";
 import path from "node:path";
-import { Writable } from "node:stream";
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABEL_INSTANCE, LABEL_PROJECT, LABEL_ROLE, SANDBOX_ROLE } from "../../server/sandbox/container/spec.js";
 import { encodeUrlText } from "../../server/transport/encode.js";
 import { agentGet, makeTempDir, removeTempDirs, startTestBridge, TEST_AGENT_UID, type AgentSession, type TestBridge } from "../helpers/bridge.js";
+import { createSandboxProbe, eventually } from "./support/sandbox-probe.js";
 
 type Body = Record<string, unknown> & { ok: boolean };
 
@@ -31,48 +31,7 @@ async function settle(url: string): Promise<Body> {
 
 const x = (session: AgentSession, command: string, query = "") => settle(`${session.m}/x?${query}${query ? "&" : ""}raw=${encodeUrlText(command)}`);
 
-async function containersOf(projectId: string) {
-  return docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`, `${LABEL_PROJECT}=${projectId}`] } });
-}
-
-/**
- * Command lines of the processes in the project's container, read through the engine (not through /x); none when
- * it is not running, and ["(restarting)"] while the engine refuses an exec because it is being restarted.
- */
-async function processesIn(projectId: string): Promise<string[]> {
-  const [info] = await containersOf(projectId);
-  if (!info || info.State !== "running") return [];
-  try {
-    return await listProcesses(docker.getContainer(info.Id));
-  } catch (error) {
-    // 409 "is restarting", or 500 "is not running" in the instant between the restart's stop and start.
-    if ([409, 500].includes((error as { statusCode?: number }).statusCode ?? 0)) return ["(restarting)"];
-    throw error;
-  }
-}
-
-async function listProcesses(container: Dockerode.Container): Promise<string[]> {
-  const exec = await container.exec({
-    Cmd: ["sh", "-c", "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"],
-    AttachStdout: true,
-    AttachStderr: false,
-  });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  const out = new Writable({ write: (chunk: Buffer, _encoding, done) => (chunks.push(chunk), done()) });
-  docker.modem.demuxStream(stream, out, new Writable({ write: (_chunk, _encoding, done) => done() }));
-  await new Promise((resolve) => (stream.on("end", resolve), stream.on("close", resolve)));
-  return Buffer.concat(chunks).toString("utf8").split("\n").map((l) => l.trim()).filter(Boolean);
-}
-
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, attempts = 60): Promise<T> {
-  let value = await probe();
-  for (let i = 0; i < attempts && !done(value); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    value = await probe();
-  }
-  return value;
-}
+const { containersOf, processesIn } = createSandboxProbe(docker, INSTANCE);
 
 describe("URLBRIDGE_SANDBOX=container through /x", () => {
   beforeAll(async () => {
