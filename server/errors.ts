@@ -66,7 +66,7 @@ export const ErrorCode = {
   interrupted: "interrupted",
   interruptedRolledBack: "interrupted_rolled_back",
   intentResultExpired: "intent_result_expired",
-  // mutation kernel: staging (server/mutation/staging.ts)
+  // mutation kernel: staging (server/mutation/staging/staging.ts)
   stagedChunkConflict: "staged_chunk_conflict",
   stagedCountMismatch: "staged_count_mismatch",
   stagedIndexOutOfRange: "staged_index_out_of_range",

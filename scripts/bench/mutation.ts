@@ -2,7 +2,7 @@
 // each against a read GET of the same bridge in the same run as its floor.
 import fs from "node:fs";
 import path from "node:path";
-import { encodeQueryValue, encodeUrlText } from "../../server/transport/encode.js";
+import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge } from "./bridge.js";
 import { measure, type BenchResult, type Stats } from "./harness.js";
 

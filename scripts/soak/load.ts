@@ -2,7 +2,7 @@
 // journaled writes and their hidden-retry replays, terminal commands), and records latency and outcome per kind.
 import http from "node:http";
 import { performance } from "node:perf_hooks";
-import { encodeQueryValue, encodeUrlText } from "../../server/transport/encode.js";
+import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { SEED_FILES, type SoakSession } from "./fleet.js";
 
 export type OpKind = "read" | "grep" | "find" | "write" | "write-replay" | "terminal" | "terminal-replay";

@@ -2,7 +2,7 @@
 export type { SessionLimits } from "./api.js";
 export type { LoginInfo, WhoAmI } from "./auth-routes.js";
 export type { FolderListing } from "./folder-browser.js";
-export type { OriginSource, OriginState, TunnelStatus } from "./public-origin.js";
+export type { OriginSource, OriginState, TunnelStatus } from "../tunnel/public-origin.js";
 export type { Permissions, SessionView } from "./registry.js";
 export type { CreateProjectBody, CreateSessionBody, PatchProjectBody, TunnelBody } from "./schemas.js";
 export type { ActivityEntry } from "../store/activity.js";

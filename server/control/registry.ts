@@ -2,9 +2,9 @@
 // Changing a project's root or permissions rotates only that project's sessions.
 import fs from "node:fs";
 import path from "node:path";
-import { isToolEnabled } from "../kernel/permissions.js";
-import type { SessionStates } from "../kernel/session-state.js";
-import type { AnyToolDefinition } from "../kernel/tool.js";
+import { isToolEnabled } from "../kernel/tool/permissions.js";
+import type { SessionStates } from "../kernel/tool/session-state.js";
+import type { AnyToolDefinition } from "../kernel/tool/definition.js";
 import type { Store } from "../store/index.js";
 import type { ProjectRow } from "../store/projects.js";
 import type { SessionRow } from "../store/sessions.js";

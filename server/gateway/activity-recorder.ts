@@ -1,7 +1,7 @@
 // Records every authenticated data-plane call for the operator: route, outcome, timing, dedupe metadata.
 // Tool content never reaches the log: content parameters become byte counts and secret-looking values are redacted.
 import type { ActivityQueries } from "../store/activity.js";
-import type { QuerySegment, RawTail } from "../transport/query.js";
+import type { QuerySegment, RawTail } from "../url-grammar/query.js";
 
 /** Parameters whose values are content, not addressing: only their size is kept. */
 const CONTENT_PARAMS = new Set(["raw", "old", "new", "content", "query", "grep", "name", "pattern", "command", "patch", "chunk"]);

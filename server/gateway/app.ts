@@ -4,18 +4,18 @@
 // framework's per-request context, compose and response machinery were a third of /r's latency budget.
 import type http from "node:http";
 import { ErrorCode, ToolError, toFailure, type ToolFailure } from "../errors.js";
-import { assertToolEnabled, isToolEnabled, mutationEnabled } from "../kernel/permissions.js";
-import { isPromise, type MaybePromise, type RunOutcome, type ToolRunner } from "../kernel/runner.js";
-import type { SessionState, SessionStates } from "../kernel/session-state.js";
-import type { AnyToolDefinition, CapabilityBase, ExactUrls, ToolContext } from "../kernel/tool.js";
+import { assertToolEnabled, isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";
+import { isPromise, type MaybePromise, type RunOutcome, type ToolRunner } from "../kernel/tool/runner.js";
+import type { SessionState, SessionStates } from "../kernel/tool/session-state.js";
+import type { AnyToolDefinition, CapabilityBase, ExactUrls, ToolContext } from "../kernel/tool/definition.js";
 import type { Logger } from "../log.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { Store } from "../store/index.js";
 import type { CapabilityLookup } from "../store/sessions.js";
-import { bindQuery } from "../transport/bind.js";
-import { MAX_REQUEST_TARGET_BYTES } from "../transport/limits.js";
-import { decodePercent } from "../transport/percent.js";
-import { buildUrl, editRequestUrl, parseRequestUrl, splitTarget, type RequestUrl } from "../transport/request-url.js";
+import { bindQuery } from "../url-grammar/bind.js";
+import { MAX_REQUEST_TARGET_BYTES } from "../url-grammar/limits.js";
+import { decodePercent } from "../url-grammar/percent.js";
+import { buildUrl, editRequestUrl, parseRequestUrl, splitTarget, type RequestUrl } from "../url-grammar/request-url.js";
 import { createActivityRecorder, redactParams } from "./activity-recorder.js";
 import { answerPluginsRoute, manifestOf } from "./gateway-routes.js";
 import { buildInitContract } from "./init-contract.js";

@@ -3,7 +3,7 @@
 import type http from "node:http";
 import { Duplex } from "node:stream";
 import { ErrorCode } from "../errors.js";
-import { hasUnencodedTargetBytes, percentEncodeTargetBytes } from "../transport/request-target.js";
+import { hasUnencodedTargetBytes, percentEncodeTargetBytes } from "../url-grammar/request-target.js";
 
 interface ParserError extends Error {
   code?: string;

@@ -2,12 +2,12 @@
 // parameters and an example) and /k (installed plugins, or one plugin's status and tools).
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import { isToolEnabled, mutationEnabled } from "../kernel/permissions.js";
-import type { RunOutcome } from "../kernel/runner.js";
-import type { AnyToolDefinition, CapabilityBase, ProjectScope, ToolResult } from "../kernel/tool.js";
+import { isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";
+import type { RunOutcome } from "../kernel/tool/runner.js";
+import type { AnyToolDefinition, CapabilityBase, ProjectScope, ToolResult } from "../kernel/tool/definition.js";
 import type { PluginHost } from "../plugins/host.js";
-import { bindQuery } from "../transport/bind.js";
-import { editRequestUrl, type RequestUrl } from "../transport/request-url.js";
+import { bindQuery } from "../url-grammar/bind.js";
+import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 
 const pluginQuerySchema = z.object({ plugin: z.string().min(1).max(64).optional() });
 

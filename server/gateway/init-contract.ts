@@ -1,6 +1,6 @@
 // The Init contract: the one document an agent reads first. Compact and model-neutral; it gives exact
 // bases and [baseRef, suffix] endpoints so URLs are built mechanically, never hand-assembled.
-import type { AnyToolDefinition, ProjectScope } from "../kernel/tool.js";
+import type { AnyToolDefinition, ProjectScope } from "../kernel/tool/definition.js";
 
 /** Hard ceiling for the fully enabled contract on the local test origin (1.6 KiB). */
 export const MAX_INIT_CONTRACT_BYTES = 1638;

@@ -2,10 +2,10 @@
 // each part opening with one URLBRIDGE_RANGE {json} metadata line.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import type { SessionState } from "../kernel/session-state.js";
-import { bindQuery } from "../transport/bind.js";
-import { RANGE_METADATA_PREFIX, sliceByOffset, sliceByPart } from "../transport/range-replay.js";
-import type { RequestUrl } from "../transport/request-url.js";
+import type { SessionState } from "../kernel/tool/session-state.js";
+import { bindQuery } from "../url-grammar/bind.js";
+import { RANGE_METADATA_PREFIX, sliceByOffset, sliceByPart } from "../url-grammar/range-replay.js";
+import type { RequestUrl } from "../url-grammar/request-url.js";
 
 const rangeSchema = z.object({
   last: z.boolean().optional(),

@@ -1,8 +1,8 @@
 // Writes data-plane answers straight to node:http: compact JSON kept as a range-replay snapshot, with a
 // small rangeFallback object at the front when the body is larger than one range part.
 import type http from "node:http";
-import type { SessionState } from "../kernel/session-state.js";
-import { RANGE_PART_BYTES } from "../transport/range-replay.js";
+import type { SessionState } from "../kernel/tool/session-state.js";
+import { RANGE_PART_BYTES } from "../url-grammar/range-replay.js";
 
 export const OPAQUE_NOT_FOUND = '{"ok":false,"errorCode":"not_found"}';
 const OPAQUE_NOT_FOUND_BYTES = Buffer.from(OPAQUE_NOT_FOUND, "utf8");

@@ -1,5 +1,5 @@
 // Maps compact and long route names to tools, and knows which routes belong to which capability base.
-import type { AnyToolDefinition, CapabilityBase } from "../kernel/tool.js";
+import type { AnyToolDefinition, CapabilityBase } from "../kernel/tool/definition.js";
 
 /** Routes handled by the gateway itself rather than by a tool. */
 export const GATEWAY_ROUTES = {

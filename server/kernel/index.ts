@@ -1,12 +1,12 @@
 // The read-only tools, in the order the manifest lists them.
-import { findTool } from "./find.js";
-import { createGrepEngine, type GrepEngineSetting } from "./grep-search.js";
-import { createGrepTool } from "./grep.js";
-import { outlineTool } from "./outline.js";
-import { projectTool } from "./project.js";
-import { readTool } from "./read.js";
-import { statTool } from "./stat.js";
-import type { AnyToolDefinition } from "./tool.js";
+import { findTool } from "./search/find.js";
+import { createGrepEngine, type GrepEngineSetting } from "./search/grep-search.js";
+import { createGrepTool } from "./search/grep.js";
+import { outlineTool } from "./read/outline.js";
+import { projectTool } from "./read/project.js";
+import { readTool } from "./read/read.js";
+import { statTool } from "./read/stat.js";
+import type { AnyToolDefinition } from "./tool/definition.js";
 
 export interface ReadToolsOptions {
   /** Which /g engine answers: ripgrep when on PATH (auto), always rg, or always the portable engine. */

@@ -13,23 +13,23 @@
 //   interruptedFailure(row, phase)           -> the default `interrupted` record, for a recover() that adds detail
 // The runner answers replays from the journal (dedupe new | joined | replayed), adds `poll` while running,
 // `repeat` on replays after the project's state epoch moved (repeatOnStateChange), `retry` after interruptions.
-import type { AnyToolDefinition } from "../kernel/tool.js";
-import { applyPatchTool } from "./apply-patch/index.js";
-import { blobStatusTool } from "./blob-status.js";
-import { editTool } from "./edit.js";
-import { resultTool } from "./result.js";
-import { stageTool } from "./stage.js";
-import { terminalTool } from "./terminal.js";
-import { writeTool } from "./write.js";
+import type { AnyToolDefinition } from "../kernel/tool/definition.js";
+import { applyPatchTool } from "./files/apply-patch/index.js";
+import { blobStatusTool } from "./staging/blob-status.js";
+import { editTool } from "./files/edit.js";
+import { resultTool } from "./journal/poll.js";
+import { stageTool } from "./staging/stage.js";
+import { terminalTool } from "./terminal/terminal.js";
+import { writeTool } from "./files/write.js";
 
-export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./controls.js";
-export { computeCallId, canonicalJson, deriveRunNonce } from "./call-id.js";
-export { runtimeOf, intentOf, type IntentHandle, type MutationRuntime } from "./context.js";
-export { createJournalRunner, freshRunUrl } from "./journal-runner.js";
-export { pollUrl, SHUTDOWN_DRAIN_MS, type IntentBody } from "./journal.js";
+export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./journal/controls.js";
+export { computeCallId, canonicalJson, deriveRunNonce } from "./journal/call-id.js";
+export { runtimeOf, intentOf, type IntentHandle, type MutationRuntime } from "./journal/context.js";
+export { createJournalRunner, freshRunUrl } from "./journal/journal-runner.js";
+export { pollUrl, SHUTDOWN_DRAIN_MS, type IntentBody } from "./journal/journal.js";
 export { createMutationRuntime, type MutationRuntimeOptions } from "./runtime.js";
-export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } from "./recovery.js";
-export { resolveStagedContent, blobStatusUrl } from "./staging.js";
-export { readTestHooks } from "./test-hooks.js";
+export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } from "./journal/recovery.js";
+export { resolveStagedContent, blobStatusUrl } from "./staging/staging.js";
+export { readTestHooks } from "./journal/test-hooks.js";
 
 export const mutationTools: AnyToolDefinition[] = [writeTool, editTool, applyPatchTool, terminalTool, stageTool, blobStatusTool, resultTool];

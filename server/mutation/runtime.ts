@@ -2,11 +2,11 @@
 import type { Logger } from "../log.js";
 import type { Sandbox } from "../sandbox/launcher.js";
 import type { Store } from "../store/index.js";
-import type { MutationRuntime } from "./context.js";
-import { Journal } from "./journal.js";
-import { Staging } from "./staging.js";
-import { NO_TEST_HOOKS, type TestHooks } from "./test-hooks.js";
-import { ProjectWriteQueue } from "./write-queue.js";
+import type { MutationRuntime } from "./journal/context.js";
+import { Journal } from "./journal/journal.js";
+import { Staging } from "./staging/staging.js";
+import { NO_TEST_HOOKS, type TestHooks } from "./journal/test-hooks.js";
+import { ProjectWriteQueue } from "./journal/write-queue.js";
 
 export interface MutationRuntimeOptions {
   store: Store;

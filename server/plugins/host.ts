@@ -1,6 +1,6 @@
 // The plugin host: installed plugins, discovered progressively through /k so the Init contract stays small.
 // Plugin tools use the same definition shape as native tools and run through the same runners.
-import type { AnyToolDefinition } from "../kernel/tool.js";
+import type { AnyToolDefinition } from "../kernel/tool/definition.js";
 
 export interface PluginStatus {
   state: "ready" | "disconnected" | "needs-auth" | "disabled" | "error";

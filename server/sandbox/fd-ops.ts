@@ -63,7 +63,7 @@ export async function readHeldFile(pathFd: number, size: number): Promise<Buffer
   }
 }
 
-/** Synchronous readHeldFile, for /r (see server/kernel/file-read.ts). */
+/** Synchronous readHeldFile, for /r (see server/kernel/read/file-read.ts). */
 export function readHeldFileSync(pathFd: number, size: number): Buffer {
   const fd = reopenForReading(pathFd);
   try {

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { Network, Wait, type StartedNetwork, type StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeUrlText } from "../../server/transport/encode.js";
+import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { buildBridgeImage, buildEdgeImage, BRIDGE_IMAGE, EDGE_IMAGE, inspectPorts, LoopbackContainer, stopAll } from "./support/containers.js";
 import { createEdgeClient, type EdgeClient } from "./support/edge-client.js";
 

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { Wait, type StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeUrlText } from "../../server/transport/encode.js";
+import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { buildBridgeImage, BRIDGE_IMAGE, LoopbackContainer, stopAll } from "./support/containers.js";
 
 const CONTROL_PORT = 47433;

@@ -1,4 +1,4 @@
-// server/mutation/terminal-container.ts against the real Docker engine, called directly (terminal-container.test.ts
+// server/mutation/terminal/terminal-container.ts against the real Docker engine, called directly (terminal-container.test.ts
 // drives the same code through a bridge's /x): result shapes, leftovers, bg=1 start-up and stop through the
 // terminal's process registry, and the lifecycle hooks the registry calls.
 import fs from "node:fs";
@@ -13,8 +13,8 @@ import {
   launchBackgroundInContainer,
   removeContainersAtShutdown,
   runForegroundInContainer,
-} from "../../server/mutation/terminal-container.js";
-import { terminalProcesses } from "../../server/mutation/terminal-processes.js";
+} from "../../server/mutation/terminal/terminal-container.js";
+import { terminalProcesses } from "../../server/mutation/terminal/terminal-processes.js";
 import { LABEL_INSTANCE } from "../../server/sandbox/container/spec.js";
 import { createSandboxProbe, eventually } from "./support/sandbox-probe.js";
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABEL_INSTANCE, LABEL_PROJECT, LABEL_ROLE, SANDBOX_ROLE } from "../../server/sandbox/container/spec.js";
-import { encodeUrlText } from "../../server/transport/encode.js";
+import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, removeTempDirs, startTestBridge, TEST_AGENT_UID, type AgentSession, type TestBridge } from "../helpers/bridge.js";
 import { createSandboxProbe, eventually } from "./support/sandbox-probe.js";
 

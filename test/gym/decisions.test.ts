@@ -2,9 +2,9 @@
 // percent decoding (and what it costs a client that percent-encodes a literal %), encoded BOMs, and which
 // & counts as a parameter.
 import { describe, expect, it } from "vitest";
-import { encodeQueryValue, encodeUrlText } from "../../server/transport/encode.js";
-import { decodePercentLayers, decodeQueryComponent, MAX_PERCENT_LAYERS } from "../../server/transport/percent.js";
-import { parseQuery } from "../../server/transport/query.js";
+import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
+import { decodePercentLayers, decodeQueryComponent, MAX_PERCENT_LAYERS } from "../../server/url-grammar/percent.js";
+import { parseQuery } from "../../server/url-grammar/query.js";
 import { bindWriteLike } from "./server-view.js";
 
 const encodeLayers = (text: string, layers: number) => {

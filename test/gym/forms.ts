@@ -1,6 +1,6 @@
 // How a text leaves the client: the reference encoder, an agent typing the URL by hand (through a WHATWG
 // reader or as raw bytes), or a standard percent-encoding library. Each form yields wire bytes.
-import { encodeQueryValue, encodeUrlText } from "../../server/transport/encode.js";
+import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 
 export type FormName = "reference" | "agent-whatwg" | "agent-bytes" | "percent-library";
 
@@ -62,7 +62,7 @@ const PERCENT_LIBRARY_BLIND_SPOT = /~|%[0-9A-Fa-f]{2}/;
 export const FORMS: readonly Form[] = [
   {
     name: "reference",
-    description: "encodeUrlText / encodeQueryValue from server/transport/encode.ts",
+    description: "encodeUrlText / encodeQueryValue from server/url-grammar/encode.ts",
     carries: () => true,
     value: encodeQueryValue,
     tail: encodeUrlText,

@@ -1,7 +1,7 @@
 // Grammar-level conformance, no server: every corpus entry and fuzz string, written in every client form
 // and rewritten by every intermediary, binds to exactly the text that was meant (or is refused, never bent).
 import { describe, expect, it } from "vitest";
-import { encodeUrlText } from "../../server/transport/encode.js";
+import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { CORPUS, expectedBytes } from "./corpus.js";
 import { FORMS } from "./forms.js";
 import { createFuzzer, gymSeed } from "./fuzz.js";

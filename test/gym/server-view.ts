@@ -2,9 +2,9 @@
 // client-error rescue for raw bytes Node refuses, then the raw-tail parser and the strict binder.
 import { z } from "zod";
 import { ToolError } from "../../server/errors.js";
-import { bindQuery } from "../../server/transport/bind.js";
-import { hasUnencodedTargetBytes, percentEncodeTargetBytes } from "../../server/transport/request-target.js";
-import { parseRequestUrl, splitTarget, type RequestUrl } from "../../server/transport/request-url.js";
+import { bindQuery } from "../../server/url-grammar/bind.js";
+import { hasUnencodedTargetBytes, percentEncodeTargetBytes } from "../../server/url-grammar/request-target.js";
+import { parseRequestUrl, splitTarget, type RequestUrl } from "../../server/url-grammar/request-url.js";
 import type { FormName } from "./forms.js";
 import type { QueryRewrite } from "./intermediaries.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool } from "../../../server/kernel/tool.js";
-import { RANGE_PART_BYTES } from "../../../server/transport/range-replay.js";
+import { defineTool } from "../../../server/kernel/tool/definition.js";
+import { RANGE_PART_BYTES } from "../../../server/url-grammar/range-replay.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 
 // A test-only read tool whose response is as large as asked, mixing 1-, 2-, 3- and 4-byte UTF-8 characters,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineTool } from "../../../server/kernel/tool.js";
+import { defineTool } from "../../../server/kernel/tool/definition.js";
 import { createLogger } from "../../../server/log.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 

@@ -3,10 +3,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { fingerprintBytes, readCoverageOf } from "../../../server/kernel/read-coverage.js";
-import { defineTool } from "../../../server/kernel/tool.js";
+import { fingerprintBytes, readCoverageOf } from "../../../server/kernel/read/read-coverage.js";
+import { defineTool } from "../../../server/kernel/tool/definition.js";
 import { resolveInsideRoot } from "../../../server/sandbox/paths.js";
-import { encodeQueryValue, encodeUrlText } from "../../../server/transport/encode.js";
+import { encodeQueryValue, encodeUrlText } from "../../../server/url-grammar/encode.js";
 
 export type Params = Array<[string, string | number]>;
 

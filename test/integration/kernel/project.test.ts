@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { locateExecutable } from "../../../server/kernel/executables.js";
-import { KNOWN_EXECUTABLES } from "../../../server/kernel/project.js";
+import { locateExecutable } from "../../../server/kernel/read/executables.js";
+import { KNOWN_EXECUTABLES } from "../../../server/kernel/read/project.js";
 import { agentGet, makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { writeTree } from "./fixtures.js";
 

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/test-hooks.js";
+import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
 import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";

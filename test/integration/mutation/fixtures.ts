@@ -2,7 +2,7 @@
 // byte-level snapshots of a project tree.
 import fs from "node:fs";
 import path from "node:path";
-import { encodeQueryValue, encodeUrlText } from "../../../server/transport/encode.js";
+import { encodeQueryValue, encodeUrlText } from "../../../server/url-grammar/encode.js";
 
 /** base + /route?k=v...&raw=<content>, every value encoded the way the bridge itself encodes URLs. */
 export function url(base: string, route: string, params: Array<[string, string | number]> = [], raw?: string): string {

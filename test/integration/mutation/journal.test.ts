@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool } from "../../../server/kernel/tool.js";
-import { journalControls } from "../../../server/mutation/controls.js";
-import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/test-hooks.js";
+import { defineTool } from "../../../server/kernel/tool/definition.js";
+import { journalControls } from "../../../server/mutation/journal/controls.js";
+import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { patchText, url } from "./fixtures.js";
 

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { fingerprintBytes } from "../../../server/kernel/read-coverage.js";
+import { fingerprintBytes } from "../../../server/kernel/read/read-coverage.js";
 import { openStore } from "../../../server/store/index.js";
 import { makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 

@@ -8,7 +8,7 @@ import {
   MAX_STAGED_BYTES_PER_SESSION,
   STAGED_IDLE_TTL_MS,
   Staging,
-} from "../../../server/mutation/staging.js";
+} from "../../../server/mutation/staging/staging.js";
 import { openStore } from "../../../server/store/index.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";

@@ -3,8 +3,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_QUEUED_FOREGROUND, terminalGate } from "../../../server/mutation/terminal-gate.js";
-import { encodeUrlText } from "../../../server/transport/encode.js";
+import { MAX_QUEUED_FOREGROUND, terminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
+import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 

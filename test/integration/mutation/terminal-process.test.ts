@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { isGone } from "../../../server/mutation/process-tree.js";
-import { runForeground } from "../../../server/mutation/terminal-run.js";
+import { isGone } from "../../../server/mutation/terminal/process-tree.js";
+import { runForeground } from "../../../server/mutation/terminal/terminal-run.js";
 import { buildChildEnv } from "../../../server/sandbox/env-scrub.js";
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-term-"));

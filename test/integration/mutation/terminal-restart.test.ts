@@ -8,8 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { isGone, listTree } from "../../../server/mutation/process-tree.js";
-import { encodeUrlText } from "../../../server/transport/encode.js";
+import { isGone, listTree } from "../../../server/mutation/terminal/process-tree.js";
+import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, giveToAgent, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "./terminal-helpers.js";
 

@@ -3,9 +3,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { isGone } from "../../../server/mutation/process-tree.js";
-import { terminalGate } from "../../../server/mutation/terminal-gate.js";
-import { encodeUrlText } from "../../../server/transport/encode.js";
+import { isGone } from "../../../server/mutation/terminal/process-tree.js";
+import { terminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
+import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "./terminal-helpers.js";
 

@@ -3,8 +3,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isGone } from "../../../server/mutation/process-tree.js";
-import { encodeUrlText } from "../../../server/transport/encode.js";
+import { isGone } from "../../../server/mutation/terminal/process-tree.js";
+import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 

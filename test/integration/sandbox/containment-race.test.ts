@@ -7,8 +7,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { locateExecutable } from "../../../server/kernel/executables.js";
-import { probeRipgrepConfinement } from "../../../server/kernel/ripgrep-confine.js";
+import { locateExecutable } from "../../../server/kernel/read/executables.js";
+import { probeRipgrepConfinement } from "../../../server/kernel/search/ripgrep-confine.js";
 import { makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { patchText, url } from "../mutation/fixtures.js";
 

@@ -6,8 +6,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeLauncher } from "../../../server/sandbox/launcher.js";
-import { terminalGate } from "../../../server/mutation/terminal-gate.js";
-import { encodeUrlText } from "../../../server/transport/encode.js";
+import { terminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
+import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, TEST_AGENT_UID, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "../mutation/terminal-helpers.js";
 

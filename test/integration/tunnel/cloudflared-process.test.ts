@@ -5,8 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { OriginState } from "../../../server/control/public-origin.js";
-import { findOnPath } from "../../../server/control/cloudflared-process.js";
+import type { OriginState } from "../../../server/tunnel/public-origin.js";
+import { findOnPath } from "../../../server/tunnel/cloudflared-process.js";
 import { makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 
 const FAKE_BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "fake-bin");

@@ -3,7 +3,7 @@
 import type { AddressInfo } from "node:net";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import type { OriginState } from "../../../server/control/public-origin.js";
+import type { OriginState } from "../../../server/tunnel/public-origin.js";
 import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { startMetricsStandIn, unusedLoopbackUrl, type MetricsStandIn } from "./metrics-standin.js";
 

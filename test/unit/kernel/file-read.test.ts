@@ -3,7 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openEntry, readOpenFile } from "../../../server/kernel/file-read.js";
+import { openEntry, readOpenFile } from "../../../server/kernel/read/file-read.js";
 import { closeQuietly, O_PATH } from "../../../server/sandbox/fd-walk.js";
 import { makeTempDir } from "../../helpers/bridge.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createIgnoreLevel, isIgnored, rebaseGitignoreLine } from "../../../server/kernel/gitignore.js";
+import { createIgnoreLevel, isIgnored, rebaseGitignoreLine } from "../../../server/kernel/search/gitignore.js";
 
 describe("rebaseGitignoreLine", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allocateFairShares, shareBudget } from "../../../server/kernel/read-budget.js";
+import { allocateFairShares, shareBudget } from "../../../server/kernel/read/read-budget.js";
 
 describe("allocateFairShares (max-min fairness)", () => {
   it.each([

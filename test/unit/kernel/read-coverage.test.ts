@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ReadCoverage } from "../../../server/kernel/read-coverage.js";
-import { SessionStates } from "../../../server/kernel/session-state.js";
+import { ReadCoverage } from "../../../server/kernel/read/read-coverage.js";
+import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 
 const FILE = "/host/project/a.txt";
 

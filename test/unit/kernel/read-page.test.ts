@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTextPage, type PageRequest } from "../../../server/kernel/read-page.js";
+import { buildTextPage, type PageRequest } from "../../../server/kernel/read/read-page.js";
 import { ToolError } from "../../../server/errors.js";
 
 const page = (text: string, request: Partial<PageRequest>) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RegexDialectError, translateRegex } from "../../../server/kernel/regex-dialect.js";
+import { RegexDialectError, translateRegex } from "../../../server/kernel/search/regex-dialect.js";
 
 describe("translateRegex", () => {
   it.each([

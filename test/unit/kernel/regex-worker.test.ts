@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { findMatchingLines, RegexWorker } from "../../../server/kernel/regex-worker.js";
+import { findMatchingLines, RegexWorker } from "../../../server/kernel/search/regex-worker.js";
 
 const HOSTILE = "(a+)+$";
 const HOSTILE_LINE = `${"a".repeat(40)}b\n`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeFile, diskOffsetOf, indexLines, type TextFile } from "../../../server/kernel/text-file.js";
+import { decodeFile, diskOffsetOf, indexLines, type TextFile } from "../../../server/text/text-file.js";
 
 const utf16 = (text: string, bigEndian: boolean) => {
   const le = Buffer.from(text, "utf16le");

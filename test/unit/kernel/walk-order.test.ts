@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createIncludeFilter } from "../../../server/kernel/include-glob.js";
-import { compareNames } from "../../../server/kernel/walk.js";
+import { createIncludeFilter } from "../../../server/kernel/search/include-glob.js";
+import { compareNames } from "../../../server/kernel/search/walk.js";
 
 describe("compareNames (byte order of UTF-8 names, as rg --sort=path)", () => {
   it("sorts like a byte comparison of the UTF-8 encodings", () => {

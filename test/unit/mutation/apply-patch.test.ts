@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../../server/errors.js";
-import { applyHunks } from "../../../server/mutation/apply-patch/apply-hunks.js";
-import { locateHunks } from "../../../server/mutation/apply-patch/locate.js";
-import { parsePatch, type PatchOp } from "../../../server/mutation/apply-patch/parse.js";
-import { decodeText } from "../../../server/mutation/text-codec.js";
+import { applyHunks } from "../../../server/mutation/files/apply-patch/apply-hunks.js";
+import { locateHunks } from "../../../server/mutation/files/apply-patch/locate.js";
+import { parsePatch, type PatchOp } from "../../../server/mutation/files/apply-patch/parse.js";
+import { decodeText } from "../../../server/text/text-codec.js";
 
 const patch = (...lines: string[]) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n");
 

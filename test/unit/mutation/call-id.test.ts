@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, computeCallId, deriveRunNonce, hashArguments } from "../../../server/mutation/call-id.js";
-import { RUN_NONCE_PATTERN, splitControls } from "../../../server/mutation/controls.js";
+import { canonicalJson, computeCallId, deriveRunNonce, hashArguments } from "../../../server/mutation/journal/call-id.js";
+import { RUN_NONCE_PATTERN, splitControls } from "../../../server/mutation/journal/controls.js";
 
 describe("canonical call ids", () => {
   it("sorts keys at every depth and drops undefined members", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectEndpoints, StartupTranscript, watchStartup } from "../../../server/mutation/startup-transcript.js";
+import { detectEndpoints, StartupTranscript, watchStartup } from "../../../server/mutation/terminal/startup-transcript.js";
 
 describe("detectEndpoints", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_FOREGROUND_PROCESSES, TerminalGate, terminalGate } from "../../../server/mutation/terminal-gate.js";
+import { MAX_FOREGROUND_PROCESSES, TerminalGate, terminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
 
 const settled = async <T>(p: Promise<T>) => {
   let state: "pending" | "resolved" | "rejected" = "pending";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutputCollector } from "../../../server/mutation/terminal-output.js";
+import { OutputCollector } from "../../../server/mutation/terminal/terminal-output.js";
 
 const collect = (chunks: Array<string | Buffer>, headBytes: number, tailBytes: number) => {
   const c = new OutputCollector({ headBytes, tailBytes });

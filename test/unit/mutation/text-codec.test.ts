@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { convertNewlines, decodeText, detectNewlines, encodeText, type TextEncoding } from "../../../server/mutation/text-codec.js";
-import { findOccurrences, lineAt, normalizeWithOffsets } from "../../../server/mutation/text-match.js";
+import { convertNewlines, decodeText, detectNewlines, encodeText, type TextEncoding } from "../../../server/text/text-codec.js";
+import { findOccurrences, lineAt, normalizeWithOffsets } from "../../../server/mutation/files/text-match.js";
 
 const SAMPLE = "héllo → wörld 😀";
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { ProjectWriteQueue } from "../../../server/mutation/write-queue.js";
+import { ProjectWriteQueue } from "../../../server/mutation/journal/write-queue.js";
 
 describe("per-project write queue", () => {
   it("runs jobs of one project one at a time, in arrival order, even when one fails", async () => {

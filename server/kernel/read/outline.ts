@@ -1,0 +1,97 @@
+// outline (/o): imports and named declarations of a JS/TS file with line numbers, from the TypeScript
+// compiler's parser, so an agent can read only the ranges it needs.
+import path from "node:path";
+import type * as TS from "typescript";
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { readHeldFile } from "../../sandbox/fd-ops.js";
+import { walkInsideRoot } from "../../sandbox/fd-walk.js";
+import { MAX_OUTLINE_ENTRIES, MAX_OUTLINE_FILE_BYTES } from "../limits.js";
+import { buildOutline } from "./outline-ts.js";
+import { decodeFile, indexLines } from "../../text/text-file.js";
+import { defineTool } from "../tool/definition.js";
+
+/** Extensions /o understands, with the script kind the parser needs for each. */
+const LANGUAGES: Record<string, { language: string; kind: "TS" | "TSX" | "JS" | "JSX" }> = {
+  ".ts": { language: "typescript", kind: "TS" },
+  ".mts": { language: "typescript", kind: "TS" },
+  ".cts": { language: "typescript", kind: "TS" },
+  ".tsx": { language: "tsx", kind: "TSX" },
+  ".js": { language: "javascript", kind: "JS" },
+  ".mjs": { language: "javascript", kind: "JS" },
+  ".cjs": { language: "javascript", kind: "JS" },
+  ".jsx": { language: "jsx", kind: "JSX" },
+};
+
+export const OUTLINE_EXTENSIONS = Object.keys(LANGUAGES);
+
+let compiler: Promise<typeof TS> | undefined;
+/** The compiler is large; load it on the first outline, not at start-up. */
+function loadCompiler(): Promise<typeof TS> {
+  compiler ??= import("typescript").then((m) => (m as unknown as { default: typeof TS }).default ?? (m as typeof TS));
+  return compiler;
+}
+
+export const outlineTool = defineTool({
+  id: "outline",
+  route: "o",
+  longRoutes: ["symbols"],
+  capability: "read",
+  description: "Imports and declarations (functions, classes and members, interfaces, types, enums, exports) of a JS/TS file, with line numbers.",
+  example: "/o?path=src/app.ts",
+  schema: z.object({ path: z.string() }),
+  url: { aliases: { file: "path" } },
+  async execute(args, ctx) {
+    const target = walkInsideRoot(ctx.project.root, args.path, { allowMissing: false });
+    let bytes: Buffer;
+    let language: (typeof LANGUAGES)[string];
+    try {
+      const info = target.stats!;
+      if (!info.isFile()) {
+        throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; /o outlines one file. List it with /r or find files with /f.`, {
+          detail: { path: target.display },
+        });
+      }
+      const known = LANGUAGES[path.extname(target.absolute).toLowerCase()];
+      if (!known) {
+        throw new ToolError(
+          ErrorCode.unsupportedLanguage,
+          `/o outlines JavaScript and TypeScript (${OUTLINE_EXTENSIONS.join(" ")}). For ${target.display}, search it with /g?path=${target.display}&raw=<text> or read it with the read URL.`,
+          { detail: { path: target.display, supported: OUTLINE_EXTENSIONS }, retryable: false, extra: { read: ctx.urls.to("r", "r", [["path", target.display]]) } },
+        );
+      }
+      language = known;
+      if (info.size > MAX_OUTLINE_FILE_BYTES) {
+        throw new ToolError(ErrorCode.fileTooLarge, `${target.display} is ${info.size} bytes; /o parses files up to ${MAX_OUTLINE_FILE_BYTES} bytes. Search it with /g instead.`, {
+          detail: { path: target.display, size: info.size, limit: MAX_OUTLINE_FILE_BYTES },
+          retryable: false,
+        });
+      }
+      bytes = await readHeldFile(target.fd!, info.size);
+    } finally {
+      target.close();
+    }
+    const file = decodeFile(bytes);
+    if (file.kind === "binary") {
+      throw new ToolError(ErrorCode.binaryFile, `${target.display} is binary (it contains NUL bytes), so it has no outline. /t shows its size; outline a .ts or .js source file instead.`, {
+        detail: { path: target.display },
+        retryable: false,
+      });
+    }
+    const ts = await loadCompiler();
+    const source = ts.createSourceFile(target.absolute, file.utf8.toString("utf8"), ts.ScriptTarget.Latest, true, ts.ScriptKind[language.kind]);
+    const outline = buildOutline(ts, source, MAX_OUTLINE_ENTRIES);
+    return {
+      ok: true,
+      path: target.display,
+      language: language.language,
+      totalLines: indexLines(file.utf8).starts.length,
+      imports: outline.imports,
+      declarations: outline.declarations,
+      truncated: outline.truncated,
+      ...(outline.truncated
+        ? { notice: `The outline stops after ${MAX_OUTLINE_ENTRIES} entries; read the rest of the file with /r offset= and limit=.` }
+        : {}),
+    };
+  },
+});

@@ -1,0 +1,147 @@
+// project (/p): what the project is built with, learned without running anything: executables on PATH,
+// marker files at the root, and package.json scripts.
+import { z } from "zod";
+import { lstatInDirectory, readHeldFile } from "../../sandbox/fd-ops.js";
+import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
+import { VIRTUAL_ROOT } from "../../sandbox/paths.js";
+import { locateExecutable } from "./executables.js";
+import { MAX_PROJECT_SCRIPTS, MAX_SCRIPT_COMMAND_CHARS, MAX_TEXT_FILE_BYTES } from "../limits.js";
+import { defineTool } from "../tool/definition.js";
+
+/** Executables worth knowing about before running a command, looked up on PATH (never executed). */
+export const KNOWN_EXECUTABLES = [
+  "node", "npm", "npx", "pnpm", "yarn", "bun", "deno", "tsc", "tsx",
+  "python3", "python", "pip", "pip3", "uv", "poetry", "pytest",
+  "go", "cargo", "rustc", "java", "javac", "mvn", "gradle", "dotnet", "ruby", "bundle", "php", "composer",
+  "make", "cmake", "gcc", "g++", "clang",
+  "git", "rg", "docker", "kubectl", "curl", "jq", "sqlite3",
+] as const;
+
+/** Files and folders at the root that say what kind of project this is. */
+export const MARKER_FILES = [
+  "package.json", "package-lock.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", "yarn.lock", "bun.lock", "bun.lockb",
+  "tsconfig.json", "jsconfig.json", "deno.json", "deno.jsonc", ".nvmrc", ".node-version",
+  "vite.config.ts", "vite.config.js", "next.config.js", "next.config.mjs", "vitest.config.ts", "jest.config.js",
+  "eslint.config.js", "eslint.config.mjs", ".eslintrc.json", ".prettierrc", "biome.json",
+  "pyproject.toml", "requirements.txt", "setup.py", "setup.cfg", "Pipfile", "poetry.lock", "uv.lock", ".python-version",
+  "Cargo.toml", "Cargo.lock", "go.mod", "go.sum", "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle",
+  "Gemfile", "composer.json", "CMakeLists.txt", "Makefile", "justfile",
+  "Dockerfile", "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml", ".dockerignore",
+  ".git", ".gitignore", ".github", ".gitlab-ci.yml", ".editorconfig", ".env", ".env.example", ".tool-versions",
+  "README.md", "LICENSE",
+] as const;
+
+const LOCKFILE_MANAGERS: Array<[string, string]> = [
+  ["pnpm-lock.yaml", "pnpm"],
+  ["yarn.lock", "yarn"],
+  ["bun.lock", "bun"],
+  ["bun.lockb", "bun"],
+  ["package-lock.json", "npm"],
+];
+
+const packageJsonSchema = z.looseObject({
+    name: z.string().optional(),
+    version: z.string().optional(),
+    type: z.string().optional(),
+    packageManager: z.string().optional(),
+    scripts: z.record(z.string(), z.unknown()).optional(),
+    workspaces: z.unknown().optional(),
+    engines: z.record(z.string(), z.unknown()).optional(),
+});
+
+interface Marker {
+  name: string;
+  kind: "file" | "dir";
+}
+
+/** lstat inside the held root: a marker that is a symlink is reported as present, never followed. */
+function presentMarkers(rootFd: number): Marker[] {
+  const found: Marker[] = [];
+  for (const name of MARKER_FILES) {
+    const info = lstatInDirectory(rootFd, name);
+    if (info) found.push({ name, kind: info.isDirectory() ? "dir" : "file" });
+  }
+  return found;
+}
+
+/**
+ * package.json as the containment walk holds it: a symlink inside the project is followed, one leading out
+ * is refused with symlink_escape (thrown: /p answers that error, as /r does for the same path).
+ */
+async function readPackageJson(target: HeldPath): Promise<Record<string, unknown> | undefined> {
+  if (!target.exists) return undefined;
+  const info = target.stats!;
+  if (!info.isFile()) return { error: "package.json is not a regular file. Look at it with /t?path=package.json." };
+  if (info.size > MAX_TEXT_FILE_BYTES) return { error: `package.json is ${info.size} bytes, too large to parse here. Read parts of it with /r?path=package.json.` };
+  let text: string;
+  try {
+    text = (await readHeldFile(target.fd!, info.size)).toString("utf8");
+  } catch {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    return { error: `package.json is not valid JSON: ${(error as Error).message}. Read it with /r?path=package.json.` };
+  }
+  const result = packageJsonSchema.safeParse(parsed);
+  if (!result.success) return { error: "package.json is not an object with the usual fields. Read it with /r?path=package.json." };
+  const pkg = result.data;
+  const entries = Object.entries(pkg.scripts ?? {}).filter((e): e is [string, string] => typeof e[1] === "string");
+  const scripts = Object.fromEntries(
+    entries.slice(0, MAX_PROJECT_SCRIPTS).map(([name, command]) => [
+      name,
+      command.length > MAX_SCRIPT_COMMAND_CHARS ? `${command.slice(0, MAX_SCRIPT_COMMAND_CHARS)}…` : command,
+    ]),
+  );
+  return {
+    ...(pkg.name !== undefined ? { name: pkg.name } : {}),
+    ...(pkg.version !== undefined ? { version: pkg.version } : {}),
+    ...(pkg.type !== undefined ? { type: pkg.type } : {}),
+    ...(pkg.packageManager !== undefined ? { packageManager: pkg.packageManager } : {}),
+    ...(pkg.engines !== undefined ? { engines: pkg.engines } : {}),
+    ...(pkg.workspaces !== undefined ? { workspaces: pkg.workspaces } : {}),
+    scripts,
+    ...(entries.length > MAX_PROJECT_SCRIPTS ? { scriptsTruncated: entries.length } : {}),
+  };
+}
+
+export const projectTool = defineTool({
+  id: "project",
+  route: "p",
+  longRoutes: ["toolchain"],
+  capability: "read",
+  description: "Executables on PATH, marker files at the project root and package.json scripts, without running anything.",
+  example: "/p",
+  schema: z.object({}),
+  url: {},
+  async execute(_args, ctx) {
+    const pkg = walkInsideRoot(ctx.project.root, "package.json");
+    let markers: Marker[];
+    let packageJson: Record<string, unknown> | undefined;
+    let located: Array<readonly [string, string | undefined]>;
+    try {
+      markers = presentMarkers(pkg.rootFd);
+      [located, packageJson] = await Promise.all([
+        Promise.all(KNOWN_EXECUTABLES.map(async (name) => [name, await locateExecutable(name)] as const)),
+        readPackageJson(pkg),
+      ]);
+    } finally {
+      pkg.close();
+    }
+    const executables = Object.fromEntries(located.filter(([, where]) => where !== undefined));
+    const markerNames = new Set(markers.map((m) => m.name));
+    const lockfileManager = LOCKFILE_MANAGERS.find(([file]) => markerNames.has(file))?.[1];
+    return {
+      ok: true,
+      root: VIRTUAL_ROOT,
+      executables,
+      missing: KNOWN_EXECUTABLES.filter((name) => executables[name] === undefined),
+      markers,
+      ...(packageJson ? { packageJson } : {}),
+      ...(lockfileManager ? { packageManager: lockfileManager } : {}),
+      notice: "Executables are looked up on the bridge's PATH, which terminal (/x) commands use; none was run.",
+    };
+  },
+});

@@ -1,0 +1,193 @@
+// read (/r): exact text of up to 8 files (or directory listings) in one call, with line ranges, a fair
+// share of one byte budget per file, and an exact next URL wherever a page stops short.
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_PATHS, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
+import { shareBudget } from "./read-budget.js";
+import { readCoverageOf } from "./read-coverage.js";
+import { loadTarget, renderTarget, type LoadedTarget, type RangeRequest, type RenderedTarget } from "./read-target.js";
+import { defineTool, type ToolContext } from "../tool/definition.js";
+
+const schema = z.object({
+  path: z.array(z.string()).min(1),
+  offset: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).default(1),
+  limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional(),
+  col: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).default(1),
+});
+
+type ReadArgs = z.infer<typeof schema>;
+type Params = Array<[string, string | number]>;
+
+function rangeParams(range: { offset: number; col: number; limit?: number | undefined }): Params {
+  const params: Params = [];
+  if (range.offset !== 1) params.push(["offset", range.offset]);
+  if (range.col !== 1) params.push(["col", range.col]);
+  if (range.limit !== undefined) params.push(["limit", range.limit]);
+  return params;
+}
+
+function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
+  const batches: string[] = [];
+  for (let i = 0; i < args.path.length; i += MAX_READ_PATHS) {
+    const paths = args.path.slice(i, i + MAX_READ_PATHS).map((p): [string, string] => ["path", p]);
+    batches.push(ctx.urls.to("r", "r", [...paths, ...rangeParams(args)]));
+  }
+  return new ToolError(
+    ErrorCode.tooManyPaths,
+    `One /r call reads up to ${MAX_READ_PATHS} paths; this one named ${args.path.length}. Fetch the repair URL for the first ${MAX_READ_PATHS}, then the other batches.`,
+    { detail: { count: args.path.length, limit: MAX_READ_PATHS }, repair: batches[0], extra: { batches } },
+  );
+}
+
+function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Extract<RenderedTarget, { kind: "text" }>, next: string | undefined) {
+  const { page } = rendered;
+  const { file } = target;
+  // Optional fields are assigned in place rather than spread in: the common whole-page entry then costs
+  // one object, and metadata still comes before the content a truncating reader may cut.
+  const entry: Record<string, unknown> = {
+    path: target.display,
+    kind: "file",
+    encoding: file.encoding,
+    newline: target.index.newline,
+    size: target.size,
+    fingerprint: target.fingerprint,
+    totalLines: page.totalLines,
+    startLine: page.startLine,
+    endLine: page.endLine,
+  };
+  if (page.startCol !== 1) entry.startCol = page.startCol;
+  entry.content = page.content;
+  entry.complete = page.complete;
+  if (file.invalidUtf8) {
+    entry.invalidUtf8 = true;
+    entry.notice = "Some bytes are not valid UTF-8; they are shown as U+FFFD.";
+  }
+  if (page.splitLine !== undefined) {
+    entry.splitLine = page.splitLine;
+    entry.splitNotice = `Line ${page.splitLine} alone exceeds this page's allowance, so it was cut at a UTF-8 boundary; next continues at col=${page.resume?.col}.`;
+  }
+  if (next) entry.next = next;
+  return entry;
+}
+
+function directoryEntry(target: Extract<LoadedTarget, { kind: "directory" }>, rendered: Extract<RenderedTarget, { kind: "directory" }>, next: string | undefined) {
+  const { page } = rendered;
+  return {
+    path: target.display,
+    kind: "dir",
+    totalEntries: page.totalEntries,
+    startEntry: page.startEntry,
+    endEntry: page.endEntry,
+    entries: page.entries,
+    complete: page.complete,
+    ...(next ? { next } : {}),
+  };
+}
+
+function nextUrl(ctx: ToolContext, display: string, rendered: RenderedTarget): string | undefined {
+  if (rendered.kind === "text") {
+    const resume = rendered.page.resume;
+    if (!resume) return undefined;
+    return ctx.urls.to("r", "r", [["path", display], ["offset", resume.line], ...(resume.col !== 1 ? [["col", resume.col] as [string, number]] : []), ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : [])]);
+  }
+  const resume = rendered.page.resume;
+  if (!resume) return undefined;
+  return ctx.urls.to("r", "r", [["path", display], ["offset", resume.entry], ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : [])]);
+}
+
+export const readTool = defineTool({
+  id: "read",
+  route: "r",
+  longRoutes: ["file", "files"],
+  capability: "read",
+  description: `Exact text of up to ${MAX_READ_PATHS} files (repeat path=), or a directory listing; offset/limit select lines; follow next when a page stops short.`,
+  example: "/r?path=src/app.ts",
+  schema,
+  url: { aliases: { file: "path" } },
+  execute(args, ctx) {
+    if (args.path.length > MAX_READ_PATHS) throw tooManyPaths(args, ctx);
+    if (args.col !== 1 && args.path.length > 1) {
+      throw new ToolError(ErrorCode.invalidParameter, "col= continues one split line, so it works with a single path=. Remove col or read one file.", {
+        detail: { parameter: "col" },
+        repair: ctx.urls.repair({ drop: ["col"] }),
+      });
+    }
+    const range: RangeRequest = { offset: args.offset, col: args.col, limit: args.limit };
+    const requested = args.path.length === 1 ? args.path : [...new Set(args.path)];
+    const findUrl = (name: string) => ctx.urls.to("r", "f", [["name", name]]);
+    const loaded = requested.map((p) => loadTarget(ctx.project.root, p, range, findUrl));
+    const single = loaded.length === 1;
+    if (single && loaded[0]!.kind === "failed") throw loaded[0]!.error;
+    // Requested paths are echoed in /project/... form whenever they resolve.
+    const shown = new Map(requested.map((p, i) => [p, loaded[i]!.display ?? p]));
+
+    // Two spellings of one path are read once.
+    const seen = new Set<string>();
+    const targets = loaded.filter((t) => {
+      if (t.kind === "failed") return true;
+      if (seen.has(t.display)) return false;
+      seen.add(t.display);
+      return true;
+    });
+    const budget = single ? MAX_READ_BYTES : Math.max(0, MAX_READ_BYTES - READ_ENTRY_OVERHEAD_BYTES * targets.length);
+    const rendered = new Array<RenderedTarget | undefined>(targets.length);
+    shareBudget(
+      targets.map((t) => t.demand),
+      budget,
+      (i, allowance) => {
+        rendered[i] = renderTarget(targets[i]!, range, allowance);
+        return rendered[i]?.used ?? 0;
+      },
+    );
+    return buildResult(args.path.map((p) => shown.get(p) ?? p), ctx, targets, rendered);
+  },
+});
+
+function buildResult(requestedPaths: string[], ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>) {
+  const coverage = readCoverageOf(ctx.state);
+  const files: unknown[] = [];
+  const failures: unknown[] = [];
+  const returned: string[] = [];
+  const complete: string[] = [];
+  const incomplete: string[] = [];
+  const unreturned: string[] = [];
+  const nexts: string[] = [];
+  targets.forEach((target, i) => {
+    const out = rendered[i];
+    if (target.kind === "failed") {
+      unreturned.push(target.display ?? target.requested);
+      const { ok: _ok, ...failure } = target.failure;
+      failures.push({ path: target.display ?? target.requested, ...failure });
+      return;
+    }
+    returned.push(target.display);
+    if (target.kind === "binary") {
+      complete.push(target.display);
+      files.push({ path: target.display, kind: "binary", size: target.size, fingerprint: target.fingerprint, complete: true, notice: "Binary file (it contains NUL bytes); content not shown." });
+      return;
+    }
+    if (!out) return;
+    const next = nextUrl(ctx, target.display, out);
+    (next ? incomplete : complete).push(target.display);
+    if (next) nexts.push(next);
+    if (target.kind === "text" && out.kind === "text") {
+      coverage.record(target.absolute, target.fingerprint, target.size, out.diskStart, out.diskEnd);
+      files.push(fileEntry(target, out, next));
+    } else if (target.kind === "directory" && out.kind === "directory") {
+      files.push(directoryEntry(target, out, next));
+    }
+  });
+  return {
+    ok: true as const,
+    requestedPaths,
+    returnedPaths: returned,
+    allComplete: incomplete.length === 0 && unreturned.length === 0,
+    completePaths: complete,
+    incompletePaths: incomplete,
+    unreturnedPaths: unreturned,
+    ...(nexts.length === 1 ? { next: nexts[0] } : {}),
+    ...(nexts.length > 1 ? { notice: "Several files stopped short; follow the next URL of each." } : {}),
+    files,
+    ...(failures.length > 0 ? { failures } : {}),
+  };
+}

@@ -1,0 +1,152 @@
+// find (/f): which files (and directories) have a name containing some text, contain some text, or match
+// a glob. Recursive by default, ignore-aware, bounded, in the same order /g reports.
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { lstatInDirectory, readFileInDirectory } from "../../sandbox/fd-ops.js";
+import { walkInsideRoot } from "../../sandbox/fd-walk.js";
+import { VIRTUAL_ROOT } from "../../sandbox/paths.js";
+import { createIncludeFilter } from "./include-glob.js";
+import {
+  DEFAULT_FIND_RESULTS,
+  MAX_FIND_CONTENT_BYTES,
+  MAX_FIND_RESULTS,
+  MAX_FIND_VISITED_ENTRIES,
+  MAX_PATTERN_CHARS,
+  MAX_SEARCH_FILE_BYTES,
+  MAX_SEARCH_MS,
+} from "../limits.js";
+import { decodeFile } from "../../text/text-file.js";
+import { defineTool } from "../tool/definition.js";
+import { toRelative, walkTree, type WalkEntry, type WalkKind } from "./walk.js";
+
+const text = z.string().min(1).max(MAX_PATTERN_CHARS);
+
+const schema = z.object({
+  name: text.optional(),
+  query: text.optional(),
+  path: z.string().optional(),
+  include: z.string().optional(),
+  recursive: z.boolean().default(true),
+  ignored: z.boolean().default(false),
+  ignoreCase: z.boolean().default(false),
+  limit: z.number().int().min(1).max(MAX_FIND_RESULTS).default(DEFAULT_FIND_RESULTS),
+});
+
+interface FindHit {
+  path: string;
+  kind: WalkKind;
+  size?: number;
+  /** First line containing query=. */
+  line?: number;
+}
+
+type StopReason = "results" | "entries" | "bytes" | "time";
+
+const STOP_NOTICES: Record<StopReason, string> = {
+  results: "More paths match than limit= allows.",
+  entries: `The walk stopped after ${MAX_FIND_VISITED_ENTRIES} entries.`,
+  bytes: `query= stopped after reading ${MAX_FIND_CONTENT_BYTES / (1024 * 1024)} MiB of file content.`,
+  time: `The search took longer than ${MAX_SEARCH_MS / 1000} s and stopped.`,
+};
+
+/** 1-based line of the first occurrence of `needle` in a text file, or undefined. */
+function firstLineContaining(textContent: string, needle: string, ignoreCase: boolean): number | undefined {
+  const haystack = ignoreCase ? textContent.toLowerCase() : textContent;
+  const at = haystack.indexOf(ignoreCase ? needle.toLowerCase() : needle);
+  if (at === -1) return undefined;
+  // Lower-casing can change lengths but never adds or removes \n, so counting them in the prefix is exact.
+  let line = 1;
+  for (let i = haystack.indexOf("\n"); i !== -1 && i < at; i = haystack.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+export const findTool = defineTool({
+  id: "find",
+  route: "f",
+  longRoutes: ["discover"],
+  capability: "read",
+  description: "Find files and directories by name (name=, case-insensitive), by content (query=) or by glob (include=); recursive, bounded.",
+  example: "/f?name=config",
+  schema,
+  url: { aliases: { dir: "path" } },
+  async execute(args, ctx) {
+    const include = args.include === undefined ? undefined : createIncludeFilter(args.include);
+    const start = walkInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
+    try {
+      if (!start.stats!.isDirectory()) {
+        throw new ToolError(ErrorCode.notADirectory, `${start.display} is a file; /f searches a directory. Read the file with /r or search it with /g.`, {
+          detail: { path: start.display },
+        });
+      }
+      const nameNeedle = args.name?.toLowerCase();
+      const byPath = nameNeedle?.includes("/") ?? false;
+      // Directories are results only for a pure name search: include= and query= are about files.
+      const directoriesCount = args.query === undefined && include === undefined;
+      const deadline = Date.now() + MAX_SEARCH_MS;
+      const hits: FindHit[] = [];
+      let visited = 0;
+      let contentBytes = 0;
+      let stop: StopReason | undefined;
+
+      const walk = walkTree({
+        root: start.root,
+        rootFd: start.rootFd,
+        start: start.absolute,
+        startFd: start.fd!,
+        recursive: args.recursive,
+        includeIgnored: args.ignored,
+        signal: ctx.signal,
+      });
+      const consider = async (entry: WalkEntry): Promise<FindHit | undefined> => {
+        const underStart = toRelative(start.absolute, entry.absolute);
+        if (nameNeedle !== undefined && !(byPath ? underStart : entry.name).toLowerCase().includes(nameNeedle)) return undefined;
+        if (entry.kind !== "file") return directoriesCount ? { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: entry.kind } : undefined;
+        if (include && !include.matches(underStart, entry.name)) return undefined;
+        // By name inside the held directory, never followed: an entry swapped for a symlink is no longer a file.
+        const info = lstatInDirectory(entry.dirFd, entry.name);
+        if (!info?.isFile()) return undefined;
+        const hit: FindHit = { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: "file", size: info.size };
+        if (args.query === undefined) return hit;
+        if (info.size > MAX_SEARCH_FILE_BYTES) return undefined;
+        contentBytes += info.size;
+        const bytes = await readFileInDirectory(entry.dirFd, entry.name, MAX_SEARCH_FILE_BYTES).catch(() => undefined);
+        const file = decodeFile(bytes ?? Buffer.alloc(0));
+        if (file.kind === "binary") return undefined;
+        const line = firstLineContaining(file.utf8.toString("utf8"), args.query, args.ignoreCase);
+        return line === undefined ? undefined : { ...hit, line };
+      };
+
+      for await (const entry of walk) {
+        if (++visited > MAX_FIND_VISITED_ENTRIES) stop = "entries";
+        else if (contentBytes > MAX_FIND_CONTENT_BYTES) stop = "bytes";
+        else if (Date.now() > deadline) stop = "time";
+        if (stop) break;
+        const hit = await consider(entry);
+        if (!hit) continue;
+        if (hits.length >= args.limit) {
+          stop = "results";
+          break;
+        }
+        hits.push(hit);
+      }
+
+      return {
+        ok: true,
+        path: start.display,
+        ...(args.name !== undefined ? { name: args.name } : {}),
+        ...(args.query !== undefined ? { query: args.query } : {}),
+        ...(include ? { include: include.glob } : {}),
+        recursive: args.recursive,
+        count: hits.length,
+        results: hits,
+        truncated: stop !== undefined,
+        ...(stop ? { notice: `${STOP_NOTICES[stop]} Narrow with path=, name=, include= or query=.` } : {}),
+        ...(hits.length === 0 && !stop && !args.ignored
+          ? { notice: "Nothing matched. .gitignore'd paths, .git and node_modules were skipped; add ignored=1 to include them." }
+          : {}),
+      };
+    } finally {
+      start.close();
+    }
+  },
+});

@@ -1,0 +1,222 @@
+// The ripgrep /g engine: rg walks and matches, we shape the answer. Its flags pin down the same rules the
+// portable engine follows (hidden files searched, .gitignore without a .git folder, .git and node_modules
+// skipped, \r\n terminators, binary files dropped), so switching engines never changes a result.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { ancestorIgnoreLevels, rebaseLevels } from "./gitignore.js";
+import { presentLine, type GrepLine, type MatchCollector } from "./grep-collect.js";
+import type { GrepSearch } from "./grep-search.js";
+import { MAX_SEARCH_FILE_BYTES } from "../limits.js";
+import { confinedCommand, heldFdPath, type RipgrepConfinement } from "./ripgrep-confine.js";
+import { ripgrepRegexError } from "./search-pattern.js";
+import { bridgeIsRoot } from "../../sandbox/identity.js";
+import { pathChanged, toDisplayPath } from "../../sandbox/path-lexical.js";
+import { toRelative } from "./walk.js";
+
+const INCLUDE_TYPE = "urlbridgeinclude";
+
+/** Flags shared by every search, and by the benchmark floor that runs rg directly. */
+export function ripgrepBaseArgs(includeIgnored: boolean): string[] {
+  const args = [
+    "--json",
+    "--no-config",
+    "--no-messages",
+    "--sort=path",
+    "--hidden",
+    "--crlf",
+    `--max-filesize=${MAX_SEARCH_FILE_BYTES}`,
+  ];
+  if (includeIgnored) return [...args, "--no-ignore"];
+  // Only .gitignore files inside the project count: none above it, no global or .git/info/exclude rules,
+  // no .ignore/.rgignore, and no need for a .git folder.
+  return [
+    ...args,
+    "--no-require-git",
+    "--no-ignore-parent",
+    "--no-ignore-global",
+    "--no-ignore-exclude",
+    "--no-ignore-dot",
+    "--glob=!.git/",
+    "--glob=!node_modules/",
+  ];
+}
+
+interface RgText {
+  text?: string;
+  bytes?: string;
+}
+
+function bytesOf(value: RgText): Buffer {
+  return value.text !== undefined ? Buffer.from(value.text, "utf8") : Buffer.from(value.bytes ?? "", "base64");
+}
+
+function stripTerminator(bytes: Buffer): Buffer {
+  let end = bytes.length;
+  if (bytes[end - 1] === 0x0a) {
+    end--;
+    if (bytes[end - 1] === 0x0d) end--;
+  }
+  return bytes.subarray(0, end);
+}
+
+function textOf(value: RgText): string {
+  return value.text !== undefined ? value.text : bytesOf(value).toString("utf8");
+}
+
+interface RgEvent {
+  type: string;
+  data: {
+    path?: RgText;
+    lines?: RgText;
+    line_number?: number;
+    submatches?: Array<{ start: number }>;
+    binary_offset?: number | null;
+    stats?: { searches?: number };
+  };
+}
+
+/** Writes the .gitignore rules of the directories above the target as one root-relative ignore file. */
+async function writeAncestorRules(search: GrepSearch, targetRel: string): Promise<string | undefined> {
+  if (search.includeIgnored || targetRel === "" || search.targetKind === "file") return undefined;
+  const levels = await ancestorIgnoreLevels(search.rootFd, targetRel);
+  if (levels.length === 0) return undefined;
+  const file = path.join(os.tmpdir(), `urlbridge-rg-${randomBytes(6).toString("hex")}.ignore`);
+  await fs.writeFile(file, rebaseLevels(levels), { mode: 0o600 });
+  return file;
+}
+
+export class RipgrepUnavailable extends Error {
+  override name = "RipgrepUnavailable";
+}
+
+/**
+ * rg searched no file at all below a directory target. Either the folder holds nothing searchable, or it was
+ * swapped for a symlink as rg started (rg then skips the symlink silently, answering "no matches"). The caller
+ * answers this one search with the descriptor-walking engine, which is right in both cases.
+ */
+export class RipgrepSearchedNothing extends Error {
+  override name = "RipgrepSearchedNothing";
+}
+
+/**
+ * Runs rg over the target (a directory, or one file named explicitly), feeding the collector until it is full.
+ * rg starts in the root the containment walk holds (/proc/<pid>/fd/<root fd>, never the root's path string) and
+ * never follows links (no --follow); confined (ripgrep-confine.ts), the kernel also denies it anything outside
+ * the checked target. Unconfined (URLBRIDGE_GREP_ENGINE=rg where Landlock is missing), a folder swapped for a
+ * symlink while rg walks below the target can still be followed by rg's own open(): see docs/SECURITY.md.
+ */
+export async function searchWithRipgrep(rgPath: string, search: GrepSearch, collector: MatchCollector, confinement?: RipgrepConfinement): Promise<void> {
+  const { root, target, pattern, include } = search;
+  const targetRel = toRelative(root, target);
+  const ignoreFile = await writeAncestorRules(search, targetRel);
+  const args = [...ripgrepBaseArgs(search.includeIgnored)];
+  if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
+  if (include?.ripgrepTypeGlob && search.targetKind === "dir") args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
+  args.push(...pattern.rgArgs, "--", targetRel === "" ? "." : targetRel);
+  const allowed = [heldFdPath(search.targetFd), ...(ignoreFile ? [ignoreFile] : [])];
+  // Confined, rg's messages stay on: "<target>: Permission denied" is how a target swapped since the walk shows.
+  const command = confinement ? confinedCommand(confinement, rgPath, args.filter((a) => a !== "--no-messages"), allowed) : { command: rgPath, args };
+  try {
+    await runRipgrep(command, confinement !== undefined, search, collector, targetRel);
+  } finally {
+    if (ignoreFile) await fs.rm(ignoreFile, { force: true });
+  }
+}
+
+function runRipgrep(command: { command: string; args: string[] }, confined: boolean, search: GrepSearch, collector: MatchCollector, targetRel: string): Promise<void> {
+  const { include } = search;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command.command, command.args, { cwd: heldFdPath(search.rootFd), stdio: ["ignore", "pipe", "pipe"] });
+    let pending = "";
+    let stderr = "";
+    let current: { relative: string; lines: GrepLine[]; skip: boolean } | undefined;
+    let sawFile = false;
+    let searches: number | undefined;
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      // The launcher ends rg (and itself) on SIGTERM; killing it outright would orphan rg.
+      child.kill(confined ? "SIGTERM" : "SIGKILL");
+    };
+    const timer = setTimeout(() => {
+      collector.timeUp();
+      stop();
+    }, Math.max(0, search.deadline - Date.now()));
+    const onAbort = () => stop();
+    search.signal.addEventListener("abort", onAbort, { once: true });
+
+    const handle = (event: RgEvent) => {
+      const { data } = event;
+      if (event.type === "begin") {
+        sawFile = true;
+        const relative = textOf(data.path!).replace(/^\.\//, "");
+        const underTarget = targetRel === "" ? relative : relative.slice(targetRel.length + 1);
+        const skip = search.targetKind === "dir" && include !== undefined && !include.matches(underTarget, path.posix.basename(relative));
+        current = { relative, lines: [], skip };
+      } else if (event.type === "match" && current && !current.skip) {
+        const bytes = stripTerminator(bytesOf(data.lines!));
+        const start = data.submatches?.[0]?.start ?? 0;
+        const firstMatch = bytes.subarray(0, start).toString("utf8").length;
+        current.lines.push(presentLine(data.line_number!, bytes.toString("utf8"), firstMatch));
+      } else if (event.type === "summary") {
+        searches = data.stats?.searches;
+      } else if (event.type === "end" && current) {
+        // A NUL byte makes a file binary; rg may have reported lines before it saw one, so drop them all.
+        const binary = data.binary_offset !== null && data.binary_offset !== undefined;
+        if (!current.skip && !binary && !collector.addFile(current.relative, current.lines)) stop();
+        current = undefined;
+      }
+    };
+
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      if (stopped) return;
+      const lines = (pending + chunk).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (stopped) break;
+        if (line.length > 0) handle(JSON.parse(line) as RgEvent);
+      }
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      if (stderr.length < 4096) stderr += chunk;
+    });
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      search.signal.removeEventListener("abort", onAbort);
+      reject(new RipgrepUnavailable(error.message));
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      search.signal.removeEventListener("abort", onAbort);
+      if (confined && code === 125 && stderr.includes("urlbridge-sandbox:")) {
+        reject(new RipgrepUnavailable(stderr.trim()));
+        return;
+      }
+      // rg re-resolves every path it opens from the root; confined, a path that no longer leads into the checked
+      // target is denied (EACCES). Denied at the target itself, or anywhere when the bridge is root (whom file
+      // permissions do not stop), that means a folder was swapped mid-search: the answer would be partial, so the
+      // agent retries instead. Otherwise a denied file may just be unreadable, and is skipped as before.
+      const targetArg = targetRel === "" ? "." : targetRel;
+      const denied = stderr.split("\n").map((line) => line.replace(/^rg: /, "")).filter((line) => line.includes(": Permission denied"));
+      if (confined && !stopped && denied.length > 0 && (bridgeIsRoot() || denied.some((line) => line.startsWith(`${targetArg}: `)))) {
+        reject(pathChanged(toDisplayPath(search.root, search.target)));
+        return;
+      }
+      if (!stopped && code === 2 && !sawFile && /regex|parse error|syntax/i.test(stderr)) {
+        reject(ripgrepRegexError(search.pattern, stderr, search.urls));
+        return;
+      }
+      if (!stopped && search.targetKind === "dir" && targetRel !== "" && searches === 0) {
+        reject(new RipgrepSearchedNothing(targetRel));
+        return;
+      }
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,115 @@
+// The shape every tool shares, native or plugin: an id, a compact route, the capability it needs,
+// a zod schema for its arguments, and an execute function that knows nothing about HTTP.
+import type { z } from "zod";
+import type { SegmentEdit } from "../../url-grammar/request-url.js";
+import type { UrlBinding } from "../../url-grammar/bind.js";
+import type { ToolFailure } from "../../errors.js";
+import type { SessionState } from "./session-state.js";
+
+export type CapabilityBase = "r" | "m";
+
+export interface ProjectScope {
+  id: string;
+  name: string;
+  /** Canonical host path of the project root. */
+  root: string;
+  permissions: { write: boolean; terminal: boolean };
+  /** Who files the file tools create belong to when the bridge is root and the root is root's (config.agentFallback). */
+  agentFallback?: { uid: number; gid: number };
+}
+
+export interface SessionScope {
+  id: string;
+  name: string;
+  generation: number;
+}
+
+/** Exact URLs a tool may hand back (next, repair, retry, poll...). */
+export interface ExactUrls {
+  to(base: CapabilityBase, route: string, params: Array<[string, string | number | boolean]>, raw?: string): string;
+  /** The current request with deterministic corrections; undefined when the call did not arrive as a URL. */
+  repair(edit: SegmentEdit): string | undefined;
+}
+
+export interface ToolContext {
+  project: ProjectScope;
+  session: SessionScope;
+  state: SessionState;
+  urls: ExactUrls;
+  /** Aborted when the process is shutting down. */
+  signal: AbortSignal;
+}
+
+export type ToolResult = { ok: true } & Record<string, unknown>;
+
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+  id: string;
+  /** Compact route letter, e.g. "r". */
+  route: string;
+  /** Long descriptive routes, accepted but not advertised. */
+  longRoutes: string[];
+  capability: "read" | "mutation";
+  /** Project permission that must be on for this tool to exist. */
+  permission?: "write" | "terminal";
+  /** One line an agent reads in /manifest and MCP tool listings. */
+  description: string;
+  schema: S;
+  url: UrlBinding;
+  /** Example suffix used in hints ("/r?path=src/app.ts"). */
+  example: string;
+  /** Mutation tools only: how the intent journal treats this tool (server/mutation/journal/journal-runner.ts). */
+  journal?: JournalBehaviour;
+  /** May answer synchronously when it never waits (read does): the gateway then skips a microtask round. */
+  execute(args: z.infer<S>, ctx: ToolContext): ToolResult | Promise<ToolResult>;
+}
+
+/**
+ * Opt-in journal behaviour of a mutation tool. Every field is optional; the defaults suit a file mutation.
+ * Every mutation tool also spreads `journalControls` (wait, run, call) from server/mutation into its schema.
+ */
+export interface JournalBehaviour {
+  /** false: a mutation-base helper that is not an intent (stage, blob status, result); run directly, never recorded. */
+  record?: boolean;
+  /** Staged-content fields the runner turns into text (blob + count -> into) before hashing and executing. */
+  stagedContent?: Array<{ blob: string; count: string; into: string; /** Default: always required. */ required?: (args: Record<string, unknown>) => boolean }>;
+  /** Run through the per-project write queue. Default: true when permission is "write". */
+  serialize?: boolean;
+  /** When finishing the intent bumps the project's state epoch. Default "success". A function decides per outcome. */
+  bumpsEpoch?: "success" | "always" | "never" | ((body: ToolResult | ToolFailure) => boolean);
+  /** A replay of a finished intent gets an exact `repeat` URL (fresh run=) once the project's state epoch has moved. */
+  repeatOnStateChange?: boolean;
+  /**
+   * Waits for a scarce slot before the intent starts (the terminal gate); the intent stays `pending` meanwhile.
+   * Returns the release to call once execute has finished, or undefined when the call needs no slot. A ToolError
+   * thrown here becomes the intent's recorded failure and execute never runs.
+   */
+  admit?(args: Record<string, unknown>, ctx: ToolContext): Promise<(() => void) | undefined>;
+  /**
+   * Start-up recovery of an intent found pending or running: returns the body to record. Never re-runs the tool.
+   * Default: a failed record with errorCode `interrupted`.
+   */
+  recover?(intent: InterruptedIntent): Promise<ToolResult | ToolFailure>;
+}
+
+/** What recovery knows about an intent the previous process did not finish. */
+export interface InterruptedIntent {
+  callId: string;
+  tool: string;
+  /** pending: admitted, never started; running: started, outcome unknown. */
+  phase: "pending" | "running";
+  projectRoot: string;
+  /** Whatever the tool saved with ctx.intent.checkpoint() before its side effects, or undefined. */
+  checkpoint: unknown;
+  /** Restores every preimage the tool recorded with ctx.intent.recordPreimages(), byte-exactly. */
+  rollback(): Promise<{ restored: string[]; removed: string[] }>;
+}
+
+export type AnyToolDefinition = ToolDefinition<z.ZodObject>;
+
+/**
+ * Type-checks execute against the schema's inferred arguments, then erases the schema type so tools can
+ * share one list. Safe because every caller validates arguments with the same schema first.
+ */
+export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>): AnyToolDefinition {
+  return definition as unknown as AnyToolDefinition;
+}

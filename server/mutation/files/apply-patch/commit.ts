@@ -1,0 +1,88 @@
+// Commits a planned patch crash-atomically: every preimage is recorded in the journal in one transaction
+// before the first write; a failure mid-commit restores them at once, a crash is rolled back at start-up.
+import { setTimeout as sleep } from "node:timers/promises";
+import { ErrorCode, isToolError, ToolError } from "../../../errors.js";
+import { readCoverageOf } from "../../../kernel/read/read-coverage.js";
+import type { ToolContext } from "../../../kernel/tool/definition.js";
+import { withHeldPathAsync, type HeldPath } from "../../../sandbox/fd-walk.js";
+import { removeHeldFile, writeHeldFile } from "../atomic-write.js";
+import { intentOf, runtimeOf } from "../../journal/context.js";
+import { rollbackPreimages } from "../../journal/preimages.js";
+import type { PatchPlan, PlannedChange, PlannedPath } from "./plan.js";
+
+export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<void> {
+  const { hooks } = runtimeOf(ctx);
+  intentOf(ctx).recordPreimages(plan.preimages);
+  const coverage = readCoverageOf(ctx.state);
+  let done = 0;
+  try {
+    for (const change of plan.changes) {
+      await applyChange(ctx, change);
+      coverage.invalidate(change.target.absolute);
+      if (change.from) coverage.invalidate(change.from.absolute);
+      done++;
+      // Test-only (URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS): holds the commit open so a crash test can kill us mid-way.
+      if (hooks.patchWriteDelayMs > 0) await sleep(hooks.patchWriteDelayMs);
+    }
+  } catch (error) {
+    const failed = plan.changes[done];
+    const cause = (error as NodeJS.ErrnoException).code ?? "error";
+    let report;
+    try {
+      report = await rollbackPreimages(ctx.project.root, plan.preimages, ctx.project.agentFallback);
+    } catch (rollbackError) {
+      runtimeOf(ctx).log.error("apply_patch could not roll back after a failed commit", { error: String(rollbackError) });
+      throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}) and restoring the earlier files failed too; the tree may be partly patched. Check the listed files with /r before anything else.`, {
+        detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: false, changed: plan.changes.slice(0, done + 1).map((c) => c.target.display) },
+        retryable: false,
+        agentAction: "stop",
+      });
+    }
+    const detail = { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: true, restored: report.restored.length, removed: report.removed.length };
+    if (isToolError(error) && error.code === ErrorCode.pathChanged) {
+      // A folder on the way was replaced mid-commit: the agent sees path_changed (retryable), as every tool answers it.
+      throw new ToolError(error.code, `${failed?.target.display ?? "A path"} changed while the patch was being written (a folder or link on the way was replaced); every file of the patch was restored to its state before it and nothing outside the project was touched. Fetch retry.`, {
+        detail,
+        retryable: true,
+        agentAction: "wait_and_retry",
+        extra: retryExtra(ctx),
+      });
+    }
+    throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}); every file of the patch was restored to its state before it. Fix the cause, then fetch retry.`, {
+      detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: true, restored: report.restored.length, removed: report.removed.length },
+      retryable: true,
+      agentAction: "correct_request",
+      extra: retryExtra(ctx),
+    });
+  }
+}
+
+/** Walks a planned (canonical) path again and acts on what it holds; any symlink now on the way is path_changed. */
+function atPlanned(ctx: ToolContext, path: PlannedPath, use: (target: HeldPath) => Promise<unknown>): Promise<unknown> {
+  return withHeldPathAsync(ctx.project.root, path.display, { symlinks: "refuse" }, use);
+}
+
+async function applyChange(ctx: ToolContext, change: PlannedChange): Promise<void> {
+  const { target } = change;
+  const fallback = ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {};
+  switch (change.op) {
+    case "deleted":
+      await atPlanned(ctx, target, removeHeldFile);
+      return;
+    case "added":
+      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, fallback));
+      return;
+    case "updated":
+      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, { mode: change.mode!, ...fallback }));
+      return;
+    case "moved":
+      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, { mode: change.mode!, ...fallback }));
+      await atPlanned(ctx, change.from!, removeHeldFile);
+      return;
+  }
+}
+
+function retryExtra(ctx: ToolContext): Record<string, unknown> {
+  const retry = intentOf(ctx).retryUrl();
+  return retry ? { retry } : {};
+}

@@ -1,0 +1,81 @@
+// apply_patch (/a): many hunks in many files in one GET. Every operation is parsed and every hunk located
+// before the first write; any failure leaves the tree untouched. The commit is crash-atomic (see commit.ts).
+import { z } from "zod";
+import { ErrorCode, ToolError, type ToolFailure } from "../../../errors.js";
+import { defineTool, type InterruptedIntent, type ToolResult } from "../../../kernel/tool/definition.js";
+import { toDisplayPath } from "../../../sandbox/paths.js";
+import { journalControls } from "../../journal/controls.js";
+import { interruptedFailure } from "../../journal/recovery.js";
+import { BLOB_ID_PATTERN } from "../../staging/staging.js";
+import { commitPatch } from "./commit.js";
+import { parsePatch } from "./parse.js";
+import { planPatch, type PlannedChange } from "./plan.js";
+
+/** Files listed one by one in a response; a larger patch reports the rest as a count. */
+const MAX_LISTED_FILES = 100;
+/** Paths named in an interrupted_rolled_back record. */
+const MAX_LISTED_RESTORED = 20;
+
+export const applyPatchTool = defineTool({
+  id: "apply_patch",
+  route: "a",
+  longRoutes: ["patch", "apply-patch"],
+  capability: "mutation",
+  permission: "write",
+  description: "Apply a *** Begin Patch envelope (Add/Update/Move/Delete File, @@ hunks) atomically; as raw= or blob=.",
+  example: "/a?raw=*** Begin Patch~n*** Update File: src/app.ts~n@@~n-old~n+new~n*** End Patch",
+  schema: z.object({
+    patch: z.string().optional(),
+    blob: z.string().regex(BLOB_ID_PATTERN).optional(),
+    count: z.number().int().optional(),
+    ...journalControls,
+  }),
+  url: { rawField: "patch" },
+  journal: { stagedContent: [{ blob: "blob", count: "count", into: "patch" }], recover: recoverPatch },
+  async execute(args, ctx) {
+    const ops = parsePatch(args.patch ?? "");
+    const plan = await planPatch(ctx, ops);
+    await commitPatch(ctx, plan);
+    return describe(plan.changes);
+  },
+});
+
+function describe(changes: PlannedChange[]): ToolResult {
+  const counts = { added: 0, updated: 0, moved: 0, deleted: 0 };
+  let plus = 0;
+  let minus = 0;
+  for (const c of changes) {
+    counts[c.op]++;
+    plus += c.added;
+    minus += c.removed;
+  }
+  const tolerant = changes.flatMap((c) => c.hunks.filter((h) => h.match !== "exact").map((h) => ({ path: c.target.display, ...h })));
+  const parts = (Object.entries(counts) as Array<[string, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  return {
+    ok: true,
+    summary: `${changes.length} file${changes.length === 1 ? "" : "s"}: ${parts.join(", ")}; +${plus} -${minus} lines${tolerant.length > 0 ? `; ${tolerant.length} hunk(s) matched ignoring whitespace` : ""}`,
+    files: changes.slice(0, MAX_LISTED_FILES).map((c) => ({
+      path: c.target.display,
+      op: c.op,
+      ...(c.from ? { from: c.from.display } : {}),
+      added: c.added,
+      removed: c.removed,
+    })),
+    ...(changes.length > MAX_LISTED_FILES ? { filesNotListed: changes.length - MAX_LISTED_FILES } : {}),
+    ...(tolerant.length > 0
+      ? { tolerantMatches: tolerant, hint: "Some hunks matched only when whitespace was ignored; their context lines kept the file's own whitespace. Check them with /r." }
+      : {}),
+  };
+}
+
+/** journal.recover: a patch found mid-commit is rolled back byte-exactly from its recorded preimages. */
+async function recoverPatch(intent: InterruptedIntent): Promise<ToolFailure> {
+  if (intent.phase === "pending") return interruptedFailure(intent, "pending", { applied: false });
+  const report = await intent.rollback();
+  const shown = [...report.restored, ...report.removed].slice(0, MAX_LISTED_RESTORED).map((p) => toDisplayPath(intent.projectRoot, p));
+  return new ToolError(
+    ErrorCode.interruptedRolledBack,
+    "The bridge stopped while this patch was being written; every file it touched was restored to its exact state before the patch. Fetch retry to apply it again.",
+    { detail: { restored: report.restored.length, removed: report.removed.length, paths: shown }, retryable: true, agentAction: "correct_request" },
+  ).toFailure();
+}

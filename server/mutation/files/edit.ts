@@ -1,0 +1,148 @@
+// edit (/e): exactly one contiguous replacement in one file. old must match once; zero or several matches
+// are errors saying how many and where. Matching sees any newline as "\n"; the file keeps its encoding,
+// BOM and newline style, and every byte outside the replaced span.
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { defineTool, type ToolContext, type ToolResult } from "../../kernel/tool/definition.js";
+import { readHeldFile } from "../../sandbox/fd-ops.js";
+import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
+import { intentOf } from "../journal/context.js";
+import { journalControls } from "../journal/controls.js";
+import { commitSingleFile, recoverSingleFile } from "./single-file.js";
+import { BLOB_ID_PATTERN } from "../staging/staging.js";
+import { convertNewlines, decodeForEdit, encodeText } from "../../text/text-codec.js";
+import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
+
+/** The serial-edit nudge: this many distinct successful edits within the window suggest one /a patch. */
+export const EDIT_STREAK_THRESHOLD = 3;
+export const EDIT_STREAK_WINDOW_MS = 30_000;
+const EDIT_STREAK_SLOT = "mutation.editStreak";
+/** Occurrences counted (and line numbers listed) before an ambiguity error stops looking. */
+const MAX_COUNTED_MATCHES = 1000;
+const MAX_LISTED_LINES = 20;
+
+export const editTool = defineTool({
+  id: "edit",
+  route: "e",
+  longRoutes: ["edit_file", "replace"],
+  capability: "mutation",
+  permission: "write",
+  description: "Replace the one place old occurs in a file with new (new as raw=; or oldBlob/newBlob).",
+  example: "/e?path=src/app.ts&old=hello&raw=hello world",
+  schema: z.object({
+    path: z.string(),
+    old: z.string().optional(),
+    new: z.string().optional(),
+    oldBlob: z.string().regex(BLOB_ID_PATTERN).optional(),
+    newBlob: z.string().regex(BLOB_ID_PATTERN).optional(),
+    oldCount: z.number().int().optional(),
+    newCount: z.number().int().optional(),
+    ...journalControls,
+  }),
+  url: { aliases: { file: "path" }, rawField: "new" },
+  journal: {
+    stagedContent: [
+      { blob: "oldBlob", count: "oldCount", into: "old" },
+      { blob: "newBlob", count: "newCount", into: "new" },
+    ],
+    recover: recoverSingleFile,
+  },
+  async execute(args, ctx) {
+    const old = normalizeNewlines(args.old ?? "");
+    const replacement = normalizeNewlines(args.new ?? "");
+    if (old.length === 0) {
+      throw new ToolError(ErrorCode.invalidParameter, "old is empty; give the exact text to replace (to create a file use /w, to append use /a).", {
+        detail: { parameter: "old" },
+        retryable: false,
+      });
+    }
+    if (old === replacement) {
+      throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", { retryable: false });
+    }
+    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement));
+  },
+});
+
+async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string): Promise<ToolResult> {
+  const info = target.stats!;
+  if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
+  const previous = await readHeldFile(target.fd!, info.size);
+  const decoded = decodeForEdit(previous, target.display);
+  const normalized = normalizeWithOffsets(decoded.text);
+  const hits = findOccurrences(normalized.text, old, MAX_COUNTED_MATCHES + 1);
+  if (hits.length !== 1) throw matchError(ctx, target.display, normalized.text, old, hits);
+
+  const at = hits[0]!;
+  const start = normalized.offsets[at]!;
+  const end = normalized.offsets[at + old.length]!;
+  // New lines take the newline the replaced span used (mixed files stay mixed), else the file's own.
+  const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
+  const text = decoded.text.slice(0, start) + convertNewlines(replacement, newline) + decoded.text.slice(end);
+  await commitSingleFile(ctx, { target, bytes: encodeText(text, decoded.encoding), mode: info.mode & 0o7777, previous });
+  const line = lineAt(normalized.text, at);
+  return {
+    ok: true,
+    path: target.display,
+    line,
+    linesRemoved: old.split("\n").length,
+    linesAdded: replacement.split("\n").length,
+    encoding: decoded.encoding,
+    newline: decoded.style,
+    ...streakAdvice(ctx),
+  };
+}
+
+function matchError(ctx: ToolContext, display: string, text: string, old: string, hits: number[]): ToolError {
+  const read = ctx.urls.to("r", "r", [["path", display]]);
+  const retry = intentOf(ctx).retryUrl();
+  const recovery = { read, ...(retry ? { retry } : {}) };
+  if (hits.length === 0) {
+    const loose = looseMatchLines(text, old);
+    return new ToolError(
+      ErrorCode.editNoMatch,
+      loose.length > 0
+        ? `old does not occur in ${display} exactly, but matches ignoring indentation/trailing spaces at line ${loose.join(", ")}. Copy the exact text from read and try again.`
+        : `old does not occur in ${display}. Read the current text and copy old exactly (newline style does not matter).`,
+      { detail: { path: display, occurrences: 0, ...(loose.length > 0 ? { looseMatchLines: loose } : {}) }, agentAction: "reread_then_retry", extra: recovery },
+    );
+  }
+  const counted = hits.length > MAX_COUNTED_MATCHES ? `more than ${MAX_COUNTED_MATCHES}` : String(hits.length);
+  const lines = hits.slice(0, MAX_LISTED_LINES).map((h) => lineAt(text, h));
+  return new ToolError(
+    ErrorCode.editAmbiguous,
+    `old occurs ${counted} times in ${display} (lines ${lines.join(", ")}${hits.length > MAX_LISTED_LINES ? ", ..." : ""}). Include surrounding lines so it matches once, or change several places in one /a patch.`,
+    { detail: { path: display, occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length, lines }, retryable: false, extra: { read } },
+  );
+}
+
+/** Lines where old matches when each line is compared without leading and trailing whitespace. */
+function looseMatchLines(text: string, old: string): number[] {
+  const want = old.split("\n").map((l) => l.trim());
+  while (want.length > 1 && want[want.length - 1] === "") want.pop();
+  const lines = text.split("\n").map((l) => l.trim());
+  const found: number[] = [];
+  for (let i = 0; i + want.length <= lines.length && found.length < MAX_LISTED_LINES; i++) {
+    const matches = want.every((w, j) => {
+      const line = lines[i + j]!;
+      if (want.length === 1) return w.length > 0 && line.includes(w);
+      return j === 0 ? line.endsWith(w) : j === want.length - 1 ? line.startsWith(w) : line === w;
+    });
+    if (matches) found.push(i + 1);
+  }
+  return found;
+}
+
+/** Tracks distinct successful edits in this session; from the third within the window, suggests a bulk patch. */
+function streakAdvice(ctx: ToolContext): Record<string, unknown> {
+  const events = ctx.state.slot(EDIT_STREAK_SLOT, () => [] as Array<{ callId: string; at: number }>);
+  const now = Date.now();
+  const callId = intentOf(ctx).callId;
+  const recent = events.filter((e) => now - e.at <= EDIT_STREAK_WINDOW_MS && e.callId !== callId);
+  recent.push({ callId, at: now });
+  events.splice(0, events.length, ...recent);
+  if (recent.length < EDIT_STREAK_THRESHOLD) return {};
+  return {
+    suggestedBulkPatch: true,
+    efficiencyHint: `${recent.length} edits in ${EDIT_STREAK_WINDOW_MS / 1000} s: put the remaining known changes into one /a patch (*** Begin Patch) instead of one /e per place. The edits so far are applied.`,
+  };
+}

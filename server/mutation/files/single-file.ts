@@ -1,0 +1,90 @@
+// Commit and crash recovery for mutations of one file (write, edit): a fingerprint checkpoint, then one
+// atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
+import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../../errors.js";
+import { fingerprintBytes, readCoverageOf } from "../../kernel/read/read-coverage.js";
+import type { InterruptedIntent, ToolContext, ToolResult } from "../../kernel/tool/definition.js";
+import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
+import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
+import { toDisplayPath } from "../../sandbox/paths.js";
+import { writeHeldFile } from "./atomic-write.js";
+import { intentOf } from "../journal/context.js";
+import { interruptedFailure } from "../journal/recovery.js";
+
+interface SingleFileCheckpoint {
+  path: string;
+  /** Fingerprint before the write, or null when the file did not exist. */
+  before: string | null;
+  after: string;
+}
+
+export interface SingleFileWrite {
+  /** The target as the tool's containment walk holds it; written inside its checked directory. */
+  target: HeldPath;
+  bytes: Buffer;
+  /** Mode of the replaced file; omitted for a new file. */
+  mode?: number;
+  previous: Buffer | undefined;
+}
+
+/** Checkpoints the before/after fingerprints durably, then writes atomically and invalidates read coverage. */
+export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite): Promise<void> {
+  const checkpoint: SingleFileCheckpoint = {
+    path: write.target.absolute,
+    before: write.previous ? fingerprintBytes(write.previous) : null,
+    after: fingerprintBytes(write.bytes),
+  };
+  intentOf(ctx).checkpoint(checkpoint);
+  const { target } = write;
+  try {
+    await writeHeldFile(target, write.bytes, {
+      ...(write.mode === undefined ? {} : { mode: write.mode }),
+      ...(ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {}),
+    });
+  } catch (error) {
+    if (isToolError(error)) throw error;
+    const cause = (error as NodeJS.ErrnoException).code ?? "error";
+    const display = target.display;
+    // The temp file is removed on failure and the rename never happened: the target is as it was.
+    throw new ToolError(ErrorCode.writeFailed, `The file system refused to write ${display} (${cause}); the file is unchanged. Fix the cause (permissions, space, a file where a directory is needed), then fetch retry.`, {
+      detail: { path: display, cause },
+      retryable: true,
+      extra: retryExtra(ctx),
+    });
+  }
+  readCoverageOf(ctx.state).invalidate(target.absolute);
+}
+
+function retryExtra(ctx: ToolContext): Record<string, unknown> {
+  const retry = intentOf(ctx).retryUrl();
+  return retry ? { retry } : {};
+}
+
+/**
+ * journal.recover for write and edit: a single rename either happened or not, so the file's fingerprint
+ * decides. New content on disk: succeeded (recovered). Old content or no checkpoint: `interrupted`, not applied.
+ * Anything else (changed by someone else since): `interrupted`, applied unknown.
+ */
+export async function recoverSingleFile(intent: InterruptedIntent): Promise<ToolResult | ToolFailure> {
+  const checkpoint = intent.checkpoint as SingleFileCheckpoint | undefined;
+  if (intent.phase === "pending" || !checkpoint) return interruptedFailure(intent, intent.phase, { applied: false });
+  const display = toDisplayPath(intent.projectRoot, checkpoint.path);
+  let current: string | null = null;
+  // The recorded path is canonical: walked again from the root, refusing any symlink now on the way.
+  const target = walkInsideRoot(intent.projectRoot, display, { symlinks: "refuse" });
+  try {
+    if (target.pending.length <= 1) await removeStaleTempFilesIn(target.dirFd, target.name);
+    if (target.exists && target.stats?.isFile()) current = fingerprintBytes(await readHeldFile(target.fd!, target.stats.size));
+  } finally {
+    target.close();
+  }
+  if (current === checkpoint.after) {
+    return {
+      ok: true,
+      path: display,
+      recovered: true,
+      hint: "The bridge restarted right after this write landed; the file holds the new content.",
+    };
+  }
+  const applied = current === checkpoint.before ? false : "unknown";
+  return interruptedFailure(intent, "running", { applied, path: display });
+}

@@ -1,0 +1,80 @@
+// write (/w): creates a file, or deliberately replaces a whole existing file the session has fully read in
+// its current version. Replaced files keep their mode, encoding, BOM and newline style.
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { fingerprintBytes, readCoverageOf } from "../../kernel/read/read-coverage.js";
+import { defineTool, type ToolContext, type ToolResult } from "../../kernel/tool/definition.js";
+import { readHeldFile } from "../../sandbox/fd-ops.js";
+import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
+import { intentOf } from "../journal/context.js";
+import { journalControls } from "../journal/controls.js";
+import { commitSingleFile, recoverSingleFile } from "./single-file.js";
+import { BLOB_ID_PATTERN } from "../staging/staging.js";
+import { convertNewlines, decodeText, detectNewlines, encodeText } from "../../text/text-codec.js";
+
+/** How many unseen byte ranges a stale_read error lists. */
+const MAX_LISTED_RANGES = 8;
+
+export const writeTool = defineTool({
+  id: "write",
+  route: "w",
+  longRoutes: ["write_file"],
+  capability: "mutation",
+  permission: "write",
+  description: "Create a file, or replace a whole file you have fully read; content as raw= or blob=.",
+  example: "/w?path=src/new.ts&raw=export const x = 1;~n",
+  schema: z.object({
+    path: z.string(),
+    content: z.string().optional(),
+    blob: z.string().regex(BLOB_ID_PATTERN).optional(),
+    count: z.number().int().optional(),
+    ...journalControls,
+  }),
+  url: { aliases: { file: "path" }, rawField: "content" },
+  journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile },
+  execute(args, ctx) {
+    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => writeHeld(ctx, target, args.content ?? ""));
+  },
+});
+
+async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): Promise<ToolResult> {
+  if (!target.exists) {
+    const bytes = Buffer.from(content, "utf8");
+    await commitSingleFile(ctx, { target, bytes, previous: undefined });
+    return { ok: true, path: target.display, created: true, bytes: bytes.length, encoding: "utf-8", newline: detectNewlines(content).style };
+  }
+  const info = target.stats!;
+  if (!info.isFile()) {
+    throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; give a file path.`, { detail: { path: target.display }, retryable: false });
+  }
+  const previous = await readHeldFile(target.fd!, info.size);
+  requireCompleteRead(ctx, target, previous);
+  const decoded = decodeText(previous);
+  // Keep the file's encoding and dominant newline; a file we cannot decode exactly is replaced as plain UTF-8.
+  const encoding = decoded.ok ? decoded.decoded.encoding : "utf-8";
+  const text = decoded.ok && decoded.decoded.style !== "none" ? convertNewlines(content, decoded.decoded.newline) : content;
+  const bytes = encodeText(text, encoding);
+  const result = { ok: true as const, path: target.display, created: false, bytes: bytes.length, encoding, newline: detectNewlines(text).style };
+  if (bytes.equals(previous)) return { ...result, unchanged: true };
+  await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous });
+  return result;
+}
+
+/** /w may replace an existing file only when every byte of its current version was returned to this session. */
+function requireCompleteRead(ctx: ToolContext, target: HeldPath, bytes: Buffer): void {
+  const coverage = readCoverageOf(ctx.state);
+  const fingerprint = fingerprintBytes(bytes);
+  if (coverage.isComplete(target.absolute, fingerprint)) return;
+  const missing = coverage.missing(target.absolute, fingerprint, bytes.length);
+  const unseen = missing.reduce((n, [s, e]) => n + (e - s), 0);
+  const retry = intentOf(ctx).retryUrl();
+  throw new ToolError(
+    ErrorCode.staleRead,
+    `${target.display} exists and ${unseen} of its ${bytes.length} current bytes were not returned to this session. Fetch read (follow every next URL until complete), then fetch retry. For a local change, /e or /a need no full read.`,
+    {
+      detail: { path: target.display, size: bytes.length, unseenBytes: unseen, unseenRanges: missing.slice(0, MAX_LISTED_RANGES) },
+      agentAction: "reread_then_retry",
+      extra: { read: ctx.urls.to("r", "r", [["path", target.display]]), ...(retry ? { retry } : {}) },
+    },
+  );
+}

@@ -1,0 +1,209 @@
+// The mutation runner (a ToolRunner): strips the journal controls, resolves staged content, derives the call
+// id, and answers each GET from the journal: a new intent runs once, an identical in-flight call joins it,
+// and a finished one is replayed from its record without executing again.
+import { ErrorCode, isToolError, ToolError, toFailure } from "../../errors.js";
+import { assertToolEnabled } from "../../kernel/tool/permissions.js";
+import { executeSafely, type RunOutcome, type ToolRunner } from "../../kernel/tool/runner.js";
+import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
+import type { IntentRow } from "../../store/journal.js";
+import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
+import type { IntentHandle, MutationRuntime } from "./context.js";
+import { splitControls } from "./controls.js";
+import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
+import { resolveStagedContent } from "../staging/staging.js";
+
+/** Error codes recovery records; a replay of such a record offers a `retry` URL with a fresh run=. */
+const INTERRUPTED_CODES = new Set<string>([ErrorCode.interrupted, ErrorCode.interruptedRolledBack]);
+
+export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
+  const { journal, log } = runtime;
+
+  return async (tool, args, baseCtx) => {
+    // The gateway checks first; this keeps the rule for callers that do not come through a URL.
+    assertToolEnabled(tool, baseCtx.project.permissions);
+    const ctx: ToolContext = { ...baseCtx, mutation: runtime };
+    if (tool.journal?.record === false) return { body: await executeSafely(tool, args, ctx, log) };
+
+    const { controls, rest } = splitControls(args);
+    if (controls.run !== undefined && controls.call !== undefined) {
+      throw new ToolError(ErrorCode.conflictingParameters, "Give run= (repeat on purpose) or call= (explicit id), not both.", {
+        detail: { parameters: ["run", "call"] },
+      });
+    }
+    const semantic = resolveStagedFields(tool, rest, ctx);
+    const callId = computeCallId({ tool: tool.id, args: semantic, run: controls.run, call: controls.call });
+    const argsHash = hashArguments(tool.id, semantic);
+    const scope: IntentScope = { sessionId: ctx.session.id, generation: ctx.session.generation };
+
+    // Everything from here to launch() is synchronous, so identical concurrent GETs cannot both admit.
+    return refuseWhenStoreFails(() => {
+      const flying = journal.inflight(scope, callId);
+      if (flying) {
+        assertSameCall(flying.row, tool, argsHash);
+        return respond(flying, "joined", controls.wait, ctx);
+      }
+      const recorded = journal.find(scope, callId);
+      if (recorded) {
+        assertSameCall(recorded, tool, argsHash);
+        return replay(recorded, tool, ctx);
+      }
+      const admitted = journal.admit({
+        sessionId: scope.sessionId,
+        generation: scope.generation,
+        projectId: ctx.project.id,
+        projectRoot: ctx.project.root,
+        callId,
+        tool: tool.id,
+        argsHash,
+      });
+      if (!admitted.inserted) {
+        assertSameCall(admitted.row, tool, argsHash);
+        return replay(admitted.row, tool, ctx);
+      }
+      const flight = journal.launch(admitted.row, tool.journal, (f) => execute(f, tool, semantic, ctx));
+      return respond(flight, "new", controls.wait, ctx);
+    });
+  };
+
+  async function execute(flight: Flight, tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<IntentBody> {
+    const run = async () => {
+      const intentCtx: ToolContext = { ...ctx, intent: intentHandle(flight, ctx) };
+      let release: (() => void) | undefined;
+      try {
+        release = await tool.journal?.admit?.(args, intentCtx);
+      } catch (error) {
+        if (!isToolError(error)) log.error(`admission of intent ${tool.id} failed`, { error: error instanceof Error ? error.stack : String(error) });
+        return toFailure(error);
+      }
+      try {
+        journal.markRunning(flight);
+        return await executeSafely(tool, args, intentCtx, log);
+      } finally {
+        release?.();
+      }
+    };
+    const serialize = tool.journal?.serialize ?? tool.permission === "write";
+    return serialize ? runtime.queue.run(ctx.project.root, run) : run();
+  }
+
+  function intentHandle(flight: Flight, ctx: ToolContext): IntentHandle {
+    const { row } = flight;
+    return {
+      callId: row.callId,
+      checkpoint: (data) => runtime.store.journal.saveCheckpoint(row.id, data),
+      recordPreimages: (preimages) => runtime.store.journal.savePreimages(row.id, preimages),
+      retryUrl: () => freshRunUrl(ctx, row.callId, "retry"),
+      progress: (snapshot) => {
+        flight.progress = snapshot;
+      },
+    };
+  }
+
+  async function respond(flight: Flight, dedupe: Dedupe, wait: number, ctx: ToolContext): Promise<RunOutcome> {
+    const body = await journal.settle(flight, wait);
+    const { callId } = flight.row;
+    // A new intent's response does not say "new": only replays and joins are worth the agent's attention.
+    const shown = dedupe === "new" ? undefined : dedupe;
+    if (body === undefined) {
+      return { body: presentUnfinished(callId, journal.stateOf(flight), ctx.urls, shown, flight.progress), callId, dedupe };
+    }
+    return { body: presentFinished(callId, body, shown), callId, dedupe };
+  }
+
+  function replay(row: IntentRow, tool: AnyToolDefinition, ctx: ToolContext): RunOutcome {
+    if (isTombstone(row)) {
+      return { body: presentTombstone(row, freshRunUrl(ctx, row.callId, "retry-expired"), "replayed"), callId: row.callId, dedupe: "replayed" };
+    }
+    if (row.result === undefined) {
+      // Unfinished and not executing here: recovery has not reached it yet. Never run it again.
+      const state = row.state === "running" ? "running" : "pending";
+      return { body: presentUnfinished(row.callId, state, ctx.urls, "replayed", undefined), callId: row.callId, dedupe: "replayed" };
+    }
+    const body = presentFinished(row.callId, row.result as IntentBody, "replayed") as Record<string, unknown>;
+    const code = typeof body.errorCode === "string" ? body.errorCode : undefined;
+    if (code && INTERRUPTED_CODES.has(code) && body.retry === undefined) {
+      const retry = freshRunUrl(ctx, row.callId, "retry-interrupted");
+      if (retry) body.retry = retry;
+    }
+    if (tool.journal?.repeatOnStateChange && row.epochAfter !== null) {
+      const epoch = journal.epoch(row.projectId);
+      if (epoch > row.epochAfter) {
+        const repeat = freshRunUrl(ctx, row.callId, `repeat@${epoch}`);
+        if (repeat) {
+          body.repeat = repeat;
+          body.repeatHint = "The project changed since this ran; this is the recorded result. Fetch repeat to run it again now.";
+        }
+      }
+    }
+    return { body: body as IntentBody, callId: row.callId, dedupe: "replayed" };
+  }
+}
+
+/** SQLite result codes that mean "the state file cannot take a write now", not a bug: disk full, locked, I/O. */
+const STORE_UNAVAILABLE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|PROTOCOL)/;
+
+/**
+ * An intent that cannot be recorded must not run: without its record a hidden retry would run it again. So a
+ * store that refuses the admission write answers a retryable failure before anything executes.
+ */
+function refuseWhenStoreFails(admit: () => Promise<RunOutcome> | RunOutcome): Promise<RunOutcome> | RunOutcome {
+  try {
+    return admit();
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code !== "string" || !STORE_UNAVAILABLE.test(code)) throw error;
+    throw new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot write its journal right now (its state disk is full or locked), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in /api/health and the log.", {
+      detail: { store: code },
+      retryable: true,
+      agentAction: "wait_and_retry",
+    });
+  }
+}
+
+function assertSameCall(row: IntentRow, tool: AnyToolDefinition, argsHash: string): void {
+  if (row.tool === tool.id && row.argsHash === argsHash) return;
+  throw new ToolError(ErrorCode.callIdConflict, `call=${row.callId} already names a different ${row.tool} call in this session. Use a new call id, or omit call= for an automatic one.`, {
+    detail: { callId: row.callId, recordedTool: row.tool },
+    retryable: false,
+  });
+}
+
+/** Replaces each declared blob=/count= pair by the staged text in its `into` field; the content is then required. */
+function resolveStagedFields(tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
+  const fields = tool.journal?.stagedContent;
+  if (!fields) return args;
+  const out = { ...args };
+  for (const { blob, count, into, required } of fields) {
+    const blobId = out[blob];
+    const declared = out[count];
+    delete out[blob];
+    delete out[count];
+    if (typeof blobId !== "string") {
+      if (declared !== undefined) {
+        throw new ToolError(ErrorCode.missingParameter, `${count}= describes a staged blob; give ${blob}=<id> with it, or drop ${count}=.`, {
+          detail: { parameter: blob },
+          repair: ctx.urls.repair({ drop: [count] }),
+        });
+      }
+      if (out[into] === undefined && (required?.(out) ?? true)) {
+        const spellings = [into, ...(tool.url.rawField === into ? ["raw="] : []), `${blob}=<id>`];
+        throw new ToolError(ErrorCode.missingParameter, `Missing ${into}: give it as ${spellings.join(" or ")}.${tool.example ? ` Example: ${tool.example}` : ""}`, {
+          detail: { parameter: into },
+        });
+      }
+      continue;
+    }
+    if (out[into] !== undefined) {
+      throw new ToolError(ErrorCode.conflictingParameters, `${into} was given both inline and as ${blob}=; keep one.`, {
+        detail: { parameters: [into, blob] },
+      });
+    }
+    out[into] = resolveStagedContent(ctx, blobId, typeof declared === "number" ? declared : undefined);
+  }
+  return out;
+}
+
+/** The current request with a fresh run= nonce derived from (callId, purpose); undefined off the URL transport. */
+export function freshRunUrl(ctx: ToolContext, callId: string, purpose: string): string | undefined {
+  return ctx.urls.repair({ drop: ["run", "call"], add: [["run", deriveRunNonce(callId, purpose)]] });
+}

@@ -1,0 +1,206 @@
+// The intent journal: admits each mutation once per call id (SQLite unique index + in-process single
+// flight), records its outcome durably with the project's state epoch, and presents records to agents.
+import { ErrorCode, toFailure, type ToolFailure } from "../../errors.js";
+import type { ExactUrls, JournalBehaviour, ToolResult } from "../../kernel/tool/definition.js";
+import type { Logger } from "../../log.js";
+import type { Store } from "../../store/index.js";
+import type { IntentRow, NewIntent } from "../../store/journal.js";
+import { DEFAULT_WAIT_MS } from "./controls.js";
+
+export type IntentBody = ToolResult | ToolFailure;
+export type Dedupe = "new" | "replayed" | "joined";
+
+/** A finished intent's full result is kept this long; then it becomes a tombstone (docs/PROTOCOL.md, retention). */
+export const JOURNAL_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Beyond this many full records per session generation, the oldest become tombstones early (the size budget). */
+export const JOURNAL_MAX_RECORDS_PER_SESSION = 2000;
+/** Tombstones (identity, tool, outcome, time: ~150 bytes each) kept per session generation. */
+export const JOURNAL_MAX_TOMBSTONES_PER_SESSION = 200_000;
+/** How long shutdown waits for running intents to record their outcome; the rest are settled by recovery. */
+export const SHUTDOWN_DRAIN_MS = 5000;
+/** Prune once every this many admissions, not on every call. */
+const PRUNE_EVERY_ADMISSIONS = 200;
+
+export interface IntentScope {
+  sessionId: string;
+  generation: number;
+}
+
+/** An intent executing in this process. */
+export interface Flight {
+  row: IntentRow;
+  /** Resolves with the recorded body; never rejects. */
+  promise: Promise<IntentBody>;
+  body: IntentBody | undefined;
+  progress: Record<string, unknown> | undefined;
+  /** False while waiting in the write queue. */
+  running: boolean;
+}
+
+export class Journal {
+  private readonly flights = new Map<string, Flight>();
+  private admissions = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private static key(scope: IntentScope, callId: string): string {
+    return `${scope.sessionId}\u0000${scope.generation}\u0000${callId}`;
+  }
+
+  inflight(scope: IntentScope, callId: string): Flight | undefined {
+    return this.flights.get(Journal.key(scope, callId));
+  }
+
+  find(scope: IntentScope, callId: string): IntentRow | undefined {
+    return this.store.journal.find(scope.sessionId, scope.generation, callId);
+  }
+
+  admit(intent: Omit<NewIntent, "createdAt">): { row: IntentRow; inserted: boolean } {
+    const admitted = this.store.journal.admit({ ...intent, createdAt: this.now() });
+    if (admitted.inserted && ++this.admissions % PRUNE_EVERY_ADMISSIONS === 0) {
+      this.store.journal.prune({
+        finishedBefore: this.now() - JOURNAL_RETENTION_MS,
+        sessionId: intent.sessionId,
+        generation: intent.generation,
+        keep: JOURNAL_MAX_RECORDS_PER_SESSION,
+        keepTombstones: JOURNAL_MAX_TOMBSTONES_PER_SESSION,
+      });
+    }
+    return admitted;
+  }
+
+  /**
+   * Registers the flight synchronously (so identical calls arriving while it runs join it), runs execute,
+   * and records the outcome. The flight is forgotten only after the record is durable.
+   */
+  launch(row: IntentRow, behaviour: JournalBehaviour | undefined, execute: (flight: Flight) => Promise<IntentBody>): Flight {
+    const key = Journal.key(row, row.callId);
+    const flight: Flight = { row, promise: Promise.resolve(undefined as unknown as IntentBody), body: undefined, progress: undefined, running: false };
+    this.flights.set(key, flight);
+    flight.promise = (async () => {
+      let body: IntentBody;
+      try {
+        body = await execute(flight);
+      } catch (error) {
+        this.log.error(`intent ${row.tool} failed outside its tool`, { error: error instanceof Error ? error.stack : String(error) });
+        body = toFailure(error);
+      }
+      try {
+        this.finish(row, body, behaviour);
+      } catch (error) {
+        // The record stays running; start-up recovery reports it instead of re-running it.
+        this.log.error(`could not record the outcome of intent ${row.tool}`, { error: error instanceof Error ? error.message : String(error) });
+      }
+      flight.body = body;
+      return body;
+    })().finally(() => this.flights.delete(key));
+    return flight;
+  }
+
+  markRunning(flight: Flight): void {
+    this.store.journal.markRunning(flight.row.id, this.now());
+    flight.running = true;
+  }
+
+  stateOf(flight: Flight): "pending" | "running" {
+    return flight.running ? "running" : "pending";
+  }
+
+  /** Records the outcome, bumping the project's state epoch as the tool's behaviour asks, in one transaction. */
+  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined): void {
+    const policy = behaviour?.bumpsEpoch ?? "success";
+    const bump = typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
+    this.store.transaction(() => {
+      const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
+      this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now());
+    });
+  }
+
+  /** Waits up to waitMs for the flight; undefined when it is still running. */
+  async settle(flight: Flight, waitMs: number): Promise<IntentBody | undefined> {
+    if (flight.body) return flight.body;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), Math.max(0, waitMs));
+    });
+    try {
+      return await Promise.race([flight.promise, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Waits (bounded) for intents executing in this process to record their outcome, before the store closes. */
+  async drain(timeoutMs: number): Promise<void> {
+    const pending = [...this.flights.values()].map((f) => f.promise);
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(pending), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  epoch(projectId: string): number {
+    return this.store.journal.epoch(projectId);
+  }
+}
+
+/** A finished intent as the agent sees it: the recorded body plus its journal identity. */
+export function presentFinished(callId: string, body: IntentBody, dedupe: Dedupe | undefined): IntentBody {
+  return { ...body, callId, state: body.ok ? "succeeded" : "failed", ...(dedupe ? { dedupe } : {}) } as IntentBody;
+}
+
+/** True for a record whose intent finished but whose result retention has since dropped. */
+export function isTombstone(row: IntentRow): boolean {
+  return row.result === undefined && (row.state === "succeeded" || row.state === "failed");
+}
+
+/**
+ * A tombstone's answer: the call already executed (when, with which outcome) and is not run again. Not ok, since
+ * the agent does not get the result it asked for; a `retry` URL runs the call again on purpose.
+ */
+export function presentTombstone(row: IntentRow, retry: string | undefined, dedupe: Dedupe | undefined): ToolFailure {
+  const executedAt = new Date(row.finishedAt ?? row.createdAt).toISOString();
+  return {
+    ok: false,
+    errorCode: ErrorCode.intentResultExpired,
+    errorDetail: { tool: row.tool, outcome: row.state, executedAt, ...(row.errorCode ? { outcomeErrorCode: row.errorCode } : {}) },
+    repairHint: `This call already executed at ${executedAt} (${row.state}); its result is no longer kept, so it was not run again. Re-read what you need, or fetch retry to run it again on purpose.`,
+    retryable: false,
+    agentAction: "stop",
+    callId: row.callId,
+    state: row.state,
+    ...(retry ? { retry } : {}),
+    ...(dedupe ? { dedupe } : {}),
+  };
+}
+
+/** An intent still pending or running: where to poll for its result. */
+export function presentUnfinished(
+  callId: string,
+  state: "pending" | "running",
+  urls: ExactUrls,
+  dedupe: Dedupe | undefined,
+  progress: Record<string, unknown> | undefined,
+): ToolResult {
+  return {
+    ok: true,
+    state,
+    callId,
+    ...(dedupe ? { dedupe } : {}),
+    poll: pollUrl(urls, callId),
+    agentAction: "poll",
+    hint: "Accepted and still running. Fetch poll for the result; fetching this URL again never runs it twice.",
+    ...(progress ? { progress } : {}),
+  };
+}
+
+export function pollUrl(urls: ExactUrls, callId: string): string {
+  return urls.to("m", "j", [
+    ["call", callId],
+    ["wait", DEFAULT_WAIT_MS],
+  ]);
+}

@@ -1,0 +1,48 @@
+// result (/j): polls the intent journal by call id. A running intent can be waited on for up to 1500 ms;
+// a finished one returns its recorded body, including the structured error of a failure.
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { defineTool, type ToolResult } from "../../kernel/tool/definition.js";
+import { runtimeOf } from "./context.js";
+import { CALL_ID_PATTERN, DEFAULT_WAIT_MS, MAX_WAIT_MS, MIN_WAIT_MS } from "./controls.js";
+import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type IntentBody } from "./journal.js";
+
+export const resultTool = defineTool({
+  id: "result",
+  route: "j",
+  longRoutes: ["journal", "poll"],
+  capability: "mutation",
+  description: "Poll a mutation's result by call id: pending, running, succeeded or failed (wait= up to 1500 ms).",
+  example: "/j?call=auto:write:0123456789abcdef",
+  schema: z.object({
+    call: z.string().regex(CALL_ID_PATTERN, "call ids look like auto:<tool>:<hex>"),
+    wait: z.number().int().min(MIN_WAIT_MS).max(MAX_WAIT_MS).optional(),
+  }),
+  url: {},
+  journal: { record: false },
+  async execute(args, ctx) {
+    const { journal } = runtimeOf(ctx);
+    const scope = { sessionId: ctx.session.id, generation: ctx.session.generation };
+    const flight = journal.inflight(scope, args.call);
+    if (flight) {
+      const body = await journal.settle(flight, args.wait ?? DEFAULT_WAIT_MS);
+      if (body) return recordedBody(presentFinished(args.call, body, undefined), flight.row.tool);
+      return { ...presentUnfinished(args.call, journal.stateOf(flight), ctx.urls, undefined, flight.progress), tool: flight.row.tool };
+    }
+    const row = journal.find(scope, args.call);
+    if (!row) {
+      throw new ToolError(ErrorCode.intentNotFound, `No intent ${args.call} in this session. Call ids come from a mutation's response (callId); journals start clean after a rotation.`, {
+        detail: { call: args.call },
+        retryable: false,
+      });
+    }
+    if (isTombstone(row)) return recordedBody(presentTombstone(row, undefined, undefined), row.tool);
+    if (row.result === undefined) return { ...presentUnfinished(row.callId, row.state === "running" ? "running" : "pending", ctx.urls, undefined, undefined), tool: row.tool };
+    return recordedBody(presentFinished(row.callId, row.result as IntentBody, undefined), row.tool);
+  },
+});
+
+/** The poll itself succeeded; what it returns is the intent's recorded body, which may be a failure (ok:false). */
+function recordedBody(body: IntentBody, tool: string): ToolResult {
+  return { ...body, tool } as unknown as ToolResult;
+}

@@ -1,0 +1,61 @@
+// Start-up recovery, run before the data plane listens: every intent the previous process left pending or
+// running is settled without being re-run. Tools may restore what they touched (apply_patch rolls back from
+// its preimages); everything else is recorded as `interrupted`. Then old journal and staging rows are pruned.
+import { ErrorCode, ToolError, type ToolFailure } from "../../errors.js";
+import type { AnyToolDefinition, InterruptedIntent, ToolResult } from "../../kernel/tool/definition.js";
+import type { IntentRow } from "../../store/journal.js";
+import type { MutationRuntime } from "./context.js";
+import { JOURNAL_RETENTION_MS } from "./journal.js";
+import { rollbackPreimages } from "./preimages.js";
+
+export interface RecoveredIntent {
+  callId: string;
+  tool: string;
+  phase: "pending" | "running";
+  errorCode: string | undefined;
+}
+
+export async function recoverInterruptedIntents(runtime: MutationRuntime, tools: AnyToolDefinition[]): Promise<RecoveredIntent[]> {
+  const { store, journal, log } = runtime;
+  const recovered: RecoveredIntent[] = [];
+  for (const row of store.journal.unfinished()) {
+    const tool = tools.find((t) => t.id === row.tool);
+    const phase = row.state === "running" ? "running" : "pending";
+    const intent: InterruptedIntent = {
+      callId: row.callId,
+      tool: row.tool,
+      phase,
+      projectRoot: row.projectRoot,
+      checkpoint: row.checkpoint,
+      rollback: () => rollbackPreimages(row.projectRoot, store.journal.preimages(row.id)),
+    };
+    let body: ToolResult | ToolFailure;
+    try {
+      body = tool?.journal?.recover ? await tool.journal.recover(intent) : interruptedFailure(row, phase);
+    } catch (error) {
+      log.error(`recovery of intent ${row.tool} failed; recording it as interrupted`, { error: error instanceof Error ? error.stack : String(error) });
+      body = interruptedFailure(row, phase, { recoveryFailed: true });
+    }
+    journal.finish(row, body, tool?.journal);
+    const errorCode = body.ok ? undefined : String(body.errorCode);
+    log.warn(`intent ${row.tool} was ${phase} when the previous process stopped; recorded as ${errorCode ?? "succeeded"}`);
+    recovered.push({ callId: row.callId, tool: row.tool, phase, errorCode });
+  }
+  store.journal.pruneLeftGenerations();
+  store.journal.prune({ finishedBefore: Date.now() - JOURNAL_RETENTION_MS });
+  runtime.staging.sweep();
+  return recovered;
+}
+
+/** The default record for an intent the previous process did not finish: it is never re-run by itself. */
+export function interruptedFailure(row: Pick<IntentRow, "tool">, phase: "pending" | "running", detail: Record<string, unknown> = {}): ToolFailure {
+  const hint =
+    phase === "pending"
+      ? `The bridge restarted before this ${row.tool} call started; nothing was done. Fetch retry to run it now.`
+      : `The bridge restarted while this ${row.tool} call was running; it was not re-run and its effects may be partial. Check the project state, then fetch retry if it should run again.`;
+  return new ToolError(ErrorCode.interrupted, hint, {
+    detail: { phase, started: phase === "running", ...detail },
+    retryable: true,
+    agentAction: "correct_request",
+  }).toFailure();
+}

@@ -1,0 +1,296 @@
+// terminal (/x): one shell command in the project, as a journaled intent. Foreground runs hold one of the
+// machine-wide gate's slots until they finish or time out; bg=1 launches a long-running process and reports
+// its start-up. Protocol: docs/PROTOCOL.md §6.
+import fs from "node:fs";
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { ErrorCode, ToolError } from "../../errors.js";
+import { defineTool, type InterruptedIntent, type ToolContext } from "../../kernel/tool/definition.js";
+import { cwdDepthOf, guardCommand } from "../../sandbox/command-guard.js";
+import { buildChildEnv } from "../../sandbox/env-scrub.js";
+import { resolveInsideRoot } from "../../sandbox/paths.js";
+import { journalControls } from "../journal/controls.js";
+import { killTree, processStartTicks } from "./process-tree.js";
+import { interruptedFailure } from "../journal/recovery.js";
+import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "../staging/staging.js";
+import { backgroundLogDir, launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
+import { containerTerminalEnabled, launchBackgroundInContainer, runForegroundInContainer } from "./terminal-container.js";
+import { terminalProcesses } from "./terminal-processes.js";
+import { terminalGate } from "./terminal-gate.js";
+import type { BoundedText } from "./terminal-output.js";
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, runForeground, type ForegroundResult } from "./terminal-run.js";
+
+const schema = z.object({
+  command: z.string().optional(),
+  blob: z.string().regex(BLOB_ID_PATTERN, "blob ids use letters, digits, . _ - (1-64)").optional(),
+  count: z.number().int().min(1).max(MAX_CHUNKS_PER_BLOB).optional(),
+  cwd: z.string().optional(),
+  timeout: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional(),
+  /** Ends one of this session's bg=1 processes (the `stop` URL a launch answers); the bridge does it, not a shell. */
+  stop: z.number().int().positive().optional(),
+  // bg=0 means the same as no bg at all, so both spellings share one call id.
+  bg: z
+    .boolean()
+    .optional()
+    .transform((v) => (v ? true : undefined)),
+  ...journalControls,
+});
+
+type TerminalArgs = z.infer<typeof schema>;
+
+/** Failures after which the command had (or may have had) effects. */
+const COMMAND_RAN_CODES = new Set<string>([ErrorCode.commandTimedOut, ErrorCode.backgroundStartFailed, ErrorCode.interrupted]);
+
+export const terminalTool = defineTool({
+  id: "terminal",
+  route: "x",
+  longRoutes: ["exec", "shell"],
+  capability: "mutation",
+  permission: "terminal",
+  description: "Run a shell command in the project: foreground with timeout= (ms), or bg=1 to start a server and get its URLs.",
+  example: "/x?raw=npm+test",
+  schema,
+  url: { aliases: { cmd: "command" }, rawField: "command" },
+  journal: {
+    // stop=<pid> ends a background process and needs no command.
+    stagedContent: [{ blob: "blob", count: "count", into: "command", required: (args) => args.stop === undefined }],
+    serialize: false,
+    // A command that ran may have changed files whatever its exit code; a refused or rejected one changed nothing.
+    bumpsEpoch: (body) => body.ok || (COMMAND_RAN_CODES.has(String(body.errorCode)) && (body.errorDetail as { started?: boolean } | undefined)?.started !== false),
+    repeatOnStateChange: true,
+    admit: (args, ctx) => admitTerminal(args as TerminalArgs, ctx),
+    recover: recoverTerminal,
+  },
+  execute: executeTerminal,
+});
+
+interface PreparedCommand {
+  command: string;
+  cwd: { absolute: string; display: string };
+}
+
+/** Checks the request before it may wait for a slot or run: a refused command never queues. */
+async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<PreparedCommand> {
+  if (args.stop !== undefined) {
+    if (args.command !== undefined || args.bg || args.timeout !== undefined || args.cwd !== undefined) {
+      throw new ToolError(ErrorCode.conflictingParameters, "stop= ends a background process by itself; drop the command, bg=, timeout= and cwd=.", {
+        detail: { parameters: ["stop", "command", "bg", "timeout", "cwd"] },
+      });
+    }
+    return { command: "", cwd: { absolute: ctx.project.root, display: "/project" } };
+  }
+  const command = args.command ?? "";
+  if (command.trim() === "" || command.includes("\0")) {
+    throw new ToolError(ErrorCode.invalidParameter, "The command is empty or contains NUL. Put it after raw= (last), e.g. /x?raw=npm+test.", {
+      detail: { parameter: "command" },
+      retryable: false,
+    });
+  }
+  if (args.bg && args.timeout !== undefined) {
+    throw new ToolError(ErrorCode.conflictingParameters, "timeout= applies to foreground runs; a bg=1 process runs until it exits or is stopped. Drop timeout=.", {
+      detail: { parameters: ["bg", "timeout"] },
+      repair: ctx.urls.repair({ drop: ["timeout"] }),
+    });
+  }
+  const cwd = await resolveWorkingDirectory(ctx, args.cwd);
+  // The guard needs the starting depth below /project to tell "../x" inside the project from a climb out of it.
+  guardCommand(command, { cwdDepth: cwdDepthOf(cwd.display) });
+  return { command, cwd };
+}
+
+/** Foreground commands take a slot of the machine-wide gate before they start; the intent is pending until then. */
+async function admitTerminal(args: TerminalArgs, ctx: ToolContext): Promise<(() => void) | undefined> {
+  await prepareCommand(args, ctx);
+  if (args.bg || args.stop !== undefined) return undefined;
+  try {
+    return await terminalGate.acquire({
+      signal: ctx.signal,
+      // A queued command waits at most its own timeout, then answers terminal_busy (it never ran).
+      maxWaitMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
+      onQueued: (position) => ctx.intent?.progress({ phase: "queued", position, slots: terminalGate.slots }),
+    });
+  } catch (error) {
+    // This record replays as failed forever; a retry needs a fresh identity.
+    const retry = ctx.intent?.retryUrl();
+    const extra = retry ? { retry } : {};
+    if (ctx.signal.aborted) {
+      throw new ToolError(ErrorCode.interrupted, "The bridge shut down while this command waited for a terminal slot; nothing ran. Fetch retry to run it.", {
+        detail: { phase: "pending", started: false },
+        extra,
+      });
+    }
+    if (error instanceof ToolError && error.code === ErrorCode.terminalBusy) {
+      throw new ToolError(error.code, error.message, { detail: error.detail, retryable: true, agentAction: "wait_and_retry", extra });
+    }
+    throw error;
+  }
+}
+
+async function executeTerminal(args: TerminalArgs, ctx: ToolContext) {
+  if (args.stop !== undefined) return stopBackground(args.stop, ctx);
+  const { command, cwd } = await prepareCommand(args, ctx);
+  const { env } = buildChildEnv();
+  const owner = { sessionId: ctx.session.id, projectId: ctx.project.id };
+  const relative = path.relative(ctx.project.root, cwd.absolute);
+  if (containerTerminalEnabled()) {
+    // URLBRIDGE_SANDBOX=container: the project's own warm container runs it (server/mutation/terminal/terminal-container.ts).
+    if (args.bg) return reportBackground(await launchBackgroundInContainer({ command, root: ctx.project.root, cwd: relative, owner, signal: ctx.signal }), ctx, cwd.display);
+    const containerTimeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
+    ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
+    return reportForeground(await runForegroundInContainer({ command, root: ctx.project.root, cwd: relative, owner, timeoutMs: containerTimeoutMs, signal: ctx.signal }), containerTimeoutMs, cwd.display);
+  }
+  const sandbox = ctx.mutation?.sandbox;
+  // The project's bg=1 logs: readable by its own commands (tail), by no other project's.
+  const logDir = sandbox ? backgroundLogDir(ctx.project.id) : undefined;
+  const identity = sandbox?.identityFor(ctx.project.root);
+  const logReader = identity ? { gid: identity.gid } : undefined;
+  const plan = sandbox?.plan({ id: ctx.project.id, root: ctx.project.root }, relative, !args.bg, logDir && fs.existsSync(logDir) ? [logDir] : []);
+  if (args.bg) {
+    return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, plan, owner, logDir, logReader, signal: ctx.signal }), ctx, cwd.display);
+  }
+  const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
+  ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
+  const result = await runForeground({
+    command,
+    cwd: cwd.absolute,
+    env,
+    plan,
+    owner,
+    timeoutMs,
+    signal: ctx.signal,
+    onSpawn: (pid) => checkpointProcess(ctx, pid),
+  });
+  return reportForeground(result, timeoutMs, cwd.display);
+}
+
+/** /x?stop=<pid>: ends one of this session's own background trees (signal scoping keeps a later command from it). */
+async function stopBackground(pid: number, ctx: ToolContext) {
+  const tree = terminalProcesses.get(pid);
+  if (!tree || tree.kind !== "background" || tree.owner?.sessionId !== ctx.session.id) {
+    throw new ToolError(ErrorCode.processNotFound, `No background process ${pid} of this session is running: it has ended already, or another session started it. Nothing was stopped.`, {
+      detail: { pid },
+      retryable: false,
+    });
+  }
+  const started = performance.now();
+  await tree.stop("stopped");
+  return { ok: true as const, mode: "stop", pid, stopped: true, command: tree.command.slice(0, 200), durationMs: Math.round(performance.now() - started) };
+}
+
+interface ProcessCheckpoint {
+  pid: number;
+  startTicks: number;
+}
+
+/** Records which process tree this intent owns, so that recovery after a crash can end it instead of orphaning it. */
+function checkpointProcess(ctx: ToolContext, pid: number): void {
+  const startTicks = processStartTicks(pid);
+  if (startTicks === undefined) return;
+  try {
+    ctx.intent?.checkpoint({ pid, startTicks } satisfies ProcessCheckpoint);
+  } catch (error) {
+    // The command runs either way; without the checkpoint a crash merely leaves it orphaned.
+    ctx.mutation?.log.warn("could not checkpoint a terminal process", { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/**
+ * A foreground command the previous process was running: never re-run; if its process tree outlived the crash
+ * (same pid and start time), end it, since its output is lost and it would escape the gate's count.
+ */
+async function recoverTerminal(intent: InterruptedIntent) {
+  const checkpoint = intent.checkpoint as Partial<ProcessCheckpoint> | undefined;
+  let orphanEnded = false;
+  if (intent.phase === "running" && typeof checkpoint?.pid === "number" && checkpoint.startTicks !== undefined) {
+    if (processStartTicks(checkpoint.pid) === checkpoint.startTicks) {
+      await killTree(checkpoint.pid);
+      orphanEnded = true;
+    }
+  }
+  return interruptedFailure({ tool: intent.tool }, intent.phase, intent.phase === "running" ? { orphanEnded } : {});
+}
+
+async function resolveWorkingDirectory(ctx: ToolContext, input: string | undefined) {
+  const target = resolveInsideRoot(ctx.project.root, input ?? ".", { allowMissing: false });
+  if (!(await stat(target.absolute)).isDirectory()) {
+    throw new ToolError(ErrorCode.notADirectory, `cwd "${input}" is a file; give a directory inside /project.`, { detail: { cwd: target.display } });
+  }
+  return target;
+}
+
+/** Output fields: the text, plus byte counts only when something was left out. */
+function outputFields(name: string, output: BoundedText): Record<string, unknown> {
+  return {
+    [name]: output.text,
+    ...(output.truncated ? { [`${name}Truncated`]: { bytes: output.bytes, omittedBytes: output.omittedBytes } } : {}),
+  };
+}
+
+function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: string) {
+  if (result.launcherError) throw launcherRefused(result.launcherError);
+  const common = {
+    exitCode: result.exitCode,
+    ...(result.signal ? { signal: result.signal } : {}),
+    durationMs: result.durationMs,
+    cwd,
+    ...outputFields("stdout", result.stdout),
+    ...outputFields("stderr", result.stderr),
+    ...(result.leftoversKilled > 0 ? { leftoversKilled: result.leftoversKilled } : {}),
+  };
+  if (result.aborted) {
+    throw new ToolError(ErrorCode.interrupted, "The bridge shut down while the command ran; its process tree was ended. Check the project state before running it again.", {
+      detail: { started: true },
+      extra: common,
+    });
+  }
+  if (result.scopeEnded) {
+    throw new ToolError(ErrorCode.interrupted, "The command's process tree was ended because its session or project ended (disabled, rotated, deleted, or terminal permission removed).", {
+      detail: { started: true, reason: "scope_ended" },
+      retryable: false,
+      extra: common,
+    });
+  }
+  if (result.timedOut) {
+    throw new ToolError(
+      ErrorCode.commandTimedOut,
+      `The command ran longer than timeout=${timeoutMs} ms; its whole process tree was ended. Raise timeout= (max ${MAX_TIMEOUT_MS}), narrow the command, or start long-running work with bg=1.`,
+      { detail: { timeoutMs }, retryable: true, agentAction: "correct_request", extra: { ...common, timedOut: true } },
+    );
+  }
+  return { ok: true as const, mode: "foreground", ...common };
+}
+
+function reportBackground(result: LaunchResult, ctx: ToolContext, cwd: string) {
+  const common = {
+    mode: "background",
+    pid: result.pid,
+    processState: result.state,
+    ...(result.state === "exited" ? { exitCode: result.exitCode, ...(result.signal ? { signal: result.signal } : {}) } : {}),
+    startup: result.startup,
+    startupMs: result.startupMs,
+    cwd,
+    detectedUrls: result.detectedUrls,
+    detectedPorts: result.detectedPorts,
+    ...outputFields("transcript", result.transcript),
+    logFile: result.logFile,
+  };
+  const died = result.state === "exited" && (result.exitCode !== 0 || result.signal !== null);
+  if (died) {
+    throw new ToolError(
+      ErrorCode.backgroundStartFailed,
+      "The background process exited during start-up. The transcript shows its last output; fetch repair to run the same command in the foreground and see the full result.",
+      {
+        retryable: true,
+        agentAction: "run_foreground",
+        repair: ctx.urls.repair({ drop: ["bg", "call"] }),
+        extra: common,
+      },
+    );
+  }
+  return {
+    ok: true as const,
+    ...common,
+    ...(result.state === "running" ? { stop: ctx.urls.to("m", "x", [["stop", result.pid]]) } : {}),
+  };
+}
