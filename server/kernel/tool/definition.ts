@@ -42,7 +42,10 @@ export interface ToolContext {
 
 export type ToolResult = { ok: true } & Record<string, unknown>;
 
-export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+/** A tool's declared success shape: a zod object whose `ok` is the literal true. */
+export type OutputSchema = z.ZodType<ToolResult>;
+
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends OutputSchema = OutputSchema> {
   id: string;
   /** Compact route letter, e.g. "r". */
   route: string;
@@ -54,13 +57,18 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   /** One line an agent reads in /manifest and MCP tool listings. */
   description: string;
   schema: S;
+  /**
+   * What a successful call answers, exported beside the tool: MCP publishes it as outputSchema, and execute's
+   * return type is inferred from it, so a renamed or dropped field fails the build.
+   */
+  output?: O;
   url: UrlBinding;
   /** Example suffix used in hints ("/r?path=src/app.ts"). */
   example: string;
   /** Mutation tools only: how the intent journal treats this tool (server/mutation/journal/journal-runner.ts). */
   journal?: JournalBehaviour;
   /** May answer synchronously when it never waits (read does): the gateway then skips a microtask round. */
-  execute(args: z.infer<S>, ctx: ToolContext): ToolResult | Promise<ToolResult>;
+  execute(args: z.infer<S>, ctx: ToolContext): z.infer<O> | Promise<z.infer<O>>;
 }
 
 /**
@@ -104,12 +112,12 @@ export interface InterruptedIntent {
   rollback(): Promise<{ restored: string[]; removed: string[] }>;
 }
 
-export type AnyToolDefinition = ToolDefinition<z.ZodObject>;
+export type AnyToolDefinition = ToolDefinition<z.ZodObject, OutputSchema>;
 
 /**
  * Type-checks execute against the schema's inferred arguments, then erases the schema type so tools can
  * share one list. Safe because every caller validates arguments with the same schema first.
  */
-export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>): AnyToolDefinition {
+export function defineTool<S extends z.ZodObject, O extends OutputSchema = OutputSchema>(definition: ToolDefinition<S, O>): AnyToolDefinition {
   return definition as unknown as AnyToolDefinition;
 }
