@@ -57,7 +57,6 @@ const envSchema = z.object({
   URLBRIDGE_BROWSE_ROOTS: z.string().optional(),
   URLBRIDGE_ALLOWED_HOSTS: hostList.default([]),
   URLBRIDGE_CLOUDFLARED: flag.default(false),
-  URLBRIDGE_OPENCODE_URL: httpOrigin.optional(),
   URLBRIDGE_GREP_ENGINE: z.enum(["auto", "rg", "fallback"]).default("auto"),
   URLBRIDGE_SANDBOX: z.enum(["auto", "landlock", "container", "none"]).default("auto"),
   URLBRIDGE_AGENT_UID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
@@ -96,7 +95,6 @@ export interface Config {
   allowedHosts: string[];
   /** Outside Docker: spawn a cloudflared quick tunnel if the binary is on PATH. */
   spawnCloudflared: boolean;
-  opencodeUrl: string | undefined;
   /** /g engine: ripgrep when on PATH (auto), always rg, or always the portable fallback. */
   grepEngine: "auto" | "rg" | "fallback";
   /** How terminal commands (and ripgrep) are confined: server/sandbox/. "auto" picks landlock when the kernel has it. */
@@ -172,7 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     browseRoots,
     allowedHosts: e.URLBRIDGE_ALLOWED_HOSTS,
     spawnCloudflared: e.URLBRIDGE_CLOUDFLARED,
-    opencodeUrl: e.URLBRIDGE_OPENCODE_URL,
     grepEngine: e.URLBRIDGE_GREP_ENGINE,
     sandbox: e.URLBRIDGE_SANDBOX,
     agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },

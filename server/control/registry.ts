@@ -46,8 +46,6 @@ export interface RegistryOptions {
   states: SessionStates;
   tools: AnyToolDefinition[];
   publicOrigin: () => string;
-  /** Transport features added by optional modules (journal, staging...). */
-  extraFeatures?: (permissions: Permissions) => string[];
   /** A session's or project's capabilities ended (rotate, disable, delete): end the processes it started. */
   onScopeEnd?: (scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }) => void;
 }
@@ -114,7 +112,7 @@ export function createRegistry(options: RegistryOptions) {
       generation: session.generation,
       initUrl: `${options.publicOrigin()}/v0/init/${caps.init}`,
       tools: effectiveTools(project.permissions),
-      features: [...TRANSPORT_FEATURES, ...(options.extraFeatures?.(project.permissions) ?? [])],
+      features: [...TRANSPORT_FEATURES],
       createdAt: session.createdAt,
     };
   }
@@ -155,9 +153,6 @@ export function createRegistry(options: RegistryOptions) {
         return { project: requireProject(id), rotatedSessions: rotated };
       });
     },
-
-    /** Sessions that a change to this project's root or permissions would rotate. */
-    sessionsOfProject: (projectId: string): SessionRow[] => store.sessions.listByProject(projectId),
 
     deleteProject(id: string): void {
       const sessions = store.sessions.listByProject(id);

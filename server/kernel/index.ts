@@ -16,6 +16,3 @@ export interface ReadToolsOptions {
 export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefinition[] {
   return [readTool, findTool, createGrepTool(createGrepEngine(options.grepEngine ?? "auto")), outlineTool, statTool, projectTool];
 }
-
-/** The read tools with default options. */
-export const readTools: AnyToolDefinition[] = createReadTools();
