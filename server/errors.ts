@@ -44,6 +44,9 @@ export const ErrorCode = {
   invalidLineRange: "invalid_line_range",
   unsupportedLanguage: "unsupported_language",
   unknownPlugin: "unknown_plugin",
+  unknownPluginTool: "unknown_plugin_tool",
+  pluginArgumentsInvalid: "plugin_arguments_invalid",
+  pluginAuthorityExceeded: "plugin_authority_exceeded",
   // read kernel (server/kernel/read*.ts, grep.ts, outline.ts)
   fileTooLarge: "file_too_large",
   grepEngineUnavailable: "grep_engine_unavailable",
