@@ -115,9 +115,14 @@ export interface InterruptedIntent {
 export type AnyToolDefinition = ToolDefinition<z.ZodObject, OutputSchema>;
 
 /**
- * Type-checks execute against the schema's inferred arguments, then erases the schema type so tools can
- * share one list. Safe because every caller validates arguments with the same schema first.
+ * Type-checks execute against the schema's inferred arguments and the declared output, then erases the schema
+ * types so tools can share one list. Safe because every caller validates arguments with the same schema first.
+ * The parameter is written as a (always true) conditional type on purpose: TypeScript then types execute's
+ * returned literals against the output inferred from `output`, so `kind: "file"` stays the literal an enum
+ * field needs; against a plain ToolDefinition<S, O> it sees only ToolResult's `unknown` and widens to string.
  */
-export function defineTool<S extends z.ZodObject, O extends OutputSchema = OutputSchema>(definition: ToolDefinition<S, O>): AnyToolDefinition {
+export function defineTool<S extends z.ZodObject, O extends OutputSchema = OutputSchema>(
+  definition: [O] extends [unknown] ? ToolDefinition<S, O> : never,
+): AnyToolDefinition {
   return definition as unknown as AnyToolDefinition;
 }
