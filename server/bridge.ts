@@ -15,6 +15,7 @@ import { createPublicOrigin } from "./tunnel/public-origin.js";
 import { createRegistry } from "./control/registry.js";
 import { createDataPlane } from "./gateway/app.js";
 import { createClientErrorHandler } from "./gateway/client-error.js";
+import { createDataPlaneShell } from "./gateway/koa-shell.js";
 import { createReadTools } from "./kernel/index.js";
 import { createReadRunner } from "./kernel/tool/runner.js";
 import { SessionStates } from "./kernel/tool/session-state.js";
@@ -204,7 +205,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
   });
 
-  const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, dataPlane);
+  // Koa is the shell, the listener writes every byte (koa-shell.ts); clientError answers what Node cannot parse.
+  const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, createDataPlaneShell({ listener: dataPlane, log }).callback());
   dataServer.on("clientError", createClientErrorHandler(dataServer));
   const dataAddr = await listen(dataServer, config.data.host, config.data.port);
   const control = await listenAll(controlApp.callback(), controlAddresses, config.control.port);

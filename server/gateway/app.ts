@@ -1,7 +1,7 @@
 // The data plane: resolves a capability from the URL path, routes to a tool or gateway route, and answers
 // with JSON an agent can act on. It never serves /api or the UI; anything unrecognised is an opaque 404.
-// A bare node:http listener, not a Koa app: one catch-all handler needs no middleware chain, and the
-// framework's per-request context, compose and response machinery were a third of /r's latency budget.
+// A node:http listener served through a Koa shell (koa-shell.ts, ctx.respond = false): it parses the raw target
+// and writes every byte itself; the pass-through costs about what a bare listener does (docs/PERFORMANCE.md).
 import type http from "node:http";
 import { ErrorCode, ToolError, toFailure, type ToolFailure } from "../errors.js";
 import { assertToolEnabled, isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";

@@ -57,3 +57,29 @@ function dechunk(body: string): string {
     rest = rest.subarray(nl + 2 + size + 2);
   }
 }
+
+/**
+ * Writes `request` to a fresh connection exactly as given (any method, several pipelined requests) and
+ * resolves with every byte the server sent until it closed the connection.
+ */
+export function rawExchange(origin: string, request: string | Buffer, timeoutMs = 10_000): Promise<Buffer> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server did not close the connection within ${timeoutMs} ms after ${String(request).slice(0, 120)}`));
+    }, timeoutMs);
+    socket.on("connect", () => socket.write(request));
+    socket.on("data", (d: Buffer) => chunks.push(d));
+    socket.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks));
+    });
+  });
+}
