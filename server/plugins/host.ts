@@ -1,19 +1,12 @@
 // The plugin host: installed plugins, discovered progressively through /k so the Init contract stays small.
-// Plugin tools use the same definition shape as native tools and run through the same runners.
+// Plugin tools are hosted as kernel tool definitions (hosted-tool.ts) and run by the same runner as native
+// tools; start-up recovery finds a plugin intent's tool among definitions().
 import type { AnyToolDefinition } from "../kernel/tool/definition.js";
+import { JOURNAL_CONTROL_NAMES } from "../mutation/journal/controls.js";
+import type { AnyPluginTool, Plugin, PluginStatus } from "./definition.js";
+import { hostTool } from "./hosted-tool.js";
 
-export interface PluginStatus {
-  state: "ready" | "disconnected" | "needs-auth" | "disabled" | "error";
-  detail?: string;
-}
-
-export interface Plugin {
-  id: string;
-  title: string;
-  description: string;
-  tools: AnyToolDefinition[];
-  status(): Promise<PluginStatus>;
-}
+export type { Plugin, PluginStatus } from "./definition.js";
 
 export interface PluginSummary {
   id: string;
@@ -23,25 +16,64 @@ export interface PluginSummary {
   status: PluginStatus;
 }
 
+export interface HostedPluginTool {
+  plugin: Plugin;
+  declared: AnyPluginTool;
+  /** What the kernel runs. */
+  definition: AnyToolDefinition;
+}
+
 export interface PluginHost {
   plugins(): Plugin[];
   get(id: string): Plugin | undefined;
+  tool(pluginId: string, toolId: string): HostedPluginTool | undefined;
+  toolsOf(pluginId: string): HostedPluginTool[];
+  /** Every hosted definition, for start-up recovery of plugin intents. */
+  definitions(): AnyToolDefinition[];
   summaries(): Promise<PluginSummary[]>;
 }
 
+const PLUGIN_ID = /^[a-z][a-z0-9-]{0,31}$/;
+const TOOL_ID = /^[a-z][a-z0-9_]{0,47}$/;
+
+/** Checks every declaration once at start-up: a bad plugin is an operator error, not an agent's. */
+function assertDeclaration(plugin: Plugin, seen: Set<string>): void {
+  if (!PLUGIN_ID.test(plugin.id)) throw new Error(`plugin id "${plugin.id}" must match ${PLUGIN_ID}`);
+  if (seen.has(plugin.id)) throw new Error(`plugin "${plugin.id}" is installed twice`);
+  const tools = new Set<string>();
+  for (const tool of plugin.tools) {
+    if (!TOOL_ID.test(tool.id)) throw new Error(`plugin ${plugin.id}: tool id "${tool.id}" must match ${TOOL_ID}`);
+    if (tools.has(tool.id)) throw new Error(`plugin ${plugin.id}: tool "${tool.id}" is declared twice`);
+    if (tool.capability !== "read" && tool.capability !== "mutation") throw new Error(`plugin ${plugin.id}: tool "${tool.id}" must be read or mutation`);
+    const reserved = Object.keys(tool.schema.shape).filter((k) => (JOURNAL_CONTROL_NAMES as string[]).includes(k));
+    if (reserved.length > 0) throw new Error(`plugin ${plugin.id}: tool "${tool.id}" declares ${reserved.join(", ")}, which are journal controls`);
+    tools.add(tool.id);
+  }
+}
+
 export function createPluginHost(plugins: Plugin[]): PluginHost {
-  const byId = new Map(plugins.map((p) => [p.id, p]));
+  const seen = new Set<string>();
+  const byId = new Map<string, { plugin: Plugin; tools: Map<string, HostedPluginTool> }>();
+  for (const plugin of plugins) {
+    assertDeclaration(plugin, seen);
+    seen.add(plugin.id);
+    const tools = new Map(plugin.tools.map((declared) => [declared.id, { plugin, declared, definition: hostTool(plugin, declared) }]));
+    byId.set(plugin.id, { plugin, tools });
+  }
   return {
-    plugins: () => [...byId.values()],
-    get: (id) => byId.get(id),
+    plugins: () => [...byId.values()].map((p) => p.plugin),
+    get: (id) => byId.get(id)?.plugin,
+    tool: (pluginId, toolId) => byId.get(pluginId)?.tools.get(toolId),
+    toolsOf: (pluginId) => [...(byId.get(pluginId)?.tools.values() ?? [])],
+    definitions: () => [...byId.values()].flatMap((p) => [...p.tools.values()].map((t) => t.definition)),
     summaries: async () =>
       Promise.all(
-        [...byId.values()].map(async (p) => ({
-          id: p.id,
-          title: p.title,
-          description: p.description,
-          toolCount: p.tools.length,
-          status: await p.status().catch((e: unknown) => ({ state: "error" as const, detail: String(e) })),
+        [...byId.values()].map(async ({ plugin }) => ({
+          id: plugin.id,
+          title: plugin.title,
+          description: plugin.description,
+          toolCount: plugin.tools.length,
+          status: await plugin.status().catch((e: unknown) => ({ state: "error" as const, detail: String(e) })),
         })),
       ),
   };

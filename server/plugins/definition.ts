@@ -1,0 +1,69 @@
+// What a plugin declares: tools with the same shape as native tools (id, read or mutation, zod input, output
+// schema, journal behaviour, execute), minus the URL details the host supplies, plus an optional authority
+// request. Plugins are called through /k (server/gateway/plugin-route.ts) and run by the same kernel runner.
+import type { z } from "zod";
+import type { JournalBehaviour, OutputSchema, ToolContext } from "../kernel/tool/definition.js";
+
+/**
+ * What one plugin call may touch: the invoking session's canonical project root and permissions, or a
+ * narrower version a plugin asked for. Derived fresh for every call; a plugin cannot widen it.
+ */
+export interface PluginCallAuthority {
+  /** Canonical host path the call is confined to: the project root or a directory inside it. */
+  readonly root: string;
+  /** "/project/..." form of root, as agents see paths. */
+  readonly display: string;
+  readonly permissions: Readonly<{ write: boolean; terminal: boolean }>;
+}
+
+/** A narrower authority a plugin asks for: a directory inside the root, or fewer permissions. */
+export interface AuthorityRequest {
+  /** A directory inside the granted root ("/project/sub" or "sub"); omitted: the whole granted root. */
+  root?: string;
+  /** Permissions the call needs; asking for one the session lacks is refused, never granted. */
+  permissions?: Partial<{ write: boolean; terminal: boolean }>;
+}
+
+/** A plugin tool's context: the native one, with ctx.project narrowed to the call's authority. */
+export interface PluginToolContext extends ToolContext {
+  authority: PluginCallAuthority;
+}
+
+export interface PluginToolDefinition<S extends z.ZodObject = z.ZodObject, O extends OutputSchema = OutputSchema> {
+  /** Lowercase snake_case, unique within the plugin: the `tool=` of a /k call. */
+  id: string;
+  capability: "read" | "mutation";
+  /** Project permission the tool always needs (as for native tools). */
+  permission?: "write" | "terminal";
+  description: string;
+  /** The arguments the raw= JSON object must satisfy. Must not declare wait, run or call (journal controls). */
+  schema: S;
+  output?: O;
+  /** Example arguments shown by /k?plugin=<id>. */
+  example?: z.input<S>;
+  journal?: Omit<JournalBehaviour, "stagedContent">;
+  /** Asks for a narrower authority for this call; a request wider than the session is refused. */
+  authority?(args: z.infer<S>, granted: PluginCallAuthority): AuthorityRequest | undefined;
+  execute(args: z.infer<S>, ctx: PluginToolContext): z.infer<O> | Promise<z.infer<O>>;
+}
+
+export type AnyPluginTool = PluginToolDefinition<z.ZodObject, OutputSchema>;
+
+/** Type-checks execute against the schemas, then erases them so one plugin can list many tools. */
+export function definePluginTool<S extends z.ZodObject, O extends OutputSchema = OutputSchema>(definition: PluginToolDefinition<S, O>): AnyPluginTool {
+  return definition as unknown as AnyPluginTool;
+}
+
+export interface PluginStatus {
+  state: "ready" | "disconnected" | "needs-auth" | "disabled" | "error";
+  detail?: string;
+}
+
+export interface Plugin {
+  /** Lowercase, digits and dashes: the `plugin=` of a /k call. */
+  id: string;
+  title: string;
+  description: string;
+  tools: AnyPluginTool[];
+  status(): Promise<PluginStatus>;
+}
