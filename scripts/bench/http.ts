@@ -1,5 +1,5 @@
-// HTTP plumbing for benchmarks: one keep-alive client used for a route and for its floor alike, and the
-// floor itself, a bare node:http server answering every request with fixed bytes.
+// HTTP plumbing for benchmarks: one keep-alive client used for a route and for its floors alike, and the
+// floors themselves, servers answering every request with fixed bytes: bare node:http, or behind Koa.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -38,13 +38,16 @@ export interface FloorServer {
 const FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "floor-server.mjs");
 
 /**
- * A node:http server with no framework, no routing and no work: the least any server can do per request.
- * It runs in its own process, as the bridge does, so neither shares an event loop with the client.
+ * "bare": node:http with no framework, no routing and no work, the least any server can do per request.
+ * "koa": the same handler behind a one-middleware Koa app with ctx.respond = false, the data plane's shell.
  */
-export async function startFloorServer(body: Buffer, contentType: string): Promise<FloorServer> {
+export type FloorKind = "bare" | "koa";
+
+/** A floor server in its own process, as the bridge runs, so neither shares an event loop with the client. */
+export async function startFloorServer(body: Buffer, contentType: string, kind: FloorKind = "bare"): Promise<FloorServer> {
   const bodyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-bench-floor-")), "body");
   fs.writeFileSync(bodyFile, body);
-  const child = spawn(process.execPath, [FLOOR_SCRIPT, bodyFile, contentType], {
+  const child = spawn(process.execPath, [FLOOR_SCRIPT, bodyFile, contentType, kind], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await firstLine(child);

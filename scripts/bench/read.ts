@@ -1,6 +1,6 @@
 // Read benchmarks: /r of a 2 KiB file, /r of three files and /g over a generated 5,000-file tree, each
-// beside its floor measured in the same run: a bare node:http server returning the same bytes for /r, and
-// rg run directly with the flags /g uses for /g.
+// beside its floor measured in the same run: for /r a bare node:http server and a Koa pass-through (the
+// data plane's shell) returning the same bytes, and for /g rg run directly with the flags /g uses.
 import { spawn } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -12,7 +12,7 @@ import { compileSearchPattern } from "../../server/kernel/search/search-pattern.
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge } from "./bridge.js";
 import { measureInterleaved, measureThroughput, type BenchResult, type Stats, type Throughput } from "./harness.js";
-import { createBenchClient, startFloorServer } from "./http.js";
+import { createBenchClient, startFloorServer, type FloorServer } from "./http.js";
 import { GREP_NEEDLE, sourceText, writeGrepTree } from "./read-tree.js";
 
 const READ_RUNS = 1000;
@@ -26,6 +26,9 @@ const GREP_THROUGHPUT_MS = 5000;
 /** Targets from issue 2: p50 ratios to the floor. */
 const READ_TARGET = 2;
 const GREP_TARGET = 1.3;
+/** Target from issue 11: /r's p50 ratio to the Koa pass-through floor. */
+const KOA_FLOOR_TARGET = 1.1;
+const JSON_TYPE = "application/json; charset=utf-8";
 
 interface Row {
   name: string;
@@ -35,6 +38,15 @@ interface Row {
   floorRps: Throughput;
   floorName: string;
   target: number;
+}
+
+/** One /r case against both floors, all four timed in one interleaved loop. */
+interface ShellRow {
+  name: string;
+  ours: Stats;
+  bare: Stats;
+  koa: Stats;
+  koaRps: Throughput;
 }
 
 /** Runs rg the way /g does and waits for all of its output. */
@@ -48,13 +60,14 @@ function runRipgrep(rg: string, args: string[], cwd: string): Promise<number> {
   });
 }
 
-async function benchReads(): Promise<{ rows: Row[]; gateway: Stats }> {
+async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: Stats }> {
   const root = makeBenchDir("read");
   fs.writeFileSync(path.join(root, "two-k.ts"), sourceText(7, 2048));
   for (const name of ["one.ts", "two.ts", "three.ts"]) fs.writeFileSync(path.join(root, name), sourceText(name.length, 2048));
   const bridge = await startBenchBridge(root);
   const client = createBenchClient(READ_CONCURRENCY);
   const rows: Row[] = [];
+  const shell: ShellRow[] = [];
   let gateway: Stats | undefined;
   try {
     const cases: Array<[string, string]> = [
@@ -65,21 +78,29 @@ async function benchReads(): Promise<{ rows: Row[]; gateway: Stats }> {
       const body = await client.get(target);
       const parsed = JSON.parse(body.toString("utf8")) as { ok: boolean; allComplete?: boolean };
       if (!parsed.ok || !parsed.allComplete) throw new Error(`${name}: unexpected answer ${body.toString("utf8").slice(0, 200)}`);
-      const floor = await startFloorServer(body, "application/json; charset=utf-8");
+      const floors: FloorServer[] = [];
       try {
+        const floor = await startFloorServer(body, JSON_TYPE);
+        floors.push(floor);
+        const koaFloor = await startFloorServer(body, JSON_TYPE, "koa");
+        floors.push(koaFloor);
         // Context for reading the ratio: what every gateway call costs (a stat of the same file, no content).
         const stat = () => client.get(`${bridge.bases.r}/t?path=two-k.ts`);
-        const [ours, bare, t] = (await measureInterleaved(READ_RUNS, READ_WARMUP, [() => client.get(target), () => client.get(floor.url), stat])) as [
-          Stats,
-          Stats,
-          Stats,
-        ];
+        const [ours, bare, koa, t] = (await measureInterleaved(READ_RUNS, READ_WARMUP, [
+          () => client.get(target),
+          () => client.get(floor.url),
+          () => client.get(koaFloor.url),
+          stat,
+        ])) as [Stats, Stats, Stats, Stats];
         gateway ??= t;
         const oursRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(target));
         const floorRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(floor.url));
-        rows.push({ name: `${name} (${body.length} B response)`, ours, oursRps, floor: bare, floorRps, floorName: "bare node:http, same bytes", target: READ_TARGET });
+        const koaRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(koaFloor.url));
+        const caseName = `${name} (${body.length} B response)`;
+        rows.push({ name: caseName, ours, oursRps, floor: bare, floorRps, floorName: "bare node:http, same bytes", target: READ_TARGET });
+        shell.push({ name: caseName, ours, bare, koa, koaRps });
       } finally {
-        await floor.close();
+        await Promise.all(floors.map((f) => f.close()));
       }
     }
   } finally {
@@ -88,7 +109,7 @@ async function benchReads(): Promise<{ rows: Row[]; gateway: Stats }> {
     fs.rmSync(root, { recursive: true, force: true });
   }
   if (!gateway) throw new Error("no /r case ran");
-  return { rows, gateway };
+  return { rows, shell, gateway };
 }
 
 async function benchGrep(rg: string): Promise<{ row: Row; tree: ReturnType<typeof writeGrepTree> }> {
@@ -130,6 +151,25 @@ function formatRow(row: Row): string {
   return `| ${row.name} | ${row.ours.p50.toFixed(2)} | ${row.ours.p99.toFixed(2)} | ${row.oursRps.rps.toFixed(0)} | ${row.floorName} | ${row.floor.p50.toFixed(2)} | ${row.floor.p99.toFixed(2)} | ${row.floorRps.rps.toFixed(0)} | ${ratio.toFixed(2)}× | ≤ ${row.target}× ${met} |`;
 }
 
+function formatShellRow(row: ShellRow): string {
+  const ratio = row.ours.p50 / row.koa.p50;
+  const met = ratio <= KOA_FLOOR_TARGET ? "met" : "**missed**";
+  return `| ${row.name} | ${row.ours.p50.toFixed(2)} | ${row.bare.p50.toFixed(2)} | ${row.koa.p50.toFixed(2)} | ${row.koa.p99.toFixed(2)} | ${row.koaRps.rps.toFixed(0)} | ${(row.koa.p50 / row.bare.p50).toFixed(2)}× | ${(row.ours.p50 / row.bare.p50).toFixed(2)}× | ${ratio.toFixed(2)}× | ≤ ${KOA_FLOOR_TARGET}× ${met} |`;
+}
+
+/** What the shell costs on its own, and whether /r met its target against the Koa floor. */
+function shellVerdict(single: ShellRow, gateway: Stats): string[] {
+  const ratio = single.ours.p50 / single.koa.p50;
+  const own = `The shell's own cost is the Koa pass-through against the bare floor: ${(single.koa.p50 / single.bare.p50).toFixed(2)}× at p50.`;
+  if (ratio <= KOA_FLOOR_TARGET) return ["", own, `/r meets its ${KOA_FLOOR_TARGET}× target against the Koa pass-through floor (${ratio.toFixed(2)}×).`];
+  return [
+    "",
+    own,
+    `/r misses its ${KOA_FLOOR_TARGET}× target against the Koa pass-through floor (${ratio.toFixed(2)}×): that gap is not the shell's but the`,
+    `gateway's and the read's; /t alone is ${(gateway.p50 / single.koa.p50).toFixed(2)}× the Koa floor (see "Where the /r time goes").`,
+  ];
+}
+
 /** Says plainly whether /r met its target and, if not, how the time splits. */
 function readVerdict(single: Row, gateway: Stats): string[] {
   const ratio = single.ours.p50 / single.floor.p50;
@@ -146,7 +186,7 @@ export async function runReadBench(): Promise<BenchResult> {
   const rg = await locateExecutable("rg");
   if (!rg) throw new Error("the read bench needs rg on PATH for the /g floor");
   const rgVersion = execFileSync(rg, ["--version"], { encoding: "utf8" }).split("\n")[0];
-  const { rows: reads, gateway } = await benchReads();
+  const { rows: reads, shell, gateway } = await benchReads();
   const { row: grep, tree } = await benchGrep(rg);
   const rows = [...reads, grep];
   const single = reads[0]!;
@@ -159,7 +199,7 @@ export async function runReadBench(): Promise<BenchResult> {
       `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}, ${rgVersion}. The bridge is the`,
       "built server (`node dist/server/main.js`, as `npm start` runs it) and every floor server runs in a process of its own too.",
       `Latency: ${READ_RUNS} sequential requests for /r and ${GREP_RUNS} for /g on one keep-alive connection, each case`,
-      `interleaved request by request with its floor so machine load falls on both alike, after`,
+      `interleaved request by request with its floors so machine load falls on all alike, after`,
       `${READ_WARMUP} / ${GREP_WARMUP} unmeasured ones. Throughput: ${READ_CONCURRENCY} (/r) or ${GREP_CONCURRENCY} (/g) requests kept in flight`,
       `for ${READ_THROUGHPUT_MS / 1000} / ${GREP_THROUGHPUT_MS / 1000} s. The /g tree is ${tree.files} generated source files (${(tree.bytes / 1024 / 1024).toFixed(1)} MiB) in 50 folders;`,
       "its floor spawns rg with the flags /g passes (--json, --sort=path, ignore rules) and reads all its output.",
@@ -175,7 +215,20 @@ export async function runReadBench(): Promise<BenchResult> {
       `- /r of the 2 KiB file: p50 ${single.ours.p50.toFixed(2)} ms, so reading, decoding, fingerprinting and paging the file adds about`,
       `  ${Math.max(0, single.ours.p50 - gateway.p50).toFixed(2)} ms to that.`,
       ...readVerdict(single, gateway),
+      "",
+      "The data plane's Koa shell: the bridge's data-plane server is a Koa app whose one middleware hands `ctx.req`/`ctx.res`",
+      "to the listener with `ctx.respond = false` (server/gateway/koa-shell.ts). Its floor is the bare floor's handler behind",
+      "the same one-middleware pass-through, same bytes, timed in the same interleaved loop as /r, the bare floor and /t.",
+      "",
+      "| case | /r p50 ms | bare floor p50 ms | Koa pass-through p50 ms | Koa p99 ms | Koa req/s | Koa ÷ bare | /r ÷ bare | /r ÷ Koa | target |",
+      "|---|---|---|---|---|---|---|---|---|---|",
+      ...shell.map(formatShellRow),
+      ...shellVerdict(shell[0]!, gateway),
     ].join("\n"),
-    figures: { gateway, ...Object.fromEntries(rows.flatMap((r, i) => [[`case${i}`, r.ours], [`floor${i}`, r.floor]])) },
+    figures: {
+      gateway,
+      ...Object.fromEntries(rows.flatMap((r, i) => [[`case${i}`, r.ours], [`floor${i}`, r.floor]])),
+      ...Object.fromEntries(shell.map((r, i) => [`koaFloor${i}`, r.koa])),
+    },
   };
 }
