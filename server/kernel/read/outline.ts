@@ -8,7 +8,7 @@ import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot } from "../../sandbox/fd-walk.js";
 import { MAX_OUTLINE_ENTRIES, MAX_OUTLINE_FILE_BYTES } from "../limits.js";
 import { buildOutline } from "./outline-ts.js";
-import { decodeFile, indexLines } from "../../text/text-file.js";
+import { decodeLossy, indexLines } from "../../text/index.js";
 import { defineTool } from "../tool/definition.js";
 
 /** Extensions /o understands, with the script kind the parser needs for each. */
@@ -71,7 +71,7 @@ export const outlineTool = defineTool({
     } finally {
       target.close();
     }
-    const file = decodeFile(bytes);
+    const file = decodeLossy(bytes);
     if (file.kind === "binary") {
       throw new ToolError(ErrorCode.binaryFile, `${target.display} is binary (it contains NUL bytes), so it has no outline. /t shows its size; outline a .ts or .js source file instead.`, {
         detail: { path: target.display },

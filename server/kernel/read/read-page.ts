@@ -1,7 +1,7 @@
 // Cuts one page out of a text file: whole lines from a 1-based line (and column) up to a line count and a
 // byte allowance, splitting a line only when that line alone exceeds the allowance (on a UTF-8 boundary).
 import { ErrorCode, ToolError } from "../../errors.js";
-import { indexLines, lineContentEnd, offsetOfColumn, columnOfOffset, utf8BoundaryAtOrBefore, type LineIndex } from "../../text/text-file.js";
+import { indexLines, lineContentEnd, offsetOfColumn, columnOfOffset, utf8BoundaryAtOrBefore, type LineIndex } from "../../text/index.js";
 
 export interface PageRequest {
   /** 1-based first line. */

@@ -8,7 +8,7 @@ import { MAX_TEXT_FILE_BYTES } from "../limits.js";
 import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
 import { buildTextPage, measureRange, type TextPage } from "./read-page.js";
 import { fingerprintBytes } from "./read-coverage.js";
-import { decodeFile, diskOffsetOf, indexLines, type LineIndex, type TextFile } from "../../text/text-file.js";
+import { decodeLossy, diskOffsetOf, indexLines, type LineIndex, type TextFile } from "../../text/index.js";
 
 export interface RangeRequest {
   offset: number;
@@ -74,7 +74,7 @@ export function loadTarget(root: string, requested: string, range: RangeRequest,
       target.close();
     }
     const fingerprint = fingerprintBytes(bytes);
-    const file = decodeFile(bytes);
+    const file = decodeLossy(bytes);
     if (file.kind === "binary") return { kind: "binary", display, size: bytes.length, fingerprint, demand: BINARY_DEMAND };
     const index = indexLines(file.utf8);
     const demand = measureRange(file.utf8, index, range);

@@ -15,7 +15,7 @@ import {
   MAX_SEARCH_FILE_BYTES,
   MAX_SEARCH_MS,
 } from "../limits.js";
-import { decodeFile } from "../../text/text-file.js";
+import { decodeLossy } from "../../text/index.js";
 import { defineTool } from "../tool/definition.js";
 import { toRelative, walkTree, type WalkEntry, type WalkKind } from "./walk.js";
 
@@ -110,7 +110,7 @@ export const findTool = defineTool({
         if (info.size > MAX_SEARCH_FILE_BYTES) return undefined;
         contentBytes += info.size;
         const bytes = await readFileInDirectory(entry.dirFd, entry.name, MAX_SEARCH_FILE_BYTES).catch(() => undefined);
-        const file = decodeFile(bytes ?? Buffer.alloc(0));
+        const file = decodeLossy(bytes ?? Buffer.alloc(0));
         if (file.kind === "binary") return undefined;
         const line = firstLineContaining(file.utf8.toString("utf8"), args.query, args.ignoreCase);
         return line === undefined ? undefined : { ...hit, line };

@@ -7,7 +7,7 @@ import type { GrepSearch } from "./grep-search.js";
 import { readFileInDirectory, readHeldFile } from "../../sandbox/fd-ops.js";
 import { MAX_SEARCH_FILE_BYTES } from "../limits.js";
 import { findMatchingLines, type RegexWorker } from "./regex-worker.js";
-import { decodeFile } from "../../text/text-file.js";
+import { decodeLossy } from "../../text/index.js";
 import { toRelative, walkTree } from "./walk.js";
 
 /** Text sent to the regex worker in one message (files are never split). */
@@ -22,7 +22,7 @@ interface PendingFile {
 /** Text of file bytes as both engines search them; undefined for binary files. */
 function searchText(bytes: Buffer | undefined): string | undefined {
   if (bytes === undefined) return undefined;
-  const file = decodeFile(bytes);
+  const file = decodeLossy(bytes);
   return file.kind === "binary" ? undefined : file.utf8.toString("utf8");
 }
 

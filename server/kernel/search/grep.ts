@@ -9,7 +9,7 @@ import type { GrepEngine } from "./grep-search.js";
 import { createIncludeFilter } from "./include-glob.js";
 import { DEFAULT_GREP_MATCHES, MAX_GREP_MATCHES, MAX_GREP_OUTPUT_BYTES, MAX_SEARCH_FILE_BYTES, MAX_SEARCH_MS } from "../limits.js";
 import { compileSearchPattern } from "./search-pattern.js";
-import { decodeFile } from "../../text/text-file.js";
+import { decodeLossy } from "../../text/index.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
 
 const schema = z.object({
@@ -40,7 +40,7 @@ async function checkSingleFile(target: HeldPath, display: string, size: number):
       retryable: false,
     });
   }
-  if (decodeFile(await readHeldFile(target.fd!, size)).kind === "binary") {
+  if (decodeLossy(await readHeldFile(target.fd!, size)).kind === "binary") {
     throw new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {
       detail: { path: display, size },
       retryable: false,

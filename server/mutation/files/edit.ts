@@ -10,7 +10,7 @@ import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
-import { convertNewlines, decodeForEdit, encodeText } from "../../text/text-codec.js";
+import { convertNewlines, decodeForEdit, encodeText } from "../../text/index.js";
 import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
 
 /** The serial-edit nudge: this many distinct successful edits within the window suggest one /a patch. */

@@ -10,7 +10,7 @@ import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
-import { convertNewlines, decodeText, detectNewlines, encodeText } from "../../text/text-codec.js";
+import { convertNewlines, decodeExact, detectNewlines, encodeText } from "../../text/index.js";
 
 /** How many unseen byte ranges a stale_read error lists. */
 const MAX_LISTED_RANGES = 8;
@@ -49,7 +49,7 @@ async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): P
   }
   const previous = await readHeldFile(target.fd!, info.size);
   requireCompleteRead(ctx, target, previous);
-  const decoded = decodeText(previous);
+  const decoded = decodeExact(previous);
   // Keep the file's encoding and dominant newline; a file we cannot decode exactly is replaced as plain UTF-8.
   const encoding = decoded.ok ? decoded.decoded.encoding : "utf-8";
   const text = decoded.ok && decoded.decoded.style !== "none" ? convertNewlines(content, decoded.decoded.newline) : content;

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeText, type TextEncoding } from "../../../server/text/text-codec.js";
+import { encodeText, type TextEncoding } from "../../../server/text/index.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 

@@ -3,7 +3,7 @@ import { ToolError } from "../../../server/errors.js";
 import { applyHunks } from "../../../server/mutation/files/apply-patch/apply-hunks.js";
 import { locateHunks } from "../../../server/mutation/files/apply-patch/locate.js";
 import { parsePatch, type PatchOp } from "../../../server/mutation/files/apply-patch/parse.js";
-import { decodeText } from "../../../server/text/text-codec.js";
+import { decodeExact } from "../../../server/text/index.js";
 
 const patch = (...lines: string[]) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n");
 
@@ -23,7 +23,7 @@ function update(op: PatchOp) {
 
 function applyTo(text: string, body: string[]): string {
   const op = update(parsePatch(patch("*** Update File: f", ...body))[0]!);
-  const decoded = decodeText(Buffer.from(text, "utf8"));
+  const decoded = decodeExact(Buffer.from(text, "utf8"));
   if (!decoded.ok) throw new Error("undecodable");
   const lines = text.split(/\r\n|\r|\n/);
   if (lines[lines.length - 1] === "") lines.pop();
@@ -84,7 +84,7 @@ describe("hunk location and application", () => {
     const op = update(parsePatch(patch("*** Update File: f", "@@", " if (x) {", "-    y();", "+    z();"))[0]!);
     const located = locateHunks(["\tif (x) {", "\t    y();", "}"], op.hunks);
     expect(located.ok && located.located[0]!.match).toBe("whitespace");
-    const decoded = decodeText(Buffer.from("\tif (x) {\n\t    y();\n}\n"));
+    const decoded = decodeExact(Buffer.from("\tif (x) {\n\t    y();\n}\n"));
     if (!decoded.ok || !located.ok) throw new Error("setup");
     expect(applyHunks(decoded.decoded, located.located).text).toBe("\tif (x) {\n    z();\n}\n");
   });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { convertNewlines, decodeText, detectNewlines, encodeText, type TextEncoding } from "../../../server/text/text-codec.js";
-import { findOccurrences, lineAt, normalizeWithOffsets } from "../../../server/mutation/files/text-match.js";
+import { convertNewlines, decodeExact, decodeForEdit, detectNewlines, encodeText, type TextEncoding } from "../../../server/text/index.js";
 
 const SAMPLE = "héllo → wörld 😀";
 
-describe("text codec", () => {
+describe("decodeExact", () => {
   it.each<[TextEncoding, string]>([
     ["utf-8", "\n"],
     ["utf-8", "\r\n"],
@@ -17,7 +16,7 @@ describe("text codec", () => {
   ])("round-trips %s with %j newlines byte-exactly", (encoding, newline) => {
     const text = [SAMPLE, "line two", ""].join(newline);
     const bytes = encodeText(text, encoding);
-    const outcome = decodeText(bytes);
+    const outcome = decodeExact(bytes);
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;
     expect(outcome.decoded.encoding).toBe(encoding);
@@ -36,13 +35,18 @@ describe("text codec", () => {
     ["invalid UTF-8", Buffer.from([0x61, 0xff, 0x62]), "not_round_trippable"],
     ["an odd-length UTF-16 body", Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x62]), "not_round_trippable"],
     ["a lone UTF-16 surrogate", Buffer.from([0xff, 0xfe, 0x00, 0xd8, 0x61, 0x00]), "not_round_trippable"],
+    ["a UTF-16 BOM with a NUL unit", Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x00, 0x00]), "binary"],
+    ["a UTF-32 LE BOM", Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x61, 0x00, 0x00, 0x00]), "not_round_trippable"],
+    ["a UTF-32 BE BOM", Buffer.from([0x00, 0x00, 0xfe, 0xff, 0x00, 0x00, 0x00, 0x61]), "not_round_trippable"],
+    ["Latin-1 text", Buffer.from("café\n", "latin1"), "not_round_trippable"],
+    ["an overlong UTF-8 encoding", Buffer.from([0xc0, 0xaf]), "not_round_trippable"],
   ])("refuses %s", (_name, bytes, reason) => {
-    expect(decodeText(bytes)).toEqual({ ok: false, reason });
+    expect(decodeExact(bytes)).toEqual({ ok: false, reason });
   });
 
   it("keeps a second BOM inside the text instead of swallowing it", () => {
     const bytes = Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x61]);
-    const outcome = decodeText(bytes);
+    const outcome = decodeExact(bytes);
     expect(outcome.ok && outcome.decoded.text).toBe("\ufeffa");
   });
 
@@ -59,20 +63,12 @@ describe("text codec", () => {
   it("converts every newline kind", () => {
     expect(convertNewlines("a\nb\r\nc\rd", "\r\n")).toBe("a\r\nb\r\nc\r\nd");
   });
-});
 
-describe("newline-tolerant matching", () => {
-  it("maps normalized offsets back to the original text", () => {
-    const original = "ab\r\ncd\ref\n";
-    const n = normalizeWithOffsets(original);
-    expect(n.text).toBe("ab\ncd\nef\n");
-    const at = n.text.indexOf("b\ncd");
-    expect(original.slice(n.offsets[at], n.offsets[at + 4])).toBe("b\r\ncd");
-    expect(n.offsets[n.text.length]).toBe(original.length);
-  });
-
-  it("counts overlapping occurrences and gives 1-based lines", () => {
-    expect(findOccurrences("aaa", "aa")).toEqual([0, 1]);
-    expect(lineAt("x\ny\nz", 4)).toBe(3);
+  it.each([
+    ["binary", Buffer.from([0x61, 0x00]), "binary_file"],
+    ["not UTF-8", Buffer.from([0x61, 0xff]), "unsupported_encoding"],
+    ["UTF-32", Buffer.from([0x00, 0x00, 0xfe, 0xff, 0x00, 0x00, 0x00, 0x61]), "unsupported_encoding"],
+  ])("decodeForEdit refuses a %s file with a code and no retry", (_name, bytes, code) => {
+    expect(() => decodeForEdit(bytes, "f.txt")).toThrow(expect.objectContaining({ code, retryable: false }));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeFile, diskOffsetOf, indexLines, type TextFile } from "../../../server/text/text-file.js";
+import { decodeLossy, diskOffsetOf, indexLines, type TextFile } from "../../../server/text/index.js";
 
 const utf16 = (text: string, bigEndian: boolean) => {
   const le = Buffer.from(text, "utf16le");
@@ -7,7 +7,7 @@ const utf16 = (text: string, bigEndian: boolean) => {
   return Buffer.concat([Buffer.from(bigEndian ? [0xfe, 0xff] : [0xff, 0xfe]), le]);
 };
 
-describe("decodeFile", () => {
+describe("decodeLossy", () => {
   it.each([
     ["plain UTF-8", Buffer.from("héllo\n"), "utf-8", 0, "héllo\n"],
     ["UTF-8 with BOM", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]), "utf-8-bom", 3, "héllo\n"],
@@ -15,7 +15,7 @@ describe("decodeFile", () => {
     ["UTF-16 BE with BOM", utf16("héllo 😀\n", true), "utf-16be", 2, "héllo 😀\n"],
     ["empty file", Buffer.alloc(0), "utf-8", 0, ""],
   ])("decodes %s", (_name, bytes, encoding, bomBytes, text) => {
-    const file = decodeFile(bytes) as TextFile;
+    const file = decodeLossy(bytes) as TextFile;
     expect(file).toMatchObject({ kind: "text", encoding, bomBytes, invalidUtf8: false });
     expect(file.utf8.toString("utf8")).toBe(text);
   });
@@ -26,11 +26,11 @@ describe("decodeFile", () => {
     ["UTF-16 text holding U+0000", utf16("a\u0000b", false)],
     ["UTF-16 without a BOM", Buffer.from("plain", "utf16le")],
   ])("reports %s as binary", (_name, bytes) => {
-    expect(decodeFile(bytes).kind).toBe("binary");
+    expect(decodeLossy(bytes).kind).toBe("binary");
   });
 
   it("flags bytes that are not UTF-8 but still treats the file as text", () => {
-    const file = decodeFile(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])) as TextFile;
+    const file = decodeLossy(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])) as TextFile;
     expect(file).toMatchObject({ kind: "text", encoding: "utf-8", invalidUtf8: true });
     expect(file.utf8.toString("utf8")).toBe("caf\ufffd\n");
   });
@@ -60,7 +60,7 @@ describe("diskOffsetOf", () => {
     ["utf-16le", utf16("ab\nčd😀\nx", false)],
     ["utf-16be", utf16("ab\nčd😀\nx", true)],
   ])("maps line starts of %s to the bytes on disk", (_name, bytes) => {
-    const file = decodeFile(bytes) as TextFile;
+    const file = decodeLossy(bytes) as TextFile;
     const index = indexLines(file.utf8);
     const second = index.starts[1]!;
     const unit = file.encoding.startsWith("utf-16") ? 2 : 1;

@@ -1,6 +1,6 @@
 // Applies located hunks to a decoded file, line by line: context lines keep the file's own bytes (even when
 // matched whitespace-tolerantly), new lines take the file's newline, and the final-newline state is kept.
-import type { DecodedText } from "../../../text/text-codec.js";
+import type { DecodedText } from "../../../text/index.js";
 import type { LocatedHunk } from "./locate.js";
 
 interface FileLine {

@@ -6,7 +6,7 @@ import { readHeldFile } from "../../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../../sandbox/fd-walk.js";
 import type { Preimage } from "../../../store/journal.js";
 import { capturePreimages } from "../../journal/preimages.js";
-import { decodeForEdit, encodeText } from "../../../text/text-codec.js";
+import { decodeForEdit, encodeText } from "../../../text/index.js";
 import { applyHunks, linesToText, splitLines } from "./apply-hunks.js";
 import { locateHunks, type MatchKind } from "./locate.js";
 import { PLUS_HINT, type PatchOp } from "./parse.js";
