@@ -1,9 +1,7 @@
 // Read coverage: which byte ranges of which file a session has seen, per content fingerprint.
 // /r records it; /w may replace an existing file only when the current fingerprint is fully covered.
 import crypto from "node:crypto";
-import type { SessionState } from "../tool/session-state.js";
-
-export const READ_COVERAGE_SLOT = "readCoverage";
+import { sessionSlot } from "../tool/session-state.js";
 
 // crypto.hash (Node 20.12+) is the one-shot form: no Hash stream object per call.
 const sha256Hex: (bytes: Buffer) => string =
@@ -78,6 +76,5 @@ function mergeRanges(ranges: Array<[number, number]>): Array<[number, number]> {
   return out;
 }
 
-export function readCoverageOf(state: SessionState): ReadCoverage {
-  return state.slot(READ_COVERAGE_SLOT, () => new ReadCoverage());
-}
+/** What this session has read: `readCoverage.of(ctx.state)`. */
+export const readCoverage = sessionSlot(() => new ReadCoverage());

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_PATHS, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
 import { shareBudget } from "./read-budget.js";
-import { readCoverageOf } from "./read-coverage.js";
+import { readCoverage } from "./read-coverage.js";
 import { loadTarget, renderTarget, type LoadedTarget, type RangeRequest, type RenderedTarget } from "./read-target.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
 
@@ -144,7 +144,7 @@ export const readTool = defineTool({
 });
 
 function buildResult(requestedPaths: string[], ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>) {
-  const coverage = readCoverageOf(ctx.state);
+  const coverage = readCoverage.of(ctx.state);
   const files: unknown[] = [];
   const failures: unknown[] = [];
   const returned: string[] = [];

@@ -1,16 +1,30 @@
-// In-memory state of one session generation (response snapshots, read coverage, edit streaks...).
-// Durable state (journal, staging) lives in SQLite; this is what may be lost on restart.
+// In-memory state of one session generation: response snapshots, and typed slots owned by the modules that use
+// them (read coverage, edit streaks). Durable state (journal, staging) lives in SQLite; this is what a restart loses.
 import { ResponseSnapshots } from "../../url-grammar/range-replay.js";
 
 export class SessionState {
   readonly snapshots = new ResponseSnapshots();
-  private readonly slots = new Map<string, unknown>();
+}
 
-  /** A named piece of per-session state, created on first use. */
-  slot<T>(key: string, create: () => T): T {
-    if (!this.slots.has(key)) this.slots.set(key, create());
-    return this.slots.get(key) as T;
-  }
+/** A typed piece of per-session state, declared by the module that owns it: `const x = sessionSlot(() => ...)`. */
+export interface SessionSlot<T extends object> {
+  /** This session generation's value, created on first use. */
+  of(state: SessionState): T;
+}
+
+export function sessionSlot<T extends object>(create: () => T): SessionSlot<T> {
+  // Keyed by the state object: a generation that rotation or forget() drops takes its values with it.
+  const values = new WeakMap<SessionState, T>();
+  return {
+    of(state) {
+      let value = values.get(state);
+      if (value === undefined) {
+        value = create();
+        values.set(state, value);
+      }
+      return value;
+    },
+  };
 }
 
 /** Session states keyed by session id and generation; a rotation simply stops using the old one. */

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool, type ToolContext, type ToolResult } from "../../kernel/tool/definition.js";
+import { sessionSlot } from "../../kernel/tool/session-state.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
@@ -16,7 +17,8 @@ import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWi
 /** The serial-edit nudge: this many distinct successful edits within the window suggest one /a patch. */
 export const EDIT_STREAK_THRESHOLD = 3;
 export const EDIT_STREAK_WINDOW_MS = 30_000;
-const EDIT_STREAK_SLOT = "mutation.editStreak";
+/** This session's recent successful edits, for the bulk-patch nudge. */
+const editStreak = sessionSlot((): Array<{ callId: string; at: number }> => []);
 /** Occurrences counted (and line numbers listed) before an ambiguity error stops looking. */
 const MAX_COUNTED_MATCHES = 1000;
 const MAX_LISTED_LINES = 20;
@@ -134,7 +136,7 @@ function looseMatchLines(text: string, old: string): number[] {
 
 /** Tracks distinct successful edits in this session; from the third within the window, suggests a bulk patch. */
 function streakAdvice(ctx: ToolContext): Record<string, unknown> {
-  const events = ctx.state.slot(EDIT_STREAK_SLOT, () => [] as Array<{ callId: string; at: number }>);
+  const events = editStreak.of(ctx.state);
   const now = Date.now();
   const callId = intentOf(ctx).callId;
   const recent = events.filter((e) => now - e.at <= EDIT_STREAK_WINDOW_MS && e.callId !== callId);

@@ -1,7 +1,7 @@
 // Commit and crash recovery for mutations of one file (write, edit): a fingerprint checkpoint, then one
 // atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
 import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../../errors.js";
-import { fingerprintBytes, readCoverageOf } from "../../kernel/read/read-coverage.js";
+import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.js";
 import type { InterruptedIntent, ToolContext, ToolResult } from "../../kernel/tool/definition.js";
 import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
@@ -51,7 +51,7 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
       extra: retryExtra(ctx),
     });
   }
-  readCoverageOf(ctx.state).invalidate(target.absolute);
+  readCoverage.of(ctx.state).invalidate(target.absolute);
 }
 
 function retryExtra(ctx: ToolContext): Record<string, unknown> {

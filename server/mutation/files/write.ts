@@ -2,7 +2,7 @@
 // its current version. Replaced files keep their mode, encoding, BOM and newline style.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
-import { fingerprintBytes, readCoverageOf } from "../../kernel/read/read-coverage.js";
+import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.js";
 import { defineTool, type ToolContext, type ToolResult } from "../../kernel/tool/definition.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
@@ -62,7 +62,7 @@ async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): P
 
 /** /w may replace an existing file only when every byte of its current version was returned to this session. */
 function requireCompleteRead(ctx: ToolContext, target: HeldPath, bytes: Buffer): void {
-  const coverage = readCoverageOf(ctx.state);
+  const coverage = readCoverage.of(ctx.state);
   const fingerprint = fingerprintBytes(bytes);
   if (coverage.isComplete(target.absolute, fingerprint)) return;
   const missing = coverage.missing(target.absolute, fingerprint, bytes.length);

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { fingerprintBytes, readCoverageOf } from "../../../server/kernel/read/read-coverage.js";
+import { fingerprintBytes, readCoverage } from "../../../server/kernel/read/read-coverage.js";
 import { defineTool } from "../../../server/kernel/tool/definition.js";
 import { resolveInsideRoot } from "../../../server/sandbox/paths.js";
 import { encodeQueryValue, encodeUrlText } from "../../../server/url-grammar/encode.js";
@@ -51,7 +51,7 @@ export const coverageProbeTool = defineTool({
     const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
     const bytes = fs.readFileSync(target.absolute);
     const fingerprint = fingerprintBytes(bytes);
-    const coverage = readCoverageOf(ctx.state);
+    const coverage = readCoverage.of(ctx.state);
     return { ok: true, complete: coverage.isComplete(target.absolute, fingerprint), missing: coverage.missing(target.absolute, fingerprint, bytes.length) };
   },
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ReadCoverage } from "../../../server/kernel/read/read-coverage.js";
-import { SessionStates } from "../../../server/kernel/tool/session-state.js";
+import { ReadCoverage, readCoverage } from "../../../server/kernel/read/read-coverage.js";
+import { sessionSlot, SessionStates } from "../../../server/kernel/tool/session-state.js";
 
 const FILE = "/host/project/a.txt";
 
@@ -51,5 +51,25 @@ describe("SessionStates", () => {
     expect(states.get("s1", 2)).toBe(rotated);
     states.forget("s1");
     expect(states.get("s1", 2)).not.toBe(rotated);
+  });
+});
+
+describe("sessionSlot", () => {
+  it("gives each session generation its own value, created once, and keeps slots apart", () => {
+    const states = new SessionStates();
+    let created = 0;
+    const streak = sessionSlot(() => {
+      created++;
+      return [] as number[];
+    });
+    const first = states.get("s1", 1);
+    streak.of(first).push(1);
+    expect(streak.of(first)).toEqual([1]);
+    expect(created).toBe(1);
+    expect(streak.of(states.get("s2", 1))).toEqual([]);
+    expect(streak.of(states.get("s1", 2))).toEqual([]);
+    expect(readCoverage.of(first)).toBeInstanceOf(ReadCoverage);
+    expect(readCoverage.of(first)).toBe(readCoverage.of(first));
+    expect(readCoverage.of(first)).not.toBe(streak.of(first));
   });
 });

@@ -2,7 +2,7 @@
 // before the first write; a failure mid-commit restores them at once, a crash is rolled back at start-up.
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, ToolError } from "../../../errors.js";
-import { readCoverageOf } from "../../../kernel/read/read-coverage.js";
+import { readCoverage } from "../../../kernel/read/read-coverage.js";
 import type { ToolContext } from "../../../kernel/tool/definition.js";
 import { withHeldPathAsync, type HeldPath } from "../../../sandbox/fd-walk.js";
 import { removeHeldFile, writeHeldFile } from "../atomic-write.js";
@@ -13,7 +13,7 @@ import type { PatchPlan, PlannedChange, PlannedPath } from "./plan.js";
 export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<void> {
   const { hooks } = runtimeOf(ctx);
   intentOf(ctx).recordPreimages(plan.preimages);
-  const coverage = readCoverageOf(ctx.state);
+  const coverage = readCoverage.of(ctx.state);
   let done = 0;
   try {
     for (const change of plan.changes) {
