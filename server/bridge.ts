@@ -17,11 +17,11 @@ import { createDataPlane } from "./gateway/app.js";
 import { createClientErrorHandler } from "./gateway/client-error.js";
 import { createDataPlaneShell } from "./gateway/koa-shell.js";
 import { createReadTools } from "./kernel/index.js";
-import { createReadRunner } from "./kernel/tool/runner.js";
+import { createToolKernel, type ToolKernel } from "./kernel/tool/run-tool.js";
 import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
-import { createJournalRunner, createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
+import { createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
 import { terminalProcesses } from "./mutation/terminal/terminal-processes.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
@@ -54,6 +54,10 @@ export interface Bridge {
   store: Store;
   registry: ReturnType<typeof createRegistry>;
   publicOrigin: ReturnType<typeof createPublicOrigin>;
+  /** The tool runner the data plane uses; a caller that is not a URL (a test, MCP) runs the same tools through it. */
+  kernel: ToolKernel;
+  /** Every tool the data plane routes to, native and extra. */
+  tools: AnyToolDefinition[];
   controlUrl: string;
   dataUrl: string;
   close(): Promise<void>;
@@ -179,11 +183,13 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log.warn("the capability key in the state directory does not match the database (restored or copied without it): every session received fresh capability URLs");
   }
 
+  // One tool runner for every transport: the URL data plane now, MCP and plugins next (issue 11).
+  const kernel = createToolKernel({ log, mutation });
   const dataPlane = createDataPlane({
     store,
     states,
     tools,
-    runners: { read: createReadRunner(log), mutation: createJournalRunner(mutation) },
+    kernel,
     plugins,
     publicOrigin: () => publicOrigin.origin(),
     log,
@@ -226,6 +232,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     store,
     registry,
     publicOrigin,
+    kernel,
+    tools,
     controlUrl,
     dataUrl,
     async close() {

@@ -6,7 +6,8 @@ import { isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";
 import type { RunOutcome } from "../kernel/tool/runner.js";
 import type { AnyToolDefinition, CapabilityBase, ProjectScope, ToolResult } from "../kernel/tool/definition.js";
 import type { PluginHost } from "../plugins/host.js";
-import { bindQuery } from "../url-grammar/bind.js";
+import { validateInput } from "../kernel/tool/validate-input.js";
+import { bindQueryInput } from "../url-grammar/bind.js";
 import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 
 const pluginQuerySchema = z.object({ plugin: z.string().min(1).max(64).optional() });
@@ -31,7 +32,8 @@ export function manifestOf(tools: AnyToolDefinition[], permissions: ProjectScope
 }
 
 export async function answerPluginsRoute(plugins: PluginHost, url: RequestUrl): Promise<RunOutcome> {
-  const { plugin } = bindQuery<{ plugin?: string }>({ schema: pluginQuerySchema, binding: {}, url });
+  const candidate = bindQueryInput({ schema: pluginQuerySchema, binding: {}, url });
+  const { plugin } = validateInput<{ plugin?: string }>(pluginQuerySchema, candidate, { repair: (edit) => editRequestUrl(url, edit) });
   if (plugin === undefined) return { body: { ok: true, plugins: await plugins.summaries() } };
   const found = plugins.get(plugin);
   if (!found) {

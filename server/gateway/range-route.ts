@@ -3,9 +3,10 @@
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import type { SessionState } from "../kernel/tool/session-state.js";
-import { bindQuery } from "../url-grammar/bind.js";
+import { validateInput } from "../kernel/tool/validate-input.js";
+import { bindQueryInput } from "../url-grammar/bind.js";
 import { RANGE_METADATA_PREFIX, sliceByOffset, sliceByPart } from "../url-grammar/range-replay.js";
-import type { RequestUrl } from "../url-grammar/request-url.js";
+import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 
 const rangeSchema = z.object({
   last: z.boolean().optional(),
@@ -19,7 +20,8 @@ type RangeArgs = z.infer<typeof rangeSchema>;
 
 /** Returns the plain-text range response or throws a ToolError. */
 export function serveRange(url: RequestUrl, state: SessionState, baseUrl: string): string {
-  const args = bindQuery<RangeArgs>({ schema: rangeSchema, binding: {}, url, example: "/z?last=1&part=0" });
+  const candidate = bindQueryInput({ schema: rangeSchema, binding: {}, url });
+  const args = validateInput<RangeArgs>(rangeSchema, candidate, { example: "/z?last=1&part=0", repair: (edit) => editRequestUrl(url, edit) });
   if (args.last && args.id) {
     throw new ToolError(ErrorCode.conflictingParameters, "Use last=1 or id=<responseId>, not both.", {
       detail: { parameters: ["last", "id"] },

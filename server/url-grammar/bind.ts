@@ -1,7 +1,9 @@
-// Binds a request's query to a tool's zod schema, strictly: unknown, conflicting and malformed
-// parameters become structured errors, and deterministic corrections come back as exact repair URLs.
-import { z } from "zod";
+// Turns a request's query into a tool's candidate input, strictly: unknown, conflicting and misplaced parameters
+// become structured errors with exact repair URLs, strings become numbers and booleans where the schema says so,
+// and the raw= tail lands in the tool's rawField. Validating the candidate is the kernel's job (run-tool.ts).
+import type { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
+import { fieldsOf, type FieldInfo } from "../kernel/tool/input-fields.js";
 import { MAX_RAW_BYTES } from "./limits.js";
 import { decodeQueryComponent } from "./percent.js";
 import { editRequestUrl, type RequestUrl } from "./request-url.js";
@@ -13,54 +15,6 @@ export interface UrlBinding {
   rawField?: string;
   /** Control parameters a raw tail must not swallow, beyond the schema's own fields. */
   controlNames?: string[];
-}
-
-type FieldKind = "string" | "number" | "boolean" | "enum" | "array" | "other";
-
-interface FieldInfo {
-  kind: FieldKind;
-  element?: FieldInfo;
-  min?: number;
-  max?: number;
-  options?: readonly string[];
-}
-
-function describeField(schema: z.ZodType): FieldInfo {
-  let current: z.ZodType = schema;
-  for (;;) {
-    const def = (current as unknown as { _zod: { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } } })._zod.def;
-    if ((def.type === "optional" || def.type === "default" || def.type === "nullable" || def.type === "readonly") && def.innerType) {
-      current = def.innerType;
-      continue;
-    }
-    if (def.type === "pipe" && def.in) {
-      current = def.in;
-      continue;
-    }
-    switch (def.type) {
-      case "string":
-        return { kind: "string" };
-      case "number": {
-        const n = current as z.ZodNumber;
-        return {
-          kind: "number",
-          min: Number.isFinite(n.minValue ?? NaN) ? (n.minValue as number) : undefined,
-          max: Number.isFinite(n.maxValue ?? NaN) ? (n.maxValue as number) : undefined,
-        };
-      }
-      case "boolean":
-        return { kind: "boolean" };
-      case "enum":
-        return { kind: "enum", options: (current as z.ZodEnum).options as readonly string[] };
-      case "array":
-        return {
-          kind: "array",
-          element: describeField((current as unknown as { _zod: { def: { element: z.ZodType } } })._zod.def.element),
-        };
-      default:
-        return { kind: "other" };
-    }
-  }
 }
 
 const INTEGER = /^[+-]?\d{1,15}$/;
@@ -105,36 +59,15 @@ function suggestKey(unknown: string, known: string[]): string | undefined {
 }
 
 export interface BindOptions {
+  /** The tool's input schema: which parameters exist and which are numbers, booleans or lists. */
   schema: z.ZodObject;
   binding: UrlBinding;
   url: RequestUrl;
-  /** Example URL suffix used in missing-parameter hints. */
-  example?: string;
 }
 
-/** What binding needs to know about a schema, worked out once per schema rather than on every call. */
-interface SchemaFacts {
-  shape: Record<string, z.ZodType>;
-  fields: string[];
-  info: Map<string, FieldInfo>;
-}
-
-const schemaFacts = new WeakMap<z.ZodObject, SchemaFacts>();
-
-function factsOf(schema: z.ZodObject): SchemaFacts {
-  let facts = schemaFacts.get(schema);
-  if (!facts) {
-    const shape = schema.shape as Record<string, z.ZodType>;
-    const fields = Object.keys(shape);
-    facts = { shape, fields, info: new Map(fields.map((f) => [f, describeField(shape[f]!)])) };
-    schemaFacts.set(schema, facts);
-  }
-  return facts;
-}
-
-/** Returns the tool's typed arguments or throws a ToolError an agent can act on. */
-export function bindQuery<T>({ schema, binding, url, example }: BindOptions): T {
-  const { shape, fields, info: fieldInfo } = factsOf(schema);
+/** Returns the candidate input (not yet validated) or throws a ToolError an agent can act on. */
+export function bindQueryInput({ schema, binding, url }: BindOptions): Record<string, unknown> {
+  const { shape, names: fields, info: fieldInfo } = fieldsOf(schema);
   const aliases = binding.aliases ?? {};
   const knownNames = () => [...fields, ...Object.keys(aliases), ...(binding.rawField ? ["raw"] : [])];
 
@@ -211,51 +144,7 @@ export function bindQuery<T>({ schema, binding, url, example }: BindOptions): T 
     candidate[binding.rawField] = url.query.raw.text;
   }
 
-  const parsed = schema.safeParse(candidate);
-  if (parsed.success) return parsed.data as T;
-  throw issueToError(parsed.error.issues[0]!, fieldInfo, candidate, url, binding, example);
-}
-
-function issueToError(
-  issue: z.core.$ZodIssue,
-  fieldInfo: Map<string, FieldInfo>,
-  candidate: Record<string, unknown>,
-  url: RequestUrl,
-  binding: UrlBinding,
-  example: string | undefined,
-): ToolError {
-  const field = String(issue.path[0] ?? "");
-  const info = fieldInfo.get(field);
-  if (!field || !info) {
-    return new ToolError(ErrorCode.invalidParameter, issue.message, { detail: { issue: issue.code } });
-  }
-  const spelled = field === binding.rawField ? "raw" : field;
-  if (candidate[field] === undefined) {
-    return new ToolError(ErrorCode.missingParameter, `Missing required parameter ${spelled}.${example ? ` Example: ${example}` : ""}`, {
-      detail: { parameter: spelled },
-    });
-  }
-  const received = candidate[field];
-  if (info.kind === "number" && typeof received === "number") {
-    const clamped = Math.min(info.max ?? received, Math.max(info.min ?? received, received));
-    if (clamped !== received) {
-      return new ToolError(ErrorCode.invalidParameter, `${field} must be between ${info.min} and ${info.max}; fetch the repair URL for the clamped value.`, {
-        detail: { parameter: field, received, min: info.min, max: info.max },
-        repair: editRequestUrl(url, { set: { key: field, value: String(clamped) } }),
-      });
-    }
-  }
-  const expected =
-    info.kind === "number"
-      ? "an integer"
-      : info.kind === "boolean"
-        ? "1, 0, true or false"
-        : info.kind === "enum"
-          ? `one of ${info.options?.join(", ")}`
-          : undefined;
-  return new ToolError(ErrorCode.invalidParameter, `${spelled}: ${expected ? `expected ${expected}` : issue.message}.`, {
-    detail: { parameter: spelled, received: typeof received === "string" ? received.slice(0, 80) : received },
-  });
+  return candidate;
 }
 
 /**

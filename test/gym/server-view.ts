@@ -1,8 +1,10 @@
 // What the data plane decodes from a request target, using the server's own transport functions: the
-// client-error rescue for raw bytes Node refuses, then the raw-tail parser and the strict binder.
+// client-error rescue for raw bytes Node refuses, then the raw-tail parser, the strict binder and the kernel's
+// schema validation.
 import { z } from "zod";
 import { ToolError } from "../../server/errors.js";
-import { bindQuery } from "../../server/url-grammar/bind.js";
+import { validateInput } from "../../server/kernel/tool/validate-input.js";
+import { bindQueryInput } from "../../server/url-grammar/bind.js";
 import { hasUnencodedTargetBytes, percentEncodeTargetBytes } from "../../server/url-grammar/request-target.js";
 import { parseRequestUrl, splitTarget, type RequestUrl } from "../../server/url-grammar/request-url.js";
 import type { FormName } from "./forms.js";
@@ -31,11 +33,9 @@ export type Binding = { ok: true; args: WriteLikeArgs } | { ok: false; error: To
 /** Binds a request target like a write route would: typed arguments, or the structured refusal. */
 export function bindWriteLike(target: string): Binding {
   try {
-    const args = bindQuery<WriteLikeArgs>({
-      schema: writeLikeSchema,
-      binding: { rawField: "content", controlNames: ["wait", "run", "call"] },
-      url: serverRequest(target),
-    });
+    const url = serverRequest(target);
+    const candidate = bindQueryInput({ schema: writeLikeSchema, binding: { rawField: "content", controlNames: ["wait", "run", "call"] }, url });
+    const args = validateInput<WriteLikeArgs>(writeLikeSchema, candidate, { rawField: "content" });
     return { ok: true, args };
   } catch (error) {
     if (error instanceof ToolError) return { ok: false, error };

@@ -1,5 +1,5 @@
-// The one place a tool call is executed: errors become structured failures and unexpected ones are logged
-// for the operator without reaching the agent. Mutation tools go through the journal runner instead.
+// A tool's execute step: errors become structured failures and unexpected ones are logged for the operator
+// without reaching the agent. run-tool.ts calls it for read tools, and hands it to the journal runner for mutations.
 import { isToolError, toFailure, type ToolFailure } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { AnyToolDefinition, ToolContext, ToolResult } from "./definition.js";
@@ -10,12 +10,15 @@ export interface RunOutcome {
   callId?: string;
   /** How the journal answered: new, replayed (existing record), joined (in-flight execution). */
   dedupe?: "new" | "replayed" | "joined";
+  /** The call was refused before the tool was invoked (permission, the transport's decoding, validation). */
+  refused?: true;
 }
 
 /** A tool that never waits (read) answers synchronously, and the gateway then answers without a microtask. */
 export type MaybePromise<T> = T | Promise<T>;
 
-export type ToolRunner = (tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => MaybePromise<RunOutcome>;
+/** The execute step the kernel hands the journal runner: validated arguments in, a body out, never a throw. */
+export type ExecuteStep = (tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => MaybePromise<ToolResult | ToolFailure>;
 
 export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
@@ -39,11 +42,4 @@ export function executeSafely(
   } catch (error) {
     return fail(error);
   }
-}
-
-export function createReadRunner(log: Logger): ToolRunner {
-  return (tool, args, ctx) => {
-    const body = executeSafely(tool, args, ctx, log);
-    return isPromise(body) ? body.then((settled) => ({ body: settled })) : { body };
-  };
 }

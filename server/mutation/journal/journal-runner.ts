@@ -1,9 +1,9 @@
-// The mutation runner (a ToolRunner): strips the journal controls, resolves staged content, derives the call
-// id, and answers each GET from the journal: a new intent runs once, an identical in-flight call joins it,
-// and a finished one is replayed from its record without executing again.
+// The mutation half of the tool kernel (server/kernel/tool/run-tool.ts): given validated arguments, it strips the
+// journal controls, resolves staged content, derives the call id, and answers each call from the journal: a new
+// intent runs the kernel's execute step once, an identical in-flight call joins it, and a finished one is
+// replayed from its record without executing again. Permission and validation are the kernel's, done before.
 import { ErrorCode, isToolError, ToolError, toFailure } from "../../errors.js";
-import { assertToolEnabled } from "../../kernel/tool/permissions.js";
-import { executeSafely, type RunOutcome, type ToolRunner } from "../../kernel/tool/runner.js";
+import type { ExecuteStep, RunOutcome } from "../../kernel/tool/runner.js";
 import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
 import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
@@ -12,17 +12,18 @@ import { splitControls } from "./controls.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
 import { resolveStagedContent } from "../staging/staging.js";
 
+/** Runs one validated mutation-capability call through the journal; may reject with a ToolError. */
+export type JournalRunner = (tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => Promise<RunOutcome>;
+
 /** Error codes recovery records; a replay of such a record offers a `retry` URL with a fresh run=. */
 const INTERRUPTED_CODES = new Set<string>([ErrorCode.interrupted, ErrorCode.interruptedRolledBack]);
 
-export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
+export function createJournalRunner(runtime: MutationRuntime, executeStep: ExecuteStep): JournalRunner {
   const { journal, log } = runtime;
 
   return async (tool, args, baseCtx) => {
-    // The gateway checks first; this keeps the rule for callers that do not come through a URL.
-    assertToolEnabled(tool, baseCtx.project.permissions);
     const ctx: ToolContext = { ...baseCtx, mutation: runtime };
-    if (tool.journal?.record === false) return { body: await executeSafely(tool, args, ctx, log) };
+    if (tool.journal?.record === false) return { body: await executeStep(tool, args, ctx) };
 
     const { controls, rest } = splitControls(args);
     if (controls.run !== undefined && controls.call !== undefined) {
@@ -77,7 +78,7 @@ export function createJournalRunner(runtime: MutationRuntime): ToolRunner {
       }
       try {
         journal.markRunning(flight);
-        return await executeSafely(tool, args, intentCtx, log);
+        return await executeStep(tool, args, intentCtx);
       } finally {
         release?.();
       }

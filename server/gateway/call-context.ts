@@ -1,0 +1,58 @@
+// What one authenticated URL call runs with: the parsed request URL, both bases' URLs, the session's state, and
+// the ToolContext the kernel gets (its exact URLs build on this request, so repairs are the request corrected).
+import type { AnyToolDefinition, CapabilityBase, ExactUrls, ProjectScope, ToolContext } from "../kernel/tool/definition.js";
+import type { SessionState, SessionStates } from "../kernel/tool/session-state.js";
+import type { CapabilityLookup } from "../store/sessions.js";
+import { buildUrl, editRequestUrl, parseRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
+import type { Authenticated } from "./authenticate.js";
+
+export type AgentFallback = ProjectScope["agentFallback"];
+
+export function projectScopeOf(cap: CapabilityLookup, agentFallback: AgentFallback): ProjectScope {
+  return { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions, ...(agentFallback ? { agentFallback } : {}) };
+}
+
+/** One call on the data plane, from its request target to its recorded answer. */
+export interface UrlCall {
+  auth: Authenticated;
+  /** The route as the URL spelled it (a long alias stays long). */
+  route: string;
+  url: RequestUrl;
+  state: SessionState;
+  baseUrl(base: CapabilityBase): string;
+  startedAt: number;
+}
+
+export function openCall(auth: Authenticated, route: string, rawQuery: string, origin: string, states: SessionStates): UrlCall {
+  const startedAt = Date.now();
+  const basePath = (b: CapabilityBase) => `/v0/${b === "r" ? auth.tokens.r : auth.tokens.m}`;
+  return {
+    auth,
+    route,
+    url: parseRequestUrl(origin, basePath(auth.base), route, rawQuery),
+    state: states.get(auth.cap.sessionId, auth.cap.generation),
+    baseUrl: (b) => `${origin}${basePath(b)}`,
+    startedAt,
+  };
+}
+
+export function toolContextOf(call: UrlCall, options: { agentFallback: AgentFallback; signal: AbortSignal }): ToolContext {
+  const { cap, tokens } = call.auth;
+  const { url } = call;
+  const urls: ExactUrls = {
+    to: (base, route, params, raw) => buildUrl(url.origin, `/v0/${base === "r" ? tokens.r : tokens.m}`, route, params, raw),
+    repair: (edit) => editRequestUrl(url, edit),
+  };
+  return {
+    project: projectScopeOf(cap, options.agentFallback),
+    session: { id: cap.sessionId, name: cap.sessionName, generation: cap.generation },
+    state: call.state,
+    urls,
+    signal: options.signal,
+  };
+}
+
+/** The base a tool's calls belong on. */
+export function baseFor(tool: AnyToolDefinition): CapabilityBase {
+  return tool.capability === "read" ? "r" : "m";
+}

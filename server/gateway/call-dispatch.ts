@@ -1,0 +1,128 @@
+// One authenticated call on a capability base: the route picks a tool or a gateway route (/z, /manifest, /k), a
+// tool call becomes candidate input + context for the kernel (server/kernel/tool/run-tool.ts), and every answer
+// ends in finishCall. URL-only refusals live here: target length, unknown route, wrong base, the query grammar.
+import type http from "node:http";
+import { ErrorCode, ToolError, toFailure, type ToolFailure } from "../errors.js";
+import type { AnyToolDefinition, CapabilityBase } from "../kernel/tool/definition.js";
+import type { CandidateInput, ToolKernel } from "../kernel/tool/run-tool.js";
+import { isPromise, type MaybePromise, type RunOutcome } from "../kernel/tool/runner.js";
+import type { SessionStates } from "../kernel/tool/session-state.js";
+import type { Logger } from "../log.js";
+import type { PluginHost } from "../plugins/host.js";
+import { bindQueryInput } from "../url-grammar/bind.js";
+import { MAX_REQUEST_TARGET_BYTES } from "../url-grammar/limits.js";
+import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
+import type { Authenticated } from "./authenticate.js";
+import { baseFor, openCall, toolContextOf, type AgentFallback, type UrlCall } from "./call-context.js";
+import { callRecord, finishCall, type RecordCall } from "./finish-call.js";
+import { answerPluginsRoute, manifestOf } from "./gateway-routes.js";
+import { serveRange } from "./range-route.js";
+import { sendBytes, TEXT_CONTENT_TYPE } from "./respond.js";
+import type { RouteMatch, RouteTable } from "./route-table.js";
+
+export interface CallDispatchOptions {
+  table: RouteTable;
+  kernel: ToolKernel;
+  plugins: PluginHost;
+  states: SessionStates;
+  publicOrigin: () => string;
+  record: RecordCall;
+  log: Logger;
+  signal: AbortSignal;
+  agentFallback?: AgentFallback;
+}
+
+export type CallHandler = (res: http.ServerResponse, auth: Authenticated, route: string, rawTarget: string, rawQuery: string) => Promise<void> | void;
+
+export function createCallDispatch(options: CallDispatchOptions): CallHandler {
+  const { table, kernel, record, log } = options;
+  const contextOptions = { agentFallback: options.agentFallback, signal: options.signal };
+
+  return (res, auth, route, rawTarget, rawQuery) => {
+    const call = openCall(auth, route, rawQuery, options.publicOrigin(), options.states);
+    let toolId: string | null = null;
+    let pending: MaybePromise<RunOutcome>;
+    try {
+      assertTargetLength(rawTarget);
+      const match = table.match(route);
+      if (!match) throw unknownRoute(table, auth.base, call.url, route);
+      if (match.kind === "gateway" && match.name === "range") {
+        const text = serveRange(call.url, call.state, call.baseUrl(auth.base));
+        sendBytes(res, 200, TEXT_CONTENT_TYPE, Buffer.from(text, "utf8"));
+        record(callRecord(call, "z", null, { ok: true }));
+        return;
+      }
+      pending = dispatch(match, call);
+      toolId = match.kind === "tool" ? match.tool.id : match.name;
+    } catch (error) {
+      return finishCall(res, call, toolId, { body: failureOf(error) }, record);
+    }
+    if (isPromise(pending)) {
+      return pending.then(
+        (outcome) => finishCall(res, call, toolId, outcome, record),
+        (error: unknown) => finishCall(res, call, toolId, { body: failureOf(error) }, record),
+      );
+    }
+    finishCall(res, call, toolId, pending, record);
+  };
+
+  function dispatch(match: RouteMatch, call: UrlCall): MaybePromise<RunOutcome> {
+    if (match.kind === "gateway") {
+      if (match.name === "manifest") return { body: manifestOf(table.tools, call.auth.cap.permissions, call.baseUrl) };
+      return answerPluginsRoute(options.plugins, call.url);
+    }
+    const { tool } = match;
+    return kernel.runDecoded(tool, () => decodeToolCall(tool, call), toolContextOf(call, contextOptions));
+  }
+
+  /** The URL's part of a tool call, after the kernel's permission check: the right base, then the query grammar. */
+  function decodeToolCall(tool: AnyToolDefinition, call: UrlCall): CandidateInput {
+    const wanted = baseFor(tool);
+    if (wanted !== call.auth.base) throw statSlip(call.auth.base, tool.route, call.url) ?? wrongBase(tool, wanted, call);
+    return bindQueryInput({ schema: tool.schema, binding: tool.url, url: call.url });
+  }
+
+  // Tool failures come back as outcomes; this is a gateway refusal (ToolError) or a bug, which the operator sees.
+  function failureOf(error: unknown): ToolFailure {
+    if (!(error instanceof ToolError)) log.error("data plane request failed", { error: error instanceof Error ? error.stack : String(error) });
+    return toFailure(error);
+  }
+}
+
+function assertTargetLength(rawTarget: string): void {
+  const bytes = Buffer.byteLength(rawTarget, "utf8");
+  if (bytes <= MAX_REQUEST_TARGET_BYTES) return;
+  throw new ToolError(ErrorCode.requestTargetTooLong, `The URL is longer than ${MAX_REQUEST_TARGET_BYTES} bytes. Stage large content with /s in ~1 KiB chunks and pass blob=<id>&count=<n>.`, {
+    detail: { bytes, limit: MAX_REQUEST_TARGET_BYTES },
+    agentAction: "stage_content",
+  });
+}
+
+/**
+ * A common slip: /s?path= (or file=) on the read base means /t (stat), not staging on the wrong base. The one
+ * place this rule lives, for an unmatched route and for the stage tool reached on the read base alike.
+ */
+function statSlip(base: CapabilityBase, route: string, url: RequestUrl): ToolError | undefined {
+  if (base !== "r" || route !== "s" || !url.query.segments.some((s) => s.key === "path" || s.key === "file")) return undefined;
+  return new ToolError(ErrorCode.unknownRoute, "/s is staging on the mutation base; path metadata is /t (stat). Fetch the repair URL.", {
+    detail: { route },
+    repair: editRequestUrl(url, { route: "t" }),
+  });
+}
+
+function unknownRoute(table: RouteTable, base: CapabilityBase, url: RequestUrl, route: string): ToolError {
+  return (
+    statSlip(base, route, url) ??
+    new ToolError(ErrorCode.unknownRoute, `No route "/${route}" on this base. Routes: ${table.routesFor(base).join(", ")}.`, {
+      detail: { route, routes: table.routesFor(base) },
+    })
+  );
+}
+
+function wrongBase(tool: AnyToolDefinition, wanted: CapabilityBase, call: UrlCall): ToolError {
+  const token = wanted === "r" ? call.auth.tokens.r : call.auth.tokens.m;
+  return new ToolError(ErrorCode.wrongCapabilityBase, `/${tool.route} (${tool.id}) belongs on the ${wanted === "r" ? "read" : "mutation"} base. Fetch the repair URL.`, {
+    detail: { tool: tool.id, expectedBase: wanted },
+    repair: editRequestUrl(call.url, { basePath: `/v0/${token}`, route: tool.route }),
+  });
+}

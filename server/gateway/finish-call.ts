@@ -1,0 +1,42 @@
+// The end of every authenticated call: the answer's bytes, then its range snapshot (for /z) and its activity
+// record for the operator, whichever way the call was answered.
+import type http from "node:http";
+import type { ToolFailure } from "../errors.js";
+import type { RunOutcome } from "../kernel/tool/runner.js";
+import { createActivityRecorder, redactParams, type CallRecord } from "./activity-recorder.js";
+import type { UrlCall } from "./call-context.js";
+import { JSON_CONTENT_TYPE, sendBytes, serializeAgentJson } from "./respond.js";
+
+export type RecordCall = ReturnType<typeof createActivityRecorder>;
+
+/**
+ * What the activity log says about one call. `tool` is the tool or gateway route that answered, or null when the
+ * call was refused before any was invoked.
+ */
+export function callRecord(call: UrlCall, route: string, tool: string | null, body: { ok: boolean; errorCode?: string }, outcome?: RunOutcome): CallRecord {
+  return {
+    sessionId: call.auth.cap.sessionId,
+    generation: call.auth.cap.generation,
+    route: `/${route}`,
+    tool,
+    ok: body.ok,
+    errorCode: body.ok ? null : ((body as ToolFailure).errorCode ?? null),
+    httpStatus: 200,
+    startedAt: call.startedAt,
+    callId: outcome?.callId,
+    dedupe: outcome?.dedupe,
+    params: redactParams(call.url.query.segments, call.url.query.raw),
+  };
+}
+
+/** Sends a JSON answer (HTTP 200, ok or not) and keeps its snapshot and record. */
+export function finishCall(res: http.ServerResponse, call: UrlCall, tool: string | null, outcome: RunOutcome, record: RecordCall): void {
+  const { state } = call;
+  const { body } = outcome;
+  const answer = serializeAgentJson(state, body, call.baseUrl(call.auth.base));
+  sendBytes(res, 200, JSON_CONTENT_TYPE, answer.bytes);
+  // Bookkeeping after the bytes are on their way: it still runs before this process reads the
+  // agent's next request, so a /z for this answer always finds it.
+  state.snapshots.add(answer.id, answer.bytes);
+  record(callRecord(call, call.route, outcome.refused ? null : tool, body, outcome));
+}
