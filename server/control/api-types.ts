@@ -14,10 +14,8 @@ export type { SandboxStatus, ContainerSandboxStatus };
 /** What /api/health says the terminal sandbox enforces: the launcher's report, or the container mode's. */
 export type SandboxReport = SandboxStatus | ContainerSandboxStatus;
 
-/** Every control API error body. */
-export interface ApiErrorBody {
-  error: { code: string; message: string };
-}
+/** Every control API error body; its code is one of the catalog in server/control/errors.ts. */
+export type { ControlErrorBody as ApiErrorBody, ControlErrorCode } from "./errors.js";
 
 /** PATCH /api/projects/:id answers the project plus the sessions it rotated. */
 export type PatchProjectResult = import("../store/projects.js").ProjectRow & { rotatedSessions: string[] };

@@ -3,7 +3,7 @@ import Router from "@koa/router";
 import type { Config } from "../config.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { Store } from "../store/index.js";
-import { ControlError } from "./errors.js";
+import { ControlError, ControlErrorCode } from "./errors.js";
 import { listFolders } from "./folder-browser.js";
 import { readJsonBody } from "./json-body.js";
 import type { PublicOrigin } from "../tunnel/public-origin.js";
@@ -23,8 +23,8 @@ export interface ApiOptions {
 
 /** GET /api/limits: the session ceilings, how much of each is used, and the error code past it. */
 export interface SessionLimits {
-  enabledSessions: { used: number; max: number; code: "enabled_session_limit_reached" };
-  sessionDefinitions: { used: number; max: number; code: "session_definition_limit_reached" };
+  enabledSessions: { used: number; max: number; code: typeof ControlErrorCode.enabledSessionLimitReached };
+  sessionDefinitions: { used: number; max: number; code: typeof ControlErrorCode.sessionDefinitionLimitReached };
 }
 
 export function createApiRouter(options: ApiOptions): Router {
@@ -76,7 +76,7 @@ export function createApiRouter(options: ApiOptions): Router {
         ctx.body = registry.disableSession(id);
         return;
       default:
-        throw new ControlError(404, "not_found", `Unknown session action "${ctx.params.action}"; use rotate, enable or disable.`);
+        throw new ControlError(ControlErrorCode.notFound, `Unknown session action "${ctx.params.action}"; use rotate, enable or disable.`);
     }
   });
   router.delete("/sessions/:id", (ctx) => {
@@ -87,8 +87,8 @@ export function createApiRouter(options: ApiOptions): Router {
   router.get("/limits", (ctx) => {
     const sessions = registry.listSessions();
     const body: SessionLimits = {
-      enabledSessions: { used: sessions.filter((s) => s.enabled).length, max: MAX_ENABLED_SESSIONS, code: "enabled_session_limit_reached" },
-      sessionDefinitions: { used: sessions.length, max: MAX_SESSION_DEFINITIONS, code: "session_definition_limit_reached" },
+      enabledSessions: { used: sessions.filter((s) => s.enabled).length, max: MAX_ENABLED_SESSIONS, code: ControlErrorCode.enabledSessionLimitReached },
+      sessionDefinitions: { used: sessions.length, max: MAX_SESSION_DEFINITIONS, code: ControlErrorCode.sessionDefinitionLimitReached },
     };
     ctx.body = body;
   });
@@ -109,7 +109,7 @@ export function createApiRouter(options: ApiOptions): Router {
         try {
           publicOrigin.save(normalizeOrigin(body.publicOrigin));
         } catch (error) {
-          throw new ControlError(400, "invalid_origin", `publicOrigin: ${(error as Error).message}.`);
+          throw new ControlError(ControlErrorCode.invalidOrigin, `publicOrigin: ${(error as Error).message}.`);
         }
       }
     }

@@ -8,7 +8,7 @@ import type { SandboxReport } from "./api-types.js";
 import { createApiRouter, type ApiOptions } from "./api.js";
 import { createAuthBackoff } from "./auth-backoff.js";
 import { createAuthRouter, PUBLIC_API_PATHS } from "./auth-routes.js";
-import { ControlError } from "./errors.js";
+import { CONTROL_ERROR_STATUS, ControlError, ControlErrorCode, controlErrorBody, controlMessage } from "./errors.js";
 import { createHostGuard } from "./host-guard.js";
 import { createLoginSessions } from "./login-sessions.js";
 import { authenticateOperator, unauthorized } from "./operator-auth.js";
@@ -42,12 +42,12 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
     } catch (error) {
       if (error instanceof ControlError) {
         ctx.status = error.status;
-        ctx.body = { error: { code: error.code, message: error.message } };
+        ctx.body = controlErrorBody(error.code, error.message);
         return;
       }
       options.log.error("control plane request failed", { error: error instanceof Error ? error.stack : String(error) });
-      ctx.status = 500;
-      ctx.body = { error: { code: "internal_error", message: "Unexpected error; see the server log." } };
+      ctx.status = CONTROL_ERROR_STATUS.internal_error;
+      ctx.body = controlErrorBody(ControlErrorCode.internalError, controlMessage.internalError);
     }
   });
 
@@ -75,7 +75,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
     if (!operator && !PUBLIC_API_PATHS.has(ctx.path)) throw unauthorized();
     ctx.state.operator = operator;
     await next();
-    if (ctx.status === 404 && ctx.body === undefined) throw new ControlError(404, "not_found", `No API route ${ctx.method} ${ctx.path}.`);
+    if (ctx.status === 404 && ctx.body === undefined) throw new ControlError(ControlErrorCode.notFound, `No API route ${ctx.method} ${ctx.path}.`);
   });
 
   app.use(auth.routes());

@@ -3,7 +3,7 @@
 // Behind Docker's port publish every browser shares one address, so a lockout would lock the operator out.
 import type Koa from "koa";
 import { createFailureBackoff, type FailureBackoff } from "../failure-backoff.js";
-import { ControlError } from "./errors.js";
+import { ControlError, ControlErrorCode } from "./errors.js";
 
 /** Failures inside the window answered at once: typos and a stale script's first tries. */
 export const AUTH_FREE_FAILURES = 5;
@@ -43,8 +43,7 @@ export async function failAuthentication(backoff: FailureBackoff, ctx: Koa.Conte
   if (!verdict.saturated) return failure;
   ctx.set("Retry-After", String(SATURATED_RETRY_AFTER_S));
   return new ControlError(
-    429,
-    "auth_backoff",
+    ControlErrorCode.authBackoff,
     `Too many failed authentications are being answered right now; the right operator token is still accepted at once. Check the token (\`urlbridge token --show\`) and retry in ${SATURATED_RETRY_AFTER_S} s.`,
   );
 }

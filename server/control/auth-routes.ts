@@ -3,7 +3,7 @@
 import Router from "@koa/router";
 import type { FailureBackoff } from "../failure-backoff.js";
 import { failAuthentication } from "./auth-backoff.js";
-import { ControlError } from "./errors.js";
+import { ControlError, ControlErrorCode } from "./errors.js";
 import { readJsonBody } from "./json-body.js";
 import { LOGIN_COOKIE, LOGIN_SESSION_TTL_MS, type LoginSessions } from "./login-sessions.js";
 import type { OperatorAuth } from "./operator-auth.js";
@@ -49,7 +49,7 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
     const { token } = parseInput(loginBody, await readJsonBody(ctx));
     // Checked before any backoff: the right token logs in at once, however many wrong ones came before.
     if (!credential.matches(token)) {
-      const wrong = new ControlError(401, "invalid_token", "That is not the operator token; print it with `urlbridge token --show`.");
+      const wrong = new ControlError(ControlErrorCode.invalidToken, "That is not the operator token; print it with `urlbridge token --show`.");
       throw await failAuthentication(backoff, ctx, wrong);
     }
     sessions.revoke(ctx.cookies.get(LOGIN_COOKIE));

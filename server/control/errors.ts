@@ -1,13 +1,96 @@
-// Control-plane errors: a stable code, an HTTP status and a message meant for the operator.
+// Control-plane errors: a stable code from one catalog, the HTTP status that code always answers, and a message
+// meant for the operator. app.ts turns each into `{error: {code, message}}`; docs/CONTROL_PLANE.md lists the same.
+
+/** Every control-plane error code. Adding one is an API change: give it a status below and a row in the docs. */
+export const ControlErrorCode = {
+  // request bodies and fields (json-body.ts, validate.ts)
+  invalidRequest: "invalid_request",
+  invalidJson: "invalid_json",
+  bodyTooLarge: "body_too_large",
+  unsupportedMediaType: "unsupported_media_type",
+  // project roots (registry.ts) and the public origin (api.ts)
+  rootNotAbsolute: "root_not_absolute",
+  rootNotFound: "root_not_found",
+  rootNotDirectory: "root_not_directory",
+  invalidOrigin: "invalid_origin",
+  // the folder browser (folder-browser.ts)
+  invalidPath: "invalid_path",
+  outsideBrowseRoots: "outside_browse_roots",
+  notReadable: "not_readable",
+  pathNotFound: "path_not_found",
+  // who may call (operator-auth.ts, auth-routes.ts, auth-backoff.ts, host-guard.ts, same-origin.ts)
+  unauthorized: "unauthorized",
+  invalidToken: "invalid_token",
+  hostNotAllowed: "host_not_allowed",
+  crossOrigin: "cross_origin",
+  authBackoff: "auth_backoff",
+  // ids, names and limits (registry.ts, api.ts, app.ts)
+  notFound: "not_found",
+  projectNameTaken: "project_name_taken",
+  enabledSessionLimitReached: "enabled_session_limit_reached",
+  sessionDefinitionLimitReached: "session_definition_limit_reached",
+  // generic
+  internalError: "internal_error",
+} as const;
+
+export type ControlErrorCode = (typeof ControlErrorCode)[keyof typeof ControlErrorCode];
+
+/** The HTTP status each code answers; every code has exactly one. */
+export const CONTROL_ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  root_not_absolute: 400,
+  root_not_found: 400,
+  root_not_directory: 400,
+  invalid_origin: 400,
+  invalid_path: 400,
+  outside_browse_roots: 403,
+  not_readable: 403,
+  path_not_found: 404,
+  unauthorized: 401,
+  invalid_token: 401,
+  host_not_allowed: 403,
+  cross_origin: 403,
+  auth_backoff: 429,
+  not_found: 404,
+  project_name_taken: 409,
+  enabled_session_limit_reached: 409,
+  session_definition_limit_reached: 409,
+  internal_error: 500,
+} as const satisfies Record<ControlErrorCode, number>;
+
+/** Every control API error body. */
+export interface ControlErrorBody {
+  error: { code: ControlErrorCode; message: string };
+}
+
 export class ControlError extends Error {
   override name = "ControlError";
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ControlErrorCode,
     message: string,
   ) {
     super(message);
+    this.status = CONTROL_ERROR_STATUS[code];
   }
 }
 
-export const notFound = (what: string, id: string) => new ControlError(404, "not_found", `No ${what} with id "${id}".`);
+/** The JSON an error answers with (key order is part of the wire: code, then message). */
+export function controlErrorBody(code: ControlErrorCode, message: string): ControlErrorBody {
+  return { error: { code, message } };
+}
+
+export const notFound = (what: string, id: string) => new ControlError(ControlErrorCode.notFound, `No ${what} with id "${id}".`);
+
+/** Messages more than one place answers with, so the same code always reads the same. */
+export const controlMessage = {
+  internalError: "Unexpected error; see the server log.",
+  unauthorized: "Log in to the control UI, or send Authorization: Bearer <operator token>.",
+  wrongBearer: "The bearer token is not the operator token; print it with `urlbridge token --show`.",
+  enabledSessionLimit: (max: number) => `At most ${max} sessions may be enabled at once; disable one first.`,
+  sessionDefinitionLimit: (max: number) => `At most ${max} sessions may exist; delete one first.`,
+  projectNameTaken: (name: string) => `A project named "${name}" already exists.`,
+} as const;

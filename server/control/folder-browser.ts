@@ -2,7 +2,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { isInside } from "../sandbox/paths.js";
-import { ControlError } from "./errors.js";
+import { ControlError, ControlErrorCode } from "./errors.js";
 
 export const MAX_BROWSE_ENTRIES = 500;
 
@@ -31,17 +31,17 @@ export async function listFolders(browseRoots: string[], requested: string | und
   if (requested === undefined) {
     return { path: null, parent: null, roots, directories: roots.map((r) => ({ name: r, path: r })), truncated: false };
   }
-  if (!path.isAbsolute(requested)) throw new ControlError(400, "invalid_path", "path must be absolute.");
+  if (!path.isAbsolute(requested)) throw new ControlError(ControlErrorCode.invalidPath, "path must be absolute.");
   let real: string;
   try {
     real = await fs.realpath(requested);
   } catch {
-    throw new ControlError(404, "path_not_found", `"${requested}" does not exist.`);
+    throw new ControlError(ControlErrorCode.pathNotFound, `"${requested}" does not exist.`);
   }
   const root = roots.find((r) => isInside(r, real));
-  if (!root) throw new ControlError(403, "outside_browse_roots", `"${requested}" is outside the browse roots (${roots.join(", ") || "none"}).`);
+  if (!root) throw new ControlError(ControlErrorCode.outsideBrowseRoots, `"${requested}" is outside the browse roots (${roots.join(", ") || "none"}).`);
   const entries = await fs.readdir(real, { withFileTypes: true }).catch(() => {
-    throw new ControlError(403, "not_readable", `"${requested}" is not a readable directory.`);
+    throw new ControlError(ControlErrorCode.notReadable, `"${requested}" is not a readable directory.`);
   });
   const directories: Array<{ name: string; path: string }> = [];
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {

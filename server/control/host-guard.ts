@@ -1,7 +1,7 @@
 // DNS-rebinding guard: the control plane answers only when the Host header names loopback
 // (localhost, 127.0.0.1, [::1], any port) or a name the operator listed in URLBRIDGE_ALLOWED_HOSTS.
 import type Koa from "koa";
-import { ControlError } from "./errors.js";
+import { ControlError, ControlErrorCode } from "./errors.js";
 
 export const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -37,8 +37,7 @@ export function createHostGuard(allowedHosts: readonly string[]): Koa.Middleware
   return async function hostGuard(ctx, next) {
     if (!isAllowedHost(ctx.get("host"), allowed)) {
       throw new ControlError(
-        403,
-        "host_not_allowed",
+        ControlErrorCode.hostNotAllowed,
         "This Host name is not allowed on the control plane; use http://127.0.0.1:<port> or add the name to URLBRIDGE_ALLOWED_HOSTS.",
       );
     }

@@ -4,7 +4,7 @@
 import type Koa from "koa";
 import type { FailureBackoff } from "../failure-backoff.js";
 import { failAuthentication } from "./auth-backoff.js";
-import { ControlError } from "./errors.js";
+import { ControlError, ControlErrorCode, controlMessage } from "./errors.js";
 import { LOGIN_COOKIE, type LoginSessions } from "./login-sessions.js";
 import type { OperatorCredential } from "./operator-token.js";
 
@@ -16,7 +16,7 @@ function bearerToken(header: string | undefined): string | undefined {
 }
 
 export function unauthorized(): ControlError {
-  return new ControlError(401, "unauthorized", "Log in to the control UI, or send Authorization: Bearer <operator token>.");
+  return new ControlError(ControlErrorCode.unauthorized, controlMessage.unauthorized);
 }
 
 /**
@@ -33,7 +33,7 @@ export async function authenticateOperator(
   if (authorization) {
     const token = bearerToken(authorization);
     if (!token || !credential.matches(token)) {
-      const wrong = new ControlError(401, "unauthorized", "The bearer token is not the operator token; print it with `urlbridge token --show`.");
+      const wrong = new ControlError(ControlErrorCode.unauthorized, controlMessage.wrongBearer);
       throw await failAuthentication(backoff, ctx, wrong);
     }
     return { via: "bearer" };

@@ -9,7 +9,7 @@ import type { Store } from "../store/index.js";
 import type { ProjectRow } from "../store/projects.js";
 import type { SessionRow } from "../store/sessions.js";
 import { generateCapabilityToken, generateId } from "./capability-token.js";
-import { ControlError, notFound } from "./errors.js";
+import { ControlError, ControlErrorCode, controlMessage, notFound } from "./errors.js";
 
 export const MAX_ENABLED_SESSIONS = 16;
 export const MAX_SESSION_DEFINITIONS = 64;
@@ -52,14 +52,14 @@ export interface RegistryOptions {
 
 /** Resolves an operator-supplied root to its canonical realpath and checks it is a directory. */
 export function canonicalRoot(root: string): string {
-  if (!path.isAbsolute(root)) throw new ControlError(400, "root_not_absolute", `Project root must be an absolute path; got "${root}".`);
+  if (!path.isAbsolute(root)) throw new ControlError(ControlErrorCode.rootNotAbsolute, `Project root must be an absolute path; got "${root}".`);
   let real: string;
   try {
     real = fs.realpathSync(root);
   } catch {
-    throw new ControlError(400, "root_not_found", `Project root "${root}" does not exist.`);
+    throw new ControlError(ControlErrorCode.rootNotFound, `Project root "${root}" does not exist.`);
   }
-  if (!fs.statSync(real).isDirectory()) throw new ControlError(400, "root_not_directory", `Project root "${root}" is not a directory.`);
+  if (!fs.statSync(real).isDirectory()) throw new ControlError(ControlErrorCode.rootNotDirectory, `Project root "${root}" is not a directory.`);
   return real;
 }
 
@@ -124,7 +124,7 @@ export function createRegistry(options: RegistryOptions) {
     createProject(input: { name: string; root: string; permissions: Permissions }): ProjectRow {
       const root = canonicalRoot(input.root);
       return store.transaction(() => {
-        if (store.projects.getByName(input.name)) throw new ControlError(409, "project_name_taken", `A project named "${input.name}" already exists.`);
+        if (store.projects.getByName(input.name)) throw new ControlError(ControlErrorCode.projectNameTaken, controlMessage.projectNameTaken(input.name));
         const id = generateId("p");
         store.projects.insert({ id, name: input.name, root, ...input.permissions });
         return requireProject(id);
@@ -137,7 +137,7 @@ export function createRegistry(options: RegistryOptions) {
       return store.transaction(() => {
         const current = requireProject(id);
         if (patch.name && patch.name !== current.name && store.projects.getByName(patch.name)) {
-          throw new ControlError(409, "project_name_taken", `A project named "${patch.name}" already exists.`);
+          throw new ControlError(ControlErrorCode.projectNameTaken, controlMessage.projectNameTaken(patch.name));
         }
         const next = {
           id,
@@ -168,10 +168,10 @@ export function createRegistry(options: RegistryOptions) {
       return store.transaction(() => {
         const project = requireProject(input.projectId);
         if (store.sessions.count() >= MAX_SESSION_DEFINITIONS) {
-          throw new ControlError(409, "session_definition_limit_reached", `At most ${MAX_SESSION_DEFINITIONS} sessions may exist; delete one first.`);
+          throw new ControlError(ControlErrorCode.sessionDefinitionLimitReached, controlMessage.sessionDefinitionLimit(MAX_SESSION_DEFINITIONS));
         }
         if (store.sessions.countEnabled() >= MAX_ENABLED_SESSIONS) {
-          throw new ControlError(409, "enabled_session_limit_reached", `At most ${MAX_ENABLED_SESSIONS} sessions may be enabled at once; disable one first.`);
+          throw new ControlError(ControlErrorCode.enabledSessionLimitReached, controlMessage.enabledSessionLimit(MAX_ENABLED_SESSIONS));
         }
         const id = generateId("s");
         const name = input.name ?? `${project.name}-${store.sessions.listByProject(project.id).length + 1}`;
@@ -190,7 +190,7 @@ export function createRegistry(options: RegistryOptions) {
         const s = requireSession(id);
         if (s.enabled) return view(s);
         if (store.sessions.countEnabled() >= MAX_ENABLED_SESSIONS) {
-          throw new ControlError(409, "enabled_session_limit_reached", `At most ${MAX_ENABLED_SESSIONS} sessions may be enabled at once; disable one first.`);
+          throw new ControlError(ControlErrorCode.enabledSessionLimitReached, controlMessage.enabledSessionLimit(MAX_ENABLED_SESSIONS));
         }
         store.sessions.update({ ...s, enabled: true });
         return view(requireSession(id));

@@ -2,7 +2,7 @@
 // localhost is the same *site*, so another local web app could still post with the cookie.
 // The request must prove it comes from this exact origin (scheme + host + port).
 import type Koa from "koa";
-import { ControlError } from "./errors.js";
+import { ControlError, ControlErrorCode } from "./errors.js";
 
 /**
  * Same-origin when the Origin header equals this request's own origin. Browsers send Origin on every
@@ -19,8 +19,7 @@ export function isSameOriginRequest(ctx: Koa.Context): boolean {
 export function requireSameOrigin(ctx: Koa.Context): void {
   if (!isSameOriginRequest(ctx)) {
     throw new ControlError(
-      403,
-      "cross_origin",
+      ControlErrorCode.crossOrigin,
       "Browser requests that change state must come from the control UI's own origin; scripts should send Authorization: Bearer <operator token>.",
     );
   }
