@@ -1,35 +1,48 @@
 // Builds a JS/TS outline from the TypeScript compiler's syntax tree: imports (ES, require, re-exports) and
 // named declarations with their line spans. Parsing only; no type checking, no module resolution.
 import type * as TS from "typescript";
+import { z } from "zod";
 
-export interface OutlineImport {
-  line: number;
-  from: string;
-  /** Bound names: "x", "* as ns", "a as b"; absent for a side-effect import. */
-  names?: string[];
-  typeOnly?: true;
-  /** export ... from: re-exported rather than imported. */
-  reexport?: true;
-}
+// The entries /o answers, as zod schemas (part of the outline tool's output schema in outline.ts).
 
-export interface OutlineMember {
-  kind: string;
-  name: string;
-  line: number;
-  static?: true;
-}
+const line = z.number().int().min(1).describe("1-based line where it starts, the same numbering /r uses (read from it with /r offset=).");
 
-export interface OutlineDeclaration {
-  kind: string;
-  name: string;
-  line: number;
-  endLine: number;
-  exported?: true;
-  default?: true;
-  async?: true;
-  members?: OutlineMember[];
-  declarations?: OutlineDeclaration[];
-}
+export const outlineImport = z.strictObject({
+  line,
+  from: z.string().describe("Module specifier, as written."),
+  names: z.array(z.string()).optional().describe('Bound names: "x", "* as ns", "a as b"; absent for a side-effect import.'),
+  typeOnly: z.literal(true).optional().describe("Present for import type / export type."),
+  reexport: z.literal(true).optional().describe("Present for export ... from: re-exported rather than imported."),
+});
+
+export const outlineMember = z.strictObject({
+  kind: z.enum(["constructor", "method", "property", "getter", "setter", "index", "call", "new"]),
+  name: z.string().describe('Member name; members without one are shown by what they are: "constructor", "[index]", "()", "new()".'),
+  line,
+  static: z.literal(true).optional(),
+});
+
+export const outlineDeclaration = z.strictObject({
+  kind: z
+    .enum(["function", "class", "interface", "type", "enum", "namespace", "const", "let", "var", "export", "export=", "export-default"])
+    .describe("export: a local export list or a CommonJS export; export= and export-default: export assignments."),
+  name: z.string().describe('Declared name ("default" for an anonymous default export; comma-joined names for an export list).'),
+  line,
+  endLine: z.number().int().min(1).describe("1-based line where it ends; read the whole declaration with /r offset=line&limit=endLine-line+1."),
+  exported: z.literal(true).optional(),
+  default: z.literal(true).optional(),
+  async: z.literal(true).optional(),
+  members: z.array(outlineMember).optional().describe("Members of a class or interface."),
+  get declarations(): z.ZodOptional<z.ZodArray<typeof outlineDeclaration>> {
+    return z.array(outlineDeclaration).optional().describe("Declarations inside a namespace.");
+  },
+});
+
+export type OutlineImport = z.infer<typeof outlineImport>;
+export type OutlineMember = z.infer<typeof outlineMember>;
+export type OutlineDeclaration = z.infer<typeof outlineDeclaration>;
+type DeclarationKind = OutlineDeclaration["kind"];
+type MemberKind = OutlineMember["kind"];
 
 export interface Outline {
   imports: OutlineImport[];
@@ -42,7 +55,7 @@ export interface Outline {
 type Ts = typeof TS;
 
 /** Members without a name of their own, shown by what they are. */
-const UNNAMED_MEMBERS: Record<string, string> = { constructor: "constructor", index: "[index]", call: "()", new: "new()" };
+const UNNAMED_MEMBERS: Partial<Record<MemberKind, string>> = { constructor: "constructor", index: "[index]", call: "()", new: "new()" };
 
 /**
  * Line numbering by \n only, like /r and /g. The compiler's own line map also breaks at \r, U+2028 and
@@ -100,7 +113,7 @@ export function buildOutline(ts: Ts, source: TS.SourceFile, maxEntries: number):
     return members;
   };
 
-  const declare = (into: OutlineDeclaration[], node: TS.Node, kind: string, name: string, extra: Partial<OutlineDeclaration> = {}) => {
+  const declare = (into: OutlineDeclaration[], node: TS.Node, kind: DeclarationKind, name: string, extra: Partial<OutlineDeclaration> = {}) => {
     if (!room()) return undefined;
     outline.entries++;
     const exported = hasModifier(node, ts.SyntaxKind.ExportKeyword);
@@ -222,7 +235,7 @@ export function buildOutline(ts: Ts, source: TS.SourceFile, maxEntries: number):
   return outline;
 }
 
-function memberKind(ts: Ts, member: TS.Node): string | undefined {
+function memberKind(ts: Ts, member: TS.Node): MemberKind | undefined {
   if (ts.isConstructorDeclaration(member)) return "constructor";
   if (ts.isMethodDeclaration(member) || ts.isMethodSignature(member)) return "method";
   if (ts.isPropertyDeclaration(member) || ts.isPropertySignature(member)) return "property";

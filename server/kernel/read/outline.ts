@@ -7,12 +7,12 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot } from "../../sandbox/fd-walk.js";
 import { MAX_OUTLINE_ENTRIES, MAX_OUTLINE_FILE_BYTES } from "../limits.js";
-import { buildOutline } from "./outline-ts.js";
+import { buildOutline, outlineDeclaration, outlineImport } from "./outline-ts.js";
 import { decodeLossy, indexLines } from "../../text/index.js";
 import { defineTool } from "../tool/definition.js";
 
 /** Extensions /o understands, with the script kind the parser needs for each. */
-const LANGUAGES: Record<string, { language: string; kind: "TS" | "TSX" | "JS" | "JSX" }> = {
+const LANGUAGES: Record<string, { language: OutlineOutput["language"]; kind: "TS" | "TSX" | "JS" | "JSX" }> = {
   ".ts": { language: "typescript", kind: "TS" },
   ".mts": { language: "typescript", kind: "TS" },
   ".cts": { language: "typescript", kind: "TS" },
@@ -24,6 +24,20 @@ const LANGUAGES: Record<string, { language: string; kind: "TS" | "TSX" | "JS" | 
 };
 
 export const OUTLINE_EXTENSIONS = Object.keys(LANGUAGES);
+
+/** What /o answers. */
+export const outlineOutput = z.strictObject({
+  ok: z.literal(true),
+  path: z.string().describe("The file in /project/... form."),
+  language: z.enum(["typescript", "tsx", "javascript", "jsx"]).describe("Language the file was parsed as, from its extension."),
+  totalLines: z.number().int().min(0).describe("Lines in the file, counted by \\n as /r counts them."),
+  imports: z.array(outlineImport).describe("Imports, require() calls at the top level and re-exports, in file order."),
+  declarations: z.array(outlineDeclaration).describe("Named declarations in file order, with their line spans."),
+  truncated: z.boolean().describe(`true: the outline stopped after ${MAX_OUTLINE_ENTRIES} entries; notice says how to see the rest.`),
+  notice: z.string().optional().describe("Present when truncated."),
+});
+
+export type OutlineOutput = z.infer<typeof outlineOutput>;
 
 let compiler: Promise<typeof TS> | undefined;
 /** The compiler is large; load it on the first outline, not at start-up. */
@@ -40,6 +54,7 @@ export const outlineTool = defineTool({
   description: "Imports and declarations (functions, classes and members, interfaces, types, enums, exports) of a JS/TS file, with line numbers.",
   example: "/o?path=src/app.ts",
   schema: z.object({ path: z.string() }),
+  output: outlineOutput,
   url: { aliases: { file: "path" } },
   async execute(args, ctx) {
     const target = walkInsideRoot(ctx.project.root, args.path, { allowMissing: false });

@@ -31,7 +31,7 @@ export const MARKER_FILES = [
   "README.md", "LICENSE",
 ] as const;
 
-const LOCKFILE_MANAGERS: Array<[string, string]> = [
+const LOCKFILE_MANAGERS: Array<[(typeof MARKER_FILES)[number], NonNullable<ProjectOutput["packageManager"]>]> = [
   ["pnpm-lock.yaml", "pnpm"],
   ["yarn.lock", "yarn"],
   ["bun.lock", "bun"],
@@ -49,10 +49,47 @@ const packageJsonSchema = z.looseObject({
     engines: z.record(z.string(), z.unknown()).optional(),
 });
 
-interface Marker {
-  name: string;
-  kind: "file" | "dir";
-}
+const marker = z.strictObject({
+  name: z.enum(MARKER_FILES).describe("A marker file or folder found at the project root."),
+  kind: z.enum(["file", "dir"]).describe("dir for a directory; anything else, a symlink included (never followed), is file."),
+});
+
+/** package.json, summarised; or why it could not be. */
+const packageJsonSummary = z.union([
+  z.strictObject({
+    name: z.string().optional(),
+    version: z.string().optional(),
+    type: z.string().optional().describe('"module" or "commonjs", as written.'),
+    packageManager: z.string().optional().describe('The packageManager field as written, e.g. "pnpm@9.1.0".'),
+    engines: z.record(z.string(), z.unknown()).optional(),
+    workspaces: z.unknown().optional(),
+    scripts: z
+      .record(z.string(), z.string())
+      .describe(`Script name to command (at most ${MAX_PROJECT_SCRIPTS}, each cut to ${MAX_SCRIPT_COMMAND_CHARS} characters with …); run one with the terminal tool (/x).`),
+    scriptsTruncated: z
+      .number()
+      .int()
+      .optional()
+      .describe(`Present when package.json has more than ${MAX_PROJECT_SCRIPTS} scripts: how many it has (a count, not a flag).`),
+  }),
+  z.strictObject({ error: z.string().describe("Why package.json could not be summarised, and how to look at it instead.") }),
+]);
+
+/** What /p answers. */
+export const projectOutput = z.strictObject({
+  ok: z.literal(true),
+  root: z.literal(VIRTUAL_ROOT).describe("The project root as every path shows it."),
+  executables: z.record(z.string(), z.string()).describe("Known executables found on the bridge's PATH: name to absolute path. None was run."),
+  missing: z.array(z.enum(KNOWN_EXECUTABLES)).describe("Known executables not found on PATH."),
+  markers: z.array(marker).describe("Marker files and folders present at the root, in a fixed order."),
+  packageJson: packageJsonSummary.optional().describe("Present when the root has a package.json."),
+  packageManager: z.enum(["pnpm", "yarn", "bun", "npm"]).optional().describe("The package manager the root's lockfile belongs to, when there is one."),
+  notice: z.string().describe("Says where executables were looked up."),
+});
+
+type Marker = z.infer<typeof marker>;
+type PackageJsonSummary = z.infer<typeof packageJsonSummary>;
+export type ProjectOutput = z.infer<typeof projectOutput>;
 
 /** lstat inside the held root: a marker that is a symlink is reported as present, never followed. */
 function presentMarkers(rootFd: number): Marker[] {
@@ -68,7 +105,7 @@ function presentMarkers(rootFd: number): Marker[] {
  * package.json as the containment walk holds it: a symlink inside the project is followed, one leading out
  * is refused with symlink_escape (thrown: /p answers that error, as /r does for the same path).
  */
-async function readPackageJson(target: HeldPath): Promise<Record<string, unknown> | undefined> {
+async function readPackageJson(target: HeldPath): Promise<PackageJsonSummary | undefined> {
   if (!target.exists) return undefined;
   const info = target.stats!;
   if (!info.isFile()) return { error: "package.json is not a regular file. Look at it with /t?path=package.json." };
@@ -115,11 +152,12 @@ export const projectTool = defineTool({
   description: "Executables on PATH, marker files at the project root and package.json scripts, without running anything.",
   example: "/p",
   schema: z.object({}),
+  output: projectOutput,
   url: {},
   async execute(_args, ctx) {
     const pkg = walkInsideRoot(ctx.project.root, "package.json");
     let markers: Marker[];
-    let packageJson: Record<string, unknown> | undefined;
+    let packageJson: PackageJsonSummary | undefined;
     let located: Array<readonly [string, string | undefined]>;
     try {
       markers = presentMarkers(pkg.rootFd);
@@ -130,7 +168,7 @@ export const projectTool = defineTool({
     } finally {
       pkg.close();
     }
-    const executables = Object.fromEntries(located.filter(([, where]) => where !== undefined));
+    const executables = Object.fromEntries(located.filter((e): e is readonly [string, string] => e[1] !== undefined));
     const markerNames = new Set(markers.map((m) => m.name));
     const lockfileManager = LOCKFILE_MANAGERS.find(([file]) => markerNames.has(file))?.[1];
     return {

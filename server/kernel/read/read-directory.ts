@@ -1,18 +1,20 @@
 // The bounded listing /r returns for a directory: name, kind and size of each entry, in name order,
 // paged by entry number like lines of a file. Symlinks are reported, never followed.
+import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { listDirectorySync, lstatInDirectory } from "../../sandbox/fd-ops.js";
 import { MAX_DIRECTORY_ENTRIES } from "../limits.js";
 import { compareNames } from "../search/walk.js";
 
-export type EntryKind = "file" | "dir" | "symlink" | "other";
+/** One listed entry, as /r answers it (part of the read tool's output schema, server/kernel/read/read-output.ts). */
+export const directoryEntry = z.strictObject({
+  name: z.string().describe("Entry name inside the directory."),
+  kind: z.enum(["file", "dir", "symlink", "other"]).describe("What the entry itself is; a symlink is not followed (other: a socket, device or FIFO, or gone meanwhile)."),
+  size: z.number().int().min(0).optional().describe("Bytes, for files only."),
+});
 
-export interface DirectoryEntry {
-  name: string;
-  kind: EntryKind;
-  /** Bytes, for files. */
-  size?: number;
-}
+export type DirectoryEntry = z.infer<typeof directoryEntry>;
+export type EntryKind = DirectoryEntry["kind"];
 
 export interface DirectoryPage {
   entries: DirectoryEntry[];

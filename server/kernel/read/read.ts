@@ -5,6 +5,7 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_PATHS, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
 import { shareBudget } from "./read-budget.js";
 import { readCoverage } from "./read-coverage.js";
+import { readOutput, type ReadDirectoryEntry, type ReadEntry, type ReadFailure, type ReadFileEntry, type ReadOutput } from "./read-output.js";
 import { loadTarget, renderTarget, type LoadedTarget, type RangeRequest, type RenderedTarget } from "./read-target.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
 
@@ -39,12 +40,15 @@ function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
   );
 }
 
-function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Extract<RenderedTarget, { kind: "text" }>, next: string | undefined) {
+/** A file entry before content and complete are assigned (after startCol, which keeps them in that order). */
+type FileEntryDraft = Omit<ReadFileEntry, "content" | "complete"> & Partial<Pick<ReadFileEntry, "content" | "complete">>;
+
+function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Extract<RenderedTarget, { kind: "text" }>, next: string | undefined): ReadFileEntry {
   const { page } = rendered;
   const { file } = target;
   // Optional fields are assigned in place rather than spread in: the common whole-page entry then costs
   // one object, and metadata still comes before the content a truncating reader may cut.
-  const entry: Record<string, unknown> = {
+  const entry: FileEntryDraft = {
     path: target.display,
     kind: "file",
     encoding: file.encoding,
@@ -67,10 +71,11 @@ function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Ex
     entry.splitNotice = `Line ${page.splitLine} alone exceeds this page's allowance, so it was cut at a UTF-8 boundary; next continues at col=${page.resume?.col}.`;
   }
   if (next) entry.next = next;
-  return entry;
+  // content and complete were assigned above.
+  return entry as ReadFileEntry;
 }
 
-function directoryEntry(target: Extract<LoadedTarget, { kind: "directory" }>, rendered: Extract<RenderedTarget, { kind: "directory" }>, next: string | undefined) {
+function directoryEntry(target: Extract<LoadedTarget, { kind: "directory" }>, rendered: Extract<RenderedTarget, { kind: "directory" }>, next: string | undefined): ReadDirectoryEntry {
   const { page } = rendered;
   return {
     path: target.display,
@@ -103,6 +108,7 @@ export const readTool = defineTool({
   description: `Exact text of up to ${MAX_READ_PATHS} files (repeat path=), or a directory listing; offset/limit select lines; follow next when a page stops short.`,
   example: "/r?path=src/app.ts",
   schema,
+  output: readOutput,
   url: { aliases: { file: "path" } },
   execute(args, ctx) {
     if (args.path.length > MAX_READ_PATHS) throw tooManyPaths(args, ctx);
@@ -143,10 +149,10 @@ export const readTool = defineTool({
   },
 });
 
-function buildResult(requestedPaths: string[], ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>) {
+function buildResult(requestedPaths: string[], ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>): ReadOutput {
   const coverage = readCoverage.of(ctx.state);
-  const files: unknown[] = [];
-  const failures: unknown[] = [];
+  const files: ReadEntry[] = [];
+  const failures: ReadFailure[] = [];
   const returned: string[] = [];
   const complete: string[] = [];
   const incomplete: string[] = [];

@@ -4,6 +4,22 @@ import { z } from "zod";
 import { withHeldPath } from "../../sandbox/fd-walk.js";
 import { defineTool } from "../tool/definition.js";
 
+/** What /t answers. A missing path is a success with exists: false, so the other fields are present only when it exists. */
+export const statOutput = z.strictObject({
+  ok: z.literal(true),
+  path: z.string().describe("The path in /project/... form."),
+  exists: z.boolean().describe("false: nothing is at this path (kind, size, modified and mode are then absent)."),
+  kind: z.enum(["file", "dir", "other"]).optional().describe("What the path is, symlinks inside the project followed (other: a socket, device or FIFO)."),
+  size: z.number().int().min(0).optional().describe("Size in bytes as the file system reports it (for a directory, its own entry size)."),
+  modified: z.string().optional().describe("Last modification time, ISO 8601 in UTC."),
+  mode: z
+    .string()
+    .optional()
+    .describe('Permission bits in octal after a leading 0, e.g. "0644"; not zero-padded, so 0o44 shows as "044".'),
+});
+
+export type StatOutput = z.infer<typeof statOutput>;
+
 export const statTool = defineTool({
   id: "stat",
   route: "t",
@@ -12,6 +28,7 @@ export const statTool = defineTool({
   description: "Kind, size and modification time of a path.",
   example: "/t?path=src/app.ts",
   schema: z.object({ path: z.string() }),
+  output: statOutput,
   url: { aliases: { file: "path" } },
   execute(args, ctx) {
     // fstat of the held target: the very object the walk found, with symlinks inside the root followed.

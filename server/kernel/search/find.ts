@@ -17,7 +17,7 @@ import {
 } from "../limits.js";
 import { decodeLossy } from "../../text/index.js";
 import { defineTool } from "../tool/definition.js";
-import { toRelative, walkTree, type WalkEntry, type WalkKind } from "./walk.js";
+import { toRelative, walkTree, type WalkEntry } from "./walk.js";
 
 const text = z.string().min(1).max(MAX_PATTERN_CHARS);
 
@@ -32,13 +32,32 @@ const schema = z.object({
   limit: z.number().int().min(1).max(MAX_FIND_RESULTS).default(DEFAULT_FIND_RESULTS),
 });
 
-interface FindHit {
-  path: string;
-  kind: WalkKind;
-  size?: number;
-  /** First line containing query=. */
-  line?: number;
-}
+const findHit = z.strictObject({
+  path: z.string().describe("The match in /project/... form."),
+  kind: z.enum(["file", "dir", "symlink"]).describe("What the entry is; a symlink is reported (by a name search only), never followed."),
+  size: z.number().int().min(0).optional().describe("Bytes, for files."),
+  line: z.number().int().min(1).optional().describe("With query=: 1-based line of the first occurrence; read from there with /r offset=."),
+});
+
+/** What /f answers. */
+export const findOutput = z.strictObject({
+  ok: z.literal(true),
+  path: z.string().describe("The directory searched, in /project/... form."),
+  name: z.string().optional().describe("Echo of name=, when given."),
+  query: z.string().optional().describe("Echo of query=, when given."),
+  include: z.string().optional().describe("Echo of include=, when given."),
+  recursive: z.boolean().describe("Whether subdirectories were searched."),
+  count: z.number().int().min(0).describe("Number of results returned."),
+  results: z.array(findHit).describe("Matches in path order, the order /g reports."),
+  truncated: z.boolean().describe("true: the search stopped at a bound (limit=, entries walked, bytes read or time); notice says which."),
+  notice: z
+    .string()
+    .optional()
+    .describe("Present when truncated (which bound, how to narrow) or when nothing matched (ignored paths were skipped; ignored=1 includes them)."),
+});
+
+type FindHit = z.infer<typeof findHit>;
+export type FindOutput = z.infer<typeof findOutput>;
 
 type StopReason = "results" | "entries" | "bytes" | "time";
 
@@ -68,6 +87,7 @@ export const findTool = defineTool({
   description: "Find files and directories by name (name=, case-insensitive), by content (query=) or by glob (include=); recursive, bounded.",
   example: "/f?name=config",
   schema,
+  output: findOutput,
   url: { aliases: { dir: "path" } },
   async execute(args, ctx) {
     const include = args.include === undefined ? undefined : createIncludeFilter(args.include);

@@ -1,15 +1,17 @@
 // What both /g engines feed their matches into: one ordering, one set of bounds and one way of showing a
 // line, so the engine in use can never change the answer.
+import { z } from "zod";
 import { GREP_WINDOW_LEAD_CHARS, MAX_GREP_LINE_CHARS } from "../limits.js";
 
-export interface GrepLine {
-  line: number;
-  text: string;
-  /** 1-based character column of the first match; only given when a long line is shown as a window. */
-  col?: number;
-  /** The line was longer than the window shown. */
-  clipped?: true;
-}
+/** One matching line as /g answers it (part of the grep tool's output schema in grep.ts). */
+export const grepLine = z.strictObject({
+  line: z.number().int().min(1).describe("1-based line number, the same numbering /r uses (read around it with /r offset=)."),
+  text: z.string().describe(`The line without its newline; a line over ${MAX_GREP_LINE_CHARS} characters is shown as a window around its first match, with … where cut.`),
+  col: z.number().int().min(1).optional().describe("1-based character column of the first match; only given when the line is shown as a window."),
+  clipped: z.literal(true).optional().describe("Present when the line was longer than the window shown."),
+});
+
+export type GrepLine = z.infer<typeof grepLine>;
 
 export interface GrepFile {
   /** Path relative to the project root. */

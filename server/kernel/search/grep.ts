@@ -4,7 +4,7 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { VIRTUAL_ROOT } from "../../sandbox/paths.js";
-import { MatchCollector, type GrepStop } from "./grep-collect.js";
+import { grepLine, MatchCollector, type GrepStop } from "./grep-collect.js";
 import type { GrepEngine } from "./grep-search.js";
 import { createIncludeFilter } from "./include-glob.js";
 import { DEFAULT_GREP_MATCHES, MAX_GREP_MATCHES, MAX_GREP_OUTPUT_BYTES, MAX_SEARCH_FILE_BYTES, MAX_SEARCH_MS } from "../limits.js";
@@ -23,6 +23,27 @@ const schema = z.object({
 });
 
 type GrepArgs = z.infer<typeof schema>;
+
+/** What /g answers. */
+export const grepOutput = z.strictObject({
+  ok: z.literal(true),
+  engine: z.enum(["rg", "fallback"]).describe("Which engine searched (ripgrep or the portable one); the answer is the same either way."),
+  path: z.string().describe("The file or directory searched, in /project/... form."),
+  pattern: z.string().describe("Echo of the pattern searched."),
+  regex: z.boolean().describe("false: the pattern was matched literally; true: as a regular expression."),
+  ignoreCase: z.literal(true).optional().describe("Present when matching ignored case."),
+  include: z.string().optional().describe("Echo of include=, when given."),
+  matchedLines: z.number().int().min(0).describe("Matching lines returned, over all files."),
+  files: z
+    .array(z.strictObject({ path: z.string().describe("The file in /project/... form."), lines: z.array(grepLine).describe("Its matching lines in line order.") }))
+    .describe("Files with matches, in path order; files without matches are left out."),
+  truncated: z.boolean().describe("true: the search stopped at a bound (limit=, output bytes or time); notice says which and how to narrow."),
+  notice: z.string().optional().describe("Present when truncated, or when nothing matched (then it says what was searched and how to widen)."),
+  regexUrl: z.string().optional().describe("When nothing matched a pattern that looks like a regex searched literally: exact URL searching it as a regex."),
+  ignoredUrl: z.string().optional().describe("When nothing matched in a directory: exact URL searching .gitignore'd paths, .git and node_modules too."),
+});
+
+export type GrepOutput = z.infer<typeof grepOutput>;
 
 const STOP_NOTICES: Record<GrepStop, string> = {
   matches: "More lines match than limit= allows.",
@@ -48,8 +69,8 @@ async function checkSingleFile(target: HeldPath, display: string, size: number):
   }
 }
 
-function hintsWhenEmpty(args: GrepArgs, ctx: ToolContext, targetKind: "file" | "dir"): Record<string, string> {
-  const hints: Record<string, string> = {};
+function hintsWhenEmpty(args: GrepArgs, ctx: ToolContext, targetKind: "file" | "dir"): Pick<GrepOutput, "notice" | "regexUrl" | "ignoredUrl"> {
+  const hints: Pick<GrepOutput, "regexUrl" | "ignoredUrl"> = {};
   const notes: string[] = ["No line matches."];
   if (!args.regex && REGEX_LOOK.test(args.pattern)) {
     notes.push("The pattern was searched literally; regexUrl searches it as a regex.");
@@ -74,6 +95,7 @@ export function createGrepTool(engine: GrepEngine) {
     description: "Search file contents (literal unless regex=1) in one file or a directory; bounded, in path then line order.",
     example: "/g?path=src&raw=TODO",
     schema,
+    output: grepOutput,
     url: { aliases: { grep: "pattern", query: "pattern", file: "path" }, rawField: "pattern" },
     async execute(args, ctx) {
       const pattern = compileSearchPattern(args.pattern, { regex: args.regex, ignoreCase: args.ignoreCase, urls: ctx.urls });
