@@ -3,12 +3,13 @@
 // BOM and newline style, and every byte outside the replaced span.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
-import { defineTool, type ToolContext, type ToolResult } from "../../kernel/tool/definition.js";
+import { defineTool, type ToolContext } from "../../kernel/tool/definition.js";
 import { sessionSlot } from "../../kernel/tool/session-state.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
+import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, encodeText } from "../../text/index.js";
@@ -22,6 +23,20 @@ const editStreak = sessionSlot((): Array<{ callId: string; at: number }> => []);
 /** Occurrences counted (and line numbers listed) before an ambiguity error stops looking. */
 const MAX_COUNTED_MATCHES = 1000;
 const MAX_LISTED_LINES = 20;
+
+/** What a successful /e answers (before the journal's callId and state). */
+export const editOutput = z.strictObject({
+  ok: z.literal(true),
+  path: projectPathField,
+  line: z.number().int().describe("1-based line where the replaced text began; read around it with /r to check the change."),
+  linesRemoved: z.number().int().describe("Lines old spanned."),
+  linesAdded: z.number().int().describe("Lines new spans."),
+  encoding: textEncodingField.describe("The file's encoding, kept as it was (BOM included)."),
+  newline: newlineStyleField.describe("The file's newline style as it was before the edit; new lines took the newline of the span they replaced."),
+  suggestedBulkPatch: z.literal(true).optional().describe(`Present once ${EDIT_STREAK_THRESHOLD} edits land within ${EDIT_STREAK_WINDOW_MS / 1000} s in this session: put the remaining known changes into one /a patch.`),
+  efficiencyHint: z.string().optional().describe("Present with suggestedBulkPatch: says how many edits and what to do instead."),
+});
+export type EditOutput = z.infer<typeof editOutput>;
 
 export const editTool = defineTool({
   id: "edit",
@@ -41,6 +56,7 @@ export const editTool = defineTool({
     newCount: z.number().int().optional(),
     ...journalControls,
   }),
+  output: editOutput,
   url: { aliases: { file: "path" }, rawField: "new" },
   journal: {
     stagedContent: [
@@ -65,7 +81,7 @@ export const editTool = defineTool({
   },
 });
 
-async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string): Promise<ToolResult> {
+async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string): Promise<EditOutput> {
   const info = target.stats!;
   if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
   const previous = await readHeldFile(target.fd!, info.size);
@@ -135,7 +151,7 @@ function looseMatchLines(text: string, old: string): number[] {
 }
 
 /** Tracks distinct successful edits in this session; from the third within the window, suggests a bulk patch. */
-function streakAdvice(ctx: ToolContext): Record<string, unknown> {
+function streakAdvice(ctx: ToolContext): Pick<EditOutput, "suggestedBulkPatch" | "efficiencyHint"> {
   const events = editStreak.of(ctx.state);
   const now = Date.now();
   const callId = intentOf(ctx).callId;

@@ -2,12 +2,13 @@
 // atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
 import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../../errors.js";
 import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.js";
-import type { InterruptedIntent, ToolContext, ToolResult } from "../../kernel/tool/definition.js";
+import type { InterruptedIntent, ToolContext } from "../../kernel/tool/definition.js";
 import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { toDisplayPath } from "../../sandbox/paths.js";
 import { writeHeldFile } from "./atomic-write.js";
 import { intentOf } from "../journal/context.js";
+import type { RecoveredOutput } from "../journal/envelope.js";
 import { interruptedFailure } from "../journal/recovery.js";
 
 interface SingleFileCheckpoint {
@@ -64,7 +65,7 @@ function retryExtra(ctx: ToolContext): Record<string, unknown> {
  * decides. New content on disk: succeeded (recovered). Old content or no checkpoint: `interrupted`, not applied.
  * Anything else (changed by someone else since): `interrupted`, applied unknown.
  */
-export async function recoverSingleFile(intent: InterruptedIntent): Promise<ToolResult | ToolFailure> {
+export async function recoverSingleFile(intent: InterruptedIntent): Promise<RecoveredOutput | ToolFailure> {
   const checkpoint = intent.checkpoint as SingleFileCheckpoint | undefined;
   if (intent.phase === "pending" || !checkpoint) return interruptedFailure(intent, intent.phase, { applied: false });
   const display = toDisplayPath(intent.projectRoot, checkpoint.path);

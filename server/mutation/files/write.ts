@@ -3,17 +3,30 @@
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.js";
-import { defineTool, type ToolContext, type ToolResult } from "../../kernel/tool/definition.js";
+import { defineTool, type ToolContext } from "../../kernel/tool/definition.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
+import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeExact, detectNewlines, encodeText } from "../../text/index.js";
 
 /** How many unseen byte ranges a stale_read error lists. */
 const MAX_LISTED_RANGES = 8;
+
+/** What a successful /w answers (before the journal's callId and state). */
+export const writeOutput = z.strictObject({
+  ok: z.literal(true),
+  path: projectPathField,
+  created: z.boolean().describe("true: the file did not exist and was created; false: an existing file was replaced whole."),
+  bytes: z.number().int().describe("The file's size in bytes now, in its encoding."),
+  encoding: textEncodingField.describe("The encoding written: a replaced file keeps its own (BOM included); new files, and files that did not decode exactly, are UTF-8."),
+  newline: newlineStyleField.describe("Newline style of the written text: a replaced file's content is converted to its dominant newline."),
+  unchanged: z.literal(true).optional().describe("Present when the content equals the file's current bytes: nothing was written."),
+});
+export type WriteOutput = z.infer<typeof writeOutput>;
 
 export const writeTool = defineTool({
   id: "write",
@@ -30,6 +43,7 @@ export const writeTool = defineTool({
     count: z.number().int().optional(),
     ...journalControls,
   }),
+  output: writeOutput,
   url: { aliases: { file: "path" }, rawField: "content" },
   journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile },
   execute(args, ctx) {
@@ -37,7 +51,7 @@ export const writeTool = defineTool({
   },
 });
 
-async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): Promise<ToolResult> {
+async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): Promise<WriteOutput> {
   if (!target.exists) {
     const bytes = Buffer.from(content, "utf8");
     await commitSingleFile(ctx, { target, bytes, previous: undefined });

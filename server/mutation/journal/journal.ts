@@ -6,9 +6,12 @@ import type { Logger } from "../../log.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent } from "../../store/journal.js";
 import { DEFAULT_WAIT_MS } from "./controls.js";
+import type { TombstoneAnswer, UnfinishedAnswer } from "./envelope.js";
 
 export type IntentBody = ToolResult | ToolFailure;
 export type Dedupe = "new" | "replayed" | "joined";
+/** The dedupe an answer shows: a new intent's answer carries none. */
+export type ShownDedupe = Exclude<Dedupe, "new">;
 
 /** A finished intent's full result is kept this long; then it becomes a tombstone (docs/PROTOCOL.md, retention). */
 export const JOURNAL_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -153,8 +156,11 @@ export function presentFinished(callId: string, body: IntentBody, dedupe: Dedupe
   return { ...body, callId, state: body.ok ? "succeeded" : "failed", ...(dedupe ? { dedupe } : {}) } as IntentBody;
 }
 
+/** A finished intent's record whose result retention has dropped. */
+export type TombstoneRow = IntentRow & { state: "succeeded" | "failed"; result: undefined };
+
 /** True for a record whose intent finished but whose result retention has since dropped. */
-export function isTombstone(row: IntentRow): boolean {
+export function isTombstone(row: IntentRow): row is TombstoneRow {
   return row.result === undefined && (row.state === "succeeded" || row.state === "failed");
 }
 
@@ -162,7 +168,7 @@ export function isTombstone(row: IntentRow): boolean {
  * A tombstone's answer: the call already executed (when, with which outcome) and is not run again. Not ok, since
  * the agent does not get the result it asked for; a `retry` URL runs the call again on purpose.
  */
-export function presentTombstone(row: IntentRow, retry: string | undefined, dedupe: Dedupe | undefined): ToolFailure {
+export function presentTombstone(row: TombstoneRow, retry: string | undefined, dedupe: ShownDedupe | undefined): TombstoneAnswer {
   const executedAt = new Date(row.finishedAt ?? row.createdAt).toISOString();
   return {
     ok: false,
@@ -183,9 +189,9 @@ export function presentUnfinished(
   callId: string,
   state: "pending" | "running",
   urls: ExactUrls,
-  dedupe: Dedupe | undefined,
+  dedupe: ShownDedupe | undefined,
   progress: Record<string, unknown> | undefined,
-): ToolResult {
+): UnfinishedAnswer {
   return {
     ok: true,
     state,

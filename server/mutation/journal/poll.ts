@@ -2,10 +2,23 @@
 // a finished one returns its recorded body, including the structured error of a failure.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
-import { defineTool, type ToolResult } from "../../kernel/tool/definition.js";
+import { defineTool } from "../../kernel/tool/definition.js";
 import { runtimeOf } from "./context.js";
 import { CALL_ID_PATTERN, DEFAULT_WAIT_MS, MAX_WAIT_MS, MIN_WAIT_MS } from "./controls.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type IntentBody } from "./journal.js";
+import { pollOutputOf } from "./envelope.js";
+import { applyPatchTool } from "../files/apply-patch/index.js";
+import { editTool } from "../files/edit.js";
+import { writeTool } from "../files/write.js";
+import { terminalTool } from "../terminal/terminal.js";
+
+/**
+ * What a successful /j answers for the native tools' intents: the recorded success (with callId, state and tool)
+ * or the pending/running envelope (with tool). A failed or expired intent answers ok:false (envelope.ts
+ * pollFailure) through the same execute: the poll worked, the polled intent did not.
+ */
+export const pollOutput = pollOutputOf([writeTool, editTool, applyPatchTool, terminalTool]);
+export type PollOutput = z.infer<typeof pollOutput>;
 
 export const resultTool = defineTool({
   id: "result",
@@ -18,6 +31,7 @@ export const resultTool = defineTool({
     call: z.string().regex(CALL_ID_PATTERN, "call ids look like auto:<tool>:<hex>"),
     wait: z.number().int().min(MIN_WAIT_MS).max(MAX_WAIT_MS).optional(),
   }),
+  output: pollOutput,
   url: {},
   journal: { record: false },
   async execute(args, ctx) {
@@ -43,6 +57,6 @@ export const resultTool = defineTool({
 });
 
 /** The poll itself succeeded; what it returns is the intent's recorded body, which may be a failure (ok:false). */
-function recordedBody(body: IntentBody, tool: string): ToolResult {
-  return { ...body, tool } as unknown as ToolResult;
+function recordedBody(body: IntentBody, tool: string): PollOutput {
+  return { ...body, tool } as unknown as PollOutput;
 }

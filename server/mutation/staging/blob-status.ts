@@ -4,7 +4,29 @@ import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool } from "../../kernel/tool/definition.js";
 import { runtimeOf } from "../journal/context.js";
-import { BLOB_ID_PATTERN, blobStatusUrl, MAX_STAGED_BYTES_PER_SESSION, STAGED_IDLE_TTL_MS } from "./staging.js";
+import { BLOB_ID_PATTERN, blobStatus, blobStatusUrl, MAX_STAGED_BYTES_PER_SESSION, STAGED_IDLE_TTL_MS } from "./staging.js";
+
+/** /b without blob=: this session's blobs. */
+export const blobListOutput = z.strictObject({
+  ok: z.literal(true),
+  blobs: z.array(
+    z.strictObject({
+      blob: z.string(),
+      count: z.number().int(),
+      bytes: z.number().int(),
+      statusUrl: z.string().describe("Exact /b URL of this blob's status."),
+    }),
+  ),
+  totalBytes: z.number().int().describe("Bytes staged in this session."),
+  limitBytes: z.number().int().describe("The session's staging budget; least recently used blobs are evicted beyond it."),
+});
+
+/** /b?blob=<id>: one blob's chunks. */
+export const oneBlobOutput = blobStatus.extend({ ok: z.literal(true) });
+
+/** What a successful /b answers: one blob's status (blob=), or the list. No discriminator field: `blob` vs `blobs`. */
+export const blobStatusOutput = z.union([oneBlobOutput, blobListOutput]);
+export type BlobStatusOutput = z.infer<typeof blobStatusOutput>;
 
 export const blobStatusTool = defineTool({
   id: "blob_status",
@@ -14,6 +36,7 @@ export const blobStatusTool = defineTool({
   description: "Status of a staged blob (received and missing chunks, bytes, preview); without blob=, all blobs.",
   example: "/b?blob=feature",
   schema: z.object({ blob: z.string().regex(BLOB_ID_PATTERN, "blob ids use A-Z a-z 0-9 . _ - (1..64)").optional() }),
+  output: blobStatusOutput,
   url: {},
   journal: { record: false },
   async execute(args, ctx) {

@@ -4,7 +4,15 @@ import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool } from "../../kernel/tool/definition.js";
 import { runtimeOf } from "../journal/context.js";
-import { BLOB_ID_PATTERN, blobStatusUrl, MAX_CHUNKS_PER_BLOB } from "./staging.js";
+import { BLOB_ID_PATTERN, blobStatusUrl, MAX_CHUNKS_PER_BLOB, stageAck } from "./staging.js";
+
+/** What a successful /s answers: the staging acknowledgement, where to check the blob, and what to do next. */
+export const stageOutput = stageAck.extend({
+  ok: z.literal(true),
+  statusUrl: z.string().describe("Exact /b URL of this blob: authoritative for which chunks arrived."),
+  hint: z.string().describe("Complete: how to consume the blob; otherwise a reminder that this answer is a snapshot."),
+});
+export type StageOutput = z.infer<typeof stageOutput>;
 
 export const stageTool = defineTool({
   id: "stage",
@@ -19,6 +27,7 @@ export const stageTool = defineTool({
     count: z.number().int(),
     chunk: z.string(),
   }),
+  output: stageOutput,
   url: { aliases: { index: "i" }, rawField: "chunk" },
   journal: { record: false },
   async execute(args, ctx) {

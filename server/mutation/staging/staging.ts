@@ -1,6 +1,7 @@
 // Staged content: immutable chunks addressed by (blob, index, content) in SQLite, scoped to one session
 // generation. `resolveStagedContent` is the one way a tool turns blob= (+ count=) into text.
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import type { ExactUrls, ToolContext } from "../../kernel/tool/definition.js";
 import type { Store } from "../../store/index.js";
@@ -29,30 +30,35 @@ export interface StageInput {
   content: string;
 }
 
-export interface StageAck {
-  blob: string;
-  index: number;
-  count: number;
-  /** True when this exact chunk was already staged: the replay changed nothing. */
-  deduplicated: boolean;
-  received: number;
-  missing: number[];
-  complete: boolean;
-  bytes: number;
-  /** Unrelated blobs dropped to stay within the session's limits. */
-  evicted: string[];
-}
+const blobField = z.string().describe("The blob id: consume it with blob=<id>&count=<count> on /w, /e (oldBlob/newBlob), /a or /x.");
+const missingField = z.array(z.number().int()).describe("0-based indexes of the chunks still to stage with /s.");
 
-export interface BlobStatus {
-  blob: string;
-  count: number;
-  received: number[];
-  missing: number[];
-  complete: boolean;
-  bytes: number;
-  preview: string;
-  idleExpiresInSeconds: number;
-}
+/** What staging one chunk reports; /s answers it with ok, statusUrl and hint (server/mutation/staging/stage.ts). */
+export const stageAck = z.strictObject({
+  blob: blobField,
+  index: z.number().int().describe("The chunk just staged (i=)."),
+  count: z.number().int().describe("Chunks the blob was declared with; it never changes."),
+  deduplicated: z.boolean().describe("True when this exact chunk was already staged: the replay changed nothing."),
+  received: z.number().int().describe("How many of the blob's chunks are staged now."),
+  missing: missingField,
+  complete: z.boolean().describe("Every chunk is staged: the blob can be consumed."),
+  bytes: z.number().int().describe("UTF-8 bytes staged for this blob so far."),
+  evicted: z.array(z.string()).describe("Unrelated blobs dropped to stay within the session's limits; stage them again if still needed."),
+});
+export type StageAck = z.infer<typeof stageAck>;
+
+/** One blob's status (/b?blob=<id>, with ok). */
+export const blobStatus = z.strictObject({
+  blob: blobField,
+  count: z.number().int(),
+  received: z.array(z.number().int()).describe("0-based indexes of the chunks staged, ascending."),
+  missing: missingField,
+  complete: z.boolean(),
+  bytes: z.number().int(),
+  preview: z.string().describe(`The first ${PREVIEW_CHARS} characters of chunk 0 ("" until it arrives), to check what was staged.`),
+  idleExpiresInSeconds: z.number().int().describe("The blob is dropped after this many seconds without use."),
+});
+export type BlobStatus = z.infer<typeof blobStatus>;
 
 const digestOf = (text: string) => createHash("sha256").update(text).digest("hex");
 

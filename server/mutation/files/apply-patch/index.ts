@@ -2,19 +2,47 @@
 // before the first write; any failure leaves the tree untouched. The commit is crash-atomic (see commit.ts).
 import { z } from "zod";
 import { ErrorCode, ToolError, type ToolFailure } from "../../../errors.js";
-import { defineTool, type InterruptedIntent, type ToolResult } from "../../../kernel/tool/definition.js";
+import { defineTool, type InterruptedIntent } from "../../../kernel/tool/definition.js";
 import { toDisplayPath } from "../../../sandbox/paths.js";
 import { journalControls } from "../../journal/controls.js";
 import { interruptedFailure } from "../../journal/recovery.js";
 import { BLOB_ID_PATTERN } from "../../staging/staging.js";
 import { commitPatch } from "./commit.js";
 import { parsePatch } from "./parse.js";
+import type { MatchKind } from "./locate.js";
 import { planPatch, type PlannedChange } from "./plan.js";
+import { projectPathField } from "../output-fields.js";
 
 /** Files listed one by one in a response; a larger patch reports the rest as a count. */
 const MAX_LISTED_FILES = 100;
 /** Paths named in an interrupted_rolled_back record. */
 const MAX_LISTED_RESTORED = 20;
+
+const patchedFile = z.strictObject({
+  path: projectPathField.describe("The file as it is after the patch (a move's destination)."),
+  op: z.enum(["added", "updated", "moved", "deleted"]),
+  from: z.string().optional().describe("Moves only: where the file was, as /project/..."),
+  added: z.number().int().describe("Lines added to this file."),
+  removed: z.number().int().describe("Lines removed from this file."),
+});
+
+const tolerantMatch = z.strictObject({
+  path: z.string(),
+  hunk: z.number().int().describe("1-based index of the hunk among its file's hunks."),
+  line: z.number().int().describe("1-based line where the hunk matched."),
+  match: z.enum(["trailing_whitespace", "whitespace"]).describe("What the match ignored: trailing whitespace, or all leading and trailing whitespace."),
+});
+
+/** What a successful /a answers (before the journal's callId and state). */
+export const applyPatchOutput = z.strictObject({
+  ok: z.literal(true),
+  summary: z.string().describe("One line: files by operation, lines added and removed, and how many hunks matched only ignoring whitespace."),
+  files: z.array(patchedFile).describe(`Every file the patch touched, in patch order (the first ${MAX_LISTED_FILES}).`),
+  filesNotListed: z.number().int().optional().describe(`Files beyond the first ${MAX_LISTED_FILES} that the patch also touched.`),
+  tolerantMatches: z.array(tolerantMatch).optional().describe("Hunks that matched only when whitespace was ignored; check them with /r."),
+  hint: z.string().optional().describe("Present with tolerantMatches."),
+});
+export type ApplyPatchOutput = z.infer<typeof applyPatchOutput>;
 
 export const applyPatchTool = defineTool({
   id: "apply_patch",
@@ -30,6 +58,7 @@ export const applyPatchTool = defineTool({
     count: z.number().int().optional(),
     ...journalControls,
   }),
+  output: applyPatchOutput,
   url: { rawField: "patch" },
   journal: { stagedContent: [{ blob: "blob", count: "count", into: "patch" }], recover: recoverPatch },
   async execute(args, ctx) {
@@ -40,7 +69,13 @@ export const applyPatchTool = defineTool({
   },
 });
 
-function describe(changes: PlannedChange[]): ToolResult {
+type LocatedAt = PlannedChange["hunks"][number];
+
+function isTolerant(h: LocatedAt): h is LocatedAt & { match: Exclude<MatchKind, "exact"> } {
+  return h.match !== "exact";
+}
+
+function describe(changes: PlannedChange[]): ApplyPatchOutput {
   const counts = { added: 0, updated: 0, moved: 0, deleted: 0 };
   let plus = 0;
   let minus = 0;
@@ -49,7 +84,7 @@ function describe(changes: PlannedChange[]): ToolResult {
     plus += c.added;
     minus += c.removed;
   }
-  const tolerant = changes.flatMap((c) => c.hunks.filter((h) => h.match !== "exact").map((h) => ({ path: c.target.display, ...h })));
+  const tolerant = changes.flatMap((c) => c.hunks.filter(isTolerant).map((h) => ({ path: c.target.display, ...h })));
   const parts = (Object.entries(counts) as Array<[string, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
   return {
     ok: true,
