@@ -12,7 +12,7 @@ export type AgentAction =
   | "enable_in_control_plane"
   | "stop";
 
-/** Stable error codes. Adding one is an API change: document it in docs/PROTOCOL.md. */
+/** Stable error codes. Adding one is an API change: give it an ERROR_CATALOG entry and a row in docs/PROTOCOL.md §3. */
 export const ErrorCode = {
   // transport and parameters
   requestTargetTooLong: "request_target_too_long",
@@ -26,6 +26,8 @@ export const ErrorCode = {
   unknownRoute: "unknown_route",
   wrongCapabilityBase: "wrong_capability_base",
   toolNotEnabled: "tool_not_enabled",
+  /** The data plane's opaque 404 (server/gateway/respond.ts OPAQUE_NOT_FOUND): its body is only ok and errorCode. */
+  notFound: "not_found",
   // sandbox
   pathOutsideRoot: "path_outside_root",
   symlinkEscape: "symlink_escape",
@@ -97,11 +99,124 @@ export const ErrorCode = {
   internalError: "internal_error",
 } as const;
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | (string & {});
+/** A stable error code: a closed union, so tsc refuses a code nobody catalogued. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+/** The same union under its older name. */
+export type ErrorCodeValue = ErrorCode;
+
+export interface ErrorCodeInfo {
+  /**
+   * true: the cause is transient or cleared by a step that is not a change to the request (waiting, reading the
+   * file first, staging the missing chunks), so the same request may succeed later unchanged; for a recorded
+   * mutation, through its `retry` URL. false: the request must change, or only the operator can fix the cause.
+   */
+  retryable: boolean;
+  /** Set only where one code is honestly both: when a call site states the other value. Absent: never. */
+  varies?: string;
+}
+
+/**
+ * `retryable` for every code; docs/PROTOCOL.md §3 "Every error code" lists the same (test/unit/errors.test.ts).
+ * A ToolError takes its retryable from here; a call site may state the other value only for a code with `varies`.
+ */
+export const ERROR_CATALOG = {
+  request_target_too_long: { retryable: false },
+  raw_too_long: { retryable: false },
+  misplaced_parameter: { retryable: false },
+  unknown_parameter: { retryable: false },
+  conflicting_parameters: { retryable: false },
+  invalid_parameter: { retryable: false },
+  missing_parameter: { retryable: false },
+  unexpected_raw: { retryable: false },
+  unknown_route: { retryable: false },
+  wrong_capability_base: { retryable: false },
+  tool_not_enabled: { retryable: false },
+  not_found: { retryable: false },
+  path_outside_root: { retryable: false },
+  symlink_escape: { retryable: false },
+  path_not_found: { retryable: false },
+  not_a_file: { retryable: false },
+  not_a_directory: { retryable: false },
+  invalid_path: { retryable: false },
+  project_root_missing: { retryable: false },
+  project_root_changed: { retryable: false },
+  path_changed: { retryable: true },
+  too_many_paths: { retryable: false },
+  binary_file: { retryable: false },
+  invalid_regex: { retryable: false },
+  invalid_line_range: { retryable: false },
+  unsupported_language: { retryable: false },
+  unknown_plugin: { retryable: false },
+  unknown_plugin_tool: { retryable: false },
+  plugin_arguments_invalid: { retryable: false },
+  plugin_authority_exceeded: { retryable: false },
+  file_too_large: { retryable: false },
+  grep_engine_unavailable: { retryable: false },
+  snapshot_not_found: { retryable: false },
+  range_out_of_bounds: { retryable: false },
+  command_refused: { retryable: false },
+  command_timed_out: { retryable: false },
+  terminal_busy: { retryable: true },
+  background_start_failed: { retryable: false },
+  background_limit_reached: { retryable: true },
+  process_not_found: { retryable: false },
+  sandbox_unavailable: {
+    retryable: false,
+    varies: "true when the Docker engine is unreachable or could not prepare the container (errorDetail.reason engine_unreachable, engine_error)",
+  },
+  intent_not_found: { retryable: false },
+  call_id_conflict: { retryable: false },
+  interrupted: {
+    retryable: true,
+    varies: "false when the command's session or project ended under it (errorDetail.reason scope_ended): only the operator can bring that back",
+  },
+  interrupted_rolled_back: { retryable: true },
+  intent_result_expired: { retryable: false },
+  staged_chunk_conflict: { retryable: false },
+  staged_count_mismatch: { retryable: false },
+  staged_index_out_of_range: { retryable: false },
+  staged_chunk_too_large: { retryable: false },
+  staged_blob_too_large: { retryable: false },
+  staged_blob_not_found: { retryable: true },
+  staged_blob_incomplete: { retryable: true },
+  stale_read: { retryable: true },
+  unsupported_encoding: { retryable: false },
+  write_failed: { retryable: true },
+  edit_no_match: { retryable: false },
+  edit_ambiguous: { retryable: false },
+  edit_no_change: { retryable: false },
+  patch_parse_error: { retryable: false },
+  patch_hunk_not_found: { retryable: false },
+  patch_target_exists: { retryable: false },
+  patch_path_conflict: { retryable: false },
+  patch_commit_failed: {
+    retryable: true,
+    varies: "false when restoring the earlier files failed too (errorDetail.rolledBack false): the tree may be partly patched",
+  },
+  // The same bytes are re-encoded and served when the request head arrives in one packet (gateway/client-error.ts).
+  malformed_request_target: { retryable: true },
+  state_store_unavailable: { retryable: true },
+  internal_error: {
+    retryable: true,
+    varies: "false when the bridge knows the cause needs the operator (no /proc, the shell cannot be spawned) or a tool was called outside its runner",
+  },
+} as const satisfies Record<ErrorCode, ErrorCodeInfo>;
+
+type Catalog = typeof ERROR_CATALOG;
+/** What a call site may state: either value for a code that varies, else only the catalog's own (a restatement). */
+export type RetryableOption<C extends ErrorCode> = C extends unknown ? (Catalog[C] extends { varies: string } ? boolean : Catalog[C]["retryable"]) : never;
+
+export function retryableOf(code: ErrorCode): boolean {
+  return ERROR_CATALOG[code].retryable;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_CATALOG, value);
+}
 
 export interface ToolFailure {
   ok: false;
-  errorCode: ErrorCodeValue;
+  errorCode: ErrorCode;
   errorDetail?: unknown;
   repairHint?: string;
   retryable: boolean;
@@ -111,29 +226,34 @@ export interface ToolFailure {
   [extra: string]: unknown;
 }
 
-export interface ToolErrorOptions {
+export interface ToolErrorOptions<C extends ErrorCode = ErrorCode> {
   detail?: unknown;
-  retryable?: boolean;
+  /** Defaults to the catalog's value; only a code with `varies` may state the other one. */
+  retryable?: RetryableOption<C>;
   agentAction?: AgentAction;
   repair?: string;
   /** Additional recovery fields (read, retry, repeat, poll, statusUrl...). */
   extra?: Record<string, unknown>;
 }
 
-export class ToolError extends Error {
-  readonly code: ErrorCodeValue;
+class ToolErrorClass extends Error {
+  readonly code: ErrorCode;
   readonly detail: unknown;
   readonly retryable: boolean;
   readonly agentAction: AgentAction | undefined;
   readonly repair: string | undefined;
   readonly extra: Record<string, unknown>;
 
-  constructor(code: ErrorCodeValue, hint: string, options: ToolErrorOptions = {}) {
+  constructor(code: ErrorCode, hint: string, options: ToolErrorOptions = {}) {
     super(hint);
     this.name = "ToolError";
     this.code = code;
     this.detail = options.detail;
-    this.retryable = options.retryable ?? true;
+    const entry: ErrorCodeInfo | undefined = ERROR_CATALOG[code];
+    // Only plain JavaScript can get here with an uncatalogued code; the caller then answers internal_error.
+    if (!entry) throw new TypeError(`ToolError: "${String(code)}" is not an error code; add it to ErrorCode and ERROR_CATALOG in server/errors.ts.`);
+    // A code that does not vary answers its catalog value even when a re-thrown error's value came along.
+    this.retryable = entry.varies === undefined ? entry.retryable : (options.retryable ?? entry.retryable);
     this.agentAction = options.agentAction ?? (options.repair ? "fetch_repair" : "correct_request");
     this.repair = options.repair;
     this.extra = options.extra ?? {};
@@ -149,8 +269,15 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * The class under a constructor type generic in the code, so `retryable:` is checked against that code's catalog
+ * entry (a generic class would make `instanceof` narrow to ToolError<any> and lose the code's type).
+ */
+export const ToolError: new <C extends ErrorCode>(code: C, hint: string, options?: ToolErrorOptions<NoInfer<C>>) => ToolErrorClass = ToolErrorClass;
+export type ToolError = ToolErrorClass;
+
 export function isToolError(value: unknown): value is ToolError {
-  return value instanceof ToolError;
+  return value instanceof ToolErrorClass;
 }
 
 /** Converts anything thrown inside a tool into a failure an agent can act on, without leaking stacks. */
@@ -160,7 +287,7 @@ export function toFailure(error: unknown): ToolFailure {
     ok: false,
     errorCode: ErrorCode.internalError,
     repairHint: "The bridge hit an unexpected error; the operator can see it in the server log. Retrying the same URL is safe.",
-    retryable: true,
+    retryable: retryableOf(ErrorCode.internalError),
     agentAction: "wait_and_retry",
   };
 }

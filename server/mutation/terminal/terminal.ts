@@ -320,7 +320,7 @@ function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: stri
     throw new ToolError(
       ErrorCode.commandTimedOut,
       `The command ran longer than timeout=${timeoutMs} ms; its whole process tree was ended. Raise timeout= (max ${MAX_TIMEOUT_MS}), narrow the command, or start long-running work with bg=1.`,
-      { detail: { timeoutMs }, retryable: true, agentAction: "correct_request", extra: { ...common, timedOut: true } },
+      { detail: { timeoutMs }, agentAction: "correct_request", extra: { ...common, timedOut: true } },
     );
   }
   return { ok: true as const, mode: "foreground", ...common };
@@ -346,7 +346,6 @@ function reportBackground(result: LaunchResult, ctx: ToolContext, cwd: string): 
       ErrorCode.backgroundStartFailed,
       "The background process exited during start-up. The transcript shows its last output; fetch repair to run the same command in the foreground and see the full result.",
       {
-        retryable: true,
         agentAction: "run_foreground",
         repair: ctx.urls.repair({ drop: ["bg", "call"] }),
         extra: common,

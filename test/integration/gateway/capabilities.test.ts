@@ -81,7 +81,7 @@ describe("capability routing", () => {
     const res = await fetch(`${s.r}/t?nope=1`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { repairHint?: unknown };
-    expect(body).toMatchObject({ ok: false, errorCode: "unknown_parameter", retryable: true });
+    expect(body).toMatchObject({ ok: false, errorCode: "unknown_parameter", retryable: false });
     expect(typeof body.repairHint).toBe("string");
   });
 

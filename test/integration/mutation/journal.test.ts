@@ -124,7 +124,7 @@ describe("intent journal", () => {
 
     const failed = await agentGet<Body>(url(s.m!, "e", [["path", "p/one.txt"], ["old", "absent"]], "x"));
     const failedPoll = await agentGet<Body>(url(s.m!, "j", [["call", failed.callId!]]));
-    expect(failedPoll).toMatchObject({ ok: false, errorCode: "edit_no_match", state: "failed", agentAction: "reread_then_retry", retryable: true });
+    expect(failedPoll).toMatchObject({ ok: false, errorCode: "edit_no_match", state: "failed", agentAction: "reread_then_retry", retryable: false });
     expect(failedPoll.repairHint).toBe(failed.repairHint);
     expect(await agentGet<Body>(url(s.m!, "j", [["call", "auto:edit:0000"]]))).toMatchObject({ ok: false, errorCode: "intent_not_found" });
   });
