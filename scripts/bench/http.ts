@@ -15,19 +15,22 @@ export interface BenchClient {
 
 export function createBenchClient(maxSockets: number): BenchClient {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
-  return {
-    get: (url) =>
-      new Promise((resolve, reject) => {
-        const request = http.get(url, { agent }, (response) => {
-          const chunks: Buffer[] = [];
-          response.on("data", (chunk: Buffer) => chunks.push(chunk));
-          response.on("end", () => (response.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`HTTP ${response.statusCode} from ${url}`))));
-          response.on("error", reject);
-        });
-        request.on("error", reject);
-      }),
-    close: () => agent.destroy(),
-  };
+  const get = (url: string, retried = false): Promise<Buffer> =>
+    new Promise((resolve, reject) => {
+      const request = http.get(url, { agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => (response.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`HTTP ${response.statusCode} from ${url}`))));
+        response.on("error", reject);
+      });
+      request.on("error", (error: Error & { code?: string }) => {
+        // A server may close an idle keep-alive socket just as the agent reuses it; Node's documented
+        // answer (http.ClientRequest reusedSocket) is to send the request again once, on a fresh socket.
+        if (request.reusedSocket && error.code === "ECONNRESET" && !retried) resolve(get(url, true));
+        else reject(new Error(`GET ${url} failed (${error.code ?? error.message}, reused socket: ${request.reusedSocket})`, { cause: error }));
+      });
+    });
+  return { get: (url) => get(url), close: () => agent.destroy() };
 }
 
 export interface FloorServer {
