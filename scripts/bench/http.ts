@@ -26,8 +26,10 @@ export function createBenchClient(maxSockets: number): BenchClient {
       request.on("error", (error: Error & { code?: string }) => {
         // A server may close an idle keep-alive socket just as the agent reuses it; Node's documented
         // answer (http.ClientRequest reusedSocket) is to send the request again once, on a fresh socket.
-        if (request.reusedSocket && error.code === "ECONNRESET" && !retried) resolve(get(url, true));
-        else reject(new Error(`GET ${url} failed (${error.code ?? error.message}, reused socket: ${request.reusedSocket})`, { cause: error }));
+        if (request.reusedSocket && error.code === "ECONNRESET" && !retried) {
+          process.stderr.write(`bench: GET ${url} met a closed keep-alive socket; sent again\n`);
+          resolve(get(url, true));
+        } else reject(new Error(`GET ${url} failed (${error.code ?? error.message}, reused socket: ${request.reusedSocket})`, { cause: error }));
       });
     });
   return { get: (url) => get(url), close: () => agent.destroy() };
