@@ -22,11 +22,10 @@ import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
 import { createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
-import { terminalProcesses } from "./mutation/terminal/terminal-processes.js";
+import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
-import { enableContainerTerminal, endContainerScope, removeContainersAtShutdown } from "./mutation/terminal/terminal-container.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
 
@@ -54,6 +53,8 @@ export interface Bridge {
   store: Store;
   registry: ReturnType<typeof createRegistry>;
   publicOrigin: ReturnType<typeof createPublicOrigin>;
+  /** This bridge's terminal gate and live process trees (its mutation runtime's; tests read the gate). */
+  terminal: TerminalState;
   /** The tool runner the data plane uses; a caller that is not a URL (a test, MCP) runs the same tools through it. */
   kernel: ToolKernel;
   /** Every tool the data plane routes to, native and extra. */
@@ -144,15 +145,16 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     warn: (message) => log.warn(message),
   });
   const containerMode = config.sandbox === "container";
-  if (containerMode) {
-    const warning = await enableContainerTerminal(config);
+  const terminal = createTerminalState(containerMode ? { container: config } : {});
+  if (terminal.container) {
+    const warning = await terminal.container.removeLeftovers();
     if (warning) log.warn(warning);
     log.info(`terminal sandbox: container (one warm container per project, image ${containerSandboxStatus(config).container.image})`);
   } else {
     const status = sandbox.status();
     log.info(`terminal sandbox: ${status.mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${status.landlockAbi})`);
   }
-  const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), sandbox, ...(options.now ? { now: options.now } : {}) });
+  const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), sandbox, terminal, ...(options.now ? { now: options.now } : {}) });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
   await recoverInterruptedIntents(mutation, tools);
   const plugins = createPluginHost(options.plugins ?? []);
@@ -169,10 +171,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     publicOrigin: () => publicOrigin.origin(),
     // Whatever a session started ends with its capabilities (issue 10: nothing survives rotate/disable/delete).
     onScopeEnd: ({ sessionId, projectId, projectDeleted }) => {
-      void terminalProcesses.end({ ...(sessionId ? { sessionId } : {}), ...(projectId ? { projectId } : {}) }).then(() => {
+      void terminal.processes.end({ ...(sessionId ? { sessionId } : {}), ...(projectId ? { projectId } : {}) }).then(() => {
         if (projectDeleted && projectId) sandbox.removeScratch(projectId);
       });
-      if (containerMode) void endContainerScope({ sessionId, projectId, projectDeleted });
+      void terminal.container?.endScope({ sessionId, projectId, projectDeleted });
     },
   });
   if (config.ephemeralCapabilities) {
@@ -236,18 +238,17 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     tools,
     controlUrl,
     dataUrl,
+    terminal,
     async close() {
       if (closed) return;
       closed = true;
       publicOrigin.stop();
       shutdown.abort();
       await Promise.all([closeServer(dataServer), ...control.servers.map(closeServer), cloudflared?.stop()]);
-      // The abort ends every tree; wait until this bridge's are gone before the store closes.
-      // The tree registry is per process (tests run several bridges in one); a store that already failed
-      // cannot say which projects are ours, and then every tree in the process ends rather than none.
-      const ours = store.db.open ? store.projects.list().map((p) => ({ projectId: p.id })) : [{}];
-      await Promise.all(ours.map((filter) => terminalProcesses.end(filter, "shutdown")));
-      if (containerMode) await removeContainersAtShutdown();
+      // The abort ends every tree; wait until this bridge's are gone (its registry holds only its own) before
+      // the store closes.
+      await terminal.processes.end({}, "shutdown");
+      await terminal.container?.removeAtShutdown();
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
       store.close();
     },

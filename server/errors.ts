@@ -101,8 +101,6 @@ export const ErrorCode = {
 
 /** A stable error code: a closed union, so tsc refuses a code nobody catalogued. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
-/** The same union under its older name. */
-export type ErrorCodeValue = ErrorCode;
 
 export interface ErrorCodeInfo {
   /**

@@ -7,6 +7,7 @@ import { Journal } from "./journal/journal.js";
 import { Staging } from "./staging/staging.js";
 import { NO_TEST_HOOKS, type TestHooks } from "./journal/test-hooks.js";
 import { ProjectWriteQueue } from "./journal/write-queue.js";
+import { createTerminalState, type TerminalState } from "./terminal/terminal-state.js";
 
 export interface MutationRuntimeOptions {
   store: Store;
@@ -15,6 +16,8 @@ export interface MutationRuntimeOptions {
   hooks?: TestHooks;
   now?: () => number;
   sandbox?: Sandbox;
+  /** The bridge's terminal state; a fresh one (native mode, default limits) when absent. */
+  terminal?: TerminalState;
 }
 
 export function createMutationRuntime(options: MutationRuntimeOptions): MutationRuntime {
@@ -26,6 +29,7 @@ export function createMutationRuntime(options: MutationRuntimeOptions): Mutation
     queue: new ProjectWriteQueue(),
     hooks: options.hooks ?? NO_TEST_HOOKS,
     log: options.log,
+    terminal: options.terminal ?? createTerminalState(),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   };
 }

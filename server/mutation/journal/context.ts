@@ -1,6 +1,6 @@
 // What the journal runner adds to a mutation tool's context: the shared mutation runtime (journal, staging,
-// write queue) and, while a recorded intent executes, its handle. Declared by augmenting ToolContext so the
-// kernel stays ignorant of the mutation layer.
+// write queue, terminal state) and, while a recorded intent executes, its handle. Declared by augmenting
+// ToolContext so the kernel stays ignorant of the mutation layer.
 import { ErrorCode, ToolError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { Store } from "../../store/index.js";
@@ -8,6 +8,7 @@ import type { Sandbox } from "../../sandbox/launcher.js";
 import type { Preimage } from "../../store/journal.js";
 import type { Journal } from "./journal.js";
 import type { Staging } from "../staging/staging.js";
+import type { TerminalState } from "../terminal/terminal-state.js";
 import type { TestHooks } from "./test-hooks.js";
 import type { ProjectWriteQueue } from "./write-queue.js";
 
@@ -20,6 +21,8 @@ export interface MutationRuntime {
   log: Logger;
   /** How terminal commands are confined (server/sandbox/launcher.ts); absent in process-level tests. */
   sandbox?: Sandbox;
+  /** This bridge's terminal gate, live process trees and (container mode) container runner. */
+  terminal: TerminalState;
 }
 
 /** The intent a tool is executing as. Only present for recorded (journaled) tools. */

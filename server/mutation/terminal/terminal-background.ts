@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { StartupTranscript, watchStartup, type StartupEnd } from "./startup-transcript.js";
 import type { BoundedText } from "./terminal-output.js";
-import { terminalProcesses, type TreeOwner } from "./terminal-processes.js";
+import type { TerminalProcesses, TreeOwner } from "./terminal-processes.js";
 import { spawnCommand, type SpawnOptions } from "./terminal-spawn.js";
 
 /** Background processes alive at once across all sessions; more are refused until one ends. */
@@ -44,8 +44,8 @@ export interface BackgroundProcess {
   logFile: string;
 }
 
-export function listBackground(owner?: Partial<TreeOwner>): BackgroundProcess[] {
-  return terminalProcesses.list({ kind: "background", ...owner }).map(({ pid, command, cwd, startedAt, logFile }) => ({ pid, command, cwd, startedAt, logFile: logFile ?? "" }));
+export function listBackground(processes: TerminalProcesses, owner?: Partial<TreeOwner>): BackgroundProcess[] {
+  return processes.list({ kind: "background", ...owner }).map(({ pid, command, cwd, startedAt, logFile }) => ({ pid, command, cwd, startedAt, logFile: logFile ?? "" }));
 }
 
 export interface LaunchOptions extends SpawnOptions {
@@ -55,6 +55,8 @@ export interface LaunchOptions extends SpawnOptions {
   quietMs?: number;
   /** Who started it: the registry ends it with its session or project, and only its session may stop it. */
   owner?: TreeOwner;
+  /** The bridge's registry of live trees (its MutationRuntime's): the limit counts it, stop= and scope ends find it. */
+  processes: TerminalProcesses;
   /** The project's log folder (backgroundLogDir(projectId)); default the shared one. */
   logDir?: string;
   /** When the bridge is root: the group that may read the logs (the agent identity's). */
@@ -145,12 +147,12 @@ function prepareLogFile(dir: string, reader: LogReader | undefined): string {
 
 export async function launchBackground(options: LaunchOptions): Promise<LaunchResult> {
   options.signal.throwIfAborted();
-  const count = terminalProcesses.list({ kind: "background" }).length;
+  const count = options.processes.list({ kind: "background" }).length;
   if (count >= MAX_BACKGROUND_PROCESSES) {
     throw new ToolError(
       ErrorCode.backgroundLimitReached,
       `${count} background processes are running (the limit is ${MAX_BACKGROUND_PROCESSES}). Stop one of yours with /x?stop=<pid> (the stop URL its launch answered), then retry.`,
-      { detail: { running: listBackground().map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
+      { detail: { running: listBackground(options.processes).map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
     );
   }
   const logFile = prepareLogFile(options.logDir ?? backgroundLogDir(), options.logReader);
@@ -179,7 +181,7 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
 
   const onShutdown = () => void child.stop();
   options.signal.addEventListener("abort", onShutdown, { once: true });
-  const forget = terminalProcesses.add({
+  const forget = options.processes.add({
     pid,
     kind: "background",
     owner: options.owner,
@@ -213,11 +215,6 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
     ...transcript.report(startup, started),
     logFile,
   };
-}
-
-/** Ends every background process this bridge process started (used at shutdown and by tests). */
-export async function stopAllBackground(): Promise<void> {
-  await terminalProcesses.end({ kind: "background" }, "shutdown");
 }
 
 /** The launcher refused to start a command (cwd through a symlink, Landlock missing while required...). */

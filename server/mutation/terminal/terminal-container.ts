@@ -1,6 +1,6 @@
 // Terminal commands in the project's sandbox container (URLBRIDGE_SANDBOX=container): the foreground run and the
-// bg=1 launch /x dispatches to in that mode, with the same result shapes as the native path. Both register with
-// the terminal's process registry, so stop=, the end of a session or project, and shutdown reach them. Every
+// bg=1 launch /x dispatches to in that mode, with the same result shapes as the native path. A ContainerTerminal
+// belongs to one bridge's terminal state (terminal-state.ts); both register with that bridge's process registry, so stop=, the end of a session or project, and shutdown reach them. Every
 // process a command starts inherits a job marker in its environment; what carries it after the command's end
 // (setsid, double forks, daemons) is found in the container's /proc and ended.
 import { randomBytes } from "node:crypto";
@@ -9,13 +9,13 @@ import type { Config } from "../../config.js";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { CHILD_ENV_DEFAULTS } from "../../sandbox/env-scrub.js";
 import { projectContainersOptionsFromConfig } from "../../sandbox/container/from-config.js";
-import { configureProjectContainers, endProjectContainerProcesses, execInProjectContainer, removeProjectContainer, type ProjectContainers } from "../../sandbox/container/manager.js";
+import { createProjectContainers, type ProjectContainers } from "../../sandbox/container/manager.js";
 import { CONTAINER_PROJECT_PATH } from "../../sandbox/container/spec.js";
 import { StartupTranscript, watchStartup } from "./startup-transcript.js";
 import { createMarkerFilter } from "../../sandbox/container/exec.js";
 import { MAX_BACKGROUND_LOG_BYTES, MAX_BACKGROUND_LOG_FILES, MAX_BACKGROUND_PROCESSES, type LaunchResult } from "./terminal-background.js";
 import { OutputCollector, STDERR_LIMITS, STDOUT_LIMITS } from "./terminal-output.js";
-import { terminalProcesses, type EndReason, type TreeOwner } from "./terminal-processes.js";
+import type { EndReason, TerminalProcesses, TreeOwner } from "./terminal-processes.js";
 import type { ForegroundResult } from "./terminal-run.js";
 
 /** The variable every process of one command inherits (a random hex id per command). */
@@ -34,34 +34,6 @@ const SWEEP_TIMEOUT_MS = 15_000;
 const EXIT_OUTPUT_GRACE_MS = 250;
 /** How often a bg=1 job whose shell exited is checked for processes still carrying its marker. */
 const LEFTOVER_POLL_MS = 5_000;
-
-let enabled = false;
-let nextHandle = FIRST_HANDLE;
-/** Sessions that ran commands in a project's container: a session's end names only the session. */
-const sessionProjects = new Map<string, string>();
-
-let containers: ProjectContainers | undefined;
-
-/**
- * Call once at start-up when config.sandbox is "container", before the data plane listens: configures the shared
- * manager and removes this instance's containers left by an earlier bridge process (a crash leaves commands
- * running in them that nothing tracks any more; a project deleted while the engine was down leaves its
- * container). Answers a warning when the engine could not be reached: commands then answer sandbox_unavailable.
- */
-export async function enableContainerTerminal(config: Pick<Config, "sandboxContainer" | "agentFallback">): Promise<string | undefined> {
-  containers = configureProjectContainers(projectContainersOptionsFromConfig(config));
-  enabled = true;
-  try {
-    await containers.removeAll();
-    return undefined;
-  } catch (error) {
-    return `URLBRIDGE_SANDBOX=container: the Docker engine is not reachable (${error instanceof Error ? error.message : String(error)}); terminal commands answer sandbox_unavailable until it is.`;
-  }
-}
-
-export function containerTerminalEnabled(): boolean {
-  return enabled;
-}
 
 export interface ContainerCommandOptions {
   command: string;
@@ -115,10 +87,10 @@ function sweepScript(job: string, kill: boolean): string {
 }
 
 /** Ends (or only counts) the processes still carrying the job's marker; answers how many. Never throws. */
-async function sweepJob(projectId: string, root: string, job: string, kill: boolean): Promise<number> {
+async function sweepJob(containers: ProjectContainers, projectId: string, root: string, job: string, kill: boolean): Promise<number> {
   let out = "";
   try {
-    await execInProjectContainer({ projectId, root, command: sweepScript(job, kill), timeoutMs: SWEEP_TIMEOUT_MS, onStdout: (chunk) => (out += chunk.toString("latin1")) });
+    await containers.exec({ projectId, root, command: sweepScript(job, kill), timeoutMs: SWEEP_TIMEOUT_MS, onStdout: (chunk) => (out += chunk.toString("latin1")) });
   } catch {
     // The container is gone or being restarted; whatever carried the marker ended with it.
     return 0;
@@ -127,18 +99,97 @@ async function sweepJob(projectId: string, root: string, job: string, kill: bool
   return Number.isFinite(count) ? count : 0;
 }
 
-function remember(owner: TreeOwner): void {
-  sessionProjects.set(owner.sessionId, owner.projectId);
+/** One bridge's container commands: its manager of project containers, the handles it gave out, who ran where. */
+export class ContainerTerminal {
+  private readonly containers: ProjectContainers;
+  private nextHandle = FIRST_HANDLE;
+  /** Sessions that ran commands in a project's container: a session's end names only the session. */
+  private readonly sessionProjects = new Map<string, string>();
+
+  /** Configures the manager; call removeLeftovers() before the data plane listens. */
+  constructor(
+    config: Pick<Config, "sandboxContainer" | "agentFallback">,
+    private readonly processes: TerminalProcesses,
+  ) {
+    this.containers = createProjectContainers(projectContainersOptionsFromConfig(config));
+  }
+
+  /**
+   * Call once at start-up, before the data plane listens: removes this instance's containers left by an earlier
+   * bridge process (a crash leaves commands running in them that nothing tracks any more; a project deleted while
+   * the engine was down leaves its container). Answers a warning when the engine could not be reached: commands
+   * then answer sandbox_unavailable.
+   */
+  async removeLeftovers(): Promise<string | undefined> {
+    try {
+      await this.containers.removeAll();
+      return undefined;
+    } catch (error) {
+      return `URLBRIDGE_SANDBOX=container: the Docker engine is not reachable (${error instanceof Error ? error.message : String(error)}); terminal commands answer sandbox_unavailable until it is.`;
+    }
+  }
+
+  /** Runs one foreground command in the project's container; the result is the native path's ForegroundResult. */
+  runForeground(options: ContainerForegroundOptions): Promise<ForegroundResult> {
+    return runForegroundInContainer(this.context(options.owner), options);
+  }
+
+  /**
+   * Starts a bg=1 command in the project's container without awaiting its end, watches the start-up window as the
+   * native path does, and logs its output to a bounded file. The job lives while its shell runs or any process
+   * carrying its marker does; stop= (and the end of its session, project or the bridge) ends them all.
+   */
+  launchBackground(options: ContainerLaunchOptions): Promise<LaunchResult> {
+    return launchBackgroundInContainer(this.context(options.owner), options);
+  }
+
+  /**
+   * The registry's onScopeEnd for container mode. A session's end (rotate, disable, delete; removing the terminal
+   * permission rotates every session of the project) ends every process in its project's container: one
+   * container per project, so the project's other sessions' commands end too. A project's deletion removes it.
+   */
+  async endScope(scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }): Promise<void> {
+    if (scope.projectId !== undefined && scope.projectDeleted) {
+      for (const [session, project] of this.sessionProjects) if (project === scope.projectId) this.sessionProjects.delete(session);
+      await this.containers.remove(scope.projectId).catch(() => false);
+      return;
+    }
+    const projectId = scope.projectId ?? (scope.sessionId !== undefined ? this.sessionProjects.get(scope.sessionId) : undefined);
+    if (scope.sessionId !== undefined) this.sessionProjects.delete(scope.sessionId);
+    if (projectId !== undefined) await this.containers.endProcesses(projectId).catch(() => false);
+  }
+
+  /**
+   * At shutdown, after the registered commands were ended: removes this instance's containers, so nothing of a
+   * stopped bridge keeps running on the host (they are warm for the bridge's lifetime, created again on the next
+   * start's first command, ~210 ms).
+   */
+  async removeAtShutdown(): Promise<void> {
+    this.sessionProjects.clear();
+    await this.containers.removeAll().catch(() => 0);
+  }
+
+  /** What one command needs of this bridge: remembers who ran where and hands out the command's handle. */
+  private context(owner: TreeOwner): CommandContext {
+    this.sessionProjects.set(owner.sessionId, owner.projectId);
+    return { containers: this.containers, processes: this.processes, handle: this.nextHandle++ };
+  }
 }
 
-/** Runs one foreground command in the project's container; the result is the native path's ForegroundResult. */
-export async function runForegroundInContainer(options: ContainerForegroundOptions): Promise<ForegroundResult> {
+interface CommandContext {
+  containers: ProjectContainers;
+  processes: TerminalProcesses;
+  /** The command's id in results and stop= (FIRST_HANDLE and up). */
+  handle: number;
+}
+
+async function runForegroundInContainer(context: CommandContext, options: ContainerForegroundOptions): Promise<ForegroundResult> {
   const started = performance.now();
   const { owner, root } = options;
   const stdout = new OutputCollector(STDOUT_LIMITS);
   const stderr = new OutputCollector(STDERR_LIMITS);
   const job = randomBytes(8).toString("hex");
-  const handle = nextHandle++;
+  const { containers, processes, handle } = context;
   const stopper = new AbortController();
   let ended: EndReason | undefined;
   let finished: Promise<unknown> = Promise.resolve();
@@ -149,8 +200,7 @@ export async function runForegroundInContainer(options: ContainerForegroundOptio
   };
   const onShutdown = () => void end("shutdown");
   options.signal?.addEventListener("abort", onShutdown, { once: true });
-  remember(owner);
-  const forget = terminalProcesses.add({
+  const forget = processes.add({
     pid: handle,
     kind: "foreground",
     owner,
@@ -162,7 +212,7 @@ export async function runForegroundInContainer(options: ContainerForegroundOptio
   if (options.signal?.aborted) onShutdown();
   try {
     const work = (async () => {
-      const result = await execInProjectContainer({
+      const result = await containers.exec({
         projectId: owner.projectId,
         root,
         command: options.command,
@@ -174,7 +224,7 @@ export async function runForegroundInContainer(options: ContainerForegroundOptio
         signal: stopper.signal,
       });
       // Nothing the command started outlives it (as the native launcher's --foreground): setsid'd and daemons too.
-      return { result, leftovers: await sweepJob(owner.projectId, root, job, true) };
+      return { result, leftovers: await sweepJob(containers, owner.projectId, root, job, true) };
     })();
     // The registry's stop resolves once the command and its leftovers are gone.
     finished = work.catch(() => undefined);
@@ -232,25 +282,20 @@ export function backgroundScript(command: string, logFile: string, job: string):
 
 type Outcome = { ok: true; exitCode: number | null; signal: string | null } | { ok: false; error: unknown };
 
-/**
- * Starts a bg=1 command in the project's container without awaiting its end, watches the start-up window as the
- * native path does, and logs its output to a bounded file. The job lives while its shell runs or any process
- * carrying its marker does; stop= (and the end of its session, project or the bridge) ends them all.
- */
-export async function launchBackgroundInContainer(options: ContainerLaunchOptions): Promise<LaunchResult> {
+async function launchBackgroundInContainer(context: CommandContext, options: ContainerLaunchOptions): Promise<LaunchResult> {
   options.signal.throwIfAborted();
   const { owner, root } = options;
-  const count = terminalProcesses.list({ kind: "background" }).length;
+  const { containers, processes, handle } = context;
+  const count = processes.list({ kind: "background" }).length;
   if (count >= MAX_BACKGROUND_PROCESSES) {
     throw new ToolError(
       ErrorCode.backgroundLimitReached,
       `${count} background processes are running (the limit is ${MAX_BACKGROUND_PROCESSES}). Stop one of yours with /x?stop=<pid> (the stop URL its launch answered), then retry.`,
-      { detail: { running: terminalProcesses.list({ kind: "background" }).map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
+      { detail: { running: processes.list({ kind: "background" }).map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
     );
   }
   const started = performance.now();
   const job = randomBytes(8).toString("hex");
-  const handle = nextHandle++;
   const logFile = `${CONTAINER_LOG_DIR}/${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(4).toString("hex")}.log`;
   const transcript = new StartupTranscript();
   let watching = true;
@@ -261,7 +306,7 @@ export async function launchBackgroundInContainer(options: ContainerLaunchOption
   const commandExited = new Promise<void>((resolve) => (onCommandExit = resolve));
   const stderr = createMarkerFilter(job, onChunk, (kind) => kind === "exit" && onCommandExit());
   const stopper = new AbortController();
-  const shell: Promise<Outcome> = execInProjectContainer({
+  const shell: Promise<Outcome> = containers.exec({
     projectId: owner.projectId,
     root,
     command: backgroundScript(options.command, logFile, job),
@@ -282,13 +327,12 @@ export async function launchBackgroundInContainer(options: ContainerLaunchOption
     (stopping ??= (async () => {
       stopper.abort();
       await shell;
-      await sweepJob(owner.projectId, root, job, true);
+      await sweepJob(containers, owner.projectId, root, job, true);
       gone = true;
     })());
   const onShutdown = () => void stop();
   options.signal.addEventListener("abort", onShutdown, { once: true });
-  remember(owner);
-  const forget = terminalProcesses.add({
+  const forget = processes.add({
     pid: handle,
     kind: "background",
     owner,
@@ -316,8 +360,8 @@ export async function launchBackgroundInContainer(options: ContainerLaunchOption
   }
   // Running: the script holds on (a server behind "&" keeps the output), or a process that carries the job's
   // marker is left (a setsid'd daemon that closed its output).
-  const alive = outcome === undefined || (await sweepJob(owner.projectId, root, job, false)) > 0;
-  if (alive) void watchJob(shell, () => gone || stopping !== undefined, () => sweepJob(owner.projectId, root, job, false)).then(release);
+  const alive = outcome === undefined || (await sweepJob(containers, owner.projectId, root, job, false)) > 0;
+  if (alive) void watchJob(shell, () => gone || stopping !== undefined, () => sweepJob(containers, owner.projectId, root, job, false)).then(release);
   else release();
   return {
     pid: handle,
@@ -336,32 +380,4 @@ async function watchJob(shell: Promise<Outcome>, stopped: () => boolean, remaini
   while (!stopped() && (await remaining()) > 0) {
     await new Promise((resolve) => setTimeout(resolve, LEFTOVER_POLL_MS).unref());
   }
-}
-
-/**
- * The registry's onScopeEnd for container mode. A session's end (rotate, disable, delete; removing the terminal
- * permission rotates every session of the project) ends every process in its project's container: one
- * container per project, so the project's other sessions' commands end too. A project's deletion removes it.
- */
-export async function endContainerScope(scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }): Promise<void> {
-  if (!enabled) return;
-  if (scope.projectId !== undefined && scope.projectDeleted) {
-    for (const [session, project] of sessionProjects) if (project === scope.projectId) sessionProjects.delete(session);
-    await removeProjectContainer(scope.projectId).catch(() => false);
-    return;
-  }
-  const projectId = scope.projectId ?? (scope.sessionId !== undefined ? sessionProjects.get(scope.sessionId) : undefined);
-  if (scope.sessionId !== undefined) sessionProjects.delete(scope.sessionId);
-  if (projectId !== undefined) await endProjectContainerProcesses(projectId).catch(() => false);
-}
-
-/**
- * At shutdown, after the registered commands were ended: removes this instance's containers, so nothing of a
- * stopped bridge keeps running on the host (they are warm for the bridge's lifetime, created again on the next
- * start's first command, ~210 ms).
- */
-export async function removeContainersAtShutdown(): Promise<void> {
-  if (!containers) return;
-  sessionProjects.clear();
-  await containers.removeAll().catch(() => 0);
 }

@@ -1,8 +1,9 @@
-// The machine-wide gate for foreground terminal processes: at most MAX_FOREGROUND_PROCESSES run at once across
+// The gate for a bridge's foreground terminal processes: at most MAX_FOREGROUND_PROCESSES run at once across
 // every session and project; later ones wait in a bounded FIFO queue (their intent stays pending) or are refused.
+// One per bridge, owned by its MutationRuntime (terminal-state.ts); a bridge process runs one bridge.
 import { ErrorCode, ToolError } from "../../errors.js";
 
-/** Foreground processes running at once, across all sessions (the reference's global terminal cap). */
+/** Foreground processes running at once, across all of a bridge's sessions (the reference's global terminal cap). */
 export const MAX_FOREGROUND_PROCESSES = 2;
 /** Foreground commands that may wait for a slot; one more is refused with terminal_busy. */
 export const MAX_QUEUED_FOREGROUND = 16;
@@ -119,6 +120,3 @@ export class TerminalGate {
     };
   }
 }
-
-/** The one gate of this bridge process, shared by every session and project. */
-export const terminalGate = new TerminalGate();

@@ -1,6 +1,7 @@
 // Every live terminal tree (foreground and bg=1), keyed by the session and project that started it, so that
 // disabling, rotating or deleting a session, deleting a project or removing its terminal permission, and the
-// bridge's shutdown end what they started. The pid is the launcher's: ending it ends the whole tree.
+// bridge's shutdown end what they started. The pid is the launcher's: ending it ends the whole tree. One registry
+// per bridge, owned by its MutationRuntime (terminal-state.ts).
 
 export interface TreeOwner {
   sessionId: string;
@@ -60,6 +61,3 @@ export class TerminalProcesses {
     return doomed.length;
   }
 }
-
-/** The one registry of this bridge process (like the gate, shared by every session and project). */
-export const terminalProcesses = new TerminalProcesses();

@@ -3,7 +3,7 @@
 // so nothing the command started can hold its output, or its gate slot, past its end.
 import { ErrorCode, ToolError } from "../../errors.js";
 import { OutputCollector, STDERR_LIMITS, STDOUT_LIMITS, type BoundedText } from "./terminal-output.js";
-import { terminalProcesses, type EndReason, type TreeOwner } from "./terminal-processes.js";
+import type { EndReason, TerminalProcesses, TreeOwner } from "./terminal-processes.js";
 import { spawnCommand, type SpawnOptions } from "./terminal-spawn.js";
 
 export { resolveShell, type ShellInvocation, type SpawnOptions } from "./terminal-spawn.js";
@@ -22,6 +22,8 @@ export interface ForegroundOptions extends SpawnOptions {
   onSpawn?: (pid: number) => void;
   /** Who started it: the registry ends it with its session or project. */
   owner?: TreeOwner;
+  /** The bridge's registry of live trees (its MutationRuntime's), which the tree joins while it runs. */
+  processes: TerminalProcesses;
 }
 
 export interface ForegroundResult {
@@ -58,7 +60,7 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
     ended ??= why;
     return child.stop();
   };
-  const forget = terminalProcesses.add({
+  const forget = options.processes.add({
     pid,
     kind: "foreground",
     owner: options.owner,

@@ -10,14 +10,12 @@ import { defineTool, type InterruptedIntent, type ToolContext } from "../../kern
 import { cwdDepthOf, guardCommand } from "../../sandbox/command-guard.js";
 import { buildChildEnv } from "../../sandbox/env-scrub.js";
 import { resolveInsideRoot } from "../../sandbox/paths.js";
+import { runtimeOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { killTree, processStartTicks } from "./process-tree.js";
 import { interruptedFailure } from "../journal/recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "../staging/staging.js";
 import { backgroundLogDir, launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
-import { containerTerminalEnabled, launchBackgroundInContainer, runForegroundInContainer } from "./terminal-container.js";
-import { terminalProcesses } from "./terminal-processes.js";
-import { terminalGate } from "./terminal-gate.js";
 import type { BoundedText } from "./terminal-output.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, runForeground, type ForegroundResult } from "./terminal-run.js";
 
@@ -162,16 +160,17 @@ async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<Pre
   return { command, cwd };
 }
 
-/** Foreground commands take a slot of the machine-wide gate before they start; the intent is pending until then. */
+/** Foreground commands take a slot of the bridge's gate before they start; the intent is pending until then. */
 async function admitTerminal(args: TerminalArgs, ctx: ToolContext): Promise<(() => void) | undefined> {
   await prepareCommand(args, ctx);
   if (args.bg || args.stop !== undefined) return undefined;
+  const { gate } = runtimeOf(ctx).terminal;
   try {
-    return await terminalGate.acquire({
+    return await gate.acquire({
       signal: ctx.signal,
       // A queued command waits at most its own timeout, then answers terminal_busy (it never ran).
       maxWaitMs: args.timeout ?? DEFAULT_TIMEOUT_MS,
-      onQueued: (position) => ctx.intent?.progress({ phase: "queued", position, slots: terminalGate.slots }),
+      onQueued: (position) => ctx.intent?.progress({ phase: "queued", position, slots: gate.slots }),
     });
   } catch (error) {
     // This record replays as failed forever; a retry needs a fresh identity.
@@ -196,21 +195,21 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
   const { env } = buildChildEnv();
   const owner = { sessionId: ctx.session.id, projectId: ctx.project.id };
   const relative = path.relative(ctx.project.root, cwd.absolute);
-  if (containerTerminalEnabled()) {
+  const { terminal, sandbox } = runtimeOf(ctx);
+  if (terminal.container) {
     // URLBRIDGE_SANDBOX=container: the project's own warm container runs it (server/mutation/terminal/terminal-container.ts).
-    if (args.bg) return reportBackground(await launchBackgroundInContainer({ command, root: ctx.project.root, cwd: relative, owner, signal: ctx.signal }), ctx, cwd.display);
+    if (args.bg) return reportBackground(await terminal.container.launchBackground({ command, root: ctx.project.root, cwd: relative, owner, signal: ctx.signal }), ctx, cwd.display);
     const containerTimeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
     ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
-    return reportForeground(await runForegroundInContainer({ command, root: ctx.project.root, cwd: relative, owner, timeoutMs: containerTimeoutMs, signal: ctx.signal }), containerTimeoutMs, cwd.display);
+    return reportForeground(await terminal.container.runForeground({ command, root: ctx.project.root, cwd: relative, owner, timeoutMs: containerTimeoutMs, signal: ctx.signal }), containerTimeoutMs, cwd.display);
   }
-  const sandbox = ctx.mutation?.sandbox;
   // The project's bg=1 logs: readable by its own commands (tail), by no other project's.
   const logDir = sandbox ? backgroundLogDir(ctx.project.id) : undefined;
   const identity = sandbox?.identityFor(ctx.project.root);
   const logReader = identity ? { gid: identity.gid } : undefined;
   const plan = sandbox?.plan({ id: ctx.project.id, root: ctx.project.root }, relative, !args.bg, logDir && fs.existsSync(logDir) ? [logDir] : []);
   if (args.bg) {
-    return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, plan, owner, logDir, logReader, signal: ctx.signal }), ctx, cwd.display);
+    return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, plan, owner, processes: terminal.processes, logDir, logReader, signal: ctx.signal }), ctx, cwd.display);
   }
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
@@ -220,6 +219,7 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
     env,
     plan,
     owner,
+    processes: terminal.processes,
     timeoutMs,
     signal: ctx.signal,
     onSpawn: (pid) => checkpointProcess(ctx, pid),
@@ -229,7 +229,7 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
 
 /** /x?stop=<pid>: ends one of this session's own background trees (signal scoping keeps a later command from it). */
 async function stopBackground(pid: number, ctx: ToolContext): Promise<StopOutput> {
-  const tree = terminalProcesses.get(pid);
+  const tree = runtimeOf(ctx).terminal.processes.get(pid);
   if (!tree || tree.kind !== "background" || tree.owner?.sessionId !== ctx.session.id) {
     throw new ToolError(ErrorCode.processNotFound, `No background process ${pid} of this session is running: it has ended already, or another session started it. Nothing was stopped.`, {
       detail: { pid },

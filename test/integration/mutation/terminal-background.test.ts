@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
-import { launchBackground, listBackground, MAX_BACKGROUND_PROCESSES, stopAllBackground } from "../../../server/mutation/terminal/terminal-background.js";
+import { launchBackground as launchWith, listBackground, MAX_BACKGROUND_PROCESSES, type LaunchOptions } from "../../../server/mutation/terminal/terminal-background.js";
+import { TerminalProcesses } from "../../../server/mutation/terminal/terminal-processes.js";
 import { buildChildEnv } from "../../../server/sandbox/env-scrub.js";
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-bg-"));
@@ -18,7 +19,11 @@ server.listen(0, "127.0.0.1", () => console.log("ready at http://127.0.0.1:" + s
 `,
 );
 
-afterEach(async () => stopAllBackground());
+/** The registry a bridge's runtime would own; every launch here joins it. */
+const processes = new TerminalProcesses();
+const launchBackground = (options: Omit<LaunchOptions, "processes">) => launchWith({ ...options, processes });
+
+afterEach(async () => processes.end({ kind: "background" }, "shutdown"));
 afterAll(() => {
   shutdown.abort();
   fs.rmSync(cwd, { recursive: true, force: true });
@@ -45,7 +50,7 @@ describe("launchBackground", () => {
     expect(result.transcript.text).toBe(`ready at ${url}\n`);
     const body = await (await fetch(url)).text();
     expect(body).toMatch(/^hello from \d+$/);
-    expect(listBackground().map((p) => p.pid)).toContain(result.pid);
+    expect(listBackground(processes).map((p) => p.pid)).toContain(result.pid);
     expect(fs.readFileSync(result.logFile, "utf8")).toContain(url);
     expect(result.logFile.startsWith(cwd)).toBe(false);
   });
@@ -67,7 +72,7 @@ describe("launchBackground", () => {
     expect(isGone(result.pid)).toBe(false);
     local.abort();
     expect(await waitUntil(() => isGone(result.pid))).toBe(true);
-    expect(await waitUntil(() => !listBackground().some((p) => p.pid === result.pid))).toBe(true);
+    expect(await waitUntil(() => !listBackground(processes).some((p) => p.pid === result.pid))).toBe(true);
   });
 
   it("refuses a launch beyond the background limit", async () => {

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_QUEUED_FOREGROUND, terminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
+import { MAX_QUEUED_FOREGROUND } from "../../../server/mutation/terminal/terminal-gate.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
@@ -47,13 +47,13 @@ describe("terminal gate", () => {
     const second = await agentGet<Body>(`${b.m}/x?wait=0&raw=${blocked("two")}`);
     expect((await pollUntil(first, (r) => r.state === "running")).state).toBe("running");
     expect((await pollUntil(second, (r) => r.state === "running")).state).toBe("running");
-    expect(terminalGate.snapshot()).toMatchObject({ slots: 2, running: 2, queued: 0 });
+    expect(t.bridge.terminal.gate.snapshot()).toMatchObject({ slots: 2, running: 2, queued: 0 });
 
     // The third proves by its exit code that it ran only after the release file existed.
     const third = await agentGet<Body>(`${c.m}/x?wait=0&raw=${encodeUrlText(`test -f ${release} && echo three`)}`);
     const queued = await pollUntil(third, (r) => (r.progress as { phase?: string } | undefined)?.phase === "queued");
     expect(queued).toMatchObject({ ok: true, state: "pending", progress: { phase: "queued", position: 1 } });
-    expect(terminalGate.snapshot()).toMatchObject({ running: 2, queued: 1 });
+    expect(t.bridge.terminal.gate.snapshot()).toMatchObject({ running: 2, queued: 1 });
     const stillQueued = await agentGet<Body>(String(third.poll));
     expect(stillQueued.state).toBe("pending");
 
@@ -64,7 +64,7 @@ describe("terminal gate", () => {
       [true, 0, "two\n"],
       [true, 0, "three\n"],
     ]);
-    expect(await waitUntil(() => terminalGate.snapshot().running === 0)).toBe(true);
+    expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().running === 0)).toBe(true);
     setReleased(false);
   });
 
@@ -74,7 +74,7 @@ describe("terminal gate", () => {
     for (const holder of holders) expect((await pollUntil(holder, (r) => r.state === "running")).state).toBe("running");
     const waiting: Body[] = [];
     for (let i = 0; i < MAX_QUEUED_FOREGROUND; i++) waiting.push(await agentGet<Body>(`${a.m}/x?wait=0&raw=echo+queued-${i}`));
-    expect(await waitUntil(() => terminalGate.snapshot().queued === MAX_QUEUED_FOREGROUND)).toBe(true);
+    expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().queued === MAX_QUEUED_FOREGROUND)).toBe(true);
 
     const refused = await settle(`${a.m}/x?raw=echo+one-too-many`);
     expect(refused).toMatchObject({ ok: false, state: "failed", errorCode: "terminal_busy", retryable: true, agentAction: "wait_and_retry" });

@@ -4,13 +4,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
+import { TerminalProcesses } from "../../../server/mutation/terminal/terminal-processes.js";
 import { runForeground } from "../../../server/mutation/terminal/terminal-run.js";
 import { buildChildEnv } from "../../../server/sandbox/env-scrub.js";
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-term-"));
 afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }));
 const env = buildChildEnv().env;
-const run = (command: string, timeoutMs = 20_000) => runForeground({ command, cwd, env, timeoutMs });
+const processes = new TerminalProcesses();
+const run = (command: string, timeoutMs = 20_000) => runForeground({ command, cwd, env, timeoutMs, processes });
 
 async function waitUntil(check: () => boolean, ms = 5000): Promise<boolean> {
   const deadline = Date.now() + ms;

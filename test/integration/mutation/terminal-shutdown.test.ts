@@ -4,7 +4,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
-import { terminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "./terminal-helpers.js";
@@ -24,15 +23,15 @@ describe("terminal intents across a graceful restart", () => {
 
     await agentGet<Body>(hold(1));
     await agentGet<Body>(hold(2));
-    expect(await waitUntil(() => terminalGate.snapshot().running === 2)).toBe(true);
+    expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().running === 2)).toBe(true);
     await agentGet<Body>(queuedUrl);
-    expect(await waitUntil(() => terminalGate.snapshot().queued === 1)).toBe(true);
+    expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().queued === 1)).toBe(true);
     expect(await waitUntil(() => fs.existsSync(path.join(t.projectDir, "holder-1.pid")) && fs.existsSync(path.join(t.projectDir, "holder-2.pid")))).toBe(true);
     const pids = [1, 2].map((n) => Number(fs.readFileSync(path.join(t.projectDir, `holder-${n}.pid`), "utf8")));
 
     await t.close();
     for (const pid of pids) expect(await waitUntil(() => isGone(pid))).toBe(true);
-    expect(terminalGate.snapshot()).toMatchObject({ running: 0, queued: 0 });
+    expect(t.bridge.terminal.gate.snapshot()).toMatchObject({ running: 0, queued: 0 });
 
     const again = await startTestBridge({}, { stateDir: t.stateDir });
     bridges.push(again);

@@ -6,7 +6,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeLauncher } from "../../../server/sandbox/launcher.js";
-import { terminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, TEST_AGENT_UID, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "../mutation/terminal-helpers.js";
@@ -125,7 +124,7 @@ describe("process lifecycle: nothing a command starts escapes", () => {
     for (const body of holders) expect(body).toMatchObject({ ok: true, exitCode: 0, stdout: "held\n", leftoversKilled: 1 });
     expect(processesWith(m1)).toEqual([]);
     expect(processesWith(m2)).toEqual([]);
-    expect(await waitUntil(() => terminalGate.snapshot().running === 0)).toBe(true);
+    expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().running === 0)).toBe(true);
     expect((await x(s, "echo next")).stdout).toBe("next\n");
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_FOREGROUND_PROCESSES, TerminalGate, terminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
+import { MAX_FOREGROUND_PROCESSES, TerminalGate } from "../../../server/mutation/terminal/terminal-gate.js";
 
 const settled = async <T>(p: Promise<T>) => {
   let state: "pending" | "resolved" | "rejected" = "pending";
@@ -12,9 +12,9 @@ const settled = async <T>(p: Promise<T>) => {
 };
 
 describe("TerminalGate", () => {
-  it("the shared gate has two foreground slots", () => {
+  it("a bridge's gate has two foreground slots by default", () => {
     expect(MAX_FOREGROUND_PROCESSES).toBe(2);
-    expect(terminalGate.slots).toBe(2);
+    expect(new TerminalGate().slots).toBe(2);
   });
 
   it("lets two in, queues the third until a slot frees, in FIFO order", async () => {
