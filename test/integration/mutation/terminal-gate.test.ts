@@ -1,4 +1,4 @@
-// The machine-wide terminal gate through the gateway: two foreground commands from different sessions hold
+// A bridge's terminal gate through the gateway: two foreground commands from different sessions hold
 // the slots, a third waits as a pending intent and runs only after a slot frees, and an overfull queue refuses.
 import fs from "node:fs";
 import path from "node:path";
