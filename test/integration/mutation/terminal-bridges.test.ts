@@ -28,8 +28,9 @@ describe("terminal state per bridge", () => {
   it("runs a command on one bridge at once while the other's gate is full", async () => {
     expect(busy.bridge.terminal.gate).not.toBe(idle.bridge.terminal.gate);
     expect(busy.bridge.terminal.processes).not.toBe(idle.bridge.terminal.processes);
-    const blocked = encodeUrlText("while [ ! -f release ]; do sleep 0.05; done; echo held");
-    const holders = [await agentGet<Body>(`${holder.m}/x?wait=0&raw=${blocked}`), await agentGet<Body>(`${holder.m}/x?wait=0&raw=${blocked}`)];
+    // Two different commands: the same URL twice would join one intent.
+    const blocked = (n: number) => encodeUrlText(`while [ ! -f release ]; do sleep 0.05; done; echo held-${n}`);
+    const holders = [await agentGet<Body>(`${holder.m}/x?wait=0&raw=${blocked(1)}`), await agentGet<Body>(`${holder.m}/x?wait=0&raw=${blocked(2)}`)];
     expect(await waitUntil(() => busy.bridge.terminal.gate.snapshot().running === 2)).toBe(true);
     const queued = await agentGet<Body>(`${holder.m}/x?wait=0&raw=echo+queued`);
     expect(await waitUntil(() => busy.bridge.terminal.gate.snapshot().queued === 1)).toBe(true);
@@ -42,6 +43,6 @@ describe("terminal state per bridge", () => {
 
     release();
     const done = await Promise.all([...holders, queued].map((body) => settle(String(body.poll))));
-    expect(done.map((r) => r.stdout)).toEqual(["held\n", "held\n", "queued\n"]);
+    expect(done.map((r) => r.stdout)).toEqual(["held-1\n", "held-2\n", "queued\n"]);
   });
 });
