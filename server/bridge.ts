@@ -21,7 +21,7 @@ import { createToolKernel, type ToolKernel } from "./kernel/tool/run-tool.js";
 import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
-import { createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
+import { createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, resolveStagedContent, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
@@ -156,8 +156,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   }
   const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), sandbox, terminal, ...(options.now ? { now: options.now } : {}) });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
-  await recoverInterruptedIntents(mutation, tools);
   const plugins = createPluginHost(options.plugins ?? []);
+  await recoverInterruptedIntents(mutation, [...tools, ...plugins.definitions()]);
   const publicOrigin = createPublicOrigin({
     envOrigin: config.publicOrigin,
     metricsUrl: config.tunnelMetrics,
@@ -185,7 +185,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log.warn("the capability key in the state directory does not match the database (restored or copied without it): every session received fresh capability URLs");
   }
 
-  // One tool runner for every transport: the URL data plane now, MCP and plugins next (issue 11).
+  // One tool runner for every transport and for plugins: the URL data plane and /k now, MCP next.
   const kernel = createToolKernel({ log, mutation });
   const dataPlane = createDataPlane({
     store,
@@ -193,6 +193,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     tools,
     kernel,
     plugins,
+    resolveBlob: (ctx, blob, count) => resolveStagedContent({ ...ctx, mutation }, blob, count),
     publicOrigin: () => publicOrigin.origin(),
     log,
     signal: shutdown.signal,

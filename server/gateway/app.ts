@@ -15,7 +15,7 @@ import { decodePercent } from "../url-grammar/percent.js";
 import { splitTarget } from "../url-grammar/request-url.js";
 import { createActivityRecorder } from "./activity-recorder.js";
 import { createAuthenticator } from "./authenticate.js";
-import { createCallDispatch } from "./call-dispatch.js";
+import { createCallDispatch, type CallDispatchOptions } from "./call-dispatch.js";
 import { createInitRoute } from "./init-route.js";
 import { JSON_CONTENT_TYPE, sendBytes, sendMethodNotAllowed, sendOpaqueNotFound } from "./respond.js";
 import { createRequestSource } from "./request-source.js";
@@ -38,6 +38,8 @@ export interface DataPlaneOptions {
   unknownTokenThrottle?: boolean;
   /** config.agentFallback: who the file tools' new files belong to when the bridge is root (ProjectScope.agentFallback). */
   agentFallback?: { uid: number; gid: number };
+  /** Staged JSON arguments of /k plugin calls (blob=&count=), from the mutation runtime's staging. */
+  resolveBlob?: CallDispatchOptions["resolveBlob"];
 }
 
 const INIT_PATH = /^\/v0\/(?:init|bootstrap)\/([^/]*)\/?$/;
@@ -63,6 +65,7 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     log,
     signal: options.signal,
     ...fallback,
+    ...(options.resolveBlob ? { resolveBlob: options.resolveBlob } : {}),
   });
 
   function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> | void {

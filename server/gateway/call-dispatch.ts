@@ -15,7 +15,8 @@ import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 import type { Authenticated } from "./authenticate.js";
 import { baseFor, openCall, toolContextOf, type AgentFallback, type UrlCall } from "./call-context.js";
 import { callRecord, finishCall, type RecordCall } from "./finish-call.js";
-import { answerPluginsRoute, manifestOf } from "./gateway-routes.js";
+import { manifestOf } from "./manifest-route.js";
+import { answerPluginsRoute, type PluginRouteDeps } from "./plugin-route.js";
 import { serveRange } from "./range-route.js";
 import { sendBytes, TEXT_CONTENT_TYPE } from "./respond.js";
 import type { RouteMatch, RouteTable } from "./route-table.js";
@@ -30,6 +31,8 @@ export interface CallDispatchOptions {
   log: Logger;
   signal: AbortSignal;
   agentFallback?: AgentFallback;
+  /** Staged JSON arguments of a /k call (blob=&count=): the mutation runtime's staging. */
+  resolveBlob?: PluginRouteDeps["resolveBlob"];
 }
 
 export type CallHandler = (res: http.ServerResponse, auth: Authenticated, route: string, rawTarget: string, rawQuery: string) => Promise<void> | void;
@@ -37,6 +40,7 @@ export type CallHandler = (res: http.ServerResponse, auth: Authenticated, route:
 export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   const { table, kernel, record, log } = options;
   const contextOptions = { agentFallback: options.agentFallback, signal: options.signal };
+  const pluginDeps: PluginRouteDeps = { host: options.plugins, kernel, ...(options.resolveBlob ? { resolveBlob: options.resolveBlob } : {}) };
 
   return (res, auth, route, rawTarget, rawQuery) => {
     const call = openCall(auth, route, rawQuery, options.publicOrigin(), options.states);
@@ -52,8 +56,10 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
         record(callRecord(call, "z", null, { ok: true }));
         return;
       }
-      pending = dispatch(match, call);
       toolId = match.kind === "tool" ? match.tool.id : match.name;
+      pending = dispatch(match, call, (id) => {
+        toolId = id;
+      });
     } catch (error) {
       return finishCall(res, call, toolId, { body: failureOf(error) }, record);
     }
@@ -66,10 +72,11 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
     finishCall(res, call, toolId, pending, record);
   };
 
-  function dispatch(match: RouteMatch, call: UrlCall): MaybePromise<RunOutcome> {
+  /** `named` learns a plugin call's tool id (`<plugin>.<tool>`), which the activity record shows instead of "plugins". */
+  function dispatch(match: RouteMatch, call: UrlCall, named: (toolId: string) => void): MaybePromise<RunOutcome> {
     if (match.kind === "gateway") {
       if (match.name === "manifest") return { body: manifestOf(table.tools, call.auth.cap.permissions, call.baseUrl) };
-      return answerPluginsRoute(options.plugins, call.url);
+      return answerPluginsRoute(pluginDeps, { url: call.url, base: call.auth.base, tokens: call.auth.tokens, ctx: toolContextOf(call, contextOptions), named });
     }
     const { tool } = match;
     return kernel.runDecoded(tool, () => decodeToolCall(tool, call), toolContextOf(call, contextOptions));

@@ -32,6 +32,8 @@ export interface PluginCall {
   /** Token of each capability base; m is undefined when the session has none. */
   tokens: { r: string; m: string | undefined };
   ctx: ToolContext;
+  /** Told the hosted tool's id once the call names a plugin tool, for the activity record. */
+  named?: (toolId: string) => void;
 }
 
 export interface PluginRouteDeps {
@@ -69,6 +71,7 @@ export function answerPluginsRoute(deps: PluginRouteDeps, call: PluginCall): May
       detail: { plugin: plugin.id, tool: query.tool, tools },
     });
   }
+  call.named?.(hosted.definition.id);
   return deps.kernel.runDecoded(hosted.definition, () => decodeCall(deps, call, hosted, query), pluginCallContext(call));
 }
 

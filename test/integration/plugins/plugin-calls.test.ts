@@ -74,7 +74,13 @@ describe("plugin tools through /k", () => {
     const again = await agentGet<Body>(k(s.m!, "note_append", { name: "todo.txt", line: "once" }, [["run", "2"]]));
     expect(again.dedupe).toBeUndefined();
     expect(lines("todo.txt").filter((l) => l === "once")).toHaveLength(2);
-    expect(noteAppendOutput.safeParse({ ok: true, name: "todo.txt", lines: 1 }).success).toBe(true);
+    expect(noteAppendOutput.parse(first.ok ? { ok: true, name: first.name, lines: first.lines } : first)).toMatchObject({ lines: before + 1 });
+    // The activity log names the plugin tool and how the journal answered, never the arguments' content.
+    const { body: activity } = await t.api<Array<{ route: string; tool: string | null; dedupe?: string | null; params?: unknown }>>("GET", `/api/activity?sessionId=${s.sessionId}&limit=200`);
+    const appends = activity.filter((a) => a.tool === "notes.note_append");
+    expect(appends.length).toBeGreaterThanOrEqual(14);
+    expect(appends.every((a) => a.route === "/k")).toBe(true);
+    expect(JSON.stringify(appends)).not.toContain("burst");
   });
 
   it("takes staged JSON arguments (blob=&count=) for read and mutation tools", async () => {

@@ -1,0 +1,23 @@
+// /manifest on either base: every tool the project's permissions enable, with its parameters and an example.
+// (/k, the plugin route, is plugin-route.ts; /z, range replay, is range-route.ts.)
+import { isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";
+import type { AnyToolDefinition, CapabilityBase, ProjectScope, ToolResult } from "../kernel/tool/definition.js";
+
+export function manifestOf(tools: AnyToolDefinition[], permissions: ProjectScope["permissions"], baseUrl: (b: CapabilityBase) => string): ToolResult {
+  return {
+    ok: true,
+    bases: { r: baseUrl("r"), ...(mutationEnabled(permissions) ? { m: baseUrl("m") } : {}) },
+    tools: tools
+      .filter((t) => isToolEnabled(t, permissions))
+      .map((t) => ({
+        id: t.id,
+        route: `/${t.route}`,
+        base: t.capability === "read" ? "r" : "m",
+        description: t.description,
+        params: Object.keys(t.schema.shape),
+        ...(t.url.rawField ? { raw: t.url.rawField } : {}),
+        example: t.example,
+      })),
+    gateway: ["/z?last=1&part=0 (range replay)", "/k (plugins)", "/manifest"],
+  };
+}
