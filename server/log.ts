@@ -23,5 +23,3 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     error: (m, f) => emit("error", m, f),
   };
 }
-
-export const silentLogger: Logger = createLogger("silent");

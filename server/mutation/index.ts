@@ -8,7 +8,7 @@
 //                           repeatOnStateChange?: true, admit?(args, ctx), recover?(intent) },
 //                execute(args, ctx) })                                       // args: controls stripped, blob resolved
 //   ctx.intent  (IntentHandle): callId, checkpoint(json), recordPreimages([...]), retryUrl(), progress(snapshot)
-//   ctx.mutation (MutationRuntime): journal, staging, queue, store, log, hooks
+//   ctx.mutation (MutationRuntime): journal, staging, queue, store, log, hooks, terminal (gate, live trees)
 //   resolveStagedContent(ctx, blob, count?)  -> text, or staged_* ToolError with statusUrl
 //   interruptedFailure(row, phase)           -> the default `interrupted` record, for a recover() that adds detail
 // The runner answers replays from the journal (dedupe new | joined | replayed), adds `poll` while running,

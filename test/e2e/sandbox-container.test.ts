@@ -8,9 +8,7 @@ import path from "node:path";
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  configureProjectContainers,
   createProjectContainers,
-  removeProjectContainer,
   type ContainerExecRequest,
   type ProjectContainers,
 } from "../../server/sandbox/container/manager.js";
@@ -254,15 +252,15 @@ describe("timeouts and process lifecycle", () => {
 });
 
 describe("removal", () => {
-  it("removeProjectContainer removes the container and its processes; the files stay; the next command makes a new one", async () => {
+  it("remove() removes the container and its processes; the files stay; the next command makes a new one", async () => {
     const root = makeProject("removed");
-    const shared = configureProjectContainers({ instance: INSTANCE, image: STANDIN_IMAGE, agentFallback: AGENT });
+    const shared = createProjectContainers({ instance: INSTANCE, image: STANDIN_IMAGE, agentFallback: AGENT });
     await run({ projectId: "removed", root, command: "echo kept > kept.txt; setsid -f sleep 316" }, shared);
     const [before] = await listed("removed");
-    expect(await removeProjectContainer("removed")).toBe(true);
+    expect(await shared.remove("removed")).toBe(true);
     expect(await listed("removed")).toHaveLength(0);
     expect(fs.readFileSync(path.join(root, "kept.txt"), "utf8")).toBe("kept\n");
-    expect(await removeProjectContainer("removed")).toBe(false);
+    expect(await shared.remove("removed")).toBe(false);
     await run({ projectId: "removed", root, command: "true" }, shared);
     const [after] = await listed("removed");
     expect(after?.Id).not.toBe(before?.Id);

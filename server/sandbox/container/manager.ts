@@ -287,25 +287,3 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
     },
   };
 }
-
-let shared: ProjectContainers | undefined;
-
-/** Sets the options of the bridge-wide manager used by the functions below (call once at start-up). */
-export function configureProjectContainers(options: ProjectContainersOptions): ProjectContainers {
-  shared = createProjectContainers(options);
-  return shared;
-}
-
-const sharedContainers = () => (shared ??= createProjectContainers());
-
-export function execInProjectContainer(request: ContainerExecRequest): Promise<ContainerExecResult> {
-  return sharedContainers().exec(request);
-}
-
-export function endProjectContainerProcesses(projectId: string): Promise<boolean> {
-  return sharedContainers().endProcesses(projectId);
-}
-
-export function removeProjectContainer(projectId: string): Promise<boolean> {
-  return sharedContainers().remove(projectId);
-}
