@@ -3,8 +3,10 @@
 import type { z } from "zod";
 import type { SegmentEdit } from "../../url-grammar/request-url.js";
 import type { UrlBinding } from "../../url-grammar/bind.js";
-import type { ToolFailure } from "../../errors.js";
 import type { SessionState } from "./session-state.js";
+import type { IntentHandle, JournalBehaviour } from "./journal-contract.js";
+
+export type { IntentHandle, InterruptedIntent, JournalBehaviour } from "./journal-contract.js";
 
 export type CapabilityBase = "r" | "m";
 
@@ -38,6 +40,8 @@ export interface ToolContext {
   urls: ExactUrls;
   /** Aborted when the process is shutting down. */
   signal: AbortSignal;
+  /** Set by the journal runner while a recorded intent executes (journal-contract.ts). */
+  intent?: IntentHandle;
 }
 
 export type ToolResult = { ok: true } & Record<string, unknown>;
@@ -69,47 +73,6 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends O
   journal?: JournalBehaviour;
   /** May answer synchronously when it never waits (read does): the gateway then skips a microtask round. */
   execute(args: z.infer<S>, ctx: ToolContext): z.infer<O> | Promise<z.infer<O>>;
-}
-
-/**
- * Opt-in journal behaviour of a mutation tool. Every field is optional; the defaults suit a file mutation.
- * Every mutation tool also spreads `journalControls` (wait, run, call) from server/mutation into its schema.
- */
-export interface JournalBehaviour {
-  /** false: a mutation-base helper that is not an intent (stage, blob status, result); run directly, never recorded. */
-  record?: boolean;
-  /** Staged-content fields the runner turns into text (blob + count -> into) before hashing and executing. */
-  stagedContent?: Array<{ blob: string; count: string; into: string; /** Default: always required. */ required?: (args: Record<string, unknown>) => boolean }>;
-  /** Run through the per-project write queue. Default: true when permission is "write". */
-  serialize?: boolean;
-  /** When finishing the intent bumps the project's state epoch. Default "success". A function decides per outcome. */
-  bumpsEpoch?: "success" | "always" | "never" | ((body: ToolResult | ToolFailure) => boolean);
-  /** A replay of a finished intent gets an exact `repeat` URL (fresh run=) once the project's state epoch has moved. */
-  repeatOnStateChange?: boolean;
-  /**
-   * Waits for a scarce slot before the intent starts (the terminal gate); the intent stays `pending` meanwhile.
-   * Returns the release to call once execute has finished, or undefined when the call needs no slot. A ToolError
-   * thrown here becomes the intent's recorded failure and execute never runs.
-   */
-  admit?(args: Record<string, unknown>, ctx: ToolContext): Promise<(() => void) | undefined>;
-  /**
-   * Start-up recovery of an intent found pending or running: returns the body to record. Never re-runs the tool.
-   * Default: a failed record with errorCode `interrupted`.
-   */
-  recover?(intent: InterruptedIntent): Promise<ToolResult | ToolFailure>;
-}
-
-/** What recovery knows about an intent the previous process did not finish. */
-export interface InterruptedIntent {
-  callId: string;
-  tool: string;
-  /** pending: admitted, never started; running: started, outcome unknown. */
-  phase: "pending" | "running";
-  projectRoot: string;
-  /** Whatever the tool saved with ctx.intent.checkpoint() before its side effects, or undefined. */
-  checkpoint: unknown;
-  /** Restores every preimage the tool recorded with ctx.intent.recordPreimages(), byte-exactly. */
-  rollback(): Promise<{ restored: string[]; removed: string[] }>;
 }
 
 export type AnyToolDefinition = ToolDefinition<z.ZodObject, OutputSchema>;

@@ -1,0 +1,64 @@
+// The contract between a mutation tool and the intent journal that runs it: how the journal treats the tool
+// (JournalBehaviour), what a tool may do while it runs as an intent (IntentHandle, ctx.intent), and what
+// start-up recovery hands a tool about an intent the previous process left unfinished (InterruptedIntent).
+// The kernel defines it; server/mutation/journal/ implements it.
+import type { ToolFailure } from "../../errors.js";
+import type { Preimage } from "../../store/journal.js";
+import type { ToolContext, ToolResult } from "./definition.js";
+
+/**
+ * Opt-in journal behaviour of a mutation tool. Every field is optional; the defaults suit a file mutation.
+ * Every mutation tool also spreads `journalControls` (wait, run, call) from server/mutation into its schema.
+ */
+export interface JournalBehaviour {
+  /** false: a mutation-base helper that is not an intent (stage, blob status, result); run directly, never recorded. */
+  record?: boolean;
+  /** Staged-content fields the runner turns into text (blob + count -> into) before hashing and executing. */
+  stagedContent?: Array<{ blob: string; count: string; into: string; /** Default: always required. */ required?: (args: Record<string, unknown>) => boolean }>;
+  /** Run through the per-project write queue. Default: true when permission is "write". */
+  serialize?: boolean;
+  /** When finishing the intent bumps the project's state epoch. Default "success". A function decides per outcome. */
+  bumpsEpoch?: "success" | "always" | "never" | ((body: ToolResult | ToolFailure) => boolean);
+  /** A replay of a finished intent gets an exact `repeat` URL (fresh run=) once the project's state epoch has moved. */
+  repeatOnStateChange?: boolean;
+  /**
+   * Waits for a scarce slot before the intent starts (the terminal gate); the intent stays `pending` meanwhile.
+   * Returns the release to call once execute has finished, or undefined when the call needs no slot. A ToolError
+   * thrown here becomes the intent's recorded failure and execute never runs.
+   */
+  admit?(args: Record<string, unknown>, ctx: ToolContext): Promise<(() => void) | undefined>;
+  /**
+   * Start-up recovery of an intent found pending or running: returns the body to record. Never re-runs the tool.
+   * Default: a failed record with errorCode `interrupted`.
+   */
+  recover?(intent: InterruptedIntent): Promise<ToolResult | ToolFailure>;
+}
+
+/** What recovery knows about an intent the previous process did not finish. */
+export interface InterruptedIntent {
+  callId: string;
+  tool: string;
+  /** pending: admitted, never started; running: started, outcome unknown. */
+  phase: "pending" | "running";
+  projectRoot: string;
+  /** Whatever the tool saved with ctx.intent.checkpoint() before its side effects, or undefined. */
+  checkpoint: unknown;
+  /** Restores every preimage the tool recorded with ctx.intent.recordPreimages(), byte-exactly. */
+  rollback(): Promise<{ restored: string[]; removed: string[] }>;
+}
+
+/** The intent a tool is executing as (ctx.intent). Only present for recorded (journaled) tools. */
+export interface IntentHandle {
+  callId: string;
+  /** Durably saves JSON that this tool's journal.recover() receives if the process dies before the intent finishes. */
+  checkpoint(data: unknown): void;
+  /**
+   * Durably records, in one transaction, what every path looked like before the tool touches it. Call before the
+   * first write: start-up recovery restores them byte-exactly through InterruptedIntent.rollback().
+   */
+  recordPreimages(preimages: Preimage[]): void;
+  /** The current request URL with a fresh, deterministic run= nonce: a `retry` URL after a recovery action. */
+  retryUrl(): string | undefined;
+  /** A progress snapshot that /j shows while the intent is running (memory only). */
+  progress(snapshot: Record<string, unknown>): void;
+}
