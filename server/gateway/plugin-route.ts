@@ -187,7 +187,7 @@ async function describePlugin(deps: PluginRouteDeps, call: PluginCall, pluginId:
           description: declared.description,
           params: Object.keys(declared.schema.shape),
           inputSchema: z.toJSONSchema(declared.schema, { io: "input", unrepresentable: "any" }),
-          ...(declared.output ? { outputSchema: z.toJSONSchema(declared.output, { unrepresentable: "any" }) } : {}),
+          outputSchema: z.toJSONSchema(declared.output, { unrepresentable: "any" }),
           ...(enabled ? { call: exampleUrl(call, base, plugin.id, declared.id, declared.example) } : {}),
         };
       }),

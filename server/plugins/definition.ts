@@ -38,7 +38,7 @@ export interface PluginToolDefinition<S extends z.ZodObject = z.ZodObject, O ext
   description: string;
   /** The arguments the raw= JSON object must satisfy. Must not declare wait, run or call (journal controls). */
   schema: S;
-  output?: O;
+  output: O;
   /** Example arguments shown by /k?plugin=<id>. */
   example?: z.input<S>;
   journal?: Omit<JournalBehaviour, "stagedContent">;

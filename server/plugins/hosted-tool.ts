@@ -26,7 +26,7 @@ export function hostTool(plugin: Plugin, tool: AnyPluginTool): AnyToolDefinition
     ...(tool.permission ? { permission: tool.permission } : {}),
     description: tool.description,
     schema: z.strictObject(shape),
-    ...(tool.output ? { output: tool.output } : {}),
+    output: tool.output,
     url: {},
     example,
     ...(tool.capability === "mutation" ? { journal: { ...tool.journal } } : {}),

@@ -65,7 +65,7 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends O
    * What a successful call answers, exported beside the tool: MCP publishes it as outputSchema, and execute's
    * return type is inferred from it, so a renamed or dropped field fails the build.
    */
-  output?: O;
+  output: O;
   url: UrlBinding;
   /** Example suffix used in hints ("/r?path=src/app.ts"). */
   example: string;

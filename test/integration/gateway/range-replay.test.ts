@@ -14,6 +14,7 @@ const bulkTool = defineTool({
   description: "test only",
   example: "/bulk?kib=100",
   schema: z.object({ kib: z.number().int().min(1).max(200) }),
+  output: z.strictObject({ ok: z.literal(true), text: z.string() }),
   url: {},
   async execute(args) {
     const unit = "aé€😀 line\n";

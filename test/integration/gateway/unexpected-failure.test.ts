@@ -14,6 +14,7 @@ const brokenTools = [
     description: "Test-only: throws synchronously.",
     example: "/bs",
     schema: z.object({}),
+    output: z.strictObject({ ok: z.literal(true) }),
     url: {},
     execute() {
       throw new Error("secret detail /host/path");
@@ -27,6 +28,7 @@ const brokenTools = [
     description: "Test-only: rejects.",
     example: "/ba",
     schema: z.object({}),
+    output: z.strictObject({ ok: z.literal(true) }),
     url: {},
     async execute() {
       await Promise.resolve();

@@ -46,6 +46,7 @@ export const coverageProbeTool = defineTool({
   description: "Test-only: read coverage of one file.",
   example: "/cov?path=a.txt",
   schema: z.object({ path: z.string() }),
+  output: z.strictObject({ ok: z.literal(true), complete: z.boolean(), missing: z.array(z.tuple([z.number(), z.number()])) }),
   url: {},
   async execute(args, ctx) {
     const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });

@@ -33,6 +33,7 @@ function probeTool() {
     description: "test-only: counts its executions",
     example: "/probe?label=x",
     schema: z.object({ label: z.string(), ...journalControls }),
+    output: z.strictObject({ ok: z.literal(true), label: z.string(), execution: z.number() }),
     url: {},
     journal: { repeatOnStateChange: true, bumpsEpoch: "never" },
     async execute(args) {

@@ -54,14 +54,6 @@ export const asyncTool = defineTool({
   },
 });
 
-/** output stays optional until every tool declares one. */
-export const undeclared = defineTool({
-  ...common,
-  id: "undeclared",
-  execute(args) {
-    return { ok: true, anything: args.path };
-  },
-});
 `;
 
 /** The same tool whose result drifted: name renamed to title. */
@@ -76,7 +68,19 @@ export const drifted = defineTool({
 });
 `;
 
+/** A tool that declares no output schema at all: every tool must declare one. */
+const undeclared = `${fixtureHead}
+export const undeclared = defineTool({
+  ...common,
+  id: "undeclared",
+  execute(args) {
+    return { ok: true as const, anything: args.path };
+  },
+});
+`;
+
 const fixtures: Record<string, string> = {
+  [path.join(fixtureDir, "undeclared.ts")]: undeclared,
   [path.join(fixtureDir, "matching.ts")]: matching,
   [path.join(fixtureDir, "drifting.ts")]: drifting,
 };
@@ -124,5 +128,11 @@ describe("defineTool checks execute against the declared output at compile time"
     const messages = diagnostics["drifting.ts"]!;
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/Property 'name' is missing/);
+  });
+
+  it("fails to compile a tool that declares no output schema", () => {
+    const messages = diagnostics["undeclared.ts"]!;
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/Property 'output' is missing/);
   });
 });
