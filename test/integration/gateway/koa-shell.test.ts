@@ -1,12 +1,17 @@
 import fs from "node:fs";
+import http from "node:http";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createDataPlaneShell } from "../../../server/gateway/koa-shell.js";
+import { createLogger } from "../../../server/log.js";
 import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { rawExchange } from "../../helpers/raw-http.js";
 
 // The data plane runs behind a Koa shell (server/gateway/koa-shell.ts). These are the exact bytes the bare
-// node:http listener sent before it (recorded through the bridge at 64b407f), Date aside: Koa must add,
-// drop or reorder nothing, on answers, opaque 404s, 405s, HEAD, the clientError rescue, pipelining and 500s.
+// node:http listener sent before it (recorded through the bridge at 64b407f; since then wrong_capability_base
+// is retryable:false, by the error catalog of issue 11 item 3), Date aside: Koa must add, drop or reorder
+// nothing, on answers, opaque 404s, 405s, HEAD, the clientError rescue, pipelining and 500s.
 
 interface Vars {
   host: string;
@@ -62,7 +67,7 @@ const CASES: Array<{ name: string; request: (v: Vars) => string | Buffer; expect
     expected: (v) =>
       agentAnswer(
         "200 OK",
-        `{"ok":false,"errorCode":"wrong_capability_base","retryable":true,"errorDetail":{"tool":"write","expectedBase":"m"},"repairHint":"/w (write) belongs on the mutation base. Fetch the repair URL.","agentAction":"fetch_repair","repair":"http://${v.host}/v0/${v.m}/w?path=x.txt&raw=y"}`,
+        `{"ok":false,"errorCode":"wrong_capability_base","retryable":false,"errorDetail":{"tool":"write","expectedBase":"m"},"repairHint":"/w (write) belongs on the mutation base. Fetch the repair URL.","agentAction":"fetch_repair","repair":"http://${v.host}/v0/${v.m}/w?path=x.txt&raw=y"}`,
       ),
   },
   { name: "HEAD on a capability (opaque 404, no body)", request: (v) => `HEAD /v0/${v.r}/r?path=a.txt HTTP/1.1\r\nHost: ${v.host}\r\nConnection: close\r\n\r\n`, expected: () => agentAnswer("404 Not Found", OPAQUE_404, undefined, "") },
@@ -115,5 +120,40 @@ describe("the data plane's Koa shell", () => {
     const body =
       '{"ok":false,"errorCode":"internal_error","repairHint":"The bridge hit an unexpected error; the operator can see it in the server log. Retrying the same URL is safe.","retryable":true,"agentAction":"wait_and_retry"}';
     expect(normalized(answer)).toBe(asBytes(agentAnswer("500 Internal Server Error", body)));
+  });
+});
+
+describe("errors the Koa shell sees", () => {
+  const ANSWER_DELAY_MS = 50;
+  const READERS = 3;
+
+  it("logs a reader that hung up mid-answer at debug, never through Koa's console.error handler", async () => {
+    const lines: string[] = [];
+    const consoleError = vi.spyOn(console, "error");
+    // Answers late, so each reader below is gone before its answer is written.
+    const listener: http.RequestListener = (_req, res) => {
+      setTimeout(() => res.end("late"), ANSWER_DELAY_MS);
+    };
+    const server = http.createServer(createDataPlaneShell({ listener, log: createLogger("debug", (line) => lines.push(line)) }).callback());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      for (let i = 0; i < READERS; i++) {
+        const socket = net.connect(port, "127.0.0.1");
+        await new Promise((resolve) => socket.once("connect", resolve));
+        socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        await new Promise((resolve) => setTimeout(resolve, ANSWER_DELAY_MS / 5));
+        socket.resetAndDestroy();
+      }
+      // Bounded wait for the server side to see the resets and the late answers to fire.
+      for (let i = 0; i < 100 && lines.length < READERS; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, ANSWER_DELAY_MS * 2));
+      expect(lines.filter((l) => / error /.test(l))).toEqual([]);
+      expect(lines.filter((l) => / debug data plane reader hung up mid-answer /.test(l)).length).toBe(READERS);
+      expect(consoleError).not.toHaveBeenCalled();
+    } finally {
+      consoleError.mockRestore();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
