@@ -1,5 +1,5 @@
-// Which tools a project's permissions switch on: one rule for the gateway, the journal runner, the Init
-// contract, the manifest and the control plane's session view.
+// Which tools a project's permissions switch on: one rule for the tool kernel (run-tool.ts, the one check per
+// call), the Init contract, the manifest and the control plane's session view.
 import { ErrorCode, ToolError } from "../../errors.js";
 import type { AnyToolDefinition, ProjectScope } from "./definition.js";
 
