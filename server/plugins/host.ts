@@ -1,5 +1,5 @@
 // The plugin host: installed plugins, discovered progressively through /k so the Init contract stays small.
-// Plugin tools are hosted as kernel tool definitions (hosted-tool.ts) and run by the same runner as native
+// Plugin tools are hosted as kernel tool definitions (hosted-tool.ts) and run by the same kernel runner as native
 // tools; start-up recovery finds a plugin intent's tool among definitions().
 import type { AnyToolDefinition } from "../kernel/tool/definition.js";
 import { JOURNAL_CONTROL_NAMES } from "../mutation/journal/controls.js";

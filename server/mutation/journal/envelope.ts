@@ -151,9 +151,9 @@ export function journaledOutput<O extends OutputSchema>(output: O): z.ZodType<Jo
 }
 
 /** What a tool's successful answers look like on the wire: its output as is for unrecorded helpers (stage, /b, /j). */
-export function wireOutputOf(tool: AnyToolDefinition): z.ZodType | undefined {
-  if (!tool.output) return undefined;
-  return tool.journal?.record === false ? tool.output : journaledOutput(tool.output);
+export function wireOutputOf(tool: AnyToolDefinition): z.ZodType {
+  const journaled = tool.capability === "mutation" && tool.journal?.record !== false;
+  return journaled ? journaledOutput(tool.output) : tool.output;
 }
 
 const polledToolField = z.string().describe("The id of the tool the intent ran (write, edit, apply_patch, terminal...).");

@@ -148,7 +148,7 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
       expect({ case: c.name, body: b }).toEqual({ case: c.name, body: a });
       // A journaled tool's answer is its output plus the journal's envelope (wireOutputOf); read tools and the
       // unrecorded helpers (stage, /b, /j) answer tool.output as is.
-      const output = tool.capability === "mutation" ? wireOutputOf(tool) : tool.output;
+      const output = wireOutputOf(tool);
       if (fromKernel.ok && output) {
         const parsed = output.safeParse(fromKernel);
         expect({ case: c.name, issues: parsed.error?.issues }).toEqual({ case: c.name, issues: undefined });
