@@ -56,14 +56,14 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   app.use(async function operatorGate(ctx, next) {
     if (!ctx.path.startsWith("/api/") && ctx.path !== "/api") return next();
     if (ctx.path === "/api/health") {
-      // The bridge answers, so ok stays true; `degraded` says a part of it is failing (here: the activity log
-      // cannot be written, e.g. the state disk is full or another process holds the database lock).
-      const activityLog = options.store.activity.health();
+      // The bridge answers, so ok stays true; `degraded` says a part of it is failing (the activity log or the
+      // journal cannot be written, e.g. the state disk is full or another process holds the database lock).
+      const { degraded, activityLog, journal } = options.store.health();
       ctx.body = {
         ok: true,
         version: options.version,
-        degraded: activityLog.failing,
-        store: { activityLog },
+        degraded,
+        store: { activityLog, journal },
         ...(options.sandbox ? { sandbox: options.sandbox() } : {}),
       };
       return;

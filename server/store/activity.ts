@@ -8,7 +8,7 @@ export const ACTIVITY_FLUSH_DELAY_MS = 50;
 export const ACTIVITY_MAX_PENDING = 2000;
 /** Retry delays after a failed flush: doubling from the first to the last, then staying there. */
 export const ACTIVITY_RETRY_MIN_MS = 250;
-export const ACTIVITY_RETRY_MAX_MS = 15_000;
+export const ACTIVITY_RETRY_MAX_MS = 5000;
 
 /** How the activity log is faring; a failing log never stops a call, it only loses rows (counted here). */
 export interface ActivityHealth {

@@ -10,6 +10,15 @@ export type Db = Database.Database;
 export const STATE_FILE_NAME = "urlbridge.sqlite";
 /** How long an activity flush waits for another connection's lock before it backs off. */
 export const ACTIVITY_BUSY_TIMEOUT_MS = 20;
+/**
+ * How long one journal statement waits for a lock another process holds (a backup tool, a second writer). Every
+ * statement runs on the event loop, so this is how long such a lock may stall every call, the control plane's
+ * included; past it the write fails with SQLITE_BUSY and the journal answers or retries without blocking
+ * (journal-runner.ts admission, journal.ts recording).
+ */
+export const JOURNAL_BUSY_TIMEOUT_MS = 20;
+/** At start-up nothing is served yet, so opening and migrating may wait longer for another process's lock. */
+const OPEN_BUSY_TIMEOUT_MS = 5000;
 
 export function openDatabase(stateDir: string): Db {
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
@@ -22,8 +31,9 @@ export function openDatabase(stateDir: string): Db {
   // FULL makes an acknowledged intent durable across power loss, not only process death.
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
+  db.pragma(`busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
   migrate(db);
+  db.pragma(`busy_timeout = ${JOURNAL_BUSY_TIMEOUT_MS}`);
   for (const suffix of ["-wal", "-shm"]) {
     if (fs.existsSync(file + suffix)) fs.chmodSync(file + suffix, 0o600);
   }

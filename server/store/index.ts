@@ -4,6 +4,7 @@ import { createCapabilitySealer, loadCapabilityKey, type CapabilitySealer } from
 import { openDatabase, openLogConnection, type Db } from "./database.js";
 import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.js";
 import { createActivityQueries } from "./activity.js";
+import { createJournalHealth } from "./health.js";
 import { createJournalQueries } from "./journal.js";
 import { createProjectQueries } from "./projects.js";
 import { createSessionQueries } from "./sessions.js";
@@ -25,6 +26,7 @@ export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = c
   const capabilityKeyReplaced = storedKeyId !== undefined && storedKeyId !== sealer.keyId && sessions.countCapabilities() > 0;
   if (capabilityKeyReplaced) sessions.deleteAllCapabilities();
   if (storedKeyId !== sealer.keyId) settings.set(CAPABILITY_KEY_ID_SETTING, sealer.keyId);
+  const journalHealth = createJournalHealth(db);
   const store = {
     db,
     /** Bumped on every project, session or capability write; see scope-version.ts. */
@@ -36,10 +38,22 @@ export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = c
     capabilityKeyReplaced,
     activity: createActivityQueries(logDb),
     journal: createJournalQueries(db),
+    /** Refused and successful journal writes, reported by the mutation journal; see health.ts. */
+    journalHealth,
+    /**
+     * What /api/health shows: `degraded` while the activity log or the journal cannot write (disk full, a lock
+     * held by another process); both clear by themselves once writes work again.
+     */
+    health: () => {
+      const activityLog = store.activity.health();
+      const journal = journalHealth.health();
+      return { degraded: activityLog.failing || journal.failing, activityLog, journal };
+    },
     staging: createStagingQueries(db),
     /** Runs fn inside one SQLite transaction. */
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: (): void => {
+      journalHealth.stop();
       store.activity.flush();
       if (logDb !== db) logDb.close();
       db.close();

@@ -98,6 +98,8 @@ export function createJournalQueries(db: Db) {
   const finishStmt = db.prepare(
     "UPDATE intents SET state = @state, result = @result, error_code = @errorCode, epoch_after = @epochAfter, finished_at = @finishedAt WHERE id = @id",
   );
+  // Only an unfinished intent can be withdrawn: one refused by the store before anything of it ran.
+  const withdrawStmt = db.prepare("DELETE FROM intents WHERE id = ? AND state IN ('pending', 'running')");
   const unfinishedStmt = db.prepare("SELECT * FROM intents WHERE state IN ('pending', 'running') ORDER BY id");
   const clearPreimagesStmt = db.prepare("DELETE FROM intent_preimages WHERE intent_id = ?");
   const insertPreimageStmt = db.prepare(
@@ -174,6 +176,13 @@ export function createJournalQueries(db: Db) {
       })),
     /** Records the outcome and drops the preimages; callers wrap it with the epoch bump in one transaction. */
     finish,
+    /**
+     * Removes an unfinished intent (and, by cascade, its preimages) that the store refused before anything of it
+     * ran, so that the same call id can be admitted again once the store takes writes.
+     */
+    withdraw: (id: number): void => {
+      withdrawStmt.run(id);
+    },
     unfinished: (): IntentRow[] => (unfinishedStmt.all() as RawIntent[]).map(toIntent),
     epoch: (projectId: string): number => (epochStmt.get(projectId) as { epoch: number } | undefined)?.epoch ?? 0,
     bumpEpoch: (projectId: string): number => (bumpEpochStmt.get(projectId) as { epoch: number }).epoch,

@@ -2,9 +2,11 @@
 // journal controls, resolves staged content, derives the call id, and answers each call from the journal: a new
 // intent runs the kernel's execute step once, an identical in-flight call joins it, and a finished one is
 // replayed from its record without executing again. Permission and validation are the kernel's, done before.
+import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, ToolError, toFailure } from "../../errors.js";
 import type { ExecuteStep, RunOutcome } from "../../kernel/tool/runner.js";
 import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
+import { isStoreUnavailable, sqliteCode } from "../../store/health.js";
 import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
@@ -36,8 +38,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     const argsHash = hashArguments(tool.id, semantic);
     const scope: IntentScope = { sessionId: ctx.session.id, generation: ctx.session.generation };
 
-    // Everything from here to launch() is synchronous, so identical concurrent GETs cannot both admit.
-    return refuseWhenStoreFails(() => {
+    // Each attempt, from here to launch(), is synchronous, so identical concurrent GETs cannot both admit.
+    return refuseWhenStoreFails(runtime, () => {
       const flying = journal.inflight(scope, callId);
       if (flying) {
         assertSameCall(flying.row, tool, argsHash);
@@ -77,7 +79,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         return toFailure(error);
       }
       try {
-        journal.markRunning(flight);
+        refusedBeforeEffects(runtime, () => journal.markRunning(flight));
         return await executeStep(tool, args, intentCtx);
       } finally {
         release?.();
@@ -91,8 +93,9 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     const { row } = flight;
     return {
       callId: row.callId,
-      checkpoint: (data) => runtime.store.journal.saveCheckpoint(row.id, data),
-      recordPreimages: (preimages) => runtime.store.journal.savePreimages(row.id, preimages),
+      // Both come before the tool's side effects (journal-contract.ts), so a store refusing them means nothing ran.
+      checkpoint: (data) => refusedBeforeEffects(runtime, () => runtime.store.journal.saveCheckpoint(row.id, data)),
+      recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => runtime.store.journal.savePreimages(row.id, preimages)),
       retryUrl: () => freshRunUrl(ctx, row.callId, "retry"),
       progress: (snapshot) => {
         flight.progress = snapshot;
@@ -140,25 +143,59 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
   }
 }
 
-/** SQLite result codes that mean "the state file cannot take a write now", not a bug: disk full, locked, I/O. */
-const STORE_UNAVAILABLE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|PROTOCOL)/;
+/**
+ * How long a mutation may wait, off the event loop, for a lock another process holds on the state file before it
+ * is refused. Each try waits at most JOURNAL_BUSY_TIMEOUT_MS on the loop (store/database.ts); between tries the
+ * loop serves everything else.
+ */
+export const ADMISSION_LOCK_WAIT_MS = 1000;
+const ADMISSION_FIRST_RETRY_MS = 20;
 
 /**
  * An intent that cannot be recorded must not run: without its record a hidden retry would run it again. So a
- * store that refuses the admission write answers a retryable failure before anything executes.
+ * store that refuses the admission write answers a retryable failure before anything executes. A busy lock is
+ * tried again with backoff for up to ADMISSION_LOCK_WAIT_MS; each try repeats the whole synchronous admission
+ * (in-flight check, lookup, insert, launch), so a call that arrived meanwhile is joined, never admitted twice.
  */
-function refuseWhenStoreFails(admit: () => Promise<RunOutcome> | RunOutcome): Promise<RunOutcome> | RunOutcome {
-  try {
-    return admit();
-  } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (typeof code !== "string" || !STORE_UNAVAILABLE.test(code)) throw error;
-    throw new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot write its journal right now (its state disk is full or locked), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in /api/health and the log.", {
-      detail: { store: code },
-      retryable: true,
-      agentAction: "wait_and_retry",
-    });
+async function refuseWhenStoreFails(runtime: MutationRuntime, admit: () => Promise<RunOutcome> | RunOutcome): Promise<RunOutcome> {
+  const deadline = performance.now() + ADMISSION_LOCK_WAIT_MS;
+  for (let delay = ADMISSION_FIRST_RETRY_MS; ; delay *= 2) {
+    let outcome: Promise<RunOutcome> | RunOutcome;
+    try {
+      outcome = admit();
+    } catch (error) {
+      if (!isStoreUnavailable(error)) throw error;
+      const left = deadline - performance.now();
+      if (sqliteCode(error) === "SQLITE_BUSY" && left > 0) {
+        await sleep(Math.min(delay, left));
+        continue;
+      }
+      runtime.store.journalHealth.refused(error);
+      throw storeUnavailable(error);
+    }
+    runtime.store.journalHealth.succeeded();
+    return outcome;
   }
+}
+
+/** Runs a journal write that precedes the tool's side effects; a store refusing it becomes state_store_unavailable. */
+function refusedBeforeEffects<T>(runtime: MutationRuntime, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error;
+    runtime.store.journalHealth.refused(error);
+    throw storeUnavailable(error);
+  }
+}
+
+/** The one answer for "the journal could not be written, so nothing ran"; journal.ts withdraws such an intent. */
+function storeUnavailable(error: unknown): ToolError {
+  return new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot write its journal right now (its state disk is full or locked), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in /api/health and the log.", {
+    detail: { store: sqliteCode(error) ?? "unknown" },
+    retryable: true,
+    agentAction: "wait_and_retry",
+  });
 }
 
 function assertSameCall(row: IntentRow, tool: AnyToolDefinition, argsHash: string): void {

@@ -1,8 +1,10 @@
 // The intent journal: admits each mutation once per call id (SQLite unique index + in-process single
 // flight), records its outcome durably with the project's state epoch, and presents records to agents.
-import { ErrorCode, toFailure, type ToolFailure } from "../../errors.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ErrorCode, isToolError, toFailure, type ToolFailure } from "../../errors.js";
 import type { ExactUrls, JournalBehaviour, ToolResult } from "../../kernel/tool/definition.js";
 import type { Logger } from "../../log.js";
+import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent } from "../../store/journal.js";
 import { DEFAULT_WAIT_MS } from "./controls.js";
@@ -21,6 +23,9 @@ export const JOURNAL_MAX_RECORDS_PER_SESSION = 2000;
 export const JOURNAL_MAX_TOMBSTONES_PER_SESSION = 200_000;
 /** How long shutdown waits for running intents to record their outcome; the rest are settled by recovery. */
 export const SHUTDOWN_DRAIN_MS = 5000;
+/** Delays between tries to record an outcome the store refused: doubling from the first to the last. */
+const RECORD_RETRY_MIN_MS = 50;
+const RECORD_RETRY_MAX_MS = 2000;
 /** Prune once every this many admissions, not on every call. */
 const PRUNE_EVERY_ADMISSIONS = 200;
 
@@ -65,13 +70,19 @@ export class Journal {
   admit(intent: Omit<NewIntent, "createdAt">): { row: IntentRow; inserted: boolean } {
     const admitted = this.store.journal.admit({ ...intent, createdAt: this.now() });
     if (admitted.inserted && ++this.admissions % PRUNE_EVERY_ADMISSIONS === 0) {
-      this.store.journal.prune({
-        finishedBefore: this.now() - JOURNAL_RETENTION_MS,
-        sessionId: intent.sessionId,
-        generation: intent.generation,
-        keep: JOURNAL_MAX_RECORDS_PER_SESSION,
-        keepTombstones: JOURNAL_MAX_TOMBSTONES_PER_SESSION,
-      });
+      try {
+        this.store.journal.prune({
+          finishedBefore: this.now() - JOURNAL_RETENTION_MS,
+          sessionId: intent.sessionId,
+          generation: intent.generation,
+          keep: JOURNAL_MAX_RECORDS_PER_SESSION,
+          keepTombstones: JOURNAL_MAX_TOMBSTONES_PER_SESSION,
+        });
+      } catch (error) {
+        // The intent is admitted already and must launch; a refused prune only waits for the next one.
+        if (!isStoreUnavailable(error)) throw error;
+        this.admissions -= 1;
+      }
     }
     return admitted;
   }
@@ -84,24 +95,56 @@ export class Journal {
     const key = Journal.key(row, row.callId);
     const flight: Flight = { row, promise: Promise.resolve(undefined as unknown as IntentBody), body: undefined, progress: undefined, running: false };
     this.flights.set(key, flight);
-    flight.promise = (async () => {
+    let answer!: (body: IntentBody) => void;
+    flight.promise = new Promise<IntentBody>((resolve) => (answer = resolve));
+    const settleWith = (body: IntentBody) => {
+      flight.body = body;
+      answer(body);
+    };
+    void (async () => {
       let body: IntentBody;
       try {
         body = await execute(flight);
       } catch (error) {
-        this.log.error(`intent ${row.tool} failed outside its tool`, { error: error instanceof Error ? error.stack : String(error) });
+        if (!isToolError(error)) this.log.error(`intent ${row.tool} failed outside its tool`, { error: error instanceof Error ? error.stack : String(error) });
         body = toFailure(error);
       }
-      try {
-        this.finish(row, body, behaviour);
-      } catch (error) {
-        // The record stays running; start-up recovery reports it instead of re-running it.
-        this.log.error(`could not record the outcome of intent ${row.tool}`, { error: error instanceof Error ? error.message : String(error) });
+      if (!body.ok && body.errorCode === ErrorCode.stateStoreUnavailable) {
+        // The store refused a write that precedes every side effect, so nothing ran: answer at once, and withdraw
+        // the record so that the same URL runs once the store takes writes again.
+        settleWith(body);
+        await this.recordDurably(row, "withdraw", () => this.store.journal.withdraw(row.id));
+        return;
       }
-      flight.body = body;
-      return body;
+      // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
+      await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
+      settleWith(body);
     })().finally(() => this.flights.delete(key));
     return flight;
+  }
+
+  /**
+   * Runs a journal write, retrying it with backoff on a timer while the store refuses it (disk full, a lock held
+   * by another process) and is open; the flight stays registered meanwhile, so calls for it join instead of
+   * admitting it again. Gives up, logged, on any other error.
+   */
+  private async recordDurably(row: IntentRow, what: string, write: () => void): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        write();
+        this.store.journalHealth.succeeded();
+        if (attempt > 0) this.log.info(`the state store took the write again: could ${what} intent ${row.tool} ${row.callId}`);
+        return;
+      } catch (error) {
+        if (!isStoreUnavailable(error) || !this.store.db.open) {
+          this.log.error(`could not ${what} intent ${row.tool} ${row.callId}`, { error: error instanceof Error ? error.message : String(error) });
+          return;
+        }
+        this.store.journalHealth.refused(error);
+        if (attempt === 0) this.log.warn(`the state store refused to ${what} intent ${row.tool} ${row.callId}; retrying until it takes writes`, { error: error instanceof Error ? error.message : String(error) });
+        await sleep(Math.min(RECORD_RETRY_MIN_MS * 2 ** attempt, RECORD_RETRY_MAX_MS));
+      }
+    }
   }
 
   markRunning(flight: Flight): void {
