@@ -63,7 +63,9 @@ export function listTree(pid: number): number[] {
       }
     }
   }
-  if (readStat(pid) && readStat(pid)!.state !== "Z") found.add(pid);
+  // One read: a leader that exits between two reads of /proc would make the second one undefined.
+  const leader = readStat(pid);
+  if (leader && leader.state !== "Z") found.add(pid);
   return [...found].sort((a, b) => a - b);
 }
 
