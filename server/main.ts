@@ -3,8 +3,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { startBridge } from "./bridge.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { createLogger } from "./log.js";
+import { createLogger, type Logger } from "./log.js";
 import { bridgeIsRoot } from "./sandbox/identity.js";
+import { isStoreUnavailable } from "./store/health.js";
 
 /** URLBRIDGE_* names that carry a secret: parsed into the config once, then dropped from process.env. */
 const SECRET_VARIABLE = /^URLBRIDGE_.*(TOKEN|SECRET|PASSWORD|KEY)/;
@@ -40,6 +41,57 @@ export function secureStateDir(stateDir: string): void {
   walk(stateDir, 0);
 }
 
+/** Exit code after an unexpected fault (EX_SOFTWARE); compose's `restart: unless-stopped` starts a clean process. */
+export const FAULT_EXIT_CODE = 70;
+/** How long a faulted process may spend closing (intents recording, the store flushing) before it exits anyway. */
+const FAULT_CLOSE_MS = 3000;
+/** Errors of a client connection that went away mid-answer: that request is lost, nothing else is. */
+const CLIENT_GONE = new Set(["EPIPE", "ECONNRESET", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_DESTROYED"]);
+
+export type FaultVerdict = { action: "continue" | "exit"; reason: string };
+
+/**
+ * Whether the process may keep serving after an error nothing handled. Only two kinds are known to leave every
+ * invariant intact: a state store refusing a write (the journal refuses mutations and the activity log buffers
+ * until it recovers, docs/RELIABILITY.md) and a client socket that closed. Anything else may have stopped code
+ * half-way through a change to in-memory state, so the process exits and is restarted clean.
+ */
+export function judgeFault(error: unknown): FaultVerdict {
+  if (isStoreUnavailable(error)) {
+    return { action: "continue", reason: "the state store refused a write (disk full, locked or I/O); mutations are refused retryably until it recovers" };
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && CLIENT_GONE.has(code)) return { action: "continue", reason: "a client connection closed mid-answer" };
+  return { action: "exit", reason: "an unexpected error escaped every handler, so the process state cannot be trusted" };
+}
+
+/** Logs faults that are safe to serve through; on any other, says so on stderr, closes within a bound and exits 70. */
+export function installFaultHandlers(log: Logger, close: () => Promise<void>): void {
+  let exiting = false;
+  const handle = (kind: string) => (error: unknown) => {
+    const verdict = judgeFault(error);
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    if (verdict.action === "continue") {
+      log.error(`${kind}, serving on: ${verdict.reason}`, { error: detail });
+      return;
+    }
+    if (exiting) return;
+    exiting = true;
+    process.stderr.write(
+      `urlbridge: fatal ${kind}: ${detail}\n` +
+        `urlbridge: exiting with code ${FAULT_EXIT_CODE} because ${verdict.reason}. A supervisor restarts it (compose: restart: unless-stopped); ` +
+        "intents that were running are settled by start-up recovery and never run twice. Report the error above if it repeats.\n",
+    );
+    setTimeout(() => process.exit(FAULT_EXIT_CODE), FAULT_CLOSE_MS).unref();
+    Promise.resolve()
+      .then(close)
+      .catch(() => undefined)
+      .finally(() => process.exit(FAULT_EXIT_CODE));
+  };
+  process.on("uncaughtException", handle("uncaught exception"));
+  process.on("unhandledRejection", handle("unhandled rejection"));
+}
+
 export async function main(): Promise<void> {
   let config;
   try {
@@ -54,7 +106,10 @@ export async function main(): Promise<void> {
   dropSecretsFromEnvironment();
   const log = createLogger(config.logLevel);
   secureStateDir(config.stateDir);
+  let closeBridge: () => Promise<void> = async () => undefined;
+  installFaultHandlers(log, () => closeBridge());
   const bridge = await startBridge(config, { log });
+  closeBridge = () => bridge.close();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
