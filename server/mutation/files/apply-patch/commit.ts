@@ -39,6 +39,16 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
       });
     }
     const detail = { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: true, restored: report.restored.length, removed: report.removed.length };
+    if (isToolError(error) && error.code === ErrorCode.pathNotFound) {
+      // A file (or a folder on its way) the plan read was removed by something else mid-commit. The commit does not
+      // write it anew; the rollback puts back every preimage, so the tree is exactly as before the patch.
+      const missing = (error.detail as { path?: string } | undefined)?.path ?? failed?.target.display ?? "A path";
+      throw new ToolError(error.code, `${missing} was removed while the patch was being written, so the patch stopped there; every file of the patch, that one included, was restored to its state before it. Read the tree again (/r, /f) to see what else changes it, then send the patch again.`, {
+        detail: { ...detail, missing },
+        retryable: false,
+        agentAction: "reread_then_retry",
+      });
+    }
     if (isToolError(error) && error.code === ErrorCode.pathChanged) {
       // A folder on the way was replaced mid-commit: the agent sees path_changed (retryable), as every tool answers it.
       throw new ToolError(error.code, `${failed?.target.display ?? "A path"} changed while the patch was being written (a folder or link on the way was replaced); every file of the patch was restored to its state before it and nothing outside the project was touched. Fetch retry.`, {
@@ -57,9 +67,12 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
   }
 }
 
-/** Walks a planned (canonical) path again and acts on what it holds; any symlink now on the way is path_changed. */
-function atPlanned(ctx: ToolContext, path: PlannedPath, use: (target: HeldPath) => Promise<unknown>): Promise<unknown> {
-  return withHeldPathAsync(ctx.project.root, path.display, { symlinks: "refuse" }, use);
+/**
+ * Walks a planned (canonical) path again and acts on what it holds; any symlink now on the way is path_changed.
+ * A path the plan read ("existing") that is gone now is path_not_found: the commit never recreates it.
+ */
+function atPlanned(ctx: ToolContext, path: PlannedPath, need: "existing" | "create", use: (target: HeldPath) => Promise<unknown>): Promise<unknown> {
+  return withHeldPathAsync(ctx.project.root, path.display, { symlinks: "refuse", ...(need === "existing" ? { allowMissing: false } : {}) }, use);
 }
 
 async function applyChange(ctx: ToolContext, change: PlannedChange): Promise<void> {
@@ -67,17 +80,19 @@ async function applyChange(ctx: ToolContext, change: PlannedChange): Promise<voi
   const fallback = ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {};
   switch (change.op) {
     case "deleted":
-      await atPlanned(ctx, target, removeHeldFile);
+      await atPlanned(ctx, target, "existing", removeHeldFile);
       return;
     case "added":
-      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, fallback));
+      await atPlanned(ctx, target, "create", (held) => writeHeldFile(held, change.bytes!, fallback));
       return;
     case "updated":
-      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, { mode: change.mode!, ...fallback }));
+      await atPlanned(ctx, target, "existing", (held) => writeHeldFile(held, change.bytes!, { mode: change.mode!, ...fallback }));
       return;
     case "moved":
-      await atPlanned(ctx, target, (held) => writeHeldFile(held, change.bytes!, { mode: change.mode!, ...fallback }));
-      await atPlanned(ctx, change.from!, removeHeldFile);
+      // The source first: a move whose source is gone writes nothing at its destination.
+      await atPlanned(ctx, change.from!, "existing", async () => undefined);
+      await atPlanned(ctx, target, "create", (held) => writeHeldFile(held, change.bytes!, { mode: change.mode!, ...fallback }));
+      await atPlanned(ctx, change.from!, "existing", removeHeldFile);
       return;
   }
 }
