@@ -6,6 +6,8 @@ export type { OriginSource, OriginState, TunnelStatus } from "../tunnel/public-o
 export type { Permissions, SessionView } from "./registry.js";
 export type { CreateProjectBody, CreateSessionBody, PatchProjectBody, TunnelBody } from "./schemas.js";
 export type { ActivityEntry } from "../store/activity.js";
+export type { ActivityHealth } from "../store/activity.js";
+export type { JournalHealth, StoreHealth } from "../store/health.js";
 export type { ProjectRow as Project } from "../store/projects.js";
 export type { PluginStatus, PluginSummary } from "../plugins/host.js";
 import type { SandboxStatus } from "../sandbox/launcher.js";

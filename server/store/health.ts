@@ -1,5 +1,6 @@
 // Whether the state file takes writes on the main (journal) connection: which SQLite errors mean "not now" (disk
 // full, a lock held by another process, I/O), the last such failure, and a probe that clears it once writes work.
+import type { ActivityHealth } from "./activity.js";
 import type { Db } from "./database.js";
 
 /** SQLite result codes that mean "the state file cannot take a write now", not a bug: disk full, locked, I/O. */
@@ -17,6 +18,13 @@ export function isStoreUnavailable(error: unknown): boolean {
 export function sqliteCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
+}
+
+/** What /api/health says about the state store (`degraded` at its top level is the same flag). */
+export interface StoreHealth {
+  degraded: boolean;
+  activityLog: ActivityHealth;
+  journal: JournalHealth;
 }
 
 export interface JournalHealth {

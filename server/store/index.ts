@@ -4,7 +4,7 @@ import { createCapabilitySealer, loadCapabilityKey, type CapabilitySealer } from
 import { openDatabase, openLogConnection, type Db } from "./database.js";
 import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.js";
 import { createActivityQueries } from "./activity.js";
-import { createJournalHealth } from "./health.js";
+import { createJournalHealth, type StoreHealth } from "./health.js";
 import { createJournalQueries } from "./journal.js";
 import { createProjectQueries } from "./projects.js";
 import { createSessionQueries } from "./sessions.js";
@@ -44,7 +44,7 @@ export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = c
      * What /api/health shows: `degraded` while the activity log or the journal cannot write (disk full, a lock
      * held by another process); both clear by themselves once writes work again.
      */
-    health: () => {
+    health: (): StoreHealth => {
       const activityLog = store.activity.health();
       const journal = journalHealth.health();
       return { degraded: activityLog.failing || journal.failing, activityLog, journal };

@@ -2,8 +2,10 @@
 // create a session, hand its Init URL to an "agent" (this test), rotate, and watch the call in Activity.
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STATE_FILE_NAME } from "../../server/store/database.js";
 import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
 import { launchChromium } from "../helpers/chromium.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
@@ -119,6 +121,27 @@ describe("control UI in Chromium", () => {
     await page.locator('[data-testid="activity-table"] tbody tr').nth(before + 1).waitFor();
     expect(await page.locator("tbody tr").first().textContent()).toContain("path=missing.txt");
     await shot("04-activity");
+  });
+
+  it("shows a banner while the state store cannot be written, and clears it once it can", async () => {
+    // Another connection holds the write lock, as a backup tool would; the agent's call then cannot be logged.
+    const holder = new Database(path.join(t.stateDir, STATE_FILE_NAME));
+    holder.exec("BEGIN IMMEDIATE");
+    const banner = page.getByTestId("store-degraded");
+    try {
+      const init = (await (await fetch(firstInitUrl)).json()) as { bases: { r: string } };
+      expect(((await (await fetch(`${init.bases.r}/t?path=README.md`)).json()) as { ok: boolean }).ok).toBe(true);
+      await banner.waitFor();
+      const text = await banner.textContent();
+      expect(text).toContain("SQLITE_BUSY");
+      expect(text).toContain("Another process holds the state database's lock");
+      expect(text).toContain("no restart is needed");
+      await shot("04b-store-degraded");
+    } finally {
+      holder.exec("ROLLBACK");
+      holder.close();
+    }
+    await banner.waitFor({ state: "detached" });
   });
 
   it("rotates a session: the old Init URL answers 404, the new one works", async () => {
