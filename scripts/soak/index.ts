@@ -92,10 +92,20 @@ function writeReport(file: string, markdown: string): void {
   const text = fs.readFileSync(file, "utf8");
   const start = "<!-- soak:start -->";
   const end = "<!-- soak:end -->";
-  const from = text.indexOf(start);
-  const to = text.indexOf(end);
-  if (from === -1 || to < from) throw new Error(`${file} has no ${start} ... ${end} markers`);
+  // Only markers on a line of their own count: the prose may name them (in backticks) without being replaced.
+  const from = lineIndexOf(text, start, 0);
+  const to = from === -1 ? -1 : lineIndexOf(text, end, from);
+  if (from === -1 || to === -1) throw new Error(`${file} has no ${start} ... ${end} markers, each on a line of its own`);
   fs.writeFileSync(file, `${text.slice(0, from + start.length)}\n${markdown}\n${text.slice(to)}`);
+}
+
+/** Where `line` stands alone on a line of text, at or after `after`; -1 when it does not. */
+function lineIndexOf(text: string, line: string, after: number): number {
+  for (let at = text.indexOf(line, after); at !== -1; at = text.indexOf(line, at + 1)) {
+    const alone = (at === 0 || text[at - 1] === "\n") && (at + line.length === text.length || text[at + line.length] === "\n");
+    if (alone) return at;
+  }
+  return -1;
 }
 
 async function main(): Promise<void> {
