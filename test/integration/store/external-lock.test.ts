@@ -106,4 +106,33 @@ describe("another process holds the state file's write lock", () => {
     expect(fs.readFileSync(path.join(t.projectDir, "patched.txt"), "utf8")).toBe("two\n");
     expect(await healthUntil((h) => !h.degraded)).toMatchObject({ degraded: false });
   });
+
+  it("an intent admitted before the lock but refused its start runs nothing, keeps no record, and runs from the same URL later", async () => {
+    fs.writeFileSync(path.join(t.projectDir, "ahead.txt"), "one\n");
+    const patch = url(s.m!, "a", [["wait", 0]], patchText("*** Update File: ahead.txt", "@@", "-one", "+two"));
+    expect(await agentGet<Body>(patch)).toMatchObject({ ok: true, state: "running" });
+    for (let i = 0; i < POLL_TRIES && fs.readFileSync(path.join(t.projectDir, "ahead.txt"), "utf8") !== "two\n"; i++) await sleep(POLL_MS / 5);
+    // Admitted now, then queued behind the patch (one writer per project); it starts only after the lock is taken.
+    const write = url(s.m!, "w", [["path", "queued.txt"], ["wait", 0]], "queued once\n");
+    const queued = await agentGet<Body>(write);
+    expect(queued).toMatchObject({ ok: true, state: "pending" });
+    holder = await holdWriteLock(path.join(t.stateDir, STATE_FILE_NAME));
+    let refused: Body;
+    try {
+      refused = await agentGet<Body>(queued.poll as string);
+      for (let i = 0; i < POLL_TRIES && refused.ok; i++) refused = await agentGet<Body>(queued.poll as string);
+      expect(refused).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, errorDetail: { store: "SQLITE_BUSY" } });
+      expect(fs.existsSync(path.join(t.projectDir, "queued.txt"))).toBe(false);
+    } finally {
+      await holder.release();
+      holder = undefined;
+    }
+    expect(await healthUntil((h) => !h.degraded)).toMatchObject({ degraded: false });
+    // Its record was withdrawn: the poll no longer knows it, and the same URL runs it now, once.
+    expect(await agentGet<Body>(queued.poll as string)).toMatchObject({ ok: false, errorCode: "intent_not_found" });
+    let done = await agentGet<Body>(write);
+    for (let i = 0; i < POLL_TRIES && done.ok && done.state !== "succeeded"; i++) done = await agentGet<Body>(done.poll as string);
+    expect(done).toMatchObject({ ok: true, created: true });
+    expect(fs.readFileSync(path.join(t.projectDir, "queued.txt"), "utf8")).toBe("queued once\n");
+  });
 });
