@@ -130,13 +130,18 @@ export class Journal {
    */
   private async recordDurably(row: IntentRow, what: string, write: () => void): Promise<void> {
     for (let attempt = 0; ; attempt++) {
+      if (!this.store.db.open) {
+        // Shutting down: start-up recovery settles the record as it was left, and never re-runs the intent.
+        this.log.warn(`the state store closed before it could ${what} intent ${row.tool} ${row.callId}; start-up recovery settles it`);
+        return;
+      }
       try {
         write();
         this.store.journalHealth.succeeded();
         if (attempt > 0) this.log.info(`the state store took the write again: could ${what} intent ${row.tool} ${row.callId}`);
         return;
       } catch (error) {
-        if (!isStoreUnavailable(error) || !this.store.db.open) {
+        if (!isStoreUnavailable(error)) {
           this.log.error(`could not ${what} intent ${row.tool} ${row.callId}`, { error: error instanceof Error ? error.message : String(error) });
           return;
         }
