@@ -10,7 +10,8 @@ import path from "node:path";
 export const OPENCODE_VERSION = "1.18.33";
 /** Where `.ci/run` installs opencode-ai; URLBRIDGE_OPENCODE_BIN overrides it. */
 export const OPENCODE_CACHE_DIR = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "urlbridge-test", `opencode-ai-${OPENCODE_VERSION}`);
-const DEFAULT_BIN = path.join(OPENCODE_CACHE_DIR, "node_modules", "opencode-linux-x64", "bin", "opencode");
+/** The platform package holds the binary (opencode-ai itself only links it in a postinstall, which the install skips). */
+const DEFAULT_BIN = path.join(OPENCODE_CACHE_DIR, "node_modules", `opencode-linux-${process.arch}`, "bin", "opencode");
 
 const LISTEN_TIMEOUT_MS = 30_000;
 const HEALTH_TIMEOUT_MS = 30_000;
@@ -25,7 +26,7 @@ export function locateOpencode(): { bin: string } | { missing: string } {
   return {
     missing:
       `the OpenCode binary is missing at ${bin}${explicit ? " (URLBRIDGE_OPENCODE_BIN)" : ""}: install it with ` +
-      `\`npm install --prefix ${OPENCODE_CACHE_DIR} --no-save opencode-ai@${OPENCODE_VERSION}\` (.ci/run does) or set URLBRIDGE_OPENCODE_BIN`,
+      `\`npm install --prefix ${OPENCODE_CACHE_DIR} --no-save --ignore-scripts --omit=optional opencode-ai@${OPENCODE_VERSION} opencode-linux-${process.arch}@${OPENCODE_VERSION}\` (.ci/run does) or set URLBRIDGE_OPENCODE_BIN`,
   };
 }
 
