@@ -33,13 +33,14 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         detail: { parameters: ["run", "call"] },
       });
     }
-    const semantic = resolveStagedFields(tool, rest, ctx);
-    const callId = computeCallId({ tool: tool.id, args: semantic, run: controls.run, call: controls.call });
-    const argsHash = hashArguments(tool.id, semantic);
     const scope: IntentScope = { sessionId: ctx.session.id, generation: ctx.session.generation };
 
-    // Each attempt, from here to launch(), is synchronous, so identical concurrent GETs cannot both admit.
+    // Each attempt, from here to launch(), is synchronous, so identical concurrent GETs cannot both admit. Staged
+    // content is resolved inside it too: taking a blob writes its last use, which a store refusing writes fails.
     return refuseWhenStoreFails(runtime, () => {
+      const semantic = resolveStagedFields(tool, rest, ctx);
+      const callId = computeCallId({ tool: tool.id, args: semantic, run: controls.run, call: controls.call });
+      const argsHash = hashArguments(tool.id, semantic);
       const flying = journal.inflight(scope, callId);
       if (flying) {
         assertSameCall(flying.row, tool, argsHash);

@@ -51,4 +51,18 @@ describe("a journal that cannot be written", () => {
     expect(await agentGet<Body>(write)).toMatchObject({ ok: true, dedupe: "replayed" });
     expect(fs.readFileSync(path.join(t.projectDir, "locked.txt"), "utf8")).toBe("written once\n");
   });
+
+  it("refuses a staged write retryably (not internal_error) while the lock is held; the same URL runs once after", async () => {
+    expect(await agentGet<Body>(url(s.m!, "s", [["blob", "held"], ["i", 0], ["count", 1]], "staged once\n"))).toMatchObject({ ok: true });
+    const write = url(s.m!, "w", [["path", "staged.txt"], ["blob", "held"], ["count", 1]]);
+    holder.exec("BEGIN IMMEDIATE");
+    try {
+      expect(await agentGet<Body>(write)).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, errorDetail: { store: "SQLITE_BUSY" } });
+      expect(fs.existsSync(path.join(t.projectDir, "staged.txt"))).toBe(false);
+    } finally {
+      holder.exec("ROLLBACK");
+    }
+    expect(await agentGet<Body>(write)).toMatchObject({ ok: true, created: true });
+    expect(fs.readFileSync(path.join(t.projectDir, "staged.txt"), "utf8")).toBe("staged once\n");
+  });
 });
