@@ -13,6 +13,7 @@ Usage:
   urlbridge session create <project-name-or-id> [--name <name>]
   urlbridge session list
   urlbridge session rotate <session-id>
+  urlbridge mcp --session <session-name-or-id>       MCP over stdio for a local client (relays to the bridge)
   urlbridge help | --version
 
 Options:
@@ -20,7 +21,8 @@ Options:
 
 The CLI finds the control plane and the operator token through the same URLBRIDGE_* variables
 and state directory as the server (URLBRIDGE_CONTROL_HOST/PORT, URLBRIDGE_OPERATOR_TOKEN,
-URLBRIDGE_STATE_DIR). In Docker: docker compose exec bridge urlbridge session create <project>`;
+URLBRIDGE_STATE_DIR). In Docker: docker compose exec bridge urlbridge session create <project>
+(and for MCP clients: docker compose exec -T bridge urlbridge mcp --session <name>)`;
 
 const OPTIONS = {
   json: { type: "boolean" },
@@ -28,6 +30,7 @@ const OPTIONS = {
   write: { type: "boolean" },
   terminal: { type: "boolean" },
   name: { type: "string" },
+  session: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -38,7 +41,7 @@ export interface ParsedCommand {
   /** e.g. "serve", "token", "project add", "session rotate". */
   command: string;
   args: string[];
-  flags: { json: boolean; show: boolean; write: boolean; terminal: boolean; name: string | undefined };
+  flags: { json: boolean; show: boolean; write: boolean; terminal: boolean; name: string | undefined; session: string | undefined };
 }
 
 /** Which flags and how many positional arguments each command accepts. */
@@ -52,6 +55,7 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   "session create": { flags: ["name", "json"], args: ["<project-name-or-id>"] },
   "session list": { flags: ["json"], args: [] },
   "session rotate": { flags: ["json"], args: ["<session-id>"] },
+  mcp: { flags: ["session"], args: [] },
 };
 
 const GROUPS = new Set(["project", "session"]);
@@ -95,6 +99,7 @@ function build(command: string, args: string[], values: Partial<Record<Flag, str
       write: values.write === true,
       terminal: values.terminal === true,
       name: typeof values.name === "string" ? values.name : undefined,
+      session: typeof values.session === "string" ? values.session : undefined,
     },
   };
 }

@@ -1,11 +1,11 @@
-// The CLI's commands over the control API: token, project add/list, session create/list/rotate.
+// The CLI's commands over the control API: token, project add/list, session create/list/rotate (mcp: mcp-command.ts).
 import path from "node:path";
 import type { Config } from "../config.js";
-import type { Project, SessionView } from "../control/api-types.js";
+import type { Project, SessionMcpView, SessionView } from "../control/api-types.js";
 import type { ParsedCommand } from "./args.js";
 import { CliError } from "./cli-error.js";
 import { createControlClient, locateOperatorToken, type ControlClient } from "./control-client.js";
-import { formatPermissions, formatProject, formatSession, formatTable, sessionJson } from "./output.js";
+import { formatMcpSnippets, formatPermissions, formatProject, formatSession, formatTable, sessionJson } from "./output.js";
 
 export type Print = (text: string) => void;
 
@@ -92,5 +92,7 @@ export async function runSessionCommand(config: Config, cmd: ParsedCommand, prin
     session = await client.request<SessionView>("POST", `/api/sessions/${encodeURIComponent(current.id)}/rotate`);
     project = await client.request<Project>("GET", `/api/projects/${encodeURIComponent(session.projectId)}`);
   }
-  print(cmd.flags.json ? json(sessionJson(session)) : formatSession(session, project));
+  // The MCP view carries the capability an MCP client presents: the same snippets the UI's session view shows.
+  const mcp = await client.request<SessionMcpView>("GET", `/api/sessions/${encodeURIComponent(session.id)}/mcp`);
+  print(cmd.flags.json ? json({ ...sessionJson(session), mcp }) : `${formatSession(session, project)}\n\n${formatMcpSnippets(mcp)}`);
 }

@@ -1,5 +1,5 @@
-// Human-readable output of the CLI: aligned tables and the session block with Init URL and prompt.
-import type { Project, SessionView } from "../control/api-types.js";
+// Human-readable output of the CLI: aligned tables, the session block with Init URL and prompt, the MCP snippets.
+import type { Project, SessionMcpView, SessionView } from "../control/api-types.js";
 import { buildInitPrompt } from "../control/init-prompt.js";
 
 export function formatTable(header: string[], rows: string[][]): string {
@@ -31,6 +31,12 @@ export function formatSession(s: SessionView, project: Project | undefined): str
     "Init prompt (paste it into the agent's chat):",
     buildInitPrompt(s.initUrl),
   ].join("\n");
+}
+
+/** The MCP client snippets of a session's MCP view (server/control/mcp-snippets.ts), each under its title. */
+export function formatMcpSnippets(view: SessionMcpView): string {
+  const header = `MCP clients (${view.capability} capability; it is a secret, like the Init URL; see docs/MCP.md):`;
+  return [header, ...view.snippets.map((s) => `\n${s.title}:\n${s.text}`)].join("\n");
 }
 
 /** The JSON shape for one session: the API's session view plus the Init prompt. */

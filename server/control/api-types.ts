@@ -4,6 +4,8 @@ export type { LoginInfo, WhoAmI } from "./auth-routes.js";
 export type { FolderListing } from "./folder-browser.js";
 export type { OriginSource, OriginState, TunnelStatus } from "../tunnel/public-origin.js";
 export type { Permissions, SessionView } from "./registry.js";
+export type { SessionMcpView } from "./session-mcp.js";
+export type { McpSnippet } from "./mcp-snippets.js";
 export type { CreateProjectBody, CreateSessionBody, PatchProjectBody, TunnelBody } from "./schemas.js";
 export type { ActivityEntry } from "../store/activity.js";
 export type { ActivityHealth } from "../store/activity.js";

@@ -9,6 +9,7 @@ import { readJsonBody } from "./json-body.js";
 import type { PublicOrigin } from "../tunnel/public-origin.js";
 import { normalizeOrigin } from "../tunnel/public-origin.js";
 import { MAX_ENABLED_SESSIONS, MAX_SESSION_DEFINITIONS, type Registry } from "./registry.js";
+import { runningInDocker, sessionMcpView } from "./session-mcp.js";
 import { activityQuery, createProjectBody, createSessionBody, fsQuery, patchProjectBody, tunnelBody } from "./schemas.js";
 import { parseInput } from "./validate.js";
 
@@ -30,6 +31,7 @@ export interface SessionLimits {
 export function createApiRouter(options: ApiOptions): Router {
   const { registry, store, publicOrigin } = options;
   const router = new Router({ prefix: "/api" });
+  const inDocker = runningInDocker();
 
   router.get("/projects", (ctx) => {
     ctx.body = registry.listProjects();
@@ -62,6 +64,9 @@ export function createApiRouter(options: ApiOptions): Router {
   });
   router.get("/sessions/:id", (ctx) => {
     ctx.body = registry.getSession(ctx.params.id!);
+  });
+  router.get("/sessions/:id/mcp", (ctx) => {
+    ctx.body = sessionMcpView(store, publicOrigin, ctx.params.id!, inDocker);
   });
   router.post("/sessions/:id/:action", (ctx) => {
     const id = ctx.params.id!;
