@@ -3,12 +3,14 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeBetweenMarkers, type BenchResult } from "./harness.js";
+import { runMcpBench } from "./mcp.js";
 import { runMutationBench } from "./mutation.js";
 import { runReadBench } from "./read.js";
 
 const SUITES: Record<string, () => Promise<BenchResult>> = {
   read: runReadBench,
   mutation: runMutationBench,
+  mcp: runMcpBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");

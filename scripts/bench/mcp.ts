@@ -1,0 +1,165 @@
+// MCP benchmarks: urlbridge's MCP tools over Streamable HTTP (JSON, the endpoint on the data plane) and over stdio
+// (`urlbridge mcp --session`, a relay into the same bridge), each beside @modelcontextprotocol/server-filesystem
+// doing the same work over stdio: `read` of a 2 KiB file against read_text_file, `edit` against edit_file. `shell`
+// has no twin there; it is reported against our own MCP read over HTTP as a floor. One official client
+// (@modelcontextprotocol/client) drives every server; each group is measured interleaved in the same run.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { createControlPost, makeBenchDir, OPERATOR_TOKEN, spawnServer } from "./bridge.js";
+import { measureInterleaved, type BenchResult, type Stats } from "./harness.js";
+import { stopChild } from "./http.js";
+
+const READ_RUNS = 300;
+const READ_WARMUP = 20;
+const EDIT_RUNS = 100;
+const SHELL_RUNS = 100;
+const SMALL_WARMUP = 5;
+/** 32 lines of 63 characters and a newline: 2048 bytes. */
+const READ_BYTES = 2048;
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const CLI_ENTRY = path.join(REPO_ROOT, "dist", "server", "cli.js");
+const FILESYSTEM_SERVER = path.join(REPO_ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+
+/** measureInterleaved answers one Stats per function, in order. */
+function three(stats: Stats[]): [Stats, Stats, Stats] {
+  const [a, b, c] = stats;
+  if (!a || !b || !c) throw new Error("expected three measurements");
+  return [a, b, c];
+}
+
+type Call = (name: string, args: Record<string, unknown>) => Promise<void>;
+
+function callerOf(client: Client, label: string): Call {
+  return async (name, args) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(`${label} ${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+  };
+}
+
+async function connect(label: string, transport: StreamableHTTPClientTransport | StdioClientTransport): Promise<{ client: Client; call: Call }> {
+  const client = new Client({ name: `urlbridge-bench-${label}`, version: "0.0.0" });
+  await client.connect(transport);
+  return { client, call: callerOf(client, label) };
+}
+
+/** A file whose one line `value A` / `value B` flips on every edit, so each edit is a real change. */
+function flipper(file: string, edit: (from: string, to: string) => Promise<void>): () => Promise<void> {
+  fs.writeFileSync(file, "# edited by the bench\nvalue A\nthe end\n");
+  let current = "A";
+  return async () => {
+    const next = current === "A" ? "B" : "A";
+    await edit(`value ${current}`, `value ${next}`);
+    current = next;
+  };
+}
+
+export async function runMcpBench(): Promise<BenchResult> {
+  if (!fs.existsSync(CLI_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
+  const projectDir = makeBenchDir("mcp-project");
+  const line = `${"x".repeat(62)}\n`;
+  const readText = Array.from({ length: READ_BYTES / 64 }, (_, i) => `${String(i).padStart(2, "0")}${line.slice(2)}`).join("");
+  fs.writeFileSync(path.join(projectDir, "read.txt"), readText);
+  if (Buffer.byteLength(readText) !== READ_BYTES) throw new Error("the read fixture is not 2 KiB");
+
+  const stateDir = makeBenchDir("mcp-state");
+  const { child, urls } = spawnServer(stateDir, {});
+  const clients: Client[] = [];
+  try {
+    const { control } = await urls;
+    const api = createControlPost(control);
+    // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
+    const chown = () => {
+      if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
+    };
+    const project = await api("/api/projects", { name: "bench", root: projectDir, permissions: { write: true, terminal: true } });
+    const session = await api("/api/sessions", { projectId: project.id });
+    const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } };
+
+    const http = await connect("http", new StreamableHTTPClientTransport(new URL(`${bases.m}/mcp`)));
+    clients.push(http.client);
+    const stdio = await connect(
+      "stdio",
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI_ENTRY, "mcp", "--session", session.id!],
+        env: {
+          PATH: process.env.PATH ?? "",
+          URLBRIDGE_STATE_DIR: stateDir,
+          URLBRIDGE_CONTROL_PORT: new URL(control).port,
+          URLBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN,
+        },
+        stderr: "inherit",
+      }),
+    );
+    clients.push(stdio.client);
+    const fsServer = await connect("filesystem", new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM_SERVER, projectDir], stderr: "inherit" }));
+    clients.push(fsServer.client);
+
+    const readFile = path.join(projectDir, "read.txt");
+    const [readHttp, readStdio, readFs] = three(await measureInterleaved(READ_RUNS, READ_WARMUP, [
+      () => http.call("read", { path: "read.txt" }),
+      () => stdio.call("read", { path: "read.txt" }),
+      () => fsServer.call("read_text_file", { path: readFile }),
+    ]));
+
+    const editOf = (call: Call, file: string) => (from: string, to: string) => call("edit", { path: file, oldString: from, newString: to });
+    const editHttpFn = flipper(path.join(projectDir, "edit-http.txt"), editOf(http.call, "edit-http.txt"));
+    const editStdioFn = flipper(path.join(projectDir, "edit-stdio.txt"), editOf(stdio.call, "edit-stdio.txt"));
+    const fsEditFile = path.join(projectDir, "edit-fs.txt");
+    const editFsFn = flipper(fsEditFile, (from, to) => fsServer.call("edit_file", { path: fsEditFile, edits: [{ oldText: from, newText: to }] }));
+    chown();
+    const [editHttp, editStdio, editFs] = three(await measureInterleaved(EDIT_RUNS, SMALL_WARMUP, [editHttpFn, editStdioFn, editFsFn]));
+
+    const [shellFloor, shellHttp, shellStdio] = three(await measureInterleaved(SHELL_RUNS, SMALL_WARMUP, [
+      () => http.call("read", { path: "read.txt" }),
+      () => http.call("shell", { command: "echo bench" }),
+      () => stdio.call("shell", { command: "echo bench" }),
+    ]));
+
+    const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
+    const ratio = (s: Stats, base: Stats) => `${(s.p50 / base.p50).toFixed(2)}×`;
+    const verdict = (s: Stats, base: Stats, strict: boolean) => (strict ? s.p50 < base.p50 : s.p50 <= base.p50) ? "met" : "**not met**";
+    const markdown = [
+      "### MCP",
+      "",
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}.`,
+      `The built server in its own process; one official client (@modelcontextprotocol/client) drives urlbridge over`,
+      `Streamable HTTP (stateless, JSON answers: \`POST /v0/<cap>/mcp\`) and over stdio (\`urlbridge mcp --session\`, a`,
+      `relay that POSTs each message to the same endpoint), and @modelcontextprotocol/server-filesystem over stdio`,
+      `on the same folder. Each group is interleaved call by call in the same run; ratios are p50 against the`,
+      `filesystem server doing the same work (read_text_file, edit_file). \`shell\` has no twin there: its floor is`,
+      `urlbridge's own MCP \`read\` over HTTP, measured interleaved with it. Every urlbridge call goes through the kernel`,
+      `(containment, permissions, activity row); every edit is a journaled intent (fsync of file, folder and journal).`,
+      "",
+      "| measurement | p50 ms | p99 ms | p50 ratio |",
+      "|---|---|---|---|",
+      `| filesystem server \`read_text_file\` 2 KiB, stdio (n=${readFs.n}) | ${ms(readFs)} | 1.00× |`,
+      `| urlbridge \`read\` 2 KiB, HTTP (n=${readHttp.n}) | ${ms(readHttp)} | ${ratio(readHttp, readFs)} vs filesystem |`,
+      `| urlbridge \`read\` 2 KiB, stdio relay (n=${readStdio.n}) | ${ms(readStdio)} | ${ratio(readStdio, readFs)} vs filesystem |`,
+      `| filesystem server \`edit_file\`, stdio (n=${editFs.n}) | ${ms(editFs)} | 1.00× |`,
+      `| urlbridge \`edit\`, HTTP (n=${editHttp.n}) | ${ms(editHttp)} | ${ratio(editHttp, editFs)} vs filesystem |`,
+      `| urlbridge \`edit\`, stdio relay (n=${editStdio.n}) | ${ms(editStdio)} | ${ratio(editStdio, editFs)} vs filesystem |`,
+      `| urlbridge \`read\` 2 KiB, HTTP (shell floor, n=${shellFloor.n}) | ${ms(shellFloor)} | 1.00× |`,
+      `| urlbridge \`shell\` \`echo\`, HTTP (n=${shellHttp.n}) | ${ms(shellHttp)} | ${ratio(shellHttp, shellFloor)} vs floor |`,
+      `| urlbridge \`shell\` \`echo\`, stdio relay (n=${shellStdio.n}) | ${ms(shellStdio)} | ${ratio(shellStdio, shellFloor)} vs floor |`,
+      "",
+      `Targets: MCP \`read\` over HTTP no slower than the filesystem server over stdio: ${verdict(readHttp, readFs, false)}` +
+        ` (${ratio(readHttp, readFs)}); over stdio faster: ${verdict(readStdio, readFs, true)} (${ratio(readStdio, readFs)}).`,
+    ].join("\n");
+    return {
+      suite: "mcp",
+      markdown,
+      figures: { readHttp, readStdio, readFs, editHttp, editStdio, editFs, shellFloor, shellHttp, shellStdio },
+    };
+  } finally {
+    for (const client of clients) await client.close().catch(() => undefined);
+    await stopChild(child);
+    fs.rmSync(stateDir, { recursive: true, force: true });
+    fs.rmSync(projectDir, { recursive: true, force: true });
+  }
+}
