@@ -1,0 +1,238 @@
+// One MCP server per request (stateless): the tools a capability opens, each a thin adapter over a kernel tool,
+// every call run through the one kernel (containment, permissions, bounds, the terminal gate, the journal) and
+// recorded in the activity log as route "/mcp", without content.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { fromJsonSchema, McpServer, type CallToolResult } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { ErrorCode, ToolError, toFailure } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { CallRecord } from "../gateway/activity-recorder.js";
+import { redactValue } from "../gateway/activity-recorder.js";
+import { projectScopeOf } from "../gateway/call-context.js";
+import type { AnyToolDefinition, ExactUrls, ToolContext } from "../kernel/tool/definition.js";
+import { isToolEnabled } from "../kernel/tool/permissions.js";
+import type { CandidateInput, RunOutcome, ToolKernel } from "../kernel/tool/run-tool.js";
+import type { SessionStates } from "../kernel/tool/session-state.js";
+import { CALL_ID_PATTERN, MAX_WAIT_MS } from "../mutation/journal/controls.js";
+import { wireOutputOf } from "../mutation/journal/envelope.js";
+import type { PluginHost } from "../plugins/host.js";
+import type { CapabilityLookup } from "../store/sessions.js";
+import { buildUrl } from "../url-grammar/request-url.js";
+import { fileTools } from "./tools/files.js";
+import { journalTools } from "./tools/journal.js";
+import { readTools } from "./tools/read.js";
+import { searchTools } from "./tools/search.js";
+import { shellTools } from "./tools/shell.js";
+import { failureText, type McpCall, type McpToolSpec } from "./tools/spec.js";
+
+export interface McpScope {
+  cap: CapabilityLookup;
+  base: "r" | "m";
+  tokens: { r: string; m: string | undefined };
+}
+
+export interface McpDeps {
+  kernel: ToolKernel;
+  tools: AnyToolDefinition[];
+  plugins: PluginHost;
+  states: SessionStates;
+  publicOrigin: () => string;
+  log: Logger;
+  signal: AbortSignal;
+  agentFallback?: { uid: number; gid: number };
+  record: (entry: CallRecord) => void;
+}
+
+/** The `_meta` key a client sets to make a tools/call retry-safe: the same key answers the recorded result. */
+export const IDEMPOTENCY_KEY_META = "urlbridge/idempotencyKey";
+/** Every MCP tool in listing order; webfetch/websearch join here when their issue lands. */
+export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [...readTools, ...searchTools, ...fileTools, ...shellTools, ...journalTools];
+/** Longest a call waits for a journaled mutation by default before answering its pending envelope. */
+const DEFAULT_SETTLE_MS = 60_000;
+/** Bound on /j polls while settling (each waits up to MAX_WAIT_MS). */
+const MAX_SETTLE_POLLS = 2_000;
+
+const SERVER_INFO = { name: "urlbridge", version: packageVersion() };
+
+/** A fresh SDK McpServer for one request (stateless), its tools registered for this capability. */
+export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
+    capabilities: { tools: { listChanged: false } },
+  });
+  const byId = new Map(deps.tools.map((t) => [t.id, t]));
+  for (const spec of listedSpecs(scope, byId)) {
+    const kernelTool = byId.get(spec.kernel)!;
+    server.registerTool(
+      spec.name,
+      {
+        title: spec.title,
+        description: spec.description,
+        inputSchema: spec.input,
+        outputSchema: fromJsonSchema(outputJsonSchema(spec.output ? spec.output((id) => byId.get(id)) : wireOutputOf(kernelTool))),
+        annotations: spec.annotations,
+      },
+      (args: Record<string, unknown>, extra: { mcpReq: { _meta?: Record<string, unknown> } }) => callTool(deps, scope, byId, spec, args, extra.mcpReq._meta),
+    );
+  }
+  return server;
+}
+
+/** read capability: read tools only; mutation capability: every tool the project's permissions enable. */
+export function listedSpecs(scope: McpScope, byId: Map<string, AnyToolDefinition>): McpToolSpec[] {
+  return MCP_TOOL_SPECS.filter((spec) => {
+    const tool = byId.get(spec.kernel);
+    if (!tool) return false;
+    if (scope.base === "r") return tool.capability === "read";
+    return isToolEnabled(tool, scope.cap.permissions);
+  });
+}
+
+/** MCP wants `type: "object"` at an outputSchema's root; a union converts to a bare anyOf, so it is added. */
+export function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Record<string, unknown>;
+  delete json.$schema;
+  return json.type === undefined ? { type: "object", ...json } : json;
+}
+
+function contextOf(deps: McpDeps, scope: McpScope): ToolContext {
+  const { cap, tokens } = scope;
+  const urls: ExactUrls = {
+    to: (base, route, params, raw) => buildUrl(deps.publicOrigin(), `/v0/${base === "r" ? tokens.r : tokens.m}`, route, params, raw),
+    // There is no request URL to correct: repairs are the structured error's words only.
+    repair: () => undefined,
+  };
+  return {
+    project: projectScopeOf(cap, deps.agentFallback),
+    session: { id: cap.sessionId, name: cap.sessionName, generation: cap.generation },
+    state: deps.states.get(cap.sessionId, cap.generation),
+    urls,
+    signal: deps.signal,
+  };
+}
+
+function idempotencyKeyOf(meta: Record<string, unknown> | undefined): string | undefined {
+  const key = meta?.[IDEMPOTENCY_KEY_META];
+  if (key === undefined) return undefined;
+  if (typeof key !== "string" || !CALL_ID_PATTERN.test(key)) {
+    throw new ToolError(ErrorCode.invalidParameter, `_meta["${IDEMPOTENCY_KEY_META}"] must be a string of 1-128 letters, digits or . _ : - (e.g. a UUID). Fix it, or leave it out to make every call a new intent.`, {
+      detail: { parameter: `_meta.${IDEMPOTENCY_KEY_META}` },
+      retryable: false,
+    });
+  }
+  return key;
+}
+
+interface Journaled {
+  callId?: string | undefined;
+  dedupe?: string | undefined;
+}
+
+async function callTool(
+  deps: McpDeps,
+  scope: McpScope,
+  byId: Map<string, AnyToolDefinition>,
+  spec: McpToolSpec,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+): Promise<CallToolResult> {
+  const startedAt = Date.now();
+  const ctx = contextOf(deps, scope);
+  const journaled: Journaled = {};
+  let result: CallToolResult;
+  try {
+    const key = idempotencyKeyOf(meta);
+    // One intent per tools/call: the client's key, else a nonce no other call shares.
+    const identity = key ? { call: key } : { run: `mcp-${randomBytes(9).toString("base64url")}` };
+    const call: McpCall = {
+      ctx,
+      keyed: key,
+      run: async (toolId, input, options) => {
+        const tool = byId.get(toolId);
+        if (!tool) return { body: toFailure(new ToolError(ErrorCode.toolNotEnabled, `${toolId} is not available on this bridge.`, { retryable: false })) };
+        const recorded = tool.capability === "mutation" && tool.journal?.record !== false;
+        const candidate: CandidateInput = recorded ? { ...input, ...identity, wait: MAX_WAIT_MS } : input;
+        let outcome = await deps.kernel.run(tool, candidate, ctx);
+        if (recorded) {
+          outcome = await settle(deps, byId, ctx, outcome, options?.settleMs ?? DEFAULT_SETTLE_MS);
+          journaled.callId = outcome.callId ?? (outcome.body as { callId?: string }).callId;
+          journaled.dedupe = outcome.dedupe ?? (outcome.body as { dedupe?: string }).dedupe;
+        }
+        return outcome;
+      },
+    };
+    const answer = await spec.call(args, call);
+    const isError = answer.body.ok === false;
+    const replayed = answer.body.dedupe === "replayed" ? "Replayed: this call ran before; this is its recorded result (it did not run again).\n" : "";
+    result = {
+      content: [...(answer.content ?? []), { type: "text", text: replayed + answer.text }],
+      structuredContent: answer.body,
+      ...(isError ? { isError: true } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof ToolError)) deps.log.error(`mcp tool ${spec.name} failed unexpectedly`, { error: error instanceof Error ? error.stack : String(error) });
+    const body = toFailure(error) as unknown as Record<string, unknown>;
+    result = { content: [{ type: "text", text: failureText(body) }], structuredContent: body, isError: true };
+  }
+  recordCall(deps, scope, spec, args, result, journaled, startedAt);
+  return result;
+}
+
+/** Polls a journaled call that is still pending or running until it finishes, the bound passes or the bridge stops. */
+async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: ToolContext, outcome: RunOutcome, settleMs: number): Promise<RunOutcome> {
+  const poll = byId.get("result");
+  const deadline = Date.now() + settleMs;
+  let current = outcome;
+  for (let i = 0; poll && i < MAX_SETTLE_POLLS; i++) {
+    const body = current.body as Record<string, unknown>;
+    const unfinished = body.ok === true && (body.state === "pending" || body.state === "running") && typeof body.callId === "string";
+    if (!unfinished || Date.now() >= deadline || ctx.signal.aborted) break;
+    const polled = await deps.kernel.run(poll, { call: body.callId, wait: MAX_WAIT_MS }, ctx);
+    const { tool: _tool, ...rest } = polled.body as Record<string, unknown>;
+    // The poll answers the intent's recorded body; how the first call was answered (dedupe) still holds.
+    current = { ...outcome, body: { ...rest, ...(outcome.dedupe ?? body.dedupe ? { dedupe: outcome.dedupe ?? body.dedupe } : {}) } as RunOutcome["body"] };
+  }
+  return current;
+}
+
+function recordCall(deps: McpDeps, scope: McpScope, spec: McpToolSpec, args: Record<string, unknown>, result: CallToolResult, journaled: Journaled, startedAt: number): void {
+  const body = result.structuredContent as Record<string, unknown>;
+  const params: Record<string, string> = { mcp: spec.name };
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined) continue;
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    params[name] = spec.contentFields.includes(name) ? `<${Buffer.byteLength(text, "utf8")} bytes>` : redactValue(name, text);
+  }
+  try {
+    deps.record({
+      sessionId: scope.cap.sessionId,
+      generation: scope.cap.generation,
+      route: "/mcp",
+      tool: spec.kernel,
+      ok: body.ok !== false,
+      errorCode: body.ok === false ? String(body.errorCode) : null,
+      httpStatus: 200,
+      startedAt,
+      callId: journaled.callId,
+      dedupe: journaled.dedupe,
+      params,
+    });
+  } catch (error) {
+    deps.log.warn("mcp activity record failed", { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+function packageVersion(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // server/mcp/ from source, dist/server/mcp/ when built.
+  for (const up of ["../..", "../../.."]) {
+    const file = path.resolve(here, up, "package.json");
+    if (!fs.existsSync(file)) continue;
+    const pkg = JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string };
+    if (pkg.name === "urlbridge" && pkg.version) return pkg.version;
+  }
+  return "0.0.0";
+}

@@ -1,0 +1,26 @@
+// The journal family over MCP: mutation_result polls a mutation's recorded outcome by call id (the kernel's /j),
+// for a call that answered still pending or running, or to look up what an earlier call did.
+import { z } from "zod";
+import { CALL_ID_PATTERN, MAX_WAIT_MS } from "../../mutation/journal/controls.js";
+import { answerOf, jsonText, type McpToolSpec } from "./spec.js";
+
+const resultInput = z.strictObject({
+  callId: z.string().regex(CALL_ID_PATTERN).describe("The callId a mutation answered (or the idempotency key it was given)."),
+  wait: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe(`Milliseconds to wait for a running intent to finish (default 1000, at most ${MAX_WAIT_MS}).`),
+});
+
+const mutationResult: McpToolSpec = {
+  name: "mutation_result",
+  kernel: "result",
+  title: "Poll a mutation's result",
+  description: "The outcome of an earlier edit, write, patch or shell call by its callId: pending, running, succeeded (its result) or failed (its error). Never runs anything again.",
+  input: resultInput,
+  contentFields: [],
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async call(args, call) {
+    const { callId, wait } = args as z.infer<typeof resultInput>;
+    return answerOf(await call.run("result", { call: callId, ...(wait !== undefined ? { wait } : {}) }), jsonText);
+  },
+};
+
+export const journalTools: readonly McpToolSpec[] = [mutationResult];

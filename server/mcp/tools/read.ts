@@ -1,0 +1,118 @@
+// The read family over MCP: read (OpenCode's fields: path, offset, limit; numbered lines, paged; images as MCP
+// image content), and the kernel's outline, stat and project under their own names.
+import { z } from "zod";
+import { MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
+import type { ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
+import { readImage } from "./image.js";
+import { answerOf, clip, failureText, jsonText, type McpAnswer, type McpToolSpec } from "./spec.js";
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const pathField = z.string().min(1).describe("File or directory inside the project: relative to its root (src/app.ts) or as /project/src/app.ts.");
+
+const readInput = z.strictObject({
+  path: pathField,
+  offset: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe("1-based line to start at (default 1); for a directory, the 1-based entry."),
+  limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe("Most lines (or entries) to return; a page also stops at about 24 KiB, and the answer says which offset continues."),
+});
+
+/** Lines of a page, numbered like `cat -n`, newlines (LF, CRLF or CR) not shown. */
+function numbered(entry: ReadFileEntry): string {
+  const lines = entry.content.split(/\r\n|\n|\r/);
+  if (lines.length > 0 && lines[lines.length - 1] === "" && /(\r\n|\n|\r)$/.test(entry.content)) lines.pop();
+  const width = String(entry.startLine + lines.length).length;
+  return lines.map((line, i) => `${String(entry.startLine + i).padStart(width)}\t${line}`).join("\n");
+}
+
+function fileText(entry: ReadFileEntry): string {
+  const head = `${entry.path} (${entry.encoding}, ${entry.newline} newlines, ${entry.totalLines} lines, ${entry.size} bytes)`;
+  const body = entry.content.length === 0 ? "(no lines in this range)" : numbered(entry);
+  const notes: string[] = [];
+  if (entry.invalidUtf8) notes.push("Some bytes are not valid UTF-8 and are shown as U+FFFD; edit and write refuse to rewrite such a file lossily.");
+  if (entry.splitLine !== undefined) {
+    notes.push(`Line ${entry.splitLine} is longer than one page and was cut; read cannot page inside a line: see its rest with grep or shell (e.g. cut -c).`);
+    if (entry.splitLine < entry.totalLines) notes.push(`More lines follow: call read with offset=${entry.splitLine + 1}.`);
+  } else if (!entry.complete) {
+    notes.push(`Lines ${entry.startLine}-${entry.endLine} of ${entry.totalLines}: call read with offset=${entry.endLine + 1} for more.`);
+  }
+  return [head, body, ...notes].join("\n");
+}
+
+function directoryText(entry: ReadDirectoryEntry): string {
+  const lines = entry.entries.map((e) => `${e.name}${e.kind === "dir" ? "/" : ""}${e.kind === "symlink" ? " -> (symlink, not followed)" : ""}${e.size !== undefined ? `  ${e.size} bytes` : ""}`);
+  const more = entry.complete ? [] : [`Entries ${entry.startEntry}-${entry.endEntry} of ${entry.totalEntries}: call read with offset=${entry.endEntry + 1} for more.`];
+  return [`${entry.path}/ (directory, ${entry.totalEntries} entries)`, ...lines, ...more].join("\n");
+}
+
+function entryText(entry: ReadEntry): string {
+  if (entry.kind === "file") return fileText(entry);
+  if (entry.kind === "dir") return directoryText(entry);
+  return `${entry.path}: binary file, ${entry.size} bytes; content not shown (only PNG, JPEG, GIF and WebP images are returned, as image content).`;
+}
+
+const read: McpToolSpec = {
+  name: "read",
+  kernel: "read",
+  title: "Read a file or directory",
+  description:
+    "Read a text file as numbered lines (offset/limit select lines; a page stops at about 24 KiB and says the offset that continues), list a directory, or view a PNG/JPEG/GIF/WebP image. Other binary files are described, never dumped. Encoding (UTF-8, UTF-16, BOM) and newline style are reported.",
+  input: readInput,
+  contentFields: [],
+  annotations: READ_ONLY,
+  async call(args, call): Promise<McpAnswer> {
+    const { path, offset, limit } = args as z.infer<typeof readInput>;
+    const outcome = await call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) });
+    const body = outcome.body as Record<string, unknown>;
+    if (body.ok === false) return { body, text: failureText(body) };
+    const entry = (body.files as ReadEntry[])[0];
+    if (!entry) return { body, text: "Nothing was returned." };
+    if (entry.kind === "binary") {
+      const image = await readImage(call.ctx, path, entry.fingerprint, entry.size);
+      if (image.kind === "image") {
+        return { body, text: `${entry.path}: ${image.mimeType} image, ${entry.size} bytes.`, content: [{ type: "image", data: image.data, mimeType: image.mimeType }] };
+      }
+      if (image.kind === "too_large") return { body, text: `${entry.path}: ${image.mimeType} image of ${entry.size} bytes, over the ${image.limit}-byte limit for image content; not shown.` };
+    }
+    return { body, text: clip(entryText(entry)) };
+  },
+};
+
+const outline: McpToolSpec = {
+  name: "outline",
+  kernel: "outline",
+  title: "Outline a JS/TS file",
+  description: "Imports and declarations (functions, classes and members, interfaces, types, enums, exports) of a JavaScript or TypeScript file, with their line spans: read the lines you need after.",
+  input: z.strictObject({ path: pathField.describe("A .ts, .tsx, .js, .jsx, .mjs or .cjs file inside the project.") }),
+  contentFields: [],
+  annotations: READ_ONLY,
+  async call(args, call) {
+    return answerOf(await call.run("outline", { path: args.path }), jsonText);
+  },
+};
+
+const stat: McpToolSpec = {
+  name: "stat",
+  kernel: "stat",
+  title: "Stat a path",
+  description: "Whether a path exists, and its kind (file, dir, other), size, modification time and mode, without reading it.",
+  input: z.strictObject({ path: pathField }),
+  contentFields: [],
+  annotations: READ_ONLY,
+  async call(args, call) {
+    return answerOf(await call.run("stat", { path: args.path }), jsonText);
+  },
+};
+
+const project: McpToolSpec = {
+  name: "project",
+  kernel: "project",
+  title: "Describe the project",
+  description: "What the project is made of, without running anything: executables on the bridge's PATH, marker files at the root (package.json, Cargo.toml...), the package manager and package.json scripts.",
+  input: z.strictObject({}),
+  contentFields: [],
+  annotations: READ_ONLY,
+  async call(_args, call) {
+    return answerOf(await call.run("project", {}), jsonText);
+  },
+};
+
+export const readTools: readonly McpToolSpec[] = [read, outline, stat, project];

@@ -1,0 +1,83 @@
+// The search family over MCP with OpenCode's names and fields: glob (over the kernel's find, include=) and grep
+// (over the kernel's grep: regex unless literal, case-sensitive unless caseSensitive is false).
+import { z } from "zod";
+import { DEFAULT_FIND_RESULTS, DEFAULT_GREP_MATCHES, MAX_FIND_RESULTS, MAX_GREP_MATCHES } from "../../kernel/limits.js";
+import type { FindOutput } from "../../kernel/search/find.js";
+import type { GrepOutput } from "../../kernel/search/grep.js";
+import { answerOf, type McpToolSpec } from "./spec.js";
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const dirField = z.string().min(1).optional().describe("Directory to search, relative to the project root or as /project/...; default the whole project.");
+
+const globInput = z.strictObject({
+  pattern: z.string().min(1).describe("Glob of files to find: without a / it matches file names at any depth (*.ts, *.{ts,tsx}); with one, paths below `path` (src/**/*.test.ts)."),
+  path: dirField,
+  hidden: z.boolean().optional().describe("true: also search .gitignore'd paths, .git and node_modules (skipped by default). Dotfiles are always searched."),
+  limit: z.number().int().min(1).max(MAX_FIND_RESULTS).optional().describe(`Most files to return (default ${DEFAULT_FIND_RESULTS}, at most ${MAX_FIND_RESULTS}).`),
+});
+
+const glob: McpToolSpec = {
+  name: "glob",
+  kernel: "find",
+  title: "Find files by glob",
+  description: "Find files whose name or path matches a glob, recursively, in path order (not newest first), bounded; files only. Read a match with read.",
+  input: globInput,
+  contentFields: ["pattern"],
+  annotations: READ_ONLY,
+  async call(args, call) {
+    const { pattern, path, hidden, limit } = args as z.infer<typeof globInput>;
+    const outcome = await call.run("find", {
+      include: pattern,
+      ...(path !== undefined ? { path } : {}),
+      ...(hidden ? { ignored: true } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+    });
+    return answerOf(outcome, (body) => {
+      const found = body as unknown as FindOutput;
+      const lines = found.results.map((r) => r.path);
+      if (lines.length === 0) lines.push(`No file under ${found.path} matches ${pattern}.`);
+      if (found.notice) lines.push(found.notice);
+      return lines.join("\n");
+    });
+  },
+};
+
+const grepInput = z.strictObject({
+  pattern: z.string().min(1).describe("What to look for in file contents: a regular expression (Rust/ripgrep syntax), or plain text with literal: true."),
+  path: z.string().min(1).optional().describe("File or directory to search, relative to the project root or as /project/...; default the whole project."),
+  include: z.string().min(1).optional().describe("Only files matching this glob: *.ts, *.{ts,tsx}, or src/**/*.ts."),
+  caseSensitive: z.boolean().optional().describe("false: ignore case. Default true."),
+  literal: z.boolean().optional().describe("true: match pattern as plain text, no regex syntax. Default false."),
+  limit: z.number().int().min(1).max(MAX_GREP_MATCHES).optional().describe(`Most matching lines to return (default ${DEFAULT_GREP_MATCHES}, at most ${MAX_GREP_MATCHES}).`),
+});
+
+const grep: McpToolSpec = {
+  name: "grep",
+  kernel: "grep",
+  title: "Search file contents",
+  description: "Search file contents with a regular expression (or literal text), in one file or a directory tree, .gitignore respected; answers path:line: text in path then line order, bounded.",
+  input: grepInput,
+  contentFields: ["pattern"],
+  annotations: READ_ONLY,
+  async call(args, call) {
+    const { pattern, path, include, caseSensitive, literal, limit } = args as z.infer<typeof grepInput>;
+    const outcome = await call.run("grep", {
+      pattern,
+      regex: literal !== true,
+      ...(caseSensitive === false ? { ignoreCase: true } : {}),
+      ...(path !== undefined ? { path } : {}),
+      ...(include !== undefined ? { include } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+    });
+    return answerOf(outcome, (body) => {
+      const found = body as unknown as GrepOutput;
+      const lines: string[] = [];
+      for (const file of found.files) for (const l of file.lines) lines.push(`${file.path}:${l.line}: ${l.text}`);
+      if (lines.length === 0) lines.push(`No match for ${pattern} in ${found.path}.`);
+      if (found.notice) lines.push(found.notice);
+      return lines.join("\n");
+    });
+  },
+};
+
+export const searchTools: readonly McpToolSpec[] = [glob, grep];
