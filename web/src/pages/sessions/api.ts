@@ -1,6 +1,6 @@
-// Sessions page calls: sessions, their projects, limits, and the lifecycle actions.
+// Sessions page calls: sessions, their projects, limits, the lifecycle actions, and a session's MCP view.
 import { api } from "../../api/client";
-import type { CreateSessionBody, Project, SessionLimits, SessionView } from "../../api/types";
+import type { CreateSessionBody, Project, SessionLimits, SessionMcpView, SessionView } from "../../api/types";
 
 export const listSessions = () => api.get<SessionView[]>("/api/sessions");
 export const listProjects = () => api.get<Project[]>("/api/projects");
@@ -9,3 +9,4 @@ export const createSession = (body: CreateSessionBody) => api.post<SessionView>(
 export const sessionAction = (id: string, action: "rotate" | "enable" | "disable") =>
   api.post<SessionView>(`/api/sessions/${encodeURIComponent(id)}/${action}`);
 export const deleteSession = (id: string) => api.del(`/api/sessions/${encodeURIComponent(id)}`);
+export const fetchSessionMcp = (id: string) => api.get<SessionMcpView>(`/api/sessions/${encodeURIComponent(id)}/mcp`);
