@@ -31,7 +31,8 @@ function fileText(entry: ReadFileEntry): string {
   if (entry.splitLine !== undefined) {
     notes.push(`Line ${entry.splitLine} is longer than one page and was cut; read cannot page inside a line: see its rest with grep or shell (e.g. cut -c).`);
     if (entry.splitLine < entry.totalLines) notes.push(`More lines follow: call read with offset=${entry.splitLine + 1}.`);
-  } else if (!entry.complete) {
+  } else if (!entry.complete || entry.endLine < entry.totalLines) {
+    // complete means the requested range came whole; the file may still go on past a limit.
     notes.push(`Lines ${entry.startLine}-${entry.endLine} of ${entry.totalLines}: call read with offset=${entry.endLine + 1} for more.`);
   }
   return [head, body, ...notes].join("\n");

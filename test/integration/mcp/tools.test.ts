@@ -1,0 +1,316 @@
+// MCP tools (issue 12, items 2-3) through the official v2 client over an in-process transport, against a real
+// bridge's kernel, journal, store and project folder: listings per capability, each tool's happy path and main
+// failures, encodings byte for byte, images, idempotency keys and the activity log.
+import fs from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createActivityRecorder } from "../../../server/gateway/activity-recorder.js";
+import { createAuthenticator } from "../../../server/gateway/authenticate.js";
+import { SessionStates } from "../../../server/kernel/tool/session-state.js";
+import { createLogger } from "../../../server/log.js";
+import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
+import { createPluginHost } from "../../../server/plugins/host.js";
+import { giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+
+let tb: TestBridge;
+let deps: McpDeps;
+let readOnly: AgentSession;
+let full: AgentSession;
+let filesOnly: AgentSession;
+const clients: Client[] = [];
+
+type Result = Awaited<ReturnType<Client["callTool"]>>;
+
+function tokenOf(base: string | undefined): string {
+  return base!.split("/").pop()!;
+}
+
+async function connect(base: string | undefined): Promise<Client> {
+  const scope = createAuthenticator(tb.bridge.store)(tokenOf(base));
+  if (!scope) throw new Error("unknown capability");
+  const server = createMcpServer(deps, scope);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "tools-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  clients.push(client);
+  return client;
+}
+
+function structured(result: Result): Record<string, unknown> {
+  return result.structuredContent as Record<string, unknown>;
+}
+
+function text(result: Result): string {
+  return (result.content as Array<{ type: string; text?: string }>).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+}
+
+function put(name: string, content: string | Buffer): string {
+  const file = path.join(tb.projectDir, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+  giveToAgent(file, false);
+  return file;
+}
+
+beforeAll(async () => {
+  tb = await startTestBridge();
+  readOnly = await tb.session();
+  full = await tb.session({ write: true, terminal: true });
+  filesOnly = await tb.session({ write: true });
+  deps = {
+    kernel: tb.bridge.kernel,
+    tools: tb.bridge.tools,
+    plugins: createPluginHost([]),
+    states: new SessionStates(),
+    publicOrigin: () => tb.bridge.dataUrl,
+    log: createLogger("silent"),
+    signal: new AbortController().signal,
+    record: createActivityRecorder(tb.bridge.store.activity),
+  };
+});
+
+afterAll(async () => {
+  for (const c of clients) await c.close();
+  await tb.close();
+});
+
+describe("tools/list", () => {
+  it("lists read tools on the read capability and every enabled tool on the mutation capability", async () => {
+    const names = async (base: string | undefined) => (await (await connect(base)).listTools()).tools.map((t) => t.name);
+    expect(await names(readOnly.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep"]);
+    expect(await names(full.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep"]);
+    expect(await names(full.m)).toEqual(["read", "outline", "stat", "project", "glob", "grep", "edit", "write", "patch", "shell", "shell_output", "shell_stop", "mutation_result"]);
+    expect(await names(filesOnly.m)).toEqual(["read", "outline", "stat", "project", "glob", "grep", "edit", "write", "patch", "mutation_result"]);
+  });
+
+  it("publishes strict input schemas with OpenCode's fields and an object-typed outputSchema for every tool", async () => {
+    const { tools } = await (await connect(full.m)).listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    const fields = (name: string) => Object.keys((byName.get(name)!.inputSchema as { properties: object }).properties);
+    expect(fields("read")).toEqual(["path", "offset", "limit"]);
+    expect(fields("glob")).toEqual(["pattern", "path", "hidden", "limit"]);
+    expect(fields("grep")).toEqual(["pattern", "path", "include", "caseSensitive", "literal", "limit"]);
+    expect(fields("edit")).toEqual(["path", "oldString", "newString", "replaceAll"]);
+    expect(fields("write")).toEqual(["path", "content"]);
+    expect(fields("patch")).toEqual(["patchText"]);
+    expect(fields("shell")).toEqual(["command", "workdir", "timeout", "background"]);
+    for (const tool of tools) {
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      expect(tool.description!.length, tool.name).toBeGreaterThan(40);
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      for (const [field, schema] of Object.entries((tool.inputSchema as { properties: Record<string, { description?: string }> }).properties)) {
+        expect(schema.description, `${tool.name}.${field}`).toBeTruthy();
+      }
+    }
+  });
+
+  it("advertises tools only, without listChanged", async () => {
+    const client = await connect(readOnly.r);
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: false } });
+    expect(client.getServerCapabilities()?.resources).toBeUndefined();
+    expect(client.getServerVersion()?.name).toBe("urlbridge");
+  });
+});
+
+describe("read tools", () => {
+  it("reads numbered lines, paged by offset and limit", async () => {
+    put("notes.txt", "alpha\nbeta\ngamma\ndelta\n");
+    const client = await connect(readOnly.r);
+    const page = await client.callTool({ name: "read", arguments: { path: "notes.txt", offset: 2, limit: 2 } });
+    expect(page.isError).toBeFalsy();
+    expect(text(page)).toContain("2\tbeta\n3\tgamma");
+    expect(text(page)).toContain("offset=4");
+    expect(structured(page)).toMatchObject({ ok: true, files: [{ kind: "file", startLine: 2, endLine: 3, totalLines: 4 }] });
+  });
+
+  it("answers a missing file as a structured error", async () => {
+    const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: "missing.txt" } });
+    expect(result.isError).toBe(true);
+    expect(structured(result)).toMatchObject({ ok: false, errorCode: "path_not_found", agentAction: expect.any(String) });
+    expect(typeof structured(result).repairHint).toBe("string");
+    expect(text(result)).toContain("path_not_found");
+  });
+
+  it("refuses a path outside the project", async () => {
+    const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: "../../etc/passwd" } });
+    expect(result.isError).toBe(true);
+    expect(structured(result).errorCode).toBe("path_outside_root");
+  });
+
+  it("returns a PNG as image content and other binary files as a description only", async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(24, 0)]);
+    put("pixel.png", png);
+    put("blob.bin", Buffer.from([0, 1, 2, 3, 0, 255]));
+    const client = await connect(readOnly.r);
+    const image = await client.callTool({ name: "read", arguments: { path: "pixel.png" } });
+    const block = (image.content as Array<{ type: string; data?: string; mimeType?: string }>).find((c) => c.type === "image");
+    expect(block).toMatchObject({ mimeType: "image/png", data: png.toString("base64") });
+    const binary = await client.callTool({ name: "read", arguments: { path: "blob.bin" } });
+    expect((binary.content as Array<{ type: string }>).map((c) => c.type)).toEqual(["text"]);
+    expect(text(binary)).toContain("binary file");
+    expect(structured(binary)).toMatchObject({ files: [{ kind: "binary" }] });
+  });
+
+  it("lists a directory, stats a path, outlines a TS file and describes the project", async () => {
+    put("src/app.ts", "export function hello(): string {\n  return 'hi';\n}\n");
+    const client = await connect(readOnly.r);
+    expect(text(await client.callTool({ name: "read", arguments: { path: "src" } }))).toContain("app.ts");
+    expect(structured(await client.callTool({ name: "stat", arguments: { path: "src/app.ts" } }))).toMatchObject({ ok: true, exists: true, kind: "file" });
+    expect(text(await client.callTool({ name: "outline", arguments: { path: "src/app.ts" } }))).toContain("hello");
+    expect(structured(await client.callTool({ name: "project", arguments: {} }))).toMatchObject({ ok: true, root: "/project" });
+  });
+
+  it("globs files and greps with OpenCode's regex, literal and case flags", async () => {
+    put("src/one.ts", "const Value = 1;\n");
+    put("src/two.js", "value(a.b)\n");
+    const client = await connect(readOnly.r);
+    const globbed = await client.callTool({ name: "glob", arguments: { pattern: "*.ts", path: "src" } });
+    expect(text(globbed)).toContain("/project/src/one.ts");
+    expect(text(globbed)).not.toContain("two.js");
+    const regex = await client.callTool({ name: "grep", arguments: { pattern: "Val.e" } });
+    expect(text(regex)).toContain("/project/src/one.ts:1: const Value = 1;");
+    const literal = await client.callTool({ name: "grep", arguments: { pattern: "a.b", literal: true } });
+    expect(text(literal)).toContain("two.js:1:");
+    const insensitive = await client.callTool({ name: "grep", arguments: { pattern: "value", caseSensitive: false, include: "*.ts" } });
+    expect(text(insensitive)).toContain("one.ts:1:");
+    const invalid = await client.callTool({ name: "grep", arguments: { pattern: "(" } });
+    expect(invalid.isError).toBe(true);
+    expect(structured(invalid).errorCode).toBe("invalid_regex");
+  });
+});
+
+describe("file tools", () => {
+  it("edits one occurrence with a compact diff, refuses ambiguity unless replaceAll", async () => {
+    put("edit-me.ts", "let a = 1;\nlet b = 1;\nlet c = 2;\n");
+    const client = await connect(full.m);
+    const ambiguous = await client.callTool({ name: "edit", arguments: { path: "edit-me.ts", oldString: "= 1;", newString: "= 3;" } });
+    expect(ambiguous.isError).toBe(true);
+    expect(structured(ambiguous).errorCode).toBe("edit_ambiguous");
+    expect(fs.readFileSync(path.join(tb.projectDir, "edit-me.ts"), "utf8")).toBe("let a = 1;\nlet b = 1;\nlet c = 2;\n");
+
+    const single = await client.callTool({ name: "edit", arguments: { path: "edit-me.ts", oldString: "let c = 2;", newString: "let c = 5;" } });
+    expect(single.isError).toBeFalsy();
+    expect(structured(single)).toMatchObject({ ok: true, state: "succeeded", line: 3 });
+    expect(text(single)).toContain("-let c = 2;\n+let c = 5;");
+
+    const all = await client.callTool({ name: "edit", arguments: { path: "edit-me.ts", oldString: "= 1;", newString: "= 3;", replaceAll: true } });
+    expect(all.isError).toBeFalsy();
+    expect(text(all)).toContain("Replaced 2 occurrences");
+    expect(fs.readFileSync(path.join(tb.projectDir, "edit-me.ts"), "utf8")).toBe("let a = 3;\nlet b = 3;\nlet c = 5;\n");
+
+    const none = await client.callTool({ name: "edit", arguments: { path: "edit-me.ts", oldString: "nowhere", newString: "x" } });
+    expect(structured(none).errorCode).toBe("edit_no_match");
+  });
+
+  it("keeps a UTF-8 BOM and CRLF newlines byte for byte through edit and patch", async () => {
+    const original = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo\r\nthree\r\n")]);
+    const file = put("bom-crlf.txt", original);
+    const client = await connect(full.m);
+    const edited = await client.callTool({ name: "edit", arguments: { path: "bom-crlf.txt", oldString: "two\nthree", newString: "TWO\nTHREE" } });
+    expect(edited.isError).toBeFalsy();
+    expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\nTWO\r\nTHREE\r\n")]));
+    const patchText = "*** Begin Patch\n*** Update File: bom-crlf.txt\n@@\n one\n-TWO\n+two again\n*** End Patch";
+    const patched = await client.callTool({ name: "patch", arguments: { patchText } });
+    expect(patched.isError).toBeFalsy();
+    expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo again\r\nTHREE\r\n")]));
+  });
+
+  it("never rewrites a file that is not valid UTF-8", async () => {
+    const latin1 = Buffer.from("caf\xe9 = 1\ncaf\xe9 = 2\n", "latin1");
+    const file = put("latin1.txt", latin1);
+    const client = await connect(full.m);
+    const single = await client.callTool({ name: "edit", arguments: { path: "latin1.txt", oldString: "= 1", newString: "= 9" } });
+    expect(single.isError).toBe(true);
+    const all = await client.callTool({ name: "edit", arguments: { path: "latin1.txt", oldString: " = ", newString: " := ", replaceAll: true } });
+    expect(all.isError).toBe(true);
+    expect(structured(all).errorCode).toBe("unsupported_encoding");
+    expect(fs.readFileSync(file)).toEqual(latin1);
+  });
+
+  it("changes nothing when a patch fails preflight", async () => {
+    const keep = put("keep.txt", "kept\n");
+    const patchText = ["*** Begin Patch", "*** Add File: created.txt", "+new", "*** Update File: keep.txt", "@@", "-not there", "+x", "*** End Patch"].join("\n");
+    const result = await (await connect(full.m)).callTool({ name: "patch", arguments: { patchText } });
+    expect(result.isError).toBe(true);
+    expect(structured(result).errorCode).toBe("patch_hunk_not_found");
+    expect(fs.existsSync(path.join(tb.projectDir, "created.txt"))).toBe(false);
+    expect(fs.readFileSync(keep, "utf8")).toBe("kept\n");
+  });
+
+  it("writes new files and refuses to replace one not read in full", async () => {
+    put("existing.txt", "old content\n");
+    const client = await connect(full.m);
+    const created = await client.callTool({ name: "write", arguments: { path: "new/dir/file.txt", content: "hello\n" } });
+    expect(structured(created)).toMatchObject({ ok: true, created: true });
+    expect(fs.readFileSync(path.join(tb.projectDir, "new/dir/file.txt"), "utf8")).toBe("hello\n");
+    const stale = await client.callTool({ name: "write", arguments: { path: "existing.txt", content: "replaced\n" } });
+    expect(structured(stale).errorCode).toBe("stale_read");
+    await client.callTool({ name: "read", arguments: { path: "existing.txt" } });
+    const replaced = await client.callTool({ name: "write", arguments: { path: "existing.txt", content: "replaced\n" } });
+    expect(structured(replaced)).toMatchObject({ ok: true, created: false });
+  });
+
+  it("is not reachable on the read capability, and the mutation tools answer tool_not_enabled without the permission", async () => {
+    const client = await connect(readOnly.r);
+    const refused = await client.callTool({ name: "write", arguments: { path: "x.txt", content: "x" } }).catch((error: Error) => error);
+    expect(refused instanceof Error || (refused as Result).isError).toBe(true);
+    expect(fs.existsSync(path.join(tb.projectDir, "x.txt"))).toBe(false);
+  });
+});
+
+describe("journal identity", () => {
+  it("runs a call with the same idempotency key once, and calls without a key each time", async () => {
+    const counter = put("counter.txt", "");
+    const client = await connect(full.m);
+    const append = (meta?: Record<string, unknown>) =>
+      client.callTool({ name: "shell", arguments: { command: "echo x >> counter.txt" }, ...(meta ? { _meta: meta } : {}) });
+    const first = await append({ [IDEMPOTENCY_KEY_META]: "key-1" });
+    const again = await append({ [IDEMPOTENCY_KEY_META]: "key-1" });
+    expect(structured(first)).toMatchObject({ ok: true, callId: "key-1", exitCode: 0 });
+    expect(structured(again)).toMatchObject({ ok: true, callId: "key-1", dedupe: "replayed" });
+    expect(fs.readFileSync(counter, "utf8")).toBe("x\n");
+    await append();
+    await append();
+    expect(fs.readFileSync(counter, "utf8")).toBe("x\nx\nx\n");
+    const bad = await append({ [IDEMPOTENCY_KEY_META]: "has spaces" });
+    expect(bad.isError).toBe(true);
+    expect(structured(bad).errorCode).toBe("invalid_parameter");
+  });
+
+  it("replays a keyed replaceAll edit instead of failing on the changed file", async () => {
+    const file = put("replay.txt", "x x x\n");
+    const client = await connect(full.m);
+    const call = () => client.callTool({ name: "edit", arguments: { path: "replay.txt", oldString: "x", newString: "y", replaceAll: true }, _meta: { [IDEMPOTENCY_KEY_META]: "edit-key" } });
+    expect((await call()).isError).toBeFalsy();
+    const replay = await call();
+    expect(replay.isError).toBeFalsy();
+    expect(structured(replay).dedupe).toBe("replayed");
+    expect(fs.readFileSync(file, "utf8")).toBe("y y y\n");
+  });
+
+  it("records one activity row per call on route /mcp, without content", async () => {
+    const client = await connect(full.m);
+    await client.callTool({ name: "write", arguments: { path: "secret-content.txt", content: "TOP-SECRET-VALUE" } });
+    tb.bridge.store.activity.flush();
+    const rows = tb.bridge.store.activity.list({ sessionId: full.sessionId, limit: 5 });
+    const row = rows.find((r) => r.params?.path === "secret-content.txt")!;
+    expect(row).toMatchObject({ route: "/mcp", tool: "write", ok: true });
+    expect(row.params).toMatchObject({ mcp: "write", content: "<16 bytes>" });
+    expect(JSON.stringify(rows)).not.toContain("TOP-SECRET-VALUE");
+  });
+});
+
+describe("shell", () => {
+  it("runs a command in workdir and reports a non-zero exit; rejects timeout with background", async () => {
+    put("sub/here.txt", "");
+    const client = await connect(full.m);
+    const ran = await client.callTool({ name: "shell", arguments: { command: "ls; exit 3", workdir: "sub", timeout: 10_000 } });
+    expect(structured(ran)).toMatchObject({ ok: true, mode: "foreground", exitCode: 3 });
+    expect(text(ran)).toContain("here.txt");
+    const conflict = await client.callTool({ name: "shell", arguments: { command: "sleep 1", background: true, timeout: 1000 } });
+    expect(structured(conflict).errorCode).toBe("conflicting_parameters");
+  });
+});
