@@ -1,6 +1,7 @@
 // The data plane: resolves a capability from the URL path and hands the call to the call dispatch (a tool through
 // the kernel, or a gateway route), answering with JSON an agent can act on. It never serves /api or the UI;
-// anything unrecognised is an opaque 404. Pieces: authenticate.ts, init-route.ts, call-dispatch.ts, finish-call.ts.
+// anything unrecognised is an opaque 404. Pieces: authenticate.ts, init-route.ts, call-dispatch.ts, finish-call.ts;
+// POST belongs to MCP alone (its two exact paths, server/mcp/http.ts).
 // A node:http listener served through a Koa shell (koa-shell.ts, ctx.respond = false): it parses the raw target
 // and writes every byte itself; the pass-through costs about what a bare listener does (docs/PERFORMANCE.md).
 import type http from "node:http";
@@ -11,6 +12,7 @@ import type { AnyToolDefinition } from "../kernel/tool/definition.js";
 import type { Logger } from "../log.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { Store } from "../store/index.js";
+import { createMcpHttpHandler, mcpTargetOf, sendMcpMethodNotAllowed } from "../mcp/http.js";
 import { decodePercent } from "../url-grammar/percent.js";
 import { splitTarget } from "../url-grammar/request-url.js";
 import { createActivityRecorder } from "./activity-recorder.js";
@@ -67,9 +69,32 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     ...fallback,
     ...(options.resolveBlob ? { resolveBlob: options.resolveBlob } : {}),
   });
+  const handleMcp = createMcpHttpHandler({
+    kernel: options.kernel,
+    tools: options.tools,
+    plugins: options.plugins,
+    states: options.states,
+    publicOrigin: options.publicOrigin,
+    log,
+    signal: options.signal,
+    record,
+    ...fallback,
+    authenticate,
+    unknownCapability: (req, res) => unknownTokens.answer(res, sourceOf(req)),
+  });
+
+  // MCP (server/mcp/http.ts) is the data plane's one POST surface: its exact paths answer other methods 405
+  // Allow: POST, and OAuth discovery probes 404 (never 401) whatever the method; everything else stays 405.
+  function handleOtherMethod(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> | void {
+    const target = mcpTargetOf(decodePercent(splitTarget(req.url ?? "/").path), req.headers.authorization);
+    if (!target) return sendMethodNotAllowed(res);
+    if (target.kind === "discovery") return sendOpaqueNotFound(res);
+    if (req.method !== "POST") return sendMcpMethodNotAllowed(res);
+    return handleMcp(req, res, target.token);
+  }
 
   function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> | void {
-    if (req.method !== "GET" && req.method !== "HEAD") return sendMethodNotAllowed(res);
+    if (req.method !== "GET" && req.method !== "HEAD") return handleOtherMethod(req, res);
     // Printable ASCII only: Node's parser refuses other bytes, and client-error.ts re-encodes a GET that had them.
     const rawTarget = req.url ?? "/";
     const { path: rawPath, rawQuery } = splitTarget(rawTarget);
@@ -78,7 +103,10 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     const init = INIT_PATH.exec(pathname);
     if (init) return handleInit(req, res, init[1] ?? "");
     const capMatch = CAP_PATH.exec(pathname);
-    if (!capMatch || capMatch[1] === "init" || capMatch[1] === "bootstrap") return sendOpaqueNotFound(res);
+    if (!capMatch || capMatch[1] === "init" || capMatch[1] === "bootstrap") {
+      return pathname === "/mcp" ? sendMcpMethodNotAllowed(res) : sendOpaqueNotFound(res);
+    }
+    if (capMatch[2] === "mcp" && mcpTargetOf(pathname, undefined)) return sendMcpMethodNotAllowed(res);
     const auth = authenticate(capMatch[1]!);
     if (!auth) return unknownTokens.answer(res, sourceOf(req));
     if (req.method === "HEAD") return sendOpaqueNotFound(res);

@@ -32,6 +32,8 @@ export interface ConnectOptions {
   form?: CapabilityForm;
   /** v2 only: "auto" probes for 2026-07-28 (the default here), "legacy" runs the 2025 handshake. */
   negotiation?: "auto" | "legacy";
+  /** The fetch the client's transport uses (e.g. one that records every raw response). */
+  fetch?: typeof fetch;
 }
 
 type ToolsListed = Awaited<ReturnType<ClientV2["listTools"]>>;
@@ -56,9 +58,10 @@ const CLIENT_INFO = { name: "urlbridge-test-client", version: "0.0.0" };
 export async function connectMcpClient(dataUrl: string, token: string, options: ConnectOptions): Promise<McpTestClient> {
   const endpoint = mcpEndpoint(dataUrl, token, options.form ?? "path");
   const requestInit = { headers: endpoint.headers };
+  const custom = options.fetch ? { fetch: options.fetch } : {};
   if (options.sdk === "v1") {
     const client = new ClientV1(CLIENT_INFO);
-    const transport = new TransportV1(new URL(endpoint.url), { requestInit });
+    const transport = new TransportV1(new URL(endpoint.url), { requestInit, ...custom });
     await client.connect(transport);
     return {
       sdk: "v1",
@@ -71,7 +74,7 @@ export async function connectMcpClient(dataUrl: string, token: string, options: 
   }
   const mode = options.negotiation ?? "auto";
   const client = new ClientV2(CLIENT_INFO, { versionNegotiation: { mode } });
-  const transport = new TransportV2(new URL(endpoint.url), { requestInit });
+  const transport = new TransportV2(new URL(endpoint.url), { requestInit, ...custom });
   await client.connect(transport);
   return {
     sdk: "v2",

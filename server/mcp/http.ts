@@ -1,0 +1,232 @@
+// The MCP endpoint over Streamable HTTP: stateless (a fresh server and transport per POST) and JSON only, never
+// SSE (the quick tunnel carries none). Serves the 2026-07-28 protocol and the 2025-era handshake side by side.
+import type http from "node:http";
+import { toWebRequest } from "@modelcontextprotocol/node";
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpHttpHandler,
+} from "@modelcontextprotocol/server";
+import type { Authenticated } from "../gateway/authenticate.js";
+import { JSON_CONTENT_TYPE, sendBytes, sendOpaqueNotFound } from "../gateway/respond.js";
+import { createMcpServer, type McpDeps, type McpScope } from "./server.js";
+
+/**
+ * The largest request body the endpoint reads (1 MiB). A JSON-RPC message is a tool call, and every tool's
+ * content (write, patch) fits far below this; a larger body is refused with a JSON-RPC error, never buffered.
+ */
+export const MCP_MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Bytes past the limit still read and discarded so the refusal reaches the client: closing a socket with unread
+ * data makes the kernel send a reset, which can destroy the answer in flight. Beyond this the connection closes.
+ */
+const MCP_DISCARD_BYTES = 16 * 1024 * 1024;
+
+/** JSON-RPC codes (JSON-RPC 2.0 §5.1; -32000 is what the SDK uses for transport-level refusals). */
+const PARSE_ERROR = -32700;
+const METHOD_NOT_FOUND = -32601;
+const INTERNAL_ERROR = -32603;
+const TRANSPORT_REFUSAL = -32000;
+
+/** The SDK answers 406 unless both are listed, even in JSON mode; some proxies and clients send only JSON. */
+const NORMALISED_ACCEPT = "application/json, text/event-stream";
+/** Methods only a stream can answer (the SDK serves subscriptions/listen over SSE whatever the response mode). */
+const STREAM_ONLY_METHODS = new Set(["subscriptions/listen"]);
+/** Where the capability travels to the server factory: the authInfo the SDK passes through untouched. */
+const SCOPE_KEY = "urlbridgeScope";
+
+export interface McpHttpDeps extends McpDeps {
+  /** The data plane's capability lookup (gateway/authenticate.ts). */
+  authenticate: (token: string) => Authenticated | undefined;
+  /** Answers an unknown or malformed capability: the URL routes' opaque 404, through their unknown-token throttle. */
+  unknownCapability: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+}
+
+/** What the data plane calls for an MCP POST; `token` is the capability from the path or the bearer header. */
+export type McpRequestHandler = (req: http.IncomingMessage, res: http.ServerResponse, token: string | undefined) => Promise<void>;
+
+export type McpTarget = { kind: "endpoint"; token: string | undefined } | { kind: "discovery" };
+
+const CAP_MCP_PATH = /^\/v0\/([^/]+)\/mcp$/;
+const BEARER = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i;
+
+/**
+ * What a decoded request path means to MCP: the endpoint (`/v0/<cap>/mcp`, or `/mcp` with the capability as a
+ * bearer), an OAuth discovery or registration probe (answered 404, never 401: urlbridge has no OAuth), or
+ * nothing. Exact paths only: a trailing slash or a longer path is not the endpoint.
+ */
+export function mcpTargetOf(pathname: string, authorization: string | undefined): McpTarget | undefined {
+  if (pathname === "/mcp") return { kind: "endpoint", token: authorization === undefined ? undefined : BEARER.exec(authorization)?.[1] };
+  const cap = CAP_MCP_PATH.exec(pathname);
+  if (cap) return { kind: "endpoint", token: cap[1] };
+  if (pathname === "/register" || pathname.includes("/.well-known/")) return { kind: "discovery" };
+  return undefined;
+}
+
+/** GET (the SDK would open an SSE stream), DELETE (no session to end) and the rest: clients read this as "no stream". */
+export function sendMcpMethodNotAllowed(res: http.ServerResponse): void {
+  res.writeHead(405, { Allow: "POST", "Content-Length": 0, "Cache-Control": "no-store" });
+  res.end();
+}
+
+function sendRpcError(res: http.ServerResponse, status: number, code: number, message: string, id: unknown = null, close = false): void {
+  if (close) res.setHeader("Connection", "close");
+  const body = { jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code, message } };
+  sendBytes(res, status, JSON_CONTENT_TYPE, Buffer.from(JSON.stringify(body), "utf8"));
+}
+
+type BodyRead = { kind: "body"; bytes: Buffer } | { kind: "too_large"; drained: boolean };
+
+/** Reads the request body up to `limit` bytes; a larger one is discarded (bounded) and reported, never kept. */
+function readBoundedBody(req: http.IncomingMessage, limit: number): Promise<BodyRead> {
+  if (Number(req.headers["content-length"]) > limit + MCP_DISCARD_BYTES) return Promise.resolve({ kind: "too_large", drained: false });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= limit) chunks.push(chunk);
+      else if (total > limit + MCP_DISCARD_BYTES) {
+        req.off("data", onData);
+        req.pause();
+        resolve({ kind: "too_large", drained: false });
+      }
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(total > limit ? { kind: "too_large", drained: true } : { kind: "body", bytes: Buffer.concat(chunks, total) }));
+    req.once("error", reject);
+    req.once("close", () => {
+      if (!req.complete) reject(new Error("the client hung up before the request body ended"));
+    });
+  });
+}
+
+function streamOnlyMethodOf(message: unknown): { method: string; id: unknown } | undefined {
+  for (const m of Array.isArray(message) ? message : [message]) {
+    if (m && typeof m === "object" && STREAM_ONLY_METHODS.has((m as { method?: unknown }).method as string)) {
+      return { method: (m as { method: string }).method, id: (m as { id?: unknown }).id };
+    }
+  }
+  return undefined;
+}
+
+function authInfoOf(token: string, scope: McpScope): AuthInfo {
+  return { token, clientId: scope.cap.sessionId, scopes: [scope.base], extra: { [SCOPE_KEY]: scope } };
+}
+
+function scopeOf(authInfo: AuthInfo | undefined): McpScope {
+  const scope = authInfo?.extra?.[SCOPE_KEY] as McpScope | undefined;
+  // Every request reaches the SDK with its authInfo; without it this is a wiring bug, not a client error.
+  if (!scope) throw new Error("MCP request reached the server factory without its capability scope");
+  return scope;
+}
+
+/** The modern leg, created once: responseMode json never streams a tools/call answer; 2025-era traffic is ours. */
+function createModernHandler(deps: McpDeps): McpHttpHandler {
+  const factory = (ctx: { authInfo?: AuthInfo }) => createMcpServer(deps, scopeOf(ctx.authInfo));
+  // createMcpHandler console.warns that json mode drops mid-call notifications: a choice made on purpose here
+  // (docs/MCP.md says so); the operator's log gets it at debug instead of a stray line on stderr.
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => deps.log.debug(`MCP SDK: ${args.map(String).join(" ")}`);
+  try {
+    return createMcpHandler(factory, { legacy: "reject", responseMode: "json", onerror: (error) => deps.log.debug("MCP request refused", { error: error.message }) });
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/** The 2025-era leg: a stateless transport per request with JSON responses (the SDK's own fallback would stream). */
+async function serveLegacy(deps: McpDeps, request: Request, message: unknown, authInfo: AuthInfo): Promise<Response> {
+  const server = createMcpServer(deps, scopeOf(authInfo));
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  const teardown = () => {
+    transport.close().catch(() => {});
+    server.close().catch(() => {});
+  };
+  request.signal.addEventListener("abort", teardown, { once: true });
+  try {
+    return await transport.handleRequest(request, { parsedBody: message, authInfo });
+  } finally {
+    // A JSON response is complete once returned: nothing stays open between requests.
+    teardown();
+  }
+}
+
+const AGENT_HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
+
+/** Writes an SDK answer to node:http. Only JSON or an empty body ever leaves: a stream is a bug, refused here. */
+async function writeResponse(res: http.ServerResponse, response: Response, id: unknown, log: McpDeps["log"]): Promise<void> {
+  const contentType = response.headers.get("content-type");
+  if (contentType !== null && /^\s*text\/event-stream/i.test(contentType)) {
+    await response.body?.cancel().catch(() => {});
+    log.error("MCP answer would have been an SSE stream; refused (the endpoint answers JSON only)", { status: response.status });
+    return sendRpcError(res, 500, INTERNAL_ERROR, "The server tried to answer with a stream; retry the call.", id);
+  }
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const headers: Record<string, string | number> = { ...AGENT_HEADERS };
+  for (const [name, value] of response.headers) if (name !== "content-length") headers[name] = value;
+  if (bytes.length > 0 || response.status !== 202) headers["Content-Length"] = bytes.length;
+  res.writeHead(response.status, headers);
+  res.end(bytes);
+}
+
+/**
+ * Returns the handler the data plane calls for `POST /v0/<cap>/mcp` and `POST /mcp` (Bearer). A missing, unknown or
+ * malformed capability gets the URL routes' opaque 404; everything after that is JSON-RPC.
+ */
+export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
+  let modern: McpHttpHandler | undefined;
+  deps.signal.addEventListener("abort", () => void modern?.close().catch(() => {}), { once: true });
+
+  async function serve(req: http.IncomingMessage, res: http.ServerResponse, token: string): Promise<void> {
+    const auth = deps.authenticate(token);
+    if (!auth) return deps.unknownCapability(req, res);
+    const read = await readBoundedBody(req, MCP_MAX_BODY_BYTES);
+    if (read.kind === "too_large") {
+      const message = `The request body is larger than ${MCP_MAX_BODY_BYTES} bytes (1 MiB), the most this endpoint reads. Split the content over several smaller calls (write part of a file, then add the rest with edit or patch).`;
+      return sendRpcError(res, 413, TRANSPORT_REFUSAL, message, null, !read.drained);
+    }
+    if (!isJsonContentType(req.headers["content-type"] ?? null)) {
+      return sendRpcError(res, 415, TRANSPORT_REFUSAL, "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json.");
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(read.bytes.toString("utf8"));
+    } catch {
+      return sendRpcError(res, 400, PARSE_ERROR, "Parse error: the request body is not valid JSON. Send one JSON-RPC message as UTF-8 JSON.");
+    }
+    const streamOnly = streamOnlyMethodOf(message);
+    if (streamOnly) {
+      return sendRpcError(res, 200, METHOD_NOT_FOUND, `${streamOnly.method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`, streamOnly.id);
+    }
+    req.headers.accept = NORMALISED_ACCEPT;
+    const abort = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const request = await toWebRequest(req, message, { signal: abort.signal });
+    const authInfo = authInfoOf(token, auth);
+    const response = (await isLegacyRequest(request, message))
+      ? await serveLegacy(deps, request, message, authInfo)
+      : await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo });
+    // 499: the SDK saw the client hang up mid-call; there is nobody left to answer.
+    if (response.status === 499 || res.destroyed) return;
+    const id = message && typeof message === "object" ? (message as { id?: unknown }).id : null;
+    await writeResponse(res, response, id, deps.log);
+  }
+
+  return async (req, res, token) => {
+    if (token === undefined) return sendOpaqueNotFound(res);
+    try {
+      await serve(req, res, token);
+    } catch (error) {
+      // A client that hung up mid-body is not the bridge's fault; anything else goes to the data plane's 500.
+      if (req.destroyed || res.destroyed) return;
+      throw error;
+    }
+  };
+}
