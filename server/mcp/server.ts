@@ -17,7 +17,7 @@ import { isToolEnabled } from "../kernel/tool/permissions.js";
 import type { CandidateInput, RunOutcome, ToolKernel } from "../kernel/tool/run-tool.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import { CALL_ID_PATTERN, MAX_WAIT_MS } from "../mutation/journal/controls.js";
-import { wireOutputOf } from "../mutation/journal/envelope.js";
+import { agentActionField, errorCodeField, wireOutputOf } from "../mutation/journal/envelope.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { CapabilityLookup } from "../store/sessions.js";
 import { buildUrl } from "../url-grammar/request-url.js";
@@ -72,7 +72,7 @@ export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
         title: spec.title,
         description: spec.description,
         inputSchema: spec.input,
-        outputSchema: fromJsonSchema(outputJsonSchema(spec.output ? spec.output((id) => byId.get(id)) : wireOutputOf(kernelTool))),
+        outputSchema: fromJsonSchema(outputJsonSchema(z.union([spec.output ? spec.output((id) => byId.get(id)) : wireOutputOf(kernelTool), failureOutput]))),
         annotations: spec.annotations,
       },
       (args: Record<string, unknown>, extra: { mcpReq: { _meta?: Record<string, unknown> } }) => callTool(deps, scope, byId, spec, args, extra.mcpReq._meta),
@@ -90,6 +90,20 @@ export function listedSpecs(scope: McpScope, byId: Map<string, AnyToolDefinition
     return isToolEnabled(tool, scope.cap.permissions);
   });
 }
+
+/**
+ * A failed call's structuredContent (isError: true). It is part of every outputSchema because 2025-era clients
+ * (the v1 SDK, which OpenCode uses) validate structuredContent against outputSchema even on errors. Open, since
+ * each error code adds its own recovery fields (read, retry, a command's stdout...).
+ */
+export const failureOutput = z.looseObject({
+  ok: z.literal(false),
+  errorCode: errorCodeField,
+  errorDetail: z.unknown().optional(),
+  repairHint: z.string().optional().describe("What to do next, in one sentence."),
+  retryable: z.boolean().describe("Whether the same call may succeed later unchanged."),
+  agentAction: agentActionField.optional(),
+});
 
 /** MCP wants `type: "object"` at an outputSchema's root; a union converts to a bare anyOf, so it is added. */
 export function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {

@@ -4,6 +4,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport as V1InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActivityRecorder } from "../../../server/gateway/activity-recorder.js";
@@ -19,7 +21,7 @@ let deps: McpDeps;
 let readOnly: AgentSession;
 let full: AgentSession;
 let filesOnly: AgentSession;
-const clients: Client[] = [];
+const clients: Array<{ close(): Promise<void> }> = [];
 
 type Result = Awaited<ReturnType<Client["callTool"]>>;
 
@@ -34,6 +36,19 @@ async function connect(base: string | undefined): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "tools-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  clients.push(client);
+  return client;
+}
+
+/** The 2025-era SDK client (what OpenCode 1.18.33 uses): it validates structuredContent against outputSchema, errors included. */
+async function connectV1(base: string | undefined): Promise<V1Client> {
+  const scope = createAuthenticator(tb.bridge.store)(tokenOf(base))!;
+  const server = createMcpServer(deps, scope);
+  const [clientSide, serverSide] = V1InMemoryTransport.createLinkedPair();
+  // Both lines' in-memory transports carry the same JSON-RPC messages; only their TypeScript types differ.
+  await server.connect(serverSide as unknown as Parameters<typeof server.connect>[0]);
+  const client = new V1Client({ name: "tools-test-v1", version: "1.0.0" });
   await client.connect(clientSide);
   clients.push(client);
   return client;
@@ -112,6 +127,36 @@ describe("tools/list", () => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: false } });
     expect(client.getServerCapabilities()?.resources).toBeUndefined();
     expect(client.getServerVersion()?.name).toBe("urlbridge");
+  });
+});
+
+describe("2025-era client", () => {
+  it("accepts every tool's successes and failures against the published outputSchema", async () => {
+    put("v1.txt", "hello\nworld\n");
+    const client = await connectV1(full.m);
+    expect((await client.listTools()).tools.length).toBe(13);
+    const calls: Array<[string, Record<string, unknown>, boolean]> = [
+      ["read", { path: "v1.txt" }, false],
+      ["read", { path: "v1-missing.txt" }, true],
+      ["glob", { pattern: "*.txt" }, false],
+      ["grep", { pattern: "hel" }, false],
+      ["stat", { path: "v1.txt" }, false],
+      ["outline", { path: "v1.txt" }, true],
+      ["project", {}, false],
+      ["edit", { path: "v1.txt", oldString: "world", newString: "there" }, false],
+      ["edit", { path: "v1.txt", oldString: "absent", newString: "x" }, true],
+      ["write", { path: "v1-new.txt", content: "x\n" }, false],
+      ["patch", { patchText: "*** Begin Patch\n*** Add File: v1-added.txt\n+a\n*** End Patch" }, false],
+      ["patch", { patchText: "not a patch" }, true],
+      ["shell", { command: "echo hi" }, false],
+      ["shell_stop", { pid: 999999 }, true],
+      ["mutation_result", { callId: "no-such-call" }, true],
+    ];
+    for (const [name, args, failing] of calls) {
+      const result = await client.callTool({ name, arguments: args });
+      expect(Boolean(result.isError), `${name} ${JSON.stringify(args)}`).toBe(failing);
+      expect((result.structuredContent as { ok: boolean }).ok, name).toBe(!failing);
+    }
   });
 });
 
