@@ -137,6 +137,8 @@ interface WalkState {
   root: string;
   input: string;
   rootFd: number;
+  /** False when the root descriptor is a SharedRoot's: the walk's close() leaves it to the SharedRoot. */
+  ownsRoot: boolean;
   dir: number;
   canonical: string[];
 }
@@ -150,7 +152,7 @@ function enter(state: WalkState, fd: number, name: string): void {
 function held(state: WalkState, rest: { exists: boolean; fd: number | undefined; stats: fs.Stats | undefined; pending: string[]; name: string }): HeldPath {
   const parts = rest.exists ? (rest.name === "" ? state.canonical : [...state.canonical, rest.name]) : [...state.canonical, ...rest.pending];
   const absolute = parts.length === 0 ? state.root : path.join(state.root, ...parts);
-  const { rootFd, dir } = state;
+  const { rootFd, dir, ownsRoot } = state;
   let closed = false;
   return {
     root: state.root,
@@ -165,7 +167,7 @@ function held(state: WalkState, rest: { exists: boolean; fd: number | undefined;
       closed = true;
       if (rest.fd !== undefined && rest.fd !== dir && rest.fd !== rootFd) closeQuietly(rest.fd);
       if (dir !== rootFd) closeQuietly(dir);
-      closeQuietly(rootFd);
+      if (ownsRoot) closeQuietly(rootFd);
     },
   };
 }
@@ -259,20 +261,49 @@ function assertCreatable(state: WalkState, pending: string[]): void {
 }
 
 /**
- * Resolves an agent's path inside `root` (the project's stored canonical root) and holds it by descriptor.
- * The caller must close() the result, in a finally.
+ * One verified root descriptor for the several walks of one synchronous call (/r of up to N paths): opened
+ * and proven by openRootFd on the first walk that needs it, as walkInsideRoot would, and held until close().
+ * Each walk still starts from a descriptor verified in this call and never re-resolves the root's path, so
+ * only the repeated open/readlink/close of the same root within microseconds of each other goes. An open that
+ * fails is not kept: the next walk tries again and fails the same way, as it would on its own.
  */
-export function walkInsideRoot(root: string, input: string, options: WalkOptions = {}): HeldPath {
+export interface SharedRoot {
+  readonly root: string;
+  /** The verified root descriptor, opened on first use; owned by this SharedRoot. */
+  fd(): number;
+  /** Closes the descriptor if one was opened; safe to call twice. Walks from it must be closed first. */
+  close(): void;
+}
+
+export function shareRoot(root: string): SharedRoot {
+  let rootFd: number | undefined;
+  return {
+    root,
+    fd: () => (rootFd ??= openRootFd(root)),
+    close() {
+      if (rootFd !== undefined) closeQuietly(rootFd);
+      rootFd = undefined;
+    },
+  };
+}
+
+/**
+ * Resolves an agent's path inside `root` (the project's stored canonical root, or a SharedRoot of it for the
+ * walks of one call) and holds it by descriptor. The caller must close() the result, in a finally.
+ */
+export function walkInsideRoot(root: string | SharedRoot, input: string, options: WalkOptions = {}): HeldPath {
+  const shared = typeof root === "string" ? undefined : root;
+  const rootPath = shared ? shared.root : (root as string);
   if (input.length === 0 || input.includes("\0")) throw invalidPath(input);
-  const lexical = lexicalTarget(root, input);
-  if (!isInside(root, lexical)) throw outsideRoot(input);
-  const rootFd = openRootFd(root);
-  const state: WalkState = { root, input, rootFd, dir: rootFd, canonical: [] };
+  const lexical = lexicalTarget(rootPath, input);
+  if (!isInside(rootPath, lexical)) throw outsideRoot(input);
+  const rootFd = shared ? shared.fd() : openRootFd(rootPath);
+  const state: WalkState = { root: rootPath, input, rootFd, ownsRoot: !shared, dir: rootFd, canonical: [] };
   try {
-    return walk(state, componentsBelow(root, lexical), options);
+    return walk(state, componentsBelow(rootPath, lexical), options);
   } catch (error) {
     if (state.dir !== rootFd) closeQuietly(state.dir);
-    closeQuietly(rootFd);
+    if (!shared) closeQuietly(rootFd);
     throw error;
   }
 }

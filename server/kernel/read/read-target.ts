@@ -2,7 +2,7 @@
 // listing, a binary file's description, or the failure that explains why it cannot be read.
 import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../../errors.js";
-import { walkInsideRoot } from "../../sandbox/fd-walk.js";
+import { walkInsideRoot, type SharedRoot } from "../../sandbox/fd-walk.js";
 import { readHeldFileSync } from "./file-read.js";
 import { MAX_TEXT_FILE_BYTES } from "../limits.js";
 import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
@@ -40,9 +40,10 @@ export type FindUrl = (name: string) => string;
 
 /**
  * Synchronous on purpose: a file's fingerprint, UTF-8 check and line index run on the event loop whatever
- * its size, so reading it through the thread pool would only add round trips (see file-read.ts).
+ * its size, so reading it through the thread pool would only add round trips (see file-read.ts). `root` is
+ * the call's SharedRoot: the paths of one /r walk from one root descriptor verified in this call.
  */
-export function loadTarget(root: string, requested: string, range: RangeRequest, findUrl: FindUrl): LoadedTarget {
+export function loadTarget(root: SharedRoot, requested: string, range: RangeRequest, findUrl: FindUrl): LoadedTarget {
   let display: string | undefined;
   try {
     const target = walkInsideRoot(root, requested, { allowMissing: true });

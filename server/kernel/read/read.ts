@@ -2,6 +2,7 @@
 // share of one byte budget per file, and an exact next URL wherever a page stops short.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
+import { shareRoot } from "../../sandbox/fd-walk.js";
 import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_PATHS, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
 import { shareBudget } from "./read-budget.js";
 import { readCoverage } from "./read-coverage.js";
@@ -121,7 +122,13 @@ export const readTool = defineTool({
     const range: RangeRequest = { offset: args.offset, col: args.col, limit: args.limit };
     const requested = args.path.length === 1 ? args.path : [...new Set(args.path)];
     const findUrl = (name: string) => ctx.urls.to("r", "f", [["name", name]]);
-    const loaded = requested.map((p) => loadTarget(ctx.project.root, p, range, findUrl));
+    const root = shareRoot(ctx.project.root);
+    let loaded: LoadedTarget[];
+    try {
+      loaded = requested.map((p) => loadTarget(root, p, range, findUrl));
+    } finally {
+      root.close();
+    }
     const single = loaded.length === 1;
     if (single && loaded[0]!.kind === "failed") throw loaded[0]!.error;
     // Requested paths are echoed in /project/... form whenever they resolve.

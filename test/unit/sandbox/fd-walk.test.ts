@@ -4,7 +4,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeDirectoriesIn, readHeldFileSync, removeEmptyDirectoryIn, removeFileIn, writeFileIn } from "../../../server/sandbox/fd-ops.js";
-import { walkInsideRoot, type WalkOptions } from "../../../server/sandbox/fd-walk.js";
+import { shareRoot, walkInsideRoot, type SharedRoot, type WalkOptions } from "../../../server/sandbox/fd-walk.js";
 import { makeTempDir } from "../../helpers/bridge.js";
 
 function openFds(): number {
@@ -40,9 +40,9 @@ describe("walkInsideRoot", () => {
   });
   afterAll(() => socketServer.close());
 
-  function outcome(input: string, options: WalkOptions = {}): string {
+  function outcome(input: string, options: WalkOptions = {}, from: string | SharedRoot = root): string {
     try {
-      const target = walkInsideRoot(root, input, options);
+      const target = walkInsideRoot(from, input, options);
       try {
         if (!target.exists) return `missing ${target.display}`;
         const info = target.stats!;
@@ -167,6 +167,62 @@ describe("walkInsideRoot", () => {
     const before = openFds();
     for (let i = 0; i < 2000; i++) outcome(inputs[i % inputs.length]!);
     for (let i = 0; i < 200; i++) outcome(inputs[i % inputs.length]!, { symlinks: "refuse", allowMissing: false });
+    expect(openFds()).toBe(before);
+  });
+
+  // The walks of one /r call share one root descriptor verified in that call (docs/PERFORMANCE.md).
+  it("resolves every input through a SharedRoot exactly as through the root's path", () => {
+    const inputs = ["a/b/file.txt", ".", "/project", "rel-in/file.txt", "abs-in/b", "a/file-link", "a/b/up-to-root/plain", "a/../../x", "/etc/passwd", "out-abs/secret.txt", "a/out-rel/etc", "out-file", "dangling-out", "dangling-in", "a/x/y/new.txt", "plain/child.txt", "loop-a", "fifo", "sock", `a/${"n".repeat(300)}`, "", "a\0b"];
+    const shared = shareRoot(root);
+    try {
+      for (const input of inputs) {
+        expect(outcome(input, {}, shared), input).toBe(outcome(input));
+        expect(outcome(input, { allowMissing: false }, shared), input).toBe(outcome(input, { allowMissing: false }));
+        expect(outcome(input, { symlinks: "refuse" }, shared), input).toBe(outcome(input, { symlinks: "refuse" }));
+      }
+    } finally {
+      shared.close();
+    }
+  });
+
+  it("opens a SharedRoot once, on the first walk that needs it, and only its own close() releases it", () => {
+    const before = openFds();
+    const shared = shareRoot(root);
+    expect(outcome("a/../../x", {}, shared)).toBe("path_outside_root");
+    expect(openFds()).toBe(before);
+    const first = walkInsideRoot(shared, "a/b/file.txt");
+    const second = walkInsideRoot(shared, "plain");
+    expect(second.rootFd).toBe(first.rootFd);
+    first.close();
+    second.close();
+    expect(openFds()).toBe(before + 1);
+    expect(outcome(".", {}, shared)).toBe("dir /project");
+    expect(outcome("out-abs/secret.txt", {}, shared)).toBe("symlink_escape");
+    expect(openFds()).toBe(before + 1);
+    shared.close();
+    shared.close();
+    expect(openFds()).toBe(before);
+  });
+
+  it("keeps no failed root open: each walk from a SharedRoot of a missing root fails as it would alone", () => {
+    const parent = makeTempDir("walk-shared");
+    const approved = path.join(parent, "approved");
+    const before = openFds();
+    const shared = shareRoot(approved);
+    const walk = (input: string) => {
+      try {
+        walkInsideRoot(shared, input).close();
+        return "ok";
+      } catch (error) {
+        return (error as { code?: string }).code;
+      }
+    };
+    expect(walk("x")).toBe("project_root_missing");
+    expect(walk("y")).toBe("project_root_missing");
+    fs.mkdirSync(approved);
+    fs.writeFileSync(path.join(approved, "x"), "x");
+    expect(walk("x")).toBe("ok");
+    shared.close();
     expect(openFds()).toBe(before);
   });
 });
