@@ -29,10 +29,10 @@ function tokenOf(base: string | undefined): string {
   return base!.split("/").pop()!;
 }
 
-async function connect(base: string | undefined): Promise<Client> {
-  const scope = createAuthenticator(tb.bridge.store)(tokenOf(base));
+async function connect(base: string | undefined, on: TestBridge = tb, using: McpDeps = deps): Promise<Client> {
+  const scope = createAuthenticator(on.bridge.store)(tokenOf(base));
   if (!scope) throw new Error("unknown capability");
-  const server = createMcpServer(deps, scope);
+  const server = createMcpServer(using, scope);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "tools-test", version: "1.0.0" });
@@ -75,17 +75,21 @@ beforeAll(async () => {
   readOnly = await tb.session();
   full = await tb.session({ write: true, terminal: true });
   filesOnly = await tb.session({ write: true });
-  deps = {
-    kernel: tb.bridge.kernel,
-    tools: tb.bridge.tools,
+  deps = depsOf(tb);
+});
+
+function depsOf(bridge: TestBridge): McpDeps {
+  return {
+    kernel: bridge.bridge.kernel,
+    tools: bridge.bridge.tools,
     plugins: createPluginHost([]),
     states: new SessionStates(),
-    publicOrigin: () => tb.bridge.dataUrl,
+    publicOrigin: () => bridge.bridge.dataUrl,
     log: createLogger("silent"),
     signal: new AbortController().signal,
-    record: createActivityRecorder(tb.bridge.store.activity),
+    record: createActivityRecorder(bridge.bridge.store.activity),
   };
-});
+}
 
 afterAll(async () => {
   for (const c of clients) await c.close();
@@ -263,6 +267,14 @@ describe("file tools", () => {
     expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo again\r\nTHREE\r\n")]));
   });
 
+  it("keeps UTF-16 LE with its BOM through edit", async () => {
+    const encode = (t: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, "utf16le")]);
+    const file = put("wide.txt", encode("première\nligne\n"));
+    const result = await (await connect(full.m)).callTool({ name: "edit", arguments: { path: "wide.txt", oldString: "ligne", newString: "deuxième" } });
+    expect(structured(result)).toMatchObject({ ok: true, encoding: "utf-16le" });
+    expect(fs.readFileSync(file)).toEqual(encode("première\ndeuxième\n"));
+  });
+
   it("never rewrites a file that is not valid UTF-8", async () => {
     const latin1 = Buffer.from("caf\xe9 = 1\ncaf\xe9 = 2\n", "latin1");
     const file = put("latin1.txt", latin1);
@@ -334,6 +346,25 @@ describe("journal identity", () => {
     expect(replay.isError).toBeFalsy();
     expect(structured(replay).dedupe).toBe("replayed");
     expect(fs.readFileSync(file, "utf8")).toBe("y y y\n");
+  });
+
+  it("replays a keyed call after a bridge restart instead of running it again", async () => {
+    const first = await startTestBridge();
+    const session = await first.session({ write: true });
+    const patchText = "*** Begin Patch\n*** Add File: once.txt\n+once\n*** End Patch";
+    const add = (on: TestBridge) =>
+      connect(session.m, on, depsOf(on)).then((client) => client.callTool({ name: "patch", arguments: { patchText }, _meta: { [IDEMPOTENCY_KEY_META]: "restart-key" } }));
+    expect(structured(await add(first))).toMatchObject({ ok: true, callId: "restart-key" });
+    await first.close();
+    const second = await startTestBridge({}, { stateDir: first.stateDir });
+    try {
+      // Without the journal this would be patch_target_exists: once.txt exists now.
+      expect(structured(await add(second))).toMatchObject({ ok: true, callId: "restart-key", dedupe: "replayed" });
+      expect(fs.readFileSync(path.join(first.projectDir, "once.txt"), "utf8")).toBe("once\n");
+    } finally {
+      for (const c of clients.splice(0)) await c.close();
+      await second.close();
+    }
   });
 
   it("records one activity row per call on route /mcp, without content", async () => {
