@@ -14,7 +14,8 @@ import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 import { createLogger } from "../../../server/log.js";
 import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
 import { createPluginHost } from "../../../server/plugins/host.js";
-import { giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { connectMcpClient, tokenOfBase, type McpSdk } from "../../helpers/mcp-clients.js";
 
 let tb: TestBridge;
 let deps: McpDeps;
@@ -388,5 +389,22 @@ describe("shell", () => {
     expect(text(ran)).toContain("here.txt");
     const conflict = await client.callTool({ name: "shell", arguments: { command: "sleep 1", background: true, timeout: 1000 } });
     expect(structured(conflict).errorCode).toBe("conflicting_parameters");
+  });
+});
+
+describe("over HTTP to the bridge's data plane", () => {
+  it.each<McpSdk>(["v1", "v2"])("%s client: shares the session's state with the URL routes and answers structured errors", async (sdk) => {
+    const file = put(`http-${sdk}.txt`, "from url\n");
+    // Read through the URL route: the MCP write below may replace the file only if both share the session's read coverage.
+    const page = await agentGet<{ ok: boolean }>(`${full.r}/r?path=http-${sdk}.txt`);
+    expect(page.ok).toBe(true);
+    const client = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(full.m!), { sdk, form: "bearer" });
+    clients.push(client);
+    const replaced = await client.callTool({ name: "write", arguments: { path: `http-${sdk}.txt`, content: "from mcp\n" } });
+    expect(structured(replaced)).toMatchObject({ ok: true, created: false });
+    expect(fs.readFileSync(file, "utf8")).toBe("from mcp\n");
+    const failed = await client.callTool({ name: "edit", arguments: { path: `http-${sdk}.txt`, oldString: "absent", newString: "x" } });
+    expect(failed.isError).toBe(true);
+    expect(structured(failed)).toMatchObject({ ok: false, errorCode: "edit_no_match", agentAction: "reread_then_retry" });
   });
 });
