@@ -78,12 +78,15 @@ function sendRpcError(res: http.ServerResponse, status: number, code: number, me
   sendBytes(res, status, JSON_CONTENT_TYPE, Buffer.from(JSON.stringify(body), "utf8"));
 }
 
-type BodyRead = { kind: "body"; bytes: Buffer } | { kind: "too_large"; drained: boolean };
+type BodyRead = { kind: "body"; bytes: Buffer } | { kind: "too_large"; drained: boolean } | { kind: "gone" };
 
-/** Reads the request body up to `limit` bytes; a larger one is discarded (bounded) and reported, never kept. */
+/**
+ * Reads the request body up to `limit` bytes; a larger one is discarded (bounded) and reported, never kept. A client
+ * that hangs up mid-body is "gone": nobody is left to answer, and it is not the bridge's fault.
+ */
 function readBoundedBody(req: http.IncomingMessage, limit: number): Promise<BodyRead> {
   if (Number(req.headers["content-length"]) > limit + MCP_DISCARD_BYTES) return Promise.resolve({ kind: "too_large", drained: false });
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
     const onData = (chunk: Buffer) => {
@@ -97,9 +100,9 @@ function readBoundedBody(req: http.IncomingMessage, limit: number): Promise<Body
     };
     req.on("data", onData);
     req.once("end", () => resolve(total > limit ? { kind: "too_large", drained: true } : { kind: "body", bytes: Buffer.concat(chunks, total) }));
-    req.once("error", reject);
+    req.once("error", () => resolve({ kind: "gone" }));
     req.once("close", () => {
-      if (!req.complete) reject(new Error("the client hung up before the request body ended"));
+      if (!req.complete) resolve({ kind: "gone" });
     });
   });
 }
@@ -186,6 +189,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     const auth = deps.authenticate(token);
     if (!auth) return deps.unknownCapability(req, res);
     const read = await readBoundedBody(req, MCP_MAX_BODY_BYTES);
+    if (read.kind === "gone") return;
     if (read.kind === "too_large") {
       const message = `The request body is larger than ${MCP_MAX_BODY_BYTES} bytes (1 MiB), the most this endpoint reads. Split the content over several smaller calls (write part of a file, then add the rest with edit or patch).`;
       return sendRpcError(res, 413, TRANSPORT_REFUSAL, message, null, !read.drained);
@@ -224,9 +228,11 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     try {
       await serve(req, res, token);
     } catch (error) {
-      // A client that hung up mid-body is not the bridge's fault; anything else goes to the data plane's 500.
-      if (req.destroyed || res.destroyed) return;
-      throw error;
+      // Tool failures are results (isError) and never get here: this is a bug or a broken store. The operator
+      // gets the stack, the client a JSON-RPC internal error without one.
+      deps.log.error("MCP request failed", { error: error instanceof Error ? error.stack : String(error) });
+      if (res.headersSent || res.destroyed) return void res.destroy();
+      sendRpcError(res, 500, INTERNAL_ERROR, "Internal error: the bridge could not answer this request. Retry it; if it keeps failing, the operator's log has the cause.");
     }
   };
 }

@@ -305,4 +305,21 @@ describe("capabilities that open nothing", () => {
       await t.close();
     }
   });
+
+  it("a broken store is a JSON-RPC internal error without a stack, and the operator's log has it", async () => {
+    const lines: string[] = [];
+    const t = await startTestBridge({}, { log: createLogger("error", (l) => lines.push(l)) });
+    try {
+      // The state store going away under the data plane: the capability lookup throws.
+      t.bridge.store.close();
+      const res = await fetch(`${t.bridge.dataUrl}/mcp`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer Zz000000" }, body: JSON.stringify(LEGACY_INIT) });
+      expect(res.status).toBe(500);
+      const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+      expect(body).toMatchObject({ id: null, error: { code: -32603 } });
+      expect(body.error.message).not.toMatch(/database|\.ts:|\.js:/);
+      expect(lines.join("\n")).toMatch(/MCP request failed/);
+    } finally {
+      await t.close().catch(() => {});
+    }
+  });
 });
