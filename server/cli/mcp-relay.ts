@@ -180,15 +180,20 @@ export function runMcpRelay(options: McpRelayOptions): Promise<void> {
   async function relay(body: string, message: unknown): Promise<void> {
     const ids = requestIdsOf(message);
     try {
+      const used = bearer;
       let answers = answersOf(await post(body, message));
       if (answers === undefined && options.refreshBearer) {
-        // A 404 means the bridge never looked past the token, so nothing ran: safe to send again once.
-        refreshing ??= options.refreshBearer().finally(() => (refreshing = undefined));
-        const fresh = await refreshing.catch(() => undefined);
-        if (fresh && fresh !== bearer) {
-          bearer = fresh;
-          answers = answersOf(await post(body, message));
+        // A 404 means the bridge never looked past the token, so nothing ran: safe to send again once. Messages
+        // in flight during a rotation share one refresh; each compares with the bearer it was sent with.
+        if (bearer === used) {
+          refreshing ??= options.refreshBearer().finally(() => (refreshing = undefined));
+          const fresh = await refreshing.catch((error: unknown) => {
+            options.warn(`cannot ask the control plane for the session's current capability: ${(error as Error).message}`);
+            return undefined;
+          });
+          if (fresh) bearer = fresh;
         }
+        if (bearer !== used) answers = answersOf(await post(body, message));
       }
       if (answers === undefined) {
         const text = `the bridge no longer accepts this session's capability (rotated, disabled or deleted); ${options.restartHint}`;
