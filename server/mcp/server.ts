@@ -23,6 +23,7 @@ import type { CapabilityLookup } from "../store/sessions.js";
 import { buildUrl } from "../url-grammar/request-url.js";
 import { fileTools } from "./tools/files.js";
 import { journalTools } from "./tools/journal.js";
+import { pluginSpecs } from "./tools/plugins.js";
 import { readTools } from "./tools/read.js";
 import { searchTools } from "./tools/search.js";
 import { shellTools } from "./tools/shell.js";
@@ -63,16 +64,15 @@ export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
     // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
     capabilities: { tools: { listChanged: false } },
   });
-  const byId = new Map(deps.tools.map((t) => [t.id, t]));
-  for (const spec of listedSpecs(scope, byId)) {
-    const kernelTool = byId.get(spec.kernel)!;
+  const byId = kernelToolsOf(deps);
+  for (const spec of listedSpecs(scope, byId, [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)])) {
     server.registerTool(
       spec.name,
       {
         title: spec.title,
         description: spec.description,
         inputSchema: spec.input,
-        outputSchema: fromJsonSchema(outputJsonSchema(z.union([spec.output ? spec.output((id) => byId.get(id)) : wireOutputOf(kernelTool), failureOutput]))),
+        outputSchema: outputSchemaOf(spec, byId),
         annotations: spec.annotations,
       },
       (args: Record<string, unknown>, extra: { mcpReq: { _meta?: Record<string, unknown> } }) => callTool(deps, scope, byId, spec, args, extra.mcpReq._meta),
@@ -81,9 +81,38 @@ export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
   return server;
 }
 
+/** Native and plugin kernel tools by id; built once per tool list (a server is created per request). */
+const kernelToolMaps = new WeakMap<AnyToolDefinition[], Map<string, AnyToolDefinition>>();
+
+function kernelToolsOf(deps: McpDeps): Map<string, AnyToolDefinition> {
+  let byId = kernelToolMaps.get(deps.tools);
+  if (!byId) {
+    byId = new Map([...deps.tools, ...deps.plugins.definitions()].map((t) => [t.id, t]));
+    kernelToolMaps.set(deps.tools, byId);
+  }
+  return byId;
+}
+
+type PublishedSchema = ReturnType<typeof fromJsonSchema>;
+/** Converted output schemas by spec and kernel tool: converting them on every request would cost each call. */
+const publishedSchemas = new WeakMap<McpToolSpec, WeakMap<AnyToolDefinition, PublishedSchema>>();
+
+function outputSchemaOf(spec: McpToolSpec, byId: Map<string, AnyToolDefinition>): PublishedSchema {
+  const kernelTool = byId.get(spec.kernel)!;
+  let bySpec = publishedSchemas.get(spec);
+  if (!bySpec) publishedSchemas.set(spec, (bySpec = new WeakMap()));
+  let published = bySpec.get(kernelTool);
+  if (!published) {
+    const success = spec.output ? spec.output((id) => byId.get(id)) : wireOutputOf(kernelTool);
+    published = fromJsonSchema(outputJsonSchema(z.union([success, failureOutput])));
+    bySpec.set(kernelTool, published);
+  }
+  return published;
+}
+
 /** read capability: read tools only; mutation capability: every tool the project's permissions enable. */
-export function listedSpecs(scope: McpScope, byId: Map<string, AnyToolDefinition>): McpToolSpec[] {
-  return MCP_TOOL_SPECS.filter((spec) => {
+export function listedSpecs(scope: McpScope, byId: Map<string, AnyToolDefinition>, specs: readonly McpToolSpec[] = MCP_TOOL_SPECS): McpToolSpec[] {
+  return specs.filter((spec) => {
     const tool = byId.get(spec.kernel);
     if (!tool) return false;
     if (scope.base === "r") return tool.capability === "read";

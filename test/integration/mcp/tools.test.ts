@@ -15,6 +15,7 @@ import { createLogger } from "../../../server/log.js";
 import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
 import { createPluginHost } from "../../../server/plugins/host.js";
 import { agentGet, giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { notesPlugin } from "../../helpers/notes-plugin.js";
 import { connectMcpClient, tokenOfBase, type McpSdk } from "../../helpers/mcp-clients.js";
 
 let tb: TestBridge;
@@ -79,11 +80,11 @@ beforeAll(async () => {
   deps = depsOf(tb);
 });
 
-function depsOf(bridge: TestBridge): McpDeps {
+function depsOf(bridge: TestBridge, plugins = createPluginHost([])): McpDeps {
   return {
     kernel: bridge.bridge.kernel,
     tools: bridge.bridge.tools,
-    plugins: createPluginHost([]),
+    plugins,
     states: new SessionStates(),
     publicOrigin: () => bridge.bridge.dataUrl,
     log: createLogger("silent"),
@@ -406,5 +407,31 @@ describe("over HTTP to the bridge's data plane", () => {
     const failed = await client.callTool({ name: "edit", arguments: { path: `http-${sdk}.txt`, oldString: "absent", newString: "x" } });
     expect(failed.isError).toBe(true);
     expect(structured(failed)).toMatchObject({ ok: false, errorCode: "edit_no_match", agentAction: "reread_then_retry" });
+  });
+});
+
+describe("plugin tools", () => {
+  it("lists a plugin's read tools on the read capability, its mutations with the permission, and runs them through the kernel", async () => {
+    const plugins = [notesPlugin()];
+    const bridge = await startTestBridge({}, { plugins });
+    try {
+      const using = depsOf(bridge, createPluginHost(plugins));
+      const readSession = await bridge.session();
+      const writeSession = await bridge.session({ write: true, root: bridge.projectDir, name: "notes-write" });
+      const names = async (base: string | undefined) => (await (await connect(base, bridge, using)).listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("notes_"));
+      expect(await names(readSession.r)).toEqual(["notes_note_read", "notes_folder_list", "notes_shell_probe"]);
+      expect(await names(writeSession.m)).toEqual(["notes_note_read", "notes_note_append", "notes_folder_list", "notes_shell_probe"]);
+      const client = await connect(writeSession.m, bridge, using);
+      const appended = await client.callTool({ name: "notes_note_append", arguments: { name: "todo.txt", line: "buy milk" } });
+      expect(structured(appended)).toMatchObject({ ok: true, name: "todo.txt", state: "succeeded" });
+      const read = await client.callTool({ name: "notes_note_read", arguments: { name: "todo.txt" } });
+      expect(structured(read)).toMatchObject({ ok: true, text: expect.stringContaining("buy milk") });
+      const refused = await client.callTool({ name: "notes_shell_probe", arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(structured(refused).errorCode).toBe("plugin_authority_exceeded");
+    } finally {
+      for (const c of clients.splice(0)) await c.close();
+      await bridge.close();
+    }
   });
 });

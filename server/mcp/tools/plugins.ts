@@ -1,0 +1,37 @@
+// Plugin tools over MCP: each hosted plugin tool (server/plugins/host.ts) as `<plugin>_<tool>`, its declared zod
+// schema as the input schema, run by the kernel like /k runs it (authority, permissions, the journal).
+import { z } from "zod";
+import type { PluginHost } from "../../plugins/host.js";
+import { answerOf, jsonText, type McpToolSpec } from "./spec.js";
+
+const cache = new WeakMap<PluginHost, McpToolSpec[]>();
+
+/** The MCP name of a plugin tool: MCP clients prefix their server's name with `_`, so `_` separates here too. */
+export function pluginToolName(pluginId: string, toolId: string): string {
+  return `${pluginId}_${toolId}`;
+}
+
+export function pluginSpecs(host: PluginHost): McpToolSpec[] {
+  const known = cache.get(host);
+  if (known) return known;
+  const specs = host.plugins().flatMap((plugin) =>
+    host.toolsOf(plugin.id).map(({ declared, definition }): McpToolSpec => {
+      const input = z.strictObject(declared.schema.shape);
+      return {
+        name: pluginToolName(plugin.id, declared.id),
+        kernel: definition.id,
+        title: `${plugin.title}: ${declared.id}`,
+        description: `${declared.description} (plugin ${plugin.id})`,
+        input,
+        // A plugin's fields are its own: the activity log keeps only their sizes.
+        contentFields: Object.keys(input.shape),
+        annotations: { readOnlyHint: declared.capability === "read", destructiveHint: declared.capability === "mutation", openWorldHint: false },
+        async call(args, call) {
+          return answerOf(await call.run(definition.id, args), jsonText);
+        },
+      };
+    }),
+  );
+  cache.set(host, specs);
+  return specs;
+}
