@@ -15,6 +15,8 @@ const START_TIMEOUT_MS = 20_000;
 
 export interface BenchBridge {
   bases: { r: string; m?: string };
+  /** The bridge's process, for its CPU time (harness.ts cpuMicros). */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -93,7 +95,7 @@ export async function startBenchBridge(root: string, options: BenchBridgeOptions
     const project = await api("/api/projects", { name: "bench", root, permissions });
     const session = await api("/api/sessions", { projectId: project.id });
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: BenchBridge["bases"] };
-    return { bases, close };
+    return { bases, pid: child.pid!, close };
   } catch (error) {
     await close();
     throw error;

@@ -88,3 +88,30 @@ export async function measureInterleaved(runs: number, warmup: number, fns: Arra
     return { n: runs, p50: percentile(s, 50), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / runs };
   });
 }
+
+/** User + system CPU a process has used so far, in microseconds, from /proc/<pid>/stat (Linux; clock ticks). */
+export function cpuMicros(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // Fields after the parenthesised command name: utime and stime are the 12th and 13th, in USER_HZ (100 on Linux).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / CLOCK_TICKS_PER_SECOND);
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time a server process spends per call of fn: `runs` sequential calls, the process's /proc CPU before
+ * and after divided by runs. Steadier than latency on shared cores, since time the process waits for a core
+ * is not counted; resolution is one clock tick (10 ms) over the whole loop. Undefined off Linux.
+ */
+export async function measureCpuPerCall(pid: number, runs: number, fn: () => Promise<unknown>): Promise<number | undefined> {
+  const before = cpuMicros(pid);
+  for (let i = 0; i < runs; i++) await fn();
+  const after = cpuMicros(pid);
+  return before === undefined || after === undefined ? undefined : (after - before) / runs;
+}

@@ -37,6 +37,8 @@ export function createBenchClient(maxSockets: number): BenchClient {
 
 export interface FloorServer {
   url: string;
+  /** The floor's process, for its CPU time (harness.ts cpuMicros). */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function startFloorServer(body: Buffer, contentType: string, kind: 
   const url = await firstLine(child);
   return {
     url,
+    pid: child.pid!,
     close: async () => {
       await stopChild(child);
       fs.rmSync(path.dirname(bodyFile), { recursive: true, force: true });

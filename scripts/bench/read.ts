@@ -11,7 +11,7 @@ import { ripgrepBaseArgs } from "../../server/kernel/search/ripgrep.js";
 import { compileSearchPattern } from "../../server/kernel/search/search-pattern.js";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge } from "./bridge.js";
-import { measureInterleaved, measureThroughput, type BenchResult, type Stats, type Throughput } from "./harness.js";
+import { measureCpuPerCall, measureInterleaved, measureThroughput, type BenchResult, type Stats, type Throughput } from "./harness.js";
 import { createBenchClient, startFloorServer, type FloorServer } from "./http.js";
 import { GREP_NEEDLE, sourceText, writeGrepTree } from "./read-tree.js";
 
@@ -19,6 +19,8 @@ const READ_RUNS = 1000;
 const READ_WARMUP = 1000;
 const READ_CONCURRENCY = 4;
 const READ_THROUGHPUT_MS = 3000;
+/** Sequential calls per target for the CPU-per-call figures (each process's /proc CPU over the loop). */
+const CPU_RUNS = 3000;
 const GREP_RUNS = 60;
 const GREP_WARMUP = 5;
 const GREP_CONCURRENCY = 2;
@@ -40,6 +42,14 @@ interface Row {
   target: number;
 }
 
+/** CPU time per call of the serving process (µs), from /proc; undefined off Linux. */
+interface CpuPerCall {
+  ours: number | undefined;
+  koa: number | undefined;
+  /** /t of the same file through the bridge. */
+  stat: number | undefined;
+}
+
 /** One /r case against both floors, all four timed in one interleaved loop. */
 interface ShellRow {
   name: string;
@@ -47,6 +57,7 @@ interface ShellRow {
   bare: Stats;
   koa: Stats;
   koaRps: Throughput;
+  cpu: CpuPerCall;
 }
 
 /** Runs rg the way /g does and waits for all of its output. */
@@ -93,12 +104,17 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
           stat,
         ])) as [Stats, Stats, Stats, Stats];
         gateway ??= t;
+        const cpu: CpuPerCall = {
+          ours: await measureCpuPerCall(bridge.pid, CPU_RUNS, () => client.get(target)),
+          koa: await measureCpuPerCall(koaFloor.pid, CPU_RUNS, () => client.get(koaFloor.url)),
+          stat: await measureCpuPerCall(bridge.pid, CPU_RUNS, stat),
+        };
         const oursRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(target));
         const floorRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(floor.url));
         const koaRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(koaFloor.url));
         const caseName = `${name} (${body.length} B response)`;
         rows.push({ name: caseName, ours, oursRps, floor: bare, floorRps, floorName: "bare node:http, same bytes", target: READ_TARGET });
-        shell.push({ name: caseName, ours, bare, koa, koaRps });
+        shell.push({ name: caseName, ours, bare, koa, koaRps, cpu });
       } finally {
         await Promise.all(floors.map((f) => f.close()));
       }
@@ -151,20 +167,28 @@ function formatRow(row: Row): string {
   return `| ${row.name} | ${row.ours.p50.toFixed(2)} | ${row.ours.p99.toFixed(2)} | ${row.oursRps.rps.toFixed(0)} | ${row.floorName} | ${row.floor.p50.toFixed(2)} | ${row.floor.p99.toFixed(2)} | ${row.floorRps.rps.toFixed(0)} | ${ratio.toFixed(2)}× | ≤ ${row.target}× ${met} |`;
 }
 
+const micros = (value: number | undefined) => (value === undefined ? "n/a" : value.toFixed(0));
+
 function formatShellRow(row: ShellRow): string {
   const ratio = row.ours.p50 / row.koa.p50;
   const met = ratio <= KOA_FLOOR_TARGET ? "met" : "**missed**";
-  return `| ${row.name} | ${row.ours.p50.toFixed(2)} | ${row.bare.p50.toFixed(2)} | ${row.koa.p50.toFixed(2)} | ${row.koa.p99.toFixed(2)} | ${row.koaRps.rps.toFixed(0)} | ${(row.koa.p50 / row.bare.p50).toFixed(2)}× | ${(row.ours.p50 / row.bare.p50).toFixed(2)}× | ${ratio.toFixed(2)}× | ≤ ${KOA_FLOOR_TARGET}× ${met} |`;
+  const cpuRatio = row.cpu.ours !== undefined && row.cpu.koa ? `${(row.cpu.ours / row.cpu.koa).toFixed(2)}×` : "n/a";
+  return `| ${row.name} | ${row.ours.p50.toFixed(2)} | ${row.bare.p50.toFixed(2)} | ${row.koa.p50.toFixed(2)} | ${row.koa.p99.toFixed(2)} | ${row.koaRps.rps.toFixed(0)} | ${(row.koa.p50 / row.bare.p50).toFixed(2)}× | ${(row.ours.p50 / row.bare.p50).toFixed(2)}× | ${ratio.toFixed(2)}× | ≤ ${KOA_FLOOR_TARGET}× ${met} | ${micros(row.cpu.ours)} | ${micros(row.cpu.koa)} | ${cpuRatio} |`;
 }
 
 /** What the shell costs on its own, and whether /r met its target against the Koa floor. */
 function shellVerdict(single: ShellRow, gateway: Stats): string[] {
   const ratio = single.ours.p50 / single.koa.p50;
   const own = `The shell's own cost is the Koa pass-through against the bare floor: ${(single.koa.p50 / single.bare.p50).toFixed(2)}× at p50.`;
-  if (ratio <= KOA_FLOOR_TARGET) return ["", own, `/r meets its ${KOA_FLOOR_TARGET}× target against the Koa pass-through floor (${ratio.toFixed(2)}×).`];
+  const cpu =
+    single.cpu.ours !== undefined && single.cpu.koa !== undefined && single.cpu.stat !== undefined
+      ? [`CPU per call (/proc, ${CPU_RUNS} sequential calls each): /r ${micros(single.cpu.ours)} µs, /t ${micros(single.cpu.stat)} µs, the Koa floor ${micros(single.cpu.koa)} µs.`]
+      : [];
+  if (ratio <= KOA_FLOOR_TARGET) return ["", own, ...cpu, `/r meets its ${KOA_FLOOR_TARGET}× target against the Koa pass-through floor (${ratio.toFixed(2)}×).`];
   return [
     "",
     own,
+    ...cpu,
     `/r misses its ${KOA_FLOOR_TARGET}× target against the Koa pass-through floor (${ratio.toFixed(2)}×): that gap is not the shell's but the`,
     `gateway's and the read's; /t alone is ${(gateway.p50 / single.koa.p50).toFixed(2)}× the Koa floor (see "Where the /r time goes").`,
   ];
@@ -219,9 +243,10 @@ export async function runReadBench(): Promise<BenchResult> {
       "The data plane's Koa shell: the bridge's data-plane server is a Koa app whose one middleware hands `ctx.req`/`ctx.res`",
       "to the listener with `ctx.respond = false` (server/gateway/koa-shell.ts). Its floor is the bare floor's handler behind",
       "the same one-middleware pass-through, same bytes, timed in the same interleaved loop as /r, the bare floor and /t.",
+      `CPU µs/call: the serving process's user + system CPU (/proc) over ${CPU_RUNS} sequential calls of that target alone, after the latency loop.`,
       "",
-      "| case | /r p50 ms | bare floor p50 ms | Koa pass-through p50 ms | Koa p99 ms | Koa req/s | Koa ÷ bare | /r ÷ bare | /r ÷ Koa | target |",
-      "|---|---|---|---|---|---|---|---|---|---|",
+      "| case | /r p50 ms | bare floor p50 ms | Koa pass-through p50 ms | Koa p99 ms | Koa req/s | Koa ÷ bare | /r ÷ bare | /r ÷ Koa | target | /r CPU µs/call | Koa CPU µs/call | CPU ratio |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
       ...shell.map(formatShellRow),
       ...shellVerdict(shell[0]!, gateway),
     ].join("\n"),
