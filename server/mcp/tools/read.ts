@@ -66,7 +66,8 @@ const read: McpToolSpec = {
     if (body.ok === false) return { body, text: failureText(body) };
     const entry = (body.files as ReadEntry[])[0];
     if (!entry) return { body, text: "Nothing was returned." };
-    if (entry.kind === "binary") {
+    // An image nearly always holds a NUL (binary to the kernel); one that does not reads as invalid UTF-8.
+    if (entry.kind === "binary" || (entry.kind === "file" && entry.invalidUtf8 && entry.startLine === 1)) {
       const image = await readImage(call.ctx, path, entry.fingerprint, entry.size);
       if (image.kind === "image") {
         return { body, text: `${entry.path}: ${image.mimeType} image, ${entry.size} bytes.`, content: [{ type: "image", data: image.data, mimeType: image.mimeType }] };

@@ -205,6 +205,24 @@ describe("read tools", () => {
     expect(structured(binary)).toMatchObject({ files: [{ kind: "binary" }] });
   });
 
+  it.each([
+    ["photo.jpg", "image/jpeg", Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46])],
+    ["anim.gif", "image/gif", Buffer.concat([Buffer.from("GIF89a"), Buffer.from([0x01, 0x00, 0x01, 0x00, 0x80])])],
+    ["still.webp", "image/webp", Buffer.concat([Buffer.from("RIFF"), Buffer.from([0x1a, 0x00, 0x00, 0x00]), Buffer.from("WEBPVP8 ")])],
+    ["no-nul.jpg", "image/jpeg", Buffer.from([0xff, 0xd8, 0xff, 0xdb, 0x43, 0x11, 0x22])],
+  ])("returns %s as %s image content, judged by its signature", async (name, mimeType, bytes) => {
+    put(name, bytes);
+    const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: name } });
+    const block = (result.content as Array<{ type: string; data?: string; mimeType?: string }>).find((c) => c.type === "image");
+    expect(block).toMatchObject({ mimeType, data: bytes.toString("base64") });
+  });
+
+  it("describes a file named .png that is not one without image content", async () => {
+    put("fake.png", Buffer.from([0x00, 0x01, 0x02, 0x03]));
+    const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: "fake.png" } });
+    expect((result.content as Array<{ type: string }>).map((c) => c.type)).toEqual(["text"]);
+  });
+
   it("lists a directory, stats a path, outlines a TS file and describes the project", async () => {
     put("src/app.ts", "export function hello(): string {\n  return 'hi';\n}\n");
     const client = await connect(readOnly.r);
