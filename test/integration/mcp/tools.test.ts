@@ -13,6 +13,7 @@ import { createAuthenticator } from "../../../server/gateway/authenticate.js";
 import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 import { createLogger } from "../../../server/log.js";
 import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
+import { MAX_IMAGE_BYTES } from "../../../server/mcp/tools/image.js";
 import { createPluginHost } from "../../../server/plugins/host.js";
 import { agentGet, giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { notesPlugin } from "../../helpers/notes-plugin.js";
@@ -215,6 +216,14 @@ describe("read tools", () => {
     const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: name } });
     const block = (result.content as Array<{ type: string; data?: string; mimeType?: string }>).find((c) => c.type === "image");
     expect(block).toMatchObject({ mimeType, data: bytes.toString("base64") });
+  });
+
+  it("describes an image over the size bound instead of returning it", async () => {
+    const header = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    put("huge.png", Buffer.concat([header, Buffer.alloc(MAX_IMAGE_BYTES, 0)]));
+    const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: "huge.png" } });
+    expect((result.content as Array<{ type: string }>).map((c) => c.type)).toEqual(["text"]);
+    expect(text(result)).toContain(`over the ${MAX_IMAGE_BYTES}-byte limit`);
   });
 
   it("describes a file named .png that is not one without image content", async () => {
