@@ -9,7 +9,7 @@ import { readJsonBody } from "./json-body.js";
 import type { PublicOrigin } from "../tunnel/public-origin.js";
 import { normalizeOrigin } from "../tunnel/public-origin.js";
 import { MAX_ENABLED_SESSIONS, MAX_SESSION_DEFINITIONS, type Registry } from "./registry.js";
-import { runningInDocker, sessionMcpView } from "./session-mcp.js";
+import { runningInAppliance, sessionMcpView } from "./session-mcp.js";
 import { activityQuery, createProjectBody, createSessionBody, fsQuery, patchProjectBody, tunnelBody } from "./schemas.js";
 import { parseInput } from "./validate.js";
 
@@ -31,7 +31,7 @@ export interface SessionLimits {
 export function createApiRouter(options: ApiOptions): Router {
   const { registry, store, publicOrigin } = options;
   const router = new Router({ prefix: "/api" });
-  const inDocker = runningInDocker();
+  const inDocker = runningInAppliance(options.config.stateDir);
 
   router.get("/projects", (ctx) => {
     ctx.body = registry.listProjects();

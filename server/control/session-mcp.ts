@@ -27,8 +27,14 @@ export interface SessionMcpView {
   snippets: McpSnippet[];
 }
 
-/** Docker creates /.dockerenv in every container; the compose appliance is the only supported container run. */
-export const runningInDocker = (): boolean => fs.existsSync("/.dockerenv");
+/** The image's URLBRIDGE_STATE_DIR (Dockerfile): with /.dockerenv, this bridge is the compose appliance. */
+export const APPLIANCE_STATE_DIR = "/var/lib/urlbridge";
+
+/**
+ * Whether local clients reach this bridge through `docker compose exec`. Docker creates /.dockerenv in every
+ * container; the state dir tells the appliance from a checkout run inside some other container (a dev box, CI).
+ */
+export const runningInAppliance = (stateDir: string): boolean => stateDir === APPLIANCE_STATE_DIR && fs.existsSync("/.dockerenv");
 
 export function sessionMcpView(store: Store, publicOrigin: PublicOrigin, id: string, inDocker: boolean): SessionMcpView {
   const session = store.sessions.get(id);

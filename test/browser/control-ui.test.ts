@@ -106,6 +106,22 @@ describe("control UI in Chromium", () => {
     await shot("03-sessions");
   });
 
+  it("shows ready MCP client snippets beside the Init URL, the same text the CLI prints", async () => {
+    const card = sessionCard("agent-one");
+    await card.getByText("MCP clients: OpenCode").click();
+    const opencode = JSON.parse(await card.getByTestId("mcp-opencode-remote").inputValue()) as {
+      mcp: Record<string, { type: string; url: string; oauth: boolean; headers: { Authorization: string } }>;
+    };
+    const server = opencode.mcp["agent-one"]!;
+    expect(server).toMatchObject({ type: "remote", url: `${t.bridge.dataUrl}/mcp`, oauth: false });
+    expect(server.headers.Authorization).toMatch(/^Bearer [A-Za-z0-9]{8}$/);
+    expect(await card.getByTestId("mcp-claude-code-local").inputValue()).toMatch(/^claude mcp add agent-one -- (docker compose exec -T bridge )?urlbridge mcp --session agent-one$/);
+    const sessionId = await card.getAttribute("data-session-id");
+    const view = await t.api<{ snippets: Array<{ id: string; text: string }> }>("GET", `/api/sessions/${sessionId}/mcp`);
+    expect(view.body.snippets.find((s) => s.id === "opencode-remote")?.text).toBe(await card.getByTestId("mcp-opencode-remote").inputValue());
+    await shot("03b-session-mcp");
+  });
+
   it("shows the agent's call in Activity, live", async () => {
     await goto("Activity");
     const row = page.locator('[data-testid="activity-table"] tbody tr[data-tool="stat"]');

@@ -219,8 +219,10 @@ describe("urlbridge mcp (stdio relay into the running bridge)", () => {
     const created = await runRelayCli(["session", "create", projectId, "--name", "snippets"], vars);
     expect(created.code).toBe(0);
     const sessionId = /^Session snippets \((s_\w+)\)/m.exec(created.stdout)![1]!;
-    const view = (await t.api<{ capability: string; snippets: Array<{ title: string; text: string }> }>("GET", `/api/sessions/${sessionId}/mcp`)).body;
+    const view = (await t.api<{ capability: string; stdioCommand: string[]; snippets: Array<{ title: string; text: string }> }>("GET", `/api/sessions/${sessionId}/mcp`)).body;
     expect(view.capability).toBe("mutation");
+    // Not the compose appliance (its state dir is /var/lib/urlbridge): the relay runs directly.
+    expect(view.stdioCommand).toEqual(["urlbridge", "mcp", "--session", "snippets"]);
     for (const snippet of view.snippets) expect(created.stdout).toContain(`${snippet.title}:\n${snippet.text}`);
     const remote = JSON.parse(view.snippets[0]!.text) as { mcp: Record<string, { url: string; headers: { Authorization: string } }> };
     expect(remote.mcp.snippets!.url).toBe(`${t.bridge.dataUrl}/mcp`);
