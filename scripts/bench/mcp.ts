@@ -61,7 +61,7 @@ function flipper(file: string, edit: (from: string, to: string) => Promise<void>
 export async function runMcpBench(): Promise<BenchResult> {
   if (!fs.existsSync(CLI_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
   const projectDir = makeBenchDir("mcp-project");
-  const line = `${"x".repeat(62)}\n`;
+  const line = `${"x".repeat(63)}\n`;
   const readText = Array.from({ length: READ_BYTES / 64 }, (_, i) => `${String(i).padStart(2, "0")}${line.slice(2)}`).join("");
   fs.writeFileSync(path.join(projectDir, "read.txt"), readText);
   if (Buffer.byteLength(readText) !== READ_BYTES) throw new Error("the read fixture is not 2 KiB");

@@ -69,6 +69,18 @@ async function execIn(container: StartedTestContainer, command: string[]): Promi
   return result.stdout;
 }
 
+/** The bridge polls the edge's metrics server every 5 s; Init URLs carry the tunnel origin once it has. */
+async function waitForDiscoveredOrigin(): Promise<void> {
+  const deadline = Date.now() + DISCOVERY_TIMEOUT_MS;
+  let origin: string | undefined;
+  while (Date.now() < deadline) {
+    origin = (await api<{ origin: string }>("/api/tunnel")).origin;
+    if (origin === EDGE_ORIGIN) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the bridge did not discover ${EDGE_ORIGIN} within ${DISCOVERY_TIMEOUT_MS} ms (origin: ${origin})`);
+}
+
 /** Sends one prompt to the OpenCode session and returns the fake LLM's requests it caused. */
 async function prompt(text: string): Promise<{ answer: PromptAnswer; requests: MockLlm["requests"] }> {
   const before = llm!.requests.length;
@@ -122,9 +134,7 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
       .start();
 
     operatorToken = (await execIn(bridge, ["urlbridge", "token", "--show"])).trim();
-    await expect
-      .poll(async () => (await api<{ origin: string }>("/api/tunnel")).origin, { timeout: DISCOVERY_TIMEOUT_MS, interval: 250 })
-      .toBe(EDGE_ORIGIN);
+    await waitForDiscoveredOrigin();
     await execIn(bridge, ["urlbridge", "project", "add", "demo", "/projects/demo", "--write", "--terminal", "--json"]);
     const session = JSON.parse(await execIn(bridge, ["urlbridge", "session", "create", "demo", "--json"])) as { id: string; initUrl: string };
     sessionId = session.id;
@@ -232,18 +242,19 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
   it("shows the three calls in the activity log, as MCP calls", async () => {
     const rows = await api<ActivityRow[]>(`/api/activity?sessionId=${encodeURIComponent(sessionId)}&limit=200`);
     const mcp = rows.filter((row) => row.route === "/mcp");
-    for (const tool of ["read", "edit", "terminal"]) {
-      expect(
-        mcp.some((row) => row.tool === tool && row.ok),
-        `an ok /mcp row for ${tool} in ${JSON.stringify(rows)}`,
-      ).toBe(true);
-    }
+    // The kernel tool is the row's tool; the MCP tool name is params.mcp; content fields are sizes only.
+    const find = (mcpName: string, tool: string) => mcp.find((row) => row.tool === tool && row.params?.mcp === mcpName);
+    expect(find("read", "read"), JSON.stringify(rows)).toMatchObject({ ok: true, params: { path: "notes.md" } });
+    expect(find("edit", "edit"), JSON.stringify(rows)).toMatchObject({ ok: true, params: { path: "notes.md", newString: "<26 bytes>" } });
+    expect(find("shell", "terminal"), JSON.stringify(rows)).toMatchObject({ ok: true, params: { command: "<45 bytes>" } });
     // No content in the log: the edit's strings and the command's output never appear.
     expect(JSON.stringify(mcp)).not.toContain("edited by opencode");
     expect(JSON.stringify(mcp)).not.toContain("ran-by-opencode");
   });
 
   it("went through the edge, which carried no event stream", async () => {
+    // The stand-in really runs in cut mode: an event stream would have reached OpenCode without a single event.
+    expect((await execIn(edge!, ["readlink", "/etc/edge/sse.conf"])).trim()).toBe("/etc/edge/sse-cut.conf");
     const lines = await edgeMcpLog();
     const posts = lines.filter((line) => line.startsWith("POST /mcp 200 "));
     // initialize, tools/list and the three calls at least.
