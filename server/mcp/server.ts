@@ -27,7 +27,7 @@ import { pluginSpecs } from "./tools/plugins.js";
 import { readTools } from "./tools/read.js";
 import { searchTools } from "./tools/search.js";
 import { shellTools } from "./tools/shell.js";
-import { failureText, type McpCall, type McpToolSpec } from "./tools/spec.js";
+import { failureText, MAX_SETTLE_MS, type McpCall, type McpToolSpec } from "./tools/spec.js";
 
 export interface McpScope {
   cap: CapabilityLookup;
@@ -51,8 +51,7 @@ export interface McpDeps {
 export const IDEMPOTENCY_KEY_META = "urlbridge/idempotencyKey";
 /** Every MCP tool in listing order; webfetch/websearch join here when their issue lands. */
 export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [...readTools, ...searchTools, ...fileTools, ...shellTools, ...journalTools];
-/** Longest a call waits for a journaled mutation by default before answering its pending envelope. */
-const DEFAULT_SETTLE_MS = 60_000;
+
 /** Bound on /j polls while settling (each waits up to MAX_WAIT_MS). */
 const MAX_SETTLE_POLLS = 2_000;
 
@@ -199,8 +198,11 @@ async function callTool(
         const recorded = tool.capability === "mutation" && tool.journal?.record !== false;
         const candidate: CandidateInput = recorded ? { ...input, ...identity, wait: MAX_WAIT_MS } : input;
         let outcome = await deps.kernel.run(tool, candidate, ctx);
+        if (recorded || options?.settleMs !== undefined) {
+          const settleMs = Math.min(options?.settleMs ?? MAX_SETTLE_MS, MAX_SETTLE_MS);
+          outcome = await settle(deps, byId, ctx, outcome, settleMs, !recorded);
+        }
         if (recorded) {
-          outcome = await settle(deps, byId, ctx, outcome, options?.settleMs ?? DEFAULT_SETTLE_MS);
           journaled.callId = outcome.callId ?? (outcome.body as { callId?: string }).callId;
           journaled.dedupe = outcome.dedupe ?? (outcome.body as { dedupe?: string }).dedupe;
         }
@@ -224,8 +226,12 @@ async function callTool(
   return result;
 }
 
-/** Polls a journaled call that is still pending or running until it finishes, the bound passes or the bridge stops. */
-async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: ToolContext, outcome: RunOutcome, settleMs: number): Promise<RunOutcome> {
+/**
+ * Polls a journaled call that is still pending or running until it finishes, the bound passes or the bridge
+ * stops. `asPolled` keeps the poll's own shape (with `tool`), for mutation_result; otherwise the answer keeps the
+ * polled tool's shape.
+ */
+async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: ToolContext, outcome: RunOutcome, settleMs: number, asPolled: boolean): Promise<RunOutcome> {
   const poll = byId.get("result");
   const deadline = Date.now() + settleMs;
   let current = outcome;
@@ -233,7 +239,11 @@ async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: 
     const body = current.body as Record<string, unknown>;
     const unfinished = body.ok === true && (body.state === "pending" || body.state === "running") && typeof body.callId === "string";
     if (!unfinished || Date.now() >= deadline || ctx.signal.aborted) break;
-    const polled = await deps.kernel.run(poll, { call: body.callId, wait: MAX_WAIT_MS }, ctx);
+    const polled = await deps.kernel.run(poll, { call: body.callId, wait: Math.max(0, Math.min(MAX_WAIT_MS, deadline - Date.now())) }, ctx);
+    if (asPolled) {
+      current = polled;
+      continue;
+    }
     const { tool: _tool, ...rest } = polled.body as Record<string, unknown>;
     // The poll answers the intent's recorded body; how the first call was answered (dedupe) still holds.
     current = { ...outcome, body: { ...rest, ...(outcome.dedupe ?? body.dedupe ? { dedupe: outcome.dedupe ?? body.dedupe } : {}) } as RunOutcome["body"] };

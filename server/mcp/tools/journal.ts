@@ -2,11 +2,14 @@
 // for a call that answered still pending or running, or to look up what an earlier call did.
 import { z } from "zod";
 import { CALL_ID_PATTERN, MAX_WAIT_MS } from "../../mutation/journal/controls.js";
-import { answerOf, jsonText, type McpToolSpec } from "./spec.js";
+import { answerOf, jsonText, MAX_SETTLE_MS, type McpToolSpec } from "./spec.js";
+
+/** mutation_result's wait when none is given: long enough for most commands, short of client timeouts. */
+const DEFAULT_RESULT_WAIT_MS = 30_000;
 
 const resultInput = z.strictObject({
   callId: z.string().regex(CALL_ID_PATTERN).describe("The callId a mutation answered (or the idempotency key it was given)."),
-  wait: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe(`Milliseconds to wait for a running intent to finish (default 1000, at most ${MAX_WAIT_MS}).`),
+  wait: z.number().int().min(0).max(MAX_SETTLE_MS).optional().describe(`Milliseconds to wait for a running intent to finish (default ${DEFAULT_RESULT_WAIT_MS}, at most ${MAX_SETTLE_MS}).`),
 });
 
 const mutationResult: McpToolSpec = {
@@ -19,7 +22,8 @@ const mutationResult: McpToolSpec = {
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async call(args, call) {
     const { callId, wait } = args as z.infer<typeof resultInput>;
-    return answerOf(await call.run("result", { call: callId, ...(wait !== undefined ? { wait } : {}) }), jsonText);
+    const settleMs = wait ?? DEFAULT_RESULT_WAIT_MS;
+    return answerOf(await call.run("result", { call: callId, wait: Math.min(settleMs, MAX_WAIT_MS) }, { settleMs }), jsonText);
   },
 };
 

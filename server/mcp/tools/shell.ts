@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { TerminalOutput } from "../../mutation/terminal/terminal.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from "../../mutation/terminal/terminal-run.js";
-import { answerOf, type McpToolSpec } from "./spec.js";
+import { answerOf, MAX_SETTLE_MS, type McpToolSpec } from "./spec.js";
 
 /** How long past its own timeout a foreground call waits (a queued command may wait its timeout for a slot). */
 const SETTLE_MARGIN_MS = 15_000;
@@ -16,7 +16,7 @@ const SHELL_ANNOTATIONS = { readOnlyHint: false, destructiveHint: true, idempote
 const shellInput = z.strictObject({
   command: z.string().min(1).describe("The shell command line (sh -c), run in the project's sandbox."),
   workdir: z.string().min(1).optional().describe("Folder to run in, relative to the project root or as /project/...; default the root."),
-  timeout: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional().describe(`Milliseconds before the command's process tree is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). Not with background.`),
+  timeout: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional().describe(`Milliseconds before the command's process tree is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). Not with background. A call answers within ${MAX_SETTLE_MS / 1000} s: a longer command answers state "running" and its callId; poll mutation_result with it.`),
   background: z.boolean().optional().describe("true: start a long-running process (a dev server) and answer after its start-up with its URLs, pid and log file; stop it with shell_stop."),
 });
 

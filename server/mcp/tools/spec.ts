@@ -41,6 +41,12 @@ export interface McpToolSpec {
   call(args: Record<string, unknown>, call: McpCall): Promise<McpAnswer>;
 }
 
+/**
+ * Longest one tools/call waits for a journaled intent before answering its running envelope (the agent then
+ * polls mutation_result): below the 60 s request timeout both official SDK clients default to.
+ */
+export const MAX_SETTLE_MS = 50_000;
+
 /** Longest text rendering; the structured body stays whole (the kernel bounded it already). */
 export const MAX_TEXT_CHARS = 64 * 1024;
 

@@ -361,6 +361,9 @@ describe("journal identity", () => {
     await append();
     await append();
     expect(fs.readFileSync(counter, "utf8")).toBe("x\nx\nx\n");
+    const polled = await client.callTool({ name: "mutation_result", arguments: { callId: "key-1" } });
+    expect(structured(polled)).toMatchObject({ ok: true, callId: "key-1", state: "succeeded", tool: "terminal", exitCode: 0 });
+    expect(fs.readFileSync(counter, "utf8")).toBe("x\nx\nx\n");
     const bad = await append({ [IDEMPOTENCY_KEY_META]: "has spaces" });
     expect(bad.isError).toBe(true);
     expect(structured(bad).errorCode).toBe("invalid_parameter");
