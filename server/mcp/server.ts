@@ -56,12 +56,19 @@ export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [...readTools, ...searchTo
 const MAX_SETTLE_POLLS = 2_000;
 
 const SERVER_INFO = { name: "urlbridge", version: packageVersion() };
+const INSTRUCTIONS = [
+  "urlbridge gives you one project folder. Paths are relative to its root (or /project/...); nothing outside it is reachable.",
+  "Read before you change: write replaces a whole file only after you have read its current version in full; prefer edit or patch for parts.",
+  "Every edit, write, patch and shell call runs once per call. To retry one safely, send the same _meta[\"urlbridge/idempotencyKey\"]: a repeat answers the recorded result.",
+  "Failures come back with errorCode, repairHint (what to do next) and agentAction.",
+].join("\n");
 
 /** A fresh SDK McpServer for one request (stateless), its tools registered for this capability. */
 export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
   const server = new McpServer(SERVER_INFO, {
     // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
     capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
   });
   const byId = kernelToolsOf(deps);
   for (const spec of listedSpecs(scope, byId, [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)])) {

@@ -134,6 +134,7 @@ describe("tools/list", () => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: false } });
     expect(client.getServerCapabilities()?.resources).toBeUndefined();
     expect(client.getServerVersion()?.name).toBe("urlbridge");
+    expect(client.getInstructions()).toContain("idempotencyKey");
   });
 });
 
