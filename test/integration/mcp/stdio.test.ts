@@ -7,7 +7,6 @@ import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../../helpers/bridge.js";
 import { BIN, cliEnv, runCli as runRelayCli } from "../cli/run-cli.js";
@@ -114,12 +113,11 @@ describe("urlbridge mcp (stdio relay into the running bridge)", () => {
     const result = (await client.callTool({ name: "read", arguments: { path: "notes.txt" } })) as { content: unknown; isError?: boolean };
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toContain("alpha");
-    // A plain tools/call request: v1's callTool() also checks an error result's structuredContent against the
-    // tool's outputSchema (reported to the MCP-tools owner); what this case proves is that the relay carries it.
-    const refused = await client.request(
-      { method: "tools/call", params: { name: "edit", arguments: { path: "notes.txt", oldString: "absent", newString: "x" } } },
-      CallToolResultSchema,
-    );
+    // v1's callTool() checks structuredContent against the outputSchema even when isError is true.
+    const refused = (await client.callTool({ name: "edit", arguments: { path: "notes.txt", oldString: "absent", newString: "x" } })) as {
+      isError?: boolean;
+      structuredContent?: unknown;
+    };
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ ok: false, errorCode: "edit_no_match" });
     expect(fs.readFileSync(path.join(t.projectDir, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
