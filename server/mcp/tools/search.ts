@@ -34,9 +34,10 @@ const glob: McpToolSpec = {
     });
     return answerOf(outcome, (body) => {
       const found = body as unknown as FindOutput;
+      // The kernel's notices name URL parameters; the text names this tool's fields instead.
       const lines = found.results.map((r) => r.path);
-      if (lines.length === 0) lines.push(`No file under ${found.path} matches ${pattern}.`);
-      if (found.notice) lines.push(found.notice);
+      if (found.truncated) lines.push(`More files may match (the search stopped at limit or a walk bound): narrow with path or a more specific pattern${limit === undefined ? ", or raise limit" : ""}.`);
+      else if (lines.length === 0) lines.push(`No file under ${found.path} matches ${pattern}.${hidden ? "" : " .gitignore'd paths, .git and node_modules were skipped: set hidden: true to include them."}`);
       return lines.join("\n");
     });
   },
@@ -73,8 +74,8 @@ const grep: McpToolSpec = {
       const found = body as unknown as GrepOutput;
       const lines: string[] = [];
       for (const file of found.files) for (const l of file.lines) lines.push(`${file.path}:${l.line}: ${l.text}`);
-      if (lines.length === 0) lines.push(`No match for ${pattern} in ${found.path}.`);
-      if (found.notice) lines.push(found.notice);
+      if (found.truncated) lines.push("The search stopped at a bound (limit, output size or time): narrow with path or include, or raise limit.");
+      else if (lines.length === 0) lines.push(`No match for ${pattern} in ${found.path}${literal ? "" : " (as a regular expression; set literal: true to match it as plain text)"}. .gitignore'd paths are not searched.`);
       return lines.join("\n");
     });
   },

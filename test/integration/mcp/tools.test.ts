@@ -249,6 +249,9 @@ describe("read tools", () => {
     const globbed = await client.callTool({ name: "glob", arguments: { pattern: "*.ts", path: "src" } });
     expect(text(globbed)).toContain("/project/src/one.ts");
     expect(text(globbed)).not.toContain("two.js");
+    put("node_modules/dep/index.ts", "export {};\n");
+    expect(text(await client.callTool({ name: "glob", arguments: { pattern: "index.ts" } }))).toContain("set hidden: true");
+    expect(text(await client.callTool({ name: "glob", arguments: { pattern: "index.ts", hidden: true } }))).toContain("/project/node_modules/dep/index.ts");
     const regex = await client.callTool({ name: "grep", arguments: { pattern: "Val.e" } });
     expect(text(regex)).toContain("/project/src/one.ts:1: const Value = 1;");
     const literal = await client.callTool({ name: "grep", arguments: { pattern: "a.b", literal: true } });
@@ -295,6 +298,16 @@ describe("file tools", () => {
     const patched = await client.callTool({ name: "patch", arguments: { patchText } });
     expect(patched.isError).toBeFalsy();
     expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo again\r\nTHREE\r\n")]));
+    const all = await client.callTool({ name: "edit", arguments: { path: "bom-crlf.txt", oldString: "e\n", newString: "E\n", replaceAll: true } });
+    expect(all.isError).toBeFalsy();
+    expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("onE\r\ntwo again\r\nTHREE\r\n")]));
+  });
+
+  it("refuses replaceAll on a file with mixed newlines, changing nothing", async () => {
+    const mixed = put("mixed.txt", "a;\r\nb;\nc;\n");
+    const result = await (await connect(full.m)).callTool({ name: "edit", arguments: { path: "mixed.txt", oldString: ";", newString: ",", replaceAll: true } });
+    expect(structured(result)).toMatchObject({ ok: false, errorCode: "invalid_parameter" });
+    expect(fs.readFileSync(mixed, "utf8")).toBe("a;\r\nb;\nc;\n");
   });
 
   it("keeps UTF-16 LE with its BOM through edit", async () => {
