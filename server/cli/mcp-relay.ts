@@ -155,7 +155,8 @@ export function runMcpRelay(options: McpRelayOptions): Promise<void> {
 
   /** What the bridge answered, as JSON-RPC messages; undefined when it refused the capability (opaque 404). */
   function answersOf(exchange: Exchange): unknown[] | undefined {
-    if (exchange.status === 202 || exchange.status === 204 || exchange.body.length === 0) return [];
+    const ok = exchange.status >= 200 && exchange.status < 300;
+    if (ok && exchange.body.length === 0) return [];
     if (exchange.contentType.includes("text/event-stream")) return sseMessages(exchange.body);
     let parsed: unknown;
     try {
@@ -203,6 +204,9 @@ export function runMcpRelay(options: McpRelayOptions): Promise<void> {
       }
       noteNegotiatedVersion(message, answers);
       for (const answer of answers) write(answer);
+      // A request the bridge did not answer would leave the client waiting for ever: answer it here.
+      const answered = new Set(answers.flatMap((a) => (Array.isArray(a) ? a : [a])).map((a) => (isRecord(a) ? a.id : undefined)));
+      for (const id of ids.filter((i) => !answered.has(i))) writeError(id, RELAY_ERROR, "the bridge sent no answer to this request; see its log");
     } catch (error) {
       const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       const text = `cannot relay to the bridge at ${endpoint.origin} (${cause}); is urlbridge running?`;
