@@ -72,9 +72,12 @@ const edit: McpToolSpec = {
     if (replaceAll && call.keyed) {
       // A keyed retry of a replaceAll answers what the first attempt recorded (the file no longer holds oldString).
       const recorded = (await call.run("result", { call: call.keyed, wait: 0 })).body as Record<string, unknown>;
-      if (recorded.errorCode !== ErrorCode.intentNotFound && (recorded.tool === "write" || recorded.tool === "edit")) {
+      const samePath = recorded.path === path || recorded.path === `/project/${path.replace(/^(\.\/|\/project\/)/, "")}`;
+      // Only a recorded success on this path: a failure replays through the journal itself (the same write
+      // again), and a key that names some other call falls through to the journal's call_id_conflict.
+      if (recorded.ok === true && (recorded.tool === "write" || recorded.tool === "edit") && samePath) {
         const { tool: _tool, ...body } = recorded;
-        return { body: { ...body, dedupe: "replayed" }, text: body.ok === false ? failureText(body) : `Replaced every occurrence in ${String(body.path)} (recorded result).` };
+        return { body: { ...body, dedupe: "replayed" }, text: `Replaced every occurrence in ${String(body.path)} (recorded result).` };
       }
     }
     const source = await readWhole(call, path);

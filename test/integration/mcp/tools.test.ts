@@ -392,6 +392,11 @@ describe("journal identity", () => {
     expect(replay.isError).toBeFalsy();
     expect(structured(replay).dedupe).toBe("replayed");
     expect(fs.readFileSync(file, "utf8")).toBe("y y y\n");
+    // The same key on another file's replaceAll is a different call: refused, nothing written.
+    const other = put("replay-other.txt", "x x\n");
+    const reused = await client.callTool({ name: "edit", arguments: { path: "replay-other.txt", oldString: "x", newString: "y", replaceAll: true }, _meta: { [IDEMPOTENCY_KEY_META]: "edit-key" } });
+    expect(structured(reused).errorCode).toBe("call_id_conflict");
+    expect(fs.readFileSync(other, "utf8")).toBe("x x\n");
   });
 
   it("replays a keyed call after a bridge restart instead of running it again", async () => {
