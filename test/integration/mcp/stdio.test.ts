@@ -212,6 +212,20 @@ describe("urlbridge mcp (stdio relay into the running bridge)", () => {
     expect(answers.every((m) => m.result !== undefined && !(m.result as { isError?: boolean }).isError)).toBe(true);
   });
 
+  it("hands a read-only project's session the read capability: read tools only", async () => {
+    const readOnly = await t.session({ write: false, terminal: false, name: "stdio-readonly" });
+    const view = (await t.api<{ capability: string; bearer: string }>("GET", `/api/sessions/${readOnly.sessionId}/mcp`)).body;
+    expect(view.capability).toBe("read");
+    expect(`${t.bridge.dataUrl}/v0/${view.bearer}`).toBe(readOnly.r);
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    const run = await runRelay(["--session", "stdio-readonly-1"], env, `${list}\n`);
+    expect(run.code).toBe(0);
+    const names = (jsonLines(run.stdout)[0]!.result as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+    expect(names).toContain("read");
+    expect(names).not.toContain("edit");
+    expect(names).not.toContain("write");
+  });
+
   it("session create prints the same MCP snippets as the session's MCP view", async () => {
     const projectId = (await t.api<Array<{ id: string; name: string }>>("GET", "/api/projects")).body.find((p) => p.name === PROJECT)!.id;
     const created = await runRelayCli(["session", "create", projectId, "--name", "snippets"], vars);
