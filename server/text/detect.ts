@@ -1,21 +1,24 @@
-// The one detector: the byte order mark (UTF-8, UTF-16 LE/BE, UTF-32 LE/BE), whether the content is binary,
-// and the newline style. Both decoders and the line index stand on it, so reads and mutations agree.
-import type { DetectedEncoding, Newline, NewlineCounts, NewlineStyle } from "./types.js";
+// The one detector: the byte order mark (UTF-8, UTF-16 LE/BE, UTF-32 LE/BE), BOM-less UTF-16 (sniffed),
+// whether the content is binary, and the newline style. Both decoders and the line index stand on it, so reads
+// and mutations agree.
+import { ENCODING_FACTS } from "./encodings.js";
+import { sniffUtf16 } from "./sniff-utf16.js";
+import type { TextEncoding, Newline, NewlineCounts, NewlineStyle } from "./types.js";
 
 export interface Detection {
-  encoding: DetectedEncoding;
+  encoding: TextEncoding;
   /** Length of the byte order mark on disk: 0, 2, 3 or 4. */
   bomBytes: number;
   /**
-   * The content holds a NUL code unit (U+0000). This is the rule ripgrep applies while searching, so /r, /f and
-   * /g agree on which files are text; a UTF-32 file always holds one (its BOM's zero bytes count as content to
-   * every reader that does not know UTF-32).
+   * The content holds a NUL code unit (U+0000) of its encoding. For UTF-8 and BOM-marked UTF-16 this is the
+   * rule ripgrep applies while searching, so /r, /f and /g agree on which of those files are text; UTF-32 and
+   * BOM-less UTF-16 text, which ripgrep takes for binary, is text here (see ripgrepSearches).
    */
   binary: boolean;
 }
 
 /** UTF-32 LE is tested before UTF-16 LE: its BOM starts with UTF-16 LE's. */
-const BOMS: ReadonlyArray<{ encoding: DetectedEncoding; bytes: readonly number[] }> = [
+const BOMS: ReadonlyArray<{ encoding: TextEncoding; bytes: readonly number[] }> = [
   { encoding: "utf-32le", bytes: [0xff, 0xfe, 0x00, 0x00] },
   { encoding: "utf-32be", bytes: [0x00, 0x00, 0xfe, 0xff] },
   { encoding: "utf-8-bom", bytes: [0xef, 0xbb, 0xbf] },
@@ -23,16 +26,21 @@ const BOMS: ReadonlyArray<{ encoding: DetectedEncoding; bytes: readonly number[]
   { encoding: "utf-16be", bytes: [0xfe, 0xff] },
 ];
 
-/** Bytes per code unit of each encoding, for the NUL test. */
-const UNIT_BYTES: Record<DetectedEncoding, number> = { "utf-8": 1, "utf-8-bom": 1, "utf-16le": 2, "utf-16be": 2, "utf-32le": 4, "utf-32be": 4 };
-
-/** Classifies file bytes by their BOM; a file without one is taken as UTF-8 (BOM-less UTF-16 is not guessed). */
+/**
+ * Classifies file bytes by their BOM. A file without one is UTF-8, unless it holds a zero byte (binary as
+ * UTF-8) and sniff-utf16.ts finds it to be BOM-less UTF-16 text.
+ */
 export function detectEncoding(bytes: Buffer): Detection {
   const bom = BOMS.find((b) => bytes.length >= b.bytes.length && b.bytes.every((byte, i) => bytes[i] === byte));
-  const encoding = bom?.encoding ?? "utf-8";
-  const bomBytes = bom?.bytes.length ?? 0;
-  if (encoding === "utf-32le" || encoding === "utf-32be") return { encoding, bomBytes, binary: true };
-  return { encoding, bomBytes, binary: holdsNulUnit(bytes.subarray(bomBytes), UNIT_BYTES[encoding]) };
+  if (bom) {
+    const bomBytes = bom.bytes.length;
+    return { encoding: bom.encoding, bomBytes, binary: holdsNulUnit(bytes.subarray(bomBytes), ENCODING_FACTS[bom.encoding].unitBytes) };
+  }
+  if (bytes.indexOf(0) === -1) return { encoding: "utf-8", bomBytes: 0, binary: false };
+  const utf16 = sniffUtf16(bytes);
+  // The sniff weighs a sample; a NUL unit further on still makes the file binary, as with a BOM.
+  if (utf16) return { encoding: utf16, bomBytes: 0, binary: holdsNulUnit(bytes, 2) };
+  return { encoding: "utf-8", bomBytes: 0, binary: true };
 }
 
 /** True when an aligned code unit of `width` bytes is all zero (a trailing partial unit never is one). */

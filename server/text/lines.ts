@@ -67,7 +67,8 @@ export function columnOfOffset(utf8: Buffer, lineStart: number, offset: number):
   return countCodePoints(utf8.subarray(lineStart, offset)) + 1;
 }
 
-function countCodePoints(bytes: Buffer): number {
+/** Code points in UTF-8 bytes (lead bytes counted). */
+export function countCodePoints(bytes: Buffer): number {
   let count = 0;
   for (const b of bytes) if ((b & 0xc0) !== 0x80) count++;
   return count;

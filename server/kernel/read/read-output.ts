@@ -1,6 +1,7 @@
 // What a successful /r answers, as zod schemas: MCP publishes them as the read tool's outputSchema, and the
 // result types read.ts builds are inferred from them, so a renamed or dropped field fails the build.
 import { z } from "zod";
+import { TEXT_ENCODINGS } from "../../text/index.js";
 import { directoryEntry } from "./read-directory.js";
 
 const lineNumber = z.number().int().min(0);
@@ -12,7 +13,7 @@ const fingerprint = z
 export const readFileEntry = z.strictObject({
   path: z.string().describe("The file in /project/... form."),
   kind: z.literal("file"),
-  encoding: z.enum(["utf-8", "utf-8-bom", "utf-16le", "utf-16be"]).describe("Encoding on disk; content is always shown as text whatever it is."),
+  encoding: z.enum(TEXT_ENCODINGS).describe("Encoding on disk (the -no-bom UTF-16 ones are guessed from the bytes); content is always shown as text whatever it is."),
   newline: z.enum(["lf", "crlf", "cr", "mixed", "none"]).describe("Newline style of the whole file; content keeps the file's own newlines."),
   size: z.number().int().min(0).describe("File size in bytes on disk."),
   fingerprint,

@@ -7,7 +7,7 @@ import type { GrepSearch } from "./grep-search.js";
 import { readFileInDirectory, readHeldFile } from "../../sandbox/fd-ops.js";
 import { MAX_SEARCH_FILE_BYTES } from "../limits.js";
 import { findMatchingLines, type RegexWorker } from "./regex-worker.js";
-import { decodeLossy } from "../../text/index.js";
+import { decodeLossy, ripgrepSearches } from "../../text/index.js";
 import { toRelative, walkTree } from "./walk.js";
 
 /** Text sent to the regex worker in one message (files are never split). */
@@ -19,11 +19,11 @@ interface PendingFile {
   text: string;
 }
 
-/** Text of file bytes as both engines search them; undefined for binary files. */
+/** Text of file bytes as both engines search them; undefined for binary files and for text rg takes for binary (UTF-32, BOM-less UTF-16). */
 function searchText(bytes: Buffer | undefined): string | undefined {
   if (bytes === undefined) return undefined;
   const file = decodeLossy(bytes);
-  return file.kind === "binary" ? undefined : file.utf8.toString("utf8");
+  return file.kind === "binary" || !ripgrepSearches(file.encoding) ? undefined : file.utf8.toString("utf8");
 }
 
 /** Text of entry `name` of a held directory; undefined for binary, oversized, unreadable or non-regular files. */

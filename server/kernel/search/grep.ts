@@ -9,7 +9,7 @@ import type { GrepEngine } from "./grep-search.js";
 import { createIncludeFilter } from "./include-glob.js";
 import { DEFAULT_GREP_MATCHES, MAX_GREP_MATCHES, MAX_GREP_OUTPUT_BYTES, MAX_SEARCH_FILE_BYTES, MAX_SEARCH_MS } from "../limits.js";
 import { compileSearchPattern } from "./search-pattern.js";
-import { decodeLossy } from "../../text/index.js";
+import { decodeLossy, ripgrepSearches } from "../../text/index.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
 
 const schema = z.object({
@@ -61,9 +61,17 @@ async function checkSingleFile(target: HeldPath, display: string, size: number):
       retryable: false,
     });
   }
-  if (decodeLossy(await readHeldFile(target.fd!, size)).kind === "binary") {
+  const file = decodeLossy(await readHeldFile(target.fd!, size));
+  if (file.kind === "binary") {
     throw new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {
       detail: { path: display, size },
+      retryable: false,
+    });
+  }
+  // ripgrep takes UTF-32 and BOM-less UTF-16 for binary (their NUL bytes), and both engines answer as it does.
+  if (!ripgrepSearches(file.encoding)) {
+    throw new ToolError(ErrorCode.binaryFile, `${display} is ${file.encoding} text, which /g skips as binary (ripgrep reads only UTF-8 and BOM-marked UTF-16). Read it with /r, or find a line in it with /f?query=.`, {
+      detail: { path: display, size, encoding: file.encoding },
       retryable: false,
     });
   }

@@ -36,7 +36,7 @@ async function readWhole(call: McpCall, path: string): Promise<SourceText | unde
     if (!entry || entry.kind !== "file" || entry.size > MAX_EDIT_SOURCE_BYTES) return undefined;
     text += entry.content;
     if (entry.complete || !entry.next) {
-      return { text, newline: entry.newline, encoding: entry.encoding, lossy: entry.invalidUtf8 === true || (entry.encoding.startsWith("utf-16") && text.includes("\uFFFD")) };
+      return { text, newline: entry.newline, encoding: entry.encoding, lossy: entry.invalidUtf8 === true || (!entry.encoding.startsWith("utf-8") && text.includes("\uFFFD")) };
     }
     const next = new URL(entry.next).searchParams;
     params = { path: [path], offset: Number(next.get("offset") ?? 1), ...(next.get("col") ? { col: Number(next.get("col")) } : {}) };

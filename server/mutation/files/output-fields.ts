@@ -3,7 +3,16 @@
 import { z } from "zod";
 import type { NewlineStyle, TextEncoding } from "../../text/index.js";
 
-const TEXT_ENCODINGS = ["utf-8", "utf-8-bom", "utf-16le", "utf-16be"] as const satisfies readonly TextEncoding[];
+const TEXT_ENCODINGS = [
+  "utf-8",
+  "utf-8-bom",
+  "utf-16le",
+  "utf-16be",
+  "utf-16le-no-bom",
+  "utf-16be-no-bom",
+  "utf-32le",
+  "utf-32be",
+] as const satisfies readonly TextEncoding[];
 const NEWLINE_STYLES = ["lf", "crlf", "cr", "mixed", "none"] as const satisfies readonly NewlineStyle[];
 type Unlisted = Exclude<TextEncoding, (typeof TEXT_ENCODINGS)[number]> | Exclude<NewlineStyle, (typeof NEWLINE_STYLES)[number]>;
 const everyValueListed: [Unlisted] extends [never] ? true : Unlisted = true;

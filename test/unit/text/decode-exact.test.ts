@@ -13,6 +13,15 @@ describe("decodeExact", () => {
     ["utf-16le", "\n"],
     ["utf-16be", "\n"],
     ["utf-16be", "\r"],
+    ["utf-16le-no-bom", "\r\n"],
+    ["utf-16le-no-bom", "\n"],
+    ["utf-16be-no-bom", "\r\n"],
+    ["utf-16be-no-bom", "\n"],
+    ["utf-32le", "\r\n"],
+    ["utf-32le", "\n"],
+    ["utf-32be", "\r\n"],
+    ["utf-32be", "\n"],
+    ["utf-32be", "\r"],
   ])("round-trips %s with %j newlines byte-exactly", (encoding, newline) => {
     const text = [SAMPLE, "line two", ""].join(newline);
     const bytes = encodeText(text, encoding);
@@ -28,6 +37,10 @@ describe("decodeExact", () => {
     expect([...encodeText("a", "utf-8-bom")]).toEqual([0xef, 0xbb, 0xbf, 0x61]);
     expect([...encodeText("a", "utf-16le")]).toEqual([0xff, 0xfe, 0x61, 0x00]);
     expect([...encodeText("a", "utf-16be")]).toEqual([0xfe, 0xff, 0x00, 0x61]);
+    expect([...encodeText("a", "utf-16le-no-bom")]).toEqual([0x61, 0x00]);
+    expect([...encodeText("a", "utf-16be-no-bom")]).toEqual([0x00, 0x61]);
+    expect([...encodeText("a😀", "utf-32le")]).toEqual([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x00, 0xf6, 0x01, 0x00]);
+    expect([...encodeText("a😀", "utf-32be")]).toEqual([0, 0, 0xfe, 0xff, 0, 0, 0, 0x61, 0x00, 0x01, 0xf6, 0x00]);
   });
 
   it.each([
@@ -36,8 +49,11 @@ describe("decodeExact", () => {
     ["an odd-length UTF-16 body", Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x62]), "not_round_trippable"],
     ["a lone UTF-16 surrogate", Buffer.from([0xff, 0xfe, 0x00, 0xd8, 0x61, 0x00]), "not_round_trippable"],
     ["a UTF-16 BOM with a NUL unit", Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x00, 0x00]), "binary"],
-    ["a UTF-32 LE BOM", Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x61, 0x00, 0x00, 0x00]), "not_round_trippable"],
-    ["a UTF-32 BE BOM", Buffer.from([0x00, 0x00, 0xfe, 0xff, 0x00, 0x00, 0x00, 0x61]), "not_round_trippable"],
+    ["UTF-32 LE above U+10FFFF", Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x00, 0x00, 0x11, 0x00]), "not_round_trippable"],
+    ["UTF-32 BE above U+10FFFF", Buffer.from([0, 0, 0xfe, 0xff, 0, 0, 0, 0x61, 0xff, 0xff, 0xff, 0xff]), "not_round_trippable"],
+    ["a UTF-32 surrogate code point", Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x00, 0xd8, 0, 0]), "not_round_trippable"],
+    ["a UTF-32 body with a partial unit", Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x62, 0]), "not_round_trippable"],
+    ["UTF-32 holding U+0000", Buffer.from([0, 0, 0xfe, 0xff, 0, 0, 0, 0x61, 0, 0, 0, 0]), "binary"],
     ["Latin-1 text", Buffer.from("café\n", "latin1"), "not_round_trippable"],
     ["an overlong UTF-8 encoding", Buffer.from([0xc0, 0xaf]), "not_round_trippable"],
   ])("refuses %s", (_name, bytes, reason) => {
@@ -67,7 +83,7 @@ describe("decodeExact", () => {
   it.each([
     ["binary", Buffer.from([0x61, 0x00]), "binary_file"],
     ["not UTF-8", Buffer.from([0x61, 0xff]), "unsupported_encoding"],
-    ["UTF-32", Buffer.from([0x00, 0x00, 0xfe, 0xff, 0x00, 0x00, 0x00, 0x61]), "unsupported_encoding"],
+    ["UTF-32 above U+10FFFF", Buffer.from([0x00, 0x00, 0xfe, 0xff, 0x00, 0x11, 0x00, 0x00]), "unsupported_encoding"],
   ])("decodeForEdit refuses a %s file with a code and no retry", (_name, bytes, code) => {
     expect(() => decodeForEdit(bytes, "f.txt")).toThrow(expect.objectContaining({ code, retryable: false }));
   });

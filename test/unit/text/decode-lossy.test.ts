@@ -24,7 +24,8 @@ describe("decodeLossy", () => {
     ["a NUL byte at the start", Buffer.from([0, 1, 2, 3])],
     ["a NUL byte deep inside text", Buffer.concat([Buffer.from("a".repeat(100_000)), Buffer.from([0]), Buffer.from("b")])],
     ["UTF-16 text holding U+0000", utf16("a\u0000b", false)],
-    ["UTF-16 without a BOM", Buffer.from("plain", "utf16le")],
+    ["BOM-less UTF-16 holding U+0000", Buffer.from("plain\u0000text", "utf16le")],
+    ["UTF-32 holding U+0000", Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0, 0, 0, 0])],
   ])("reports %s as binary", (_name, bytes) => {
     expect(decodeLossy(bytes).kind).toBe("binary");
   });
