@@ -15,8 +15,11 @@ export const MIN_SNIFF_BYTES = 8;
 export const SNIFF_SAMPLE_BYTES = 64 * 1024;
 /** At least a fifth of the code units must have a zero high byte (ASCII and Latin-1 characters). */
 const MIN_ZERO_HIGH_SHARE = 0.2;
-/** At most one code unit in twenty may have a zero low byte (U+0100, U+4E00 and the like). */
-const MAX_ZERO_LOW_SHARE = 0.05;
+/**
+ * At most one zero low byte (U+0100, U+4E00, the low surrogate of 😀...) for every eight zero high bytes: a
+ * ratio rather than a share, so one such character does not disqualify a short file.
+ */
+const MAX_ZERO_LOW_PER_ZERO_HIGH = 1 / 8;
 /** At most one code unit in a hundred may be a control character other than tab, newlines, FF, VT and ESC. */
 const MAX_CONTROL_SHARE = 0.01;
 
@@ -41,7 +44,7 @@ export function sniffUtf16(bytes: Buffer): BomlessUtf16 | undefined {
   const bigEndian = evenZeros > oddZeros;
   const zeroHigh = bigEndian ? evenZeros : oddZeros;
   const zeroLow = bigEndian ? oddZeros : evenZeros;
-  if (zeroHigh < units * MIN_ZERO_HIGH_SHARE || zeroLow > units * MAX_ZERO_LOW_SHARE) return undefined;
+  if (zeroHigh < units * MIN_ZERO_HIGH_SHARE || zeroLow > zeroHigh * MAX_ZERO_LOW_PER_ZERO_HIGH) return undefined;
   const controls = countControlsIfWellFormed(sample, bigEndian, sample.length < bytes.length);
   if (controls === undefined || controls > units * MAX_CONTROL_SHARE) return undefined;
   return bigEndian ? "utf-16be-no-bom" : "utf-16le-no-bom";
