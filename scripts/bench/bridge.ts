@@ -15,7 +15,7 @@ const START_TIMEOUT_MS = 20_000;
 
 export interface BenchBridge {
   bases: { r: string; m?: string };
-  /** The bridge's process, for its CPU time (harness.ts cpuMicros). */
+  /** The bridge's process, for its CPU time (harness.ts mainThreadCpuNs). */
   pid: number;
   close(): Promise<void>;
 }

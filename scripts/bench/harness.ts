@@ -89,29 +89,44 @@ export async function measureInterleaved(runs: number, warmup: number, fns: Arra
   });
 }
 
-/** User + system CPU a process has used so far, in microseconds, from /proc/<pid>/stat (Linux; clock ticks). */
-export function cpuMicros(pid: number): number | undefined {
-  let stat: string;
+/**
+ * On-CPU time of a process's main thread so far, in nanoseconds: the first field of /proc/<pid>/schedstat
+ * (the scheduler's own accounting, nanosecond resolution, Linux with schedstats). For a Node server that
+ * is its event loop; GC helper and thread-pool threads are not counted. Undefined where unavailable.
+ */
+export function mainThreadCpuNs(pid: number): number | undefined {
   try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const ns = Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+    return Number.isFinite(ns) ? ns : undefined;
   } catch {
     return undefined;
   }
-  // Fields after the parenthesised command name: utime and stime are the 12th and 13th, in USER_HZ (100 on Linux).
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / CLOCK_TICKS_PER_SECOND);
 }
 
-const CLOCK_TICKS_PER_SECOND = 100;
+export interface CpuTarget {
+  /** The process that serves fn's requests. */
+  pid: number;
+  fn: () => Promise<unknown>;
+}
 
 /**
- * CPU time a server process spends per call of fn: `runs` sequential calls, the process's /proc CPU before
- * and after divided by runs. Steadier than latency on shared cores, since time the process waits for a core
- * is not counted; resolution is one clock tick (10 ms) over the whole loop. Undefined off Linux.
+ * Main-thread CPU per call (µs) of each target's serving process, the targets taken in turns of `block`
+ * sequential calls so that machine load falls on all alike, as in measureInterleaved. A block's CPU is the
+ * process's schedstat delta over it; the work a server does after its last answer in a block is counted in
+ * the next block of that process, which is off by at most one call's tail per block. Undefined per target
+ * where schedstat is unavailable.
  */
-export async function measureCpuPerCall(pid: number, runs: number, fn: () => Promise<unknown>): Promise<number | undefined> {
-  const before = cpuMicros(pid);
-  for (let i = 0; i < runs; i++) await fn();
-  const after = cpuMicros(pid);
-  return before === undefined || after === undefined ? undefined : (after - before) / runs;
+export async function measureCpuInterleaved(rounds: number, block: number, targets: CpuTarget[]): Promise<Array<number | undefined>> {
+  const totals = targets.map(() => 0);
+  const usable = targets.map((t) => mainThreadCpuNs(t.pid) !== undefined);
+  for (let round = 0; round < rounds; round++) {
+    for (const [k, target] of targets.entries()) {
+      const before = mainThreadCpuNs(target.pid);
+      for (let i = 0; i < block; i++) await target.fn();
+      const after = mainThreadCpuNs(target.pid);
+      if (before === undefined || after === undefined) usable[k] = false;
+      else totals[k] = totals[k]! + (after - before);
+    }
+  }
+  return totals.map((ns, k) => (usable[k] ? ns / (rounds * block) / 1000 : undefined));
 }

@@ -37,7 +37,7 @@ export function createBenchClient(maxSockets: number): BenchClient {
 
 export interface FloorServer {
   url: string;
-  /** The floor's process, for its CPU time (harness.ts cpuMicros). */
+  /** The floor's process, for its CPU time (harness.ts mainThreadCpuNs). */
   pid: number;
   close(): Promise<void>;
 }

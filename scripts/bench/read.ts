@@ -11,7 +11,7 @@ import { ripgrepBaseArgs } from "../../server/kernel/search/ripgrep.js";
 import { compileSearchPattern } from "../../server/kernel/search/search-pattern.js";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge } from "./bridge.js";
-import { measureCpuPerCall, measureInterleaved, measureThroughput, type BenchResult, type Stats, type Throughput } from "./harness.js";
+import { measureCpuInterleaved, measureInterleaved, measureThroughput, type BenchResult, type Stats, type Throughput } from "./harness.js";
 import { createBenchClient, startFloorServer, type FloorServer } from "./http.js";
 import { GREP_NEEDLE, sourceText, writeGrepTree } from "./read-tree.js";
 
@@ -19,8 +19,9 @@ const READ_RUNS = 1000;
 const READ_WARMUP = 1000;
 const READ_CONCURRENCY = 4;
 const READ_THROUGHPUT_MS = 3000;
-/** Sequential calls per target for the CPU-per-call figures (each process's /proc CPU over the loop). */
-const CPU_RUNS = 3000;
+/** CPU-per-call figures: rounds of CPU_BLOCK sequential calls per target, the targets taken in turns. */
+const CPU_ROUNDS = 40;
+const CPU_BLOCK = 50;
 const GREP_RUNS = 60;
 const GREP_WARMUP = 5;
 const GREP_CONCURRENCY = 2;
@@ -42,7 +43,7 @@ interface Row {
   target: number;
 }
 
-/** CPU time per call of the serving process (µs), from /proc; undefined off Linux. */
+/** Main-thread CPU per call of the serving process (µs), from /proc/<pid>/schedstat; undefined off Linux. */
 interface CpuPerCall {
   ours: number | undefined;
   koa: number | undefined;
@@ -104,11 +105,12 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
           stat,
         ])) as [Stats, Stats, Stats, Stats];
         gateway ??= t;
-        const cpu: CpuPerCall = {
-          ours: await measureCpuPerCall(bridge.pid, CPU_RUNS, () => client.get(target)),
-          koa: await measureCpuPerCall(koaFloor.pid, CPU_RUNS, () => client.get(koaFloor.url)),
-          stat: await measureCpuPerCall(bridge.pid, CPU_RUNS, stat),
-        };
+        const [oursCpu, koaCpu, statCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+          { pid: bridge.pid, fn: () => client.get(target) },
+          { pid: koaFloor.pid, fn: () => client.get(koaFloor.url) },
+          { pid: bridge.pid, fn: stat },
+        ]);
+        const cpu: CpuPerCall = { ours: oursCpu, koa: koaCpu, stat: statCpu };
         const oursRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(target));
         const floorRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(floor.url));
         const koaRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(koaFloor.url));
@@ -182,7 +184,7 @@ function shellVerdict(single: ShellRow, gateway: Stats): string[] {
   const own = `The shell's own cost is the Koa pass-through against the bare floor: ${(single.koa.p50 / single.bare.p50).toFixed(2)}× at p50.`;
   const cpu =
     single.cpu.ours !== undefined && single.cpu.koa !== undefined && single.cpu.stat !== undefined
-      ? [`CPU per call (/proc, ${CPU_RUNS} sequential calls each): /r ${micros(single.cpu.ours)} µs, /t ${micros(single.cpu.stat)} µs, the Koa floor ${micros(single.cpu.koa)} µs.`]
+      ? [`Main-thread CPU per call (schedstat, ${CPU_ROUNDS * CPU_BLOCK} calls each, interleaved in blocks of ${CPU_BLOCK}): /r ${micros(single.cpu.ours)} µs, /t ${micros(single.cpu.stat)} µs, the Koa floor ${micros(single.cpu.koa)} µs.`]
       : [];
   if (ratio <= KOA_FLOOR_TARGET) return ["", own, ...cpu, `/r meets its ${KOA_FLOOR_TARGET}× target against the Koa pass-through floor (${ratio.toFixed(2)}×).`];
   return [
@@ -243,7 +245,8 @@ export async function runReadBench(): Promise<BenchResult> {
       "The data plane's Koa shell: the bridge's data-plane server is a Koa app whose one middleware hands `ctx.req`/`ctx.res`",
       "to the listener with `ctx.respond = false` (server/gateway/koa-shell.ts). Its floor is the bare floor's handler behind",
       "the same one-middleware pass-through, same bytes, timed in the same interleaved loop as /r, the bare floor and /t.",
-      `CPU µs/call: the serving process's user + system CPU (/proc) over ${CPU_RUNS} sequential calls of that target alone, after the latency loop.`,
+      `CPU µs/call: the serving process's main-thread (event loop) on-CPU time from /proc/<pid>/schedstat, over ${CPU_ROUNDS * CPU_BLOCK} sequential calls`,
+      `of each target taken in turns of ${CPU_BLOCK} (/r, the Koa floor, /t), after the latency loop; GC helper and thread-pool threads are not counted.`,
       "",
       "| case | /r p50 ms | bare floor p50 ms | Koa pass-through p50 ms | Koa p99 ms | Koa req/s | Koa ÷ bare | /r ÷ bare | /r ÷ Koa | target | /r CPU µs/call | Koa CPU µs/call | CPU ratio |",
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
