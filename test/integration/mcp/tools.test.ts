@@ -15,6 +15,7 @@ import { createLogger } from "../../../server/log.js";
 import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
 import { MAX_IMAGE_BYTES } from "../../../server/mcp/tools/image.js";
 import { createPluginHost } from "../../../server/plugins/host.js";
+import { encodeText, type TextEncoding } from "../../../server/text/index.js";
 import { agentGet, giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { notesPlugin } from "../../helpers/notes-plugin.js";
 import { connectMcpClient, tokenOfBase, type McpSdk } from "../../helpers/mcp-clients.js";
@@ -316,6 +317,23 @@ describe("file tools", () => {
     const result = await (await connect(full.m)).callTool({ name: "edit", arguments: { path: "wide.txt", oldString: "ligne", newString: "deuxième" } });
     expect(structured(result)).toMatchObject({ ok: true, encoding: "utf-16le" });
     expect(fs.readFileSync(file)).toEqual(encode("première\ndeuxième\n"));
+  });
+
+  it.each<[string, TextEncoding]>([
+    ["UTF-32 BE with its BOM", "utf-32be"],
+    ["BOM-less UTF-16 LE", "utf-16le-no-bom"],
+  ])("reads %s as text and keeps it through edit and patch", async (name, encoding) => {
+    const rel = `${encoding}.txt`;
+    const file = put(rel, encodeText("première\r\nligne\r\n", encoding));
+    const client = await connect(full.m);
+    const read = await client.callTool({ name: "read", arguments: { path: rel } });
+    expect(text(read)).toContain("2\tligne");
+    expect(structured(read)).toMatchObject({ ok: true, files: [{ kind: "file", encoding, newline: "crlf" }] });
+    const edited = await client.callTool({ name: "edit", arguments: { path: rel, oldString: "ligne", newString: "deuxième" } });
+    expect(structured(edited), name).toMatchObject({ ok: true, encoding });
+    const patched = await client.callTool({ name: "patch", arguments: { patchText: `*** Begin Patch\n*** Update File: ${rel}\n@@\n-première\n+first\n*** End Patch` } });
+    expect(patched.isError).toBeFalsy();
+    expect(fs.readFileSync(file)).toEqual(encodeText("first\r\ndeuxième\r\n", encoding));
   });
 
   it("never rewrites a file that is not valid UTF-8", async () => {
