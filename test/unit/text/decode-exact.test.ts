@@ -41,6 +41,8 @@ describe("decodeExact", () => {
     expect([...encodeText("a", "utf-16be-no-bom")]).toEqual([0x00, 0x61]);
     expect([...encodeText("a😀", "utf-32le")]).toEqual([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x00, 0xf6, 0x01, 0x00]);
     expect([...encodeText("a😀", "utf-32be")]).toEqual([0, 0, 0xfe, 0xff, 0, 0, 0, 0x61, 0x00, 0x01, 0xf6, 0x00]);
+    // A lone surrogate has no UTF-32 form: written as U+FFFD, as Buffer writes it in UTF-8.
+    expect([...encodeText("a\ud800", "utf-32le")]).toEqual([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0xfd, 0xff, 0, 0]);
   });
 
   it.each([
