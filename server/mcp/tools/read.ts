@@ -55,7 +55,7 @@ const read: McpToolSpec = {
   kernel: "read",
   title: "Read a file or directory",
   description:
-    "Read a text file as numbered lines (offset/limit select lines; a page stops at about 24 KiB and says the offset that continues), list a directory, or view a PNG/JPEG/GIF/WebP image. Other binary files are described, never dumped. Encoding (UTF-8, UTF-16, BOM) and newline style are reported.",
+    "Read a text file as numbered lines (offset/limit select lines; a page stops at about 24 KiB and says the offset that continues), list a directory, or view a PNG/JPEG/GIF/WebP image. Other binary files are described, never dumped. Encoding (UTF-8, UTF-16, UTF-32, with or without BOM) and newline style are reported.",
   input: readInput,
   contentFields: [],
   annotations: READ_ONLY,
