@@ -1,20 +1,10 @@
-// Zod fields the file tools' output schemas share: the text encoding and newline style a file keeps, checked
-// against the text codec's own types so a new encoding or style fails the build here.
+// Zod fields the file tools' output schemas share: the text encoding and newline style a file keeps. The
+// encodings are the codec's own list; the newline styles are checked against its type, so a new one fails here.
 import { z } from "zod";
-import type { NewlineStyle, TextEncoding } from "../../text/index.js";
+import { TEXT_ENCODINGS, type NewlineStyle } from "../../text/index.js";
 
-const TEXT_ENCODINGS = [
-  "utf-8",
-  "utf-8-bom",
-  "utf-16le",
-  "utf-16be",
-  "utf-16le-no-bom",
-  "utf-16be-no-bom",
-  "utf-32le",
-  "utf-32be",
-] as const satisfies readonly TextEncoding[];
 const NEWLINE_STYLES = ["lf", "crlf", "cr", "mixed", "none"] as const satisfies readonly NewlineStyle[];
-type Unlisted = Exclude<TextEncoding, (typeof TEXT_ENCODINGS)[number]> | Exclude<NewlineStyle, (typeof NEWLINE_STYLES)[number]>;
+type Unlisted = Exclude<NewlineStyle, (typeof NEWLINE_STYLES)[number]>;
 const everyValueListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyValueListed;
 
