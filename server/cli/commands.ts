@@ -4,6 +4,7 @@ import type { Config } from "../config.js";
 import type { Project, SessionMcpView, SessionView } from "../control/api-types.js";
 import type { ParsedCommand } from "./args.js";
 import { CliError } from "./cli-error.js";
+import { findSession } from "./find-session.js";
 import { createControlClient, locateOperatorToken, type ControlClient } from "./control-client.js";
 import { formatMcpSnippets, formatPermissions, formatProject, formatSession, formatTable, sessionJson } from "./output.js";
 
@@ -32,16 +33,6 @@ async function findProject(client: ControlClient, ref: string): Promise<Project>
   const found = projects.find((p) => p.id === ref) ?? projects.find((p) => p.name === ref);
   if (!found) throw new CliError(`no project named or with id "${ref}"; see \`urlbridge project list\``);
   return found;
-}
-
-async function findSession(client: ControlClient, ref: string): Promise<SessionView> {
-  const sessions = await client.request<SessionView[]>("GET", "/api/sessions");
-  const byId = sessions.find((s) => s.id === ref);
-  if (byId) return byId;
-  const byName = sessions.filter((s) => s.name === ref);
-  if (byName.length === 1) return byName[0]!;
-  if (byName.length > 1) throw new CliError(`${byName.length} sessions are named "${ref}"; use the id (${byName.map((s) => s.id).join(", ")})`);
-  throw new CliError(`no session with id "${ref}"; see \`urlbridge session list\``);
 }
 
 export async function runProjectCommand(config: Config, cmd: ParsedCommand, print: Print): Promise<void> {

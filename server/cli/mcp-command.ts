@@ -1,21 +1,12 @@
 // `urlbridge mcp --session <id|name>`: resolves the session through the control API, takes the capability
 // its MCP view hands out (mutation when the project allows changes, else read) and relays stdio to the bridge.
 import type { Config } from "../config.js";
-import type { SessionMcpView, SessionView } from "../control/api-types.js";
+import type { SessionMcpView } from "../control/api-types.js";
 import type { ParsedCommand } from "./args.js";
 import { CliError, usageError } from "./cli-error.js";
 import { createControlClient, type ControlClient } from "./control-client.js";
+import { findSession } from "./find-session.js";
 import { runMcpRelay } from "./mcp-relay.js";
-
-async function resolveSession(client: ControlClient, ref: string): Promise<SessionView> {
-  const sessions = await client.request<SessionView[]>("GET", "/api/sessions");
-  const byId = sessions.find((s) => s.id === ref);
-  if (byId) return byId;
-  const byName = sessions.filter((s) => s.name === ref);
-  if (byName.length === 1) return byName[0]!;
-  if (byName.length > 1) throw new CliError(`${byName.length} sessions are named "${ref}"; use the id (${byName.map((s) => s.id).join(", ")})`);
-  throw new CliError(`no session named or with id "${ref}"; see \`urlbridge session list\``);
-}
 
 async function mcpViewOf(client: ControlClient, sessionId: string): Promise<SessionMcpView> {
   const view = await client.request<SessionMcpView>("GET", `/api/sessions/${encodeURIComponent(sessionId)}/mcp`);
@@ -29,7 +20,7 @@ export async function runMcpCommand(config: Config, cmd: ParsedCommand): Promise
   const ref = cmd.flags.session;
   if (!ref) throw usageError(`"urlbridge mcp" needs --session <session-name-or-id>`);
   const client = createControlClient(config);
-  const session = await resolveSession(client, ref);
+  const session = await findSession(client, ref);
   const view = await mcpViewOf(client, session.id);
   await runMcpRelay({
     input: process.stdin,

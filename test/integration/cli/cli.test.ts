@@ -110,7 +110,7 @@ describe("urlbridge CLI against a running bridge", () => {
   // Each case is a real child process; they run side by side to keep the file quick.
   const FAILURES: Array<[string[], number, RegExp]> = [
     [["session", "create", "no-such-project"], 1, /no project named or with id "no-such-project"/],
-    [["session", "rotate", "s_missing"], 1, /no session with id "s_missing"/],
+    [["session", "rotate", "s_missing"], 1, /no session named or with id "s_missing"/],
     [["project", "add", "demo", "/tmp"], 1, /^urlbridge: project_name_taken: /],
     [["project", "add", "ghost", "/definitely/not/here"], 1, /^urlbridge: root_not_found: /],
     [["session", "create"], 2, /takes <project-name-or-id>; got none/],
