@@ -20,6 +20,13 @@ export const JOURNAL_BUSY_TIMEOUT_MS = 20;
 /** At start-up nothing is served yet, so opening and migrating may wait longer for another process's lock. */
 const OPEN_BUSY_TIMEOUT_MS = 5000;
 
+/**
+ * The WAL file is cut back to this size whenever a checkpoint resets it. Without a limit SQLite keeps the file
+ * at the largest size one burst of transactions ever reached (the journal's tombstone pruning is the largest),
+ * so the file only grows. 4 MiB is what the default auto-checkpoint (1,000 pages) lets it reach anyway.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
 export function openDatabase(stateDir: string): Db {
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const file = path.join(stateDir, STATE_FILE_NAME);
@@ -31,6 +38,7 @@ export function openDatabase(stateDir: string): Db {
   // FULL makes an acknowledged intent durable across power loss, not only process death.
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma(`busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
   migrate(db);
   db.pragma(`busy_timeout = ${JOURNAL_BUSY_TIMEOUT_MS}`);
@@ -48,6 +56,7 @@ export function openDatabase(stateDir: string): Db {
 export function openLogConnection(stateDir: string): Db {
   const db = new Database(path.join(stateDir, STATE_FILE_NAME));
   db.pragma("synchronous = NORMAL");
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   // Short on purpose: this connection writes from a timer on the event loop, and a lock held elsewhere (a backup,
   // another writer) must not stall every call; a busy flush keeps its rows and retries later (activity.ts).
   db.pragma(`busy_timeout = ${ACTIVITY_BUSY_TIMEOUT_MS}`);
