@@ -4,15 +4,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Network, Wait, type StartedNetwork, type StartedTestContainer } from "testcontainers";
+import type { StartedNetwork, StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
-import { buildBridgeImage, buildEdgeImage, BRIDGE_IMAGE, EDGE_IMAGE, inspectPorts, LoopbackContainer, stopAll } from "./support/containers.js";
+import { buildBridgeImage, buildEdgeImage, CONTROL_PORT, DATA_PORT, EDGE_TLS_PORT, edgeCertificate, inspectPorts, startApplianceWithEdge, stopAll } from "./support/containers.js";
 import { createEdgeClient, type EdgeClient } from "./support/edge-client.js";
 
-const CONTROL_PORT = 47433;
-const DATA_PORT = 47432;
-const EDGE_TLS_PORT = 8443;
 /**
  * What the edge stand-in's /quicktunnel reports: a <label>.trycloudflare.com name, the only kind the bridge
  * trusts. The edge client connects to the stand-in's published port and sends this name in Host and SNI.
@@ -88,26 +85,11 @@ beforeAll(async () => {
   fs.chmodSync(demoDir, 0o777);
   fs.writeFileSync(path.join(demoDir, "README.md"), "# demo\n");
 
-  network = await new Network().start();
-  bridge = await new LoopbackContainer(BRIDGE_IMAGE)
-    .withNetwork(network)
-    .withNetworkAliases("bridge")
-    .withExposedPorts(CONTROL_PORT)
-    .withEnvironment({ URLBRIDGE_TUNNEL_METRICS: "http://edge:2000" })
-    .withBindMounts([{ source: projectsDir, target: "/projects" }])
-    .withWaitStrategy(Wait.forHealthCheck())
-    .withStartupTimeout(120_000)
-    .start();
-  edge = await new LoopbackContainer(EDGE_IMAGE)
-    .withNetwork(network)
-    .withNetworkAliases("edge")
-    .withExposedPorts(EDGE_TLS_PORT)
-    .withStartupTimeout(60_000)
-    .start();
+  ({ network, bridge, edge } = await startApplianceWithEdge(projectsDir));
 
   // The generated operator token, read the way the guide says; never printed.
   operatorToken = (await execInBridge(["urlbridge", "token", "--show"])).trim();
-  const ca = await (await edge.exec(["cat", "/etc/edge/edge.crt"])).output;
+  const ca = await edgeCertificate(edge);
   edgeClient = createEdgeClient({ origin: EDGE_ORIGIN, port: edge.getMappedPort(EDGE_TLS_PORT), ca });
 });
 

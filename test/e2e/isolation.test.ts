@@ -8,10 +8,8 @@ import path from "node:path";
 import { Wait, type StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
-import { buildBridgeImage, BRIDGE_IMAGE, LoopbackContainer, stopAll } from "./support/containers.js";
+import { buildBridgeImage, BRIDGE_IMAGE, CONTROL_PORT, DATA_PORT, LoopbackContainer, stopAll } from "./support/containers.js";
 
-const CONTROL_PORT = 47433;
-const DATA_PORT = 47432;
 const STATE_DIR = "/var/lib/urlbridge";
 const MAX_POLLS = 60;
 

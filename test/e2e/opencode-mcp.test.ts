@@ -8,15 +8,13 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Network, Wait, type StartedNetwork, type StartedTestContainer } from "testcontainers";
+import type { StartedNetwork, StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridgeImage, buildEdgeImage, BRIDGE_IMAGE, EDGE_IMAGE, LoopbackContainer, stopAll } from "./support/containers.js";
+import { buildBridgeImage, buildEdgeImage, CONTROL_PORT, EDGE_TLS_PORT, edgeCertificate, startApplianceWithEdge, stopAll } from "./support/containers.js";
 import { createEdgeClient } from "./support/edge-client.js";
 import { startMockLlm, type MockLlm } from "./support/mock-llm.js";
 import { locateOpencode, startOpencode, type Opencode } from "./support/opencode.js";
 
-const CONTROL_PORT = 47433;
-const EDGE_TLS_PORT = 8443;
 const EDGE_HOSTNAME = "e2e-edge.trycloudflare.com";
 const EDGE_ORIGIN = `https://${EDGE_HOSTNAME}`;
 const DISCOVERY_TIMEOUT_MS = 30_000;
@@ -115,23 +113,7 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
     fs.writeFileSync(path.join(demoDir, "notes.md"), "# Notes\nstatus: draft\nthe third line\n");
     fs.chmodSync(path.join(demoDir, "notes.md"), 0o666);
 
-    network = await new Network().start();
-    bridge = await new LoopbackContainer(BRIDGE_IMAGE)
-      .withNetwork(network)
-      .withNetworkAliases("bridge")
-      .withExposedPorts(CONTROL_PORT)
-      .withEnvironment({ URLBRIDGE_TUNNEL_METRICS: "http://edge:2000" })
-      .withBindMounts([{ source: projectsDir, target: "/projects" }])
-      .withWaitStrategy(Wait.forHealthCheck())
-      .withStartupTimeout(120_000)
-      .start();
-    edge = await new LoopbackContainer(EDGE_IMAGE)
-      .withNetwork(network)
-      .withNetworkAliases("edge")
-      .withExposedPorts(EDGE_TLS_PORT)
-      .withEnvironment({ EDGE_SSE: "cut" })
-      .withStartupTimeout(60_000)
-      .start();
+    ({ network, bridge, edge } = await startApplianceWithEdge(projectsDir, { EDGE_SSE: "cut" }));
 
     operatorToken = (await execIn(bridge, ["urlbridge", "token", "--show"])).trim();
     await waitForDiscoveredOrigin();
@@ -140,7 +122,7 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
     sessionId = session.id;
 
     // The agent's view: Init through the edge gives the mutation base, whose last segment is the capability.
-    const ca = (await edge.exec(["cat", "/etc/edge/edge.crt"])).output;
+    const ca = await edgeCertificate(edge);
     const edgePort = edge.getMappedPort(EDGE_TLS_PORT);
     const init = await createEdgeClient({ origin: EDGE_ORIGIN, port: edgePort, ca }).get<{ bases: { m: string } }>(session.initUrl);
     expect(init.status).toBe(200);

@@ -2,11 +2,16 @@
 // published ports bound to the host's loopback only, and an init process (compose `init: true`).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer } from "testcontainers";
+import { GenericContainer, getContainerRuntimeClient, Network, Wait, type StartedNetwork, type StartedTestContainer } from "testcontainers";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const BRIDGE_IMAGE = "urlbridge:e2e";
 export const EDGE_IMAGE = "urlbridge-edge-standin:e2e";
+
+/** The bridge's ports in the image (control published to loopback, data reached only by the edge) and the edge's TLS port. */
+export const CONTROL_PORT = 47433;
+export const DATA_PORT = 47432;
+export const EDGE_TLS_PORT = 8443;
 
 /** Builds the image from the repository's Dockerfile (classic builder; layers are cached between runs). */
 export async function buildBridgeImage(): Promise<GenericContainer> {
@@ -48,4 +53,48 @@ export async function inspectPorts(container: StartedTestContainer): Promise<Por
 /** Stops whatever was started, ignoring what already stopped; no reaper runs offline. */
 export async function stopAll(containers: Array<StartedTestContainer | undefined>): Promise<void> {
   await Promise.all(containers.map((c) => c?.stop({ timeout: 5_000 }).catch(() => undefined)));
+}
+
+export interface ApplianceWithEdge {
+  network: StartedNetwork;
+  bridge: StartedTestContainer;
+  edge: StartedTestContainer;
+}
+
+/**
+ * The appliance as the e2e suites run it: the bridge image with `projectsDir` at /projects, its tunnel metrics
+ * pointed at the edge, and the edge stand-in (`edgeEnv`, e.g. EDGE_SSE) beside it on one private network.
+ * Whatever started is stopped again when a later part fails to start.
+ */
+export async function startApplianceWithEdge(projectsDir: string, edgeEnv: Record<string, string> = {}): Promise<ApplianceWithEdge> {
+  const network = await new Network().start();
+  let bridge: StartedTestContainer | undefined;
+  try {
+    bridge = await new LoopbackContainer(BRIDGE_IMAGE)
+      .withNetwork(network)
+      .withNetworkAliases("bridge")
+      .withExposedPorts(CONTROL_PORT)
+      .withEnvironment({ URLBRIDGE_TUNNEL_METRICS: "http://edge:2000" })
+      .withBindMounts([{ source: projectsDir, target: "/projects" }])
+      .withWaitStrategy(Wait.forHealthCheck())
+      .withStartupTimeout(120_000)
+      .start();
+    const edge = await new LoopbackContainer(EDGE_IMAGE)
+      .withNetwork(network)
+      .withNetworkAliases("edge")
+      .withExposedPorts(EDGE_TLS_PORT)
+      .withEnvironment(edgeEnv)
+      .withStartupTimeout(60_000)
+      .start();
+    return { network, bridge, edge };
+  } catch (error) {
+    await stopAll([bridge]);
+    await network.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The edge stand-in's self-signed certificate, for clients that verify TLS. */
+export async function edgeCertificate(edge: StartedTestContainer): Promise<string> {
+  return (await edge.exec(["cat", "/etc/edge/edge.crt"])).output;
 }
