@@ -1,6 +1,5 @@
 // Runs the real server as a child process, SIGKILLs it in the middle of a 200-file apply_patch commit (held
 // open by the test-only URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS hook), restarts it and checks the rollback.
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -8,56 +7,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
 import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
+import { killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; callId?: string; state?: string };
 
-const REPO = path.resolve(import.meta.dirname, "../../..");
-const CHILD_START_TIMEOUT_MS = 20_000;
-const children: ChildProcess[] = [];
-
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-});
-
-interface ServerProcess {
-  child: ChildProcess;
-  controlUrl: string;
-  dataUrl: string;
-}
-
-/** Starts `node --import tsx server/main.ts` on ports 0 and reads the two URLs it logs once listening. */
-async function startServer(stateDir: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "server/main.ts")], {
-    cwd: REPO,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: stateDir,
-      URLBRIDGE_STATE_DIR: stateDir,
-      URLBRIDGE_CONTROL_PORT: "0",
-      URLBRIDGE_DATA_PORT: "0",
-      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      URLBRIDGE_LOG_LEVEL: "info",
-      ...extraEnv,
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  let log = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), CHILD_START_TIMEOUT_MS);
-    child.once("exit", (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${log}`)));
-    child.stderr!.on("data", (data: Buffer) => {
-      log += data.toString();
-      const control = /control plane on (\S+)/.exec(log)?.[1];
-      const data_ = /data plane on (\S+)/.exec(log)?.[1];
-      if (control && data_) {
-        clearTimeout(timer);
-        resolve({ child, controlUrl: control, dataUrl: data_ });
-      }
-    });
-  });
-}
+afterEach(killServerProcesses);
 
 async function api<T>(server: ServerProcess, method: string, route: string, body?: unknown): Promise<T> {
   const res = await fetch(`${server.controlUrl}${route}`, {
@@ -67,13 +22,6 @@ async function api<T>(server: ServerProcess, method: string, route: string, body
   });
   if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
-}
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-  });
 }
 
 describe("crash recovery", () => {
@@ -95,7 +43,7 @@ describe("crash recovery", () => {
     ];
     const patch = patchText(...ops);
 
-    const first = await startServer(stateDir, { [PATCH_WRITE_DELAY_ENV]: "40" });
+    const first = await startServerProcess({ stateDir, env: { [PATCH_WRITE_DELAY_ENV]: "40" } });
     const project = await api<{ id: string }>(first, "POST", "/api/projects", { name: "crash", root, permissions: { write: true, terminal: false } });
     const session = await api<{ initUrl: string }>(first, "POST", "/api/sessions", { projectId: project.id });
     const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
@@ -114,12 +62,12 @@ describe("crash recovery", () => {
       Object.entries(snapshotTree(root)).filter(([p, e]) => !p.includes(TEMP_SUFFIX) && JSON.stringify(before[p]) !== JSON.stringify(e)).length;
     while (changedCount() < 40) await sleep(20);
     first.child.kill("SIGKILL");
-    await killed(first.child);
+    await first.exited;
     const changedAtKill = changedCount();
     expect(changedAtKill).toBeGreaterThanOrEqual(40);
     expect(changedAtKill).toBeLessThan(200);
 
-    const second = await startServer(stateDir);
+    const second = await startServerProcess({ stateDir });
     expect(snapshotTree(root)).toEqual(before);
 
     const rebase = (u: string) => u.replace(first.dataUrl, second.dataUrl);
@@ -139,6 +87,6 @@ describe("crash recovery", () => {
     expect(fs.statSync(path.join(root, "src/m0/file7.txt")).mode & 0o777).toBe(0o755);
 
     second.child.kill("SIGTERM");
-    await killed(second.child);
+    await second.exited;
   });
 });

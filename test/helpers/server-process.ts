@@ -1,0 +1,65 @@
+// Runs the real server (`node --import tsx server/main.ts`) as a child process on ports 0, for tests that kill,
+// restart or fault it, and reads the two URLs it logs once listening.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { TEST_OPERATOR_TOKEN } from "./bridge.js";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+const CHILD_START_TIMEOUT_MS = 20_000;
+const children: ChildProcess[] = [];
+
+export interface ServerProcess {
+  child: ChildProcess;
+  controlUrl: string;
+  dataUrl: string;
+  /** Everything the server wrote to stderr so far. */
+  log(): string;
+  /** Resolves with the exit code when the process ends. */
+  exited: Promise<number | null>;
+}
+
+export interface ServerProcessOptions {
+  stateDir: string;
+  env?: Record<string, string>;
+  /** Extra `--import` modules loaded before the server (e.g. a fault-injection preload). */
+  preloads?: string[];
+}
+
+export function startServerProcess({ stateDir, env = {}, preloads = [] }: ServerProcessOptions): Promise<ServerProcess> {
+  const imports = ["tsx", ...preloads].flatMap((module) => ["--import", module]);
+  const child = spawn(process.execPath, [...imports, path.join(REPO, "server/main.ts")], {
+    cwd: REPO,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: stateDir,
+      URLBRIDGE_STATE_DIR: stateDir,
+      URLBRIDGE_CONTROL_PORT: "0",
+      URLBRIDGE_DATA_PORT: "0",
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      URLBRIDGE_LOG_LEVEL: "info",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.push(child);
+  let log = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), CHILD_START_TIMEOUT_MS);
+    child.once("exit", (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${log}`)));
+    child.stderr!.on("data", (data: Buffer) => {
+      log += data.toString();
+      const controlUrl = /control plane on (\S+)/.exec(log)?.[1];
+      const dataUrl = /data plane on (\S+)/.exec(log)?.[1];
+      if (controlUrl && dataUrl) {
+        clearTimeout(timer);
+        resolve({ child, controlUrl, dataUrl, log: () => log, exited });
+      }
+    });
+  });
+}
+
+/** For afterEach: SIGKILLs every server process a test started that is still running. */
+export function killServerProcesses(): void {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+}
