@@ -17,6 +17,8 @@ import { createDataPlane } from "./gateway/app.js";
 import { createClientErrorHandler } from "./gateway/client-error.js";
 import { createDataPlaneShell } from "./gateway/koa-shell.js";
 import { createReadTools } from "./kernel/index.js";
+import { createWebTools, type WebToolsOptions } from "./kernel/web/index.js";
+import { parseWebAllowlist } from "./kernel/web/guard/allowlist.js";
 import { createToolKernel, type ToolKernel } from "./kernel/tool/run-tool.js";
 import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
@@ -46,6 +48,8 @@ export interface BridgeOptions {
   extraTools?: AnyToolDefinition[];
   /** The mutation runtime's clock (journal retention, staging TTL); tests inject one. */
   now?: () => number;
+  /** The web tools' process boundaries: a test injects a DNS stand-in (resolve) or the interfaces it sees. */
+  web?: Pick<WebToolsOptions, "resolve" | "interfaces">;
 }
 
 export interface Bridge {
@@ -137,7 +141,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // Every in-flight call (grep, terminal, gate waits) listens on this one signal and removes its listener when it
   // ends; Node's default cap of 10 is a leak heuristic that any 11 concurrent calls trip, with no leak behind it.
   setMaxListeners(0, shutdown.signal);
-  const tools = [...createReadTools({ grepEngine: config.grepEngine }), ...mutationTools, ...(options.extraTools ?? [])];
+  const webTools = createWebTools({ allow: parseWebAllowlist(config.web.allow), search: config.web.search, ...options.web });
+  const tools = [...createReadTools({ grepEngine: config.grepEngine }), ...webTools, ...mutationTools, ...(options.extraTools ?? [])];
   const sandbox = createSandbox({
     config,
     codeDir: PACKAGE_ROOT,

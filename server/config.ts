@@ -5,6 +5,10 @@ import path from "node:path";
 import { z } from "zod";
 import { operatorTokenWeakness } from "./control/operator-token.js";
 import { parseCidr } from "./gateway/request-source.js";
+import { allowEntryProblem } from "./kernel/web/guard/allowlist.js";
+import { BRAVE_SEARCH_URL } from "./kernel/web/search/brave.js";
+import type { WebSearchConfig } from "./kernel/web/search/provider.js";
+import { TAVILY_SEARCH_URL } from "./kernel/web/search/tavily.js";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z
@@ -15,6 +19,10 @@ const httpOrigin = z
   .url()
   .refine((v) => /^https?:\/\//.test(v), "must start with http:// or https://")
   .transform((v) => v.replace(/\/+$/, ""));
+const endpointUrl = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), "must start with http:// or https://");
 const hostList = z
   .string()
   .transform((v) =>
@@ -75,6 +83,21 @@ const envSchema = z.object({
   URLBRIDGE_TRUSTED_PROXIES: hostList
     .refine((entries) => entries.every((e) => parseCidr(e) !== undefined), "must be comma-separated IP addresses or CIDR ranges (e.g. 172.30.47.0/24)")
     .default([]),
+  // webfetch's guard (server/kernel/web/guard/): private hosts or ranges the operator lets it reach. Never by default.
+  URLBRIDGE_WEB_ALLOW: hostList
+    .superRefine((entries, ctx) => {
+      for (const entry of entries) {
+        const problem = allowEntryProblem(entry);
+        if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${problem}; give comma-separated host names, IP addresses or CIDR ranges (e.g. wiki.lan,10.1.2.0/24)` });
+      }
+    })
+    .default([]),
+  // websearch's providers (server/kernel/web/search/): the first with a key answers, or the one named.
+  URLBRIDGE_BRAVE_API_KEY: z.string().min(1).optional(),
+  URLBRIDGE_TAVILY_API_KEY: z.string().min(1).optional(),
+  URLBRIDGE_BRAVE_SEARCH_URL: endpointUrl.default(BRAVE_SEARCH_URL),
+  URLBRIDGE_TAVILY_SEARCH_URL: endpointUrl.default(TAVILY_SEARCH_URL),
+  URLBRIDGE_WEBSEARCH_PROVIDER: z.enum(["brave", "tavily"]).optional(),
 });
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -109,6 +132,14 @@ export interface Config {
   unknownTokenThrottle: boolean;
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
   trustedProxies: string[];
+  /** webfetch and websearch (server/kernel/web/), for projects with the web permission. */
+  web: WebConfig;
+}
+
+export interface WebConfig {
+  /** URLBRIDGE_WEB_ALLOW: host names, addresses and CIDR ranges webfetch may reach although private. */
+  allow: string[];
+  search: WebSearchConfig;
 }
 
 export interface SandboxContainerConfig {
@@ -175,6 +206,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },
     trustedProxies: e.URLBRIDGE_TRUSTED_PROXIES,
     unknownTokenThrottle: e.URLBRIDGE_UNKNOWN_TOKEN_THROTTLE,
+    web: {
+      allow: e.URLBRIDGE_WEB_ALLOW,
+      search: {
+        brave: e.URLBRIDGE_BRAVE_API_KEY ? { key: e.URLBRIDGE_BRAVE_API_KEY, url: e.URLBRIDGE_BRAVE_SEARCH_URL } : undefined,
+        tavily: e.URLBRIDGE_TAVILY_API_KEY ? { key: e.URLBRIDGE_TAVILY_API_KEY, url: e.URLBRIDGE_TAVILY_SEARCH_URL } : undefined,
+        prefer: e.URLBRIDGE_WEBSEARCH_PROVIDER,
+      },
+    },
     sandboxContainer: {
       image: e.URLBRIDGE_SANDBOX_IMAGE,
       network: e.URLBRIDGE_SANDBOX_NETWORK,
@@ -190,5 +229,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 function redactIfSecret(name: string, value: string | undefined): string | undefined {
-  return /TOKEN|SECRET|PASSWORD/.test(name) && value ? "<redacted>" : value;
+  return /TOKEN|SECRET|PASSWORD|KEY/.test(name) && value ? "<redacted>" : value;
 }

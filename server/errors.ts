@@ -95,6 +95,17 @@ export const ErrorCode = {
   malformedRequestTarget: "malformed_request_target",
   // state store (server/store/): the journal cannot be written right now
   stateStoreUnavailable: "state_store_unavailable",
+  // web tools (server/kernel/web/): webfetch's guard and fetch, websearch's providers
+  webUrlInvalid: "web_url_invalid",
+  webAddressRefused: "web_address_refused",
+  webDnsFailed: "web_dns_failed",
+  webFetchFailed: "web_fetch_failed",
+  webTimeout: "web_timeout",
+  webTooManyRedirects: "web_too_many_redirects",
+  webHttpStatus: "web_http_status",
+  webBinaryContent: "web_binary_content",
+  webSearchNotConfigured: "web_search_not_configured",
+  webSearchFailed: "web_search_failed",
   // generic
   internalError: "internal_error",
 } as const;
@@ -194,6 +205,16 @@ export const ERROR_CATALOG = {
   // The same bytes are re-encoded and served when the request head arrives in one packet (gateway/client-error.ts).
   malformed_request_target: { retryable: true },
   state_store_unavailable: { retryable: true },
+  web_url_invalid: { retryable: false },
+  web_address_refused: { retryable: false },
+  web_dns_failed: { retryable: false, varies: "true when the resolver failed for now (errorDetail.code EAI_AGAIN)" },
+  web_fetch_failed: { retryable: true, varies: "false when the site's TLS certificate is not trusted or the answer is malformed (errorDetail.code)" },
+  web_timeout: { retryable: true },
+  web_too_many_redirects: { retryable: false },
+  web_http_status: { retryable: false, varies: "true for 408, 425, 429 and 5xx answers (errorDetail.status)" },
+  web_binary_content: { retryable: false },
+  web_search_not_configured: { retryable: false },
+  web_search_failed: { retryable: true, varies: "false when the provider refused the key or the request (errorDetail.status 400, 401, 403, 422)" },
   internal_error: {
     retryable: true,
     varies: "false when the bridge knows the cause needs the operator (no /proc, the shell cannot be spawned) or a tool was called outside its runner",

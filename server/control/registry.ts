@@ -1,10 +1,10 @@
 // Projects and sessions: the operator's trust decisions, limits, and capability rotation.
-// Changing a project's root or permissions rotates only that project's sessions.
+// Changing a project's root or permissions (write, terminal, web) rotates only that project's sessions.
 import fs from "node:fs";
 import path from "node:path";
 import { isToolEnabled } from "../kernel/tool/permissions.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
-import type { AnyToolDefinition } from "../kernel/tool/definition.js";
+import type { AnyToolDefinition, ProjectPermissions } from "../kernel/tool/definition.js";
 import type { Store } from "../store/index.js";
 import type { ProjectRow } from "../store/projects.js";
 import type { SessionRow } from "../store/sessions.js";
@@ -23,10 +23,7 @@ export const TRANSPORT_FEATURES = [
   "response range replay (/z)",
 ] as const;
 
-export interface Permissions {
-  write: boolean;
-  terminal: boolean;
-}
+export type Permissions = ProjectPermissions;
 
 export interface SessionView {
   id: string;
@@ -145,9 +142,13 @@ export function createRegistry(options: RegistryOptions) {
           root: root ?? current.root,
           write: patch.permissions?.write ?? current.permissions.write,
           terminal: patch.permissions?.terminal ?? current.permissions.terminal,
+          web: patch.permissions?.web ?? current.permissions.web,
         };
         const scopeChanged =
-          next.root !== current.root || next.write !== current.permissions.write || next.terminal !== current.permissions.terminal;
+          next.root !== current.root ||
+          next.write !== current.permissions.write ||
+          next.terminal !== current.permissions.terminal ||
+          next.web !== current.permissions.web;
         store.projects.update(next);
         const rotated = scopeChanged ? store.sessions.listByProject(id).map((s) => rotate(s).id) : [];
         return { project: requireProject(id), rotatedSessions: rotated };

@@ -8,13 +8,14 @@ export const projectName = z
   .max(64, "name is at most 64 characters")
   .regex(/^[A-Za-z0-9][A-Za-z0-9._ -]*$/, "name may use letters, digits, space, dot, dash and underscore");
 
-export const permissionsSchema = z.object({ write: z.boolean(), terminal: z.boolean() }).strict();
+/** `web` (webfetch, websearch) may be left out: off, as before the permission existed. */
+export const permissionsSchema = z.object({ write: z.boolean(), terminal: z.boolean(), web: z.boolean().default(false) }).strict();
 
 export const createProjectBody = z
   .object({
     name: projectName,
     root: z.string().min(1, "root is required"),
-    permissions: permissionsSchema.default({ write: false, terminal: false }),
+    permissions: permissionsSchema.default({ write: false, terminal: false, web: false }),
   })
   .strict();
 
@@ -22,7 +23,7 @@ export const patchProjectBody = z
   .object({
     name: projectName.optional(),
     root: z.string().min(1).optional(),
-    permissions: z.object({ write: z.boolean().optional(), terminal: z.boolean().optional() }).strict().optional(),
+    permissions: z.object({ write: z.boolean().optional(), terminal: z.boolean().optional(), web: z.boolean().optional() }).strict().optional(),
   })
   .strict();
 

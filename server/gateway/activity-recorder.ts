@@ -16,21 +16,36 @@ const SECRET_VALUE = [
   /^[A-Za-z0-9+/_-]{40,}={0,2}$/, // long base64 blobs
 ];
 const MAX_VALUE_CHARS = 120;
+/** Parameters whose values are URLs an agent fetched (webfetch): only the host is kept, never path or query. */
+const URL_PARAMS = new Set(["url"]);
+
+/** The host of a URL value ("example.com"), or its size when it does not parse. */
+function hostOnly(value: string): string {
+  try {
+    const host = new URL(value.trim()).hostname;
+    if (host) return host;
+  } catch {
+    // not a URL: fall through to its size
+  }
+  return `<${Buffer.byteLength(value, "utf8")} bytes>`;
+}
 
 export function redactValue(name: string, value: string): string {
   if (CONTENT_PARAMS.has(name)) return `<${Buffer.byteLength(value, "utf8")} bytes>`;
+  if (URL_PARAMS.has(name)) return hostOnly(value);
   if (SECRET_NAME.test(name)) return "<redacted>";
   if (SECRET_VALUE.some((re) => re.test(value))) return "<redacted>";
   return value.length > MAX_VALUE_CHARS ? `${value.slice(0, MAX_VALUE_CHARS)}…` : value;
 }
 
-export function redactParams(segments: QuerySegment[], raw: RawTail | undefined): Record<string, string> {
+/** `rawField`: the tool field the raw= tail fills, so a URL given as raw= is kept as its host too. */
+export function redactParams(segments: QuerySegment[], raw: RawTail | undefined, rawField?: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const seg of segments) {
     const v = redactValue(seg.key, seg.value);
     out[seg.key] = out[seg.key] === undefined ? v : `${out[seg.key]}, ${v}`;
   }
-  if (raw) out.raw = redactValue("raw", raw.text);
+  if (raw) out.raw = redactValue(rawField !== undefined && URL_PARAMS.has(rawField) ? rawField : "raw", raw.text);
   return out;
 }
 

@@ -17,6 +17,8 @@ export interface UrlCall {
   auth: Authenticated;
   /** The route as the URL spelled it (a long alias stays long). */
   route: string;
+  /** The tool field the raw= tail fills, once the route named a tool (the activity record keeps a URL's host only). */
+  rawField?: string | undefined;
   url: RequestUrl;
   state: SessionState;
   baseUrl(base: CapabilityBase): string;

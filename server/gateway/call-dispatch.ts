@@ -57,6 +57,7 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
         return;
       }
       toolId = match.kind === "tool" ? match.tool.id : match.name;
+      if (match.kind === "tool") call.rawField = match.tool.url.rawField;
       pending = dispatch(match, call, (id) => {
         toolId = id;
       });

@@ -25,7 +25,7 @@ export function callRecord(call: UrlCall, route: string, tool: string | null, bo
     startedAt: call.startedAt,
     callId: outcome?.callId,
     dedupe: outcome?.dedupe,
-    params: redactParams(call.url.query.segments, call.url.query.raw),
+    params: redactParams(call.url.query.segments, call.url.query.raw, call.rawField),
   };
 }
 

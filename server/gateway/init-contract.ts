@@ -21,6 +21,8 @@ const ENDPOINTS: Array<[string, string]> = [
   ["outline", "/o?path=<p>"],
   ["stat", "/t?path=<p>"],
   ["project", "/p"],
+  ["webfetch", "/u?raw=<url>"],
+  ["websearch", "/q?raw=<query>"],
   ["write", "/w?path=<p>&raw=<content>"],
   ["edit", "/e?path=<p>&old=<text>&raw=<new>"],
   ["apply_patch", "/a?raw=<patch>"],

@@ -27,6 +27,7 @@ import { pluginSpecs } from "./tools/plugins.js";
 import { readTools } from "./tools/read.js";
 import { searchTools } from "./tools/search.js";
 import { shellTools } from "./tools/shell.js";
+import { webTools } from "./tools/web.js";
 import { failureText, MAX_SETTLE_MS, type McpCall, type McpToolSpec } from "./tools/spec.js";
 
 export interface McpScope {
@@ -49,8 +50,8 @@ export interface McpDeps {
 
 /** The `_meta` key a client sets to make a tools/call retry-safe: the same key answers the recorded result. */
 export const IDEMPOTENCY_KEY_META = "urlbridge/idempotencyKey";
-/** Every MCP tool in listing order; webfetch/websearch join here when their issue lands. */
-export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [...readTools, ...searchTools, ...fileTools, ...shellTools, ...journalTools];
+/** Every MCP tool in listing order. */
+export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [...readTools, ...searchTools, ...webTools, ...fileTools, ...shellTools, ...journalTools];
 
 /** Bound on /j polls while settling (each waits up to MAX_WAIT_MS). */
 const MAX_SETTLE_POLLS = 2_000;
@@ -116,12 +117,12 @@ function outputSchemaOf(spec: McpToolSpec, byId: Map<string, AnyToolDefinition>)
   return published;
 }
 
-/** read capability: read tools only; mutation capability: every tool the project's permissions enable. */
+/** read capability: the read tools the project enables (webfetch, websearch need web); mutation capability: every tool the project's permissions enable. */
 export function listedSpecs(scope: McpScope, byId: Map<string, AnyToolDefinition>, specs: readonly McpToolSpec[] = MCP_TOOL_SPECS): McpToolSpec[] {
   return specs.filter((spec) => {
     const tool = byId.get(spec.kernel);
     if (!tool) return false;
-    if (scope.base === "r") return tool.capability === "read";
+    if (scope.base === "r") return tool.capability === "read" && isToolEnabled(tool, scope.cap.permissions);
     return isToolEnabled(tool, scope.cap.permissions);
   });
 }

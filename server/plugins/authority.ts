@@ -18,7 +18,7 @@ export function deriveAuthority(project: ProjectScope): PluginCallAuthority {
 export function narrowAuthority(granted: PluginCallAuthority, request: AuthorityRequest | undefined, who: string): PluginCallAuthority {
   if (!request) return granted;
   const permissions = { ...granted.permissions };
-  for (const name of ["write", "terminal"] as const) {
+  for (const name of ["write", "terminal", "web"] as const) {
     const wanted = request.permissions?.[name];
     if (wanted === undefined) continue;
     if (wanted && !granted.permissions[name]) {

@@ -2,7 +2,7 @@
 // schema, journal behaviour, execute), minus the URL details the host supplies, plus an optional authority
 // request. Plugins are called through /k (server/gateway/plugin-route.ts) and run by the same kernel runner.
 import type { z } from "zod";
-import type { JournalBehaviour, OutputSchema, ToolContext } from "../kernel/tool/definition.js";
+import type { JournalBehaviour, OutputSchema, ProjectPermission, ProjectPermissions, ToolContext } from "../kernel/tool/definition.js";
 
 /**
  * What one plugin call may touch: the invoking session's canonical project root and permissions, or a
@@ -13,7 +13,7 @@ export interface PluginCallAuthority {
   readonly root: string;
   /** "/project/..." form of root, as agents see paths. */
   readonly display: string;
-  readonly permissions: Readonly<{ write: boolean; terminal: boolean }>;
+  readonly permissions: Readonly<ProjectPermissions>;
 }
 
 /** A narrower authority a plugin asks for: a directory inside the root, or fewer permissions. */
@@ -21,7 +21,7 @@ export interface AuthorityRequest {
   /** A directory inside the granted root ("/project/sub" or "sub"); omitted: the whole granted root. */
   root?: string;
   /** Permissions the call needs; asking for one the session lacks is refused, never granted. */
-  permissions?: Partial<{ write: boolean; terminal: boolean }>;
+  permissions?: Partial<ProjectPermissions>;
 }
 
 /** A plugin tool's context: the native one, with ctx.project narrowed to the call's authority. */
@@ -34,7 +34,7 @@ export interface PluginToolDefinition<S extends z.ZodObject = z.ZodObject, O ext
   id: string;
   capability: "read" | "mutation";
   /** Project permission the tool always needs (as for native tools). */
-  permission?: "write" | "terminal";
+  permission?: ProjectPermission;
   description: string;
   /** The arguments the raw= JSON object must satisfy. Must not declare wait, run or call (journal controls). */
   schema: S;

@@ -1,4 +1,5 @@
 // Typed queries over the projects table.
+import type { ProjectPermissions } from "../kernel/tool/definition.js";
 import type { Db } from "./database.js";
 import { createScopeVersion, type ScopeVersion } from "./scope-version.js";
 
@@ -6,7 +7,7 @@ export interface ProjectRow {
   id: string;
   name: string;
   root: string;
-  permissions: { write: boolean; terminal: boolean };
+  permissions: ProjectPermissions;
   createdAt: number;
   updatedAt: number;
 }
@@ -17,6 +18,7 @@ interface RawProject {
   root: string;
   perm_write: number;
   perm_terminal: number;
+  perm_web: number;
   created_at: number;
   updated_at: number;
 }
@@ -26,7 +28,7 @@ function toProject(r: RawProject): ProjectRow {
     id: r.id,
     name: r.name,
     root: r.root,
-    permissions: { write: r.perm_write === 1, terminal: r.perm_terminal === 1 },
+    permissions: { write: r.perm_write === 1, terminal: r.perm_terminal === 1, web: r.perm_web === 1 },
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -37,10 +39,10 @@ export function createProjectQueries(db: Db, scope: ScopeVersion = createScopeVe
   const getStmt = db.prepare("SELECT * FROM projects WHERE id = ?");
   const byNameStmt = db.prepare("SELECT * FROM projects WHERE name = ?");
   const insertStmt = db.prepare(
-    "INSERT INTO projects (id, name, root, perm_write, perm_terminal, created_at, updated_at) VALUES (@id, @name, @root, @w, @x, @now, @now)",
+    "INSERT INTO projects (id, name, root, perm_write, perm_terminal, perm_web, created_at, updated_at) VALUES (@id, @name, @root, @w, @x, @web, @now, @now)",
   );
   const updateStmt = db.prepare(
-    "UPDATE projects SET name = @name, root = @root, perm_write = @w, perm_terminal = @x, updated_at = @now WHERE id = @id",
+    "UPDATE projects SET name = @name, root = @root, perm_write = @w, perm_terminal = @x, perm_web = @web, updated_at = @now WHERE id = @id",
   );
   const deleteStmt = db.prepare("DELETE FROM projects WHERE id = ?");
 
@@ -54,13 +56,14 @@ export function createProjectQueries(db: Db, scope: ScopeVersion = createScopeVe
       const r = byNameStmt.get(name) as RawProject | undefined;
       return r && toProject(r);
     },
-    insert: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean }): void => {
+    /** `web` left out is off, as for a project created before the permission existed. */
+    insert: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean; web?: boolean }): void => {
       scope.value += 1;
-      insertStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, now: Date.now() });
+      insertStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, web: p.web ? 1 : 0, now: Date.now() });
     },
-    update: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean }): void => {
+    update: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean; web: boolean }): void => {
       scope.value += 1;
-      updateStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, now: Date.now() });
+      updateStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, web: p.web ? 1 : 0, now: Date.now() });
     },
     delete: (id: string): boolean => {
       scope.value += 1;

@@ -36,7 +36,7 @@ export interface CapabilityLookup {
   projectId: string;
   projectName: string;
   root: string;
-  permissions: { write: boolean; terminal: boolean };
+  permissions: { write: boolean; terminal: boolean; web: boolean };
 }
 
 function toSession(r: RawSession): SessionRow {
@@ -75,7 +75,7 @@ export function createSessionQueries(db: Db, sealer: CapabilitySealer, scope: Sc
   // A token resolves only while its session is enabled and still on the token's generation.
   const lookupStmt = db.prepare(`
     SELECT c.kind, s.id AS session_id, s.generation, s.name AS session_name,
-           p.id AS project_id, p.name AS project_name, p.root, p.perm_write, p.perm_terminal
+           p.id AS project_id, p.name AS project_name, p.root, p.perm_write, p.perm_terminal, p.perm_web
     FROM capabilities c
     JOIN sessions s ON s.id = c.session_id AND s.generation = c.generation AND s.enabled = 1
     JOIN projects p ON p.id = s.project_id
@@ -137,6 +137,7 @@ export function createSessionQueries(db: Db, sealer: CapabilitySealer, scope: Sc
             root: string;
             perm_write: number;
             perm_terminal: number;
+            perm_web: number;
           }
         | undefined;
       if (!r) return undefined;
@@ -149,7 +150,7 @@ export function createSessionQueries(db: Db, sealer: CapabilitySealer, scope: Sc
         projectId: r.project_id,
         projectName: r.project_name,
         root: r.root,
-        permissions: { write: r.perm_write === 1, terminal: r.perm_terminal === 1 },
+        permissions: { write: r.perm_write === 1, terminal: r.perm_terminal === 1, web: r.perm_web === 1 },
       };
     },
   };

@@ -10,12 +10,21 @@ export type { IntentHandle, InterruptedIntent, JournalBehaviour } from "./journa
 
 export type CapabilityBase = "r" | "m";
 
+/** A project's permissions: reading is always on; write, terminal and web (webfetch, websearch) are the operator's. */
+export interface ProjectPermissions {
+  write: boolean;
+  terminal: boolean;
+  web: boolean;
+}
+
+export type ProjectPermission = keyof ProjectPermissions;
+
 export interface ProjectScope {
   id: string;
   name: string;
   /** Canonical host path of the project root. */
   root: string;
-  permissions: { write: boolean; terminal: boolean };
+  permissions: ProjectPermissions;
   /** Who files the file tools create belong to when the bridge is root and the root is root's (config.agentFallback). */
   agentFallback?: { uid: number; gid: number };
 }
@@ -57,7 +66,7 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends O
   longRoutes: string[];
   capability: "read" | "mutation";
   /** Project permission that must be on for this tool to exist. */
-  permission?: "write" | "terminal";
+  permission?: ProjectPermission;
   /** One line an agent reads in /manifest and MCP tool listings. */
   description: string;
   schema: S;

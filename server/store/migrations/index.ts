@@ -2,6 +2,7 @@
 import { coreSchema } from "./001-core.js";
 import { journalSchema } from "./002-journal.js";
 import { sealedCapabilities } from "./003-sealed-capabilities.js";
+import { webPermission } from "./004-web-permission.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -14,4 +15,4 @@ export interface Migration {
   scrub?: boolean;
 }
 
-export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities];
+export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, webPermission];
