@@ -1,6 +1,9 @@
 // Which character encoding a body is in, and its text: a byte order mark first, then the Content-Type charset,
-// then (HTML) a <meta> charset in the first 1024 bytes as the HTML prescan reads it, else UTF-8. Decoding is
-// WHATWG TextDecoder (Node's ICU), so every label the web uses (windows-1252, shift_jis, gbk...) is understood.
+// then (HTML) a <meta> charset in the first 1024 bytes as the HTML prescan reads it, else UTF-8. Labels are
+// resolved the WHATWG way (TextDecoder: "latin1" and "iso-8859-1" mean windows-1252); the bytes are decoded by
+// iconv-lite where it knows the encoding, because Node 20's TextDecoder decodes windows-1252 as ISO-8859-1
+// (0x80-0x9F become C1 controls, so curly quotes and dashes are lost), else by TextDecoder.
+import iconv from "iconv-lite";
 
 export interface DecodedText {
   text: string;
@@ -49,6 +52,7 @@ export function decodeBody(body: Buffer, headerCharset: string | undefined, html
     const fallback = new TextDecoder("utf-8");
     return { text: fallback.decode(body), charset: fallback.encoding, source: "default", unknownLabel: label };
   }
-  // TextDecoder drops the BOM itself (ignoreBOM false).
-  return { text: decoder.decode(body), charset: decoder.encoding, source };
+  // Both drop a BOM themselves (TextDecoder's ignoreBOM false, iconv-lite's stripBOM).
+  const text = iconv.encodingExists(decoder.encoding) ? iconv.decode(body, decoder.encoding) : decoder.decode(body);
+  return { text, charset: decoder.encoding, source };
 }
