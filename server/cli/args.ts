@@ -8,7 +8,7 @@ export const USAGE = `urlbridge — safe, auditable hands on a project folder fo
 Usage:
   urlbridge [serve]                                  start the bridge (control and data planes)
   urlbridge token [--show]                           where the operator token lives; --show prints it
-  urlbridge project add <name> <root> [--write] [--terminal]
+  urlbridge project add <name> <root> [--write] [--terminal] [--web]
   urlbridge project list
   urlbridge session create <project-name-or-id> [--name <name>]
   urlbridge session list
@@ -29,6 +29,7 @@ const OPTIONS = {
   show: { type: "boolean" },
   write: { type: "boolean" },
   terminal: { type: "boolean" },
+  web: { type: "boolean" },
   name: { type: "string" },
   session: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -41,7 +42,7 @@ export interface ParsedCommand {
   /** e.g. "serve", "token", "project add", "session rotate". */
   command: string;
   args: string[];
-  flags: { json: boolean; show: boolean; write: boolean; terminal: boolean; name: string | undefined; session: string | undefined };
+  flags: { json: boolean; show: boolean; write: boolean; terminal: boolean; web: boolean; name: string | undefined; session: string | undefined };
 }
 
 /** Which flags and how many positional arguments each command accepts. */
@@ -50,7 +51,7 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   help: { flags: [], args: [] },
   version: { flags: [], args: [] },
   token: { flags: ["show", "json"], args: [] },
-  "project add": { flags: ["write", "terminal", "json"], args: ["<name>", "<root>"] },
+  "project add": { flags: ["write", "terminal", "web", "json"], args: ["<name>", "<root>"] },
   "project list": { flags: ["json"], args: [] },
   "session create": { flags: ["name", "json"], args: ["<project-name-or-id>"] },
   "session list": { flags: ["json"], args: [] },
@@ -98,6 +99,7 @@ function build(command: string, args: string[], values: Partial<Record<Flag, str
       show: values.show === true,
       write: values.write === true,
       terminal: values.terminal === true,
+      web: values.web === true,
       name: typeof values.name === "string" ? values.name : undefined,
       session: typeof values.session === "string" ? values.session : undefined,
     },

@@ -42,7 +42,7 @@ export async function runProjectCommand(config: Config, cmd: ParsedCommand, prin
     const project = await client.request<Project>("POST", "/api/projects", {
       name,
       root: path.resolve(root),
-      permissions: { write: cmd.flags.write, terminal: cmd.flags.terminal },
+      permissions: { write: cmd.flags.write, terminal: cmd.flags.terminal, web: cmd.flags.web },
     });
     const shownName = /^[\w.-]+$/.test(project.name) ? project.name : JSON.stringify(project.name);
     print(cmd.flags.json ? json(project) : `Added ${formatProject(project)}\nNext: urlbridge session create ${shownName}`);
@@ -50,7 +50,7 @@ export async function runProjectCommand(config: Config, cmd: ParsedCommand, prin
   }
   const projects = await client.request<Project[]>("GET", "/api/projects");
   if (cmd.flags.json) print(json(projects));
-  else if (projects.length === 0) print("No projects yet. Add one with: urlbridge project add <name> <root> [--write] [--terminal]");
+  else if (projects.length === 0) print("No projects yet. Add one with: urlbridge project add <name> <root> [--write] [--terminal] [--web]");
   else print(formatTable(["ID", "NAME", "PERMISSIONS", "ROOT"], projects.map((p) => [p.id, p.name, formatPermissions(p.permissions), p.root])));
 }
 

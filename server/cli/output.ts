@@ -13,7 +13,7 @@ export function formatTable(header: string[], rows: string[][]): string {
 }
 
 export function formatPermissions(p: Project["permissions"]): string {
-  return ["read", ...(p.write ? ["write"] : []), ...(p.terminal ? ["terminal"] : [])].join(", ");
+  return ["read", ...(p.write ? ["write"] : []), ...(p.terminal ? ["terminal"] : []), ...(p.web ? ["web"] : [])].join(", ");
 }
 
 export function formatProject(p: Project): string {

@@ -48,7 +48,7 @@ describe("urlbridge CLI against a running bridge", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const project = JSON.parse(result.stdout) as { name: string; root: string; permissions: unknown };
-    expect(project).toMatchObject({ name: "demo", root: t.projectDir, permissions: { write: true, terminal: false } });
+    expect(project).toMatchObject({ name: "demo", root: t.projectDir, permissions: { write: true, terminal: false, web: false } });
   });
 
   it("lists projects as a table and as JSON", async () => {
@@ -59,6 +59,15 @@ describe("urlbridge CLI against a running bridge", () => {
     expect(text.stdout).toContain(t.projectDir);
     const list = JSON.parse((await runCli(["project", "list", "--json"], env)).stdout) as Array<{ name: string }>;
     expect(list.map((p) => p.name)).toEqual(["demo"]);
+  });
+
+  it("adds a project with the web permission (--web) and shows it", async () => {
+    const result = await runCli(["project", "add", "docs-reader", t.projectDir, "--web"], env);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("permissions: read, web");
+    const list = JSON.parse((await runCli(["project", "list", "--json"], env)).stdout) as Array<{ name: string; permissions: unknown }>;
+    expect(list.find((p) => p.name === "docs-reader")?.permissions).toEqual({ write: false, terminal: false, web: true });
   });
 
   let created: SessionJson;
