@@ -55,6 +55,9 @@ const CASES: Case[] = [
   { name: "read of a missing file", tool: "read", input: () => ({ path: ["nope.txt"] }) },
   { name: "a boolean that is not one", tool: "grep", input: () => ({ pattern: "x", regex: "maybe" }) },
   { name: "journal refusal (run and call)", tool: "write", input: () => ({ path: "src/x.txt", content: "x", run: "a", call: "b" }) },
+  // The web tools (web permission on), without network: the guard's refusal and a search with no provider key.
+  { name: "webfetch of the metadata service", tool: "webfetch", input: () => ({ url: "http://169.254.169.254/latest/meta-data/", format: "text" }) },
+  { name: "websearch without a provider", tool: "websearch", input: () => ({ query: "vitest", limit: 3 }) },
 ];
 
 /** The URL spelling of candidate input: values as query parameters, the tool's rawField as raw=. */
@@ -117,8 +120,8 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
     kernelRoot = makeTempDir("kernel-project");
     writeTree(kernelRoot, TREE);
     giveToAgent(kernelRoot);
-    viaUrl = await t.session({ write: true, terminal: true, name: "twin-url" });
-    viaKernel = await t.session({ write: true, terminal: true, name: "twin-kernel", root: kernelRoot });
+    viaUrl = await t.session({ write: true, terminal: true, web: true, name: "twin-url" });
+    viaKernel = await t.session({ write: true, terminal: true, web: true, name: "twin-kernel", root: kernelRoot });
     ctx = contextFor(viaKernel);
   });
   afterAll(async () => t.close());
@@ -156,7 +159,9 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
     }
     // Both sides failing alike would pass the comparison: only the cases meant to fail may.
     const failed = CASES.filter((c) => !previousKernel.get(c.name)!.ok).map((c) => c.name);
-    expect(failed).toEqual(["read of a missing file", "a boolean that is not one", "journal refusal (run and call)"]);
+    expect(failed).toEqual(["read of a missing file", "a boolean that is not one", "journal refusal (run and call)", "webfetch of the metadata service", "websearch without a provider"]);
+    expect(previousKernel.get("webfetch of the metadata service")?.errorCode).toBe("web_address_refused");
+    expect(previousKernel.get("websearch without a provider")?.errorCode).toBe("web_search_not_configured");
     expect(fs.readFileSync(path.join(kernelRoot, "src/b.txt"), "utf8")).toBe("one\ndeux\nthree\n");
     expect(fs.readFileSync(path.join(kernelRoot, "src/staged.txt"), "utf8")).toBe("staged text\n");
     expect(previousKernel.get("replay the first write")?.dedupe).toBe("replayed");
