@@ -44,7 +44,16 @@ describe("the error catalog", () => {
 
   it("explains every code that may answer both ways", () => {
     const varying = Object.entries(catalog).filter(([, info]) => info.varies !== undefined);
-    expect(varying.map(([code]) => code).sort()).toEqual(["internal_error", "interrupted", "patch_commit_failed", "sandbox_unavailable"]);
+    expect(varying.map(([code]) => code).sort()).toEqual([
+      "internal_error",
+      "interrupted",
+      "patch_commit_failed",
+      "sandbox_unavailable",
+      "web_dns_failed",
+      "web_fetch_failed",
+      "web_http_status",
+      "web_search_failed",
+    ]);
     for (const [, info] of varying) expect(info.varies!.length).toBeGreaterThan(20);
   });
 
