@@ -27,14 +27,14 @@ describe("Init contract", () => {
   });
   afterAll(async () => t.close());
 
-  it(`stays within ${MAX_INIT_CONTRACT_BYTES} bytes with every mutation tool and plugin discovery enabled`, async () => {
-    const s = await t.session({ write: true, terminal: true });
+  it(`stays within ${MAX_INIT_CONTRACT_BYTES} bytes with every mutation tool, the web tools and plugin discovery enabled`, async () => {
+    const s = await t.session({ write: true, terminal: true, web: true });
     const body = await (await fetch(s.initUrl)).text();
     const bytes = Buffer.byteLength(body, "utf8");
     expect(bytes).toBeLessThanOrEqual(MAX_INIT_CONTRACT_BYTES);
     const init = JSON.parse(body) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
     expect(Object.keys(init.ep)).toEqual([
-      "read", "find", "grep", "outline", "stat", "project",
+      "read", "find", "grep", "outline", "stat", "project", "webfetch", "websearch",
       "write", "edit", "apply_patch", "terminal", "stage", "result", "plugins",
     ]);
     expect(init.ep.plugins).toEqual(["r", "/k"]);
