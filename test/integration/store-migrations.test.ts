@@ -34,4 +34,21 @@ describe("store migrations", () => {
     expect((db.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get() as { n: number }).n).toBe(migrations.length);
     db.close();
   });
+
+  it("adds the web permission, off, to every project a database from before 004 holds", () => {
+    const dir = makeTempDir("upgrade-web");
+    const file = path.join(dir, "urlbridge.sqlite");
+    const old = new Database(file);
+    old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+    for (const m of migrations.filter((m) => m.version === 1)) {
+      old.exec(m.sql);
+      old.prepare("INSERT INTO schema_migrations VALUES (?, ?, 0)").run(m.version, m.name);
+    }
+    old.prepare("INSERT INTO projects (id, name, root, perm_write, perm_terminal, created_at, updated_at) VALUES ('p1', 'old', '/tmp', 1, 1, 0, 0)").run();
+    old.close();
+    fs.chmodSync(file, 0o600);
+    const db = openDatabase(dir);
+    expect(db.prepare("SELECT perm_write, perm_terminal, perm_web FROM projects WHERE id = 'p1'").get()).toEqual({ perm_write: 1, perm_terminal: 1, perm_web: 0 });
+    db.close();
+  });
 });
