@@ -1,5 +1,6 @@
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { embeddedIpv4, rangeRuleOf } from "../../../../server/kernel/web/guard/address-rules.js";
+import { ADDRESS_RANGES, embeddedIpv4, rangeRuleOf } from "../../../../server/kernel/web/guard/address-rules.js";
 import { allowEntryProblem, parseWebAllowlist } from "../../../../server/kernel/web/guard/allowlist.js";
 import { ownNetworks } from "../../../../server/kernel/web/guard/own-networks.js";
 import { classifyAddress } from "../../../../server/kernel/web/guard/vet.js";
@@ -105,5 +106,15 @@ describe("webfetch address classifier", () => {
     const found = allowEntryProblem(entry);
     if (problem === undefined) expect(found).toBeUndefined();
     else expect(found).toContain(problem);
+  });
+
+  it("is the table docs/SECURITY.md shows, row for row", () => {
+    const doc = fs.readFileSync(new URL("../../../../docs/SECURITY.md", import.meta.url), "utf8");
+    const table = doc.slice(doc.indexOf("| range | rule | why |"));
+    const lines = table.split("\n");
+    const rows = lines
+      .slice(2, lines.findIndex((line) => !line.startsWith("|")))
+      .map((line) => line.split("|").slice(1, 4).map((cell) => cell.trim().replace(/`/g, "")));
+    expect(rows).toEqual(ADDRESS_RANGES.map((r) => [r.cidr, r.rule, r.why]));
   });
 });
