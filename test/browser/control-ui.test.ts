@@ -190,6 +190,24 @@ describe("control UI in Chromium", () => {
     expect(session.generation).toBe(3);
   });
 
+  it("turns the web permission on from the project's edit form, rotating its session, and shows it", async () => {
+    const card = page.locator('article[data-project="demo-app"]');
+    expect(await card.locator(".badge").allTextContents()).toContain("no web");
+    await card.getByRole("button", { name: "Edit" }).click();
+    await card.getByLabel("Allow web fetch and search").check();
+    await card.getByRole("button", { name: "Save" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rotate 1 session?" });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Save and rotate 1 session" }).click();
+    await page.getByText("rotated 1 session").waitFor();
+    expect(await card.locator(".badge").allTextContents()).toContain("web");
+    const session = (await t.api<Array<{ generation: number; tools: string[]; initUrl: string }>>("GET", "/api/sessions")).body[0]!;
+    expect(session.generation).toBe(4);
+    expect(session.tools).toEqual(expect.arrayContaining(["webfetch", "websearch"]));
+    const init = (await (await fetch(session.initUrl)).json()) as { perms: Record<string, boolean> };
+    expect(init.perms.web).toBe(true);
+  });
+
   it("saves and clears a manual public origin on the Tunnel page", async () => {
     await goto("Tunnel");
     expect(await page.getByTestId("origin-source").textContent()).toBe("local");
