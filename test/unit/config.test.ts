@@ -67,6 +67,36 @@ describe("loadConfig", () => {
     },
   );
 
+  it("reads the web tools' allowlist and search providers; nothing is allowed and no provider is set by default", () => {
+    expect(loadConfig({ HOME: "/home/x" }).web).toEqual({ allow: [], search: { brave: undefined, tavily: undefined, prefer: undefined } });
+    const c = loadConfig({
+      HOME: "/home/x",
+      URLBRIDGE_WEB_ALLOW: "Wiki.LAN, 10.1.2.0/24,fd00::/8",
+      URLBRIDGE_BRAVE_API_KEY: "bk",
+      URLBRIDGE_TAVILY_API_KEY: "tk",
+      URLBRIDGE_TAVILY_SEARCH_URL: "http://127.0.0.1:9/search",
+      URLBRIDGE_WEBSEARCH_PROVIDER: "tavily",
+    });
+    expect(c.web).toEqual({
+      allow: ["wiki.lan", "10.1.2.0/24", "fd00::/8"],
+      search: {
+        brave: { key: "bk", url: "https://api.search.brave.com/res/v1/web/search" },
+        tavily: { key: "tk", url: "http://127.0.0.1:9/search" },
+        prefer: "tavily",
+      },
+    });
+  });
+
+  it.each([
+    ["URLBRIDGE_WEB_ALLOW", "10.0.0.0/33", "prefix length"],
+    ["URLBRIDGE_WEB_ALLOW", "http://wiki.lan", "more than one /"],
+    ["URLBRIDGE_WEBSEARCH_PROVIDER", "google", "URLBRIDGE_WEBSEARCH_PROVIDER"],
+    ["URLBRIDGE_BRAVE_SEARCH_URL", "ftp://x/", "http:// or https://"],
+  ])("refuses %s=%s, naming what it accepts", (name, value, words) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(words);
+  });
+
   it("never echoes a bad operator token", () => {
     expect(() => loadConfig({ URLBRIDGE_OPERATOR_TOKEN: "sekrit" })).toThrow(/<redacted>/);
     expect(() => loadConfig({ URLBRIDGE_OPERATOR_TOKEN: "sekrit" })).not.toThrow(/sekrit/);
