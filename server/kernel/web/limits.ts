@@ -9,6 +9,8 @@ export const WEB_PAGE_BYTES = 24 * 1024;
 /** webfetch timeout in seconds: default and ceiling (the whole call, every redirect included). */
 export const DEFAULT_WEB_TIMEOUT_S = 30;
 export const MAX_WEB_TIMEOUT_S = 60;
+/** Converting one HTML document to markdown or text (on the conversion worker for large pages). */
+export const MAX_WEB_CONVERT_MS = 30_000;
 /** Redirects followed, each hop checked by the guard again. */
 export const MAX_WEB_REDIRECTS = 5;
 /** Longest URL webfetch accepts. */

@@ -7,12 +7,13 @@ import { alignToCharStart } from "../../url-grammar/range-replay.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
 import { decodeBody } from "./convert/charset.js";
 import { contentKindOf, parseContentType } from "./convert/content-kind.js";
-import { htmlTitle, htmlToMarkdown, htmlToText } from "./convert/html.js";
+import { HtmlConverter } from "./convert/convert-worker.js";
+import { htmlTitle } from "./convert/html.js";
 import { documentKey, webDocuments, type WebDocument } from "./document-cache.js";
 import { fetchDocument } from "./fetch/fetch-document.js";
 import { parseWebUrl } from "./guard/target.js";
 import type { WebGuard } from "./guard/vet.js";
-import { DEFAULT_WEB_TIMEOUT_S, MAX_WEB_DOWNLOAD_BYTES, MAX_WEB_TIMEOUT_S, MAX_WEB_URL_CHARS, WEB_PAGE_BYTES } from "./limits.js";
+import { DEFAULT_WEB_TIMEOUT_S, MAX_WEB_CONVERT_MS, MAX_WEB_DOWNLOAD_BYTES, MAX_WEB_TIMEOUT_S, MAX_WEB_URL_CHARS, WEB_PAGE_BYTES } from "./limits.js";
 
 export const WEB_FORMATS = ["markdown", "text", "html"] as const;
 export type WebFormat = (typeof WEB_FORMATS)[number];
@@ -64,7 +65,21 @@ export interface WebfetchDeps {
   now?: () => number;
 }
 
-async function loadDocument(args: WebfetchArgs, url: URL, ctx: ToolContext, guard: WebGuard): Promise<WebDocument> {
+async function convertOrFail(converter: HtmlConverter, html: string, base: URL, target: "markdown" | "text", ctx: ToolContext, host: string): Promise<string> {
+  const result = await converter.convert(html, base.href, target, Date.now() + MAX_WEB_CONVERT_MS, ctx.signal);
+  if ("text" in result) return result.text;
+  if (result.failed === "timeout") {
+    throw new ToolError(ErrorCode.webTimeout, `Converting ${host}'s page to ${target} took longer than ${MAX_WEB_CONVERT_MS / 1000} s; fetch it with format=html.`, {
+      detail: { host, stage: "convert", timeoutMs: MAX_WEB_CONVERT_MS },
+    });
+  }
+  throw new ToolError(ErrorCode.webFetchFailed, `${host}'s page could not be converted to ${target}${result.message ? ` (${result.message.slice(0, 200)})` : ""}; fetch it with format=html.`, {
+    detail: { host, code: result.failed === "aborted" ? "shutdown" : "convert_failed" },
+    retryable: result.failed === "aborted",
+  });
+}
+
+async function loadDocument(args: WebfetchArgs, url: URL, ctx: ToolContext, guard: WebGuard, converter: HtmlConverter): Promise<WebDocument> {
   const fetched = await fetchDocument(url, { guard, timeoutMs: args.timeout * 1000, maxBytes: MAX_WEB_DOWNLOAD_BYTES, accept: ACCEPT[args.format], signal: ctx.signal });
   if (fetched.status < 200 || fetched.status > 299) {
     const status = fetched.status;
@@ -80,8 +95,7 @@ async function loadDocument(args: WebfetchArgs, url: URL, ctx: ToolContext, guar
   let title: string | undefined;
   if (kind === "html") {
     title = htmlTitle(decoded.text);
-    if (args.format === "markdown") content = htmlToMarkdown(decoded.text, fetched.url);
-    else if (args.format === "text") content = htmlToText(decoded.text, fetched.url);
+    if (args.format !== "html") content = await convertOrFail(converter, decoded.text, fetched.url, args.format, ctx, fetched.host);
   }
   const bytes = Buffer.from(content, "utf8");
   const notices: string[] = [];
@@ -123,6 +137,7 @@ function nextPageUrl(ctx: ToolContext, args: WebfetchArgs, url: string, end: num
 
 export function createWebfetchTool(deps: WebfetchDeps) {
   const now = deps.now ?? Date.now;
+  const converter = new HtmlConverter();
   return defineTool({
     id: "webfetch",
     route: "u",
@@ -139,7 +154,7 @@ export function createWebfetchTool(deps: WebfetchDeps) {
       const key = documentKey(url.href, args.format);
       const cache = webDocuments.of(ctx.state);
       // Page one is always a fresh fetch; later pages come from the copy page one fetched, while it is kept.
-      const document = (args.offset > 0 ? cache.get(key, now()) : undefined) ?? (await loadDocument(args, url, ctx, deps.guard));
+      const document = (args.offset > 0 ? cache.get(key, now()) : undefined) ?? (await loadDocument(args, url, ctx, deps.guard, converter));
       cache.set(key, document, now());
       const total = document.bytes.length;
       if (args.offset > total || (args.offset === total && total > 0)) {

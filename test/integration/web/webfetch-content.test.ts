@@ -4,6 +4,8 @@
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActivityEntry } from "../../../server/store/activity.js";
+import { INLINE_CONVERT_CHARS } from "../../../server/kernel/web/convert/convert-worker.js";
+import { CONVERT_LIBRARIES, convertHtml } from "../../../server/kernel/web/convert/html.js";
 import { MAX_WEB_DOWNLOAD_BYTES, WEB_PAGE_BYTES } from "../../../server/kernel/web/limits.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { answer, startWebSite, type WebSite } from "../../helpers/web-site.js";
@@ -23,6 +25,8 @@ const CP1252 = Buffer.concat([Buffer.from("<html><body><p>caf"), Buffer.from([0x
 const SJIS = Buffer.concat([Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from("</p></body></html>")]);
 const UTF16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("plain text: ünï", "utf16le")]);
 const LONG_LINES = Array.from({ length: 3000 }, (_, i) => `line ${String(i).padStart(4, "0")} ${"é".repeat(10)}`).join("\n");
+// Past INLINE_CONVERT_CHARS: converted on the conversion worker.
+const LARGE = `<html><body>${Array.from({ length: 2500 }, (_, i) => `<h2>Section ${i}</h2><p>See <a href="/s/${i}">part ${i}</a>.</p>`).join("\n")}</body></html>`;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 
 let t: TestBridge;
@@ -60,6 +64,7 @@ beforeAll(async () => {
     "/sjis.html": answer(SJIS, { "content-type": "text/html" }),
     "/utf16.txt": answer(UTF16, { "content-type": "text/plain" }),
     "/gzip.html": answer(zlib.gzipSync(Buffer.from(PAGE)), { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip" }),
+    "/large.html": answer(LARGE),
     "/long.txt": answer(LONG_LINES, { "content-type": "text/plain; charset=utf-8" }),
     "/huge.txt": answer(Buffer.alloc(MAX_WEB_DOWNLOAD_BYTES + 512 * 1024, "a"), { "content-type": "text/plain" }),
     "/logo.png": answer(PNG, { "content-type": "image/png" }),
@@ -104,6 +109,19 @@ describe("webfetch content", () => {
     expect(text.content).not.toMatch(/[#*`]|never/);
     const html = await fetchPage("/page.html", "format=html");
     expect(html.content).toBe(PAGE);
+  });
+
+  it("converts a large page off the main thread to the same markdown and text", async () => {
+    expect(LARGE.length).toBeGreaterThan(INLINE_CONVERT_CHARS);
+    const markdown = await fetchPage("/large.html");
+    expect(markdown).toMatchObject({ ok: true, complete: false });
+    expect(markdown.content.startsWith(`## Section 0\n\nSee [part 0](${site.origin}/s/0).`)).toBe(true);
+    const text = await fetchPage("/large.html", "format=text");
+    expect(text.content.startsWith(`Section 0\n\nSee part 0 <${site.origin}/s/0>.`)).toBe(true);
+    // Both equal what the converters give on this thread.
+    const inline = convertHtml(LARGE, `${site.origin}/large.html`, "markdown", CONVERT_LIBRARIES);
+    expect(markdown.total).toBe(Buffer.byteLength(inline));
+    expect(markdown.content).toBe(Buffer.from(inline).subarray(0, markdown.end).toString("utf8"));
   });
 
   it("follows a redirect on the allowed host and names where the content came from", async () => {
