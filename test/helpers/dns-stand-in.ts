@@ -13,14 +13,16 @@ const family = (address: string): 4 | 6 => (address.includes(":") ? 6 : 4);
 /**
  * `answers[name]` lists what successive lookups of that name return (the last one repeats), so a name whose
  * resolution changes between two lookups (DNS rebinding) is one entry with two answers. Unknown names: ENOTFOUND.
+ * Names in `silent` never answer (an unreachable DNS server).
  */
-export function createDnsStandIn(answers: Record<string, string[][]>): DnsStandIn {
+export function createDnsStandIn(answers: Record<string, string[][]>, silent: readonly string[] = []): DnsStandIn {
   const lookups = new Map<string, number>();
   return {
     lookups,
     resolve: async (hostname) => {
       const seen = lookups.get(hostname) ?? 0;
       lookups.set(hostname, seen + 1);
+      if (silent.includes(hostname)) return new Promise<never>(() => undefined);
       const script = answers[hostname];
       if (!script) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
       const answer = script[Math.min(seen, script.length - 1)]!;

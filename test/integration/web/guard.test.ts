@@ -43,7 +43,7 @@ beforeAll(async () => {
     // DNS rebinding: the first answer is allowed, every later one is the refused address, and the reverse.
     "rebind.test": [["127.0.0.1"], ["127.0.0.2"]],
     "rebind-back.test": [["127.0.0.2"], ["127.0.0.1"]],
-  });
+  }, ["silent.test"]);
   // The bridge's interfaces as the test says they are: one network in public space (a VPS's own /24).
   const interfaces = () => ({
     lo: [{ address: "127.0.0.1", netmask: "255.0.0.0", family: "IPv4" as const, mac: "00:00:00:00:00:00", internal: true, cidr: "127.0.0.1/8" }],
@@ -134,6 +134,10 @@ describe("webfetch guard", () => {
 
   it("answers a name that does not resolve as web_dns_failed", async () => {
     expect(await webfetch("http://nowhere.test/")).toMatchObject({ ok: false, errorCode: "web_dns_failed", errorDetail: { host: "nowhere.test", code: "ENOTFOUND" } });
+  });
+
+  it("bounds a lookup that never answers by the call's timeout", async () => {
+    expect(await agentGet(`${s.r}/u?timeout=1&raw=http://silent.test/`)).toMatchObject({ ok: false, errorCode: "web_timeout", errorDetail: { host: "silent.test" } });
   });
 
   // Runs last: every refusal above happened before any connection to the refused address.

@@ -32,7 +32,8 @@ export async function fetchDocument(start: URL, options: FetchDocumentOptions): 
   const signal = AbortSignal.any([options.signal, deadline]);
   let url = start;
   for (let hop = 0; ; hop++) {
-    const target = await vetTarget(url, options.guard);
+    // The system resolver can take its own time (retries, unreachable servers): the call's deadline bounds it too.
+    const target = await untilAborted(vetTarget(url, options.guard), signal, () => timeoutOrShutdown(deadline, options.timeoutMs, url.hostname));
     if (signal.aborted) throw timeoutOrShutdown(deadline, options.timeoutMs, target.host);
     let response;
     try {
@@ -59,6 +60,24 @@ export async function fetchDocument(start: URL, options: FetchDocumentOptions): 
     // The next hop is a new target: scheme and credentials checked, then the guard again (vetTarget above).
     url = checkWebUrl(next);
   }
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, reason: () => ToolError): Promise<T> {
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function timeoutOrShutdown(deadline: AbortSignal, timeoutMs: number, host: string): ToolError {
