@@ -25,6 +25,7 @@ import { createMutationRuntime, mutationTools, readTestHooks, recoverInterrupted
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
+import { agentIdentity } from "./sandbox/identity.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
@@ -212,6 +213,11 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
+    terminalIdentity: (root) => {
+      if (!containerMode) return sandbox.identityFor(root);
+      const owner = fs.statSync(root);
+      return agentIdentity({ uid: owner.uid, gid: owner.gid }, config.agentFallback);
+    },
   });
 
   // Koa is the shell, the listener writes every byte (koa-shell.ts); clientError answers what Node cannot parse.
