@@ -7,7 +7,8 @@ import { ControlError, ControlErrorCode } from "./errors.js";
 import { listFolders } from "./folder-browser.js";
 import { readJsonBody } from "./json-body.js";
 import type { PublicOrigin } from "../tunnel/public-origin.js";
-import { normalizeOrigin } from "../tunnel/public-origin.js";
+import { normalizeOrigin, type OriginState } from "../tunnel/public-origin.js";
+import { describeReachability, type Reachability } from "../tunnel/reachability.js";
 import { canonicalRoot, MAX_ENABLED_SESSIONS, MAX_SESSION_DEFINITIONS, type Permissions, type Registry } from "./registry.js";
 import { runningInAppliance, sessionMcpView } from "./session-mcp.js";
 import { activityQuery, createProjectBody, createSessionBody, fsQuery, patchProjectBody, tunnelBody } from "./schemas.js";
@@ -32,10 +33,19 @@ export interface SessionLimits {
   sessionDefinitions: { used: number; max: number; code: typeof ControlErrorCode.sessionDefinitionLimitReached };
 }
 
+/** GET /api/tunnel. */
+export type TunnelView = OriginState & { reachability: Reachability };
+
 export function createApiRouter(options: ApiOptions): Router {
   const { registry, store, publicOrigin } = options;
   const router = new Router({ prefix: "/api" });
   const inDocker = runningInAppliance(options.config.stateDir);
+  const reachContext = { inAppliance: inDocker, dataPlaneOnHost: options.config.dataPlaneOnHost };
+  /** GET/PUT /api/tunnel: the origin state plus who can reach Init URLs on it. */
+  const tunnelView = (): TunnelView => {
+    const state = publicOrigin.state();
+    return { ...state, reachability: describeReachability(state, reachContext) };
+  };
 
   /** Refuses write or terminal on a root that the identities which will write there cannot write (root_not_writable). */
   async function requireWritable(root: string, permissions: Permissions): Promise<void> {
@@ -125,7 +135,7 @@ export function createApiRouter(options: ApiOptions): Router {
   });
 
   router.get("/tunnel", (ctx) => {
-    ctx.body = publicOrigin.state();
+    ctx.body = tunnelView();
   });
   router.put("/tunnel", async (ctx) => {
     const body = parseInput(tunnelBody, await readJsonBody(ctx));
@@ -139,7 +149,7 @@ export function createApiRouter(options: ApiOptions): Router {
         }
       }
     }
-    ctx.body = publicOrigin.state();
+    ctx.body = tunnelView();
   });
 
   router.get("/plugins", async (ctx) => {
