@@ -18,6 +18,8 @@ import { createSecurityHeaders } from "./security-headers.js";
 
 export interface ControlPlaneOptions extends ApiOptions {
   credential: OperatorCredential;
+  /** How the operator prints the token on this machine (server/cli/invocation.ts), for the login page. */
+  showTokenCommand?: string;
   log: Logger;
   /** Folder holding the built UI (dist/web). */
   webRoot: string;
@@ -32,7 +34,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   const api = createApiRouter(options);
   const sessions = createLoginSessions();
   const backoff = createAuthBackoff();
-  const auth = createAuthRouter({ credential: options.credential, sessions, backoff });
+  const auth = createAuthRouter({ credential: options.credential, sessions, backoff, showTokenCommand: options.showTokenCommand ?? "urlbridge token --show" });
 
   app.use(createSecurityHeaders());
 
