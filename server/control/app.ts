@@ -32,7 +32,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   app.proxy = false;
   app.silent = true;
   const api = createApiRouter(options);
-  const sessions = createLoginSessions();
+  const sessions = createLoginSessions(options.store.loginSessions);
   const backoff = createAuthBackoff();
   const auth = createAuthRouter({ credential: options.credential, sessions, backoff, showTokenCommand: options.showTokenCommand ?? "urlbridge token --show" });
 

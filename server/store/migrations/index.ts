@@ -2,6 +2,7 @@
 import { coreSchema } from "./001-core.js";
 import { journalSchema } from "./002-journal.js";
 import { sealedCapabilities } from "./003-sealed-capabilities.js";
+import { loginSessionsSchema } from "./005-login-sessions.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -14,4 +15,5 @@ export interface Migration {
   scrub?: boolean;
 }
 
-export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities];
+// 004 is another branch's; versions need not be contiguous (database.ts applies whatever is missing, in order).
+export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, loginSessionsSchema];
