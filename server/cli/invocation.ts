@@ -21,10 +21,16 @@ export interface InvocationContext {
   env: NodeJS.ProcessEnv;
 }
 
-/** True when `urlbridge` on PATH is this package's bin (an `npm link` or a global install of it). */
+/**
+ * True when `urlbridge` on the operator's PATH is this package's bin (an `npm link` or a global install of it).
+ * `npx urlbridge` runs us with a PATH of its own that has the bin (npm exec's temp bin folder, node_modules/.bin):
+ * those folders are not the operator's, and a command run through npx is hinted through npx again.
+ */
 function onPath(packageRoot: string, env: NodeJS.ProcessEnv): boolean {
+  if (env.npm_command === "exec") return false;
   const bin = path.join(packageRoot, "bin", "urlbridge.js");
-  for (const dir of (env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
+  const npmOwn = (dir: string) => dir.includes(`${path.sep}node_modules${path.sep}.bin`) || dir.includes(`${path.sep}_npx${path.sep}`);
+  for (const dir of (env.PATH ?? "").split(path.delimiter).filter((d) => d && !npmOwn(d))) {
     try {
       if (fs.realpathSync(path.join(dir, "urlbridge")) === fs.realpathSync(bin)) return true;
     } catch {

@@ -31,6 +31,17 @@ describe("operatorCommand", () => {
     expect(operatorCommand("token --show", defaultConfig, { inAppliance: false, cwd: os.tmpdir(), env: { ...env, PATH: `${bin}:/usr/bin` } })).toBe("urlbridge token --show");
   });
 
+  it("ignores the PATH npx runs it with: its temp bin and node_modules/.bin are not the operator's", () => {
+    const npxBin = path.join(makeTempDir("npx"), "_npx", "abc", "node_modules", ".bin");
+    fs.mkdirSync(npxBin, { recursive: true });
+    fs.symlinkSync(path.join(root, "bin", "urlbridge.js"), path.join(npxBin, "urlbridge"));
+    const context = { inAppliance: false, cwd: root, env: { ...env, PATH: `${npxBin}:/usr/bin` } };
+    expect(operatorCommand("session list", defaultConfig, context)).toBe("npx urlbridge session list");
+    const linked = makeTempDir("linked-bin");
+    fs.symlinkSync(path.join(root, "bin", "urlbridge.js"), path.join(linked, "urlbridge"));
+    expect(operatorCommand("session list", defaultConfig, { ...context, env: { ...env, PATH: `${linked}:/usr/bin`, npm_command: "exec" } })).toBe("npx urlbridge session list");
+  });
+
   it("names how the bridge starts", () => {
     expect(startCommand({ inAppliance: true })).toBe("docker compose up -d bridge");
     expect(startCommand({ inAppliance: false })).toBe("npm start (in the checkout)");
