@@ -54,7 +54,7 @@ function probeAsIdentity(probe: string, identity: Identity): Promise<string | un
       (error, _stdout, stderr) => {
         for (const f of [probe, `${probe}.new`]) fs.rmSync(f, { force: true });
         if (!error) return resolve(undefined);
-        const said = stderr.trim().split("\n").pop()?.replace(/^.*?: /, "");
+        const said = stderr.trim().split("\n").pop()?.replace(/^[^:]*: (?:\d+: )?/, "");
         resolve(said || error.message);
       },
     );
