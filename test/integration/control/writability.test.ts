@@ -4,7 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkWritable, hostPathOf, unwritableMessage } from "../../../server/control/writability.js";
-import { makeTempDir, startTestBridge, TEST_AGENT_UID, type TestBridge } from "../../helpers/bridge.js";
+import { makeTempDir, startTestBridge, TEST_AGENT_UID, TEST_OPERATOR_TOKEN, type TestBridge } from "../../helpers/bridge.js";
+import { runCli } from "../cli/run-cli.js";
 
 const asRoot = process.getuid?.() === 0;
 
@@ -49,6 +50,15 @@ describe.skipIf(!asRoot)("writability check (bridge as root, terminal as the pro
     expect((await t.api("POST", "/api/projects", { name: "read", root, permissions: { write: false, terminal: false } })).status).toBe(201);
     const second = rootOwnedFolder("bridge-writes-2");
     expect((await t.api("POST", "/api/projects", { name: "write", root: second, permissions: { write: true, terminal: false } })).status).toBe(201);
+  });
+
+  it("refuses the same through the CLI, in one stderr line with the fix", async () => {
+    const root = rootOwnedFolder("cli");
+    const env = { URLBRIDGE_STATE_DIR: t.stateDir, URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN };
+    const result = await runCli(["project", "add", "cli", root, "--terminal"], env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(new RegExp(`^urlbridge: root_not_writable: .*sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${root}\\\`.*\n$`));
   });
 
   it("checks a PATCH that grants terminal, not one that only renames", async () => {
