@@ -12,6 +12,9 @@ import { createControlPlaneApp } from "./control/app.js";
 import { startCloudflaredQuickTunnel } from "./tunnel/cloudflared-process.js";
 import { loadOperatorCredential } from "./control/operator-token.js";
 import { createPublicOrigin } from "./tunnel/public-origin.js";
+import { describeReachability } from "./tunnel/reachability.js";
+import { runningInAppliance } from "./control/session-mcp.js";
+import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry } from "./control/registry.js";
 import { createDataPlane } from "./gateway/app.js";
 import { createClientErrorHandler } from "./gateway/client-error.js";
@@ -27,6 +30,7 @@ import { createMutationRuntime, mutationTools, readTestHooks, recoverInterrupted
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
+import { agentIdentity } from "./sandbox/identity.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
@@ -128,6 +132,18 @@ function closeServer(server: http.Server): Promise<void> {
   });
 }
 
+/**
+ * The start-up line for the data plane, honest about who reaches it: in the appliance it listens inside the
+ * container, where only the tunnel (or the loopback publish of deploy/compose.local-data-plane.yaml) reaches it.
+ */
+export function dataPlaneLine(dataUrl: string, config: Config, context: { inAppliance: boolean; dataPlaneOnHost: boolean }): string {
+  if (!context.inAppliance) return `data plane on ${dataUrl} (agent routes; reachable from this machine only until you tunnel it or set a public origin)`;
+  const where = `data plane listening on ${config.data.host}:${config.data.port} inside the container (agent routes)`;
+  return context.dataPlaneOnHost
+    ? `${where}; also published on the host at http://127.0.0.1:${config.data.port} (deploy/compose.local-data-plane.yaml): Init URLs with the local origin work on this host only`
+    : `${where}; agents reach it only through the tunnel: until it connects, Init URLs use ${dataUrl}, which nobody outside this container can reach`;
+}
+
 const hostForUrl = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host);
 
 export async function startBridge(config: Config, options: BridgeOptions = {}): Promise<Bridge> {
@@ -135,7 +151,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // Before anything is opened: a control host that does not resolve stops the start with nothing to clean up.
   const controlAddresses = await resolveListenAddresses(config.control.hosts);
   const store = openStore(config.stateDir);
-  const credential = loadOperatorCredential(config.stateDir, config.operatorToken, log);
+  const reachContext = { inAppliance: runningInAppliance(config.stateDir), dataPlaneOnHost: config.dataPlaneOnHost };
+  const showTokenCommand = operatorCommand("token --show", config, { inAppliance: reachContext.inAppliance, cwd: undefined, env: process.env });
+  const credential = loadOperatorCredential(config.stateDir, config.operatorToken, log, showTokenCommand);
   const states = new SessionStates();
   const shutdown = new AbortController();
   // Every in-flight call (grep, terminal, gate waits) listens on this one signal and removes its listener when it
@@ -174,6 +192,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     states,
     tools,
     publicOrigin: () => publicOrigin.origin(),
+    reachability: () => describeReachability(publicOrigin.state(), reachContext),
     // Whatever a session started ends with its capabilities (issue 10: nothing survives rotate/disable/delete).
     onScopeEnd: ({ sessionId, projectId, projectDeleted }) => {
       void terminal.processes.end({ ...(sessionId ? { sessionId } : {}), ...(projectId ? { projectId } : {}) }).then(() => {
@@ -214,9 +233,15 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     plugins,
     version: packageVersion(),
     credential,
+    showTokenCommand,
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
+    terminalIdentity: (root) => {
+      if (!containerMode) return sandbox.identityFor(root);
+      const owner = fs.statSync(root);
+      return agentIdentity({ uid: owner.uid, gid: owner.gid }, config.agentFallback);
+    },
   });
 
   // Koa is the shell, the listener writes every byte (koa-shell.ts); clientError answers what Node cannot parse.
@@ -232,7 +257,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   if (cloudflared) publicOrigin.useMetrics(cloudflared.metricsUrl);
   publicOrigin.start();
   log.info(`control plane on ${controlUrl} (operator UI and /api; listening on ${controlAddresses.join(", ")})`);
-  log.info(`data plane on ${dataUrl} (agent routes; tunnel this one)`);
+  log.info(dataPlaneLine(dataUrl, config, reachContext));
 
   let closed = false;
   return {

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from "./config.js";
 import { parseCommandLine, USAGE } from "./cli/args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli/cli-error.js";
 import { runProjectCommand, runSessionCommand, runTokenCommand, type Print } from "./cli/commands.js";
+import { isEntryPoint } from "./entry-point.js";
 
 function loadCliConfig(): Config {
   try {
@@ -57,7 +58,7 @@ export async function runCli(argv: string[], print: Print = (text) => process.st
   }
 }
 
-const invokedDirectly = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   void runCli(process.argv.slice(2)).then((code) => {
     if (code !== 0) process.exitCode = code;

@@ -65,6 +65,8 @@ const envSchema = z.object({
   URLBRIDGE_BROWSE_ROOTS: z.string().optional(),
   URLBRIDGE_ALLOWED_HOSTS: hostList.default([]),
   URLBRIDGE_CLOUDFLARED: flag.default(false),
+  // deploy/compose.local-data-plane.yaml sets it: the data plane is also published on the host's loopback.
+  URLBRIDGE_DATA_PLANE_ON_HOST: flag.default(false),
   URLBRIDGE_GREP_ENGINE: z.enum(["auto", "rg", "fallback"]).default("auto"),
   URLBRIDGE_SANDBOX: z.enum(["auto", "landlock", "container", "none"]).default("auto"),
   URLBRIDGE_AGENT_UID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
@@ -116,6 +118,8 @@ export interface Config {
   browseRoots: string[];
   /** Extra Host header names the control plane accepts besides loopback names. */
   allowedHosts: string[];
+  /** The appliance publishes the data plane on the host's loopback too, so its local origin reaches the host. */
+  dataPlaneOnHost: boolean;
   /** Outside Docker: spawn a cloudflared quick tunnel if the binary is on PATH. */
   spawnCloudflared: boolean;
   /** /g engine: ripgrep when on PATH (auto), always rg, or always the portable fallback. */
@@ -163,7 +167,7 @@ export class ConfigError extends Error {
 
 const homeOf = (env: NodeJS.ProcessEnv) => (env.HOME && env.HOME.length > 0 ? env.HOME : os.homedir());
 
-function defaultStateDir(env: NodeJS.ProcessEnv): string {
+export function defaultStateDir(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_STATE_HOME;
   return path.join(xdg && xdg.length > 0 ? xdg : path.join(homeOf(env), ".local", "state"), "urlbridge");
 }
@@ -201,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     browseRoots,
     allowedHosts: e.URLBRIDGE_ALLOWED_HOSTS,
     spawnCloudflared: e.URLBRIDGE_CLOUDFLARED,
+    dataPlaneOnHost: e.URLBRIDGE_DATA_PLANE_ON_HOST,
     grepEngine: e.URLBRIDGE_GREP_ENGINE,
     sandbox: e.URLBRIDGE_SANDBOX,
     agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },

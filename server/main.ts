@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, type Logger } from "./log.js";
 import { bridgeIsRoot } from "./sandbox/identity.js";
 import { isStoreUnavailable } from "./store/health.js";
+import { isEntryPoint } from "./entry-point.js";
 
 /** URLBRIDGE_* names that carry a secret: parsed into the config once, then dropped from process.env. */
 const SECRET_VARIABLE = /^URLBRIDGE_.*(TOKEN|SECRET|PASSWORD|KEY)/;
@@ -122,7 +123,7 @@ export async function main(): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
 }
 
-const invokedDirectly = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   main().catch((error: unknown) => {
     process.stderr.write(`urlbridge: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);

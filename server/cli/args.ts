@@ -21,7 +21,8 @@ Options:
 
 The CLI finds the control plane and the operator token through the same URLBRIDGE_* variables
 and state directory as the server (URLBRIDGE_CONTROL_HOST/PORT, URLBRIDGE_OPERATOR_TOKEN,
-URLBRIDGE_STATE_DIR). In Docker: docker compose exec bridge urlbridge session create <project>
+URLBRIDGE_STATE_DIR). From a checkout: npx urlbridge session create <project>.
+In Docker: docker compose exec bridge urlbridge session create <project>
 (and for MCP clients: docker compose exec -T bridge urlbridge mcp --session <name>)`;
 
 const OPTIONS = {

@@ -3,7 +3,9 @@
 import type { Config } from "../config.js";
 import type { ApiErrorBody } from "../control/api-types.js";
 import { operatorTokenPath, readOperatorTokenFile } from "../control/operator-token.js";
+import { runningInAppliance } from "../control/session-mcp.js";
 import { CliError } from "./cli-error.js";
+import { startCommand } from "./invocation.js";
 
 export const CONTROL_REQUEST_TIMEOUT_MS = 15_000;
 
@@ -49,7 +51,7 @@ export function createControlClient(config: Config): ControlClient {
   const located = locateOperatorToken(config);
   const token = located.token;
   if (!token) {
-    throw new CliError(`no operator token: URLBRIDGE_OPERATOR_TOKEN is not set and ${located.file} does not exist yet; start the server once (urlbridge serve)`);
+    throw new CliError(`no operator token: URLBRIDGE_OPERATOR_TOKEN is not set and ${located.file} does not exist yet; start the server once (${startCommand({ inAppliance: runningInAppliance(config.stateDir) })})`);
   }
   return {
     url,
@@ -63,7 +65,7 @@ export function createControlClient(config: Config): ControlClient {
           signal: AbortSignal.timeout(CONTROL_REQUEST_TIMEOUT_MS),
         });
       } catch (error) {
-        throw new CliError(`cannot reach the control plane at ${url} (${describeNetworkError(error)}); is urlbridge running? Start it with \`urlbridge serve\``);
+        throw new CliError(`cannot reach the control plane at ${url} (${describeNetworkError(error)}); is urlbridge running? Start it with ${startCommand({ inAppliance: runningInAppliance(config.stateDir) })}`);
       }
       const text = await res.text();
       let parsed: unknown;

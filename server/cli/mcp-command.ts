@@ -6,6 +6,7 @@ import type { ParsedCommand } from "./args.js";
 import { CliError, usageError } from "./cli-error.js";
 import { createControlClient, type ControlClient } from "./control-client.js";
 import { findSession } from "./find-session.js";
+import { hint } from "./commands.js";
 import { runMcpRelay } from "./mcp-relay.js";
 
 async function mcpViewOf(client: ControlClient, sessionId: string): Promise<SessionMcpView> {
@@ -20,7 +21,7 @@ export async function runMcpCommand(config: Config, cmd: ParsedCommand): Promise
   const ref = cmd.flags.session;
   if (!ref) throw usageError(`"urlbridge mcp" needs --session <session-name-or-id>`);
   const client = createControlClient(config);
-  const session = await findSession(client, ref);
+  const session = await findSession(client, ref, hint(config, "session list"));
   const view = await mcpViewOf(client, session.id);
   await runMcpRelay({
     input: process.stdin,

@@ -25,6 +25,7 @@ export function formatSession(s: SessionView, project: Project | undefined): str
     `Session ${s.name} (${s.id}) · project ${project?.name ?? s.projectId} · generation ${s.generation} · ${s.enabled ? "enabled" : "disabled"}`,
     `Tools: ${s.tools.join(", ") || "none"}`,
     "",
+    ...(s.reachability.warning ? [`Warning: ${s.reachability.warning}`, ""] : []),
     "Init URL:",
     s.initUrl,
     "",

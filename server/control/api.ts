@@ -7,11 +7,14 @@ import { ControlError, ControlErrorCode } from "./errors.js";
 import { listFolders } from "./folder-browser.js";
 import { readJsonBody } from "./json-body.js";
 import type { PublicOrigin } from "../tunnel/public-origin.js";
-import { normalizeOrigin } from "../tunnel/public-origin.js";
-import { MAX_ENABLED_SESSIONS, MAX_SESSION_DEFINITIONS, type Registry } from "./registry.js";
+import { normalizeOrigin, type OriginState } from "../tunnel/public-origin.js";
+import { describeReachability, type Reachability } from "../tunnel/reachability.js";
+import { canonicalRoot, MAX_ENABLED_SESSIONS, MAX_SESSION_DEFINITIONS, type Permissions, type Registry } from "./registry.js";
 import { runningInAppliance, sessionMcpView } from "./session-mcp.js";
 import { activityQuery, createProjectBody, createSessionBody, fsQuery, patchProjectBody, tunnelBody } from "./schemas.js";
 import { parseInput } from "./validate.js";
+import { checkWritable, unwritableMessage } from "./writability.js";
+import type { Identity } from "../sandbox/identity.js";
 
 export interface ApiOptions {
   config: Config;
@@ -20,6 +23,8 @@ export interface ApiOptions {
   publicOrigin: PublicOrigin;
   plugins: PluginHost;
   version: string;
+  /** The identity terminal commands in this root run as (undefined: the bridge's own); for the writability check. */
+  terminalIdentity?: (root: string) => Identity | undefined;
 }
 
 /** GET /api/limits: the session ceilings, how much of each is used, and the error code past it. */
@@ -28,16 +33,34 @@ export interface SessionLimits {
   sessionDefinitions: { used: number; max: number; code: typeof ControlErrorCode.sessionDefinitionLimitReached };
 }
 
+/** GET /api/tunnel. */
+export type TunnelView = OriginState & { reachability: Reachability };
+
 export function createApiRouter(options: ApiOptions): Router {
   const { registry, store, publicOrigin } = options;
   const router = new Router({ prefix: "/api" });
   const inDocker = runningInAppliance(options.config.stateDir);
+  const reachContext = { inAppliance: inDocker, dataPlaneOnHost: options.config.dataPlaneOnHost };
+  /** GET/PUT /api/tunnel: the origin state plus who can reach Init URLs on it. */
+  const tunnelView = (): TunnelView => {
+    const state = publicOrigin.state();
+    return { ...state, reachability: describeReachability(state, reachContext) };
+  };
+
+  /** Refuses write or terminal on a root that the identities which will write there cannot write (root_not_writable). */
+  async function requireWritable(root: string, permissions: Pick<Permissions, "write" | "terminal">): Promise<void> {
+    if (!permissions.write && !permissions.terminal) return;
+    const canonical = canonicalRoot(root);
+    const result = await checkWritable(canonical, { terminal: permissions.terminal, terminalIdentity: options.terminalIdentity?.(canonical) });
+    if (!result.ok) throw new ControlError(ControlErrorCode.rootNotWritable, unwritableMessage(canonical, result, inDocker));
+  }
 
   router.get("/projects", (ctx) => {
     ctx.body = registry.listProjects();
   });
   router.post("/projects", async (ctx) => {
     const body = parseInput(createProjectBody, await readJsonBody(ctx));
+    await requireWritable(body.root, body.permissions);
     ctx.status = 201;
     ctx.body = registry.createProject(body);
   });
@@ -46,6 +69,14 @@ export function createApiRouter(options: ApiOptions): Router {
   });
   router.patch("/projects/:id", async (ctx) => {
     const body = parseInput(patchProjectBody, await readJsonBody(ctx));
+    // Checked when the patch touches what decides it (root or permissions), not on a rename.
+    if (body.root !== undefined || body.permissions !== undefined) {
+      const current = registry.getProject(ctx.params.id!);
+      await requireWritable(body.root ?? current.root, {
+        write: body.permissions?.write ?? current.permissions.write,
+        terminal: body.permissions?.terminal ?? current.permissions.terminal,
+      });
+    }
     const { project, rotatedSessions } = registry.updateProject(ctx.params.id!, body);
     ctx.body = { ...project, rotatedSessions };
   });
@@ -104,7 +135,7 @@ export function createApiRouter(options: ApiOptions): Router {
   });
 
   router.get("/tunnel", (ctx) => {
-    ctx.body = publicOrigin.state();
+    ctx.body = tunnelView();
   });
   router.put("/tunnel", async (ctx) => {
     const body = parseInput(tunnelBody, await readJsonBody(ctx));
@@ -118,7 +149,7 @@ export function createApiRouter(options: ApiOptions): Router {
         }
       }
     }
-    ctx.body = publicOrigin.state();
+    ctx.body = tunnelView();
   });
 
   router.get("/plugins", async (ctx) => {

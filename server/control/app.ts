@@ -18,6 +18,8 @@ import { createSecurityHeaders } from "./security-headers.js";
 
 export interface ControlPlaneOptions extends ApiOptions {
   credential: OperatorCredential;
+  /** How the operator prints the token on this machine (server/cli/invocation.ts), for the login page. */
+  showTokenCommand?: string;
   log: Logger;
   /** Folder holding the built UI (dist/web). */
   webRoot: string;
@@ -30,9 +32,9 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   app.proxy = false;
   app.silent = true;
   const api = createApiRouter(options);
-  const sessions = createLoginSessions();
+  const sessions = createLoginSessions(options.store.loginSessions);
   const backoff = createAuthBackoff();
-  const auth = createAuthRouter({ credential: options.credential, sessions, backoff });
+  const auth = createAuthRouter({ credential: options.credential, sessions, backoff, showTokenCommand: options.showTokenCommand ?? "urlbridge token --show" });
 
   app.use(createSecurityHeaders());
 

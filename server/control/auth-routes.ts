@@ -19,12 +19,16 @@ export interface AuthRoutesOptions {
   sessions: LoginSessions;
   /** Shared with bearer authentication: a wrong login and a wrong bearer count alike. */
   backoff: FailureBackoff;
+  /** The command that prints the token here, as the operator types it. */
+  showTokenCommand: string;
 }
 
 export interface LoginInfo {
   /** env: URLBRIDGE_OPERATOR_TOKEN; file: generated into the state directory. */
   source: OperatorCredential["source"];
   file: string | null;
+  /** The command that prints the token on the bridge's machine, ready to paste (docker compose exec, npx, ...). */
+  showTokenCommand: string;
 }
 
 /** Public, so the UI can ask at start-up without a failing request: it reveals only whether *this* caller is logged in. */
@@ -41,7 +45,7 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
   const router = new Router({ prefix: "/api" });
 
   router.get("/login-info", (ctx) => {
-    const info: LoginInfo = { source: credential.source, file: credential.file ?? null };
+    const info: LoginInfo = { source: credential.source, file: credential.file ?? null, showTokenCommand: options.showTokenCommand };
     ctx.body = info;
   });
 
@@ -49,7 +53,7 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
     const { token } = parseInput(loginBody, await readJsonBody(ctx));
     // Checked before any backoff: the right token logs in at once, however many wrong ones came before.
     if (!credential.matches(token)) {
-      const wrong = new ControlError(ControlErrorCode.invalidToken, "That is not the operator token; print it with `urlbridge token --show`.");
+      const wrong = new ControlError(ControlErrorCode.invalidToken, `That is not the operator token; print it with \`${options.showTokenCommand}\`.`);
       throw await failAuthentication(backoff, ctx, wrong);
     }
     sessions.revoke(ctx.cookies.get(LOGIN_COOKIE));

@@ -12,6 +12,7 @@ export const ControlErrorCode = {
   rootNotAbsolute: "root_not_absolute",
   rootNotFound: "root_not_found",
   rootNotDirectory: "root_not_directory",
+  rootNotWritable: "root_not_writable",
   invalidOrigin: "invalid_origin",
   // the folder browser (folder-browser.ts)
   invalidPath: "invalid_path",
@@ -44,6 +45,7 @@ export const CONTROL_ERROR_STATUS = {
   root_not_absolute: 400,
   root_not_found: 400,
   root_not_directory: 400,
+  root_not_writable: 409,
   invalid_origin: 400,
   invalid_path: 400,
   outside_browse_roots: 403,

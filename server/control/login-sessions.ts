@@ -1,6 +1,8 @@
-// Browser login sessions: a random id in an HttpOnly cookie, kept server-side in memory with an expiry.
-// Only a digest of each id is stored, so the map never holds a usable cookie value.
+// Browser login sessions: a random id in an HttpOnly cookie, kept server-side with an expiry in the state
+// store (migration 005), so a bridge restart does not log every browser out. Only a digest of each id is
+// stored, so neither the database nor a backup of it holds a usable cookie value.
 import { createHash, randomBytes } from "node:crypto";
+import type { LoginSessionQueries } from "../store/login-sessions.js";
 
 export const LOGIN_COOKIE = "urlbridge_session";
 export const LOGIN_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -21,36 +23,34 @@ export interface LoginSessions {
 
 const digest = (id: string) => createHash("sha256").update(id, "utf8").digest("base64url");
 
-export function createLoginSessions(now: () => number = Date.now): LoginSessions {
-  const sessions = new Map<string, LoginSession>();
-
+export function createLoginSessions(stored: LoginSessionQueries, now: () => number = Date.now): LoginSessions {
   function prune(): void {
-    const t = now();
-    for (const [key, s] of sessions) if (s.expiresAt <= t) sessions.delete(key);
-    while (sessions.size >= MAX_LOGIN_SESSIONS) sessions.delete(sessions.keys().next().value!);
+    stored.deleteExpired(now());
+    stored.deleteOldest(stored.count() - (MAX_LOGIN_SESSIONS - 1));
   }
 
   return {
     create() {
       prune();
       const id = randomBytes(SESSION_ID_BYTES).toString("base64url");
-      const session = { expiresAt: now() + LOGIN_SESSION_TTL_MS };
-      sessions.set(digest(id), session);
-      return { id, expiresAt: session.expiresAt };
+      const createdAt = now();
+      const expiresAt = createdAt + LOGIN_SESSION_TTL_MS;
+      stored.insert({ digest: digest(id), createdAt, expiresAt });
+      return { id, expiresAt };
     },
     lookup(id) {
       if (!id) return undefined;
       const key = digest(id);
-      const session = sessions.get(key);
+      const session = stored.get(key);
       if (!session) return undefined;
       if (session.expiresAt <= now()) {
-        sessions.delete(key);
+        stored.delete(key);
         return undefined;
       }
-      return session;
+      return { expiresAt: session.expiresAt };
     },
     revoke(id) {
-      if (id) sessions.delete(digest(id));
+      if (id) stored.delete(digest(id));
     },
   };
 }

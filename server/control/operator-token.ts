@@ -90,7 +90,8 @@ export function readOrCreateOperatorToken(stateDir: string): { token: string; cr
   return { token, created: true };
 }
 
-export function loadOperatorCredential(stateDir: string, fromEnv: string | undefined, log: Logger): OperatorCredential {
+/** `showCommand`: how the operator prints the token here (server/cli/invocation.ts), named in the log. */
+export function loadOperatorCredential(stateDir: string, fromEnv: string | undefined, log: Logger, showCommand = "urlbridge token --show"): OperatorCredential {
   let token: string;
   let source: OperatorCredential["source"];
   if (fromEnv) {
@@ -101,7 +102,7 @@ export function loadOperatorCredential(stateDir: string, fromEnv: string | undef
     const result = readOrCreateOperatorToken(stateDir);
     token = result.token;
     source = "file";
-    log.info(`operator token: ${result.created ? "generated into" : "read from"} ${operatorTokenPath(stateDir)} (print it with \`urlbridge token --show\`)`);
+    log.info(`operator token: ${result.created ? "generated into" : "read from"} ${operatorTokenPath(stateDir)} (print it with \`${showCommand}\`)`);
   }
   const expected = digest(token);
   return {

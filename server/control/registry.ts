@@ -8,6 +8,7 @@ import type { AnyToolDefinition, ProjectPermissions } from "../kernel/tool/defin
 import type { Store } from "../store/index.js";
 import type { ProjectRow } from "../store/projects.js";
 import type { SessionRow } from "../store/sessions.js";
+import type { Reachability } from "../tunnel/reachability.js";
 import { generateCapabilityToken, generateId } from "./capability-token.js";
 import { ControlError, ControlErrorCode, controlMessage, notFound } from "./errors.js";
 
@@ -32,6 +33,8 @@ export interface SessionView {
   enabled: boolean;
   generation: number;
   initUrl: string;
+  /** Who can reach initUrl with the current public origin, and what to do when that is not everyone. */
+  reachability: Reachability;
   /** Tool ids this generation can call, given its project's permissions. */
   tools: string[];
   features: string[];
@@ -43,6 +46,8 @@ export interface RegistryOptions {
   states: SessionStates;
   tools: AnyToolDefinition[];
   publicOrigin: () => string;
+  /** Who can reach a URL on that origin (server/tunnel/reachability.ts). */
+  reachability: () => Reachability;
   /** A session's or project's capabilities ended (rotate, disable, delete): end the processes it started. */
   onScopeEnd?: (scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }) => void;
 }
@@ -108,6 +113,7 @@ export function createRegistry(options: RegistryOptions) {
       enabled: session.enabled,
       generation: session.generation,
       initUrl: `${options.publicOrigin()}/v0/init/${caps.init}`,
+      reachability: options.reachability(),
       tools: effectiveTools(project.permissions),
       features: [...TRANSPORT_FEATURES],
       createdAt: session.createdAt,

@@ -6,6 +6,7 @@ import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.
 import { createActivityQueries } from "./activity.js";
 import { createJournalHealth, type StoreHealth } from "./health.js";
 import { createJournalQueries } from "./journal.js";
+import { createLoginSessionQueries } from "./login-sessions.js";
 import { createProjectQueries } from "./projects.js";
 import { createSessionQueries } from "./sessions.js";
 import { createSettingQueries } from "./settings.js";
@@ -34,6 +35,8 @@ export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = c
     projects: createProjectQueries(db, scope),
     sessions,
     settings,
+    /** The UI's login sessions (digests and expiries), kept across restarts. */
+    loginSessions: createLoginSessionQueries(db),
     /** True when this open found capabilities sealed under another key and dropped them (bridge.ts rotates). */
     capabilityKeyReplaced,
     activity: createActivityQueries(logDb),

@@ -163,8 +163,8 @@ export function createPublicOrigin(options: PublicOriginOptions) {
         return tunnel.ready ? "Using the cloudflared quick tunnel; it is connected." : "Using the cloudflared quick tunnel; it is not ready yet.";
       case "local":
         return tunnel.metricsUrl
-          ? `No tunnel hostname from ${tunnel.metricsUrl} (${tunnel.error ?? "none reported"}); Init URLs use the local data-plane origin, which agents outside this machine cannot reach.`
-          : "No tunnel configured; Init URLs use the local data-plane origin, which agents outside this machine cannot reach.";
+          ? `No tunnel hostname from ${tunnel.metricsUrl} (${tunnel.error ?? "none reported"}); Init URLs use the local data-plane origin.`
+          : "No tunnel configured; Init URLs use the local data-plane origin.";
     }
   }
 

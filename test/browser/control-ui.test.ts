@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STATE_FILE_NAME } from "../../server/store/database.js";
-import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
+import { giveToAgent, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
 import { launchChromium } from "../helpers/chromium.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
 
@@ -37,6 +37,10 @@ describe("control UI in Chromium", () => {
     fs.mkdirSync(path.join(projectRoot, "src"), { recursive: true });
     fs.mkdirSync(path.join(browseRoot, "other-folder"));
     fs.writeFileSync(path.join(projectRoot, "README.md"), "# demo\n");
+    // Granting terminal needs a folder its commands' uid can write (root_not_writable otherwise, which
+    // first-run.test.ts shows): the project belongs to that uid, as an operator's own folder does.
+    fs.chmodSync(browseRoot, 0o755);
+    giveToAgent(projectRoot);
     t = await startTestBridge({ URLBRIDGE_BROWSE_ROOTS: browseRoot });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: DESKTOP });

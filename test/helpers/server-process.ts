@@ -23,11 +23,13 @@ export interface ServerProcessOptions {
   env?: Record<string, string>;
   /** Extra `--import` modules loaded before the server (e.g. a fault-injection preload). */
   preloads?: string[];
+  /** The entry script as typed on the command line; default <repo>/server/main.ts. */
+  entry?: string;
 }
 
-export function startServerProcess({ stateDir, env = {}, preloads = [] }: ServerProcessOptions): Promise<ServerProcess> {
+export function startServerProcess({ stateDir, env = {}, preloads = [], entry = path.join(REPO, "server/main.ts") }: ServerProcessOptions): Promise<ServerProcess> {
   const imports = ["tsx", ...preloads].flatMap((module) => ["--import", module]);
-  const child = spawn(process.execPath, [...imports, path.join(REPO, "server/main.ts")], {
+  const child = spawn(process.execPath, [...imports, entry], {
     cwd: REPO,
     env: {
       PATH: process.env.PATH ?? "",

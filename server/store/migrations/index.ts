@@ -3,6 +3,7 @@ import { coreSchema } from "./001-core.js";
 import { journalSchema } from "./002-journal.js";
 import { sealedCapabilities } from "./003-sealed-capabilities.js";
 import { webPermission } from "./004-web-permission.js";
+import { loginSessionsSchema } from "./005-login-sessions.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -15,4 +16,4 @@ export interface Migration {
   scrub?: boolean;
 }
 
-export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, webPermission];
+export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, webPermission, loginSessionsSchema];

@@ -181,7 +181,8 @@ describe("urlbridge serve and token with a generated token file", () => {
       expect(log).not.toContain(token);
 
       const where = await runCli(["token"], env);
-      expect(where.stdout).toBe(`The operator token is stored in ${file}\nPrint it with: urlbridge token --show\n`);
+      // The hint is pasteable here: run from the checkout (npx) with this state dir, which is not the default.
+      expect(where.stdout).toBe(`The operator token is stored in ${file}\nPrint it with: URLBRIDGE_STATE_DIR=${stateDir} npx urlbridge token --show\n`);
       expect((await runCli(["token", "--show"], env)).stdout).toBe(`${token}\n`);
       expect(JSON.parse((await runCli(["token", "--json"], env)).stdout)).toEqual({ source: "file", file, exists: true });
 

@@ -59,7 +59,7 @@ describe("control plane guards", () => {
 
     it("keeps /api/health and /api/login-info open and says where the token comes from", async () => {
       expect((await rawRequest(`${control}/api/health`)).json()).toMatchObject({ ok: true });
-      expect((await rawRequest(`${control}/api/login-info`)).json()).toEqual({ source: "env", file: null });
+      expect((await rawRequest(`${control}/api/login-info`)).json()).toEqual({ source: "env", file: null, showTokenCommand: expect.stringMatching(/^(npx )?urlbridge token --show$/) });
       expect((await rawRequest(`${control}/api/whoami`)).json()).toEqual({ authenticated: false, via: null, expiresAt: null });
     });
   });
@@ -234,7 +234,8 @@ describe("login info with a generated token", () => {
     try {
       const file = path.join(t.stateDir, "operator-token");
       const res = await rawRequest(`${t.bridge.controlUrl}/api/login-info`);
-      expect(res.json()).toEqual({ source: "file", file });
+      // The command names the state dir: it is not the default, and the command must find the same file.
+      expect(res.json()).toEqual({ source: "file", file, showTokenCommand: `URLBRIDGE_STATE_DIR=${t.stateDir} npx urlbridge token --show` });
       expect(res.text).not.toContain(fs.readFileSync(file, "utf8").trim());
     } finally {
       await t.close();

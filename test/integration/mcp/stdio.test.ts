@@ -248,7 +248,7 @@ describe("urlbridge mcp (stdio relay into the running bridge)", () => {
   });
 
   it.each([
-    [["--session", "nobody"], 1, /urlbridge: no session named or with id "nobody"; see `urlbridge session list`/],
+    [["--session", "nobody"], 1, /urlbridge: no session named or with id "nobody"; see `(URLBRIDGE_STATE_DIR=\S+ )?npx urlbridge session list`/],
     [[], 2, /"urlbridge mcp" needs --session/],
     [["--session", SESSION, "--json"], 2, /--json does not apply to "urlbridge mcp"/],
   ])("refuses %j on stderr with exit %i and nothing on stdout", async (args, code, pattern) => {

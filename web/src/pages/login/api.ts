@@ -5,5 +5,5 @@ import type { LoginInfo, WhoAmI } from "../../api/types";
 export const fetchLoginInfo = () => api.get<LoginInfo>("/api/login-info");
 export const logIn = (token: string) => api.post<WhoAmI>("/api/login", { token });
 
-export const SHOW_TOKEN_COMMAND = "urlbridge token --show";
-export const SHOW_TOKEN_COMMAND_DOCKER = "docker compose exec bridge urlbridge token --show";
+/** Shown only until /api/login-info answers with this machine's own command. */
+export const SHOW_TOKEN_COMMAND_FALLBACK = "docker compose exec bridge urlbridge token --show";
