@@ -39,6 +39,18 @@ export function packageVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
 }
 
+/** Where an image build records its content hash (Dockerfile; scripts/image-tag.mjs). */
+export const BUILD_ID_FILE = path.join("dist", "BUILD_ID");
+
+/** The content hash the image was built from, or "source" when the bridge runs from a checkout. */
+export function buildId(): string {
+  try {
+    return fs.readFileSync(path.join(PACKAGE_ROOT, BUILD_ID_FILE), "utf8").trim() || "source";
+  } catch {
+    return "source";
+  }
+}
+
 export interface BridgeOptions {
   log?: Logger;
   plugins?: Plugin[];
@@ -208,6 +220,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     publicOrigin,
     plugins,
     version: packageVersion(),
+    buildId: buildId(),
     credential,
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
