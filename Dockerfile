@@ -34,8 +34,9 @@ COPY . .
 # The content hash of exactly this build context (scripts/image-tag.mjs, the same hash that names the image
 # urlbridge:<version>-<hash>), taken before the build writes anything, baked in as dist/BUILD_ID: /api/health's
 # buildId. A checkout has no such file and reports "source".
+# The testcontainers module (npm run build:testcontainers) is for other people's test suites: not in the image.
 RUN node scripts/image-tag.mjs hash > /tmp/BUILD_ID \
- && npm run build \
+ && npm run build:native && npm run build:server && npm run build:web \
  && dist/native/urlbridge-sandbox --probe \
  && mv /tmp/BUILD_ID dist/BUILD_ID
 # Assemble exactly what the runtime needs in one folder; optional folders are copied when present.

@@ -6,7 +6,8 @@ import { defineConfig } from "vitest/config";
 // done by the tests themselves.
 export default defineConfig({
   test: {
-    include: ["test/e2e/**/*.test.ts"],
+    // examples/: tests written as a user of the package writes them (urlbridge/testcontainers by package name).
+    include: ["test/e2e/**/*.test.ts", "examples/**/*.test.ts"],
     exclude: ["node_modules/**", "dist/**"],
     testTimeout: 180_000,
     hookTimeout: 1_200_000,
