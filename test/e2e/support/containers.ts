@@ -117,3 +117,11 @@ export async function startApplianceWithEdge(projectsDir: string, edgeEnv: Recor
 export async function edgeCertificate(edge: StartedTestContainer): Promise<string> {
   return (await edge.exec(["cat", "/etc/edge/edge.crt"])).output;
 }
+
+/**
+ * A name for a container or volume a test creates: urlbridge-<run>-<what>-<pid>. URLBRIDGE_E2E_RUN (default "e2e")
+ * tells apart runs that share one engine, so each removes only its own.
+ */
+export function e2eName(what: string): string {
+  return `urlbridge-${process.env.URLBRIDGE_E2E_RUN ?? "e2e"}-${what}-${process.pid}`;
+}
