@@ -27,15 +27,16 @@ export interface BackupSummary {
 
 export class BackupError extends Error {}
 
-function summarize(file: string): BackupSummary {
+/** Checks and counts a state database; `shownAs` is the name messages use (the file a caller gave). */
+function summarize(file: string, shownAs = file): BackupSummary {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const check = db.pragma("quick_check", { simple: true });
-    if (check !== "ok") throw new BackupError(`${file} is damaged (SQLite quick_check: ${String(check)})`);
+    if (check !== "ok") throw new BackupError(`${shownAs} is damaged (SQLite quick_check: ${String(check)})`);
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
     for (const table of ["schema_migrations", "settings", "projects", "sessions", "capabilities", "intents"]) {
-      if (!tables.has(table)) throw new BackupError(`${file} is not a urlbridge state database (no ${table} table)`);
+      if (!tables.has(table)) throw new BackupError(`${shownAs} is not a urlbridge state database (no ${table} table)`);
     }
     const keyRow = db.prepare("SELECT value FROM settings WHERE key = ?").get(CAPABILITY_KEY_ID_SETTING) as { value: string } | undefined;
     return {
@@ -49,7 +50,7 @@ function summarize(file: string): BackupSummary {
     };
   } catch (error) {
     if (error instanceof BackupError) throw error;
-    throw new BackupError(`${file} cannot be read as a urlbridge state database (${(error as Error).message})`);
+    throw new BackupError(`${shownAs} cannot be read as a urlbridge state database (${(error as Error).message})`);
   } finally {
     db.close();
   }
@@ -119,23 +120,33 @@ function keyIdOf(key: Buffer, file: string): string {
  */
 export function restoreDatabase(stateDir: string, backup: string, options: RestoreOptions = {}): RestoreResult {
   if (!fs.existsSync(backup)) throw new BackupError(`no backup at ${backup}`);
-  const summary = summarize(backup);
   const keyFile = capabilityKeyPath(stateDir);
   const key = options.keyFile ? fs.readFileSync(options.keyFile) : fs.existsSync(keyFile) ? fs.readFileSync(keyFile) : undefined;
   const keyId = key ? keyIdOf(key, options.keyFile ?? keyFile) : undefined;
-  if (summary.capabilities > 0 && summary.capabilityKeyId !== keyId) {
-    const have = options.keyFile ? `${options.keyFile} is key ${keyId}` : key ? `${keyFile} is key ${keyId}` : `${keyFile} does not exist`;
-    throw new BackupError(
-      `the backup's sessions were sealed under capability key ${summary.capabilityKeyId}, and ${have}; pass --key <file> with the capability-key file of the bridge the backup came from (restoring without it would give every session new URLs)`,
-    );
-  }
 
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const target = path.join(stateDir, STATE_FILE_NAME);
   const temp = `${target}.restore-${process.pid}`;
+  // Checked as the copy it installs: the backup itself may sit on a read-only mount, where SQLite cannot open a
+  // file left in WAL mode (a plain copy of a live database) even for reading.
   fs.copyFileSync(backup, temp);
-  fs.chmodSync(temp, 0o600);
-  fsyncPath(temp);
+  let summary: BackupSummary;
+  try {
+    fs.chmodSync(temp, 0o600);
+    summary = summarize(temp, backup);
+    if (summary.capabilities > 0 && summary.capabilityKeyId !== keyId) {
+      const have = options.keyFile ? `${options.keyFile} is key ${keyId}` : key ? `${keyFile} is key ${keyId}` : `${keyFile} does not exist`;
+      throw new BackupError(
+        `the backup's sessions were sealed under capability key ${summary.capabilityKeyId}, and ${have}; pass --key <file> with the capability-key file of the bridge the backup came from (restoring without it would give every session new URLs)`,
+      );
+    }
+    // A WAL-mode copy got an empty -wal and -shm from the read-only check: nothing in them, nothing to keep.
+    for (const suffix of ["-wal", "-shm"]) fs.rmSync(temp + suffix, { force: true });
+    fsyncPath(temp);
+  } catch (error) {
+    for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(temp + suffix, { force: true });
+    throw error;
+  }
   let previous: string | undefined;
   if (fs.existsSync(target)) {
     // Fold the old WAL into its database first, so the kept copy is whole and no stale -wal meets the new file.

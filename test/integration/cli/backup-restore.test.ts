@@ -106,6 +106,24 @@ describe("urlbridge backup and restore", () => {
     }
   });
 
+  it("also restores a plain copy of a database file left in WAL mode, leaving nothing beside the copy", async () => {
+    const source = makeTempDir("plain-copy-source");
+    const { openDatabase } = await import("../../../server/store/database.js");
+    const { createStore } = await import("../../../server/store/index.js");
+    const db = openDatabase(source);
+    createStore(db);
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    db.close();
+    const copies = makeTempDir("plain-copy");
+    fs.copyFileSync(path.join(source, "urlbridge.sqlite"), path.join(copies, "copy.sqlite"));
+    const fresh = makeTempDir("restore-plain");
+    const result = await runCli(["restore", path.join(copies, "copy.sqlite")], { URLBRIDGE_STATE_DIR: fresh, URLBRIDGE_CONTROL_PORT: String(await unusedPort()), URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toMatch(/^Restored 0 project\(s\), 0 session\(s\), 0 journal entries/);
+    expect(fs.readdirSync(copies)).toEqual(["copy.sqlite"]);
+    expect(fs.readdirSync(fresh).sort()).toEqual(["urlbridge.sqlite"]);
+  });
+
   it.each([
     ["a file that is not SQLite", "not a database\n", /cannot be read as a urlbridge state database/],
     ["an SQLite file of something else", undefined, /is not a urlbridge state database \(no schema_migrations table\)/],
