@@ -26,6 +26,7 @@ import { createTerminalState, type TerminalState } from "./mutation/terminal/ter
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
+import { newerMigrations } from "./store/database.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
 
@@ -195,6 +196,13 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   } else if (store.capabilityKeyReplaced) {
     registry.rotateAll();
     log.warn("the capability key in the state directory does not match the database (restored or copied without it): every session received fresh capability URLs");
+  }
+  const newer = newerMigrations(store.db);
+  if (newer.length > 0) {
+    log.warn(
+      `the state database was used by a newer urlbridge (schema migrations this build does not have: ${newer.map((m) => `${m.version}-${m.name}`).join(", ")}); ` +
+        "this build ignores them; if that release changed existing tables, restore the backup taken before the upgrade (deploy/UPGRADE.md)",
+    );
   }
 
   // One tool runner for every transport and for plugins: the URL data plane and /k now, MCP next.
