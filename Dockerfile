@@ -31,8 +31,14 @@ FROM toolchain AS build
 # No install scripts here: the build needs no native addon, and compiling better-sqlite3 twice costs a minute.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
-RUN npm run build \
- && dist/native/urlbridge-sandbox --probe
+# The content hash of exactly this build context (scripts/image-tag.mjs, the same hash that names the image
+# urlbridge:<version>-<hash>), taken before the build writes anything, baked in as dist/BUILD_ID: /api/health's
+# buildId. A checkout has no such file and reports "source".
+# The testcontainers module (npm run build:testcontainers) is for other people's test suites: not in the image.
+RUN node scripts/image-tag.mjs hash > /tmp/BUILD_ID \
+ && npm run build:native && npm run build:server && npm run build:web \
+ && dist/native/urlbridge-sandbox --probe \
+ && mv /tmp/BUILD_ID dist/BUILD_ID
 # Assemble exactly what the runtime needs in one folder; optional folders are copied when present.
 RUN mkdir -p /out \
  && cp -R package.json dist /out/ \

@@ -32,6 +32,7 @@ import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
 import { agentIdentity } from "./sandbox/identity.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
+import { newerMigrations } from "./store/database.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
 
@@ -43,6 +44,18 @@ export const PACKAGE_ROOT = [path.resolve(here, ".."), path.resolve(here, "..", 
 
 export function packageVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** Where an image build records its content hash (Dockerfile; scripts/image-tag.mjs). */
+export const BUILD_ID_FILE = path.join("dist", "BUILD_ID");
+
+/** The content hash the image was built from, or "source" when the bridge runs from a checkout. */
+export function buildId(): string {
+  try {
+    return fs.readFileSync(path.join(PACKAGE_ROOT, BUILD_ID_FILE), "utf8").trim() || "source";
+  } catch {
+    return "source";
+  }
 }
 
 export interface BridgeOptions {
@@ -208,6 +221,13 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     registry.rotateAll();
     log.warn("the capability key in the state directory does not match the database (restored or copied without it): every session received fresh capability URLs");
   }
+  const newer = newerMigrations(store.db);
+  if (newer.length > 0) {
+    log.warn(
+      `the state database was used by a newer urlbridge (schema migrations this build does not have: ${newer.map((m) => `${m.version}-${m.name}`).join(", ")}); ` +
+        "this build ignores them; if that release changed existing tables, restore the backup taken before the upgrade (deploy/UPGRADE.md)",
+    );
+  }
 
   // One tool runner for every transport and for plugins: the URL data plane and /k now, MCP next.
   const kernel = createToolKernel({ log, mutation });
@@ -232,6 +252,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     publicOrigin,
     plugins,
     version: packageVersion(),
+    buildId: buildId(),
     credential,
     showTokenCommand,
     log,

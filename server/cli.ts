@@ -1,5 +1,6 @@
 // The `urlbridge` command: `serve` (default) runs the bridge; token, project, session and mcp (a stdio relay)
-// talk to the running control plane. Failures are one line on stderr and a non-zero exit (1 failed, 2 bad usage).
+// talk to the running control plane; backup and restore work on the state directory (cli/backup-commands.ts).
+// Failures are one line on stderr and a non-zero exit (1 failed, 2 bad usage).
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { parseCommandLine, USAGE } from "./cli/args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli/cli-error.js";
@@ -41,6 +42,12 @@ export async function runCli(argv: string[], print: Print = (text) => process.st
         // stdout belongs to JSON-RPC from here on: every message of this command goes to stderr.
         const { runMcpCommand } = await import("./cli/mcp-command.js");
         await runMcpCommand(loadCliConfig(), cmd);
+        return 0;
+      }
+      case "backup":
+      case "restore": {
+        const { runBackupCommand, runRestoreCommand } = await import("./cli/backup-commands.js");
+        await (cmd.command === "backup" ? runBackupCommand : runRestoreCommand)(loadCliConfig(), cmd, print);
         return 0;
       }
       default:

@@ -14,6 +14,8 @@ Usage:
   urlbridge session list
   urlbridge session rotate <session-id>
   urlbridge mcp --session <session-name-or-id>       MCP over stdio for a local client (relays to the bridge)
+  urlbridge backup <file>                            online copy of the state database (- for stdout), safe while running
+  urlbridge restore <file> [--key <capability-key>]  install a backup; the bridge must be stopped (deploy/UPGRADE.md)
   urlbridge help | --version
 
 Options:
@@ -33,6 +35,7 @@ const OPTIONS = {
   web: { type: "boolean" },
   name: { type: "string" },
   session: { type: "string" },
+  key: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -43,7 +46,16 @@ export interface ParsedCommand {
   /** e.g. "serve", "token", "project add", "session rotate". */
   command: string;
   args: string[];
-  flags: { json: boolean; show: boolean; write: boolean; terminal: boolean; web: boolean; name: string | undefined; session: string | undefined };
+  flags: {
+    json: boolean;
+    show: boolean;
+    write: boolean;
+    terminal: boolean;
+    web: boolean;
+    name: string | undefined;
+    session: string | undefined;
+    key: string | undefined;
+  };
 }
 
 /** Which flags and how many positional arguments each command accepts. */
@@ -58,6 +70,8 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   "session list": { flags: ["json"], args: [] },
   "session rotate": { flags: ["json"], args: ["<session-id>"] },
   mcp: { flags: ["session"], args: [] },
+  backup: { flags: ["json"], args: ["<file>"] },
+  restore: { flags: ["key", "json"], args: ["<file>"] },
 };
 
 const GROUPS = new Set(["project", "session"]);
@@ -103,6 +117,7 @@ function build(command: string, args: string[], values: Partial<Record<Flag, str
       web: values.web === true,
       name: typeof values.name === "string" ? values.name : undefined,
       session: typeof values.session === "string" ? values.session : undefined,
+      key: typeof values.key === "string" ? values.key : undefined,
     },
   };
 }

@@ -25,6 +25,8 @@ export interface ControlPlaneOptions extends ApiOptions {
   webRoot: string;
   /** What the terminal sandbox enforces, shown by /api/health and the UI. */
   sandbox?: () => SandboxReport;
+  /** The image's content hash (/api/health `buildId`); "source" when run from a checkout. */
+  buildId?: string;
 }
 
 export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
@@ -64,6 +66,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
       ctx.body = {
         ok: true,
         version: options.version,
+        buildId: options.buildId ?? "source",
         degraded,
         store: { activityLog, journal },
         ...(options.sandbox ? { sandbox: options.sandbox() } : {}),

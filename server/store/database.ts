@@ -63,6 +63,15 @@ export function openLogConnection(stateDir: string): Db {
   return db;
 }
 
+/**
+ * Migrations recorded in the database that this build does not have: a newer build ran on this state and this one
+ * was rolled back onto it (deploy/UPGRADE.md). The older build ignores the newer tables; bridge.ts warns.
+ */
+export function newerMigrations(db: Db): Array<{ version: number; name: string }> {
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  return db.prepare("SELECT version, name FROM schema_migrations WHERE version > ? ORDER BY version").all(known) as Array<{ version: number; name: string }>;
+}
+
 export function migrate(db: Db): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
   const applied = new Set(

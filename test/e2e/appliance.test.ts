@@ -1,6 +1,7 @@
 // The Docker appliance end to end: the image built from our Dockerfile, started as compose.yaml starts it, behind
-// an nginx stand-in for the Cloudflare edge on a private network. Proves what the host can reach, tunnel
-// discovery into Init URLs, the non-root terminal on the bind mount, and the journal across `docker restart`.
+// a quick-tunnel stand-in for the Cloudflare edge (edge-standin/edge.mjs) on a private network. Proves what the
+// host can reach, tunnel discovery into Init URLs, the non-root terminal on the bind mount, and the journal across
+// `docker restart`.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -146,6 +147,12 @@ describe("docker appliance", () => {
     // The tunnel carries the data plane only: the operator API is not there.
     expect((await edgeClient.get(`${EDGE_ORIGIN}/api/health`)).status).toBe(404);
     expect((await edgeClient.get(`${EDGE_ORIGIN}/api/sessions`)).status).toBe(404);
+  });
+
+  it("meets the quick tunnel's limits on the way: a target over 32 KB is the edge's 414, never the bridge's", async () => {
+    const long = await edgeClient.get(`${initBases.r}/r?path=${"a".repeat(33 * 1024)}`);
+    expect(long.status).toBe(414);
+    expect(String(long.body)).toContain("URI Too Long");
   });
 
   it("runs a terminal command as the non-root node user and writes into the bind-mounted project", async () => {

@@ -14,6 +14,7 @@ interface PortSpec {
 }
 interface ServiceSpec {
   image?: string;
+  pull_policy?: string;
   init?: boolean;
   restart?: string;
   ports?: PortSpec[];
@@ -109,6 +110,13 @@ describe("compose.yaml", () => {
     expect(tunnel!.healthcheck!.test).toEqual(["CMD", "cloudflared", "tunnel", "--metrics", "127.0.0.1:2000", "ready"]);
     expect(tunnel!.depends_on).toMatchObject({ bridge: { condition: "service_healthy" } });
     expect(bridge!.environment!.URLBRIDGE_TUNNEL_METRICS).toBe("http://tunnel:2000");
+  });
+
+  it("runs urlbridge:local by default and the content tag named in URLBRIDGE_IMAGE otherwise, never pulled", async () => {
+    const plain = (await composeConfig(["compose.yaml"])).services.bridge!;
+    expect(plain).toMatchObject({ image: "urlbridge:local", pull_policy: "never" });
+    const pinned = (await composeConfig(["compose.yaml"], { URLBRIDGE_IMAGE: "urlbridge:0.1.0-0123456789ab" })).services.bridge!;
+    expect(pinned).toMatchObject({ image: "urlbridge:0.1.0-0123456789ab", pull_policy: "never" });
   });
 
   it("keeps state in a named volume, projects in a bind mount, with init and restart policies", async () => {

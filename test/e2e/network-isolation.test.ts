@@ -62,7 +62,8 @@ beforeAll(async () => {
   projectsDir = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-e2e-net-"));
   fs.chmodSync(projectsDir, 0o755);
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("URLBRIDGE_") && !k.startsWith("TUNNEL_") && !k.startsWith("COMPOSE_")));
-  env = { ...clean, URLBRIDGE_PROJECTS: projectsDir, URLBRIDGE_EDGE_SUBNET: EDGE_SUBNET };
+  // URLBRIDGE_IMAGE: the content tag the suite built, the way an operator pins one (deploy/UPGRADE.md).
+  env = { ...clean, URLBRIDGE_PROJECTS: projectsDir, URLBRIDGE_EDGE_SUBNET: EDGE_SUBNET, URLBRIDGE_IMAGE: BRIDGE_IMAGE };
   // Only the bridge: the tunnel's cloudflared image cannot be pulled here, and a container on "edge" stands in for it.
   await compose(["up", "-d", "--no-build", "--wait", "bridge"]);
   const published = (await compose(["port", "bridge", "47433"])).trim();
