@@ -24,6 +24,25 @@ const hostList = z
       .filter(Boolean),
   );
 
+/**
+ * An http origin on loopback only (localhost, 127.0.0.1, [::1]; any port, no path, no credentials): the OpenCode
+ * plugin sends a password there, so it must never be a name or address another machine answers for.
+ */
+const loopbackOrigin = z.string().transform((value, ctx) => {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = undefined;
+  }
+  const loopback = parsed && parsed.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
+  if (!parsed || !loopback || parsed.username || parsed.password || (parsed.pathname !== "/" && parsed.pathname !== "") || parsed.search || parsed.hash) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be an http origin on loopback: http://127.0.0.1:<port>, http://localhost:<port> or http://[::1]:<port>, with no path or credentials" });
+    return z.NEVER;
+  }
+  return parsed.origin;
+});
+
 /** A Docker network or label value: letters, digits, _ . - (starting with a letter or digit). */
 const dockerName = z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/, "must be letters, digits, _ . - (at most 64, starting with a letter or digit)");
 /** "<absolute path in the bridge>=<absolute path on the host>", e.g. /projects=/home/me/code. */
@@ -75,6 +94,14 @@ const envSchema = z.object({
   URLBRIDGE_TRUSTED_PROXIES: hostList
     .refine((entries) => entries.every((e) => parseCidr(e) !== undefined), "must be comma-separated IP addresses or CIDR ranges (e.g. 172.30.47.0/24)")
     .default([]),
+  // The bundled OpenCode Control plugin (plugins/opencode-control/): a loopback OpenCode server, reached lazily.
+  URLBRIDGE_OPENCODE_ENABLED: flag.default(true),
+  URLBRIDGE_OPENCODE_URL: loopbackOrigin.default("http://127.0.0.1:4096"),
+  URLBRIDGE_OPENCODE_USERNAME: z.string().min(1).max(128).default("opencode"),
+  URLBRIDGE_OPENCODE_PASSWORD: z.string().min(1).max(1024).optional(),
+  URLBRIDGE_OPENCODE_ALLOW_EXISTING: flag.default(true),
+  URLBRIDGE_OPENCODE_ALLOW_NESTED: flag.default(false),
+  URLBRIDGE_OPENCODE_MAX_WORKERS: z.coerce.number().int().min(1, "must be 1 to 16").max(16, "must be 1 to 16").default(8),
 });
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -109,6 +136,20 @@ export interface Config {
   unknownTokenThrottle: boolean;
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
   trustedProxies: string[];
+  /** The bundled OpenCode Control plugin (plugins/opencode-control/settings.ts). */
+  opencode: OpenCodeConfig;
+}
+
+export interface OpenCodeConfig {
+  enabled: boolean;
+  /** Loopback origin of `opencode serve`. */
+  url: string;
+  username: string;
+  /** OpenCode's server password (Basic auth); never logged, never put in a URL. */
+  password: string | undefined;
+  allowExisting: boolean;
+  allowNested: boolean;
+  maxWorkers: number;
 }
 
 export interface SandboxContainerConfig {
@@ -184,6 +225,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tmpMb: e.URLBRIDGE_SANDBOX_TMP_MB,
       hostProjects: e.URLBRIDGE_SANDBOX_HOST_PROJECTS,
       instance: e.URLBRIDGE_SANDBOX_INSTANCE,
+    },
+    opencode: {
+      enabled: e.URLBRIDGE_OPENCODE_ENABLED,
+      url: e.URLBRIDGE_OPENCODE_URL,
+      username: e.URLBRIDGE_OPENCODE_USERNAME,
+      password: e.URLBRIDGE_OPENCODE_PASSWORD,
+      allowExisting: e.URLBRIDGE_OPENCODE_ALLOW_EXISTING,
+      allowNested: e.URLBRIDGE_OPENCODE_ALLOW_NESTED,
+      maxWorkers: e.URLBRIDGE_OPENCODE_MAX_WORKERS,
     },
     scratchDir: path.resolve(e.URLBRIDGE_SCRATCH_DIR ?? path.join(os.tmpdir(), `urlbridge-scratch-${typeof process.getuid === "function" ? process.getuid() : "user"}`)),
   };
