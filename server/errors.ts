@@ -95,6 +95,16 @@ export const ErrorCode = {
   malformedRequestTarget: "malformed_request_target",
   // state store (server/store/): the journal cannot be written right now
   stateStoreUnavailable: "state_store_unavailable",
+  // the bundled OpenCode Control plugin (plugins/opencode-control/)
+  opencodeUnavailable: "opencode_unavailable",
+  opencodeNeedsAuth: "opencode_needs_auth",
+  opencodeInstanceChanged: "opencode_instance_changed",
+  opencodeNotFound: "opencode_not_found",
+  opencodeBusy: "opencode_busy",
+  opencodeWorkerLimit: "opencode_worker_limit",
+  opencodeRefused: "opencode_refused",
+  opencodeFailed: "opencode_failed",
+  pageChanged: "page_changed",
   // generic
   internalError: "internal_error",
 } as const;
@@ -194,6 +204,15 @@ export const ERROR_CATALOG = {
   // The same bytes are re-encoded and served when the request head arrives in one packet (gateway/client-error.ts).
   malformed_request_target: { retryable: true },
   state_store_unavailable: { retryable: true },
+  opencode_unavailable: { retryable: true },
+  opencode_needs_auth: { retryable: false },
+  opencode_instance_changed: { retryable: false },
+  opencode_not_found: { retryable: false },
+  opencode_busy: { retryable: true },
+  opencode_worker_limit: { retryable: true },
+  opencode_refused: { retryable: false },
+  opencode_failed: { retryable: false },
+  page_changed: { retryable: false },
   internal_error: {
     retryable: true,
     varies: "false when the bridge knows the cause needs the operator (no /proc, the shell cannot be spawned) or a tool was called outside its runner",
