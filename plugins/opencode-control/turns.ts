@@ -5,7 +5,11 @@ import type { Api, Message, PermissionRequest, QuestionRequest } from "./api.js"
 
 export type TurnState = "not-admitted" | "queued" | "running" | "blocked" | "completed" | "failed" | "aborted" | "incomplete";
 
-export const TERMINAL_STATES: ReadonlySet<TurnState> = new Set(["completed", "failed", "aborted", "incomplete", "not-admitted"]);
+/**
+ * States a wait stops at. "not-admitted" is not one: prompt_async answers 204 before OpenCode stores the user
+ * message, so a just-admitted prompt reads as absent for a moment; a wait keeps reading until its bound.
+ */
+export const TERMINAL_STATES: ReadonlySet<TurnState> = new Set(["completed", "failed", "aborted", "incomplete"]);
 
 export interface Turn {
   state: TurnState;
