@@ -122,9 +122,10 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
     else if (probe.status === 200 && health?.healthy === true && typeof health.version === "string") auth = "none";
     else return made("error", `${origin} answered /global/health with HTTP ${probe.status}, not as OpenCode does; no credentials were sent. Check URLBRIDGE_OPENCODE_URL.`);
     if (auth === "basic" && !authorization) return made("needs-auth", "OpenCode asks for its server password and URLBRIDGE_OPENCODE_PASSWORD is not set.", { auth });
+    // /path makes OpenCode boot its default instance on first use, which takes seconds on a fresh server.
     const [checked, paths] = await Promise.all([
       raw("GET", "/global/health", { timeoutMs: PROBE_TIMEOUT_MS }, true),
-      raw("GET", "/path", { timeoutMs: PROBE_TIMEOUT_MS }, true),
+      raw("GET", "/path", { timeoutMs: REQUEST_TIMEOUT_MS }, true),
     ]);
     if (checked.kind !== "answered" || paths.kind !== "answered") return made("not-running", `OpenCode at ${origin} stopped answering while it was identified; try again.`, { auth });
     if (checked.status === 401 || paths.status === 401) return made("needs-auth", "OpenCode refused URLBRIDGE_OPENCODE_PASSWORD (HTTP 401). The operator sets it to OpenCode's OPENCODE_SERVER_PASSWORD.", { auth });
