@@ -99,7 +99,7 @@ export function createApi(client: OpenCodeClient) {
     rejectQuestion: (directory: string, id: string) => client.json<boolean>("POST", `/question/${enc(id)}/reject`, q(directory)),
     agents: (directory: string) => client.json<Array<{ name: string; mode?: string; description?: string; hidden?: boolean; builtIn?: boolean }>>("GET", "/agent", q(directory)),
     providers: (directory: string) =>
-      client.json<{ providers: Array<{ id: string; name?: string; models?: Record<string, { id?: string; name?: string; limit?: { context?: number; output?: number }; tool_call?: boolean; reasoning?: boolean }> }>; default?: Record<string, string> }>(
+      client.json<{ providers: Array<{ id: string; name?: string; models?: Record<string, { id?: string; name?: string; limit?: { context?: number; output?: number } }> }>; default?: Record<string, string> }>(
         "GET",
         "/config/providers",
         q(directory),

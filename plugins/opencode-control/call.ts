@@ -9,6 +9,8 @@ import { PLUGIN_ID, type OpenCodeSettings } from "./settings.js";
 export interface PluginDeps {
   api: Api;
   settings: OpenCodeSettings;
+  /** Group session id per directory (workers.ts), kept per plugin instance. */
+  groups: Map<string, Promise<string>>;
 }
 
 export interface Call extends PluginDeps {

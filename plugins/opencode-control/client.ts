@@ -6,7 +6,8 @@ import { ErrorCode, ToolError } from "../../server/errors.js";
 import type { PluginConnection, PluginStatus } from "../../server/plugins/definition.js";
 import type { OpenCodeSettings } from "./settings.js";
 
-export const PROBE_TIMEOUT_MS = 1_500;
+/** The unauthenticated probe: short, and tried twice, since a starting OpenCode can leave the first one hanging. */
+export const PROBE_TIMEOUT_MS = 2_500;
 export const REQUEST_TIMEOUT_MS = 10_000;
 /** A call re-identifies the instance when the last identification is older than this. */
 const REVERIFY_AFTER_MS = 1_000;
@@ -113,7 +114,8 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
   /** Who answers at the origin, before any credential is sent; then, authenticated, which instance it is. */
   async function identify(): Promise<ConnectionReport> {
     if (changedDetail) return made("instance-changed", changedDetail);
-    const probe = await raw("GET", "/global/health", { timeoutMs: PROBE_TIMEOUT_MS }, false);
+    let probe = await raw("GET", "/global/health", { timeoutMs: PROBE_TIMEOUT_MS }, false);
+    if (probe.kind === "uncertain") probe = await raw("GET", "/global/health", { timeoutMs: PROBE_TIMEOUT_MS }, false);
     if (probe.kind !== "answered") return made("not-running", `Nothing answers at ${origin} (${probe.error}). Start \`opencode serve --hostname 127.0.0.1 --port <port>\` or set URLBRIDGE_OPENCODE_URL.`);
     let auth: "none" | "basic";
     const challenge = (probe as { challenge?: string }).challenge ?? "";
@@ -124,7 +126,7 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
     if (auth === "basic" && !authorization) return made("needs-auth", "OpenCode asks for its server password and URLBRIDGE_OPENCODE_PASSWORD is not set.", { auth });
     // /path makes OpenCode boot its default instance on first use, which takes seconds on a fresh server.
     const [checked, paths] = await Promise.all([
-      raw("GET", "/global/health", { timeoutMs: PROBE_TIMEOUT_MS }, true),
+      raw("GET", "/global/health", { timeoutMs: REQUEST_TIMEOUT_MS }, true),
       raw("GET", "/path", { timeoutMs: REQUEST_TIMEOUT_MS }, true),
     ]);
     if (checked.kind !== "answered" || paths.kind !== "answered") return made("not-running", `OpenCode at ${origin} stopped answering while it was identified; try again.`, { auth });

@@ -14,7 +14,7 @@ export type { OpenCodeSettings } from "./settings.js";
 
 export function createOpenCodePlugin(settings: OpenCodeSettings): Plugin {
   const api = createApi(createOpenCodeClient(settings));
-  const deps = { api, settings };
+  const deps = { api, settings, groups: new Map<string, Promise<string>>() };
   return {
     id: PLUGIN_ID,
     title: "OpenCode Control",

@@ -29,11 +29,10 @@ export interface WorkerHandle {
   waitUrl: string;
 }
 
-/** The group session urlbridge's workers of one directory live under; made once, found again after a restart. */
-const groups = new Map<string, Promise<string>>();
-
+/** The group session urlbridge's workers of one directory live under; made once per plugin, found again after a restart. */
 async function groupFor(call: Call): Promise<string> {
-  const key = `${call.settings.url}\n${call.root}`;
+  const { groups } = call;
+  const key = call.root;
   let group = groups.get(key);
   if (!group) {
     group = (async () => {

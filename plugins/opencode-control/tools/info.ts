@@ -53,7 +53,7 @@ export function infoTool(deps: PluginDeps & { api: Api }) {
         case "models": {
           const { providers } = await api.providers(call.root);
           const models = providers.flatMap((p) =>
-            Object.entries(p.models ?? {}).map(([id, m]) => ({ model: `${p.id}/${id}`, name: m.name ?? id, context: m.limit?.context ?? null, output: m.limit?.output ?? null, toolCall: m.tool_call ?? null, reasoning: m.reasoning ?? null })),
+            Object.entries(p.models ?? {}).map(([id, m]) => ({ model: `${p.id}/${id}`, name: m.name ?? id, context: m.limit?.context ?? null, output: m.limit?.output ?? null })),
           );
           return out({ models });
         }

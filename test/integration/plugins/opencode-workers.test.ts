@@ -203,6 +203,26 @@ describe.skipIf("missing" in located && !required)("OpenCode Control against a r
     expect(after.permissions).toEqual([]);
   });
 
+  it("cancels a blocked worker and rejects the permission request its abort leaves behind", async () => {
+    const started = await start(full, 'TOOLCALL:bash {"command":"echo never","description":"Prints never"}');
+    const blocked = await settle(started.waitUrl!);
+    expect(blocked.worker.state).toBe("blocked");
+    const cancelled = await mutate<Body & { aborted: boolean; rejected: { permissions: number } }>(k(full.m!, "opencode_worker", { action: "cancel", sessionId: started.worker.sessionId }, [["wait", 1500]]));
+    expect(cancelled).toMatchObject({ ok: true, rejected: { permissions: 1, questions: 0 } });
+    const pending = await direct<Array<{ sessionID: string }>>("GET", `/permission?directory=${encodeURIComponent(t.projectDir)}`);
+    expect(pending.filter((p) => p.sessionID === started.worker.sessionId)).toEqual([]);
+    const after = await settle(started.waitUrl!);
+    expect(["aborted", "failed", "incomplete"]).toContain(after.worker.state);
+    // The shell never ran: no completion ever carried its result.
+    expect(provider.requestsFor("echo never").filter((r) => r.answer.startsWith("MOCK-DONE"))).toEqual([]);
+  });
+
+  it("reads the provider catalogue and the limits through opencode_info", async () => {
+    expect(await agentGet(k(full.r, "opencode_info", { action: "models" }))).toMatchObject({ ok: true, models: [{ model: "mock/mock-model", name: "Mock Model", context: 128000, output: 4096 }] });
+    expect(await agentGet(k(full.r, "opencode_info", { action: "limits" }))).toMatchObject({ ok: true, maxWorkers: 8, waitMaxMs: 45000 });
+    expect(await agentGet(k(full.r, "opencode_info", { action: "capabilities" }))).toMatchObject({ ok: true, permissions: { write: true, terminal: true }, settings: { allowNested: false } });
+  });
+
   it("never shows an existing session outside the root, and guards prompting one inside it", async () => {
     const outside = makeTempDir("oc-outside");
     const foreign = await direct<{ id: string }>("POST", `/session?directory=${encodeURIComponent(outside)}`, { title: "outside the root" });
