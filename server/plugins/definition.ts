@@ -47,6 +47,11 @@ export interface PluginToolDefinition<S extends z.ZodObject = z.ZodObject, O ext
    * other action is a read. The host hosts such a tool as two kernel definitions (hosted-tool.ts).
    */
   mutations?: { field: string; actions: readonly string[]; example?: z.input<S> };
+  /**
+   * Its mutations change no project file and the plugin bounds what they do by the call's permissions, so a session
+   * with neither write nor terminal may run them: such a session then gets a mutation base (Init lists it).
+   */
+  openToReadOnly?: boolean;
   journal?: Omit<JournalBehaviour, "stagedContent">;
   /** Asks for a narrower authority for this call; a request wider than the session is refused. */
   authority?(args: z.infer<S>, granted: PluginCallAuthority): AuthorityRequest | undefined;

@@ -51,6 +51,7 @@ export function hostTool(plugin: Plugin, tool: AnyPluginTool, half?: "read" | "m
     route: "k",
     longRoutes: [],
     capability,
+    ...(capability === "mutation" && tool.openToReadOnly ? { openToReadOnly: true } : {}),
     ...(tool.permission ? { permission: tool.permission } : {}),
     description: tool.description,
     schema: z.strictObject(shape),

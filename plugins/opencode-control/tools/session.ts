@@ -107,6 +107,8 @@ export function sessionTool(deps: PluginDeps & { api: Api }) {
     example: { action: "list" },
     mutations: { field: "action", actions: MUTATION_ACTIONS, example: { action: "abort", sessionId: "ses_..." } },
     journal: journalOf(deps.api),
+    // Every mutation action bounds itself by the call's permissions (worker ceilings, grants, existing sessions).
+    openToReadOnly: true,
     authority: (args) => (args.directory ? { root: args.directory } : undefined),
     async execute(args, ctx) {
       return { ok: true as const, action: args.action, ...(await run(callOf(deps, ctx), args)) };

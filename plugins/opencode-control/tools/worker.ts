@@ -126,6 +126,8 @@ export function workerTool(deps: PluginDeps & { api: Api }) {
     example: { action: "list" },
     mutations: { field: "action", actions: MUTATION_ACTIONS, example: { action: "start", prompt: "Run the tests and report the result." } },
     journal: journalOf(deps.api),
+    // Every mutation action bounds itself by the call's permissions (worker ceilings, grants, existing sessions).
+    openToReadOnly: true,
     authority: (args) => (args.directory ? { root: args.directory } : undefined),
     async execute(args, ctx) {
       const call = callOf(deps, ctx);

@@ -37,6 +37,7 @@ describe.skipIf("missing" in located && !required)("OpenCode Control against a r
   let full: AgentSession;
   let writeOnly: AgentSession;
   let terminalOnly: AgentSession;
+  let readOnly: AgentSession;
   let direct: ReturnType<typeof opencodeRequest>;
 
   /** Follows a worker's poll URL until it is no longer running (bounded). */
@@ -79,6 +80,7 @@ describe.skipIf("missing" in located && !required)("OpenCode Control against a r
     full = await t.session({ write: true, terminal: true });
     writeOnly = await t.session({ write: true, terminal: false });
     terminalOnly = await t.session({ write: false, terminal: true });
+    readOnly = await t.session({ write: false, terminal: false });
   }, 90_000);
 
   afterAll(async () => {
@@ -165,6 +167,27 @@ describe.skipIf("missing" in located && !required)("OpenCode Control against a r
     const done = await settle(waited.worker.poll!);
     expect(done).toMatchObject({ worker: { sessionId, messageId, state: "completed" }, result: { text: "MOCK-RELEASED r1" } });
     expect(provider.requestsFor("HOLD:r1").filter((r) => r.tools.length > 0)).toHaveLength(1);
+  });
+
+  it("gives a read-only project a worker that is offered neither bash nor edit", async () => {
+    // The plugin's mutations are open to read-only sessions: Init lists a mutation base, with no native mutation.
+    expect(readOnly.init.bases.m).toBeDefined();
+    expect(Object.values(readOnly.init.ep as Record<string, [string, string]>).filter(([ref]) => ref === "m")).toEqual([]);
+    expect(await agentGet(url(readOnly.m!, "w", [["path", "x.txt"]], "x"))).toMatchObject({ ok: false, errorCode: "tool_not_enabled" });
+    // Such a session has no /j: an unfinished answer polls the call's own URL, which joins the same intent.
+    const unfinishedUrl = k(readOnly.m!, "opencode_worker", { action: "start", prompt: "tools-probe-readOnly" }, [["wait", 0]]);
+    const unfinished = await agentGet<Body & { poll?: string }>(unfinishedUrl);
+    expect(unfinished).toMatchObject({ ok: true, state: expect.stringMatching(/^(pending|running)$/) });
+    expect(unfinished.poll).toBe(k(readOnly.m!, "opencode_worker", { action: "start", prompt: "tools-probe-readOnly" }, [["wait", 1000]]));
+    const started = await mutate(unfinishedUrl);
+    expect(started).toMatchObject({ ok: true, state: "succeeded", worker: { admission: "admitted" } });
+    expect((await settle(started.waitUrl!)).worker.state).toBe("completed");
+    const offered = provider.requestsFor("tools-probe-readOnly").find((r) => r.tools.length > 0)!.tools;
+    expect(offered).toEqual(expect.arrayContaining(["read", "grep", "glob"]));
+    expect(offered.filter((name) => ["bash", "edit", "write", "apply_patch", "patch", "multiedit", "task"].includes(name))).toEqual([]);
+    // Prompting a session urlbridge did not make stays out of reach.
+    const other = await direct<{ id: string }>("POST", `/session?directory=${encodeURIComponent(t.projectDir)}`, { title: "not ours" });
+    expect(await mutate(k(readOnly.m!, "opencode_session", { action: "send", sessionId: other.id, prompt: "hi" }, [["wait", 1500]]))).toMatchObject({ ok: false, errorCode: "opencode_refused" });
   });
 
   it("offers a worker neither edit nor write without the write permission, and no bash without terminal", async () => {
