@@ -5,7 +5,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApi } from "../../../plugins/opencode-control/api.js";
+import { createOpenCodeClient } from "../../../plugins/opencode-control/client.js";
+import { ascendingMessageId } from "../../../plugins/opencode-control/ids.js";
 import { createOpenCodePlugin } from "../../../plugins/opencode-control/index.js";
+import { journalOf } from "../../../plugins/opencode-control/tools/common.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { startMockProvider, type MockProvider } from "../../helpers/mock-provider.js";
 import { locateOpencode, opencodeRequest, startOpencodeServe, type OpencodeServe } from "../../helpers/opencode-serve.js";
@@ -188,6 +192,28 @@ describe.skipIf("missing" in located && !required)("OpenCode Control against a r
     // Prompting a session urlbridge did not make stays out of reach.
     const other = await direct<{ id: string }>("POST", `/session?directory=${encodeURIComponent(t.projectDir)}`, { title: "not ours" });
     expect(await mutate(k(readOnly.m!, "opencode_session", { action: "send", sessionId: other.id, prompt: "hi" }, [["wait", 1500]]))).toMatchObject({ ok: false, errorCode: "opencode_refused" });
+  });
+
+  it("settles an admission a killed bridge left unfinished by reading the exact message, never by sending it", async () => {
+    const started = await start(full, "recover-me");
+    await settle(started.waitUrl!);
+    const api = createApi(createOpenCodeClient({ url: oc.url, username: "opencode", password: PASSWORD, allowExisting: true, allowNested: false, maxWorkers: 8 }));
+    const interrupted = (messageId: string) => ({
+      callId: "auto:opencode-control.opencode_worker:0123456789abcdef",
+      tool: "opencode-control.opencode_worker",
+      phase: "running" as const,
+      projectRoot: t.projectDir,
+      checkpoint: { directory: t.projectDir, sessionId: started.worker.sessionId, messageId },
+      rollback: async () => ({ restored: [], removed: [] }),
+    });
+    const { recover } = journalOf(api);
+    expect(await recover(interrupted(started.worker.messageId))).toMatchObject({ ok: true, admission: "admitted", messageId: started.worker.messageId });
+    const never = ascendingMessageId();
+    expect(await recover(interrupted(never))).toMatchObject({ ok: true, admission: "not-admitted", messageId: never });
+    // Reading back sent nothing: the session still holds exactly the one prompt.
+    expect(await userMessages("recover-me")).toBe(1);
+    const messages = await direct<Array<{ info: { id: string } }>>("GET", `/session/${started.worker.sessionId}/message?directory=${encodeURIComponent(t.projectDir)}`);
+    expect(messages.map((m) => m.info.id)).not.toContain(never);
   });
 
   it("offers a worker neither edit nor write without the write permission, and no bash without terminal", async () => {
