@@ -122,6 +122,10 @@ describe.skipIf("missing" in located && !required)("Plugins page with OpenCode C
     expect(await text(page, "connection-instance")).toBe(instance);
     expect(await page.content()).not.toContain(PASSWORD);
     await page.screenshot({ path: path.join(ARTIFACTS, "plugins-ready.png"), fullPage: true });
+    // A narrow window scrolls the table, not the page.
+    await page.setViewportSize({ width: 400, height: 820 });
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth")).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, "plugins-ready-narrow.png"), fullPage: true });
     await page.context().close();
   });
 
