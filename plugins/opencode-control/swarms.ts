@@ -1,15 +1,15 @@
 // Swarms: a durable batch handle over independent workers, not a scheduler. A swarm is a urlbridge-tagged OpenCode
 // session whose children are its workers, so it survives a urlbridge restart with nothing stored here; waiting
 // on it waits on each member's current prompt, by exact identity.
+import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, ToolError } from "../../server/errors.js";
 import { type SessionInfo, urlbridgeMetaOf } from "./api.js";
 import { assertCovers } from "./authority.js";
 import { type Call, readUrl, visibleWorker } from "./call.js";
 import { ascendingMessageId } from "./ids.js";
-import { TERMINAL_STATES, latestPrompt, readTurn, type Turn } from "./turns.js";
-import { admitPrompt, assertCapacity, assertIdle, createWorker, type PromptInput, type WorkerHandle, workerView, abortSession } from "./workers.js";
+import { latestPrompt, readTurn, TERMINAL_STATES, type Turn } from "./turns.js";
 import { WAIT_POLL_MS } from "./settings.js";
-import { setTimeout as sleep } from "node:timers/promises";
+import { abortSession, admitPrompt, assertCapacity, assertIdle, createWorker, type PromptInput, type WorkerHandle, workerView } from "./workers.js";
 
 export async function startSwarm(call: Call, title: string | undefined, members: Array<PromptInput & { title?: string | undefined }>): Promise<{ swarmId: string; workers: WorkerHandle[] }> {
   const workers: WorkerHandle[] = [];

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { isolatedEnv, locateOpencode } from "../e2e/support/opencode.js";
+import { isolatedEnv } from "../e2e/support/opencode.js";
 
 export { locateOpencode, OPENCODE_VERSION } from "../e2e/support/opencode.js";
 
