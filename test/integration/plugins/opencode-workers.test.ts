@@ -132,6 +132,15 @@ describe.skipIf("missing" in located && !required)("OpenCode Control against a r
     expect(await agentGet(k(full.r, "opencode_worker", { action: "result", sessionId, messageId }))).toMatchObject({ ok: true, worker: { state: "completed" }, result: { text: done.result!.text } });
     const list = await agentGet<Body & { workers: Array<{ sessionId: string }> }>(k(full.r, "opencode_worker", { action: "list" }));
     expect(list.workers.map((w) => w.sessionId)).toContain(sessionId);
+    // The session's messages: previews in order, and one message in full by id.
+    const listed = await agentGet<Body & { messages: Array<{ id: string; role: string; parentId?: string; preview: string }> }>(k(full.r, "opencode_session", { action: "messages", sessionId }));
+    expect(listed.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(listed.messages[0]).toMatchObject({ id: messageId, preview: "Summarise the README please" });
+    expect(listed.messages[1]).toMatchObject({ id: done.result!.assistantMessageId, parentId: messageId });
+    expect(await agentGet(k(full.r, "opencode_session", { action: "messages", sessionId, messageId: done.result!.assistantMessageId }))).toMatchObject({
+      ok: true,
+      message: { role: "assistant", text: done.result!.text, textComplete: true },
+    });
   });
 
   it("admits one prompt when the same start URL is fetched twice, or ten times concurrently", async () => {
@@ -315,5 +324,14 @@ describe.skipIf("missing" in located && !required)("OpenCode Control against a r
     }
     const swarms = await agentGet<Body & { swarms: Array<{ sessionId: string }> }>(k(full.r, "opencode_worker", { action: "swarm_list" }));
     expect(swarms.swarms.map((s) => s.sessionId)).toContain(started.swarm.swarmId);
+    // One follow-up to every member: new identities in the same sessions, each answered.
+    const swarmId = started.swarm.swarmId;
+    const continued = await mutate<Body & { swarm: { workers: Array<{ sessionId: string; messageId: string }> }; waitUrl: string }>(k(full.m!, "opencode_worker", { action: "swarm_continue", swarmId, prompt: "swarm-again" }, [["wait", 1500]]));
+    expect(continued.swarm.workers.map((w) => w.sessionId).sort()).toEqual(started.swarm.workers.map((w) => w.sessionId).sort());
+    let again = await agentGet<typeof body>(continued.waitUrl);
+    for (let i = 0; i < MAX_POLLS && !again.swarm.done && again.swarm.poll; i++) again = await agentGet(again.swarm.poll);
+    expect(again.swarm).toMatchObject({ done: true, counts: { completed: 3 } });
+    expect(again.swarm.workers.map((w) => w.messageId).sort()).toEqual(continued.swarm.workers.map((w) => w.messageId).sort());
+    expect(await mutate(k(full.m!, "opencode_worker", { action: "swarm_cancel", swarmId }, [["wait", 1500]]))).toMatchObject({ ok: true, swarm: { swarmId } });
   });
 });
