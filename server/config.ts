@@ -32,6 +32,25 @@ const hostList = z
       .filter(Boolean),
   );
 
+/**
+ * An http origin on loopback only (localhost, 127.0.0.1, [::1]; any port, no path, no credentials): the OpenCode
+ * plugin sends a password there, so it must never be a name or address another machine answers for.
+ */
+const loopbackOrigin = z.string().transform((value, ctx) => {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = undefined;
+  }
+  const loopback = parsed && parsed.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
+  if (!parsed || !loopback || parsed.username || parsed.password || (parsed.pathname !== "/" && parsed.pathname !== "") || parsed.search || parsed.hash) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be an http origin on loopback: http://127.0.0.1:<port>, http://localhost:<port> or http://[::1]:<port>, with no path or credentials" });
+    return z.NEVER;
+  }
+  return parsed.origin;
+});
+
 /** A Docker network or label value: letters, digits, _ . - (starting with a letter or digit). */
 const dockerName = z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/, "must be letters, digits, _ . - (at most 64, starting with a letter or digit)");
 /** "<absolute path in the bridge>=<absolute path on the host>", e.g. /projects=/home/me/code. */
@@ -100,6 +119,14 @@ const envSchema = z.object({
   URLBRIDGE_BRAVE_SEARCH_URL: endpointUrl.default(BRAVE_SEARCH_URL),
   URLBRIDGE_TAVILY_SEARCH_URL: endpointUrl.default(TAVILY_SEARCH_URL),
   URLBRIDGE_WEBSEARCH_PROVIDER: z.enum(["brave", "tavily"]).optional(),
+  // The bundled OpenCode Control plugin (plugins/opencode-control/): a loopback OpenCode server, reached lazily.
+  URLBRIDGE_OPENCODE_ENABLED: flag.default(true),
+  URLBRIDGE_OPENCODE_URL: loopbackOrigin.default("http://127.0.0.1:4096"),
+  URLBRIDGE_OPENCODE_USERNAME: z.string().min(1).max(128).default("opencode"),
+  URLBRIDGE_OPENCODE_PASSWORD: z.string().min(1).max(1024).optional(),
+  URLBRIDGE_OPENCODE_ALLOW_EXISTING: flag.default(true),
+  URLBRIDGE_OPENCODE_ALLOW_NESTED: flag.default(false),
+  URLBRIDGE_OPENCODE_MAX_WORKERS: z.coerce.number().int().min(1, "must be 1 to 16").max(16, "must be 1 to 16").default(8),
 });
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -138,6 +165,20 @@ export interface Config {
   trustedProxies: string[];
   /** webfetch and websearch (server/kernel/web/), for projects with the web permission. */
   web: WebConfig;
+  /** The bundled OpenCode Control plugin (plugins/opencode-control/settings.ts). */
+  opencode: OpenCodeConfig;
+}
+
+export interface OpenCodeConfig {
+  enabled: boolean;
+  /** Loopback origin of `opencode serve`. */
+  url: string;
+  username: string;
+  /** OpenCode's server password (Basic auth); never logged, never put in a URL. */
+  password: string | undefined;
+  allowExisting: boolean;
+  allowNested: boolean;
+  maxWorkers: number;
 }
 
 export interface WebConfig {
@@ -228,6 +269,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tmpMb: e.URLBRIDGE_SANDBOX_TMP_MB,
       hostProjects: e.URLBRIDGE_SANDBOX_HOST_PROJECTS,
       instance: e.URLBRIDGE_SANDBOX_INSTANCE,
+    },
+    opencode: {
+      enabled: e.URLBRIDGE_OPENCODE_ENABLED,
+      url: e.URLBRIDGE_OPENCODE_URL,
+      username: e.URLBRIDGE_OPENCODE_USERNAME,
+      password: e.URLBRIDGE_OPENCODE_PASSWORD,
+      allowExisting: e.URLBRIDGE_OPENCODE_ALLOW_EXISTING,
+      allowNested: e.URLBRIDGE_OPENCODE_ALLOW_NESTED,
+      maxWorkers: e.URLBRIDGE_OPENCODE_MAX_WORKERS,
     },
     scratchDir: path.resolve(e.URLBRIDGE_SCRATCH_DIR ?? path.join(os.tmpdir(), `urlbridge-scratch-${typeof process.getuid === "function" ? process.getuid() : "user"}`)),
   };

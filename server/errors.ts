@@ -106,6 +106,16 @@ export const ErrorCode = {
   webBinaryContent: "web_binary_content",
   webSearchNotConfigured: "web_search_not_configured",
   webSearchFailed: "web_search_failed",
+  // the bundled OpenCode Control plugin (plugins/opencode-control/)
+  opencodeUnavailable: "opencode_unavailable",
+  opencodeNeedsAuth: "opencode_needs_auth",
+  opencodeInstanceChanged: "opencode_instance_changed",
+  opencodeNotFound: "opencode_not_found",
+  opencodeBusy: "opencode_busy",
+  opencodeWorkerLimit: "opencode_worker_limit",
+  opencodeRefused: "opencode_refused",
+  opencodeFailed: "opencode_failed",
+  pageChanged: "page_changed",
   // generic
   internalError: "internal_error",
 } as const;
@@ -215,6 +225,15 @@ export const ERROR_CATALOG = {
   web_binary_content: { retryable: false },
   web_search_not_configured: { retryable: false },
   web_search_failed: { retryable: true, varies: "false when the provider refused the key or the request (errorDetail.status 400, 401, 403, 422)" },
+  opencode_unavailable: { retryable: true },
+  opencode_needs_auth: { retryable: false },
+  opencode_instance_changed: { retryable: false },
+  opencode_not_found: { retryable: false },
+  opencode_busy: { retryable: true },
+  opencode_worker_limit: { retryable: true },
+  opencode_refused: { retryable: false },
+  opencode_failed: { retryable: false },
+  page_changed: { retryable: false },
   internal_error: {
     retryable: true,
     varies: "false when the bridge knows the cause needs the operator (no /proc, the shell cannot be spawned) or a tool was called outside its runner",

@@ -1,6 +1,7 @@
 // Process entry: config -> store -> planes -> listen. Exits non-zero with a readable message on bad config.
 import fs from "node:fs";
 import path from "node:path";
+import { createOpenCodePlugin } from "../plugins/opencode-control/index.js";
 import { startBridge } from "./bridge.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, type Logger } from "./log.js";
@@ -109,7 +110,10 @@ export async function main(): Promise<void> {
   secureStateDir(config.stateDir);
   let closeBridge: () => Promise<void> = async () => undefined;
   installFaultHandlers(log, () => closeBridge());
-  const bridge = await startBridge(config, { log });
+  // Bundled plugins (plugins/): OpenCode Control unless URLBRIDGE_OPENCODE_ENABLED=false. It connects lazily.
+  const { enabled: opencodeEnabled, ...opencode } = config.opencode;
+  const plugins = opencodeEnabled ? [createOpenCodePlugin(opencode)] : [];
+  const bridge = await startBridge(config, { log, plugins });
   closeBridge = () => bridge.close();
   let stopping = false;
   const stop = (signal: string) => {

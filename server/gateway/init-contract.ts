@@ -59,7 +59,8 @@ export function buildInitContract(input: InitContractInput): Record<string, unkn
     ep[id] = [ref, suffix];
   }
   if (input.pluginsAvailable) ep.plugins = ["r", "/k"];
-  const mutation = input.mutationBase !== undefined;
+  // The mutation rules are for sessions with native mutations; a base opened only by plugins needs none of them.
+  const mutation = Object.values(ep).some(([ref]) => ref === "m");
   const bases: Record<string, string> = { r: input.readBase };
   if (input.mutationBase) bases.m = input.mutationBase;
   return {

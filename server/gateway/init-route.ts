@@ -33,11 +33,13 @@ export function createInitRoute(options: InitRouteOptions): InitHandler {
     if (!cap || cap.kind !== "init") return options.unknownTokens.answer(res, options.sourceOf(req));
     if (req.method === "HEAD") return sendOpaqueNotFound(res);
     const caps = store.sessions.capabilitiesFor(cap.sessionId, cap.generation);
+    // A plugin whose mutations are open to read-only sessions gives every session a mutation base.
+    const mutationBase = mutationEnabled(cap.permissions) || openPluginMutations(options.plugins);
     const origin = options.publicOrigin();
     const contract = buildInitContract({
       project: projectScopeOf(cap, options.agentFallback),
       readBase: `${origin}/v0/${caps.read}`,
-      mutationBase: mutationEnabled(cap.permissions) && caps.mutation ? `${origin}/v0/${caps.mutation}` : undefined,
+      mutationBase: mutationBase && caps.mutation ? `${origin}/v0/${caps.mutation}` : undefined,
       tools: table.tools.filter((t) => isToolEnabled(t, cap.permissions)),
       pluginsAvailable: options.plugins.plugins().length > 0,
     });
@@ -54,4 +56,8 @@ export function createInitRoute(options: InitRouteOptions): InitHandler {
       params: null,
     });
   };
+}
+
+function openPluginMutations(plugins: PluginHost): boolean {
+  return plugins.definitions().some((d) => d.capability === "mutation" && d.openToReadOnly === true);
 }

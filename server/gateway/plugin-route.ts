@@ -71,8 +71,20 @@ export function answerPluginsRoute(deps: PluginRouteDeps, call: PluginCall): May
       detail: { plugin: plugin.id, tool: query.tool, tools },
     });
   }
-  call.named?.(hosted.definition.id);
-  return deps.kernel.runDecoded(hosted.definition, () => decodeCall(deps, call, hosted, query), pluginCallContext(call));
+  // A mixed tool's action decides its half (read or journaled mutation) before the permission check; arguments
+  // that do not parse pick the read half, whose decode then answers the parse error.
+  const definition = hosted.mutation ? hosted.definitionFor(peekArguments(deps, call, query)) : hosted.definition;
+  call.named?.(definition.id);
+  return deps.kernel.runDecoded(definition, () => decodeCall(deps, call, hosted, definition, query), pluginCallContext(call));
+}
+
+function peekArguments(deps: PluginRouteDeps, call: PluginCall, query: PluginQuery): unknown {
+  try {
+    const text = query.args ?? (query.blob !== undefined && deps.resolveBlob ? deps.resolveBlob(call.ctx, query.blob, query.count) : undefined);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** List and describe take no call parameters; a stray one is a mistake worth naming. */
@@ -87,13 +99,13 @@ function rejectCallParameters(url: RequestUrl, query: PluginQuery, what: string)
 }
 
 /** After the permission check: the base, the journal controls and the JSON arguments, as the kernel's candidate. */
-function decodeCall(deps: PluginRouteDeps, call: PluginCall, hosted: HostedPluginTool, query: PluginQuery): Record<string, unknown> {
-  const { definition } = hosted;
+function decodeCall(deps: PluginRouteDeps, call: PluginCall, hosted: HostedPluginTool, definition: HostedPluginTool["definition"], query: PluginQuery): Record<string, unknown> {
   const wanted: CapabilityBase = definition.capability === "read" ? "r" : "m";
   if (wanted !== call.base) {
     const token = call.tokens[wanted];
     const controls = definition.capability === "read" ? [...JOURNAL_CONTROL_NAMES] : [];
-    throw new ToolError(ErrorCode.wrongCapabilityBase, `${hosted.declared.id} is a ${definition.capability} tool of plugin ${hosted.plugin.id}: call it on the ${wanted === "r" ? "read" : "mutation"} base. Fetch the repair URL.`, {
+    const what = hosted.mutation ? `this action of ${hosted.declared.id} is a ${definition.capability}` : `${hosted.declared.id} is a ${definition.capability} tool of plugin ${hosted.plugin.id}`;
+    throw new ToolError(ErrorCode.wrongCapabilityBase, `${what}: call it on the ${wanted === "r" ? "read" : "mutation"} base. Fetch the repair URL.`, {
       detail: { tool: definition.id, expectedBase: wanted },
       ...(token ? { repair: editRequestUrl(call.url, { basePath: `/v0/${token}`, ...(controls.length ? { drop: controls } : {}) }) } : {}),
     });
@@ -176,9 +188,10 @@ async function describePlugin(deps: PluginRouteDeps, call: PluginCall, pluginId:
       title: plugin.title,
       description: plugin.description,
       status: await plugin.status().catch((e: unknown) => ({ state: "error" as const, detail: String(e) })),
-      tools: deps.host.toolsOf(plugin.id).map(({ declared, definition }) => {
+      tools: deps.host.toolsOf(plugin.id).map(({ declared, definition, mutation }) => {
         const base: CapabilityBase = declared.capability === "read" ? "r" : "m";
         const enabled = isToolEnabled(definition, permissions) && call.tokens[base] !== undefined;
+        const mutationEnabled = mutation !== undefined && isToolEnabled(mutation, permissions) && call.tokens.m !== undefined;
         return {
           id: declared.id,
           capability: declared.capability,
@@ -189,6 +202,14 @@ async function describePlugin(deps: PluginRouteDeps, call: PluginCall, pluginId:
           inputSchema: z.toJSONSchema(declared.schema, { io: "input", unrepresentable: "any" }),
           outputSchema: z.toJSONSchema(declared.output, { unrepresentable: "any" }),
           ...(enabled ? { call: exampleUrl(call, base, plugin.id, declared.id, declared.example) } : {}),
+          // A mixed tool: which actions are mutations (mutation base, journaled); the rest are reads (read base).
+          ...(declared.mutations
+            ? {
+                mutationActions: [...declared.mutations.actions],
+                mutationEnabled,
+                ...(mutationEnabled ? { mutationCall: exampleUrl(call, "m", plugin.id, declared.id, declared.mutations.example) } : {}),
+              }
+            : {}),
         };
       }),
     },

@@ -119,12 +119,15 @@ function outputSchemaOf(spec: McpToolSpec, byId: Map<string, AnyToolDefinition>)
 
 /** read capability: the read tools the project enables (webfetch, websearch need web); mutation capability: every tool the project's permissions enable. */
 export function listedSpecs(scope: McpScope, byId: Map<string, AnyToolDefinition>, specs: readonly McpToolSpec[] = MCP_TOOL_SPECS): McpToolSpec[] {
-  return specs.filter((spec) => {
+  const listed = specs.filter((spec) => {
     const tool = byId.get(spec.kernel);
     if (!tool) return false;
     if (scope.base === "r") return tool.capability === "read" && isToolEnabled(tool, scope.cap.permissions);
     return isToolEnabled(tool, scope.cap.permissions);
   });
+  // A mixed plugin tool lists two specs of one name (tools/plugins.ts): the last one listed stands.
+  const last = new Map(listed.map((spec) => [spec.name, spec]));
+  return listed.filter((spec) => last.get(spec.name) === spec);
 }
 
 /**

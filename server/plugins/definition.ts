@@ -41,6 +41,17 @@ export interface PluginToolDefinition<S extends z.ZodObject = z.ZodObject, O ext
   output: O;
   /** Example arguments shown by /k?plugin=<id>. */
   example?: z.input<S>;
+  /**
+   * A tool whose actions differ in capability (capability must then be "read"): the arguments' `field` member names
+   * the action, and the listed actions are mutations, run on the mutation base through the intent journal; every
+   * other action is a read. The host hosts such a tool as two kernel definitions (hosted-tool.ts).
+   */
+  mutations?: { field: string; actions: readonly string[]; example?: z.input<S> };
+  /**
+   * Its mutations change no project file and the plugin bounds what they do by the call's permissions, so a session
+   * with neither write nor terminal may run them: such a session then gets a mutation base (Init lists it).
+   */
+  openToReadOnly?: boolean;
   journal?: Omit<JournalBehaviour, "stagedContent">;
   /** Asks for a narrower authority for this call; a request wider than the session is refused. */
   authority?(args: z.infer<S>, granted: PluginCallAuthority): AuthorityRequest | undefined;
@@ -55,8 +66,22 @@ export function definePluginTool<S extends z.ZodObject, O extends OutputSchema =
 }
 
 export interface PluginStatus {
-  state: "ready" | "disconnected" | "needs-auth" | "disabled" | "error";
+  state: "ready" | "disconnected" | "needs-auth" | "disabled" | "error" | "not-running" | "instance-changed";
   detail?: string;
+  /** A plugin that talks to a service: where it is and how far the last contact got (never credentials). */
+  connection?: PluginConnection;
+}
+
+export interface PluginConnection {
+  url: string;
+  /** What the service asks for: none (it answered without credentials) or basic (HTTP Basic). */
+  auth?: "none" | "basic";
+  credentials: "configured" | "missing";
+  version?: string;
+  /** Short fingerprint of the service instance the plugin pinned. */
+  instance?: string;
+  /** ms epoch of the contact this status comes from. */
+  checkedAt?: number;
 }
 
 export interface Plugin {

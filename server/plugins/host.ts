@@ -4,7 +4,7 @@
 import type { AnyToolDefinition } from "../kernel/tool/definition.js";
 import { JOURNAL_CONTROL_NAMES } from "../mutation/journal/controls.js";
 import type { AnyPluginTool, Plugin, PluginStatus } from "./definition.js";
-import { hostTool } from "./hosted-tool.js";
+import { hostDefinitions, pickDefinition } from "./hosted-tool.js";
 
 export type { Plugin, PluginStatus } from "./definition.js";
 
@@ -19,8 +19,12 @@ export interface PluginSummary {
 export interface HostedPluginTool {
   plugin: Plugin;
   declared: AnyPluginTool;
-  /** What the kernel runs. */
+  /** What the kernel runs: the tool, or a mixed tool's read half. */
   definition: AnyToolDefinition;
+  /** A mixed tool's mutation half (PluginToolDefinition.mutations). */
+  mutation?: AnyToolDefinition;
+  /** The definition an argument object runs with: `definition`, or `mutation` for a mixed tool's mutation action. */
+  definitionFor(args: unknown): AnyToolDefinition;
 }
 
 export interface PluginHost {
@@ -47,6 +51,9 @@ function assertDeclaration(plugin: Plugin, seen: Set<string>): void {
     if (tool.capability !== "read" && tool.capability !== "mutation") throw new Error(`plugin ${plugin.id}: tool "${tool.id}" must be read or mutation`);
     const reserved = Object.keys(tool.schema.shape).filter((k) => (JOURNAL_CONTROL_NAMES as string[]).includes(k));
     if (reserved.length > 0) throw new Error(`plugin ${plugin.id}: tool "${tool.id}" declares ${reserved.join(", ")}, which are journal controls`);
+    if (tool.mutations && (tool.capability !== "read" || !(tool.mutations.field in tool.schema.shape))) {
+      throw new Error(`plugin ${plugin.id}: tool "${tool.id}" lists mutation actions, so it must be declared read and have a "${tool.mutations.field}" member`);
+    }
     tools.add(tool.id);
   }
 }
@@ -57,7 +64,12 @@ export function createPluginHost(plugins: Plugin[]): PluginHost {
   for (const plugin of plugins) {
     assertDeclaration(plugin, seen);
     seen.add(plugin.id);
-    const tools = new Map(plugin.tools.map((declared) => [declared.id, { plugin, declared, definition: hostTool(plugin, declared) }]));
+    const tools = new Map(
+      plugin.tools.map((declared): [string, HostedPluginTool] => {
+        const hosted = hostDefinitions(plugin, declared);
+        return [declared.id, { plugin, declared, ...hosted, definitionFor: (args) => pickDefinition(declared, hosted, args) }];
+      }),
+    );
     byId.set(plugin.id, { plugin, tools });
   }
   return {
@@ -65,7 +77,7 @@ export function createPluginHost(plugins: Plugin[]): PluginHost {
     get: (id) => byId.get(id)?.plugin,
     tool: (pluginId, toolId) => byId.get(pluginId)?.tools.get(toolId),
     toolsOf: (pluginId) => [...(byId.get(pluginId)?.tools.values() ?? [])],
-    definitions: () => [...byId.values()].flatMap((p) => [...p.tools.values()].map((t) => t.definition)),
+    definitions: () => [...byId.values()].flatMap((p) => [...p.tools.values()].flatMap((t) => (t.mutation ? [t.definition, t.mutation] : [t.definition]))),
     summaries: async () =>
       Promise.all(
         [...byId.values()].map(async ({ plugin }) => ({

@@ -14,7 +14,10 @@ interface PortSpec {
 }
 interface ServiceSpec {
   image?: string;
+  profiles?: string[];
   pull_policy?: string;
+  network_mode?: string;
+  user?: string;
   init?: boolean;
   restart?: string;
   ports?: PortSpec[];
@@ -23,7 +26,7 @@ interface ServiceSpec {
   networks?: Record<string, unknown>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
-  volumes?: Array<{ type: string; source: string; target: string }>;
+  volumes?: Array<{ type: string; source: string; target: string; read_only?: boolean }>;
   read_only?: boolean;
   tmpfs?: string[];
   security_opt?: string[];
@@ -171,5 +174,59 @@ describe("deploy/ overrides", () => {
     ["URLBRIDGE_PUBLIC_ORIGIN", { TUNNEL_TOKEN: "token-for-the-config-test" }],
   ])("compose.named-tunnel.yaml refuses to start without %s", async (missing, env) => {
     expect(await composeError(["compose.yaml", "deploy/compose.named-tunnel.yaml"], env)).toContain(missing);
+  });
+});
+
+describe('the "opencode" profile', () => {
+  const withProfile = (env: Record<string, string> = {}) => composeConfig(["compose.yaml"], { COMPOSE_PROFILES: "opencode", ...env });
+
+  it("adds nothing to a plain `docker compose up`", async () => {
+    const model = await composeConfig(["compose.yaml"]);
+    expect(Object.keys(model.services).sort()).toEqual(["bridge", "tunnel"]);
+    expect(Object.keys(model.volumes)).toEqual(["state"]);
+  });
+
+  it("runs a locally built OpenCode in the bridge's network namespace, after the bridge is healthy, with an init", async () => {
+    const model = await withProfile();
+    const opencode = model.services.opencode!;
+    expect(Object.keys(model.services).sort()).toEqual(["bridge", "opencode", "tunnel"]);
+    expect(opencode).toMatchObject({ profiles: ["opencode"], image: "urlbridge-opencode:local", pull_policy: "never", init: true, network_mode: "service:bridge" });
+    // Its own loopback is the bridge's: no networks and no published ports of its own.
+    expect(opencode.networks ?? {}).toEqual({});
+    expect(opencode.ports ?? []).toEqual([]);
+    expect(opencode.depends_on).toMatchObject({ bridge: { condition: "service_healthy" } });
+  });
+
+  it("mounts the projects where the bridge does, its own state volume and the operator's config, never the bridge's state", async () => {
+    const model = await withProfile({ URLBRIDGE_PROJECTS: "/srv/code", URLBRIDGE_OPENCODE_CONFIG: "/etc/urlbridge/opencode.json" });
+    const { bridge, opencode } = model.services;
+    expect(opencode!.volumes).toEqual([
+      expect.objectContaining({ type: "volume", source: "opencode-state", target: "/var/lib/opencode" }),
+      expect.objectContaining({ type: "bind", source: "/srv/code", target: "/projects" }),
+      expect.objectContaining({ type: "bind", source: "/etc/urlbridge/opencode.json", target: "/etc/opencode/opencode.json", read_only: true }),
+    ]);
+    expect(bridge!.volumes).toContainEqual(expect.objectContaining({ type: "bind", source: "/srv/code", target: "/projects" }));
+    expect(opencode!.volumes!.some((v) => v.source === "state" || v.target === "/var/lib/urlbridge")).toBe(false);
+    expect(Object.keys(model.volumes).sort()).toEqual(["opencode-state", "state"]);
+  });
+
+  it("hands the server password to both sides and the operator token to neither OpenCode nor its config", async () => {
+    const env = { URLBRIDGE_OPENCODE_PASSWORD: "opencode-password-for-the-config-test", URLBRIDGE_OPERATOR_TOKEN: "operator-token-for-the-config-test-0123" };
+    const { bridge, opencode } = (await withProfile(env)).services;
+    expect(opencode!.environment!.OPENCODE_SERVER_PASSWORD).toBe(env.URLBRIDGE_OPENCODE_PASSWORD);
+    expect(bridge!.environment!.URLBRIDGE_OPENCODE_PASSWORD).toBe(env.URLBRIDGE_OPENCODE_PASSWORD);
+    expect(opencode!.environment!.OPENCODE_CONFIG).toBe("/etc/opencode/opencode.json");
+    expect(JSON.stringify(opencode)).not.toContain(env.URLBRIDGE_OPERATOR_TOKEN);
+    expect(Object.keys(opencode!.environment!).filter((k) => k.startsWith("URLBRIDGE_"))).toEqual([]);
+  });
+
+  it("holds the terminal's line: uid 1000, read-only, no new privileges, no capabilities, limited", async () => {
+    const { opencode } = (await withProfile()).services;
+    expect(opencode).toMatchObject({ user: "1000:1000", read_only: true, security_opt: ["no-new-privileges:true"], cap_drop: ["ALL"] });
+    expect(opencode!.cap_add ?? []).toEqual([]);
+    expect(opencode!.tmpfs).toEqual(["/tmp:size=256m,mode=1777"]);
+    expect(opencode).toMatchObject({ pids_limit: 512, mem_limit: String(2 * 1024 ** 3) });
+    const raised = (await withProfile({ URLBRIDGE_OPENCODE_PIDS_LIMIT: "2048", URLBRIDGE_OPENCODE_MEM_LIMIT: "4g" })).services.opencode!;
+    expect(raised).toMatchObject({ pids_limit: 2048, mem_limit: String(4 * 1024 ** 3) });
   });
 });

@@ -67,6 +67,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends O
   capability: "read" | "mutation";
   /** Project permission that must be on for this tool to exist. */
   permission?: ProjectPermission;
+  /**
+   * A mutation that changes no project file itself (a plugin's whose effect it bounds by the session's own
+   * permissions, such as a read-only OpenCode worker): enabled for a session with neither write nor terminal.
+   */
+  openToReadOnly?: boolean;
   /** One line an agent reads in /manifest and MCP tool listings. */
   description: string;
   schema: S;

@@ -13,7 +13,7 @@ export function mutationEnabled(permissions: Permissions): boolean {
 /** A tool with a permission needs it; mutation-base helpers (stage, blob status, result) need either one. */
 export function isToolEnabled(tool: AnyToolDefinition, permissions: Permissions): boolean {
   if (tool.permission) return permissions[tool.permission];
-  return tool.capability === "read" || mutationEnabled(permissions);
+  return tool.capability === "read" || tool.openToReadOnly === true || mutationEnabled(permissions);
 }
 
 /** Throws tool_not_enabled naming the permission the operator would have to turn on. */

@@ -14,22 +14,27 @@ export function pluginToolName(pluginId: string, toolId: string): string {
 export function pluginSpecs(host: PluginHost): McpToolSpec[] {
   const known = cache.get(host);
   if (known) return known;
+  // A mixed tool (read and mutation actions) has two specs of one name: its read half, listed on the read
+  // capability, and its mutation half, which runs each action in its own half and wins on the mutation capability
+  // (server.ts listedSpecs keeps the last spec of a name).
   const specs = host.plugins().flatMap((plugin) =>
-    host.toolsOf(plugin.id).map(({ declared, definition }): McpToolSpec => {
+    host.toolsOf(plugin.id).flatMap((hosted): McpToolSpec[] => {
+      const { declared } = hosted;
       const input = z.strictObject(declared.schema.shape);
-      return {
+      const spec = (kernel: typeof hosted.definition, dispatch: boolean): McpToolSpec => ({
         name: pluginToolName(plugin.id, declared.id),
-        kernel: definition.id,
+        kernel: kernel.id,
         title: `${plugin.title}: ${declared.id}`,
         description: `${declared.description} (plugin ${plugin.id})`,
         input,
         // A plugin's fields are its own: the activity log keeps only their sizes.
         contentFields: Object.keys(input.shape),
-        annotations: { readOnlyHint: declared.capability === "read", destructiveHint: declared.capability === "mutation", openWorldHint: false },
+        annotations: { readOnlyHint: kernel.capability === "read", destructiveHint: kernel.capability === "mutation", openWorldHint: false },
         async call(args, call) {
-          return answerOf(await call.run(definition.id, args), jsonText);
+          return answerOf(await call.run(dispatch ? hosted.definitionFor(args).id : kernel.id, args), jsonText);
         },
-      };
+      });
+      return hosted.mutation ? [spec(hosted.definition, false), spec(hosted.mutation, true)] : [spec(hosted.definition, false)];
     }),
   );
   cache.set(host, specs);

@@ -6,11 +6,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, ToolError, toFailure } from "../../errors.js";
 import type { ExecuteStep, RunOutcome } from "../../kernel/tool/runner.js";
 import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
+import { mutationEnabled } from "../../kernel/tool/permissions.js";
 import { isStoreUnavailable, sqliteCode } from "../../store/health.js";
 import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
-import { splitControls } from "./controls.js";
+import { DEFAULT_WAIT_MS, splitControls } from "./controls.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
 import { resolveStagedContent } from "../staging/staging.js";
 
@@ -44,7 +45,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       const flying = journal.inflight(scope, callId);
       if (flying) {
         assertSameCall(flying.row, tool, argsHash);
-        return respond(flying, "joined", controls.wait, ctx);
+        return respond(flying, "joined", controls.wait, ctx, tool);
       }
       const recorded = journal.find(scope, callId);
       if (recorded) {
@@ -65,7 +66,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         return replay(admitted.row, tool, ctx);
       }
       const flight = journal.launch(admitted.row, tool.journal, (f) => execute(f, tool, semantic, ctx));
-      return respond(flight, "new", controls.wait, ctx);
+      return respond(flight, "new", controls.wait, ctx, tool);
     });
   };
 
@@ -104,13 +105,13 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     };
   }
 
-  async function respond(flight: Flight, dedupe: Dedupe, wait: number, ctx: ToolContext): Promise<RunOutcome> {
+  async function respond(flight: Flight, dedupe: Dedupe, wait: number, ctx: ToolContext, tool: AnyToolDefinition): Promise<RunOutcome> {
     const body = await journal.settle(flight, wait);
     const { callId } = flight.row;
     // A new intent's response does not say "new": only replays and joins are worth the agent's attention.
     const shown = dedupe === "new" ? undefined : dedupe;
     if (body === undefined) {
-      return { body: presentUnfinished(callId, journal.stateOf(flight), ctx.urls, shown, flight.progress), callId, dedupe };
+      return { body: presentUnfinished(callId, journal.stateOf(flight), ctx.urls, shown, flight.progress, selfPoll(tool, ctx)), callId, dedupe };
     }
     return { body: presentFinished(callId, body, shown), callId, dedupe };
   }
@@ -122,7 +123,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     if (row.result === undefined) {
       // Unfinished and not executing here: recovery has not reached it yet. Never run it again.
       const state = row.state === "running" ? "running" : "pending";
-      return { body: presentUnfinished(row.callId, state, ctx.urls, "replayed", undefined), callId: row.callId, dedupe: "replayed" };
+      return { body: presentUnfinished(row.callId, state, ctx.urls, "replayed", undefined, selfPoll(tool, ctx)), callId: row.callId, dedupe: "replayed" };
     }
     const body = presentFinished(row.callId, row.result as IntentBody, "replayed") as Record<string, unknown>;
     const code = typeof body.errorCode === "string" ? body.errorCode : undefined;
@@ -245,4 +246,13 @@ function resolveStagedFields(tool: AnyToolDefinition, args: Record<string, unkno
 /** The current request with a fresh run= nonce derived from (callId, purpose); undefined off the URL transport. */
 export function freshRunUrl(ctx: ToolContext, callId: string, purpose: string): string | undefined {
   return ctx.urls.repair({ drop: ["run", "call"], add: [["run", deriveRunNonce(callId, purpose)]] });
+}
+
+/**
+ * A session with neither write nor terminal has no /j helper; its calls of an openToReadOnly tool poll their own
+ * URL (with /j's wait), which joins the same intent (or replays its record) and never runs it twice.
+ */
+function selfPoll(tool: AnyToolDefinition, ctx: ToolContext): string | undefined {
+  if (!tool.openToReadOnly || mutationEnabled(ctx.project.permissions)) return undefined;
+  return ctx.urls.repair({ drop: ["wait"], add: [["wait", String(DEFAULT_WAIT_MS)]] });
 }

@@ -239,13 +239,15 @@ export function presentUnfinished(
   urls: ExactUrls,
   dedupe: ShownDedupe | undefined,
   progress: Record<string, unknown> | undefined,
+  /** Where to poll instead of /j (journal-runner.ts: a session without the /j helper polls the call's own URL). */
+  poll?: string,
 ): UnfinishedAnswer {
   return {
     ok: true,
     state,
     callId,
     ...(dedupe ? { dedupe } : {}),
-    poll: pollUrl(urls, callId),
+    poll: poll ?? pollUrl(urls, callId),
     agentAction: "poll",
     hint: "Accepted and still running. Fetch poll for the result; fetching this URL again never runs it twice.",
     ...(progress ? { progress } : {}),

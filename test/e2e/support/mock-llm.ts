@@ -54,7 +54,13 @@ function plan(body: ChatBody): MockLlmRequest {
   return { tools, toolResult, plan: { tool: name!, args: args! } };
 }
 
-export async function startMockLlm(): Promise<MockLlm> {
+export interface MockLlmOptions {
+  /** Address to listen on: loopback by default; a container test passes its Docker network's gateway address. */
+  host?: string;
+}
+
+export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLlm> {
+  const host = options.host ?? "127.0.0.1";
   const requests: MockLlmRequest[] = [];
   let callCounter = 0;
   const server = http.createServer(async (req, res) => {
@@ -102,10 +108,10 @@ export async function startMockLlm(): Promise<MockLlm> {
     res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`);
     res.end("data: [DONE]\n\n");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {
