@@ -5,6 +5,7 @@ import type { ToolFailure } from "../errors.js";
 import type { RunOutcome } from "../kernel/tool/runner.js";
 import { createActivityRecorder, redactParams, type CallRecord } from "./activity-recorder.js";
 import type { UrlCall } from "./call-context.js";
+import { decodingNotice } from "../url-grammar/decoding-notice.js";
 import { JSON_CONTENT_TYPE, sendBytes, serializeAgentJson } from "./respond.js";
 
 export type RecordCall = ReturnType<typeof createActivityRecorder>;
@@ -33,7 +34,9 @@ export function callRecord(call: UrlCall, route: string, tool: string | null, bo
 export function finishCall(res: http.ServerResponse, call: UrlCall, tool: string | null, outcome: RunOutcome, record: RecordCall): void {
   const { state } = call;
   const { body } = outcome;
-  const answer = serializeAgentJson(state, body, call.baseUrl(call.auth.base));
+  // An ambiguous target is said so in every answer it gets, replays included: the reading is the URL's.
+  const decoding = decodingNotice(call.url);
+  const answer = serializeAgentJson(state, decoding === undefined ? body : { ...body, decoding }, call.baseUrl(call.auth.base));
   sendBytes(res, 200, JSON_CONTENT_TYPE, answer.bytes);
   // Bookkeeping after the bytes are on their way: it still runs before this process reads the
   // agent's next request, so a /z for this answer always finds it.
