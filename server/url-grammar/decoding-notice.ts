@@ -1,5 +1,5 @@
 // The `decoding` field of an answer: when a target was read in a way that changed its content beyond one
-// percent layer (a further layer removed, or + read as a space), the agent is told, and handed the exact
+// percent layer (a further layer removed, or a + on the wire read either way), the agent is told, and handed the exact
 // URL of the other reading, written with the reference encoder so that it cannot be misread in turn.
 import { decodeComponent, plusChangedContent, type DecodingPlan } from "./decoding.js";
 import { buildUrl, type RequestUrl } from "./request-url.js";
@@ -40,12 +40,19 @@ export function decodingNotice(url: RequestUrl): DecodingNotice | undefined {
   if (url.query.raw !== undefined) content.push(url.query.raw.rawText);
   const extraLayers = plan.layers >= 2;
   const plusAsSpace = plusChangedContent(plan, content);
-  if (!extraLayers && !plusAsSpace) return undefined;
+  // Read as plus signs because the target carried %20 spaces; a client that also wrote + for spaces gets the other reading.
+  const plusAsPlus = !plan.plusIsSpace && content.some((c) => c.includes("+"));
+  if (!extraLayers && !plusAsSpace && !plusAsPlus) return undefined;
 
   const otherReadings: OtherReading[] = [];
   if (extraLayers) otherReadings.push({ reading: layersText(plan.layers - 1), url: readingUrl(url, { ...plan, layers: plan.layers - 1 }) });
   if (plusAsSpace) otherReadings.push({ reading: "+ as a plus", url: readingUrl(url, { ...plan, plusIsSpace: false }) });
-  const what = [extraLayers ? `removed ${layersText(plan.layers)} (a proxy or reader encoded the URL again)` : "", plusAsSpace ? "read + as a space" : ""]
+  if (plusAsPlus) otherReadings.push({ reading: "+ as a space", url: readingUrl(url, { ...plan, plusIsSpace: true }) });
+  const what = [
+    extraLayers ? `removed ${layersText(plan.layers)} (a proxy or reader encoded the URL again)` : "",
+    plusAsSpace ? "read + as a space" : "",
+    plusAsPlus ? "read + as a plus sign, because this URL carries its spaces as %20" : "",
+  ]
     .filter(Boolean)
     .join(" and ");
   return {

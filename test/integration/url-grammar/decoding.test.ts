@@ -73,12 +73,15 @@ describe("decoding from evidence", () => {
     expect(onDisk(name)).toBe("%20");
   });
 
-  it("reads + as a plus when the target carries its spaces as %20", async () => {
+  it("reads + as a plus when the target carries its spaces as %20, and offers the space reading", async () => {
     const name = fresh();
     const body = await agentGet<Body>(`${s.m}/w?path=${name}&raw=x+y%20z`);
-    expect(body).toMatchObject({ ok: true });
-    expect(body.decoding).toBeUndefined();
+    expect(body).toMatchObject({ ok: true, decoding: { percentLayers: 1, plus: "plus" } });
     expect(onDisk(name)).toBe("x+y z");
+    const other = body.decoding!.otherReadings.find((r) => r.reading === "+ as a space")!;
+    await agentGet(`${s.r}/r?path=${name}`);
+    expect(await agentGet<Body>(other.url)).toMatchObject({ ok: true });
+    expect(onDisk(name)).toBe("x y z");
   });
 
   it("reads + as a space otherwise, says so, and the other reading writes the plus", async () => {
