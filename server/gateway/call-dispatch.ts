@@ -14,6 +14,7 @@ import { MAX_REQUEST_TARGET_BYTES } from "../url-grammar/limits.js";
 import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 import type { Authenticated } from "./authenticate.js";
 import { baseFor, openCall, toolContextOf, type AgentFallback, type UrlCall } from "./call-context.js";
+import { compatCallOf } from "./compat-route.js";
 import { callRecord, finishCall, type RecordCall } from "./finish-call.js";
 import { manifestOf } from "./manifest-route.js";
 import { answerPluginsRoute, type PluginRouteDeps } from "./plugin-route.js";
@@ -43,7 +44,7 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   const pluginDeps: PluginRouteDeps = { host: options.plugins, kernel, ...(options.resolveBlob ? { resolveBlob: options.resolveBlob } : {}) };
 
   return (res, auth, route, rawTarget, rawQuery) => {
-    const call = openCall(auth, route, rawQuery, options.publicOrigin(), options.states);
+    let call = openCall(auth, route, rawQuery, options.publicOrigin(), options.states);
     let toolId: string | null = null;
     let pending: MaybePromise<RunOutcome>;
     try {
@@ -57,9 +58,18 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
         return;
       }
       toolId = match.kind === "tool" ? match.tool.id : match.name;
-      pending = dispatch(match, call, (id) => {
-        toolId = id;
-      });
+      if (match.kind === "gateway" && match.name === "compat") {
+        // From here on the call is the tool's own URL: its answer, repairs and record are the route's.
+        const compat = compatCallOf(table.tools, call.url);
+        call = { ...call, url: compat.url };
+        toolId = compat.tool.id;
+        pending = runTool(compat.tool, call);
+      } else {
+        const opened = call;
+        pending = dispatch(match, opened, (id) => {
+          toolId = id;
+        });
+      }
     } catch (error) {
       return finishCall(res, call, toolId, { body: failureOf(error) }, record);
     }
@@ -75,10 +85,14 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   /** `named` learns a plugin call's tool id (`<plugin>.<tool>`), which the activity record shows instead of "plugins". */
   function dispatch(match: RouteMatch, call: UrlCall, named: (toolId: string) => void): MaybePromise<RunOutcome> {
     if (match.kind === "gateway") {
+      if (match.name === "compat") throw new Error("compat calls are resolved before dispatch");
       if (match.name === "manifest") return { body: manifestOf(table.tools, call.auth.cap.permissions, call.baseUrl) };
       return answerPluginsRoute(pluginDeps, { url: call.url, base: call.auth.base, tokens: call.auth.tokens, ctx: toolContextOf(call, contextOptions), named });
     }
-    const { tool } = match;
+    return runTool(match.tool, call);
+  }
+
+  function runTool(tool: AnyToolDefinition, call: UrlCall): MaybePromise<RunOutcome> {
     return kernel.runDecoded(tool, () => decodeToolCall(tool, call), toolContextOf(call, contextOptions));
   }
 
