@@ -46,12 +46,14 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   return (res, auth, route, rawTarget, rawQuery) => {
     let call = openCall(auth, route, rawQuery, options.publicOrigin(), options.states);
     let toolId: string | null = null;
+    let isRange = false;
     let pending: MaybePromise<RunOutcome>;
     try {
       assertTargetLength(rawTarget);
       const match = table.match(route);
       if (!match) throw unknownRoute(table, auth.base, call.url, route);
       if (match.kind === "gateway" && match.name === "range") {
+        isRange = true;
         const text = serveRange(call.url, call.state, call.baseUrl(auth.base));
         sendBytes(res, 200, TEXT_CONTENT_TYPE, Buffer.from(text, "utf8"));
         record(callRecord(call, "z", null, { ok: true }));
@@ -71,7 +73,7 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
         });
       }
     } catch (error) {
-      return finishCall(res, call, toolId, { body: failureOf(error) }, record);
+      return finishCall(res, call, toolId, { body: failureOf(error) }, record, !isRange);
     }
     if (isPromise(pending)) {
       return pending.then(
