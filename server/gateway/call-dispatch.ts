@@ -51,7 +51,7 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
     try {
       assertTargetLength(rawTarget);
       const match = table.match(route);
-      if (!match) throw unknownRoute(table, auth.base, call.url, route);
+      if (!match) throw unknownRoute(table, call, route);
       if (match.kind === "gateway" && match.name === "range") {
         isRange = true;
         const text = serveRange(call.url, call.state, call.baseUrl(auth.base));
@@ -133,9 +133,45 @@ function statSlip(base: CapabilityBase, route: string, url: RequestUrl): ToolErr
   });
 }
 
-function unknownRoute(table: RouteTable, base: CapabilityBase, url: RequestUrl, route: string): ToolError {
+// Route names agents bring from shells and other tools' APIs, and the tool id each means here.
+const ROUTE_SYNONYMS: Record<string, string> = {
+  ls: "read",
+  dir: "read",
+  list: "read",
+  cat: "read",
+  view: "read",
+  open: "read",
+  run: "terminal",
+  bash: "terminal",
+  sh: "terminal",
+  command: "terminal",
+  rg: "grep",
+  glob: "find",
+  locate: "find",
+  patch: "apply_patch",
+};
+const LISTING_ROUTES = new Set(["ls", "dir", "list"]);
+
+/** /ls, /cat, /run...: the exact canonical URL (on the base the tool belongs to), never a silent alias. */
+function synonymRoute(table: RouteTable, call: UrlCall, route: string): ToolError | undefined {
+  const tool = table.tools.find((t) => t.id === ROUTE_SYNONYMS[route]);
+  if (!tool) return undefined;
+  const wanted = baseFor(tool);
+  const token = wanted === "r" ? call.auth.tokens.r : call.auth.tokens.m;
+  const needsPath = LISTING_ROUTES.has(route) && !call.url.query.segments.some((s) => s.key === "path" || s.key === "file");
+  const message = `/${route} is /${tool.route} (${tool.id})${wanted === call.auth.base ? "" : ` on the ${wanted === "r" ? "read" : "mutation"} base`} here. Fetch the repair URL.`;
+  return new ToolError(ErrorCode.unknownRoute, token ? message : `/${route} would be /${tool.route} (${tool.id}), which this session's capability does not include.`, {
+    detail: { route, canonical: tool.route, tool: tool.id },
+    ...(token ? { repair: editRequestUrl(call.url, { basePath: `/v0/${token}`, route: tool.route, ...(needsPath ? { add: [["path", "."]] } : {}) }) } : {}),
+  });
+}
+
+function unknownRoute(table: RouteTable, call: UrlCall, route: string): ToolError {
+  const base = call.auth.base;
+  const url = call.url;
   return (
     statSlip(base, route, url) ??
+    synonymRoute(table, call, route) ??
     new ToolError(ErrorCode.unknownRoute, `No route "/${route}" on this base. Routes: ${table.routesFor(base).join(", ")}.`, {
       detail: { route, routes: table.routesFor(base) },
     })
