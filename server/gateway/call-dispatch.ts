@@ -101,7 +101,9 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   /** The URL's part of a tool call, after the kernel's permission check: the right base, then the query grammar. */
   function decodeToolCall(tool: AnyToolDefinition, call: UrlCall): CandidateInput {
     const wanted = baseFor(tool);
-    if (wanted !== call.auth.base) throw statSlip(call.auth.base, tool.route, call.url) ?? wrongBase(tool, wanted, call);
+    // The mutation capability implies read: a read route on the mutation base is served, saving the repair trip.
+    const servedHere = wanted === call.auth.base || (wanted === "r" && call.auth.base === "m");
+    if (!servedHere) throw statSlip(call.auth.base, tool.route, call.url) ?? wrongBase(tool, wanted, call);
     return bindQueryInput({ schema: tool.schema, binding: tool.url, url: call.url });
   }
 
