@@ -41,6 +41,8 @@ describe("synonym repairs", () => {
       expect(fs.readFileSync(path.join(t.projectDir, "new.txt"), "utf8")).toBe("hello world");
     }],
     ["text= on /g", () => `${s.r}/g?text=delta`, "unknown_parameter", (b) => expect(JSON.stringify(b)).toContain("delta")],
+    // timeout is in ms; 2 meant seconds, and the old clamp to 100 ms killed the command.
+    ["timeout=2 (seconds)", () => `${s.m}/x?timeout=2&raw=sleep~s0.3~s%26%26~secho~sslept`, "invalid_parameter", (b) => expect(b.stdout).toBe("slept\n")],
   ];
 
   it.each(cases)("%s: the repair URL, fetched as returned, succeeds", async (_name, url, code, check) => {
