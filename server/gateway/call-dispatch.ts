@@ -14,6 +14,7 @@ import { MAX_REQUEST_TARGET_BYTES } from "../url-grammar/limits.js";
 import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 import type { Authenticated } from "./authenticate.js";
 import { baseFor, openCall, toolContextOf, type AgentFallback, type UrlCall } from "./call-context.js";
+import { compatCallOf } from "./compat-route.js";
 import { callRecord, finishCall, type RecordCall } from "./finish-call.js";
 import { manifestOf } from "./manifest-route.js";
 import { answerPluginsRoute, type PluginRouteDeps } from "./plugin-route.js";
@@ -43,26 +44,37 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   const pluginDeps: PluginRouteDeps = { host: options.plugins, kernel, ...(options.resolveBlob ? { resolveBlob: options.resolveBlob } : {}) };
 
   return (res, auth, route, rawTarget, rawQuery) => {
-    const call = openCall(auth, route, rawQuery, options.publicOrigin(), options.states);
+    let call = openCall(auth, route, rawQuery, options.publicOrigin(), options.states);
     let toolId: string | null = null;
+    let isRange = false;
     let pending: MaybePromise<RunOutcome>;
     try {
       assertTargetLength(rawTarget);
       const match = table.match(route);
-      if (!match) throw unknownRoute(table, auth.base, call.url, route);
+      if (!match) throw unknownRoute(table, call, route);
       if (match.kind === "gateway" && match.name === "range") {
+        isRange = true;
         const text = serveRange(call.url, call.state, call.baseUrl(auth.base));
         sendBytes(res, 200, TEXT_CONTENT_TYPE, Buffer.from(text, "utf8"));
         record(callRecord(call, "z", null, { ok: true }));
         return;
       }
       toolId = match.kind === "tool" ? match.tool.id : match.name;
-      if (match.kind === "tool") call.rawField = match.tool.url.rawField;
-      pending = dispatch(match, call, (id) => {
-        toolId = id;
-      });
+      if (match.kind === "gateway" && match.name === "compat") {
+        // From here on the call is the tool's own URL: its answer, repairs and record are the route's.
+        const compat = compatCallOf(table.tools, call.url);
+        call = { ...call, url: compat.url, rawField: compat.tool.url.rawField };
+        toolId = compat.tool.id;
+        pending = runTool(compat.tool, call);
+      } else {
+        if (match.kind === "tool") call.rawField = match.tool.url.rawField;
+        const opened = call;
+        pending = dispatch(match, opened, (id) => {
+          toolId = id;
+        });
+      }
     } catch (error) {
-      return finishCall(res, call, toolId, { body: failureOf(error) }, record);
+      return finishCall(res, call, toolId, { body: failureOf(error) }, record, !isRange);
     }
     if (isPromise(pending)) {
       return pending.then(
@@ -76,17 +88,23 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   /** `named` learns a plugin call's tool id (`<plugin>.<tool>`), which the activity record shows instead of "plugins". */
   function dispatch(match: RouteMatch, call: UrlCall, named: (toolId: string) => void): MaybePromise<RunOutcome> {
     if (match.kind === "gateway") {
+      if (match.name === "compat") throw new Error("compat calls are resolved before dispatch");
       if (match.name === "manifest") return { body: manifestOf(table.tools, call.auth.cap.permissions, call.baseUrl) };
       return answerPluginsRoute(pluginDeps, { url: call.url, base: call.auth.base, tokens: call.auth.tokens, ctx: toolContextOf(call, contextOptions), named });
     }
-    const { tool } = match;
+    return runTool(match.tool, call);
+  }
+
+  function runTool(tool: AnyToolDefinition, call: UrlCall): MaybePromise<RunOutcome> {
     return kernel.runDecoded(tool, () => decodeToolCall(tool, call), toolContextOf(call, contextOptions));
   }
 
   /** The URL's part of a tool call, after the kernel's permission check: the right base, then the query grammar. */
   function decodeToolCall(tool: AnyToolDefinition, call: UrlCall): CandidateInput {
     const wanted = baseFor(tool);
-    if (wanted !== call.auth.base) throw statSlip(call.auth.base, tool.route, call.url) ?? wrongBase(tool, wanted, call);
+    // The mutation capability implies read: a read route on the mutation base is served, saving the repair trip.
+    const servedHere = wanted === call.auth.base || (wanted === "r" && call.auth.base === "m");
+    if (!servedHere) throw statSlip(call.auth.base, tool.route, call.url) ?? wrongBase(tool, wanted, call);
     return bindQueryInput({ schema: tool.schema, binding: tool.url, url: call.url });
   }
 
@@ -118,9 +136,45 @@ function statSlip(base: CapabilityBase, route: string, url: RequestUrl): ToolErr
   });
 }
 
-function unknownRoute(table: RouteTable, base: CapabilityBase, url: RequestUrl, route: string): ToolError {
+// Route names agents bring from shells and other tools' APIs, and the tool id each means here.
+const ROUTE_SYNONYMS: Record<string, string> = {
+  ls: "read",
+  dir: "read",
+  list: "read",
+  cat: "read",
+  view: "read",
+  open: "read",
+  run: "terminal",
+  bash: "terminal",
+  sh: "terminal",
+  command: "terminal",
+  rg: "grep",
+  glob: "find",
+  locate: "find",
+  patch: "apply_patch",
+};
+const LISTING_ROUTES = new Set(["ls", "dir", "list"]);
+
+/** /ls, /cat, /run...: the exact canonical URL (on the base the tool belongs to), never a silent alias. */
+function synonymRoute(table: RouteTable, call: UrlCall, route: string): ToolError | undefined {
+  const tool = table.tools.find((t) => t.id === ROUTE_SYNONYMS[route]);
+  if (!tool) return undefined;
+  const wanted = baseFor(tool);
+  const token = wanted === "r" ? call.auth.tokens.r : call.auth.tokens.m;
+  const needsPath = LISTING_ROUTES.has(route) && !call.url.query.segments.some((s) => s.key === "path" || s.key === "file");
+  const message = `/${route} is /${tool.route} (${tool.id})${wanted === call.auth.base ? "" : ` on the ${wanted === "r" ? "read" : "mutation"} base`} here. Fetch the repair URL.`;
+  return new ToolError(ErrorCode.unknownRoute, token ? message : `/${route} would be /${tool.route} (${tool.id}), which this session's capability does not include.`, {
+    detail: { route, canonical: tool.route, tool: tool.id },
+    ...(token ? { repair: editRequestUrl(call.url, { basePath: `/v0/${token}`, route: tool.route, ...(needsPath ? { add: [["path", "."]] } : {}) }) } : {}),
+  });
+}
+
+function unknownRoute(table: RouteTable, call: UrlCall, route: string): ToolError {
+  const base = call.auth.base;
+  const url = call.url;
   return (
     statSlip(base, route, url) ??
+    synonymRoute(table, call, route) ??
     new ToolError(ErrorCode.unknownRoute, `No route "/${route}" on this base. Routes: ${table.routesFor(base).join(", ")}.`, {
       detail: { route, routes: table.routesFor(base) },
     })

@@ -5,6 +5,7 @@ import type { ToolFailure } from "../errors.js";
 import type { RunOutcome } from "../kernel/tool/runner.js";
 import { createActivityRecorder, redactParams, type CallRecord } from "./activity-recorder.js";
 import type { UrlCall } from "./call-context.js";
+import { decodingNotice } from "../url-grammar/decoding-notice.js";
 import { JSON_CONTENT_TYPE, sendBytes, serializeAgentJson } from "./respond.js";
 
 export type RecordCall = ReturnType<typeof createActivityRecorder>;
@@ -30,13 +31,16 @@ export function callRecord(call: UrlCall, route: string, tool: string | null, bo
 }
 
 /** Sends a JSON answer (HTTP 200, ok or not) and keeps its snapshot and record. */
-export function finishCall(res: http.ServerResponse, call: UrlCall, tool: string | null, outcome: RunOutcome, record: RecordCall): void {
+/** `keepSnapshot: false` for a failed /z: range reads, answered or refused, never replace the last=1 pointer. */
+export function finishCall(res: http.ServerResponse, call: UrlCall, tool: string | null, outcome: RunOutcome, record: RecordCall, keepSnapshot = true): void {
   const { state } = call;
   const { body } = outcome;
-  const answer = serializeAgentJson(state, body, call.baseUrl(call.auth.base));
+  // An ambiguous target is said so in every answer it gets, replays included: the reading is the URL's.
+  const decoding = decodingNotice(call.url);
+  const answer = serializeAgentJson(state, decoding === undefined ? body : { ...body, decoding }, call.baseUrl(call.auth.base));
   sendBytes(res, 200, JSON_CONTENT_TYPE, answer.bytes);
   // Bookkeeping after the bytes are on their way: it still runs before this process reads the
   // agent's next request, so a /z for this answer always finds it.
-  state.snapshots.add(answer.id, answer.bytes);
+  if (keepSnapshot) state.snapshots.add(answer.id, answer.bytes);
   record(callRecord(call, call.route, outcome.refused ? null : tool, body, outcome));
 }

@@ -5,7 +5,7 @@ import { ErrorCode, ToolError } from "../errors.js";
 import type { SessionState } from "../kernel/tool/session-state.js";
 import { validateInput } from "../kernel/tool/validate-input.js";
 import { bindQueryInput } from "../url-grammar/bind.js";
-import { RANGE_METADATA_PREFIX, sliceByOffset, sliceByPart } from "../url-grammar/range-replay.js";
+import { alignToCharStart, RANGE_METADATA_PREFIX, RANGE_PART_BYTES, sliceByOffset, sliceByPart } from "../url-grammar/range-replay.js";
 import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 
 const rangeSchema = z.object({
@@ -38,9 +38,13 @@ export function serveRange(url: RequestUrl, state: SessionState, baseUrl: string
       detail: { parameters: ["part", "offset", "length"] },
     });
   }
-  if (byOffset && (args.offset === undefined || args.length === undefined)) {
-    throw new ToolError(ErrorCode.missingParameter, "offset and length go together.", { detail: { parameters: ["offset", "length"] } });
+  if (byOffset && args.offset === undefined) {
+    throw new ToolError(ErrorCode.missingParameter, "length needs offset=<byte> beside it (offset alone reads one part's worth from there).", {
+      detail: { parameters: ["offset", "length"] },
+    });
   }
+  // offset alone: the bytes a reader still lacks, one part's worth at a time (rangeFallback.resume + bytes held).
+  const length = args.length ?? RANGE_PART_BYTES;
 
   const found = args.last ? state.snapshots.last() : args.id ? { id: args.id, body: state.snapshots.get(args.id) } : undefined;
   if (!found?.body) {
@@ -49,7 +53,7 @@ export function serveRange(url: RequestUrl, state: SessionState, baseUrl: string
     });
   }
   const { id, body } = found as { id: string; body: Buffer };
-  const slice = byOffset ? sliceByOffset(body, args.offset!, args.length!) : sliceByPart(body, args.part ?? 0);
+  const slice = byOffset ? sliceByOffset(body, args.length === undefined ? alignToCharStart(body, args.offset!) : args.offset!, length) : sliceByPart(body, args.part ?? 0);
   if (!slice) {
     throw new ToolError(ErrorCode.rangeOutOfBounds, `That range is past the end of the ${body.length}-byte response.`, {
       detail: { total: body.length },
@@ -60,7 +64,7 @@ export function serveRange(url: RequestUrl, state: SessionState, baseUrl: string
   const next = slice.hasMore
     ? slice.part !== undefined
       ? `${baseUrl}/z?id=${id}&part=${slice.part + 1}`
-      : `${baseUrl}/z?id=${id}&offset=${end}&length=${args.length}`
+      : `${baseUrl}/z?id=${id}&offset=${end}${args.length !== undefined ? `&length=${args.length}` : ""}`
     : undefined;
   const meta = {
     id,

@@ -46,7 +46,8 @@ export function serializeAgentJson(state: SessionState, body: object, baseUrl: s
   // json.length counts UTF-16 units, never more than the UTF-8 bytes: a cheap first test.
   if (json.length > 2 && (json.length > RANGE_PART_BYTES || Buffer.byteLength(json, "utf8") > RANGE_PART_BYTES)) {
     // Splice the fallback in front of the already serialized body rather than serializing it twice.
-    json = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0` })},${json.slice(1)}`;
+    // `resume` + the number of bytes the reader already holds continues from there instead of from part 0.
+    json = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0`, resume: `${baseUrl}/z?id=${id}&offset=` })},${json.slice(1)}`;
   }
   return { id, bytes: Buffer.from(json, "utf8") };
 }

@@ -6,6 +6,8 @@ export const GATEWAY_ROUTES = {
   range: { route: "z", longRoutes: ["range", "replay"] },
   manifest: { route: "manifest", longRoutes: [] as string[] },
   plugins: { route: "k", longRoutes: ["plugin", "plugins"] },
+  // The older generic endpoint (compat-route.ts); deliberately absent from Init and from routesFor.
+  compat: { route: "call", longRoutes: ["tool"] },
 } as const;
 
 export type RouteMatch =

@@ -4,6 +4,7 @@
 // from the root; one that leaves the root is refused. Callers act on the descriptors the walk returns and
 // never re-resolve a path string, so a directory swapped for a symlink mid-call is never followed out.
 // Synchronous on purpose: each component is an open and a close (~2 µs), and this runs on every call.
+import { closestPaths } from "./closest-paths.js";
 import fs from "node:fs";
 import path from "node:path";
 import { ErrorCode, ToolError } from "../errors.js";
@@ -245,7 +246,10 @@ function walk(state: WalkState, names: string[], options: WalkOptions): HeldPath
 }
 
 function missing(state: WalkState, pending: string[], options: WalkOptions): HeldPath {
-  if (options.allowMissing === false) throw pathNotFound(state.input);
+  if (options.allowMissing === false) {
+    const dirDisplay = toDisplayPath(state.root, state.canonical.length === 0 ? state.root : path.join(state.root, ...state.canonical));
+    throw pathNotFound(state.input, closestPaths(state.dir, dirDisplay, pending));
+  }
   if (options.creating) assertCreatable(state, pending);
   return held(state, { exists: false, fd: undefined, stats: undefined, pending, name: pending.at(-1)! });
 }

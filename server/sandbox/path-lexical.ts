@@ -76,9 +76,15 @@ export function symlinkEscape(input: string): ToolError {
   });
 }
 
-export function pathNotFound(input: string): ToolError {
-  return new ToolError(ErrorCode.pathNotFound, `"${input}" does not exist. Use /f to find files by name.`, {
+/** `closest`: existing paths that differ in the first missing component (sandbox/closest-paths.ts). */
+export function pathNotFound(input: string, closest: readonly string[] = []): ToolError {
+  const message =
+    closest.length > 0
+      ? `"${input}" does not exist. Closest existing: ${closest.join(", ")} (see closest). Use /f to find files by name.`
+      : `"${input}" does not exist. Use /f to find files by name.`;
+  return new ToolError(ErrorCode.pathNotFound, message, {
     detail: { path: input },
+    ...(closest.length > 0 ? { extra: { closest: [...closest] } } : {}),
   });
 }
 

@@ -6,6 +6,8 @@ import { ErrorCode, ToolError } from "../errors.js";
 import { fieldsOf, type FieldInfo } from "../kernel/tool/input-fields.js";
 import { MAX_RAW_BYTES } from "./limits.js";
 import { decodeQueryComponent } from "./percent.js";
+import { encodeUrlText } from "./encode.js";
+import type { QuerySegment } from "./query.js";
 import { editRequestUrl, type RequestUrl } from "./request-url.js";
 
 export interface UrlBinding {
@@ -58,6 +60,46 @@ function suggestKey(unknown: string, known: string[]): string | undefined {
   return winners.length === 1 ? winners[0]!.k : undefined;
 }
 
+// Parameter names agents carry over from other tools' APIs, and what each means here.
+const PATH_SYNONYMS = new Set(["filepath", "file_path", "filePath", "filename", "file_name", "fileName", "target"]);
+const CONTENT_SYNONYMS = new Set(["text", "body", "data", "contents", "cmd"]);
+// Raw fields whose one meaning a content synonym can take (not edit's new=, which text= could mean old= for).
+const CONTENT_FIELDS = new Set(["content", "command", "patch", "pattern", "chunk"]);
+const LINE_RANGE = /^(\d{1,9})\s*(?:-|:|,|\.\.)\s*(\d{1,9})$/;
+
+/**
+ * A parameter spelled the way another tool's API spells it (file_path, text, lines=5-10): answered with the
+ * exact canonical URL, never guessed into a call. Undefined when the name is no known synonym here.
+ */
+function synonymRepair(seg: QuerySegment, url: RequestUrl, shape: Record<string, unknown>, binding: UrlBinding): ToolError | undefined {
+  const key = seg.key;
+  if (PATH_SYNONYMS.has(key) && "path" in shape) {
+    return new ToolError(ErrorCode.unknownParameter, `"${key}" is spelled path= here. Fetch the repair URL.`, {
+      detail: { parameter: key, canonical: "path" },
+      repair: editRequestUrl(url, { rename: { from: key, to: "path" } }),
+    });
+  }
+  const rawField = binding.rawField;
+  if (rawField !== undefined && CONTENT_FIELDS.has(rawField) && CONTENT_SYNONYMS.has(key) && url.query.raw === undefined && seg.rawValue !== undefined) {
+    return new ToolError(ErrorCode.unknownParameter, `Content goes in raw=, the last parameter (everything after it is ${rawField}, & and = included), not in "${key}=". Fetch the repair URL.`, {
+      detail: { parameter: key, canonical: "raw" },
+      repair: editRequestUrl(url, { drop: [key], rawText: encodeUrlText(seg.value) }),
+    });
+  }
+  const lines = key === "lines" || key === "line" || key === "range" ? LINE_RANGE.exec(seg.value.trim()) : null;
+  if (lines && "offset" in shape && "limit" in shape) {
+    const from = Number(lines[1]);
+    const to = Number(lines[2]);
+    if (from >= 1 && to >= from) {
+      return new ToolError(ErrorCode.unknownParameter, `Lines ${from}-${to} are offset=${from}&limit=${to - from + 1} here. Fetch the repair URL.`, {
+        detail: { parameter: key, canonical: ["offset", "limit"] },
+        repair: editRequestUrl(url, { drop: [key, "offset", "limit"], add: [["offset", String(from)], ["limit", String(to - from + 1)]] }),
+      });
+    }
+  }
+  return undefined;
+}
+
 export interface BindOptions {
   /** The tool's input schema: which parameters exist and which are numbers, booleans or lists. */
   schema: z.ZodObject;
@@ -76,6 +118,8 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
   for (const seg of url.query.segments) {
     const canonical = aliases[seg.key] ?? seg.key;
     if (!(canonical in shape)) {
+      const synonym = synonymRepair(seg, url, shape, binding);
+      if (synonym) throw synonym;
       const known = knownNames();
       const suggestion = suggestKey(seg.key, known.filter((k) => k !== "raw"));
       throw new ToolError(

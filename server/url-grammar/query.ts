@@ -1,5 +1,7 @@
 // Parses a raw query string without ever re-serializing it: control parameters before raw=, and the
-// raw tail, which is everything after the first raw= and is content, not query syntax.
+// raw tail, which is everything after the first raw= and is content, not query syntax. How many percent
+// layers to remove and what + means is decided once for the whole target (decoding.ts).
+import { decodeComponent, planDecoding, type DecodingPlan } from "./decoding.js";
 import { decodeQueryComponent } from "./percent.js";
 import { decodeTilde } from "./tilde.js";
 
@@ -24,14 +26,22 @@ export interface RawTail {
 export interface ParsedQuery {
   segments: QuerySegment[];
   raw: RawTail | undefined;
+  /** How this target was read: percent layers and the meaning of +. */
+  plan: DecodingPlan;
 }
 
+/** Decodes one value on its own (no target around it): + as space, every percent layer, then ~. */
 export function decodeValue(rawValue: string): string {
   return decodeTilde(decodeQueryComponent(rawValue));
 }
 
-export function parseQuery(rawQuery: string): ParsedQuery {
-  const segments: QuerySegment[] = [];
+interface RawPieces {
+  segments: Array<{ rawKey: string; rawValue: string | undefined }>;
+  rawText: string | undefined;
+}
+
+function splitQuery(rawQuery: string): RawPieces {
+  const segments: RawPieces["segments"] = [];
   let offset = 0;
   while (offset <= rawQuery.length) {
     const amp = rawQuery.indexOf("&", offset);
@@ -40,17 +50,38 @@ export function parseQuery(rawQuery: string): ParsedQuery {
     if (piece.length > 0) {
       const eq = piece.indexOf("=");
       const rawKey = eq === -1 ? piece : piece.slice(0, eq);
-      const key = decodeQueryComponent(rawKey);
-      if (key === "raw") {
-        const rawText = eq === -1 ? "" : rawQuery.slice(offset + eq + 1);
-        const beforeTilde = decodeQueryComponent(rawText);
-        return { segments, raw: { rawText, beforeTilde, text: decodeTilde(beforeTilde) } };
-      }
-      const rawValue = eq === -1 ? undefined : piece.slice(eq + 1);
-      segments.push({ rawKey, rawValue, key, value: rawValue === undefined ? "" : decodeValue(rawValue) });
+      // A key is read on its own: "raw" never needs evidence from the rest of the target to be recognised.
+      if (decodeQueryComponent(rawKey) === "raw") return { segments, rawText: eq === -1 ? "" : rawQuery.slice(offset + eq + 1) };
+      segments.push({ rawKey, rawValue: eq === -1 ? undefined : piece.slice(eq + 1) });
     }
     if (amp === -1) break;
     offset = amp + 1;
   }
-  return { segments, raw: undefined };
+  return { segments, rawText: undefined };
+}
+
+/** The components whose layers and + the plan is decided on. */
+function componentsOf(pieces: RawPieces): string[] {
+  const out: string[] = [];
+  for (const s of pieces.segments) {
+    out.push(s.rawKey);
+    if (s.rawValue !== undefined) out.push(s.rawValue);
+  }
+  if (pieces.rawText !== undefined) out.push(pieces.rawText);
+  return out;
+}
+
+/** Parses a query; `plan` forces a reading (used to show the other reading of an ambiguous target). */
+export function parseQuery(rawQuery: string, plan?: DecodingPlan): ParsedQuery {
+  const pieces = splitQuery(rawQuery);
+  const used = plan ?? planDecoding(componentsOf(pieces));
+  const segments = pieces.segments.map(({ rawKey, rawValue }) => ({
+    rawKey,
+    rawValue,
+    key: decodeComponent(rawKey, used),
+    value: rawValue === undefined ? "" : decodeTilde(decodeComponent(rawValue, used)),
+  }));
+  if (pieces.rawText === undefined) return { segments, raw: undefined, plan: used };
+  const beforeTilde = decodeComponent(pieces.rawText, used);
+  return { segments, raw: { rawText: pieces.rawText, beforeTilde, text: decodeTilde(beforeTilde) }, plan: used };
 }

@@ -22,7 +22,7 @@ export interface AgentAnswer {
 const MAX_POLLS = 40;
 const MAX_RANGE_PARTS = 200;
 const RANGE_LINE = /^URLBRIDGE_RANGE (\{.*\})\n/;
-const FALLBACK_FIRST = /^\{"rangeFallback":\{"id":"[^"]+","first":"([^"]+)"\}/;
+const FALLBACK = /^\{"rangeFallback":(\{[^{}]*\})/;
 
 export class GymAgent {
   private fetches = 0;
@@ -63,25 +63,40 @@ export class GymAgent {
     try {
       return { body: JSON.parse(text) as Record<string, unknown>, recoveredByRange: false };
     } catch {
-      const first = FALLBACK_FIRST.exec(text)?.[1];
-      if (!first) throw new Error(`unparseable answer and no rangeFallback: ${JSON.stringify(text.slice(0, 200))}`);
-      return { body: JSON.parse(await this.replay(JSON.parse(`"${first}"`) as string)) as Record<string, unknown>, recoveredByRange: true };
+      const fallback = FALLBACK.exec(text)?.[1];
+      if (!fallback) throw new Error(`unparseable answer and no rangeFallback: ${JSON.stringify(text.slice(0, 200))}`);
+      const { first, resume } = JSON.parse(fallback) as { first: string; resume?: string };
+      if (resume === undefined) return { body: JSON.parse(await this.replay(first)) as Record<string, unknown>, recoveredByRange: true };
+      // Keep what the cut answer already showed (less a character the cut split, which the reader shows as
+      // U+FFFD) and fetch only the rest, from that byte on.
+      const held = Buffer.from(text.replace(/\uFFFD$/, ""), "utf8");
+      const rest = await this.replay(`${resume}${held.length}`, held.length);
+      return { body: JSON.parse(Buffer.concat([held, rest]).toString("utf8")) as Record<string, unknown>, recoveredByRange: true };
     }
   }
 
-  /** Reassembles a stored response from its /z parts, following each part's exact next URL. */
-  private async replay(firstUrl: string): Promise<string> {
-    const parts: string[] = [];
+  /**
+   * Reassembles a stored response from its /z parts, following each part's exact next URL. With `from`, the
+   * bytes from that offset on (a part may start a little earlier, at a character start: the overlap is dropped).
+   */
+  private async replay(firstUrl: string): Promise<string>;
+  private async replay(firstUrl: string, from: number): Promise<Buffer>;
+  private async replay(firstUrl: string, from?: number): Promise<string | Buffer> {
+    const parts: Buffer[] = [];
     let next: string | undefined = firstUrl;
+    let at = from ?? 0;
     for (let i = 0; next && i < MAX_RANGE_PARTS; i++) {
       const text = await this.fetchText(next);
       const meta = RANGE_LINE.exec(text);
       if (!meta) throw new Error(`range part without metadata: ${JSON.stringify(text.slice(0, 200))}`);
-      const info = JSON.parse(meta[1]!) as { hasMore: boolean; next?: string };
-      parts.push(text.slice(meta[0].length));
+      const info = JSON.parse(meta[1]!) as { hasMore: boolean; next?: string; offset: number };
+      const chunk = Buffer.from(text.slice(meta[0].length), "utf8").subarray(Math.max(0, at - info.offset));
+      parts.push(chunk);
+      at = Math.max(at, info.offset) + chunk.length;
       next = info.hasMore ? info.next : undefined;
     }
-    return parts.join("");
+    const all = Buffer.concat(parts);
+    return from === undefined ? all.toString("utf8") : all;
   }
 }
 

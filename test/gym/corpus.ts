@@ -2,7 +2,7 @@
 // Contract and extension rules: docs/TRANSPORT_GYM.md ("Corpus"). Names are stable; never reuse one.
 
 /** Bump when an entry is added, removed or changes text, so reports say which corpus they ran. */
-export const CORPUS_VERSION = "2026.11.4";
+export const CORPUS_VERSION = "2026.12.1";
 
 export interface CorpusEntry {
   /** Stable, unique, kebab-case, prefixed by its group. */
@@ -198,6 +198,22 @@ const PLUS: CorpusEntry[] = [
   entry("plus-tilde-q", "~q+~q"),
 ];
 
+// Issue 14: everyday code a standard encoder (encodeURIComponent, urllib.parse.quote, URLSearchParams)
+// carries once; the server used to strip up to four percent layers and write printf("%02x") as U+0002 + "x".
+const DECODING: CorpusEntry[] = [
+  entry("dec-printf-hex", 'printf("%02x %20s")', "regression: encodeURIComponent's layer was followed by three more"),
+  entry("dec-time-format", 't = "%02d:%2d"', "regression: landed on disk as t = \"\\x02d:-\""),
+  entry("dec-format-bare", "%02d:%2d", "no space or quote: the escaped - of %2d is the evidence"),
+  entry("dec-python-percent", '"%s=%d" % (k, v)'),
+  entry("dec-go-sprintf", 'fmt.Sprintf("%-10s|%5.2f|%x\n", s, f, n)'),
+  entry("dec-literal-escapes", "see %41 and %2F in the docs"),
+  entry("dec-embedded-url", 'curl -s "https://example.com/search?q=a%20b&x=%2F&y=100%25"'),
+  entry("dec-embedded-url-bare", "https://example.com/a%20b?x=%2F", "no evidence: only ~p (or the reference encoder) carries it"),
+  entry("dec-regex-plus", "\\w+\\(\\s+(\\d+)\\)+", "regression: typed with spaces as %20, its + were searched as spaces"),
+  entry("dec-patch-added-lines", "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n+y = x + 1\n*** End Patch\n"),
+  entry("dec-percent-and-plus", "a+b %2B c", "a literal %2B next to a real +"),
+];
+
 const MIXED: CorpusEntry[] = [
   entry("mix-everything", "a b+c&d=e#f%g~h\n\"i'j\\k<l>m{n}o|p^q`r[s]t\u00e9\ud83d\ude00~n%20&wait=1"),
   entry("mix-yaml", "key: \"v\" # comment\nlist:\n  - a: 1\n  - 'b'\n"),
@@ -221,6 +237,7 @@ export const CORPUS: readonly CorpusEntry[] = [
   ...TILDE,
   ...PERCENT,
   ...PLUS,
+  ...DECODING,
   ...MIXED,
 ];
 

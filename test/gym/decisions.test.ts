@@ -57,10 +57,31 @@ describe("double encoding", () => {
     expect(decodeQueryComponent("%25")).toBe("%");
   });
 
-  it("costs a client that percent-encodes a literal % before two hex digits: %2520 is read as a space (use ~p)", () => {
-    // encodeURIComponent("%20") === "%2520": indistinguishable from a proxy double-encoding " ".
-    expect(parseQuery(`raw=${encodeURIComponent("%20 and %02d")}`).raw?.text).toBe("  and \u0002d");
+  it("keeps the literal %XX of text a standard encoder encoded once: what one decode left is text, not an encoding", () => {
+    // Once decoded, the target holds a raw space (or quote, control, non-ASCII) or an escaped unreserved
+    // character (%2d): no encoder writes either, so its remaining %XX are content (docs/TRANSPORT_GYM.md).
+    expect(parseQuery(`raw=${encodeURIComponent("%20 and %02d")}`).raw?.text).toBe("%20 and %02d");
+    expect(parseQuery(`raw=${encodeURIComponent('printf("%02x %20s")')}`).raw?.text).toBe('printf("%02x %20s")');
+    expect(parseQuery(`raw=${encodeURIComponent("%02d:%2d")}`).raw?.text).toBe("%02d:%2d");
     expect(parseQuery("raw=~p20~sand~s~p02d").raw?.text).toBe("%20 and %02d");
+  });
+
+  it("takes the evidence from the whole target: a value that proves one layer keeps the other values' %XX too", () => {
+    const q = parseQuery(`old=${encodeURIComponent("%20")}&new=${encodeURIComponent("a b")}`);
+    expect(q.segments.map((s) => s.value)).toEqual(["%20", "a b"]);
+  });
+
+  it("still costs a client that percent-encodes text made only of escapes: %2520 alone is a proxy's double space (use ~p)", () => {
+    // encodeURIComponent("%20") === "%2520", byte for byte what a proxy double-encoding " " sends.
+    expect(parseQuery(`raw=${encodeURIComponent("%20")}`).raw?.text).toBe(" ");
+    expect(parseQuery(`raw=${encodeURIComponent("%20")}`).plan).toMatchObject({ layers: 2 });
+  });
+
+  it("reads + as a plus in a target that carries its spaces as %20, and as a space otherwise", () => {
+    expect(parseQuery("raw=\\w+\\(%20x").raw?.text).toBe("\\w+\\( x");
+    expect(parseQuery("raw=a+b%2520c").raw?.text).toBe("a+b c");
+    expect(parseQuery("raw=a+b").raw?.text).toBe("a b");
+    expect(parseQuery("raw=a+b%2Bc").raw?.text).toBe("a b+c");
   });
 
   it("treats a + as a space only on the wire, never one that a decoding layer produced", () => {

@@ -2,7 +2,7 @@
 // reader or as raw bytes), or a standard percent-encoding library. Each form yields wire bytes.
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 
-export type FormName = "reference" | "agent-whatwg" | "agent-bytes" | "percent-library";
+export type FormName = "reference" | "agent-whatwg" | "agent-bytes" | "percent-library" | "python-quote" | "form-urlencoded";
 
 export interface Form {
   name: FormName;
@@ -55,9 +55,36 @@ function whatwgTarget(origin: string, target: string): string {
   return `${url.pathname}${url.search}`;
 }
 
-// encodeURIComponent leaves ~ alone (so ~n in the text would decode as an escape) and encodes % as %25
-// (so %20 in the text would come back as a space, see "Double encoding"): the form's documented blind spots.
-const PERCENT_LIBRARY_BLIND_SPOT = /~|%[0-9A-Fa-f]{2}/;
+// What a standard encoder cannot carry through the ~ grammar (docs/TRANSPORT_GYM.md, "Client forms"):
+// a ~ (encoded or not, it arrives as a ~ and starts an escape), and a literal %XX in a text that gives no
+// evidence of having been decoded. The server removes a further percent layer only while what one layer
+// left could itself be an encoder's output: no raw space, quote, < or >, control or non-ASCII character,
+// and no escaped letter, digit, - . or _. A text with any of those keeps its %XX as written.
+const EVIDENCE_OF_TEXT = /[\u0000-\u0020"<>\u007f-\uffff]|%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff])/;
+const EVIDENCE_OF_TEXT_NO_SPACE = /[\u0000-\u001f"<>\u007f-\uffff]|%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff])/;
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
+/** Whether a standard encoder's one layer of `text` reaches the server's text intact. */
+export const encoderCarries = (text: string, spaceIsEvidence: boolean) =>
+  !text.includes("~") &&
+  !HAS_LONE_SURROGATE.test(text) &&
+  (!PERCENT_ESCAPE.test(text) || (spaceIsEvidence ? EVIDENCE_OF_TEXT : EVIDENCE_OF_TEXT_NO_SPACE).test(text));
+
+const hexByte = (b: number) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+/** Percent-encodes the UTF-8 of every character outside `keep`; `space` replaces a space when given. */
+function percentEncode(text: string, keep: RegExp, space?: string): string {
+  let out = "";
+  for (const ch of text) {
+    if (space !== undefined && ch === " ") out += space;
+    else if (keep.test(ch)) out += ch;
+    else for (const b of Buffer.from(ch, "utf8")) out += hexByte(b);
+  }
+  return out;
+}
+// urllib.parse.quote(text) with its default safe="/": letters, digits, _ . - ~ and / stay.
+const pythonQuote = (text: string) => percentEncode(text, /^[A-Za-z0-9_.\-~/]$/);
+// application/x-www-form-urlencoded (URLSearchParams, urllib.parse.quote_plus, HTML forms): letters,
+// digits, * - . _ stay, a space is +, everything else (+ and ~ included) is %XX.
+const formUrlencoded = (text: string) => percentEncode(text, /^[A-Za-z0-9*\-._]$/, "+");
 
 export const FORMS: readonly Form[] = [
   {
@@ -88,9 +115,25 @@ export const FORMS: readonly Form[] = [
   {
     name: "percent-library",
     description: "encodeURIComponent, what a generic HTTP library does when it is not told about the ~ grammar",
-    carries: (t) => !PERCENT_LIBRARY_BLIND_SPOT.test(t) && !HAS_LONE_SURROGATE.test(t),
+    carries: (t) => encoderCarries(t, true),
     value: encodeURIComponent,
     tail: encodeURIComponent,
+    toWire: (_origin, target) => target,
+  },
+  {
+    name: "python-quote",
+    description: "urllib.parse.quote with its default safe='/', what a Python agent's HTTP code does",
+    carries: (t) => encoderCarries(t, true),
+    value: pythonQuote,
+    tail: pythonQuote,
+    toWire: (_origin, target) => target,
+  },
+  {
+    name: "form-urlencoded",
+    description: "URLSearchParams / quote_plus / an HTML form: + for spaces, %2B for +, ~ as %7E",
+    carries: (t) => encoderCarries(t, false),
+    value: formUrlencoded,
+    tail: formUrlencoded,
     toWire: (_origin, target) => target,
   },
 ];

@@ -7,7 +7,7 @@ import { validateInput } from "../../server/kernel/tool/validate-input.js";
 import { bindQueryInput } from "../../server/url-grammar/bind.js";
 import { hasUnencodedTargetBytes, percentEncodeTargetBytes } from "../../server/url-grammar/request-target.js";
 import { parseRequestUrl, splitTarget, type RequestUrl } from "../../server/url-grammar/request-url.js";
-import type { FormName } from "./forms.js";
+import { encoderCarries, type FormName } from "./forms.js";
 import type { QueryRewrite } from "./intermediaries.js";
 
 export const VIEW_ORIGIN = "http://gym.invalid";
@@ -44,13 +44,16 @@ export function bindWriteLike(target: string): Binding {
 }
 
 /**
- * Whether a (form, rewrite) pair can carry `text` at all. Two documented holes, both closed by the
- * reference encoder: a + typed for a space cannot survive a proxy that percent-encodes + (the encoder
- * writes ~s), and a literal & typed into the raw tail is split and reordered by a proxy that sorts the
- * query on & (the encoder writes ~a).
+ * Whether a (form, rewrite) pair can carry `text` at all. Three documented holes, all closed by the
+ * reference encoder: a + written for a space cannot survive a proxy that percent-encodes + (the encoder
+ * writes ~s), a literal & typed into the raw tail is split and reordered by a proxy that sorts the
+ * query on & (the encoder writes ~a), and a proxy that rewrites %20 as + erases a space that was the only
+ * evidence that an encoder's literal %XX is text (the encoder writes ~p).
  */
 export function pairCarries(formName: FormName, rewrite: QueryRewrite, text: string): boolean {
-  if (formName === "agent-bytes" && (rewrite.name === "encode-all" || rewrite.name === "double-encode-all")) return !text.includes(" ");
+  if ((formName === "agent-bytes" || formName === "form-urlencoded") && (rewrite.name === "encode-all" || rewrite.name === "double-encode-all")) return !text.includes(" ");
   if (formName.startsWith("agent-") && rewrite.name === "sort-all") return !text.includes("&");
+  // A proxy that turns %20 into + erases the spaces that proved a literal %XX was text, not an encoding.
+  if ((formName === "percent-library" || formName === "python-quote") && rewrite.name === "plus-spaces") return encoderCarries(text, false);
   return true;
 }

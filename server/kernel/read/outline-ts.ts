@@ -24,17 +24,20 @@ export const outlineMember = z.strictObject({
 
 export const outlineDeclaration = z.strictObject({
   kind: z
-    .enum(["function", "class", "interface", "type", "enum", "namespace", "const", "let", "var", "export", "export=", "export-default"])
-    .describe("export: a local export list or a CommonJS export; export= and export-default: export assignments."),
+    .enum([
+      "function", "class", "interface", "type", "enum", "namespace", "const", "let", "var", "export", "export=", "export-default",
+      "method", "struct", "trait", "impl", "module", "record", "macro", "static",
+    ])
+    .describe("export: a local export list or a CommonJS export; export= and export-default: export assignments. method (Go methods, as Type.Name), struct, trait, impl (\"Trait for Type\"), module, record, macro and static come from the other languages."),
   name: z.string().describe('Declared name ("default" for an anonymous default export; comma-joined names for an export list).'),
   line,
   endLine: z.number().int().min(1).describe("1-based line where it ends; read the whole declaration with /r offset=line&limit=endLine-line+1."),
-  exported: z.literal(true).optional(),
+  exported: z.literal(true).optional().describe("Exported: export in JS/TS, pub in Rust, public in Java, a capitalised name in Go."),
   default: z.literal(true).optional(),
   async: z.literal(true).optional(),
-  members: z.array(outlineMember).optional().describe("Members of a class or interface."),
+  members: z.array(outlineMember).optional().describe("Members of a class, interface, struct, trait or impl."),
   get declarations(): z.ZodOptional<z.ZodArray<typeof outlineDeclaration>> {
-    return z.array(outlineDeclaration).optional().describe("Declarations inside a namespace.");
+    return z.array(outlineDeclaration).optional().describe("Declarations inside a namespace, a Rust module or a Java type.");
   },
 });
 

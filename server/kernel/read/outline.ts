@@ -1,5 +1,5 @@
-// outline (/o): imports and named declarations of a JS/TS file with line numbers, from the TypeScript
-// compiler's parser, so an agent can read only the ranges it needs.
+// outline (/o): imports and named declarations of a source file with line numbers, so an agent can read only
+// the ranges it needs: JS/TS from the TypeScript compiler's parser, Python, Go, Rust and Java from tree-sitter.
 import path from "node:path";
 import type * as TS from "typescript";
 import { z } from "zod";
@@ -7,12 +7,20 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot } from "../../sandbox/fd-walk.js";
 import { MAX_OUTLINE_ENTRIES, MAX_OUTLINE_FILE_BYTES } from "../limits.js";
-import { buildOutline, outlineDeclaration, outlineImport } from "./outline-ts.js";
+import { buildOutline, outlineDeclaration, outlineImport, type Outline } from "./outline-ts.js";
+import { treeSitterOutline, type TreeSitterLanguage } from "./outline-tree-sitter.js";
 import { decodeLossy, indexLines } from "../../text/index.js";
 import { defineTool } from "../tool/definition.js";
 
-/** Extensions /o understands, with the script kind the parser needs for each. */
-const LANGUAGES: Record<string, { language: OutlineOutput["language"]; kind: "TS" | "TSX" | "JS" | "JSX" }> = {
+type Parsed = { language: OutlineOutput["language"]; kind: "TS" | "TSX" | "JS" | "JSX" } | { language: TreeSitterLanguage; kind: "tree-sitter" };
+
+/** Extensions /o understands, with the parser each needs. */
+const LANGUAGES: Record<string, Parsed> = {
+  ".py": { language: "python", kind: "tree-sitter" },
+  ".pyi": { language: "python", kind: "tree-sitter" },
+  ".go": { language: "go", kind: "tree-sitter" },
+  ".rs": { language: "rust", kind: "tree-sitter" },
+  ".java": { language: "java", kind: "tree-sitter" },
   ".ts": { language: "typescript", kind: "TS" },
   ".mts": { language: "typescript", kind: "TS" },
   ".cts": { language: "typescript", kind: "TS" },
@@ -29,9 +37,9 @@ export const OUTLINE_EXTENSIONS = Object.keys(LANGUAGES);
 export const outlineOutput = z.strictObject({
   ok: z.literal(true),
   path: z.string().describe("The file in /project/... form."),
-  language: z.enum(["typescript", "tsx", "javascript", "jsx"]).describe("Language the file was parsed as, from its extension."),
+  language: z.enum(["typescript", "tsx", "javascript", "jsx", "python", "go", "rust", "java"]).describe("Language the file was parsed as, from its extension."),
   totalLines: z.number().int().min(0).describe("Lines in the file, counted by \\n as /r counts them."),
-  imports: z.array(outlineImport).describe("Imports, require() calls at the top level and re-exports, in file order."),
+  imports: z.array(outlineImport).describe("Imports (import/from, use, Go import specs; require() calls at the top level and re-exports in JS), in file order."),
   declarations: z.array(outlineDeclaration).describe("Named declarations in file order, with their line spans."),
   truncated: z.boolean().describe(`true: the outline stopped after ${MAX_OUTLINE_ENTRIES} entries; notice says how to see the rest.`),
   notice: z.string().optional().describe("Present when truncated."),
@@ -51,7 +59,7 @@ export const outlineTool = defineTool({
   route: "o",
   longRoutes: ["symbols"],
   capability: "read",
-  description: "Imports and declarations (functions, classes and members, interfaces, types, enums, exports) of a JS/TS file, with line numbers.",
+  description: "Imports and declarations (functions, classes and members, interfaces, types, enums, exports) of a JS/TS, Python, Go, Rust or Java file, with line numbers.",
   example: "/o?path=src/app.ts",
   schema: z.object({ path: z.string() }),
   output: outlineOutput,
@@ -71,7 +79,7 @@ export const outlineTool = defineTool({
       if (!known) {
         throw new ToolError(
           ErrorCode.unsupportedLanguage,
-          `/o outlines JavaScript and TypeScript (${OUTLINE_EXTENSIONS.join(" ")}). For ${target.display}, search it with /g?path=${target.display}&raw=<text> or read it with the read URL.`,
+          `/o outlines JavaScript, TypeScript, Python, Go, Rust and Java (${OUTLINE_EXTENSIONS.join(" ")}). For ${target.display}, search it with /g?path=${target.display}&raw=<text> or read it with the read URL.`,
           { detail: { path: target.display, supported: OUTLINE_EXTENSIONS }, retryable: false, extra: { read: ctx.urls.to("r", "r", [["path", target.display]]) } },
         );
       }
@@ -88,14 +96,20 @@ export const outlineTool = defineTool({
     }
     const file = decodeLossy(bytes);
     if (file.kind === "binary") {
-      throw new ToolError(ErrorCode.binaryFile, `${target.display} is binary (it contains NUL bytes), so it has no outline. /t shows its size; outline a .ts or .js source file instead.`, {
+      throw new ToolError(ErrorCode.binaryFile, `${target.display} is binary (it contains NUL bytes), so it has no outline. /t shows its size; outline a source file instead.`, {
         detail: { path: target.display },
         retryable: false,
       });
     }
-    const ts = await loadCompiler();
-    const source = ts.createSourceFile(target.absolute, file.utf8.toString("utf8"), ts.ScriptTarget.Latest, true, ts.ScriptKind[language.kind]);
-    const outline = buildOutline(ts, source, MAX_OUTLINE_ENTRIES);
+    const text = file.utf8.toString("utf8");
+    let outline: Outline;
+    if (language.kind === "tree-sitter") {
+      outline = await treeSitterOutline(language.language, text, MAX_OUTLINE_ENTRIES);
+    } else {
+      const ts = await loadCompiler();
+      const source = ts.createSourceFile(target.absolute, text, ts.ScriptTarget.Latest, true, ts.ScriptKind[language.kind]);
+      outline = buildOutline(ts, source, MAX_OUTLINE_ENTRIES);
+    }
     return {
       ok: true,
       path: target.display,

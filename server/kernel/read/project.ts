@@ -5,6 +5,7 @@ import { lstatInDirectory, readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { VIRTUAL_ROOT } from "../../sandbox/paths.js";
 import { locateExecutable } from "./executables.js";
+import { guideOutput, guidesOf, testCommandOutput, testCommandsOf } from "./project-hints.js";
 import { MAX_PROJECT_SCRIPTS, MAX_SCRIPT_COMMAND_CHARS, MAX_TEXT_FILE_BYTES } from "../limits.js";
 import { defineTool } from "../tool/definition.js";
 
@@ -28,7 +29,8 @@ export const MARKER_FILES = [
   "Gemfile", "composer.json", "CMakeLists.txt", "Makefile", "justfile",
   "Dockerfile", "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml", ".dockerignore",
   ".git", ".gitignore", ".github", ".gitlab-ci.yml", ".editorconfig", ".env", ".env.example", ".tool-versions",
-  "README.md", "LICENSE",
+  "README.md", "LICENSE", "AGENTS.md", "CONTRIBUTING.md",
+  "pytest.ini", "tox.ini", "conftest.py", "mvnw", "gradlew",
 ] as const;
 
 const LOCKFILE_MANAGERS: Array<[(typeof MARKER_FILES)[number], NonNullable<ProjectOutput["packageManager"]>]> = [
@@ -84,12 +86,32 @@ export const projectOutput = z.strictObject({
   markers: z.array(marker).describe("Marker files and folders present at the root, in a fixed order."),
   packageJson: packageJsonSummary.optional().describe("Present when the root has a package.json."),
   packageManager: z.enum(["pnpm", "yarn", "bun", "npm"]).optional().describe("The package manager the root's lockfile belongs to, when there is one."),
+  testCommands: z.array(testCommandOutput).describe("How this project runs its tests, from its files (node, python, go, rust, java; make when none of those); none was run."),
+  guides: z.array(guideOutput).describe("AGENTS.md, CLAUDE.md and CONTRIBUTING.md at the root (and .github/), with their first lines: read them before changing things."),
   notice: z.string().describe("Says where executables were looked up."),
 });
 
 type Marker = z.infer<typeof marker>;
 type PackageJsonSummary = z.infer<typeof packageJsonSummary>;
 export type ProjectOutput = z.infer<typeof projectOutput>;
+
+/** A guide's bytes through the containment walk (a symlink leading out, or anything but a small file: skipped). */
+async function readGuide(root: string, relative: string): Promise<Buffer | undefined> {
+  let held: HeldPath;
+  try {
+    held = walkInsideRoot(root, relative);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!held.exists || !held.stats!.isFile() || held.stats!.size > MAX_TEXT_FILE_BYTES) return undefined;
+    return await readHeldFile(held.fd!, held.stats!.size);
+  } catch {
+    return undefined;
+  } finally {
+    held.close();
+  }
+}
 
 /** lstat inside the held root: a marker that is a symlink is reported as present, never followed. */
 function presentMarkers(rootFd: number): Marker[] {
@@ -149,7 +171,7 @@ export const projectTool = defineTool({
   route: "p",
   longRoutes: ["toolchain"],
   capability: "read",
-  description: "Executables on PATH, marker files at the project root and package.json scripts, without running anything.",
+  description: "Executables on PATH, marker files at the project root, package.json scripts, how to run the tests and the contributor/agent guides, without running anything.",
   example: "/p",
   schema: z.object({}),
   output: projectOutput,
@@ -159,18 +181,27 @@ export const projectTool = defineTool({
     let markers: Marker[];
     let packageJson: PackageJsonSummary | undefined;
     let located: Array<readonly [string, string | undefined]>;
+    let testCommands: ProjectOutput["testCommands"];
+    let lockfileManager: ProjectOutput["packageManager"];
+    let executables: Record<string, string>;
     try {
       markers = presentMarkers(pkg.rootFd);
       [located, packageJson] = await Promise.all([
         Promise.all(KNOWN_EXECUTABLES.map(async (name) => [name, await locateExecutable(name)] as const)),
         readPackageJson(pkg),
       ]);
+      executables = Object.fromEntries(located.filter((e): e is readonly [string, string] => e[1] !== undefined));
+      const markerNames = new Set(markers.map((m) => m.name));
+      lockfileManager = LOCKFILE_MANAGERS.find(([file]) => markerNames.has(file))?.[1];
+      const scripts = packageJson && "scripts" in packageJson ? packageJson.scripts : undefined;
+      testCommands = await testCommandsOf(pkg.rootFd, scripts, lockfileManager, executables.python3 || !executables.python ? "python3" : "python");
     } finally {
       pkg.close();
     }
-    const executables = Object.fromEntries(located.filter((e): e is readonly [string, string] => e[1] !== undefined));
-    const markerNames = new Set(markers.map((m) => m.name));
-    const lockfileManager = LOCKFILE_MANAGERS.find(([file]) => markerNames.has(file))?.[1];
+    const guides = await guidesOf(
+      (relative) => readGuide(ctx.project.root, relative),
+      (display) => ctx.urls.to("r", "r", [["path", display]]),
+    );
     return {
       ok: true,
       root: VIRTUAL_ROOT,
@@ -179,6 +210,8 @@ export const projectTool = defineTool({
       markers,
       ...(packageJson ? { packageJson } : {}),
       ...(lockfileManager ? { packageManager: lockfileManager } : {}),
+      testCommands,
+      guides,
       notice: "Executables are looked up on the bridge's PATH, which terminal (/x) commands use; none was run.",
     };
   },

@@ -1,5 +1,6 @@
 // One path of a /r call, loaded and ready to render within an allowance: a text file page, a directory
 // listing, a binary file's description, or the failure that explains why it cannot be read.
+import { closestPaths } from "../../sandbox/closest-paths.js";
 import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../../errors.js";
 import { walkInsideRoot, type SharedRoot } from "../../sandbox/fd-walk.js";
@@ -52,10 +53,15 @@ export function loadTarget(root: SharedRoot, requested: string, range: RangeRequ
       display = target.display;
       if (!target.exists) {
         const name = path.posix.basename(display);
-        throw new ToolError(ErrorCode.pathNotFound, `${display} does not exist. The find URL looks for "${name}" by name across the project.`, {
-          detail: { path: display },
-          extra: { find: findUrl(name) },
-        });
+        const existingDir = display.split("/").slice(0, display.split("/").length - target.pending.length).join("/") || "/";
+        const closest = closestPaths(target.dirFd, existingDir, target.pending);
+        throw new ToolError(
+          ErrorCode.pathNotFound,
+          closest.length > 0
+            ? `${display} does not exist. Closest existing: ${closest.join(", ")} (closest lists them). The find URL looks for "${name}" by name across the project.`
+            : `${display} does not exist. The find URL looks for "${name}" by name across the project.`,
+          { detail: { path: display }, extra: { ...(closest.length > 0 ? { closest } : {}), find: findUrl(name) } },
+        );
       }
       // fstat of the held descriptor: a FIFO, socket or device is refused without ever being opened.
       const info = target.stats!;

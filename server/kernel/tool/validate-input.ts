@@ -22,6 +22,9 @@ export function validateInput<T = Record<string, unknown>>(schema: z.ZodObject, 
 }
 
 /** The structured error for a failed parse of `candidate`: its first issue, worded by the field it names. */
+/** Fields whose unit is milliseconds, where a value below the minimum is read as seconds in the repair. */
+const MILLISECOND_FIELDS = new Set(["timeout"]);
+
 export function inputError(schema: z.ZodObject, error: z.ZodError, candidate: Record<string, unknown>, options: ValidateInputOptions): ToolError {
   const issue = error.issues[0]!;
   const fieldInfo = fieldsOf(schema).info;
@@ -38,6 +41,15 @@ export function inputError(schema: z.ZodObject, error: z.ZodError, candidate: Re
   }
   const received = candidate[field];
   if (info.kind === "number" && typeof received === "number") {
+    // A millisecond field given a small number was almost always meant in seconds (timeout=30 for 30 s):
+    // repairing it to the minimum would kill the command after 100 ms.
+    const asSeconds = received * 1000;
+    if (MILLISECOND_FIELDS.has(field) && info.min !== undefined && received > 0 && received < info.min && asSeconds >= info.min && asSeconds <= (info.max ?? asSeconds)) {
+      return new ToolError(ErrorCode.invalidParameter, `${field} is in milliseconds (${info.min}..${info.max}); ${received} looks like seconds, so the repair URL asks for ${asSeconds} ms.`, {
+        detail: { parameter: field, received, min: info.min, max: info.max, readAs: "seconds" },
+        repair: options.repair?.({ set: { key: field, value: String(asSeconds) } }),
+      });
+    }
     const clamped = Math.min(info.max ?? received, Math.max(info.min ?? received, received));
     if (clamped !== received) {
       return new ToolError(ErrorCode.invalidParameter, `${field} must be between ${info.min} and ${info.max}; fetch the repair URL for the clamped value.`, {

@@ -3,7 +3,11 @@
 import { z } from "zod";
 
 export const MIN_WAIT_MS = 0;
-export const MAX_WAIT_MS = 1500;
+/**
+ * The longest a first response (or a /j poll) may wait: long enough that an 8 s test run answers in one GET,
+ * far below the tunnel's 100 s edge timeout and URL readers' own (issue 14).
+ */
+export const MAX_WAIT_MS = 20_000;
 /**
  * wait= when omitted. File mutations finish in milliseconds, so 1000 ms lets nearly every first response
  * carry the final result (no extra /j round trip) while staying far below URL readers' own timeouts.

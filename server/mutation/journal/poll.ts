@@ -1,4 +1,4 @@
-// result (/j): polls the intent journal by call id. A running intent can be waited on for up to 1500 ms;
+// result (/j): polls the intent journal by call id. A running intent can be waited on for up to 20 s (MAX_WAIT_MS);
 // a finished one returns its recorded body, including the structured error of a failure.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
@@ -25,7 +25,7 @@ export const resultTool = defineTool({
   route: "j",
   longRoutes: ["journal", "poll"],
   capability: "mutation",
-  description: "Poll a mutation's result by call id: pending, running, succeeded or failed (wait= up to 1500 ms).",
+  description: "Poll a mutation's result by call id: pending, running, succeeded or failed (wait= up to 20000 ms).",
   example: "/j?call=auto:write:0123456789abcdef",
   schema: z.object({
     call: z.string().regex(CALL_ID_PATTERN, "call ids look like auto:<tool>:<hex>"),

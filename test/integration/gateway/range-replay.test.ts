@@ -103,7 +103,8 @@ describe("response range replay", () => {
     ["/z", "missing_parameter"],
     ["/z?last=1&id=abc", "conflicting_parameters"],
     ["/z?last=1&part=0&offset=0&length=10", "conflicting_parameters"],
-    ["/z?last=1&offset=5", "missing_parameter"],
+    // offset alone is a resume (one part's worth from there); length alone says nothing about where.
+    ["/z?last=1&length=5", "missing_parameter"],
     ["/z?id=nope&part=0", "snapshot_not_found"],
     ["/z?last=1&part=99999", "range_out_of_bounds"],
     ["/z?last=yes", "invalid_parameter"],
@@ -119,5 +120,37 @@ describe("response range replay", () => {
     const id = (res as { rangeFallback: { id: string } }).rangeFallback.id;
     const body = await agentGet(`${other.r}/z?id=${id}&part=0`);
     expect(body).toMatchObject({ ok: false, errorCode: "snapshot_not_found" });
+  });
+  it("resumes from the bytes a truncating reader already holds, through rangeFallback.resume", async () => {
+    const original = Buffer.from(await (await fetch(`${s.r}/bulk?kib=16`)).arrayBuffer());
+    const { rangeFallback } = JSON.parse(original.toString("utf8")) as { rangeFallback: { id: string; resume: string } };
+    expect(rangeFallback.resume).toBe(`${s.r}/z?id=${rangeFallback.id}&offset=`);
+    const held = 3 * 1024; // what a ~3 KiB reader showed
+    const chunks: Buffer[] = [original.subarray(0, held)];
+    let url: string | undefined = `${rangeFallback.resume}${held}`;
+    let gets = 0;
+    while (url && gets < 50) {
+      gets += 1;
+      const { meta, chunk } = splitRange(await (await fetch(url)).text());
+      const start = chunks.reduce((n, c) => n + c.length, 0);
+      // An offset inside a character moves back to its start: drop what is already held.
+      chunks.push(Buffer.from(chunk, "utf8").subarray(start - meta.offset));
+      expect(meta.length).toBeLessThanOrEqual(RANGE_PART_BYTES);
+      url = meta.next;
+    }
+    expect(Buffer.concat(chunks).equals(original)).toBe(true);
+    // 16 KiB in 2,304-byte parts from 3 KiB on: 6 GETs, not the 8 that part=0 onwards takes.
+    expect(gets).toBe(Math.ceil((original.length - held) / RANGE_PART_BYTES));
+  });
+
+  it("never lets a failed range read replace the last=1 pointer", async () => {
+    const original = await (await fetch(`${s.r}/bulk?kib=8`)).text();
+    const failed = (await (await fetch(`${s.r}/z?last=1&part=999`)).json()) as { ok: boolean; errorCode: string };
+    expect(failed).toMatchObject({ ok: false, errorCode: "range_out_of_bounds" });
+    const bad = (await (await fetch(`${s.r}/z?last=1&colour=red`)).json()) as { ok: boolean };
+    expect(bad.ok).toBe(false);
+    const { meta, chunk } = splitRange(await (await fetch(`${s.r}/z?last=1&part=0`)).text());
+    expect(meta.total).toBe(Buffer.byteLength(original, "utf8"));
+    expect(original.startsWith(chunk)).toBe(true);
   });
 });

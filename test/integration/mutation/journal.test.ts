@@ -70,11 +70,11 @@ describe("intent journal", () => {
     expect(replayed).toEqual({ ...first, dedupe: "replayed" });
   });
 
-  it("refuses wait outside 0..1500 before creating an intent, with the exact clamped URL", async () => {
+  it("refuses wait outside 0..20000 before creating an intent, with the exact clamped URL", async () => {
     const t = await bridge();
     const s = await t.session({ write: true });
-    const body = await agentGet<Body>(url(s.m!, "w", [["path", "w.txt"], ["wait", 5000]], "x"));
-    expect(body).toMatchObject({ ok: false, errorCode: "invalid_parameter", repair: url(s.m!, "w", [["path", "w.txt"], ["wait", 1500]], "x") });
+    const body = await agentGet<Body>(url(s.m!, "w", [["path", "w.txt"], ["wait", 50000]], "x"));
+    expect(body).toMatchObject({ ok: false, errorCode: "invalid_parameter", repair: url(s.m!, "w", [["path", "w.txt"], ["wait", 20000]], "x") });
     expect(fs.existsSync(path.join(t.projectDir, "w.txt"))).toBe(false);
     const repaired = await agentGet<Body>(body.repair as string);
     expect(repaired).toMatchObject({ ok: true, state: "succeeded" });
