@@ -1,6 +1,7 @@
-// The /x benchmark's floor, in its own process like the bridge and padded to the bridge's resident size
-// (fork copies the parent's page tables, so a spawn costs more from a bigger process): every GET spawns
-// `/bin/sh -c 'echo hi'` with piped output and answers {stdout, spawnMs}, spawnMs timed around the spawn alone.
+// The /x and /g benchmarks' floor, in its own process like the bridge and padded to the bridge's resident size
+// (fork copies the parent's page tables, so a spawn costs more from a bigger process): a GET spawns
+// `/bin/sh -c 'echo hi'` with piped output and answers {stdout, spawnMs}, spawnMs timed around the spawn alone;
+// a GET of /rg?cwd=<dir>&pattern=<text> runs plain `rg -F <text> .` there and answers {lines}.
 // Usage: node scripts/bench/exec-floor.mjs <resident MiB to reach>   (prints its URL)
 import { spawn } from "node:child_process";
 import http from "node:http";
@@ -24,8 +25,23 @@ function spawnEcho() {
   });
 }
 
-const server = http.createServer(async (_req, res) => {
-  const body = JSON.stringify({ ok: true, ...(await spawnEcho()), padBytes: pad.length });
+/** Plain multi-threaded rg, default output; resolves with the number of lines it printed. */
+function runRg(cwd, pattern) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("rg", ["--no-config", "-F", pattern, "."], { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    let lines = 0;
+    child.stdout.on("data", (chunk) => {
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    });
+    child.on("error", reject);
+    child.on("close", () => resolve({ lines }));
+  });
+}
+
+const server = http.createServer(async (req, res) => {
+  const query = new URL(req.url, "http://floor").searchParams;
+  const answer = query.has("cwd") ? await runRg(query.get("cwd"), query.get("pattern")) : await spawnEcho();
+  const body = JSON.stringify({ ok: true, ...answer, padBytes: pad.length });
   res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
 });

@@ -60,7 +60,7 @@ interface ExecFigures {
   ratio: Spread;
 }
 
-async function benchExec(bridge: BenchBridge, client: BenchClient): Promise<ExecFigures> {
+async function benchExec(bridge: BenchBridge, client: BenchClient, floorUrl: string, bridgeMiB: number): Promise<ExecFigures> {
   const bases = bridge.bases as { r: string; m: string };
   let n = 0;
   const runs: number[] = [];
@@ -70,36 +70,28 @@ async function benchExec(bridge: BenchBridge, client: BenchClient): Promise<Exec
     runs.push(body.durationMs as number);
   };
   const stat = () => getJson(client, url(bases.r, "t", [["path", "floor.txt"]]));
-  for (let i = 0; i < 30; i++) await x();
-  const bridgeMiB = residentMiB(bridge.pid);
-  const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(bridgeMiB)], { stdio: ["ignore", "pipe", "inherit"] });
-  try {
-    const floorUrl = await firstLine(floorChild);
-    const spawns: number[] = [];
-    const floor = async () => {
-      const body = await getJson(client, floorUrl);
-      if (body.stdout !== "hi\n") throw new Error(`the floor answered ${JSON.stringify(body)}`);
-      spawns.push(body.spawnMs as number);
-    };
-    const rounds: Array<{ stats: Stats[]; floorSpawn: number; xRun: number }> = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      spawns.length = 0;
-      runs.length = 0;
-      const stats = await measureInterleaved(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat]);
-      rounds.push({ stats, floorSpawn: median(spawns), xRun: median(runs) });
-    }
-    return {
-      floor: spreadOf(rounds.map((r) => r.stats[0]!.p50)),
-      floorSpawn: spreadOf(rounds.map((r) => r.floorSpawn)),
-      x: spreadOf(rounds.map((r) => r.stats[1]!.p50)),
-      xRun: spreadOf(rounds.map((r) => r.xRun)),
-      stat: spreadOf(rounds.map((r) => r.stats[2]!.p50)),
-      ratio: spreadOf(rounds.map((r) => r.stats[1]!.p50 / r.stats[0]!.p50)),
-      bridgeMiB,
-    };
-  } finally {
-    await stopChild(floorChild);
+  const spawns: number[] = [];
+  const floor = async () => {
+    const body = await getJson(client, floorUrl);
+    if (body.stdout !== "hi\n") throw new Error(`the floor answered ${JSON.stringify(body)}`);
+    spawns.push(body.spawnMs as number);
+  };
+  const rounds: Array<{ stats: Stats[]; floorSpawn: number; xRun: number }> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    spawns.length = 0;
+    runs.length = 0;
+    const stats = await measureInterleaved(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat]);
+    rounds.push({ stats, floorSpawn: median(spawns), xRun: median(runs) });
   }
+  return {
+    floor: spreadOf(rounds.map((r) => r.stats[0]!.p50)),
+    floorSpawn: spreadOf(rounds.map((r) => r.floorSpawn)),
+    x: spreadOf(rounds.map((r) => r.stats[1]!.p50)),
+    xRun: spreadOf(rounds.map((r) => r.xRun)),
+    stat: spreadOf(rounds.map((r) => r.stats[2]!.p50)),
+    ratio: spreadOf(rounds.map((r) => r.stats[1]!.p50 / r.stats[0]!.p50)),
+    bridgeMiB,
+  };
 }
 
 /** A run of rg with the given arguments in `cwd`; resolves with its stdout. */
@@ -118,6 +110,7 @@ const SEARCH_PATTERN = "TODO";
 
 interface SearchFigures {
   floor: Spread;
+  direct: Spread;
   sorted: Spread;
   g: Spread;
   ratio: Spread;
@@ -144,15 +137,17 @@ function copySearchTree(projectDir: string): { treeMiB: number; largestMiB: numb
   return { treeMiB: total / 1048576, largestMiB: largest / 1048576 };
 }
 
-async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir: string): Promise<SearchFigures> {
+async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir: string, floorUrl: string): Promise<SearchFigures> {
   const tree = copySearchTree(projectDir);
   const cwd = path.join(projectDir, SEARCH_TREE);
   const countLines = (text: string) => text.split("\n").filter((l) => l.length > 0).length;
   let rgCount = 0;
   let gCount = 0;
   let truncated = false;
-  // Plain rg as a user runs it: multi-threaded, default output.
-  const floor = async () => (rgCount = countLines(await runRg(["--no-config", "-F", SEARCH_PATTERN, "."], cwd)));
+  // Plain rg as a user runs it (multi-threaded, default output), spawned by the floor process of the bridge's size over the same HTTP.
+  const floor = async () => (rgCount = (await getJson(client, `${floorUrl}rg?cwd=${encodeURIComponent(cwd)}&pattern=${encodeURIComponent(SEARCH_PATTERN)}`)).lines as number);
+  // The same, spawned by the bench process itself, no HTTP.
+  const direct = async () => countLines(await runRg(["--no-config", "-F", SEARCH_PATTERN, "."], cwd));
   // What /g ran before: one thread, in path order, JSON.
   const sorted = () => runRg(["--no-config", "--json", "--sort=path", "-F", SEARCH_PATTERN, "."], cwd);
   const g = async () => {
@@ -161,12 +156,13 @@ async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir:
     truncated = body.truncated as boolean;
   };
   const rounds: Stats[][] = [];
-  for (let round = 0; round < ROUNDS; round++) rounds.push(await measureInterleaved(SEARCH_RUNS, SEARCH_WARMUP, [floor, sorted, g]));
+  for (let round = 0; round < ROUNDS; round++) rounds.push(await measureInterleaved(SEARCH_RUNS, SEARCH_WARMUP, [floor, direct, sorted, g]));
   return {
     floor: spreadOf(rounds.map((r) => r[0]!.p50)),
-    sorted: spreadOf(rounds.map((r) => r[1]!.p50)),
-    g: spreadOf(rounds.map((r) => r[2]!.p50)),
-    ratio: spreadOf(rounds.map((r) => r[2]!.p50 / r[0]!.p50)),
+    direct: spreadOf(rounds.map((r) => r[1]!.p50)),
+    sorted: spreadOf(rounds.map((r) => r[2]!.p50)),
+    g: spreadOf(rounds.map((r) => r[3]!.p50)),
+    ratio: spreadOf(rounds.map((r) => r[3]!.p50 / r[0]!.p50)),
     rgCount,
     gCount,
     truncated,
@@ -182,8 +178,19 @@ export async function runExecSearchBench(): Promise<BenchResult> {
   const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
   const client = createBenchClient(1);
   try {
-    const exec = await benchExec(bridge, client);
-    const search = await benchSearch(bridge, client, projectDir);
+    // Warm, then measure the bridge's size for the floor to match.
+    for (let i = 0; i < 30; i++) await getJson(client, url(bridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+    const bridgeMiB = residentMiB(bridge.pid);
+    const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(bridgeMiB)], { stdio: ["ignore", "pipe", "inherit"] });
+    let exec: ExecFigures;
+    let search: SearchFigures;
+    try {
+      const floorUrl = await firstLine(floorChild);
+      exec = await benchExec(bridge, client, floorUrl, bridgeMiB);
+      search = await benchSearch(bridge, client, projectDir, floorUrl);
+    } finally {
+      await stopChild(floorChild);
+    }
     const xOverhead = exec.x.median - exec.xRun.median - exec.stat.median;
     const markdown = [
       "### Terminal and search",
@@ -206,7 +213,8 @@ export async function runExecSearchBench(): Promise<BenchResult> {
       "",
       "| measurement | p50 ms | matching lines |",
       "|---|---|---|",
-      `| floor: plain \`rg -F ${SEARCH_PATTERN}\`, multi-threaded, spawned by the bench | ${show(search.floor)} | ${search.rgCount} |`,
+      `| floor: GET to the ${exec.bridgeMiB} MiB floor process that runs plain \`rg -F ${SEARCH_PATTERN}\` (multi-threaded) | ${show(search.floor)} | ${search.rgCount} |`,
+      `| the same rg spawned by the bench process, no HTTP | ${show(search.direct)} | |`,
       `| \`rg --json --sort=path\` (one thread: what /g ran before) | ${show(search.sorted)} | |`,
       `| \`/g\` (rg confined by the launcher, answer sorted in-process) | ${show(search.g)} | ${search.gCount}${search.truncated ? " (truncated)" : ""} |`,
       "",
