@@ -12,6 +12,9 @@ const PIECE_BYTES = 1024 * 1024;
 /** Matching lines of a piece as [line index, match offset] pairs; undefined when the search ran out of time. */
 export type PieceMatcher = (text: string) => Promise<Array<[number, number]> | undefined>;
 
+/** Characters of an overlong line kept across a cut: more than the longest pattern (1024 characters) needs. */
+const LONG_LINE_TAIL_CHARS = 4096;
+
 export interface LargeFile {
   /** Open for reading; the caller closes it. */
   fd: number;
@@ -46,6 +49,8 @@ export async function searchLargeFile(file: LargeFile, search: GrepSearch, colle
   let lineBase = 0;
   let binary = false;
   let matched = false;
+  /** The carry holds only the tail of a line longer than MAX_MATCHING_LINE_BYTES. */
+  let inLongLine = false;
   for (;;) {
     if (Date.now() > search.deadline || search.signal.aborted) {
       collector.timeUp();
@@ -67,13 +72,27 @@ export async function searchLargeFile(file: LargeFile, search: GrepSearch, colle
     const cut = end ? text.length : text.lastIndexOf("\n") + 1;
     const piece = text.slice(0, cut);
     carry = text.slice(cut);
-    if (carry.length > MAX_MATCHING_LINE_BYTES) return collector.addSkipped(file.relative, "long_line");
+    if (carry.length > MAX_MATCHING_LINE_BYTES) {
+      // A line too long to hold: only whether it matches counts (then the file is named, as rg's engine does).
+      const hits = await match(carry);
+      if (hits === undefined) {
+        collector.timeUp();
+        return false;
+      }
+      if (hits.length > 0) return binary ? collector.addSkipped(file.relative, "binary") : collector.addSkipped(file.relative, "long_line");
+      // Keep a tail, so that a match across the cut is still found with the rest of the line.
+      carry = carry.slice(-LONG_LINE_TAIL_CHARS);
+      inLongLine = true;
+    }
     if (piece.length > 0 && !(binary && matched)) {
       const hits = await match(piece);
       if (hits === undefined) {
         collector.timeUp();
         return false;
       }
+      // The first line of this piece ends a line that was too long to hold.
+      if (inLongLine && !binary && hits.some(([index]) => index === 0)) return collector.addSkipped(file.relative, "long_line");
+      inLongLine = false;
       if (binary) matched ||= hits.length > 0;
       else if (lines.length <= maxLines) {
         const parts = piece.split("\n");

@@ -35,6 +35,9 @@ describe("/g is complete and deterministic", () => {
       "lib/big.js": bigFile(),
       "bin/data.bin": Buffer.concat([Buffer.from("header\0"), Buffer.from("a needle in binary\n")]),
       "bin/plain.bin": Buffer.from("no match\0here\n"),
+      // One line too long to carry (over 16 MiB) that matches, and one that does not.
+      "wide/minified.js": `${"m".repeat(17 * 1024 * 1024)} needle at the end\nneedle on line 2\n`,
+      "wide/plain.js": `${"q".repeat(17 * 1024 * 1024)}\n`,
     };
     // Many small files in many folders, so that rg's threads finish them in varying order.
     for (let d = 0; d < 12; d++) for (let f = 0; f < 12; f++) files[`src/d${d}/f${f}.ts`] = `// ${f % 3 === 0 ? "needle" : "hay"} ${d}/${f}\n`;
@@ -57,8 +60,9 @@ describe("/g is complete and deterministic", () => {
     const big = body.files.find((f) => f.path === "/project/lib/big.js")!;
     expect(big.lines.map((l) => l.line)).toEqual(BIG_HITS);
     expect(big.lines.at(-1)!.text).toBe(`const zebu${BIG_LINES} = "needle at ${BIG_LINES}";`);
-    // rg itself, plain: text files only (its default quits a binary file at the NUL before this match).
-    const plain = execFileSync("rg", ["--no-config", "-c", "--no-filename", "needle", "."], { cwd: root, encoding: "utf8" });
+    // rg itself, plain: text files only (its default quits a binary file at the NUL before this match); wide/ is
+    // left out, since /g names its overlong line's file instead of showing lines.
+    const plain = execFileSync("rg", ["--no-config", "-c", "--no-filename", "-g", "!wide/", "needle", "."], { cwd: root, encoding: "utf8" });
     const rgCount = plain.trim().split("\n").reduce((n, line) => n + Number(line), 0);
     expect(body.matchedLines).toBe(rgCount);
     expect(body.truncated).toBe(false);
@@ -80,11 +84,14 @@ describe("/g is complete and deterministic", () => {
     expect(restA).toEqual(restB);
   });
 
-  it("names a binary file that holds a match, with a way to search it", async () => {
+  it("names a binary file and a file with an overlong line that hold a match, with a way to search them", async () => {
     const body = await grep(viaRg, [["limit", 500]], "needle");
-    expect(body.skipped).toEqual([{ path: "/project/bin/data.bin", reason: "binary", searchUrl: expect.stringContaining("/x?raw=rg") }]);
+    expect(body.skipped).toEqual([
+      { path: "/project/bin/data.bin", reason: "binary", searchUrl: expect.stringContaining("/x?raw=rg") },
+      { path: "/project/wide/minified.js", reason: "long_line", searchUrl: expect.stringContaining("/x?raw=rg") },
+    ]);
     expect(body.files.map((f) => f.path)).not.toContain("/project/bin/data.bin");
-    expect(body.notice).toMatch(/1 file\(s\) hold a match but show no lines/);
+    expect(body.notice).toMatch(/2 file\(s\) hold a match but show no lines/);
     const search = await agentGet<Record<string, unknown>>(body.skipped![0]!.searchUrl!);
     expect(search).toMatchObject({ ok: true, exitCode: 0 });
     expect(String(search.stdout)).toContain("a needle in binary");
