@@ -176,6 +176,8 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
         if (line.subarray(0, END_EVENT.length).equals(END_EVENT)) current = undefined;
         return;
       }
+      // A file already holding more lines than the answer can show: its further matches need no parsing.
+      if (current && current.lines.length > maxLines && line.subarray(0, MATCH_EVENT.length).equals(MATCH_EVENT)) return;
       const event = JSON.parse(line.toString("utf8")) as RgEvent;
       const { data } = event;
       if (event.type === "begin") {
