@@ -114,7 +114,9 @@ export async function searchWithRipgrep(rgPath: string, search: GrepSearch, coll
   const { root, target, pattern, include } = search;
   const targetRel = toRelative(root, target);
   const ignoreFile = await writeAncestorRules(search, targetRel);
-  const args = [...ripgrepBaseArgs(search.includeIgnored)];
+  // rg runs to the end of the tree (it is not sorted, so it cannot be stopped once the answer is full): no file
+  // reports more lines than the answer could show, plus one that tells the collector the limit cut it.
+  const args = [...ripgrepBaseArgs(search.includeIgnored), `--max-count=${collector.limits.maxMatches + 1}`];
   if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
   if (include?.ripgrepTypeGlob && search.targetKind === "dir") args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
   args.push(...pattern.rgArgs, "--", targetRel === "" ? "." : targetRel);
