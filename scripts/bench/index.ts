@@ -3,6 +3,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeBetweenMarkers, type BenchResult } from "./harness.js";
+import { runExecSearchBench } from "./exec-search.js";
 import { runMcpBench } from "./mcp.js";
 import { runMutationBench } from "./mutation.js";
 import { runReadBench } from "./read.js";
@@ -11,6 +12,7 @@ const SUITES: Record<string, () => Promise<BenchResult>> = {
   read: runReadBench,
   mutation: runMutationBench,
   mcp: runMcpBench,
+  "exec-search": runExecSearchBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");

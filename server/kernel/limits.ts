@@ -30,7 +30,7 @@ export const MAX_GREP_OUTPUT_BYTES = 24 * 1024;
 export const MAX_GREP_LINE_CHARS = 240;
 /** Characters shown before the first match when a long line is windowed. */
 export const GREP_WINDOW_LEAD_CHARS = 80;
-/** Files larger than this are skipped by /g and /f query= (both engines). */
+/** Files larger than this are skipped by /f query=; /g streams them (both engines). */
 export const MAX_SEARCH_FILE_BYTES = 8 * 1024 * 1024;
 /** Wall-clock ceiling of one search; a slower search returns what it found, marked truncated. */
 export const MAX_SEARCH_MS = 10_000;

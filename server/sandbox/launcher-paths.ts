@@ -17,11 +17,30 @@ export const DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/
 /** How deep an allowed folder is split around an excluded one before the rest of it is left out (fail closed). */
 const MAX_SPLIT_DEPTH = 12;
 
+/**
+ * How long the real path of a system folder is reused. Resolving the dozen of them (symlinks such as /bin ->
+ * /usr/bin, missing ones such as /lib32) was most of building a plan, on every command; a folder that appears
+ * or is relinked is seen within this time.
+ */
+const SYSTEM_REAL_PATH_TTL_MS = 5000;
+const systemRealPaths = new Map<string, { real: string | undefined; at: number }>();
+
+/** realOrUndefined for system folders, reused for SYSTEM_REAL_PATH_TTL_MS. */
+function systemRealPath(p: string): string | undefined {
+  const now = Date.now();
+  const cached = systemRealPaths.get(p);
+  if (cached && now - cached.at < SYSTEM_REAL_PATH_TTL_MS) return cached.real;
+  // existsSync first: a missing folder would otherwise cost a thrown error.
+  const real = fs.existsSync(p) ? realOrUndefined(p) : undefined;
+  systemRealPaths.set(p, { real, at: now });
+  return real;
+}
+
 const beneath = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
 
 function realOrUndefined(p: string): string | undefined {
   try {
-    return fs.realpathSync(p);
+    return fs.realpathSync.native(p);
   } catch {
     return undefined;
   }
@@ -80,7 +99,7 @@ export function buildAllowlist(input: AllowlistInput): Allowlist {
   const projectExcluded = excluded.filter((e) => e !== project && !beneath(project, e));
   const readOnly = new Set<string>();
   for (const dir of [...SYSTEM_READ_ONLY, ...RESOLVER_DIRS, ...input.extraReadOnly]) {
-    const real = realOrUndefined(dir);
+    const real = systemRealPath(dir);
     if (real) for (const p of allowAround(real, excluded)) readOnly.add(p);
   }
   readOnly.add(PROC_DIR);

@@ -155,8 +155,10 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
   };
 }
 
-/** Read-only folders of the tools commands expect: node's installation and ripgrep's. */
+/** Read-only folders of the tools commands expect: node's installation and ripgrep's. Found once per process (PATH and node's own path do not change under it). */
+let cachedToolDirs: string[] | undefined;
 function toolDirs(): string[] {
+  if (cachedToolDirs) return cachedToolDirs;
   const dirs = [path.dirname(path.dirname(fs.realpathSync(process.execPath)))];
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
     const rg = path.join(dir, "rg");
@@ -165,6 +167,7 @@ function toolDirs(): string[] {
       break;
     }
   }
+  cachedToolDirs = dirs;
   return dirs;
 }
 

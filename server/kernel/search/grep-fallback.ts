@@ -1,11 +1,14 @@
 // The portable /g engine: the ignore-aware walk plus JavaScript matching, written to give exactly what
 // ripgrep gives (same files, order, binary and encoding rules, line text) where rg is not installed.
 // Literal needles are matched here; regexes on the worker thread, so none can stall the event loop.
+// Files up to 8 MiB are read whole; larger ones are streamed in pieces of whole lines (grep-stream.ts).
 import fs from "node:fs";
 import { MatchCollector, presentLine, type GrepLine } from "./grep-collect.js";
 import type { GrepSearch } from "./grep-search.js";
-import { readFileInDirectory, readHeldFile } from "../../sandbox/fd-ops.js";
+import { openInDirectory, readOpenFileAsync, reopenForReading } from "../../sandbox/fd-ops.js";
+import { closeQuietly } from "../../sandbox/fd-walk.js";
 import { MAX_SEARCH_FILE_BYTES } from "../limits.js";
+import { searchLargeFile } from "./grep-stream.js";
 import { findMatchingLines, type RegexWorker } from "./regex-worker.js";
 import { decodeLossy, ripgrepSearches } from "../../text/index.js";
 import { toRelative, walkTree } from "./walk.js";
@@ -17,21 +20,42 @@ const BATCH_FILES = 256;
 interface PendingFile {
   relative: string;
   text: string;
+  /** Binary content (or text rg takes for binary): only whether it matches counts, and it is named, not shown. */
+  binary: boolean;
 }
 
-/** Text of file bytes as both engines search them; undefined for binary files and for text rg takes for binary (UTF-32, BOM-less UTF-16). */
-function searchText(bytes: Buffer | undefined): string | undefined {
-  if (bytes === undefined) return undefined;
+/** Text of file bytes as both engines search them: binary files (and text rg takes for binary: UTF-32, BOM-less UTF-16) with NULs read as line ends. */
+export function searchText(bytes: Buffer): { text: string; binary: boolean } {
   const file = decodeLossy(bytes);
-  return file.kind === "binary" || !ripgrepSearches(file.encoding) ? undefined : file.utf8.toString("utf8");
+  if (file.kind === "text" && ripgrepSearches(file.encoding)) return { text: file.utf8.toString("utf8"), binary: false };
+  return { text: binaryText(bytes), binary: true };
 }
 
-/** Text of entry `name` of a held directory; undefined for binary, oversized, unreadable or non-regular files. */
-async function loadSearchText(dirFd: number, name: string): Promise<string | undefined> {
+/** What rg --binary searches in a binary file: the (BOM-decoded) text with each NUL read as a line end. */
+export function binaryText(bytes: Buffer): string {
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
+  return new TextDecoder(utf16).decode(bytes).replaceAll("\0", "\n");
+}
+
+type Loaded = PendingFile | { large: { fd: number; size: number } } | undefined;
+
+/** Entry `name` of a held directory: its text when small, an open descriptor when large (the caller closes it). */
+async function loadEntry(dirFd: number, name: string, relative: string): Promise<Loaded> {
+  let opened: ReturnType<typeof openInDirectory>;
   try {
-    return searchText(await readFileInDirectory(dirFd, name, MAX_SEARCH_FILE_BYTES));
+    opened = openInDirectory(dirFd, name);
   } catch {
     return undefined;
+  }
+  if (!opened) return undefined;
+  if (opened.info.isFile() && opened.info.size > MAX_SEARCH_FILE_BYTES) return { large: { fd: opened.fd, size: opened.info.size } };
+  try {
+    if (!opened.info.isFile()) return undefined;
+    return { relative, ...searchText(await readOpenFileAsync(opened.fd, opened.info.size)) };
+  } catch {
+    return undefined;
+  } finally {
+    closeQuietly(opened.fd);
   }
 }
 
@@ -83,18 +107,42 @@ async function flush(batch: PendingFile[], search: GrepSearch, collector: MatchC
     results = answer;
   }
   for (const [i, file] of batch.entries()) {
-    if (!collector.addFile(file.relative, present(file.text, results[i]!))) return false;
+    const hits = results[i]!;
+    const more = file.binary ? hits.length === 0 || collector.addSkipped(file.relative, "binary") : collector.addFile(file.relative, present(file.text, hits));
+    if (!more) return false;
   }
   return true;
+}
+
+/** Matches one text on the main thread (literal) or the worker (regex); undefined when time ran out. */
+async function matchText(text: string, search: GrepSearch, worker: RegexWorker): Promise<Array<[number, number]> | undefined> {
+  const { pattern } = search;
+  if (!pattern.regex) return pattern.needle !== undefined ? matchLiteral(text, pattern.needle) : findMatchingLines(text, pattern.line.source, pattern.line.flags);
+  const answer = await worker.match(pattern.line.source, pattern.line.flags, [text], search.deadline, search.signal);
+  return answer === "timeout" || answer === "aborted" ? undefined : answer[0];
 }
 
 export async function searchWithFallback(search: GrepSearch, collector: MatchCollector, worker: RegexWorker): Promise<void> {
   const { root, target, include, deadline, signal } = search;
   if (search.targetKind === "file") {
-    // The held file itself (grep.ts checked its size): no path is walked again.
+    // The held file itself: no path is walked again.
     const info = fs.fstatSync(search.targetFd);
-    const text = info.isFile() && info.size <= MAX_SEARCH_FILE_BYTES ? searchText(await readHeldFile(search.targetFd, info.size).catch(() => undefined)) : undefined;
-    if (text !== undefined) await flush([{ relative: toRelative(root, target), text }], search, collector, worker);
+    if (!info.isFile()) return;
+    const relative = toRelative(root, target);
+    let fd: number;
+    try {
+      fd = reopenForReading(search.targetFd);
+    } catch {
+      return;
+    }
+    try {
+      if (info.size > MAX_SEARCH_FILE_BYTES) await searchLargeFile({ fd, size: info.size, relative }, search, collector, (text) => matchText(text, search, worker));
+      else await flush([{ relative, ...searchText(await readOpenFileAsync(fd, info.size)) }], search, collector, worker);
+    } catch {
+      // Unreadable: nothing to report, as rg reports nothing.
+    } finally {
+      closeQuietly(fd);
+    }
     return;
   }
   let batch: PendingFile[] = [];
@@ -107,10 +155,22 @@ export async function searchWithFallback(search: GrepSearch, collector: MatchCol
       collector.timeUp();
       return;
     }
-    const text = await loadSearchText(entry.dirFd, entry.name);
-    if (text === undefined) continue;
-    batch.push({ relative: entry.relative, text });
-    batchBytes += text.length;
+    const loaded = await loadEntry(entry.dirFd, entry.name, entry.relative);
+    if (loaded === undefined) continue;
+    if ("large" in loaded) {
+      // In path order: what is batched before it goes first.
+      try {
+        if (!(await flush(batch, search, collector, worker))) return;
+        batch = [];
+        batchBytes = 0;
+        if (!(await searchLargeFile({ ...loaded.large, relative: entry.relative }, search, collector, (text) => matchText(text, search, worker)))) return;
+      } finally {
+        closeQuietly(loaded.large.fd);
+      }
+      continue;
+    }
+    batch.push(loaded);
+    batchBytes += loaded.text.length;
     if (batchBytes >= BATCH_BYTES || batch.length >= BATCH_FILES) {
       if (!(await flush(batch, search, collector, worker))) return;
       batch = [];

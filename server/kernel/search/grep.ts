@@ -4,7 +4,7 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { VIRTUAL_ROOT } from "../../sandbox/paths.js";
-import { grepLine, MatchCollector, type GrepStop } from "./grep-collect.js";
+import { grepLine, MatchCollector, type GrepStop, type SkipReason } from "./grep-collect.js";
 import type { GrepEngine } from "./grep-search.js";
 import { createIncludeFilter } from "./include-glob.js";
 import { DEFAULT_GREP_MATCHES, MAX_GREP_MATCHES, MAX_GREP_OUTPUT_BYTES, MAX_SEARCH_FILE_BYTES, MAX_SEARCH_MS } from "../limits.js";
@@ -38,7 +38,17 @@ export const grepOutput = z.strictObject({
     .array(z.strictObject({ path: z.string().describe("The file in /project/... form."), lines: z.array(grepLine).describe("Its matching lines in line order.") }))
     .describe("Files with matches, in path order; files without matches are left out."),
   truncated: z.boolean().describe("true: the search stopped at a bound (limit=, output bytes or time); notice says which and how to narrow."),
-  notice: z.string().optional().describe("Present when truncated, or when nothing matched (then it says what was searched and how to widen)."),
+  skipped: z
+    .array(
+      z.strictObject({
+        path: z.string().describe("The file in /project/... form."),
+        reason: z.enum(["binary", "long_line"]).describe("binary: it holds NUL bytes (a match was found with NULs read as line ends); long_line: a matching line is over 16 MiB."),
+        searchUrl: z.string().optional().describe("When the project allows the terminal: exact /x URL that searches this file with rg -a (binary) or shows the match clipped (long_line)."),
+      }),
+    )
+    .optional()
+    .describe("Present when files hold a match but show no lines; in path order, within the same bounds as files."),
+  notice: z.string().optional().describe("Present when truncated, when files were skipped, or when nothing matched (then it says what was searched and how to widen)."),
   regexUrl: z.string().optional().describe("When nothing matched a pattern that looks like a regex searched literally: exact URL searching it as a regex."),
   ignoredUrl: z.string().optional().describe("When nothing matched in a directory: exact URL searching .gitignore'd paths, .git and node_modules too."),
 });
@@ -54,20 +64,17 @@ const STOP_NOTICES: Record<GrepStop, string> = {
 /** Looks like the agent meant a regex but searched literally. */
 const REGEX_LOOK = /\\[dwsbDWSB.]|\.\*|\.\+|\[[^\]]+\]|\(\?:|\|/;
 
+function binaryFileError(display: string, size: number): ToolError {
+  return new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {
+    detail: { path: display, size },
+    retryable: false,
+  });
+}
+
+/** A file named in path=: refused when binary or in an encoding rg skips. A large one is judged by its first 8 MiB (the engines stream the rest). */
 async function checkSingleFile(target: HeldPath, display: string, size: number): Promise<void> {
-  if (size > MAX_SEARCH_FILE_BYTES) {
-    throw new ToolError(ErrorCode.fileTooLarge, `${display} is ${size} bytes; /g searches files up to ${MAX_SEARCH_FILE_BYTES} bytes. Read parts of it with /r offset= and limit=.`, {
-      detail: { path: display, size, limit: MAX_SEARCH_FILE_BYTES },
-      retryable: false,
-    });
-  }
-  const file = decodeLossy(await readHeldFile(target.fd!, size));
-  if (file.kind === "binary") {
-    throw new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {
-      detail: { path: display, size },
-      retryable: false,
-    });
-  }
+  const file = decodeLossy(await readHeldFile(target.fd!, Math.min(size, MAX_SEARCH_FILE_BYTES)));
+  if (file.kind === "binary") throw binaryFileError(display, size);
   // ripgrep takes UTF-32 and BOM-less UTF-16 for binary (their NUL bytes), and both engines answer as it does.
   if (!ripgrepSearches(file.encoding)) {
     throw new ToolError(ErrorCode.binaryFile, `${display} is ${file.encoding} text, which /g skips as binary (ripgrep reads only UTF-8 and BOM-marked UTF-16). Read it with /r, or find a line in it with /f?query=.`, {
@@ -92,6 +99,27 @@ function hintsWhenEmpty(args: GrepArgs, ctx: ToolContext, targetKind: "file" | "
     if (url) hints.ignoredUrl = url;
   }
   return { notice: notes.join(" "), ...hints };
+}
+
+/** Shell single quotes around any text. */
+const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/** With the terminal allowed: the rg command that shows what /g left out of one file. */
+function skippedSearchUrl(args: GrepArgs, ctx: ToolContext, relative: string, reason: SkipReason): { searchUrl?: string } {
+  if (!ctx.project.permissions.terminal) return {};
+  const flags = ["-n", ...(args.regex ? [] : ["-F"]), ...(args.ignoreCase ? ["-i"] : []), ...(reason === "binary" ? ["-a"] : ["--max-columns=240", "--max-columns-preview"])];
+  const command = `rg ${flags.join(" ")} -e ${shellQuote(args.pattern)} -- ${shellQuote(`./${relative}`)}`;
+  return { searchUrl: ctx.urls.to("m", "x", [], command) };
+}
+
+function skippedNotice(count: number, ctx: ToolContext): string {
+  const how = ctx.project.permissions.terminal ? "each entry's searchUrl runs rg on it through /x" : "/t shows each one's size";
+  return `${count} file(s) hold a match but show no lines (skipped: binary content, or a matching line over 16 MiB); ${how}.`;
+}
+
+/** The no-match hints, after any notice already written (skipped files). */
+function withNotices(hints: Pick<GrepOutput, "notice" | "regexUrl" | "ignoredUrl">, notices: string[]): Pick<GrepOutput, "notice" | "regexUrl" | "ignoredUrl"> {
+  return notices.length === 0 ? hints : { ...hints, notice: [...notices, hints.notice].filter(Boolean).join(" ") };
 }
 
 export function createGrepTool(engine: GrepEngine) {
@@ -142,7 +170,14 @@ export function createGrepTool(engine: GrepEngine) {
       } finally {
         target.close();
       }
+      // A named file with a NUL past the first 8 MiB is found binary only by the search.
+      if (targetKind === "file" && collector.skipped.some((f) => f.reason === "binary")) throw binaryFileError(target.display, target.stats!.size);
       const files = collector.files.map((f) => ({ path: `${VIRTUAL_ROOT}/${f.relative}`, lines: f.lines }));
+      const skipped = collector.skipped.map((f) => ({ path: `${VIRTUAL_ROOT}/${f.relative}`, reason: f.reason, ...skippedSearchUrl(args, ctx, f.relative, f.reason) }));
+      const notices = [
+        ...(collector.stop ? [`${STOP_NOTICES[collector.stop]} Showing the first ${collector.matchedLines} lines in path order; narrow with path=, include= or a more specific pattern.`] : []),
+        ...(skipped.length > 0 ? [skippedNotice(skipped.length, ctx)] : []),
+      ];
       return {
         ok: true,
         engine: used,
@@ -154,10 +189,9 @@ export function createGrepTool(engine: GrepEngine) {
         matchedLines: collector.matchedLines,
         files,
         truncated: collector.stop !== undefined,
-        ...(collector.stop
-          ? { notice: `${STOP_NOTICES[collector.stop]} Showing the first ${collector.matchedLines} lines in path order; narrow with path=, include= or a more specific pattern.` }
-          : {}),
-        ...(collector.matchedLines === 0 && !collector.stop ? hintsWhenEmpty(args, ctx, targetKind) : {}),
+        ...(skipped.length > 0 ? { skipped } : {}),
+        ...(notices.length > 0 ? { notice: notices.join(" ") } : {}),
+        ...(collector.matchedLines === 0 && !collector.stop ? withNotices(hintsWhenEmpty(args, ctx, targetKind), notices) : {}),
       };
     },
   });

@@ -7,9 +7,9 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ancestorIgnoreLevels, rebaseLevels } from "./gitignore.js";
-import { presentLine, type GrepLine, type MatchCollector } from "./grep-collect.js";
+import { OrderedFiles, presentLine, type GrepLine, type MatchCollector } from "./grep-collect.js";
 import type { GrepSearch } from "./grep-search.js";
-import { MAX_SEARCH_FILE_BYTES } from "../limits.js";
+import { MAX_MATCHING_LINE_BYTES } from "./grep-collect.js";
 import { confinedCommand, heldFdPath, type RipgrepConfinement } from "./ripgrep-confine.js";
 import { ripgrepRegexError } from "./search-pattern.js";
 import { bridgeIsRoot } from "../../sandbox/identity.js";
@@ -24,10 +24,12 @@ export function ripgrepBaseArgs(includeIgnored: boolean): string[] {
     "--json",
     "--no-config",
     "--no-messages",
-    "--sort=path",
     "--hidden",
     "--crlf",
-    `--max-filesize=${MAX_SEARCH_FILE_BYTES}`,
+    // Binary files are searched to the end (NULs read as line ends) so that one with a match can be named in
+    // the answer; their lines are never shown. No --sort (it makes rg single-threaded: OrderedFiles sorts) and
+    // no --max-filesize (rg streams a file of any size).
+    "--binary",
   ];
   if (includeIgnored) return [...args, "--no-ignore"];
   // Only .gitignore files inside the project count: none above it, no global or .git/info/exclude rules,
@@ -112,7 +114,9 @@ export async function searchWithRipgrep(rgPath: string, search: GrepSearch, coll
   const { root, target, pattern, include } = search;
   const targetRel = toRelative(root, target);
   const ignoreFile = await writeAncestorRules(search, targetRel);
-  const args = [...ripgrepBaseArgs(search.includeIgnored)];
+  // rg runs to the end of the tree (it is not sorted, so it cannot be stopped once the answer is full): no file
+  // reports more lines than the answer could show, plus one that tells the collector the limit cut it.
+  const args = [...ripgrepBaseArgs(search.includeIgnored), `--max-count=${collector.limits.maxMatches + 1}`];
   if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
   if (include?.ripgrepTypeGlob && search.targetKind === "dir") args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
   args.push(...pattern.rgArgs, "--", targetRel === "" ? "." : targetRel);
@@ -126,16 +130,36 @@ export async function searchWithRipgrep(rgPath: string, search: GrepSearch, coll
   }
 }
 
+/** How rg's JSON lines for one file start; only "begin" and "end" are looked at for a file out of the answer. */
+const END_EVENT = Buffer.from('{"type":"end"');
+const MATCH_EVENT = Buffer.from('{"type":"match"');
+
+interface CurrentFile {
+  relative: string;
+  lines: GrepLine[];
+  matched: boolean;
+  /** Out of the answer (include= refuses it, or it sorts past the bound): its events are not parsed. */
+  skip: boolean;
+  /** A matching line longer than MAX_MATCHING_LINE_BYTES: named in the answer instead of shown. */
+  overlong: boolean;
+}
+
 function runRipgrep(command: { command: string; args: string[] }, confined: boolean, search: GrepSearch, collector: MatchCollector, targetRel: string): Promise<void> {
   const { include } = search;
+  const ordered = new OrderedFiles(collector.limits);
+  const maxLines = collector.limits.maxMatches;
   return new Promise((resolve, reject) => {
     const child = spawn(command.command, command.args, { cwd: heldFdPath(search.rootFd), stdio: ["ignore", "pipe", "pipe"] });
-    let pending = "";
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    /** Inside an event too long to hold: its bytes are dropped up to the next newline. */
+    let discarding = false;
     let stderr = "";
-    let current: { relative: string; lines: GrepLine[]; skip: boolean } | undefined;
+    let current: CurrentFile | undefined;
     let sawFile = false;
     let searches: number | undefined;
     let stopped = false;
+    let timedOut = false;
     const stop = () => {
       if (stopped) return;
       stopped = true;
@@ -143,21 +167,31 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
       child.kill(confined ? "SIGTERM" : "SIGKILL");
     };
     const timer = setTimeout(() => {
-      collector.timeUp();
+      timedOut = true;
       stop();
     }, Math.max(0, search.deadline - Date.now()));
     const onAbort = () => stop();
     search.signal.addEventListener("abort", onAbort, { once: true });
 
-    const handle = (event: RgEvent) => {
+    const handle = (line: Buffer) => {
+      if (current?.skip) {
+        if (line.subarray(0, END_EVENT.length).equals(END_EVENT)) current = undefined;
+        return;
+      }
+      // A file already holding more lines than the answer can show: its further matches need no parsing.
+      if (current && current.lines.length > maxLines && line.subarray(0, MATCH_EVENT.length).equals(MATCH_EVENT)) return;
+      const event = JSON.parse(line.toString("utf8")) as RgEvent;
       const { data } = event;
       if (event.type === "begin") {
         sawFile = true;
         const relative = textOf(data.path!).replace(/^\.\//, "");
         const underTarget = targetRel === "" ? relative : relative.slice(targetRel.length + 1);
-        const skip = search.targetKind === "dir" && include !== undefined && !include.matches(underTarget, path.posix.basename(relative));
-        current = { relative, lines: [], skip };
-      } else if (event.type === "match" && current && !current.skip) {
+        const refused = search.targetKind === "dir" && include !== undefined && !include.matches(underTarget, path.posix.basename(relative));
+        current = { relative, lines: [], matched: false, skip: refused || !ordered.wants(relative), overlong: false };
+      } else if (event.type === "match" && current) {
+        current.matched = true;
+        // No file shows more lines than the limit; one more tells the collector that the limit cut it.
+        if (current.lines.length > maxLines) return;
         const bytes = stripTerminator(bytesOf(data.lines!));
         const start = data.submatches?.[0]?.start ?? 0;
         const firstMatch = bytes.subarray(0, start).toString("utf8").length;
@@ -165,21 +199,49 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
       } else if (event.type === "summary") {
         searches = data.stats?.searches;
       } else if (event.type === "end" && current) {
-        // A NUL byte makes a file binary; rg may have reported lines before it saw one, so drop them all.
+        // A NUL byte makes a file binary; rg may have reported lines before it saw one, so none is shown.
         const binary = data.binary_offset !== null && data.binary_offset !== undefined;
-        if (!current.skip && !binary && !collector.addFile(current.relative, current.lines)) stop();
+        if (current.overlong) ordered.addSkipped(current.relative, "long_line");
+        else if (binary) {
+          if (current.matched) ordered.addSkipped(current.relative, "binary");
+        } else ordered.add(current.relative, current.lines);
         current = undefined;
       }
     };
 
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      if (stopped) return;
-      const lines = (pending + chunk).split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) {
-        if (stopped) break;
-        if (line.length > 0) handle(JSON.parse(line) as RgEvent);
+    /** The start of an event too long to hold: a match of the current file marks it, anything else is dropped. */
+    const overflow = () => {
+      const head = Buffer.concat(pending).subarray(0, MATCH_EVENT.length);
+      if (current && head.equals(MATCH_EVENT)) {
+        current.matched = true;
+        current.overlong = true;
+      }
+      pending = [];
+      pendingBytes = 0;
+      discarding = true;
+    };
+
+    child.stdout.on("data", (chunk: Buffer) => {
+      let from = 0;
+      while (!stopped && from < chunk.length) {
+        const nl = chunk.indexOf(0x0a, from);
+        if (nl === -1) {
+          if (!discarding) {
+            pending.push(chunk.subarray(from));
+            pendingBytes += chunk.length - from;
+            if (pendingBytes > MAX_MATCHING_LINE_BYTES) overflow();
+          }
+          return;
+        }
+        if (discarding) discarding = false;
+        else {
+          const piece = chunk.subarray(from, nl);
+          const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+          pending = [];
+          pendingBytes = 0;
+          if (line.length > 0) handle(line);
+        }
+        from = nl + 1;
       }
     });
     child.stderr.setEncoding("utf8");
@@ -194,6 +256,7 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
     child.on("close", (code) => {
       clearTimeout(timer);
       search.signal.removeEventListener("abort", onAbort);
+
       if (confined && code === 125 && stderr.includes("urlbridge-sandbox:")) {
         reject(new RipgrepUnavailable(stderr.trim()));
         return;
@@ -216,6 +279,9 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
         reject(new RipgrepSearchedNothing(targetRel));
         return;
       }
+      // Whatever was found before a deadline or an abort still goes out, in path order.
+      ordered.drainInto(collector);
+      if (timedOut) collector.timeUp();
       resolve();
     });
   });

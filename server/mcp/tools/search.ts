@@ -74,6 +74,8 @@ const grep: McpToolSpec = {
       const found = body as unknown as GrepOutput;
       const lines: string[] = [];
       for (const file of found.files) for (const l of file.lines) lines.push(`${file.path}:${l.line}: ${l.text}`);
+      // Files that match but show no lines are named, never dropped (the kernel's skipped[]).
+      for (const file of found.skipped ?? []) lines.push(`${file.path}: matches, not shown (${file.reason === "binary" ? "binary content" : "a matching line over 16 MiB"})`);
       if (found.truncated) lines.push("The search stopped at a bound (limit, output size or time): narrow with path or include, or raise limit.");
       else if (lines.length === 0) lines.push(`No match for ${pattern} in ${found.path}${literal ? "" : " (as a regular expression; set literal: true to match it as plain text)"}. .gitignore'd paths are not searched.`);
       return lines.join("\n");

@@ -71,6 +71,14 @@ interface StatusLine {
 
 const LAUNCHER_PREFIX = "urlbridge-sandbox: ";
 
+/**
+ * Whether the launcher runs this command, and so ends its tree by itself if the bridge dies (its parent-death
+ * signal). Only a bare spawn leaves a tree that outlives a crash, for recovery to end from a checkpoint.
+ */
+export function treeEndsWithBridge(plan: LaunchPlan | undefined): boolean {
+  return Boolean(plan?.file ?? launcherBinary());
+}
+
 export function spawnCommand(options: SpawnOptions & { foreground: boolean }): SpawnedCommand {
   const shell = resolveShell();
   const binary = options.plan?.file ?? launcherBinary();

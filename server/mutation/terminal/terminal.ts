@@ -18,6 +18,7 @@ import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "../staging/staging.js";
 import { backgroundLogDir, launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
 import type { BoundedText } from "./terminal-output.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, runForeground, type ForegroundResult } from "./terminal-run.js";
+import { treeEndsWithBridge } from "./terminal-spawn.js";
 
 const schema = z.object({
   command: z.string().optional(),
@@ -222,7 +223,8 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
     processes: terminal.processes,
     timeoutMs,
     signal: ctx.signal,
-    onSpawn: (pid) => checkpointProcess(ctx, pid),
+    // A durable commit per command, worth it only when a crash would leave the tree running (a bare spawn).
+    ...(treeEndsWithBridge(plan) ? {} : { onSpawn: (pid: number) => checkpointProcess(ctx, pid) }),
   });
   return reportForeground(result, timeoutMs, cwd.display);
 }

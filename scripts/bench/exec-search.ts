@@ -1,0 +1,229 @@
+// Terminal and search benchmarks, each against a floor measured in the same run: `/x echo hi` against a spawn
+// of `/bin/sh -c 'echo hi'` from a process padded to the bridge's size (exec-floor.mjs), and `/g` over a
+// tree holding a file over 8 MiB against plain multi-threaded `rg` over the same tree. Rounds are
+// interleaved call by call; each figure is the median of the rounds' p50s, with their spread.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
+import { makeBenchDir, startBenchBridge, type BenchBridge } from "./bridge.js";
+import { measureInterleaved, type BenchResult, type Stats } from "./harness.js";
+import { createBenchClient, firstLine, stopChild, type BenchClient } from "./http.js";
+
+const ROUNDS = 3;
+const EXEC_RUNS = 100;
+const EXEC_WARMUP = 10;
+const SEARCH_RUNS = 15;
+const SEARCH_WARMUP = 2;
+const FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "exec-floor.mjs");
+
+function url(base: string, route: string, params: Array<[string, string | number]>, raw?: string): string {
+  const parts = params.map(([k, v]) => `${k}=${encodeQueryValue(String(v))}`);
+  if (raw !== undefined) parts.push(`raw=${encodeUrlText(raw)}`);
+  return `${base}/${route}?${parts.join("&")}`;
+}
+
+async function getJson(client: BenchClient, target: string): Promise<Record<string, unknown>> {
+  const body = JSON.parse((await client.get(target)).toString("utf8")) as Record<string, unknown>;
+  if (body.ok !== true) throw new Error(`bench request failed: ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
+function residentMiB(pid: number): number {
+  const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** The median of the rounds' p50s, with the lowest and highest p50 ("3.10 (2.95–3.40)"). */
+interface Spread {
+  median: number;
+  low: number;
+  high: number;
+}
+
+function spreadOf(values: number[]): Spread {
+  return { median: median(values), low: Math.min(...values), high: Math.max(...values) };
+}
+
+const show = (s: Spread) => `${s.median.toFixed(2)} (${s.low.toFixed(2)}–${s.high.toFixed(2)})`;
+
+interface ExecFigures {
+  floor: Spread;
+  floorSpawn: Spread;
+  x: Spread;
+  xRun: Spread;
+  stat: Spread;
+  bridgeMiB: number;
+  ratio: Spread;
+}
+
+async function benchExec(bridge: BenchBridge, client: BenchClient, floorUrl: string, bridgeMiB: number): Promise<ExecFigures> {
+  const bases = bridge.bases as { r: string; m: string };
+  let n = 0;
+  const runs: number[] = [];
+  const x = async () => {
+    const body = await getJson(client, url(bases.m, "x", [["run", n++]], "echo hi"));
+    if (body.stdout !== "hi\n") throw new Error(`/x echo hi answered ${JSON.stringify(body).slice(0, 200)}`);
+    runs.push(body.durationMs as number);
+  };
+  const stat = () => getJson(client, url(bases.r, "t", [["path", "floor.txt"]]));
+  const spawns: number[] = [];
+  const floor = async () => {
+    const body = await getJson(client, floorUrl);
+    if (body.stdout !== "hi\n") throw new Error(`the floor answered ${JSON.stringify(body)}`);
+    spawns.push(body.spawnMs as number);
+  };
+  const rounds: Array<{ stats: Stats[]; floorSpawn: number; xRun: number }> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    spawns.length = 0;
+    runs.length = 0;
+    const stats = await measureInterleaved(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat]);
+    rounds.push({ stats, floorSpawn: median(spawns), xRun: median(runs) });
+  }
+  return {
+    floor: spreadOf(rounds.map((r) => r.stats[0]!.p50)),
+    floorSpawn: spreadOf(rounds.map((r) => r.floorSpawn)),
+    x: spreadOf(rounds.map((r) => r.stats[1]!.p50)),
+    xRun: spreadOf(rounds.map((r) => r.xRun)),
+    stat: spreadOf(rounds.map((r) => r.stats[2]!.p50)),
+    ratio: spreadOf(rounds.map((r) => r.stats[1]!.p50 / r.stats[0]!.p50)),
+    bridgeMiB,
+  };
+}
+
+/** A run of rg with the given arguments in `cwd`; resolves with its stdout. */
+function runRg(args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("rg", args, { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 || code === 1 ? resolve(Buffer.concat(chunks).toString("utf8")) : reject(new Error(`rg exited ${code}`))));
+  });
+}
+
+const SEARCH_TREE = "typescript";
+const SEARCH_PATTERN = "TODO";
+
+interface SearchFigures {
+  floor: Spread;
+  direct: Spread;
+  sorted: Spread;
+  g: Spread;
+  ratio: Spread;
+  rgCount: number;
+  gCount: number;
+  truncated: boolean;
+  treeMiB: number;
+  largestMiB: number;
+}
+
+/** The TypeScript package (23 MB, lib/typescript.js 9.1 MB) copied into the project: the tree the issue measured. */
+function copySearchTree(projectDir: string): { treeMiB: number; largestMiB: number } {
+  const source = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../node_modules/typescript");
+  const target = path.join(projectDir, SEARCH_TREE);
+  fs.cpSync(source, target, { recursive: true });
+  let total = 0;
+  let largest = 0;
+  for (const entry of fs.readdirSync(target, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const size = fs.statSync(path.join(entry.parentPath, entry.name)).size;
+    total += size;
+    largest = Math.max(largest, size);
+  }
+  return { treeMiB: total / 1048576, largestMiB: largest / 1048576 };
+}
+
+async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir: string, floorUrl: string): Promise<SearchFigures> {
+  const tree = copySearchTree(projectDir);
+  const cwd = path.join(projectDir, SEARCH_TREE);
+  const countLines = (text: string) => text.split("\n").filter((l) => l.length > 0).length;
+  let rgCount = 0;
+  let gCount = 0;
+  let truncated = false;
+  // Plain rg as a user runs it (multi-threaded, default output), spawned by the floor process of the bridge's size over the same HTTP.
+  const floor = async () => (rgCount = (await getJson(client, `${floorUrl}rg?cwd=${encodeURIComponent(cwd)}&pattern=${encodeURIComponent(SEARCH_PATTERN)}`)).lines as number);
+  // The same, spawned by the bench process itself, no HTTP.
+  const direct = async () => countLines(await runRg(["--no-config", "-F", SEARCH_PATTERN, "."], cwd));
+  // What /g ran before: one thread, in path order, JSON.
+  const sorted = () => runRg(["--no-config", "--json", "--sort=path", "-F", SEARCH_PATTERN, "."], cwd);
+  const g = async () => {
+    const body = await getJson(client, url(bridge.bases.r, "g", [["path", SEARCH_TREE]], SEARCH_PATTERN));
+    gCount = body.matchedLines as number;
+    truncated = body.truncated as boolean;
+  };
+  const rounds: Stats[][] = [];
+  for (let round = 0; round < ROUNDS; round++) rounds.push(await measureInterleaved(SEARCH_RUNS, SEARCH_WARMUP, [floor, direct, sorted, g]));
+  return {
+    floor: spreadOf(rounds.map((r) => r[0]!.p50)),
+    direct: spreadOf(rounds.map((r) => r[1]!.p50)),
+    sorted: spreadOf(rounds.map((r) => r[2]!.p50)),
+    g: spreadOf(rounds.map((r) => r[3]!.p50)),
+    ratio: spreadOf(rounds.map((r) => r[3]!.p50 / r[0]!.p50)),
+    rgCount,
+    gCount,
+    truncated,
+    ...tree,
+  };
+}
+
+export async function runExecSearchBench(): Promise<BenchResult> {
+  const projectDir = makeBenchDir("exec");
+  fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
+  // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
+  if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
+  const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
+  const client = createBenchClient(1);
+  try {
+    // Warm, then measure the bridge's size for the floor to match.
+    for (let i = 0; i < 30; i++) await getJson(client, url(bridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+    const bridgeMiB = residentMiB(bridge.pid);
+    const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(bridgeMiB)], { stdio: ["ignore", "pipe", "inherit"] });
+    let exec: ExecFigures;
+    let search: SearchFigures;
+    try {
+      const floorUrl = await firstLine(floorChild);
+      exec = await benchExec(bridge, client, floorUrl, bridgeMiB);
+      search = await benchSearch(bridge, client, projectDir, floorUrl);
+    } finally {
+      await stopChild(floorChild);
+    }
+    const xOverhead = exec.x.median - exec.xRun.median - exec.stat.median;
+    const markdown = [
+      "### Terminal and search",
+      "",
+      `The built server in its own process (resident ${exec.bridgeMiB} MiB after warm-up), one keep-alive client. ${ROUNDS} rounds,`,
+      "each interleaved call by call; figures are the median of the rounds' p50s, (lowest–highest p50) after it.",
+      "",
+      "| measurement | p50 ms |",
+      "|---|---|",
+      `| floor: GET to a node:http process of ${exec.bridgeMiB} MiB that spawns \`/bin/sh -c 'echo hi'\` (n=${EXEC_RUNS}) | ${show(exec.floor)} |`,
+      `| … of which the spawn, timed inside the floor | ${show(exec.floorSpawn)} |`,
+      `| \`/x echo hi\` (n=${EXEC_RUNS}) | ${show(exec.x)} |`,
+      `| … of which the command (launcher + shell, its durationMs) | ${show(exec.xRun)} |`,
+      `| /t stat GET on the same bridge (the HTTP and kernel share) | ${show(exec.stat)} |`,
+      "",
+      `\`/x\` against its floor: ${show(exec.ratio)}× (target ≤ 1.3×: **${exec.ratio.median <= 1.3 ? "met" : "not met"}**). What \`/x\` spends`,
+      `besides its command and a plain GET, the journal's intent commits and the sandbox plan: ${xOverhead.toFixed(2)} ms.`,
+      "",
+      `Search: \`${SEARCH_PATTERN}\` over the TypeScript package (${search.treeMiB.toFixed(1)} MiB, largest file ${search.largestMiB.toFixed(1)} MiB), n=${SEARCH_RUNS} per round.`,
+      "",
+      "| measurement | p50 ms | matching lines |",
+      "|---|---|---|",
+      `| floor: GET to the ${exec.bridgeMiB} MiB floor process that runs plain \`rg -F ${SEARCH_PATTERN}\` (multi-threaded) | ${show(search.floor)} | ${search.rgCount} |`,
+      `| the same rg spawned by the bench process, no HTTP | ${show(search.direct)} | |`,
+      `| \`rg --json --sort=path\` (one thread: what /g ran before) | ${show(search.sorted)} | |`,
+      `| \`/g\` (rg confined by the launcher, answer sorted in-process) | ${show(search.g)} | ${search.gCount}${search.truncated ? " (truncated)" : ""} |`,
+      "",
+      `\`/g\` against plain rg: ${show(search.ratio)}× (target ≤ 1.2×: **${search.ratio.median <= 1.2 ? "met" : "not met"}**); same count as rg: **${search.gCount === search.rgCount ? "yes" : "no"}**.`,
+    ].join("\n");
+    return { suite: "exec-search", markdown, figures: {} };
+  } finally {
+    client.close();
+    await bridge.close();
+    fs.rmSync(projectDir, { recursive: true, force: true });
+  }
+}
