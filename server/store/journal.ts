@@ -142,6 +142,8 @@ export function createJournalQueries(db: Db) {
   };
 
   return {
+    /** Runs fn inside one transaction on the journal's connection (not the main one: see openJournalConnection). */
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     find: (sessionId: string, generation: number, callId: string): IntentRow | undefined => {
       const r = findStmt.get(sessionId, generation, callId) as RawIntent | undefined;
       return r && toIntent(r);
@@ -174,7 +176,7 @@ export function createJournalQueries(db: Db) {
         ...(r.mode === null ? {} : { mode: r.mode }),
         ...(r.content === null ? {} : { content: r.content }),
       })),
-    /** Records the outcome and drops the preimages; callers wrap it with the epoch bump in one transaction. */
+    /** Records the outcome and drops the preimages; callers wrap it with the epoch bump in one `transaction`. */
     finish,
     /**
      * Removes an unfinished intent (and, by cascade, its preimages) that the store refused before anything of it

@@ -27,7 +27,10 @@ export interface SingleFileWrite {
   previous: Buffer | undefined;
 }
 
-/** Checkpoints the before/after fingerprints durably, then writes atomically and invalidates read coverage. */
+/**
+ * Checkpoints the before/after fingerprints, then writes atomically (the rename waiting for the checkpoint to be
+ * durable) and invalidates read coverage. The tools using it declare journal.awaitsDurableItself.
+ */
 export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite): Promise<void> {
   const checkpoint: SingleFileCheckpoint = {
     path: write.target.absolute,
@@ -40,6 +43,8 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
     await writeHeldFile(target, write.bytes, {
       ...(write.mode === undefined ? {} : { mode: write.mode }),
       ...(ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {}),
+      // The checkpoint (and the intent's admission) reach stable storage while the temp file is fsynced.
+      journaled: () => intentOf(ctx).durable(),
     });
   } catch (error) {
     if (isToolError(error)) throw error;

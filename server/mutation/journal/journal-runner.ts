@@ -81,6 +81,9 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       }
       try {
         refusedBeforeEffects(runtime, () => journal.markRunning(flight));
+        // Admission and start are on stable storage before anything runs, unless the tool waits for it itself at
+        // its first side effect (the file tools, which overlap that fsync with their own).
+        if (!tool.journal?.awaitsDurableItself) await durableBeforeEffects(runtime);
         return await executeStep(tool, args, intentCtx);
       } finally {
         release?.();
@@ -97,6 +100,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       // Both come before the tool's side effects (journal-contract.ts), so a store refusing them means nothing ran.
       checkpoint: (data) => refusedBeforeEffects(runtime, () => runtime.store.journal.saveCheckpoint(row.id, data)),
       recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => runtime.store.journal.savePreimages(row.id, preimages)),
+      durable: () => durableBeforeEffects(runtime),
       retryUrl: () => freshRunUrl(ctx, row.callId, "retry"),
       progress: (snapshot) => {
         flight.progress = snapshot;
@@ -110,6 +114,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     // A new intent's response does not say "new": only replays and joins are worth the agent's attention.
     const shown = dedupe === "new" ? undefined : dedupe;
     if (body === undefined) {
+      // "Accepted and still running" acknowledges the intent: its admission is on stable storage first.
+      await durableBeforeEffects(runtime).catch(() => undefined);
       return { body: presentUnfinished(callId, journal.stateOf(flight), ctx.urls, shown, flight.progress), callId, dedupe };
     }
     return { body: presentFinished(callId, body, shown), callId, dedupe };
@@ -187,6 +193,23 @@ function refusedBeforeEffects<T>(runtime: MutationRuntime, write: () => T): T {
     if (!isStoreUnavailable(error)) throw error;
     runtime.store.journalHealth.refused(error);
     throw storeUnavailable(error);
+  }
+}
+
+/**
+ * Waits for the journal's writes so far to reach stable storage (journal.ts durable()). It comes before the tool's
+ * side effects, so an fsync that fails means nothing ran: state_store_unavailable, and the intent is withdrawn.
+ */
+async function durableBeforeEffects(runtime: MutationRuntime): Promise<void> {
+  try {
+    await runtime.journal.durable();
+  } catch (error) {
+    runtime.log.error("could not fsync the journal before a mutation ran; refusing it", { error: error instanceof Error ? error.message : String(error) });
+    throw new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot make its journal durable right now (its state disk failed a sync), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in the log.", {
+      detail: { store: (error as NodeJS.ErrnoException).code ?? "unknown" },
+      retryable: true,
+      agentAction: "wait_and_retry",
+    });
   }
 }
 

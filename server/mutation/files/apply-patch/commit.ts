@@ -13,6 +13,8 @@ import type { PatchPlan, PlannedChange, PlannedPath } from "./plan.js";
 export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<void> {
   const { hooks } = runtimeOf(ctx);
   intentOf(ctx).recordPreimages(plan.preimages);
+  // Every preimage is on stable storage before the first file changes (a refusal here: nothing was written).
+  await intentOf(ctx).durable();
   const coverage = readCoverage.of(ctx.state);
   let done = 0;
   try {
