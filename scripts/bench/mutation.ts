@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
-import { measure, measureInterleaved, percentile, type BenchResult, type Stats } from "./harness.js";
+import { measure, measureCpuInterleaved, measureInterleaved, percentile, type BenchResult, type Stats } from "./harness.js";
 import { createBenchClient, stopChild } from "./http.js";
 import { startFilesystemServer } from "./mcp-filesystem.js";
 
@@ -22,6 +22,8 @@ const PATCH_RUNS = 20;
 const PATCH_FILES = 50;
 const TERMINAL_RUNS = 100;
 const FILE_BYTES = 2048;
+const CPU_ROUNDS = 10;
+const CPU_BLOCK = 50;
 /** Targets from issue 18, p50 ratios. */
 const EDIT_VS_FLOOR_TARGET = 1.5;
 const EDIT_VS_FILESYSTEM_TARGET = 1.3;
@@ -88,7 +90,7 @@ function statsOf(samples: number[]): Stats {
 export async function runMutationBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("project");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
-  for (const name of ["edit.txt", "edit-fetch.txt", "edit-fs.txt", "edit-floor.txt", "edit-other.txt", "read.txt"]) flipFile(path.join(projectDir, name));
+  for (const name of ["edit.txt", "edit-cpu.txt", "edit-fetch.txt", "edit-fs.txt", "edit-floor.txt", "edit-other.txt", "read.txt"]) flipFile(path.join(projectDir, name));
   for (let i = 0; i < PATCH_FILES; i++) fs.writeFileSync(path.join(projectDir, `p${i}.txt`), `file ${i}\nvalue 0\n`);
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
   if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
@@ -121,6 +123,13 @@ export async function runMutationBench(): Promise<BenchResult> {
       flipper(editFetch),
       flipper((from, to) => filesystem.call("edit_file", { path: fsFile, edits: [{ oldText: from, newText: to }] })),
     ]) as [Stats, Stats, Stats, Stats];
+
+    // The bridge's main-thread (event loop) CPU per /e, and per /r for scale: what every other call waits behind.
+    const readOnce = () => get(url(bases.r, "r", [["path", "read.txt"]]));
+    const [editCpu, readCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+      { pid: child.pid!, fn: flipper(editGet(bases.m, "edit-cpu.txt")) },
+      { pid: child.pid!, fn: readOnce },
+    ]);
 
     // 2. /r of a 2 KiB file alone, and while another session edits in a loop, in alternating rounds.
     const readUrl = url(bases.r, "r", [["path", "read.txt"]]);
@@ -176,6 +185,7 @@ export async function runMutationBench(): Promise<BenchResult> {
     const verdict = (value: number, target: number) => (value <= target ? `≤ ${target}× met` : `≤ ${target}× **missed**`);
     const editRatio = edit.p50 / floorEdit.p50;
     const fsRatio = editViaFetch.p50 / fsEdit.p50;
+    const cpu = (us: number | undefined) => (us === undefined ? "n/a" : us.toFixed(0));
     const row = (name: string, s: Stats) => `| ${name} | ${ms(s)} | ${ratio(s.p50, floor.p50)} |`;
     return {
       suite: "mutation",
@@ -195,6 +205,9 @@ export async function runMutationBench(): Promise<BenchResult> {
         `| journaled /e of a 2 KiB file | ${ms(edit)} | ${ratio(edit.p50, floorEdit.p50)} vs floor | ${verdict(editRatio, EDIT_VS_FLOOR_TARGET)} |`,
         `| filesystem server \`edit_file\`, stdio, SDK client | ${ms(fsEdit)} | 1.00× | |`,
         `| journaled /e of a 2 KiB file, Node fetch | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, fsEdit.p50)} vs filesystem | ${verdict(fsRatio, EDIT_VS_FILESYSTEM_TARGET)} |`,
+        `| (the keep-alive /e row against the filesystem server) | | | ${ratio(edit.p50, fsEdit.p50)} vs filesystem | ${verdict(edit.p50 / fsEdit.p50, EDIT_VS_FILESYSTEM_TARGET)} |`,
+        "",
+        `The bridge's event-loop CPU per call (/proc schedstat of its main thread, ${CPU_ROUNDS} × ${CPU_BLOCK} calls each, in turns): /e ${cpu(editCpu)} µs, /r of a 2 KiB file ${cpu(readCpu)} µs.`,
         "",
         `/r of a 2 KiB file alone and while a second session runs /e back to back (${READ_ROUNDS} alternating rounds of ${READ_RUNS_PER_ROUND} reads; ${mutationsDuring} edits landed during the reads):`,
         "",

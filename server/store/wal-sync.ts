@@ -32,10 +32,13 @@ export function createWalSync(db: Db): WalSync {
   // Its directory entry must survive power loss too, as SQLite's first FULL sync of a new WAL makes sure.
   syncDirectoryOf(wal);
   let syncs = 0;
+  let closed = false;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
 
   const flush = (): Promise<void> => {
+    // Once closed, the connection is gone and the last one to close checkpoints the WAL into the synced database.
+    if (closed) return Promise.resolve();
     syncs += 1;
     const done = new Promise<void>((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
     const settled = () => {
@@ -60,7 +63,13 @@ export function createWalSync(db: Db): WalSync {
     get syncs() {
       return syncs;
     },
-    close: () => fs.closeSync(fd),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      // An fsync still running in the pool keeps its descriptor until it is done, never a reused number.
+      if (running) void running.then(() => fs.closeSync(fd));
+      else fs.closeSync(fd);
+    },
   };
 }
 
