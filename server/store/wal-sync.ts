@@ -15,6 +15,11 @@ export interface WalSync {
    * included); rejects with the fsync's error. Never blocks the event loop.
    */
   durable(): Promise<void>;
+  /**
+   * The same on the event loop, at once: for a caller whose wait for a thread-pool trip would hold up others
+   * queued behind it (the file tools under contention, mutation/files/single-file.ts). Throws the fsync's error.
+   */
+  durableSync(): void;
   /** fsyncs made so far (for tests and diagnostics). */
   readonly syncs: number;
   close(): void;
@@ -23,7 +28,7 @@ export interface WalSync {
 export function createWalSync(db: Db): WalSync {
   const walMode = String(db.pragma("journal_mode", { simple: true })).toLowerCase() === "wal";
   if (!walMode || Number(db.pragma("synchronous", { simple: true })) >= SYNCHRONOUS_FULL) {
-    return { durable: () => Promise.resolve(), syncs: 0, close: () => undefined };
+    return { durable: () => Promise.resolve(), durableSync: () => undefined, syncs: 0, close: () => undefined };
   }
   const wal = `${db.name}-wal`;
   // The WAL file exists while any connection is open (the journal connection read the schema already), and
@@ -59,6 +64,11 @@ export function createWalSync(db: Db): WalSync {
         return flush();
       });
       return queued;
+    },
+    durableSync(): void {
+      if (closed) return;
+      syncs += 1;
+      fs.fsyncSync(fd);
     },
     get syncs() {
       return syncs;

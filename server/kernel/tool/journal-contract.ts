@@ -69,6 +69,11 @@ export interface IntentHandle {
    * it before its first side effect; rejects with state_store_unavailable, nothing having run.
    */
   durable(): Promise<void>;
+  /**
+   * durable() done at once on the event loop: for a tool that other mutations of its project are queued behind,
+   * where each thread-pool trip would hold all of them up for an event-loop turn. Throws state_store_unavailable.
+   */
+  durableNow(): void;
   /** The current request URL with a fresh, deterministic run= nonce: a `retry` URL after a recovery action. */
   retryUrl(): string | undefined;
   /** A progress snapshot that /j shows while the intent is running (memory only). */

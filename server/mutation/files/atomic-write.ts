@@ -5,7 +5,7 @@
 import path from "node:path";
 import type { HeldPath } from "../../sandbox/fd-walk.js";
 import { closeQuietly } from "../../sandbox/fd-walk.js";
-import { makeDirectoriesIn, ownerForNewFiles, removeFileIn } from "../../sandbox/fd-ops.js";
+import { makeDirectoriesIn, ownerForNewFiles, removeFileIn, writeFileIn } from "../../sandbox/fd-ops.js";
 import type { Identity } from "../../sandbox/identity.js";
 import { bridgeIsRoot } from "../../sandbox/identity.js";
 import { writeFileDurably } from "./durable-write.js";
@@ -20,6 +20,11 @@ export interface HeldWriteOptions {
    * overlapped with the temp file's fsync; the first mkdir of a new file's folders).
    */
   journaled?: () => Promise<void>;
+  /**
+   * Both fsyncs on the event loop, at once (fd-ops writeFileIn): for a write that other mutations of its project
+   * are queued behind, where two thread-pool trips would each hold them up for an event-loop turn.
+   */
+  inline?: boolean;
 }
 
 /**
@@ -30,6 +35,11 @@ export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: He
   const mode = options.mode === undefined ? {} : { mode: options.mode };
   if (target.exists) {
     const owner = bridgeIsRoot() && target.stats ? { uid: target.stats.uid, gid: target.stats.gid } : undefined;
+    if (options.inline) {
+      await options.journaled?.();
+      writeFileIn(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
+      return;
+    }
     const beforeRename = options.journaled?.();
     await writeFileDurably(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}), ...(beforeRename ? { beforeRename } : {}) });
     return;
@@ -38,6 +48,11 @@ export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: He
   if (options.journaled && target.pending.length > 1) await options.journaled();
   const dir = await makeDirectoriesIn(target.dirFd, target.pending.slice(0, -1), owner);
   try {
+    if (options.inline) {
+      if (target.pending.length <= 1) await options.journaled?.();
+      writeFileIn(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
+      return;
+    }
     const beforeRename = target.pending.length > 1 ? undefined : options.journaled?.();
     await writeFileDurably(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}), ...(beforeRename ? { beforeRename } : {}) });
   } finally {

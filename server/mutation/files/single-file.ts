@@ -8,6 +8,7 @@ import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { toDisplayPath } from "../../sandbox/paths.js";
 import { writeHeldFile } from "./atomic-write.js";
 import { intentOf } from "../journal/context.js";
+import { syncInline } from "../journal/inline-sync.js";
 import type { RecoveredOutput } from "../journal/envelope.js";
 import { interruptedFailure } from "../journal/recovery.js";
 
@@ -37,14 +38,19 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
     before: write.previous ? fingerprintBytes(write.previous) : null,
     after: fingerprintBytes(write.bytes),
   };
-  intentOf(ctx).checkpoint(checkpoint);
+  const intent = intentOf(ctx);
+  intent.checkpoint(checkpoint);
   const { target } = write;
+  // With other mutations of this project queued behind this one, or a saturated loop, every thread-pool trip would
+  // cost an event-loop turn (under load, tens of ms each): then the journal and the file are synced inline.
+  const inline = syncInline(ctx);
+  if (inline) intent.durableNow();
   try {
     await writeHeldFile(target, write.bytes, {
       ...(write.mode === undefined ? {} : { mode: write.mode }),
       ...(ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {}),
       // The checkpoint (and the intent's admission) reach stable storage while the temp file is fsynced.
-      journaled: () => intentOf(ctx).durable(),
+      ...(inline ? { inline } : { journaled: () => intent.durable() }),
     });
   } catch (error) {
     if (isToolError(error)) throw error;

@@ -11,6 +11,7 @@ import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
 import { splitControls } from "./controls.js";
+import { loopIsSaturated } from "./inline-sync.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
 import { resolveStagedContent } from "../staging/staging.js";
 
@@ -83,7 +84,10 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         refusedBeforeEffects(runtime, () => journal.markRunning(flight));
         // Admission and start are on stable storage before anything runs, unless the tool waits for it itself at
         // its first side effect (the file tools, which overlap that fsync with their own).
-        if (!tool.journal?.awaitsDurableItself) await durableBeforeEffects(runtime);
+        if (!tool.journal?.awaitsDurableItself) {
+          if (loopIsSaturated()) intentCtx.intent!.durableNow();
+          else await durableBeforeEffects(runtime);
+        }
         return await executeStep(tool, args, intentCtx);
       } finally {
         release?.();
@@ -101,6 +105,13 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       checkpoint: (data) => refusedBeforeEffects(runtime, () => runtime.store.journal.saveCheckpoint(row.id, data)),
       recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => runtime.store.journal.savePreimages(row.id, preimages)),
       durable: () => durableBeforeEffects(runtime),
+      durableNow: () => {
+        try {
+          runtime.journal.durableSync();
+        } catch (error) {
+          throw syncRefused(runtime, error);
+        }
+      },
       retryUrl: () => freshRunUrl(ctx, row.callId, "retry"),
       progress: (snapshot) => {
         flight.progress = snapshot;
@@ -204,13 +215,17 @@ async function durableBeforeEffects(runtime: MutationRuntime): Promise<void> {
   try {
     await runtime.journal.durable();
   } catch (error) {
-    runtime.log.error("could not fsync the journal before a mutation ran; refusing it", { error: error instanceof Error ? error.message : String(error) });
-    throw new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot make its journal durable right now (its state disk failed a sync), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in the log.", {
-      detail: { store: (error as NodeJS.ErrnoException).code ?? "unknown" },
-      retryable: true,
-      agentAction: "wait_and_retry",
-    });
+    throw syncRefused(runtime, error);
   }
+}
+
+function syncRefused(runtime: MutationRuntime, error: unknown): ToolError {
+  runtime.log.error("could not fsync the journal before a mutation ran; refusing it", { error: error instanceof Error ? error.message : String(error) });
+  return new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot make its journal durable right now (its state disk failed a sync), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in the log.", {
+    detail: { store: (error as NodeJS.ErrnoException).code ?? "unknown" },
+    retryable: true,
+    agentAction: "wait_and_retry",
+  });
 }
 
 /** The one answer for "the journal could not be written, so nothing ran"; journal.ts withdraws such an intent. */

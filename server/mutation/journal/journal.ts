@@ -9,6 +9,7 @@ import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent } from "../../store/journal.js";
 import { DEFAULT_WAIT_MS } from "./controls.js";
+import { loopIsSaturated } from "./inline-sync.js";
 import type { TombstoneAnswer, UnfinishedAnswer } from "./envelope.js";
 
 export type IntentBody = ToolResult | ToolFailure;
@@ -163,10 +164,17 @@ export class Journal {
     return this.store.journalSync.durable();
   }
 
+  /** durable() on the event loop, at once (store/wal-sync.ts durableSync); throws the fsync's error. */
+  durableSync(): void {
+    this.store.journalSync.durableSync();
+  }
+
   private async durableOrLogged(row: IntentRow, what: string): Promise<void> {
     if (!this.store.db.open) return;
     try {
-      await this.durable();
+      // On a saturated loop a trip through the pool costs this answer a whole turn; an inline fsync does not.
+      if (loopIsSaturated()) this.durableSync();
+      else await this.durable();
     } catch (error) {
       // The record is in the WAL, so it survives the process dying; only a power loss now could lose it.
       this.log.error(`could not fsync the journal after recording ${what} intent ${row.tool} ${row.callId}`, { error: error instanceof Error ? error.message : String(error) });

@@ -47,6 +47,20 @@ describe("journal durability points", () => {
     expect(fs.readFileSync(path.join(t.projectDir, "miss.txt"), "utf8")).toBe("nothing here\n");
   });
 
+  it("lands concurrent edits of one project queued behind each other, each with at most two journal fsyncs", async () => {
+    const slots = 20;
+    const file = path.join(t.projectDir, "queued.txt");
+    fs.writeFileSync(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
+    const before = syncs();
+    // Queued edits sync inline (a thread-pool trip would hold up the ones behind); the last runs alone.
+    const bodies = await Promise.all(Array.from({ length: slots }, (_, i) => agentGet<Body>(url(s.m!, "e", [["path", "queued.txt"], ["old", `slot ${i};`]], `done ${i};`))));
+    expect(bodies.every((b) => b.ok && b.state === "succeeded")).toBe(true);
+    expect(fs.readFileSync(file, "utf8")).toBe(Array.from({ length: slots }, (_, i) => `done ${i};`).join("\n") + "\n");
+    const made = syncs() - before;
+    expect(made).toBeGreaterThanOrEqual(slots);
+    expect(made).toBeLessThanOrEqual(2 * slots);
+  });
+
   it("makes a terminal command durable before it is spawned and once for its outcome", async () => {
     const before = syncs();
     const body = await agentGet<Body>(url(s.m!, "x", [["run", "durability"]], "echo hi"));
