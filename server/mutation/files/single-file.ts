@@ -7,8 +7,8 @@ import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { toDisplayPath } from "../../sandbox/paths.js";
 import { writeHeldFile } from "./atomic-write.js";
-import { intentOf } from "../journal/context.js";
-import { syncInline } from "../journal/inline-sync.js";
+import { intentOf, runtimeOf } from "../journal/context.js";
+import { loopIsSaturated } from "../journal/inline-sync.js";
 import type { RecoveredOutput } from "../journal/envelope.js";
 import { interruptedFailure } from "../journal/recovery.js";
 
@@ -41,9 +41,9 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
   const intent = intentOf(ctx);
   intent.checkpoint(checkpoint);
   const { target } = write;
-  // With other mutations of this project queued behind this one, or a saturated loop, every thread-pool trip would
-  // cost an event-loop turn (under load, tens of ms each): then the journal and the file are synced inline.
-  const inline = syncInline(ctx);
+  // On a saturated loop every thread-pool trip would cost a long event-loop turn, two of them while holding the
+  // project's write queue: then the journal and the file are synced inline.
+  const inline = loopIsSaturated(runtimeOf(ctx).journal.inFlight);
   if (inline) intent.durableNow();
   try {
     await writeHeldFile(target, write.bytes, {

@@ -85,7 +85,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         // Admission and start are on stable storage before anything runs, unless the tool waits for it itself at
         // its first side effect (the file tools, which overlap that fsync with their own).
         if (!tool.journal?.awaitsDurableItself) {
-          if (loopIsSaturated()) intentCtx.intent!.durableNow();
+          if (loopIsSaturated(journal.inFlight)) intentCtx.intent!.durableNow();
           else await durableBeforeEffects(runtime);
         }
         return await executeStep(tool, args, intentCtx);

@@ -61,6 +61,11 @@ export class Journal {
     return `${scope.sessionId}\u0000${scope.generation}\u0000${callId}`;
   }
 
+  /** Intents executing (or waiting to) in this process. */
+  get inFlight(): number {
+    return this.flights.size;
+  }
+
   inflight(scope: IntentScope, callId: string): Flight | undefined {
     return this.flights.get(Journal.key(scope, callId));
   }
@@ -173,7 +178,7 @@ export class Journal {
     if (!this.store.db.open) return;
     try {
       // On a saturated loop a trip through the pool costs this answer a whole turn; an inline fsync does not.
-      if (loopIsSaturated()) this.durableSync();
+      if (loopIsSaturated(this.flights.size)) this.durableSync();
       else await this.durable();
     } catch (error) {
       // The record is in the WAL, so it survives the process dying; only a power loss now could lose it.

@@ -52,7 +52,6 @@ describe("journal durability points", () => {
     const file = path.join(t.projectDir, "queued.txt");
     fs.writeFileSync(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
     const before = syncs();
-    // Queued edits sync inline (a thread-pool trip would hold up the ones behind); the last runs alone.
     const bodies = await Promise.all(Array.from({ length: slots }, (_, i) => agentGet<Body>(url(s.m!, "e", [["path", "queued.txt"], ["old", `slot ${i};`]], `done ${i};`))));
     expect(bodies.every((b) => b.ok && b.state === "succeeded")).toBe(true);
     expect(fs.readFileSync(file, "utf8")).toBe(Array.from({ length: slots }, (_, i) => `done ${i};`).join("\n") + "\n");

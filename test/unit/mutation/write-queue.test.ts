@@ -19,19 +19,6 @@ describe("per-project write queue", () => {
     expect(queue.busyProjects).toBe(0);
   });
 
-  it("counts the jobs waiting behind the running one, per project", async () => {
-    const queue = new ProjectWriteQueue();
-    const seen: number[] = [];
-    const job = () => async () => {
-      seen.push(queue.waiting("/p"));
-      await sleep(1);
-    };
-    expect(queue.waiting("/p")).toBe(0);
-    await Promise.all([queue.run("/p", job()), queue.run("/p", job()), queue.run("/p", job()), queue.run("/q", async () => seen.push(queue.waiting("/q")))]);
-    expect(seen).toEqual([2, 0, 1, 0]);
-    expect(queue.waiting("/p")).toBe(0);
-  });
-
   it("lets different projects proceed side by side", async () => {
     const queue = new ProjectWriteQueue();
     const events: string[] = [];

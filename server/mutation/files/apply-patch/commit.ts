@@ -7,7 +7,7 @@ import type { ToolContext } from "../../../kernel/tool/definition.js";
 import { withHeldPathAsync, type HeldPath } from "../../../sandbox/fd-walk.js";
 import { removeHeldFile, writeHeldFile } from "../atomic-write.js";
 import { intentOf, runtimeOf } from "../../journal/context.js";
-import { syncInline } from "../../journal/inline-sync.js";
+import { loopIsSaturated } from "../../journal/inline-sync.js";
 import { rollbackPreimages } from "../../journal/preimages.js";
 import type { PatchPlan, PlannedChange, PlannedPath } from "./plan.js";
 
@@ -15,8 +15,8 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
   const { hooks } = runtimeOf(ctx);
   intentOf(ctx).recordPreimages(plan.preimages);
   // Every preimage is on stable storage before the first file changes (a refusal here: nothing was written). With
-  // other mutations of the project queued behind or a saturated loop, at once and inline, as single-file.ts does.
-  const inline = syncInline(ctx);
+  // a saturated loop, at once and inline, as single-file.ts does.
+  const inline = loopIsSaturated(runtimeOf(ctx).journal.inFlight);
   if (inline) intentOf(ctx).durableNow();
   else await intentOf(ctx).durable();
   const coverage = readCoverage.of(ctx.state);
