@@ -1,18 +1,34 @@
-// Mutation benchmarks: a new-intent GET round trip, a replayed (deduplicated) GET and a 50-file apply_patch,
-// each against a read GET of the same bridge in the same run as its floor.
+// Mutation benchmarks, each against a floor measured in the same run: a journaled /e of a 2 KiB file against a
+// durable edit done in this process (temp file, fsync, rename, directory fsync) and against the reference MCP
+// filesystem server's (non-durable) edit_file; /r latency alone and while another session's mutations run;
+// and the journal's other routes (/w new and replayed, a 50-file /a, /x) against a /t stat GET.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
-import { makeBenchDir, startBenchBridge } from "./bridge.js";
-import { measure, type BenchResult, type Stats } from "./harness.js";
+import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
+import { measure, measureCpuInterleaved, measureInterleaved, percentile, type BenchResult, type Stats } from "./harness.js";
+import { createBenchClient, stopChild } from "./http.js";
+import { startFilesystemServer } from "./mcp-filesystem.js";
 
 const WARMUP = 20;
+const EDIT_RUNS = 300;
+const READ_ROUNDS = 5;
+const READ_RUNS_PER_ROUND = 300;
 const FLOOR_RUNS = 300;
 const NEW_INTENT_RUNS = 200;
 const REPLAY_RUNS = 300;
 const PATCH_RUNS = 20;
 const PATCH_FILES = 50;
 const TERMINAL_RUNS = 100;
+const FILE_BYTES = 2048;
+const CPU_ROUNDS = 10;
+const CPU_BLOCK = 50;
+/** Targets from issue 18, p50 ratios. */
+const EDIT_VS_FLOOR_TARGET = 1.5;
+const EDIT_VS_FILESYSTEM_TARGET = 1.3;
+
+type Body = Record<string, unknown>;
 
 function url(base: string, route: string, params: Array<[string, string | number]>, raw?: string): string {
   const parts = params.map(([k, v]) => `${k}=${encodeQueryValue(String(v))}`);
@@ -20,63 +36,203 @@ function url(base: string, route: string, params: Array<[string, string | number
   return `${base}/${route}?${parts.join("&")}`;
 }
 
-async function getJson(target: string): Promise<Record<string, unknown>> {
-  const body = (await (await fetch(target)).json()) as Record<string, unknown>;
-  if (body.ok !== true) throw new Error(`bench request failed: ${JSON.stringify(body).slice(0, 300)}`);
+function okBody(text: string): Body {
+  const body = JSON.parse(text) as Body;
+  if (body.ok !== true) throw new Error(`bench request failed: ${text.slice(0, 300)}`);
   return body;
+}
+
+/** A 2 KiB file whose line `value A` / `value B` flips on every edit, so each edit is a real change. */
+function flipFile(file: string): void {
+  const head = "# edited by the bench\nvalue A\n";
+  const filler = `${"x".repeat(63)}\n`.repeat(Math.ceil(FILE_BYTES / 64));
+  fs.writeFileSync(file, (head + filler).slice(0, FILE_BYTES - 1) + "\n");
+}
+
+function flipper(edit: (from: string, to: string, n: number) => Promise<unknown> | unknown): () => Promise<void> {
+  let current = "A";
+  let n = 0;
+  return async () => {
+    const next = current === "A" ? "B" : "A";
+    await edit(`value ${current}`, `value ${next}`, n++);
+    current = next;
+  };
+}
+
+/** The least a durable edit can cost: read, replace, temp file, write, fsync, rename, directory fsync. */
+function durableEditFloor(file: string): (from: string, to: string) => void {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.floor-tmp`);
+  return (from, to) => {
+    const text = fs.readFileSync(file, "utf8");
+    const fd = fs.openSync(temp, "wx", 0o644);
+    try {
+      fs.writeSync(fd, text.replace(from, to));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, file);
+    const dirFd = fs.openSync(dir, "r");
+    try {
+      fs.fsyncSync(dirFd);
+    } finally {
+      fs.closeSync(dirFd);
+    }
+  };
+}
+
+function statsOf(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
 }
 
 export async function runMutationBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("project");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
+  for (const name of ["edit.txt", "edit-cpu.txt", "edit-fetch.txt", "edit-fs.txt", "edit-floor.txt", "edit-other.txt", "read.txt"]) flipFile(path.join(projectDir, name));
   for (let i = 0; i < PATCH_FILES; i++) fs.writeFileSync(path.join(projectDir, `p${i}.txt`), `file ${i}\nvalue 0\n`);
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
   if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
-  const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
-  try {
-    const bases = bridge.bases as { r: string; m: string };
 
-    const floor = await measure(FLOOR_RUNS, WARMUP, () => getJson(url(bases.r, "t", [["path", "floor.txt"]])));
+  const stateDir = makeBenchDir("state");
+  const { child, urls } = spawnServer(stateDir, {});
+  const client = createBenchClient(4);
+  const filesystem = await startFilesystemServer(projectDir);
+  try {
+    const { control } = await urls;
+    const api = createControlPost(control);
+    const project = await api("/api/projects", { name: "bench", root: projectDir, permissions: { write: true, terminal: true } });
+    const basesOf = async () => {
+      const session = await api("/api/sessions", { projectId: project.id });
+      return ((await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } }).bases;
+    };
+    const bases = await basesOf();
+    const other = await basesOf();
+    const get = async (target: string) => okBody((await client.get(target)).toString("utf8"));
+
+    // 1. A journaled /e against the durable-edit floor and the filesystem server's edit_file, interleaved.
+    const editGet = (base: string, file: string) => (from: string, to: string, n: number) =>
+      get(url(base, "e", [["path", file], ["old", from], ["run", n]], to));
+    const editFetch = (from: string, to: string, n: number) =>
+      fetch(url(bases.m, "e", [["path", "edit-fetch.txt"], ["old", from], ["run", n]], to)).then(async (r) => okBody(await r.text()));
+    const fsFile = path.join(projectDir, "edit-fs.txt");
+    const [floorEdit, edit, editViaFetch, fsEdit] = await measureInterleaved(EDIT_RUNS, WARMUP, [
+      flipper(durableEditFloor(path.join(projectDir, "edit-floor.txt"))),
+      flipper(editGet(bases.m, "edit.txt")),
+      flipper(editFetch),
+      flipper((from, to) => filesystem.call("edit_file", { path: fsFile, edits: [{ oldText: from, newText: to }] })),
+    ]) as [Stats, Stats, Stats, Stats];
+
+    // The bridge's main-thread (event loop) CPU per /e, and per /r for scale: what every other call waits behind.
+    const readOnce = () => get(url(bases.r, "r", [["path", "read.txt"]]));
+    const [editCpu, readCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+      { pid: child.pid!, fn: flipper(editGet(bases.m, "edit-cpu.txt")) },
+      { pid: child.pid!, fn: readOnce },
+    ]);
+
+    // 2. /r of a 2 KiB file alone, and while another session edits in a loop, in alternating rounds.
+    const readUrl = url(bases.r, "r", [["path", "read.txt"]]);
+    for (let i = 0; i < WARMUP * 5; i++) await get(readUrl);
+    const alone: number[] = [];
+    const during: number[] = [];
+    let mutationsDuring = 0;
+    const timeReads = async (into: number[]) => {
+      for (let i = 0; i < READ_RUNS_PER_ROUND; i++) {
+        const start = performance.now();
+        await get(readUrl);
+        into.push(performance.now() - start);
+      }
+    };
+    const otherEdit = flipper(editGet(other.m, "edit-other.txt"));
+    for (let round = 0; round < READ_ROUNDS; round++) {
+      await timeReads(alone);
+      let stop = false;
+      const loop = (async () => {
+        while (!stop) {
+          await otherEdit();
+          mutationsDuring++;
+        }
+      })();
+      await timeReads(during);
+      stop = true;
+      await loop;
+    }
+    const readAlone = statsOf(alone);
+    const readDuring = statsOf(during);
+
+    // 3. The journal's other routes against a /t stat GET of the same bridge.
+    const floor = await measure(FLOOR_RUNS, WARMUP, () => get(url(bases.r, "t", [["path", "floor.txt"]])));
     let n = 0;
-    const fresh = await measure(NEW_INTENT_RUNS, WARMUP, () => getJson(url(bases.m, "w", [["path", `new/f${n++}.txt`]], "hello\n")));
+    const fresh = await measure(NEW_INTENT_RUNS, WARMUP, () => get(url(bases.m, "w", [["path", `new/f${n++}.txt`]], "hello\n")));
     const replayUrl = url(bases.m, "w", [["path", "new/replayed.txt"]], "hello\n");
-    await getJson(replayUrl);
-    const replayed = await measure(REPLAY_RUNS, WARMUP, () => getJson(replayUrl));
+    await get(replayUrl);
+    const replayed = await measure(REPLAY_RUNS, WARMUP, () => get(replayUrl));
     let round = 0;
     const patch = await measure(PATCH_RUNS, 2, async () => {
       const from = round++;
       const lines = ["*** Begin Patch"];
       for (let i = 0; i < PATCH_FILES; i++) lines.push(`*** Update File: p${i}.txt`, "@@", ` file ${i}`, `-value ${from}`, `+value ${from + 1}`);
       lines.push("*** End Patch");
-      const body = await getJson(url(bases.m, "a", [["wait", 1500]], lines.join("\n")));
+      const body = await get(url(bases.m, "a", [["wait", 1500]], lines.join("\n")));
       if (body.state !== "succeeded") throw new Error(`patch did not finish within wait: ${JSON.stringify(body).slice(0, 200)}`);
     });
-    // A foreground command that does nothing: the cost of the spawn (and the sandbox launcher) per /x.
     let x = 0;
-    const terminal = await measure(TERMINAL_RUNS, 5, () => getJson(url(bases.m, "x", [["run", x++]], "true")));
+    const terminal = await measure(TERMINAL_RUNS, 5, () => get(url(bases.m, "x", [["run", x++]], "echo hi")));
 
-    const row = (name: string, s: Stats) =>
-      `| ${name} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${(s.p50 / floor.p50).toFixed(1)}× |`;
+    const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
+    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+    const verdict = (value: number, target: number) => (value <= target ? `≤ ${target}× met` : `≤ ${target}× **missed**`);
+    const editRatio = edit.p50 / floorEdit.p50;
+    const fsRatio = editViaFetch.p50 / fsEdit.p50;
+    const cpu = (us: number | undefined) => (us === undefined ? "n/a" : us.toFixed(0));
+    const row = (name: string, s: Stats) => `| ${name} | ${ms(s)} | ${ratio(s.p50, floor.p50)} |`;
     return {
       suite: "mutation",
       markdown: [
         "### Mutation journal",
         "",
-        `The built server in its own process, real SQLite file (WAL, synchronous=FULL) and real files; every mutation fsyncs its file,`,
-        `its directory and the journal. Floor: a /t stat GET on the same bridge (p50 ${floor.p50.toFixed(2)} ms).`,
+        `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}.`,
+        "The built server in its own process, a real SQLite state file and real files on the same disk; every journaled",
+        "mutation makes its admission, its outcome and its file durable before it answers. The /e rows are interleaved",
+        `call by call (n=${EDIT_RUNS} each): the durable-edit floor runs in the bench process itself (read, replace, temp file,`,
+        "write, fsync, rename, directory fsync); the filesystem server is @modelcontextprotocol/server-filesystem over",
+        "stdio through the official SDK client (it does not fsync). GETs use one keep-alive node:http client unless the row says fetch.",
         "",
-        "| measurement | p50 ms | p99 ms | p50 vs floor |",
+        "| measurement | p50 ms | p99 ms | p50 ratio | target |",
+        "|---|---|---|---|---|",
+        `| durable-edit floor, 2 KiB file, in process | ${ms(floorEdit)} | 1.00× | |`,
+        `| journaled /e of a 2 KiB file | ${ms(edit)} | ${ratio(edit.p50, floorEdit.p50)} vs floor | ${verdict(editRatio, EDIT_VS_FLOOR_TARGET)} |`,
+        `| filesystem server \`edit_file\`, stdio, SDK client | ${ms(fsEdit)} | 1.00× | |`,
+        `| journaled /e of a 2 KiB file, Node fetch | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, fsEdit.p50)} vs filesystem | ${verdict(fsRatio, EDIT_VS_FILESYSTEM_TARGET)} |`,
+        `| (the keep-alive /e row against the filesystem server) | | | ${ratio(edit.p50, fsEdit.p50)} vs filesystem | ${verdict(edit.p50 / fsEdit.p50, EDIT_VS_FILESYSTEM_TARGET)} |`,
+        "",
+        `The bridge's event-loop CPU per call (/proc schedstat of its main thread, ${CPU_ROUNDS} × ${CPU_BLOCK} calls each, in turns): /e ${cpu(editCpu)} µs, /r of a 2 KiB file ${cpu(readCpu)} µs.`,
+        "",
+        `/r of a 2 KiB file alone and while a second session runs /e back to back (${READ_ROUNDS} alternating rounds of ${READ_RUNS_PER_ROUND} reads; ${mutationsDuring} edits landed during the reads):`,
+        "",
+        "| measurement | p50 ms | p99 ms | p99 ratio |",
+        "|---|---|---|---|",
+        `| /r alone (n=${readAlone.n}) | ${ms(readAlone)} | 1.00× |`,
+        `| /r during another session's mutations (n=${readDuring.n}) | ${ms(readDuring)} | ${ratio(readDuring.p99, readAlone.p99)} |`,
+        "",
+        `The journal's other routes, against a /t stat GET of the same bridge (p50 ${floor.p50.toFixed(2)} ms):`,
+        "",
+        "| measurement | p50 ms | p99 ms | p50 vs /t |",
         "|---|---|---|---|",
         row(`/t stat GET (floor, n=${floor.n})`, floor),
         row(`/w new intent GET round trip (n=${fresh.n})`, fresh),
         row(`/w replayed GET, dedupe (n=${replayed.n})`, replayed),
         row(`/a apply_patch of ${PATCH_FILES} files (n=${patch.n})`, patch),
-        row(`/x foreground \`true\` (n=${terminal.n})`, terminal),
+        row(`/x foreground \`echo hi\` (n=${terminal.n})`, terminal),
       ].join("\n"),
-      figures: { floor, newIntent: fresh, replayed, patch50: patch, terminal },
+      figures: { floorEdit, edit, editViaFetch, fsEdit, readAlone, readDuring, floor, newIntent: fresh, replayed, patch50: patch, terminal },
     };
   } finally {
-    await bridge.close();
+    client.close();
+    await filesystem.close();
+    await stopChild(child);
+    fs.rmSync(stateDir, { recursive: true, force: true });
     fs.rmSync(projectDir, { recursive: true, force: true });
   }
 }

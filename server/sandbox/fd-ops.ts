@@ -11,7 +11,8 @@ import { closeQuietly, fdPath, O_PATH } from "./fd-walk.js";
 const { O_RDONLY, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW, O_DIRECTORY, O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
 /** Non-blocking so a FIFO swapped in can never stall the event loop (it is refused after fstat). */
 const READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW;
-const CREATE_FLAGS = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY;
+/** How a temp file is created in a held directory: new, never through a link. */
+export const CREATE_FLAGS = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY;
 
 /** Files up to this size are read without leaving the event loop; larger ones through the thread pool. */
 export const SYNC_READ_MAX_BYTES = 256 * 1024;
@@ -163,7 +164,8 @@ export interface WriteInOptions {
   owner?: Identity;
 }
 
-function tempName(name: string): string {
+/** The temp file name writeFileIn uses beside `name` (removeStaleTempFilesIn recognises it). */
+export function tempName(name: string): string {
   return `.${name}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
 }
 

@@ -49,6 +49,23 @@ export function openDatabase(stateDir: string): Db {
 }
 
 /**
+ * The intent journal's own connection, committing with synchronous=NORMAL: a commit is written to the WAL
+ * (it survives the process dying) without an fsync on the event loop. The journal makes it durable against
+ * power loss where that matters, before a mutation's first side effect and before any answer that
+ * acknowledges an intent, through WalSync (wal-sync.ts): one fsync of the WAL file in the thread pool, shared
+ * by every commit made before it, which is exactly the fsync synchronous=FULL makes after each commit.
+ * Everything else (sessions, projects, staging) stays on the main connection, FULL.
+ */
+export function openJournalConnection(stateDir: string): Db {
+  const db = new Database(path.join(stateDir, STATE_FILE_NAME));
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  db.pragma(`busy_timeout = ${JOURNAL_BUSY_TIMEOUT_MS}`);
+  return db;
+}
+
+/**
  * A second connection for the activity log, committing with synchronous=NORMAL: in WAL mode a commit then
  * survives a process crash but skips the fsync, which would otherwise cost every read-only call one disk
  * flush. Losing the last activity rows on power loss is acceptable; losing a journal intent is not.

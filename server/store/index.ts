@@ -1,7 +1,7 @@
 // The store: one SQLite database and the typed query groups over it. All SQL lives in this folder.
 import path from "node:path";
 import { createCapabilitySealer, loadCapabilityKey, type CapabilitySealer } from "./capability-key.js";
-import { openDatabase, openLogConnection, type Db } from "./database.js";
+import { openDatabase, openJournalConnection, openLogConnection, type Db } from "./database.js";
 import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.js";
 import { createActivityQueries } from "./activity.js";
 import { createJournalHealth, type StoreHealth } from "./health.js";
@@ -12,12 +12,19 @@ import { createSessionQueries } from "./sessions.js";
 import { createSettingQueries } from "./settings.js";
 import { createStagingQueries } from "./staging.js";
 import { createScopeVersion } from "./scope-version.js";
+import { createWalSync } from "./wal-sync.js";
 
 /**
  * `logDb` may be a second connection to the same file for the activity log (see openLogConnection).
  * `sealer` defaults to the capability key beside the database file (<state>/capability-key).
+ * `journalDb` may be a third connection for the intent journal (see openJournalConnection).
  */
-export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = createCapabilitySealer(loadCapabilityKey(path.dirname(db.name)).key)) {
+export function createStore(
+  db: Db,
+  logDb: Db = db,
+  sealer: CapabilitySealer = createCapabilitySealer(loadCapabilityKey(path.dirname(db.name)).key),
+  journalDb: Db = db,
+) {
   const scope = createScopeVersion();
   const settings = createSettingQueries(db);
   const sessions = createSessionQueries(db, sealer, scope);
@@ -27,7 +34,8 @@ export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = c
   const capabilityKeyReplaced = storedKeyId !== undefined && storedKeyId !== sealer.keyId && sessions.countCapabilities() > 0;
   if (capabilityKeyReplaced) sessions.deleteAllCapabilities();
   if (storedKeyId !== sealer.keyId) settings.set(CAPABILITY_KEY_ID_SETTING, sealer.keyId);
-  const journalHealth = createJournalHealth(db);
+  const journalHealth = createJournalHealth(journalDb);
+  const journalSync = createWalSync(journalDb);
   const store = {
     db,
     /** Bumped on every project, session or capability write; see scope-version.ts. */
@@ -40,7 +48,9 @@ export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = c
     /** True when this open found capabilities sealed under another key and dropped them (bridge.ts rotates). */
     capabilityKeyReplaced,
     activity: createActivityQueries(logDb),
-    journal: createJournalQueries(db),
+    journal: createJournalQueries(journalDb),
+    /** Makes the journal's commits so far durable (group commit, off the event loop); see wal-sync.ts. */
+    journalSync,
     /** Refused and successful journal writes, reported by the mutation journal; see health.ts. */
     journalHealth,
     /**
@@ -58,7 +68,9 @@ export function createStore(db: Db, logDb: Db = db, sealer: CapabilitySealer = c
     close: (): void => {
       journalHealth.stop();
       store.activity.flush();
+      journalSync.close();
       if (logDb !== db) logDb.close();
+      if (journalDb !== db) journalDb.close();
       db.close();
     },
   };
@@ -69,5 +81,5 @@ export type Store = ReturnType<typeof createStore>;
 
 export function openStore(stateDir: string): Store {
   const db = openDatabase(stateDir);
-  return createStore(db, openLogConnection(stateDir));
+  return createStore(db, openLogConnection(stateDir), undefined, openJournalConnection(stateDir));
 }

@@ -89,6 +89,8 @@ export function createJournalQueries(db: Db) {
   const findStmt = db.prepare("SELECT * FROM intents WHERE session_id = ? AND generation = ? AND call_id = ?");
   const byIdStmt = db.prepare("SELECT * FROM intents WHERE id = ?");
   // The unique index on (session, generation, call id) is what makes admission exactly-once across processes.
+  // Not INSERT ... RETURNING read with .get(): its commit happens as the statement is reset, where an error (SQLITE_FULL
+  // on a full disk) goes unseen and an intent never written would look admitted (test/integration/store/disk-full.test.ts).
   const insertStmt = db.prepare(`INSERT INTO intents
     (session_id, generation, project_id, project_root, call_id, tool, args_hash, state, created_at)
     VALUES (@sessionId, @generation, @projectId, @projectRoot, @callId, @tool, @argsHash, 'pending', @createdAt)
@@ -142,6 +144,8 @@ export function createJournalQueries(db: Db) {
   };
 
   return {
+    /** Runs fn inside one transaction on the journal's connection (not the main one: see openJournalConnection). */
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     find: (sessionId: string, generation: number, callId: string): IntentRow | undefined => {
       const r = findStmt.get(sessionId, generation, callId) as RawIntent | undefined;
       return r && toIntent(r);
@@ -174,7 +178,7 @@ export function createJournalQueries(db: Db) {
         ...(r.mode === null ? {} : { mode: r.mode }),
         ...(r.content === null ? {} : { content: r.content }),
       })),
-    /** Records the outcome and drops the preimages; callers wrap it with the epoch bump in one transaction. */
+    /** Records the outcome and drops the preimages; callers wrap it with the epoch bump in one `transaction`. */
     finish,
     /**
      * Removes an unfinished intent (and, by cascade, its preimages) that the store refused before anything of it

@@ -19,6 +19,12 @@ export interface JournalBehaviour {
   serialize?: boolean;
   /** When finishing the intent bumps the project's state epoch. Default "success". A function decides per outcome. */
   bumpsEpoch?: "success" | "always" | "never" | ((body: ToolResult | ToolFailure) => boolean);
+  /**
+   * true: the tool itself awaits ctx.intent.durable() right before its first side effect (after its checkpoint or
+   * preimages), so the runner does not wait for the journal before execute; the file tools overlap that wait with
+   * their temp file's fsync. Default: the runner makes the intent durable before execute starts.
+   */
+  awaitsDurableItself?: boolean;
   /** A replay of a finished intent gets an exact `repeat` URL (fresh run=) once the project's state epoch has moved. */
   repeatOnStateChange?: boolean;
   /**
@@ -50,13 +56,24 @@ export interface InterruptedIntent {
 /** The intent a tool is executing as (ctx.intent). Only present for recorded (journaled) tools. */
 export interface IntentHandle {
   callId: string;
-  /** Durably saves JSON that this tool's journal.recover() receives if the process dies before the intent finishes. */
+  /** Saves JSON that this tool's journal.recover() receives if the process dies before the intent finishes (see durable()). */
   checkpoint(data: unknown): void;
   /**
-   * Durably records, in one transaction, what every path looked like before the tool touches it. Call before the
-   * first write: start-up recovery restores them byte-exactly through InterruptedIntent.rollback().
+   * Records, in one transaction, what every path looked like before the tool touches it. Call before the first
+   * write (and durable() before it lands): start-up recovery restores them byte-exactly through InterruptedIntent.rollback().
    */
   recordPreimages(preimages: Preimage[]): void;
+  /**
+   * Resolves once the intent's record and everything saved with checkpoint()/recordPreimages() so far survive
+   * power loss (they survive the process dying as soon as they return). A tool with `awaitsDurableItself` awaits
+   * it before its first side effect; rejects with state_store_unavailable, nothing having run.
+   */
+  durable(): Promise<void>;
+  /**
+   * durable() done at once on the event loop: for a tool that other mutations of its project are queued behind,
+   * where each thread-pool trip would hold all of them up for an event-loop turn. Throws state_store_unavailable.
+   */
+  durableNow(): void;
   /** The current request URL with a fresh, deterministic run= nonce: a `retry` URL after a recovery action. */
   retryUrl(): string | undefined;
   /** A progress snapshot that /j shows while the intent is running (memory only). */

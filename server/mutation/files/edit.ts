@@ -64,6 +64,7 @@ export const editTool = defineTool({
       { blob: "newBlob", count: "newCount", into: "new" },
     ],
     recover: recoverSingleFile,
+    awaitsDurableItself: true,
   },
   async execute(args, ctx) {
     const old = normalizeNewlines(args.old ?? "");

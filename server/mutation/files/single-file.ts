@@ -7,7 +7,8 @@ import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { toDisplayPath } from "../../sandbox/paths.js";
 import { writeHeldFile } from "./atomic-write.js";
-import { intentOf } from "../journal/context.js";
+import { intentOf, runtimeOf } from "../journal/context.js";
+import { loopIsSaturated } from "../journal/inline-sync.js";
 import type { RecoveredOutput } from "../journal/envelope.js";
 import { interruptedFailure } from "../journal/recovery.js";
 
@@ -27,19 +28,29 @@ export interface SingleFileWrite {
   previous: Buffer | undefined;
 }
 
-/** Checkpoints the before/after fingerprints durably, then writes atomically and invalidates read coverage. */
+/**
+ * Checkpoints the before/after fingerprints, then writes atomically (the rename waiting for the checkpoint to be
+ * durable) and invalidates read coverage. The tools using it declare journal.awaitsDurableItself.
+ */
 export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite): Promise<void> {
   const checkpoint: SingleFileCheckpoint = {
     path: write.target.absolute,
     before: write.previous ? fingerprintBytes(write.previous) : null,
     after: fingerprintBytes(write.bytes),
   };
-  intentOf(ctx).checkpoint(checkpoint);
+  const intent = intentOf(ctx);
+  intent.checkpoint(checkpoint);
   const { target } = write;
+  // On a saturated loop every thread-pool trip would cost a long event-loop turn, two of them while holding the
+  // project's write queue: then the journal and the file are synced inline.
+  const inline = loopIsSaturated(runtimeOf(ctx).journal.inFlight);
+  if (inline) intent.durableNow();
   try {
     await writeHeldFile(target, write.bytes, {
       ...(write.mode === undefined ? {} : { mode: write.mode }),
       ...(ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {}),
+      // The checkpoint (and the intent's admission) reach stable storage while the temp file is fsynced.
+      ...(inline ? { inline } : { journaled: () => intent.durable() }),
     });
   } catch (error) {
     if (isToolError(error)) throw error;

@@ -45,7 +45,7 @@ export const writeTool = defineTool({
   }),
   output: writeOutput,
   url: { aliases: { file: "path" }, rawField: "content" },
-  journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile },
+  journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile, awaitsDurableItself: true },
   execute(args, ctx) {
     return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => writeHeld(ctx, target, args.content ?? ""));
   },

@@ -12,6 +12,7 @@ import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
 import { DEFAULT_WAIT_MS, splitControls } from "./controls.js";
+import { loopIsSaturated } from "./inline-sync.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
 import { resolveStagedContent } from "../staging/staging.js";
 
@@ -82,6 +83,12 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       }
       try {
         refusedBeforeEffects(runtime, () => journal.markRunning(flight));
+        // Admission and start are on stable storage before anything runs, unless the tool waits for it itself at
+        // its first side effect (the file tools, which overlap that fsync with their own).
+        if (!tool.journal?.awaitsDurableItself) {
+          if (loopIsSaturated(journal.inFlight)) intentCtx.intent!.durableNow();
+          else await durableBeforeEffects(runtime);
+        }
         return await executeStep(tool, args, intentCtx);
       } finally {
         release?.();
@@ -98,6 +105,14 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       // Both come before the tool's side effects (journal-contract.ts), so a store refusing them means nothing ran.
       checkpoint: (data) => refusedBeforeEffects(runtime, () => runtime.store.journal.saveCheckpoint(row.id, data)),
       recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => runtime.store.journal.savePreimages(row.id, preimages)),
+      durable: () => durableBeforeEffects(runtime),
+      durableNow: () => {
+        try {
+          runtime.journal.durableSync();
+        } catch (error) {
+          throw syncRefused(runtime, error);
+        }
+      },
       retryUrl: () => freshRunUrl(ctx, row.callId, "retry"),
       progress: (snapshot) => {
         flight.progress = snapshot;
@@ -111,6 +126,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     // A new intent's response does not say "new": only replays and joins are worth the agent's attention.
     const shown = dedupe === "new" ? undefined : dedupe;
     if (body === undefined) {
+      // "Accepted and still running" acknowledges the intent: its admission is on stable storage first.
+      await durableBeforeEffects(runtime).catch(() => undefined);
       return { body: presentUnfinished(callId, journal.stateOf(flight), ctx.urls, shown, flight.progress, selfPoll(tool, ctx)), callId, dedupe };
     }
     return { body: presentFinished(callId, body, shown), callId, dedupe };
@@ -189,6 +206,27 @@ function refusedBeforeEffects<T>(runtime: MutationRuntime, write: () => T): T {
     runtime.store.journalHealth.refused(error);
     throw storeUnavailable(error);
   }
+}
+
+/**
+ * Waits for the journal's writes so far to reach stable storage (journal.ts durable()). It comes before the tool's
+ * side effects, so an fsync that fails means nothing ran: state_store_unavailable, and the intent is withdrawn.
+ */
+async function durableBeforeEffects(runtime: MutationRuntime): Promise<void> {
+  try {
+    await runtime.journal.durable();
+  } catch (error) {
+    throw syncRefused(runtime, error);
+  }
+}
+
+function syncRefused(runtime: MutationRuntime, error: unknown): ToolError {
+  runtime.log.error("could not fsync the journal before a mutation ran; refusing it", { error: error instanceof Error ? error.message : String(error) });
+  return new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot make its journal durable right now (its state disk failed a sync), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in the log.", {
+    detail: { store: (error as NodeJS.ErrnoException).code ?? "unknown" },
+    retryable: true,
+    agentAction: "wait_and_retry",
+  });
 }
 
 /** The one answer for "the journal could not be written, so nothing ran"; journal.ts withdraws such an intent. */

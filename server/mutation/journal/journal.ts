@@ -1,5 +1,6 @@
 // The intent journal: admits each mutation once per call id (SQLite unique index + in-process single
-// flight), records its outcome durably with the project's state epoch, and presents records to agents.
+// flight), records its outcome durably with the project's state epoch, and presents records to agents. Its
+// writes commit without an fsync; durable() makes them survive power loss, off the event loop, where it matters.
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, toFailure, type ToolFailure } from "../../errors.js";
 import type { ExactUrls, JournalBehaviour, ToolResult } from "../../kernel/tool/definition.js";
@@ -8,6 +9,7 @@ import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent } from "../../store/journal.js";
 import { DEFAULT_WAIT_MS } from "./controls.js";
+import { loopIsSaturated } from "./inline-sync.js";
 import type { TombstoneAnswer, UnfinishedAnswer } from "./envelope.js";
 
 export type IntentBody = ToolResult | ToolFailure;
@@ -57,6 +59,11 @@ export class Journal {
 
   private static key(scope: IntentScope, callId: string): string {
     return `${scope.sessionId}\u0000${scope.generation}\u0000${callId}`;
+  }
+
+  /** Intents executing (or waiting to) in this process. */
+  get inFlight(): number {
+    return this.flights.size;
   }
 
   inflight(scope: IntentScope, callId: string): Flight | undefined {
@@ -118,6 +125,8 @@ export class Journal {
       }
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
       await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
+      // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
+      await this.durableOrLogged(row, "the outcome of");
       settleWith(body);
     })().finally(() => this.flights.delete(key));
     return flight;
@@ -152,6 +161,31 @@ export class Journal {
     }
   }
 
+  /**
+   * Resolves once every journal write made so far is on stable storage: one fsync of the WAL in the thread pool,
+   * shared with every other intent that wrote before it started (store/wal-sync.ts). Rejects with its error.
+   */
+  durable(): Promise<void> {
+    return this.store.journalSync.durable();
+  }
+
+  /** durable() on the event loop, at once (store/wal-sync.ts durableSync); throws the fsync's error. */
+  durableSync(): void {
+    this.store.journalSync.durableSync();
+  }
+
+  private async durableOrLogged(row: IntentRow, what: string): Promise<void> {
+    if (!this.store.db.open) return;
+    try {
+      // On a saturated loop a trip through the pool costs this answer a whole turn; an inline fsync does not.
+      if (loopIsSaturated(this.flights.size)) this.durableSync();
+      else await this.durable();
+    } catch (error) {
+      // The record is in the WAL, so it survives the process dying; only a power loss now could lose it.
+      this.log.error(`could not fsync the journal after recording ${what} intent ${row.tool} ${row.callId}`, { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
   markRunning(flight: Flight): void {
     this.store.journal.markRunning(flight.row.id, this.now());
     flight.running = true;
@@ -165,7 +199,7 @@ export class Journal {
   finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined): void {
     const policy = behaviour?.bumpsEpoch ?? "success";
     const bump = typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
-    this.store.transaction(() => {
+    this.store.journal.transaction(() => {
       const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
       this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now());
     });

@@ -44,6 +44,8 @@ export async function recoverInterruptedIntents(runtime: MutationRuntime, tools:
   store.journal.pruneLeftGenerations();
   store.journal.prune({ finishedBefore: Date.now() - JOURNAL_RETENTION_MS });
   runtime.staging.sweep();
+  // Every settled record is on stable storage before either plane listens.
+  await journal.durable();
   return recovered;
 }
 

@@ -7,17 +7,23 @@ import type { ToolContext } from "../../../kernel/tool/definition.js";
 import { withHeldPathAsync, type HeldPath } from "../../../sandbox/fd-walk.js";
 import { removeHeldFile, writeHeldFile } from "../atomic-write.js";
 import { intentOf, runtimeOf } from "../../journal/context.js";
+import { loopIsSaturated } from "../../journal/inline-sync.js";
 import { rollbackPreimages } from "../../journal/preimages.js";
 import type { PatchPlan, PlannedChange, PlannedPath } from "./plan.js";
 
 export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<void> {
   const { hooks } = runtimeOf(ctx);
   intentOf(ctx).recordPreimages(plan.preimages);
+  // Every preimage is on stable storage before the first file changes (a refusal here: nothing was written). With
+  // a saturated loop, at once and inline, as single-file.ts does.
+  const inline = loopIsSaturated(runtimeOf(ctx).journal.inFlight);
+  if (inline) intentOf(ctx).durableNow();
+  else await intentOf(ctx).durable();
   const coverage = readCoverage.of(ctx.state);
   let done = 0;
   try {
     for (const change of plan.changes) {
-      await applyChange(ctx, change);
+      await applyChange(ctx, change, inline);
       coverage.invalidate(change.target.absolute);
       if (change.from) coverage.invalidate(change.from.absolute);
       done++;
@@ -75,9 +81,9 @@ function atPlanned(ctx: ToolContext, path: PlannedPath, need: "existing" | "crea
   return withHeldPathAsync(ctx.project.root, path.display, { symlinks: "refuse", ...(need === "existing" ? { allowMissing: false } : {}) }, use);
 }
 
-async function applyChange(ctx: ToolContext, change: PlannedChange): Promise<void> {
+async function applyChange(ctx: ToolContext, change: PlannedChange, inline: boolean): Promise<void> {
   const { target } = change;
-  const fallback = ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {};
+  const fallback = { ...(ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {}), ...(inline ? { inline } : {}) };
   switch (change.op) {
     case "deleted":
       await atPlanned(ctx, target, "existing", removeHeldFile);

@@ -60,7 +60,7 @@ export const applyPatchTool = defineTool({
   }),
   output: applyPatchOutput,
   url: { rawField: "patch" },
-  journal: { stagedContent: [{ blob: "blob", count: "count", into: "patch" }], recover: recoverPatch },
+  journal: { stagedContent: [{ blob: "blob", count: "count", into: "patch" }], recover: recoverPatch, awaitsDurableItself: true },
   async execute(args, ctx) {
     const ops = parsePatch(args.patch ?? "");
     const plan = await planPatch(ctx, ops);

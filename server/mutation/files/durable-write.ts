@@ -1,0 +1,64 @@
+// The atomic write of server/sandbox/fd-ops.ts writeFileIn (temp file created O_EXCL|O_NOFOLLOW in the held
+// directory, fsynced, renamed over the target there, the directory fsynced: the same calls in the same order),
+// with its two fsyncs in the thread pool instead of on the event loop, and the rename held until the journal
+// says the intent is durable, so that wait overlaps the temp file's fsync instead of adding to it.
+import fs from "node:fs";
+import { CREATE_FLAGS, tempName, type WriteInOptions } from "../../sandbox/fd-ops.js";
+import { fdPath } from "../../sandbox/fd-walk.js";
+
+const { O_RDONLY, O_DIRECTORY } = fs.constants;
+
+export interface DurableWriteOptions extends WriteInOptions {
+  /** Awaited (with the temp file's fsync) before the rename: the target changes only once this resolves. */
+  beforeRename?: Promise<void>;
+}
+
+function fsyncInPool(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+/** fsyncs a held directory through the thread pool, so a rename, create or unlink in it survives power loss. */
+export async function syncDirectoryInPool(dirFd: number): Promise<void> {
+  const fd = fs.openSync(fdPath(dirFd), O_RDONLY | O_DIRECTORY);
+  try {
+    await fsyncInPool(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Writes `name` in a held directory atomically: a reader (or a crash) sees the old bytes or the new, never half;
+ * whatever `name` is now (even a symlink) is replaced, never followed. Two thread-pool trips: the temp file's
+ * fsync (while `beforeRename` is awaited), and the directory's fsync after the rename.
+ */
+export async function writeFileDurably(dirFd: number, name: string, bytes: Buffer, options: DurableWriteOptions = {}): Promise<void> {
+  // Handled here too, so that a rejection is never unhandled when the temp file cannot even be created.
+  options.beforeRename?.catch(() => undefined);
+  const temp = tempName(name);
+  const fd = fs.openSync(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
+  try {
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+      if (options.owner) fs.fchownSync(fd, options.owner.uid, options.owner.gid);
+      // chmod, unlike the create mode, is not narrowed by the umask (and comes after chown, which clears set-id bits).
+      if (options.mode !== undefined) fs.fchmodSync(fd, options.mode);
+      // Both settle before the descriptor closes: an fsync still running in the pool never meets a reused number.
+      const [synced, journaled] = await Promise.allSettled([fsyncInPool(fd), options.beforeRename]);
+      if (journaled.status === "rejected") throw journaled.reason;
+      if (synced.status === "rejected") throw synced.reason;
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(fdPath(dirFd, temp), fdPath(dirFd, name));
+  } catch (error) {
+    try {
+      fs.unlinkSync(fdPath(dirFd, temp));
+    } catch {
+      // Never created, or already renamed: nothing to clean.
+    }
+    throw error;
+  }
+  await syncDirectoryInPool(dirFd);
+}
