@@ -6,11 +6,13 @@ import { writeBetweenMarkers, type BenchResult } from "./harness.js";
 import { runMcpBench } from "./mcp.js";
 import { runMutationBench } from "./mutation.js";
 import { runReadBench } from "./read.js";
+import { runStartupBench } from "./startup.js";
 
 const SUITES: Record<string, () => Promise<BenchResult>> = {
   read: runReadBench,
   mutation: runMutationBench,
   mcp: runMcpBench,
+  startup: runStartupBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");
