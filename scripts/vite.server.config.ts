@@ -16,14 +16,14 @@ export default defineConfig({
   logLevel: "warn",
   build: {
     ssr: true,
-    outDir: here("dist/server"),
+    outDir: here("../dist/server"),
     emptyOutDir: true,
     target: "node20",
     minify: false,
     sourcemap: true,
     reportCompressedSize: false,
     rollupOptions: {
-      input: { main: here("server/main.ts"), cli: here("server/cli.ts") },
+      input: { main: here("../server/main.ts"), cli: here("../server/cli.ts") },
       output: { format: "es", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
       onLog(level, log, handler) {
         // depd (under Koa's http-assert) builds wrappers with eval on purpose; nothing to act on.
