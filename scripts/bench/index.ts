@@ -7,12 +7,14 @@ import { runExecSearchBench } from "./exec-search.js";
 import { runMcpBench } from "./mcp.js";
 import { runMutationBench } from "./mutation.js";
 import { runReadBench } from "./read.js";
+import { runStartupBench } from "./startup.js";
 
 const SUITES: Record<string, () => Promise<BenchResult>> = {
   read: runReadBench,
   mutation: runMutationBench,
   mcp: runMcpBench,
   "exec-search": runExecSearchBench,
+  startup: runStartupBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");

@@ -1,7 +1,8 @@
 // MCP benchmarks: urlbridge's MCP tools over Streamable HTTP (JSON, the endpoint on the data plane) and over stdio
 // (`urlbridge mcp --session`, a relay into the same bridge), each beside @modelcontextprotocol/server-filesystem
 // doing the same work over stdio: `read` of a 2 KiB file against read_text_file, `edit` against edit_file. `shell`
-// has no twin there; it is reported against our own MCP read over HTTP as a floor. One official client
+// has no twin there; it is reported against our own MCP read over HTTP as a floor. The URL transport's `/r` of the
+// same file through Node's fetch runs in the read group too, against the same filesystem server call. One official client
 // (@modelcontextprotocol/client) drives every server; each group is measured interleaved in the same run.
 import fs from "node:fs";
 import os from "node:os";
@@ -30,6 +31,12 @@ function three(stats: Stats[]): [Stats, Stats, Stats] {
   const [a, b, c] = stats;
   if (!a || !b || !c) throw new Error("expected three measurements");
   return [a, b, c];
+}
+
+function four(stats: Stats[]): [Stats, Stats, Stats, Stats] {
+  const [a, b, c, d] = stats;
+  if (!a || !b || !c || !d) throw new Error("expected four measurements");
+  return [a, b, c, d];
 }
 
 type Call = (name: string, args: Record<string, unknown>) => Promise<void>;
@@ -101,10 +108,18 @@ export async function runMcpBench(): Promise<BenchResult> {
     clients.push(fsServer.client);
 
     const readFile = path.join(projectDir, "read.txt");
-    const [readHttp, readStdio, readFs] = three(await measureInterleaved(READ_RUNS, READ_WARMUP, [
+    // The URL transport's /r of the same file through Node's fetch (one keep-alive connection, as the read suite).
+    const readUrl = `${bases.r}/r?path=read.txt`;
+    const getR = async () => {
+      const res = await fetch(readUrl);
+      const body = (await res.json()) as { ok?: boolean };
+      if (body.ok !== true) throw new Error(`/r failed: ${JSON.stringify(body).slice(0, 300)}`);
+    };
+    const [readHttp, readStdio, readFs, readUrlGet] = four(await measureInterleaved(READ_RUNS, READ_WARMUP, [
       () => http.call("read", { path: "read.txt" }),
       () => stdio.call("read", { path: "read.txt" }),
       () => fsServer.call("read_text_file", { path: readFile }),
+      getR,
     ]));
 
     const editOf = (call: Call, file: string) => (from: string, to: string) => call("edit", { path: file, oldString: from, newString: to });
@@ -141,6 +156,7 @@ export async function runMcpBench(): Promise<BenchResult> {
       `| filesystem server \`read_text_file\` 2 KiB, stdio (n=${readFs.n}) | ${ms(readFs)} | 1.00× |`,
       `| urlbridge \`read\` 2 KiB, HTTP (n=${readHttp.n}) | ${ms(readHttp)} | ${ratio(readHttp, readFs)} vs filesystem |`,
       `| urlbridge \`read\` 2 KiB, stdio relay (n=${readStdio.n}) | ${ms(readStdio)} | ${ratio(readStdio, readFs)} vs filesystem |`,
+      `| urlbridge \`/r\` 2 KiB, URL transport, Node's fetch (n=${readUrlGet.n}) | ${ms(readUrlGet)} | ${ratio(readUrlGet, readFs)} vs filesystem |`,
       `| filesystem server \`edit_file\`, stdio (n=${editFs.n}) | ${ms(editFs)} | 1.00× |`,
       `| urlbridge \`edit\`, HTTP (n=${editHttp.n}) | ${ms(editHttp)} | ${ratio(editHttp, editFs)} vs filesystem |`,
       `| urlbridge \`edit\`, stdio relay (n=${editStdio.n}) | ${ms(editStdio)} | ${ratio(editStdio, editFs)} vs filesystem |`,
@@ -150,11 +166,12 @@ export async function runMcpBench(): Promise<BenchResult> {
       "",
       `Targets: MCP \`read\` over HTTP no slower than the filesystem server over stdio: ${verdict(readHttp, readFs, false)}` +
         ` (${ratio(readHttp, readFs)}); over stdio faster: ${verdict(readStdio, readFs, true)} (${ratio(readStdio, readFs)}).`,
+      `\`/r\` through Node's fetch no slower than the filesystem server's \`read_text_file\` through the SDK client: ${verdict(readUrlGet, readFs, false)} (${ratio(readUrlGet, readFs)}).`,
     ].join("\n");
     return {
       suite: "mcp",
       markdown,
-      figures: { readHttp, readStdio, readFs, editHttp, editStdio, editFs, shellFloor, shellHttp, shellStdio },
+      figures: { readHttp, readStdio, readFs, readUrlGet, editHttp, editStdio, editFs, shellFloor, shellHttp, shellStdio },
     };
   } finally {
     for (const client of clients) await client.close().catch(() => undefined);

@@ -130,6 +130,70 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
   return { rows, shell, gateway };
 }
 
+const LARGE_READ_RUNS = 300;
+const LARGE_READ_WARMUP = 50;
+/** A 60 KiB file: three 24 KiB pages by default, one GET with max=. */
+const LARGE_READ_BYTES = 60 * 1024;
+const LARGE_READ_MAX = 64 * 1024;
+
+interface LargeRead {
+  bytes: number;
+  pages: number;
+  paged: Stats;
+  whole: Stats;
+  floor: Stats;
+}
+
+/** /r of a 60 KiB file followed page by page (default budget) against one GET with max=, and a bare floor serving that one answer. */
+async function benchLargeRead(): Promise<LargeRead> {
+  const root = makeBenchDir("read-large");
+  fs.writeFileSync(path.join(root, "sixty-k.ts"), sourceText(11, LARGE_READ_BYTES));
+  const bridge = await startBenchBridge(root);
+  const client = createBenchClient(1);
+  try {
+    const first = `${bridge.bases.r}/r?path=sixty-k.ts`;
+    const followed = async () => {
+      let next: string | undefined = first;
+      let pages = 0;
+      while (next && pages < 10) {
+        next = (JSON.parse((await client.get(next)).toString("utf8")) as { next?: string }).next;
+        pages++;
+      }
+      return pages;
+    };
+    const pages = await followed();
+    const wholeUrl = `${first}&max=${LARGE_READ_MAX}`;
+    const body = await client.get(wholeUrl);
+    if ((JSON.parse(body.toString("utf8")) as { allComplete?: boolean }).allComplete !== true) throw new Error("/r with max= did not return the 60 KiB file whole");
+    const floor = await startFloorServer(body, JSON_TYPE);
+    try {
+      const [paged, whole, bare] = (await measureInterleaved(LARGE_READ_RUNS, LARGE_READ_WARMUP, [followed, () => client.get(wholeUrl), () => client.get(floor.url)])) as [Stats, Stats, Stats];
+      return { bytes: body.length, pages, paged, whole, floor: bare };
+    } finally {
+      await floor.close();
+    }
+  } finally {
+    client.close();
+    await bridge.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function largeReadLines(large: LargeRead): string[] {
+  const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
+  return [
+    "",
+    `A 60 KiB file (issue 18, "reads that fit the reader"): followed page by page with the default 24 KiB budget, against one GET with`,
+    `\`max=${LARGE_READ_MAX}\` and a bare node:http floor serving that one answer (${large.bytes} B), interleaved, n=${large.whole.n} each:`,
+    "",
+    "| case | p50 ms | p99 ms | p50 ratio to the floor |",
+    "|---|---|---|---|",
+    `| /r default budget, ${large.pages} GETs following next | ${ms(large.paged)} | ${(large.paged.p50 / large.floor.p50).toFixed(2)}× |`,
+    `| /r \`max=${LARGE_READ_MAX}\`, one GET | ${ms(large.whole)} | ${(large.whole.p50 / large.floor.p50).toFixed(2)}× |`,
+    `| bare node:http, same bytes | ${ms(large.floor)} | 1.00× |`,
+  ];
+}
+
 async function benchGrep(rg: string): Promise<{ row: Row; tree: ReturnType<typeof writeGrepTree> }> {
   const root = makeBenchDir("grep");
   const tree = writeGrepTree(root);
@@ -213,6 +277,7 @@ export async function runReadBench(): Promise<BenchResult> {
   if (!rg) throw new Error("the read bench needs rg on PATH for the /g floor");
   const rgVersion = execFileSync(rg, ["--version"], { encoding: "utf8" }).split("\n")[0];
   const { rows: reads, shell, gateway } = await benchReads();
+  const large = await benchLargeRead();
   const { row: grep, tree } = await benchGrep(rg);
   const rows = [...reads, grep];
   const single = reads[0]!;
@@ -241,6 +306,7 @@ export async function runReadBench(): Promise<BenchResult> {
       `- /r of the 2 KiB file: p50 ${single.ours.p50.toFixed(2)} ms, so reading, decoding, fingerprinting and paging the file adds about`,
       `  ${Math.max(0, single.ours.p50 - gateway.p50).toFixed(2)} ms to that.`,
       ...readVerdict(single, gateway),
+      ...largeReadLines(large),
       "",
       "The data plane's Koa shell: the bridge's data-plane server is a Koa app whose one middleware hands `ctx.req`/`ctx.res`",
       "to the listener with `ctx.respond = false` (server/gateway/koa-shell.ts). Its floor is the bare floor's handler behind",
@@ -255,6 +321,9 @@ export async function runReadBench(): Promise<BenchResult> {
     ].join("\n"),
     figures: {
       gateway,
+      largePaged: large.paged,
+      largeWhole: large.whole,
+      largeFloor: large.floor,
       ...Object.fromEntries(rows.flatMap((r, i) => [[`case${i}`, r.ours], [`floor${i}`, r.floor]])),
       ...Object.fromEntries(shell.map((r, i) => [`koaFloor${i}`, r.koa])),
     },

@@ -1,7 +1,7 @@
 // The data plane: resolves a capability from the URL path and hands the call to the call dispatch (a tool through
 // the kernel, or a gateway route), answering with JSON an agent can act on. It never serves /api or the UI;
 // anything unrecognised is an opaque 404. Pieces: authenticate.ts, init-route.ts, call-dispatch.ts, finish-call.ts;
-// POST belongs to MCP alone (its two exact paths, server/mcp/http.ts).
+// POST belongs to MCP alone (its two exact paths, server/mcp/route.ts; the handler in server/mcp/http.ts).
 // A node:http listener served through a Koa shell (koa-shell.ts, ctx.respond = false): it parses the raw target
 // and writes every byte itself; the pass-through costs about what a bare listener does (docs/PERFORMANCE.md).
 import type http from "node:http";
@@ -12,7 +12,7 @@ import type { AnyToolDefinition } from "../kernel/tool/definition.js";
 import type { Logger } from "../log.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { Store } from "../store/index.js";
-import { createMcpHttpHandler, mcpTargetOf, sendMcpMethodNotAllowed } from "../mcp/http.js";
+import { createLazyMcpHttpHandler, mcpTargetOf, sendMcpMethodNotAllowed } from "../mcp/route.js";
 import { decodePercent } from "../url-grammar/percent.js";
 import { splitTarget } from "../url-grammar/request-url.js";
 import { createActivityRecorder } from "./activity-recorder.js";
@@ -69,7 +69,7 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     ...fallback,
     ...(options.resolveBlob ? { resolveBlob: options.resolveBlob } : {}),
   });
-  const handleMcp = createMcpHttpHandler({
+  const handleMcp = createLazyMcpHttpHandler({
     kernel: options.kernel,
     tools: options.tools,
     plugins: options.plugins,

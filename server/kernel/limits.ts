@@ -2,8 +2,14 @@
 
 /** Paths one /r call may name. */
 export const MAX_READ_PATHS = 8;
-/** Text returned by one /r call (UTF-8 bytes of content), single file or shared by a multi-read. */
+/** Text returned by one /r call (UTF-8 bytes of content), single file or shared by a multi-read, unless max= asks otherwise. */
 export const MAX_READ_BYTES = 24 * 1024;
+/**
+ * The range of /r max=: a reader that takes larger answers asks for up to 128 KiB of content per call (a 60 KiB
+ * file in one GET), one that shows less asks for smaller pages. The answer's range snapshot holds it whole.
+ */
+export const MIN_READ_MAX_BYTES = 512;
+export const MAX_READ_MAX_BYTES = 128 * 1024;
 /** What each extra file of a multi-read costs in JSON around its content, taken off the shared budget. */
 export const READ_ENTRY_OVERHEAD_BYTES = 320;
 /** Files larger than this are not loaded by /r or /o; /g can still search them. */

@@ -48,30 +48,6 @@ export interface McpHttpDeps extends McpDeps {
 /** What the data plane calls for an MCP POST; `token` is the capability from the path or the bearer header. */
 export type McpRequestHandler = (req: http.IncomingMessage, res: http.ServerResponse, token: string | undefined) => Promise<void>;
 
-export type McpTarget = { kind: "endpoint"; token: string | undefined } | { kind: "discovery" };
-
-const CAP_MCP_PATH = /^\/v0\/([^/]+)\/mcp$/;
-const BEARER = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i;
-
-/**
- * What a decoded request path means to MCP: the endpoint (`/v0/<cap>/mcp`, or `/mcp` with the capability as a
- * bearer), an OAuth discovery or registration probe (answered 404, never 401: urlbridge has no OAuth), or
- * nothing. Exact paths only: a trailing slash or a longer path is not the endpoint.
- */
-export function mcpTargetOf(pathname: string, authorization: string | undefined): McpTarget | undefined {
-  if (pathname === "/mcp") return { kind: "endpoint", token: authorization === undefined ? undefined : BEARER.exec(authorization)?.[1] };
-  const cap = CAP_MCP_PATH.exec(pathname);
-  if (cap) return { kind: "endpoint", token: cap[1] };
-  if (pathname === "/register" || pathname.includes("/.well-known/")) return { kind: "discovery" };
-  return undefined;
-}
-
-/** GET (the SDK would open an SSE stream), DELETE (no session to end) and the rest: clients read this as "no stream". */
-export function sendMcpMethodNotAllowed(res: http.ServerResponse): void {
-  res.writeHead(405, { Allow: "POST", "Content-Length": 0, "Cache-Control": "no-store" });
-  res.end();
-}
-
 function sendRpcError(res: http.ServerResponse, status: number, code: number, message: string, id: unknown = null, close = false): void {
   if (close) res.setHeader("Connection", "close");
   const body = { jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code, message } };

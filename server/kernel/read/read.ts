@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { shareRoot } from "../../sandbox/fd-walk.js";
-import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_PATHS, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
+import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_MAX_BYTES, MAX_READ_PATHS, MIN_READ_MAX_BYTES, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
 import { shareBudget } from "./read-budget.js";
 import { readCoverage } from "./read-coverage.js";
 import { readOutput, type ReadDirectoryEntry, type ReadEntry, type ReadFailure, type ReadFileEntry, type ReadOutput } from "./read-output.js";
@@ -15,17 +15,25 @@ const schema = z.object({
   offset: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).default(1),
   limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional(),
   col: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).default(1),
+  /** Content bytes this call may return (the budget a multi-read shares); every next URL carries it on. */
+  max: z.number().int().min(MIN_READ_MAX_BYTES).max(MAX_READ_MAX_BYTES).default(MAX_READ_BYTES),
 });
 
 type ReadArgs = z.infer<typeof schema>;
 type Params = Array<[string, string | number]>;
 
-function rangeParams(range: { offset: number; col: number; limit?: number | undefined }): Params {
+function rangeParams(range: { offset: number; col: number; limit?: number | undefined; max: number }): Params {
   const params: Params = [];
   if (range.offset !== 1) params.push(["offset", range.offset]);
   if (range.col !== 1) params.push(["col", range.col]);
   if (range.limit !== undefined) params.push(["limit", range.limit]);
+  params.push(...maxParam(range.max));
   return params;
+}
+
+/** max= as a next URL carries it: only when the call asked for a page size other than the default. */
+function maxParam(max: number): Params {
+  return max === MAX_READ_BYTES ? [] : [["max", max]];
 }
 
 function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
@@ -90,15 +98,15 @@ function directoryEntry(target: Extract<LoadedTarget, { kind: "directory" }>, re
   };
 }
 
-function nextUrl(ctx: ToolContext, display: string, rendered: RenderedTarget): string | undefined {
+function nextUrl(ctx: ToolContext, display: string, rendered: RenderedTarget, max: number): string | undefined {
   if (rendered.kind === "text") {
     const resume = rendered.page.resume;
     if (!resume) return undefined;
-    return ctx.urls.to("r", "r", [["path", display], ["offset", resume.line], ...(resume.col !== 1 ? [["col", resume.col] as [string, number]] : []), ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : [])]);
+    return ctx.urls.to("r", "r", [["path", display], ["offset", resume.line], ...(resume.col !== 1 ? [["col", resume.col] as [string, number]] : []), ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : []), ...maxParam(max)]);
   }
   const resume = rendered.page.resume;
   if (!resume) return undefined;
-  return ctx.urls.to("r", "r", [["path", display], ["offset", resume.entry], ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : [])]);
+  return ctx.urls.to("r", "r", [["path", display], ["offset", resume.entry], ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : []), ...maxParam(max)]);
 }
 
 export const readTool = defineTool({
@@ -106,7 +114,7 @@ export const readTool = defineTool({
   route: "r",
   longRoutes: ["file", "files"],
   capability: "read",
-  description: `Exact text of up to ${MAX_READ_PATHS} files (repeat path=), or a directory listing; offset/limit select lines; follow next when a page stops short.`,
+  description: `Exact text of up to ${MAX_READ_PATHS} files (repeat path=), or a directory listing; offset/limit select lines; max= (bytes, ${MIN_READ_MAX_BYTES}-${MAX_READ_MAX_BYTES}) sets the page size; follow next when a page stops short.`,
   example: "/r?path=src/app.ts",
   schema,
   output: readOutput,
@@ -142,7 +150,7 @@ export const readTool = defineTool({
       seen.add(t.display);
       return true;
     });
-    const budget = single ? MAX_READ_BYTES : Math.max(0, MAX_READ_BYTES - READ_ENTRY_OVERHEAD_BYTES * targets.length);
+    const budget = single ? args.max : Math.max(0, args.max - READ_ENTRY_OVERHEAD_BYTES * targets.length);
     const rendered = new Array<RenderedTarget | undefined>(targets.length);
     shareBudget(
       targets.map((t) => t.demand),
@@ -152,11 +160,11 @@ export const readTool = defineTool({
         return rendered[i]?.used ?? 0;
       },
     );
-    return buildResult(args.path.map((p) => shown.get(p) ?? p), ctx, targets, rendered);
+    return buildResult(args.path.map((p) => shown.get(p) ?? p), ctx, targets, rendered, args.max);
   },
 });
 
-function buildResult(requestedPaths: string[], ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>): ReadOutput {
+function buildResult(requestedPaths: string[], ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>, max: number): ReadOutput {
   const coverage = readCoverage.of(ctx.state);
   const files: ReadEntry[] = [];
   const failures: ReadFailure[] = [];
@@ -180,7 +188,7 @@ function buildResult(requestedPaths: string[], ctx: ToolContext, targets: Loaded
       return;
     }
     if (!out) return;
-    const next = nextUrl(ctx, target.display, out);
+    const next = nextUrl(ctx, target.display, out, max);
     (next ? incomplete : complete).push(target.display);
     if (next) nexts.push(next);
     if (target.kind === "text" && out.kind === "text") {

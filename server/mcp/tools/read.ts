@@ -6,13 +6,20 @@ import type { ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/
 import { readImage } from "./image.js";
 import { answerOf, clip, failureText, jsonText, type McpAnswer, type McpToolSpec } from "./spec.js";
 
+/**
+ * A page of MCP read, as OpenCode's own read tool pages: at most 2000 lines unless limit says otherwise, and
+ * about 50 KiB of text (the kernel's max=, so one call carries what OpenCode would show in one).
+ */
+export const MCP_READ_DEFAULT_LINES = 2000;
+export const MCP_READ_PAGE_BYTES = 50 * 1024;
+
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const pathField = z.string().min(1).describe("File or directory inside the project: relative to its root (src/app.ts) or as /project/src/app.ts.");
 
 const readInput = z.strictObject({
   path: pathField,
   offset: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe("1-based line to start at (default 1); for a directory, the 1-based entry."),
-  limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe("Most lines (or entries) to return; a page also stops at about 24 KiB, and the answer says which offset continues."),
+  limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe(`Most lines (or entries) to return (default ${MCP_READ_DEFAULT_LINES}); a page also stops at about 50 KiB, and the answer says which offset continues.`),
 });
 
 /** Lines of a page, numbered like `cat -n`, newlines (LF, CRLF or CR) not shown. */
@@ -55,13 +62,13 @@ const read: McpToolSpec = {
   kernel: "read",
   title: "Read a file or directory",
   description:
-    "Read a text file as numbered lines (offset/limit select lines; a page stops at about 24 KiB and says the offset that continues), list a directory, or view a PNG/JPEG/GIF/WebP image. Other binary files are described, never dumped. Encoding (UTF-8, UTF-16, UTF-32, with or without BOM) and newline style are reported.",
+    "Read a text file as numbered lines (offset/limit select lines; a page holds up to 2000 lines and about 50 KiB and says the offset that continues), list a directory, or view a PNG/JPEG/GIF/WebP image. Other binary files are described, never dumped. Encoding (UTF-8, UTF-16, UTF-32, with or without BOM) and newline style are reported.",
   input: readInput,
   contentFields: [],
   annotations: READ_ONLY,
   async call(args, call): Promise<McpAnswer> {
     const { path, offset, limit } = args as z.infer<typeof readInput>;
-    const outcome = await call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) });
+    const outcome = await call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), limit: limit ?? MCP_READ_DEFAULT_LINES, max: MCP_READ_PAGE_BYTES });
     const body = outcome.body as Record<string, unknown>;
     if (body.ok === false) return { body, text: failureText(body) };
     const entry = (body.files as ReadEntry[])[0];

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_READ_BYTES, MAX_READ_PATHS } from "../../../server/kernel/limits.js";
+import { MAX_READ_BYTES, MAX_READ_MAX_BYTES, MAX_READ_PATHS, MIN_READ_MAX_BYTES } from "../../../server/kernel/limits.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { coverageProbeTool, url, utf16, UTF8_BOM, writeTree, type Params } from "./fixtures.js";
 
@@ -162,6 +162,46 @@ describe("read (/r)", () => {
     expect(text).toBe(BIG);
     expect(pages).toBe(Math.ceil(Buffer.byteLength(BIG) / MAX_READ_BYTES));
     expect(await coverage("big.txt")).toEqual({ ok: true, complete: true, missing: [] });
+  });
+
+  it(`reads a 60 KiB file in one call with max= up to ${MAX_READ_MAX_BYTES} bytes, replayable from its range snapshot`, async () => {
+    expect(Buffer.byteLength(BIG)).toBeGreaterThan(60 * 1024);
+    const paged = await read([["path", "big.txt"]]);
+    const raw = await (await fetch(url(s.r, "r", [["path", "big.txt"], ["max", MAX_READ_MAX_BYTES]]))).text();
+    const whole = JSON.parse(raw) as Body & { rangeFallback: { id: string; first: string } };
+    expect(whole).toMatchObject({ allComplete: true, completePaths: ["/project/big.txt"] });
+    expect(whole.next).toBeUndefined();
+    expect(whole.files[0]).toMatchObject({ startLine: 1, endLine: 1000, complete: true, content: BIG, fingerprint: paged.files[0]!.fingerprint });
+    expect(await coverage("big.txt")).toEqual({ ok: true, complete: true, missing: [] });
+    // /z replays the larger answer byte for byte, part by part.
+    let replayed = "";
+    let part: string | undefined = whole.rangeFallback.first;
+    for (let i = 0; part && i < 100; i++) {
+      const text = await (await fetch(part)).text();
+      const newline = text.indexOf("\n");
+      const meta = JSON.parse(text.slice("URLBRIDGE_RANGE ".length, newline)) as { hasMore: boolean; next?: string };
+      replayed += text.slice(newline + 1);
+      part = meta.hasMore ? meta.next : undefined;
+    }
+    expect(replayed).toBe(raw);
+  });
+
+  it("pages by a smaller max= and carries it into every next", async () => {
+    const first = await read([["path", "big.txt"], ["max", 4096]]);
+    const page = first.files[0]!;
+    expect(Buffer.byteLength(page.content)).toBeLessThanOrEqual(4096);
+    expect(first.next).toBe(url(s.r, "r", [["path", "/project/big.txt"], ["offset", page.endLine + 1], ["max", 4096]]));
+    const { text, pages } = await followAll(first);
+    expect(text).toBe(BIG);
+    expect(pages).toBe(Math.ceil(1000 / Math.floor(4096 / 67)));
+  });
+
+  it("shares max= between the files of a multi-read", async () => {
+    const body = await read([["path", "big.txt"], ["path", "small1.txt"], ["max", 48 * 1024]]);
+    const total = body.files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0);
+    expect(total).toBeLessThanOrEqual(48 * 1024);
+    expect(total).toBeGreaterThan(MAX_READ_BYTES);
+    expect(body.next).toMatch(/&max=49152$/);
   });
 
   it("carries the remaining line count into next", async () => {
@@ -326,6 +366,8 @@ describe("read (/r)", () => {
     ["a non-numeric limit", [["path", "small1.txt"], ["limit", "ten"]], "invalid_parameter", /integer/],
     ["col with several paths", [["path", "small1.txt"], ["path", "small2.txt"], ["col", 2]], "invalid_parameter", /single path/],
     ["no path", [], "missing_parameter", /path/],
+    ["max= above its ceiling", [["path", "small1.txt"], ["max", MAX_READ_MAX_BYTES + 1]], "invalid_parameter", /between|at most|≤|less/],
+    ["max= below its floor", [["path", "small1.txt"], ["max", MIN_READ_MAX_BYTES - 1]], "invalid_parameter", /between|at least|≥|greater/],
   ] as Array<[string, Params, string, RegExp]>)("refuses %s with %s", async (_name, params, code, hint) => {
     const body = await read(params);
     expect(body).toMatchObject({ ok: false, errorCode: code });

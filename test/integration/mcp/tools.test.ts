@@ -14,6 +14,7 @@ import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 import { createLogger } from "../../../server/log.js";
 import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
 import { MAX_IMAGE_BYTES } from "../../../server/mcp/tools/image.js";
+import { MCP_READ_DEFAULT_LINES, MCP_READ_PAGE_BYTES } from "../../../server/mcp/tools/read.js";
 import { createPluginHost } from "../../../server/plugins/host.js";
 import { encodeText, type TextEncoding } from "../../../server/text/index.js";
 import { agentGet, giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
@@ -178,6 +179,23 @@ describe("read tools", () => {
     expect(text(page)).toContain("2\tbeta\n3\tgamma");
     expect(text(page)).toContain("offset=4");
     expect(structured(page)).toMatchObject({ ok: true, files: [{ kind: "file", startLine: 2, endLine: 3, totalLines: 4 }] });
+  });
+
+  it("pages as OpenCode's read does: 2000 lines by default, and about 50 KiB (a 60 KiB file in two calls, not three)", async () => {
+    put("many.txt", Array.from({ length: 2500 }, (_, i) => `${i + 1}\n`).join(""));
+    const wide = Array.from({ length: 1000 }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"w".repeat(58)}\n`).join("");
+    put("wide.txt", wide);
+    const client = await connect(readOnly.r);
+    const many = await client.callTool({ name: "read", arguments: { path: "many.txt" } });
+    expect(structured(many)).toMatchObject({ files: [{ startLine: 1, endLine: MCP_READ_DEFAULT_LINES, totalLines: 2500 }] });
+    expect(text(many)).toContain(`offset=${MCP_READ_DEFAULT_LINES + 1}`);
+    const first = await client.callTool({ name: "read", arguments: { path: "wide.txt" } });
+    const page = (structured(first) as { files: Array<{ endLine: number; content: string }> }).files[0]!;
+    expect(Buffer.byteLength(page.content)).toBeLessThanOrEqual(MCP_READ_PAGE_BYTES);
+    expect(Buffer.byteLength(page.content)).toBeGreaterThan(MCP_READ_PAGE_BYTES - 64);
+    const rest = await client.callTool({ name: "read", arguments: { path: "wide.txt", offset: page.endLine + 1 } });
+    expect(structured(rest)).toMatchObject({ files: [{ endLine: 1000, totalLines: 1000, complete: true }] });
+    expect(page.content + (structured(rest) as { files: Array<{ content: string }> }).files[0]!.content).toBe(wide);
   });
 
   it("answers a missing file as a structured error", async () => {
