@@ -204,6 +204,8 @@ describe("control UI in Chromium", () => {
     await dialog.waitFor();
     await dialog.getByRole("button", { name: "Save and rotate 1 session" }).click();
     await page.getByText("rotated 1 session").waitFor();
+    // The project list reloads after the save: wait for the card's new badge rather than read it mid-reload.
+    await card.locator(".badge", { hasText: /^web$/ }).waitFor();
     expect(await card.locator(".badge").allTextContents()).toContain("web");
     const session = (await t.api<Array<{ generation: number; tools: string[]; initUrl: string }>>("GET", "/api/sessions")).body[0]!;
     expect(session.generation).toBe(4);

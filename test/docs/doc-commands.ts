@@ -97,6 +97,18 @@ export function cliProblem(args: string): string | undefined {
   }
 }
 
+/** docker compose options that take a value (the word after them is not a subcommand or service). */
+const VALUE_OPTIONS = new Set(["-f", "--file", "--profile", "-p", "--project-name", "--env-file", "--project-directory"]);
+
+/** The profiles compose.yaml's services declare (`profiles: [a, b]` or a `- a` list under `profiles:`). */
+export function composeProfiles(): string[] {
+  const yaml = fs.readFileSync(path.join(REPO_ROOT, "compose.yaml"), "utf8");
+  const out = new Set<string>();
+  for (const m of yaml.matchAll(/^\s+profiles:\s*\[([^\]]*)\]/gm)) for (const name of m[1]!.split(",")) out.add(name.trim().replace(/^["']|["']$/g, ""));
+  for (const m of yaml.matchAll(/^(\s+)profiles:\s*\n((?:\1\s+-\s*\S+\s*\n)+)/gm)) for (const item of m[2]!.matchAll(/-\s*(\S+)/g)) out.add(item[1]!.replace(/^["']|["']$/g, ""));
+  return [...out];
+}
+
 /** The services compose.yaml defines (top-level `services:` keys; two-space indented names). */
 export function composeServices(): string[] {
   const yaml = fs.readFileSync(path.join(REPO_ROOT, "compose.yaml"), "utf8");
@@ -108,9 +120,14 @@ const DOCKER_SUBCOMMANDS = new Set(["up", "ps", "logs", "exec", "config", "down"
 
 /** What is wrong with a `docker compose ...` command line as documented, or undefined. */
 export function dockerProblem(command: string): string | undefined {
-  const words = command.split(/\s+/);
+  // Shell redirections (`> backup.sqlite`, `2>&1`) belong to the host's shell, not to the command; `<name>` is a placeholder.
+  const words = command.replace(/\s+\d*(?:>>?|<(?![^\s>]+>))&?\s*\S+/g, "").split(/\s+/);
   if (words[0] !== "docker" || words[1] !== "compose") return "not a docker compose command";
-  const rest = words.slice(2).filter((w, i, all) => !(w.startsWith("-") || (i > 0 && all[i - 1] === "-f")));
+  const after = words.slice(2);
+  const rest = after.filter((w, i, all) => !(w.startsWith("-") || (i > 0 && VALUE_OPTIONS.has(all[i - 1]!))));
+  for (let i = 0; i < after.length - 1; i++) {
+    if (after[i] === "--profile" && !composeProfiles().includes(after[i + 1]!)) return `--profile ${after[i + 1]}, which no compose.yaml service declares`;
+  }
   const sub = rest[0];
   if (!sub || !DOCKER_SUBCOMMANDS.has(sub)) return `unknown docker compose subcommand "${sub}"`;
   const services = composeServices();

@@ -75,7 +75,7 @@ describe("web tools on both transports", () => {
   });
 
   it("websearch: the same results", async () => {
-    const url = await viaUrl(`${s.r}/q?limit=4&raw=undici+agent+lookup`);
+    const url = await viaUrl(`${s.r}/q?limit=4&raw=undici%20agent%20lookup`);
     const mcpAnswer = await viaMcp("websearch", { query: "undici agent lookup", limit: 4 });
     expect(url).toMatchObject({ ok: true, provider: "brave" });
     expect(mcpAnswer.body).toEqual(url);
