@@ -14,6 +14,7 @@ import { buildBridgeImage, buildEdgeImage, CONTROL_PORT, EDGE_TLS_PORT, edgeCert
 import { createEdgeClient } from "./support/edge-client.js";
 import { startMockLlm, type MockLlm } from "./support/mock-llm.js";
 import { locateOpencode, startOpencode, type Opencode } from "./support/opencode.js";
+import { mockProviderConfig } from "../helpers/opencode-process.js";
 
 const EDGE_HOSTNAME = "e2e-edge.trycloudflare.com";
 const EDGE_ORIGIN = `https://${EDGE_HOSTNAME}`;
@@ -139,21 +140,7 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
     fs.writeFileSync(
       path.join(opencodeProject, "opencode.json"),
       JSON.stringify(
-        {
-          $schema: "https://opencode.ai/config.json",
-          provider: {
-            mock: {
-              npm: "@ai-sdk/openai-compatible",
-              name: "Mock LLM",
-              options: { baseURL: llm.baseURL, apiKey: "mock-key" },
-              models: { "mock-model": { name: "Mock Model", tool_call: true, limit: { context: 128000, output: 4096 } } },
-            },
-          },
-          enabled_providers: ["mock"],
-          model: "mock/mock-model",
-          small_model: "mock/mock-model",
-          autoupdate: false,
-          share: "disabled",
+        mockProviderConfig(llm.baseURL, "mock-key", {
           permission: { edit: "deny", bash: "deny", webfetch: "deny", task: "deny" },
           // The edge's published port stands in for the tunnel hostname; its certificate names 127.0.0.1.
           mcp: {
@@ -164,7 +151,7 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
               headers: { Authorization: "Bearer {env:UB_TOKEN}" },
             },
           },
-        },
+        }),
         null,
         2,
       ),

@@ -15,6 +15,7 @@ import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { REPO_ROOT } from "./support/containers.js";
 import { createEdgeClient, type EdgeClient } from "./support/edge-client.js";
 import { startMockLlm, type MockLlm } from "./support/mock-llm.js";
+import { mockProviderConfig } from "../helpers/opencode-process.js";
 
 const run = promisify(execFile);
 const PROJECT = `urlbridge-e2e-oc-${process.pid}`;
@@ -212,22 +213,7 @@ beforeAll(async () => {
   llm = await startMockLlm({ host: gateway[0]!.Gateway });
   fs.writeFileSync(
     configFile,
-    JSON.stringify({
-      $schema: "https://opencode.ai/config.json",
-      provider: {
-        mock: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Mock LLM",
-          options: { baseURL: llm.baseURL, apiKey: "{env:OPENCODE_PROVIDER_API_KEY}" },
-          models: { "mock-model": { name: "Mock Model", tool_call: true, limit: { context: 128000, output: 4096 } } },
-        },
-      },
-      enabled_providers: ["mock"],
-      model: "mock/mock-model",
-      small_model: "mock/mock-model",
-      autoupdate: false,
-      share: "disabled",
-    }),
+    JSON.stringify(mockProviderConfig(llm.baseURL, "{env:OPENCODE_PROVIDER_API_KEY}")),
   );
   fs.chmodSync(configFile, 0o644);
   await compose(["up", "-d", "--no-build", "--wait"]);

@@ -1,11 +1,10 @@
 // A real `opencode serve` (opencode-ai 1.18.33) for tests: a test-only install outside the repo (`.ci/run` puts it
 // there), started in an isolated HOME/XDG tree with OpenCode's downloads and defaults switched off, on a loopback
-// port parsed from its banner, behind Basic auth. Every wait is bounded: the first health probe can hang while
-// the server starts (../shared/notes/opencode.md), so probes are short and retried.
-import { spawn, type ChildProcess } from "node:child_process";
+// port parsed from its banner, behind Basic auth (the child itself: test/helpers/opencode-process.ts).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { basicAuth, startOpencodeProcess } from "../../helpers/opencode-process.js";
 
 export const OPENCODE_VERSION = "1.18.33";
 /** Where `.ci/run` installs opencode-ai; URLBRIDGE_OPENCODE_BIN overrides it. */
@@ -13,9 +12,6 @@ export const OPENCODE_CACHE_DIR = path.join(process.env.XDG_CACHE_HOME ?? path.j
 /** The platform package holds the binary (opencode-ai itself only links it in a postinstall, which the install skips). */
 const DEFAULT_BIN = path.join(OPENCODE_CACHE_DIR, "node_modules", `opencode-linux-${process.arch}`, "bin", "opencode");
 
-const LISTEN_TIMEOUT_MS = 30_000;
-const HEALTH_TIMEOUT_MS = 30_000;
-const PROBE_TIMEOUT_MS = 1_500;
 const PASSWORD = "urlbridge-e2e-opencode-0123456789";
 
 /** The binary, or a sentence saying why there is none and how to get it. */
@@ -65,88 +61,28 @@ export function isolatedEnv(homeDir: string): Record<string, string> {
 }
 
 export async function startOpencode(options: OpencodeOptions): Promise<Opencode> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    ...isolatedEnv(options.homeDir),
-    OPENCODE_SERVER_PASSWORD: PASSWORD,
-    ...options.env,
-  };
-  const child: ChildProcess = spawn(options.bin, ["serve", "--hostname", "127.0.0.1", "--port", "0"], {
+  const authorization = basicAuth(PASSWORD);
+  const started = await startOpencodeProcess({
+    bin: options.bin,
     cwd: options.projectDir,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...isolatedEnv(options.homeDir), OPENCODE_SERVER_PASSWORD: PASSWORD, ...options.env },
+    authorization,
   });
-  let text = "";
-  child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-  child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      process.kill(-child.pid!, "SIGTERM");
-    } catch {
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // Gone already.
-      }
-    }, 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`opencode serve did not print its address within ${LISTEN_TIMEOUT_MS} ms:\n${text}`)), LISTEN_TIMEOUT_MS);
-      const check = () => {
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      };
-      child.stdout!.on("data", check);
-      child.stderr!.on("data", check);
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`opencode serve exited (${code}) before it listened:\n${text}`));
-      });
+  const request = async <T>(method: string, route: string, body?: unknown, timeoutMs = 10_000) => {
+    const res = await fetch(`${started.url}${route}`, {
+      method,
+      headers: { authorization, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
     });
-    const authorization = `Basic ${Buffer.from(`opencode:${PASSWORD}`).toString("base64")}`;
-    const request = async <T>(method: string, route: string, body?: unknown, timeoutMs = 10_000) => {
-      const res = await fetch(`${url}${route}`, {
-        method,
-        headers: { authorization, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      const raw = await res.text();
-      let parsed: unknown = raw;
-      try {
-        parsed = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        // Not JSON: keep the text for the failure message.
-      }
-      return { status: res.status, body: parsed as T };
-    };
-    const deadline = Date.now() + HEALTH_TIMEOUT_MS;
-    for (;;) {
-      const healthy = await request<{ healthy?: boolean }>("GET", "/global/health", undefined, PROBE_TIMEOUT_MS).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (healthy) break;
-      if (Date.now() > deadline) throw new Error(`opencode serve at ${url} was not healthy within ${HEALTH_TIMEOUT_MS} ms:\n${text}`);
-      await new Promise((r) => setTimeout(r, 250));
+    const raw = await res.text();
+    let parsed: unknown = raw;
+    try {
+      parsed = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      // Not JSON: keep the text for the failure message.
     }
-    return { url, request, output: () => text, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+    return { status: res.status, body: parsed as T };
+  };
+  return { ...started, request };
 }
