@@ -22,12 +22,14 @@ export const readFileEntry = z.strictObject({
   endLine: lineNumber.describe("Last line content reaches, fully or in part; startLine - 1 when nothing was returned (empty file)."),
   startCol: z.number().int().min(2).optional().describe("Present when content continues a split line: the 1-based character column it starts at."),
   content: z.string().describe("The exact text of lines startLine..endLine, newlines included."),
-  complete: z.boolean().describe("true: the requested range was returned in full; false: follow next for the rest."),
+  complete: z.boolean().describe("true: content is the whole file, first byte to last; false: it is part of the file (a limit=, lines= or offset= range, or a page that stopped short)."),
+  rangeComplete: z.boolean().describe("true: the requested range was returned to its end; false: the page stopped short, follow next for the rest."),
+  truncated: z.literal(true).optional().describe("Present exactly when the page stopped short of the requested range (rangeComplete false, next present)."),
   invalidUtf8: z.literal(true).optional().describe("Present when some bytes are not valid UTF-8; they are shown as U+FFFD."),
   notice: z.string().optional().describe("Says what invalidUtf8 means, when present."),
   splitLine: z.number().int().min(1).optional().describe("Present when one line alone exceeded this page's allowance and was cut; next continues it at a col=."),
   splitNotice: z.string().optional().describe("Says where the split line continues, when splitLine is present."),
-  next: nextUrl.optional().describe("Present exactly when complete is false: the exact URL of the next page of this file."),
+  next: nextUrl.optional().describe("Present exactly when rangeComplete is false: the exact URL of the next page of this file."),
 });
 
 export const readDirectoryEntry = z.strictObject({
@@ -37,8 +39,10 @@ export const readDirectoryEntry = z.strictObject({
   startEntry: z.number().int().min(1).describe("1-based number of the first entry listed (offset=)."),
   endEntry: lineNumber.describe("Number of the last entry listed; startEntry - 1 when none is."),
   entries: z.array(directoryEntry).describe("Entries in name order; symlinks are reported, never followed."),
-  complete: z.boolean().describe("true: every requested entry is listed; false: follow next for the rest."),
-  next: nextUrl.optional().describe("Present exactly when complete is false: the exact URL of the next page of this listing."),
+  complete: z.boolean().describe("true: every entry of the directory is listed; false: only part of it is."),
+  rangeComplete: z.boolean().describe("true: every requested entry is listed; false: follow next for the rest."),
+  truncated: z.literal(true).optional().describe("Present exactly when the listing stopped short of the requested range."),
+  next: nextUrl.optional().describe("Present exactly when rangeComplete is false: the exact URL of the next page of this listing."),
 });
 
 export const readBinaryEntry = z.strictObject({
@@ -47,6 +51,7 @@ export const readBinaryEntry = z.strictObject({
   size: z.number().int().min(0).describe("File size in bytes."),
   fingerprint,
   complete: z.literal(true),
+  rangeComplete: z.literal(true),
   notice: z.string().describe("Says the file contains NUL bytes, so its content is not shown."),
 });
 
@@ -68,12 +73,13 @@ export const readOutput = z.strictObject({
   ok: z.literal(true),
   requestedPaths: z.array(z.string()).describe("Every path= in request order (repeats kept), shown in /project/... form when it resolved."),
   returnedPaths: z.array(z.string()).describe("Paths with an entry in files, each once."),
-  allComplete: z.boolean().describe("true when every requested path was read in full: nothing to follow, nothing failed."),
-  completePaths: z.array(z.string()).describe("Paths returned in full."),
+  allComplete: z.boolean().describe("true when every requested range was returned to its end: nothing to follow, nothing failed."),
+  completePaths: z.array(z.string()).describe("Paths whose requested range (or ranges) was returned to its end."),
   incompletePaths: z.array(z.string()).describe("Paths that stopped short; each entry's next URL continues it."),
   unreturnedPaths: z.array(z.string()).describe("Paths that could not be read; failures says why."),
-  next: nextUrl.optional().describe("Present when exactly one path stopped short: its next URL, repeated here for convenience."),
-  notice: z.string().optional().describe("Present when several paths stopped short: follow the next URL of each entry."),
+  truncated: z.literal(true).optional().describe("Present exactly when some page stopped short; next continues."),
+  next: nextUrl.optional().describe("Present exactly when some page stopped short: one path's next, or with several one URL (lines= per path) that continues all of them."),
+  notice: z.string().optional().describe("Present when several paths stopped short: next continues them all in one call."),
   files: z.array(readEntry).describe("One entry per returned path: a file page, a directory listing page, or a binary file's description."),
   failures: z.array(readFailure).optional().describe("Present when some paths of a multi-path read failed (a single-path read answers the failure itself)."),
 });

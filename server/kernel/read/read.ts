@@ -7,11 +7,14 @@ import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_MAX_BYTES, MAX_READ_PATHS
 import { shareBudget } from "./read-budget.js";
 import { readCoverage } from "./read-coverage.js";
 import { readOutput, type ReadDirectoryEntry, type ReadEntry, type ReadFailure, type ReadFileEntry, type ReadOutput } from "./read-output.js";
+import { formatLineSpan, pairRanges, type PathRange } from "./read-ranges.js";
 import { loadTarget, renderTarget, type LoadedTarget, type RangeRequest, type RenderedTarget } from "./read-target.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
 
 const schema = z.object({
   path: z.array(z.string()).min(1),
+  /** One range per path= by position (FROM-TO, FROM-, FROM:COL-[TO]); instead of offset/limit/col. */
+  lines: z.array(z.string()).min(1).optional(),
   offset: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).default(1),
   limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional(),
   col: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).default(1),
@@ -39,8 +42,8 @@ function maxParam(max: number): Params {
 function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
   const batches: string[] = [];
   for (let i = 0; i < args.path.length; i += MAX_READ_PATHS) {
-    const paths = args.path.slice(i, i + MAX_READ_PATHS).map((p): [string, string] => ["path", p]);
-    batches.push(ctx.urls.to("r", "r", [...paths, ...rangeParams(args)]));
+    const paths = args.path.slice(i, i + MAX_READ_PATHS).map((p, j): Params => [["path", p], ...(args.lines?.[i + j] !== undefined ? [["lines", args.lines[i + j]!] as [string, string]] : [])]);
+    batches.push(ctx.urls.to("r", "r", [...paths.flat(), ...(args.lines ? maxParam(args.max) : rangeParams(args))]));
   }
   return new ToolError(
     ErrorCode.tooManyPaths,
@@ -50,7 +53,7 @@ function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
 }
 
 /** A file entry before content and complete are assigned (after startCol, which keeps them in that order). */
-type FileEntryDraft = Omit<ReadFileEntry, "content" | "complete"> & Partial<Pick<ReadFileEntry, "content" | "complete">>;
+type FileEntryDraft = Omit<ReadFileEntry, "content" | "complete" | "rangeComplete"> & Partial<Pick<ReadFileEntry, "content" | "complete" | "rangeComplete">>;
 
 function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Extract<RenderedTarget, { kind: "text" }>, next: string | undefined): ReadFileEntry {
   const { page } = rendered;
@@ -70,7 +73,10 @@ function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Ex
   };
   if (page.startCol !== 1) entry.startCol = page.startCol;
   entry.content = page.content;
-  entry.complete = page.complete;
+  // complete: this content is the whole file; rangeComplete: the requested range was returned to its end.
+  entry.complete = page.start === 0 && page.end === file.utf8.length;
+  entry.rangeComplete = page.complete;
+  if (!page.complete) entry.truncated = true;
   if (file.invalidUtf8) {
     entry.invalidUtf8 = true;
     entry.notice = "Some bytes are not valid UTF-8; they are shown as U+FFFD.";
@@ -93,7 +99,9 @@ function directoryEntry(target: Extract<LoadedTarget, { kind: "directory" }>, re
     startEntry: page.startEntry,
     endEntry: page.endEntry,
     entries: page.entries,
-    complete: page.complete,
+    complete: page.startEntry === 1 && page.endEntry === page.totalEntries,
+    rangeComplete: page.complete,
+    ...(page.complete ? {} : { truncated: true as const }),
     ...(next ? { next } : {}),
   };
 }
@@ -120,6 +128,14 @@ export const readTool = defineTool({
   output: readOutput,
   url: { aliases: { file: "path" } },
   execute(args, ctx) {
+    const shared: RangeRequest = { offset: args.offset, col: args.col, limit: args.limit };
+    const pairs = pairRanges({
+      paths: args.path,
+      lines: args.lines,
+      shared,
+      sharedGiven: args.offset !== 1 || args.col !== 1 || args.limit !== undefined,
+      urlFor: (list) => rangesUrl(ctx, list, args.max),
+    });
     if (args.path.length > MAX_READ_PATHS) throw tooManyPaths(args, ctx);
     if (args.col !== 1 && args.path.length > 1) {
       throw new ToolError(ErrorCode.invalidParameter, "col= continues one split line, so it works with a single path=. Remove col or read one file.", {
@@ -127,36 +143,40 @@ export const readTool = defineTool({
         repair: ctx.urls.repair({ drop: ["col"] }),
       });
     }
-    const range: RangeRequest = { offset: args.offset, col: args.col, limit: args.limit };
-    const requested = args.path.length === 1 ? args.path : [...new Set(args.path)];
+    // One path and range named twice is read once; the same path with two ranges is read twice.
+    const requested = pairs.length === 1 ? pairs : uniquePairs(pairs);
     const findUrl = (name: string) => ctx.urls.to("r", "f", [["name", name]]);
     const root = shareRoot(ctx.project.root);
     let loaded: LoadedTarget[];
     try {
-      loaded = requested.map((p) => loadTarget(root, p, range, findUrl));
+      loaded = requested.map((p) => loadTarget(root, p.path, p.range, findUrl));
     } finally {
       root.close();
     }
     const single = loaded.length === 1;
     if (single && loaded[0]!.kind === "failed") throw loaded[0]!.error;
     // Requested paths are echoed in /project/... form whenever they resolve.
-    const shown = new Map(requested.map((p, i) => [p, loaded[i]!.display ?? p]));
+    const shown = new Map(requested.map((p, i) => [p.path, loaded[i]!.display ?? p.path]));
 
-    // Two spellings of one path are read once.
+    // Two spellings of one path (with one range) are read once.
     const seen = new Set<string>();
-    const targets = loaded.filter((t) => {
-      if (t.kind === "failed") return true;
-      if (seen.has(t.display)) return false;
-      seen.add(t.display);
-      return true;
+    const targets: Array<{ target: LoadedTarget; range: RangeRequest }> = [];
+    loaded.forEach((t, i) => {
+      const range = requested[i]!.range;
+      if (t.kind !== "failed") {
+        const key = `${t.display}\0${formatLineSpan(range)}`;
+        if (seen.has(key)) return;
+        seen.add(key);
+      }
+      targets.push({ target: t, range });
     });
     const budget = single ? args.max : Math.max(0, args.max - READ_ENTRY_OVERHEAD_BYTES * targets.length);
     const rendered = new Array<RenderedTarget | undefined>(targets.length);
     shareBudget(
-      targets.map((t) => t.demand),
+      targets.map((t) => t.target.demand),
       budget,
       (i, allowance) => {
-        rendered[i] = renderTarget(targets[i]!, range, allowance);
+        rendered[i] = renderTarget(targets[i]!.target, targets[i]!.range, allowance);
         return rendered[i]?.used ?? 0;
       },
     );
@@ -164,16 +184,43 @@ export const readTool = defineTool({
   },
 });
 
-function buildResult(requestedPaths: string[], ctx: ToolContext, targets: LoadedTarget[], rendered: Array<RenderedTarget | undefined>, max: number): ReadOutput {
+function uniquePairs(pairs: PathRange[]): PathRange[] {
+  const seen = new Set<string>();
+  return pairs.filter((p) => {
+    const key = `${p.path}\0${formatLineSpan(p.range)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** One /r URL reading each path with its own range (lines= by position). */
+function rangesUrl(ctx: ToolContext, pairs: PathRange[], max: number): string {
+  const params: Params = pairs.flatMap((p): Params => [["path", p.path], ["lines", formatLineSpan(p.range)]]);
+  return ctx.urls.to("r", "r", [...params, ...maxParam(max)]);
+}
+
+/** Where a page that stopped short continues, as a range of the same path. */
+function resumeRange(rendered: RenderedTarget): RangeRequest | undefined {
+  if (rendered.kind === "text") {
+    const resume = rendered.page.resume;
+    return resume ? { offset: resume.line, col: resume.col, limit: resume.limit } : undefined;
+  }
+  const resume = rendered.page.resume;
+  return resume ? { offset: resume.entry, col: 1, limit: resume.limit } : undefined;
+}
+
+function buildResult(requestedPaths: string[], ctx: ToolContext, targets: Array<{ target: LoadedTarget; range: RangeRequest }>, rendered: Array<RenderedTarget | undefined>, max: number): ReadOutput {
   const coverage = readCoverage.of(ctx.state);
   const files: ReadEntry[] = [];
   const failures: ReadFailure[] = [];
-  const returned: string[] = [];
-  const complete: string[] = [];
-  const incomplete: string[] = [];
+  const returned = new Set<string>();
+  const complete = new Set<string>();
+  const incomplete = new Set<string>();
   const unreturned: string[] = [];
   const nexts: string[] = [];
-  targets.forEach((target, i) => {
+  const continuations: PathRange[] = [];
+  targets.forEach(({ target }, i) => {
     const out = rendered[i];
     if (target.kind === "failed") {
       unreturned.push(target.display ?? target.requested);
@@ -181,16 +228,22 @@ function buildResult(requestedPaths: string[], ctx: ToolContext, targets: Loaded
       failures.push({ path: target.display ?? target.requested, ...failure });
       return;
     }
-    returned.push(target.display);
+    returned.add(target.display);
     if (target.kind === "binary") {
-      complete.push(target.display);
-      files.push({ path: target.display, kind: "binary", size: target.size, fingerprint: target.fingerprint, complete: true, notice: "Binary file (it contains NUL bytes); content not shown." });
+      complete.add(target.display);
+      files.push({ path: target.display, kind: "binary", size: target.size, fingerprint: target.fingerprint, complete: true, rangeComplete: true, notice: "Binary file (it contains NUL bytes); content not shown." });
       return;
     }
     if (!out) return;
     const next = nextUrl(ctx, target.display, out, max);
-    (next ? incomplete : complete).push(target.display);
-    if (next) nexts.push(next);
+    const resume = resumeRange(out);
+    if (next && resume) {
+      incomplete.add(target.display);
+      nexts.push(next);
+      continuations.push({ path: target.display, range: resume });
+    } else {
+      complete.add(target.display);
+    }
     if (target.kind === "text" && out.kind === "text") {
       coverage.record(target.absolute, target.fingerprint, target.size, out.diskStart, out.diskEnd);
       files.push(fileEntry(target, out, next));
@@ -198,16 +251,20 @@ function buildResult(requestedPaths: string[], ctx: ToolContext, targets: Loaded
       files.push(directoryEntry(target, out, next));
     }
   });
+  // A path read in two ranges is complete only when both are.
+  for (const p of incomplete) complete.delete(p);
   return {
     ok: true as const,
     requestedPaths,
-    returnedPaths: returned,
-    allComplete: incomplete.length === 0 && unreturned.length === 0,
-    completePaths: complete,
-    incompletePaths: incomplete,
+    returnedPaths: [...returned],
+    allComplete: incomplete.size === 0 && unreturned.length === 0,
+    completePaths: [...complete],
+    incompletePaths: [...incomplete],
     unreturnedPaths: unreturned,
+    ...(nexts.length > 0 ? { truncated: true as const } : {}),
     ...(nexts.length === 1 ? { next: nexts[0] } : {}),
-    ...(nexts.length > 1 ? { notice: "Several files stopped short; follow the next URL of each." } : {}),
+    // Several pages stopped short: one URL continues all of them, each path with its own range.
+    ...(nexts.length > 1 ? { next: rangesUrl(ctx, continuations, max), notice: "Several files stopped short; next continues all of them in one call (each entry's next continues one)." } : {}),
     files,
     ...(failures.length > 0 ? { failures } : {}),
   };

@@ -38,8 +38,8 @@ function fileText(entry: ReadFileEntry): string {
   if (entry.splitLine !== undefined) {
     notes.push(`Line ${entry.splitLine} is longer than one page and was cut; read cannot page inside a line: see its rest with grep or shell (e.g. cut -c).`);
     if (entry.splitLine < entry.totalLines) notes.push(`More lines follow: call read with offset=${entry.splitLine + 1}.`);
-  } else if (!entry.complete || entry.endLine < entry.totalLines) {
-    // complete means the requested range came whole; the file may still go on past a limit.
+  } else if (!entry.rangeComplete || entry.endLine < entry.totalLines) {
+    // rangeComplete means the requested range came whole; the file may still go on past a limit.
     notes.push(`Lines ${entry.startLine}-${entry.endLine} of ${entry.totalLines}: call read with offset=${entry.endLine + 1} for more.`);
   }
   return [head, body, ...notes].join("\n");
@@ -47,7 +47,7 @@ function fileText(entry: ReadFileEntry): string {
 
 function directoryText(entry: ReadDirectoryEntry): string {
   const lines = entry.entries.map((e) => `${e.name}${e.kind === "dir" ? "/" : ""}${e.kind === "symlink" ? " -> (symlink, not followed)" : ""}${e.size !== undefined ? `  ${e.size} bytes` : ""}`);
-  const more = entry.complete ? [] : [`Entries ${entry.startEntry}-${entry.endEntry} of ${entry.totalEntries}: call read with offset=${entry.endEntry + 1} for more.`];
+  const more = entry.rangeComplete ? [] : [`Entries ${entry.startEntry}-${entry.endEntry} of ${entry.totalEntries}: call read with offset=${entry.endEntry + 1} for more.`];
   return [`${entry.path}/ (directory, ${entry.totalEntries} entries)`, ...lines, ...more].join("\n");
 }
 

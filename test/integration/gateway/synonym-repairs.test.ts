@@ -31,7 +31,8 @@ describe("synonym repairs", () => {
     ["/rg", () => `${s.r}/rg?pattern=beta`, "unknown_route", (b) => expect(JSON.stringify(b)).toContain("beta")],
     ["filepath=", () => `${s.r}/r?filepath=a.txt`, "unknown_parameter", (b) => expect(JSON.stringify(b)).toContain("alpha")],
     ["file_path=", () => `${s.r}/r?file_path=a.txt`, "unknown_parameter", (b) => expect(JSON.stringify(b)).toContain("alpha")],
-    ["lines=2-3", () => `${s.r}/r?path=a.txt&lines=2-3`, "unknown_parameter", (b) => {
+    // lines= is /r's own per-path range now (served directly, read.test.ts); line= is still a synonym.
+    ["line=2-3", () => `${s.r}/r?path=a.txt&line=2-3`, "unknown_parameter", (b) => {
       const text = JSON.stringify(b);
       expect(text).toContain("beta");
       expect(text).toContain("gamma");

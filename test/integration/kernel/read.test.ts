@@ -102,16 +102,19 @@ describe("read (/r)", () => {
       endLine: 3,
       content: bytes.toString("utf8"),
       complete: true,
+      rangeComplete: true,
     });
   });
 
   it.each([
-    ["offset only", [["offset", 2]], "export const b = 2;\nexport const c = 3;\n", 2, 3],
-    ["offset and limit", [["offset", 2], ["limit", 1]], "export const b = 2;\n", 2, 2],
-    ["limit past the end", [["limit", 99]], "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n", 1, 3],
-  ] as Array<[string, Params, string, number, number]>)("reads a line range: %s", async (_name, params, content, startLine, endLine) => {
+    // complete says whether the content is the whole file; rangeComplete that the range came to its end.
+    ["offset only", [["offset", 2]], "export const b = 2;\nexport const c = 3;\n", 2, 3, false],
+    ["offset and limit", [["offset", 2], ["limit", 1]], "export const b = 2;\n", 2, 2, false],
+    ["limit past the end", [["limit", 99]], "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n", 1, 3, true],
+  ] as Array<[string, Params, string, number, number, boolean]>)("reads a line range: %s", async (_name, params, content, startLine, endLine, complete) => {
     const body = await read([["path", "src/app.ts"], ...params]);
-    expect(body.files[0]).toMatchObject({ content, startLine, endLine, totalLines: 3, complete: true });
+    expect(body.files[0]).toMatchObject({ content, startLine, endLine, totalLines: 3, complete, rangeComplete: true });
+    expect(body.files[0]).not.toHaveProperty("truncated");
   });
 
   it.each([
@@ -247,8 +250,10 @@ describe("read (/r)", () => {
     expect(body.returnedPaths).toEqual(["/project/big.txt", "/project/long-line.txt"]);
     const [a, b] = body.files.map((f) => Buffer.byteLength(f.content));
     expect(Math.abs(a! - b!)).toBeLessThan(200);
-    expect(body.notice).toMatch(/next URL of each/);
-    expect(body.next).toBeUndefined();
+    // Both stopped short: one next continues both (it used to be undefined, with a notice to follow each).
+    expect(body.notice).toMatch(/next continues all of them/);
+    expect(body).toMatchObject({ truncated: true, incompletePaths: ["/project/big.txt", "/project/long-line.txt"] });
+    expect(body.next).toMatch(/path=\/project\/big\.txt&lines=\d+-&path=\/project\/long-line\.txt&lines=1:\d+-/);
   });
 
   it("returns the readable paths of a multi-read and lists the others as unreturned with their errors", async () => {
@@ -294,6 +299,7 @@ describe("read (/r)", () => {
         { name: "sub", kind: "dir" },
       ],
       complete: true,
+      rangeComplete: true,
     });
   });
 
