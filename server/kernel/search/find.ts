@@ -16,7 +16,7 @@ import {
   MAX_SEARCH_MS,
 } from "../limits.js";
 import { decodeLossy } from "../../text/index.js";
-import { defineTool } from "../tool/definition.js";
+import { defineTool, type ToolContext } from "../tool/definition.js";
 import { toRelative, walkTree, type WalkEntry } from "./walk.js";
 
 const text = z.string().min(1).max(MAX_PATTERN_CHARS);
@@ -30,6 +30,8 @@ const schema = z.object({
   ignored: z.boolean().default(false),
   ignoreCase: z.boolean().default(false),
   limit: z.number().int().min(1).max(MAX_FIND_RESULTS).default(DEFAULT_FIND_RESULTS),
+  /** Resume cursor a truncated answer's next carries: only paths after this one in walk order. */
+  after: z.string().min(1).optional(),
 });
 
 const findHit = z.strictObject({
@@ -50,6 +52,7 @@ export const findOutput = z.strictObject({
   count: z.number().int().min(0).describe("Number of results returned."),
   results: z.array(findHit).describe("Matches in path order, the order /g reports."),
   truncated: z.boolean().describe("true: the search stopped at a bound (limit=, entries walked, bytes read or time); notice says which."),
+  next: z.string().optional().describe("Present when truncated: the exact URL that continues the search after the last path considered; fetch it as given."),
   notice: z
     .string()
     .optional()
@@ -57,6 +60,29 @@ export const findOutput = z.strictObject({
 });
 
 type FindHit = z.infer<typeof findHit>;
+type FindArgs = z.infer<typeof schema>;
+
+/** The root-relative form of after=, which may be given as /project/... (as results show it) or relative. */
+function cursorOf(after: string | undefined): string | undefined {
+  if (after === undefined) return undefined;
+  const trimmed = after.startsWith(`${VIRTUAL_ROOT}/`) ? after.slice(VIRTUAL_ROOT.length + 1) : after.replace(/^\.\//, "");
+  return trimmed.replace(/^\/+|\/+$/g, "");
+}
+
+/** The same search, continued after `cursor` (a root-relative path): every given filter carried on. */
+function continueUrl(ctx: ToolContext, args: FindArgs, display: string, cursor: string): string {
+  const params: Array<[string, string | number]> = [];
+  if (args.name !== undefined) params.push(["name", args.name]);
+  if (args.query !== undefined) params.push(["query", args.query]);
+  if (args.path !== undefined) params.push(["path", display]);
+  if (args.include !== undefined) params.push(["include", args.include]);
+  if (!args.recursive) params.push(["recursive", 0]);
+  if (args.ignored) params.push(["ignored", 1]);
+  if (args.ignoreCase) params.push(["ignoreCase", 1]);
+  if (args.limit !== DEFAULT_FIND_RESULTS) params.push(["limit", args.limit]);
+  params.push(["after", `${VIRTUAL_ROOT}/${cursor}`]);
+  return ctx.urls.to("r", "f", params);
+}
 export type FindOutput = z.infer<typeof findOutput>;
 
 type StopReason = "results" | "entries" | "bytes" | "time";
@@ -116,7 +142,10 @@ export const findTool = defineTool({
         recursive: args.recursive,
         includeIgnored: args.ignored,
         signal: ctx.signal,
+        after: cursorOf(args.after),
       });
+      // The last entry fully considered: where a truncated answer's next resumes.
+      let cursor: string | undefined;
       const consider = async (entry: WalkEntry): Promise<FindHit | undefined> => {
         const underStart = toRelative(start.absolute, entry.absolute);
         if (nameNeedle !== undefined && !(byPath ? underStart : entry.name).toLowerCase().includes(nameNeedle)) return undefined;
@@ -142,13 +171,15 @@ export const findTool = defineTool({
         else if (Date.now() > deadline) stop = "time";
         if (stop) break;
         const hit = await consider(entry);
-        if (!hit) continue;
-        if (hits.length >= args.limit) {
+        if (hit && hits.length >= args.limit) {
           stop = "results";
           break;
         }
-        hits.push(hit);
+        cursor = entry.relative;
+        if (hit) hits.push(hit);
       }
+      // A walk stopped before considering anything has no progress to continue from.
+      const next = stop && cursor !== undefined ? continueUrl(ctx, args, start.display, cursor) : undefined;
 
       return {
         ok: true,
@@ -160,7 +191,8 @@ export const findTool = defineTool({
         count: hits.length,
         results: hits,
         truncated: stop !== undefined,
-        ...(stop ? { notice: `${STOP_NOTICES[stop]} Narrow with path=, name=, include= or query=.` } : {}),
+        ...(next ? { next } : {}),
+        ...(stop ? { notice: `${STOP_NOTICES[stop]} ${next ? "next continues after the last path considered, or narrow" : "Narrow"} with path=, name=, include= or query=.` } : {}),
         ...(hits.length === 0 && !stop && !args.ignored
           ? { notice: "Nothing matched. .gitignore'd paths, .git and node_modules were skipped; add ignored=1 to include them." }
           : {}),

@@ -34,6 +34,26 @@ export interface WalkOptions {
   /** ignored=1: no .gitignore rules and no skipped directories. */
   includeIgnored: boolean;
   signal?: AbortSignal;
+  /**
+   * Resume cursor (a root-relative path, "/"-separated): only entries after it in walk order are yielded,
+   * and directories wholly before it are not descended, so a continued walk makes progress (find's next).
+   */
+  after?: string;
+}
+
+type CursorPosition = "before" | "ancestor" | "self" | "after";
+
+/** Where a root-relative path lies against the cursor in pre-order with names in byte order. */
+function positionOf(relative: string, cursor: string[]): CursorPosition {
+  const parts = relative.split("/");
+  const n = Math.min(parts.length, cursor.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareNames(parts[i]!, cursor[i]!);
+    if (c !== 0) return c < 0 ? "before" : "after";
+  }
+  if (parts.length === cursor.length) return "self";
+  // A directory on the way to the cursor comes before it; an entry inside the cursor comes after it.
+  return parts.length < cursor.length ? "ancestor" : "after";
 }
 
 /** Compares names by Unicode code point, which is the byte order of their UTF-8 form. */
@@ -82,7 +102,9 @@ export async function* walkTree(options: WalkOptions): AsyncGenerator<WalkEntry>
   const startRel = toRelative(root, start);
   const baseLevels = includeIgnored ? [] : await ancestorIgnoreLevels(options.rootFd, startRel);
 
-  async function* visit(dirFd: number, dir: string, rel: string, depth: number, levels: IgnoreLevel[]): AsyncGenerator<WalkEntry> {
+  const cursor = options.after === undefined ? undefined : options.after.split("/").filter((p) => p !== "");
+
+  async function* visit(dirFd: number, dir: string, rel: string, depth: number, levels: IgnoreLevel[], pastCursor: boolean): AsyncGenerator<WalkEntry> {
     const entries = await readSorted(dirFd);
     let active = levels;
     if (!includeIgnored && entries.some((e) => e.name === GITIGNORE && e.isFile())) {
@@ -98,19 +120,21 @@ export async function* walkTree(options: WalkOptions): AsyncGenerator<WalkEntry>
         if (kind === "dir" && SKIPPED.has(dirent.name)) continue;
         if (isIgnored(active, childRel, kind === "dir")) continue;
       }
+      const position = pastCursor || !cursor ? "after" : positionOf(childRel, cursor);
+      if (position === "before") continue;
       const absolute = path.join(dir, dirent.name);
-      yield { absolute, dirFd, relative: childRel, name: dirent.name, kind, depth };
+      if (position === "after") yield { absolute, dirFd, relative: childRel, name: dirent.name, kind, depth };
       if (kind !== "dir" || !recursive) continue;
       const childFd = openSubdirectory(dirFd, dirent.name);
       // Gone or no longer a real directory since readdir: skipped, as a vanished directory is.
       if (childFd === undefined) continue;
       try {
-        yield* visit(childFd, absolute, childRel, depth + 1, active);
+        yield* visit(childFd, absolute, childRel, depth + 1, active, position === "after" || position === "self");
       } finally {
         closeQuietly(childFd);
       }
     }
   }
 
-  yield* visit(options.startFd, start, startRel, 1, baseLevels);
+  yield* visit(options.startFd, start, startRel, 1, baseLevels, false);
 }

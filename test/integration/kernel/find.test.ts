@@ -107,6 +107,45 @@ describe("find (/f)", () => {
     expect(body.notice).toMatch(/limit=/);
   });
 
+  it("continues a truncated search exactly with next, page by page, in walk order", async () => {
+    const whole = paths(await find([["name", "i"], ["limit", 1000]]));
+    expect(whole.length).toBeGreaterThan(30);
+    let body = await find([["name", "i"], ["limit", 7]]);
+    const seen = [...paths(body)];
+    let gets = 1;
+    while (body.truncated && gets < 20) {
+      expect(body.next, JSON.stringify(body)).toBeTypeOf("string");
+      body = await agentGet<Body>(body.next as string);
+      expect(body.ok, JSON.stringify(body)).toBe(true);
+      seen.push(...paths(body));
+      gets++;
+    }
+    expect(body.next).toBeUndefined();
+    expect(seen).toEqual(whole);
+    expect(gets).toBe(Math.ceil(whole.length / 7));
+  });
+
+  it("carries every filter into next (query, path, include, ignoreCase)", async () => {
+    const first = await find([["query", "BULK"], ["ignoreCase", 1], ["path", "bulk"], ["include", "*.txt"], ["limit", 3]]);
+    expect(first).toMatchObject({ count: 3, truncated: true });
+    const second = await agentGet<Body>(first.next as string);
+    expect(paths(second)).toEqual([3, 4, 5].map((i) => `/project/bulk/item-0${i}.txt`));
+    expect(second.results[0]).toMatchObject({ line: 1 });
+  });
+
+  it("continues after a directory hit into that directory's entries", async () => {
+    writeTree(t.projectDir, { "nest/nest-a/nest-b.txt": "b\n", "nest/nest-a/other.txt": "o\n", "nest/nest-c.txt": "c\n" });
+    const all = ["/project/nest", "/project/nest/nest-a", "/project/nest/nest-a/nest-b.txt", "/project/nest/nest-c.txt"];
+    expect(paths(await find([["name", "nest"]]))).toEqual(all);
+    let body = await find([["name", "nest"], ["limit", 1]]);
+    const seen = [...paths(body)];
+    for (let gets = 1; body.next && gets < 10; gets++) {
+      body = await agentGet<Body>(body.next as string);
+      seen.push(...paths(body));
+    }
+    expect(seen).toEqual(all);
+  });
+
   it("never walks through a symlink out of the project", async () => {
     expect(paths(await find([["query", "SECRET_TOKEN"]]))).toEqual(["/project/src/Config.ts"]);
     expect(paths(await find([["name", "outside"]]))).toEqual(["/project/outside-link"]);
