@@ -122,7 +122,7 @@ export const readTool = defineTool({
   route: "r",
   longRoutes: ["file", "files"],
   capability: "read",
-  description: `Exact text of up to ${MAX_READ_PATHS} files (repeat path=), or a directory listing; offset/limit select lines; max= (bytes, ${MIN_READ_MAX_BYTES}-${MAX_READ_MAX_BYTES}) sets the page size; follow next when a page stops short.`,
+  description: `Exact text of up to ${MAX_READ_PATHS} files (repeat path=), or a directory listing; offset/limit select lines, or lines=FROM-TO once per path= for a range each; max= (bytes, ${MIN_READ_MAX_BYTES}-${MAX_READ_MAX_BYTES}) sets the page size; follow next when a page stops short.`,
   example: "/r?path=src/app.ts",
   schema,
   output: readOutput,

@@ -46,7 +46,7 @@ function readAnswer(name: string, content: string, fingerprint: string): string 
   const size = Buffer.byteLength(content, "utf8");
   return (
     `{"ok":true,"requestedPaths":["${p}"],"returnedPaths":["${p}"],"allComplete":true,"completePaths":["${p}"],"incompletePaths":[],"unreturnedPaths":[],` +
-    `"files":[{"path":"${p}","kind":"file","encoding":"utf-8","newline":"lf","size":${size},"fingerprint":"${fingerprint}","totalLines":1,"startLine":1,"endLine":1,"content":${JSON.stringify(content)},"complete":true}]}`
+    `"files":[{"path":"${p}","kind":"file","encoding":"utf-8","newline":"lf","size":${size},"fingerprint":"${fingerprint}","totalLines":1,"startLine":1,"endLine":1,"content":${JSON.stringify(content)},"complete":true,"rangeComplete":true}]}`
   );
 }
 

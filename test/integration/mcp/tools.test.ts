@@ -194,7 +194,8 @@ describe("read tools", () => {
     expect(Buffer.byteLength(page.content)).toBeLessThanOrEqual(MCP_READ_PAGE_BYTES);
     expect(Buffer.byteLength(page.content)).toBeGreaterThan(MCP_READ_PAGE_BYTES - 64);
     const rest = await client.callTool({ name: "read", arguments: { path: "wide.txt", offset: page.endLine + 1 } });
-    expect(structured(rest)).toMatchObject({ files: [{ endLine: 1000, totalLines: 1000, complete: true }] });
+    // The second page reaches the end, but it is not the whole file: rangeComplete, not complete.
+    expect(structured(rest)).toMatchObject({ files: [{ endLine: 1000, totalLines: 1000, complete: false, rangeComplete: true }] });
     expect(page.content + (structured(rest) as { files: Array<{ content: string }> }).files[0]!.content).toBe(wide);
   });
 
