@@ -137,6 +137,15 @@ describe("read (/r) per-path ranges", () => {
     expect(repaired.files.map((f) => f.content)).toEqual(["two\nthree\n", lineRange(A, 1, 1)]);
   });
 
+  it("keeps each path's range in the batches of a call over 8 paths, and the first batch succeeds as returned", async () => {
+    const params: Params = Array.from({ length: 9 }, (_, i): Params => [["path", "a.txt"], ["lines", `${i + 1}-${i + 1}`]]).flat();
+    const refused = await read(params);
+    expect(refused).toMatchObject({ ok: false, errorCode: "too_many_paths" });
+    expect((refused.batches as string[])[1]).toMatch(/path=a\.txt&lines=9-9$/);
+    const first = await agentGet<Body>(refused.repair!);
+    expect(first.files.map((f) => f.startLine)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
   it("serves lines=a-b on a single path directly (it used to need a repair round trip)", async () => {
     const body = await read([["path", "small.txt"], ["lines", "2-3"]]);
     expect(body).toMatchObject({ ok: true, files: [{ startLine: 2, endLine: 3, content: "two\nthree\n", complete: false, rangeComplete: true }] });
