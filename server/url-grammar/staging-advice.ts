@@ -25,8 +25,9 @@ export function stagingPlan(contentBytes: number, sentBytes: number = contentByt
 }
 
 /**
- * An upper bound on the content bytes a sent (still encoded) text carries: %XX is one byte, ~x one, ~uXXXX at
- * most three; anything else counts as itself. For a URL refused before it is parsed.
+ * An upper bound on the content bytes a sent (still encoded) text carries: %XX is one byte, ~n ~r ~t ~h ~p ~q
+ * ~s ~a ~~ one; anything else (~u escapes included: a lone surrogate stays verbatim) counts as itself. For a
+ * URL refused before it is parsed.
  */
 export function contentBytesAtMost(sent: string): number {
   let bytes = 0;
@@ -36,10 +37,7 @@ export function contentBytesAtMost(sent: string): number {
     if (c === "%" && /^[0-9A-Fa-f]{2}$/.test(sent.slice(i + 1, i + 3))) {
       bytes += 1;
       i += 3;
-    } else if (c === "~" && sent[i + 1] === "u" && /^[0-9A-Fa-f]{4}$/.test(sent.slice(i + 2, i + 6))) {
-      bytes += 3;
-      i += 6;
-    } else if (c === "~" && i + 1 < sent.length) {
+    } else if (c === "~" && ONE_BYTE_ESCAPES.has(sent[i + 1] ?? "")) {
       bytes += 1;
       i += 2;
     } else {
@@ -50,6 +48,8 @@ export function contentBytesAtMost(sent: string): number {
   }
   return bytes;
 }
+
+const ONE_BYTE_ESCAPES = new Set("nrthpqsa~");
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1).replace(/\.0$/, "")} KiB`;
 
