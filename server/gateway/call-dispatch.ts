@@ -11,6 +11,7 @@ import type { Logger } from "../log.js";
 import type { PluginHost } from "../plugins/host.js";
 import { bindQueryInput } from "../url-grammar/bind.js";
 import { MAX_REQUEST_TARGET_BYTES } from "../url-grammar/limits.js";
+import { contentBytesAtMost, stagingAdvice, stagingPlan } from "../url-grammar/staging-advice.js";
 import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 import type { Authenticated } from "./authenticate.js";
 import { baseFor, openCall, toolContextOf, type AgentFallback, type UrlCall } from "./call-context.js";
@@ -118,8 +119,10 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
 function assertTargetLength(rawTarget: string): void {
   const bytes = Buffer.byteLength(rawTarget, "utf8");
   if (bytes <= MAX_REQUEST_TARGET_BYTES) return;
-  throw new ToolError(ErrorCode.requestTargetTooLong, `The URL is longer than ${MAX_REQUEST_TARGET_BYTES} bytes. Stage large content with /s in ~1 KiB chunks and pass blob=<id>&count=<n>.`, {
-    detail: { bytes, limit: MAX_REQUEST_TARGET_BYTES },
+  // The content is not decoded yet; an upper bound on its size keeps every planned chunk within raw='s limit.
+  const plan = stagingPlan(contentBytesAtMost(rawTarget), bytes);
+  throw new ToolError(ErrorCode.requestTargetTooLong, `The URL is ${bytes} bytes, over the ${MAX_REQUEST_TARGET_BYTES}-byte limit. If it carries content, ${stagingAdvice(plan).replace(/^Stage/, "stage")}`, {
+    detail: { bytes, limit: MAX_REQUEST_TARGET_BYTES, chunks: plan.count, chunkBytes: plan.chunkBytes },
     agentAction: "stage_content",
   });
 }

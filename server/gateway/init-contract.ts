@@ -1,6 +1,10 @@
 // The Init contract: the one document an agent reads first. Compact and model-neutral; it gives exact
 // bases and [baseRef, suffix] endpoints so URLs are built mechanically, never hand-assembled.
+import { MAX_READ_PATHS } from "../kernel/limits.js";
 import type { AnyToolDefinition, ProjectScope } from "../kernel/tool/definition.js";
+import { MAX_WAIT_MS } from "../mutation/journal/controls.js";
+import { MAX_CHUNK_BYTES } from "../mutation/staging/staging.js";
+import { MAX_RAW_BYTES, MAX_REQUEST_TARGET_BYTES } from "../url-grammar/limits.js";
 
 /** Hard ceiling for the fully enabled contract on the local test origin (1.6 KiB). */
 export const MAX_INIT_CONTRACT_BYTES = 1638;
@@ -31,20 +35,23 @@ const ENDPOINTS: Array<[string, string]> = [
   ["result", "/j?call=<id>"],
 ];
 
-function rules(mutation: boolean): string[] {
+const kib = (bytes: number) => `${bytes / 1024} KiB`;
+
+function rules(mutation: boolean, terminal: boolean): string[] {
   const base = [
     "Fetch every URL in raw, unconverted mode.",
     "URL = bases[ref] + suffix; replace only <...>.",
     "raw= goes last: all after it is content. + is space. Escapes: ~n newline ~r CR ~t tab ~s space ~q + ~h # ~p % ~a & ~~ ~ ~uXXXX.",
-    "Up to 8 path= per /r. Use next/repair/poll/retry/repeat URLs exactly as returned.",
+    `Up to ${MAX_READ_PATHS} path= per /r; max=<bytes> per page. /g: literal unless regex=1. Use next/repair/poll/retry/repeat URLs exactly as returned.`,
     "Truncated reply: /z?last=1&part=0 on the same base.",
   ];
   if (!mutation) return base;
   return [
     ...base,
-    "Mutations run once: a repeated GET returns the first result; add run=<nonce> to repeat on purpose.",
-    "One edit: /e. Several edits or files: one /a patch (*** Begin Patch). /w replaces a file only after a full read.",
-    "Content over ~6 KB: stage ~1 KB chunks with /s, then pass blob=<id>&count=<n>.",
+    "Mutations run once: a repeated GET replays the first result; run=<nonce> runs again.",
+    `wait=<ms> (≤${MAX_WAIT_MS}) on mutations and /j.${terminal ? " /x bg=1 starts a server, answers its URLs." : ""}`,
+    "/e: one edit. /a: one patch (*** Begin Patch) for more edits or files. /w: after a full read.",
+    `URL >${kib(MAX_REQUEST_TARGET_BYTES)} or raw >${kib(MAX_RAW_BYTES)}: stage ≤${kib(MAX_CHUNK_BYTES)} chunks with /s (20 KiB: 3), then pass blob=<id>&count=<n>.`,
   ];
 }
 
@@ -71,6 +78,6 @@ export function buildInitContract(input: InitContractInput): Record<string, unkn
     perms: input.project.permissions,
     bases,
     ep,
-    rules: rules(mutation),
+    rules: rules(mutation, ep.terminal !== undefined),
   };
 }

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import { fieldsOf, type FieldInfo } from "../kernel/tool/input-fields.js";
 import { MAX_RAW_BYTES } from "./limits.js";
+import { stagingAdvice, stagingPlan } from "./staging-advice.js";
 import { decodeQueryComponent } from "./percent.js";
 import { encodeUrlText } from "./encode.js";
 import type { QuerySegment } from "./query.js";
@@ -174,8 +175,9 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
     rejectMisplacedParameters(url, [...fields, ...Object.keys(aliases), ...(binding.controlNames ?? [])]);
     const bytes = Buffer.byteLength(url.query.raw.text, "utf8");
     if (bytes > MAX_RAW_BYTES) {
-      throw new ToolError(ErrorCode.rawTooLong, `raw= content is ${bytes} bytes; the limit is ${MAX_RAW_BYTES}. Stage it in ~1 KiB chunks with /s and pass blob=<id>&count=<n>.`, {
-        detail: { bytes, limit: MAX_RAW_BYTES },
+      const plan = stagingPlan(bytes, Buffer.byteLength(url.query.raw.rawText, "utf8"));
+      throw new ToolError(ErrorCode.rawTooLong, `raw= content is ${bytes} bytes; the limit is ${MAX_RAW_BYTES}. ${stagingAdvice(plan)}`, {
+        detail: { bytes, limit: MAX_RAW_BYTES, chunks: plan.count, chunkBytes: plan.chunkBytes },
         agentAction: "stage_content",
       });
     }

@@ -62,7 +62,7 @@ const STOP_NOTICES: Record<GrepStop, string> = {
 };
 
 /** Looks like the agent meant a regex but searched literally. */
-const REGEX_LOOK = /\\[dwsbDWSB.]|\.\*|\.\+|\[[^\]]+\]|\(\?:|\|/;
+const REGEX_LOOK = /\\[dwsbDWSB.]|\.\*|\.\+|\[[^\]]+\]|\(\?:|\(\?[imsu]+\)|\(\?P?<[A-Za-z_]|\|/;
 
 function binaryFileError(display: string, size: number): ToolError {
   return new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {
@@ -84,7 +84,7 @@ async function checkSingleFile(target: HeldPath, display: string, size: number):
   }
 }
 
-function hintsWhenEmpty(args: GrepArgs, ctx: ToolContext, targetKind: "file" | "dir"): Pick<GrepOutput, "notice" | "regexUrl" | "ignoredUrl"> {
+function hintsWhenEmpty(args: GrepArgs, ignoreCase: boolean, ctx: ToolContext, targetKind: "file" | "dir"): Pick<GrepOutput, "notice" | "regexUrl" | "ignoredUrl"> {
   const hints: Pick<GrepOutput, "regexUrl" | "ignoredUrl"> = {};
   const notes: string[] = ["No line matches."];
   if (!args.regex && REGEX_LOOK.test(args.pattern)) {
@@ -92,7 +92,7 @@ function hintsWhenEmpty(args: GrepArgs, ctx: ToolContext, targetKind: "file" | "
     const url = ctx.urls.repair({ drop: ["regex"], add: [["regex", "1"]] });
     if (url) hints.regexUrl = url;
   }
-  if (!args.ignoreCase) notes.push("Matching is case-sensitive (ignoreCase=1 to change).");
+  if (!ignoreCase) notes.push("Matching is case-sensitive (ignoreCase=1 to change).");
   if (targetKind === "dir" && !args.ignored) {
     notes.push(".gitignore'd paths, .git and node_modules were skipped; ignoredUrl searches them too.");
     const url = ctx.urls.repair({ drop: ["ignored"], add: [["ignored", "1"]] });
@@ -184,14 +184,14 @@ export function createGrepTool(engine: GrepEngine) {
         path: target.display,
         pattern: args.pattern,
         regex: args.regex,
-        ...(args.ignoreCase ? { ignoreCase: true } : {}),
+        ...(pattern.ignoreCase ? { ignoreCase: true } : {}),
         ...(include ? { include: include.glob } : {}),
         matchedLines: collector.matchedLines,
         files,
         truncated: collector.stop !== undefined,
         ...(skipped.length > 0 ? { skipped } : {}),
         ...(notices.length > 0 ? { notice: notices.join(" ") } : {}),
-        ...(collector.matchedLines === 0 && !collector.stop ? withNotices(hintsWhenEmpty(args, ctx, targetKind), notices) : {}),
+        ...(collector.matchedLines === 0 && !collector.stop ? withNotices(hintsWhenEmpty(args, pattern.ignoreCase, ctx, targetKind), notices) : {}),
       };
     },
   });

@@ -7,6 +7,8 @@ export interface TranslatedRegex {
   rust: string;
   /** Pattern for RegExp with flags "su" (+ "i"). */
   js: string;
+  /** Set by leading inline flags: (?i) turns case-insensitive matching on, (?-i) off. */
+  ignoreCase?: boolean;
 }
 
 export class RegexDialectError extends Error {
@@ -14,6 +16,8 @@ export class RegexDialectError extends Error {
   constructor(
     message: string,
     readonly index: number,
+    /** For case flags inside the pattern: the same pattern without them, to search with ignoreCase=1. */
+    readonly ignoreCaseForm?: string,
   ) {
     super(message);
   }
@@ -45,6 +49,66 @@ interface Escape {
 
 function fail(message: string, index: number): never {
   throw new RegexDialectError(message, index);
+}
+
+// Inline flags. Within one line m and s change nothing and u is already on, so only i matters.
+const FLAG_GROUP = /^\(\?([A-Za-z-]*)([:)])/;
+const HARMLESS_FLAGS = /^[imsu]*$/;
+const NO_OP_FLAGS = /^(?=.)[msu]*(?:-[ms]*)?$/;
+const LEADING_FLAGS = /^\(\?(-?)([imsu]*)(?:-([imsu]*))?\)/;
+const NAMED_GROUP = /^\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/;
+
+/** Leading (?flags) groups, read as ignoreCase; undefined when the pattern starts with none this can read. */
+function leadingFlags(pattern: string): { rest: number; ignoreCase?: boolean } | undefined {
+  let at = 0;
+  let ignoreCase: boolean | undefined;
+  for (;;) {
+    const m = LEADING_FLAGS.exec(pattern.slice(at));
+    if (!m || m[0] === "(?)" || (m[1] === "-" && m[3] !== undefined)) break;
+    const on = m[1] === "-" ? "" : m[2]!;
+    const off = m[1] === "-" ? m[2]! : (m[3] ?? "");
+    if (off.includes("u")) break;
+    if (on.includes("i")) ignoreCase = true;
+    if (off.includes("i")) ignoreCase = false;
+    at += m[0].length;
+  }
+  return at === 0 ? undefined : { rest: at, ...(ignoreCase === undefined ? {} : { ignoreCase }) };
+}
+
+/**
+ * The pattern with its case flags removed ((?i) dropped, (?i:...) read as (?:...)), for a search with
+ * ignoreCase=1; undefined when it holds a flag that means more than case-insensitivity.
+ */
+export function withoutCaseFlags(pattern: string): string | undefined {
+  let out = "";
+  let i = 0;
+  while (i < pattern.length) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      out += pattern.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (c === "[") {
+      let j = i + 1;
+      if (pattern[j] === "^") j++;
+      if (pattern[j] === "]") j++;
+      while (j < pattern.length && pattern[j] !== "]") j += pattern[j] === "\\" ? 2 : 1;
+      out += pattern.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    const flags = c === "(" ? FLAG_GROUP.exec(pattern.slice(i)) : null;
+    if (flags && flags[1] !== "") {
+      if (!HARMLESS_FLAGS.test(flags[1]!)) return undefined;
+      out += flags[2] === ":" ? "(?:" : "";
+      i += flags[0].length;
+      continue;
+    }
+    out += c;
+    i++;
+  }
+  return out;
 }
 
 function hexEscape(pattern: string, at: number, letter: "x" | "u"): Escape {
@@ -144,7 +208,8 @@ export function translateRegex(pattern: string): TranslatedRegex {
   const out: TranslatedRegex = { rust: "", js: "" };
   let groups = 0;
   let canRepeat = false;
-  let i = 0;
+  const leading = leadingFlags(pattern);
+  let i = leading?.rest ?? 0;
   const repeat = (text: string, at: number) => {
     if (!canRepeat) fail(`"${text}" has nothing to repeat; escape it (\\${text[0]}) for a literal character.`, at);
     let spelled = text;
@@ -171,10 +236,42 @@ export function translateRegex(pattern: string): TranslatedRegex {
         continue;
       case "(":
         if (pattern[i + 1] === "?") {
-          if (pattern[i + 2] !== ":") fail("Only (?:...) groups are supported: no lookaround, named groups or inline flags.", i);
-          out.rust += "(?:";
-          out.js += "(?:";
-          i += 3;
+          const named = NAMED_GROUP.exec(pattern.slice(i));
+          if (named) {
+            // A line either matches or not: the name changes nothing, so it is a plain group for both engines.
+            out.rust += "(";
+            out.js += "(";
+            i += named[0].length;
+          } else if (pattern[i + 2] === ":") {
+            out.rust += "(?:";
+            out.js += "(?:";
+            i += 3;
+          } else {
+            const flags = FLAG_GROUP.exec(pattern.slice(i));
+            if (flags && NO_OP_FLAGS.test(flags[1]!)) {
+              // (?s) (?m) (?u) change nothing within one line: dropped, and (?s:...) is a plain (?:...).
+              if (flags[2] === ":") {
+                out.rust += "(?:";
+                out.js += "(?:";
+                groups++;
+              }
+              canRepeat = false;
+              i += flags[0].length;
+              continue;
+            }
+            if (flags) {
+              const plain = withoutCaseFlags(pattern);
+              const only = plain !== undefined && /i/.test(flags[1]!) ? plain : undefined;
+              throw new RegexDialectError(
+                only !== undefined
+                  ? `Inline flags are supported only at the start of the pattern ((?i)...); ${flags[0]} here cannot be searched the same way by both engines. Fetch the repair URL to search the pattern with ignoreCase=1 instead (case-insensitive throughout).`
+                  : `Inline flags other than (?i), (?m), (?s) and (?u) at the start of the pattern are not supported; remove ${flags[0]}${flags[0].endsWith(":") ? "...)" : ""}.`,
+                i,
+                only,
+              );
+            }
+            fail("(?=, (?!, (?<= and (?<! (lookaround) are not supported, nor other (?...) groups than (?:...), (?<name>...) and leading inline flags.", i);
+          }
         } else {
           out.rust += "(";
           out.js += "(";
@@ -236,7 +333,7 @@ export function translateRegex(pattern: string): TranslatedRegex {
     }
   }
   if (groups > 0) fail("Unclosed ( in the pattern; write \\( for a literal parenthesis.", pattern.length);
-  return out;
+  return leading?.ignoreCase === undefined ? out : { ...out, ignoreCase: leading.ignoreCase };
 }
 
 /** Escapes text for a RegExp with the "u" flag. */

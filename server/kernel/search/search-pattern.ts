@@ -3,6 +3,7 @@
 import { ErrorCode, ToolError } from "../../errors.js";
 import type { ExactUrls } from "../tool/definition.js";
 import { MAX_PATTERN_CHARS } from "../limits.js";
+import { encodeUrlText } from "../../url-grammar/encode.js";
 import { escapeForJs, RegexDialectError, translateRegex } from "./regex-dialect.js";
 
 export interface SearchPattern {
@@ -32,6 +33,16 @@ function invalidRegex(pattern: string, reason: string, urls: ExactUrls | undefin
   });
 }
 
+/** Case flags inside the pattern: the repair searches it without them, with ignoreCase=1. */
+function caseFlagsError(pattern: string, error: RegexDialectError, urls: ExactUrls | undefined): ToolError {
+  const form = error.ignoreCaseForm!;
+  const repair = urls?.repair({ drop: ["pattern", "grep", "query", "ignoreCase"], add: [["ignoreCase", "1"]], rawText: encodeUrlText(form) });
+  return new ToolError(ErrorCode.invalidRegex, `Invalid regex: ${error.message}`, {
+    detail: { pattern, reason: error.message, index: error.index, ignoreCasePattern: form },
+    ...(repair ? { repair } : {}),
+  });
+}
+
 export function compileSearchPattern(text: string, options: PatternOptions): SearchPattern {
   if (text.length === 0) {
     throw new ToolError(ErrorCode.missingParameter, "The search text is empty. Put it last: /g?path=src&raw=TODO", {
@@ -55,9 +66,9 @@ export function compileSearchPattern(text: string, options: PatternOptions): Sea
       detail: { parameter: "pattern" },
     });
   }
-  const flags = `su${options.ignoreCase ? "i" : ""}`;
-  const caseArgs = options.ignoreCase ? ["--ignore-case"] : ["--case-sensitive"];
   if (!options.regex) {
+    const flags = `su${options.ignoreCase ? "i" : ""}`;
+    const caseArgs = options.ignoreCase ? ["--ignore-case"] : ["--case-sensitive"];
     const source = escapeForJs(text);
     return {
       text,
@@ -72,9 +83,16 @@ export function compileSearchPattern(text: string, options: PatternOptions): Sea
   try {
     translated = translateRegex(text);
   } catch (error) {
-    if (error instanceof RegexDialectError) throw invalidRegex(text, error.message, options.urls, error.index);
+    if (error instanceof RegexDialectError) {
+      if (error.ignoreCaseForm !== undefined) throw caseFlagsError(text, error, options.urls);
+      throw invalidRegex(text, error.message, options.urls, error.index);
+    }
     throw error;
   }
+  // Leading (?i) / (?-i) decide the case, as they would in ripgrep; the engines get it as a flag.
+  const ignoreCase = translated.ignoreCase ?? options.ignoreCase;
+  const flags = `su${ignoreCase ? "i" : ""}`;
+  const caseArgs = ignoreCase ? ["--ignore-case"] : ["--case-sensitive"];
   let line: RegExp;
   try {
     line = new RegExp(translated.js, flags);
@@ -84,7 +102,7 @@ export function compileSearchPattern(text: string, options: PatternOptions): Sea
   return {
     text,
     regex: true,
-    ignoreCase: options.ignoreCase,
+    ignoreCase,
     rgArgs: [...caseArgs, "--regexp", translated.rust],
     line,
     needle: undefined,

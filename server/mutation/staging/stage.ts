@@ -4,7 +4,8 @@ import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool } from "../../kernel/tool/definition.js";
 import { runtimeOf } from "../journal/context.js";
-import { BLOB_ID_PATTERN, blobStatusUrl, MAX_CHUNKS_PER_BLOB, stageAck } from "./staging.js";
+import { MAX_REQUEST_TARGET_BYTES } from "../../url-grammar/limits.js";
+import { BLOB_ID_PATTERN, blobStatusUrl, MAX_CHUNK_BYTES, MAX_CHUNKS_PER_BLOB, stageAck } from "./staging.js";
 
 /** What a successful /s answers: the staging acknowledgement, where to check the blob, and what to do next. */
 export const stageOutput = stageAck.extend({
@@ -19,7 +20,7 @@ export const stageTool = defineTool({
   route: "s",
   longRoutes: ["staging"],
   capability: "mutation",
-  description: "Stage one ~1 KiB chunk of large content: blob id, index i, total count, content as raw=.",
+  description: `Stage one chunk (up to ${MAX_CHUNK_BYTES / 1024} KiB, its URL up to ${MAX_REQUEST_TARGET_BYTES / 1024} KiB) of large content: blob id, index i, total count, content as raw=.`,
   example: "/s?blob=feature&i=0&count=3&raw=<chunk>",
   schema: z.object({
     blob: z.string().regex(BLOB_ID_PATTERN, "blob ids use A-Z a-z 0-9 . _ - (1..64)"),
@@ -32,7 +33,7 @@ export const stageTool = defineTool({
   journal: { record: false },
   async execute(args, ctx) {
     if (args.count < 1 || args.count > MAX_CHUNKS_PER_BLOB) {
-      throw new ToolError(ErrorCode.invalidParameter, `count must be 1..${MAX_CHUNKS_PER_BLOB} (chunks per blob); got ${args.count}. Use larger chunks (up to 8 KiB) or split the work.`, {
+      throw new ToolError(ErrorCode.invalidParameter, `count must be 1..${MAX_CHUNKS_PER_BLOB} (chunks per blob); got ${args.count}. Use larger chunks (up to ${MAX_CHUNK_BYTES / 1024} KiB) or split the work.`, {
         detail: { parameter: "count", received: args.count, min: 1, max: MAX_CHUNKS_PER_BLOB },
         retryable: false,
       });

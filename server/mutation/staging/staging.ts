@@ -6,10 +6,11 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import type { ExactUrls, ToolContext } from "../../kernel/tool/definition.js";
 import type { Store } from "../../store/index.js";
 import type { BlobKey, StagedBlobRow } from "../../store/staging.js";
+import { MAX_RAW_BYTES } from "../../url-grammar/limits.js";
+import { stagingPlan } from "../../url-grammar/staging-advice.js";
 
-/** Chunk size we recommend: leaves headroom for URL tools that cap the whole URL near 2 KiB. */
-export const RECOMMENDED_CHUNK_BYTES = 1024;
-export const MAX_CHUNK_BYTES = 8 * 1024;
+/** A chunk travels as raw=, so it holds what raw= may (its URL must also fit MAX_REQUEST_TARGET_BYTES). */
+export const MAX_CHUNK_BYTES = MAX_RAW_BYTES;
 export const MAX_CHUNKS_PER_BLOB = 64;
 export const MAX_BLOB_BYTES = 160 * 1024;
 export const MAX_BLOBS_PER_SESSION = 128;
@@ -77,7 +78,7 @@ export class Staging {
       const key: BlobKey = { ...scope, blob: input.blob };
       const bytes = Buffer.byteLength(input.content, "utf8");
       if (bytes > MAX_CHUNK_BYTES) {
-        throw new ToolError(ErrorCode.stagedChunkTooLarge, `A chunk may hold ${MAX_CHUNK_BYTES} bytes; this one has ${bytes}. Split it (~${RECOMMENDED_CHUNK_BYTES} bytes each) and raise count.`, {
+        throw new ToolError(ErrorCode.stagedChunkTooLarge, `A chunk may hold ${MAX_CHUNK_BYTES} bytes; this one has ${bytes}. Split it into ${stagingPlan(bytes).count} chunks (~${stagingPlan(bytes).chunkBytes} bytes each) and raise count to match.`, {
           detail: { bytes, limit: MAX_CHUNK_BYTES },
           retryable: false,
         });

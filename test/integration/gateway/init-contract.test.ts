@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_INIT_CONTRACT_BYTES } from "../../../server/gateway/init-contract.js";
+import { MAX_READ_PATHS } from "../../../server/kernel/limits.js";
+import { MAX_WAIT_MS } from "../../../server/mutation/journal/controls.js";
+import { MAX_CHUNK_BYTES } from "../../../server/mutation/staging/staging.js";
+import { MAX_RAW_BYTES, MAX_REQUEST_TARGET_BYTES } from "../../../server/url-grammar/limits.js";
 import type { Plugin } from "../../../server/plugins/host.js";
 import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 
@@ -11,6 +15,9 @@ const discoveryOnlyPlugin: Plugin = {
   tools: [],
   status: async () => ({ state: "ready" }),
 };
+
+/** projectName in server/control/schemas.ts: at most 64 characters, all ASCII. */
+const LONGEST_PROJECT_NAME = 64;
 
 describe("Init contract", () => {
   it("advertises terminal but not write endpoints for a terminal-only project", async () => {
@@ -28,8 +35,10 @@ describe("Init contract", () => {
   afterAll(async () => t.close());
 
   it(`stays within ${MAX_INIT_CONTRACT_BYTES} bytes with every mutation tool, the web tools and plugin discovery enabled`, async () => {
-    const s = await t.session({ write: true, terminal: true, web: true });
+    // The worst case: every permission, plugin discovery, and the longest project name the control plane accepts.
+    const s = await t.session({ write: true, terminal: true, web: true, name: `p${"x".repeat(LONGEST_PROJECT_NAME - 1)}` });
     const body = await (await fetch(s.initUrl)).text();
+    expect(JSON.parse(body).project).toHaveLength(LONGEST_PROJECT_NAME);
     const bytes = Buffer.byteLength(body, "utf8");
     expect(bytes).toBeLessThanOrEqual(MAX_INIT_CONTRACT_BYTES);
     const init = JSON.parse(body) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
@@ -44,6 +53,24 @@ describe("Init contract", () => {
       expect(suffix.startsWith("/")).toBe(true);
     }
     console.info(`Init contract: ${bytes} bytes (limit ${MAX_INIT_CONTRACT_BYTES}), endpoints: ${Object.keys(init.ep).join(", ")}`);
+  });
+
+  it("states the facts an agent needs before its second call, from the limits the bridge enforces", async () => {
+    const s = await t.session({ write: true, terminal: true });
+    const rules = ((await (await fetch(s.initUrl)).json()) as { rules: string[] }).rules.join("\n");
+    expect(rules).toContain("/g: literal unless regex=1");
+    expect(rules).toContain(`Up to ${MAX_READ_PATHS} path= per /r; max=<bytes> per page`);
+    expect(rules).toContain(`wait=<ms> (≤${MAX_WAIT_MS}) on mutations and /j`);
+    expect(rules).toContain("/x bg=1 starts a server");
+    expect(rules).toContain(`URL >${MAX_REQUEST_TARGET_BYTES / 1024} KiB or raw >${MAX_RAW_BYTES / 1024} KiB: stage ≤${MAX_CHUNK_BYTES / 1024} KiB chunks with /s`);
+    expect(rules).not.toMatch(/~1 KB|~1 KiB/);
+    // No terminal, no bg=1; no mutation base, no mutation rules at all.
+    const noTerminal = ((await (await fetch((await t.session({ write: true, terminal: false })).initUrl)).json()) as { rules: string[] }).rules.join("\n");
+    expect(noTerminal).toContain("wait=<ms>");
+    expect(noTerminal).not.toContain("bg=1");
+    const readOnly = ((await (await fetch((await t.session({ write: false, terminal: false })).initUrl)).json()) as { rules: string[] }).rules.join("\n");
+    expect(readOnly).toContain("regex=1");
+    expect(readOnly).not.toMatch(/wait=|stage/);
   });
 
   it("is model-neutral", async () => {

@@ -84,6 +84,38 @@ describe.each(["rg", "fallback"])("grep (/g) with the %s engine", (engine) => {
     expect(flat(repaired)).toEqual(["/project/src/app.ts:3:const re = /a.b(c)/;"]);
   });
 
+  // Inline flags and named groups, as agents write them for other engines: served, or repaired to a search that finds the line.
+  it.each<[string, Params, string, string[], "served" | "repair" | "regexUrl"]>([
+    ["leading (?i)", [["path", "src/app.ts"], ["regex", 1]], "(?i)^// todo", ["/project/src/app.ts:1:// TODO: first", "/project/src/app.ts:4:// todo lower"], "served"],
+    ["leading (?is) with a named group", [["path", "src"], ["regex", 1]], "(?is)todo: (?<what>FIRST|util)$", ["/project/src/app.ts:1:// TODO: first", "/project/src/util.js:2:// TODO: util"], "served"],
+    ["(?P<name>...)", [["path", "src"], ["regex", 1]], "(?P<tag>TODO): (?P<what>first|util)$", ["/project/src/app.ts:1:// TODO: first", "/project/src/util.js:2:// TODO: util"], "served"],
+    ["(?s) mid-pattern", [["path", "src/app.ts"], ["regex", 1]], "TODO(?s): first", ["/project/src/app.ts:1:// TODO: first"], "served"],
+    ["scoped (?i:...)", [["path", "src/app.ts"], ["regex", 1]], "TODO: (?i:FIRST)", ["/project/src/app.ts:1:// TODO: first"], "repair"],
+    ["(?i) mid-pattern, pattern given as pattern=", [["path", "src/app.ts"], ["regex", 1], ["pattern", "// (?i)todo LOWER"]], "", ["/project/src/app.ts:4:// todo lower"], "repair"],
+    ["(?i) searched literally", [["path", "src/app.ts"]], "(?i)todo lower", ["/project/src/app.ts:4:// todo lower"], "regexUrl"],
+  ])("%s: the answer, or its repair fetched as returned, finds the line", async (_name, params, raw, lines, how) => {
+    const first = await agentGet<Body>(url(s.r, "g", params, raw === "" ? undefined : raw));
+    let answer = first;
+    expect(first.ok === false ? "repair" : first.matchedLines === 0 ? "regexUrl" : "served").toBe(how);
+    if (first.ok === false) {
+      expect(first).toMatchObject({ errorCode: "invalid_regex", agentAction: "fetch_repair" });
+      expect(first.repair).toContain("ignoreCase=1");
+      answer = await agentGet<Body>(first.repair!);
+    } else if (first.matchedLines === 0) {
+      expect(typeof first.regexUrl).toBe("string");
+      answer = await agentGet<Body>(first.regexUrl as string);
+    }
+    expect(answer).toMatchObject({ ok: true, regex: true });
+    expect(flat(answer)).toEqual(lines);
+  });
+
+  it("reads a leading (?i) as ignoreCase and says so; (?-i) turns it back off", async () => {
+    expect(await grep([["path", "src/app.ts"], ["regex", 1]], "(?i)TODO lower")).toMatchObject({ ok: true, ignoreCase: true, matchedLines: 1 });
+    const off = await grep([["path", "src/app.ts"], ["regex", 1], ["ignoreCase", 1]], "(?-i)todo");
+    expect(off.ignoreCase).toBeUndefined();
+    expect(flat(off)).toEqual(["/project/src/app.ts:4:// todo lower"]);
+  });
+
   it("matches case-insensitively with ignoreCase=1", async () => {
     expect(flat(await grep([["path", "src/app.ts"], ["ignoreCase", 1]], "todo"))).toEqual(["/project/src/app.ts:1:// TODO: first", "/project/src/app.ts:4:// todo lower"]);
   });

@@ -27,9 +27,11 @@ describe("translateRegex", () => {
   it.each([
     ["(?=x)", /lookaround/],
     ["(?<!x)y", /lookaround/],
-    ["(?<name>x)", /named/],
-    ["(?P<name>x)", /named/],
-    ["(?i)x", /inline flags/],
+    ["(?x)a b", /Inline flags other/],
+    ["(?-u)a", /Inline flags other/],
+    ["a(?U)b+", /Inline flags other/],
+    ["a(?i)b", /only at the start/],
+    ["(?<1a>x)", /lookaround/],
     ["(a)\\1", /Backreference/],
     ["\\A", /not supported/],
     ["\\z", /not supported/],
@@ -55,6 +57,32 @@ describe("translateRegex", () => {
   ])("refuses %j", (pattern, message) => {
     expect(() => translateRegex(pattern)).toThrow(RegexDialectError);
     expect(() => translateRegex(pattern)).toThrow(message);
+  });
+
+  it.each([
+    ["(?<name>x)", { rust: "(x)", js: "(x)" }],
+    ["(?P<n_1>\\d)+", { rust: "([0-9])+", js: "(\\d)+" }],
+    ["(?i)abc", { rust: "abc", js: "abc", ignoreCase: true }],
+    ["(?is)a.b", { rust: "a.b", js: "a.b", ignoreCase: true }],
+    ["(?i)(?-i)a", { rust: "a", js: "a", ignoreCase: false }],
+    ["(?s)a", { rust: "a", js: "a" }],
+    ["a(?s)b", { rust: "ab", js: "ab" }],
+    ["(?m:^a)|b", { rust: "(?:^a)|b", js: "(?:^a)|b" }],
+  ])("translates %j (named groups become plain groups; inline flags become ignoreCase or vanish)", (pattern, expected) => {
+    expect(translateRegex(pattern)).toEqual(expected);
+  });
+
+  it.each([
+    ["a(?i)b", "ab"],
+    ["x(?i:[a-z]+)\\(", "x(?:[a-z]+)\\("],
+    ["(?i:a)[(?i)]", "(?:a)[(?i)]"],
+  ])("names the ignoreCase=1 form of %j, whose case flags sit inside it", (pattern, form) => {
+    try {
+      translateRegex(pattern);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as RegexDialectError).ignoreCaseForm).toBe(form);
+    }
   });
 
   it("gives the position of the offending construct", () => {
