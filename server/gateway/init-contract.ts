@@ -42,7 +42,7 @@ function rules(mutation: boolean, terminal: boolean): string[] {
     "Fetch every URL in raw, unconverted mode.",
     "URL = bases[ref] + suffix; replace only <...>.",
     "raw= goes last: all after it is content. + is space. Escapes: ~n newline ~r CR ~t tab ~s space ~q + ~h # ~p % ~a & ~~ ~ ~uXXXX.",
-    `Up to ${MAX_READ_PATHS} path= per /r; max=<bytes> per page. /g: literal unless regex=1. Use next/repair/poll/retry/repeat URLs exactly as returned.`,
+    `Up to ${MAX_READ_PATHS} path= per /r, each with its own lines=a-b; max=<bytes> per page. /g: literal unless regex=1. Use next/repair/poll/retry/repeat URLs exactly as returned.`,
     "Truncated reply: /z?last=1&part=0 on the same base.",
   ];
   if (!mutation) return base;

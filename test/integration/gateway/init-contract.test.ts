@@ -59,7 +59,7 @@ describe("Init contract", () => {
     const s = await t.session({ write: true, terminal: true });
     const rules = ((await (await fetch(s.initUrl)).json()) as { rules: string[] }).rules.join("\n");
     expect(rules).toContain("/g: literal unless regex=1");
-    expect(rules).toContain(`Up to ${MAX_READ_PATHS} path= per /r; max=<bytes> per page`);
+    expect(rules).toContain(`Up to ${MAX_READ_PATHS} path= per /r, each with its own lines=a-b; max=<bytes> per page`);
     expect(rules).toContain(`wait=<ms> (≤${MAX_WAIT_MS}) on mutations and /j`);
     expect(rules).toContain("/x bg=1 starts a server");
     expect(rules).toContain(`URL >${MAX_REQUEST_TARGET_BYTES / 1024} KiB or raw >${MAX_RAW_BYTES / 1024} KiB: stage ≤${MAX_CHUNK_BYTES / 1024} KiB chunks with /s`);
