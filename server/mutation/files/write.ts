@@ -10,6 +10,7 @@ import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
+import { unseenLineReads } from "./unseen-reads.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeExact, detectNewlines, encodeText } from "../../text/index.js";
 
@@ -82,13 +83,25 @@ function requireCompleteRead(ctx: ToolContext, target: HeldPath, bytes: Buffer):
   const missing = coverage.missing(target.absolute, fingerprint, bytes.length);
   const unseen = missing.reduce((n, [s, e]) => n + (e - s), 0);
   const retry = intentOf(ctx).retryUrl();
+  const listed = missing.slice(0, MAX_LISTED_RANGES);
+  // The read URL asks for the unseen lines only; with several unseen stretches, reads lists one URL each.
+  const lines = unseenLineReads(ctx, target.display, bytes, listed);
+  const read = lines[0]?.read ?? ctx.urls.to("r", "r", [["path", target.display]]);
+  const where = lines.length > 0 ? ` Unseen: lines ${lines.map((l) => (l.from === l.to ? `${l.from}` : `${l.from}-${l.to}`)).join(", ")}.` : "";
+  const fetch = lines.length > 1 ? "Fetch each URL in reads (following every next)" : "Fetch read (follow every next URL until complete)";
   throw new ToolError(
     ErrorCode.staleRead,
-    `${target.display} exists and ${unseen} of its ${bytes.length} current bytes were not returned to this session. Fetch read (follow every next URL until complete), then fetch retry. For a local change, /e or /a need no full read.`,
+    `${target.display} exists and ${unseen} of its ${bytes.length} current bytes were not returned to this session.${where} ${fetch}, then fetch retry. For a local change, /e or /a need no full read.`,
     {
-      detail: { path: target.display, size: bytes.length, unseenBytes: unseen, unseenRanges: missing.slice(0, MAX_LISTED_RANGES) },
+      detail: {
+        path: target.display,
+        size: bytes.length,
+        unseenBytes: unseen,
+        unseenRanges: listed,
+        ...(lines.length > 0 ? { unseenLines: lines.map((l): [number, number] => [l.from, l.to]) } : {}),
+      },
       agentAction: "reread_then_retry",
-      extra: { read: ctx.urls.to("r", "r", [["path", target.display]]), ...(retry ? { retry } : {}) },
+      extra: { read, ...(lines.length > 1 ? { reads: lines.map((l) => l.read) } : {}), ...(retry ? { retry } : {}) },
     },
   );
 }

@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeText, type TextEncoding } from "../../../server/text/index.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
@@ -61,5 +62,42 @@ describe("mutation repairs", () => {
       // The read URL shows the current text.
       expect(await agentGet<Body>(String(body.read))).toMatchObject({ ok: true });
     });
+  });
+
+  describe("stale_read reads only the unseen lines", () => {
+    type ReadBody = { ok: boolean; files: Array<{ startLine: number; endLine: number; content: string; next?: string }>; next?: string };
+    const readAll = async (first: string) => {
+      const shown: Array<[number, number]> = [];
+      let page = await agentGet<ReadBody>(first);
+      for (let hops = 0; hops < 20; hops++) {
+        expect(page.ok).toBe(true);
+        shown.push([page.files[0]!.startLine, page.files[0]!.endLine]);
+        const next = page.next ?? page.files[0]!.next;
+        if (!next) break;
+        page = await agentGet<ReadBody>(next);
+      }
+      return shown;
+    };
+    it.each([
+      ["UTF-8, first line seen", "utf-8", "\n", [[1, 1]], [[2, 5]]],
+      ["UTF-8 CRLF, lines 1 and 3 seen", "utf-8", "\r\n", [[1, 1], [3, 1]], [[2, 2], [4, 5]]],
+      ["UTF-16LE with BOM, last two lines seen", "utf-16le", "\n", [[4, 2]], [[1, 3]]],
+      ["UTF-8 with BOM, middle seen", "utf-8-bom", "\n", [[2, 3]], [[1, 1], [5, 5]]],
+    ] as Array<[string, TextEncoding, string, Array<[number, number]>, Array<[number, number]>]>)(
+      "%s: read (or reads) ask for exactly the unseen lines, then retry succeeds",
+      async (name, encoding, nl, seen, unseen) => {
+        const rel = `seen-${name.replace(/\W+/g, "-")}.txt`;
+        const before = ["alpha", "béta", "gamma 😀", "delta", "epsilon"].join(nl) + nl;
+        fs.writeFileSync(file(rel), encodeText(before, encoding));
+        for (const [offset, limit] of seen) await agentGet(url(s.r, "r", [["path", rel], ["offset", offset], ["limit", limit]]));
+        const refused = await agentGet<Body>(url(s.m!, "w", [["path", rel]], "replaced\n"));
+        expect(refused).toMatchObject({ ok: false, errorCode: "stale_read", errorDetail: { unseenLines: unseen } });
+        const reads = unseen.length > 1 ? (refused.reads as string[]) : [refused.read as string];
+        expect(reads).toHaveLength(unseen.length);
+        expect(reads[0]).toBe(refused.read);
+        for (const [i, read] of reads.entries()) expect(await readAll(read)).toEqual([unseen[i]]);
+        expect(await agentGet<Body>(String(refused.retry))).toMatchObject({ ok: true, created: false, encoding });
+      },
+    );
   });
 });
