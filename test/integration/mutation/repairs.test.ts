@@ -100,4 +100,42 @@ describe("mutation repairs", () => {
       },
     );
   });
+
+  describe("/w over an existing binary file", () => {
+    const png = () => Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52]);
+    it.each([
+      ["fetched as returned", false],
+      ["after the agent followed read first (a binary read records nothing, so no loop)", true],
+    ])("answers a repair naming its version, which replaces it %s", async (name, readFirst) => {
+      const rel = `image-${readFirst ? "read" : "direct"}.png`;
+      fs.writeFileSync(file(rel), png());
+      const refused = await agentGet<Body>(url(s.m!, "w", [["path", rel]], "now text\n"));
+      expect(refused).toMatchObject({ ok: false, errorCode: "stale_read", agentAction: "fetch_repair", errorDetail: { binary: true, size: 16 } });
+      expect(refused.repair).toBe(refused.retry);
+      expect(fs.readFileSync(file(rel)).equals(png())).toBe(true);
+      if (readFirst) expect(await agentGet<Body>(String(refused.read))).toMatchObject({ ok: true, files: [{ kind: "binary", fingerprint: refused.errorDetail?.fingerprint }] });
+      expect(await agentGet<Body>(String(refused.repair))).toMatchObject({ ok: true, created: false, bytes: 9 });
+      expect(fs.readFileSync(file(rel), "utf8")).toBe("now text\n");
+    });
+
+    it("a repair for a version that changed since is refused with the new version's repair, which then works", async () => {
+      fs.writeFileSync(file("moving.bin"), png());
+      const first = await agentGet<Body>(url(s.m!, "w", [["path", "moving.bin"]], "mine\n"));
+      const other = Buffer.concat([png(), Buffer.from([0, 1, 2])]);
+      fs.writeFileSync(file("moving.bin"), other);
+      const second = await agentGet<Body>(String(first.repair));
+      expect(second).toMatchObject({ ok: false, errorCode: "stale_read", errorDetail: { binary: true, size: 19 } });
+      expect(second.repairHint).toContain("changed since");
+      expect(fs.readFileSync(file("moving.bin")).equals(other)).toBe(true);
+      expect(await agentGet<Body>(String(second.repair))).toMatchObject({ ok: true });
+      expect(fs.readFileSync(file("moving.bin"), "utf8")).toBe("mine\n");
+    });
+
+    it("replaces= does not waive the full read of a text file", async () => {
+      fs.writeFileSync(file("text.txt"), "keep me\n");
+      const body = await agentGet<Body>(url(s.m!, "w", [["path", "text.txt"], ["replaces", "0".repeat(32)]], "gone\n"));
+      expect(body).toMatchObject({ ok: false, errorCode: "stale_read", errorDetail: { unseenBytes: 8 } });
+      expect(fs.readFileSync(file("text.txt"), "utf8")).toBe("keep me\n");
+    });
+  });
 });
