@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeText, type TextEncoding } from "../../../server/text/index.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
-import { url } from "./fixtures.js";
+import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; errorDetail?: Record<string, unknown> };
 
@@ -136,6 +136,33 @@ describe("mutation repairs", () => {
       const body = await agentGet<Body>(url(s.m!, "w", [["path", "text.txt"], ["replaces", "0".repeat(32)]], "gone\n"));
       expect(body).toMatchObject({ ok: false, errorCode: "stale_read", errorDetail: { unseenBytes: 8 } });
       expect(fs.readFileSync(file("text.txt"), "utf8")).toBe("keep me\n");
+    });
+  });
+
+  describe("apply_patch rollback reports what is on disk", () => {
+    const long = "y".repeat(300);
+    it.each([
+      ["an Add whose name is too long, below a folder the patch creates", `fresh/${long}.txt`, "invalid_path", false],
+      ["an Add two folders deep with a name too long", `fresh/sub/${long}.txt`, "invalid_path", false],
+      ["an Add through an existing file", "blocker/child.txt", "patch_commit_failed", true],
+    ])("%s: rolledBack true, the tree exactly as before, no stop", async (name, addPath, code, retryable) => {
+      const root = path.join(t.projectDir, `rb-${name.replace(/\W+/g, "-")}`);
+      writeFiles(root, { "a.txt": "a\n", blocker: "a file where a folder is needed\n" });
+      const rel = path.relative(t.projectDir, root);
+      const before = snapshotTree(root);
+      const body = await agentGet<Body>(url(s.m!, "a", [], patchText(`*** Update File: ${rel}/a.txt`, "@@", "-a", "+A", `*** Add File: ${rel}/${addPath}`, "+1")));
+      expect(body).toMatchObject({ ok: false, errorCode: code, retryable, errorDetail: { rolledBack: true, appliedBeforeFailure: 1 } });
+      expect(body.agentAction).not.toBe("stop");
+      expect(snapshotTree(root)).toEqual(before);
+      if (!retryable) {
+        expect(body.retry).toBeUndefined();
+        return;
+      }
+      // Once the cause is gone, the retry as returned applies the whole patch.
+      fs.rmSync(path.join(root, "blocker"));
+      expect(await agentGet<Body>(String(body.retry))).toMatchObject({ ok: true });
+      expect(fs.readFileSync(path.join(root, "a.txt"), "utf8")).toBe("A\n");
+      expect(fs.readFileSync(path.join(root, addPath), "utf8")).toBe("1\n");
     });
   });
 });
