@@ -165,4 +165,29 @@ describe("mutation repairs", () => {
       expect(fs.readFileSync(path.join(root, addPath), "utf8")).toBe("1\n");
     });
   });
+
+  describe("replays say when the project changed since", () => {
+    it.each([
+      ["/e", "replay-e.txt", "one\n", () => url(s.m!, "e", [["path", "replay-e.txt"], ["old", "one"]], "two"), ["/project/replay-e.txt"]],
+      ["/w (a new file)", "replay-w.txt", undefined, () => url(s.m!, "w", [["path", "replay-w.txt"]], "made\n"), ["/project/replay-w.txt"]],
+      ["/a", "replay-a.txt", "x\n", () => url(s.m!, "a", [], patchText("*** Update File: replay-a.txt", "@@", "-x", "+y", "*** Add File: replay-a2.txt", "+z")), ["/project/replay-a.txt", "/project/replay-a2.txt"]],
+      ["a failed /e", "replay-f.txt", "alpha\n", () => url(s.m!, "e", [["path", "replay-f.txt"], ["old", "omega"]], "beta"), ["/project/replay-f.txt"]],
+    ] as Array<[string, string, string | undefined, () => string, string[]]>)("%s: changedSince with a read of the files it named, only once the epoch moved", async (_name, rel, before, call, paths) => {
+      if (before !== undefined) fs.writeFileSync(file(rel), before);
+      const first = await agentGet<Body>(call());
+      expect(first.changedSince).toBeUndefined();
+      const same = await agentGet<Body>(call());
+      expect(same).toMatchObject({ dedupe: "replayed" });
+      expect(same.changedSince).toBeUndefined();
+      // Another mutation (of another file) moves the project's state epoch.
+      expect(await agentGet<Body>(url(s.m!, "w", [["path", `${rel}.other`]], String(Math.random())))).toMatchObject({ ok: true });
+      const later = await agentGet<Body & { changedSince?: { hint: string; read?: string } }>(call());
+      expect(later).toMatchObject({ ok: first.ok, dedupe: "replayed", changedSince: { hint: expect.stringContaining("changed since") } });
+      expect(later.changedSince!.read).toBe(url(s.r, "r", paths.map((p): [string, string] => ["path", p])));
+      const read = await agentGet<{ ok: boolean; files: Array<{ path: string; content: string }> }>(later.changedSince!.read!);
+      expect(read.ok).toBe(true);
+      expect(read.files.map((f) => f.path)).toEqual(paths);
+      expect(read.files[0]!.content).toBe(fs.readFileSync(file(rel), "utf8"));
+    });
+  });
 });
