@@ -12,7 +12,7 @@ import { MAX_READ_PATHS } from "../../kernel/limits.js";
 import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
-import { DEFAULT_WAIT_MS, splitControls } from "./controls.js";
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS, splitControls } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
 import { resolveStagedContent } from "../staging/staging.js";
@@ -31,6 +31,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     if (tool.journal?.record === false) return { body: await executeStep(tool, args, ctx) };
 
     const { controls, rest } = splitControls(args);
+    // A tool may wait longer by default for some calls (bg=1 waits out its start-up window); an explicit wait= wins.
+    if (args.wait === undefined) controls.wait = Math.min(MAX_WAIT_MS, tool.journal?.defaultWaitMs?.(rest) ?? controls.wait);
     if (controls.run !== undefined && controls.call !== undefined) {
       throw new ToolError(ErrorCode.conflictingParameters, "Give run= (repeat on purpose) or call= (explicit id), not both.", {
         detail: { parameters: ["run", "call"] },
