@@ -9,6 +9,7 @@ import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
 import { deriveRunNonce } from "../journal/call-id.js";
+import { MAX_REQUEST_TARGET_BYTES } from "../../url-grammar/limits.js";
 import { journalControls } from "../journal/controls.js";
 import { nearestLines, RETRY_SIMILARITY, type NearestLines } from "./nearest-lines.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
@@ -165,10 +166,12 @@ function nearestRetry(ctx: ToolContext, text: string, nearest: NearestLines): st
   if (nearest.similarity < RETRY_SIMILARITY || !nearest.wholeLines || nearest.text.length === 0) return undefined;
   if (findOccurrences(text, nearest.text, 2).length !== 1) return undefined;
   const callId = intentOf(ctx).callId;
-  return ctx.urls.repair({
+  const retry = ctx.urls.repair({
     drop: ["old", "oldBlob", "oldCount", "run", "call"],
     add: [["old", nearest.text], ["run", deriveRunNonce(callId, `nearest@${nearest.startLine}`)]],
   });
+  // A retry the gateway itself would refuse as too long is no repair: then only the excerpt and read are offered.
+  return retry !== undefined && Buffer.byteLength(new URL(retry).pathname + new URL(retry).search) <= MAX_REQUEST_TARGET_BYTES ? retry : undefined;
 }
 
 /** Lines where old matches when each line is compared without leading and trailing whitespace. */

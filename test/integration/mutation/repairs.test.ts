@@ -47,6 +47,18 @@ describe("mutation repairs", () => {
       expect(fs.readFileSync(file(rel), "utf8")).toBe(after);
     });
 
+    it("offers no retry that the gateway would refuse as too long (old staged as a blob)", async () => {
+      const line = (c: string) => `${c}${"x".repeat(7000)}`;
+      fs.writeFileSync(file("long.txt"), `${line("a")}\n${line("b")}\n`);
+      const stale = `${line("a")}\n${line("c")}\n`;
+      await agentGet(url(s.m!, "s", [["blob", "stale-old"], ["i", 0], ["count", 2]], stale.slice(0, 7000)));
+      await agentGet(url(s.m!, "s", [["blob", "stale-old"], ["i", 1], ["count", 2]], stale.slice(7000)));
+      const body = await agentGet<Body>(url(s.m!, "e", [["path", "long.txt"], ["oldBlob", "stale-old"], ["oldCount", 2]], "short\n"));
+      expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match", errorDetail: { nearest: { startLine: 1, endLine: 2 } } });
+      expect(body.retry).toBeUndefined();
+      expect(String(body.excerpt)).toContain("1: axxx");
+    });
+
     it.each([
       ["old was a fragment of a longer line", "frag.txt", "say hello wonderful world\n", "hello wnderful", "hi", undefined],
       ["new is already in the file", "done.py", "a = 2\n", "a = 1", "a = 2", 1],
