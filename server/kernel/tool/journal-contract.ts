@@ -27,6 +27,8 @@ export interface JournalBehaviour {
   awaitsDurableItself?: boolean;
   /** A replay of a finished intent gets an exact `repeat` URL (fresh run=) once the project's state epoch has moved. */
   repeatOnStateChange?: boolean;
+  /** wait= when the call gives none, for calls whose work takes longer than the journal's default (bg=1's start-up window). */
+  defaultWaitMs?(args: Record<string, unknown>): number | undefined;
   /**
    * Waits for a scarce slot before the intent starts (the terminal gate); the intent stays `pending` meanwhile.
    * Returns the release to call once execute has finished, or undefined when the call needs no slot. A ToolError

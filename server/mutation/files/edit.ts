@@ -8,7 +8,10 @@ import { sessionSlot } from "../../kernel/tool/session-state.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
+import { deriveRunNonce } from "../journal/call-id.js";
+import { MAX_REQUEST_TARGET_BYTES } from "../../url-grammar/limits.js";
 import { journalControls } from "../journal/controls.js";
+import { nearestLines, RETRY_SIMILARITY, type NearestLines } from "./nearest-lines.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
@@ -89,7 +92,7 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   const decoded = decodeForEdit(previous, target.display);
   const normalized = normalizeWithOffsets(decoded.text);
   const hits = findOccurrences(normalized.text, old, MAX_COUNTED_MATCHES + 1);
-  if (hits.length !== 1) throw matchError(ctx, target.display, normalized.text, old, hits);
+  if (hits.length !== 1) throw matchError(ctx, target.display, normalized.text, old, replacement, hits);
 
   const at = hits[0]!;
   const start = normalized.offsets[at]!;
@@ -111,20 +114,9 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   };
 }
 
-function matchError(ctx: ToolContext, display: string, text: string, old: string, hits: number[]): ToolError {
+function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, hits: number[]): ToolError {
   const read = ctx.urls.to("r", "r", [["path", display]]);
-  const retry = intentOf(ctx).retryUrl();
-  const recovery = { read, ...(retry ? { retry } : {}) };
-  if (hits.length === 0) {
-    const loose = looseMatchLines(text, old);
-    return new ToolError(
-      ErrorCode.editNoMatch,
-      loose.length > 0
-        ? `old does not occur in ${display} exactly, but matches ignoring indentation/trailing spaces at line ${loose.join(", ")}. Copy the exact text from read and try again.`
-        : `old does not occur in ${display}. Read the current text and copy old exactly (newline style does not matter).`,
-      { detail: { path: display, occurrences: 0, ...(loose.length > 0 ? { looseMatchLines: loose } : {}) }, agentAction: "reread_then_retry", extra: recovery },
-    );
-  }
+  if (hits.length === 0) return noMatchError(ctx, display, text, old, replacement, read);
   const counted = hits.length > MAX_COUNTED_MATCHES ? `more than ${MAX_COUNTED_MATCHES}` : String(hits.length);
   const lines = hits.slice(0, MAX_LISTED_LINES).map((h) => lineAt(text, h));
   return new ToolError(
@@ -132,6 +124,54 @@ function matchError(ctx: ToolContext, display: string, text: string, old: string
     `old occurs ${counted} times in ${display} (lines ${lines.join(", ")}${hits.length > MAX_LISTED_LINES ? ", ..." : ""}). Include surrounding lines so it matches once, or change several places in one /a patch.`,
     { detail: { path: display, occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length, lines }, retryable: false, extra: { read } },
   );
+}
+
+/**
+ * old does not occur. The answer shows the nearest current lines; when they are close enough and occur once, a
+ * retry replaces exactly them with the same new text (a retry repeating the same old could never succeed).
+ */
+function noMatchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, read: string): ToolError {
+  const loose = looseMatchLines(text, old);
+  const nearest = nearestLines(text, old);
+  // new already in the file: most likely this change was applied before (by an earlier call or someone else).
+  const applied = replacement.length > 0 ? findOccurrences(text, replacement, 1)[0] : undefined;
+  const retry = nearest && applied === undefined ? nearestRetry(ctx, text, nearest) : undefined;
+  const where = nearest ? ` The nearest current lines are ${nearest.startLine}-${nearest.endLine} (excerpt).` : ` ${display} is empty.`;
+  const next = applied !== undefined
+    ? ` new already occurs at line ${lineAt(text, applied)}: the change looks applied; read to check before changing anything.`
+    : retry
+    ? ` If they are the lines you meant, fetch retry: it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} with your new text; otherwise copy old from read.`
+    : " Copy old exactly from read (newline style does not matter), then try again.";
+  return new ToolError(
+    ErrorCode.editNoMatch,
+    (loose.length > 0
+      ? `old does not occur in ${display} exactly, but matches ignoring indentation/trailing spaces at line ${loose.join(", ")}.`
+      : `old does not occur in ${display}.`) + where + next,
+    {
+      detail: {
+        path: display,
+        occurrences: 0,
+        ...(loose.length > 0 ? { looseMatchLines: loose } : {}),
+        ...(applied !== undefined ? { newAlreadyAtLine: lineAt(text, applied) } : {}),
+        ...(nearest ? { nearest: { startLine: nearest.startLine, endLine: nearest.endLine, similarity: nearest.similarity } } : {}),
+      },
+      agentAction: "reread_then_retry",
+      extra: { read, ...(nearest ? { excerpt: nearest.excerpt, excerptStartLine: nearest.excerptStartLine } : {}), ...(retry ? { retry } : {}) },
+    },
+  );
+}
+
+/** The same /e with old set to the nearest window's exact text, when that is similar enough and unique. */
+function nearestRetry(ctx: ToolContext, text: string, nearest: NearestLines): string | undefined {
+  if (nearest.similarity < RETRY_SIMILARITY || !nearest.wholeLines || nearest.text.length === 0) return undefined;
+  if (findOccurrences(text, nearest.text, 2).length !== 1) return undefined;
+  const callId = intentOf(ctx).callId;
+  const retry = ctx.urls.repair({
+    drop: ["old", "oldBlob", "oldCount", "run", "call"],
+    add: [["old", nearest.text], ["run", deriveRunNonce(callId, `nearest@${nearest.startLine}`)]],
+  });
+  // A retry the gateway itself would refuse as too long is no repair: then only the excerpt and read are offered.
+  return retry !== undefined && Buffer.byteLength(new URL(retry).pathname + new URL(retry).search) <= MAX_REQUEST_TARGET_BYTES ? retry : undefined;
 }
 
 /** Lines where old matches when each line is compared without leading and trailing whitespace. */

@@ -10,8 +10,13 @@ import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, recoverSingleFile } from "./single-file.js";
+import { unseenLineReads } from "./unseen-reads.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
-import { convertNewlines, decodeExact, detectNewlines, encodeText } from "../../text/index.js";
+import { convertNewlines, decodeExact, decodeLossy, detectNewlines, encodeText } from "../../text/index.js";
+import { deriveRunNonce } from "../journal/call-id.js";
+
+/** A content fingerprint as /r and stale_read show it (fingerprintBytes: 32 hex digits). */
+const FINGERPRINT_PATTERN = /^[0-9a-f]{32}$/;
 
 /** How many unseen byte ranges a stale_read error lists. */
 const MAX_LISTED_RANGES = 8;
@@ -41,17 +46,19 @@ export const writeTool = defineTool({
     content: z.string().optional(),
     blob: z.string().regex(BLOB_ID_PATTERN).optional(),
     count: z.number().int().optional(),
+    /** The fingerprint of the existing binary file this write replaces (as stale_read's repair and /r show it). */
+    replaces: z.string().regex(FINGERPRINT_PATTERN).optional(),
     ...journalControls,
   }),
   output: writeOutput,
   url: { aliases: { file: "path" }, rawField: "content" },
   journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile, awaitsDurableItself: true },
   execute(args, ctx) {
-    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => writeHeld(ctx, target, args.content ?? ""));
+    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => writeHeld(ctx, target, args.content ?? "", args.replaces));
   },
 });
 
-async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): Promise<WriteOutput> {
+async function writeHeld(ctx: ToolContext, target: HeldPath, content: string, replaces: string | undefined): Promise<WriteOutput> {
   if (!target.exists) {
     const bytes = Buffer.from(content, "utf8");
     await commitSingleFile(ctx, { target, bytes, previous: undefined });
@@ -62,7 +69,8 @@ async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): P
     throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; give a file path.`, { detail: { path: target.display }, retryable: false });
   }
   const previous = await readHeldFile(target.fd!, info.size);
-  requireCompleteRead(ctx, target, previous);
+  if (decodeLossy(previous).kind === "binary") requireBinaryVersion(ctx, target, previous, replaces);
+  else requireCompleteRead(ctx, target, previous);
   const decoded = decodeExact(previous);
   // Keep the file's encoding and dominant newline; a file we cannot decode exactly is replaced as plain UTF-8.
   const encoding = decoded.ok ? decoded.decoded.encoding : "utf-8";
@@ -74,6 +82,29 @@ async function writeHeld(ctx: ToolContext, target: HeldPath, content: string): P
   return result;
 }
 
+/**
+ * A binary file has no text to read (/r shows only its size and fingerprint), so read coverage can never be
+ * complete: instead the write names the version it replaces (replaces=<fingerprint>), a compare-and-swap that
+ * never lands on a version the agent was not shown. stale_read's repair (and retry) carry the current fingerprint.
+ */
+function requireBinaryVersion(ctx: ToolContext, target: HeldPath, bytes: Buffer, replaces: string | undefined): void {
+  const fingerprint = fingerprintBytes(bytes);
+  if (replaces === fingerprint) return;
+  const intent = intentOf(ctx);
+  const retry = ctx.urls.repair({ drop: ["replaces", "run", "call"], add: [["replaces", fingerprint], ["run", deriveRunNonce(intent.callId, `replaces@${fingerprint}`)]] });
+  const changed = replaces === undefined ? "" : ` It changed since fingerprint ${replaces} (given as replaces=).`;
+  throw new ToolError(
+    ErrorCode.staleRead,
+    `${target.display} is an existing binary file (${bytes.length} bytes, fingerprint ${fingerprint}); it has no text to read.${changed} To replace it whole with this content, fetch repair (the same as retry: it names this version with replaces=, so it replaces only this version).`,
+    {
+      detail: { path: target.display, size: bytes.length, binary: true, fingerprint },
+      agentAction: "fetch_repair",
+      ...(retry ? { repair: retry } : {}),
+      extra: { read: ctx.urls.to("r", "r", [["path", target.display]]), ...(retry ? { retry } : {}) },
+    },
+  );
+}
+
 /** /w may replace an existing file only when every byte of its current version was returned to this session. */
 function requireCompleteRead(ctx: ToolContext, target: HeldPath, bytes: Buffer): void {
   const coverage = readCoverage.of(ctx.state);
@@ -82,13 +113,25 @@ function requireCompleteRead(ctx: ToolContext, target: HeldPath, bytes: Buffer):
   const missing = coverage.missing(target.absolute, fingerprint, bytes.length);
   const unseen = missing.reduce((n, [s, e]) => n + (e - s), 0);
   const retry = intentOf(ctx).retryUrl();
+  const listed = missing.slice(0, MAX_LISTED_RANGES);
+  // The read URL asks for the unseen lines only; with several unseen stretches, reads lists one URL each.
+  const lines = unseenLineReads(ctx, target.display, bytes, listed);
+  const read = lines[0]?.read ?? ctx.urls.to("r", "r", [["path", target.display]]);
+  const where = lines.length > 0 ? ` Unseen: lines ${lines.map((l) => (l.from === l.to ? `${l.from}` : `${l.from}-${l.to}`)).join(", ")}.` : "";
+  const fetch = lines.length > 1 ? "Fetch each URL in reads (following every next)" : "Fetch read (follow every next URL until complete)";
   throw new ToolError(
     ErrorCode.staleRead,
-    `${target.display} exists and ${unseen} of its ${bytes.length} current bytes were not returned to this session. Fetch read (follow every next URL until complete), then fetch retry. For a local change, /e or /a need no full read.`,
+    `${target.display} exists and ${unseen} of its ${bytes.length} current bytes were not returned to this session.${where} ${fetch}, then fetch retry. For a local change, /e or /a need no full read.`,
     {
-      detail: { path: target.display, size: bytes.length, unseenBytes: unseen, unseenRanges: missing.slice(0, MAX_LISTED_RANGES) },
+      detail: {
+        path: target.display,
+        size: bytes.length,
+        unseenBytes: unseen,
+        unseenRanges: listed,
+        ...(lines.length > 0 ? { unseenLines: lines.map((l): [number, number] => [l.from, l.to]) } : {}),
+      },
       agentAction: "reread_then_retry",
-      extra: { read: ctx.urls.to("r", "r", [["path", target.display]]), ...(retry ? { retry } : {}) },
+      extra: { read, ...(lines.length > 1 ? { reads: lines.map((l) => l.read) } : {}), ...(retry ? { retry } : {}) },
     },
   );
 }

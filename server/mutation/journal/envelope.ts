@@ -44,6 +44,13 @@ const repeatFields = {
     .optional()
     .describe("Replays only, of tools that opt in (terminal): the project changed since this ran. Exact URL that runs the call again now."),
   repeatHint: z.string().optional().describe("Says why `repeat` is offered; present with it."),
+  changedSince: z
+    .strictObject({
+      hint: z.string(),
+      read: z.string().optional().describe("Exact /r of the files this call named, to see them now."),
+    })
+    .optional()
+    .describe("Replays only, of file mutations (write, edit, apply_patch): the project changed since this ran, so this recorded answer is not the current state."),
 };
 
 /** What presentFinished and the runner's replay add to a succeeded intent's recorded body. */
@@ -134,7 +141,7 @@ function withFields(schema: z.ZodType, fields: z.ZodRawShape): z.ZodType {
   throw new Error(`journaledOutput: an output schema is a zod object or a union of objects, not ${schema.def.type}`);
 }
 
-type Finished<T> = T & { callId: string; state: "succeeded"; dedupe?: "replayed" | "joined"; repeat?: string; repeatHint?: string };
+type Finished<T> = T & { callId: string; state: "succeeded"; dedupe?: "replayed" | "joined"; repeat?: string; repeatHint?: string; changedSince?: { hint: string; read?: string } };
 
 /** A successful answer of a journaled tool on the wire: finished (its output, or recovery's), or still unfinished. */
 export type JournaledAnswer<T> = Finished<T> | Finished<RecoveredOutput> | UnfinishedAnswer;
@@ -178,6 +185,6 @@ export function pollOutputOf(tools: AnyToolDefinition[]): z.ZodType<PollAnswer &
 
 /** The /j poll tool's ok:false answers: the polled intent failed (its recorded failure), or its result expired. */
 export const pollFailure = z.union([
-  failedAnswer.omit({ dedupe: true, repeat: true, repeatHint: true }).extend({ tool: polledToolField }),
+  failedAnswer.omit({ dedupe: true, repeat: true, repeatHint: true, changedSince: true }).extend({ tool: polledToolField }),
   tombstoneEnvelope.omit({ retry: true, dedupe: true }).extend({ tool: polledToolField }),
 ]);

@@ -8,10 +8,11 @@ import type { ExecuteStep, RunOutcome } from "../../kernel/tool/runner.js";
 import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
 import { mutationEnabled } from "../../kernel/tool/permissions.js";
 import { isStoreUnavailable, sqliteCode } from "../../store/health.js";
+import { MAX_READ_PATHS } from "../../kernel/limits.js";
 import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
-import { DEFAULT_WAIT_MS, splitControls } from "./controls.js";
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS, splitControls } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
 import { resolveStagedContent } from "../staging/staging.js";
@@ -30,6 +31,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     if (tool.journal?.record === false) return { body: await executeStep(tool, args, ctx) };
 
     const { controls, rest } = splitControls(args);
+    // A tool may wait longer by default for some calls (bg=1 waits out its start-up window); an explicit wait= wins.
+    if (args.wait === undefined) controls.wait = Math.min(MAX_WAIT_MS, tool.journal?.defaultWaitMs?.(rest) ?? controls.wait);
     if (controls.run !== undefined && controls.call !== undefined) {
       throw new ToolError(ErrorCode.conflictingParameters, "Give run= (repeat on purpose) or call= (explicit id), not both.", {
         detail: { parameters: ["run", "call"] },
@@ -148,14 +151,16 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       const retry = freshRunUrl(ctx, row.callId, "retry-interrupted");
       if (retry) body.retry = retry;
     }
-    if (tool.journal?.repeatOnStateChange && row.epochAfter !== null) {
+    if (row.epochAfter !== null) {
       const epoch = journal.epoch(row.projectId);
-      if (epoch > row.epochAfter) {
+      if (epoch > row.epochAfter && tool.journal?.repeatOnStateChange) {
         const repeat = freshRunUrl(ctx, row.callId, `repeat@${epoch}`);
         if (repeat) {
           body.repeat = repeat;
           body.repeatHint = "The project changed since this ran; this is the recorded result. Fetch repeat to run it again now.";
         }
+      } else if (epoch > row.epochAfter && tool.permission === "write") {
+        body.changedSince = changedSinceOf(ctx, body);
       }
     }
     return { body: body as IntentBody, callId: row.callId, dedupe: "replayed" };
@@ -282,6 +287,26 @@ function resolveStagedFields(tool: AnyToolDefinition, args: Record<string, unkno
 }
 
 /** The current request with a fresh run= nonce derived from (callId, purpose); undefined off the URL transport. */
+/** Paths a replayed file mutation names (path, or an apply_patch's files), for changedSince's read URL. */
+function pathsNamedIn(body: Record<string, unknown>): string[] {
+  const detail = body.errorDetail as { path?: unknown } | undefined;
+  const single = typeof body.path === "string" ? body.path : typeof detail?.path === "string" ? detail.path : undefined;
+  if (single) return [single];
+  const files = Array.isArray(body.files) ? (body.files as Array<{ path?: unknown }>) : [];
+  return files.map((f) => f.path).filter((p): p is string => typeof p === "string").slice(0, MAX_READ_PATHS);
+}
+
+/**
+ * A replay of a file mutation after the project's state epoch moved (some /w, /e, /a or /x finished since, in any
+ * session): the recorded answer is not the current state. Says so, with a read of the files it named.
+ */
+function changedSinceOf(ctx: ToolContext, body: Record<string, unknown>): { hint: string; read?: string } {
+  const paths = pathsNamedIn(body);
+  const hint = "The project changed since this ran (a later /w, /e, /a or /x, in any session); this is the recorded answer, not the current state.";
+  if (paths.length === 0) return { hint };
+  return { hint: `${hint} Fetch read to see the file${paths.length === 1 ? "" : "s"} now.`, read: ctx.urls.to("r", "r", paths.map((p): [string, string] => ["path", p])) };
+}
+
 export function freshRunUrl(ctx: ToolContext, callId: string, purpose: string): string | undefined {
   return ctx.urls.repair({ drop: ["run", "call"], add: [["run", deriveRunNonce(callId, purpose)]] });
 }

@@ -54,7 +54,8 @@ export async function rollbackPreimages(root: string, preimages: Preimage[], age
   const report: RollbackReport = { restored: [], removed: [] };
   for (const p of preimages) {
     if (p.kind === "absent_dir") continue;
-    const target = await hold(root, p.path);
+    const target = p.kind === "absent" ? await holdIfReachable(root, p.path) : await hold(root, p.path);
+    if (!target) continue;
     try {
       if (target.pending.length <= 1) {
         const dir = target.parts.slice(0, -1);
@@ -73,7 +74,8 @@ export async function rollbackPreimages(root: string, preimages: Preimage[], age
   }
   const dirs = preimages.filter((p) => p.kind === "absent_dir").map((p) => p.path);
   for (const dir of dirs.sort((a, b) => b.length - a.length)) {
-    const target = await hold(root, dir);
+    const target = await holdIfReachable(root, dir);
+    if (!target) continue;
     try {
       if (target.exists && target.stats?.isDirectory() && (await removeEmptyDirectoryIn(target.dirFd, target.name))) report.removed.push(dir);
     } finally {
@@ -81,6 +83,54 @@ export async function rollbackPreimages(root: string, preimages: Preimage[], age
     }
   }
   return report;
+}
+
+/**
+ * A path recorded absent that cannot even be walked to now (a name longer than NAME_MAX, a file where a folder is
+ * needed, a folder on the way gone) holds nothing, so there is nothing to remove: undefined. Such a path is how a
+ * patch's impossible Add fails mid-commit, and its rollback must still restore every other path.
+ */
+async function holdIfReachable(root: string, recorded: string): Promise<HeldPath | undefined> {
+  try {
+    return await hold(root, recorded);
+  } catch (error) {
+    if (isUnreachable(error)) return undefined;
+    throw error;
+  }
+}
+
+function isUnreachable(error: unknown): boolean {
+  if (isToolError(error)) return error.code === ErrorCode.invalidPath || error.code === ErrorCode.pathNotFound;
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENAMETOOLONG" || code === "ENOTDIR" || code === "ENOENT";
+}
+
+/**
+ * What is on disk now, against the preimages: the recorded paths that do not hold their preimage (a file with other
+ * bytes or mode, or something where nothing was). An empty list means the tree is exactly as before. Directories
+ * the mutation created count only while a directory is still there.
+ */
+export async function pathsNotRestored(root: string, preimages: Preimage[]): Promise<string[]> {
+  const differ: string[] = [];
+  for (const p of preimages) {
+    let target: HeldPath | undefined;
+    try {
+      target = p.kind === "file" ? await hold(root, p.path) : await holdIfReachable(root, p.path);
+    } catch {
+      differ.push(p.path);
+      continue;
+    }
+    if (!target) continue;
+    try {
+      // A folder recorded absent may have been a file in the way (the walk sees nothing below a file): only a folder
+      // there now is one the mutation left behind.
+      const left = p.kind === "file" ? !(await holds(target, p)) : p.kind === "absent_dir" ? target.exists && target.stats!.isDirectory() : target.exists;
+      if (left) differ.push(p.path);
+    } finally {
+      target.close();
+    }
+  }
+  return differ;
 }
 
 /** True when the held file already has exactly the preimage's bytes and mode (rollback is idempotent). */

@@ -15,6 +15,7 @@ import { journalControls } from "../journal/controls.js";
 import { killTree, processStartTicks } from "./process-tree.js";
 import { interruptedFailure } from "../journal/recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "../staging/staging.js";
+import { STARTUP_WINDOW_MS } from "./startup-transcript.js";
 import { backgroundLogDir, launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
 import type { BoundedText } from "./terminal-output.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, runForeground, type ForegroundResult } from "./terminal-run.js";
@@ -100,6 +101,12 @@ export type StopOutput = z.infer<typeof stopOutput>;
 export const terminalOutput = z.discriminatedUnion("mode", [foregroundOutput, backgroundOutput, stopOutput]);
 export type TerminalOutput = z.infer<typeof terminalOutput>;
 
+/**
+ * wait= for bg=1 when none is given: the whole start-up window plus room for spawning (and a sandbox's container)
+ * and the output grace after an early exit, so a server that announces late in its window still answers at once.
+ */
+export const BACKGROUND_DEFAULT_WAIT_MS = STARTUP_WINDOW_MS + 2000;
+
 /** Failures after which the command had (or may have had) effects. */
 const COMMAND_RAN_CODES = new Set<string>([ErrorCode.commandTimedOut, ErrorCode.backgroundStartFailed, ErrorCode.interrupted]);
 
@@ -121,6 +128,8 @@ export const terminalTool = defineTool({
     // A command that ran may have changed files whatever its exit code; a refused or rejected one changed nothing.
     bumpsEpoch: (body) => body.ok || (COMMAND_RAN_CODES.has(String(body.errorCode)) && (body.errorDetail as { started?: boolean } | undefined)?.started !== false),
     repeatOnStateChange: true,
+    // bg=1 answers after its start-up window: wait for it, so the first answer carries detectedUrls (issue 14).
+    defaultWaitMs: (args) => (args.bg ? BACKGROUND_DEFAULT_WAIT_MS : undefined),
     admit: (args, ctx) => admitTerminal(args as TerminalArgs, ctx),
     recover: recoverTerminal,
   },

@@ -78,12 +78,38 @@ describe("bg=1", () => {
   });
 
   it("keeps running after the response until the bridge stops", async () => {
-    const body = await agentGet<Body>(`${s.m}/x?bg=1&raw=sleep+300`);
-    expect(body).toMatchObject({ ok: true, state: "running" });
-    const launched = await settle(String(body.poll));
-    expect(launched).toMatchObject({ ok: true, processState: "running", startup: "window" });
+    // Without wait=, bg=1 waits out its whole start-up window: the first answer is the launch report, no poll.
+    const launched = await agentGet<Body>(`${s.m}/x?bg=1&raw=sleep+300`);
+    expect(launched).toMatchObject({ ok: true, state: "succeeded", processState: "running", startup: "window" });
+    expect(launched.poll).toBeUndefined();
     const pid = launched.pid as number;
     expect(isGone(pid)).toBe(false);
     pids.push(pid);
+  });
+
+  it("a server announcing late in its start-up window answers its URL in the first GET; an explicit wait= still wins", async () => {
+    fs.writeFileSync(
+      path.join(t.projectDir, "late.cjs"),
+      `const http = require("node:http");
+console.log("compiling");
+setTimeout(() => {
+  const server = http.createServer((req, res) => res.end("late " + req.url));
+  server.listen(0, "127.0.0.1", () => console.log("ready at http://127.0.0.1:" + server.address().port + "/"));
+}, 1800);
+`,
+    );
+    const first = await agentGet<Body>(`${s.m}/x?bg=1&raw=node+late.cjs`);
+    expect(first).toMatchObject({ ok: true, state: "succeeded", mode: "background", processState: "running", startup: "announced" });
+    const urls = first.detectedUrls as string[];
+    expect(urls).toHaveLength(1);
+    expect(await (await fetch(`${urls[0]}x`)).text()).toBe("late /x");
+    pids.push(first.pid as number);
+    // wait=1000 answers before the announcement (the window cannot close before it): running, with a poll.
+    const short = await agentGet<Body>(`${s.m}/x?bg=1&wait=1000&run=short&raw=node+late.cjs`);
+    expect(short).toMatchObject({ ok: true, state: "running", agentAction: "poll" });
+    const settled = await settle(String(short.poll));
+    expect(settled).toMatchObject({ ok: true, processState: "running", startup: "announced" });
+    expect(settled.detectedUrls).toHaveLength(1);
+    pids.push(settled.pid as number);
   });
 });

@@ -8,7 +8,11 @@ import { withHeldPathAsync, type HeldPath } from "../../../sandbox/fd-walk.js";
 import { removeHeldFile, writeHeldFile } from "../atomic-write.js";
 import { intentOf, runtimeOf } from "../../journal/context.js";
 import { loopIsSaturated } from "../../journal/inline-sync.js";
-import { rollbackPreimages } from "../../journal/preimages.js";
+import { pathsNotRestored, rollbackPreimages, type RollbackReport } from "../../journal/preimages.js";
+import { toDisplayPath } from "../../../sandbox/paths.js";
+
+/** Paths a failed rollback lists in errorDetail.notRestored. */
+const MAX_LISTED_NOT_RESTORED = 20;
 import type { PatchPlan, PlannedChange, PlannedPath } from "./plan.js";
 
 export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<void> {
@@ -33,17 +37,23 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
   } catch (error) {
     const failed = plan.changes[done];
     const cause = (error as NodeJS.ErrnoException).code ?? "error";
-    let report;
+    let report: RollbackReport | undefined;
     try {
       report = await rollbackPreimages(ctx.project.root, plan.preimages, ctx.project.agentFallback);
     } catch (rollbackError) {
       runtimeOf(ctx).log.error("apply_patch could not roll back after a failed commit", { error: String(rollbackError) });
-      throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}) and restoring the earlier files failed too; the tree may be partly patched. Check the listed files with /r before anything else.`, {
-        detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: false, changed: plan.changes.slice(0, done + 1).map((c) => c.target.display) },
+    }
+    // rolledBack reports what is on disk, not whether the rollback ran without a hitch.
+    const notRestored = await pathsNotRestored(ctx.project.root, plan.preimages).catch(() => plan.preimages.map((p) => p.path));
+    if (notRestored.length > 0) {
+      const shown = notRestored.slice(0, MAX_LISTED_NOT_RESTORED).map((p) => toDisplayPath(ctx.project.root, p));
+      throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}) and ${notRestored.length} path(s) could not be restored (notRestored); the tree is partly patched. Check those with /r before anything else.`, {
+        detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: false, notRestored: shown, changed: plan.changes.slice(0, done + 1).map((c) => c.target.display) },
         retryable: false,
         agentAction: "stop",
       });
     }
+    report ??= { restored: [], removed: [] };
     const detail = { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: true, restored: report.restored.length, removed: report.removed.length };
     if (isToolError(error) && error.code === ErrorCode.pathNotFound) {
       // A file (or a folder on its way) the plan read was removed by something else mid-commit. The commit does not
@@ -53,6 +63,16 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
         detail: { ...detail, missing },
         retryable: false,
         agentAction: "reread_then_retry",
+      });
+    }
+    if ((isToolError(error) && error.code === ErrorCode.invalidPath) || cause === "ENAMETOOLONG") {
+      // A path of the patch cannot exist (a name longer than the file system allows, below a folder the patch
+      // creates, so the preflight walk never reached it): the same patch can never succeed, so no retry.
+      const why = isToolError(error) ? error.message : "a name in it is longer than the file system allows.";
+      throw new ToolError(ErrorCode.invalidPath, `${failed?.target.display ?? "A path"} cannot be created: ${why} The patch stopped there and every file of it was restored to its state before it. Fix that path in the patch and send it again.`, {
+        detail: { ...detail, cause },
+        retryable: false,
+        agentAction: "correct_request",
       });
     }
     if (isToolError(error) && error.code === ErrorCode.pathChanged) {
