@@ -20,6 +20,23 @@ export interface BenchBridge {
   close(): Promise<void>;
 }
 
+/** The uid terminal commands run as when the bridge runs as root (server/sandbox/identity.ts). */
+const AGENT_UID = 1000;
+
+/**
+ * Granting write or terminal needs a root those identities can write (the control plane probes it,
+ * server/control/writability.ts): as root, the bench gives its temp project to the agent's uid, as an operator would.
+ */
+function giveToAgent(root: string): void {
+  if (process.getuid?.() !== 0) return;
+  const walk = (p: string) => {
+    fs.lchownSync(p, AGENT_UID, AGENT_UID);
+    if (fs.lstatSync(p).isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+  };
+  fs.chmodSync(root, 0o755);
+  walk(root);
+}
+
 export function makeBenchDir(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `urlbridge-bench-${prefix}-`)));
 }
@@ -92,6 +109,7 @@ export async function startBenchBridge(root: string, options: BenchBridgeOptions
     const { control } = await urls;
     const api = createControlPost(control);
     const permissions = options.permissions ?? { write: false, terminal: false };
+    if (permissions.write || permissions.terminal) giveToAgent(root);
     const project = await api("/api/projects", { name: "bench", root, permissions });
     const session = await api("/api/sessions", { projectId: project.id });
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: BenchBridge["bases"] };

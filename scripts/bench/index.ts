@@ -3,6 +3,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeBetweenMarkers, type BenchResult } from "./harness.js";
+import { runEconomyBench } from "./economy.js";
 import { runExecSearchBench } from "./exec-search.js";
 import { runMcpBench } from "./mcp.js";
 import { runMutationBench } from "./mutation.js";
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<BenchResult>> = {
   mcp: runMcpBench,
   "exec-search": runExecSearchBench,
   startup: runStartupBench,
+  economy: runEconomyBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");

@@ -83,6 +83,7 @@ export async function runMcpBench(): Promise<BenchResult> {
     const chown = () => {
       if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
     };
+    chown(); // before the project exists: granting write or terminal probes that the agent's uid can write there
     const project = await api("/api/projects", { name: "bench", root: projectDir, permissions: { write: true, terminal: true } });
     const session = await api("/api/sessions", { projectId: project.id });
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } };
