@@ -12,6 +12,10 @@ export const testCommandOutput = z.strictObject({
   command: z.string().describe("A command that runs this project's tests, for the terminal tool (/x)."),
   ecosystem: z.enum(["node", "python", "go", "rust", "java", "make"]),
   because: z.string().describe("The file that says so."),
+  run: z
+    .string()
+    .optional()
+    .describe("When the project allows the terminal: the exact /x URL running it with run=@changed (runs again only once the project changed since its last run) and wait=20000."),
 });
 
 export const guideOutput = z.strictObject({

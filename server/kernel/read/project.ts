@@ -210,7 +210,9 @@ export const projectTool = defineTool({
       markers,
       ...(packageJson ? { packageJson } : {}),
       ...(lockfileManager ? { packageManager: lockfileManager } : {}),
-      testCommands,
+      testCommands: ctx.project.permissions.terminal
+        ? testCommands.map((t) => ({ ...t, run: ctx.urls.to("m", "x", [["run", "@changed"], ["wait", 20000]], t.command) }))
+        : testCommands,
       guides,
       notice: "Executables are looked up on the bridge's PATH, which terminal (/x) commands use; none was run.",
     };

@@ -14,11 +14,20 @@ export const MAX_WAIT_MS = 20_000;
  */
 export const DEFAULT_WAIT_MS = 1000;
 export const RUN_NONCE_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+/**
+ * run=@changed: run again only when the project changed since the recorded run. Its nonce is the project's state
+ * epoch (journal-runner.ts), so a hidden retry in the same epoch still finds the same intent. `@` is outside
+ * RUN_NONCE_PATTERN, so no nonce an agent chose before means this.
+ */
+export const RUN_WHEN_CHANGED = "@changed";
 export const CALL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const journalControls = {
   wait: z.number().int().min(MIN_WAIT_MS).max(MAX_WAIT_MS).optional(),
-  run: z.string().regex(RUN_NONCE_PATTERN, "run must match ^[A-Za-z0-9._:-]{1,64}$").optional(),
+  run: z
+    .string()
+    .refine((v) => v === RUN_WHEN_CHANGED || RUN_NONCE_PATTERN.test(v), "run must match ^[A-Za-z0-9._:-]{1,64}$, or be @changed")
+    .optional(),
   call: z.string().regex(CALL_ID_PATTERN, "call must match ^[A-Za-z0-9._:-]{1,128}$").optional(),
 };
 

@@ -12,7 +12,7 @@ import { MAX_READ_PATHS } from "../../kernel/limits.js";
 import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
-import { DEFAULT_WAIT_MS, MAX_WAIT_MS, splitControls } from "./controls.js";
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_WHEN_CHANGED, splitControls } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
 import { resolveStagedContent } from "../staging/staging.js";
@@ -44,7 +44,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     // content is resolved inside it too: taking a blob writes its last use, which a store refusing writes fails.
     return refuseWhenStoreFails(runtime, () => {
       const semantic = resolveStagedFields(tool, rest, ctx);
-      const callId = computeCallId({ tool: tool.id, args: semantic, run: controls.run, call: controls.call });
+      const run = controls.run === RUN_WHEN_CHANGED ? runWhenChanged(tool, semantic, scope, ctx) : controls.run;
+      const callId = computeCallId({ tool: tool.id, args: semantic, run, call: controls.call });
       const argsHash = hashArguments(tool.id, semantic);
       const flying = journal.inflight(scope, callId);
       if (flying) {
@@ -73,6 +74,21 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       return respond(flight, "new", controls.wait, ctx, tool);
     });
   };
+
+  /**
+   * run=@changed names the intent by the project's state epoch: the same URL in the same epoch is the same intent
+   * (a hidden retry joins or replays it), and any change to the project since makes it a new one. A run that
+   * itself moved the epoch (/x bumps it after it ran) still counts as current while nothing else changed.
+   */
+  function runWhenChanged(tool: AnyToolDefinition, args: Record<string, unknown>, scope: IntentScope, ctx: ToolContext): string {
+    const epoch = journal.epoch(ctx.project.id);
+    const nonceOf = (e: number) => `${RUN_WHEN_CHANGED}:${e}`;
+    if (epoch > 0) {
+      const previous = journal.find(scope, computeCallId({ tool: tool.id, args, run: nonceOf(epoch - 1) }));
+      if (previous && previous.epochAfter === epoch) return nonceOf(epoch - 1);
+    }
+    return nonceOf(epoch);
+  }
 
   async function execute(flight: Flight, tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<IntentBody> {
     const run = async () => {
@@ -157,7 +173,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         const repeat = freshRunUrl(ctx, row.callId, `repeat@${epoch}`);
         if (repeat) {
           body.repeat = repeat;
-          body.repeatHint = "The project changed since this ran; this is the recorded result. Fetch repeat to run it again now.";
+          body.repeatHint = "The project changed since this ran; this is the recorded result. Fetch repeat to run it again now. For a test command, run=@changed instead of run= reruns it only when the project changed since its last run.";
         }
       } else if (epoch > row.epochAfter && tool.permission === "write") {
         body.changedSince = changedSinceOf(ctx, body);

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, giveToAgent, makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { writeTree } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { testCommands: Array<{ command: string; ecosystem: string; because: string }> };
@@ -59,5 +59,19 @@ describe("project (/p) hints", () => {
     const read = await agentGet<Record<string, unknown>>(first!.read);
     expect(read.ok).toBe(true);
     expect(JSON.stringify(read)).toContain("Run `pytest -q`");
+  });
+  it("offers, when the terminal is allowed, an exact run=@changed URL per test command, which runs the tests once per change", async () => {
+    const root = makeTempDir("project-run");
+    writeTree(root, { Makefile: "test:\n\t@echo tests-ran >> ran.log\n" });
+    giveToAgent(root);
+    const s = await t.session({ root, write: true, terminal: true });
+    const body = await agentGet<Body & { testCommands: Array<{ run?: string }> }>(`${s.r}/p`);
+    const run = body.testCommands[0]!.run!;
+    expect(run).toContain("run=@changed");
+    expect(await agentGet(run)).toMatchObject({ ok: true, state: "succeeded", exitCode: 0 });
+    expect(await agentGet(run)).toMatchObject({ ok: true, dedupe: "replayed" });
+    expect(fs.readFileSync(path.join(root, "ran.log"), "utf8")).toBe("tests-ran\n");
+    const readOnly = await agentGet<Body & { testCommands: Array<{ run?: string }> }>(`${(await t.session({ root })).r}/p`);
+    expect(readOnly.testCommands[0]!.run).toBeUndefined();
   });
 });
