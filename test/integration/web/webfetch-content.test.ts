@@ -5,7 +5,7 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActivityEntry } from "../../../server/store/activity.js";
 import { INLINE_CONVERT_CHARS } from "../../../server/kernel/web/convert/convert-worker.js";
-import { CONVERT_LIBRARIES, convertHtml } from "../../../server/kernel/web/convert/html.js";
+import { convertHtml, convertLibraries } from "../../../server/kernel/web/convert/html.js";
 import { MAX_WEB_DOWNLOAD_BYTES, WEB_PAGE_BYTES } from "../../../server/kernel/web/limits.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { answer, startWebSite, type WebSite } from "../../helpers/web-site.js";
@@ -119,7 +119,7 @@ describe("webfetch content", () => {
     const text = await fetchPage("/large.html", "format=text");
     expect(text.content.startsWith(`Section 0\n\nSee part 0 <${site.origin}/s/0>.`)).toBe(true);
     // Both equal what the converters give on this thread.
-    const inline = convertHtml(LARGE, `${site.origin}/large.html`, "markdown", CONVERT_LIBRARIES);
+    const inline = convertHtml(LARGE, `${site.origin}/large.html`, "markdown", convertLibraries());
     expect(markdown.total).toBe(Buffer.byteLength(inline));
     expect(markdown.content).toBe(Buffer.from(inline).subarray(0, markdown.end).toString("utf8"));
   });

@@ -3,7 +3,8 @@
 // resolved the WHATWG way (TextDecoder: "latin1" and "iso-8859-1" mean windows-1252); the bytes are decoded by
 // iconv-lite where it knows the encoding, because Node 20's TextDecoder decodes windows-1252 as ISO-8859-1
 // (0x80-0x9F become C1 controls, so curly quotes and dashes are lost), else by TextDecoder.
-import iconv from "iconv-lite";
+import { createRequire } from "node:module";
+import type iconvLite from "iconv-lite";
 
 export interface DecodedText {
   text: string;
@@ -42,6 +43,11 @@ function decoderFor(label: string): InstanceType<typeof TextDecoder> | undefined
   }
 }
 
+const require = createRequire(import.meta.url);
+let iconvModule: typeof iconvLite | undefined;
+/** iconv-lite's tables load on the first body decoded, not at start-up. */
+const iconv = (): typeof iconvLite => (iconvModule ??= require("iconv-lite") as typeof iconvLite);
+
 export function decodeBody(body: Buffer, headerCharset: string | undefined, html: boolean): DecodedText {
   const bom = bomCharset(body);
   const [label, source] = bom ? [bom, "bom" as const] : headerCharset ? [headerCharset, "header" as const] : html && metaCharset(body) ? [metaCharset(body)!, "meta" as const] : ["utf-8", "default" as const];
@@ -53,6 +59,6 @@ export function decodeBody(body: Buffer, headerCharset: string | undefined, html
     return { text: fallback.decode(body), charset: fallback.encoding, source: "default", unknownLabel: label };
   }
   // Both drop a BOM themselves (TextDecoder's ignoreBOM false, iconv-lite's stripBOM).
-  const text = iconv.encodingExists(decoder.encoding) ? iconv.decode(body, decoder.encoding) : decoder.decode(body);
+  const text = iconv().encodingExists(decoder.encoding) ? iconv().decode(body, decoder.encoding) : decoder.decode(body);
   return { text, charset: decoder.encoding, source };
 }

@@ -4,7 +4,7 @@
 // cut short by terminating the worker, as the portable grep engine's regex worker is (search/regex-worker.ts).
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { CONVERT_LIBRARIES, CONVERT_LIBRARY_PACKAGES, convertHtml, type HtmlTarget } from "./html.js";
+import { CONVERT_LIBRARY_PACKAGES, convertHtml, convertLibraries, type HtmlTarget } from "./html.js";
 
 /** HTML up to this many characters is converted on the calling thread. */
 export const INLINE_CONVERT_CHARS = 128 * 1024;
@@ -39,7 +39,7 @@ export class HtmlConverter {
   private nextId = 0;
 
   convert(html: string, baseHref: string, target: HtmlTarget, deadline: number, signal: AbortSignal): Promise<ConvertResult> {
-    if (html.length <= INLINE_CONVERT_CHARS) return Promise.resolve({ text: convertHtml(html, baseHref, target, CONVERT_LIBRARIES) });
+    if (html.length <= INLINE_CONVERT_CHARS) return Promise.resolve({ text: convertHtml(html, baseHref, target, convertLibraries()) });
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
     return new Promise((resolve) => {

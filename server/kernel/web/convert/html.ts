@@ -3,9 +3,10 @@
 // the page's final URL so an agent can fetch them; scripts, styles and other non-content elements are dropped.
 // convertHtml is self-contained on purpose (the libraries come in as an argument): its source text is also the
 // conversion worker's program (convert-worker.ts), since a large page takes the converters seconds.
-import { gfm } from "@joplin/turndown-plugin-gfm";
-import { convert } from "html-to-text";
-import TurndownService from "turndown";
+import { createRequire } from "node:module";
+import type { gfm } from "@joplin/turndown-plugin-gfm";
+import type { convert } from "html-to-text";
+import type TurndownService from "turndown";
 import { MAX_WEB_TITLE_CHARS } from "../limits.js";
 
 export type HtmlTarget = "markdown" | "text";
@@ -16,10 +17,24 @@ export interface ConvertLibraries {
   convert: typeof convert;
 }
 
-export const CONVERT_LIBRARIES: ConvertLibraries = { TurndownService, gfm, convert };
-
 /** The packages the worker requires, by the names ConvertLibraries uses. */
 export const CONVERT_LIBRARY_PACKAGES = { TurndownService: "turndown", gfm: "@joplin/turndown-plugin-gfm", convert: "html-to-text" } as const;
+
+const require = createRequire(import.meta.url);
+let loaded: ConvertLibraries | undefined;
+
+/**
+ * The converters, loaded on the first conversion rather than at start-up: with their DOM they are over a
+ * megabyte of JavaScript that only a webfetch needs (docs/PERFORMANCE.md, start-up).
+ */
+export function convertLibraries(): ConvertLibraries {
+  loaded ??= {
+    TurndownService: require(CONVERT_LIBRARY_PACKAGES.TurndownService) as typeof TurndownService,
+    gfm: (require(CONVERT_LIBRARY_PACKAGES.gfm) as { gfm: typeof gfm }).gfm,
+    convert: (require(CONVERT_LIBRARY_PACKAGES.convert) as { convert: typeof convert }).convert,
+  };
+  return loaded;
+}
 
 export function convertHtml(html: string, baseHref: string, target: HtmlTarget, libs: ConvertLibraries): string {
   const dropped = ["script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas", "title", "meta", "link", "head"];
@@ -88,7 +103,7 @@ export function convertHtml(html: string, baseHref: string, target: HtmlTarget, 
 export function htmlTitle(html: string): string | undefined {
   const match = /<title\b[^>]*>([\s\S]{0,4000}?)<\/title>/i.exec(html.slice(0, 65536));
   if (!match) return undefined;
-  const text = convert(`<p>${match[1]}</p>`, { wordwrap: false }).replace(/\s+/g, " ").trim();
+  const text = convertLibraries().convert(`<p>${match[1]}</p>`, { wordwrap: false }).replace(/\s+/g, " ").trim();
   if (text === "") return undefined;
   return text.length > MAX_WEB_TITLE_CHARS ? `${text.slice(0, MAX_WEB_TITLE_CHARS)}…` : text;
 }

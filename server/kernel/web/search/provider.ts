@@ -1,8 +1,8 @@
 // What every search provider adapter offers, which one answers (the first configured key, or the one named),
 // and the bounded JSON exchange with it. The provider's endpoint is the operator's configuration, so it is not
 // put through webfetch's guard (tests point it at a stand-in on loopback).
-import { convert } from "html-to-text";
 import { ErrorCode, ToolError } from "../../../errors.js";
+import { convertLibraries } from "../convert/html.js";
 import { MAX_WEB_SEARCH_RESPONSE_BYTES, MAX_WEB_SNIPPET_CHARS, MAX_WEB_TITLE_CHARS, WEB_SEARCH_TIMEOUT_MS } from "../limits.js";
 
 export type SearchProviderName = "brave" | "tavily";
@@ -47,7 +47,7 @@ export function notConfigured(prefer?: SearchProviderName): ToolError {
 /** Plain text of a provider's snippet (Brave marks matches with <strong>), one line, bounded. */
 export function plainSnippet(text: unknown, max = MAX_WEB_SNIPPET_CHARS): string {
   if (typeof text !== "string") return "";
-  const plain = convert(text, { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }] }).replace(/\s+/g, " ").trim();
+  const plain = convertLibraries().convert(text, { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }] }).replace(/\s+/g, " ").trim();
   return plain.length > max ? `${plain.slice(0, max)}…` : plain;
 }
 
