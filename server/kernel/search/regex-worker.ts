@@ -1,7 +1,7 @@
 // Runs the portable engine's regex matching on a worker thread. A JavaScript regex can backtrack for
 // minutes on a hostile line ("(a+)+$"); on the main thread that would stall every session of the bridge.
 // Off it, a search that overruns its deadline is cut short by terminating the worker.
-import { Worker } from "node:worker_threads";
+import { DeadlineWorker } from "../worker/deadline-worker.js";
 
 /**
  * Line index (0-based) and UTF-16 offset of the first match of every matching line. Terminators (\n, \r\n)
@@ -24,7 +24,6 @@ export function findMatchingLines(text: string, source: string, flags: string): 
 }
 
 interface Job {
-  id: number;
   source: string;
   flags: string;
   texts: string[];
@@ -42,51 +41,16 @@ export type MatchBatchResult = Array<Array<[number, number]>> | "timeout" | "abo
 
 /** One lazily started worker per bridge; replaced after it is terminated for overrunning a deadline. */
 export class RegexWorker {
-  private worker: Worker | undefined;
-  private nextId = 0;
+  private readonly worker = new DeadlineWorker<Job, { results: Array<Array<[number, number]>> }>(() => WORKER_SOURCE);
 
   /** Matches each text; resolves "timeout" when the deadline passes first (the worker is then replaced). */
-  match(source: string, flags: string, texts: string[], deadline: number, signal: AbortSignal): Promise<MatchBatchResult> {
-    const worker = (this.worker ??= this.start());
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      const finish = (result: MatchBatchResult) => {
-        clearTimeout(timer);
-        worker.off("message", onMessage);
-        worker.off("error", onError);
-        signal.removeEventListener("abort", onAbort);
-        resolve(result);
-      };
-      const kill = (result: MatchBatchResult) => {
-        if (this.worker === worker) this.worker = undefined;
-        void worker.terminate();
-        finish(result);
-      };
-      const onMessage = (message: { id: number; results: Array<Array<[number, number]>> }) => {
-        if (message.id === id) finish(message.results);
-      };
-      const onAbort = () => kill("aborted");
-      const onError = () => kill("aborted");
-      const timer = setTimeout(() => kill("timeout"), Math.max(0, deadline - Date.now()));
-      worker.on("message", onMessage);
-      worker.once("error", onError);
-      signal.addEventListener("abort", onAbort, { once: true });
-      worker.postMessage({ id, source, flags, texts } satisfies Job);
-    });
-  }
-
-  private start(): Worker {
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
-    // An idle worker must not keep the process alive.
-    worker.unref();
-    worker.on("error", () => {
-      if (this.worker === worker) this.worker = undefined;
-    });
-    return worker;
+  async match(source: string, flags: string, texts: string[], deadline: number, signal: AbortSignal): Promise<MatchBatchResult> {
+    const outcome = await this.worker.run({ source, flags, texts }, deadline, signal);
+    if ("reply" in outcome) return outcome.reply.results;
+    return outcome.failed === "timeout" ? "timeout" : "aborted";
   }
 
   close(): void {
-    void this.worker?.terminate();
-    this.worker = undefined;
+    this.worker.close();
   }
 }

@@ -3,7 +3,7 @@
 // converted inline (a worker round trip costs more than they do); a conversion that overruns its deadline is
 // cut short by terminating the worker, as the portable grep engine's regex worker is (search/regex-worker.ts).
 import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import { DeadlineWorker } from "../../worker/deadline-worker.js";
 import { CONVERT_LIBRARY_PACKAGES, convertHtml, convertLibraries, type HtmlTarget } from "./html.js";
 
 /** HTML up to this many characters is converted on the calling thread. */
@@ -35,52 +35,18 @@ export type ConvertResult = { text: string } | { failed: "timeout" | "aborted" |
 
 /** One lazily started worker per webfetch tool; replaced after it is terminated for overrunning a deadline. */
 export class HtmlConverter {
-  private worker: Worker | undefined;
-  private nextId = 0;
+  private readonly worker = new DeadlineWorker<{ html: string; baseHref: string; target: HtmlTarget }, { text?: string; error?: string }>(workerSource);
 
   convert(html: string, baseHref: string, target: HtmlTarget, deadline: number, signal: AbortSignal): Promise<ConvertResult> {
     if (html.length <= INLINE_CONVERT_CHARS) return Promise.resolve({ text: convertHtml(html, baseHref, target, convertLibraries()) });
-    const worker = (this.worker ??= this.start());
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      const finish = (result: ConvertResult) => {
-        clearTimeout(timer);
-        worker.off("message", onMessage);
-        worker.off("error", onError);
-        signal.removeEventListener("abort", onAbort);
-        resolve(result);
-      };
-      const kill = (result: ConvertResult) => {
-        if (this.worker === worker) this.worker = undefined;
-        void worker.terminate();
-        finish(result);
-      };
-      const onMessage = (message: { id: number; text?: string; error?: string }) => {
-        if (message.id !== id) return;
-        finish(message.text !== undefined ? { text: message.text } : { failed: "error", message: message.error ?? "conversion failed" });
-      };
-      const onAbort = () => kill({ failed: "aborted" });
-      const onError = (error: Error) => kill({ failed: "error", message: error.message });
-      const timer = setTimeout(() => kill({ failed: "timeout" }), Math.max(0, deadline - Date.now()));
-      worker.on("message", onMessage);
-      worker.once("error", onError);
-      signal.addEventListener("abort", onAbort, { once: true });
-      worker.postMessage({ id, html, baseHref, target });
+    return this.worker.run({ html, baseHref, target }, deadline, signal).then((outcome) => {
+      if ("failed" in outcome) return { failed: outcome.failed, ...(outcome.message !== undefined ? { message: outcome.message } : {}) };
+      const { text, error } = outcome.reply;
+      return text !== undefined ? { text } : { failed: "error", message: error ?? "conversion failed" };
     });
-  }
-
-  private start(): Worker {
-    const worker = new Worker(workerSource(), { eval: true });
-    // An idle worker must not keep the process alive.
-    worker.unref();
-    worker.on("error", () => {
-      if (this.worker === worker) this.worker = undefined;
-    });
-    return worker;
   }
 
   close(): void {
-    void this.worker?.terminate();
-    this.worker = undefined;
+    this.worker.close();
   }
 }
