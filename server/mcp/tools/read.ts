@@ -1,5 +1,6 @@
 // The read family over MCP: read (OpenCode's fields: path, offset, limit; numbered lines, paged; images as MCP
 // image content), and the kernel's outline, stat and project under their own names.
+import { OUTLINE_EXTENSIONS } from "../../kernel/read/outline.js";
 import { z } from "zod";
 import { MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
 import type { ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
@@ -88,9 +89,9 @@ const read: McpToolSpec = {
 const outline: McpToolSpec = {
   name: "outline",
   kernel: "outline",
-  title: "Outline a JS/TS file",
-  description: "Imports and declarations (functions, classes and members, interfaces, types, enums, exports) of a JavaScript or TypeScript file, with their line spans: read the lines you need after.",
-  input: z.strictObject({ path: pathField.describe("A .ts, .tsx, .js, .jsx, .mjs or .cjs file inside the project.") }),
+  title: "Outline a source file",
+  description: "Imports and declarations (functions, classes and members, interfaces, structs, traits, types, enums, exports) of a JavaScript, TypeScript, Python, Go, Rust or Java file, with their line spans: read the lines you need after.",
+  input: z.strictObject({ path: pathField.describe(`A ${OUTLINE_EXTENSIONS.join(", ")} file inside the project.`) }),
   contentFields: [],
   annotations: READ_ONLY,
   async call(args, call) {
@@ -115,7 +116,7 @@ const project: McpToolSpec = {
   name: "project",
   kernel: "project",
   title: "Describe the project",
-  description: "What the project is made of, without running anything: executables on the bridge's PATH, marker files at the root (package.json, Cargo.toml...), the package manager and package.json scripts.",
+  description: "What the project is made of, without running anything: executables on the bridge's PATH, marker files at the root (package.json, Cargo.toml...), the package manager and package.json scripts, how to run its tests, and its AGENTS.md / CONTRIBUTING.md guides with their first lines.",
   input: z.strictObject({}),
   contentFields: [],
   annotations: READ_ONLY,
