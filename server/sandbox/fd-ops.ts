@@ -169,6 +169,24 @@ export function tempName(name: string): string {
   return `.${name}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
 }
 
+/** Writes all of `bytes` into a just-created temp file, then gives it its owner and mode (writeFileIn's steps). */
+export function fillTempFile(fd: number, bytes: Buffer, options: WriteInOptions): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+  if (options.owner) fs.fchownSync(fd, options.owner.uid, options.owner.gid);
+  // chmod, unlike the create mode, is not narrowed by the umask (and comes after chown, which clears set-id bits).
+  if (options.mode !== undefined) fs.fchmodSync(fd, options.mode);
+}
+
+/** Removes a temp file an atomic write gave up on; one never created or already renamed is nothing to clean. */
+export function discardTempFile(dirFd: number, temp: string): void {
+  try {
+    fs.unlinkSync(fdPath(dirFd, temp));
+  } catch {
+    // Never created, or already renamed: nothing to clean.
+  }
+}
+
 /**
  * Writes `name` in a held directory atomically: a temp file created O_EXCL|O_NOFOLLOW in that directory,
  * fsynced, renamed over `name` in the same directory, and the directory fsynced. A reader (or a crash) sees
@@ -180,22 +198,14 @@ export function writeFileIn(dirFd: number, name: string, bytes: Buffer, options:
   const fd = fs.openSync(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
   try {
     try {
-      let offset = 0;
-      while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-      if (options.owner) fs.fchownSync(fd, options.owner.uid, options.owner.gid);
-      // chmod, unlike the create mode, is not narrowed by the umask (and comes after chown, which clears set-id bits).
-      if (options.mode !== undefined) fs.fchmodSync(fd, options.mode);
+      fillTempFile(fd, bytes, options);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
     fs.renameSync(fdPath(dirFd, temp), fdPath(dirFd, name));
   } catch (error) {
-    try {
-      fs.unlinkSync(fdPath(dirFd, temp));
-    } catch {
-      // Never created, or already renamed: nothing to clean.
-    }
+    discardTempFile(dirFd, temp);
     throw error;
   }
   syncDirectory(dirFd);

@@ -3,7 +3,7 @@
 // with its two fsyncs in the thread pool instead of on the event loop, and the rename held until the journal
 // says the intent is durable, so that wait overlaps the temp file's fsync instead of adding to it.
 import fs from "node:fs";
-import { CREATE_FLAGS, tempName, type WriteInOptions } from "../../sandbox/fd-ops.js";
+import { CREATE_FLAGS, discardTempFile, fillTempFile, tempName, type WriteInOptions } from "../../sandbox/fd-ops.js";
 import { fdPath } from "../../sandbox/fd-walk.js";
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
@@ -39,11 +39,7 @@ export async function writeFileDurably(dirFd: number, name: string, bytes: Buffe
   const fd = fs.openSync(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
   try {
     try {
-      let offset = 0;
-      while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-      if (options.owner) fs.fchownSync(fd, options.owner.uid, options.owner.gid);
-      // chmod, unlike the create mode, is not narrowed by the umask (and comes after chown, which clears set-id bits).
-      if (options.mode !== undefined) fs.fchmodSync(fd, options.mode);
+      fillTempFile(fd, bytes, options);
       // Both settle before the descriptor closes: an fsync still running in the pool never meets a reused number.
       const [synced, journaled] = await Promise.allSettled([fsyncInPool(fd), options.beforeRename]);
       if (journaled.status === "rejected") throw journaled.reason;
@@ -53,11 +49,7 @@ export async function writeFileDurably(dirFd: number, name: string, bytes: Buffe
     }
     fs.renameSync(fdPath(dirFd, temp), fdPath(dirFd, name));
   } catch (error) {
-    try {
-      fs.unlinkSync(fdPath(dirFd, temp));
-    } catch {
-      // Never created, or already renamed: nothing to clean.
-    }
+    discardTempFile(dirFd, temp);
     throw error;
   }
   await syncDirectoryInPool(dirFd);
