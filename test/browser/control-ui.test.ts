@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STATE_FILE_NAME } from "../../server/store/database.js";
 import { giveToAgent, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
 
 const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts", "browser");
@@ -45,10 +45,7 @@ describe("control UI in Chromium", () => {
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
     page = await context.newPage();
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") consoleProblems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => consoleProblems.push(`pageerror: ${e.message}`));
+    recordConsoleProblems(page, consoleProblems);
   });
 
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, startTestBridge, TEST_AGENT_UID, type TestBridge } from "../helpers/bridge.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
 
 const run = promisify(execFile);
@@ -43,10 +43,7 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
     t = await startTestBridge({ URLBRIDGE_OPERATOR_TOKEN: "", URLBRIDGE_BROWSE_ROOTS: browseRoot });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") consoleProblems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => consoleProblems.push(`pageerror: ${e.message}`));
+    recordConsoleProblems(page, consoleProblems);
   });
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenCodePlugin } from "../../plugins/opencode-control/index.js";
 import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { locateOpencode, OPENCODE_VERSION, startOpencodeServe, type OpencodeServe } from "../helpers/opencode-serve.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
 
@@ -45,10 +45,7 @@ describe.skipIf("missing" in located && !required)("Plugins page with OpenCode C
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     page.setDefaultTimeout(PAGE_TIMEOUT_MS);
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") consoleProblems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => consoleProblems.push(`pageerror: ${e.message}`));
+    recordConsoleProblems(page, consoleProblems);
     await page.goto(t.bridge.controlUrl);
     await page.getByRole("heading", { name: "urlbridge control plane" }).waitFor();
     await page.keyboard.type(TEST_OPERATOR_TOKEN);

@@ -11,14 +11,13 @@ import path from "node:path";
 import type { StartedNetwork, StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBridgeImage, buildEdgeImage, CONTROL_PORT, EDGE_TLS_PORT, edgeCertificate, startApplianceWithEdge, stopAll } from "./support/containers.js";
-import { createEdgeClient } from "./support/edge-client.js";
+import { createEdgeClient, waitForDiscoveredOrigin } from "./support/edge-client.js";
 import { startMockLlm, type MockLlm } from "./support/mock-llm.js";
 import { locateOpencode, startOpencode, type Opencode } from "./support/opencode.js";
 import { mockProviderConfig } from "../helpers/opencode-process.js";
 
 const EDGE_HOSTNAME = "e2e-edge.trycloudflare.com";
 const EDGE_ORIGIN = `https://${EDGE_HOSTNAME}`;
-const DISCOVERY_TIMEOUT_MS = 30_000;
 /** One prompt is two fake-LLM turns around one MCP call through the edge: seconds, bounded well under the test's. */
 const PROMPT_TIMEOUT_MS = 60_000;
 /** The name of the bridge's entry under `mcp` in opencode.json: its tools reach the model as `ub_<tool>`. */
@@ -68,17 +67,8 @@ async function execIn(container: StartedTestContainer, command: string[]): Promi
   return result.stdout;
 }
 
-/** The bridge polls the edge's metrics server every 5 s; Init URLs carry the tunnel origin once it has. */
-async function waitForDiscoveredOrigin(): Promise<void> {
-  const deadline = Date.now() + DISCOVERY_TIMEOUT_MS;
-  let origin: string | undefined;
-  while (Date.now() < deadline) {
-    origin = (await api<{ origin: string }>("/api/tunnel")).origin;
-    if (origin === EDGE_ORIGIN) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the bridge did not discover ${EDGE_ORIGIN} within ${DISCOVERY_TIMEOUT_MS} ms (origin: ${origin})`);
-}
+/** Init URLs carry the tunnel origin once the bridge has discovered it. */
+const discovered = () => waitForDiscoveredOrigin(async () => (await api<{ origin: string }>("/api/tunnel")).origin, EDGE_ORIGIN);
 
 /** Sends one prompt to the OpenCode session and returns the fake LLM's requests it caused. */
 async function prompt(text: string): Promise<{ answer: PromptAnswer; requests: MockLlm["requests"] }> {
@@ -117,7 +107,7 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
     ({ network, bridge, edge } = await startApplianceWithEdge(projectsDir, { EDGE_SSE: "cut" }));
 
     operatorToken = (await execIn(bridge, ["urlbridge", "token", "--show"])).trim();
-    await waitForDiscoveredOrigin();
+    await discovered();
     await execIn(bridge, ["urlbridge", "project", "add", "demo", "/projects/demo", "--write", "--terminal", "--json"]);
     const session = JSON.parse(await execIn(bridge, ["urlbridge", "session", "create", "demo", "--json"])) as { id: string; initUrl: string };
     sessionId = session.id;

@@ -13,7 +13,7 @@ import { GenericContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { REPO_ROOT } from "./support/containers.js";
-import { createEdgeClient, type EdgeClient } from "./support/edge-client.js";
+import { createEdgeClient, type EdgeClient, waitForDiscoveredOrigin } from "./support/edge-client.js";
 import { startMockLlm, type MockLlm } from "./support/mock-llm.js";
 import { mockProviderConfig } from "../helpers/opencode-process.js";
 
@@ -28,7 +28,6 @@ const EDGE_IMAGE = "urlbridge-edge-standin:e2e-oc";
 const OPENCODE_PASSWORD = "e2e-oc-opencode-password-0123456789";
 const EDGE_ORIGIN = "https://e2e-edge.trycloudflare.com";
 const PLUGIN = "opencode-control";
-const DISCOVERY_TIMEOUT_MS = 30_000;
 const READY_TIMEOUT_MS = 60_000;
 /** Polls of a running worker; each wait is bounded by the plugin (well under a minute), so this bounds the test. */
 const MAX_POLLS = 12;
@@ -93,17 +92,8 @@ async function api<T>(route: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-/** The bridge polls the edge's metrics server every 5 s; Init URLs carry the tunnel origin once it has. */
-async function waitForDiscoveredOrigin(): Promise<void> {
-  const deadline = Date.now() + DISCOVERY_TIMEOUT_MS;
-  let origin: string | undefined;
-  while (Date.now() < deadline) {
-    origin = (await api<{ origin: string }>("/api/tunnel")).origin;
-    if (origin === EDGE_ORIGIN) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the bridge did not discover ${EDGE_ORIGIN} within ${DISCOVERY_TIMEOUT_MS} ms (origin: ${origin})`);
-}
+/** Init URLs carry the tunnel origin once the bridge has discovered it. */
+const discovered = () => waitForDiscoveredOrigin(async () => (await api<{ origin: string }>("/api/tunnel")).origin, EDGE_ORIGIN);
 
 /**
  * Compose reports OpenCode healthy once it answers its own health route; its first project-scoped answer can take
@@ -223,7 +213,7 @@ beforeAll(async () => {
   const edgePort = Number((await compose(["port", "tunnel", "8443"])).trim().split(":").pop());
   const ca = (await execIn("tunnel", ["cat", "/etc/edge/edge.crt"])).out;
   edgeClient = createEdgeClient({ origin: EDGE_ORIGIN, port: edgePort, ca });
-  await waitForDiscoveredOrigin();
+  await discovered();
   bases = await openSession("demo", ["--write"]);
   shellBases = await openSession("shell", ["--terminal"]);
   await waitForPluginReady();
@@ -353,7 +343,7 @@ describe("restarts", () => {
     expect(await compose(["logs", "opencode"])).toContain("the bridge's port 47433 left this network namespace");
     // A restarted container may get another ephemeral host port.
     controlUrl = `http://${(await compose(["port", "bridge", "47433"])).trim()}`;
-    await waitForDiscoveredOrigin();
+    await discovered();
     await waitForPluginReady();
     const worker = await runWorker("Say hello after the restart");
     expect(worker.state, JSON.stringify(worker)).toBe("completed");

@@ -1,6 +1,6 @@
 // Debian's Chromium for browser tests and the gym's browsing reader: one path, one set of flags.
 // The background-networking flags matter here: this machine refuses Chromium's calls home, many at a time.
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -17,4 +17,12 @@ export const CHROMIUM_ARGS = [
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/** Collects the page's console errors and warnings and its uncaught errors into `problems` (tests expect none). */
+export function recordConsoleProblems(page: Page, problems: string[]): void {
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
 }

@@ -49,3 +49,18 @@ export function createEdgeClient(options: { origin: string; port: number; ca: st
     },
   };
 }
+
+/** How long the bridge may take to discover the edge's hostname: it polls the edge's metrics server every 5 s. */
+export const DISCOVERY_TIMEOUT_MS = 30_000;
+
+/** Waits, bounded, until `currentOrigin` (the bridge's /api/tunnel origin) is `origin`, so Init URLs carry it. */
+export async function waitForDiscoveredOrigin(currentOrigin: () => Promise<string | undefined>, origin: string, timeoutMs = DISCOVERY_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let seen: string | undefined;
+  while (Date.now() < deadline) {
+    seen = await currentOrigin();
+    if (seen === origin) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the bridge did not discover ${origin} within ${timeoutMs} ms (origin: ${seen})`);
+}
