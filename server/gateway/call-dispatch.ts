@@ -69,8 +69,7 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
         pending = runTool(compat.tool, call);
       } else {
         if (match.kind === "tool") call.rawField = match.tool.url.rawField;
-        const opened = call;
-        pending = dispatch(match, opened, (id) => {
+        pending = dispatch(match, call, (id) => {
           toolId = id;
         });
       }

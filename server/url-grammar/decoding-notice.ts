@@ -1,9 +1,9 @@
 // The `decoding` field of an answer: when a target was read in a way that changed its content beyond one
 // percent layer (a further layer removed, or a + on the wire read either way), the agent is told, and handed the exact
 // URL of the other reading, written with the reference encoder so that it cannot be misread in turn.
-import { decodeComponent, plusChangedContent, type DecodingPlan } from "./decoding.js";
+import type { DecodingPlan } from "./decoding.js";
+import { decodeValueWith } from "./query.js";
 import { buildUrl, type RequestUrl } from "./request-url.js";
-import { decodeTilde } from "./tilde.js";
 
 export interface OtherReading {
   /** What differs in that reading: "1 percent layer", "+ as a plus". */
@@ -27,22 +27,22 @@ function readingUrl(url: RequestUrl, plan: DecodingPlan): string {
   const params: Array<[string, string]> = [];
   for (const s of url.query.segments) {
     if (s.key === "call") continue;
-    params.push([s.key, s.rawValue === undefined ? "" : decodeTilde(decodeComponent(s.rawValue, plan))]);
+    params.push([s.key, s.rawValue === undefined ? "" : decodeValueWith(s.rawValue, plan)]);
   }
-  const raw = url.query.raw === undefined ? undefined : decodeTilde(decodeComponent(url.query.raw.rawText, plan));
+  const raw = url.query.raw === undefined ? undefined : decodeValueWith(url.query.raw.rawText, plan);
   return buildUrl(url.origin, url.basePath, url.route, params, raw);
 }
 
 /** The notice for a call, or undefined when the target was read in the one way it could mean. */
 export function decodingNotice(url: RequestUrl): DecodingNotice | undefined {
   const { plan } = url.query;
-  const content = url.query.segments.flatMap((s) => (s.rawValue === undefined ? [] : [s.rawValue]));
-  if (url.query.raw !== undefined) content.push(url.query.raw.rawText);
   const extraLayers = plan.layers >= 2;
-  const plusAsSpace = plusChangedContent(plan, content);
-  // Read as plus signs because the target carried %20 spaces; a client that also wrote + for spaces gets the other reading.
-  const plusAsPlus = !plan.plusIsSpace && content.some((c) => c.includes("+"));
-  if (!extraLayers && !plusAsSpace && !plusAsPlus) return undefined;
+  // A + on the wire in a value or the tail was read one way or the other; the notice offers the other reading
+  // (read as plus signs because the target carried %20 spaces, a client that wrote + for spaces gets it too).
+  const wirePlus = url.query.segments.some((s) => s.rawValue?.includes("+")) || (url.query.raw?.rawText.includes("+") ?? false);
+  const plusAsSpace = wirePlus && plan.plusIsSpace;
+  const plusAsPlus = wirePlus && !plan.plusIsSpace;
+  if (!extraLayers && !wirePlus) return undefined;
 
   const otherReadings: OtherReading[] = [];
   if (extraLayers) otherReadings.push({ reading: layersText(plan.layers - 1), url: readingUrl(url, { ...plan, layers: plan.layers - 1 }) });

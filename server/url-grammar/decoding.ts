@@ -80,8 +80,3 @@ export function decodeComponent(s: string, plan: DecodingPlan): string {
   for (let layer = 0; layer < plan.layers && current.includes("%"); layer++) current = decodePercent(current);
   return current;
 }
-
-/** Whether reading + as a space changed any of these components (raw values and tail). */
-export function plusChangedContent(plan: DecodingPlan, rawContent: readonly string[]): boolean {
-  return plan.plusIsSpace && rawContent.some((c) => c.includes("+"));
-}

@@ -30,9 +30,9 @@ export interface ParsedQuery {
   plan: DecodingPlan;
 }
 
-/** Decodes one value on its own (no target around it): + as space, every percent layer, then ~. */
-export function decodeValue(rawValue: string): string {
-  return decodeTilde(decodeQueryComponent(rawValue));
+/** Decodes one raw value or tail under a plan: + and the plan's percent layers, then ~. */
+export function decodeValueWith(rawValue: string, plan: DecodingPlan): string {
+  return decodeTilde(decodeComponent(rawValue, plan));
 }
 
 interface RawPieces {
@@ -79,7 +79,7 @@ export function parseQuery(rawQuery: string, plan?: DecodingPlan): ParsedQuery {
     rawKey,
     rawValue,
     key: decodeComponent(rawKey, used),
-    value: rawValue === undefined ? "" : decodeTilde(decodeComponent(rawValue, used)),
+    value: rawValue === undefined ? "" : decodeValueWith(rawValue, used),
   }));
   if (pieces.rawText === undefined) return { segments, raw: undefined, plan: used };
   const beforeTilde = decodeComponent(pieces.rawText, used);
