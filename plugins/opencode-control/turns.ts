@@ -40,7 +40,11 @@ export async function requestsOf(api: Api, directory: string, sessionId: string)
 export async function readTurn(api: Api, directory: string, sessionId: string, messageId: string): Promise<Turn> {
   const user = await api.message(directory, sessionId, messageId);
   if (!user) return { state: "not-admitted" };
-  const [messages, statuses] = await Promise.all([api.messages(directory, sessionId), api.statuses(directory)]);
+  // The status first, then the messages: read together, an idle status could postdate a message list taken
+  // mid-turn (its last step a tool call), and a finished turn would read as incomplete. Idle seen first means
+  // the messages read after it hold the turn's end.
+  const statuses = await api.statuses(directory);
+  const messages = await api.messages(directory, sessionId);
   const segment = messages.filter((m) => m.info.role === "assistant" && m.info.parentID === messageId);
   const last = segment[segment.length - 1];
   const status = statuses[sessionId];
