@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge, type BenchBridge } from "./bridge.js";
-import { measureInterleaved, type BenchResult, type Stats } from "./harness.js";
+import { measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
 import { createBenchClient, firstLine, stopChild, type BenchClient } from "./http.js";
 
 const ROUNDS = 3;
@@ -16,6 +16,9 @@ const EXEC_RUNS = 100;
 const EXEC_WARMUP = 10;
 const SEARCH_RUNS = 15;
 const SEARCH_WARMUP = 2;
+/** Main-thread CPU per /x: rounds of blocks of sequential calls, each bridge in turn. */
+const CPU_ROUNDS = 4;
+const CPU_BLOCK = 25;
 const FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "exec-floor.mjs");
 
 function url(base: string, route: string, params: Array<[string, string | number]>, raw?: string): string {
@@ -48,6 +51,8 @@ function spreadOf(values: number[]): Spread {
   return { median: median(values), low: Math.min(...values), high: Math.max(...values) };
 }
 
+const cpuText = (us: number | undefined) => (us === undefined ? "n/a (no schedstat)" : `${Math.round(us)} µs`);
+
 const show = (s: Spread) => `${s.median.toFixed(2)} (${s.low.toFixed(2)}–${s.high.toFixed(2)})`;
 
 interface ExecFigures {
@@ -55,20 +60,27 @@ interface ExecFigures {
   floorSpawn: Spread;
   x: Spread;
   xRun: Spread;
+  /** /x on a second bridge with URLBRIDGE_SPAWNER=off: the bridge forks the launcher itself. */
+  xDirect: Spread;
+  directRatio: Spread;
+  /** Main-thread (event-loop) CPU per /x, µs: through the spawner, and forked by the bridge. */
+  cpu: { spawner: number | undefined; direct: number | undefined };
   stat: Spread;
   bridgeMiB: number;
   ratio: Spread;
 }
 
-async function benchExec(bridge: BenchBridge, client: BenchClient, floorUrl: string, bridgeMiB: number): Promise<ExecFigures> {
+async function benchExec(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, floorUrl: string, bridgeMiB: number): Promise<ExecFigures> {
   const bases = bridge.bases as { r: string; m: string };
   let n = 0;
   const runs: number[] = [];
-  const x = async () => {
-    const body = await getJson(client, url(bases.m, "x", [["run", n++]], "echo hi"));
+  const echo = async (base: string) => {
+    const body = await getJson(client, url(base, "x", [["run", n++]], "echo hi"));
     if (body.stdout !== "hi\n") throw new Error(`/x echo hi answered ${JSON.stringify(body).slice(0, 200)}`);
-    runs.push(body.durationMs as number);
+    return body;
   };
+  const x = async () => runs.push((await echo(bases.m)).durationMs as number);
+  const xDirect = () => echo(directBridge.bases.m!);
   const stat = () => getJson(client, url(bases.r, "t", [["path", "floor.txt"]]));
   const spawns: number[] = [];
   const floor = async () => {
@@ -80,9 +92,13 @@ async function benchExec(bridge: BenchBridge, client: BenchClient, floorUrl: str
   for (let round = 0; round < ROUNDS; round++) {
     spawns.length = 0;
     runs.length = 0;
-    const stats = await measureInterleaved(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat]);
+    const stats = await measureInterleaved(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat, xDirect]);
     rounds.push({ stats, floorSpawn: median(spawns), xRun: median(runs) });
   }
+  const [spawnerCpu, directCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+    { pid: bridge.pid, fn: x },
+    { pid: directBridge.pid, fn: xDirect },
+  ]);
   return {
     floor: spreadOf(rounds.map((r) => r.stats[0]!.p50)),
     floorSpawn: spreadOf(rounds.map((r) => r.floorSpawn)),
@@ -90,6 +106,9 @@ async function benchExec(bridge: BenchBridge, client: BenchClient, floorUrl: str
     xRun: spreadOf(rounds.map((r) => r.xRun)),
     stat: spreadOf(rounds.map((r) => r.stats[2]!.p50)),
     ratio: spreadOf(rounds.map((r) => r.stats[1]!.p50 / r.stats[0]!.p50)),
+    xDirect: spreadOf(rounds.map((r) => r.stats[3]!.p50)),
+    directRatio: spreadOf(rounds.map((r) => r.stats[3]!.p50 / r.stats[0]!.p50)),
+    cpu: { spawner: spawnerCpu, direct: directCpu },
     bridgeMiB,
   };
 }
@@ -176,17 +195,24 @@ export async function runExecSearchBench(): Promise<BenchResult> {
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
   if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
   const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
+  const directBridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true }, env: { URLBRIDGE_SPAWNER: "off" } }).catch(async (error: unknown) => {
+    await bridge.close();
+    throw error;
+  });
   const client = createBenchClient(1);
   try {
     // Warm, then measure the bridge's size for the floor to match.
-    for (let i = 0; i < 30; i++) await getJson(client, url(bridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+    for (let i = 0; i < 30; i++) {
+      await getJson(client, url(bridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+      await getJson(client, url(directBridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+    }
     const bridgeMiB = residentMiB(bridge.pid);
     const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(bridgeMiB)], { stdio: ["ignore", "pipe", "inherit"] });
     let exec: ExecFigures;
     let search: SearchFigures;
     try {
       const floorUrl = await firstLine(floorChild);
-      exec = await benchExec(bridge, client, floorUrl, bridgeMiB);
+      exec = await benchExec(bridge, directBridge, client, floorUrl, bridgeMiB);
       search = await benchSearch(bridge, client, projectDir, floorUrl);
     } finally {
       await stopChild(floorChild);
@@ -202,12 +228,15 @@ export async function runExecSearchBench(): Promise<BenchResult> {
       "|---|---|",
       `| floor: GET to a node:http process of ${exec.bridgeMiB} MiB that spawns \`/bin/sh -c 'echo hi'\` (n=${EXEC_RUNS}) | ${show(exec.floor)} |`,
       `| … of which the spawn, timed inside the floor | ${show(exec.floorSpawn)} |`,
-      `| \`/x echo hi\` (n=${EXEC_RUNS}) | ${show(exec.x)} |`,
+      `| \`/x echo hi\` (n=${EXEC_RUNS}), the launcher forked by the resident spawner | ${show(exec.x)} |`,
       `| … of which the command (launcher + shell, its durationMs) | ${show(exec.xRun)} |`,
       `| /t stat GET on the same bridge (the HTTP and kernel share) | ${show(exec.stat)} |`,
+      `| \`/x echo hi\` on a second bridge with \`URLBRIDGE_SPAWNER=off\` (the bridge forks the launcher) | ${show(exec.xDirect)} |`,
       "",
-      `\`/x\` against its floor: ${show(exec.ratio)}× (target ≤ 1.3×: **${exec.ratio.median <= 1.3 ? "met" : "not met"}**). What \`/x\` spends`,
-      `besides its command and a plain GET, the journal's intent commits and the sandbox plan: ${xOverhead.toFixed(2)} ms.`,
+      `\`/x\` against its floor: ${show(exec.ratio)}× (target ≤ 1.3×: **${exec.ratio.median <= 1.3 ? "met" : "not met"}**); with the spawner off`,
+      `${show(exec.directRatio)}×. What \`/x\` spends besides its command and a plain GET, the journal's intent commits and the`,
+      `sandbox plan: ${xOverhead.toFixed(2)} ms. Event-loop (main-thread) CPU per \`/x\` (schedstat, ${CPU_ROUNDS}×${CPU_BLOCK} calls per bridge,`,
+      `interleaved): ${cpuText(exec.cpu.spawner)} through the spawner, ${cpuText(exec.cpu.direct)} with the bridge forking.`,
       "",
       `Search: \`${SEARCH_PATTERN}\` over the TypeScript package (${search.treeMiB.toFixed(1)} MiB, largest file ${search.largestMiB.toFixed(1)} MiB), n=${SEARCH_RUNS} per round.`,
       "",
@@ -224,6 +253,7 @@ export async function runExecSearchBench(): Promise<BenchResult> {
   } finally {
     client.close();
     await bridge.close();
+    await directBridge.close();
     fs.rmSync(projectDir, { recursive: true, force: true });
   }
 }
