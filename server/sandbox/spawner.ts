@@ -66,6 +66,8 @@ interface Spawner {
 let current: Spawner | undefined;
 let failedStarts = 0;
 let nextId = 0;
+/** Launchers started through a spawner since the bridge started (diagnostics, and tests that a path is taken). */
+let started = 0;
 const waitCell = new Int32Array(new SharedArrayBuffer(4));
 
 /** The spawner binary beside the launcher, or undefined when it was not built. */
@@ -243,6 +245,7 @@ export function spawnThroughSpawner(request: SpawnRequest): SpawnerChild | undef
     throw new SpawnerLost("the command's output pipes could not be opened");
   }
   const exited = new Promise<SpawnerExit>((resolve) => spawner.running.set(id, { resolve }));
+  started++;
   writeFrame(spawner.requestFd, ["r", String(id)]);
   let reported = false;
   void exited.then(() => (reported = true));
@@ -260,6 +263,11 @@ export function spawnThroughSpawner(request: SpawnRequest): SpawnerChild | undef
       }
     },
   };
+}
+
+/** How many launchers spawners have started in this process. */
+export function spawnedThroughSpawner(): number {
+  return started;
 }
 
 /** The running spawner's pid (tests and diagnostics), or undefined. */

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
 import { spawnCommand, type SpawnedCommand } from "../../../server/mutation/terminal/terminal-spawn.js";
-import { spawnerPid } from "../../../server/sandbox/spawner.js";
+import { spawnedThroughSpawner, spawnerPid } from "../../../server/sandbox/spawner.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "../mutation/terminal-helpers.js";
@@ -125,6 +125,17 @@ describe("/x when the spawner dies under it", () => {
     s = await t.session({ terminal: true, write: true });
   });
   afterAll(() => t.close());
+
+  it("runs /g's confined rg through the spawner, with the same answer", async () => {
+    fs.mkdirSync(path.join(t.projectDir, "src"), { recursive: true });
+    fs.writeFileSync(path.join(t.projectDir, "src", "a.txt"), "one needle\ntwo\nneedle three\n");
+    fs.writeFileSync(path.join(t.projectDir, "src", "b.txt"), "no match\n");
+    await readySpawner();
+    const before = spawnedThroughSpawner();
+    const body = await agentGet<Body>(`${s.r}/g?path=src&raw=needle`);
+    expect(body).toMatchObject({ ok: true, engine: "rg", matchedLines: 2 });
+    expect(spawnedThroughSpawner()).toBe(before + 1);
+  });
 
   it("answers interrupted with reason spawner_lost, and the next /x runs", async () => {
     const spawner = await readySpawner();
