@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
-import { makeBenchDir, startBenchBridge, type BenchBridge } from "./bridge.js";
+import { createControlPost, makeBenchDir, startBenchBridge, type BenchBridge } from "./bridge.js";
 import { measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
 import { createBenchClient, firstLine, stopChild, type BenchClient } from "./http.js";
 
@@ -16,6 +16,11 @@ const EXEC_RUNS = 100;
 const EXEC_WARMUP = 10;
 const SEARCH_RUNS = 15;
 const SEARCH_WARMUP = 2;
+/** The grown-bridge phase: 16 sessions whose range-replay caches are filled, as in the startup suite's memory figure. */
+const FULL_SESSIONS = 16;
+const FULL_READS = 120;
+const FULL_FILES = 40;
+const FULL_RUNS = 40;
 /** Main-thread CPU per /x: rounds of blocks of sequential calls, each bridge in turn. */
 const CPU_ROUNDS = 4;
 const CPU_BLOCK = 25;
@@ -68,6 +73,65 @@ interface ExecFigures {
   stat: Spread;
   bridgeMiB: number;
   ratio: Spread;
+}
+
+/**
+ * Grows a bridge the way agents do: FULL_SESSIONS sessions on its project, each reading more 24 KiB pages than
+ * its response cache keeps (every cache at its bound). Returns the bridge's resident MiB after.
+ */
+async function growBridge(bridge: BenchBridge): Promise<number> {
+  const api = createControlPost(bridge.control);
+  // The bench's own session and FULL_SESSIONS - 1 more (16 is the bridge's limit of enabled sessions).
+  const bases: string[] = [bridge.bases.r];
+  for (let i = 1; i < FULL_SESSIONS; i++) {
+    const session = await api("/api/sessions", { projectId: bridge.projectId });
+    bases.push(((await (await fetch(session.initUrl!)).json()) as { bases: { r: string } }).bases.r);
+  }
+  for (let round = 0; round < FULL_READS; round++) {
+    await Promise.all(bases.map(async (base) => (await fetch(`${base}/r?path=fill/f${round % FULL_FILES}.txt`)).arrayBuffer()));
+  }
+  return residentMiB(bridge.pid);
+}
+
+interface GrownFigures {
+  spawnerMiB: number;
+  directMiB: number;
+  floor: Spread;
+  x: Spread;
+  xDirect: Spread;
+  cpu: { spawner: number | undefined; direct: number | undefined };
+}
+
+/** /x on both bridges after they have grown, against a floor padded to the grown size; fewer runs per round. */
+async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, spawnerMiB: number, directMiB: number): Promise<GrownFigures> {
+  const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(Math.max(spawnerMiB, directMiB))], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const floorUrl = await firstLine(floorChild);
+    let n = 0;
+    const echo = async (base: string) => {
+      const body = await getJson(client, url(base, "x", [["run", `grown${n++}`]], "echo hi"));
+      if (body.stdout !== "hi\n") throw new Error(`/x echo hi answered ${JSON.stringify(body).slice(0, 200)}`);
+    };
+    const x = () => echo(bridge.bases.m!);
+    const xDirect = () => echo(directBridge.bases.m!);
+    const floor = () => getJson(client, floorUrl);
+    const rounds: Stats[][] = [];
+    for (let round = 0; round < ROUNDS; round++) rounds.push(await measureInterleaved(FULL_RUNS, EXEC_WARMUP, [floor, x, xDirect]));
+    const [spawnerCpu, directCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+      { pid: bridge.pid, fn: x },
+      { pid: directBridge.pid, fn: xDirect },
+    ]);
+    return {
+      spawnerMiB,
+      directMiB,
+      floor: spreadOf(rounds.map((r) => r[0]!.p50)),
+      x: spreadOf(rounds.map((r) => r[1]!.p50)),
+      xDirect: spreadOf(rounds.map((r) => r[2]!.p50)),
+      cpu: { spawner: spawnerCpu, direct: directCpu },
+    };
+  } finally {
+    await stopChild(floorChild);
+  }
 }
 
 async function benchExec(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, floorUrl: string, bridgeMiB: number): Promise<ExecFigures> {
@@ -192,6 +256,9 @@ async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir:
 export async function runExecSearchBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("exec");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
+  // 300 lines of 80 bytes: each /r answer of the grown phase is one full 24 KiB page.
+  fs.mkdirSync(path.join(projectDir, "fill"));
+  for (let i = 0; i < FULL_FILES; i++) fs.writeFileSync(path.join(projectDir, "fill", `f${i}.txt`), `line ${String(i).padStart(2, "0")} ${"y".repeat(71)}\n`.repeat(300));
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
   if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
   const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
@@ -217,6 +284,7 @@ export async function runExecSearchBench(): Promise<BenchResult> {
     } finally {
       await stopChild(floorChild);
     }
+    const grown = await benchGrown(bridge, directBridge, client, await growBridge(bridge), await growBridge(directBridge));
     const xOverhead = exec.x.median - exec.xRun.median - exec.stat.median;
     const markdown = [
       "### Terminal and search",
@@ -237,6 +305,17 @@ export async function runExecSearchBench(): Promise<BenchResult> {
       `${show(exec.directRatio)}×. What \`/x\` spends besides its command and a plain GET, the journal's intent commits and the`,
       `sandbox plan: ${xOverhead.toFixed(2)} ms. Event-loop (main-thread) CPU per \`/x\` (schedstat, ${CPU_ROUNDS}×${CPU_BLOCK} calls per bridge,`,
       `interleaved): ${cpuText(exec.cpu.spawner)} through the spawner, ${cpuText(exec.cpu.direct)} with the bridge forking.`,
+      "",
+      `The same after both bridges grew: ${FULL_SESSIONS} sessions each, every response cache filled (${FULL_READS} \`/r\` of 24 KiB per session),`,
+      `${ROUNDS} rounds of n=${FULL_RUNS}, against a floor padded to the larger bridge.`,
+      "",
+      "| measurement | p50 ms |",
+      "|---|---|",
+      `| floor: \`/bin/sh -c 'echo hi'\` from a node:http process of ${Math.max(grown.spawnerMiB, grown.directMiB)} MiB | ${show(grown.floor)} |`,
+      `| \`/x echo hi\`, resident spawner (bridge ${grown.spawnerMiB} MiB) | ${show(grown.x)} |`,
+      `| \`/x echo hi\`, \`URLBRIDGE_SPAWNER=off\` (bridge ${grown.directMiB} MiB) | ${show(grown.xDirect)} |`,
+      "",
+      `Event-loop CPU per \`/x\` once grown: ${cpuText(grown.cpu.spawner)} through the spawner, ${cpuText(grown.cpu.direct)} with the bridge forking.`,
       "",
       `Search: \`${SEARCH_PATTERN}\` over the TypeScript package (${search.treeMiB.toFixed(1)} MiB, largest file ${search.largestMiB.toFixed(1)} MiB), n=${SEARCH_RUNS} per round.`,
       "",
