@@ -20,6 +20,8 @@ const REPLY_POLL_MS = 0.05;
 /** Spawners that die before they are ready, in a row, before the bridge stops trying (direct spawn from then on). */
 const MAX_FAILED_STARTS = 3;
 const SPAWNER_NAME = "urlbridge-spawner";
+/** A spawner that has not said "ready" by then is given up (and counts as a failed start). */
+const READY_TIMEOUT_MS = 5000;
 
 /** How a launcher started through the spawner ended. */
 export interface SpawnerExit {
@@ -157,8 +159,15 @@ function startSpawner(launcher: string): void {
   });
   child.stderr!.resume();
   child.on("error", () => undefined);
+  const notReady = setTimeout(() => {
+    if (spawner.ready) return;
+    failedStarts++;
+    lose(spawner);
+  }, READY_TIMEOUT_MS);
+  notReady.unref();
   child.once("exit", () => {
-    if (!spawner.ready) failedStarts++;
+    clearTimeout(notReady);
+    if (!spawner.ready && !spawner.lost) failedStarts++;
     lose(spawner);
   });
   // Neither the spawner nor its pipes keep the bridge's event loop alive.
@@ -213,7 +222,8 @@ export class SpawnerLost extends Error {}
  */
 export function spawnThroughSpawner(request: SpawnRequest): SpawnerChild | undefined {
   if (!enabled()) return undefined;
-  if (current && current.launcher !== request.file) lose(current);
+  // The spawner runs only the launcher it was started with; another one (never the case today) spawns directly.
+  if (current && current.launcher !== request.file) return undefined;
   if (!current) {
     startSpawner(request.file);
     return undefined;

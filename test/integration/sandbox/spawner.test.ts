@@ -6,12 +6,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
 import { spawnCommand, type SpawnedCommand } from "../../../server/mutation/terminal/terminal-spawn.js";
+import { probeLauncher } from "../../../server/sandbox/launcher.js";
 import { spawnedThroughSpawner, spawnerPid } from "../../../server/sandbox/spawner.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "../mutation/terminal-helpers.js";
 
 const dir = makeTempDir("spawner");
+const landlock = (probeLauncher()?.landlock ?? 0) > 0;
 const env = { PATH: "/usr/local/bin:/usr/bin:/bin" };
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -135,6 +137,21 @@ describe("/x when the spawner dies under it", () => {
     const body = await agentGet<Body>(`${s.r}/g?path=src&raw=needle`);
     expect(body).toMatchObject({ ok: true, engine: "rg", matchedLines: 2 });
     expect(spawnedThroughSpawner()).toBe(before + 1);
+  });
+
+  // Landlock's ptrace rule closes /proc/<pid>/fd of processes outside the command's sandbox; scoped signals
+  // (ABI 6) or the identity drop (as root) stop the signal. Without Landlock commands are not confined at all.
+  it.skipIf(!landlock || !(probeLauncher()?.signals || process.getuid?.() === 0))("is out of a command's reach: no /proc/<spawner>/fd or environ, no signal", async () => {
+    const spawner = await readySpawner();
+    const probe = [
+      `ls /proc/${spawner}/fd >/dev/null 2>&1; echo "fd=$?"`,
+      `cat /proc/${spawner}/environ >/dev/null 2>&1; echo "environ=$?"`,
+      `kill -0 ${spawner} 2>/dev/null; echo "signal=$?"`,
+    ].join("; ");
+    const body = await agentGet<Body>(`${s.m}/x?raw=${encodeUrlText(probe)}`);
+    expect(body).toMatchObject({ ok: true, exitCode: 0 });
+    expect(body.stdout).toMatch(/^fd=[1-9]\d*\nenviron=[1-9]\d*\nsignal=[1-9]\d*\n$/);
+    expect(spawnerPid()).toBe(spawner);
   });
 
   it("answers interrupted with reason spawner_lost, and the next /x runs", async () => {
