@@ -1,5 +1,7 @@
 // The one way terminal commands start: through the sandbox launcher (server/sandbox/launcher.ts), which confines
 // the shell, stays its parent as a subreaper and ends the whole tree (setsid'd daemons included) when told.
+// The resident spawner (server/sandbox/spawner.ts) forks the launcher, so the bridge does not fork itself; when
+// it cannot (off, not built, not ready yet) the bridge spawns the launcher directly, with the same result.
 // Without a built launcher (no C compiler) the shell is spawned bare and its tree is found through /proc.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
