@@ -102,6 +102,20 @@ describe("the resident spawner", () => {
     expect(after.output()).toBe("again\n");
   });
 
+  it("gives up a hung spawner after a bounded wait: the command is reported lost, not run twice, and the next one runs", async () => {
+    const spawner = await readySpawner();
+    process.kill(spawner, "SIGSTOP");
+    const command = run("echo never > hung.txt");
+    expect(command.pid).toBeUndefined();
+    expect(await command.done).toMatchObject({ spawnerLost: true });
+    expect(await waitUntil(() => isGone(spawner))).toBe(true);
+    expect(fs.existsSync(path.join(dir, "hung.txt"))).toBe(false);
+    const next = run("echo after");
+    expect(await next.done).toMatchObject({ exitCode: 0, spawnerLost: false });
+    expect(next.output()).toBe("after\n");
+    expect(await readySpawner()).not.toBe(spawner);
+  });
+
   it("URLBRIDGE_SPAWNER=off starts the launcher from the bridge itself", async () => {
     const saved = process.env.URLBRIDGE_SPAWNER;
     process.env.URLBRIDGE_SPAWNER = "off";
