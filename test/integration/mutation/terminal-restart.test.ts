@@ -51,12 +51,9 @@ async function startServer(env: Record<string, string>): Promise<ChildProcess> {
   return child;
 }
 
-const stateDir = makeTempDir("restart-state");
-const projectDir = makeTempDir("restart-project");
-giveToAgent(projectDir);
 const servers: ChildProcess[] = [];
-let shellPid: number | undefined;
-let daemonPid: number | undefined;
+const dirs: string[] = [];
+const pids: number[] = [];
 
 function parentOf(pid: number): number | undefined {
   try {
@@ -76,15 +73,23 @@ function childrenOf(pid: number): number[] {
 
 afterAll(() => {
   for (const server of servers) if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
-  if (shellPid !== undefined && !isGone(shellPid)) process.kill(-shellPid, "SIGKILL");
-  if (daemonPid !== undefined && !isGone(daemonPid)) process.kill(daemonPid, "SIGKILL");
-  for (const dir of [stateDir, projectDir]) fs.rmSync(dir, { recursive: true, force: true });
+  for (const pid of pids) if (!isGone(pid)) process.kill(pid, "SIGKILL");
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe("terminal intent across a crash", () => {
+// Both ways a launcher starts: forked by the resident spawner (the default), and by the bridge itself.
+describe.each([
+  { path: "through the resident spawner", spawner: true },
+  { path: "with URLBRIDGE_SPAWNER=off", spawner: false },
+])("terminal intent across a crash, $path", ({ spawner: viaSpawner }) => {
   it("is reported interrupted after a restart, never re-run, and its tree does not outlive the crash", async () => {
+    const stateDir = makeTempDir("restart-state");
+    const projectDir = makeTempDir("restart-project");
+    dirs.push(stateDir, projectDir);
+    giveToAgent(projectDir);
     const [dataPort, controlPort] = [await freePort(), await freePort()];
     const env = {
+      ...(viaSpawner ? {} : { URLBRIDGE_SPAWNER: "off" }),
       URLBRIDGE_STATE_DIR: stateDir,
       URLBRIDGE_DATA_PORT: String(dataPort),
       URLBRIDGE_CONTROL_PORT: String(controlPort),
@@ -107,36 +112,41 @@ describe("terminal intent across a crash", () => {
     const init = await agentGet<{ bases: { m: string } }>(session.initUrl);
     // The first command starts the resident spawner (and is itself spawned directly); the rest go through it.
     expect(await agentGet<Body>(`${init.bases.m}/x?raw=true`)).toMatchObject({ ok: true });
-    expect(await waitUntil(() => childrenOf(first.pid!).some((pid) => commOf(pid) === "urlbridge-spawn"), 10_000)).toBe(true);
+    if (viaSpawner) expect(await waitUntil(() => childrenOf(first.pid!).some((pid) => commOf(pid) === "urlbridge-spawn"), 10_000)).toBe(true);
     const background = await agentGet<Body>(`${init.bases.m}/x?bg=1&raw=${encodeUrlText("setsid sleep 300 & echo $! > daemon.pid; wait")}`);
     expect(background).toMatchObject({ ok: true, mode: "background" });
     expect(await waitUntil(() => fs.existsSync(path.join(projectDir, "daemon.pid")), 10_000)).toBe(true);
-    daemonPid = Number(fs.readFileSync(path.join(projectDir, "daemon.pid"), "utf8"));
+    const daemonPid = Number(fs.readFileSync(path.join(projectDir, "daemon.pid"), "utf8"));
+    pids.push(daemonPid);
 
     const url = `${init.bases.m}/x?wait=0&raw=${encodeUrlText("echo $$ > shell.pid; echo ran >> count.log; sleep 300")}`;
     const accepted = await agentGet<Body>(url);
     expect(["pending", "running"]).toContain(accepted.state);
     expect(await waitUntil(() => fs.existsSync(path.join(projectDir, "count.log")), 10_000)).toBe(true);
-    shellPid = Number(fs.readFileSync(path.join(projectDir, "shell.pid"), "utf8"));
+    const shellPid = Number(fs.readFileSync(path.join(projectDir, "shell.pid"), "utf8"));
+    pids.push(shellPid);
     const running = await agentGet<Body>(String(accepted.poll).replace(/wait=\d+/, "wait=0"));
     expect(running.state).toBe("running");
 
     // bridge -> spawner -> launcher -> shell: the bridge forked none of the command's processes itself.
+    // With the spawner off: bridge -> launcher -> shell.
     const launcher = parentOf(shellPid)!;
-    const spawner = parentOf(launcher)!;
     expect(commOf(launcher)).toBe("urlbridge-sandb");
-    expect(commOf(spawner)).toBe("urlbridge-spawn");
-    expect(parentOf(spawner)).toBe(first.pid);
+    const spawner = viaSpawner ? parentOf(launcher)! : undefined;
+    if (spawner !== undefined) {
+      expect(commOf(spawner)).toBe("urlbridge-spawn");
+      expect(parentOf(spawner)).toBe(first.pid);
+    } else expect(parentOf(launcher)).toBe(first.pid);
 
     const exited = new Promise((resolve) => first.once("exit", resolve));
     first.kill("SIGKILL");
     await exited;
-    // The spawner dies with the bridge (its parent-death signal), each launcher with the spawner.
-    expect(await waitUntil(() => isGone(spawner) && isGone(launcher))).toBe(true);
-    expect(await waitUntil(() => isGone(daemonPid!))).toBe(true);
+    // The spawner dies with the bridge (its parent-death signal), each launcher with its parent.
+    expect(await waitUntil(() => (spawner === undefined || isGone(spawner)) && isGone(launcher))).toBe(true);
+    expect(await waitUntil(() => isGone(daemonPid))).toBe(true);
     // Before the launcher, a crash left the detached tree running until recovery ended it (orphanEnded: true).
     // Now the launcher gets SIGTERM when the bridge dies (PR_SET_PDEATHSIG) and ends the tree itself.
-    expect(await waitUntil(() => isGone(shellPid!) && listTree(shellPid!).length === 0)).toBe(true);
+    expect(await waitUntil(() => isGone(shellPid) && listTree(shellPid).length === 0)).toBe(true);
 
     servers.push(await startServer(env));
 
