@@ -9,8 +9,12 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
-/** How long one start request may wait for the spawner's answer before the spawner is given up as hung. */
-const REPLY_TIMEOUT_MS = 2000;
+/**
+ * How long one start request may wait for the spawner's answer (blocking the event loop) before the spawner is
+ * given up as hung and killed, which ends the commands it runs (reported spawner_lost). Its answer comes within
+ * a fork of 1.5 MiB; the bound is generous so that a stalled machine does not cost running commands.
+ */
+const REPLY_TIMEOUT_MS = 5000;
 /**
  * How long the answer is polled for without sleeping: it comes within the fork of a 1 MiB process (tens of
  * microseconds), and a sleep (Atomics.wait) costs ~0.1 ms of timer slack. Past this, each check sleeps.
