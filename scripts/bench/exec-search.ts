@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { createControlPost, makeBenchDir, startBenchBridge, type BenchBridge } from "./bridge.js";
-import { measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
+import { measure, measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
 import { createBenchClient, firstLine, stopChild, type BenchClient } from "./http.js";
 
 const ROUNDS = 3;
@@ -21,6 +21,7 @@ const FULL_SESSIONS = 16;
 const FULL_READS = 120;
 const FULL_FILES = 40;
 const FULL_RUNS = 40;
+const STAT_UNDER_X_RUNS = 150;
 /** Main-thread CPU per /x: rounds of blocks of sequential calls, each bridge in turn. */
 const CPU_ROUNDS = 4;
 const CPU_BLOCK = 25;
@@ -79,7 +80,7 @@ interface ExecFigures {
  * Grows a bridge the way agents do: FULL_SESSIONS sessions on its project, each reading more 24 KiB pages than
  * its response cache keeps (every cache at its bound). Returns the bridge's resident MiB after.
  */
-async function growBridge(bridge: BenchBridge): Promise<number> {
+async function growBridge(bridge: BenchBridge): Promise<{ miB: number; otherSession: string }> {
   const api = createControlPost(bridge.control);
   // The bench's own session and FULL_SESSIONS - 1 more (16 is the bridge's limit of enabled sessions).
   const bases: string[] = [bridge.bases.r];
@@ -90,12 +91,14 @@ async function growBridge(bridge: BenchBridge): Promise<number> {
   for (let round = 0; round < FULL_READS; round++) {
     await Promise.all(bases.map(async (base) => (await fetch(`${base}/r?path=fill/f${round % FULL_FILES}.txt`)).arrayBuffer()));
   }
-  return residentMiB(bridge.pid);
+  return { miB: residentMiB(bridge.pid), otherSession: bases[1]! };
 }
 
 interface GrownFigures {
   spawnerMiB: number;
   directMiB: number;
+  /** /t stat in another session while /x runs back to back: p50 and p99, spawner and spawner off. */
+  statUnderX: { spawner: Stats; direct: Stats };
   floor: Spread;
   x: Spread;
   xDirect: Spread;
@@ -103,7 +106,26 @@ interface GrownFigures {
 }
 
 /** /x on both bridges after they have grown, against a floor padded to the grown size; fewer runs per round. */
-async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, spawnerMiB: number, directMiB: number): Promise<GrownFigures> {
+/** Reads of one session while another session of the same bridge runs `/x echo hi` back to back (own connection). */
+async function statWhileExecuting(client: BenchClient, readBase: string, execBase: string): Promise<Stats> {
+  const execClient = createBenchClient(1);
+  let running = true;
+  let n = 0;
+  const loop = (async () => {
+    while (running) await getJson(execClient, url(execBase, "x", [["run", `busy${n++}-${execBase.length}-${Date.now()}`]], "echo hi"));
+  })();
+  try {
+    return await measure(STAT_UNDER_X_RUNS, EXEC_WARMUP, () => getJson(client, url(readBase, "t", [["path", "floor.txt"]])));
+  } finally {
+    running = false;
+    await loop;
+    execClient.close();
+  }
+}
+
+async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, spawnerSide: { miB: number; otherSession: string }, directSide: { miB: number; otherSession: string }): Promise<GrownFigures> {
+  const spawnerMiB = spawnerSide.miB;
+  const directMiB = directSide.miB;
   const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(Math.max(spawnerMiB, directMiB))], { stdio: ["ignore", "pipe", "inherit"] });
   try {
     const floorUrl = await firstLine(floorChild);
@@ -121,9 +143,16 @@ async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client
       { pid: bridge.pid, fn: x },
       { pid: directBridge.pid, fn: xDirect },
     ]);
+    const under: { spawner: Stats[]; direct: Stats[] } = { spawner: [], direct: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      under.spawner.push(await statWhileExecuting(client, spawnerSide.otherSession, bridge.bases.m!));
+      under.direct.push(await statWhileExecuting(client, directSide.otherSession, directBridge.bases.m!));
+    }
+    const medianStats = (list: Stats[]): Stats => ({ n: list[0]!.n, p50: median(list.map((x) => x.p50)), p99: median(list.map((x) => x.p99)), mean: median(list.map((x) => x.mean)) });
     return {
       spawnerMiB,
       directMiB,
+      statUnderX: { spawner: medianStats(under.spawner), direct: medianStats(under.direct) },
       floor: spreadOf(rounds.map((r) => r[0]!.p50)),
       x: spreadOf(rounds.map((r) => r[1]!.p50)),
       xDirect: spreadOf(rounds.map((r) => r[2]!.p50)),
@@ -316,6 +345,8 @@ export async function runExecSearchBench(): Promise<BenchResult> {
       `| \`/x echo hi\`, \`URLBRIDGE_SPAWNER=off\` (bridge ${grown.directMiB} MiB) | ${show(grown.xDirect)} |`,
       "",
       `Event-loop CPU per \`/x\` once grown: ${cpuText(grown.cpu.spawner)} through the spawner, ${cpuText(grown.cpu.direct)} with the bridge forking.`,
+      `A \`/t\` stat GET in another session while one session runs \`/x echo hi\` back to back (n=${STAT_UNDER_X_RUNS}, median of ${ROUNDS} rounds):`,
+      `p50 ${grown.statUnderX.spawner.p50.toFixed(2)} / p99 ${grown.statUnderX.spawner.p99.toFixed(2)} ms through the spawner, p50 ${grown.statUnderX.direct.p50.toFixed(2)} / p99 ${grown.statUnderX.direct.p99.toFixed(2)} ms with the bridge forking.`,
       "",
       `Search: \`${SEARCH_PATTERN}\` over the TypeScript package (${search.treeMiB.toFixed(1)} MiB, largest file ${search.largestMiB.toFixed(1)} MiB), n=${SEARCH_RUNS} per round.`,
       "",
