@@ -24,6 +24,8 @@ const REPLY_POLL_MS = 0.05;
 /** Spawners that die before they are ready, in a row, before the bridge stops trying (direct spawn from then on). */
 const MAX_FAILED_STARTS = 3;
 const SPAWNER_NAME = "urlbridge-spawner";
+/** After the spawner exits, how long its last events may take to be read before its launchers count as lost. */
+const EVENTS_DRAIN_MS = 250;
 /** A spawner that has not said "ready" by then is given up (and counts as a failed start). */
 const READY_TIMEOUT_MS = 5000;
 
@@ -169,10 +171,13 @@ function startSpawner(launcher: string): void {
     lose(spawner);
   }, READY_TIMEOUT_MS);
   notReady.unref();
+  const stdoutClosed = new Promise<void>((resolve) => child.stdout!.once("close", () => resolve()));
   child.once("exit", () => {
     clearTimeout(notReady);
     if (!spawner.ready && !spawner.lost) failedStarts++;
-    lose(spawner);
+    if (current === spawner) current = undefined;
+    // Exits it reported just before it died are still in the pipe: read them first (bounded), then lose the rest.
+    void Promise.race([stdoutClosed, new Promise((resolve) => setTimeout(resolve, EVENTS_DRAIN_MS))]).then(() => lose(spawner));
   });
   // Neither the spawner nor its pipes keep the bridge's event loop alive.
   child.unref();
