@@ -63,6 +63,16 @@ describe("the resident spawner", () => {
     expect(Number(await readWhenWritten("launcher.pid"))).toBe(command.pid);
   });
 
+  it("hands the launcher only /dev/null, its two output pipes and the status pipe, and the shell only the first three", async () => {
+    await readySpawner();
+    const command = run("ls /proc/self/fd; echo --; ls /proc/$PPID/fd");
+    expect(await command.done).toMatchObject({ exitCode: 0 });
+    // ls's own listing of /proc/self/fd holds one more descriptor while it reads the folder.
+    const [shell, launcher] = command.output().split("--\n").map((part) => part.trim().split("\n").map(Number).sort((a, b) => a - b));
+    expect(shell).toEqual([0, 1, 2, 3]);
+    expect(launcher).toEqual([0, 1, 2, 3]);
+  });
+
   it("reports a signal and a leftover count exactly as the direct spawn does", async () => {
     await readySpawner();
     const killed = await run("kill -TERM $$").done;
