@@ -1,21 +1,19 @@
-// `npm run build:native`: compiles the sandbox launcher (native/urlbridge-sandbox.c) into dist/native/ with the
-// system C compiler. Skips when the binary is newer than its source; on a machine without cc it says so and
-// leaves the terminal to refuse or warn (URLBRIDGE_SANDBOX) instead of failing the whole build.
+// `npm run build:native`: compiles the sandbox launcher (native/urlbridge-sandbox.c) and the resident spawner
+// that starts it (native/urlbridge-spawner.c) into dist/native/ with the system C compiler. Skips a binary newer
+// than its source; on a machine without cc it says so and leaves the terminal to refuse or warn
+// (URLBRIDGE_SANDBOX) instead of failing the whole build. Without the spawner, commands are spawned directly.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const source = path.join(root, "native", "urlbridge-sandbox.c");
-const output = path.join(root, "dist", "native", "urlbridge-sandbox");
+const PROGRAMS = ["urlbridge-sandbox", "urlbridge-spawner"];
 
-export function buildNative({ quiet = false } = {}) {
-  if (process.platform !== "linux") {
-    if (!quiet) console.error("urlbridge: build:native skipped: the sandbox launcher is Linux-only (Landlock)");
-    return false;
-  }
+function buildOne(name, quiet) {
+  const source = path.join(root, "native", `${name}.c`);
+  const output = path.join(root, "dist", "native", name);
   if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= fs.statSync(source).mtimeMs) {
-    if (!quiet) console.error("urlbridge: build:native: dist/native/urlbridge-sandbox is up to date");
+    if (!quiet) console.error(`urlbridge: build:native: dist/native/${name} is up to date`);
     return true;
   }
   fs.mkdirSync(path.dirname(output), { recursive: true });
@@ -29,8 +27,17 @@ export function buildNative({ quiet = false } = {}) {
     return false;
   }
   fs.renameSync(temp, output);
-  if (!quiet) console.error("urlbridge: build:native: built dist/native/urlbridge-sandbox");
+  if (!quiet) console.error(`urlbridge: build:native: built dist/native/${name}`);
   return true;
+}
+
+export function buildNative({ quiet = false } = {}) {
+  if (process.platform !== "linux") {
+    if (!quiet) console.error("urlbridge: build:native skipped: the sandbox launcher is Linux-only (Landlock)");
+    return false;
+  }
+  // Both are tried: a launcher without the spawner still confines commands (the bridge then forks per command).
+  return PROGRAMS.map((name) => buildOne(name, quiet)).every(Boolean);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -17,6 +17,9 @@ export interface BenchBridge {
   bases: { r: string; m?: string };
   /** The bridge's process, for its CPU time (harness.ts mainThreadCpuNs). */
   pid: number;
+  /** The control plane's base URL (createControlPost) and the bench project, for suites that add sessions. */
+  control: string;
+  projectId: string;
   close(): Promise<void>;
 }
 
@@ -113,7 +116,7 @@ export async function startBenchBridge(root: string, options: BenchBridgeOptions
     const project = await api("/api/projects", { name: "bench", root, permissions });
     const session = await api("/api/sessions", { projectId: project.id });
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: BenchBridge["bases"] };
-    return { bases, pid: child.pid!, close };
+    return { bases, pid: child.pid!, control, projectId: project.id!, close };
   } catch (error) {
     await close();
     throw error;

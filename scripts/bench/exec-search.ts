@@ -7,8 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
-import { makeBenchDir, startBenchBridge, type BenchBridge } from "./bridge.js";
-import { measureInterleaved, type BenchResult, type Stats } from "./harness.js";
+import { createControlPost, makeBenchDir, startBenchBridge, type BenchBridge } from "./bridge.js";
+import { measure, measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
 import { createBenchClient, firstLine, stopChild, type BenchClient } from "./http.js";
 
 const ROUNDS = 3;
@@ -16,6 +16,15 @@ const EXEC_RUNS = 100;
 const EXEC_WARMUP = 10;
 const SEARCH_RUNS = 15;
 const SEARCH_WARMUP = 2;
+/** The grown-bridge phase: 16 sessions whose range-replay caches are filled, as in the startup suite's memory figure. */
+const FULL_SESSIONS = 16;
+const FULL_READS = 120;
+const FULL_FILES = 40;
+const FULL_RUNS = 40;
+const STAT_UNDER_X_RUNS = 150;
+/** Main-thread CPU per /x: rounds of blocks of sequential calls, each bridge in turn. */
+const CPU_ROUNDS = 4;
+const CPU_BLOCK = 25;
 const FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "exec-floor.mjs");
 
 function url(base: string, route: string, params: Array<[string, string | number]>, raw?: string): string {
@@ -48,6 +57,8 @@ function spreadOf(values: number[]): Spread {
   return { median: median(values), low: Math.min(...values), high: Math.max(...values) };
 }
 
+const cpuText = (us: number | undefined) => (us === undefined ? "n/a (no schedstat)" : `${Math.round(us)} µs`);
+
 const show = (s: Spread) => `${s.median.toFixed(2)} (${s.low.toFixed(2)}–${s.high.toFixed(2)})`;
 
 interface ExecFigures {
@@ -55,20 +66,114 @@ interface ExecFigures {
   floorSpawn: Spread;
   x: Spread;
   xRun: Spread;
+  /** /x on a second bridge with URLBRIDGE_SPAWNER=off: the bridge forks the launcher itself. */
+  xDirect: Spread;
+  directRatio: Spread;
+  /** Main-thread (event-loop) CPU per /x, µs: through the spawner, and forked by the bridge. */
+  cpu: { spawner: number | undefined; direct: number | undefined };
   stat: Spread;
   bridgeMiB: number;
   ratio: Spread;
 }
 
-async function benchExec(bridge: BenchBridge, client: BenchClient, floorUrl: string, bridgeMiB: number): Promise<ExecFigures> {
+/**
+ * Grows a bridge the way agents do: FULL_SESSIONS sessions on its project, each reading more 24 KiB pages than
+ * its response cache keeps (every cache at its bound). Returns the bridge's resident MiB after.
+ */
+async function growBridge(bridge: BenchBridge): Promise<{ miB: number; otherSession: string }> {
+  const api = createControlPost(bridge.control);
+  // The bench's own session and FULL_SESSIONS - 1 more (16 is the bridge's limit of enabled sessions).
+  const bases: string[] = [bridge.bases.r];
+  for (let i = 1; i < FULL_SESSIONS; i++) {
+    const session = await api("/api/sessions", { projectId: bridge.projectId });
+    bases.push(((await (await fetch(session.initUrl!)).json()) as { bases: { r: string } }).bases.r);
+  }
+  for (let round = 0; round < FULL_READS; round++) {
+    await Promise.all(bases.map(async (base) => (await fetch(`${base}/r?path=fill/f${round % FULL_FILES}.txt`)).arrayBuffer()));
+  }
+  return { miB: residentMiB(bridge.pid), otherSession: bases[1]! };
+}
+
+interface GrownFigures {
+  spawnerMiB: number;
+  directMiB: number;
+  /** /t stat in another session while /x runs back to back: p50 and p99, spawner and spawner off. */
+  statUnderX: { spawner: Stats; direct: Stats };
+  floor: Spread;
+  x: Spread;
+  xDirect: Spread;
+  cpu: { spawner: number | undefined; direct: number | undefined };
+}
+
+/** /x on both bridges after they have grown, against a floor padded to the grown size; fewer runs per round. */
+/** Reads of one session while another session of the same bridge runs `/x echo hi` back to back (own connection). */
+async function statWhileExecuting(client: BenchClient, readBase: string, execBase: string): Promise<Stats> {
+  const execClient = createBenchClient(1);
+  let running = true;
+  let n = 0;
+  const loop = (async () => {
+    while (running) await getJson(execClient, url(execBase, "x", [["run", `busy${n++}-${execBase.length}-${Date.now()}`]], "echo hi"));
+  })();
+  try {
+    return await measure(STAT_UNDER_X_RUNS, EXEC_WARMUP, () => getJson(client, url(readBase, "t", [["path", "floor.txt"]])));
+  } finally {
+    running = false;
+    await loop;
+    execClient.close();
+  }
+}
+
+async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, spawnerSide: { miB: number; otherSession: string }, directSide: { miB: number; otherSession: string }): Promise<GrownFigures> {
+  const spawnerMiB = spawnerSide.miB;
+  const directMiB = directSide.miB;
+  const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(Math.max(spawnerMiB, directMiB))], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const floorUrl = await firstLine(floorChild);
+    let n = 0;
+    const echo = async (base: string) => {
+      const body = await getJson(client, url(base, "x", [["run", `grown${n++}`]], "echo hi"));
+      if (body.stdout !== "hi\n") throw new Error(`/x echo hi answered ${JSON.stringify(body).slice(0, 200)}`);
+    };
+    const x = () => echo(bridge.bases.m!);
+    const xDirect = () => echo(directBridge.bases.m!);
+    const floor = () => getJson(client, floorUrl);
+    const rounds: Stats[][] = [];
+    for (let round = 0; round < ROUNDS; round++) rounds.push(await measureInterleaved(FULL_RUNS, EXEC_WARMUP, [floor, x, xDirect]));
+    const [spawnerCpu, directCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+      { pid: bridge.pid, fn: x },
+      { pid: directBridge.pid, fn: xDirect },
+    ]);
+    const under: { spawner: Stats[]; direct: Stats[] } = { spawner: [], direct: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      under.spawner.push(await statWhileExecuting(client, spawnerSide.otherSession, bridge.bases.m!));
+      under.direct.push(await statWhileExecuting(client, directSide.otherSession, directBridge.bases.m!));
+    }
+    const medianStats = (list: Stats[]): Stats => ({ n: list[0]!.n, p50: median(list.map((x) => x.p50)), p99: median(list.map((x) => x.p99)), mean: median(list.map((x) => x.mean)) });
+    return {
+      spawnerMiB,
+      directMiB,
+      statUnderX: { spawner: medianStats(under.spawner), direct: medianStats(under.direct) },
+      floor: spreadOf(rounds.map((r) => r[0]!.p50)),
+      x: spreadOf(rounds.map((r) => r[1]!.p50)),
+      xDirect: spreadOf(rounds.map((r) => r[2]!.p50)),
+      cpu: { spawner: spawnerCpu, direct: directCpu },
+    };
+  } finally {
+    await stopChild(floorChild);
+  }
+}
+
+async function benchExec(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, floorUrl: string, bridgeMiB: number): Promise<ExecFigures> {
   const bases = bridge.bases as { r: string; m: string };
   let n = 0;
   const runs: number[] = [];
-  const x = async () => {
-    const body = await getJson(client, url(bases.m, "x", [["run", n++]], "echo hi"));
+  const echo = async (base: string) => {
+    const body = await getJson(client, url(base, "x", [["run", n++]], "echo hi"));
     if (body.stdout !== "hi\n") throw new Error(`/x echo hi answered ${JSON.stringify(body).slice(0, 200)}`);
-    runs.push(body.durationMs as number);
+    return body;
   };
+  const x = async () => runs.push((await echo(bases.m)).durationMs as number);
+  const xDirect = () => echo(directBridge.bases.m!);
   const stat = () => getJson(client, url(bases.r, "t", [["path", "floor.txt"]]));
   const spawns: number[] = [];
   const floor = async () => {
@@ -80,9 +185,13 @@ async function benchExec(bridge: BenchBridge, client: BenchClient, floorUrl: str
   for (let round = 0; round < ROUNDS; round++) {
     spawns.length = 0;
     runs.length = 0;
-    const stats = await measureInterleaved(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat]);
+    const stats = await measureInterleaved(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat, xDirect]);
     rounds.push({ stats, floorSpawn: median(spawns), xRun: median(runs) });
   }
+  const [spawnerCpu, directCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+    { pid: bridge.pid, fn: x },
+    { pid: directBridge.pid, fn: xDirect },
+  ]);
   return {
     floor: spreadOf(rounds.map((r) => r.stats[0]!.p50)),
     floorSpawn: spreadOf(rounds.map((r) => r.floorSpawn)),
@@ -90,6 +199,9 @@ async function benchExec(bridge: BenchBridge, client: BenchClient, floorUrl: str
     xRun: spreadOf(rounds.map((r) => r.xRun)),
     stat: spreadOf(rounds.map((r) => r.stats[2]!.p50)),
     ratio: spreadOf(rounds.map((r) => r.stats[1]!.p50 / r.stats[0]!.p50)),
+    xDirect: spreadOf(rounds.map((r) => r.stats[3]!.p50)),
+    directRatio: spreadOf(rounds.map((r) => r.stats[3]!.p50 / r.stats[0]!.p50)),
+    cpu: { spawner: spawnerCpu, direct: directCpu },
     bridgeMiB,
   };
 }
@@ -173,24 +285,35 @@ async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir:
 export async function runExecSearchBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("exec");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
+  // 300 lines of 80 bytes: each /r answer of the grown phase is one full 24 KiB page.
+  fs.mkdirSync(path.join(projectDir, "fill"));
+  for (let i = 0; i < FULL_FILES; i++) fs.writeFileSync(path.join(projectDir, "fill", `f${i}.txt`), `line ${String(i).padStart(2, "0")} ${"y".repeat(71)}\n`.repeat(300));
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
   if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
   const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
+  const directBridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true }, env: { URLBRIDGE_SPAWNER: "off" } }).catch(async (error: unknown) => {
+    await bridge.close();
+    throw error;
+  });
   const client = createBenchClient(1);
   try {
     // Warm, then measure the bridge's size for the floor to match.
-    for (let i = 0; i < 30; i++) await getJson(client, url(bridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+    for (let i = 0; i < 30; i++) {
+      await getJson(client, url(bridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+      await getJson(client, url(directBridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+    }
     const bridgeMiB = residentMiB(bridge.pid);
     const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(bridgeMiB)], { stdio: ["ignore", "pipe", "inherit"] });
     let exec: ExecFigures;
     let search: SearchFigures;
     try {
       const floorUrl = await firstLine(floorChild);
-      exec = await benchExec(bridge, client, floorUrl, bridgeMiB);
+      exec = await benchExec(bridge, directBridge, client, floorUrl, bridgeMiB);
       search = await benchSearch(bridge, client, projectDir, floorUrl);
     } finally {
       await stopChild(floorChild);
     }
+    const grown = await benchGrown(bridge, directBridge, client, await growBridge(bridge), await growBridge(directBridge));
     const xOverhead = exec.x.median - exec.xRun.median - exec.stat.median;
     const markdown = [
       "### Terminal and search",
@@ -202,12 +325,28 @@ export async function runExecSearchBench(): Promise<BenchResult> {
       "|---|---|",
       `| floor: GET to a node:http process of ${exec.bridgeMiB} MiB that spawns \`/bin/sh -c 'echo hi'\` (n=${EXEC_RUNS}) | ${show(exec.floor)} |`,
       `| … of which the spawn, timed inside the floor | ${show(exec.floorSpawn)} |`,
-      `| \`/x echo hi\` (n=${EXEC_RUNS}) | ${show(exec.x)} |`,
+      `| \`/x echo hi\` (n=${EXEC_RUNS}), the launcher forked by the resident spawner | ${show(exec.x)} |`,
       `| … of which the command (launcher + shell, its durationMs) | ${show(exec.xRun)} |`,
       `| /t stat GET on the same bridge (the HTTP and kernel share) | ${show(exec.stat)} |`,
+      `| \`/x echo hi\` on a second bridge with \`URLBRIDGE_SPAWNER=off\` (the bridge forks the launcher) | ${show(exec.xDirect)} |`,
       "",
-      `\`/x\` against its floor: ${show(exec.ratio)}× (target ≤ 1.3×: **${exec.ratio.median <= 1.3 ? "met" : "not met"}**). What \`/x\` spends`,
-      `besides its command and a plain GET, the journal's intent commits and the sandbox plan: ${xOverhead.toFixed(2)} ms.`,
+      `\`/x\` against its floor: ${show(exec.ratio)}× (target ≤ 1.3×: **${exec.ratio.median <= 1.3 ? "met" : "not met"}**); with the spawner off`,
+      `${show(exec.directRatio)}×. What \`/x\` spends besides its command and a plain GET, the journal's intent commits and the`,
+      `sandbox plan: ${xOverhead.toFixed(2)} ms. Event-loop (main-thread) CPU per \`/x\` (schedstat, ${CPU_ROUNDS}×${CPU_BLOCK} calls per bridge,`,
+      `interleaved): ${cpuText(exec.cpu.spawner)} through the spawner, ${cpuText(exec.cpu.direct)} with the bridge forking.`,
+      "",
+      `The same after both bridges grew: ${FULL_SESSIONS} sessions each, every response cache filled (${FULL_READS} \`/r\` of 24 KiB per session),`,
+      `${ROUNDS} rounds of n=${FULL_RUNS}, against a floor padded to the larger bridge.`,
+      "",
+      "| measurement | p50 ms |",
+      "|---|---|",
+      `| floor: \`/bin/sh -c 'echo hi'\` from a node:http process of ${Math.max(grown.spawnerMiB, grown.directMiB)} MiB | ${show(grown.floor)} |`,
+      `| \`/x echo hi\`, resident spawner (bridge ${grown.spawnerMiB} MiB) | ${show(grown.x)} |`,
+      `| \`/x echo hi\`, \`URLBRIDGE_SPAWNER=off\` (bridge ${grown.directMiB} MiB) | ${show(grown.xDirect)} |`,
+      "",
+      `Event-loop CPU per \`/x\` once grown: ${cpuText(grown.cpu.spawner)} through the spawner, ${cpuText(grown.cpu.direct)} with the bridge forking.`,
+      `A \`/t\` stat GET in another session while one session runs \`/x echo hi\` back to back (n=${STAT_UNDER_X_RUNS}, median of ${ROUNDS} rounds):`,
+      `p50 ${grown.statUnderX.spawner.p50.toFixed(2)} / p99 ${grown.statUnderX.spawner.p99.toFixed(2)} ms through the spawner, p50 ${grown.statUnderX.direct.p50.toFixed(2)} / p99 ${grown.statUnderX.direct.p99.toFixed(2)} ms with the bridge forking.`,
       "",
       `Search: \`${SEARCH_PATTERN}\` over the TypeScript package (${search.treeMiB.toFixed(1)} MiB, largest file ${search.largestMiB.toFixed(1)} MiB), n=${SEARCH_RUNS} per round.`,
       "",
@@ -224,6 +363,7 @@ export async function runExecSearchBench(): Promise<BenchResult> {
   } finally {
     client.close();
     await bridge.close();
+    await directBridge.close();
     fs.rmSync(projectDir, { recursive: true, force: true });
   }
 }

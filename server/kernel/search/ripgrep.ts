@@ -1,7 +1,6 @@
 // The ripgrep /g engine: rg walks and matches, we shape the answer. Its flags pin down the same rules the
 // portable engine follows (hidden files searched, .gitignore without a .git folder, .git and node_modules
 // skipped, \r\n terminators, binary files dropped), so switching engines never changes a result.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -11,6 +10,7 @@ import { OrderedFiles, presentLine, type GrepLine, type MatchCollector } from ".
 import type { GrepSearch } from "./grep-search.js";
 import { MAX_MATCHING_LINE_BYTES } from "./grep-collect.js";
 import { confinedCommand, heldFdPath, type RipgrepConfinement } from "./ripgrep-confine.js";
+import { startRipgrep } from "./ripgrep-process.js";
 import { ripgrepRegexError } from "./search-pattern.js";
 import { bridgeIsRoot } from "../../sandbox/identity.js";
 import { pathChanged, toDisplayPath } from "../../sandbox/path-lexical.js";
@@ -149,7 +149,7 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
   const ordered = new OrderedFiles(collector.limits);
   const maxLines = collector.limits.maxMatches;
   return new Promise((resolve, reject) => {
-    const child = spawn(command.command, command.args, { cwd: heldFdPath(search.rootFd), stdio: ["ignore", "pipe", "pipe"] });
+    const child = startRipgrep(command, confined, heldFdPath(search.rootFd));
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     /** Inside an event too long to hold: its bytes are dropped up to the next newline. */
@@ -248,14 +248,13 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
     child.stderr.on("data", (chunk: string) => {
       if (stderr.length < 4096) stderr += chunk;
     });
-    child.on("error", (error) => {
+    void child.ended.then(({ code, failure }) => {
       clearTimeout(timer);
       search.signal.removeEventListener("abort", onAbort);
-      reject(new RipgrepUnavailable(error.message));
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      search.signal.removeEventListener("abort", onAbort);
+      if (failure !== undefined) {
+        reject(new RipgrepUnavailable(failure));
+        return;
+      }
 
       if (confined && code === 125 && stderr.includes("urlbridge-sandbox:")) {
         reject(new RipgrepUnavailable(stderr.trim()));

@@ -172,8 +172,9 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
   const finished = child.done;
 
   if (pid === undefined) {
-    await finished;
+    const end = await finished;
     log.close();
+    if (end.spawnerLost) throw spawnerLost();
     throw new ToolError(ErrorCode.internalError, "The shell could not be started (spawn failed). Check that /bin/sh exists and the launcher is built (npm run build:native).", {
       retryable: false,
     });
@@ -215,6 +216,15 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
     ...transcript.report(startup, started),
     logFile,
   };
+}
+
+/** The resident spawner died while starting or running a command: it may have begun, so it is not re-run. */
+export function spawnerLost(extra?: Record<string, unknown>): ToolError {
+  return new ToolError(
+    ErrorCode.interrupted,
+    "The bridge's command spawner ended while the command started or ran, and its process tree was ended with it. Check the project state, then run the command again (a new spawner starts by itself).",
+    { detail: { started: true, reason: "spawner_lost" }, ...(extra ? { extra } : {}) },
+  );
 }
 
 /** The launcher refused to start a command (cwd through a symlink, Landlock missing while required...). */

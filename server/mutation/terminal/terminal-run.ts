@@ -4,6 +4,7 @@
 import { ErrorCode, ToolError } from "../../errors.js";
 import { OutputCollector, STDERR_LIMITS, STDOUT_LIMITS, type BoundedText } from "./terminal-output.js";
 import type { EndReason, TerminalProcesses, TreeOwner } from "./terminal-processes.js";
+import { spawnerLost } from "./terminal-background.js";
 import { spawnCommand, type SpawnOptions } from "./terminal-spawn.js";
 
 export { resolveShell, type ShellInvocation, type SpawnOptions } from "./terminal-spawn.js";
@@ -41,6 +42,8 @@ export interface ForegroundResult {
   leftoversKilled: number;
   /** The sandbox launcher refused to start the command; its reason. */
   launcherError: string | undefined;
+  /** The resident spawner died under the command; the launcher ended its tree. */
+  spawnerLost?: boolean;
 }
 
 export async function runForeground(options: ForegroundOptions): Promise<ForegroundResult> {
@@ -50,7 +53,7 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
   const child = spawnCommand({ ...options, foreground: true });
   const pid = child.pid;
   if (pid === undefined) {
-    await child.done;
+    if ((await child.done).spawnerLost) throw spawnerLost();
     throw new ToolError(ErrorCode.internalError, "The shell could not be started (spawn failed). Check that /bin/sh exists and the launcher is built (npm run build:native).", {
       retryable: false,
     });
@@ -90,6 +93,7 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
       stderr: stderr.render(),
       leftoversKilled: ended ? 0 : result.leftovers,
       launcherError: result.launcherError,
+      ...(result.spawnerLost ? { spawnerLost: true } : {}),
     };
   } finally {
     clearTimeout(timer);

@@ -1,11 +1,14 @@
 // The one way terminal commands start: through the sandbox launcher (server/sandbox/launcher.ts), which confines
 // the shell, stays its parent as a subreaper and ends the whole tree (setsid'd daemons included) when told.
+// The resident spawner (server/sandbox/spawner.ts) forks the launcher, so the bridge does not fork itself; when
+// it cannot (off, not built, not ready yet) the bridge spawns the launcher directly, with the same result.
 // Without a built launcher (no C compiler) the shell is spawned bare and its tree is found through /proc.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import type { LaunchPlan } from "../../sandbox/launcher.js";
 import { launcherBinary } from "../../sandbox/launcher.js";
+import { spawnThroughSpawner, SpawnerLost, type SpawnerChild } from "../../sandbox/spawner.js";
 import { KILL_GRACE_MS, killTree } from "./process-tree.js";
 
 /** After the launcher exits, how long its pipes may take to deliver their last bytes before they are cut. */
@@ -46,10 +49,11 @@ export interface CommandEnd {
   leftovers: number;
   /** The launcher refused to start the command (its message is the first stderr line). */
   launcherError: string | undefined;
+  /** The resident spawner died while the command ran (or started); the launcher ended its tree by itself. */
+  spawnerLost: boolean;
 }
 
 export interface SpawnedCommand {
-  child: ChildProcess;
   pid: number | undefined;
   stdout: Readable;
   stderr: Readable;
@@ -61,6 +65,16 @@ export interface SpawnedCommand {
   exited: Promise<void>;
   /** Ends the whole tree (SIGTERM, grace, SIGKILL) and resolves when it is gone. */
   stop(): Promise<void>;
+}
+
+/** How the launcher (or bare shell) process ended, before its output is drained. */
+interface LauncherExit {
+  code: number | null;
+  signal: string | null;
+  /** Its --status-fd line so far: read once the output is drained. */
+  status: () => string;
+  /** The resident spawner died before it reported this launcher. */
+  lost: boolean;
 }
 
 interface StatusLine {
@@ -84,55 +98,56 @@ export function spawnCommand(options: SpawnOptions & { foreground: boolean }): S
   const binary = options.plan?.file ?? launcherBinary();
   const shellArgv = [shell.file, ...shell.args, options.command];
   const env = { ...options.env, ...(options.plan?.env ?? {}) };
-  const child = binary
-    ? spawn(binary, [...(options.plan?.args ?? []), ...(options.foreground && !options.plan ? ["--foreground"] : []), "--status-fd", String(STATUS_FD), "--", ...shellArgv], {
-        cwd: options.plan?.spawnCwd ?? options.cwd,
-        env,
-        stdio: ["ignore", "pipe", "pipe", "pipe"],
-        detached: true,
-      })
-    : spawn(shellArgv[0]!, shellArgv.slice(1), { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  const pid = child.pid;
-  let statusText = "";
-  child.stdio[3]?.on("data", (chunk: Buffer) => (statusText += chunk.toString("utf8")));
+  if (!binary) return fromChild(spawn(shellArgv[0]!, shellArgv.slice(1), { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true }), false);
+  const args = [...(options.plan?.args ?? []), ...(options.foreground && !options.plan ? ["--foreground"] : []), "--status-fd", String(STATUS_FD), "--", ...shellArgv];
+  const cwd = options.plan?.spawnCwd ?? options.cwd;
+  let resident: SpawnerChild | undefined;
+  try {
+    resident = spawnThroughSpawner({ file: binary, args, cwd, env });
+  } catch (error) {
+    if (!(error instanceof SpawnerLost)) throw error;
+    return lostBeforeStart();
+  }
+  if (resident) return fromSpawner(resident);
+  return fromChild(spawn(binary, args, { cwd, env, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true }), true);
+}
+
+/** What both start paths share once the launcher (or bare shell) runs: the end, drained and parsed, and stop. */
+function commandOf(
+  io: { pid: number | undefined; stdout: Readable; stderr: Readable; extra: Readable[] },
+  exitedWith: Promise<LauncherExit>,
+  isAlive: () => boolean,
+  signalLauncher: ((name: NodeJS.Signals) => void) | undefined,
+): SpawnedCommand {
+  const { pid } = io;
   let firstStderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => {
+  io.stderr.on("data", (chunk: Buffer) => {
     if (firstStderr.length < 512) firstStderr += chunk.toString("utf8");
   });
-
-  let alive = pid !== undefined;
-  const exitedWith = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
-      alive = false;
-      resolve({ code, signal });
-    });
-    child.once("error", () => {
-      alive = false;
-      resolve({ code: null, signal: null });
-    });
-  });
-  const streamsClosed = Promise.all([child.stdout!, child.stderr!, ...(child.stdio[3] ? [child.stdio[3] as Readable] : [])].map(
+  const streams = [io.stdout, io.stderr, ...io.extra];
+  const streamsClosed = Promise.all(streams.map(
     (stream) => new Promise<void>((resolve) => (stream.readableEnded || stream.destroyed ? resolve() : stream.once("close", () => resolve()))),
   ));
   const done = exitedWith.then(async (exit) => {
     // A process the launcher failed to end could hold the pipes forever: never wait on them unbounded.
     await Promise.race([streamsClosed, new Promise((resolve) => setTimeout(resolve, OUTPUT_DRAIN_MS))]);
-    for (const stream of [child.stdout, child.stderr, child.stdio[3]]) (stream as Readable | null)?.destroy();
-    const status = parseStatus(statusText);
+    for (const stream of streams) stream.destroy();
+    const status = parseStatus(exit.status());
     const launcherError = exit.code === 125 && firstStderr.startsWith(LAUNCHER_PREFIX) ? firstStderr.slice(LAUNCHER_PREFIX.length).split("\n")[0] : undefined;
-    if (status) return { ...status, launcherError };
-    return { exitCode: exit.code, signal: exit.signal, leftovers: 0, launcherError };
+    const spawnerLost = exit.lost;
+    if (status) return { ...status, launcherError, spawnerLost };
+    return { exitCode: exit.code, signal: exit.signal, leftovers: 0, launcherError, spawnerLost };
   });
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
-    if (pid === undefined || !alive) return Promise.resolve();
+    if (pid === undefined || !isAlive()) return Promise.resolve();
     stopping ??= (async () => {
-      if (!binary) {
+      if (!signalLauncher) {
         await killTree(pid);
         return;
       }
-      signal(child, "SIGTERM");
+      signalLauncher("SIGTERM");
       const ended = await Promise.race([exitedWith.then(() => true), sleep(KILL_GRACE_MS + LAUNCHER_STOP_SLACK_MS).then(() => false)]);
       // The launcher itself is stuck: end it and whatever /proc still shows beneath it.
       if (!ended) await killTree(pid, 0);
@@ -141,15 +156,53 @@ export function spawnCommand(options: SpawnOptions & { foreground: boolean }): S
   };
 
   return {
-    child,
     pid,
-    stdout: child.stdout!,
-    stderr: child.stderr!,
-    running: () => alive,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    running: isAlive,
     done,
     exited: exitedWith.then(() => undefined),
     stop,
   };
+}
+
+/** A launcher (launched = true) or bare shell the bridge forked itself. */
+function fromChild(child: ChildProcess, launched: boolean): SpawnedCommand {
+  let statusText = "";
+  const statusStream = child.stdio[3] as Readable | null | undefined;
+  statusStream?.on("data", (chunk: Buffer) => (statusText += chunk.toString("utf8")));
+  let alive = child.pid !== undefined;
+  // The status line is complete once its pipe closed, which commandOf awaits (bounded) before reading it.
+  const status = () => statusText;
+  const exitedWith = new Promise<LauncherExit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      alive = false;
+      resolve({ code, signal, status, lost: false });
+    });
+    child.once("error", () => {
+      alive = false;
+      resolve({ code: null, signal: null, status, lost: false });
+    });
+  });
+  const io = { pid: child.pid, stdout: child.stdout!, stderr: child.stderr!, extra: statusStream ? [statusStream] : [] };
+  const signalLauncher = launched ? (name: NodeJS.Signals) => signal(child, name) : undefined;
+  return commandOf(io, exitedWith, () => alive, signalLauncher);
+}
+
+/** A launcher the resident spawner forked: its pipes opened by the bridge, its end reported by the spawner. */
+function fromSpawner(resident: SpawnerChild): SpawnedCommand {
+  let alive = true;
+  const exitedWith = resident.exited.then((exit) => {
+    alive = false;
+    return { ...exit, status: () => exit.status };
+  });
+  return commandOf({ pid: resident.pid, stdout: resident.stdout, stderr: resident.stderr, extra: [] }, exitedWith, () => alive, (name) => resident.kill(name));
+}
+
+/** The spawner died or hung while starting this command: it may have begun, so it is reported, never retried. */
+function lostBeforeStart(): SpawnedCommand {
+  const empty = () => Readable.from([]);
+  return commandOf({ pid: undefined, stdout: empty(), stderr: empty(), extra: [] }, Promise.resolve({ code: null, signal: null, status: () => "", lost: true }), () => false, undefined);
 }
 
 function parseStatus(text: string): StatusLine | undefined {

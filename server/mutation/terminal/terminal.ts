@@ -16,7 +16,7 @@ import { killTree, processStartTicks } from "./process-tree.js";
 import { interruptedFailure } from "../journal/recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "../staging/staging.js";
 import { STARTUP_WINDOW_MS } from "./startup-transcript.js";
-import { backgroundLogDir, launchBackground, launcherRefused, type LaunchResult } from "./terminal-background.js";
+import { backgroundLogDir, launchBackground, launcherRefused, spawnerLost, type LaunchResult } from "./terminal-background.js";
 import type { BoundedText } from "./terminal-output.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, runForeground, type ForegroundResult } from "./terminal-run.js";
 import { treeEndsWithBridge } from "./terminal-spawn.js";
@@ -314,6 +314,9 @@ function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: stri
     ...outputFields("stderr", result.stderr),
     ...(result.leftoversKilled > 0 ? { leftoversKilled: result.leftoversKilled } : {}),
   };
+  if (result.spawnerLost && !result.aborted && !result.scopeEnded && !result.timedOut) {
+    throw spawnerLost(common);
+  }
   if (result.aborted) {
     throw new ToolError(ErrorCode.interrupted, "The bridge shut down while the command ran; its process tree was ended. Check the project state before running it again.", {
       detail: { started: true },

@@ -1,5 +1,5 @@
-// A terminal intent running when the bridge is SIGKILLed: the sandbox launcher's parent-death signal ends
-// the command's tree at once; after a restart the intent is reported `interrupted` and is never re-run by
+// A terminal intent running when the bridge is SIGKILLed: the resident spawner dies with the bridge and each
+// sandbox launcher with the spawner (parent-death signals), which ends the command's tree (and a bg=1 one) at once; after a restart the intent is reported `interrupted` and is never re-run by
 // itself. The bridge runs as a real child process.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -51,22 +51,45 @@ async function startServer(env: Record<string, string>): Promise<ChildProcess> {
   return child;
 }
 
-const stateDir = makeTempDir("restart-state");
-const projectDir = makeTempDir("restart-project");
-giveToAgent(projectDir);
 const servers: ChildProcess[] = [];
-let shellPid: number | undefined;
+const dirs: string[] = [];
+const pids: number[] = [];
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+const commOf = (pid: number) => (fs.existsSync(`/proc/${pid}/comm`) ? fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() : undefined);
+
+function childrenOf(pid: number): number[] {
+  const tasks = fs.existsSync(`/proc/${pid}/task`) ? fs.readdirSync(`/proc/${pid}/task`) : [];
+  return tasks.flatMap((tid) => fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number));
+}
 
 afterAll(() => {
   for (const server of servers) if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
-  if (shellPid !== undefined && !isGone(shellPid)) process.kill(-shellPid, "SIGKILL");
-  for (const dir of [stateDir, projectDir]) fs.rmSync(dir, { recursive: true, force: true });
+  for (const pid of pids) if (!isGone(pid)) process.kill(pid, "SIGKILL");
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe("terminal intent across a crash", () => {
+// Both ways a launcher starts: forked by the resident spawner (the default), and by the bridge itself.
+describe.each([
+  { path: "through the resident spawner", spawner: true },
+  { path: "with URLBRIDGE_SPAWNER=off", spawner: false },
+])("terminal intent across a crash, $path", ({ spawner: viaSpawner }) => {
   it("is reported interrupted after a restart, never re-run, and its tree does not outlive the crash", async () => {
+    const stateDir = makeTempDir("restart-state");
+    const projectDir = makeTempDir("restart-project");
+    dirs.push(stateDir, projectDir);
+    giveToAgent(projectDir);
     const [dataPort, controlPort] = [await freePort(), await freePort()];
     const env = {
+      ...(viaSpawner ? {} : { URLBRIDGE_SPAWNER: "off" }),
       URLBRIDGE_STATE_DIR: stateDir,
       URLBRIDGE_DATA_PORT: String(dataPort),
       URLBRIDGE_CONTROL_PORT: String(controlPort),
@@ -87,21 +110,43 @@ describe("terminal intent across a crash", () => {
     const project = await api("/api/projects", { name: "crash", root: projectDir, permissions: { write: false, terminal: true } });
     const session = await api("/api/sessions", { projectId: project.id });
     const init = await agentGet<{ bases: { m: string } }>(session.initUrl);
+    // The first command starts the resident spawner (and is itself spawned directly); the rest go through it.
+    expect(await agentGet<Body>(`${init.bases.m}/x?raw=true`)).toMatchObject({ ok: true });
+    if (viaSpawner) expect(await waitUntil(() => childrenOf(first.pid!).some((pid) => commOf(pid) === "urlbridge-spawn"), 10_000)).toBe(true);
+    const background = await agentGet<Body>(`${init.bases.m}/x?bg=1&raw=${encodeUrlText("setsid sleep 300 & echo $! > daemon.pid; wait")}`);
+    expect(background).toMatchObject({ ok: true, mode: "background" });
+    expect(await waitUntil(() => fs.existsSync(path.join(projectDir, "daemon.pid")), 10_000)).toBe(true);
+    const daemonPid = Number(fs.readFileSync(path.join(projectDir, "daemon.pid"), "utf8"));
+    pids.push(daemonPid);
 
     const url = `${init.bases.m}/x?wait=0&raw=${encodeUrlText("echo $$ > shell.pid; echo ran >> count.log; sleep 300")}`;
     const accepted = await agentGet<Body>(url);
     expect(["pending", "running"]).toContain(accepted.state);
     expect(await waitUntil(() => fs.existsSync(path.join(projectDir, "count.log")), 10_000)).toBe(true);
-    shellPid = Number(fs.readFileSync(path.join(projectDir, "shell.pid"), "utf8"));
+    const shellPid = Number(fs.readFileSync(path.join(projectDir, "shell.pid"), "utf8"));
+    pids.push(shellPid);
     const running = await agentGet<Body>(String(accepted.poll).replace(/wait=\d+/, "wait=0"));
     expect(running.state).toBe("running");
+
+    // bridge -> spawner -> launcher -> shell: the bridge forked none of the command's processes itself.
+    // With the spawner off: bridge -> launcher -> shell.
+    const launcher = parentOf(shellPid)!;
+    expect(commOf(launcher)).toBe("urlbridge-sandb");
+    const spawner = viaSpawner ? parentOf(launcher)! : undefined;
+    if (spawner !== undefined) {
+      expect(commOf(spawner)).toBe("urlbridge-spawn");
+      expect(parentOf(spawner)).toBe(first.pid);
+    } else expect(parentOf(launcher)).toBe(first.pid);
 
     const exited = new Promise((resolve) => first.once("exit", resolve));
     first.kill("SIGKILL");
     await exited;
+    // The spawner dies with the bridge (its parent-death signal), each launcher with its parent.
+    expect(await waitUntil(() => (spawner === undefined || isGone(spawner)) && isGone(launcher))).toBe(true);
+    expect(await waitUntil(() => isGone(daemonPid))).toBe(true);
     // Before the launcher, a crash left the detached tree running until recovery ended it (orphanEnded: true).
     // Now the launcher gets SIGTERM when the bridge dies (PR_SET_PDEATHSIG) and ends the tree itself.
-    expect(await waitUntil(() => isGone(shellPid!) && listTree(shellPid!).length === 0)).toBe(true);
+    expect(await waitUntil(() => isGone(shellPid) && listTree(shellPid).length === 0)).toBe(true);
 
     servers.push(await startServer(env));
 
