@@ -7,7 +7,7 @@ import type { ExactUrls, JournalBehaviour, ToolResult } from "../../kernel/tool/
 import type { Logger } from "../../log.js";
 import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
-import type { IntentRow, NewIntent } from "../../store/journal.js";
+import type { IntentRow, NewIntent, Preimage } from "../../store/journal.js";
 import { DEFAULT_WAIT_MS } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
 import type { TombstoneAnswer, UnfinishedAnswer } from "./envelope.js";
@@ -45,6 +45,8 @@ export interface Flight {
   progress: Record<string, unknown> | undefined;
   /** False while waiting in the write queue. */
   running: boolean;
+  /** True once the record says running (markRunning, or the first checkpoint or preimages of the tool). */
+  startRecorded: boolean;
 }
 
 export class Journal {
@@ -100,7 +102,7 @@ export class Journal {
    */
   launch(row: IntentRow, behaviour: JournalBehaviour | undefined, execute: (flight: Flight) => Promise<IntentBody>): Flight {
     const key = Journal.key(row, row.callId);
-    const flight: Flight = { row, promise: Promise.resolve(undefined as unknown as IntentBody), body: undefined, progress: undefined, running: false };
+    const flight: Flight = { row, promise: Promise.resolve(undefined as unknown as IntentBody), body: undefined, progress: undefined, running: false, startRecorded: false };
     this.flights.set(key, flight);
     let answer!: (body: IntentBody) => void;
     flight.promise = new Promise<IntentBody>((resolve) => (answer = resolve));
@@ -189,6 +191,25 @@ export class Journal {
   markRunning(flight: Flight): void {
     this.store.journal.markRunning(flight.row.id, this.now());
     flight.running = true;
+    flight.startRecorded = true;
+  }
+
+  /** Running as far as this process says (/j, joins); the record says so with the first checkpoint or preimages. */
+  markRunningInMemory(flight: Flight): void {
+    flight.running = true;
+  }
+
+  /** Saves the tool's checkpoint; the first one also records the start, in the same transaction. */
+  saveCheckpoint(flight: Flight, data: unknown): void {
+    if (flight.startRecorded) return this.store.journal.saveCheckpoint(flight.row.id, data);
+    this.store.journal.startWithCheckpoint(flight.row.id, data, this.now());
+    flight.startRecorded = true;
+  }
+
+  /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
+  savePreimages(flight: Flight, preimages: Preimage[]): void {
+    this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now());
+    flight.startRecorded = true;
   }
 
   stateOf(flight: Flight): "pending" | "running" {
