@@ -123,8 +123,10 @@ export function createJournalQueries(db: Db) {
   // effect (journal-runner.ts): one commit instead of two, and an intent that failed before it stays pending.
   const startStmt = db.prepare("UPDATE intents SET state = 'running', started_at = ? WHERE id = ? AND state = 'pending'");
   const finishStmt = db.prepare(
-    "UPDATE intents SET state = @state, result = @result, error_code = @errorCode, epoch_after = @epochAfter, finished_at = @finishedAt WHERE id = @id",
+    "UPDATE intents SET state = @state, result = @result, error_code = @errorCode, epoch_after = @epochAfter, finished_at = @finishedAt, unconfirmed = @unconfirmed WHERE id = @id",
   );
+  const confirmStmt = db.prepare("UPDATE intents SET unconfirmed = 0 WHERE id = ?");
+  const unconfirmedStmt = db.prepare("SELECT * FROM intents WHERE unconfirmed = 1 ORDER BY id");
   // Only an unfinished intent can be withdrawn: one refused by the store before anything of it ran.
   const withdrawStmt = db.prepare("DELETE FROM intents WHERE id = ? AND state IN ('pending', 'running')");
   const unfinishedStmt = db.prepare("SELECT * FROM intents WHERE state IN ('pending', 'running') ORDER BY id");
@@ -156,7 +158,7 @@ export function createJournalQueries(db: Db) {
   const pruneGenerationsStmt = db.prepare(`DELETE FROM intents WHERE state IN ('succeeded', 'failed')
     AND generation < (SELECT s.generation FROM sessions s WHERE s.id = intents.session_id)`);
 
-  const finish = (id: number, state: "succeeded" | "failed", result: Record<string, unknown>, epochAfter: number | null, at: number) => {
+  const finish = (id: number, state: "succeeded" | "failed", result: Record<string, unknown>, epochAfter: number | null, at: number, unconfirmed = false) => {
     finishStmt.run({
       id,
       state,
@@ -164,6 +166,7 @@ export function createJournalQueries(db: Db) {
       errorCode: typeof result.errorCode === "string" ? result.errorCode : null,
       epochAfter,
       finishedAt: at,
+      unconfirmed: unconfirmed ? 1 : 0,
     });
     clearPreimagesStmt.run(id);
   };
@@ -213,7 +216,10 @@ export function createJournalQueries(db: Db) {
         ...(r.mode === null ? {} : { mode: r.mode }),
         ...(r.content === null ? {} : { content: r.content }),
       })),
-    /** Records the outcome and drops the preimages; callers wrap it with the epoch bump in one `transaction`. */
+    /**
+     * Records the outcome and drops the preimages; callers wrap it with the epoch bump in one `transaction`. An
+     * `unconfirmed` outcome waits for confirm() (or start-up recovery) to be taken as final.
+     */
     finish,
     /**
      * Removes an unfinished intent (and, by cascade, its preimages) that the store refused before anything of it
@@ -223,6 +229,12 @@ export function createJournalQueries(db: Db) {
       withdrawStmt.run(id);
     },
     unfinished: (): IntentRow[] => (unfinishedStmt.all() as RawIntent[]).map(toIntent),
+    /** Marks an outcome recorded before its tool's last fsync had finished as confirmed (see journal.ts launch). */
+    confirm: (id: number): void => {
+      confirmStmt.run(id);
+    },
+    /** Finished intents whose outcome was never confirmed: the process stopped between recording and answering. */
+    unconfirmed: (): IntentRow[] => (unconfirmedStmt.all() as RawIntent[]).map(toIntent),
     epoch: (projectId: string): number => (epochStmt.get(projectId) as { epoch: number } | undefined)?.epoch ?? 0,
     bumpEpoch: (projectId: string): number => (bumpEpochStmt.get(projectId) as { epoch: number }).epoch,
     /**

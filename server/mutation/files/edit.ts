@@ -13,7 +13,7 @@ import { MAX_REQUEST_TARGET_BYTES } from "../../url-grammar/limits.js";
 import { journalControls } from "../journal/controls.js";
 import { nearestLines, RETRY_SIMILARITY, type NearestLines } from "./nearest-lines.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
-import { commitSingleFile, recoverSingleFile } from "./single-file.js";
+import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, encodeText } from "../../text/index.js";
 import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
@@ -70,6 +70,7 @@ export const editTool = defineTool({
       { blob: "newBlob", count: "newCount", into: "new" },
     ],
     recover: recoverSingleFile,
+    confirm: confirmSingleFile,
     awaitsDurableItself: true,
   },
   async execute(args, ctx) {

@@ -135,6 +135,9 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
           throw syncRefused(runtime, error);
         }
       },
+      lastSyncAfterRecord: (synced) => {
+        flight.lastSync = synced;
+      },
       retryUrl: () => freshRunUrl(ctx, row.callId, "retry"),
       progress: (snapshot) => {
         flight.progress = snapshot;

@@ -47,6 +47,8 @@ export interface Flight {
   running: boolean;
   /** True once the record says running (markRunning, or the first checkpoint or preimages of the tool). */
   startRecorded: boolean;
+  /** The tool's last fsync, still running when execute returned (IntentHandle.lastSyncAfterRecord). */
+  lastSync?: Promise<ToolFailure | undefined>;
 }
 
 export class Journal {
@@ -125,6 +127,14 @@ export class Journal {
         await this.recordDurably(row, "withdraw", () => this.store.journal.withdraw(row.id));
         return;
       }
+      const lastSync = flight.lastSync?.catch((error: unknown) => toFailure(error));
+      if (lastSync && body.ok && behaviour?.confirm) {
+        await this.recordUnconfirmed(row, body, behaviour, lastSync).then(settleWith);
+        return;
+      }
+      // Any other tool, or a failure, keeps the order: the tool's last fsync, then the outcome, then its fsync.
+      const failed = await lastSync;
+      if (failed) body = failed;
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
       await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
@@ -132,6 +142,26 @@ export class Journal {
       settleWith(body);
     })().finally(() => this.flights.delete(key));
     return flight;
+  }
+
+  /**
+   * A success whose tool's last fsync (a directory's, after the rename) is still running: the outcome is recorded
+   * meanwhile, marked unconfirmed, so the journal's fsync overlaps the tool's instead of following it. Returns the
+   * body to answer once both are done, and only then confirms the record (no fsync of its own: the next journal
+   * fsync carries it). A crash in between leaves it unconfirmed, and start-up recovery asks the tool's
+   * journal.confirm whether the change is on disk (recovery.ts), so a rename lost to a power loss is never replayed
+   * as a success. A failed last fsync replaces the outcome, durably, as the tool's failure.
+   */
+  private async recordUnconfirmed(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour, lastSync: Promise<ToolFailure | undefined>): Promise<IntentBody> {
+    await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour, { unconfirmed: true }));
+    const [failed] = await Promise.all([lastSync, this.durableOrLogged(row, "the outcome of")]);
+    if (failed) {
+      await this.recordDurably(row, "record the outcome of", () => this.finish(row, failed, behaviour));
+      await this.durableOrLogged(row, "the outcome of");
+      return failed;
+    }
+    if (this.store.db.open) await this.recordDurably(row, "confirm the outcome of", () => this.store.journal.confirm(row.id));
+    return body;
   }
 
   /**
@@ -217,12 +247,12 @@ export class Journal {
   }
 
   /** Records the outcome, bumping the project's state epoch as the tool's behaviour asks, in one transaction. */
-  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined): void {
+  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined, options: { unconfirmed?: boolean } = {}): void {
     const policy = behaviour?.bumpsEpoch ?? "success";
     const bump = typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
     this.store.journal.transaction(() => {
       const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
-      this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now());
+      this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), options.unconfirmed === true);
     });
   }
 
