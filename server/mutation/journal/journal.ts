@@ -147,8 +147,9 @@ export class Journal {
   /**
    * A success whose tool's last fsync (a directory's, after the rename) is still running: the outcome is recorded
    * meanwhile, marked unconfirmed, so the journal's fsync overlaps the tool's instead of following it. Returns the
-   * body to answer once both are done, and only then confirms the record (no fsync of its own: the next journal
-   * fsync carries it). A crash in between leaves it unconfirmed, and start-up recovery asks the tool's
+   * body to answer once both are done, and confirms the record right after the answer (a commit off the answer's
+   * path, with no fsync of its own: the next journal fsync carries it). A crash before that leaves it unconfirmed,
+   * and start-up recovery asks the tool's
    * journal.confirm whether the change is on disk (recovery.ts), so a rename lost to a power loss is never replayed
    * as a success. A failed last fsync replaces the outcome, durably, as the tool's failure.
    */
@@ -160,7 +161,10 @@ export class Journal {
       await this.durableOrLogged(row, "the outcome of");
       return failed;
     }
-    if (this.store.db.open) await this.recordDurably(row, "confirm the outcome of", () => this.store.journal.confirm(row.id));
+    setImmediate(() => {
+      // Once closed, start-up recovery confirms it against the file.
+      if (this.store.db.open) void this.recordDurably(row, "confirm the outcome of", () => this.store.journal.confirm(row.id));
+    });
     return body;
   }
 

@@ -122,7 +122,7 @@ describe("an outcome recorded before its directory fsync finished", () => {
     await second.exited;
   });
 
-  it("confirms the record before it answers when nothing stops it", { timeout: 60_000 }, async () => {
+  it("confirms the record right after it answers when nothing stops it", { timeout: 60_000 }, async () => {
     const stateDir = makeTempDir("unconfirmed-state");
     const root = makeTempDir("unconfirmed-project");
     fs.writeFileSync(path.join(root, "f.txt"), "value 1\n");
@@ -132,6 +132,9 @@ describe("an outcome recorded before its directory fsync finished", () => {
     const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
     const body = await agentGet<Body>(url(m, "e", [["path", "f.txt"], ["old", "value 1"]], "value 2"));
     expect(body).toMatchObject({ ok: true, state: "succeeded" });
+    // The confirmation commits in the turn after the answer: give it a bounded moment.
+    const deadline = Date.now() + RECORD_WAIT_MS;
+    while (recordOf(stateDir, body.callId!)?.unconfirmed !== 0 && Date.now() < deadline) await sleep(10);
     expect(recordOf(stateDir, body.callId!)).toMatchObject({ state: "succeeded", unconfirmed: 0 });
     server.child.kill("SIGTERM");
     await server.exited;
