@@ -30,6 +30,11 @@ const RECORD_RETRY_MIN_MS = 50;
 const RECORD_RETRY_MAX_MS = 2000;
 /** Prune once every this many admissions, not on every call. */
 const PRUNE_EVERY_ADMISSIONS = 200;
+/**
+ * An answered outcome's confirmation rides on the journal's next commit (the next admission or outcome); when no
+ * other commit comes within this long, it commits by itself.
+ */
+export const CONFIRM_ALONE_AFTER_MS = 100;
 
 export interface IntentScope {
   sessionId: string;
@@ -54,6 +59,9 @@ export interface Flight {
 export class Journal {
   private readonly flights = new Map<string, Flight>();
   private admissions = 0;
+  /** Answered outcomes still marked unconfirmed in the store (recordUnconfirmed), confirmed with the next commit. */
+  private readonly toConfirm = new Set<number>();
+  private confirmTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -79,7 +87,7 @@ export class Journal {
   }
 
   admit(intent: Omit<NewIntent, "createdAt">): { row: IntentRow; inserted: boolean } {
-    const admitted = this.store.journal.admit({ ...intent, createdAt: this.now() });
+    const admitted = this.withConfirmations(() => this.store.journal.admit({ ...intent, createdAt: this.now() }));
     if (admitted.inserted && ++this.admissions % PRUNE_EVERY_ADMISSIONS === 0) {
       try {
         this.store.journal.prune({
@@ -161,11 +169,48 @@ export class Journal {
       await this.durableOrLogged(row, "the outcome of");
       return failed;
     }
-    setImmediate(() => {
-      // Once closed, start-up recovery confirms it against the file.
-      if (this.store.db.open) void this.recordDurably(row, "confirm the outcome of", () => this.store.journal.confirm(row.id));
-    });
+    this.confirmLater(row.id);
     return body;
+  }
+
+  /**
+   * Confirms an answered outcome with the journal's next commit, or alone after CONFIRM_ALONE_AFTER_MS: either way
+   * off the answer's path. Until then (or if the process stops first) the record stays unconfirmed, and start-up
+   * recovery confirms it against the file, which holds the change: both fsyncs had finished before the answer.
+   */
+  private confirmLater(id: number): void {
+    this.toConfirm.add(id);
+    this.scheduleConfirmations();
+  }
+
+  private scheduleConfirmations(): void {
+    this.confirmTimer ??= setTimeout(() => {
+      this.confirmTimer = undefined;
+      this.confirmPending();
+    }, CONFIRM_ALONE_AFTER_MS).unref();
+  }
+
+  /** Runs a journal write with the pending confirmations in its transaction; they are done once it commits. */
+  private withConfirmations<T>(write: () => T): T {
+    if (this.toConfirm.size === 0) return write();
+    const ids = [...this.toConfirm];
+    const result = this.store.journal.transaction(() => {
+      for (const id of ids) this.store.journal.confirm(id);
+      return write();
+    });
+    for (const id of ids) this.toConfirm.delete(id);
+    return result;
+  }
+
+  /** Commits the pending confirmations by themselves; a store refusing them leaves them to the next commit. */
+  private confirmPending(): void {
+    if (this.toConfirm.size === 0 || !this.store.db.open) return;
+    try {
+      this.withConfirmations(() => undefined);
+    } catch (error) {
+      if (!isStoreUnavailable(error)) this.log.error("could not confirm answered outcomes; start-up recovery confirms them", { error: error instanceof Error ? error.message : String(error) });
+      else this.scheduleConfirmations();
+    }
   }
 
   /**
@@ -254,10 +299,12 @@ export class Journal {
   finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined, options: { unconfirmed?: boolean } = {}): void {
     const policy = behaviour?.bumpsEpoch ?? "success";
     const bump = typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
-    this.store.journal.transaction(() => {
-      const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
-      this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), options.unconfirmed === true);
-    });
+    this.withConfirmations(() =>
+      this.store.journal.transaction(() => {
+        const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
+        this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), options.unconfirmed === true);
+      }),
+    );
   }
 
   /** Waits up to waitMs for the flight; undefined when it is still running. */
@@ -277,10 +324,13 @@ export class Journal {
   /** Waits (bounded) for intents executing in this process to record their outcome, before the store closes. */
   async drain(timeoutMs: number): Promise<void> {
     const pending = [...this.flights.values()].map((f) => f.promise);
-    if (pending.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(pending), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    if (pending.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(pending), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+    }
+    // Answered outcomes are confirmed before the store closes (recovery would confirm them against the files).
+    this.confirmPending();
   }
 
   epoch(projectId: string): number {
