@@ -155,11 +155,10 @@ export class Journal {
   /**
    * A success whose tool's last fsync (a directory's, after the rename) is still running: the outcome is recorded
    * meanwhile, marked unconfirmed, so the journal's fsync overlaps the tool's instead of following it. Returns the
-   * body to answer once both are done, and confirms the record right after the answer (a commit off the answer's
-   * path, with no fsync of its own: the next journal fsync carries it). A crash before that leaves it unconfirmed,
-   * and start-up recovery asks the tool's
-   * journal.confirm whether the change is on disk (recovery.ts), so a rename lost to a power loss is never replayed
-   * as a success. A failed last fsync replaces the outcome, durably, as the tool's failure.
+   * body to answer once both are done; the confirmation follows off the answer's path (confirmLater). A crash
+   * before it leaves the record unconfirmed, and start-up recovery asks the tool's journal.confirm whether the
+   * change is on disk (recovery.ts), so a rename lost to a power loss is never replayed as a success. A failed
+   * last fsync replaces the outcome, durably, with the tool's failure.
    */
   private async recordUnconfirmed(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour, lastSync: Promise<ToolFailure | undefined>): Promise<IntentBody> {
     await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour, { unconfirmed: true }));
