@@ -5,9 +5,11 @@
 //                schema: z.object({ ...yourFields, ...journalControls }),   // wait, run, call
 //                journal: { stagedContent: [{ blob: "blob", count: "count", into: "command" }],
 //                           serialize?, bumpsEpoch?: "success" | "always" | "never" | (body) => boolean,
-//                           repeatOnStateChange?: true, awaitsDurableItself?: true, admit?(args, ctx), recover?(intent) },
+//                           repeatOnStateChange?: true, awaitsDurableItself?: true, admit?(args, ctx), recover?(intent),
+//                           confirm?(intent) },                              // with lastSyncAfterRecord (write, edit)
 //                execute(args, ctx) })                                       // args: controls stripped, blob resolved
-//   ctx.intent  (IntentHandle): callId, checkpoint(json), recordPreimages([...]), durable(), durableNow(), retryUrl(), progress(snapshot)
+//   ctx.intent  (IntentHandle): callId, checkpoint(json), recordPreimages([...]), durable(), durableNow(),
+//                               lastSyncAfterRecord(synced), retryUrl(), progress(snapshot)
 //   ctx.mutation (MutationRuntime): journal, staging, queue, store, log, hooks, terminal (gate, live trees)
 //   resolveStagedContent(ctx, blob, count?)  -> text, or staged_* ToolError with statusUrl
 //   interruptedFailure(row, phase)           -> the default `interrupted` record, for a recover() that adds detail

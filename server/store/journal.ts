@@ -85,6 +85,28 @@ function toIntent(r: RawIntent): IntentRow {
   };
 }
 
+/** The row `admit` just inserted, as a read of it would return it. */
+function newIntentRow(id: number, intent: NewIntent): IntentRow {
+  return {
+    id,
+    sessionId: intent.sessionId,
+    generation: intent.generation,
+    projectId: intent.projectId,
+    projectRoot: intent.projectRoot,
+    callId: intent.callId,
+    tool: intent.tool,
+    argsHash: intent.argsHash,
+    state: "pending",
+    result: undefined,
+    errorCode: null,
+    checkpoint: undefined,
+    epochAfter: null,
+    createdAt: intent.createdAt,
+    startedAt: null,
+    finishedAt: null,
+  };
+}
+
 export function createJournalQueries(db: Db) {
   const findStmt = db.prepare("SELECT * FROM intents WHERE session_id = ? AND generation = ? AND call_id = ?");
   const byIdStmt = db.prepare("SELECT * FROM intents WHERE id = ?");
@@ -97,9 +119,14 @@ export function createJournalQueries(db: Db) {
     ON CONFLICT (session_id, generation, call_id) DO NOTHING`);
   const runningStmt = db.prepare("UPDATE intents SET state = 'running', started_at = ? WHERE id = ? AND state = 'pending'");
   const checkpointStmt = db.prepare("UPDATE intents SET checkpoint = ? WHERE id = ?");
+  // The start folded into a checkpoint's (or the preimages') commit, for tools that record one before any side
+  // effect (journal-runner.ts): one commit instead of two, and an intent that failed before it stays pending.
+  const startStmt = db.prepare("UPDATE intents SET state = 'running', started_at = ? WHERE id = ? AND state = 'pending'");
   const finishStmt = db.prepare(
-    "UPDATE intents SET state = @state, result = @result, error_code = @errorCode, epoch_after = @epochAfter, finished_at = @finishedAt WHERE id = @id",
+    "UPDATE intents SET state = @state, result = @result, error_code = @errorCode, epoch_after = @epochAfter, finished_at = @finishedAt, unconfirmed = @unconfirmed WHERE id = @id",
   );
+  const confirmStmt = db.prepare("UPDATE intents SET unconfirmed = 0 WHERE id = ?");
+  const unconfirmedStmt = db.prepare("SELECT * FROM intents WHERE unconfirmed = 1 ORDER BY id");
   // Only an unfinished intent can be withdrawn: one refused by the store before anything of it ran.
   const withdrawStmt = db.prepare("DELETE FROM intents WHERE id = ? AND state IN ('pending', 'running')");
   const unfinishedStmt = db.prepare("SELECT * FROM intents WHERE state IN ('pending', 'running') ORDER BY id");
@@ -131,7 +158,7 @@ export function createJournalQueries(db: Db) {
   const pruneGenerationsStmt = db.prepare(`DELETE FROM intents WHERE state IN ('succeeded', 'failed')
     AND generation < (SELECT s.generation FROM sessions s WHERE s.id = intents.session_id)`);
 
-  const finish = (id: number, state: "succeeded" | "failed", result: Record<string, unknown>, epochAfter: number | null, at: number) => {
+  const finish = (id: number, state: "succeeded" | "failed", result: Record<string, unknown>, epochAfter: number | null, at: number, unconfirmed = false) => {
     finishStmt.run({
       id,
       state,
@@ -139,6 +166,7 @@ export function createJournalQueries(db: Db) {
       errorCode: typeof result.errorCode === "string" ? result.errorCode : null,
       epochAfter,
       finishedAt: at,
+      unconfirmed: unconfirmed ? 1 : 0,
     });
     clearPreimagesStmt.run(id);
   };
@@ -156,9 +184,10 @@ export function createJournalQueries(db: Db) {
     },
     /** Admits an intent; returns the existing row instead when the call id is already known. */
     admit: (intent: NewIntent): { row: IntentRow; inserted: boolean } => {
-      const inserted = insertStmt.run(intent).changes > 0;
-      const row = toIntent(findStmt.get(intent.sessionId, intent.generation, intent.callId) as RawIntent);
-      return { row, inserted };
+      const info = insertStmt.run(intent);
+      // A new row is what was just inserted: built here instead of read back (a SELECT and a parse less per intent).
+      if (info.changes > 0) return { row: newIntentRow(Number(info.lastInsertRowid), intent), inserted: true };
+      return { row: toIntent(findStmt.get(intent.sessionId, intent.generation, intent.callId) as RawIntent), inserted: false };
     },
     markRunning: (id: number, at: number): void => {
       runningStmt.run(at, id);
@@ -166,11 +195,20 @@ export function createJournalQueries(db: Db) {
     saveCheckpoint: (id: number, data: unknown): void => {
       checkpointStmt.run(JSON.stringify(data ?? null), id);
     },
-    /** Replaces the intent's preimages in one transaction, so recovery sees all of them or none. */
-    savePreimages: db.transaction((id: number, preimages: Preimage[]) => {
+    /** Marks a pending intent running (startedAt) and saves its checkpoint, in one transaction. */
+    startWithCheckpoint: db.transaction((id: number, data: unknown, startedAt: number) => {
+      startStmt.run(startedAt, id);
+      checkpointStmt.run(JSON.stringify(data ?? null), id);
+    }) as (id: number, data: unknown, startedAt: number) => void,
+    /**
+     * Replaces the intent's preimages in one transaction, so recovery sees all of them or none; with startedAt, the
+     * same transaction marks a pending intent running.
+     */
+    savePreimages: db.transaction((id: number, preimages: Preimage[], startedAt?: number) => {
+      if (startedAt !== undefined) startStmt.run(startedAt, id);
       clearPreimagesStmt.run(id);
       preimages.forEach((p, seq) => insertPreimageStmt.run(id, seq, p.path, p.kind, p.mode ?? null, p.content ?? null));
-    }) as (id: number, preimages: Preimage[]) => void,
+    }) as (id: number, preimages: Preimage[], startedAt?: number) => void,
     preimages: (id: number): Preimage[] =>
       (preimagesStmt.all(id) as Array<{ path: string; kind: PreimageKind; mode: number | null; content: Buffer | null }>).map((r) => ({
         path: r.path,
@@ -178,7 +216,10 @@ export function createJournalQueries(db: Db) {
         ...(r.mode === null ? {} : { mode: r.mode }),
         ...(r.content === null ? {} : { content: r.content }),
       })),
-    /** Records the outcome and drops the preimages; callers wrap it with the epoch bump in one `transaction`. */
+    /**
+     * Records the outcome and drops the preimages; callers wrap it with the epoch bump in one `transaction`. An
+     * `unconfirmed` outcome waits for confirm() (or start-up recovery) to be taken as final.
+     */
     finish,
     /**
      * Removes an unfinished intent (and, by cascade, its preimages) that the store refused before anything of it
@@ -188,6 +229,12 @@ export function createJournalQueries(db: Db) {
       withdrawStmt.run(id);
     },
     unfinished: (): IntentRow[] => (unfinishedStmt.all() as RawIntent[]).map(toIntent),
+    /** Marks an outcome recorded before its tool's last fsync had finished as confirmed (see journal.ts launch). */
+    confirm: (id: number): void => {
+      confirmStmt.run(id);
+    },
+    /** Finished intents whose outcome was never confirmed: the process stopped between recording and answering. */
+    unconfirmed: (): IntentRow[] => (unconfirmedStmt.all() as RawIntent[]).map(toIntent),
     epoch: (projectId: string): number => (epochStmt.get(projectId) as { epoch: number } | undefined)?.epoch ?? 0,
     bumpEpoch: (projectId: string): number => (bumpEpochStmt.get(projectId) as { epoch: number }).epoch,
     /**

@@ -40,6 +40,12 @@ export interface JournalBehaviour {
    * Default: a failed record with errorCode `interrupted`.
    */
   recover?(intent: InterruptedIntent): Promise<ToolResult | ToolFailure>;
+  /**
+   * Start-up recovery of a success recorded while the tool's last fsync was still running (IntentHandle
+   * lastSyncAfterRecord) and never confirmed: the process stopped before it answered. Checks the tool's effect
+   * is on disk; a ToolFailure replaces the recorded success, undefined confirms it. Required with lastSyncAfterRecord.
+   */
+  confirm?(intent: InterruptedIntent): Promise<ToolFailure | undefined>;
 }
 
 /** What recovery knows about an intent the previous process did not finish. */
@@ -76,6 +82,13 @@ export interface IntentHandle {
    * where each thread-pool trip would hold all of them up for an event-loop turn. Throws state_store_unavailable.
    */
   durableNow(): void;
+  /**
+   * The tool's effect is in place and only its last fsync (the directory's, after a rename) is still running:
+   * the journal records the outcome meanwhile, overlapping its own fsync with this one, marked unconfirmed. It
+   * answers once both are done and then confirms the record; a failure `synced` resolves with replaces the
+   * outcome. Only for tools whose journal.confirm() can tell after a crash whether the effect is on disk.
+   */
+  lastSyncAfterRecord(synced: Promise<ToolFailure | undefined>): void;
   /** The current request URL with a fresh, deterministic run= nonce: a `retry` URL after a recovery action. */
   retryUrl(): string | undefined;
   /** A progress snapshot that /j shows while the intent is running (memory only). */

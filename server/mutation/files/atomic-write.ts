@@ -26,7 +26,19 @@ export interface HeldWriteOptions {
    * would cost a long event-loop turn (server/mutation/journal/inline-sync.ts).
    */
   inline?: boolean;
+  /**
+   * Resolve once the file is renamed into place, its directory's fsync still running (the result's
+   * directorySynced): single-file.ts overlaps it with the journal recording the outcome. Ignored when inline.
+   */
+  deferDirectorySync?: boolean;
 }
+
+/** The directory fsync a write may leave running (HeldWriteOptions.deferDirectorySync); resolved otherwise. */
+export interface HeldWriteResult {
+  directorySynced: Promise<void>;
+}
+
+const SYNCED: HeldWriteResult = { directorySynced: Promise.resolve() };
 
 /**
  * Takes a second reference to the inode a write is about to replace, and returns the function that drops it from
@@ -49,8 +61,9 @@ function freeReplacedInodeInPool(target: HeldPath): () => void {
  * Writes the file a held path names. An existing file is replaced keeping its owner (when root); a new one is
  * created with any missing directories, each made and entered by descriptor, all given the project owner.
  */
-export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: HeldWriteOptions = {}): Promise<void> {
+export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: HeldWriteOptions = {}): Promise<HeldWriteResult> {
   const mode = options.mode === undefined ? {} : { mode: options.mode };
+  const defer = options.deferDirectorySync ? { deferDirectorySync: true } : {};
   if (target.exists) {
     const owner = bridgeIsRoot() && target.stats ? { uid: target.stats.uid, gid: target.stats.gid } : undefined;
     const release = freeReplacedInodeInPool(target);
@@ -58,11 +71,10 @@ export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: He
       if (options.inline) {
         await options.journaled?.();
         writeFileIn(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
-        return;
+        return SYNCED;
       }
       const beforeRename = options.journaled?.();
-      await writeFileDurably(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}), ...(beforeRename ? { beforeRename } : {}) });
-      return;
+      return await writeFileDurably(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}), ...(beforeRename ? { beforeRename } : {}), ...defer });
     } finally {
       release();
     }
@@ -74,10 +86,10 @@ export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: He
     if (options.inline) {
       if (target.pending.length <= 1) await options.journaled?.();
       writeFileIn(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}) });
-      return;
+      return SYNCED;
     }
     const beforeRename = target.pending.length > 1 ? undefined : options.journaled?.();
-    await writeFileDurably(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}), ...(beforeRename ? { beforeRename } : {}) });
+    return await writeFileDurably(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}), ...(beforeRename ? { beforeRename } : {}), ...defer });
   } finally {
     if (dir !== target.dirFd) closeQuietly(dir);
   }

@@ -11,6 +11,16 @@ const { O_RDONLY, O_DIRECTORY } = fs.constants;
 export interface DurableWriteOptions extends WriteInOptions {
   /** Awaited (with the temp file's fsync) before the rename: the target changes only once this resolves. */
   beforeRename?: Promise<void>;
+  /**
+   * Resolve as soon as the rename is done, with the directory's fsync still running (`directorySynced`), so the
+   * caller can overlap it with its own work. Default: resolve once the directory is synced too.
+   */
+  deferDirectorySync?: boolean;
+}
+
+export interface DurableWriteResult {
+  /** Settles when the directory's fsync has: the rename survives power loss once it resolves. */
+  directorySynced: Promise<void>;
 }
 
 function fsyncInPool(fd: number): Promise<void> {
@@ -30,9 +40,10 @@ export async function syncDirectoryInPool(dirFd: number): Promise<void> {
 /**
  * Writes `name` in a held directory atomically: a reader (or a crash) sees the old bytes or the new, never half;
  * whatever `name` is now (even a symlink) is replaced, never followed. Two thread-pool trips: the temp file's
- * fsync (while `beforeRename` is awaited), and the directory's fsync after the rename.
+ * fsync (while `beforeRename` is awaited), and the directory's fsync after the rename (awaited here unless
+ * deferDirectorySync; the directory is reopened for it before this returns, so `dirFd` may close at once).
  */
-export async function writeFileDurably(dirFd: number, name: string, bytes: Buffer, options: DurableWriteOptions = {}): Promise<void> {
+export async function writeFileDurably(dirFd: number, name: string, bytes: Buffer, options: DurableWriteOptions = {}): Promise<DurableWriteResult> {
   // Handled here too, so that a rejection is never unhandled when the temp file cannot even be created.
   options.beforeRename?.catch(() => undefined);
   const temp = tempName(name);
@@ -52,5 +63,7 @@ export async function writeFileDurably(dirFd: number, name: string, bytes: Buffe
     discardTempFile(dirFd, temp);
     throw error;
   }
-  await syncDirectoryInPool(dirFd);
+  const directorySynced = syncDirectoryInPool(dirFd);
+  if (!options.deferDirectorySync) await directorySynced;
+  return { directorySynced };
 }

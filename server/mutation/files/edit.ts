@@ -13,7 +13,7 @@ import { MAX_REQUEST_TARGET_BYTES } from "../../url-grammar/limits.js";
 import { journalControls } from "../journal/controls.js";
 import { nearestLines, RETRY_SIMILARITY, type NearestLines } from "./nearest-lines.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
-import { commitSingleFile, recoverSingleFile } from "./single-file.js";
+import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, encodeText } from "../../text/index.js";
 import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
@@ -21,8 +21,11 @@ import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWi
 /** The serial-edit nudge: this many distinct successful edits within the window suggest one /a patch. */
 export const EDIT_STREAK_THRESHOLD = 3;
 export const EDIT_STREAK_WINDOW_MS = 30_000;
-/** This session's recent successful edits, for the bulk-patch nudge. */
-const editStreak = sessionSlot((): Array<{ callId: string; at: number }> => []);
+/**
+ * This session's recent successful edits, for the bulk-patch nudge: call id -> time, oldest first (a Map keeps
+ * insertion order), so expired ones are dropped from the front and each edit costs O(1), not a pass over the window.
+ */
+const editStreak = sessionSlot((): Map<string, number> => new Map());
 /** Occurrences counted (and line numbers listed) before an ambiguity error stops looking. */
 const MAX_COUNTED_MATCHES = 1000;
 const MAX_LISTED_LINES = 20;
@@ -67,6 +70,7 @@ export const editTool = defineTool({
       { blob: "newBlob", count: "newCount", into: "new" },
     ],
     recover: recoverSingleFile,
+    confirm: confirmSingleFile,
     awaitsDurableItself: true,
   },
   async execute(args, ctx) {
@@ -193,15 +197,19 @@ function looseMatchLines(text: string, old: string): number[] {
 
 /** Tracks distinct successful edits in this session; from the third within the window, suggests a bulk patch. */
 function streakAdvice(ctx: ToolContext): Pick<EditOutput, "suggestedBulkPatch" | "efficiencyHint"> {
-  const events = editStreak.of(ctx.state);
+  const recent = editStreak.of(ctx.state);
   const now = Date.now();
   const callId = intentOf(ctx).callId;
-  const recent = events.filter((e) => now - e.at <= EDIT_STREAK_WINDOW_MS && e.callId !== callId);
-  recent.push({ callId, at: now });
-  events.splice(0, events.length, ...recent);
-  if (recent.length < EDIT_STREAK_THRESHOLD) return {};
+  recent.delete(callId);
+  // Oldest first; a clock stepped back only keeps an entry until the ones before it expire.
+  for (const [id, at] of recent) {
+    if (now - at <= EDIT_STREAK_WINDOW_MS) break;
+    recent.delete(id);
+  }
+  recent.set(callId, now);
+  if (recent.size < EDIT_STREAK_THRESHOLD) return {};
   return {
     suggestedBulkPatch: true,
-    efficiencyHint: `${recent.length} edits in ${EDIT_STREAK_WINDOW_MS / 1000} s: put the remaining known changes into one /a patch (*** Begin Patch) instead of one /e per place. The edits so far are applied.`,
+    efficiencyHint: `${recent.size} edits in ${EDIT_STREAK_WINDOW_MS / 1000} s: put the remaining known changes into one /a patch (*** Begin Patch) instead of one /e per place. The edits so far are applied.`,
   };
 }

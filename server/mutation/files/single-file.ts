@@ -1,12 +1,13 @@
 // Commit and crash recovery for mutations of one file (write, edit): a fingerprint checkpoint, then one
 // atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
+import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../../errors.js";
 import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.js";
 import type { InterruptedIntent, ToolContext } from "../../kernel/tool/definition.js";
 import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { toDisplayPath } from "../../sandbox/paths.js";
-import { writeHeldFile } from "./atomic-write.js";
+import { writeHeldFile, type HeldWriteResult } from "./atomic-write.js";
 import { intentOf, runtimeOf } from "../journal/context.js";
 import { loopIsSaturated } from "../journal/inline-sync.js";
 import type { RecoveredOutput } from "../journal/envelope.js";
@@ -30,7 +31,9 @@ export interface SingleFileWrite {
 
 /**
  * Checkpoints the before/after fingerprints, then writes atomically (the rename waiting for the checkpoint to be
- * durable) and invalidates read coverage. The tools using it declare journal.awaitsDurableItself.
+ * durable) and invalidates read coverage. Returns once the file is renamed into place: the directory's fsync is
+ * handed to the journal (lastSyncAfterRecord), which records the outcome meanwhile and answers once both are
+ * durable. The tools using it declare journal.awaitsDurableItself and journal.confirm (confirmSingleFile).
  */
 export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite): Promise<void> {
   const checkpoint: SingleFileCheckpoint = {
@@ -45,25 +48,40 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
   // project's write queue: then the journal and the file are synced inline.
   const inline = loopIsSaturated(runtimeOf(ctx).journal.inFlight);
   if (inline) intent.durableNow();
+  let written: HeldWriteResult;
   try {
-    await writeHeldFile(target, write.bytes, {
+    written = await writeHeldFile(target, write.bytes, {
       ...(write.mode === undefined ? {} : { mode: write.mode }),
       ...(ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {}),
       // The checkpoint (and the intent's admission) reach stable storage while the temp file is fsynced.
-      ...(inline ? { inline } : { journaled: () => intent.durable() }),
+      ...(inline ? { inline } : { journaled: () => intent.durable(), deferDirectorySync: true }),
     });
   } catch (error) {
     if (isToolError(error)) throw error;
-    const cause = (error as NodeJS.ErrnoException).code ?? "error";
-    const display = target.display;
-    // The temp file is removed on failure and the rename never happened: the target is as it was.
-    throw new ToolError(ErrorCode.writeFailed, `The file system refused to write ${display} (${cause}); the file is unchanged. Fix the cause (permissions, space, a file where a directory is needed), then fetch retry.`, {
-      detail: { path: display, cause },
-      retryable: true,
-      extra: retryExtra(ctx),
-    });
+    throw writeFailed(ctx, target.display, error);
   }
   readCoverage.of(ctx.state).invalidate(target.absolute);
+  const { hooks } = runtimeOf(ctx);
+  intent.lastSyncAfterRecord(
+    written.directorySynced.then(
+      // Test-only (URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS): holds the outcome unconfirmed so a crash test can kill us there.
+      async () => {
+        if (hooks.directorySyncDelayMs > 0) await sleep(hooks.directorySyncDelayMs);
+        return undefined;
+      },
+      (error: unknown) => writeFailed(ctx, target.display, error).toFailure(),
+    ),
+  );
+}
+
+function writeFailed(ctx: ToolContext, display: string, error: unknown): ToolError {
+  const cause = (error as NodeJS.ErrnoException).code ?? "error";
+  // The temp file is removed on failure and the rename never happened: the target is as it was.
+  return new ToolError(ErrorCode.writeFailed, `The file system refused to write ${display} (${cause}); the file is unchanged. Fix the cause (permissions, space, a file where a directory is needed), then fetch retry.`, {
+    detail: { path: display, cause },
+    retryable: true,
+    extra: retryExtra(ctx),
+  });
 }
 
 function retryExtra(ctx: ToolContext): Record<string, unknown> {
@@ -79,16 +97,7 @@ function retryExtra(ctx: ToolContext): Record<string, unknown> {
 export async function recoverSingleFile(intent: InterruptedIntent): Promise<RecoveredOutput | ToolFailure> {
   const checkpoint = intent.checkpoint as SingleFileCheckpoint | undefined;
   if (intent.phase === "pending" || !checkpoint) return interruptedFailure(intent, intent.phase, { applied: false });
-  const display = toDisplayPath(intent.projectRoot, checkpoint.path);
-  let current: string | null = null;
-  // The recorded path is canonical: walked again from the root, refusing any symlink now on the way.
-  const target = walkInsideRoot(intent.projectRoot, display, { symlinks: "refuse" });
-  try {
-    if (target.pending.length <= 1) await removeStaleTempFilesIn(target.dirFd, target.name);
-    if (target.exists && target.stats?.isFile()) current = fingerprintBytes(await readHeldFile(target.fd!, target.stats.size));
-  } finally {
-    target.close();
-  }
+  const { display, current } = await currentFingerprint(intent.projectRoot, checkpoint);
   if (current === checkpoint.after) {
     return {
       ok: true,
@@ -99,4 +108,35 @@ export async function recoverSingleFile(intent: InterruptedIntent): Promise<Reco
   }
   const applied = current === checkpoint.before ? false : "unknown";
   return interruptedFailure(intent, "running", { applied, path: display });
+}
+
+/**
+ * journal.confirm for write and edit: a success recorded while the directory's fsync was still running, never
+ * confirmed because the process stopped before it answered. The file holding the new content confirms it (the
+ * recorded answer stands). The old content means the rename did not survive (a power loss): recorded as
+ * `interrupted`, not applied. Anything else (changed since): `interrupted`, applied unknown; never a success
+ * for content that is not on disk.
+ */
+export async function confirmSingleFile(intent: InterruptedIntent): Promise<ToolFailure | undefined> {
+  const checkpoint = intent.checkpoint as SingleFileCheckpoint | undefined;
+  if (!checkpoint) return undefined;
+  const { display, current } = await currentFingerprint(intent.projectRoot, checkpoint);
+  if (current === checkpoint.after) return undefined;
+  const applied = current === checkpoint.before ? false : "unknown";
+  return interruptedFailure(intent, "running", { applied, path: display });
+}
+
+/** The fingerprint of the checkpointed file now (null when absent), after removing temp files a crash left beside it. */
+async function currentFingerprint(projectRoot: string, checkpoint: SingleFileCheckpoint): Promise<{ display: string; current: string | null }> {
+  const display = toDisplayPath(projectRoot, checkpoint.path);
+  let current: string | null = null;
+  // The recorded path is canonical: walked again from the root, refusing any symlink now on the way.
+  const target = walkInsideRoot(projectRoot, display, { symlinks: "refuse" });
+  try {
+    if (target.pending.length <= 1) await removeStaleTempFilesIn(target.dirFd, target.name);
+    if (target.exists && target.stats?.isFile()) current = fingerprintBytes(await readHeldFile(target.fd!, target.stats.size));
+  } finally {
+    target.close();
+  }
+  return { display, current };
 }

@@ -9,7 +9,7 @@ import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
-import { commitSingleFile, recoverSingleFile } from "./single-file.js";
+import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { unseenLineReads } from "./unseen-reads.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeExact, decodeLossy, detectNewlines, encodeText } from "../../text/index.js";
@@ -52,7 +52,7 @@ export const writeTool = defineTool({
   }),
   output: writeOutput,
   url: { aliases: { file: "path" }, rawField: "content" },
-  journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile, awaitsDurableItself: true },
+  journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile, confirm: confirmSingleFile, awaitsDurableItself: true },
   execute(args, ctx) {
     return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => writeHeld(ctx, target, args.content ?? "", args.replaces));
   },

@@ -101,7 +101,10 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         return toFailure(error);
       }
       try {
-        refusedBeforeEffects(runtime, () => journal.markRunning(flight));
+        // A tool that awaits durability itself records its start with its checkpoint or preimages (one commit, not
+        // two): before those it has no side effect, so a crash leaves it pending and recovery says nothing ran.
+        if (tool.journal?.awaitsDurableItself) journal.markRunningInMemory(flight);
+        else refusedBeforeEffects(runtime, () => journal.markRunning(flight));
         // Admission and start are on stable storage before anything runs, unless the tool waits for it itself at
         // its first side effect (the file tools, which overlap that fsync with their own).
         if (!tool.journal?.awaitsDurableItself) {
@@ -122,8 +125,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     return {
       callId: row.callId,
       // Both come before the tool's side effects (journal-contract.ts), so a store refusing them means nothing ran.
-      checkpoint: (data) => refusedBeforeEffects(runtime, () => runtime.store.journal.saveCheckpoint(row.id, data)),
-      recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => runtime.store.journal.savePreimages(row.id, preimages)),
+      checkpoint: (data) => refusedBeforeEffects(runtime, () => journal.saveCheckpoint(flight, data)),
+      recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => journal.savePreimages(flight, preimages)),
       durable: () => durableBeforeEffects(runtime),
       durableNow: () => {
         try {
@@ -131,6 +134,9 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         } catch (error) {
           throw syncRefused(runtime, error);
         }
+      },
+      lastSyncAfterRecord: (synced) => {
+        flight.lastSync = synced;
       },
       retryUrl: () => freshRunUrl(ctx, row.callId, "retry"),
       progress: (snapshot) => {

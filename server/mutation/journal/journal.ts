@@ -7,7 +7,7 @@ import type { ExactUrls, JournalBehaviour, ToolResult } from "../../kernel/tool/
 import type { Logger } from "../../log.js";
 import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
-import type { IntentRow, NewIntent } from "../../store/journal.js";
+import type { IntentRow, NewIntent, Preimage } from "../../store/journal.js";
 import { DEFAULT_WAIT_MS } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
 import type { TombstoneAnswer, UnfinishedAnswer } from "./envelope.js";
@@ -30,6 +30,11 @@ const RECORD_RETRY_MIN_MS = 50;
 const RECORD_RETRY_MAX_MS = 2000;
 /** Prune once every this many admissions, not on every call. */
 const PRUNE_EVERY_ADMISSIONS = 200;
+/**
+ * An answered outcome's confirmation rides on the journal's next commit (the next admission or outcome); when no
+ * other commit comes within this long, it commits by itself.
+ */
+export const CONFIRM_ALONE_AFTER_MS = 100;
 
 export interface IntentScope {
   sessionId: string;
@@ -45,11 +50,18 @@ export interface Flight {
   progress: Record<string, unknown> | undefined;
   /** False while waiting in the write queue. */
   running: boolean;
+  /** True once the record says running (markRunning, or the first checkpoint or preimages of the tool). */
+  startRecorded: boolean;
+  /** The tool's last fsync, still running when execute returned (IntentHandle.lastSyncAfterRecord). */
+  lastSync?: Promise<ToolFailure | undefined>;
 }
 
 export class Journal {
   private readonly flights = new Map<string, Flight>();
   private admissions = 0;
+  /** Answered outcomes still marked unconfirmed in the store (recordUnconfirmed), confirmed with the next commit. */
+  private readonly toConfirm = new Set<number>();
+  private confirmTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -75,7 +87,7 @@ export class Journal {
   }
 
   admit(intent: Omit<NewIntent, "createdAt">): { row: IntentRow; inserted: boolean } {
-    const admitted = this.store.journal.admit({ ...intent, createdAt: this.now() });
+    const admitted = this.withConfirmations(() => this.store.journal.admit({ ...intent, createdAt: this.now() }));
     if (admitted.inserted && ++this.admissions % PRUNE_EVERY_ADMISSIONS === 0) {
       try {
         this.store.journal.prune({
@@ -100,7 +112,7 @@ export class Journal {
    */
   launch(row: IntentRow, behaviour: JournalBehaviour | undefined, execute: (flight: Flight) => Promise<IntentBody>): Flight {
     const key = Journal.key(row, row.callId);
-    const flight: Flight = { row, promise: Promise.resolve(undefined as unknown as IntentBody), body: undefined, progress: undefined, running: false };
+    const flight: Flight = { row, promise: Promise.resolve(undefined as unknown as IntentBody), body: undefined, progress: undefined, running: false, startRecorded: false };
     this.flights.set(key, flight);
     let answer!: (body: IntentBody) => void;
     flight.promise = new Promise<IntentBody>((resolve) => (answer = resolve));
@@ -123,6 +135,14 @@ export class Journal {
         await this.recordDurably(row, "withdraw", () => this.store.journal.withdraw(row.id));
         return;
       }
+      const lastSync = flight.lastSync?.catch((error: unknown) => toFailure(error));
+      if (lastSync && body.ok && behaviour?.confirm) {
+        await this.recordUnconfirmed(row, body, behaviour, lastSync).then(settleWith);
+        return;
+      }
+      // Any other tool, or a failure, keeps the order: the tool's last fsync, then the outcome, then its fsync.
+      const failed = await lastSync;
+      if (failed) body = failed;
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
       await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
@@ -130,6 +150,66 @@ export class Journal {
       settleWith(body);
     })().finally(() => this.flights.delete(key));
     return flight;
+  }
+
+  /**
+   * A success whose tool's last fsync (a directory's, after the rename) is still running: the outcome is recorded
+   * meanwhile, marked unconfirmed, so the journal's fsync overlaps the tool's instead of following it. Returns the
+   * body to answer once both are done; the confirmation follows off the answer's path (confirmLater). A crash
+   * before it leaves the record unconfirmed, and start-up recovery asks the tool's journal.confirm whether the
+   * change is on disk (recovery.ts), so a rename lost to a power loss is never replayed as a success. A failed
+   * last fsync replaces the outcome, durably, with the tool's failure.
+   */
+  private async recordUnconfirmed(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour, lastSync: Promise<ToolFailure | undefined>): Promise<IntentBody> {
+    await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour, { unconfirmed: true }));
+    const [failed] = await Promise.all([lastSync, this.durableOrLogged(row, "the outcome of")]);
+    if (failed) {
+      await this.recordDurably(row, "record the outcome of", () => this.finish(row, failed, behaviour));
+      await this.durableOrLogged(row, "the outcome of");
+      return failed;
+    }
+    this.confirmLater(row.id);
+    return body;
+  }
+
+  /**
+   * Confirms an answered outcome with the journal's next commit, or alone after CONFIRM_ALONE_AFTER_MS: either way
+   * off the answer's path. Until then (or if the process stops first) the record stays unconfirmed, and start-up
+   * recovery confirms it against the file, which holds the change: both fsyncs had finished before the answer.
+   */
+  private confirmLater(id: number): void {
+    this.toConfirm.add(id);
+    this.scheduleConfirmations();
+  }
+
+  private scheduleConfirmations(): void {
+    this.confirmTimer ??= setTimeout(() => {
+      this.confirmTimer = undefined;
+      this.confirmPending();
+    }, CONFIRM_ALONE_AFTER_MS).unref();
+  }
+
+  /** Runs a journal write with the pending confirmations in its transaction; they are done once it commits. */
+  private withConfirmations<T>(write: () => T): T {
+    if (this.toConfirm.size === 0) return write();
+    const ids = [...this.toConfirm];
+    const result = this.store.journal.transaction(() => {
+      for (const id of ids) this.store.journal.confirm(id);
+      return write();
+    });
+    for (const id of ids) this.toConfirm.delete(id);
+    return result;
+  }
+
+  /** Commits the pending confirmations by themselves; a store refusing them leaves them to the next commit. */
+  private confirmPending(): void {
+    if (this.toConfirm.size === 0 || !this.store.db.open) return;
+    try {
+      this.withConfirmations(() => undefined);
+    } catch (error) {
+      if (!isStoreUnavailable(error)) this.log.error("could not confirm answered outcomes; start-up recovery confirms them", { error: error instanceof Error ? error.message : String(error) });
+      else this.scheduleConfirmations();
+    }
   }
 
   /**
@@ -189,6 +269,25 @@ export class Journal {
   markRunning(flight: Flight): void {
     this.store.journal.markRunning(flight.row.id, this.now());
     flight.running = true;
+    flight.startRecorded = true;
+  }
+
+  /** Running as far as this process says (/j, joins); the record says so with the first checkpoint or preimages. */
+  markRunningInMemory(flight: Flight): void {
+    flight.running = true;
+  }
+
+  /** Saves the tool's checkpoint; the first one also records the start, in the same transaction. */
+  saveCheckpoint(flight: Flight, data: unknown): void {
+    if (flight.startRecorded) return this.store.journal.saveCheckpoint(flight.row.id, data);
+    this.store.journal.startWithCheckpoint(flight.row.id, data, this.now());
+    flight.startRecorded = true;
+  }
+
+  /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
+  savePreimages(flight: Flight, preimages: Preimage[]): void {
+    this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now());
+    flight.startRecorded = true;
   }
 
   stateOf(flight: Flight): "pending" | "running" {
@@ -196,13 +295,15 @@ export class Journal {
   }
 
   /** Records the outcome, bumping the project's state epoch as the tool's behaviour asks, in one transaction. */
-  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined): void {
+  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined, options: { unconfirmed?: boolean } = {}): void {
     const policy = behaviour?.bumpsEpoch ?? "success";
     const bump = typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
-    this.store.journal.transaction(() => {
-      const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
-      this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now());
-    });
+    this.withConfirmations(() =>
+      this.store.journal.transaction(() => {
+        const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
+        this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), options.unconfirmed === true);
+      }),
+    );
   }
 
   /** Waits up to waitMs for the flight; undefined when it is still running. */
@@ -222,10 +323,13 @@ export class Journal {
   /** Waits (bounded) for intents executing in this process to record their outcome, before the store closes. */
   async drain(timeoutMs: number): Promise<void> {
     const pending = [...this.flights.values()].map((f) => f.promise);
-    if (pending.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(pending), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    if (pending.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(pending), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+    }
+    // Answered outcomes are confirmed before the store closes (recovery would confirm them against the files).
+    this.confirmPending();
   }
 
   epoch(projectId: string): number {

@@ -41,12 +41,45 @@ export async function recoverInterruptedIntents(runtime: MutationRuntime, tools:
     log.warn(`intent ${row.tool} was ${phase} when the previous process stopped; recorded as ${errorCode ?? "succeeded"}`);
     recovered.push({ callId: row.callId, tool: row.tool, phase, errorCode });
   }
+  for (const row of store.journal.unconfirmed()) recovered.push(...(await confirmOutcome(runtime, tools, row)));
   store.journal.pruneLeftGenerations();
   store.journal.prune({ finishedBefore: Date.now() - JOURNAL_RETENTION_MS });
   runtime.staging.sweep();
   // Every settled record is on stable storage before either plane listens.
   await journal.durable();
   return recovered;
+}
+
+/**
+ * A success recorded while its tool's last fsync was running (journal.ts recordUnconfirmed) and never confirmed:
+ * the process stopped before it answered. The tool's journal.confirm checks its change is on disk; if not (a
+ * rename a power loss undid), its failure replaces the success, so no replay answers success for it.
+ */
+async function confirmOutcome(runtime: MutationRuntime, tools: AnyToolDefinition[], row: IntentRow): Promise<RecoveredIntent[]> {
+  const { store, journal, log } = runtime;
+  const tool = tools.find((t) => t.id === row.tool);
+  const intent: InterruptedIntent = {
+    callId: row.callId,
+    tool: row.tool,
+    phase: "running",
+    projectRoot: row.projectRoot,
+    checkpoint: row.checkpoint,
+    rollback: () => rollbackPreimages(row.projectRoot, store.journal.preimages(row.id)),
+  };
+  let failure: ToolFailure | undefined;
+  try {
+    failure = row.state === "succeeded" ? await tool?.journal?.confirm?.(intent) : undefined;
+  } catch (error) {
+    log.error(`confirming the outcome of intent ${row.tool} failed; recording it as interrupted`, { error: error instanceof Error ? error.stack : String(error) });
+    failure = interruptedFailure(row, "running", { applied: "unknown", recoveryFailed: true });
+  }
+  if (!failure) {
+    store.journal.confirm(row.id);
+    return [];
+  }
+  journal.finish(row, failure, tool?.journal);
+  log.warn(`intent ${row.tool} recorded a success the disk does not hold (the previous process stopped before answering); recorded as ${failure.errorCode}`);
+  return [{ callId: row.callId, tool: row.tool, phase: "running", errorCode: String(failure.errorCode) }];
 }
 
 /** The default record for an intent the previous process did not finish: it is never re-run by itself. */

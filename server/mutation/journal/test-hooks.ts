@@ -7,18 +7,32 @@ import { z } from "zod";
  * never set it in production (it only slows patches down, it never changes what they write).
  */
 export const PATCH_WRITE_DELAY_ENV = "URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS";
+/**
+ * URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS: a write or edit reports its directory fsync done this long after it is,
+ * so its outcome sits recorded but unconfirmed (journal.ts recordUnconfirmed) while a crash test kills the
+ * process. Test-only; it only delays answers, it never changes what is written or recorded.
+ */
+export const DIRECTORY_SYNC_DELAY_ENV = "URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS";
 const MAX_TEST_DELAY_MS = 60_000;
 
 export interface TestHooks {
   patchWriteDelayMs: number;
+  directorySyncDelayMs: number;
 }
 
-export const NO_TEST_HOOKS: TestHooks = { patchWriteDelayMs: 0 };
+export const NO_TEST_HOOKS: TestHooks = { patchWriteDelayMs: 0, directorySyncDelayMs: 0 };
+
+function readDelay(env: NodeJS.ProcessEnv, name: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return 0;
+  const parsed = z.coerce.number().int().min(0).max(MAX_TEST_DELAY_MS).safeParse(raw);
+  if (!parsed.success) throw new Error(`${name} must be an integer 0..${MAX_TEST_DELAY_MS} (milliseconds)`);
+  return parsed.data;
+}
 
 export function readTestHooks(env: NodeJS.ProcessEnv = process.env): TestHooks {
-  const raw = env[PATCH_WRITE_DELAY_ENV];
-  if (raw === undefined || raw === "") return NO_TEST_HOOKS;
-  const parsed = z.coerce.number().int().min(0).max(MAX_TEST_DELAY_MS).safeParse(raw);
-  if (!parsed.success) throw new Error(`${PATCH_WRITE_DELAY_ENV} must be an integer 0..${MAX_TEST_DELAY_MS} (milliseconds)`);
-  return { patchWriteDelayMs: parsed.data };
+  const patchWriteDelayMs = readDelay(env, PATCH_WRITE_DELAY_ENV);
+  const directorySyncDelayMs = readDelay(env, DIRECTORY_SYNC_DELAY_ENV);
+  if (patchWriteDelayMs === 0 && directorySyncDelayMs === 0) return NO_TEST_HOOKS;
+  return { patchWriteDelayMs, directorySyncDelayMs };
 }

@@ -4,6 +4,7 @@ import { journalSchema } from "./002-journal.js";
 import { sealedCapabilities } from "./003-sealed-capabilities.js";
 import { webPermission } from "./004-web-permission.js";
 import { loginSessionsSchema } from "./005-login-sessions.js";
+import { unconfirmedOutcomes } from "./006-unconfirmed-outcomes.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -16,4 +17,4 @@ export interface Migration {
   scrub?: boolean;
 }
 
-export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, webPermission, loginSessionsSchema];
+export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, webPermission, loginSessionsSchema, unconfirmedOutcomes];
