@@ -12,13 +12,10 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Authenticated } from "../gateway/authenticate.js";
 import { JSON_CONTENT_TYPE, sendBytes, sendOpaqueNotFound } from "../gateway/respond.js";
+import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
 import { createMcpServer, type McpDeps, type McpScope } from "./server.js";
 
-/**
- * The largest request body the endpoint reads (1 MiB). A JSON-RPC message is a tool call, and every tool's
- * content (write, patch) fits far below this; a larger body is refused with a JSON-RPC error, never buffered.
- */
-export const MCP_MAX_BODY_BYTES = 1024 * 1024;
+export { MCP_MAX_BODY_BYTES } from "./limits.js";
 /**
  * Bytes past the limit still read and discarded so the refusal reaches the client: closing a socket with unread
  * data makes the kernel send a reset, which can destroy the answer in flight. Beyond this the connection closes.
@@ -167,8 +164,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     const read = await readBoundedBody(req, MCP_MAX_BODY_BYTES);
     if (read.kind === "gone") return;
     if (read.kind === "too_large") {
-      const message = `The request body is larger than ${MCP_MAX_BODY_BYTES} bytes (1 MiB), the most this endpoint reads. Split the content over several smaller calls (write part of a file, then add the rest with edit or patch).`;
-      return sendRpcError(res, 413, TRANSPORT_REFUSAL, message, null, !read.drained);
+      return sendRpcError(res, 413, TRANSPORT_REFUSAL, tooLargeMessage, null, !read.drained);
     }
     if (!isJsonContentType(req.headers["content-type"] ?? null)) {
       return sendRpcError(res, 415, TRANSPORT_REFUSAL, "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json.");

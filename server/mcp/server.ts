@@ -34,6 +34,8 @@ export interface McpScope {
   cap: CapabilityLookup;
   base: "r" | "m";
   tokens: { r: string; m: string | undefined };
+  /** Set for calls that came over the stdio socket (activity param `via`); HTTP calls carry none. */
+  via?: "stdio";
 }
 
 export interface McpDeps {
@@ -64,8 +66,17 @@ const INSTRUCTIONS = [
   "Failures come back with errorCode, repairHint (what to do next) and agentAction.",
 ].join("\n");
 
-/** A fresh SDK McpServer for one request (stateless), its tools registered for this capability. */
-export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
+/** What a tool handler gets from the SDK: the request's id and _meta (and, over HTTP, its authInfo). */
+export interface McpHandlerContext {
+  mcpReq: { id?: string | number; _meta?: Record<string, unknown> };
+}
+
+/**
+ * An SDK McpServer with the tools `scope` lists registered. Each call runs with `scopeOf(ctx)`: by default the
+ * scope the server was built for (a stateless request); a long-lived server (one per stdio connection,
+ * socket-connection.ts) passes the scope its transport authenticated for that very message.
+ */
+export function createMcpServer(deps: McpDeps, scope: McpScope, scopeOf: (ctx: McpHandlerContext) => McpScope = () => scope): McpServer {
   const server = new McpServer(SERVER_INFO, {
     // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
     capabilities: { tools: { listChanged: false } },
@@ -82,7 +93,7 @@ export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
         outputSchema: outputSchemaOf(spec, byId),
         annotations: spec.annotations,
       },
-      (args: Record<string, unknown>, extra: { mcpReq: { _meta?: Record<string, unknown> } }) => callTool(deps, scope, byId, spec, args, extra.mcpReq._meta),
+      (args: Record<string, unknown>, extra: McpHandlerContext) => callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta),
     );
   }
   return server;
@@ -264,7 +275,7 @@ async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: 
 
 function recordCall(deps: McpDeps, scope: McpScope, spec: McpToolSpec, args: Record<string, unknown>, result: CallToolResult, journaled: Journaled, startedAt: number): void {
   const body = result.structuredContent as Record<string, unknown>;
-  const params: Record<string, string> = { mcp: spec.name };
+  const params: Record<string, string> = { mcp: spec.name, ...(scope.via ? { via: scope.via } : {}) };
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined) continue;
     const text = typeof value === "string" ? value : JSON.stringify(value);
