@@ -1,5 +1,5 @@
-// The MCP endpoint over Streamable HTTP: stateless (a fresh server and transport per POST) and JSON only, never
-// SSE (the quick tunnel carries none). Serves the 2026-07-28 protocol and the 2025-era handshake side by side.
+// The MCP endpoint over Streamable HTTP: stateless (a fresh transport per POST; 2025-era POSTs reuse idle servers,
+// server-pool.ts) and JSON only, never SSE (the quick tunnel carries none). Serves the 2026-07-28 protocol and the 2025-era handshake side by side.
 import type http from "node:http";
 import { toWebRequest } from "@modelcontextprotocol/node";
 import {
@@ -14,6 +14,7 @@ import type { Authenticated } from "../gateway/authenticate.js";
 import { JSON_CONTENT_TYPE, sendBytes, sendOpaqueNotFound } from "../gateway/respond.js";
 import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
 import { createMcpServer, type McpDeps, type McpScope } from "./server.js";
+import { createServerPool, type ServerPool } from "./server-pool.js";
 
 export { MCP_MAX_BODY_BYTES } from "./limits.js";
 /**
@@ -114,21 +115,34 @@ function createModernHandler(deps: McpDeps): McpHttpHandler {
   }
 }
 
-/** The 2025-era leg: a stateless transport per request with JSON responses (the SDK's own fallback would stream). */
-async function serveLegacy(deps: McpDeps, request: Request, message: unknown, authInfo: AuthInfo): Promise<Response> {
-  const server = createMcpServer(deps, scopeOf(authInfo));
+/**
+ * The 2025-era leg: a stateless transport per request with JSON responses (the SDK's own fallback would stream),
+ * connected to an idle server for the capability's tool listing (server-pool.ts) and closed once answered.
+ */
+async function serveLegacy(pool: ServerPool, request: Request, message: unknown, authInfo: AuthInfo): Promise<Response> {
+  const scope = scopeOf(authInfo);
+  const server = pool.take(scope);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
+  let aborted = false;
+  // transport.close() runs the server's close hook synchronously: once it returns, the server is free again.
   const teardown = () => {
     transport.close().catch(() => {});
     server.close().catch(() => {});
   };
-  request.signal.addEventListener("abort", teardown, { once: true });
+  const onAbort = () => {
+    aborted = true;
+    teardown();
+  };
+  request.signal.addEventListener("abort", onAbort, { once: true });
   try {
     return await transport.handleRequest(request, { parsedBody: message, authInfo });
   } finally {
     // A JSON response is complete once returned: nothing stays open between requests.
+    request.signal.removeEventListener("abort", onAbort);
     teardown();
+    // A hung-up call may still be running on this server: it is not reused.
+    if (!aborted) pool.give(scope, server, message);
   }
 }
 
@@ -156,6 +170,8 @@ async function writeResponse(res: http.ServerResponse, response: Response, id: u
  */
 export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
   let modern: McpHttpHandler | undefined;
+  // Each call runs with the scope its own request authenticated, whichever capability the server was built for.
+  const pool = createServerPool((scope) => createMcpServer(deps, scope, (ctx) => scopeOf(ctx.http?.authInfo)));
   deps.signal.addEventListener("abort", () => void modern?.close().catch(() => {}), { once: true });
 
   async function serve(req: http.IncomingMessage, res: http.ServerResponse, token: string): Promise<void> {
@@ -187,7 +203,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     const request = await toWebRequest(req, message, { signal: abort.signal });
     const authInfo = authInfoOf(token, auth);
     const response = (await isLegacyRequest(request, message))
-      ? await serveLegacy(deps, request, message, authInfo)
+      ? await serveLegacy(pool, request, message, authInfo)
       : await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo });
     // 499: the SDK saw the client hang up mid-call; there is nobody left to answer.
     if (response.status === 499 || res.destroyed) return;

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { fromJsonSchema, McpServer, type CallToolResult } from "@modelcontextprotocol/server";
+import { fromJsonSchema, McpServer, type AuthInfo, type CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ErrorCode, ToolError, toFailure } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -69,7 +69,14 @@ const INSTRUCTIONS = [
 /** What a tool handler gets from the SDK: the request's id and _meta (and, over HTTP, its authInfo). */
 export interface McpHandlerContext {
   mcpReq: { id?: string | number; _meta?: Record<string, unknown> };
+  http?: { authInfo?: AuthInfo } | undefined;
 }
+
+/**
+ * What decides a capability's tool list: read or mutation, and the project's permissions (plugins and kernel tools
+ * are fixed for the bridge's life). Servers built for one key serve any capability with that key.
+ */
+export const listingKeyOf = (scope: Pick<McpScope, "base" | "cap">): string => `${scope.base} ${JSON.stringify(scope.cap.permissions)}`;
 
 /**
  * An SDK McpServer with the tools `scope` lists registered. Each call runs with `scopeOf(ctx)`: by default the

@@ -8,7 +8,7 @@ import { isJSONRPCRequest, parseJSONRPCMessage, type JSONRPCMessage, type Transp
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Authenticated } from "../gateway/authenticate.js";
 import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
-import { createMcpServer, type McpDeps, type McpHandlerContext, type McpScope } from "./server.js";
+import { createMcpServer, listingKeyOf, type McpDeps, type McpHandlerContext, type McpScope } from "./server.js";
 import {
   BEARER_KEY,
   CONTROL_PREFIX,
@@ -37,8 +37,6 @@ const TRANSPORT_REFUSAL = -32000;
 /** As over HTTP (http.ts): a stateless-era tool list cannot be streamed; the relay's client gets the same answer. */
 const STREAM_ONLY_METHODS = new Set(["subscriptions/listen"]);
 
-/** What decides the tool list: a change (permissions edited, read vs mutation) needs a fresh listing. */
-const listingKeyOf = (auth: Authenticated) => `${auth.base} ${JSON.stringify(auth.cap.permissions)}`;
 const scopeOf = (auth: Authenticated): McpScope => ({ ...auth, via: "stdio" });
 
 type RpcId = string | number;
