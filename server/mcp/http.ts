@@ -6,7 +6,6 @@ import {
   createMcpHandler,
   isJsonContentType,
   isLegacyRequest,
-  WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
@@ -15,6 +14,7 @@ import { JSON_CONTENT_TYPE, sendBytes, sendOpaqueNotFound } from "../gateway/res
 import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
 import { createMcpServer, type McpDeps, type McpScope } from "./server.js";
 import { createServerPool, type ServerPool } from "./server-pool.js";
+import { exchangeLegacy, type ExchangeAnswer } from "./legacy-exchange.js";
 
 export { MCP_MAX_BODY_BYTES } from "./limits.js";
 /**
@@ -116,37 +116,37 @@ function createModernHandler(deps: McpDeps): McpHttpHandler {
 }
 
 /**
- * The 2025-era leg: a stateless transport per request with JSON responses (the SDK's own fallback would stream),
- * connected to an idle server for the capability's tool listing (server-pool.ts) and closed once answered.
+ * The 2025-era leg: the parsed body exchanged with an idle server for the capability's tool listing
+ * (server-pool.ts) through a one-exchange transport (legacy-exchange.ts), answering as the SDK's stateless JSON
+ * transport would, without building a web Response.
  */
-async function serveLegacy(pool: ServerPool, request: Request, message: unknown, authInfo: AuthInfo): Promise<Response> {
+async function serveLegacy(pool: ServerPool, req: http.IncomingMessage, message: unknown, authInfo: AuthInfo, signal: AbortSignal): Promise<ExchangeAnswer> {
   const scope = scopeOf(authInfo);
   const server = pool.take(scope);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  let aborted = false;
-  // transport.close() runs the server's close hook synchronously: once it returns, the server is free again.
-  const teardown = () => {
-    transport.close().catch(() => {});
-    server.close().catch(() => {});
-  };
-  const onAbort = () => {
-    aborted = true;
-    teardown();
-  };
-  request.signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await transport.handleRequest(request, { parsedBody: message, authInfo });
-  } finally {
-    // A JSON response is complete once returned: nothing stays open between requests.
-    request.signal.removeEventListener("abort", onAbort);
-    teardown();
-    // A hung-up call may still be running on this server: it is not reused.
-    if (!aborted) pool.give(scope, server, message);
-  }
+  const version = req.headers["mcp-protocol-version"];
+  const answer = await exchangeLegacy(server, message, authInfo, Array.isArray(version) ? version.join(", ") : version, signal);
+  // A hung-up call may still be running on this server: it is not reused.
+  if (answer.status !== 499) pool.give(scope, server, message);
+  return answer;
 }
 
+/** What the SDK's Response.json answers carry (not the data plane's JSON_CONTENT_TYPE, which names the charset). */
+const JSON_CONTENT_TYPE_SDK = "application/json";
 const AGENT_HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
+
+/** Writes an exchange's answer as the SDK's transport would have sent it (writeResponse below). */
+function writeAnswer(res: http.ServerResponse, answer: ExchangeAnswer): void {
+  const headers: Record<string, string | number> = { ...AGENT_HEADERS };
+  if (answer.json === undefined) {
+    res.writeHead(answer.status, headers);
+    return void res.end();
+  }
+  const bytes = Buffer.from(answer.json, "utf8");
+  headers["content-type"] = JSON_CONTENT_TYPE_SDK;
+  headers["Content-Length"] = bytes.length;
+  res.writeHead(answer.status, headers);
+  res.end(bytes);
+}
 
 /** Writes an SDK answer to node:http. Only JSON or an empty body ever leaves: a stream is a bug, refused here. */
 async function writeResponse(res: http.ServerResponse, response: Response, id: unknown, log: McpDeps["log"]): Promise<void> {
@@ -202,10 +202,13 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     });
     const request = await toWebRequest(req, message, { signal: abort.signal });
     const authInfo = authInfoOf(token, auth);
-    const response = (await isLegacyRequest(request, message))
-      ? await serveLegacy(pool, request, message, authInfo)
-      : await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo });
-    // 499: the SDK saw the client hang up mid-call; there is nobody left to answer.
+    if (await isLegacyRequest(request, message)) {
+      const answer = await serveLegacy(pool, req, message, authInfo, abort.signal);
+      // 499: the client hung up mid-call; there is nobody left to answer.
+      if (answer.status === 499 || res.destroyed) return;
+      return writeAnswer(res, answer);
+    }
+    const response = await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo });
     if (response.status === 499 || res.destroyed) return;
     const id = message && typeof message === "object" ? (message as { id?: unknown }).id : null;
     await writeResponse(res, response, id, deps.log);
