@@ -1,7 +1,7 @@
 // Where an MCP call spends its time inside the bridge: runs the built server with --cpu-prof, sends `calls` raw
 // JSON-RPC messages over one keep-alive node:http connection (no SDK client in the way) or over the MCP socket,
 // and prints the heaviest functions by self time. Not a suite of `npm run bench`: a tool for finding the next cut.
-//   npx tsx scripts/bench/mcp-profile.ts <http-ping|http-read|socket-read> [calls=2000]
+//   npx tsx scripts/bench/mcp-profile.ts <http-ping|http-read|socket-read> [calls=2000]   (TOP=n rows, NOPROF=1)
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -68,7 +68,8 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(projectDir, "read.txt"), `${"x".repeat(63)}\n`.repeat(32));
   const stateDir = makeBenchDir("mcp-profile-state");
   const profDir = makeBenchDir("mcp-profile-cpu");
-  const { child, urls } = spawnServer(stateDir, {}, ["--cpu-prof", `--cpu-prof-dir=${profDir}`]);
+  // NOPROF=1: the same run without the profiler, for its wall-clock figure alone.
+  const { child, urls } = spawnServer(stateDir, {}, process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`]);
   try {
     const { control } = await urls;
     const api = createControlPost(control);

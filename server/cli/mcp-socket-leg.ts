@@ -38,6 +38,11 @@ export interface SocketLeg {
   close(): void;
 }
 
+/** The id at the end of a single answer as the SDK serialises it; a batch or another order is parsed in full. */
+const ANSWER_ID_AT_END = /^\{"(?:result|error)":.*"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*")\}$/s;
+/** Requests whose answer the relay reads (initialize: the 2025-era version it negotiated). */
+const needsAnswer = (request: unknown) => (request as { method?: unknown } | null)?.method === "initialize";
+
 interface Waiter {
   request: unknown;
   done: () => void;
@@ -100,6 +105,14 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
 
   const onAnswerLine = (line: string) => {
     options.write(line);
+    // The SDK writes an answer's id last ({"result":...,"jsonrpc":"2.0","id":7}): read it there instead of parsing
+    // the whole answer, unless the request needs its answer read (initialize: the negotiated version).
+    const tail = ANSWER_ID_AT_END.exec(line);
+    if (tail) {
+      const id = JSON.parse(tail[1]!) as string | number;
+      const waiter = waiting.get(id)?.[0];
+      if (waiter && !needsAnswer(waiter.request)) return settle(id);
+    }
     let answer: unknown;
     try {
       answer = JSON.parse(line);

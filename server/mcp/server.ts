@@ -216,8 +216,10 @@ async function callTool(
   let result: CallToolResult;
   try {
     const key = idempotencyKeyOf(meta);
-    // One intent per tools/call: the client's key, else a nonce no other call shares.
-    const identity = key ? { call: key } : { run: `mcp-${randomBytes(9).toString("base64url")}` };
+    // One intent per tools/call: the client's key, else a nonce no other call shares (drawn once, and only for a
+    // recorded mutation: a read needs none).
+    let identity: { call: string } | { run: string } | undefined;
+    const identityOf = () => (identity ??= key ? { call: key } : { run: `mcp-${randomBytes(9).toString("base64url")}` });
     const call: McpCall = {
       ctx,
       keyed: key,
@@ -225,7 +227,7 @@ async function callTool(
         const tool = byId.get(toolId);
         if (!tool) return { body: toFailure(new ToolError(ErrorCode.toolNotEnabled, `${toolId} is not available on this bridge.`, { retryable: false })) };
         const recorded = tool.capability === "mutation" && tool.journal?.record !== false;
-        const candidate: CandidateInput = recorded ? { ...input, ...identity, wait: MAX_WAIT_MS } : input;
+        const candidate: CandidateInput = recorded ? { ...input, ...identityOf(), wait: MAX_WAIT_MS } : input;
         let outcome = await deps.kernel.run(tool, candidate, ctx);
         if (recorded || options?.settleMs !== undefined) {
           const settleMs = Math.min(options?.settleMs ?? MAX_SETTLE_MS, MAX_SETTLE_MS);
