@@ -204,6 +204,33 @@ describe("the MCP socket", () => {
     }
   });
 
+  it("through the real relay: goes on over HTTP once the bridge restarted under it (the socket connection lost)", async () => {
+    const first = await startTestBridge();
+    await first.session({ write: true, name: "restart" });
+    fs.writeFileSync(path.join(first.projectDir, "notes.txt"), "alpha\n");
+    const port = (url: string) => new URL(url).port;
+    const ports = { URLBRIDGE_CONTROL_PORT: port(first.bridge.controlUrl), URLBRIDGE_DATA_PORT: port(first.bridge.dataUrl) };
+    const env = cliEnv({ URLBRIDGE_STATE_DIR: first.stateDir, URLBRIDGE_CONTROL_PORT: ports.URLBRIDGE_CONTROL_PORT, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN });
+    const client = new ClientV1({ name: "socket-test", version: "0" });
+    await client.connect(new StdioV1({ command: process.execPath, args: [BIN, "mcp", "--session", "restart-1"], env: env as Record<string, string>, stderr: "pipe" }));
+    let second: TestBridge | undefined;
+    try {
+      const before = (await client.callTool({ name: "read", arguments: { path: "notes.txt", limit: 1 } })) as { isError?: boolean };
+      expect(before.isError).toBeFalsy();
+      await first.close();
+      second = await startTestBridge(ports, { stateDir: first.stateDir });
+      const after = (await client.callTool({ name: "read", arguments: { path: "notes.txt", limit: 2 } })) as { isError?: boolean; content: Array<{ text?: string }> };
+      expect(after.isError).toBeFalsy();
+      expect(after.content.map((c) => c.text).join("\n")).toContain("alpha");
+      second.bridge.store.activity.flush();
+      const row = second.bridge.store.activity.list({ limit: 10 }).find((r) => r.params?.mcp === "read" && r.params?.limit === "2")!;
+      expect(row.params?.via).toBeUndefined();
+    } finally {
+      await client.close();
+      await second?.close();
+    }
+  });
+
   it("is removed when the bridge stops", async () => {
     const other = await startTestBridge();
     const file = path.join(other.stateDir, "mcp.sock");
