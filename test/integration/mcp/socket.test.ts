@@ -2,6 +2,7 @@
 // who may connect, the hello, JSON-RPC on one server per connection, a capability checked on every line
 // (refused unrun after a rotation, moved to HTTP after a change of the tool list), and the size limit.
 // Then the real relay: a permission change while a client is connected lists the new tools.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -9,7 +10,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_MAX_BODY_BYTES } from "../../../server/mcp/limits.js";
-import { startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { BIN, cliEnv } from "../cli/run-cli.js";
 
 /** Bounds every wait for a line from the bridge. */
@@ -237,5 +238,73 @@ describe("the MCP socket", () => {
     expect(fs.lstatSync(file).isSocket()).toBe(true);
     await other.close();
     expect(fs.existsSync(file)).toBe(false);
+  });
+});
+
+/** A process listening on `file`, resolved once it listens; SIGKILL leaves the socket file behind, as a crash does. */
+function listenInChild(file: string) {
+  const child = spawn(process.execPath, ["-e", `require("net").createServer((s) => { s.on("error", () => {}); s.end("child\\n"); }).listen(${JSON.stringify(file)}, () => console.log("up"))`], { stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const up = new Promise<void>((resolve, reject) => {
+    child.stdout.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`the listener exited (${code})`)));
+  });
+  return { child, up, exited };
+}
+
+const firstLineFrom = async (file: string) => {
+  const c = await connectLines(file);
+  try {
+    return await c.next();
+  } finally {
+    c.close();
+  }
+};
+
+describe("the MCP socket at start-up", () => {
+  it("replaces the socket file a killed bridge left behind", async () => {
+    const stateDir = makeTempDir("stale-socket");
+    const file = path.join(stateDir, "mcp.sock");
+    const stale = listenInChild(file);
+    await stale.up;
+    stale.child.kill("SIGKILL");
+    await stale.exited;
+    expect(fs.lstatSync(file).isSocket()).toBe(true);
+    const t = await startTestBridge({}, { stateDir });
+    try {
+      const s = await t.session({ name: "after-crash" });
+      const c = await connectLines(file);
+      c.send({ "urlbridge/hello": { v: 1, bearer: bearerOf(s.r) } });
+      expect(JSON.parse(await c.next())).toEqual({ "urlbridge/ready": { v: 1 } });
+      c.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("leaves a socket another live process answers on alone", async () => {
+    const stateDir = makeTempDir("live-socket");
+    const file = path.join(stateDir, "mcp.sock");
+    const live = listenInChild(file);
+    await live.up;
+    const t = await startTestBridge({}, { stateDir });
+    try {
+      expect(await firstLineFrom(file)).toBe("child");
+    } finally {
+      await t.close();
+      live.child.kill("SIGKILL");
+      await live.exited;
+    }
+    // The bridge's close removed nothing that was not its own.
+    expect(fs.lstatSync(file).isSocket()).toBe(true);
+  });
+
+  it("leaves a path that is not a socket alone", async () => {
+    const stateDir = makeTempDir("file-socket");
+    const file = path.join(stateDir, "mcp.sock");
+    fs.writeFileSync(file, "not a socket\n");
+    const t = await startTestBridge({}, { stateDir });
+    await t.close();
+    expect(fs.readFileSync(file, "utf8")).toBe("not a socket\n");
   });
 });
