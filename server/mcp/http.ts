@@ -1,7 +1,6 @@
 // The MCP endpoint over Streamable HTTP: stateless (a fresh transport per POST; 2025-era POSTs reuse idle servers,
 // server-pool.ts) and JSON only, never SSE (the quick tunnel carries none). Serves the 2026-07-28 protocol and the 2025-era handshake side by side.
 import type http from "node:http";
-import { toWebRequest } from "@modelcontextprotocol/node";
 import {
   createMcpHandler,
   isJsonContentType,
@@ -79,6 +78,24 @@ function readBoundedBody(req: http.IncomingMessage, limit: number): Promise<Body
       if (!req.complete) resolve({ kind: "gone" });
     });
   });
+}
+
+/** Headers that describe a body; the web request carries none (below). */
+const BODY_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding"]);
+
+/**
+ * The request as the SDK's web-standard entry sees it, without a body: the body is always handed over already
+ * parsed (`parsedBody`), and the SDK classifies from that and the headers alone. @modelcontextprotocol/node's
+ * toWebRequest would serialise the parsed body again to build one nobody reads.
+ */
+function webRequestOf(req: http.IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(":") || BODY_HEADERS.has(name)) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: "POST", headers, signal });
 }
 
 function streamOnlyMethodOf(message: unknown): { method: string; id: unknown } | undefined {
@@ -200,7 +217,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     res.once("close", () => {
       if (!res.writableFinished) abort.abort();
     });
-    const request = await toWebRequest(req, message, { signal: abort.signal });
+    const request = webRequestOf(req, abort.signal);
     const authInfo = authInfoOf(token, auth);
     if (await isLegacyRequest(request, message)) {
       const answer = await serveLegacy(pool, req, message, authInfo, abort.signal);
