@@ -240,6 +240,7 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
         warn: options.warn,
         viaHttp: relay,
         onAnswer: (request, answer) => noteNegotiatedVersion(request, [answer]),
+        requestIdsOf,
         maxAnswerBytes: MAX_RELAY_RESPONSE_BYTES,
         refusedText,
       })

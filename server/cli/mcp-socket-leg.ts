@@ -27,6 +27,8 @@ export interface SocketLegOptions {
   viaHttp: (text: string, message: unknown) => Promise<void>;
   /** Every answer with the request it answers (the relay notes the negotiated version from initialize). */
   onAnswer: (request: unknown, answer: unknown) => void;
+  /** The ids of the requests in a message (none for notifications and answers), as the relay reads them. */
+  requestIdsOf: (message: unknown) => JsonRpcId[];
   /** The longest line the bridge may answer with. */
   maxAnswerBytes: number;
   refusedText: string;
@@ -127,11 +129,7 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
 
   const idsOfLine = (text: string): { message: unknown; ids: JsonRpcId[] } => {
     const message = JSON.parse(text) as unknown;
-    const ids = (Array.isArray(message) ? message : [message])
-      .filter((m) => m && typeof m === "object" && typeof (m as { method?: unknown }).method === "string" && "id" in m)
-      .map((m) => (m as { id: unknown }).id)
-      .map((id) => (typeof id === "string" || typeof id === "number" ? id : null));
-    return { message, ids };
+    return { message, ids: options.requestIdsOf(message) };
   };
 
   const onRefused = async (refusedEpoch: number, text: string) => {

@@ -1,5 +1,6 @@
-// The MCP endpoint over Streamable HTTP: stateless (a fresh transport per POST; 2025-era POSTs reuse idle servers,
-// server-pool.ts) and JSON only, never SSE (the quick tunnel carries none). Serves the 2026-07-28 protocol and the 2025-era handshake side by side.
+// The MCP endpoint over Streamable HTTP: stateless (nothing a client sees is kept between POSTs; 2025-era POSTs
+// reuse idle servers, server-pool.ts) and JSON only, never SSE (the quick tunnel carries none). Serves the
+// 2026-07-28 protocol and the 2025-era handshake side by side.
 import type http from "node:http";
 import {
   createMcpHandler,
