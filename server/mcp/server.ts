@@ -76,7 +76,13 @@ export interface McpHandlerContext {
  * What decides a capability's tool list: read or mutation, and the project's permissions (plugins and kernel tools
  * are fixed for the bridge's life). Servers built for one key serve any capability with that key.
  */
-export const listingKeyOf = (scope: Pick<McpScope, "base" | "cap">): string => `${scope.base} ${JSON.stringify(scope.cap.permissions)}`;
+export function listingKeyOf(scope: Pick<McpScope, "base" | "cap">): string {
+  // Read for every pooled POST and every stdio message; the authenticator hands out one lookup per capability.
+  let key = listingKeys.get(scope.cap);
+  if (key === undefined) listingKeys.set(scope.cap, (key = `${JSON.stringify(scope.cap.permissions)}`));
+  return `${scope.base} ${key}`;
+}
+const listingKeys = new WeakMap<object, string>();
 
 /**
  * An SDK McpServer with the tools `scope` lists registered. Each call runs with `scopeOf(ctx)`: by default the

@@ -4,7 +4,7 @@
 // follows a rotation and sends it again); a change of the tool list moves the relay to HTTP. Every tool call runs
 // through the same runner, journal and activity log as over HTTP (server.ts). Protocol: socket-protocol.ts.
 import type net from "node:net";
-import { isJSONRPCRequest, parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
+import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Authenticated } from "../gateway/authenticate.js";
 import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
@@ -167,7 +167,8 @@ class SocketWire implements Transport {
       void this.writeError(typeof id === "string" || typeof id === "number" ? id : null, INVALID_REQUEST, "Invalid Request: each line must be one JSON-RPC 2.0 request, notification or response.");
       return;
     }
-    if (isJSONRPCRequest(message)) {
+    // A valid message with a method and an id is a request (the others: notifications, answers).
+    if ("method" in message && "id" in message) {
       if (STREAM_ONLY_METHODS.has(message.method)) {
         void this.writeError(message.id, METHOD_NOT_FOUND, `${message.method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`);
         return;
