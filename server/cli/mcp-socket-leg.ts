@@ -122,8 +122,11 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
       return;
     }
     for (const item of Array.isArray(answer) ? answer : [answer]) {
-      const id = (item as { id?: unknown } | null)?.id;
-      if ((typeof id === "string" || typeof id === "number") && !("method" in (item as object))) settle(id, item);
+      if (item === null || typeof item !== "object" || "method" in item) continue;
+      const id = (item as { id?: unknown }).id;
+      if (typeof id === "string" || typeof id === "number") settle(id, item);
+      // A request whose id is not a string or number is answered with id null (JSON-RPC 2.0 §5): the oldest such.
+      else if (id === null && "error" in item) settle(null, item);
     }
   };
 

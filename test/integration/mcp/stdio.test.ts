@@ -169,6 +169,21 @@ describe.each([
     expect(run.stderr).toMatch(/not JSON/);
   });
 
+  it("answers requests whose id is not a string or number with an error for id null, and exits on EOF", async () => {
+    const lines = [
+      JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" }),
+      JSON.stringify({ jsonrpc: "2.0", id: { not: "an id" }, method: "ping" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }),
+    ];
+    const run = await runRelay(["--session", SESSION], env, `${lines.join("\n")}\n`);
+    expect(run.code).toBe(0);
+    const messages = jsonLines(run.stdout);
+    expect(messages.find((m) => m.id === 3)?.result).toEqual({});
+    const nulls = messages.filter((m) => m.id === null);
+    expect(nulls.length).toBeGreaterThanOrEqual(2);
+    expect(nulls.every((m) => m.error !== undefined)).toBe(true);
+  });
+
   it("answers an oversized message with an error for its id, and relays the next one", async () => {
     const huge = JSON.stringify({ jsonrpc: "2.0", id: 41, method: "tools/call", params: { name: "write", arguments: { path: "big.txt", content: "x".repeat(9 * 1024 * 1024) } } });
     const next = JSON.stringify({ jsonrpc: "2.0", id: 42, method: "ping" });
