@@ -45,6 +45,17 @@ const ANSWER_ID_AT_END = /^\{"(?:result|error)":.*"jsonrpc":"2\.0","id":(-?\d+|"
 /** Requests whose answer the relay reads (initialize: the 2025-era version it negotiated). */
 const needsAnswer = (request: unknown) => (request as { method?: unknown } | null)?.method === "initialize";
 
+/** The requests a message cancels (`notifications/cancelled` with params.requestId). */
+function cancelledIdsOf(message: unknown): JsonRpcId[] {
+  const ids: JsonRpcId[] = [];
+  for (const m of Array.isArray(message) ? message : [message]) {
+    if (m === null || typeof m !== "object" || (m as { method?: unknown }).method !== "notifications/cancelled" || "id" in m) continue;
+    const id = (m as { params?: { requestId?: unknown } }).params?.requestId;
+    if (typeof id === "string" || typeof id === "number") ids.push(id);
+  }
+  return ids;
+}
+
 interface Waiter {
   request: unknown;
   done: () => void;
@@ -222,6 +233,9 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
         for (const id of ids.length > 0 ? ids : [null]) options.writeError(id, RELAY_ERROR, tooLargeMessage);
         return Promise.resolve();
       }
+      // One server serves the connection, so a cancellation works: the cancelled request gets no answer (MCP's
+      // cancellation rule), and the client expects none. Its waiter ends here; a late answer is still written.
+      for (const id of cancelledIdsOf(message)) settle(id);
       const done = Promise.all(
         ids.map(
           (id) =>

@@ -232,6 +232,30 @@ describe("the MCP socket", () => {
     }
   });
 
+  it("through the real relay: a cancelled call gets no answer and holds nothing (the relay exits on EOF)", async () => {
+    await t.session({ write: true, terminal: true, name: "relay-cancel", root: t.projectDir });
+    const env = cliEnv({ URLBRIDGE_STATE_DIR: t.stateDir, URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN });
+    const child = spawn(process.execPath, [BIN, "mcp", "--session", "relay-cancel-1"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    const timer = setTimeout(() => child.kill("SIGKILL"), LINE_TIMEOUT_MS);
+    let stdout = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    send(LEGACY_INIT);
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "shell", arguments: { command: "sleep 3" } } });
+    // Once the command runs, cancel it; then one more request, and EOF.
+    for (let i = 0; i < 200 && t.bridge.terminal.gate.snapshot().running === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "the user stopped it" } });
+    send({ jsonrpc: "2.0", id: 2, method: "ping" });
+    child.stdin.end();
+    expect(await closed).toBe(0);
+    clearTimeout(timer);
+    const ids = stdout.split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { id?: unknown }).id);
+    expect(ids).toContain(2);
+    expect(ids).not.toContain(1);
+  });
+
   it("is removed when the bridge stops", async () => {
     const other = await startTestBridge();
     const file = path.join(other.stateDir, "mcp.sock");
