@@ -176,6 +176,11 @@ class SocketWire implements Transport {
       this.scopes.set(message.id, scope);
     }
     this.onmessage?.(message);
+    // A cancelled request is never answered (MCP), so its scope would otherwise stay for the connection's life.
+    if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number") this.scopes.delete(requestId);
+    }
   }
 }
 
@@ -223,7 +228,13 @@ export async function serveMcpSocketConnection(deps: McpSocketDeps, socket: net.
     return;
   }
   const wire = new SocketWire(socket, deps, hello.bearer, listingKeyOf(auth));
-  const resolveScope = (ctx: McpHandlerContext) => (ctx.mcpReq.id !== undefined ? wire.scopes.get(ctx.mcpReq.id) : undefined) ?? scopeOf(auth);
+  // Every call runs with the scope its own line authenticated; none (a request cancelled before it started) is
+  // refused rather than run with the hello's, which a rotation may have revoked since.
+  const resolveScope = (ctx: McpHandlerContext) => {
+    const scope = ctx.mcpReq.id === undefined ? undefined : wire.scopes.get(ctx.mcpReq.id);
+    if (!scope) throw new Error("this request has no authenticated capability (cancelled before it started); send it again");
+    return scope;
+  };
   const handle = serveStdio(() => createMcpServer(deps, scopeOf(auth), resolveScope), {
     transport: wire,
     onerror: (error) => deps.log.debug("MCP socket connection", { error: error.message }),
