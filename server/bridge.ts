@@ -16,7 +16,9 @@ import { describeReachability } from "./tunnel/reachability.js";
 import { runningInAppliance } from "./control/session-mcp.js";
 import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry } from "./control/registry.js";
+import { createActivityRecorder } from "./gateway/activity-recorder.js";
 import { createDataPlane } from "./gateway/app.js";
+import { createAuthenticator } from "./gateway/authenticate.js";
 import { createClientErrorHandler } from "./gateway/client-error.js";
 import { createDataPlaneShell } from "./gateway/koa-shell.js";
 import { createReadTools } from "./kernel/index.js";
@@ -26,6 +28,7 @@ import { createToolKernel, type ToolKernel } from "./kernel/tool/run-tool.js";
 import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
+import { listenMcpSocket } from "./mcp/socket-listener.js";
 import { createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, resolveStagedContent, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
@@ -270,6 +273,19 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   dataServer.on("clientError", createClientErrorHandler(dataServer));
   const dataAddr = await listen(dataServer, config.data.host, config.data.port);
   const control = await listenAll(controlApp.callback(), controlAddresses, config.control.port);
+  // The stdio relay's way in on this host: one MCP server per connection, the same kernel (server/mcp/socket-*.ts).
+  const mcpSocket = await listenMcpSocket(config.stateDir, {
+    kernel,
+    tools,
+    plugins,
+    states,
+    publicOrigin: () => publicOrigin.origin(),
+    log,
+    signal: shutdown.signal,
+    record: createActivityRecorder(store.activity),
+    agentFallback: config.agentFallback,
+    authenticate: createAuthenticator(store),
+  });
   const dataUrl = `http://${hostForUrl(config.data.host)}:${dataAddr.port}`;
   const controlUrl = `http://${hostForUrl(config.control.host)}:${control.port}`;
   publicOrigin.setLocalOrigin(dataUrl);
@@ -296,7 +312,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       closed = true;
       publicOrigin.stop();
       shutdown.abort();
-      await Promise.all([closeServer(dataServer), ...control.servers.map(closeServer), cloudflared?.stop()]);
+      await Promise.all([closeServer(dataServer), ...control.servers.map(closeServer), mcpSocket.close(), cloudflared?.stop()]);
       // The abort ends every tree; wait until this bridge's are gone (its registry holds only its own) before
       // the store closes.
       await terminal.processes.end({}, "shutdown");

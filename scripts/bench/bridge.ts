@@ -50,9 +50,9 @@ export interface BenchBridgeOptions {
 }
 
 /** Starts the built server on free ports and learns its URLs from the two "plane on" log lines. */
-export function spawnServer(stateDir: string, env: Record<string, string>) {
+export function spawnServer(stateDir: string, env: Record<string, string>, nodeArgs: string[] = []) {
   if (!fs.existsSync(SERVER_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_ENTRY], {
     env: {
       ...process.env,
       URLBRIDGE_STATE_DIR: stateDir,

@@ -1,9 +1,12 @@
 // MCP benchmarks: urlbridge's MCP tools over Streamable HTTP (JSON, the endpoint on the data plane) and over stdio
-// (`urlbridge mcp --session`, a relay into the same bridge), each beside @modelcontextprotocol/server-filesystem
-// doing the same work over stdio: `read` of a 2 KiB file against read_text_file, `edit` against edit_file. `shell`
-// has no twin there; it is reported against our own MCP read over HTTP as a floor. The URL transport's `/r` of the
-// same file through Node's fetch runs in the read group too, against the same filesystem server call. One official client
-// (@modelcontextprotocol/client) drives every server; each group is measured interleaved in the same run.
+// (`urlbridge mcp --session`, a relay into the same bridge through its MCP socket), each beside
+// @modelcontextprotocol/server-filesystem doing the same work over stdio: `read` of a 2 KiB file against
+// read_text_file, `edit` against edit_file. `shell` has no twin there; it is reported against our own MCP read over
+// HTTP as a floor. The URL transport's `/r` of the same file through Node's fetch runs in the read group too, and so
+// does the SDK client over HTTP against a stand-in server that does no work and answers urlbridge's own result bytes
+// (mcp-http-floor.mjs): the client's HTTP leg alone. One official client (@modelcontextprotocol/client) drives every
+// server; each group is measured interleaved in the same run.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,7 +15,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createControlPost, makeBenchDir, OPERATOR_TOKEN, spawnServer } from "./bridge.js";
 import { measureInterleaved, type BenchResult, type Stats } from "./harness.js";
-import { stopChild } from "./http.js";
+import { firstLine, stopChild } from "./http.js";
 
 const READ_RUNS = 300;
 const READ_WARMUP = 20;
@@ -25,6 +28,8 @@ const READ_BYTES = 2048;
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI_ENTRY = path.join(REPO_ROOT, "dist", "server", "cli.js");
 const FILESYSTEM_SERVER = path.join(REPO_ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+const HTTP_FLOOR = path.join(REPO_ROOT, "scripts", "bench", "mcp-http-floor.mjs");
+const SOCKET_FLOOR = path.join(REPO_ROOT, "scripts", "bench", "mcp-socket-floor.mjs");
 
 /** measureInterleaved answers one Stats per function, in order. */
 function three(stats: Stats[]): [Stats, Stats, Stats] {
@@ -33,10 +38,22 @@ function three(stats: Stats[]): [Stats, Stats, Stats] {
   return [a, b, c];
 }
 
-function four(stats: Stats[]): [Stats, Stats, Stats, Stats] {
-  const [a, b, c, d] = stats;
-  if (!a || !b || !c || !d) throw new Error("expected four measurements");
-  return [a, b, c, d];
+function six(stats: Stats[]): [Stats, Stats, Stats, Stats, Stats, Stats] {
+  const [a, b, c, d, e, f] = stats;
+  if (!a || !b || !c || !d || !e || !f) throw new Error("expected six measurements");
+  return [a, b, c, d, e, f];
+}
+
+/** urlbridge's own `result` for this tools/call, as bytes: what the HTTP floor answers. */
+async function resultBytes(endpoint: string, name: string, args: Record<string, unknown>): Promise<string> {
+  const res = await fetch(endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  });
+  const body = (await res.json()) as { result?: { isError?: boolean } };
+  if (!body.result || body.result.isError) throw new Error(`the floor's template call failed: ${JSON.stringify(body).slice(0, 300)}`);
+  return JSON.stringify(body.result);
 }
 
 type Call = (name: string, args: Record<string, unknown>) => Promise<void>;
@@ -65,6 +82,21 @@ function flipper(file: string, edit: (from: string, to: string) => Promise<void>
   };
 }
 
+/** `urlbridge mcp --session` as a stdio server, relaying to the socket in `stateDir`. */
+function stdioRelay(sessionId: string, stateDir: string, control: string): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI_ENTRY, "mcp", "--session", sessionId],
+    env: {
+      PATH: process.env.PATH ?? "",
+      URLBRIDGE_STATE_DIR: stateDir,
+      URLBRIDGE_CONTROL_PORT: new URL(control).port,
+      URLBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    },
+    stderr: "inherit",
+  });
+}
+
 export async function runMcpBench(): Promise<BenchResult> {
   if (!fs.existsSync(CLI_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
   const projectDir = makeBenchDir("mcp-project");
@@ -76,6 +108,9 @@ export async function runMcpBench(): Promise<BenchResult> {
   const stateDir = makeBenchDir("mcp-state");
   const { child, urls } = spawnServer(stateDir, {});
   const clients: Client[] = [];
+  let floorChild: ReturnType<typeof spawn> | undefined;
+  let socketFloorChild: ReturnType<typeof spawn> | undefined;
+  const socketFloorDir = makeBenchDir("mcp-socket-floor");
   try {
     const { control } = await urls;
     const api = createControlPost(control);
@@ -90,23 +125,21 @@ export async function runMcpBench(): Promise<BenchResult> {
 
     const http = await connect("http", new StreamableHTTPClientTransport(new URL(`${bases.m}/mcp`)));
     clients.push(http.client);
-    const stdio = await connect(
-      "stdio",
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI_ENTRY, "mcp", "--session", session.id!],
-        env: {
-          PATH: process.env.PATH ?? "",
-          URLBRIDGE_STATE_DIR: stateDir,
-          URLBRIDGE_CONTROL_PORT: new URL(control).port,
-          URLBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN,
-        },
-        stderr: "inherit",
-      }),
-    );
+    const stdio = await connect("stdio", stdioRelay(session.id!, stateDir, control));
     clients.push(stdio.client);
     const fsServer = await connect("filesystem", new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM_SERVER, projectDir], stderr: "inherit" }));
     clients.push(fsServer.client);
+
+    const floorResult = path.join(stateDir, "floor-result.json");
+    fs.writeFileSync(floorResult, await resultBytes(`${bases.m}/mcp`, "read", { path: "read.txt" }));
+    floorChild = spawn(process.execPath, [HTTP_FLOOR, floorResult], { stdio: ["ignore", "pipe", "inherit"] });
+    const floor = await connect("http-floor", new StreamableHTTPClientTransport(new URL(await firstLine(floorChild))));
+    clients.push(floor.client);
+    // The same relay, its session looked up on the real bridge, its socket the stand-in's (URLBRIDGE_STATE_DIR).
+    socketFloorChild = spawn(process.execPath, [SOCKET_FLOOR, socketFloorDir, floorResult], { stdio: ["ignore", "pipe", "inherit"] });
+    await firstLine(socketFloorChild);
+    const stdioFloor = await connect("stdio-floor", stdioRelay(session.id!, socketFloorDir, control));
+    clients.push(stdioFloor.client);
 
     const readFile = path.join(projectDir, "read.txt");
     // The URL transport's /r of the same file through Node's fetch (one keep-alive connection, as the read suite).
@@ -116,11 +149,13 @@ export async function runMcpBench(): Promise<BenchResult> {
       const body = (await res.json()) as { ok?: boolean };
       if (body.ok !== true) throw new Error(`/r failed: ${JSON.stringify(body).slice(0, 300)}`);
     };
-    const [readHttp, readStdio, readFs, readUrlGet] = four(await measureInterleaved(READ_RUNS, READ_WARMUP, [
+    const [readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor] = six(await measureInterleaved(READ_RUNS, READ_WARMUP, [
       () => http.call("read", { path: "read.txt" }),
       () => stdio.call("read", { path: "read.txt" }),
       () => fsServer.call("read_text_file", { path: readFile }),
       getR,
+      () => floor.call("read", { path: "read.txt" }),
+      () => stdioFloor.call("read", { path: "read.txt" }),
     ]));
 
     const editOf = (call: Call, file: string) => (from: string, to: string) => call("edit", { path: file, oldString: from, newString: to });
@@ -146,8 +181,10 @@ export async function runMcpBench(): Promise<BenchResult> {
       `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}.`,
       `The built server in its own process; one official client (@modelcontextprotocol/client) drives urlbridge over`,
       `Streamable HTTP (stateless, JSON answers: \`POST /v0/<cap>/mcp\`) and over stdio (\`urlbridge mcp --session\`, a`,
-      `relay that POSTs each message to the same endpoint), and @modelcontextprotocol/server-filesystem over stdio`,
-      `on the same folder. Each group is interleaved call by call in the same run; ratios are p50 against the`,
+      `relay that pipes each line to the bridge's MCP socket, one MCP server per connection), and`,
+      `@modelcontextprotocol/server-filesystem over stdio on the same folder. The read group also times the same client`,
+      `over HTTP, and the same relay over its socket, against stand-ins that do no work and answer urlbridge's own result`,
+      `bytes: each transport's leg alone. Each group is interleaved call by call in the same run; ratios are p50 against the`,
       `filesystem server doing the same work (read_text_file, edit_file). \`shell\` has no twin there: its floor is`,
       `urlbridge's own MCP \`read\` over HTTP, measured interleaved with it. Every urlbridge call goes through the kernel`,
       `(containment, permissions, activity row); every edit is a journaled intent (fsync of file, folder and journal).`,
@@ -158,6 +195,8 @@ export async function runMcpBench(): Promise<BenchResult> {
       `| urlbridge \`read\` 2 KiB, HTTP (n=${readHttp.n}) | ${ms(readHttp)} | ${ratio(readHttp, readFs)} vs filesystem |`,
       `| urlbridge \`read\` 2 KiB, stdio relay (n=${readStdio.n}) | ${ms(readStdio)} | ${ratio(readStdio, readFs)} vs filesystem |`,
       `| urlbridge \`/r\` 2 KiB, URL transport, Node's fetch (n=${readUrlGet.n}) | ${ms(readUrlGet)} | ${ratio(readUrlGet, readFs)} vs filesystem |`,
+      `| SDK client over HTTP to a stand-in that does no work, urlbridge's \`read\` answer bytes (n=${readFloor.n}) | ${ms(readFloor)} | ${ratio(readFloor, readFs)} vs filesystem |`,
+      `| the stdio relay to a stand-in socket that does no work, the same answer bytes (n=${readStdioFloor.n}) | ${ms(readStdioFloor)} | ${ratio(readStdioFloor, readFs)} vs filesystem |`,
       `| filesystem server \`edit_file\`, stdio (n=${editFs.n}) | ${ms(editFs)} | 1.00× |`,
       `| urlbridge \`edit\`, HTTP (n=${editHttp.n}) | ${ms(editHttp)} | ${ratio(editHttp, editFs)} vs filesystem |`,
       `| urlbridge \`edit\`, stdio relay (n=${editStdio.n}) | ${ms(editStdio)} | ${ratio(editStdio, editFs)} vs filesystem |`,
@@ -168,14 +207,19 @@ export async function runMcpBench(): Promise<BenchResult> {
       `Targets: MCP \`read\` over HTTP no slower than the filesystem server over stdio: ${verdict(readHttp, readFs, false)}` +
         ` (${ratio(readHttp, readFs)}); over stdio faster: ${verdict(readStdio, readFs, true)} (${ratio(readStdio, readFs)}).`,
       `\`/r\` through Node's fetch no slower than the filesystem server's \`read_text_file\` through the SDK client: ${verdict(readUrlGet, readFs, false)} (${ratio(readUrlGet, readFs)}).`,
+      `With no server work behind them, the SDK client's HTTP leg takes ${ratio(readFloor, readFs)} of the filesystem server's whole call and the stdio relay's leg ${ratio(readStdioFloor, readFs)};` +
+        ` urlbridge's read is ${ratio(readHttp, readFloor)} of its floor over HTTP and ${ratio(readStdio, readStdioFloor)} over stdio.`,
     ].join("\n");
     return {
       suite: "mcp",
       markdown,
-      figures: { readHttp, readStdio, readFs, readUrlGet, editHttp, editStdio, editFs, shellFloor, shellHttp, shellStdio },
+      figures: { readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor, editHttp, editStdio, editFs, shellFloor, shellHttp, shellStdio },
     };
   } finally {
     for (const client of clients) await client.close().catch(() => undefined);
+    if (floorChild) await stopChild(floorChild);
+    if (socketFloorChild) await stopChild(socketFloorChild);
+    fs.rmSync(socketFloorDir, { recursive: true, force: true });
     await stopChild(child);
     fs.rmSync(stateDir, { recursive: true, force: true });
     fs.rmSync(projectDir, { recursive: true, force: true });

@@ -1,9 +1,12 @@
 // `urlbridge mcp`: MCP over stdio as a relay into the running bridge. The bridge process owns the journal, the
 // per-project write queue and the terminal gate, so this process executes nothing: it reads newline-delimited
-// JSON-RPC from stdin, POSTs each message to the bridge's MCP endpoint with the session's capability as a
-// bearer, and writes each JSON-RPC answer to stdout as one line. stdout carries JSON-RPC only; errors go to stderr.
+// JSON-RPC from stdin and hands each message to the bridge, then writes each JSON-RPC answer to stdout as one
+// line. Through the bridge's Unix socket when there is one (mcp-socket-leg.ts: one MCP server for the whole
+// connection), else by POSTing each message to the bridge's MCP endpoint with the session's capability as a
+// bearer. stdout carries JSON-RPC only; errors go to stderr.
 import http from "node:http";
 import https from "node:https";
+import { openSocketLeg, type SocketLeg } from "./mcp-socket-leg.js";
 
 /** A stdin line past this is discarded unread and answered with an error (the bridge caps bodies lower). */
 export const MAX_STDIO_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -40,6 +43,8 @@ export interface McpRelayOptions {
   refreshBearer?: () => Promise<string | undefined>;
   /** What to tell a client whose session has gone, e.g. the command to restart. */
   restartHint: string;
+  /** The bridge's MCP Unix socket (state dir); when it is absent or refuses the hello, every message goes over HTTP. */
+  socketPath?: string | undefined;
 }
 
 interface Exchange {
@@ -107,7 +112,7 @@ function sseMessages(body: string): unknown[] {
   return out;
 }
 
-export function runMcpRelay(options: McpRelayOptions): Promise<void> {
+export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
   const endpoint = new URL(options.endpoint);
   const transport = endpoint.protocol === "https:" ? https : http;
   const agent = new transport.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
@@ -178,26 +183,34 @@ export function runMcpRelay(options: McpRelayOptions): Promise<void> {
     }
   }
 
+  /**
+   * After the bridge refused `used` (nothing ran: it never looked past the token), asks once for the session's
+   * current capability. Messages in flight during a rotation share one refresh; each compares with the bearer it
+   * was sent with.
+   */
+  async function refreshFrom(used: string): Promise<void> {
+    if (bearer !== used || !options.refreshBearer) return;
+    refreshing ??= options.refreshBearer().finally(() => (refreshing = undefined));
+    const fresh = await refreshing.catch((error: unknown) => {
+      options.warn(`cannot ask the control plane for the session's current capability: ${(error as Error).message}`);
+      return undefined;
+    });
+    if (fresh) bearer = fresh;
+  }
+  const refusedText = `the bridge no longer accepts this session's capability (rotated, disabled or deleted); ${options.restartHint}`;
+
   async function relay(body: string, message: unknown): Promise<void> {
     const ids = requestIdsOf(message);
     try {
       const used = bearer;
       let answers = answersOf(await post(body, message));
       if (answers === undefined && options.refreshBearer) {
-        // A 404 means the bridge never looked past the token, so nothing ran: safe to send again once. Messages
-        // in flight during a rotation share one refresh; each compares with the bearer it was sent with.
-        if (bearer === used) {
-          refreshing ??= options.refreshBearer().finally(() => (refreshing = undefined));
-          const fresh = await refreshing.catch((error: unknown) => {
-            options.warn(`cannot ask the control plane for the session's current capability: ${(error as Error).message}`);
-            return undefined;
-          });
-          if (fresh) bearer = fresh;
-        }
+        // A 404: safe to send again once with the current capability.
+        await refreshFrom(used);
         if (bearer !== used) answers = answersOf(await post(body, message));
       }
       if (answers === undefined) {
-        const text = `the bridge no longer accepts this session's capability (rotated, disabled or deleted); ${options.restartHint}`;
+        const text = refusedText;
         options.warn(text);
         for (const id of ids) writeError(id, RELAY_ERROR, text);
         return;
@@ -215,6 +228,24 @@ export function runMcpRelay(options: McpRelayOptions): Promise<void> {
     }
   }
 
+  const leg: SocketLeg | undefined = options.socketPath
+    ? await openSocketLeg({
+        path: options.socketPath,
+        bearer: () => bearer,
+        refreshFrom,
+        write: (line) => {
+          if (!outputClosed) options.output.write(`${line}\n`);
+        },
+        writeError,
+        warn: options.warn,
+        viaHttp: relay,
+        onAnswer: (request, answer) => noteNegotiatedVersion(request, [answer]),
+        requestIdsOf,
+        maxAnswerBytes: MAX_RELAY_RESPONSE_BYTES,
+        refusedText,
+      })
+    : undefined;
+
   return new Promise((resolve) => {
     const input = options.input;
     const inFlight = new Set<Promise<void>>();
@@ -226,6 +257,7 @@ export function runMcpRelay(options: McpRelayOptions): Promise<void> {
 
     const finish = () => {
       if (!ended || inFlight.size > 0) return;
+      leg?.close();
       agent.destroy();
       resolve();
     };
@@ -249,7 +281,7 @@ export function runMcpRelay(options: McpRelayOptions): Promise<void> {
         writeError(null, PARSE_ERROR, "Parse error: each line on stdin must be one JSON-RPC message");
         return;
       }
-      const task = relay(text, message).finally(() => {
+      const task = (leg ? leg.send(text, message, requestIdsOf(message)) : relay(text, message)).finally(() => {
         inFlight.delete(task);
         if (inFlight.size < MAX_IN_FLIGHT) input.resume();
         finish();

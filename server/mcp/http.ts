@@ -1,24 +1,22 @@
-// The MCP endpoint over Streamable HTTP: stateless (a fresh server and transport per POST) and JSON only, never
-// SSE (the quick tunnel carries none). Serves the 2026-07-28 protocol and the 2025-era handshake side by side.
+// The MCP endpoint over Streamable HTTP: stateless (nothing a client sees is kept between POSTs; 2025-era POSTs
+// reuse idle servers, server-pool.ts) and JSON only, never SSE (the quick tunnel carries none). Serves the
+// 2026-07-28 protocol and the 2025-era handshake side by side.
 import type http from "node:http";
-import { toWebRequest } from "@modelcontextprotocol/node";
 import {
   createMcpHandler,
   isJsonContentType,
   isLegacyRequest,
-  WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import type { Authenticated } from "../gateway/authenticate.js";
 import { JSON_CONTENT_TYPE, sendBytes, sendOpaqueNotFound } from "../gateway/respond.js";
+import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
 import { createMcpServer, type McpDeps, type McpScope } from "./server.js";
+import { createServerPool, type ServerPool } from "./server-pool.js";
+import { exchangeLegacy, type ExchangeAnswer } from "./legacy-exchange.js";
 
-/**
- * The largest request body the endpoint reads (1 MiB). A JSON-RPC message is a tool call, and every tool's
- * content (write, patch) fits far below this; a larger body is refused with a JSON-RPC error, never buffered.
- */
-export const MCP_MAX_BODY_BYTES = 1024 * 1024;
+export { MCP_MAX_BODY_BYTES } from "./limits.js";
 /**
  * Bytes past the limit still read and discarded so the refusal reaches the client: closing a socket with unread
  * data makes the kernel send a reset, which can destroy the answer in flight. Beyond this the connection closes.
@@ -83,6 +81,24 @@ function readBoundedBody(req: http.IncomingMessage, limit: number): Promise<Body
   });
 }
 
+/** Headers that describe a body; the web request carries none (below). */
+const BODY_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding"]);
+
+/**
+ * The request as the SDK's web-standard entry sees it, without a body: the body is always handed over already
+ * parsed (`parsedBody`), and the SDK classifies from that and the headers alone. @modelcontextprotocol/node's
+ * toWebRequest would serialise the parsed body again to build one nobody reads.
+ */
+function webRequestOf(req: http.IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(":") || BODY_HEADERS.has(name)) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: "POST", headers, signal });
+}
+
 function streamOnlyMethodOf(message: unknown): { method: string; id: unknown } | undefined {
   for (const m of Array.isArray(message) ? message : [message]) {
     if (m && typeof m === "object" && STREAM_ONLY_METHODS.has((m as { method?: unknown }).method as string)) {
@@ -117,25 +133,38 @@ function createModernHandler(deps: McpDeps): McpHttpHandler {
   }
 }
 
-/** The 2025-era leg: a stateless transport per request with JSON responses (the SDK's own fallback would stream). */
-async function serveLegacy(deps: McpDeps, request: Request, message: unknown, authInfo: AuthInfo): Promise<Response> {
-  const server = createMcpServer(deps, scopeOf(authInfo));
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  const teardown = () => {
-    transport.close().catch(() => {});
-    server.close().catch(() => {});
-  };
-  request.signal.addEventListener("abort", teardown, { once: true });
-  try {
-    return await transport.handleRequest(request, { parsedBody: message, authInfo });
-  } finally {
-    // A JSON response is complete once returned: nothing stays open between requests.
-    teardown();
-  }
+/**
+ * The 2025-era leg: the parsed body exchanged with an idle server for the capability's tool listing
+ * (server-pool.ts) through a one-exchange transport (legacy-exchange.ts), answering as the SDK's stateless JSON
+ * transport would, without building a web Response.
+ */
+async function serveLegacy(pool: ServerPool, req: http.IncomingMessage, message: unknown, authInfo: AuthInfo, signal: AbortSignal): Promise<ExchangeAnswer> {
+  const scope = scopeOf(authInfo);
+  const server = pool.take(scope);
+  const version = req.headers["mcp-protocol-version"];
+  const answer = await exchangeLegacy(server, message, authInfo, Array.isArray(version) ? version.join(", ") : version, signal);
+  // A hung-up call may still be running on this server: it is not reused.
+  if (answer.status !== 499) pool.give(scope, server, message);
+  return answer;
 }
 
+/** What the SDK's Response.json answers carry (not the data plane's JSON_CONTENT_TYPE, which names the charset). */
+const JSON_CONTENT_TYPE_SDK = "application/json";
 const AGENT_HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
+
+/** Writes an exchange's answer as the SDK's transport would have sent it (writeResponse below). */
+function writeAnswer(res: http.ServerResponse, answer: ExchangeAnswer): void {
+  const headers: Record<string, string | number> = { ...AGENT_HEADERS };
+  if (answer.json === undefined) {
+    res.writeHead(answer.status, headers);
+    return void res.end();
+  }
+  const bytes = Buffer.from(answer.json, "utf8");
+  headers["content-type"] = JSON_CONTENT_TYPE_SDK;
+  headers["Content-Length"] = bytes.length;
+  res.writeHead(answer.status, headers);
+  res.end(bytes);
+}
 
 /** Writes an SDK answer to node:http. Only JSON or an empty body ever leaves: a stream is a bug, refused here. */
 async function writeResponse(res: http.ServerResponse, response: Response, id: unknown, log: McpDeps["log"]): Promise<void> {
@@ -159,6 +188,8 @@ async function writeResponse(res: http.ServerResponse, response: Response, id: u
  */
 export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
   let modern: McpHttpHandler | undefined;
+  // Each call runs with the scope its own request authenticated, whichever capability the server was built for.
+  const pool = createServerPool((scope) => createMcpServer(deps, scope, (ctx) => scopeOf(ctx.http?.authInfo)));
   deps.signal.addEventListener("abort", () => void modern?.close().catch(() => {}), { once: true });
 
   async function serve(req: http.IncomingMessage, res: http.ServerResponse, token: string): Promise<void> {
@@ -167,8 +198,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     const read = await readBoundedBody(req, MCP_MAX_BODY_BYTES);
     if (read.kind === "gone") return;
     if (read.kind === "too_large") {
-      const message = `The request body is larger than ${MCP_MAX_BODY_BYTES} bytes (1 MiB), the most this endpoint reads. Split the content over several smaller calls (write part of a file, then add the rest with edit or patch).`;
-      return sendRpcError(res, 413, TRANSPORT_REFUSAL, message, null, !read.drained);
+      return sendRpcError(res, 413, TRANSPORT_REFUSAL, tooLargeMessage, null, !read.drained);
     }
     if (!isJsonContentType(req.headers["content-type"] ?? null)) {
       return sendRpcError(res, 415, TRANSPORT_REFUSAL, "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json.");
@@ -188,12 +218,15 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     res.once("close", () => {
       if (!res.writableFinished) abort.abort();
     });
-    const request = await toWebRequest(req, message, { signal: abort.signal });
+    const request = webRequestOf(req, abort.signal);
     const authInfo = authInfoOf(token, auth);
-    const response = (await isLegacyRequest(request, message))
-      ? await serveLegacy(deps, request, message, authInfo)
-      : await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo });
-    // 499: the SDK saw the client hang up mid-call; there is nobody left to answer.
+    if (await isLegacyRequest(request, message)) {
+      const answer = await serveLegacy(pool, req, message, authInfo, abort.signal);
+      // 499: the client hung up mid-call; there is nobody left to answer.
+      if (answer.status === 499 || res.destroyed) return;
+      return writeAnswer(res, answer);
+    }
+    const response = await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo });
     if (response.status === 499 || res.destroyed) return;
     const id = message && typeof message === "object" ? (message as { id?: unknown }).id : null;
     await writeResponse(res, response, id, deps.log);

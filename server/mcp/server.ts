@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { fromJsonSchema, McpServer, type CallToolResult } from "@modelcontextprotocol/server";
+import { fromJsonSchema, McpServer, type AuthInfo, type CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ErrorCode, ToolError, toFailure } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -34,6 +34,8 @@ export interface McpScope {
   cap: CapabilityLookup;
   base: "r" | "m";
   tokens: { r: string; m: string | undefined };
+  /** Set for calls that came over the stdio socket (activity param `via`); HTTP calls carry none. */
+  via?: "stdio";
 }
 
 export interface McpDeps {
@@ -64,8 +66,30 @@ const INSTRUCTIONS = [
   "Failures come back with errorCode, repairHint (what to do next) and agentAction.",
 ].join("\n");
 
-/** A fresh SDK McpServer for one request (stateless), its tools registered for this capability. */
-export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
+/** What a tool handler gets from the SDK: the request's id and _meta (and, over HTTP, its authInfo). */
+export interface McpHandlerContext {
+  mcpReq: { id?: string | number; _meta?: Record<string, unknown> };
+  http?: { authInfo?: AuthInfo } | undefined;
+}
+
+/**
+ * What decides a capability's tool list: read or mutation, and the project's permissions (plugins and kernel tools
+ * are fixed for the bridge's life). Servers built for one key serve any capability with that key.
+ */
+export function listingKeyOf(scope: Pick<McpScope, "base" | "cap">): string {
+  // Read for every pooled POST and every stdio message; the authenticator hands out one lookup per capability.
+  let key = listingKeys.get(scope.cap);
+  if (key === undefined) listingKeys.set(scope.cap, (key = `${JSON.stringify(scope.cap.permissions)}`));
+  return `${scope.base} ${key}`;
+}
+const listingKeys = new WeakMap<object, string>();
+
+/**
+ * An SDK McpServer with the tools `scope` lists registered. Each call runs with `scopeOf(ctx)`: by default the
+ * scope the server was built for (a stateless request); a long-lived server (one per stdio connection,
+ * socket-connection.ts) passes the scope its transport authenticated for that very message.
+ */
+export function createMcpServer(deps: McpDeps, scope: McpScope, scopeOf: (ctx: McpHandlerContext) => McpScope = () => scope): McpServer {
   const server = new McpServer(SERVER_INFO, {
     // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
     capabilities: { tools: { listChanged: false } },
@@ -82,7 +106,7 @@ export function createMcpServer(deps: McpDeps, scope: McpScope): McpServer {
         outputSchema: outputSchemaOf(spec, byId),
         annotations: spec.annotations,
       },
-      (args: Record<string, unknown>, extra: { mcpReq: { _meta?: Record<string, unknown> } }) => callTool(deps, scope, byId, spec, args, extra.mcpReq._meta),
+      (args: Record<string, unknown>, extra: McpHandlerContext) => callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta),
     );
   }
   return server;
@@ -198,8 +222,10 @@ async function callTool(
   let result: CallToolResult;
   try {
     const key = idempotencyKeyOf(meta);
-    // One intent per tools/call: the client's key, else a nonce no other call shares.
-    const identity = key ? { call: key } : { run: `mcp-${randomBytes(9).toString("base64url")}` };
+    // One intent per tools/call: the client's key, else a nonce no other call shares (drawn once, and only for a
+    // recorded mutation: a read needs none).
+    let identity: { call: string } | { run: string } | undefined;
+    const identityOf = () => (identity ??= key ? { call: key } : { run: `mcp-${randomBytes(9).toString("base64url")}` });
     const call: McpCall = {
       ctx,
       keyed: key,
@@ -207,7 +233,7 @@ async function callTool(
         const tool = byId.get(toolId);
         if (!tool) return { body: toFailure(new ToolError(ErrorCode.toolNotEnabled, `${toolId} is not available on this bridge.`, { retryable: false })) };
         const recorded = tool.capability === "mutation" && tool.journal?.record !== false;
-        const candidate: CandidateInput = recorded ? { ...input, ...identity, wait: MAX_WAIT_MS } : input;
+        const candidate: CandidateInput = recorded ? { ...input, ...identityOf(), wait: MAX_WAIT_MS } : input;
         let outcome = await deps.kernel.run(tool, candidate, ctx);
         if (recorded || options?.settleMs !== undefined) {
           const settleMs = Math.min(options?.settleMs ?? MAX_SETTLE_MS, MAX_SETTLE_MS);
@@ -264,7 +290,7 @@ async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: 
 
 function recordCall(deps: McpDeps, scope: McpScope, spec: McpToolSpec, args: Record<string, unknown>, result: CallToolResult, journaled: Journaled, startedAt: number): void {
   const body = result.structuredContent as Record<string, unknown>;
-  const params: Record<string, string> = { mcp: spec.name };
+  const params: Record<string, string> = { mcp: spec.name, ...(scope.via ? { via: scope.via } : {}) };
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined) continue;
     const text = typeof value === "string" ? value : JSON.stringify(value);

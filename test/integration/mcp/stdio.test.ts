@@ -1,5 +1,6 @@
 // `urlbridge mcp --session <name>`: the real CLI as a child process relays stdio to a running test bridge;
-// the official v2 and v1 clients drive it through their stdio transports.
+// the official v2 and v1 clients drive it through their stdio transports. Every case runs twice: through the
+// bridge's MCP Unix socket, and over HTTP when the bridge has none (an older bridge; the socket file removed).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -51,7 +52,10 @@ const jsonLines = (stdout: string) =>
 const textOf = (result: { content?: unknown }) =>
   ((result.content as Array<{ type: string; text?: string }> | undefined) ?? []).map((c) => c.text ?? "").join("\n");
 
-describe("urlbridge mcp (stdio relay into the running bridge)", () => {
+describe.each([
+  ["through the bridge's MCP socket", "socket"],
+  ["over HTTP when the bridge has no socket", "http"],
+] as const)("urlbridge mcp (stdio relay into the running bridge) %s", (_title, leg) => {
   let t: TestBridge;
   /** The URLBRIDGE_* variables that point the CLI at the test bridge, and the whole environment built from them. */
   let vars: Record<string, string>;
@@ -60,6 +64,10 @@ describe("urlbridge mcp (stdio relay into the running bridge)", () => {
 
   beforeAll(async () => {
     t = await startTestBridge();
+    const socket = path.join(t.stateDir, "mcp.sock");
+    expect(fs.statSync(socket).isSocket()).toBe(true);
+    // The bridge keeps listening on the unlinked socket, but no relay can find it: every message goes over HTTP.
+    if (leg === "http") fs.unlinkSync(socket);
     await t.session({ write: true, terminal: false, name: PROJECT });
     fs.writeFileSync(path.join(t.projectDir, "notes.txt"), "alpha\nbeta\n");
     vars = {
@@ -101,6 +109,18 @@ describe("urlbridge mcp (stdio relay into the running bridge)", () => {
     const missing = await client.callTool({ name: "read", arguments: { path: "no-such-file.txt" } });
     expect(missing.isError).toBe(true);
     expect(JSON.stringify(missing.structuredContent ?? missing.content)).toMatch(/not_found/);
+  });
+
+  it(`records its calls in the activity log as MCP ${leg === "socket" ? "with via=stdio" : "without via (HTTP)"}`, async () => {
+    const client = new ClientV1(CLIENT_INFO);
+    await client.connect(new StdioV1(params()));
+    closers.push(() => client.close());
+    await client.callTool({ name: "read", arguments: { path: "notes.txt", limit: 1 } });
+    t.bridge.store.activity.flush();
+    const row = t.bridge.store.activity.list({ limit: 20 }).find((r) => r.params?.limit === "1")!;
+    expect(row).toMatchObject({ route: "/mcp", tool: "read", ok: true });
+    expect(row.params).toMatchObject({ mcp: "read", path: "notes.txt" });
+    expect(row.params?.via).toBe(leg === "socket" ? "stdio" : undefined);
   });
 
   it("serves the v1 client (2025-era handshake) the same tools", async () => {
@@ -147,6 +167,21 @@ describe("urlbridge mcp (stdio relay into the running bridge)", () => {
     expect(messages.find((m) => m.id === 1)?.result).toMatchObject({ protocolVersion: "2025-06-18" });
     expect(messages.find((m) => m.id === null)?.error?.code).toBe(-32700);
     expect(run.stderr).toMatch(/not JSON/);
+  });
+
+  it("answers requests whose id is not a string or number with an error for id null, and exits on EOF", async () => {
+    const lines = [
+      JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" }),
+      JSON.stringify({ jsonrpc: "2.0", id: { not: "an id" }, method: "ping" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }),
+    ];
+    const run = await runRelay(["--session", SESSION], env, `${lines.join("\n")}\n`);
+    expect(run.code).toBe(0);
+    const messages = jsonLines(run.stdout);
+    expect(messages.find((m) => m.id === 3)?.result).toEqual({});
+    const nulls = messages.filter((m) => m.id === null);
+    expect(nulls.length).toBeGreaterThanOrEqual(2);
+    expect(nulls.every((m) => m.error !== undefined)).toBe(true);
   });
 
   it("answers an oversized message with an error for its id, and relays the next one", async () => {

@@ -83,6 +83,17 @@ describe.skipIf(!landlock)("terminal isolation (Landlock)", () => {
     expect(fs.existsSync(path.join(t.projectDir, "inside.txt"))).toBe(true);
   });
 
+  // Landlock (ABI <= 7) has no rule for connecting to a path-named Unix socket: what keeps agent commands off the
+  // stdio relay's socket is the other uid they run as when the bridge is root (state dir 0700, socket 0600).
+  it.skipIf(!asRoot)("cannot connect to the bridge's MCP socket in the state dir", async () => {
+    const socket = path.join(t.stateDir, "mcp.sock");
+    expect(fs.lstatSync(socket).isSocket()).toBe(true);
+    const probe = `require("net").connect(${JSON.stringify(socket)}).on("connect",()=>{console.log("connected");process.exit(0)}).on("error",(e)=>{console.log(e.code);process.exit(3)})`;
+    const body = await x(s, `${process.execPath} -e '${probe}'`);
+    expect(body.stdout).toBe("EACCES\n");
+    expect(body.exitCode).toBe(3);
+  });
+
   it("cannot signal its launcher or the bridge", async () => {
     const body = await x(s, `kill -9 $PPID; echo ppid=$?; kill -0 ${process.pid}; echo bridge=$?; kill -TERM ${process.pid}; echo term=$?`);
     expect(String(body.stdout)).toBe("ppid=1\nbridge=1\nterm=1\n");

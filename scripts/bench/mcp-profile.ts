@@ -1,0 +1,135 @@
+// Where an MCP call spends its time inside the bridge: runs the built server with --cpu-prof, sends `calls` raw
+// JSON-RPC messages over one keep-alive node:http connection (no SDK client in the way) or over the MCP socket,
+// and prints the heaviest functions by self time. Not a suite of `npm run bench`: a tool for finding the next cut.
+//   npx tsx scripts/bench/mcp-profile.ts <http-ping|http-read|socket-read> [calls=2000]   (TOP=n rows, NOPROF=1)
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
+import { stopChild } from "./http.js";
+
+const MODES = ["http-ping", "http-read", "socket-read"] as const;
+type Mode = (typeof MODES)[number];
+const TOP = Number(process.env.TOP ?? 25);
+/** Functions whose inclusive time is worth seeing: the MCP path's stages. */
+const INCLUSIVE = ["serve", "serveLegacy", "createMcpServer", "registerTool", "connect", "handleRequest", "toWebRequest", "writeResponse", "callTool", "run", "recordCall", "handlePostRequest", "onLine", "send", "close", "readBoundedBody", "fetch", "_onrequest", "parserOnIncoming", "writev"];
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function summarise(file: string): string {
+  const profile = JSON.parse(fs.readFileSync(file, "utf8")) as Profile;
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byFrame = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    total += us;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/dist\//, "dist/");
+    const key = `${functionName || "(anonymous)"} ${where}:${lineNumber + 1}`;
+    byFrame.set(key, (byFrame.get(key) ?? 0) + us);
+  }
+  // Inclusive time of the functions named in INCLUSIVE (a node counts once even when it recurses).
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of self) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const name = byId.get(at)!.callFrame.functionName;
+      if (INCLUSIVE.includes(name) && !seen.has(name)) {
+        seen.add(name);
+        inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+      }
+    }
+  }
+  const incl = [...inclusive].sort((a, b) => b[1] - a[1]).map(([k, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  [inclusive] ${k}`);
+  const rows = [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, TOP);
+  return [...incl, `total sampled ${(total / 1000).toFixed(0)} ms`, ...rows.map(([k, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`)].join("\n");
+}
+
+async function main(): Promise<void> {
+  const mode = process.argv[2] as Mode;
+  if (!MODES.includes(mode)) throw new Error(`mode must be one of ${MODES.join(", ")}`);
+  const calls = Number(process.argv[3] ?? 2000);
+  const projectDir = makeBenchDir("mcp-profile-project");
+  fs.writeFileSync(path.join(projectDir, "read.txt"), `${"x".repeat(63)}\n`.repeat(32));
+  const stateDir = makeBenchDir("mcp-profile-state");
+  const profDir = makeBenchDir("mcp-profile-cpu");
+  // NOPROF=1: the same run without the profiler, for its wall-clock figure alone.
+  const { child, urls } = spawnServer(stateDir, {}, process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`]);
+  try {
+    const { control } = await urls;
+    const api = createControlPost(control);
+    const project = await api("/api/projects", { name: "profile", root: projectDir, permissions: { write: false, terminal: false } });
+    const session = await api("/api/sessions", { projectId: project.id });
+    const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string } };
+    const bearer = bases.r.split("/").pop()!;
+    const read = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read", arguments: { path: "read.txt" } } });
+    const started = process.hrtime.bigint();
+    if (mode === "socket-read") {
+      const socket = net.connect(path.join(stateDir, "mcp.sock"));
+      let buffered = "";
+      const waiters: Array<(line: string) => void> = [];
+      socket.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString("utf8");
+        let newline;
+        while ((newline = buffered.indexOf("\n")) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          waiters.shift()?.(line);
+        }
+      });
+      const exchange = (message: unknown) =>
+        new Promise<string>((resolve) => {
+          waiters.push(resolve);
+          socket.write(`${JSON.stringify(message)}\n`);
+        });
+      await exchange({ "urlbridge/hello": { v: 1, bearer } });
+      await exchange({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "profile", version: "0" } } });
+      socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+      for (let i = 1; i <= calls; i++) await exchange(read(i));
+      socket.end();
+    } else {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const url = new URL(`${bases.r}/mcp`);
+      const post = (message: unknown) =>
+        new Promise<void>((resolve, reject) => {
+          const body = JSON.stringify(message);
+          const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" } }, (res) => {
+            res.resume();
+            res.on("end", () => resolve());
+          });
+          req.on("error", reject);
+          req.end(body);
+        });
+      for (let i = 1; i <= calls; i++) await post(mode === "http-ping" ? { jsonrpc: "2.0", id: i, method: "ping" } : read(i));
+      agent.destroy();
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    process.stdout.write(`${mode}: ${calls} calls in ${ms.toFixed(0)} ms, ${(ms / calls).toFixed(3)} ms each (client included)\n`);
+  } finally {
+    await stopChild(child);
+    const file = fs.readdirSync(profDir).find((name) => name.endsWith(".cpuprofile"));
+    if (file) process.stdout.write(`${summarise(path.join(profDir, file))}\n`);
+    else process.stdout.write("no profile was written (the server did not exit cleanly)\n");
+    for (const dir of [stateDir, projectDir, profDir]) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

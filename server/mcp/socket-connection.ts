@@ -1,0 +1,249 @@
+// One stdio relay's connection on the MCP socket: a hello that presents the capability, then newline-delimited
+// JSON-RPC served by one McpServer for the whole connection (the SDK's serveStdio over this socket). The
+// capability is authenticated again for every message: a line it no longer opens is refused unrun (the relay
+// follows a rotation and sends it again); a change of the tool list moves the relay to HTTP. Every tool call runs
+// through the same runner, journal and activity log as over HTTP (server.ts). Protocol: socket-protocol.ts.
+import type net from "node:net";
+import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import type { Authenticated } from "../gateway/authenticate.js";
+import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
+import { createMcpServer, listingKeyOf, type McpDeps, type McpHandlerContext, type McpScope } from "./server.js";
+import {
+  BEARER_KEY,
+  CONTROL_PREFIX,
+  controlLine,
+  HELLO_KEY,
+  idOfHead,
+  MOVED_KEY,
+  READY_KEY,
+  REFUSED_KEY,
+  SOCKET_PROTOCOL_VERSION,
+  UNAUTHORIZED_KEY,
+} from "./socket-protocol.js";
+
+export interface McpSocketDeps extends McpDeps {
+  authenticate: (token: string) => Authenticated | undefined;
+}
+
+/** How long a new connection may take to present its hello before it is closed. */
+const HELLO_TIMEOUT_MS = 10_000;
+/** The first bytes of an oversized line kept to find its id (as the relay does). */
+const ID_SCAN_BYTES = 4096;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+const TRANSPORT_REFUSAL = -32000;
+/** As over HTTP (http.ts): a stateless-era tool list cannot be streamed; the relay's client gets the same answer. */
+const STREAM_ONLY_METHODS = new Set(["subscriptions/listen"]);
+
+const scopeOf = (auth: Authenticated): McpScope => ({ ...auth, via: "stdio" });
+
+type RpcId = string | number;
+
+/**
+ * The wire transport serveStdio owns: line framing over the socket, the control lines, and the per-message
+ * capability check. Requests it delivers carry their authenticated scope in `scopes`, keyed by JSON-RPC id until
+ * the answer leaves.
+ */
+class SocketWire implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly scopes = new Map<RpcId, McpScope>();
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private oversizedHead: Buffer | undefined;
+  private closed = false;
+  private epoch = 0;
+  private moved = false;
+
+  constructor(
+    private readonly socket: net.Socket,
+    private readonly deps: McpSocketDeps,
+    private bearer: string,
+    private readonly listingKey: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.socket.on("data", this.onData);
+    this.socket.on("end", this.onEnd);
+    this.socket.on("close", this.onEnd);
+    this.socket.on("error", (error) => this.onerror?.(error));
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if ("id" in message && message.id !== undefined && !("method" in message)) this.scopes.delete(message.id as RpcId);
+    await this.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.off("data", this.onData);
+    this.scopes.clear();
+    this.socket.end();
+    this.onclose?.();
+  }
+
+  private write(text: string): Promise<void> {
+    if (this.closed || this.socket.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (this.socket.write(text)) resolve();
+      else this.socket.once("drain", resolve).once("close", resolve);
+    });
+  }
+
+  private readonly onEnd = () => void this.close();
+
+  private readonly onData = (chunk: Buffer) => {
+    let data = chunk;
+    for (;;) {
+      const newline = data.indexOf(0x0a);
+      const part = newline < 0 ? data : data.subarray(0, newline);
+      if (this.oversizedHead) {
+        if (this.oversizedHead.length < ID_SCAN_BYTES) this.oversizedHead = Buffer.concat([this.oversizedHead, part.subarray(0, ID_SCAN_BYTES)]);
+      } else if (this.size + part.length > MCP_MAX_BODY_BYTES) {
+        this.oversizedHead = Buffer.concat([...this.chunks, part]).subarray(0, ID_SCAN_BYTES);
+        this.chunks = [];
+        this.size = 0;
+      } else if (part.length > 0) {
+        this.chunks.push(part);
+        this.size += part.length;
+      }
+      if (newline < 0) return;
+      data = data.subarray(newline + 1);
+      if (this.oversizedHead) {
+        const id = idOfHead(this.oversizedHead.toString("utf8"));
+        this.oversizedHead = undefined;
+        void this.writeError(id, TRANSPORT_REFUSAL, tooLargeMessage);
+      } else {
+        const line = Buffer.concat(this.chunks, this.size).toString("utf8");
+        this.chunks = [];
+        this.size = 0;
+        this.onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+      }
+    }
+  };
+
+  private writeError(id: RpcId | null, code: number, message: string): Promise<void> {
+    return this.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
+  }
+
+  private onLine(line: string): void {
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      void this.writeError(null, PARSE_ERROR, "Parse error: the line is not valid JSON. Send one JSON-RPC message per line as UTF-8 JSON.");
+      return;
+    }
+    if (line.startsWith(CONTROL_PREFIX)) {
+      const bearer = (value as Record<string, unknown>)[BEARER_KEY];
+      if (typeof bearer === "string") {
+        this.bearer = bearer;
+        this.epoch++;
+      }
+      return;
+    }
+    if (this.moved) return void this.write(controlLine(MOVED_KEY, { line }));
+    const auth = this.deps.authenticate(this.bearer);
+    if (!auth) return void this.write(controlLine(REFUSED_KEY, { epoch: this.epoch, line }));
+    if (listingKeyOf(auth) !== this.listingKey) {
+      this.moved = true;
+      return void this.write(controlLine(MOVED_KEY, { line }));
+    }
+    const scope = scopeOf(auth);
+    for (const item of Array.isArray(value) ? value : [value]) this.deliver(item, scope);
+  }
+
+  private deliver(value: unknown, scope: McpScope): void {
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      const id = (value as { id?: unknown } | null)?.id;
+      void this.writeError(typeof id === "string" || typeof id === "number" ? id : null, INVALID_REQUEST, "Invalid Request: each line must be one JSON-RPC 2.0 request, notification or response.");
+      return;
+    }
+    // A valid message with a method and an id is a request (the others: notifications, answers).
+    if ("method" in message && "id" in message) {
+      if (STREAM_ONLY_METHODS.has(message.method)) {
+        void this.writeError(message.id, METHOD_NOT_FOUND, `${message.method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`);
+        return;
+      }
+      this.scopes.set(message.id, scope);
+    }
+    this.onmessage?.(message);
+    // A cancelled request is never answered (MCP), so its scope would otherwise stay for the connection's life.
+    if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number") this.scopes.delete(requestId);
+    }
+  }
+}
+
+/** Reads the hello line (bounded in size and time); undefined when the peer sent something else or went away. */
+function readHello(socket: net.Socket): Promise<{ bearer: string; rest: Buffer } | undefined> {
+  return new Promise((resolve) => {
+    let buffered = Buffer.alloc(0);
+    const done = (result: { bearer: string; rest: Buffer } | undefined) => {
+      clearTimeout(timer);
+      // Nothing may flow while no listener is attached: the wire's starts reading where the hello ended.
+      socket.pause();
+      socket.off("data", onData);
+      socket.off("close", onClose);
+      resolve(result);
+    };
+    const onClose = () => done(undefined);
+    const onData = (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      const newline = buffered.indexOf(0x0a);
+      if (newline < 0) {
+        if (buffered.length > ID_SCAN_BYTES) done(undefined);
+        return;
+      }
+      let hello: unknown;
+      try {
+        hello = (JSON.parse(buffered.subarray(0, newline).toString("utf8")) as Record<string, unknown>)[HELLO_KEY];
+      } catch {
+        hello = undefined;
+      }
+      const bearer = (hello as { bearer?: unknown } | undefined)?.bearer;
+      done(typeof bearer === "string" ? { bearer, rest: buffered.subarray(newline + 1) } : undefined);
+    };
+    const timer = setTimeout(() => done(undefined), HELLO_TIMEOUT_MS);
+    socket.on("data", onData);
+    socket.once("close", onClose);
+  });
+}
+
+/** Serves one accepted connection until either side closes it or the bridge stops. */
+export async function serveMcpSocketConnection(deps: McpSocketDeps, socket: net.Socket): Promise<void> {
+  const hello = await readHello(socket);
+  const auth = hello && deps.authenticate(hello.bearer);
+  if (!hello || !auth) {
+    socket.end(controlLine(UNAUTHORIZED_KEY, {}));
+    return;
+  }
+  const wire = new SocketWire(socket, deps, hello.bearer, listingKeyOf(auth));
+  // Every call runs with the scope its own line authenticated; none (a request cancelled before it started) is
+  // refused rather than run with the hello's, which a rotation may have revoked since.
+  const resolveScope = (ctx: McpHandlerContext) => {
+    const scope = ctx.mcpReq.id === undefined ? undefined : wire.scopes.get(ctx.mcpReq.id);
+    if (!scope) throw new Error("this request has no authenticated capability (cancelled before it started); send it again");
+    return scope;
+  };
+  const handle = serveStdio(() => createMcpServer(deps, scopeOf(auth), resolveScope), {
+    transport: wire,
+    onerror: (error) => deps.log.debug("MCP socket connection", { error: error.message }),
+  });
+  const stop = () => void handle.close().catch(() => {});
+  deps.signal.addEventListener("abort", stop, { once: true });
+  socket.once("close", () => deps.signal.removeEventListener("abort", stop));
+  socket.write(controlLine(READY_KEY, { v: SOCKET_PROTOCOL_VERSION }));
+  // Lines that came in the same packet as the hello, before anything read later.
+  if (hello.rest.length > 0) socket.emit("data", hello.rest);
+  socket.resume();
+}

@@ -1,0 +1,117 @@
+// The 2025-era HTTP leg's one-exchange transport (server/mcp/legacy-exchange.ts) against the SDK's own
+// WebStandardStreamableHTTPServerTransport in stateless JSON mode, which it replaced: the same parsed bodies and
+// headers through both, on fresh servers of a real bridge's kernel, answer the same status, content type and bytes.
+import { WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createActivityRecorder } from "../../../server/gateway/activity-recorder.js";
+import { createAuthenticator } from "../../../server/gateway/authenticate.js";
+import { SessionStates } from "../../../server/kernel/tool/session-state.js";
+import { createLogger } from "../../../server/log.js";
+import { exchangeLegacy } from "../../../server/mcp/legacy-exchange.js";
+import { createMcpServer, type McpDeps, type McpScope } from "../../../server/mcp/server.js";
+import { createPluginHost } from "../../../server/plugins/host.js";
+import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+
+const INIT = (version: string, id: number | string = 1) => ({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "eq", version: "0" } } });
+const call = (id: number | string, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+
+/** [name, parsed body, MCP-Protocol-Version header]. */
+const CASES: Array<[string, unknown, string | undefined]> = [
+  ["initialize (2025-06-18)", INIT("2025-06-18"), undefined],
+  ["initialize (2024-11-05)", INIT("2024-11-05", "s"), undefined],
+  ["initialize with an unknown version", INIT("1999-01-01"), undefined],
+  ["ping", { jsonrpc: "2.0", id: 2, method: "ping" }, "2025-06-18"],
+  ["tools/list", { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} }, "2025-06-18"],
+  ["tools/call read", call(4, "read", { path: "eq.txt" }), "2025-06-18"],
+  ["tools/call read of a missing file (isError)", call(5, "read", { path: "missing.txt" }), "2025-06-18"],
+  ["tools/call with a bad argument", call(6, "read", { path: 7 }), "2025-06-18"],
+  ["tools/call of an unknown tool", call(7, "nope", {}), "2025-03-26"],
+  ["an unknown method", { jsonrpc: "2.0", id: 8, method: "resources/list", params: {} }, "2025-06-18"],
+  ["no protocol version header", { jsonrpc: "2.0", id: 9, method: "ping" }, undefined],
+  ["an unsupported protocol version header", { jsonrpc: "2.0", id: 10, method: "ping" }, "1999-01-01"],
+  ["a notification only", { jsonrpc: "2.0", method: "notifications/initialized" }, "2025-06-18"],
+  ["a cancellation", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 99 } }, "2025-06-18"],
+  ["a response from the client", { jsonrpc: "2.0", id: 11, result: {} }, "2025-06-18"],
+  ["a batch of two requests", [{ jsonrpc: "2.0", id: 12, method: "ping" }, call(13, "read", { path: "eq.txt" })], "2025-06-18"],
+  ["a batch with a notification", [{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 14, method: "ping" }], "2025-06-18"],
+  ["a batch holding an initialize", [INIT("2025-06-18", 15), { jsonrpc: "2.0", id: 16, method: "ping" }], undefined],
+  ["a batch of 101", Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", id: 100 + i, method: "ping" })), "2025-06-18"],
+  ["not JSON-RPC", { hello: "world" }, "2025-06-18"],
+  ["a request without jsonrpc", { id: 17, method: "ping" }, "2025-06-18"],
+];
+
+describe("the one-exchange transport answers as the SDK's stateless JSON transport", () => {
+  let t: TestBridge;
+  let s: AgentSession;
+  let deps: McpDeps;
+  let scope: McpScope;
+  let authInfo: AuthInfo;
+
+  beforeAll(async () => {
+    t = await startTestBridge();
+    s = await t.session({ write: true });
+    fs.writeFileSync(path.join(t.projectDir, "eq.txt"), "same bytes\n");
+    deps = {
+      kernel: t.bridge.kernel,
+      tools: t.bridge.tools,
+      plugins: createPluginHost([]),
+      states: new SessionStates(),
+      publicOrigin: () => t.bridge.dataUrl,
+      log: createLogger("silent"),
+      signal: new AbortController().signal,
+      record: createActivityRecorder(t.bridge.store.activity),
+    };
+    const token = s.m!.split("/").pop()!;
+    scope = createAuthenticator(t.bridge.store)(token)!;
+    authInfo = { token, clientId: scope.cap.sessionId, scopes: [scope.base], extra: {} };
+  });
+  afterAll(async () => t.close());
+
+  async function viaSdk(body: unknown, version: string | undefined) {
+    const server = createMcpServer(deps, scope);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    if (version !== undefined) headers["mcp-protocol-version"] = version;
+    try {
+      const response = await transport.handleRequest(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: JSON.stringify(body) }), { parsedBody: body, authInfo });
+      return { status: response.status, contentType: response.headers.get("content-type"), text: await response.text() };
+    } finally {
+      await transport.close();
+      await server.close();
+    }
+  }
+
+  async function viaExchange(body: unknown, version: string | undefined) {
+    const answer = await exchangeLegacy(createMcpServer(deps, scope), body, authInfo, version, new AbortController().signal);
+    return { status: answer.status, contentType: answer.json === undefined ? null : "application/json", text: answer.json ?? "" };
+  }
+
+  it.each(CASES)("%s", async (_name, body, version) => {
+    const expected = await viaSdk(body, version);
+    const actual = await viaExchange(body, version);
+    // Nothing in these answers differs between two runs of the same call (no timings; stable fingerprints).
+    expect(actual).toEqual(expected);
+  });
+
+  it("answers 499 and frees the server when the request is aborted mid-call", async () => {
+    const shellSession = await t.session({ write: true, terminal: true, name: "eq-shell", root: t.projectDir });
+    const token = shellSession.m!.split("/").pop()!;
+    const shellScope = createAuthenticator(t.bridge.store)(token)!;
+    const shellAuth = { token, clientId: shellScope.cap.sessionId, scopes: [shellScope.base], extra: {} };
+    const server = createMcpServer(deps, shellScope);
+    const abort = new AbortController();
+    const pending = exchangeLegacy(server, call(20, "shell", { command: "sleep 2" }), shellAuth, "2025-06-18", abort.signal);
+    // Once the call runs: the shell's process is on the terminal gate.
+    for (let i = 0; i < 200 && t.bridge.terminal.gate.snapshot().running === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(t.bridge.terminal.gate.snapshot().running).toBe(1);
+    abort.abort();
+    expect(await pending).toEqual({ status: 499, json: undefined });
+    expect(server.isConnected()).toBe(false);
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(await exchangeLegacy(server, { jsonrpc: "2.0", id: 21, method: "ping" }, authInfo, "2025-06-18", aborted.signal)).toEqual({ status: 499, json: undefined });
+  });
+});
