@@ -88,6 +88,8 @@ const envSchema = z.object({
   URLBRIDGE_DATA_PLANE_ON_HOST: flag.default(false),
   URLBRIDGE_GREP_ENGINE: z.enum(["auto", "rg", "fallback"]).default("auto"),
   URLBRIDGE_SANDBOX: z.enum(["auto", "landlock", "container", "none"]).default("auto"),
+  // server/sandbox/spawner.ts: "off" makes the bridge fork the launcher itself (the fallback path).
+  URLBRIDGE_SPAWNER: z.enum(["auto", "off"]).default("auto"),
   URLBRIDGE_AGENT_UID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
   URLBRIDGE_AGENT_GID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
   URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
@@ -153,6 +155,8 @@ export interface Config {
   grepEngine: "auto" | "rg" | "fallback";
   /** How terminal commands (and ripgrep) are confined: server/sandbox/. "auto" picks landlock when the kernel has it. */
   sandbox: "auto" | "landlock" | "container" | "none";
+  /** Whether a resident spawner forks the sandbox launcher ("auto", when built) or the bridge forks it ("off"). */
+  spawner: "auto" | "off";
   /** Identity for agent processes and new files when the bridge runs as root and the project root is root-owned. */
   agentFallback: { uid: number; gid: number };
   /** Per-project scratch space (HOME, TMPDIR) for terminal commands, outside every project and the state dir. */
@@ -249,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataPlaneOnHost: e.URLBRIDGE_DATA_PLANE_ON_HOST,
     grepEngine: e.URLBRIDGE_GREP_ENGINE,
     sandbox: e.URLBRIDGE_SANDBOX,
+    spawner: e.URLBRIDGE_SPAWNER,
     agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },
     trustedProxies: e.URLBRIDGE_TRUSTED_PROXIES,
     unknownTokenThrottle: e.URLBRIDGE_UNKNOWN_TOKEN_THROTTLE,

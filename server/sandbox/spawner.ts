@@ -2,7 +2,7 @@
 // again after it dies, that forks the sandbox launcher per command so the bridge never fork()s its own large
 // address space (libuv starts every child with a plain fork: ~4.5 ms per 100 MiB of bridge, on the event loop).
 // Only the bridge can talk to it: through pipes it opened itself from /proc/<spawner>/fd (same uid), never a
-// path in the filesystem. URLBRIDGE_SPAWNER=off keeps the direct spawn (the fallback when it cannot start).
+// path in the filesystem. URLBRIDGE_SPAWNER=off (useSpawner) keeps the direct spawn, the fallback when it cannot start.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -84,8 +84,19 @@ function spawnerBinary(launcher: string): string | undefined {
   return fs.existsSync(candidate) ? candidate : undefined;
 }
 
+/** Set from the configuration (URLBRIDGE_SPAWNER) when a bridge starts; one spawner serves the whole process. */
+let wanted = true;
+
+/**
+ * Turns the resident spawner on (the default) or off for this process: off, every command forks the launcher
+ * from the bridge. A running spawner is left to finish the commands it started; new ones do not use it.
+ */
+export function useSpawner(on: boolean): void {
+  wanted = on;
+}
+
 function enabled(): boolean {
-  return process.env.URLBRIDGE_SPAWNER !== "off" && process.platform === "linux" && failedStarts < MAX_FAILED_STARTS;
+  return wanted && process.platform === "linux" && failedStarts < MAX_FAILED_STARTS;
 }
 
 const signalName = (signo: number): NodeJS.Signals | null =>

@@ -11,6 +11,7 @@ describe("loadConfig", () => {
     expect(c.stateDir).toBe(path.join("/home/x", ".local", "state", "urlbridge"));
     expect(c.ephemeralCapabilities).toBe(false);
     expect(c.logLevel).toBe("info");
+    expect(c.spawner).toBe("auto");
   });
 
   it("reads every variable", () => {
@@ -26,6 +27,7 @@ describe("loadConfig", () => {
       URLBRIDGE_EPHEMERAL_CAPABILITIES: "1",
       URLBRIDGE_LOG_LEVEL: "debug",
       URLBRIDGE_ALLOWED_HOSTS: "Box.lan, other",
+      URLBRIDGE_SPAWNER: "off",
     });
     expect(c).toMatchObject({
       stateDir: "/var/lib/urlbridge",
@@ -37,6 +39,7 @@ describe("loadConfig", () => {
       ephemeralCapabilities: true,
       logLevel: "debug",
       allowedHosts: ["box.lan", "other"],
+      spawner: "off",
     });
   });
 
@@ -49,6 +52,7 @@ describe("loadConfig", () => {
     ["URLBRIDGE_EPHEMERAL_CAPABILITIES", "maybe"],
     ["URLBRIDGE_LOG_LEVEL", "loud"],
     ["URLBRIDGE_TUNNEL_METRICS", "tunnel:2000"],
+    ["URLBRIDGE_SPAWNER", "no"],
   ])("stops on a bad %s and names it", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

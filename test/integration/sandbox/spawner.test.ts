@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
 import { spawnCommand, type SpawnedCommand } from "../../../server/mutation/terminal/terminal-spawn.js";
 import { probeLauncher } from "../../../server/sandbox/launcher.js";
-import { spawnedThroughSpawner, spawnerPid } from "../../../server/sandbox/spawner.js";
+import { spawnedThroughSpawner, spawnerPid, useSpawner } from "../../../server/sandbox/spawner.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "../mutation/terminal-helpers.js";
@@ -127,8 +127,7 @@ describe("the resident spawner", () => {
   });
 
   it("URLBRIDGE_SPAWNER=off starts the launcher from the bridge itself", async () => {
-    const saved = process.env.URLBRIDGE_SPAWNER;
-    process.env.URLBRIDGE_SPAWNER = "off";
+    useSpawner(false);
     try {
       const command = run("echo $PPID > direct.pid; echo direct; sleep 300", false);
       expect(Number(await readWhenWritten("direct.pid"))).toBe(command.pid);
@@ -137,8 +136,7 @@ describe("the resident spawner", () => {
       expect(await command.done).toMatchObject({ spawnerLost: false });
       expect(command.output()).toBe("direct\n");
     } finally {
-      if (saved === undefined) delete process.env.URLBRIDGE_SPAWNER;
-      else process.env.URLBRIDGE_SPAWNER = saved;
+      useSpawner(true);
     }
   });
 });
