@@ -16,8 +16,8 @@ interface ProcInfo {
   startTicks: number;
 }
 
-/** /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses. */
-function readStat(pid: number): ProcInfo | undefined {
+/** /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses. Undefined once gone. */
+export function readStat(pid: number): ProcInfo | undefined {
   try {
     const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     const close = text.lastIndexOf(")");

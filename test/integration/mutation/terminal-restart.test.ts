@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { isGone, listTree } from "../../../server/mutation/terminal/process-tree.js";
+import { isGone, listTree, readStat } from "../../../server/mutation/terminal/process-tree.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, giveToAgent, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "./terminal-helpers.js";
@@ -55,14 +55,7 @@ const servers: ChildProcess[] = [];
 const dirs: string[] = [];
 const pids: number[] = [];
 
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
-}
+const parentOf = (pid: number): number | undefined => readStat(pid)?.ppid;
 
 const commOf = (pid: number) => (fs.existsSync(`/proc/${pid}/comm`) ? fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() : undefined);
 

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isGone } from "../../../server/mutation/terminal/process-tree.js";
+import { isGone, readStat } from "../../../server/mutation/terminal/process-tree.js";
 import { spawnCommand, type SpawnedCommand } from "../../../server/mutation/terminal/terminal-spawn.js";
 import { probeLauncher } from "../../../server/sandbox/launcher.js";
 import { spawnedThroughSpawner, spawnerPid, useSpawner } from "../../../server/sandbox/spawner.js";
@@ -18,14 +18,7 @@ const env = { PATH: "/usr/local/bin:/usr/bin:/bin" };
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
-}
+const parentOf = (pid: number): number | undefined => readStat(pid)?.ppid;
 
 function run(command: string, foreground = true): SpawnedCommand & { output: () => string } {
   const spawned = spawnCommand({ command, cwd: dir, env, foreground });
