@@ -126,6 +126,14 @@ describe("the MCP socket's direct tools/call path", () => {
     expect(direct).toBe(viaSdk);
   });
 
+  it.each(["2024-11-05", "2025-03-26", "2025-11-25"])("answers the same bytes as the SDK on a connection initialized with %s", async (version) => {
+    const c = await session(bearerOf(s.m!), { ...LEGACY_INIT, params: { ...LEGACY_INIT.params, protocolVersion: version } });
+    c.send(call(4, "read", { path: "notes.txt" }));
+    const direct = await c.next();
+    c.send(call(4, "read", { path: "notes.txt" }, {}));
+    expect(direct).toBe(await c.next());
+  });
+
   it("answers an edit with the SDK's bytes, apart from the call id the journal draws for each intent", async () => {
     const c = await session(bearerOf(s.m!));
     fs.writeFileSync(path.join(t.projectDir, "edit.txt"), "value A\n");
