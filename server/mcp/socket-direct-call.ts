@@ -1,14 +1,5 @@
-// tools/call on the MCP socket without the SDK's per-message dispatch. Once a connection is pinned to a 2025-era
-// revision (its initialize answered with one), a plain tools/call line (jsonrpc, id, method, params of name and
-// arguments only, no _meta) whose tool is listed and whose arguments pass the tool's input schema is answered here
-// with the bytes the SDK's path writes for it: the same input schema, the same runner (server.ts callTool), the
-// SDK's own check of structuredContent against the published outputSchema, the same failure text, and the same
-// envelope. Every other line (other methods, _meta, an unknown tool, arguments the schema refuses, the 2026 era)
-// goes to the SDK as before. What this skips, per call: the SDK's JSON-RPC type guards and envelope parse, two
-// parses of the request against CallToolRequestSchema, its context and abort controller, and the re-parse of the
-// result against CallToolResultSchema (a copy of the same keys: our results carry only content, structuredContent
-// and isError, each content block only its own fields). test/integration/mcp/socket-direct-call.test.ts compares
-// the bytes of both paths. The line was authenticated by the caller (socket-connection.ts) before it gets here.
+// tools/call on the MCP socket without the SDK's per-message dispatch, answering the bytes the SDK's path would:
+// the SDK still serves every other line (socket-connection.ts hands each authenticated line here first).
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { callTool, kernelToolsOf, registeredTools, type McpDeps, type McpScope, type RegisteredTool } from "./server.js";
 
@@ -41,6 +32,17 @@ function issueText(issue: { message: string; path?: ReadonlyArray<PropertyKey | 
 /** The SDK's tool-error result (McpServer.createToolError). */
 const toolError = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
 
+/**
+ * Once a connection is pinned to a 2025-era revision (its initialize answered with one), a plain tools/call (jsonrpc,
+ * id, method, params of name and arguments only, no _meta) whose tool is listed and whose arguments pass the tool's
+ * input schema is answered here: the same input schema, the same runner (server.ts callTool), the SDK's own check of
+ * structuredContent against the published outputSchema and its failure wording, the same envelope. Skipped per
+ * call: the SDK's JSON-RPC type guards and envelope parse, two parses of the request against CallToolRequestSchema,
+ * its context and abort controller, and the re-parse of the result against CallToolResultSchema (a copy of the same
+ * keys: our results carry only content, structuredContent and isError). Every other line (other methods, _meta, an
+ * unknown tool, arguments the schema refuses, the 2026 era) goes to the SDK. test/integration/mcp/
+ * socket-direct-call.test.ts compares the bytes of both paths.
+ */
 export class DirectCalls {
   private readonly tools: Map<string, RegisteredTool>;
   private initializeIds = new Set<RpcId>();
