@@ -96,14 +96,14 @@ export function createMcpServer(deps: McpDeps, scope: McpScope, scopeOf: (ctx: M
     instructions: INSTRUCTIONS,
   });
   const byId = kernelToolsOf(deps);
-  for (const spec of listedSpecs(scope, byId, [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)])) {
+  for (const { spec, outputSchema } of registeredTools(deps, scope)) {
     server.registerTool(
       spec.name,
       {
         title: spec.title,
         description: spec.description,
         inputSchema: spec.input,
-        outputSchema: outputSchemaOf(spec, byId),
+        outputSchema,
         annotations: spec.annotations,
       },
       (args: Record<string, unknown>, extra: McpHandlerContext) => callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta),
@@ -112,10 +112,22 @@ export function createMcpServer(deps: McpDeps, scope: McpScope, scopeOf: (ctx: M
   return server;
 }
 
+/** A tool as createMcpServer registers it: its spec and the outputSchema it publishes (and the SDK checks). */
+export interface RegisteredTool {
+  spec: McpToolSpec;
+  outputSchema: PublishedSchema;
+}
+
+/** The tools a server built for `scope` registers, in listing order. */
+export function registeredTools(deps: McpDeps, scope: McpScope): RegisteredTool[] {
+  const byId = kernelToolsOf(deps);
+  return listedSpecs(scope, byId, [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)]).map((spec) => ({ spec, outputSchema: outputSchemaOf(spec, byId) }));
+}
+
 /** Native and plugin kernel tools by id; built once per tool list (a server is created per request). */
 const kernelToolMaps = new WeakMap<AnyToolDefinition[], Map<string, AnyToolDefinition>>();
 
-function kernelToolsOf(deps: McpDeps): Map<string, AnyToolDefinition> {
+export function kernelToolsOf(deps: McpDeps): Map<string, AnyToolDefinition> {
   let byId = kernelToolMaps.get(deps.tools);
   if (!byId) {
     byId = new Map([...deps.tools, ...deps.plugins.definitions()].map((t) => [t.id, t]));
@@ -124,7 +136,7 @@ function kernelToolsOf(deps: McpDeps): Map<string, AnyToolDefinition> {
   return byId;
 }
 
-type PublishedSchema = ReturnType<typeof fromJsonSchema>;
+export type PublishedSchema = ReturnType<typeof fromJsonSchema>;
 /** Converted output schemas by spec and kernel tool: converting them on every request would cost each call. */
 const publishedSchemas = new WeakMap<McpToolSpec, WeakMap<AnyToolDefinition, PublishedSchema>>();
 
@@ -208,7 +220,7 @@ interface Journaled {
   dedupe?: string | undefined;
 }
 
-async function callTool(
+export async function callTool(
   deps: McpDeps,
   scope: McpScope,
   byId: Map<string, AnyToolDefinition>,

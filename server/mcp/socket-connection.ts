@@ -8,6 +8,7 @@ import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@model
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Authenticated } from "../gateway/authenticate.js";
 import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
+import { DirectCalls } from "./socket-direct-call.js";
 import { createMcpServer, listingKeyOf, type McpDeps, type McpHandlerContext, type McpScope } from "./server.js";
 import {
   BEARER_KEY,
@@ -63,6 +64,7 @@ class SocketWire implements Transport {
     private readonly deps: McpSocketDeps,
     private bearer: string,
     private readonly listingKey: string,
+    private readonly direct: DirectCalls,
   ) {}
 
   async start(): Promise<void> {
@@ -73,7 +75,10 @@ class SocketWire implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if ("id" in message && message.id !== undefined && !("method" in message)) this.scopes.delete(message.id as RpcId);
+    if ("id" in message && message.id !== undefined && !("method" in message)) {
+      this.scopes.delete(message.id as RpcId);
+      this.direct.sawAnswer(message);
+    }
     await this.write(`${JSON.stringify(message)}\n`);
   }
 
@@ -86,13 +91,13 @@ class SocketWire implements Transport {
     this.onclose?.();
   }
 
-  private write(text: string): Promise<void> {
+  private readonly write = (text: string): Promise<void> => {
     if (this.closed || this.socket.destroyed) return Promise.resolve();
     return new Promise((resolve) => {
       if (this.socket.write(text)) resolve();
       else this.socket.once("drain", resolve).once("close", resolve);
     });
-  }
+  };
 
   private readonly onEnd = () => void this.close();
 
@@ -155,7 +160,8 @@ class SocketWire implements Transport {
       return void this.write(controlLine(MOVED_KEY, { line }));
     }
     const scope = scopeOf(auth);
-    for (const item of Array.isArray(value) ? value : [value]) this.deliver(item, scope);
+    // A plain tools/call is answered without the SDK's dispatch (socket-direct-call.ts); anything else goes to it.
+    for (const item of Array.isArray(value) ? value : [value]) if (!this.direct.take(item, scope, this.write)) this.deliver(item, scope);
   }
 
   private deliver(value: unknown, scope: McpScope): void {
@@ -174,12 +180,16 @@ class SocketWire implements Transport {
         return;
       }
       this.scopes.set(message.id, scope);
+      if (message.method === "initialize") this.direct.sawInitialize(message.id);
     }
     this.onmessage?.(message);
     // A cancelled request is never answered (MCP), so its scope would otherwise stay for the connection's life.
     if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
       const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof requestId === "string" || typeof requestId === "number") this.scopes.delete(requestId);
+      if (typeof requestId === "string" || typeof requestId === "number") {
+        this.scopes.delete(requestId);
+        this.direct.cancel(requestId);
+      }
     }
   }
 }
@@ -227,7 +237,7 @@ export async function serveMcpSocketConnection(deps: McpSocketDeps, socket: net.
     socket.end(controlLine(UNAUTHORIZED_KEY, {}));
     return;
   }
-  const wire = new SocketWire(socket, deps, hello.bearer, listingKeyOf(auth));
+  const wire = new SocketWire(socket, deps, hello.bearer, listingKeyOf(auth), new DirectCalls(deps, scopeOf(auth)));
   // Every call runs with the scope its own line authenticated; none (a request cancelled before it started) is
   // refused rather than run with the hello's, which a rotation may have revoked since.
   const resolveScope = (ctx: McpHandlerContext) => {
