@@ -69,7 +69,7 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
         if (hooks.directorySyncDelayMs > 0) await sleep(hooks.directorySyncDelayMs);
         return undefined;
       },
-      (error: unknown) => writeFailed(ctx, target.display, error).toFailure(),
+      (error: unknown) => notDurable(target.display, error).toFailure(),
     ),
   );
 }
@@ -82,6 +82,19 @@ function writeFailed(ctx: ToolContext, display: string, error: unknown): ToolErr
     retryable: true,
     extra: retryExtra(ctx),
   });
+}
+
+/**
+ * The rename happened but its directory's fsync failed: the new content is what every reader sees now, yet a
+ * power loss could still bring the old file back. Not "unchanged", and a retry would apply the change again.
+ */
+function notDurable(display: string, error: unknown): ToolError {
+  const cause = (error as NodeJS.ErrnoException).code ?? "error";
+  return new ToolError(
+    ErrorCode.writeFailed,
+    `${display} now holds the new content, but the file system refused to make its folder durable (${cause}): a power loss could still bring back the old file. Read the file before changing it again; the operator should check the disk.`,
+    { detail: { path: display, cause, replaced: true } },
+  );
 }
 
 function retryExtra(ctx: ToolContext): Record<string, unknown> {
