@@ -11,8 +11,12 @@ import { buildBridgeImage, BRIDGE_IMAGE, REPO_ROOT } from "./support/containers.
 
 const run = promisify(execFile);
 const PROJECT = `urlbridge-e2e-net-${process.pid}`;
-/** Not compose.yaml's default, so a real appliance on this machine keeps its subnet. */
-const EDGE_SUBNET = `172.30.${200 + (process.pid % 50)}.0/24`;
+/**
+ * Not compose.yaml's default, so a real appliance on this machine keeps its subnet, and outside Docker's default
+ * address pools (172.17-31.0.0/16, 192.168.0.0/16): once the daemon's allocator has reached 172.30.0.0/16 for an
+ * automatic network (its own egress or control network, or another suite's), a pinned 172.30.x.0/24 overlaps it.
+ */
+const EDGE_SUBNET = `10.213.${200 + (process.pid % 50)}.0/24`;
 const COMPOSE_FILES = ["-f", "compose.yaml", "-f", "test/e2e/support/compose.e2e.yaml"];
 /** Capability bits of CHOWN(0), DAC_OVERRIDE(1), FOWNER(3), KILL(5), SETGID(6), SETUID(7). */
 const EXPECTED_CAP_BOUNDING = "00000000000000eb";

@@ -19,8 +19,11 @@ import { mockProviderConfig } from "../helpers/opencode-process.js";
 
 const run = promisify(execFile);
 const PROJECT = `urlbridge-e2e-oc-${process.pid}`;
-/** Not compose.yaml's default nor network-isolation.test.ts's range, so neither a real appliance nor that suite collides. */
-const EDGE_SUBNET = `172.30.${150 + (process.pid % 50)}.0/24`;
+/**
+ * Not compose.yaml's default nor network-isolation.test.ts's range, so neither a real appliance nor that suite
+ * collides, and outside Docker's default address pools (see network-isolation.test.ts).
+ */
+const EDGE_SUBNET = `10.213.${150 + (process.pid % 50)}.0/24`;
 const COMPOSE_FILES = ["-f", "compose.yaml", "-f", "test/e2e/support/compose.opencode.e2e.yaml"];
 /** The tags compose.opencode.e2e.yaml names (this suite's own, so other suites' images are never replaced). */
 const BRIDGE_IMAGE = "urlbridge:e2e-oc";
