@@ -4,60 +4,13 @@
 // the two answer lines must be the same bytes. Then a cancelled direct call is never answered, a 2026-era
 // connection still gets the SDK's answers, and refusals the SDK words (unknown tool, bad arguments) stay its own.
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { bearerOf, connectLines as connect, LINE_TIMEOUT_MS, type LineClient as Lines } from "../../helpers/mcp-socket.js";
 
-/** Bounds every wait for a line from the bridge. */
-const LINE_TIMEOUT_MS = 10_000;
 const LEGACY_INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "direct-test", version: "0" } } };
 
-interface Lines {
-  send(line: unknown): void;
-  next(): Promise<string>;
-  close(): void;
-}
-
-function connect(file: string): Promise<Lines> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(file);
-    let buffered = "";
-    const lines: string[] = [];
-    const waiters: Array<(line: string) => void> = [];
-    socket.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      let newline;
-      while ((newline = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        const waiter = waiters.shift();
-        if (waiter) waiter(line);
-        else lines.push(line);
-      }
-    });
-    socket.once("error", reject);
-    socket.once("connect", () =>
-      resolve({
-        send: (line) => socket.write(`${JSON.stringify(line)}\n`),
-        next: () => {
-          const ready = lines.shift();
-          if (ready !== undefined) return Promise.resolve(ready);
-          return new Promise((wake, fail) => {
-            const timer = setTimeout(() => fail(new Error("no line from the bridge in time")), LINE_TIMEOUT_MS);
-            waiters.push((line) => {
-              clearTimeout(timer);
-              wake(line);
-            });
-          });
-        },
-        close: () => socket.destroy(),
-      }),
-    );
-  });
-}
-
-const bearerOf = (base: string) => base.split("/").pop()!;
 const call = (id: number, name: string, args?: Record<string, unknown>, meta?: Record<string, unknown>) => ({
   jsonrpc: "2.0",
   id,

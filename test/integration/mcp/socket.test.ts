@@ -4,7 +4,6 @@
 // Then the real relay: a permission change while a client is connected lists the new tools.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -12,64 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_MAX_BODY_BYTES } from "../../../server/mcp/limits.js";
 import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { BIN, cliEnv } from "../cli/run-cli.js";
+import { bearerOf, connectLines, LINE_TIMEOUT_MS, type LineClient } from "../../helpers/mcp-socket.js";
 
-/** Bounds every wait for a line from the bridge. */
-const LINE_TIMEOUT_MS = 10_000;
 const LEGACY_INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "socket-test", version: "0" } } };
 
-interface LineClient {
-  send(line: unknown): void;
-  sendRaw(text: string): void;
-  next(): Promise<string>;
-  /** Resolves once the bridge has closed the connection. */
-  ended: Promise<void>;
-  close(): void;
-}
-
-function connectLines(file: string): Promise<LineClient> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(file);
-    let buffered = "";
-    const lines: string[] = [];
-    const waiters: Array<(line: string) => void> = [];
-    let endedResolve!: () => void;
-    const ended = new Promise<void>((r) => (endedResolve = r));
-    socket.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      let newline;
-      while ((newline = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        const waiter = waiters.shift();
-        if (waiter) waiter(line);
-        else lines.push(line);
-      }
-    });
-    socket.on("close", endedResolve);
-    socket.once("error", reject);
-    socket.once("connect", () =>
-      resolve({
-        send: (line) => socket.write(`${JSON.stringify(line)}\n`),
-        sendRaw: (text) => socket.write(text),
-        next: () => {
-          const ready = lines.shift();
-          if (ready !== undefined) return Promise.resolve(ready);
-          return new Promise((wake, fail) => {
-            const timer = setTimeout(() => fail(new Error("no line from the bridge in time")), LINE_TIMEOUT_MS);
-            waiters.push((line) => {
-              clearTimeout(timer);
-              wake(line);
-            });
-          });
-        },
-        ended,
-        close: () => socket.destroy(),
-      }),
-    );
-  });
-}
-
-const bearerOf = (base: string) => base.split("/").pop()!;
 const readCall = (id: number, file: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read", arguments: { path: file } } });
 
 describe("the MCP socket", () => {
