@@ -4,8 +4,9 @@
 //   npx tsx scripts/bench/mcp-profile.ts <http-ping|http-read|socket-read> [calls=2000]   (TOP=n rows, NOPROF=1)
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import path from "node:path";
+import { HELLO_KEY, MCP_SOCKET_FILE, SOCKET_PROTOCOL_VERSION } from "../../server/mcp/socket-protocol.js";
+import { connectLines } from "../../test/helpers/mcp-socket.js";
 import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
 import { stopChild } from "./http.js";
 
@@ -80,28 +81,16 @@ async function main(): Promise<void> {
     const read = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read", arguments: { path: "read.txt" } } });
     const started = process.hrtime.bigint();
     if (mode === "socket-read") {
-      const socket = net.connect(path.join(stateDir, "mcp.sock"));
-      let buffered = "";
-      const waiters: Array<(line: string) => void> = [];
-      socket.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("utf8");
-        let newline;
-        while ((newline = buffered.indexOf("\n")) >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          waiters.shift()?.(line);
-        }
-      });
-      const exchange = (message: unknown) =>
-        new Promise<string>((resolve) => {
-          waiters.push(resolve);
-          socket.write(`${JSON.stringify(message)}\n`);
-        });
-      await exchange({ "urlbridge/hello": { v: 1, bearer } });
+      const socket = await connectLines(path.join(stateDir, MCP_SOCKET_FILE));
+      const exchange = (message: unknown) => {
+        socket.send(message);
+        return socket.next();
+      };
+      await exchange({ [HELLO_KEY]: { v: SOCKET_PROTOCOL_VERSION, bearer } });
       await exchange({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "profile", version: "0" } } });
-      socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+      socket.send({ jsonrpc: "2.0", method: "notifications/initialized" });
       for (let i = 1; i <= calls; i++) await exchange(read(i));
-      socket.end();
+      socket.close();
     } else {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const url = new URL(`${bases.r}/mcp`);
