@@ -6,9 +6,9 @@
 //                journal: { stagedContent: [{ blob: "blob", count: "count", into: "command" }],
 //                           serialize?, bumpsEpoch?: "success" | "always" | "never" | (body) => boolean,
 //                           repeatOnStateChange?: true, awaitsDurableItself?: true, admit?(args, ctx), recover?(intent),
-//                           confirm?(intent) },                              // with lastSyncAfterRecord (write, edit)
+//                           confirm?(intent) },                              // with checkpointWithOutcome (write, edit)
 //                execute(args, ctx) })                                       // args: controls stripped, blob resolved
-//   ctx.intent  (IntentHandle): callId, checkpoint(json), recordPreimages([...]), durable(), durableNow(),
+//   ctx.intent  (IntentHandle): callId, checkpoint(json), checkpointWithOutcome(json, body), recordPreimages([...]), durable(), durableNow(),
 //                               lastSyncAfterRecord(synced), retryUrl(), progress(snapshot)
 //   ctx.mutation (MutationRuntime): journal, staging, queue, store, log, hooks, terminal (gate, live trees)
 //   resolveStagedContent(ctx, blob, count?)  -> text, or staged_* ToolError with statusUrl

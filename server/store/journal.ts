@@ -127,8 +127,9 @@ export function createJournalQueries(db: Db) {
   );
   const confirmStmt = db.prepare("UPDATE intents SET unconfirmed = 0 WHERE id = ?");
   const unconfirmedStmt = db.prepare("SELECT * FROM intents WHERE unconfirmed = 1 ORDER BY id");
-  // Only an unfinished intent can be withdrawn: one refused by the store before anything of it ran.
-  const withdrawStmt = db.prepare("DELETE FROM intents WHERE id = ? AND state IN ('pending', 'running')");
+  // Only an intent refused by the store before anything of it ran can be withdrawn: an unfinished one, or one whose
+  // success was recorded ahead of its side effect and is still unconfirmed (mutation/journal/journal.ts recordAhead).
+  const withdrawStmt = db.prepare("DELETE FROM intents WHERE id = ? AND (state IN ('pending', 'running') OR unconfirmed = 1)");
   const unfinishedStmt = db.prepare("SELECT * FROM intents WHERE state IN ('pending', 'running') ORDER BY id");
   const clearPreimagesStmt = db.prepare("DELETE FROM intent_preimages WHERE intent_id = ?");
   const insertPreimageStmt = db.prepare(

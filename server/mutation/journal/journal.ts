@@ -54,14 +54,25 @@ export interface Flight {
   startRecorded: boolean;
   /** The tool's last fsync, still running when execute returned (IntentHandle.lastSyncAfterRecord). */
   lastSync?: Promise<ToolFailure | undefined>;
+  /** The success recorded ahead of the tool's side effect, unconfirmed (recordAhead). */
+  ahead?: ToolResult;
+  /** True once a journal fsync that started after the ahead record has finished: the answer needs no other. */
+  aheadDurable?: boolean;
+  /** Shows the ahead record's epoch bump to readers (recordAhead); idempotent. */
+  landed?: () => void;
 }
 
 export class Journal {
   private readonly flights = new Map<string, Flight>();
   private admissions = 0;
-  /** Answered outcomes still marked unconfirmed in the store (recordUnconfirmed), confirmed with the next commit. */
+  /** Answered outcomes still marked unconfirmed in the store (recordAhead), confirmed with the next commit. */
   private readonly toConfirm = new Set<number>();
   private confirmTimer: NodeJS.Timeout | undefined;
+  /**
+   * Per project, epoch bumps committed ahead of a side effect that has not happened yet (recordAhead): the epoch
+   * this journal shows (epoch(), the epochAfter it records) leaves them out until the tool says its rename landed.
+   */
+  private readonly unlanded = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -128,6 +139,7 @@ export class Journal {
         if (!isToolError(error)) this.log.error(`intent ${row.tool} failed outside its tool`, { error: error instanceof Error ? error.stack : String(error) });
         body = toFailure(error);
       }
+      flight.landed?.();
       if (!body.ok && body.errorCode === ErrorCode.stateStoreUnavailable) {
         // The store refused a write that precedes every side effect, so nothing ran: answer at once, and withdraw
         // the record so that the same URL runs once the store takes writes again.
@@ -136,13 +148,13 @@ export class Journal {
         return;
       }
       const lastSync = flight.lastSync?.catch((error: unknown) => toFailure(error));
-      if (lastSync && body.ok && behaviour?.confirm) {
-        await this.recordUnconfirmed(row, body, behaviour, lastSync).then(settleWith);
-        return;
-      }
-      // Any other tool, or a failure, keeps the order: the tool's last fsync, then the outcome, then its fsync.
       const failed = await lastSync;
       if (failed) body = failed;
+      if (flight.ahead) {
+        await this.settleAhead(flight, body, behaviour).then(settleWith);
+        return;
+      }
+      // Any other tool keeps the order: the tool's last fsync, then the outcome, then its fsync.
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
       await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
@@ -153,22 +165,21 @@ export class Journal {
   }
 
   /**
-   * A success whose tool's last fsync (a directory's, after the rename) is still running: the outcome is recorded
-   * meanwhile, marked unconfirmed, so the journal's fsync overlaps the tool's instead of following it. Returns the
-   * body to answer once both are done; the confirmation follows off the answer's path (confirmLater). A crash
-   * before it leaves the record unconfirmed, and start-up recovery asks the tool's journal.confirm whether the
-   * change is on disk (recovery.ts), so a rename lost to a power loss is never replayed as a success. A failed
-   * last fsync replaces the outcome, durably, with the tool's failure.
+   * The answer of an intent whose success was recorded ahead of its side effect (recordAhead), once the tool and
+   * its last fsync are done. That very success: the record stands, durable already (the fsync before the rename
+   * covered it), and its confirmation follows off the answer's path (confirmLater). Anything else (a failure
+   * before or at the rename, the directory's fsync failing, a different body): recorded over it, durably, first.
    */
-  private async recordUnconfirmed(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour, lastSync: Promise<ToolFailure | undefined>): Promise<IntentBody> {
-    await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour, { unconfirmed: true }));
-    const [failed] = await Promise.all([lastSync, this.durableOrLogged(row, "the outcome of")]);
-    if (failed) {
-      await this.recordDurably(row, "record the outcome of", () => this.finish(row, failed, behaviour));
-      await this.durableOrLogged(row, "the outcome of");
-      return failed;
+  private async settleAhead(flight: Flight, body: IntentBody, behaviour: JournalBehaviour | undefined): Promise<IntentBody> {
+    const { row } = flight;
+    if (body === flight.ahead) {
+      if (!flight.aheadDurable) await this.durableOrLogged(row, "the outcome of");
+      this.confirmLater(row.id);
+      return body;
     }
-    this.confirmLater(row.id);
+    if (body.ok) this.log.error(`intent ${row.tool} ${row.callId} answered another success than it recorded ahead; recording the one it answered`);
+    await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
+    await this.durableOrLogged(row, "the outcome of");
     return body;
   }
 
@@ -284,6 +295,36 @@ export class Journal {
     flight.startRecorded = true;
   }
 
+  /**
+   * The file tools' one commit before their rename (IntentHandle.checkpointWithOutcome): the start, the checkpoint
+   * and the success they will answer, marked unconfirmed, with the epoch bump. Readers of the epoch see that bump
+   * only once the returned function runs (the rename landed or failed): until then the project has not changed, and
+   * a run=@changed call named by the new epoch could run against the old file and be replayed as current.
+   */
+  recordAhead(flight: Flight, data: unknown, body: ToolResult, behaviour: JournalBehaviour | undefined): () => void {
+    const { row } = flight;
+    const bump = bumpsEpoch(behaviour, body);
+    this.withConfirmations(() =>
+      this.store.journal.transaction(() => {
+        if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
+        this.store.journal.saveCheckpoint(row.id, data);
+        this.finishInTransaction(row, body, bump, true);
+      }),
+    );
+    flight.startRecorded = true;
+    flight.ahead = body;
+    if (!bump) return (flight.landed = () => undefined);
+    this.unlanded.set(row.projectId, (this.unlanded.get(row.projectId) ?? 0) + 1);
+    let pending = true;
+    return (flight.landed = () => {
+      if (!pending) return;
+      pending = false;
+      const left = (this.unlanded.get(row.projectId) ?? 1) - 1;
+      if (left > 0) this.unlanded.set(row.projectId, left);
+      else this.unlanded.delete(row.projectId);
+    });
+  }
+
   /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
   savePreimages(flight: Flight, preimages: Preimage[]): void {
     this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now());
@@ -295,15 +336,16 @@ export class Journal {
   }
 
   /** Records the outcome, bumping the project's state epoch as the tool's behaviour asks, in one transaction. */
-  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined, options: { unconfirmed?: boolean } = {}): void {
-    const policy = behaviour?.bumpsEpoch ?? "success";
-    const bump = typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
-    this.withConfirmations(() =>
-      this.store.journal.transaction(() => {
-        const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
-        this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), options.unconfirmed === true);
-      }),
-    );
+  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined): void {
+    const bump = bumpsEpoch(behaviour, body);
+    this.withConfirmations(() => this.store.journal.transaction(() => this.finishInTransaction(row, body, bump, false)));
+  }
+
+  /** The outcome's UPDATE and the epoch bump, inside the caller's transaction; epochAfter is the epoch shown. */
+  private finishInTransaction(row: IntentRow, body: IntentBody, bump: boolean, unconfirmed: boolean): void {
+    const stored = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
+    const epoch = stored - (this.unlanded.get(row.projectId) ?? 0);
+    this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), unconfirmed);
   }
 
   /** Waits up to waitMs for the flight; undefined when it is still running. */
@@ -332,9 +374,16 @@ export class Journal {
     this.confirmPending();
   }
 
+  /** The project's state epoch, without bumps recorded ahead of a change that has not landed yet (recordAhead). */
   epoch(projectId: string): number {
-    return this.store.journal.epoch(projectId);
+    return this.store.journal.epoch(projectId) - (this.unlanded.get(projectId) ?? 0);
   }
+}
+
+/** Whether finishing with this body bumps the project's state epoch, as the tool's behaviour asks (default: a success). */
+function bumpsEpoch(behaviour: JournalBehaviour | undefined, body: IntentBody): boolean {
+  const policy = behaviour?.bumpsEpoch ?? "success";
+  return typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
 }
 
 /** A finished intent as the agent sees it: the recorded body plus its journal identity. */
