@@ -140,6 +140,7 @@ export function createJournalQueries(db: Db) {
   const bumpEpochStmt = db.prepare(
     "INSERT INTO project_epochs (project_id, epoch) VALUES (?, 1) ON CONFLICT(project_id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch",
   );
+  const unbumpEpochStmt = db.prepare("UPDATE project_epochs SET epoch = epoch - 1 WHERE project_id = ? AND epoch = ?");
   // Past retention a finished intent becomes a tombstone: its result, checkpoint and preimages go, while its
   // identity, tool, outcome and time stay, so that a late replay is answered "already executed" and never re-run.
   const tombstoneOldStmt = db.prepare(
@@ -238,6 +239,8 @@ export function createJournalQueries(db: Db) {
     unconfirmed: (): IntentRow[] => (unconfirmedStmt.all() as RawIntent[]).map(toIntent),
     epoch: (projectId: string): number => (epochStmt.get(projectId) as { epoch: number } | undefined)?.epoch ?? 0,
     bumpEpoch: (projectId: string): number => (bumpEpochStmt.get(projectId) as { epoch: number }).epoch,
+    /** Takes back the bump that made the epoch `bumped`, if it is still the latest; true when it was. */
+    unbumpEpoch: (projectId: string, bumped: number): boolean => unbumpEpochStmt.run(projectId, bumped).changes > 0,
     /**
      * Turns finished intents older than the cutoff, or beyond `keep` full records per session generation, into
      * tombstones, and drops the oldest tombstones beyond `keepTombstones`. Returns how many rows changed.

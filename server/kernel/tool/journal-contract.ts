@@ -71,9 +71,9 @@ export interface IntentHandle {
    * rename lands: both, and the intent's start, in one transaction before any side effect, the outcome marked
    * unconfirmed, so the one durable() before the rename covers the outcome too. The tool must return this very
    * body; a failure it returns or throws instead replaces the record, durably, before the answer. Returns the
-   * function the tool calls as soon as the rename has happened or failed: the project's state epoch, bumped in
-   * the store by this commit, shows as moved to the journal's readers (run=@changed, replays) only from then.
-   * Requires journal.confirm, which start-up recovery asks whether the effect is on disk.
+   * function the tool calls as soon as the rename has happened: the project's state epoch, bumped in the store by
+   * this commit, shows as moved to the journal's readers (run=@changed, replays) only from then, and a failure
+   * takes the bump back. Requires journal.confirm, which start-up recovery asks whether the effect is on disk.
    */
   checkpointWithOutcome(data: unknown, body: ToolResult): () => void;
   /**

@@ -61,11 +61,11 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite,
       ...(inline ? { inline } : { journaled: journaledBeforeRename(intent, hooks), deferDirectorySync: true }),
     });
   } catch (error) {
+    // The rename never happened: the journal records the failure over the success and takes back its epoch bump.
     if (isToolError(error)) throw error;
     throw writeFailed(ctx, target.display, error);
-  } finally {
-    landed();
   }
+  landed();
   readCoverage.of(ctx.state).invalidate(target.absolute);
   intent.lastSyncAfterRecord(
     written.directorySynced.then(

@@ -60,6 +60,8 @@ export interface Flight {
   aheadDurable?: boolean;
   /** Shows the ahead record's epoch bump to readers (recordAhead); idempotent. */
   landed?: () => void;
+  /** The project's epoch in the store right after the ahead record bumped it, until that bump is settled. */
+  aheadEpoch?: number;
 }
 
 export class Journal {
@@ -139,28 +141,36 @@ export class Journal {
         if (!isToolError(error)) this.log.error(`intent ${row.tool} failed outside its tool`, { error: error instanceof Error ? error.stack : String(error) });
         body = toFailure(error);
       }
-      flight.landed?.();
       if (!body.ok && body.errorCode === ErrorCode.stateStoreUnavailable) {
         // The store refused a write that precedes every side effect, so nothing ran: answer at once, and withdraw
         // the record so that the same URL runs once the store takes writes again.
         settleWith(body);
-        await this.recordDurably(row, "withdraw", () => this.store.journal.withdraw(row.id));
+        await this.recordDurably(row, "withdraw", () =>
+          this.store.journal.transaction(() => {
+            this.takeBackAhead(flight);
+            this.store.journal.withdraw(row.id);
+          }),
+        );
         return;
       }
       const lastSync = flight.lastSync?.catch((error: unknown) => toFailure(error));
       const failed = await lastSync;
-      if (failed) body = failed;
       if (flight.ahead) {
-        await this.settleAhead(flight, body, behaviour).then(settleWith);
+        await this.settleAhead(flight, body, failed, behaviour).then(settleWith);
         return;
       }
+      if (failed) body = failed;
       // Any other tool keeps the order: the tool's last fsync, then the outcome, then its fsync.
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
       await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
       await this.durableOrLogged(row, "the outcome of");
       settleWith(body);
-    })().finally(() => this.flights.delete(key));
+    })().finally(() => {
+      // Whatever happened, an epoch bump recorded ahead is shown from now on (a no-op once it was).
+      flight.landed?.();
+      this.flights.delete(key);
+    });
     return flight;
   }
 
@@ -169,18 +179,30 @@ export class Journal {
    * its last fsync are done. That very success: the record stands, durable already (the fsync before the rename
    * covered it), and its confirmation follows off the answer's path (confirmLater). Anything else (a failure
    * before or at the rename, the directory's fsync failing, a different body): recorded over it, durably, first.
+   * A tool that failed never renamed: its epoch bump is taken back with the failure, so the epoch moves as if
+   * nothing had been recorded ahead.
    */
-  private async settleAhead(flight: Flight, body: IntentBody, behaviour: JournalBehaviour | undefined): Promise<IntentBody> {
+  private async settleAhead(flight: Flight, body: IntentBody, synced: ToolFailure | undefined, behaviour: JournalBehaviour | undefined): Promise<IntentBody> {
     const { row } = flight;
-    if (body === flight.ahead) {
+    if (body === flight.ahead && !synced) {
       if (!flight.aheadDurable) await this.durableOrLogged(row, "the outcome of");
       this.confirmLater(row.id);
       return body;
     }
-    if (body.ok) this.log.error(`intent ${row.tool} ${row.callId} answered another success than it recorded ahead; recording the one it answered`);
-    await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
+    if (body.ok && body !== flight.ahead) this.log.error(`intent ${row.tool} ${row.callId} answered another success than it recorded ahead; recording the one it answered`);
+    const outcome = synced ?? body;
+    await this.recordDurably(row, "record the outcome of", () => this.finish(row, outcome, behaviour, body.ok ? undefined : flight));
     await this.durableOrLogged(row, "the outcome of");
-    return body;
+    return outcome;
+  }
+
+  /**
+   * Inside a failure's (or a withdrawal's) transaction, for an intent whose tool failed after recordAhead: takes
+   * back the epoch bump unless another one followed it, and shows the epoch to readers again.
+   */
+  private takeBackAhead(flight: Flight): void {
+    if (flight.aheadEpoch !== undefined) this.store.journal.unbumpEpoch(flight.row.projectId, flight.aheadEpoch);
+    flight.landed?.();
   }
 
   /**
@@ -298,8 +320,9 @@ export class Journal {
   /**
    * The file tools' one commit before their rename (IntentHandle.checkpointWithOutcome): the start, the checkpoint
    * and the success they will answer, marked unconfirmed, with the epoch bump. Readers of the epoch see that bump
-   * only once the returned function runs (the rename landed or failed): until then the project has not changed, and
-   * a run=@changed call named by the new epoch could run against the old file and be replayed as current.
+   * only once the returned function runs (the rename landed): until then the project has not changed, and a
+   * run=@changed call named by the new epoch could run against the old file and be replayed as current. A tool
+   * that fails instead never calls it: its failure's record takes the bump back (settleAhead, takeBackAhead).
    */
   recordAhead(flight: Flight, data: unknown, body: ToolResult, behaviour: JournalBehaviour | undefined): () => void {
     const { row } = flight;
@@ -308,7 +331,8 @@ export class Journal {
       this.store.journal.transaction(() => {
         if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
         this.store.journal.saveCheckpoint(row.id, data);
-        this.finishInTransaction(row, body, bump, true);
+        const stored = this.finishInTransaction(row, body, bump, true);
+        if (bump) flight.aheadEpoch = stored;
       }),
     );
     flight.startRecorded = true;
@@ -319,6 +343,8 @@ export class Journal {
     return (flight.landed = () => {
       if (!pending) return;
       pending = false;
+      // From here the bump is the change's (the rename happened) or already taken back (takeBackAhead).
+      flight.aheadEpoch = undefined;
       const left = (this.unlanded.get(row.projectId) ?? 1) - 1;
       if (left > 0) this.unlanded.set(row.projectId, left);
       else this.unlanded.delete(row.projectId);
@@ -336,16 +362,25 @@ export class Journal {
   }
 
   /** Records the outcome, bumping the project's state epoch as the tool's behaviour asks, in one transaction. */
-  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined): void {
+  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined, takeBack?: Flight): void {
     const bump = bumpsEpoch(behaviour, body);
-    this.withConfirmations(() => this.store.journal.transaction(() => this.finishInTransaction(row, body, bump, false)));
+    this.withConfirmations(() =>
+      this.store.journal.transaction(() => {
+        if (takeBack) this.takeBackAhead(takeBack);
+        this.finishInTransaction(row, body, bump, false);
+      }),
+    );
   }
 
-  /** The outcome's UPDATE and the epoch bump, inside the caller's transaction; epochAfter is the epoch shown. */
-  private finishInTransaction(row: IntentRow, body: IntentBody, bump: boolean, unconfirmed: boolean): void {
+  /**
+   * The outcome's UPDATE and the epoch bump, inside the caller's transaction; epochAfter is the epoch shown.
+   * Returns the project's epoch in the store.
+   */
+  private finishInTransaction(row: IntentRow, body: IntentBody, bump: boolean, unconfirmed: boolean): number {
     const stored = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
     const epoch = stored - (this.unlanded.get(row.projectId) ?? 0);
     this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), unconfirmed);
+    return stored;
   }
 
   /** Waits up to waitMs for the flight; undefined when it is still running. */

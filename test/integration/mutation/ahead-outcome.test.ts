@@ -58,6 +58,9 @@ describe("a success recorded ahead of its rename", () => {
   it("answers and records a rename that fails as write_failed, never as the success recorded ahead", async () => {
     const file = path.join(t.projectDir, "target.txt");
     fs.writeFileSync(file, "value 1\n");
+    const command = url(s.m!, "x", [["run", "@changed"], ["wait", 20_000]], "echo checked");
+    const checked = await agentGet<Body>(command);
+    expect(checked).toMatchObject({ ok: true, stdout: "checked\n" });
     const callUrl = url(s.m!, "e", [["path", "target.txt"], ["old", "value 1"], ["wait", 0]], "value 2");
     const accepted = await startHeld(callUrl);
     // A non-empty directory where the file was: the held rename over it fails (EISDIR).
@@ -72,6 +75,8 @@ describe("a success recorded ahead of its rename", () => {
     expect(await agentGet<Body>(callUrl)).toMatchObject({ ok: false, errorCode: "write_failed", dedupe: "replayed" });
     expect(fs.readFileSync(path.join(file, "inside.txt"), "utf8")).toBe("x\n");
     expect(temps()).toEqual([]);
+    // The failed edit changed nothing through the bridge: its epoch bump was taken back, so this replays.
+    expect(await agentGet<Body>(command)).toMatchObject({ ok: true, dedupe: "replayed", callId: checked.callId });
   });
 
   it("moves the state epoch for run=@changed only once the file changed", async () => {
