@@ -14,7 +14,8 @@ import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_WHEN_CHANGED, splitControls } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
-import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
+import type { Dedupe, Flight, IntentBody, IntentScope } from "./journal.js";
+import { isTombstone, presentFinished, presentTombstone, presentUnfinished } from "./present.js";
 import { resolveStagedContent } from "../staging/staging.js";
 
 /** Runs one validated mutation-capability call through the journal; may reject with a ToolError. */
