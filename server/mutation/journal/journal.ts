@@ -196,7 +196,8 @@ export class Journal {
 
   /**
    * Inside a failure's (or a withdrawal's) transaction, for an intent whose tool failed after recordAhead: takes
-   * back the epoch bump unless another one followed it, and shows the epoch to readers again.
+   * back the epoch bump unless another one followed it, and shows the epoch to readers again. Should that
+   * transaction then fail, the bump stays: a change that did not happen, which only makes run=@changed run again.
    */
   private takeBackAhead(flight: Flight): void {
     if (flight.aheadEpoch !== undefined) this.store.journal.unbumpEpoch(flight.row.projectId, flight.aheadEpoch);
