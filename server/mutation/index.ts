@@ -6,9 +6,9 @@
 //                journal: { stagedContent: [{ blob: "blob", count: "count", into: "command" }],
 //                           serialize?, bumpsEpoch?: "success" | "always" | "never" | (body) => boolean,
 //                           repeatOnStateChange?: true, awaitsDurableItself?: true, admit?(args, ctx), recover?(intent),
-//                           confirm?(intent) },                              // with lastSyncAfterRecord (write, edit)
+//                           confirm?(intent) },                              // with checkpointWithOutcome (write, edit)
 //                execute(args, ctx) })                                       // args: controls stripped, blob resolved
-//   ctx.intent  (IntentHandle): callId, checkpoint(json), recordPreimages([...]), durable(), durableNow(),
+//   ctx.intent  (IntentHandle): callId, checkpoint(json), checkpointWithOutcome(json, body), recordPreimages([...]), durable(), durableNow(),
 //                               lastSyncAfterRecord(synced), retryUrl(), progress(snapshot)
 //   ctx.mutation (MutationRuntime): journal, staging, queue, store, log, hooks, terminal (gate, live trees)
 //   resolveStagedContent(ctx, blob, count?)  -> text, or staged_* ToolError with statusUrl
@@ -28,7 +28,8 @@ export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from
 export { computeCallId, canonicalJson, deriveRunNonce } from "./journal/call-id.js";
 export { runtimeOf, intentOf, type IntentHandle, type MutationRuntime } from "./journal/context.js";
 export { createJournalRunner, freshRunUrl } from "./journal/journal-runner.js";
-export { pollUrl, SHUTDOWN_DRAIN_MS, type IntentBody } from "./journal/journal.js";
+export { SHUTDOWN_DRAIN_MS, type IntentBody } from "./journal/journal.js";
+export { pollUrl } from "./journal/present.js";
 export { createMutationRuntime, type MutationRuntimeOptions } from "./runtime.js";
 export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } from "./journal/recovery.js";
 export { resolveStagedContent, blobStatusUrl } from "./staging/staging.js";

@@ -127,8 +127,9 @@ export function createJournalQueries(db: Db) {
   );
   const confirmStmt = db.prepare("UPDATE intents SET unconfirmed = 0 WHERE id = ?");
   const unconfirmedStmt = db.prepare("SELECT * FROM intents WHERE unconfirmed = 1 ORDER BY id");
-  // Only an unfinished intent can be withdrawn: one refused by the store before anything of it ran.
-  const withdrawStmt = db.prepare("DELETE FROM intents WHERE id = ? AND state IN ('pending', 'running')");
+  // Only an intent refused by the store before anything of it ran can be withdrawn: an unfinished one, or one whose
+  // success was recorded ahead of its side effect and is still unconfirmed (mutation/journal/journal.ts recordAhead).
+  const withdrawStmt = db.prepare("DELETE FROM intents WHERE id = ? AND (state IN ('pending', 'running') OR unconfirmed = 1)");
   const unfinishedStmt = db.prepare("SELECT * FROM intents WHERE state IN ('pending', 'running') ORDER BY id");
   const clearPreimagesStmt = db.prepare("DELETE FROM intent_preimages WHERE intent_id = ?");
   const insertPreimageStmt = db.prepare(
@@ -139,6 +140,7 @@ export function createJournalQueries(db: Db) {
   const bumpEpochStmt = db.prepare(
     "INSERT INTO project_epochs (project_id, epoch) VALUES (?, 1) ON CONFLICT(project_id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch",
   );
+  const unbumpEpochStmt = db.prepare("UPDATE project_epochs SET epoch = epoch - 1 WHERE project_id = ? AND epoch = ?");
   // Past retention a finished intent becomes a tombstone: its result, checkpoint and preimages go, while its
   // identity, tool, outcome and time stay, so that a late replay is answered "already executed" and never re-run.
   const tombstoneOldStmt = db.prepare(
@@ -237,6 +239,8 @@ export function createJournalQueries(db: Db) {
     unconfirmed: (): IntentRow[] => (unconfirmedStmt.all() as RawIntent[]).map(toIntent),
     epoch: (projectId: string): number => (epochStmt.get(projectId) as { epoch: number } | undefined)?.epoch ?? 0,
     bumpEpoch: (projectId: string): number => (bumpEpochStmt.get(projectId) as { epoch: number }).epoch,
+    /** Takes back the bump that made the epoch `bumped`, if it is still the latest; true when it was. */
+    unbumpEpoch: (projectId: string, bumped: number): boolean => unbumpEpochStmt.run(projectId, bumped).changes > 0,
     /**
      * Turns finished intents older than the cutoff, or beyond `keep` full records per session generation, into
      * tombstones, and drops the oldest tombstones beyond `keepTombstones`. Returns how many rows changed.

@@ -41,9 +41,9 @@ export interface JournalBehaviour {
    */
   recover?(intent: InterruptedIntent): Promise<ToolResult | ToolFailure>;
   /**
-   * Start-up recovery of a success recorded while the tool's last fsync was still running (IntentHandle
-   * lastSyncAfterRecord) and never confirmed: the process stopped before it answered. Checks the tool's effect
-   * is on disk; a ToolFailure replaces the recorded success, undefined confirms it. Required with lastSyncAfterRecord.
+   * Start-up recovery of a success recorded ahead of the tool's side effect (IntentHandle checkpointWithOutcome)
+   * and never confirmed: the process stopped before it answered, maybe before the effect. Checks the tool's effect
+   * is on disk; a ToolFailure replaces the recorded success, undefined confirms it. Required with checkpointWithOutcome.
    */
   confirm?(intent: InterruptedIntent): Promise<ToolFailure | undefined>;
 }
@@ -67,6 +67,16 @@ export interface IntentHandle {
   /** Saves JSON that this tool's journal.recover() receives if the process dies before the intent finishes (see durable()). */
   checkpoint(data: unknown): void;
   /**
+   * checkpoint() for a tool whose one remaining side effect is a rename, with the success it will answer once the
+   * rename lands: both, and the intent's start, in one transaction before any side effect, the outcome marked
+   * unconfirmed, so the one durable() before the rename covers the outcome too. The tool must return this very
+   * body; a failure it returns or throws instead replaces the record, durably, before the answer. Returns the
+   * function the tool calls as soon as the rename has happened: the project's state epoch, bumped in the store by
+   * this commit, shows as moved to the journal's readers (run=@changed, replays) only from then, and a failure
+   * takes the bump back. Requires journal.confirm, which start-up recovery asks whether the effect is on disk.
+   */
+  checkpointWithOutcome(data: unknown, body: ToolResult): () => void;
+  /**
    * Records, in one transaction, what every path looked like before the tool touches it. Call before the first
    * write (and durable() before it lands): start-up recovery restores them byte-exactly through InterruptedIntent.rollback().
    */
@@ -83,10 +93,10 @@ export interface IntentHandle {
    */
   durableNow(): void;
   /**
-   * The tool's effect is in place and only its last fsync (the directory's, after a rename) is still running:
-   * the journal records the outcome meanwhile, overlapping its own fsync with this one, marked unconfirmed. It
-   * answers once both are done and then confirms the record; a failure `synced` resolves with replaces the
-   * outcome. Only for tools whose journal.confirm() can tell after a crash whether the effect is on disk.
+   * The tool's effect is in place and only its last fsync (the directory's, after a rename) is still running, so
+   * the tool can return (and release the project's write queue) at once: the journal answers once it is done, and
+   * a failure `synced` resolves with replaces the outcome, durably. With an outcome recorded ahead
+   * (checkpointWithOutcome) that is the answer's last wait; otherwise the outcome is recorded after it.
    */
   lastSyncAfterRecord(synced: Promise<ToolFailure | undefined>): void;
   /** The current request URL with a fresh, deterministic run= nonce: a `retry` URL after a recovery action. */

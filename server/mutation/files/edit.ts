@@ -104,18 +104,25 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   // New lines take the newline the replaced span used (mixed files stay mixed), else the file's own.
   const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
   const text = decoded.text.slice(0, start) + convertNewlines(replacement, newline) + decoded.text.slice(end);
-  await commitSingleFile(ctx, { target, bytes: encodeText(text, decoded.encoding), mode: info.mode & 0o7777, previous });
-  const line = lineAt(normalized.text, at);
-  return {
+  // The whole answer is known before the file changes: it is recorded with the checkpoint, ahead of the rename.
+  const answer: EditOutput = {
     ok: true,
     path: target.display,
-    line,
+    line: lineAt(normalized.text, at),
     linesRemoved: old.split("\n").length,
     linesAdded: replacement.split("\n").length,
     encoding: decoded.encoding,
     newline: decoded.style,
     ...streakAdvice(ctx),
   };
+  try {
+    await commitSingleFile(ctx, { target, bytes: encodeText(text, decoded.encoding), mode: info.mode & 0o7777, previous }, answer);
+  } catch (error) {
+    // The file did not change: this edit is no part of the session's streak.
+    editStreak.of(ctx.state).delete(intentOf(ctx).callId);
+    throw error;
+  }
+  return answer;
 }
 
 function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, hits: number[]): ToolError {
@@ -195,7 +202,10 @@ function looseMatchLines(text: string, old: string): number[] {
   return found;
 }
 
-/** Tracks distinct successful edits in this session; from the third within the window, suggests a bulk patch. */
+/**
+ * Tracks distinct successful edits in this session; from the third within the window, suggests a bulk patch. Called
+ * before the rename (the answer is recorded ahead of it); an edit that then fails is taken out again.
+ */
 function streakAdvice(ctx: ToolContext): Pick<EditOutput, "suggestedBulkPatch" | "efficiencyHint"> {
   const recent = editStreak.of(ctx.state);
   const now = Date.now();

@@ -3,12 +3,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../../errors.js";
 import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.js";
-import type { InterruptedIntent, ToolContext } from "../../kernel/tool/definition.js";
+import type { InterruptedIntent, ToolContext, ToolResult } from "../../kernel/tool/definition.js";
 import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { toDisplayPath } from "../../sandbox/paths.js";
 import { writeHeldFile, type HeldWriteResult } from "./atomic-write.js";
-import { intentOf, runtimeOf } from "../journal/context.js";
+import { intentOf, runtimeOf, type IntentHandle } from "../journal/context.js";
+import type { TestHooks } from "../journal/test-hooks.js";
 import { loopIsSaturated } from "../journal/inline-sync.js";
 import type { RecoveredOutput } from "../journal/envelope.js";
 import { interruptedFailure } from "../journal/recovery.js";
@@ -30,41 +31,45 @@ export interface SingleFileWrite {
 }
 
 /**
- * Checkpoints the before/after fingerprints, then writes atomically (the rename waiting for the checkpoint to be
- * durable) and invalidates read coverage. Returns once the file is renamed into place: the directory's fsync is
- * handed to the journal (lastSyncAfterRecord), which records the outcome meanwhile and answers once both are
- * durable. The tools using it declare journal.awaitsDurableItself and journal.confirm (confirmSingleFile).
+ * Records the before/after fingerprints and the tool's answer (marked unconfirmed) in one commit, then writes
+ * atomically: the rename waits for that commit to be durable, which the temp file's fsync overlaps. Returns once
+ * the file is renamed into place; the directory's fsync is handed to the journal (lastSyncAfterRecord), which
+ * answers once it is done. `answer` is what the tool returns on success, so it must be complete before the
+ * rename; a failure from here on replaces it in the record. The tools using it declare
+ * journal.awaitsDurableItself and journal.confirm (confirmSingleFile).
  */
-export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite): Promise<void> {
+export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite, answer: ToolResult): Promise<void> {
   const checkpoint: SingleFileCheckpoint = {
     path: write.target.absolute,
     before: write.previous ? fingerprintBytes(write.previous) : null,
     after: fingerprintBytes(write.bytes),
   };
   const intent = intentOf(ctx);
-  intent.checkpoint(checkpoint);
+  const landed = intent.checkpointWithOutcome(checkpoint, answer);
   const { target } = write;
+  const { hooks, journal } = runtimeOf(ctx);
   // On a saturated loop every thread-pool trip would cost a long event-loop turn, two of them while holding the
   // project's write queue: then the journal and the file are synced inline.
-  const inline = loopIsSaturated(runtimeOf(ctx).journal.inFlight);
-  if (inline) intent.durableNow();
+  const inline = loopIsSaturated(journal.inFlight);
   let written: HeldWriteResult;
   try {
+    if (inline) intent.durableNow();
     written = await writeHeldFile(target, write.bytes, {
       ...(write.mode === undefined ? {} : { mode: write.mode }),
       ...(ctx.project.agentFallback ? { agentFallback: ctx.project.agentFallback } : {}),
-      // The checkpoint (and the intent's admission) reach stable storage while the temp file is fsynced.
-      ...(inline ? { inline } : { journaled: () => intent.durable(), deferDirectorySync: true }),
+      // The checkpoint and the outcome (and the intent's admission) reach stable storage while the temp file is fsynced.
+      ...(inline ? { inline } : { journaled: journaledBeforeRename(intent, hooks), deferDirectorySync: true }),
     });
   } catch (error) {
+    // The rename never happened: the journal records the failure over the success and takes back its epoch bump.
     if (isToolError(error)) throw error;
     throw writeFailed(ctx, target.display, error);
   }
+  landed();
   readCoverage.of(ctx.state).invalidate(target.absolute);
-  const { hooks } = runtimeOf(ctx);
   intent.lastSyncAfterRecord(
     written.directorySynced.then(
-      // Test-only (URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS): holds the outcome unconfirmed so a crash test can kill us there.
+      // Test-only (URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS): holds the answer back, the file renamed, so a crash test can kill us there.
       async () => {
         if (hooks.directorySyncDelayMs > 0) await sleep(hooks.directorySyncDelayMs);
         return undefined;
@@ -72,6 +77,12 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite)
       (error: unknown) => notDurable(target.display, error).toFailure(),
     ),
   );
+}
+
+/** What the rename waits for: the journal's fsync, then (test-only, URLBRIDGE_TEST_RENAME_DELAY_MS) a hold before the file changes. */
+function journaledBeforeRename(intent: IntentHandle, hooks: TestHooks): () => Promise<void> {
+  if (hooks.renameDelayMs === 0) return () => intent.durable();
+  return () => intent.durable().then(() => sleep(hooks.renameDelayMs));
 }
 
 function writeFailed(ctx: ToolContext, display: string, error: unknown): ToolError {

@@ -61,8 +61,9 @@ export const writeTool = defineTool({
 async function writeHeld(ctx: ToolContext, target: HeldPath, content: string, replaces: string | undefined): Promise<WriteOutput> {
   if (!target.exists) {
     const bytes = Buffer.from(content, "utf8");
-    await commitSingleFile(ctx, { target, bytes, previous: undefined });
-    return { ok: true, path: target.display, created: true, bytes: bytes.length, encoding: "utf-8", newline: detectNewlines(content).style };
+    const answer: WriteOutput = { ok: true, path: target.display, created: true, bytes: bytes.length, encoding: "utf-8", newline: detectNewlines(content).style };
+    await commitSingleFile(ctx, { target, bytes, previous: undefined }, answer);
+    return answer;
   }
   const info = target.stats!;
   if (!info.isFile()) {
@@ -76,9 +77,10 @@ async function writeHeld(ctx: ToolContext, target: HeldPath, content: string, re
   const encoding = decoded.ok ? decoded.decoded.encoding : "utf-8";
   const text = decoded.ok && decoded.decoded.style !== "none" ? convertNewlines(content, decoded.decoded.newline) : content;
   const bytes = encodeText(text, encoding);
-  const result = { ok: true as const, path: target.display, created: false, bytes: bytes.length, encoding, newline: detectNewlines(text).style };
+  const result: WriteOutput = { ok: true as const, path: target.display, created: false, bytes: bytes.length, encoding, newline: detectNewlines(text).style };
   if (bytes.equals(previous)) return { ...result, unchanged: true };
-  await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous });
+  // The answer is recorded with the checkpoint, ahead of the rename, and returned as it is.
+  await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous }, result);
   return result;
 }
 

@@ -14,7 +14,8 @@ import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_WHEN_CHANGED, splitControls } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
-import { isTombstone, presentFinished, presentTombstone, presentUnfinished, type Dedupe, type Flight, type IntentBody, type IntentScope } from "./journal.js";
+import type { Dedupe, Flight, IntentBody, IntentScope } from "./journal.js";
+import { isTombstone, presentFinished, presentTombstone, presentUnfinished } from "./present.js";
 import { resolveStagedContent } from "../staging/staging.js";
 
 /** Runs one validated mutation-capability call through the journal; may reject with a ToolError. */
@@ -92,7 +93,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
 
   async function execute(flight: Flight, tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<IntentBody> {
     const run = async () => {
-      const intentCtx: ToolContext = { ...ctx, intent: intentHandle(flight, ctx) };
+      const intentCtx: ToolContext = { ...ctx, intent: intentHandle(flight, tool, ctx) };
       let release: (() => void) | undefined;
       try {
         release = await tool.journal?.admit?.(args, intentCtx);
@@ -120,20 +121,27 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     return serialize ? runtime.queue.run(ctx.project.root, run) : run();
   }
 
-  function intentHandle(flight: Flight, ctx: ToolContext): IntentHandle {
+  function intentHandle(flight: Flight, tool: AnyToolDefinition, ctx: ToolContext): IntentHandle {
     const { row } = flight;
     return {
       callId: row.callId,
-      // Both come before the tool's side effects (journal-contract.ts), so a store refusing them means nothing ran.
+      // All three come before the tool's side effects (journal-contract.ts), so a store refusing them means nothing ran.
       checkpoint: (data) => refusedBeforeEffects(runtime, () => journal.saveCheckpoint(flight, data)),
+      checkpointWithOutcome: (data, body) => refusedBeforeEffects(runtime, () => journal.recordAhead(flight, data, body, tool.journal)),
       recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => journal.savePreimages(flight, preimages)),
-      durable: () => durableBeforeEffects(runtime),
+      durable: () => {
+        // A sync that starts after the outcome was recorded ahead covers it: its answer then waits for no other.
+        const coversAhead = flight.ahead !== undefined;
+        const synced = durableBeforeEffects(runtime);
+        return coversAhead ? synced.then(() => void (flight.aheadDurable = true)) : synced;
+      },
       durableNow: () => {
         try {
           runtime.journal.durableSync();
         } catch (error) {
           throw syncRefused(runtime, error);
         }
+        if (flight.ahead) flight.aheadDurable = true;
       },
       lastSyncAfterRecord: (synced) => {
         flight.lastSync = synced;

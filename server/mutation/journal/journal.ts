@@ -3,14 +3,12 @@
 // writes commit without an fsync; durable() makes them survive power loss, off the event loop, where it matters.
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, toFailure, type ToolFailure } from "../../errors.js";
-import type { ExactUrls, JournalBehaviour, ToolResult } from "../../kernel/tool/definition.js";
+import type { JournalBehaviour, ToolResult } from "../../kernel/tool/definition.js";
 import type { Logger } from "../../log.js";
 import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent, Preimage } from "../../store/journal.js";
-import { DEFAULT_WAIT_MS } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
-import type { TombstoneAnswer, UnfinishedAnswer } from "./envelope.js";
 
 export type IntentBody = ToolResult | ToolFailure;
 export type Dedupe = "new" | "replayed" | "joined";
@@ -54,14 +52,27 @@ export interface Flight {
   startRecorded: boolean;
   /** The tool's last fsync, still running when execute returned (IntentHandle.lastSyncAfterRecord). */
   lastSync?: Promise<ToolFailure | undefined>;
+  /** The success recorded ahead of the tool's side effect, unconfirmed (recordAhead). */
+  ahead?: ToolResult;
+  /** True once a journal fsync that started after the ahead record has finished: the answer needs no other. */
+  aheadDurable?: boolean;
+  /** Shows the ahead record's epoch bump to readers (recordAhead); idempotent. */
+  landed?: () => void;
+  /** The project's epoch in the store right after the ahead record bumped it, until that bump is settled. */
+  aheadEpoch?: number;
 }
 
 export class Journal {
   private readonly flights = new Map<string, Flight>();
   private admissions = 0;
-  /** Answered outcomes still marked unconfirmed in the store (recordUnconfirmed), confirmed with the next commit. */
+  /** Answered outcomes still marked unconfirmed in the store (recordAhead), confirmed with the next commit. */
   private readonly toConfirm = new Set<number>();
   private confirmTimer: NodeJS.Timeout | undefined;
+  /**
+   * Per project, epoch bumps committed ahead of a side effect that has not happened yet (recordAhead): the epoch
+   * this journal shows (epoch(), the epochAfter it records) leaves them out until the tool says its rename landed.
+   */
+  private readonly unlanded = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -132,44 +143,65 @@ export class Journal {
         // The store refused a write that precedes every side effect, so nothing ran: answer at once, and withdraw
         // the record so that the same URL runs once the store takes writes again.
         settleWith(body);
-        await this.recordDurably(row, "withdraw", () => this.store.journal.withdraw(row.id));
+        await this.recordDurably(row, "withdraw", () =>
+          this.store.journal.transaction(() => {
+            this.takeBackAhead(flight);
+            this.store.journal.withdraw(row.id);
+          }),
+        );
         return;
       }
       const lastSync = flight.lastSync?.catch((error: unknown) => toFailure(error));
-      if (lastSync && body.ok && behaviour?.confirm) {
-        await this.recordUnconfirmed(row, body, behaviour, lastSync).then(settleWith);
+      const failed = await lastSync;
+      if (flight.ahead) {
+        await this.settleAhead(flight, body, failed, behaviour).then(settleWith);
         return;
       }
-      // Any other tool, or a failure, keeps the order: the tool's last fsync, then the outcome, then its fsync.
-      const failed = await lastSync;
       if (failed) body = failed;
+      // Any other tool keeps the order: the tool's last fsync, then the outcome, then its fsync.
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
       await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
       await this.durableOrLogged(row, "the outcome of");
       settleWith(body);
-    })().finally(() => this.flights.delete(key));
+    })().finally(() => {
+      // Whatever happened, an epoch bump recorded ahead is shown from now on (a no-op once it was).
+      flight.landed?.();
+      this.flights.delete(key);
+    });
     return flight;
   }
 
   /**
-   * A success whose tool's last fsync (a directory's, after the rename) is still running: the outcome is recorded
-   * meanwhile, marked unconfirmed, so the journal's fsync overlaps the tool's instead of following it. Returns the
-   * body to answer once both are done; the confirmation follows off the answer's path (confirmLater). A crash
-   * before it leaves the record unconfirmed, and start-up recovery asks the tool's journal.confirm whether the
-   * change is on disk (recovery.ts), so a rename lost to a power loss is never replayed as a success. A failed
-   * last fsync replaces the outcome, durably, with the tool's failure.
+   * The answer of an intent whose success was recorded ahead of its side effect (recordAhead), once the tool and
+   * its last fsync are done. That very success: the record stands, durable already (the fsync before the rename
+   * covered it), and its confirmation follows off the answer's path (confirmLater). Anything else (a failure
+   * before or at the rename, the directory's fsync failing, a different body): recorded over it, durably, first.
+   * A tool that failed never renamed: its epoch bump is taken back with the failure, so the epoch moves as if
+   * nothing had been recorded ahead.
    */
-  private async recordUnconfirmed(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour, lastSync: Promise<ToolFailure | undefined>): Promise<IntentBody> {
-    await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour, { unconfirmed: true }));
-    const [failed] = await Promise.all([lastSync, this.durableOrLogged(row, "the outcome of")]);
-    if (failed) {
-      await this.recordDurably(row, "record the outcome of", () => this.finish(row, failed, behaviour));
-      await this.durableOrLogged(row, "the outcome of");
-      return failed;
+  private async settleAhead(flight: Flight, body: IntentBody, synced: ToolFailure | undefined, behaviour: JournalBehaviour | undefined): Promise<IntentBody> {
+    const { row } = flight;
+    if (body === flight.ahead && !synced) {
+      if (!flight.aheadDurable) await this.durableOrLogged(row, "the outcome of");
+      this.confirmLater(row.id);
+      return body;
     }
-    this.confirmLater(row.id);
-    return body;
+    if (body.ok && body !== flight.ahead) this.log.error(`intent ${row.tool} ${row.callId} answered another success than it recorded ahead; recording the one it answered`);
+    const outcome = synced ?? body;
+    await this.recordDurably(row, "record the outcome of", () => this.finish(row, outcome, behaviour, body.ok ? undefined : flight));
+    await this.durableOrLogged(row, "the outcome of");
+    return outcome;
+  }
+
+  /**
+   * Inside a failure's (or a withdrawal's) transaction, for an intent whose tool failed after recordAhead: takes
+   * back the epoch bump unless another one followed it, and shows the epoch to readers again. Should that
+   * transaction then fail, the bump stays: a change that did not happen, which only makes run=@changed run again.
+   */
+  private takeBackAhead(flight: Flight): void {
+    if (flight.aheadEpoch !== undefined) this.store.journal.unbumpEpoch(flight.row.projectId, flight.aheadEpoch);
+    flight.landed?.();
   }
 
   /**
@@ -284,6 +316,40 @@ export class Journal {
     flight.startRecorded = true;
   }
 
+  /**
+   * The file tools' one commit before their rename (IntentHandle.checkpointWithOutcome): the start, the checkpoint
+   * and the success they will answer, marked unconfirmed, with the epoch bump. Readers of the epoch see that bump
+   * only once the returned function runs (the rename landed): until then the project has not changed, and a
+   * run=@changed call named by the new epoch could run against the old file and be replayed as current. A tool
+   * that fails instead never calls it: its failure's record takes the bump back (settleAhead, takeBackAhead).
+   */
+  recordAhead(flight: Flight, data: unknown, body: ToolResult, behaviour: JournalBehaviour | undefined): () => void {
+    const { row } = flight;
+    const bump = bumpsEpoch(behaviour, body);
+    this.withConfirmations(() =>
+      this.store.journal.transaction(() => {
+        if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
+        this.store.journal.saveCheckpoint(row.id, data);
+        const stored = this.finishInTransaction(row, body, bump, true);
+        if (bump) flight.aheadEpoch = stored;
+      }),
+    );
+    flight.startRecorded = true;
+    flight.ahead = body;
+    if (!bump) return (flight.landed = () => undefined);
+    this.unlanded.set(row.projectId, (this.unlanded.get(row.projectId) ?? 0) + 1);
+    let pending = true;
+    return (flight.landed = () => {
+      if (!pending) return;
+      pending = false;
+      // From here the bump is the change's (the rename happened) or already taken back (takeBackAhead).
+      flight.aheadEpoch = undefined;
+      const left = (this.unlanded.get(row.projectId) ?? 1) - 1;
+      if (left > 0) this.unlanded.set(row.projectId, left);
+      else this.unlanded.delete(row.projectId);
+    });
+  }
+
   /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
   savePreimages(flight: Flight, preimages: Preimage[]): void {
     this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now());
@@ -295,15 +361,25 @@ export class Journal {
   }
 
   /** Records the outcome, bumping the project's state epoch as the tool's behaviour asks, in one transaction. */
-  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined, options: { unconfirmed?: boolean } = {}): void {
-    const policy = behaviour?.bumpsEpoch ?? "success";
-    const bump = typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
+  finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined, takeBack?: Flight): void {
+    const bump = bumpsEpoch(behaviour, body);
     this.withConfirmations(() =>
       this.store.journal.transaction(() => {
-        const epoch = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
-        this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), options.unconfirmed === true);
+        if (takeBack) this.takeBackAhead(takeBack);
+        this.finishInTransaction(row, body, bump, false);
       }),
     );
+  }
+
+  /**
+   * The outcome's UPDATE and the epoch bump, inside the caller's transaction; epochAfter is the epoch shown.
+   * Returns the project's epoch in the store.
+   */
+  private finishInTransaction(row: IntentRow, body: IntentBody, bump: boolean, unconfirmed: boolean): number {
+    const stored = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
+    const epoch = stored - (this.unlanded.get(row.projectId) ?? 0);
+    this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), unconfirmed);
+    return stored;
   }
 
   /** Waits up to waitMs for the flight; undefined when it is still running. */
@@ -332,69 +408,14 @@ export class Journal {
     this.confirmPending();
   }
 
+  /** The project's state epoch, without bumps recorded ahead of a change that has not landed yet (recordAhead). */
   epoch(projectId: string): number {
-    return this.store.journal.epoch(projectId);
+    return this.store.journal.epoch(projectId) - (this.unlanded.get(projectId) ?? 0);
   }
 }
 
-/** A finished intent as the agent sees it: the recorded body plus its journal identity. */
-export function presentFinished(callId: string, body: IntentBody, dedupe: Dedupe | undefined): IntentBody {
-  return { ...body, callId, state: body.ok ? "succeeded" : "failed", ...(dedupe ? { dedupe } : {}) } as IntentBody;
-}
-
-/** A finished intent's record whose result retention has dropped. */
-export type TombstoneRow = IntentRow & { state: "succeeded" | "failed"; result: undefined };
-
-/** True for a record whose intent finished but whose result retention has since dropped. */
-export function isTombstone(row: IntentRow): row is TombstoneRow {
-  return row.result === undefined && (row.state === "succeeded" || row.state === "failed");
-}
-
-/**
- * A tombstone's answer: the call already executed (when, with which outcome) and is not run again. Not ok, since
- * the agent does not get the result it asked for; a `retry` URL runs the call again on purpose.
- */
-export function presentTombstone(row: TombstoneRow, retry: string | undefined, dedupe: ShownDedupe | undefined): TombstoneAnswer {
-  const executedAt = new Date(row.finishedAt ?? row.createdAt).toISOString();
-  return {
-    ok: false,
-    errorCode: ErrorCode.intentResultExpired,
-    errorDetail: { tool: row.tool, outcome: row.state, executedAt, ...(row.errorCode ? { outcomeErrorCode: row.errorCode } : {}) },
-    repairHint: `This call already executed at ${executedAt} (${row.state}); its result is no longer kept, so it was not run again. Re-read what you need, or fetch retry to run it again on purpose.`,
-    retryable: false,
-    agentAction: "stop",
-    callId: row.callId,
-    state: row.state,
-    ...(retry ? { retry } : {}),
-    ...(dedupe ? { dedupe } : {}),
-  };
-}
-
-/** An intent still pending or running: where to poll for its result. */
-export function presentUnfinished(
-  callId: string,
-  state: "pending" | "running",
-  urls: ExactUrls,
-  dedupe: ShownDedupe | undefined,
-  progress: Record<string, unknown> | undefined,
-  /** Where to poll instead of /j (journal-runner.ts: a session without the /j helper polls the call's own URL). */
-  poll?: string,
-): UnfinishedAnswer {
-  return {
-    ok: true,
-    state,
-    callId,
-    ...(dedupe ? { dedupe } : {}),
-    poll: poll ?? pollUrl(urls, callId),
-    agentAction: "poll",
-    hint: "Accepted and still running. Fetch poll for the result; fetching this URL again never runs it twice.",
-    ...(progress ? { progress } : {}),
-  };
-}
-
-export function pollUrl(urls: ExactUrls, callId: string): string {
-  return urls.to("m", "j", [
-    ["call", callId],
-    ["wait", DEFAULT_WAIT_MS],
-  ]);
+/** Whether finishing with this body bumps the project's state epoch, as the tool's behaviour asks (default: a success). */
+function bumpsEpoch(behaviour: JournalBehaviour | undefined, body: IntentBody): boolean {
+  const policy = behaviour?.bumpsEpoch ?? "success";
+  return typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
 }

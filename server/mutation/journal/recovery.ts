@@ -51,9 +51,10 @@ export async function recoverInterruptedIntents(runtime: MutationRuntime, tools:
 }
 
 /**
- * A success recorded while its tool's last fsync was running (journal.ts recordUnconfirmed) and never confirmed:
- * the process stopped before it answered. The tool's journal.confirm checks its change is on disk; if not (a
- * rename a power loss undid), its failure replaces the success, so no replay answers success for it.
+ * A success recorded ahead of its tool's side effect (journal.ts recordAhead) and never confirmed: the process
+ * stopped before it answered, perhaps before the rename. The tool's journal.confirm checks its change is on disk;
+ * if not (no rename yet, or one a power loss undid), its failure replaces the success, so no replay answers
+ * success for it.
  */
 async function confirmOutcome(runtime: MutationRuntime, tools: AnyToolDefinition[], row: IntentRow): Promise<RecoveredIntent[]> {
   const { store, journal, log } = runtime;

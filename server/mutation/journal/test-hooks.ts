@@ -9,18 +9,24 @@ import { z } from "zod";
 export const PATCH_WRITE_DELAY_ENV = "URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS";
 /**
  * URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS: a write or edit reports its directory fsync done this long after it is,
- * so its outcome sits recorded but unconfirmed (journal.ts recordUnconfirmed) while a crash test kills the
- * process. Test-only; it only delays answers, it never changes what is written or recorded.
+ * so its outcome sits recorded but unconfirmed, the file renamed, while a crash test kills the process. Test-only; it only delays answers, it never changes what is written or recorded.
  */
 export const DIRECTORY_SYNC_DELAY_ENV = "URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS";
+/**
+ * URLBRIDGE_TEST_RENAME_DELAY_MS: a write or edit holds its rename this long once its outcome, recorded ahead of it
+ * (journal.ts recordAhead), and its temp file are durable, so a crash test can kill the process before the file
+ * changes. Test-only; it only delays answers, it never changes what is written or recorded.
+ */
+export const RENAME_DELAY_ENV = "URLBRIDGE_TEST_RENAME_DELAY_MS";
 const MAX_TEST_DELAY_MS = 60_000;
 
 export interface TestHooks {
   patchWriteDelayMs: number;
   directorySyncDelayMs: number;
+  renameDelayMs: number;
 }
 
-export const NO_TEST_HOOKS: TestHooks = { patchWriteDelayMs: 0, directorySyncDelayMs: 0 };
+export const NO_TEST_HOOKS: TestHooks = { patchWriteDelayMs: 0, directorySyncDelayMs: 0, renameDelayMs: 0 };
 
 function readDelay(env: NodeJS.ProcessEnv, name: string): number {
   const raw = env[name];
@@ -33,6 +39,7 @@ function readDelay(env: NodeJS.ProcessEnv, name: string): number {
 export function readTestHooks(env: NodeJS.ProcessEnv = process.env): TestHooks {
   const patchWriteDelayMs = readDelay(env, PATCH_WRITE_DELAY_ENV);
   const directorySyncDelayMs = readDelay(env, DIRECTORY_SYNC_DELAY_ENV);
-  if (patchWriteDelayMs === 0 && directorySyncDelayMs === 0) return NO_TEST_HOOKS;
-  return { patchWriteDelayMs, directorySyncDelayMs };
+  const renameDelayMs = readDelay(env, RENAME_DELAY_ENV);
+  if (patchWriteDelayMs === 0 && directorySyncDelayMs === 0 && renameDelayMs === 0) return NO_TEST_HOOKS;
+  return { patchWriteDelayMs, directorySyncDelayMs, renameDelayMs };
 }

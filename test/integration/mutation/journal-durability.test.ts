@@ -1,5 +1,6 @@
 // How many times a mutation makes the journal durable (store.journalSync, a real state file): one fsync before
 // its first side effect (admission, start and checkpoint together) and one for its outcome; replays and reads none.
+// /e and /w record their outcome with the checkpoint, ahead of the rename, so that one fsync covers both.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,7 +21,7 @@ describe("journal durability points", () => {
   });
   afterAll(async () => t.close());
 
-  it("makes each /e durable twice (before the rename, and its outcome), and a replay or a read not at all", async () => {
+  it("makes each /e durable once (admission, start, checkpoint and outcome, before the rename), and a replay or a read not at all", async () => {
     fs.writeFileSync(path.join(t.projectDir, "count.txt"), "n=0\n");
     const before = syncs();
     let last = "";
@@ -29,7 +30,7 @@ describe("journal durability points", () => {
       const body = await agentGet<Body>(last);
       expect(body).toMatchObject({ ok: true, state: "succeeded" });
     }
-    expect(syncs() - before).toBe(2 * EDITS);
+    expect(syncs() - before).toBe(EDITS);
     expect(fs.readFileSync(path.join(t.projectDir, "count.txt"), "utf8")).toBe(`n=${EDITS}\n`);
 
     const settled = syncs();
@@ -47,7 +48,7 @@ describe("journal durability points", () => {
     expect(fs.readFileSync(path.join(t.projectDir, "miss.txt"), "utf8")).toBe("nothing here\n");
   });
 
-  it("lands concurrent edits of one project queued behind each other, each with at most two journal fsyncs", async () => {
+  it("lands concurrent edits of one project queued behind each other, each with one journal fsync of its own", async () => {
     const slots = 20;
     const file = path.join(t.projectDir, "queued.txt");
     fs.writeFileSync(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
@@ -56,8 +57,20 @@ describe("journal durability points", () => {
     expect(bodies.every((b) => b.ok && b.state === "succeeded")).toBe(true);
     expect(fs.readFileSync(file, "utf8")).toBe(Array.from({ length: slots }, (_, i) => `done ${i};`).join("\n") + "\n");
     const made = syncs() - before;
-    expect(made).toBeGreaterThanOrEqual(slots);
-    expect(made).toBeLessThanOrEqual(2 * slots);
+    // Each edit commits after the one before it renamed (the write queue), so no two can share an fsync.
+    expect(made).toBe(slots);
+  });
+
+  it("makes a new file's /w durable once, and a failed /w once for its outcome", async () => {
+    const before = syncs();
+    const created = await agentGet<Body>(url(s.m!, "w", [["path", "new/durable.txt"]], "fresh\n"));
+    expect(created).toMatchObject({ ok: true, state: "succeeded", created: true });
+    expect(syncs() - before).toBe(1);
+    expect(fs.readFileSync(path.join(t.projectDir, "new/durable.txt"), "utf8")).toBe("fresh\n");
+    fs.writeFileSync(path.join(t.projectDir, "unread.txt"), "never read\n");
+    const refused = syncs();
+    expect(await agentGet<Body>(url(s.m!, "w", [["path", "unread.txt"]], "replaced\n"))).toMatchObject({ ok: false, errorCode: "stale_read", state: "failed" });
+    expect(syncs() - refused).toBe(1);
   });
 
   it("makes a terminal command durable before it is spawned and once for its outcome", async () => {

@@ -1,13 +1,15 @@
 // Runs the real server as a child process and SIGKILLs it while a write's or edit's success is recorded but not
-// yet confirmed (its directory fsync held open by the test-only URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS hook), then
-// restarts it: a change on disk is confirmed as recorded; one a power loss undid is recorded interrupted, not applied.
+// yet confirmed, then restarts it. The success is recorded ahead of the rename: killed before the rename (held by
+// the test-only URLBRIDGE_TEST_RENAME_DELAY_MS hook), the file is untouched and the record interrupted, not applied;
+// killed after it (its directory fsync held by URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS), a change on disk is
+// confirmed as recorded, and one a power loss undid is recorded interrupted, not applied.
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
-import { DIRECTORY_SYNC_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
+import { DIRECTORY_SYNC_DELAY_ENV, RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
 import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
 import { killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
@@ -93,9 +95,11 @@ describe("an outcome recorded before its directory fsync finished", () => {
     const accepted = await agentGet<Body>(callUrl);
     expect(accepted).toMatchObject({ ok: true, state: "running", agentAction: "poll" });
 
-    // The success is recorded, the file renamed into place, the answer held back: kill the process right there.
+    // The success is recorded (ahead of the rename), the file renamed into place, the answer held back: kill the
+    // process right there.
     const deadline = Date.now() + RECORD_WAIT_MS;
-    while (recordOf(stateDir, accepted.callId!)?.state !== "succeeded" && Date.now() < deadline) await sleep(20);
+    const renamed = () => fs.existsSync(file) && fs.readFileSync(file, "utf8") === after;
+    while ((recordOf(stateDir, accepted.callId!)?.state !== "succeeded" || !renamed()) && Date.now() < deadline) await sleep(20);
     expect(recordOf(stateDir, accepted.callId!)).toMatchObject({ state: "succeeded", unconfirmed: 1 });
     expect(fs.readFileSync(file, "utf8")).toBe(after);
     first.child.kill("SIGKILL");
@@ -138,5 +142,72 @@ describe("an outcome recorded before its directory fsync finished", () => {
     expect(recordOf(stateDir, body.callId!)).toMatchObject({ state: "succeeded", unconfirmed: 0 });
     server.child.kill("SIGTERM");
     await server.exited;
+  });
+});
+
+interface AheadCase {
+  name: string;
+  call: (m: string) => string;
+  before: string | undefined;
+  expected: Record<string, unknown>;
+}
+
+const aheadCases: AheadCase[] = [
+  {
+    name: "an edit killed before its rename: interrupted, not applied, the file untouched",
+    call: (m) => url(m, "e", [["path", "f.txt"], ["old", "value 1"], ["wait", 0]], "value 2"),
+    before: "head\nvalue 1\n",
+    expected: { ok: false, state: "failed", dedupe: "replayed", errorCode: "interrupted", errorDetail: expect.objectContaining({ applied: false, path: "/project/f.txt" }) },
+  },
+  {
+    name: "a new file's write killed before its rename: interrupted, not applied, no file",
+    call: (m) => url(m, "w", [["path", "f.txt"], ["wait", 0]], "fresh\n"),
+    before: undefined,
+    expected: { ok: false, state: "failed", dedupe: "replayed", errorCode: "interrupted", errorDetail: expect.objectContaining({ applied: false }) },
+  },
+];
+
+describe("an outcome recorded ahead of its rename", () => {
+  it.each(aheadCases)("$name", { timeout: 60_000 }, async ({ call, before, expected }) => {
+    const stateDir = makeTempDir("ahead-state");
+    const root = makeTempDir("ahead-project");
+    const file = path.join(root, "f.txt");
+    if (before !== undefined) fs.writeFileSync(file, before);
+    const temps = () => fs.readdirSync(root).filter((n) => n.endsWith(TEMP_SUFFIX));
+
+    const first = await startServerProcess({ stateDir, env: { [RENAME_DELAY_ENV]: "60000" } });
+    const project = await api<{ id: string }>(first, "/api/projects", { name: "ahead", root, permissions: { write: true, terminal: false } });
+    const session = await api<{ initUrl: string }>(first, "/api/sessions", { projectId: project.id });
+    const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
+    const callUrl = call(m);
+    const accepted = await agentGet<Body>(callUrl);
+    expect(accepted).toMatchObject({ ok: true, state: "running", agentAction: "poll" });
+
+    // Recorded as a success (unconfirmed) and its temp file written, the rename held: the file has not changed.
+    const deadline = Date.now() + RECORD_WAIT_MS;
+    while ((recordOf(stateDir, accepted.callId!)?.state !== "succeeded" || temps().length === 0) && Date.now() < deadline) await sleep(20);
+    expect(recordOf(stateDir, accepted.callId!)).toMatchObject({ state: "succeeded", unconfirmed: 1 });
+    expect(temps()).toHaveLength(1);
+    if (before === undefined) expect(fs.existsSync(file)).toBe(false);
+    else expect(fs.readFileSync(file, "utf8")).toBe(before);
+    // Nothing that asks this process reports the success yet: a poll and the same URL say it is still running.
+    const poll = await agentGet<Body>(accepted.poll as string);
+    expect(poll).toMatchObject({ ok: true, state: "running" });
+    expect(await agentGet<Body>(callUrl)).toMatchObject({ ok: true, state: "running", dedupe: "joined" });
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    const second = await startServerProcess({ stateDir });
+    expect(recordOf(stateDir, accepted.callId!)).toMatchObject({ state: "failed", unconfirmed: 0 });
+    const replayed = await agentGet<Body>(callUrl.replace(first.dataUrl, second.dataUrl));
+    expect(replayed).toMatchObject({ ...expected, callId: accepted.callId });
+    expect(typeof replayed.retry).toBe("string");
+    // Never re-run, and recovery removed the temp file the rename never took.
+    if (before === undefined) expect(fs.existsSync(file)).toBe(false);
+    else expect(fs.readFileSync(file, "utf8")).toBe(before);
+    expect(temps()).toEqual([]);
+
+    second.child.kill("SIGTERM");
+    await second.exited;
   });
 });

@@ -14,7 +14,7 @@ import {
   unfinishedEnvelope,
   wireOutputOf,
 } from "../../../server/mutation/journal/envelope.js";
-import { presentFinished, presentTombstone, presentUnfinished, type TombstoneRow } from "../../../server/mutation/journal/journal.js";
+import { presentFinished, presentTombstone, presentUnfinished, type TombstoneRow } from "../../../server/mutation/journal/present.js";
 import { pollOutput } from "../../../server/mutation/journal/poll.js";
 import { terminalOutput } from "../../../server/mutation/terminal/terminal.js";
 import { writeOutput } from "../../../server/mutation/files/write.js";
