@@ -1,6 +1,6 @@
 // The MCP endpoint over Streamable HTTP: stateless (nothing a client sees is kept between POSTs; 2025-era POSTs
-// reuse idle servers, server-pool.ts) and JSON only, never SSE (the quick tunnel carries none). Serves the
-// 2026-07-28 protocol and the 2025-era handshake side by side.
+// reuse idle servers, server-pool.ts, and a plain tools/call skips the SDK's dispatch, http-direct-call.ts) and JSON
+// only, never SSE (the quick tunnel carries none). Serves the 2026-07-28 protocol and the 2025-era handshake side by side.
 import type http from "node:http";
 import {
   classifyInboundRequest,
@@ -118,6 +118,33 @@ function isLegacyPost(req: http.IncomingMessage, message: unknown): boolean {
   return classifyInboundRequest({ httpMethod: "POST", ...headers, body: message }).kind === "legacy";
 }
 
+interface Hangup {
+  /** Whether the client went away before its answer was written. */
+  readonly gone: () => boolean;
+  /** Aborts when it does; built on first use: a direct tools/call needs none (http-direct-call.ts). */
+  readonly signal: () => AbortSignal;
+}
+
+function watchHangup(res: http.ServerResponse): Hangup {
+  let gone = false;
+  let controller: AbortController | undefined;
+  res.once("close", () => {
+    if (res.writableFinished) return;
+    gone = true;
+    controller?.abort();
+  });
+  return {
+    gone: () => gone,
+    signal: () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (gone) controller.abort();
+      }
+      return controller.signal;
+    },
+  };
+}
+
 function streamOnlyMethodOf(message: unknown): { method: string; id: unknown } | undefined {
   for (const m of Array.isArray(message) ? message : [message]) {
     if (m && typeof m === "object" && STREAM_ONLY_METHODS.has((m as { method?: unknown }).method as string)) {
@@ -232,27 +259,25 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     if (streamOnly) {
       return sendRpcError(res, 200, METHOD_NOT_FOUND, `${streamOnly.method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`, streamOnly.id);
     }
-    const abort = new AbortController();
-    res.once("close", () => {
-      if (!res.writableFinished) abort.abort();
-    });
+    const hangup = watchHangup(res);
     if (isLegacyPost(req, message)) {
       const version = headerOf(req, "mcp-protocol-version");
       // A plain tools/call skips the SDK's dispatch (http-direct-call.ts); a client that hung up gets nothing run.
-      const call = admitHttpCall(directTools(auth), message, version);
+      const tools = directTools(auth);
+      const call = admitHttpCall(tools, message, version);
       if (call) {
-        if (abort.signal.aborted) return;
-        const json = await directTools(auth).answer(call, auth);
-        if (abort.signal.aborted || res.destroyed) return;
+        if (hangup.gone()) return;
+        const json = await tools.answer(call, auth);
+        if (hangup.gone() || res.destroyed) return;
         return writeAnswer(res, { status: 200, json });
       }
-      const answer = await serveLegacy(pool, message, authInfoOf(token, auth), version, abort.signal);
+      const answer = await serveLegacy(pool, message, authInfoOf(token, auth), version, hangup.signal());
       // 499: the client hung up mid-call; there is nobody left to answer.
       if (answer.status === 499 || res.destroyed) return;
       return writeAnswer(res, answer);
     }
     req.headers.accept = NORMALISED_ACCEPT;
-    const request = webRequestOf(req, abort.signal);
+    const request = webRequestOf(req, hangup.signal());
     const response = await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo: authInfoOf(token, auth) });
     if (response.status === 499 || res.destroyed) return;
     const id = message && typeof message === "object" ? (message as { id?: unknown }).id : null;
