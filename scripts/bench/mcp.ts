@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createControlPost, makeBenchDir, OPERATOR_TOKEN, spawnServer } from "./bridge.js";
-import { measureInterleaved, type BenchResult, type Stats } from "./harness.js";
+import { measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
 import { firstLine, stopChild } from "./http.js";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 
@@ -25,6 +25,9 @@ const READ_WARMUP = 20;
 const EDIT_RUNS = 100;
 const SHELL_RUNS = 100;
 const SMALL_WARMUP = 5;
+/** The CPU pass after the read group: rounds of blocks of sequential calls per target (harness.ts measureCpuInterleaved). */
+const CPU_ROUNDS = 10;
+const CPU_BLOCK = 30;
 /** 32 lines of 63 characters and a newline: 2048 bytes. */
 const READ_BYTES = 2048;
 
@@ -175,6 +178,16 @@ export async function runMcpBench(): Promise<BenchResult> {
       () => floorNode.call("read", { path: "read.txt" }),
     ]));
 
+    // Main-thread CPU per read of the process that serves it: the bridge's own work, free of the client's and of
+    // how the scheduler overlaps the processes (which the p50 differences above include).
+    const readArgs = { path: "read.txt" };
+    const [cpuHttp, cpuHttpNode, cpuStdio, cpuFloor] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+      { pid: child.pid!, fn: () => http.call("read", readArgs) },
+      { pid: child.pid!, fn: () => httpNode.call("read", readArgs) },
+      { pid: child.pid!, fn: () => stdio.call("read", readArgs) },
+      { pid: floorChild.pid!, fn: () => floor.call("read", readArgs) },
+    ]);
+
     const editOf = (call: Call, file: string) => (from: string, to: string) => call("edit", { path: file, oldString: from, newString: to });
     const editHttpFn = flipper(path.join(projectDir, "edit-http.txt"), editOf(http.call, "edit-http.txt"));
     const editStdioFn = flipper(path.join(projectDir, "edit-stdio.txt"), editOf(stdio.call, "edit-stdio.txt"));
@@ -189,6 +202,7 @@ export async function runMcpBench(): Promise<BenchResult> {
       () => stdio.call("shell", { command: "echo bench" }),
     ]));
 
+    const us = (value: number | undefined) => (value === undefined ? "n/a (no schedstat)" : `${value.toFixed(0)} µs`);
     const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
     const ratio = (s: Stats, base: Stats) => `${(s.p50 / base.p50).toFixed(2)}×`;
     const verdict = (s: Stats, base: Stats, strict: boolean) => (strict ? s.p50 < base.p50 : s.p50 <= base.p50) ? "met" : "**not met**";
@@ -231,6 +245,9 @@ export async function runMcpBench(): Promise<BenchResult> {
         ` urlbridge's read is ${ratio(readHttp, readFloor)} of its floor over HTTP and ${ratio(readStdio, readStdioFloor)} over stdio.` +
         ` The bridge's own part over HTTP (p50 above the do-nothing floor under the same fetch): ${(readHttp.p50 - readFloor.p50).toFixed(2)} ms with the default fetch,` +
         ` ${(readHttpNode.p50 - readFloorNode.p50).toFixed(2)} ms with node:http; over stdio ${(readStdio.p50 - readStdioFloor.p50).toFixed(2)} ms.`,
+      `The bridge's main-thread CPU per \`read\` (schedstat, ${CPU_ROUNDS} interleaved rounds of ${CPU_BLOCK} calls each, after the read group):` +
+        ` HTTP with the default fetch ${us(cpuHttp)}, HTTP with node:http ${us(cpuHttpNode)}, the socket (stdio relay) ${us(cpuStdio)};` +
+        ` the do-nothing HTTP stand-in's ${us(cpuFloor)}.`,
     ].join("\n");
     return {
       suite: "mcp",
