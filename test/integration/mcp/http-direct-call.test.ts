@@ -75,6 +75,12 @@ describe("the HTTP leg's direct tools/call path", () => {
     expect(await post(call(6, "read", { path: "notes.txt" }), bare)).toEqual(await post(call(6, "read", { path: "notes.txt" }, {}), bare));
   });
 
+  it("leaves a plain call sent under a 2026-07-28 header to the modern leg, which refuses it for its missing envelope", async () => {
+    const answer = await post(call(10, "read", { path: "notes.txt" }), { ...LEGACY_HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "read" });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32602 } });
+  });
+
   it("answers an edit with the SDK's bytes, apart from the call id the journal draws for each intent", async () => {
     fs.writeFileSync(path.join(t.projectDir, "edit.txt"), "value A\n");
     const direct = await post(call(7, "edit", { path: "edit.txt", oldString: "value A", newString: "value B" }));
