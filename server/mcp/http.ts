@@ -113,9 +113,18 @@ function headerOf(req: http.IncomingMessage, name: string): string | undefined {
  * web request it would read them from.
  */
 function isLegacyPost(req: http.IncomingMessage, message: unknown): boolean {
-  const headers = { protocolVersionHeader: headerOf(req, "mcp-protocol-version"), mcpMethodHeader: headerOf(req, "mcp-method"), mcpNameHeader: headerOf(req, "mcp-name") };
-  for (const key of Object.keys(headers) as Array<keyof typeof headers>) if (headers[key] === undefined) delete headers[key];
-  return classifyInboundRequest({ httpMethod: "POST", ...headers, body: message }).kind === "legacy";
+  const version = headerOf(req, "mcp-protocol-version");
+  const method = headerOf(req, "mcp-method");
+  const name = headerOf(req, "mcp-name");
+  return (
+    classifyInboundRequest({
+      httpMethod: "POST",
+      body: message,
+      ...(version !== undefined && { protocolVersionHeader: version }),
+      ...(method !== undefined && { mcpMethodHeader: method }),
+      ...(name !== undefined && { mcpNameHeader: name }),
+    }).kind === "legacy"
+  );
 }
 
 interface Hangup {
