@@ -27,7 +27,7 @@ function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined 
   throw new Error("node-http-fetch sends string or byte bodies only (the MCP client's JSON-RPC text)");
 }
 
-/** One keep-alive connection at most, as the default fetch holds one to a server the client talks to in turn. */
+/** One keep-alive connection per fetch (the bench gives each server its own): its calls come one at a time, and the default fetch reuses one connection for them too. */
 export function createNodeHttpFetch(): NodeHttpFetch {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const fetch: FetchLike = (url, init) =>
