@@ -5,7 +5,9 @@
 // HTTP as a floor. The URL transport's `/r` of the same file through Node's fetch runs in the read group too, and so
 // does the SDK client over HTTP against a stand-in server that does no work and answers urlbridge's own result bytes
 // (mcp-http-floor.mjs): the client's HTTP leg alone. One official client (@modelcontextprotocol/client) drives every
-// server; each group is measured interleaved in the same run.
+// server; each group is measured interleaved in the same run. The HTTP rows are measured twice in the read group:
+// with the client's default fetch (undici) and with a keep-alive node:http fetch (node-http-fetch.ts), each beside
+// the do-nothing stand-in under the same fetch.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -14,14 +16,18 @@ import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createControlPost, makeBenchDir, OPERATOR_TOKEN, spawnServer } from "./bridge.js";
-import { measureInterleaved, type BenchResult, type Stats } from "./harness.js";
+import { measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
 import { firstLine, stopChild } from "./http.js";
+import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 
 const READ_RUNS = 300;
 const READ_WARMUP = 20;
 const EDIT_RUNS = 100;
 const SHELL_RUNS = 100;
 const SMALL_WARMUP = 5;
+/** The CPU pass after the read group: rounds of blocks of sequential calls per target (harness.ts measureCpuInterleaved). */
+const CPU_ROUNDS = 10;
+const CPU_BLOCK = 30;
 /** 32 lines of 63 characters and a newline: 2048 bytes. */
 const READ_BYTES = 2048;
 
@@ -38,10 +44,10 @@ function three(stats: Stats[]): [Stats, Stats, Stats] {
   return [a, b, c];
 }
 
-function six(stats: Stats[]): [Stats, Stats, Stats, Stats, Stats, Stats] {
-  const [a, b, c, d, e, f] = stats;
-  if (!a || !b || !c || !d || !e || !f) throw new Error("expected six measurements");
-  return [a, b, c, d, e, f];
+function eight(stats: Stats[]): [Stats, Stats, Stats, Stats, Stats, Stats, Stats, Stats] {
+  const [a, b, c, d, e, f, g, h] = stats;
+  if (!a || !b || !c || !d || !e || !f || !g || !h) throw new Error("expected eight measurements");
+  return [a, b, c, d, e, f, g, h];
 }
 
 /** urlbridge's own `result` for this tools/call, as bytes: what the HTTP floor answers. */
@@ -111,6 +117,7 @@ export async function runMcpBench(): Promise<BenchResult> {
   let floorChild: ReturnType<typeof spawn> | undefined;
   let socketFloorChild: ReturnType<typeof spawn> | undefined;
   const socketFloorDir = makeBenchDir("mcp-socket-floor");
+  const nodeFetches: NodeHttpFetch[] = [];
   try {
     const { control } = await urls;
     const api = createControlPost(control);
@@ -133,8 +140,19 @@ export async function runMcpBench(): Promise<BenchResult> {
     const floorResult = path.join(stateDir, "floor-result.json");
     fs.writeFileSync(floorResult, await resultBytes(`${bases.m}/mcp`, "read", { path: "read.txt" }));
     floorChild = spawn(process.execPath, [HTTP_FLOOR, floorResult], { stdio: ["ignore", "pipe", "inherit"] });
-    const floor = await connect("http-floor", new StreamableHTTPClientTransport(new URL(await firstLine(floorChild))));
+    const floorUrl = new URL(await firstLine(floorChild));
+    const floor = await connect("http-floor", new StreamableHTTPClientTransport(floorUrl));
     clients.push(floor.client);
+    // The same client and servers through a keep-alive node:http fetch, one agent (connection) per server.
+    const nodeFetchOf = () => {
+      const nodeFetch = createNodeHttpFetch();
+      nodeFetches.push(nodeFetch);
+      return nodeFetch.fetch;
+    };
+    const httpNode = await connect("http-node", new StreamableHTTPClientTransport(new URL(`${bases.m}/mcp`), { fetch: nodeFetchOf() }));
+    clients.push(httpNode.client);
+    const floorNode = await connect("http-floor-node", new StreamableHTTPClientTransport(floorUrl, { fetch: nodeFetchOf() }));
+    clients.push(floorNode.client);
     // The same relay, its session looked up on the real bridge, its socket the stand-in's (URLBRIDGE_STATE_DIR).
     socketFloorChild = spawn(process.execPath, [SOCKET_FLOOR, socketFloorDir, floorResult], { stdio: ["ignore", "pipe", "inherit"] });
     await firstLine(socketFloorChild);
@@ -149,14 +167,26 @@ export async function runMcpBench(): Promise<BenchResult> {
       const body = (await res.json()) as { ok?: boolean };
       if (body.ok !== true) throw new Error(`/r failed: ${JSON.stringify(body).slice(0, 300)}`);
     };
-    const [readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor] = six(await measureInterleaved(READ_RUNS, READ_WARMUP, [
+    const [readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor, readHttpNode, readFloorNode] = eight(await measureInterleaved(READ_RUNS, READ_WARMUP, [
       () => http.call("read", { path: "read.txt" }),
       () => stdio.call("read", { path: "read.txt" }),
       () => fsServer.call("read_text_file", { path: readFile }),
       getR,
       () => floor.call("read", { path: "read.txt" }),
       () => stdioFloor.call("read", { path: "read.txt" }),
+      () => httpNode.call("read", { path: "read.txt" }),
+      () => floorNode.call("read", { path: "read.txt" }),
     ]));
+
+    // Main-thread CPU per read of the process that serves it: the bridge's own work, free of the client's and of
+    // how the scheduler overlaps the processes (which the p50 differences above include).
+    const readArgs = { path: "read.txt" };
+    const [cpuHttp, cpuHttpNode, cpuStdio, cpuFloor] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
+      { pid: child.pid!, fn: () => http.call("read", readArgs) },
+      { pid: child.pid!, fn: () => httpNode.call("read", readArgs) },
+      { pid: child.pid!, fn: () => stdio.call("read", readArgs) },
+      { pid: floorChild.pid!, fn: () => floor.call("read", readArgs) },
+    ]);
 
     const editOf = (call: Call, file: string) => (from: string, to: string) => call("edit", { path: file, oldString: from, newString: to });
     const editHttpFn = flipper(path.join(projectDir, "edit-http.txt"), editOf(http.call, "edit-http.txt"));
@@ -172,6 +202,7 @@ export async function runMcpBench(): Promise<BenchResult> {
       () => stdio.call("shell", { command: "echo bench" }),
     ]));
 
+    const us = (value: number | undefined) => (value === undefined ? "n/a (no schedstat)" : `${value.toFixed(0)} µs`);
     const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
     const ratio = (s: Stats, base: Stats) => `${(s.p50 / base.p50).toFixed(2)}×`;
     const verdict = (s: Stats, base: Stats, strict: boolean) => (strict ? s.p50 < base.p50 : s.p50 <= base.p50) ? "met" : "**not met**";
@@ -184,7 +215,9 @@ export async function runMcpBench(): Promise<BenchResult> {
       `relay that pipes each line to the bridge's MCP socket, one MCP server per connection), and`,
       `@modelcontextprotocol/server-filesystem over stdio on the same folder. The read group also times the same client`,
       `over HTTP, and the same relay over its socket, against stand-ins that do no work and answer urlbridge's own result`,
-      `bytes: each transport's leg alone. Each group is interleaved call by call in the same run; ratios are p50 against the`,
+      `bytes: each transport's leg alone. The HTTP rows and their floor are measured with the client's default fetch`,
+      `(undici) and again with a keep-alive node:http fetch (its \`fetch\` option; scripts/bench/node-http-fetch.ts).`,
+      `Each group is interleaved call by call in the same run; ratios are p50 against the`,
       `filesystem server doing the same work (read_text_file, edit_file). \`shell\` has no twin there: its floor is`,
       `urlbridge's own MCP \`read\` over HTTP, measured interleaved with it. Every urlbridge call goes through the kernel`,
       `(containment, permissions, activity row); every edit is a journaled intent (fsync of file, folder and journal).`,
@@ -197,6 +230,8 @@ export async function runMcpBench(): Promise<BenchResult> {
       `| urlbridge \`/r\` 2 KiB, URL transport, Node's fetch (n=${readUrlGet.n}) | ${ms(readUrlGet)} | ${ratio(readUrlGet, readFs)} vs filesystem |`,
       `| SDK client over HTTP to a stand-in that does no work, urlbridge's \`read\` answer bytes (n=${readFloor.n}) | ${ms(readFloor)} | ${ratio(readFloor, readFs)} vs filesystem |`,
       `| the stdio relay to a stand-in socket that does no work, the same answer bytes (n=${readStdioFloor.n}) | ${ms(readStdioFloor)} | ${ratio(readStdioFloor, readFs)} vs filesystem |`,
+      `| urlbridge \`read\` 2 KiB, HTTP, the client given a keep-alive node:http fetch (n=${readHttpNode.n}) | ${ms(readHttpNode)} | ${ratio(readHttpNode, readFs)} vs filesystem |`,
+      `| the same client and node:http fetch to the stand-in that does no work (n=${readFloorNode.n}) | ${ms(readFloorNode)} | ${ratio(readFloorNode, readFs)} vs filesystem |`,
       `| filesystem server \`edit_file\`, stdio (n=${editFs.n}) | ${ms(editFs)} | 1.00× |`,
       `| urlbridge \`edit\`, HTTP (n=${editHttp.n}) | ${ms(editHttp)} | ${ratio(editHttp, editFs)} vs filesystem |`,
       `| urlbridge \`edit\`, stdio relay (n=${editStdio.n}) | ${ms(editStdio)} | ${ratio(editStdio, editFs)} vs filesystem |`,
@@ -204,19 +239,26 @@ export async function runMcpBench(): Promise<BenchResult> {
       `| urlbridge \`shell\` \`echo\`, HTTP (n=${shellHttp.n}) | ${ms(shellHttp)} | ${ratio(shellHttp, shellFloor)} vs floor |`,
       `| urlbridge \`shell\` \`echo\`, stdio relay (n=${shellStdio.n}) | ${ms(shellStdio)} | ${ratio(shellStdio, shellFloor)} vs floor |`,
       "",
-      `Targets: MCP \`read\` over HTTP no slower than the filesystem server over stdio: ${verdict(readHttp, readFs, false)}` +
-        ` (${ratio(readHttp, readFs)}); over stdio faster: ${verdict(readStdio, readFs, true)} (${ratio(readStdio, readFs)}).`,
+      `Targets: MCP \`read\` over HTTP no slower than the filesystem server over stdio, with the client's default fetch: ${verdict(readHttp, readFs, false)}` +
+        ` (${ratio(readHttp, readFs)}; its do-nothing floor ${ratio(readFloor, readFs)}); with a keep-alive node:http fetch: ${verdict(readHttpNode, readFs, false)}` +
+        ` (${ratio(readHttpNode, readFs)}; its do-nothing floor ${ratio(readFloorNode, readFs)}); over stdio faster: ${verdict(readStdio, readFs, true)} (${ratio(readStdio, readFs)}).`,
       `\`/r\` through Node's fetch no slower than the filesystem server's \`read_text_file\` through the SDK client: ${verdict(readUrlGet, readFs, false)} (${ratio(readUrlGet, readFs)}).`,
       `With no server work behind them, the SDK client's HTTP leg takes ${ratio(readFloor, readFs)} of the filesystem server's whole call and the stdio relay's leg ${ratio(readStdioFloor, readFs)};` +
-        ` urlbridge's read is ${ratio(readHttp, readFloor)} of its floor over HTTP and ${ratio(readStdio, readStdioFloor)} over stdio.`,
+        ` urlbridge's read is ${ratio(readHttp, readFloor)} of its floor over HTTP and ${ratio(readStdio, readStdioFloor)} over stdio.` +
+        ` The bridge's own part over HTTP (p50 above the do-nothing floor under the same fetch): ${(readHttp.p50 - readFloor.p50).toFixed(2)} ms with the default fetch,` +
+        ` ${(readHttpNode.p50 - readFloorNode.p50).toFixed(2)} ms with node:http; over stdio ${(readStdio.p50 - readStdioFloor.p50).toFixed(2)} ms.`,
+      `The bridge's main-thread CPU per \`read\` (schedstat, ${CPU_ROUNDS} interleaved rounds of ${CPU_BLOCK} calls each, after the read group):` +
+        ` HTTP with the default fetch ${us(cpuHttp)}, HTTP with node:http ${us(cpuHttpNode)}, the socket (stdio relay) ${us(cpuStdio)};` +
+        ` the do-nothing HTTP stand-in's ${us(cpuFloor)}.`,
     ].join("\n");
     return {
       suite: "mcp",
       markdown,
-      figures: { readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor, editHttp, editStdio, editFs, shellFloor, shellHttp, shellStdio },
+      figures: { readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor, readHttpNode, readFloorNode, editHttp, editStdio, editFs, shellFloor, shellHttp, shellStdio },
     };
   } finally {
     for (const client of clients) await client.close().catch(() => undefined);
+    for (const nodeFetch of nodeFetches) nodeFetch.close();
     if (floorChild) await stopChild(floorChild);
     if (socketFloorChild) await stopChild(socketFloorChild);
     fs.rmSync(socketFloorDir, { recursive: true, force: true });

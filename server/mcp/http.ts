@@ -1,11 +1,11 @@
 // The MCP endpoint over Streamable HTTP: stateless (nothing a client sees is kept between POSTs; 2025-era POSTs
-// reuse idle servers, server-pool.ts) and JSON only, never SSE (the quick tunnel carries none). Serves the
-// 2026-07-28 protocol and the 2025-era handshake side by side.
+// reuse idle servers, server-pool.ts, and a plain tools/call skips the SDK's dispatch, http-direct-call.ts) and JSON
+// only, never SSE (the quick tunnel carries none). Serves the 2026-07-28 protocol and the 2025-era handshake side by side.
 import type http from "node:http";
 import {
+  classifyInboundRequest,
   createMcpHandler,
   isJsonContentType,
-  isLegacyRequest,
   type AuthInfo,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
@@ -15,6 +15,8 @@ import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
 import { createMcpServer, type McpDeps, type McpScope } from "./server.js";
 import { createServerPool, type ServerPool } from "./server-pool.js";
 import { exchangeLegacy, type ExchangeAnswer } from "./legacy-exchange.js";
+import { createDirectToolsByListing } from "./direct-call.js";
+import { admitHttpCall } from "./http-direct-call.js";
 
 export { MCP_MAX_BODY_BYTES } from "./limits.js";
 /**
@@ -99,6 +101,59 @@ function webRequestOf(req: http.IncomingMessage, signal: AbortSignal): Request {
   return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: "POST", headers, signal });
 }
 
+/** A header as the web request's Headers.get reads it: repeated values joined with ", " (as node:http joins them). */
+function headerOf(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/**
+ * Whether the SDK's entry would route this POST to 2025-era serving: what isLegacyRequest(request, parsedBody)
+ * decides (classifyInboundRequest on the parsed body and the three headers it reads), without first building the
+ * web request it would read them from.
+ */
+function isLegacyPost(req: http.IncomingMessage, message: unknown): boolean {
+  const version = headerOf(req, "mcp-protocol-version");
+  const method = headerOf(req, "mcp-method");
+  const name = headerOf(req, "mcp-name");
+  return (
+    classifyInboundRequest({
+      httpMethod: "POST",
+      body: message,
+      ...(version !== undefined && { protocolVersionHeader: version }),
+      ...(method !== undefined && { mcpMethodHeader: method }),
+      ...(name !== undefined && { mcpNameHeader: name }),
+    }).kind === "legacy"
+  );
+}
+
+interface Hangup {
+  /** Whether the client went away before its answer was written. */
+  readonly gone: () => boolean;
+  /** Aborts when it does; built on first use: a direct tools/call needs none (http-direct-call.ts). */
+  readonly signal: () => AbortSignal;
+}
+
+function watchHangup(res: http.ServerResponse): Hangup {
+  let gone = false;
+  let controller: AbortController | undefined;
+  res.once("close", () => {
+    if (res.writableFinished) return;
+    gone = true;
+    controller?.abort();
+  });
+  return {
+    gone: () => gone,
+    signal: () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (gone) controller.abort();
+      }
+      return controller.signal;
+    },
+  };
+}
+
 function streamOnlyMethodOf(message: unknown): { method: string; id: unknown } | undefined {
   for (const m of Array.isArray(message) ? message : [message]) {
     if (m && typeof m === "object" && STREAM_ONLY_METHODS.has((m as { method?: unknown }).method as string)) {
@@ -138,11 +193,10 @@ function createModernHandler(deps: McpDeps): McpHttpHandler {
  * (server-pool.ts) through a one-exchange transport (legacy-exchange.ts), answering as the SDK's stateless JSON
  * transport would, without building a web Response.
  */
-async function serveLegacy(pool: ServerPool, req: http.IncomingMessage, message: unknown, authInfo: AuthInfo, signal: AbortSignal): Promise<ExchangeAnswer> {
+async function serveLegacy(pool: ServerPool, message: unknown, authInfo: AuthInfo, version: string | undefined, signal: AbortSignal): Promise<ExchangeAnswer> {
   const scope = scopeOf(authInfo);
   const server = pool.take(scope);
-  const version = req.headers["mcp-protocol-version"];
-  const answer = await exchangeLegacy(server, message, authInfo, Array.isArray(version) ? version.join(", ") : version, signal);
+  const answer = await exchangeLegacy(server, message, authInfo, version, signal);
   // A hung-up call may still be running on this server: it is not reused.
   if (answer.status !== 499) pool.give(scope, server, message);
   return answer;
@@ -190,6 +244,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
   let modern: McpHttpHandler | undefined;
   // Each call runs with the scope its own request authenticated, whichever capability the server was built for.
   const pool = createServerPool((scope) => createMcpServer(deps, scope, (ctx) => scopeOf(ctx.http?.authInfo)));
+  const directTools = createDirectToolsByListing(deps);
   deps.signal.addEventListener("abort", () => void modern?.close().catch(() => {}), { once: true });
 
   async function serve(req: http.IncomingMessage, res: http.ServerResponse, token: string): Promise<void> {
@@ -213,20 +268,26 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     if (streamOnly) {
       return sendRpcError(res, 200, METHOD_NOT_FOUND, `${streamOnly.method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`, streamOnly.id);
     }
-    req.headers.accept = NORMALISED_ACCEPT;
-    const abort = new AbortController();
-    res.once("close", () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    const request = webRequestOf(req, abort.signal);
-    const authInfo = authInfoOf(token, auth);
-    if (await isLegacyRequest(request, message)) {
-      const answer = await serveLegacy(pool, req, message, authInfo, abort.signal);
+    const hangup = watchHangup(res);
+    if (isLegacyPost(req, message)) {
+      const version = headerOf(req, "mcp-protocol-version");
+      // A plain tools/call skips the SDK's dispatch (http-direct-call.ts); a client that hung up gets nothing run.
+      const tools = directTools(auth);
+      const call = admitHttpCall(tools, message, version);
+      if (call) {
+        if (hangup.gone()) return;
+        const json = await tools.answer(call, auth);
+        if (hangup.gone() || res.destroyed) return;
+        return writeAnswer(res, { status: 200, json });
+      }
+      const answer = await serveLegacy(pool, message, authInfoOf(token, auth), version, hangup.signal());
       // 499: the client hung up mid-call; there is nobody left to answer.
       if (answer.status === 499 || res.destroyed) return;
       return writeAnswer(res, answer);
     }
-    const response = await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo });
+    req.headers.accept = NORMALISED_ACCEPT;
+    const request = webRequestOf(req, hangup.signal());
+    const response = await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo: authInfoOf(token, auth) });
     if (response.status === 499 || res.destroyed) return;
     const id = message && typeof message === "object" ? (message as { id?: unknown }).id : null;
     await writeResponse(res, response, id, deps.log);
