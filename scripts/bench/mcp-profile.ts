@@ -2,7 +2,8 @@
 // JSON-RPC messages over one keep-alive node:http connection (no SDK client in the way) or over the MCP socket,
 // and prints the heaviest functions by self time. Not a suite of `npm run bench`: a tool for finding the next cut.
 //   npx tsx scripts/bench/mcp-profile.ts <http-ping|http-read|socket-read> [calls=2000]   (TOP=n rows, NOPROF=1,
-//   INCL=name,name: more functions to time inclusively, KEEP=file: keep the .cpuprofile there, INTERVAL=µs: the sampling interval)
+//   INCL=name,name: more functions to time inclusively, KEEP=file: keep the .cpuprofile there, INTERVAL=µs: the sampling interval,
+//   NODE_ARGS="--flag ...": node options for the bridge)
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
   const stateDir = makeBenchDir("mcp-profile-state");
   const profDir = makeBenchDir("mcp-profile-cpu");
   // NOPROF=1: the same run without the profiler, for its wall-clock figure alone.
-  const { child, urls } = spawnServer(stateDir, {}, process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`, ...(process.env.INTERVAL ? [`--cpu-prof-interval=${process.env.INTERVAL}`] : [])]);
+  const { child, urls } = spawnServer(stateDir, {}, [...(process.env.NODE_ARGS ? process.env.NODE_ARGS.split(" ") : []), ...(process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`, ...(process.env.INTERVAL ? [`--cpu-prof-interval=${process.env.INTERVAL}`] : [])])]);
   try {
     const { control } = await urls;
     const api = createControlPost(control);
