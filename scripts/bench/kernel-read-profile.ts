@@ -4,7 +4,7 @@
 // Not a suite of `npm run bench`: a tool for finding the next cut. Wall time per call (median, mean) and the
 // process's CPU time over each window.
 //   npx tsx scripts/bench/kernel-read-profile.ts [calls=500]      (COLD=1: the first window only, e.g. under
-//   node --import tsx --cpu-prof --cpu-prof-interval=25)
+//   node --import tsx --cpu-prof --cpu-prof-interval=25; GAP_US=n: sleep n µs before each call)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,11 +26,16 @@ const ctx: ToolContext = {
 };
 const log = { info() {}, warn() {}, error() {}, debug() {} } as never;
 
+/** GAP_US=n: the thread sleeps n µs before each call, as a server waits on its socket between requests. */
+const GAP_MS = Number(process.env.GAP_US ?? 0) / 1000;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
 /** Each call timed on its own: the median is what a call costs when nothing preempts it, the mean what it costs. */
 function timed(label: string, n: number, body: () => void): void {
   const each = new Float64Array(n);
   const cpu = process.cpuUsage();
   for (let i = 0; i < n; i++) {
+    if (GAP_MS > 0) Atomics.wait(sleeper, 0, 0, GAP_MS);
     const start = process.hrtime.bigint();
     body();
     each[i] = Number(process.hrtime.bigint() - start) / 1e3;
@@ -38,7 +43,7 @@ function timed(label: string, n: number, body: () => void): void {
   const used = process.cpuUsage(cpu);
   const mean = each.reduce((a, b) => a + b, 0) / n;
   const median = [...each].sort((a, b) => a - b)[Math.floor(n / 2)]!;
-  process.stdout.write(`${label.padEnd(40)} median ${median.toFixed(1).padStart(6)} µs  mean ${mean.toFixed(1).padStart(6)} µs  process CPU ${((used.user + used.system) / n).toFixed(1).padStart(6)} µs\n`);
+  process.stdout.write(`${label.padEnd(40)} median ${median.toFixed(1).padStart(6)} µs  mean ${mean.toFixed(1).padStart(6)} µs  process CPU ${((used.user + used.system) / n).toFixed(1).padStart(6)} µs${GAP_MS > 0 ? " (gaps included)" : ""}\n`);
 }
 
 const read = () => {
