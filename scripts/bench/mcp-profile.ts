@@ -1,7 +1,9 @@
 // Where an MCP call spends its time inside the bridge: runs the built server with --cpu-prof, sends `calls` raw
 // JSON-RPC messages over one keep-alive node:http connection (no SDK client in the way) or over the MCP socket,
 // and prints the heaviest functions by self time. Not a suite of `npm run bench`: a tool for finding the next cut.
-//   npx tsx scripts/bench/mcp-profile.ts <http-ping|http-read|socket-read> [calls=2000]   (TOP=n rows, NOPROF=1)
+//   npx tsx scripts/bench/mcp-profile.ts <http-ping|http-read|socket-read> [calls=2000]   (TOP=n rows, NOPROF=1,
+//   INCL=name,name: more functions to time inclusively, KEEP=file: keep the .cpuprofile there, INTERVAL=µs: the sampling interval,
+//   NODE_ARGS="--flag ...": node options for the bridge)
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -14,7 +16,7 @@ const MODES = ["http-ping", "http-read", "socket-read"] as const;
 type Mode = (typeof MODES)[number];
 const TOP = Number(process.env.TOP ?? 25);
 /** Functions whose inclusive time is worth seeing: the MCP path's stages. */
-const INCLUSIVE = ["serve", "serveLegacy", "createMcpServer", "registerTool", "connect", "handleRequest", "toWebRequest", "writeResponse", "callTool", "run", "recordCall", "handlePostRequest", "onLine", "send", "close", "readBoundedBody", "fetch", "_onrequest", "parserOnIncoming", "writev"];
+const INCLUSIVE = [...(process.env.INCL ? process.env.INCL.split(",") : []), "serve", "serveLegacy", "createMcpServer", "registerTool", "connect", "handleRequest", "toWebRequest", "writeResponse", "callTool", "run", "recordCall", "handlePostRequest", "onLine", "send", "close", "readBoundedBody", "fetch", "_onrequest", "parserOnIncoming", "writev"];
 
 interface ProfileNode {
   id: number;
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
   const stateDir = makeBenchDir("mcp-profile-state");
   const profDir = makeBenchDir("mcp-profile-cpu");
   // NOPROF=1: the same run without the profiler, for its wall-clock figure alone.
-  const { child, urls } = spawnServer(stateDir, {}, process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`]);
+  const { child, urls } = spawnServer(stateDir, {}, [...(process.env.NODE_ARGS ? process.env.NODE_ARGS.split(" ") : []), ...(process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`, ...(process.env.INTERVAL ? [`--cpu-prof-interval=${process.env.INTERVAL}`] : [])])]);
   try {
     const { control } = await urls;
     const api = createControlPost(control);
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
   } finally {
     await stopChild(child);
     const file = fs.readdirSync(profDir).find((name) => name.endsWith(".cpuprofile"));
+    if (file && process.env.KEEP) fs.copyFileSync(path.join(profDir, file), process.env.KEEP);
     if (file) process.stdout.write(`${summarise(path.join(profDir, file))}\n`);
     else process.stdout.write("no profile was written (the server did not exit cleanly)\n");
     for (const dir of [stateDir, projectDir, profDir]) fs.rmSync(dir, { recursive: true, force: true });

@@ -31,7 +31,7 @@ const BOMS: ReadonlyArray<{ encoding: TextEncoding; bytes: readonly number[] }> 
  * UTF-8) and sniff-utf16.ts finds it to be BOM-less UTF-16 text.
  */
 export function detectEncoding(bytes: Buffer): Detection {
-  const bom = BOMS.find((b) => bytes.length >= b.bytes.length && b.bytes.every((byte, i) => bytes[i] === byte));
+  const bom = bomOf(bytes);
   if (bom) {
     const bomBytes = bom.bytes.length;
     return { encoding: bom.encoding, bomBytes, binary: holdsNulUnit(bytes.subarray(bomBytes), ENCODING_FACTS[bom.encoding].unitBytes) };
@@ -41,6 +41,23 @@ export function detectEncoding(bytes: Buffer): Detection {
   // The sniff weighs a sample; a NUL unit further on still makes the file binary, as with a BOM.
   if (utf16) return { encoding: utf16, bomBytes: 0, binary: holdsNulUnit(bytes, 2) };
   return { encoding: "utf-8", bomBytes: 0, binary: true };
+}
+
+/** The bytes a BOM can start with: a file that starts otherwise has none (most files). */
+const BOM_LEADS = new Set(BOMS.map((b) => b.bytes[0]));
+
+/** The first of BOMS that `bytes` starts with. Plain loops: this runs on every read, mostly before the code is hot. */
+function bomOf(bytes: Buffer): (typeof BOMS)[number] | undefined {
+  if (bytes.length === 0 || !BOM_LEADS.has(bytes[0]!)) return undefined;
+  for (let b = 0; b < BOMS.length; b++) {
+    const bom = BOMS[b]!;
+    const mark = bom.bytes;
+    if (bytes.length < mark.length) continue;
+    let i = 0;
+    while (i < mark.length && bytes[i] === mark[i]) i++;
+    if (i === mark.length) return bom;
+  }
+  return undefined;
 }
 
 /** True when an aligned code unit of `width` bytes is all zero (a trailing partial unit never is one). */
