@@ -15,7 +15,6 @@ import {
   tooLongToCreate,
   invalidPath,
   isInside,
-  joinBelow,
   lexicalTarget,
   outsideRoot,
   pathChanged,
@@ -153,7 +152,7 @@ function enter(state: WalkState, fd: number, name: string): void {
 
 function held(state: WalkState, rest: { exists: boolean; fd: number | undefined; stats: fs.Stats | undefined; pending: string[]; name: string }): HeldPath {
   const parts = rest.exists ? (rest.name === "" ? state.canonical : [...state.canonical, rest.name]) : [...state.canonical, ...rest.pending];
-  const absolute = parts.length === 0 ? state.root : joinBelow(state.root, parts);
+  const absolute = parts.length === 0 ? state.root : path.join(state.root, ...parts);
   const { rootFd, dir, ownsRoot } = state;
   let closed = false;
   return {
@@ -223,7 +222,7 @@ function walk(state: WalkState, names: string[], options: WalkOptions): HeldPath
       } catch {
         throw pathChanged(state.input);
       }
-      const hostTarget = path.resolve(joinBelow(state.root, state.canonical), text);
+      const hostTarget = path.resolve(path.join(state.root, ...state.canonical), text);
       if (!isInside(state.root, hostTarget)) throw symlinkEscape(state.input);
       queue = [...componentsBelow(state.root, hostTarget), ...queue.slice(i + 1)];
       i = 0;
@@ -248,7 +247,7 @@ function walk(state: WalkState, names: string[], options: WalkOptions): HeldPath
 
 function missing(state: WalkState, pending: string[], options: WalkOptions): HeldPath {
   if (options.allowMissing === false) {
-    const dirDisplay = toDisplayPath(state.root, state.canonical.length === 0 ? state.root : joinBelow(state.root, state.canonical));
+    const dirDisplay = toDisplayPath(state.root, state.canonical.length === 0 ? state.root : path.join(state.root, ...state.canonical));
     throw pathNotFound(state.input, closestPaths(state.dir, dirDisplay, pending));
   }
   if (options.creating) assertCreatable(state, pending);

@@ -19,62 +19,19 @@ export function toDisplayPath(root: string, absolute: string): string {
   return `${VIRTUAL_ROOT}/${path.sep === "/" ? rel : rel.split(path.sep).join("/")}`;
 }
 
-/**
- * A "", "." or ".." name, two slashes in a row, or a slash at either end: what path.resolve would rewrite.
- * A relative spelling without any is a plain list of names (what agents almost always send).
- */
-const NOT_PLAIN = /(?:^|\/)\.{1,2}(?:\/|$)|\/\/|^\/|\/$/;
-
-function isPlainRelative(input: string): boolean {
-  return input.length > 0 && !NOT_PLAIN.test(input);
-}
-
-/** The last root checked by plainRoot (one per call site in practice; a project's root rarely changes). */
-let checkedRoot: string | undefined;
-let checkedRootPlain = false;
-
-/**
- * Whether `root` is a normalized absolute path other than "/" on a "/" platform: then joining plain names below it
- * is string concatenation, which is what path.resolve and path.join would answer (pinned by path-lexical.test.ts).
- */
-function plainRoot(root: string): boolean {
-  if (root !== checkedRoot) {
-    checkedRootPlain = path.sep === "/" && root.length > 1 && path.resolve(root) === root;
-    checkedRoot = root;
-  }
-  return checkedRootPlain;
-}
-
-/**
- * Maps the agent's spelling (relative, /project/..., or a native absolute path) to a lexical host path. A plain
- * spelling is appended to the root as is: path.resolve's answer, without its walk over every character (a few µs
- * a call, more on a thread just woken from its socket wait).
- */
+/** Maps the agent's spelling (relative, /project/..., or a native absolute path) to a lexical host path. */
 export function lexicalTarget(root: string, input: string): string {
   if (input === VIRTUAL_ROOT || input.startsWith(`${VIRTUAL_ROOT}/`)) {
-    const below = input.slice(VIRTUAL_ROOT.length + 1);
-    if (isPlainRelative(below) && plainRoot(root)) return `${root}/${below}`;
     return path.resolve(root, `.${input.slice(VIRTUAL_ROOT.length)}`);
   }
   if (path.isAbsolute(input)) return path.resolve(input);
-  if (isPlainRelative(input) && plainRoot(root)) return `${root}/${input}`;
   return path.resolve(root, input);
 }
 
 /** Components of a lexical host path below the root ("" is the root itself: no components). */
 export function componentsBelow(root: string, lexical: string): string[] {
   if (lexical === root) return [];
-  const below = lexical.slice(root.endsWith(path.sep) ? root.length : root.length + 1);
-  // No empty name to drop: split alone gives the same list.
-  if (path.sep === "/" && isPlainRelative(below)) return below.split("/");
-  return below.split(path.sep).filter((c) => c !== "");
-}
-
-/** path.join(root, ...names) for names a walk produced (never "", "." or "..", never with a slash), without its normalising pass. */
-export function joinBelow(root: string, names: readonly string[]): string {
-  if (names.length === 0 || !plainRoot(root)) return path.join(root, ...names);
-  for (const name of names) if (name === "" || name === "." || name === ".." || name.includes("/")) return path.join(root, ...names);
-  return `${root}/${names.join("/")}`;
+  return lexical.slice(root.endsWith(path.sep) ? root.length : root.length + 1).split(path.sep).filter((c) => c !== "");
 }
 
 export function invalidPath(input: string): ToolError {
