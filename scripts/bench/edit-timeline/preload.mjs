@@ -31,7 +31,7 @@ http.ServerResponse.prototype.end = function (...a) { mark("res.end"); return or
 const origRename = fs.renameSync;
 fs.renameSync = function (...a) { mark("rename"); return origRename.apply(fs, a); };
 const origOpen = fs.openSync;
-fs.openSync = function (p, ...a) { if (String(p).includes("urlbridge-tmp")) mark("temp create"); return origOpen.call(fs, p, ...a); };
+fs.openSync = function (p, ...a) { const temp = String(p).includes("urlbridge-tmp"); if (temp) mark("temp create"); try { return origOpen.call(fs, p, ...a); } finally { if (temp) mark("temp created"); } };
 const S = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1"));
 for (const m of ["run", "get", "all"]) { const o = S[m]; S[m] = function (...a) { const s = now(); try { return o.apply(this, a); } finally { if (cur) { cur.sql += now() - s; cur.sqlN++; (cur.stmts ??= []).push(`${(now() - cur.t0).toFixed(2)} ${(now() - s).toFixed(3)} ${this.source.slice(0, 60)}`); } } }; }
 const D = Database.prototype; const oe = D.exec; D.exec = function (...a) { const s = now(); try { return oe.apply(this, a); } finally { if (cur) { cur.sql += now() - s; cur.sqlN++; } } };
