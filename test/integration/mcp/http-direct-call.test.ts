@@ -8,17 +8,11 @@ import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { DIRECT_CALL_CASES, toolCall as call, writeDirectCallFixture } from "../../helpers/mcp-direct-cases.js";
 
 const LEGACY_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
 /** Bound on the polls for a hung-up call's activity row (50 ms apart). */
 const MAX_POLLS = 200;
-
-const call = (id: number, name: string, args?: Record<string, unknown>, meta?: Record<string, unknown>) => ({
-  jsonrpc: "2.0",
-  id,
-  method: "tools/call",
-  params: { name, ...(args ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}) },
-});
 
 /** Status, headers (without the per-connection ones) and body bytes. */
 async function snapshot(res: Response): Promise<{ status: number; headers: Record<string, string>; body: string }> {
@@ -36,33 +30,11 @@ describe("the HTTP leg's direct tools/call path", () => {
   beforeAll(async () => {
     t = await startTestBridge();
     s = await t.session({ write: true, terminal: true, name: "http-direct", root: t.projectDir });
-    fs.writeFileSync(path.join(t.projectDir, "notes.txt"), "alpha\nbeta\n");
-    fs.writeFileSync(path.join(t.projectDir, "bom-crlf.txt"), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("één\r\ntwee\r\n")]));
-    fs.writeFileSync(path.join(t.projectDir, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
-    fs.writeFileSync(path.join(t.projectDir, "blob.bin"), Buffer.from([0, 1, 2, 3, 0, 255]));
-    // A 1x1 PNG: read answers it as image content.
-    fs.writeFileSync(path.join(t.projectDir, "dot.png"), Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"));
-    fs.mkdirSync(path.join(t.projectDir, "src"));
-    fs.writeFileSync(path.join(t.projectDir, "src", "app.ts"), "export function hello(name: string): string {\n  return `hi ${name}`;\n}\n");
+    writeDirectCallFixture(t.projectDir);
   });
   afterAll(async () => t.close());
 
-  it.each<[string, string, Record<string, unknown> | undefined]>([
-    ["a text file", "read", { path: "notes.txt" }],
-    ["a page of it", "read", { path: "notes.txt", offset: 2, limit: 1 }],
-    ["a BOM + CRLF file", "read", { path: "bom-crlf.txt" }],
-    ["a file that is not UTF-8", "read", { path: "latin1.txt" }],
-    ["a binary file", "read", { path: "blob.bin" }],
-    ["an image", "read", { path: "dot.png" }],
-    ["a directory", "read", { path: "src" }],
-    ["a missing file (a tool failure)", "read", { path: "missing.txt" }],
-    ["a path outside the project (a tool failure)", "read", { path: "../outside.txt" }],
-    ["stat", "stat", { path: "notes.txt" }],
-    ["outline", "outline", { path: "src/app.ts" }],
-    ["project, no arguments field", "project", undefined],
-    ["glob", "glob", { pattern: "**/*.ts" }],
-    ["grep", "grep", { pattern: "alpha" }],
-  ])("answers %s with the SDK's status, headers and bytes", async (_name, tool, args) => {
+  it.each(DIRECT_CALL_CASES)("answers %s with the SDK's status, headers and bytes", async (_name, tool, args) => {
     const direct = await post(call(5, tool, args));
     const viaSdk = await post(call(5, tool, args, {}));
     expect(direct.status).toBe(200);

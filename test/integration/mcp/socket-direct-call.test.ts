@@ -7,16 +7,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { DIRECT_CALL_CASES, toolCall as call, writeDirectCallFixture } from "../../helpers/mcp-direct-cases.js";
 import { bearerOf, connectLines as connect, LINE_TIMEOUT_MS, type LineClient as Lines } from "../../helpers/mcp-socket.js";
 
 const LEGACY_INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "direct-test", version: "0" } } };
-
-const call = (id: number, name: string, args?: Record<string, unknown>, meta?: Record<string, unknown>) => ({
-  jsonrpc: "2.0",
-  id,
-  method: "tools/call",
-  params: { name, ...(args ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}) },
-});
 
 describe("the MCP socket's direct tools/call path", () => {
   let t: TestBridge;
@@ -39,14 +33,7 @@ describe("the MCP socket's direct tools/call path", () => {
   beforeAll(async () => {
     t = await startTestBridge();
     s = await t.session({ write: true, terminal: true, name: "direct-project" });
-    fs.writeFileSync(path.join(t.projectDir, "notes.txt"), "alpha\nbeta\n");
-    fs.writeFileSync(path.join(t.projectDir, "bom-crlf.txt"), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("één\r\ntwee\r\n")]));
-    fs.writeFileSync(path.join(t.projectDir, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
-    fs.writeFileSync(path.join(t.projectDir, "blob.bin"), Buffer.from([0, 1, 2, 3, 0, 255]));
-    // A 1x1 PNG: read answers it as image content.
-    fs.writeFileSync(path.join(t.projectDir, "dot.png"), Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"));
-    fs.mkdirSync(path.join(t.projectDir, "src"));
-    fs.writeFileSync(path.join(t.projectDir, "src", "app.ts"), "export function hello(name: string): string {\n  return `hi ${name}`;\n}\n");
+    writeDirectCallFixture(t.projectDir);
     socketFile = path.join(t.stateDir, "mcp.sock");
   });
   afterAll(async () => {
@@ -54,22 +41,7 @@ describe("the MCP socket's direct tools/call path", () => {
     await t.close();
   });
 
-  it.each<[string, string, Record<string, unknown> | undefined]>([
-    ["a text file", "read", { path: "notes.txt" }],
-    ["a page of it", "read", { path: "notes.txt", offset: 2, limit: 1 }],
-    ["a BOM + CRLF file", "read", { path: "bom-crlf.txt" }],
-    ["a file that is not UTF-8", "read", { path: "latin1.txt" }],
-    ["a binary file", "read", { path: "blob.bin" }],
-    ["an image", "read", { path: "dot.png" }],
-    ["a directory", "read", { path: "src" }],
-    ["a missing file (a tool failure)", "read", { path: "missing.txt" }],
-    ["a path outside the project (a tool failure)", "read", { path: "../outside.txt" }],
-    ["stat", "stat", { path: "notes.txt" }],
-    ["outline", "outline", { path: "src/app.ts" }],
-    ["project, no arguments field", "project", undefined],
-    ["glob", "glob", { pattern: "**/*.ts" }],
-    ["grep", "grep", { pattern: "alpha" }],
-  ])("answers %s with the SDK's bytes", async (_name, tool, args) => {
+  it.each(DIRECT_CALL_CASES)("answers %s with the SDK's bytes", async (_name, tool, args) => {
     const c = await session(bearerOf(s.m!));
     c.send(call(5, tool, args));
     const direct = await c.next();

@@ -42,6 +42,21 @@ function recordOf(stateDir: string, callId: string): { state: string; unconfirme
   }
 }
 
+/**
+ * Starts a server held by the test-only delay `holdEnv`, gives it a project on `root` and a session, and makes the
+ * call, which answers "running" (wait=0) while the server holds it at that point.
+ */
+async function startHeldCall(stateDir: string, root: string, holdEnv: string, call: (m: string) => string): Promise<{ first: ServerProcess; callUrl: string; accepted: Body }> {
+  const first = await startServerProcess({ stateDir, env: { [holdEnv]: "60000" } });
+  const project = await api<{ id: string }>(first, "/api/projects", { name: "held", root, permissions: { write: true, terminal: false } });
+  const session = await api<{ initUrl: string }>(first, "/api/sessions", { projectId: project.id });
+  const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
+  const callUrl = call(m);
+  const accepted = await agentGet<Body>(callUrl);
+  expect(accepted).toMatchObject({ ok: true, state: "running", agentAction: "poll" });
+  return { first, callUrl, accepted };
+}
+
 interface Case {
   name: string;
   /** The call, given the session's mutation base; wait=0 so it answers "running" at once. */
@@ -87,13 +102,7 @@ describe("an outcome recorded before its directory fsync finished", () => {
     const file = path.join(root, "f.txt");
     if (before !== undefined) fs.writeFileSync(file, before);
 
-    const first = await startServerProcess({ stateDir, env: { [DIRECTORY_SYNC_DELAY_ENV]: "60000" } });
-    const project = await api<{ id: string }>(first, "/api/projects", { name: "unconfirmed", root, permissions: { write: true, terminal: false } });
-    const session = await api<{ initUrl: string }>(first, "/api/sessions", { projectId: project.id });
-    const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
-    const callUrl = call(m);
-    const accepted = await agentGet<Body>(callUrl);
-    expect(accepted).toMatchObject({ ok: true, state: "running", agentAction: "poll" });
+    const { first, callUrl, accepted } = await startHeldCall(stateDir, root, DIRECTORY_SYNC_DELAY_ENV, call);
 
     // The success is recorded (ahead of the rename), the file renamed into place, the answer held back: kill the
     // process right there.
@@ -175,13 +184,7 @@ describe("an outcome recorded ahead of its rename", () => {
     if (before !== undefined) fs.writeFileSync(file, before);
     const temps = () => fs.readdirSync(root).filter((n) => n.endsWith(TEMP_SUFFIX));
 
-    const first = await startServerProcess({ stateDir, env: { [RENAME_DELAY_ENV]: "60000" } });
-    const project = await api<{ id: string }>(first, "/api/projects", { name: "ahead", root, permissions: { write: true, terminal: false } });
-    const session = await api<{ initUrl: string }>(first, "/api/sessions", { projectId: project.id });
-    const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
-    const callUrl = call(m);
-    const accepted = await agentGet<Body>(callUrl);
-    expect(accepted).toMatchObject({ ok: true, state: "running", agentAction: "poll" });
+    const { first, callUrl, accepted } = await startHeldCall(stateDir, root, RENAME_DELAY_ENV, call);
 
     // Recorded as a success (unconfirmed) and its temp file written, the rename held: the file has not changed.
     const deadline = Date.now() + RECORD_WAIT_MS;
