@@ -79,7 +79,7 @@ export interface McpHandlerContext {
 export function listingKeyOf(scope: Pick<McpScope, "base" | "cap">): string {
   // Read for every pooled POST and every stdio message; the authenticator hands out one lookup per capability.
   let key = listingKeys.get(scope.cap);
-  if (key === undefined) listingKeys.set(scope.cap, (key = `${JSON.stringify(scope.cap.permissions)}`));
+  if (key === undefined) listingKeys.set(scope.cap, (key = JSON.stringify(scope.cap.permissions)));
   return `${scope.base} ${key}`;
 }
 const listingKeys = new WeakMap<object, string>();

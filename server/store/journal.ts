@@ -119,9 +119,6 @@ export function createJournalQueries(db: Db) {
     ON CONFLICT (session_id, generation, call_id) DO NOTHING`);
   const runningStmt = db.prepare("UPDATE intents SET state = 'running', started_at = ? WHERE id = ? AND state = 'pending'");
   const checkpointStmt = db.prepare("UPDATE intents SET checkpoint = ? WHERE id = ?");
-  // The start folded into a checkpoint's (or the preimages') commit, for tools that record one before any side
-  // effect (journal-runner.ts): one commit instead of two, and an intent that failed before it stays pending.
-  const startStmt = db.prepare("UPDATE intents SET state = 'running', started_at = ? WHERE id = ? AND state = 'pending'");
   const finishStmt = db.prepare(
     "UPDATE intents SET state = @state, result = @result, error_code = @errorCode, epoch_after = @epochAfter, finished_at = @finishedAt, unconfirmed = @unconfirmed WHERE id = @id",
   );
@@ -198,8 +195,10 @@ export function createJournalQueries(db: Db) {
       checkpointStmt.run(JSON.stringify(data ?? null), id);
     },
     /** Marks a pending intent running (startedAt) and saves its checkpoint, in one transaction. */
+    // The start folded into a checkpoint's (or the preimages') commit, for tools that record one before any side
+    // effect (journal-runner.ts): one commit instead of two, and an intent that failed before it stays pending.
     startWithCheckpoint: db.transaction((id: number, data: unknown, startedAt: number) => {
-      startStmt.run(startedAt, id);
+      runningStmt.run(startedAt, id);
       checkpointStmt.run(JSON.stringify(data ?? null), id);
     }) as (id: number, data: unknown, startedAt: number) => void,
     /**
@@ -207,7 +206,7 @@ export function createJournalQueries(db: Db) {
      * same transaction marks a pending intent running.
      */
     savePreimages: db.transaction((id: number, preimages: Preimage[], startedAt?: number) => {
-      if (startedAt !== undefined) startStmt.run(startedAt, id);
+      if (startedAt !== undefined) runningStmt.run(startedAt, id);
       clearPreimagesStmt.run(id);
       preimages.forEach((p, seq) => insertPreimageStmt.run(id, seq, p.path, p.kind, p.mode ?? null, p.content ?? null));
     }) as (id: number, preimages: Preimage[], startedAt?: number) => void,
@@ -231,7 +230,7 @@ export function createJournalQueries(db: Db) {
       withdrawStmt.run(id);
     },
     unfinished: (): IntentRow[] => (unfinishedStmt.all() as RawIntent[]).map(toIntent),
-    /** Marks an outcome recorded before its tool's last fsync had finished as confirmed (see journal.ts launch). */
+    /** Marks an outcome recorded ahead of its tool's side effect as confirmed (mutation/journal/journal.ts recordAhead). */
     confirm: (id: number): void => {
       confirmStmt.run(id);
     },

@@ -28,7 +28,8 @@ export interface HeldWriteOptions {
   inline?: boolean;
   /**
    * Resolve once the file is renamed into place, its directory's fsync still running (the result's
-   * directorySynced): single-file.ts overlaps it with the journal recording the outcome. Ignored when inline.
+   * directorySynced): single-file.ts hands it to the journal, so the tool returns (and the project's write queue is
+   * released) at the rename while the answer waits for it. Ignored when inline.
    */
   deferDirectorySync?: boolean;
 }

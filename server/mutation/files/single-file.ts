@@ -130,24 +130,27 @@ export async function recoverSingleFile(intent: InterruptedIntent): Promise<Reco
       hint: "The bridge restarted right after this write landed; the file holds the new content.",
     };
   }
-  const applied = current === checkpoint.before ? false : "unknown";
-  return interruptedFailure(intent, "running", { applied, path: display });
+  return notOnDisk(intent, checkpoint, display, current);
 }
 
 /**
- * journal.confirm for write and edit: a success recorded while the directory's fsync was still running, never
+ * journal.confirm for write and edit: a success recorded ahead of the rename (journal.ts recordAhead), never
  * confirmed because the process stopped before it answered. The file holding the new content confirms it (the
- * recorded answer stands). The old content means the rename did not survive (a power loss): recorded as
- * `interrupted`, not applied. Anything else (changed since): `interrupted`, applied unknown; never a success
- * for content that is not on disk.
+ * recorded answer stands). The old content means the rename never happened or did not survive a power loss:
+ * recorded as `interrupted`, not applied. Anything else (changed since): `interrupted`, applied unknown; never a
+ * success for content that is not on disk.
  */
 export async function confirmSingleFile(intent: InterruptedIntent): Promise<ToolFailure | undefined> {
   const checkpoint = intent.checkpoint as SingleFileCheckpoint | undefined;
   if (!checkpoint) return undefined;
   const { display, current } = await currentFingerprint(intent.projectRoot, checkpoint);
   if (current === checkpoint.after) return undefined;
-  const applied = current === checkpoint.before ? false : "unknown";
-  return interruptedFailure(intent, "running", { applied, path: display });
+  return notOnDisk(intent, checkpoint, display, current);
+}
+
+/** The failure for a checkpointed change the file does not hold: the old content means not applied, else unknown. */
+function notOnDisk(intent: InterruptedIntent, checkpoint: SingleFileCheckpoint, display: string, current: string | null): ToolFailure {
+  return interruptedFailure(intent, "running", { applied: current === checkpoint.before ? false : "unknown", path: display });
 }
 
 /** The fingerprint of the checkpointed file now (null when absent), after removing temp files a crash left beside it. */
