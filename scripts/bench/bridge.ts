@@ -50,9 +50,10 @@ export interface BenchBridgeOptions {
 }
 
 /** Starts the built server on free ports and learns its URLs from the two "plane on" log lines. */
-export function spawnServer(stateDir: string, env: Record<string, string>, nodeArgs: string[] = []) {
-  if (!fs.existsSync(SERVER_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
-  const child = spawn(process.execPath, [...nodeArgs, SERVER_ENTRY], {
+/** Starts a built server (`entry`: this checkout's dist/server/main.js unless another build's is named). */
+export function spawnServer(stateDir: string, env: Record<string, string>, nodeArgs: string[] = [], entry = SERVER_ENTRY) {
+  if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build:server\` (npm run bench does)`);
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
       ...process.env,
       URLBRIDGE_STATE_DIR: stateDir,

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
+import { writeFlipFile } from "./flip-file.js";
 import { measure, measureCpuInterleaved, measureInterleaved, percentile, type BenchResult, type Stats } from "./harness.js";
 import { createBenchClient, stopChild } from "./http.js";
 import { startFilesystemServer } from "./mcp-filesystem.js";
@@ -40,13 +41,6 @@ function okBody(text: string): Body {
   const body = JSON.parse(text) as Body;
   if (body.ok !== true) throw new Error(`bench request failed: ${text.slice(0, 300)}`);
   return body;
-}
-
-/** A 2 KiB file whose line `value A` / `value B` flips on every edit, so each edit is a real change. */
-function flipFile(file: string): void {
-  const head = "# edited by the bench\nvalue A\n";
-  const filler = `${"x".repeat(63)}\n`.repeat(Math.ceil(FILE_BYTES / 64));
-  fs.writeFileSync(file, (head + filler).slice(0, FILE_BYTES - 1) + "\n");
 }
 
 function flipper(edit: (from: string, to: string, n: number) => Promise<unknown> | unknown): () => Promise<void> {
@@ -90,7 +84,7 @@ function statsOf(samples: number[]): Stats {
 export async function runMutationBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("project");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
-  for (const name of ["edit.txt", "edit-cpu.txt", "edit-fetch.txt", "edit-fs.txt", "edit-floor.txt", "edit-other.txt", "read.txt"]) flipFile(path.join(projectDir, name));
+  for (const name of ["edit.txt", "edit-cpu.txt", "edit-fetch.txt", "edit-fs.txt", "edit-floor.txt", "edit-other.txt", "read.txt"]) writeFlipFile(path.join(projectDir, name), FILE_BYTES);
   for (let i = 0; i < PATCH_FILES; i++) fs.writeFileSync(path.join(projectDir, `p${i}.txt`), `file ${i}\nvalue 0\n`);
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
   if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
