@@ -1,5 +1,6 @@
 // HTTP plumbing for benchmarks: one keep-alive client used for a route and for its floors alike, and the
-// floors themselves, servers answering every request with fixed bytes: bare node:http, or behind Koa.
+// floors themselves, servers answering every request with fixed bytes (bare node:http, or behind Koa) or doing a
+// durable edit per request.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -66,6 +67,23 @@ export async function startFloorServer(body: Buffer, contentType: string, kind: 
       fs.rmSync(path.dirname(bodyFile), { recursive: true, force: true });
     },
   };
+}
+
+const EDIT_FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "edit-floor-server.mjs");
+
+/**
+ * "plain": a bare node:http server doing the durable edit per GET (read, replace, temp file, fsync, rename,
+ * directory fsync), the least any HTTP server can answer a durable edit with. "journaled": the same with one
+ * record appended to a log and fsynced beside the temp file's, the least a write-ahead journal adds. "sync": the
+ * plain edit with its fsyncs on the event loop, as the in-process floor does them.
+ */
+export type EditFloorKind = "plain" | "journaled" | "sync";
+
+/** An edit floor server in its own process (edit-floor-server.mjs); GET `${url}?from=..&to=..` edits `file`. */
+export async function startEditFloorServer(file: string, kind: EditFloorKind): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, [EDIT_FLOOR_SCRIPT, file, kind], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await firstLine(child);
+  return { url, close: () => stopChild(child) };
 }
 
 /** Resolves with the first line a child prints on stdout. */

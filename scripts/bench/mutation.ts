@@ -9,7 +9,7 @@ import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode
 import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
 import { writeFlipFile } from "./flip-file.js";
 import { measure, measureCpuInterleaved, measureInterleaved, percentile, type BenchResult, type Stats } from "./harness.js";
-import { createBenchClient, stopChild } from "./http.js";
+import { createBenchClient, startEditFloorServer, stopChild } from "./http.js";
 import { startFilesystemServer } from "./mcp-filesystem.js";
 
 const WARMUP = 20;
@@ -84,7 +84,7 @@ function statsOf(samples: number[]): Stats {
 export async function runMutationBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("project");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
-  for (const name of ["edit.txt", "edit-cpu.txt", "edit-fetch.txt", "edit-fs.txt", "edit-floor.txt", "edit-other.txt", "read.txt"]) writeFlipFile(path.join(projectDir, name), FILE_BYTES);
+  for (const name of ["edit.txt", "edit-cpu.txt", "edit-fetch.txt", "edit-fs.txt", "edit-floor.txt", "edit-http.txt", "edit-http-log.txt", "edit-http-sync.txt", "edit-other.txt", "read.txt"]) writeFlipFile(path.join(projectDir, name), FILE_BYTES);
   for (let i = 0; i < PATCH_FILES; i++) fs.writeFileSync(path.join(projectDir, `p${i}.txt`), `file ${i}\nvalue 0\n`);
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
   if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
@@ -93,6 +93,10 @@ export async function runMutationBench(): Promise<BenchResult> {
   const { child, urls } = spawnServer(stateDir, {});
   const client = createBenchClient(4);
   const filesystem = await startFilesystemServer(projectDir);
+  // Where the /e-vs-floor target sits: the in-process floor behind a bare node:http GET, with and without a journal's fsync.
+  const httpFloor = await startEditFloorServer(path.join(projectDir, "edit-http.txt"), "plain");
+  const journaledFloor = await startEditFloorServer(path.join(projectDir, "edit-http-log.txt"), "journaled");
+  const syncFloor = await startEditFloorServer(path.join(projectDir, "edit-http-sync.txt"), "sync");
   try {
     const { control } = await urls;
     const api = createControlPost(control);
@@ -111,12 +115,16 @@ export async function runMutationBench(): Promise<BenchResult> {
     const editFetch = (from: string, to: string, n: number) =>
       fetch(url(bases.m, "e", [["path", "edit-fetch.txt"], ["old", from], ["run", n]], to)).then(async (r) => okBody(await r.text()));
     const fsFile = path.join(projectDir, "edit-fs.txt");
-    const [floorEdit, edit, editViaFetch, fsEdit] = await measureInterleaved(EDIT_RUNS, WARMUP, [
+    const floorGet = (base: string) => (from: string, to: string) => client.get(`${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+    const [floorEdit, edit, editViaFetch, fsEdit, httpFloorEdit, journaledFloorEdit, syncFloorEdit] = await measureInterleaved(EDIT_RUNS, WARMUP, [
       flipper(durableEditFloor(path.join(projectDir, "edit-floor.txt"))),
       flipper(editGet(bases.m, "edit.txt")),
       flipper(editFetch),
       flipper((from, to) => filesystem.call("edit_file", { path: fsFile, edits: [{ oldText: from, newText: to }] })),
-    ]) as [Stats, Stats, Stats, Stats];
+      flipper(floorGet(httpFloor.url)),
+      flipper(floorGet(journaledFloor.url)),
+      flipper(floorGet(syncFloor.url)),
+    ]) as [Stats, Stats, Stats, Stats, Stats, Stats, Stats];
 
     // The bridge's main-thread (event loop) CPU per /e, and per /r for scale: what every other call waits behind.
     const readOnce = () => get(url(bases.r, "r", [["path", "read.txt"]]));
@@ -201,6 +209,19 @@ export async function runMutationBench(): Promise<BenchResult> {
         `| journaled /e of a 2 KiB file, Node fetch | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, fsEdit.p50)} vs filesystem | ${verdict(fsRatio, EDIT_VS_FILESYSTEM_TARGET)} |`,
         `| (the keep-alive /e row against the filesystem server) | | | ${ratio(edit.p50, fsEdit.p50)} vs filesystem | ${verdict(edit.p50 / fsEdit.p50, EDIT_VS_FILESYSTEM_TARGET)} |`,
         "",
+        "Where the floor target sits: the same durable edit behind a GET to a bare node:http server in its own process (no",
+        "routing, validation or database), with its fsyncs on the event loop as the floor's are (so every other request",
+        "would wait behind them), in the thread pool as issue 18 has the bridge do them, and the latter with one record",
+        "appended to a log file and fsynced beside the temp file's before the rename (the least a write-ahead journal",
+        "adds), interleaved in the same loop:",
+        "",
+        "| measurement | p50 ms | p99 ms | p50 vs floor |",
+        "|---|---|---|---|",
+        `| bare node:http doing the durable edit per GET, fsyncs on the event loop | ${ms(syncFloorEdit)} | ${ratio(syncFloorEdit.p50, floorEdit.p50)} |`,
+        `| the same, fsyncs in the thread pool | ${ms(httpFloorEdit)} | ${ratio(httpFloorEdit.p50, floorEdit.p50)} |`,
+        `| the same with a journal record fsynced beside the temp file | ${ms(journaledFloorEdit)} | ${ratio(journaledFloorEdit.p50, floorEdit.p50)} |`,
+        `| journaled /e (as above) | ${ms(edit)} | ${ratio(edit.p50, floorEdit.p50)} |`,
+        "",
         `The bridge's event-loop CPU per call (/proc schedstat of its main thread, ${CPU_ROUNDS} × ${CPU_BLOCK} calls each, in turns): /e ${cpu(editCpu)} µs, /r of a 2 KiB file ${cpu(readCpu)} µs.`,
         "",
         `/r of a 2 KiB file alone and while a second session runs /e back to back (${READ_ROUNDS} alternating rounds of ${READ_RUNS_PER_ROUND} reads; ${mutationsDuring} edits landed during the reads):`,
@@ -220,11 +241,14 @@ export async function runMutationBench(): Promise<BenchResult> {
         row(`/a apply_patch of ${PATCH_FILES} files (n=${patch.n})`, patch),
         row(`/x foreground \`echo hi\` (n=${terminal.n})`, terminal),
       ].join("\n"),
-      figures: { floorEdit, edit, editViaFetch, fsEdit, readAlone, readDuring, floor, newIntent: fresh, replayed, patch50: patch, terminal },
+      figures: { floorEdit, edit, editViaFetch, fsEdit, httpFloorEdit, journaledFloorEdit, syncFloorEdit, readAlone, readDuring, floor, newIntent: fresh, replayed, patch50: patch, terminal },
     };
   } finally {
     client.close();
     await filesystem.close();
+    await httpFloor.close();
+    await journaledFloor.close();
+    await syncFloor.close();
     await stopChild(child);
     fs.rmSync(stateDir, { recursive: true, force: true });
     fs.rmSync(projectDir, { recursive: true, force: true });
