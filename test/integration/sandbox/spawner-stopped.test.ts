@@ -2,7 +2,7 @@
 // only the starts that wait for it: the bridge answers other requests meanwhile (ordering, never speed, is
 // asserted). The answer, once it comes, runs the command; no answer within the bound gives the spawner up
 // (spawner_lost), and a start still queued behind it (it never reached the spawner) runs directly. An end that
-// reaches a start still waiting ends the command as soon as it has a pid.
+// reaches a start still waiting (a scope end, the bridge's shutdown) ends the command as soon as it has a pid.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -132,6 +132,32 @@ describe("a stopped spawner", () => {
     expect(isGone(result.pid!)).toBe(true);
     const shellPid = path.join(dir, "shell.pid");
     if (fs.existsSync(shellPid)) expect(await waitUntil(() => isGone(Number(fs.readFileSync(shellPid, "utf8"))))).toBe(true);
+    expect(spawnerPid()).toBe(spawner);
+  });
+});
+
+describe("a bridge shutting down while a start waits for a stopped spawner", () => {
+  it("waits for that start and ends its command once it has a pid, leaving nothing running", async () => {
+    const other = await startTestBridge();
+    const session = await other.session({ terminal: true, write: true });
+    const spawner = await readySpawner();
+    stopSpawner(spawner);
+    const x = agentGet<Body>(`${session.m}/x?${HELD}&raw=${encodeUrlText("echo $$ > shutdown-shell.pid; exec sleep 300")}`).catch(() => undefined);
+    expect(await waitUntil(() => pendingSpawnerStarts() === 1, 10_000)).toBe(true);
+    let closed = false;
+    const closing = other.close().then(() => (closed = true));
+    // Shutdown reached the pending start through the registry: it does not complete while the start waits.
+    expect(await waitUntil(() => closed, 300)).toBe(false);
+    expect(pendingSpawnerStarts()).toBe(1);
+    process.kill(spawner, "SIGCONT");
+    stopped = undefined;
+    await closing;
+    // By the time close resolved, the command it let start had been ended (if its shell got to run at all).
+    const shellPid = path.join(other.projectDir, "shutdown-shell.pid");
+    if (fs.existsSync(shellPid) && fs.readFileSync(shellPid, "utf8").endsWith("\n")) expect(isGone(Number(fs.readFileSync(shellPid, "utf8")))).toBe(true);
+    await x;
+    expect(pendingSpawnerStarts()).toBe(0);
+    // The spawner itself serves the other bridges of this process on.
     expect(spawnerPid()).toBe(spawner);
   });
 });
