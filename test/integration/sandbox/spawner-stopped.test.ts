@@ -7,6 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
+import { ErrorCode } from "../../../server/errors.js";
+import { launchBackground, MAX_BACKGROUND_PROCESSES } from "../../../server/mutation/terminal/terminal-background.js";
 import { TerminalProcesses } from "../../../server/mutation/terminal/terminal-processes.js";
 import { runForeground } from "../../../server/mutation/terminal/terminal-run.js";
 import { spawnCommand } from "../../../server/mutation/terminal/terminal-spawn.js";
@@ -133,6 +135,32 @@ describe("a stopped spawner", () => {
     const shellPid = path.join(dir, "shell.pid");
     if (fs.existsSync(shellPid)) expect(await waitUntil(() => isGone(Number(fs.readFileSync(shellPid, "utf8"))))).toBe(true);
     expect(spawnerPid()).toBe(spawner);
+  });
+});
+
+describe("bg=1 launches waiting for a stopped spawner", () => {
+  it("count against the background limit while they wait, and all run once it answers", async () => {
+    const spawner = await readySpawner();
+    const processes = new TerminalProcesses();
+    const shutdown = new AbortController();
+    const dir = makeTempDir("pending-bg");
+    const owner = { sessionId: "s-bg", projectId: "p-bg" };
+    const launch = () => launchBackground({ command: "exec sleep 300", cwd: dir, env, signal: shutdown.signal, processes, owner, windowMs: 50 });
+    stopSpawner(spawner);
+    try {
+      const waiting = Array.from({ length: MAX_BACKGROUND_PROCESSES }, launch);
+      expect(await waitUntil(() => pendingSpawnerStarts() === MAX_BACKGROUND_PROCESSES, 10_000)).toBe(true);
+      await expect(launch()).rejects.toMatchObject({ code: ErrorCode.backgroundLimitReached });
+      process.kill(spawner, "SIGCONT");
+      stopped = undefined;
+      const launched = await Promise.all(waiting);
+      expect(launched.map((l) => l.state)).toEqual(Array(MAX_BACKGROUND_PROCESSES).fill("running"));
+      expect(new Set(launched.map((l) => l.pid)).size).toBe(MAX_BACKGROUND_PROCESSES);
+    } finally {
+      shutdown.abort();
+      await processes.end({}, "shutdown");
+    }
+    expect(processes.count()).toBe(0);
   });
 });
 
