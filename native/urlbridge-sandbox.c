@@ -2,7 +2,9 @@
  * urlbridge-sandbox: runs one terminal command confined, and stays its parent until every process it started
  * has ended. Applies Landlock (filesystem allowlist, ptrace/proc protection, optional TCP-connect ban and signal
  * scoping), no_new_privs and an identity drop, then watches the tree as a child subreaper so that setsid'd
- * daemons and double forks stay findable. CLI contract: docs/ARCHITECTURE.md and server/sandbox/launcher.ts.
+ * daemons and double forks stay findable. It starts by closing every descriptor above 2 except --status-fd (itself
+ * close-on-exec), so the command gets only stdin, stdout and stderr whoever started the launcher (the resident
+ * spawner, or the bridge directly). CLI contract: docs/ARCHITECTURE.md and server/sandbox/launcher.ts.
  *
  * Build: cc -O2 -Wall -Wextra -o dist/native/urlbridge-sandbox native/urlbridge-sandbox.c (no external libs).
  * The Landlock ABI constants are defined here, not taken from <linux/landlock.h>, so that an older libc's
@@ -13,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -112,6 +115,38 @@ static void fail(const char *fmt, ...) {
   fputc('\n', stderr);
   va_end(ap);
   _exit(LAUNCHER_ERROR);
+}
+
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+
+/* Closes every descriptor from `lowest` to `highest`: close_range(2) (Linux 5.9), else one by one from
+   /proc/self/fd (as urlbridge-spawner.c does). */
+static void close_between(int lowest, int highest) {
+  if (lowest > highest) return;
+  if (syscall(__NR_close_range, (unsigned)lowest, (unsigned)highest, 0) == 0) return;
+  DIR *dir = opendir("/proc/self/fd");
+  if (!dir) return;
+  int own = dirfd(dir);
+  struct dirent *e;
+  while ((e = readdir(dir)))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') {
+      int fd = atoi(e->d_name);
+      if (fd >= lowest && fd <= highest && fd != own) close(fd);
+    }
+  closedir(dir);
+}
+
+/* Everything above stdio but the status fd: whatever the parent left inheritable (a runtime's IPC channel, a
+   test runner's pipes) reaches neither the launcher's work nor the command, however the launcher was started. */
+static void close_inherited(int status_fd) {
+  if (status_fd < 0) {
+    close_between(3, INT_MAX);
+    return;
+  }
+  close_between(3, status_fd - 1);
+  close_between(status_fd + 1, INT_MAX);
 }
 
 static int landlock_abi(void) {
@@ -538,6 +573,7 @@ int main(int argc, char **argv) {
   struct options o;
   parse_args(argc, argv, &o);
   if (o.status_fd >= 0 && fcntl(o.status_fd, F_SETFD, FD_CLOEXEC) != 0) fail("--status-fd %d is not open", o.status_fd);
+  close_inherited(o.status_fd);
 
   /* The bridge dying ends the tree: SIGTERM arrives here and is handled like any stop request. */
   pid_t parent = getppid();

@@ -35,7 +35,7 @@ import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox } from "./sandbox/launcher.js";
 import { agentIdentity } from "./sandbox/identity.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
-import { useSpawner } from "./sandbox/spawner.js";
+import { setSpawnerLog, useSpawner } from "./sandbox/spawner.js";
 import { newerMigrations } from "./store/database.js";
 import { openStore, type Store } from "./store/index.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
@@ -185,6 +185,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     warn: (message) => log.warn(message),
   });
   useSpawner(config.spawner === "auto");
+  setSpawnerLog(log);
   const containerMode = config.sandbox === "container";
   const terminal = createTerminalState(containerMode ? { container: config } : {});
   if (terminal.container) {

@@ -2,25 +2,16 @@
 // again after it dies, that forks the sandbox launcher per command so the bridge never fork()s its own large
 // address space (libuv starts every child with a plain fork: ~4.5 ms per 100 MiB of bridge, on the event loop).
 // Only the bridge can talk to it: through pipes it opened itself from /proc/<spawner>/fd (same uid), never a
-// path in the filesystem. URLBRIDGE_SPAWNER=off (useSpawner) keeps the direct spawn, the fallback when it cannot start.
+// path in the filesystem (spawner-channel.ts). URLBRIDGE_SPAWNER=off (useSpawner) keeps the direct spawn, the
+// fallback when it cannot start. Its stderr lines go to the bridge's log (setSpawnerLog), bounded.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { Logger } from "../log.js";
+import { SpawnerChannel } from "./spawner-channel.js";
 
-/**
- * How long one start request may wait for the spawner's answer (blocking the event loop) before the spawner is
- * given up as hung and killed, which ends the commands it runs (reported spawner_lost). Its answer comes within
- * a fork of 1.5 MiB; the bound is generous so that a stalled machine does not cost running commands.
- */
-const REPLY_TIMEOUT_MS = 5000;
-/**
- * How long the answer is polled for without sleeping: it comes within the fork of a 1 MiB process (tens of
- * microseconds), and a sleep (Atomics.wait) costs ~0.1 ms of timer slack. Past this, each check sleeps.
- */
-const REPLY_SPIN_MS = 1;
-const REPLY_POLL_MS = 0.05;
 /** Spawners that die before they are ready, in a row, before the bridge stops trying (direct spawn from then on). */
 const MAX_FAILED_STARTS = 3;
 const SPAWNER_NAME = "urlbridge-spawner";
@@ -28,6 +19,9 @@ const SPAWNER_NAME = "urlbridge-spawner";
 const EVENTS_DRAIN_MS = 250;
 /** A spawner that has not said "ready" by then is given up (and counts as a failed start). */
 const READY_TIMEOUT_MS = 5000;
+/** Stderr lines of one spawner forwarded to the log, and the length each is cut to: a looping failure cannot flood it. */
+const MAX_LOGGED_LINES = 20;
+const MAX_LOGGED_LINE_CHARS = 300;
 
 /** How a launcher started through the spawner ended. */
 export interface SpawnerExit {
@@ -64,8 +58,7 @@ interface Spawner {
   process: ChildProcess;
   pid: number;
   launcher: string;
-  requestFd: number | undefined;
-  replyFd: number | undefined;
+  channel: SpawnerChannel | undefined;
   running: Map<number, Running>;
   ready: boolean;
   lost: boolean;
@@ -76,7 +69,8 @@ let failedStarts = 0;
 let nextId = 0;
 /** Launchers started through a spawner since the bridge started (diagnostics, and tests that a path is taken). */
 let started = 0;
-const waitCell = new Int32Array(new SharedArrayBuffer(4));
+/** Where the spawner's own stderr goes (the latest bridge's logger; none: discarded). */
+let logger: Logger | undefined;
 
 /** The spawner binary beside the launcher, or undefined when it was not built. */
 function spawnerBinary(launcher: string): string | undefined {
@@ -95,6 +89,11 @@ export function useSpawner(on: boolean): void {
   wanted = on;
 }
 
+/** The logger that receives the spawner's stderr (why it failed to start or died), a bounded number of lines. */
+export function setSpawnerLog(log: Logger | undefined): void {
+  logger = log;
+}
+
 function enabled(): boolean {
   return wanted && process.platform === "linux" && failedStarts < MAX_FAILED_STARTS;
 }
@@ -102,23 +101,13 @@ function enabled(): boolean {
 const signalName = (signo: number): NodeJS.Signals | null =>
   signo === 0 ? null : ((Object.entries(os.constants.signals).find(([, n]) => n === signo)?.[0] as NodeJS.Signals | undefined) ?? null);
 
-function closeFd(fd: number | undefined): void {
-  if (fd === undefined) return;
-  try {
-    fs.closeSync(fd);
-  } catch {
-    // Already closed.
-  }
-}
-
 /** The spawner is gone (or given up): every launcher it had not reported is reported lost. */
 function lose(spawner: Spawner): void {
   if (current === spawner) current = undefined;
   if (spawner.lost) return;
   spawner.lost = true;
-  closeFd(spawner.requestFd);
-  closeFd(spawner.replyFd);
-  spawner.requestFd = spawner.replyFd = undefined;
+  spawner.channel?.close();
+  spawner.channel = undefined;
   try {
     spawner.process.kill("SIGKILL");
   } catch {
@@ -131,13 +120,16 @@ function lose(spawner: Spawner): void {
 function onEvent(spawner: Spawner, line: string): void {
   const ready = /^ready (\d+) (\d+)$/.exec(line);
   if (ready) {
+    let requestFd: number | undefined;
     try {
-      spawner.requestFd = fs.openSync(`/proc/${spawner.pid}/fd/${ready[1]}`, fs.constants.O_WRONLY);
-      spawner.replyFd = fs.openSync(`/proc/${spawner.pid}/fd/${ready[2]}`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      requestFd = fs.openSync(`/proc/${spawner.pid}/fd/${ready[1]}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+      const replyFd = fs.openSync(`/proc/${spawner.pid}/fd/${ready[2]}`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      spawner.channel = new SpawnerChannel(requestFd, replyFd, () => lose(spawner));
       spawner.ready = true;
       failedStarts = 0;
     } catch {
       // /proc/<pid>/fd is closed to us (a hardened /proc): the direct spawn stays.
+      if (requestFd !== undefined && !spawner.channel) fs.closeSync(requestFd);
       failedStarts = MAX_FAILED_STARTS;
       lose(spawner);
     }
@@ -165,7 +157,7 @@ function startSpawner(launcher: string): void {
     child.on("error", () => undefined);
     return;
   }
-  const spawner: Spawner = { process: child, pid: child.pid, launcher, requestFd: undefined, replyFd: undefined, running: new Map(), ready: false, lost: false };
+  const spawner: Spawner = { process: child, pid: child.pid, launcher, channel: undefined, running: new Map(), ready: false, lost: false };
   current = spawner;
   let partial = "";
   child.stdout!.setEncoding("utf8");
@@ -174,7 +166,7 @@ function startSpawner(launcher: string): void {
     partial = lines.pop() ?? "";
     for (const line of lines) onEvent(spawner, line);
   });
-  child.stderr!.resume();
+  forwardStderr(child.stderr!, child.pid);
   child.on("error", () => undefined);
   const notReady = setTimeout(() => {
     if (spawner.ready) return;
@@ -196,34 +188,21 @@ function startSpawner(launcher: string): void {
   (child.stderr as net.Socket).unref();
 }
 
-function writeFrame(fd: number, fields: string[]): void {
-  const payload = Buffer.from(fields.map((f) => `${f}\0`).join(""), "utf8");
-  const frame = Buffer.allocUnsafe(4 + payload.length);
-  frame.writeUInt32LE(payload.length, 0);
-  payload.copy(frame, 4);
-  for (let at = 0; at < frame.length; ) at += fs.writeSync(fd, frame, at);
-}
-
-/** The spawner's one-line answer to a start request, read synchronously and bounded; undefined when none came. */
-function readReply(fd: number): string | undefined {
-  const buf = Buffer.alloc(256);
-  let text = "";
-  const started = performance.now();
-  const deadline = started + REPLY_TIMEOUT_MS;
-  for (let now = started; now < deadline; now = performance.now()) {
-    let n: number;
-    try {
-      n = fs.readSync(fd, buf, 0, buf.length, null);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return undefined;
-      if (now - started > REPLY_SPIN_MS) Atomics.wait(waitCell, 0, 0, REPLY_POLL_MS);
-      continue;
+/** The spawner's stderr (a failed start, a refused request), line by line into the log, at most MAX_LOGGED_LINES. */
+function forwardStderr(stream: NodeJS.ReadableStream, pid: number): void {
+  let partial = "";
+  let logged = 0;
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop()!.slice(0, MAX_LOGGED_LINE_CHARS);
+    for (const line of lines) {
+      if (line === "" || logged >= MAX_LOGGED_LINES) continue;
+      logged++;
+      logger?.warn(`command spawner (pid ${pid}): ${line.slice(0, MAX_LOGGED_LINE_CHARS)}`);
+      if (logged === MAX_LOGGED_LINES) logger?.warn(`command spawner (pid ${pid}): further stderr lines are not logged`);
     }
-    if (n === 0) return undefined; // the spawner died
-    text += buf.toString("utf8", 0, n);
-    if (text.endsWith("\n")) return text.slice(0, -1);
-  }
-  return undefined;
+  });
 }
 
 /** A read end the spawner holds, opened through /proc as our own descriptor and wrapped as a stream. */
@@ -237,10 +216,12 @@ export class SpawnerLost extends Error {}
 
 /**
  * Starts the launcher through the spawner. Undefined when the spawner is off, not built, not ready yet (the
- * first command starts it and spawns directly) or could not fork (nothing ran): the caller spawns directly.
- * Throws SpawnerLost when the spawner died or hung mid-request, since a launcher may then have started.
+ * first command starts it and spawns directly), could not fork, or was lost before this request reached it
+ * (nothing ran): the caller spawns directly. Rejects with SpawnerLost when the spawner died or hung after it had
+ * the request, since a launcher may then have started. Resolves at once when the spawner answers within
+ * REPLY_BLOCKING_MS (the usual case); otherwise the event loop runs while the answer is awaited.
  */
-export function spawnThroughSpawner(request: SpawnRequest): SpawnerChild | undefined {
+export async function spawnThroughSpawner(request: SpawnRequest): Promise<SpawnerChild | undefined> {
   if (!enabled()) return undefined;
   // The spawner runs only the launcher it was started with; another one (never the case today) spawns directly.
   if (current && current.launcher !== request.file) return undefined;
@@ -249,23 +230,23 @@ export function spawnThroughSpawner(request: SpawnRequest): SpawnerChild | undef
     return undefined;
   }
   const spawner = current;
-  if (!spawner.ready || spawner.requestFd === undefined || spawner.replyFd === undefined) return undefined;
+  const channel = spawner.channel;
+  if (!spawner.ready || !channel) return undefined;
   const id = ++nextId;
   const env = Object.entries(request.env).map(([k, v]) => `${k}=${v}`);
   const argv = [request.file, ...request.args];
-  let reply: string | undefined;
-  try {
-    writeFrame(spawner.requestFd, ["s", String(id), request.cwd, String(argv.length), ...argv, String(env.length), ...env]);
-    reply = readReply(spawner.replyFd);
-  } catch {
-    reply = undefined;
-  }
-  if (reply === undefined) {
+  // Registered before the request: a launcher that ends at once is reported on the events pipe, which can be
+  // read before an answer that was waited for on a timer.
+  const exited = new Promise<SpawnerExit>((resolve) => spawner.running.set(id, { resolve }));
+  const answer = await channel.request(["s", String(id), request.cwd, String(argv.length), ...argv, String(env.length), ...env]);
+  if (answer.kind !== "reply" || answer.line.startsWith("E ")) spawner.running.delete(id);
+  if (answer.kind === "unsent") return undefined;
+  if (answer.kind === "lost") {
     lose(spawner);
     throw new SpawnerLost("the spawner did not answer a start request");
   }
-  if (reply.startsWith("E ")) return undefined;
-  const [pid, out, err] = reply.split(" ").map(Number) as [number, number, number];
+  if (answer.line.startsWith("E ")) return undefined;
+  const [pid, out, err] = answer.line.split(" ").map(Number) as [number, number, number];
   let stdout: net.Socket, stderr: net.Socket;
   try {
     stdout = openOutput(spawner, String(out));
@@ -274,9 +255,8 @@ export function spawnThroughSpawner(request: SpawnRequest): SpawnerChild | undef
     lose(spawner);
     throw new SpawnerLost("the command's output pipes could not be opened");
   }
-  const exited = new Promise<SpawnerExit>((resolve) => spawner.running.set(id, { resolve }));
   started++;
-  writeFrame(spawner.requestFd, ["r", String(id)]);
+  channel.send(["r", String(id)]);
   let reported = false;
   void exited.then(() => (reported = true));
   return {
@@ -285,12 +265,7 @@ export function spawnThroughSpawner(request: SpawnRequest): SpawnerChild | undef
     stderr,
     exited,
     kill(signal) {
-      if (reported || spawner.requestFd === undefined) return;
-      try {
-        writeFrame(spawner.requestFd, ["k", String(id), String(os.constants.signals[signal])]);
-      } catch {
-        lose(spawner);
-      }
+      if (!reported) channel.send(["k", String(id), String(os.constants.signals[signal])]);
     },
   };
 }
@@ -298,6 +273,11 @@ export function spawnThroughSpawner(request: SpawnRequest): SpawnerChild | undef
 /** How many launchers spawners have started in this process. */
 export function spawnedThroughSpawner(): number {
   return started;
+}
+
+/** Start requests waiting for the running spawner's answer (tests and diagnostics). */
+export function pendingSpawnerStarts(): number {
+  return current?.channel?.pending ?? 0;
 }
 
 /** The running spawner's pid (tests and diagnostics), or undefined. */

@@ -22,12 +22,13 @@ export interface RipgrepProcess {
 
 const closed = (stream: Readable) => new Promise<void>((resolve) => (stream.destroyed ? resolve() : stream.once("close", () => resolve())));
 
-export function startRipgrep(command: { command: string; args: string[] }, confined: boolean, cwd: string): RipgrepProcess {
+/** Starts rg; resolves once it runs (through the spawner that may take a timer's wait, never blocking the event loop). */
+export async function startRipgrep(command: { command: string; args: string[] }, confined: boolean, cwd: string): Promise<RipgrepProcess> {
   if (confined) {
     try {
       // rg has always inherited the bridge's environment (it runs no agent code); it still does.
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-      const resident = spawnThroughSpawner({ file: command.command, args: command.args, cwd, env });
+      const resident = await spawnThroughSpawner({ file: command.command, args: command.args, cwd, env });
       if (resident) {
         const ended = Promise.all([resident.exited, closed(resident.stdout), closed(resident.stderr)]).then(([exit]) =>
           exit.lost ? { code: null, failure: "the command spawner ended during the search" } : { code: exit.code },

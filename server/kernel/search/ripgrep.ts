@@ -144,12 +144,12 @@ interface CurrentFile {
   overlong: boolean;
 }
 
-function runRipgrep(command: { command: string; args: string[] }, confined: boolean, search: GrepSearch, collector: MatchCollector, targetRel: string): Promise<void> {
+async function runRipgrep(command: { command: string; args: string[] }, confined: boolean, search: GrepSearch, collector: MatchCollector, targetRel: string): Promise<void> {
   const { include } = search;
   const ordered = new OrderedFiles(collector.limits);
   const maxLines = collector.limits.maxMatches;
+  const child = await startRipgrep(command, confined, heldFdPath(search.rootFd));
   return new Promise((resolve, reject) => {
-    const child = startRipgrep(command, confined, heldFdPath(search.rootFd));
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     /** Inside an event too long to hold: its bytes are dropped up to the next newline. */
@@ -172,6 +172,8 @@ function runRipgrep(command: { command: string; args: string[] }, confined: bool
     }, Math.max(0, search.deadline - Date.now()));
     const onAbort = () => stop();
     search.signal.addEventListener("abort", onAbort, { once: true });
+    // Aborted while rg started (the spawner's answer is awaited when it is slow).
+    if (search.signal.aborted) onAbort();
 
     const handle = (line: Buffer) => {
       if (current?.skip) {

@@ -10,7 +10,7 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { StartupTranscript, watchStartup, type StartupEnd } from "./startup-transcript.js";
 import type { BoundedText } from "./terminal-output.js";
 import type { TerminalProcesses, TreeOwner } from "./terminal-processes.js";
-import { spawnCommand, type SpawnOptions } from "./terminal-spawn.js";
+import { spawnCommand, type SpawnedCommand, type SpawnOptions } from "./terminal-spawn.js";
 
 /** Background processes alive at once across all sessions; more are refused until one ends. */
 export const MAX_BACKGROUND_PROCESSES = 8;
@@ -147,7 +147,7 @@ function prepareLogFile(dir: string, reader: LogReader | undefined): string {
 
 export async function launchBackground(options: LaunchOptions): Promise<LaunchResult> {
   options.signal.throwIfAborted();
-  const count = options.processes.list({ kind: "background" }).length;
+  const count = options.processes.count({ kind: "background" });
   if (count >= MAX_BACKGROUND_PROCESSES) {
     throw new ToolError(
       ErrorCode.backgroundLimitReached,
@@ -160,7 +160,16 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
   const transcript = new StartupTranscript();
   let watching = true;
   const started = performance.now();
-  const child = spawnCommand({ ...options, foreground: false });
+  // Until the launcher has a pid, the registry holds a pending start: the limit counts it, scope ends reach it.
+  const pending = options.processes.begin("background", options.owner);
+  let child: SpawnedCommand;
+  try {
+    child = await spawnCommand({ ...options, foreground: false });
+  } catch (error) {
+    pending.abandoned();
+    log.close();
+    throw error;
+  }
   const pid = child.pid;
   const onChunk = (chunk: Buffer) => {
     log.write(chunk);
@@ -172,6 +181,7 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
   const finished = child.done;
 
   if (pid === undefined) {
+    pending.abandoned();
     const end = await finished;
     log.close();
     if (end.spawnerLost) throw spawnerLost();
@@ -182,7 +192,9 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
 
   const onShutdown = () => void child.stop();
   options.signal.addEventListener("abort", onShutdown, { once: true });
-  const forget = options.processes.add({
+  // The bridge began shutting down while the launcher started.
+  if (options.signal.aborted) onShutdown();
+  const forget = pending.started({
     pid,
     kind: "background",
     owner: options.owner,

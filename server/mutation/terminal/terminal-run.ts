@@ -5,7 +5,7 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { OutputCollector, STDERR_LIMITS, STDOUT_LIMITS, type BoundedText } from "./terminal-output.js";
 import type { EndReason, TerminalProcesses, TreeOwner } from "./terminal-processes.js";
 import { spawnerLost } from "./terminal-background.js";
-import { spawnCommand, type SpawnOptions } from "./terminal-spawn.js";
+import { spawnCommand, type SpawnedCommand, type SpawnOptions } from "./terminal-spawn.js";
 
 export { resolveShell, type ShellInvocation, type SpawnOptions } from "./terminal-spawn.js";
 
@@ -50,9 +50,18 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
   const started = performance.now();
   const stdout = new OutputCollector(STDOUT_LIMITS);
   const stderr = new OutputCollector(STDERR_LIMITS);
-  const child = spawnCommand({ ...options, foreground: true });
+  // Until the launcher has a pid, the registry holds a pending start that scope ends and shutdown reach.
+  const pending = options.processes.begin("foreground", options.owner);
+  let child: SpawnedCommand;
+  try {
+    child = await spawnCommand({ ...options, foreground: true });
+  } catch (error) {
+    pending.abandoned();
+    throw error;
+  }
   const pid = child.pid;
   if (pid === undefined) {
+    pending.abandoned();
     if ((await child.done).spawnerLost) throw spawnerLost();
     throw new ToolError(ErrorCode.internalError, "The shell could not be started (spawn failed). Check that /bin/sh exists and the launcher is built (npm run build:native).", {
       retryable: false,
@@ -63,7 +72,7 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
     ended ??= why;
     return child.stop();
   };
-  const forget = options.processes.add({
+  const forget = pending.started({
     pid,
     kind: "foreground",
     owner: options.owner,

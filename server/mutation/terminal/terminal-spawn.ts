@@ -1,7 +1,8 @@
 // The one way terminal commands start: through the sandbox launcher (server/sandbox/launcher.ts), which confines
 // the shell, stays its parent as a subreaper and ends the whole tree (setsid'd daemons included) when told.
 // The resident spawner (server/sandbox/spawner.ts) forks the launcher, so the bridge does not fork itself; when
-// it cannot (off, not built, not ready yet) the bridge spawns the launcher directly, with the same result.
+// it cannot (off, not built, not ready yet) the bridge spawns the launcher directly, with the same result. The
+// start is asynchronous: a spawner slow to answer does not hold the event loop (spawner-channel.ts).
 // Without a built launcher (no C compiler) the shell is spawned bare and its tree is found through /proc.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -93,7 +94,8 @@ export function treeEndsWithBridge(plan: LaunchPlan | undefined): boolean {
   return Boolean(plan?.file ?? launcherBinary());
 }
 
-export function spawnCommand(options: SpawnOptions & { foreground: boolean }): SpawnedCommand {
+/** Starts the command; resolves once its launcher has a pid (or could not start: pid undefined). Never rejects on a lost spawner. */
+export async function spawnCommand(options: SpawnOptions & { foreground: boolean }): Promise<SpawnedCommand> {
   const shell = resolveShell();
   const binary = options.plan?.file ?? launcherBinary();
   const shellArgv = [shell.file, ...shell.args, options.command];
@@ -103,7 +105,7 @@ export function spawnCommand(options: SpawnOptions & { foreground: boolean }): S
   const cwd = options.plan?.spawnCwd ?? options.cwd;
   let resident: SpawnerChild | undefined;
   try {
-    resident = spawnThroughSpawner({ file: binary, args, cwd, env });
+    resident = await spawnThroughSpawner({ file: binary, args, cwd, env });
   } catch (error) {
     if (!(error instanceof SpawnerLost)) throw error;
     return lostBeforeStart();

@@ -1,13 +1,15 @@
 // The resident spawner (native/urlbridge-spawner.c) with real processes: commands are forked by it, not by the
 // bridge; their output is on real pipes; a spawner killed mid-command ends the command's tree and reports it
-// lost (and /x answers interrupted); the next command starts a new spawner; URLBRIDGE_SPAWNER=off spawns directly.
+// lost (and /x answers interrupted); the next command starts a new spawner; its stderr reaches the bridge's log;
+// URLBRIDGE_SPAWNER=off spawns directly.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isGone, readStat } from "../../../server/mutation/terminal/process-tree.js";
 import { spawnCommand, type SpawnedCommand } from "../../../server/mutation/terminal/terminal-spawn.js";
 import { probeLauncher } from "../../../server/sandbox/launcher.js";
-import { spawnedThroughSpawner, spawnerPid, useSpawner } from "../../../server/sandbox/spawner.js";
+import { createLogger } from "../../../server/log.js";
+import { setSpawnerLog, spawnedThroughSpawner, spawnerPid, useSpawner } from "../../../server/sandbox/spawner.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { waitUntil, type Body } from "../mutation/terminal-helpers.js";
@@ -20,8 +22,8 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const parentOf = (pid: number): number | undefined => readStat(pid)?.ppid;
 
-function run(command: string, foreground = true): SpawnedCommand & { output: () => string } {
-  const spawned = spawnCommand({ command, cwd: dir, env, foreground });
+async function run(command: string, foreground = true): Promise<SpawnedCommand & { output: () => string }> {
+  const spawned = await spawnCommand({ command, cwd: dir, env, foreground });
   let output = "";
   spawned.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
   spawned.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
@@ -30,7 +32,7 @@ function run(command: string, foreground = true): SpawnedCommand & { output: () 
 
 /** The spawner starts on first need: one command spawned directly, then it answers. */
 async function readySpawner(): Promise<number> {
-  if (spawnerPid() === undefined) await run("true").done;
+  if (spawnerPid() === undefined) await (await run("true")).done;
   expect(await waitUntil(() => spawnerPid() !== undefined)).toBe(true);
   return spawnerPid()!;
 }
@@ -46,7 +48,7 @@ describe("the resident spawner", () => {
   it("forks the launcher itself, and the shell writes to real pipes", async () => {
     const spawner = await readySpawner();
     expect(parentOf(spawner)).toBe(process.pid);
-    const command = run("ls -l /proc/self/fd/1 /proc/self/fd/2; echo to-dev-stdout > /dev/stdout; echo $PPID > launcher.pid; exit 3");
+    const command = await run("ls -l /proc/self/fd/1 /proc/self/fd/2; echo to-dev-stdout > /dev/stdout; echo $PPID > launcher.pid; exit 3");
     const end = await command.done;
     expect(end).toMatchObject({ exitCode: 3, signal: null, leftovers: 0, spawnerLost: false });
     expect(command.output()).toMatch(/\/proc\/self\/fd\/1 -> pipe:/);
@@ -58,7 +60,7 @@ describe("the resident spawner", () => {
 
   it("hands the launcher only /dev/null, its two output pipes and the status pipe, and the shell only the first three", async () => {
     await readySpawner();
-    const command = run("ls /proc/self/fd; echo --; ls /proc/$PPID/fd");
+    const command = await run("ls /proc/self/fd; echo --; ls /proc/$PPID/fd");
     expect(await command.done).toMatchObject({ exitCode: 0 });
     // ls's own listing of /proc/self/fd holds one more descriptor while it reads the folder.
     const [shell, launcher] = command.output().split("--\n").map((part) => part.trim().split("\n").map(Number).sort((a, b) => a - b));
@@ -68,15 +70,15 @@ describe("the resident spawner", () => {
 
   it("reports a signal and a leftover count exactly as the direct spawn does", async () => {
     await readySpawner();
-    const killed = await run("kill -TERM $$").done;
+    const killed = await (await run("kill -TERM $$")).done;
     expect(killed).toMatchObject({ signal: "SIGTERM", exitCode: null, spawnerLost: false });
-    const left = await run("sleep 30 & sleep 30 & echo started").done;
+    const left = await (await run("sleep 30 & sleep 30 & echo started")).done;
     expect(left).toMatchObject({ exitCode: 0, leftovers: 2 });
   });
 
   it("stops a command's whole tree through the spawner", async () => {
     await readySpawner();
-    const command = run("setsid sleep 300 & echo $! > stop-daemon.pid; sleep 300", false);
+    const command = await run("setsid sleep 300 & echo $! > stop-daemon.pid; sleep 300", false);
     const daemon = Number(await readWhenWritten("stop-daemon.pid"));
     expect(parentOf(command.pid!)).toBe(spawnerPid());
     await command.stop();
@@ -86,8 +88,8 @@ describe("the resident spawner", () => {
 
   it("ends the tree of a command whose spawner is killed, reports it lost, and the next command gets a new spawner", async () => {
     const spawner = await readySpawner();
-    const foreground = run("echo $$ > lost-shell.pid; sleep 300");
-    const background = run("setsid sleep 300 & echo $! > lost-daemon.pid; wait", false);
+    const foreground = await run("echo $$ > lost-shell.pid; sleep 300");
+    const background = await run("setsid sleep 300 & echo $! > lost-daemon.pid; wait", false);
     const shell = Number(await readWhenWritten("lost-shell.pid"));
     const daemon = Number(await readWhenWritten("lost-daemon.pid"));
     expect(parentOf(foreground.pid!)).toBe(spawner);
@@ -100,7 +102,7 @@ describe("the resident spawner", () => {
 
     const next = await readySpawner();
     expect(next).not.toBe(spawner);
-    const after = run("echo again");
+    const after = await run("echo again");
     expect(await after.done).toMatchObject({ exitCode: 0, spawnerLost: false });
     expect(after.output()).toBe("again\n");
   });
@@ -108,21 +110,39 @@ describe("the resident spawner", () => {
   it("gives up a hung spawner after a bounded wait: the command is reported lost, not run twice, and the next one runs", async () => {
     const spawner = await readySpawner();
     process.kill(spawner, "SIGSTOP");
-    const command = run("echo never > hung.txt");
+    const command = await run("echo never > hung.txt");
     expect(command.pid).toBeUndefined();
     expect(await command.done).toMatchObject({ spawnerLost: true });
     expect(await waitUntil(() => isGone(spawner))).toBe(true);
     expect(fs.existsSync(path.join(dir, "hung.txt"))).toBe(false);
-    const next = run("echo after");
+    const next = await run("echo after");
     expect(await next.done).toMatchObject({ exitCode: 0, spawnerLost: false });
     expect(next.output()).toBe("after\n");
+    expect(await readySpawner()).not.toBe(spawner);
+  });
+
+  it("forwards the spawner's stderr to the bridge's log, and a start it never took whole runs no command twice", async () => {
+    const spawner = await readySpawner();
+    const lines: string[] = [];
+    setSpawnerLog(createLogger("warn", (line) => lines.push(line)));
+    try {
+      // A start request over the spawner's frame bound (4 MiB) makes it exit with a message on its stderr.
+      const start = spawnCommand({ command: "echo never", cwd: dir, env: { ...env, HUGE: "x".repeat(5 << 20) }, foreground: true });
+      // It never had the whole request, so it is not reported lost: the bridge spawns directly, which the kernel
+      // refuses for an environment this large.
+      await expect(start).rejects.toThrow(/E2BIG/);
+      expect(await waitUntil(() => isGone(spawner))).toBe(true);
+      expect(await waitUntil(() => lines.some((line) => line.includes(`command spawner (pid ${spawner}): urlbridge-spawner: request frame`)))).toBe(true);
+    } finally {
+      setSpawnerLog(undefined);
+    }
     expect(await readySpawner()).not.toBe(spawner);
   });
 
   it("URLBRIDGE_SPAWNER=off starts the launcher from the bridge itself", async () => {
     useSpawner(false);
     try {
-      const command = run("echo $PPID > direct.pid; echo direct; sleep 300", false);
+      const command = await run("echo $PPID > direct.pid; echo direct; sleep 300", false);
       expect(Number(await readWhenWritten("direct.pid"))).toBe(command.pid);
       expect(parentOf(command.pid!)).toBe(process.pid);
       await command.stop();
