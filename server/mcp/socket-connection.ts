@@ -2,7 +2,9 @@
 // JSON-RPC served by one McpServer for the whole connection (the SDK's serveStdio over this socket). The
 // capability is authenticated again for every message: a line it no longer opens is refused unrun (the relay
 // follows a rotation and sends it again); a change of the tool list moves the relay to HTTP. Every tool call runs
-// through the same runner, journal and activity log as over HTTP (server.ts). Protocol: socket-protocol.ts.
+// through the same runner, journal and activity log as over HTTP (server.ts). At most MCP_SOCKET_MAX_IN_FLIGHT
+// requests at once (socket-slots.ts); a 2025-era batch is answered in one line (socket-batch.ts). Protocol:
+// socket-protocol.ts.
 import type net from "node:net";
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
