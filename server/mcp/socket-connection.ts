@@ -96,10 +96,10 @@ class SocketWire implements Transport {
       this.scopes.delete(id);
       this.direct.sawAnswer(message);
       const json = JSON.stringify(message);
-      const batched = this.batches.answer(id, json);
+      // The slot frees once the answer is written out (a peer that reads nothing holds its requests' slots).
+      if (!this.batches.answer(id, json)) await this.write(`${json}\n`);
       this.slots.answered(id);
-      if (batched) return;
-      return this.write(`${json}\n`);
+      return;
     }
     await this.write(`${JSON.stringify(message)}\n`);
   }
