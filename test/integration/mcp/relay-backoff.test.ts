@@ -20,6 +20,7 @@ describe("the stdio relay's attempts to open its socket leg", () => {
   let listener: net.Server;
   let relayStateDir: string;
   const attempts: number[] = [];
+  const accepted = new Set<net.Socket>();
 
   beforeAll(async () => {
     t = await startTestBridge();
@@ -27,13 +28,17 @@ describe("the stdio relay's attempts to open its socket leg", () => {
     relayStateDir = makeTempDir("backoff-state");
     listener = net.createServer((socket) => {
       attempts.push(performance.now());
+      accepted.add(socket);
+      socket.once("close", () => accepted.delete(socket));
       socket.on("error", () => {});
       socket.end(`${JSON.stringify({ "urlbridge/unauthorized": {} })}\n`);
     });
     await new Promise<void>((resolve) => listener.listen(path.join(relayStateDir, "mcp.sock"), resolve));
   });
   afterAll(async () => {
-    await new Promise<void>((resolve) => listener.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+    for (const socket of accepted) socket.destroy();
+    await closed;
     await t.close();
   });
 
