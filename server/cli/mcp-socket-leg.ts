@@ -5,7 +5,7 @@
 // (the lines in flight on it are answered with an error, never sent again; mcp-socket-route.ts opens a new leg).
 // Protocol: server/mcp/socket-protocol.ts.
 import net from "node:net";
-import { tooLargeMessage, MCP_MAX_BODY_BYTES } from "../mcp/limits.js";
+import { MCP_MAX_BATCH_SIZE, tooLargeMessage, MCP_MAX_BODY_BYTES } from "../mcp/limits.js";
 import { BEARER_KEY, CONTROL_PREFIX, controlLine, HELLO_KEY, MOVED_KEY, READY_KEY, REFUSED_KEY, SOCKET_PROTOCOL_VERSION } from "../mcp/socket-protocol.js";
 
 export type JsonRpcId = string | number | null;
@@ -280,7 +280,9 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
 
   return {
     send(text, message, ids) {
-      if (overHttp) return options.viaHttp(text, message);
+      // A batch the bridge refuses whole goes over HTTP: that refusal's id is null, and the relay there answers
+      // each of its requests too, where here they would wait for ever.
+      if (overHttp || (Array.isArray(message) && message.length > MCP_MAX_BATCH_SIZE)) return options.viaHttp(text, message);
       if (Buffer.byteLength(text) > MCP_MAX_BODY_BYTES) {
         // The bridge would refuse it unread: answered here, as the same error, without sending a megabyte.
         for (const id of ids.length > 0 ? ids : [null]) options.writeError(id, RELAY_ERROR, tooLargeMessage);

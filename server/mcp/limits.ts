@@ -18,3 +18,12 @@ export const tooLargeMessage = `The request body is larger than ${MCP_MAX_BODY_B
  * only with batches; any other local client holding a capability meets it too.
  */
 export const MCP_SOCKET_MAX_IN_FLIGHT = 16;
+
+/**
+ * The most messages in one JSON-RPC batch (the SDK's HTTP transport's MAX_BATCH_SIZE): a larger one is refused whole,
+ * over HTTP (legacy-exchange.ts) and on a 2025-era socket connection alike, whose answers would otherwise be held
+ * until the last came. The stdio relay sends a larger batch over HTTP, so its client gets HTTP's answers.
+ */
+export const MCP_MAX_BATCH_SIZE = 100;
+/** The refusal's words, as the SDK's transport has them. */
+export const batchTooLargeMessage = `Invalid Request: Batch must not exceed ${MCP_MAX_BATCH_SIZE} messages`;

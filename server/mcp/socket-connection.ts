@@ -9,7 +9,7 @@ import type net from "node:net";
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Authenticated } from "../gateway/authenticate.js";
-import { MCP_MAX_BODY_BYTES, MCP_SOCKET_MAX_IN_FLIGHT, tooLargeMessage } from "./limits.js";
+import { batchTooLargeMessage, MCP_MAX_BATCH_SIZE, MCP_MAX_BODY_BYTES, MCP_SOCKET_MAX_IN_FLIGHT, tooLargeMessage } from "./limits.js";
 import { BatchAnswers } from "./socket-batch.js";
 import { DirectCalls } from "./socket-direct-call.js";
 import { RequestSlots } from "./socket-slots.js";
@@ -65,7 +65,7 @@ class SocketWire implements Transport {
   readonly scopes = new Map<RpcId, McpScope>();
   readonly slots = new RequestSlots(MCP_SOCKET_MAX_IN_FLIGHT, () => this.pump());
   private readonly batches = new BatchAnswers((line) => void this.write(`${line}\n`));
-  private readonly units: Unit[] = [];
+  private units: Unit[] = [];
   private pumping = false;
   private paused = false;
   private chunks: Buffer[] = [];
@@ -211,34 +211,30 @@ class SocketWire implements Transport {
     }
     const scope = scopeOf(auth);
     if (!Array.isArray(value)) return this.deliver(value, scope, false);
-    const batched = this.direct.pinnedToLegacy && this.openBatch(value);
+    const batched = this.direct.pinnedToLegacy;
+    if (batched && value.length > MCP_MAX_BATCH_SIZE) {
+      // Refused whole, nothing run, with the HTTP leg's bytes (legacy-exchange.ts): its answers would all be held.
+      return void this.write(`${JSON.stringify({ jsonrpc: "2.0", error: { code: INVALID_REQUEST, message: batchTooLargeMessage }, id: null })}\n`);
+    }
+    if (batched) this.openBatch(value);
     // Each item waits for a request slot in turn, with the scope this line authenticated, ahead of later lines.
-    this.units.unshift(...value.map((item): Unit => ({ kind: "item", value: item, scope, batched })));
+    this.units = [...value.map((item): Unit => ({ kind: "item", value: item, scope, batched })), ...this.units];
   }
 
   /**
    * A 2025-era batch is answered as one line (socket-batch.ts), in the order of its requests; an item that is not a
-   * JSON-RPC message has its error in that line. false when the batch is refused whole, as over HTTP: a method that
-   * needs a stream (its error alone, nothing runs).
+   * JSON-RPC message, or a method that needs a stream, has its error in that line.
    */
-  private openBatch(items: unknown[]): boolean {
-    const streamOnly = items.find((m) => m !== null && typeof m === "object" && STREAM_ONLY_METHODS.has((m as { method?: unknown }).method as string)) as
-      | { method: string; id?: unknown }
-      | undefined;
-    if (streamOnly) {
-      const id = typeof streamOnly.id === "string" || typeof streamOnly.id === "number" ? streamOnly.id : null;
-      void this.writeError(id, METHOD_NOT_FOUND, streamOnlyText(streamOnly.method));
-      items.length = 0;
-      return false;
-    }
+  private openBatch(items: unknown[]): void {
     const entries: Array<{ id: RpcId } | { error: string }> = [];
     for (const item of items) {
       const message = asMessage(item);
       if (!message) entries.push({ error: errorJson(idOf(item), INVALID_REQUEST, INVALID_REQUEST_TEXT) });
-      else if ("method" in message && "id" in message) entries.push({ id: message.id });
+      else if (!("method" in message && "id" in message)) continue;
+      else if (STREAM_ONLY_METHODS.has(message.method)) entries.push({ error: errorJson(message.id, METHOD_NOT_FOUND, streamOnlyText(message.method)) });
+      else entries.push({ id: message.id });
     }
     this.batches.open(entries);
-    return true;
   }
 
   private deliver(value: unknown, scope: McpScope, batched: boolean): void {
@@ -257,7 +253,8 @@ class SocketWire implements Transport {
     // A valid message with a method and an id is a request (the others: notifications, answers).
     if ("method" in message && "id" in message) {
       if (STREAM_ONLY_METHODS.has(message.method)) {
-        void this.writeError(message.id, METHOD_NOT_FOUND, streamOnlyText(message.method));
+        // In a batch its error is already in the answer line (openBatch).
+        if (!batched) void this.writeError(message.id, METHOD_NOT_FOUND, streamOnlyText(message.method));
         return;
       }
       this.scopes.set(message.id, scope);

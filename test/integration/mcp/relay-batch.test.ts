@@ -4,7 +4,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MCP_MAX_BATCH_SIZE } from "../../../server/mcp/limits.js";
 import { startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { bearerOf, connectLines } from "../../helpers/mcp-socket.js";
 import { startRelay } from "../../helpers/relay-process.js";
 import { cliEnv } from "../cli/run-cli.js";
 
@@ -35,6 +37,10 @@ describe("a JSON-RPC batch through the stdio relay", () => {
         relay.send(batch);
         lines.push(await relay.next());
       }
+      // Over the bound the bridge refuses the batch whole (its error has id null); the relay sends it over HTTP on
+      // both legs, and answers each of its requests there, so that none waits for ever.
+      relay.send(Array.from({ length: MCP_MAX_BATCH_SIZE + 1 }, (_, i) => ({ jsonrpc: "2.0", id: 1000 + i, method: "ping" })));
+      for (let i = 0; i < MCP_MAX_BATCH_SIZE + 2; i++) lines.push(await relay.next());
       // A batch of notifications only is answered with nothing: the next line is the ping's.
       relay.send([note, note]);
       relay.send({ jsonrpc: "2.0", id: 99, method: "ping" });
@@ -62,6 +68,23 @@ describe("a JSON-RPC batch through the stdio relay", () => {
     await t.close();
   });
 
+  it("over the bound is refused whole on the socket with the HTTP leg's bytes, and nothing runs", async () => {
+    const c = await connectLines(path.join(t.stateDir, "mcp.sock"));
+    try {
+      c.send({ "urlbridge/hello": { v: 1, bearer: bearerOf(s.m!) } });
+      await c.next();
+      c.send(INIT);
+      await c.next();
+      c.send(Array.from({ length: MCP_MAX_BATCH_SIZE + 1 }, (_, i) => read(2000 + i, 3)));
+      expect(await c.next()).toBe(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: Batch must not exceed ${MCP_MAX_BATCH_SIZE} messages"},"id":null}`);
+      c.send({ jsonrpc: "2.0", id: 9, method: "ping" });
+      expect(JSON.parse(await c.next())).toMatchObject({ id: 9, result: {} });
+      expect(viaOf(3)).toEqual([]);
+    } finally {
+      c.close();
+    }
+  });
+
   it("is answered over the socket in one line, as over HTTP: same answers, same shape", async () => {
     const overSocket = await exchange();
     expect(viaOf(1)).toEqual(["stdio"]);
@@ -71,7 +94,12 @@ describe("a JSON-RPC batch through the stdio relay", () => {
     expect(viaOf(1).sort()).toEqual(["stdio", undefined]);
 
     expect(overSocket).toEqual(overHttp);
-    const [, three, one, unknownTool, ping] = overSocket.map((line) => JSON.parse(line) as unknown);
+    const answers = overSocket.map((line) => JSON.parse(line) as unknown);
+    const [, three, one, unknownTool] = answers;
+    const [refused, ...unanswered] = answers.slice(4, 4 + MCP_MAX_BATCH_SIZE + 2);
+    const ping = answers.at(-1);
+    expect(refused).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: `Invalid Request: Batch must not exceed ${MCP_MAX_BATCH_SIZE} messages` }, id: null });
+    expect(unanswered.map((a) => (a as { id: number }).id)).toEqual(Array.from({ length: MCP_MAX_BATCH_SIZE + 1 }, (_, i) => 1000 + i));
     expect((three as Array<{ id: number }>).map((a) => a.id)).toEqual([2, 3, 4]);
     expect(three).toMatchObject([{ result: {} }, { result: { structuredContent: { ok: true } } }, { result: { tools: expect.any(Array) } }]);
     expect(one).toMatchObject({ id: 5, result: { structuredContent: { ok: true } } });
