@@ -2,11 +2,12 @@
 // per-project write queue and the terminal gate, so this process executes nothing: it reads newline-delimited
 // JSON-RPC from stdin and hands each message to the bridge, then writes each JSON-RPC answer to stdout as one
 // line. Through the bridge's Unix socket when there is one (mcp-socket-leg.ts: one MCP server for the whole
-// connection), else by POSTing each message to the bridge's MCP endpoint with the session's capability as a
-// bearer. stdout carries JSON-RPC only; errors go to stderr.
+// connection; reopened after a loss, mcp-socket-route.ts), else by POSTing each message to the bridge's MCP
+// endpoint with the session's capability as a bearer. stdout carries JSON-RPC only; errors go to stderr.
 import http from "node:http";
 import https from "node:https";
-import { openSocketLeg, type SocketLeg } from "./mcp-socket-leg.js";
+import type { Reinitialize } from "./mcp-socket-leg.js";
+import { openSocketRoute, type SocketRoute } from "./mcp-socket-route.js";
 
 /** A stdin line past this is discarded unread and answered with an error (the bridge caps bodies lower). */
 export const MAX_STDIO_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -120,6 +121,8 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
   let refreshing: Promise<string | undefined> | undefined;
   /** The 2025-era version negotiated by initialize, sent on every later claim-less message. */
   let legacyVersion: string | undefined;
+  /** That initialize, which a reopened socket connection replays. */
+  let legacyInit: Reinitialize | undefined;
   let outputClosed = false;
 
   const write = (message: unknown) => {
@@ -179,6 +182,7 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
     for (const answer of answers) {
       if (isRecord(answer) && answer.id === message.id && isRecord(answer.result) && typeof answer.result.protocolVersion === "string") {
         legacyVersion = answer.result.protocolVersion;
+        legacyInit = { params: message.params, protocolVersion: legacyVersion };
       }
     }
   }
@@ -228,8 +232,8 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
     }
   }
 
-  const leg: SocketLeg | undefined = options.socketPath
-    ? await openSocketLeg({
+  const leg: SocketRoute | undefined = options.socketPath
+    ? await openSocketRoute({
         path: options.socketPath,
         bearer: () => bearer,
         refreshFrom,
@@ -243,6 +247,7 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
         requestIdsOf,
         maxAnswerBytes: MAX_RELAY_RESPONSE_BYTES,
         refusedText,
+        reinitialize: () => legacyInit,
       })
     : undefined;
 

@@ -1,10 +1,11 @@
 // The stdio relay's fast leg: the client's JSON-RPC lines go as they are to the bridge's MCP Unix socket, where one
 // MCP server serves the whole connection, and the bridge's lines come back as they are. No HTTP, no per-message
 // server. A line the bridge refuses (the capability rotated) is sent again after the relay learns the new
-// capability; a line it moves (the tool list changed) goes over HTTP, as does everything after a lost connection.
+// capability; a line it moves (the tool list changed) goes over HTTP, as does everything after a lost connection
+// (the lines in flight on it are answered with an error, never sent again; mcp-socket-route.ts opens a new leg).
 // Protocol: server/mcp/socket-protocol.ts.
 import net from "node:net";
-import { tooLargeMessage, MCP_MAX_BODY_BYTES } from "../mcp/limits.js";
+import { MCP_MAX_BATCH_SIZE, tooLargeMessage, MCP_MAX_BODY_BYTES } from "../mcp/limits.js";
 import { BEARER_KEY, CONTROL_PREFIX, controlLine, HELLO_KEY, MOVED_KEY, READY_KEY, REFUSED_KEY, SOCKET_PROTOCOL_VERSION } from "../mcp/socket-protocol.js";
 
 export type JsonRpcId = string | number | null;
@@ -37,8 +38,20 @@ export interface SocketLegOptions {
 export interface SocketLeg {
   /** Sends one client line; resolves once every request in it is answered here or over HTTP. */
   send(text: string, message: unknown, ids: JsonRpcId[]): Promise<void>;
+  /** Whether the connection closed under the relay (not when the bridge moved it to HTTP). */
+  readonly lost: boolean;
   close(): void;
 }
+
+/** The client's 2025-era initialize, replayed on a new connection so that its one server serves the same era. */
+export interface Reinitialize {
+  params: unknown;
+  /** The revision the first initialize negotiated: a new connection must answer the same, else HTTP goes on. */
+  protocolVersion: string;
+}
+
+/** The replayed initialize's id: a string no client line on this connection can be waiting with yet. */
+const REINITIALIZE_ID = "urlbridge-relay/reinitialize";
 
 /** The id at the end of a single answer as the SDK serialises it; a batch or another order is parsed in full. */
 const ANSWER_ID_AT_END = /^\{"(?:result|error)":.*"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*")\}$/s;
@@ -61,35 +74,66 @@ interface Waiter {
   done: () => void;
 }
 
-/** Connects and presents the capability; undefined when there is no socket or the bridge says no (use HTTP). */
-export function openSocketLeg(options: SocketLegOptions): Promise<SocketLeg | undefined> {
+/**
+ * Connects and presents the capability, then replays `reinitialize` if given (its answer stays here); undefined when
+ * there is no socket, the bridge says no or answers another revision (use HTTP).
+ */
+export function openSocketLeg(options: SocketLegOptions, reinitialize?: Reinitialize, signal?: AbortSignal): Promise<SocketLeg | undefined> {
   return new Promise((resolve) => {
     const socket = net.connect(options.path);
     let buffered = Buffer.alloc(0);
+    let ready = false;
     const fail = () => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", fail);
       socket.destroy();
       resolve(undefined);
     };
     const timer = setTimeout(fail, OPEN_TIMEOUT_MS);
+    // The relay finished meanwhile: nothing is left to serve.
+    signal?.addEventListener("abort", fail, { once: true });
     socket.once("error", fail);
     socket.once("close", fail);
     socket.once("connect", () => socket.write(controlLine(HELLO_KEY, { v: SOCKET_PROTOCOL_VERSION, bearer: options.bearer() })));
     const onData = (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       const newline = buffered.indexOf(0x0a);
-      if (newline < 0) return buffered.length > 4096 ? fail() : undefined;
+      if (newline < 0) return buffered.length > (ready ? options.maxAnswerBytes : 4096) ? fail() : undefined;
       const first = buffered.subarray(0, newline).toString("utf8");
-      if (!first.startsWith(`{"${READY_KEY}"`)) return fail();
+      buffered = buffered.subarray(newline + 1);
+      if (!ready) {
+        if (!first.startsWith(`{"${READY_KEY}"`)) return fail();
+        ready = true;
+        if (reinitialize) {
+          socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: REINITIALIZE_ID, method: "initialize", params: reinitialize.params })}\n`);
+          return onData(Buffer.alloc(0));
+        }
+      } else if (!answersReinitialize(first, reinitialize!.protocolVersion)) {
+        return fail();
+      } else {
+        socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+        reinitialize = undefined;
+      }
       clearTimeout(timer);
+      signal?.removeEventListener("abort", fail);
       socket.off("data", onData);
       socket.off("error", fail);
       socket.off("close", fail);
       socket.pause();
-      resolve(createLeg(socket, options, buffered.subarray(newline + 1)));
+      resolve(createLeg(socket, options, buffered));
     };
     socket.on("data", onData);
   });
+}
+
+/** Whether `line` is the answer to the replayed initialize with the revision the client negotiated. */
+function answersReinitialize(line: string, protocolVersion: string): boolean {
+  try {
+    const answer = JSON.parse(line) as { id?: unknown; result?: { protocolVersion?: unknown } };
+    return answer.id === REINITIALIZE_ID && answer.result?.protocolVersion === protocolVersion;
+  } catch {
+    return false;
+  }
 }
 
 function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer): SocketLeg {
@@ -98,6 +142,7 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
   let epoch = 0;
   /** Set once the bridge moved this connection to HTTP, or the connection was lost: every later line goes there. */
   let overHttp = false;
+  let lost = false;
   let closing = false;
   let chunks: Buffer[] = [];
   let size = 0;
@@ -160,10 +205,17 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
       socket.write(`${text}\n`);
       return;
     }
+    // Only the requests still waiting: the connection may have been lost during the refresh, and then they were
+    // answered already (onLost).
+    const still = ids.flatMap((id) => {
+      const waiter = take(id);
+      return waiter ? [{ id, waiter }] : [];
+    });
+    if (still.length === 0) return;
     options.warn(options.refusedText);
-    for (const id of ids) {
+    for (const { id, waiter } of still) {
       options.writeError(id, RELAY_ERROR, options.refusedText);
-      settle(id);
+      waiter.done();
     }
   };
 
@@ -185,6 +237,7 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
 
   const onLost = () => {
     overHttp = true;
+    lost = true;
     if (closing || waiting.size === 0) return;
     const text = `cannot relay to the bridge at ${options.path} (the connection closed); is urlbridge running?`;
     options.warn(text);
@@ -227,7 +280,9 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
 
   return {
     send(text, message, ids) {
-      if (overHttp) return options.viaHttp(text, message);
+      // A batch the bridge refuses whole goes over HTTP: that refusal's id is null, and the relay there answers
+      // each of its requests too, where here they would wait for ever.
+      if (overHttp || (Array.isArray(message) && message.length > MCP_MAX_BATCH_SIZE)) return options.viaHttp(text, message);
       if (Buffer.byteLength(text) > MCP_MAX_BODY_BYTES) {
         // The bridge would refuse it unread: answered here, as the same error, without sending a megabyte.
         for (const id of ids.length > 0 ? ids : [null]) options.writeError(id, RELAY_ERROR, tooLargeMessage);
@@ -249,6 +304,9 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
       // A client line that looks like a control line stays JSON-RPC for the bridge: JSON allows the leading space.
       socket.write(text.startsWith(CONTROL_PREFIX) ? ` ${text}\n` : `${text}\n`);
       return done;
+    },
+    get lost() {
+      return lost;
     },
     close() {
       closing = true;

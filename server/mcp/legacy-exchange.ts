@@ -17,9 +17,8 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "@modelcontextprotocol/server";
+import { batchTooLargeMessage, MCP_MAX_BATCH_SIZE } from "./limits.js";
 
-/** The SDK transport's batch bound (MAX_BATCH_SIZE in its streamableHttp.ts). */
-const MAX_BATCH_SIZE = 100;
 
 /** An answer: JSON text for 200 and the errors, none for 202 (notifications only), 499 when the client went away. */
 export interface ExchangeAnswer {
@@ -86,7 +85,7 @@ class ExchangeTransport implements Transport {
  * when `signal` aborts: then the answer is 499, nobody is left to read it.
  */
 export async function exchangeLegacy(server: McpServer, body: unknown, authInfo: AuthInfo, protocolVersion: string | undefined, signal: AbortSignal): Promise<ExchangeAnswer> {
-  if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) return errorAnswer(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  if (Array.isArray(body) && body.length > MCP_MAX_BATCH_SIZE) return errorAnswer(400, -32600, batchTooLargeMessage);
   let messages: JSONRPCMessage[];
   try {
     messages = (Array.isArray(body) ? body : [body]).map((m) => parseJSONRPCMessage(m));

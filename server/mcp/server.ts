@@ -87,9 +87,15 @@ const listingKeys = new WeakMap<object, string>();
 /**
  * An SDK McpServer with the tools `scope` lists registered. Each call runs with `scopeOf(ctx)`: by default the
  * scope the server was built for (a stateless request); a long-lived server (one per stdio connection,
- * socket-connection.ts) passes the scope its transport authenticated for that very message.
+ * socket-connection.ts) passes the scope its transport authenticated for that very message. `onCall`, when given, is
+ * told when each tool handler starts and (through the function it returns) when it has returned, answered or not.
  */
-export function createMcpServer(deps: McpDeps, scope: McpScope, scopeOf: (ctx: McpHandlerContext) => McpScope = () => scope): McpServer {
+export function createMcpServer(
+  deps: McpDeps,
+  scope: McpScope,
+  scopeOf: (ctx: McpHandlerContext) => McpScope = () => scope,
+  onCall?: (ctx: McpHandlerContext) => () => void,
+): McpServer {
   const server = new McpServer(SERVER_INFO, {
     // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
     capabilities: { tools: { listChanged: false } },
@@ -106,7 +112,16 @@ export function createMcpServer(deps: McpDeps, scope: McpScope, scopeOf: (ctx: M
         outputSchema,
         annotations: spec.annotations,
       },
-      (args: Record<string, unknown>, extra: McpHandlerContext) => callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta),
+      onCall
+        ? async (args: Record<string, unknown>, extra: McpHandlerContext) => {
+            const ended = onCall(extra);
+            try {
+              return await callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta);
+            } finally {
+              ended();
+            }
+          }
+        : (args: Record<string, unknown>, extra: McpHandlerContext) => callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta),
     );
   }
   return server;

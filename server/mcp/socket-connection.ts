@@ -2,13 +2,17 @@
 // JSON-RPC served by one McpServer for the whole connection (the SDK's serveStdio over this socket). The
 // capability is authenticated again for every message: a line it no longer opens is refused unrun (the relay
 // follows a rotation and sends it again); a change of the tool list moves the relay to HTTP. Every tool call runs
-// through the same runner, journal and activity log as over HTTP (server.ts). Protocol: socket-protocol.ts.
+// through the same runner, journal and activity log as over HTTP (server.ts). At most MCP_SOCKET_MAX_IN_FLIGHT
+// requests at once (socket-slots.ts); a 2025-era batch is answered in one line (socket-batch.ts). Protocol:
+// socket-protocol.ts.
 import type net from "node:net";
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Authenticated } from "../gateway/authenticate.js";
-import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
+import { batchTooLargeMessage, MCP_MAX_BATCH_SIZE, MCP_MAX_BODY_BYTES, MCP_SOCKET_MAX_IN_FLIGHT, tooLargeMessage } from "./limits.js";
+import { BatchAnswers } from "./socket-batch.js";
 import { DirectCalls } from "./socket-direct-call.js";
+import { RequestSlots } from "./socket-slots.js";
 import { createMcpServer, listingKeyOf, type McpDeps, type McpHandlerContext, type McpScope } from "./server.js";
 import {
   BEARER_KEY,
@@ -42,16 +46,28 @@ const scopeOf = (auth: Authenticated): McpScope => ({ ...auth, via: "stdio" });
 
 type RpcId = string | number;
 
+/** One unit of the connection's input, handled in order as request slots allow. */
+type Unit =
+  | { kind: "line"; text: string }
+  | { kind: "too_large"; id: RpcId | null }
+  | { kind: "item"; value: unknown; scope: McpScope; batched: boolean };
+
 /**
  * The wire transport serveStdio owns: line framing over the socket, the control lines, and the per-message
  * capability check. Requests it delivers carry their authenticated scope in `scopes`, keyed by JSON-RPC id until
- * the answer leaves.
+ * the answer leaves. At most MCP_SOCKET_MAX_IN_FLIGHT requests are in the bridge at once (socket-slots.ts): at
+ * the bound the lines already read wait in `units` and the socket is not read until a slot frees.
  */
 class SocketWire implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   readonly scopes = new Map<RpcId, McpScope>();
+  readonly slots = new RequestSlots(MCP_SOCKET_MAX_IN_FLIGHT, () => this.pump());
+  private readonly batches = new BatchAnswers((line) => void this.write(`${line}\n`));
+  private units: Unit[] = [];
+  private pumping = false;
+  private paused = false;
   private chunks: Buffer[] = [];
   private size = 0;
   private oversizedHead: Buffer | undefined;
@@ -76,8 +92,14 @@ class SocketWire implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if ("id" in message && message.id !== undefined && !("method" in message)) {
-      this.scopes.delete(message.id as RpcId);
+      const id = message.id as RpcId;
+      this.scopes.delete(id);
       this.direct.sawAnswer(message);
+      const json = JSON.stringify(message);
+      // The slot frees once the answer is written out (a peer that reads nothing holds its requests' slots).
+      if (!this.batches.answer(id, json)) await this.write(`${json}\n`);
+      this.slots.answered(id);
+      return;
     }
     await this.write(`${JSON.stringify(message)}\n`);
   }
@@ -87,6 +109,8 @@ class SocketWire implements Transport {
     this.closed = true;
     this.socket.off("data", this.onData);
     this.scopes.clear();
+    this.units.length = 0;
+    this.slots.clear();
     this.socket.end();
     this.onclose?.();
   }
@@ -116,23 +140,49 @@ class SocketWire implements Transport {
         this.chunks.push(part);
         this.size += part.length;
       }
-      if (newline < 0) return;
+      if (newline < 0) break;
       data = data.subarray(newline + 1);
       if (this.oversizedHead) {
-        const id = idOfHead(this.oversizedHead.toString("utf8"));
+        this.units.push({ kind: "too_large", id: idOfHead(this.oversizedHead.toString("utf8")) });
         this.oversizedHead = undefined;
-        void this.writeError(id, TRANSPORT_REFUSAL, tooLargeMessage);
       } else {
         const line = Buffer.concat(this.chunks, this.size).toString("utf8");
         this.chunks = [];
         this.size = 0;
-        this.onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+        this.units.push({ kind: "line", text: line.endsWith("\r") ? line.slice(0, -1) : line });
       }
     }
+    this.pump();
   };
 
+  /** Handles the units read so far while a request slot is free; stops reading the socket while one waits. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.units.length > 0 && !this.slots.full && !this.closed) this.handle(this.units.shift()!);
+    } finally {
+      this.pumping = false;
+    }
+    const wait = this.units.length > 0 && !this.closed;
+    if (wait && !this.paused) this.socket.pause();
+    else if (!wait && this.paused) this.socket.resume();
+    this.paused = wait;
+  }
+
+  /** Lets the socket flow once the connection is served, unless the lines already read fill every slot. */
+  startReading(): void {
+    if (!this.paused) this.socket.resume();
+  }
+
+  private handle(unit: Unit): void {
+    if (unit.kind === "too_large") return void this.writeError(unit.id, TRANSPORT_REFUSAL, tooLargeMessage);
+    if (unit.kind === "item") return this.deliver(unit.value, unit.scope, unit.batched);
+    this.onLine(unit.text);
+  }
+
   private writeError(id: RpcId | null, code: number, message: string): Promise<void> {
-    return this.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
+    return this.write(`${errorJson(id, code, message)}\n`);
   }
 
   private onLine(line: string): void {
@@ -160,26 +210,55 @@ class SocketWire implements Transport {
       return void this.write(controlLine(MOVED_KEY, { line }));
     }
     const scope = scopeOf(auth);
-    // A plain tools/call is answered without the SDK's dispatch (socket-direct-call.ts); anything else goes to it.
-    for (const item of Array.isArray(value) ? value : [value]) if (!this.direct.take(item, scope, this.write)) this.deliver(item, scope);
+    if (!Array.isArray(value)) return this.deliver(value, scope, false);
+    const batched = this.direct.pinnedToLegacy;
+    if (batched && value.length > MCP_MAX_BATCH_SIZE) {
+      // Refused whole, nothing run, with the HTTP leg's bytes (legacy-exchange.ts): its answers would all be held.
+      return void this.write(`${JSON.stringify({ jsonrpc: "2.0", error: { code: INVALID_REQUEST, message: batchTooLargeMessage }, id: null })}\n`);
+    }
+    if (batched) this.openBatch(value);
+    // Each item waits for a request slot in turn, with the scope this line authenticated, ahead of later lines.
+    this.units = [...value.map((item): Unit => ({ kind: "item", value: item, scope, batched })), ...this.units];
   }
 
-  private deliver(value: unknown, scope: McpScope): void {
-    let message: JSONRPCMessage;
-    try {
-      message = parseJSONRPCMessage(value);
-    } catch {
-      const id = (value as { id?: unknown } | null)?.id;
-      void this.writeError(typeof id === "string" || typeof id === "number" ? id : null, INVALID_REQUEST, "Invalid Request: each line must be one JSON-RPC 2.0 request, notification or response.");
+  /**
+   * A 2025-era batch is answered as one line (socket-batch.ts), in the order of its requests; an item that is not a
+   * JSON-RPC message, or a method that needs a stream, has its error in that line.
+   */
+  private openBatch(items: unknown[]): void {
+    const entries: Array<{ id: RpcId } | { error: string }> = [];
+    for (const item of items) {
+      const message = asMessage(item);
+      if (!message) entries.push({ error: errorJson(idOf(item), INVALID_REQUEST, INVALID_REQUEST_TEXT) });
+      else if (!("method" in message && "id" in message)) continue;
+      else if (STREAM_ONLY_METHODS.has(message.method)) entries.push({ error: errorJson(message.id, METHOD_NOT_FOUND, streamOnlyText(message.method)) });
+      else entries.push({ id: message.id });
+    }
+    this.batches.open(entries);
+  }
+
+  private deliver(value: unknown, scope: McpScope, batched: boolean): void {
+    // A plain tools/call is answered without the SDK's dispatch (socket-direct-call.ts); anything else goes to it.
+    // A batch's calls all go to the SDK, as over HTTP, so that their answers are collected in one place.
+    if (!batched) {
+      const taken = this.direct.take(value, scope, this.write, (id) => this.slots.done(id));
+      if (taken !== undefined) return this.slots.take(taken, true);
+    }
+    const message = asMessage(value);
+    if (!message) {
+      // In a batch the item's error is already in its answer line (openBatch).
+      if (!batched) void this.writeError(idOf(value), INVALID_REQUEST, INVALID_REQUEST_TEXT);
       return;
     }
     // A valid message with a method and an id is a request (the others: notifications, answers).
     if ("method" in message && "id" in message) {
       if (STREAM_ONLY_METHODS.has(message.method)) {
-        void this.writeError(message.id, METHOD_NOT_FOUND, `${message.method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`);
+        // In a batch its error is already in the answer line (openBatch).
+        if (!batched) void this.writeError(message.id, METHOD_NOT_FOUND, streamOnlyText(message.method));
         return;
       }
       this.scopes.set(message.id, scope);
+      this.slots.take(message.id);
       if (message.method === "initialize") this.direct.sawInitialize(message.id);
     }
     this.onmessage?.(message);
@@ -189,9 +268,28 @@ class SocketWire implements Transport {
       if (typeof requestId === "string" || typeof requestId === "number") {
         this.scopes.delete(requestId);
         this.direct.cancel(requestId);
+        this.batches.cancel(requestId);
+        this.slots.cancelled(requestId);
       }
     }
   }
+}
+
+const INVALID_REQUEST_TEXT = "Invalid Request: each line must be one JSON-RPC 2.0 request, notification or response.";
+const streamOnlyText = (method: string) => `${method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`;
+const errorJson = (id: RpcId | null, code: number, message: string) => JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+
+function asMessage(value: unknown): JSONRPCMessage | undefined {
+  try {
+    return parseJSONRPCMessage(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function idOf(value: unknown): RpcId | null {
+  const id = (value as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
 /** Reads the hello line (bounded in size and time); undefined when the peer sent something else or went away. */
@@ -245,7 +343,14 @@ export async function serveMcpSocketConnection(deps: McpSocketDeps, socket: net.
     if (!scope) throw new Error("this request has no authenticated capability (cancelled before it started); send it again");
     return scope;
   };
-  const handle = serveStdio(() => createMcpServer(deps, scopeOf(auth), resolveScope), {
+  // A tool handler holds its request slot until it returns, also when its call was cancelled (socket-slots.ts).
+  const onCall = (ctx: McpHandlerContext) => {
+    const id = ctx.mcpReq.id;
+    if (id === undefined) return () => {};
+    wire.slots.started(id);
+    return () => wire.slots.ended(id);
+  };
+  const handle = serveStdio(() => createMcpServer(deps, scopeOf(auth), resolveScope, onCall), {
     transport: wire,
     onerror: (error) => deps.log.debug("MCP socket connection", { error: error.message }),
   });
@@ -255,5 +360,5 @@ export async function serveMcpSocketConnection(deps: McpSocketDeps, socket: net.
   socket.write(controlLine(READY_KEY, { v: SOCKET_PROTOCOL_VERSION }));
   // Lines that came in the same packet as the hello, before anything read later.
   if (hello.rest.length > 0) socket.emit("data", hello.rest);
-  socket.resume();
+  wire.startReading();
 }

@@ -43,6 +43,11 @@ export class DirectCalls {
     if (typeof version === "string" && version < FIRST_MODERN_REVISION) this.legacy = true;
   }
 
+  /** Whether an initialize answered with a 2025-era revision pinned the connection to that era. */
+  get pinnedToLegacy(): boolean {
+    return this.legacy;
+  }
+
   /** A notifications/cancelled for `id`: an answer not yet written is dropped, as the SDK drops it. */
   cancel(id: RpcId): void {
     if (this.inflight.has(id)) this.cancelled.add(id);
@@ -50,12 +55,13 @@ export class DirectCalls {
 
   /**
    * Takes `value` when it is a plain tools/call answered as the SDK would: the answer line comes through `write`
-   * (never when cancelled first). false: nothing ran; the caller hands the message to the SDK.
+   * (never when cancelled first), then `done` with its id once the run is over (cancelled or not). Answers the id
+   * taken; undefined: nothing ran, the caller hands the message to the SDK.
    */
-  take(value: unknown, scope: McpScope, write: (line: string) => Promise<void>): boolean {
-    if (!this.legacy) return false;
+  take(value: unknown, scope: McpScope, write: (line: string) => Promise<void>, done: (id: RpcId) => void): RpcId | undefined {
+    if (!this.legacy) return undefined;
     const call = this.tools.admit(value);
-    if (!call || this.inflight.has(call.id)) return false;
+    if (!call || this.inflight.has(call.id)) return undefined;
     const { id } = call;
     this.inflight.add(id);
     void this.tools
@@ -68,7 +74,8 @@ export class DirectCalls {
       .finally(() => {
         this.inflight.delete(id);
         this.cancelled.delete(id);
+        done(id);
       });
-    return true;
+    return id;
   }
 }
