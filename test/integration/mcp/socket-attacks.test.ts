@@ -1,0 +1,178 @@
+// A local process on the bridge's MCP socket, as a hostile one would use it (the s24 safety review): it presents
+// one capability and then another, sends calls the capability does not list on the direct tools/call path, walks
+// out of the root through it, sends partial, endless and oversized lines. Each attack ends as the data plane would
+// end it: nothing runs that the line's own capability would not run over HTTP. Then one that does not hold yet:
+// wrong capabilities on the socket are not counted by the data plane's unknown-token throttle.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../../server/log.js";
+import { UNKNOWN_TOKEN_BASE_DELAY_MS, UNKNOWN_TOKEN_FREE } from "../../../server/gateway/unknown-token-throttle.js";
+import { makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { toolCall as call } from "../../helpers/mcp-direct-cases.js";
+import { bearerOf, connectLines, type LineClient } from "../../helpers/mcp-socket.js";
+import { waitUntil } from "../mutation/terminal-helpers.js";
+
+const LEGACY_INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "attack-test", version: "0" } } };
+
+type Answer = { id?: unknown; result?: { isError?: boolean; structuredContent?: { ok?: boolean; errorCode?: string }; content?: Array<{ text: string }> }; error?: { code: number; message: string } };
+
+describe("a local process on the MCP socket", () => {
+  let t: TestBridge;
+  let a: AgentSession;
+  let b: AgentSession;
+  let socketFile: string;
+  let outside: string;
+  let bRoot: string;
+  const clients: LineClient[] = [];
+
+  /** A connection past the hello, pinned to a 2025 revision (where plain tools/call take the direct path). */
+  const connect = async (bearer: string): Promise<LineClient> => {
+    const c = await connectLines(socketFile);
+    clients.push(c);
+    c.send({ "urlbridge/hello": { v: 1, bearer } });
+    expect(JSON.parse(await c.next())).toEqual({ "urlbridge/ready": { v: 1 } });
+    c.send(LEGACY_INIT);
+    expect(JSON.parse(await c.next())).toMatchObject({ id: 0, result: { protocolVersion: "2025-06-18" } });
+    c.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return c;
+  };
+  const answer = async (c: LineClient) => JSON.parse(await c.next()) as Answer;
+
+  beforeAll(async () => {
+    t = await startTestBridge();
+    a = await t.session({ write: true, terminal: true, name: "project-a" });
+    b = await t.session({ write: true, terminal: true, root: (bRoot = makeTempDir("project-b")), name: "project-b" });
+    fs.writeFileSync(path.join(t.projectDir, "notes.txt"), "alpha\n");
+    outside = makeTempDir("socket-outside");
+    fs.writeFileSync(path.join(outside, "secret.txt"), "outside secret\n");
+    fs.symlinkSync(outside, path.join(t.projectDir, "escape"));
+    socketFile = path.join(t.stateDir, "mcp.sock");
+  });
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await t.close();
+  });
+
+  it.each([
+    ["write", { path: "via-read-cap.txt", content: "x\n" }],
+    ["edit", { path: "notes.txt", oldString: "alpha", newString: "omega" }],
+    ["patch", { patchText: "*** Begin Patch\n*** Add File: via-read-cap.txt\n+x\n*** End Patch" }],
+    ["shell", { command: "touch via-read-cap.txt" }],
+  ])("runs no %s on a read capability, on the direct path's shape", async (tool, args) => {
+    const c = await connect(bearerOf(a.r));
+    c.send(call(1, tool, args));
+    const reply = await answer(c);
+    expect(reply.id).toBe(1);
+    expect(reply.result?.isError ?? reply.error !== undefined).toBe(true);
+    expect(fs.existsSync(path.join(t.projectDir, "via-read-cap.txt"))).toBe(false);
+    expect(fs.readFileSync(path.join(t.projectDir, "notes.txt"), "utf8")).toBe("alpha\n");
+  });
+
+  it("moves a line unrun when a read connection presents the mutation capability (the listing is the read one)", async () => {
+    const c = await connect(bearerOf(a.r));
+    c.send({ "urlbridge/bearer": bearerOf(a.m!) });
+    const write = call(2, "write", { path: "upgraded.txt", content: "x\n" });
+    c.send(write);
+    expect(JSON.parse(await c.next())).toEqual({ "urlbridge/moved": { line: JSON.stringify(write) } });
+    expect(fs.existsSync(path.join(t.projectDir, "upgraded.txt"))).toBe(false);
+  });
+
+  it("runs a call with the capability of its own line: another session's lands in that session's project only", async () => {
+    const c = await connect(bearerOf(a.m!));
+    c.send({ "urlbridge/bearer": bearerOf(b.m!) });
+    c.send(call(3, "write", { path: "whose.txt", content: "b\n" }));
+    expect((await answer(c)).result?.structuredContent?.ok).toBe(true);
+    expect(fs.existsSync(path.join(t.projectDir, "whose.txt"))).toBe(false);
+    expect(fs.readFileSync(path.join(bRoot, "whose.txt"), "utf8")).toBe("b\n");
+    t.bridge.store.activity.flush();
+    const rows = t.bridge.store.activity.list({ sessionId: b.sessionId, limit: 5 });
+    expect(rows.some((row) => row.tool === "write" && row.params?.via === "stdio")).toBe(true);
+  });
+
+  it.each([
+    ["read through a symlink out of the root", "read", { path: "escape/secret.txt" }, "symlink_escape"],
+    ["read by ..", "read", { path: "../socket-outside/secret.txt" }, "path_outside_root"],
+    ["write through a symlink out of the root", "write", { path: "escape/planted.txt", content: "x\n" }, "symlink_escape"],
+    ["grep in a symlinked folder", "grep", { pattern: "secret", path: "escape" }, "symlink_escape"],
+  ])("answers %s on the direct path with the containment error, touching nothing outside", async (_name, tool, args, code) => {
+    const c = await connect(bearerOf(a.m!));
+    c.send(call(4, tool, args));
+    const reply = await answer(c);
+    expect(reply.result).toMatchObject({ isError: true, structuredContent: { ok: false, errorCode: code } });
+    expect(JSON.stringify(reply)).not.toContain("outside secret");
+    expect(fs.readdirSync(outside)).toEqual(["secret.txt"]);
+  });
+
+  it("runs nothing from a line that never ends, and a line split across writes runs once", async () => {
+    const c = await connect(bearerOf(a.m!));
+    const half = JSON.stringify(call(5, "write", { path: "split.txt", content: "once\n" }));
+    c.sendRaw(half.slice(0, 40));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(fs.existsSync(path.join(t.projectDir, "split.txt"))).toBe(false);
+    c.sendRaw(`${half.slice(40)}\n`);
+    expect((await answer(c)).result?.structuredContent?.ok).toBe(true);
+    expect(fs.readFileSync(path.join(t.projectDir, "split.txt"), "utf8")).toBe("once\n");
+
+    const dangling = await connect(bearerOf(a.m!));
+    dangling.sendRaw(JSON.stringify(call(6, "write", { path: "dangling.txt", content: "x\n" })));
+    dangling.close();
+    // The next line on another connection is answered after anything the closed one could have started.
+    c.send({ jsonrpc: "2.0", id: 7, method: "ping" });
+    expect(await answer(c)).toMatchObject({ id: 7, result: {} });
+    expect(fs.existsSync(path.join(t.projectDir, "dangling.txt"))).toBe(false);
+  });
+
+  it("closes a connection whose hello never ends, and refuses a 3 MiB line in pieces without running it", async () => {
+    const endless = await connectLines(socketFile);
+    clients.push(endless);
+    endless.sendRaw(`{"urlbridge/hello":{"v":1,"bearer":"${bearerOf(a.m!)}","pad":"${"p".repeat(8192)}`);
+    expect(JSON.parse(await endless.next())).toEqual({ "urlbridge/unauthorized": {} });
+    await endless.ended;
+
+    const c = await connect(bearerOf(a.m!));
+    const big = JSON.stringify(call(8, "write", { path: "huge.txt", content: "y".repeat(3 << 20) }));
+    for (let at = 0; at < big.length; at += 256 << 10) c.sendRaw(big.slice(at, at + (256 << 10)));
+    c.sendRaw("\n");
+    expect(await answer(c)).toMatchObject({ id: 8, error: { code: -32000 } });
+    expect(fs.existsSync(path.join(t.projectDir, "huge.txt"))).toBe(false);
+    c.send({ jsonrpc: "2.0", id: 9, method: "ping" });
+    expect(await answer(c)).toMatchObject({ id: 9, result: {} });
+  });
+});
+
+// HOLE (low; s24 audit, reported to the lead): the socket authenticates every hello and every urlbridge/bearer
+// line with createAuthenticator directly (server/mcp/socket-connection.ts, server/bridge.ts), not through the data
+// plane's unknown-token throttle, and logs nothing. A process that can connect (the bridge's own uid: agent commands
+// when the bridge is an ordinary user, SECURITY.md) gets an unthrottled, silent oracle: one guess per bearer line
+// (measured here: 30 in 7 ms, one at a time on one connection). The data plane does not stop a parallel guesser
+// either (past 64 held answers go out at once), but it holds a sequential one and tells the operator.
+// Proposed fix (helper "sock" owns those files): count a hello or bearer line that opens nothing toward the same
+// throttle under one source ("unix:mcp.sock"), holding the refusal as the 404 is held, so the flood summary names it.
+describe("wrong capabilities on the MCP socket", () => {
+  let t: TestBridge;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    t = await startTestBridge({ URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "1" }, { log: createLogger("warn", (line) => lines.push(line)) });
+  });
+  afterAll(async () => t.close());
+
+  it.fails("are held as the data plane holds unknown tokens once past the free allowance", async () => {
+    const s = await t.session({ name: "guessed" });
+    const c = await connectLines(path.join(t.stateDir, "mcp.sock"));
+    c.send({ "urlbridge/hello": { v: 1, bearer: bearerOf(s.r) } });
+    await c.next();
+    const guesses = UNKNOWN_TOKEN_FREE + 10;
+    const started = performance.now();
+    for (let i = 0; i < guesses; i++) {
+      c.send({ "urlbridge/bearer": `Zz${String(i).padStart(6, "0")}` });
+      c.send({ jsonrpc: "2.0", id: i + 1, method: "ping" });
+      expect(Object.keys(JSON.parse(await c.next()) as object)).toEqual(["urlbridge/refused"]);
+    }
+    const elapsed = performance.now() - started;
+    c.close();
+    // The data plane would hold guesses 21-30 at least 100 ms each (doubling); the operator's log would say so.
+    expect(elapsed).toBeGreaterThanOrEqual(10 * UNKNOWN_TOKEN_BASE_DELAY_MS);
+    expect(await waitUntil(() => lines.some((line) => /unknown/i.test(line)), 1000)).toBe(true);
+  });
+});
