@@ -4,13 +4,15 @@
 // hook: the rename must land in the folder that was walked, never outside. Then the bridge is SIGKILLed in the same
 // window and the folder swapped before it restarts: recovery walks the recorded path again, and must neither read
 // the outside file (made to hold exactly the content the write would have written) nor remove the stale-looking temp
-// file planted beside it (removeStaleTempFilesIn).
+// file planted beside it (removeStaleTempFilesIn). Last, a multi-file apply_patch killed mid-commit and its folder
+// swapped before the restart: the rollback walks the recorded paths with symlinks refused and writes no pre-image
+// through the link.
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
+import { PATCH_WRITE_DELAY_ENV, RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
 import { agentGet, giveToAgent, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
@@ -125,6 +127,64 @@ describe("a folder swapped for a symlink while the bridge is down with a success
     expect(outside.listing()).toEqual(before);
     // The walked folder (moved aside) still has the crashed write's temp file: nothing was renamed anywhere.
     expect(fs.existsSync(path.join(root, "sub-moved", "target.txt"))).toBe(false);
+    second.child.kill("SIGTERM");
+    await second.exited;
+  });
+});
+
+describe("a folder swapped for a symlink while the bridge is down mid-patch", () => {
+  afterEach(killServerProcesses);
+
+  it("rolls back what it can reach by the recorded paths and writes no pre-image through the symlink", { timeout: 90_000 }, async () => {
+    const stateDir = makeTempDir("patch-race-state");
+    const root = makeTempDir("patch-race-project");
+    const names = Array.from({ length: 20 }, (_, i) => `file${String(i).padStart(2, "0")}.txt`);
+    fs.writeFileSync(path.join(root, "top.txt"), "top 1\n");
+    fs.mkdirSync(path.join(root, "sub"));
+    for (const name of names) fs.writeFileSync(path.join(root, "sub", name), `value 1 of ${name}\n`);
+    const outside = makeTempDir("patch-race-outside");
+    for (const name of names) fs.writeFileSync(path.join(outside, name), `outside ${name}\n`);
+    fs.writeFileSync(path.join(outside, `.${names[0]}.0123456789ab${TEMP_SUFFIX}`), "not the bridge's\n");
+    const outsideListing = () => Object.fromEntries(fs.readdirSync(outside).sort().map((n) => [n, fs.readFileSync(path.join(outside, n), "utf8")]));
+    const before = outsideListing();
+
+    const first = await startServerProcess({ stateDir, env: { [PATCH_WRITE_DELAY_ENV]: "100" } });
+    const post = async <T>(route: string, body: unknown): Promise<T> => {
+      const res = await fetch(`${first.controlUrl}${route}`, { method: "POST", headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      return (await res.json()) as T;
+    };
+    const project = await post<{ id: string }>("/api/projects", { name: "patch-race", root, permissions: { write: true, terminal: false } });
+    const session = await post<{ initUrl: string }>("/api/sessions", { projectId: project.id });
+    const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
+    const patch = [
+      "*** Begin Patch",
+      "*** Update File: top.txt",
+      "-top 1",
+      "+top 2",
+      ...names.flatMap((name) => [`*** Update File: sub/${name}`, `-value 1 of ${name}`, `+value 2 of ${name}`]),
+      "*** End Patch",
+    ].join("\n");
+    const applyUrl = url(m, "a", [["wait", 0]], patch);
+    const accepted = await agentGet<Body>(applyUrl);
+    expect(accepted).toMatchObject({ ok: true, agentAction: "poll" });
+    const changed = () => names.filter((name) => fs.readFileSync(path.join(root, "sub", name), "utf8").startsWith("value 2")).length;
+    for (let i = 0; i < WAIT_TRIES && changed() < 3; i++) await sleep(20);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const changedAtKill = changed();
+    expect(changedAtKill).toBeGreaterThanOrEqual(3);
+    expect(changedAtKill).toBeLessThan(names.length);
+
+    swapForSymlink(root, outside);
+    const second = await startServerProcess({ stateDir });
+    const replayed = await agentGet<Body>(applyUrl.replace(first.dataUrl, second.dataUrl));
+    // Not re-run, and not claimed rolled back: the agent is told recovery failed and to check the project.
+    expect(replayed).toMatchObject({ ok: false, state: "failed", errorCode: "interrupted", errorDetail: { recoveryFailed: true } });
+    expect(outsideListing()).toEqual(before);
+    // What the recorded paths still reach is restored; the folder moved aside keeps what the crash left.
+    expect(fs.readFileSync(path.join(root, "top.txt"), "utf8")).toBe("top 1\n");
+    const moved = names.filter((name) => fs.readFileSync(path.join(root, "sub-moved", name), "utf8").startsWith("value 2")).length;
+    expect(moved).toBe(changedAtKill);
     second.child.kill("SIGTERM");
     await second.exited;
   });
