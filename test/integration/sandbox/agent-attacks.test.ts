@@ -223,6 +223,15 @@ describe.skipIf(!landlock || !probe?.signals || !asRoot || !fs.existsSync(PYTHON
     expect(spawnerOf(bridge.child.pid!)).toBe(spawner);
   });
 
+  it("inherits none of the bridge's environment: no URLBRIDGE_ variable, no operator token", async () => {
+    // The bridge was started with URLBRIDGE_OPERATOR_TOKEN in its environment (and deletes it after reading it).
+    const body = await x(m, "env");
+    expect(body).toMatchObject({ ok: true, exitCode: 0 });
+    expect(String(body.stdout)).toMatch(/^HOME=/m);
+    expect(String(body.stdout)).not.toContain(TEST_OPERATOR_TOKEN);
+    expect(String(body.stdout)).not.toMatch(/^URLBRIDGE_/m);
+  });
+
   it("cannot read the state dir, the database or the capability key (Landlock: the same uid owns them)", async () => {
     const body = await x(m, `ls ${stateDir}; cat ${stateDir}/capability-key; cat ${stateDir}/urlbridge.sqlite | head -c 16`);
     expect(String(body.stdout)).toBe("");
