@@ -2,11 +2,15 @@
 // one capability and then another, sends calls the capability does not list on the direct tools/call path, walks
 // out of the root through it, sends partial, endless and oversized lines. Each attack ends as the data plane would
 // end it: nothing runs that the line's own capability would not run over HTTP. Then one that does not hold yet:
-// wrong capabilities on the socket are not counted by the data plane's unknown-token throttle.
+// wrong capabilities on the socket are not counted by the data plane's unknown-token throttle, and a connection
+// that sends calls without reading the answers makes the bridge buffer all of them.
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../../server/log.js";
+import { STATE_FILE_NAME } from "../../../server/store/database.js";
 import { UNKNOWN_TOKEN_BASE_DELAY_MS, UNKNOWN_TOKEN_FREE } from "../../../server/gateway/unknown-token-throttle.js";
 import { makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { toolCall as call } from "../../helpers/mcp-direct-cases.js";
@@ -174,5 +178,60 @@ describe("wrong capabilities on the MCP socket", () => {
     // The data plane would hold guesses 21-30 at least 100 ms each (doubling); the operator's log would say so.
     expect(elapsed).toBeGreaterThanOrEqual(10 * UNKNOWN_TOKEN_BASE_DELAY_MS);
     expect(await waitUntil(() => lines.some((line) => /unknown/i.test(line)), 1000)).toBe(true);
+  });
+});
+
+// HOLE (availability; s24 audit, reported to the lead): SocketWire reads and runs every line as it arrives and
+// queues each answer on the socket whatever the peer reads (socket-connection.ts: no pause on a full write
+// buffer, no bound on calls in flight), so one connection that never reads makes the bridge hold every answer in
+// memory: measured here, 3,000 reads of a 40 KB file grew the bridge's process by ~380 MiB RSS in 2 s. Over
+// HTTP each connection holds one answer. Who can connect: the bridge's own uid (agent commands of a bridge run as
+// an ordinary user). Proposed fix (helper "sock"): pause the socket while its writableLength is past a high-water
+// mark or more than a few calls are unanswered, and resume on drain.
+describe("a connection that never reads its answers", () => {
+  let t: TestBridge;
+  beforeAll(async () => {
+    t = await startTestBridge();
+  });
+  afterAll(async () => t.close());
+
+  it.fails("does not make the bridge hold every answer in memory", { timeout: 120_000 }, async () => {
+    const CALLS = 3000;
+    const s = await t.session({ name: "hoarder" });
+    fs.writeFileSync(path.join(t.projectDir, "big.txt"), `${"x".repeat(40_000)}\n`);
+    const socket = net.connect(path.join(t.stateDir, "mcp.sock"));
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(`${JSON.stringify({ "urlbridge/hello": { v: 1, bearer: bearerOf(s.r) } })}\n${JSON.stringify(LEGACY_INIT)}\n`);
+    // Read the ready line and the initialize answer, then never again.
+    await new Promise((resolve) => socket.once("data", resolve));
+    socket.pause();
+    const rssBefore = process.memoryUsage().rss;
+    let lines = "";
+    for (let id = 1; id <= CALLS; id++) lines += `${JSON.stringify(call(id, "read", { path: "big.txt" }))}\n`;
+    socket.write(lines);
+    const answered = () => {
+      t.bridge.store.activity.flush();
+      const db = new Database(path.join(t.stateDir, STATE_FILE_NAME), { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare("SELECT count(*) AS n FROM activity WHERE session_id = ?").get(s.sessionId) as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    // A call has run once the bridge has recorded it: whatever of its answer is not on the wire is held in memory.
+    // Wait until nine in ten have run, or until no more run (a bridge that stops reading a connection that does not
+    // read: the fix), bounded.
+    let last = -1;
+    let still = 0;
+    for (let round = 0; round < 240 && still < 4; round++) {
+      const now = answered();
+      if (now >= CALLS * 0.9) break;
+      still = now > 0 && now === last ? still + 1 : 0;
+      last = now;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const grownMiB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+    socket.destroy();
+    expect(grownMiB).toBeLessThan(100);
   });
 });
