@@ -3,9 +3,11 @@
 // writing every /proc/<pid>/fd/N of the bridge and its spawner (sending a spawner start frame into each it opens),
 // read their environ and mem, ptrace and signal them, with the same attempts on a child of its own as the positive
 // control; then the control port on loopback, and a project registered under a system folder the launcher's 5 s
-// real-path cache already holds. Twice: a root bridge (the appliance: uid switch + Landlock), and a real bridge
-// process started as an ordinary user (`npm start`: Landlock alone, the command runs as the bridge's own uid).
-import { spawn, type ChildProcess } from "node:child_process";
+// real-path cache already holds. Three ways, to say which layer holds what: a root bridge (the appliance: uid
+// switch + Landlock), the probe run as the project owner's uid outside any sandbox against a root bridge (the uid
+// switch alone: a root bridge without Landlock), and a real bridge process started as an ordinary user (`npm start`:
+// Landlock alone, the command runs as the bridge's own uid).
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -116,6 +118,36 @@ describe.skipIf(!landlock || !asRoot || !fs.existsSync(PYTHON))("a command of a 
     expect(String(body.stderr)).toMatch(/Permission denied/);
     // Its own commands read it: the refusal is the exclusion, not a missing folder.
     expect((await x(other.m!, "cat secret.txt")).stdout).toBe("opt project's secret\n");
+  });
+});
+
+// What the uid switch alone gives (a root bridge on a kernel without Landlock, `auto`: commands run as the project
+// owner, unconfined): the same probe run directly as uid 1000, outside any sandbox, against a root bridge.
+describe.skipIf(!asRoot || !fs.existsSync(PYTHON))("a process of the project owner's uid outside any sandbox (the uid switch alone)", () => {
+  let t: TestBridge;
+  let s: AgentSession;
+  beforeAll(async () => {
+    t = await startTestBridge();
+    s = await t.session({ terminal: true });
+  });
+  afterAll(async () => t.close());
+
+  const asOwner = (file: string, args: string[]) =>
+    execFileSync(file, args, { uid: TEST_AGENT_UID, gid: TEST_AGENT_UID, cwd: "/", encoding: "utf8", env: { PATH: "/usr/bin:/bin" }, timeout: 20_000 });
+
+  it("cannot open, write, read, ptrace or signal the root bridge or its spawner, nor enter the state dir or its socket", async () => {
+    await x(s.m!, "true");
+    expect(await waitUntil(() => spawnerPid() !== undefined)).toBe(true);
+    const script = path.join(makeTempDir("owner-probe"), "agent-probe.py");
+    fs.writeFileSync(script, PROBE_SCRIPT, { mode: 0o644 });
+    fs.chmodSync(path.dirname(script), 0o755);
+    const result = JSON.parse(asOwner(PYTHON, [script, `bridge=${process.pid}`, `spawner=${spawnerPid()!}`])) as ProbeResult;
+    expect(result.bridge).toMatchObject({ ...SEALED, fdList: "EACCES" });
+    expect(result.spawner).toMatchObject({ ...SEALED, fdList: "EACCES" });
+    expectOwnChildReachable(result);
+    const socket = path.join(t.stateDir, "mcp.sock");
+    const reach = `import os, socket\nfor p in ${JSON.stringify([t.stateDir, path.join(t.stateDir, "capability-key")])}:\n    try:\n        open(p, "rb") if p.endswith("key") else os.listdir(p); print("ok")\n    except OSError as e: print(e.strerror)\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect(${JSON.stringify(socket)}); print("connected")\nexcept OSError as e: print(e.strerror)\n`;
+    expect(asOwner(PYTHON, ["-c", reach])).toBe("Permission denied\nPermission denied\nPermission denied\n");
   });
 });
 
