@@ -102,6 +102,27 @@ describe.skipIf(!landlock || !asRoot || !fs.existsSync(PYTHON))("a command of a 
     expect((await x(s.m!, "id -u")).stdout).toBe(`${TEST_AGENT_UID}\n`);
   });
 
+  it("cannot reach another command's process, of another session of its project or of another project", async () => {
+    const same = await t.session({ terminal: true, root: t.projectDir, name: "same-project" });
+    const otherRoot = makeTempDir("attacks-other");
+    const other = await t.session({ terminal: true, root: otherRoot, name: "other-project" });
+    const pids: Record<string, number> = {};
+    for (const [name, session, dir] of [["sameProject", same, t.projectDir], ["otherProject", other, otherRoot]] as const) {
+      const launched = await settle(`${session.m}/x?bg=1&raw=${encodeUrlText(`echo $$ > ${name}.pid; exec sleep 300`)}`);
+      expect(launched).toMatchObject({ ok: true, processState: "running" });
+      const file = path.join(dir, `${name}.pid`);
+      expect(await waitUntil(() => fs.existsSync(file) && fs.readFileSync(file, "utf8").endsWith("\n"))).toBe(true);
+      pids[name] = Number(fs.readFileSync(file, "utf8"));
+    }
+    const result = await runProbe(s.m!, t.projectDir, pids);
+    // Same uid (the project owner's) as the probe: only Landlock (ptrace rule, scoped signals) keeps them apart,
+    // and the fd numbers of a process of the same uid can be listed.
+    expect(result.sameProject).toMatchObject({ ...SEALED, fdList: "ok" });
+    expect(result.otherProject).toMatchObject({ ...SEALED, fdList: "ok" });
+    expectOwnChildReachable(result);
+    for (const pid of Object.values(pids)) process.kill(pid, 0);
+  });
+
   it("gets 401 from the control API on loopback without the operator token, and with a guessed one", async () => {
     const api = `${t.bridge.controlUrl}/api/sessions`;
     const body = await x(s.m!, `curl -s -o /dev/null -w '%{http_code} ' ${api}; curl -s -o /dev/null -w '%{http_code}' -H 'authorization: Bearer ${"g".repeat(43)}' ${api}`);
