@@ -108,6 +108,38 @@ describe("a local process on the MCP socket", () => {
     expect(fs.readdirSync(outside)).toEqual(["secret.txt"]);
   });
 
+  it("racing a rotation: a line refused ran nothing, a line answered ran once", async () => {
+    const session = await t.session({ write: true, root: t.projectDir, name: "racing-rotation" });
+    const c = await connect(bearerOf(session.m!));
+    const MAX_LINES = 400;
+    const name = (i: number) => `rotation-${i}.txt`;
+    const ran = new Set<number>();
+    let refusedAt: number | undefined;
+    let rotation: Promise<unknown> | undefined;
+    // Lines two at a time while the rotation lands wherever it lands; once one is refused, a few more to be sure.
+    for (let i = 0; i < MAX_LINES && (refusedAt === undefined || i < refusedAt + 6); i += 2) {
+      if (i === 4) rotation = t.api("POST", `/api/sessions/${session.sessionId}/rotate`);
+      c.send(call(1000 + i, "write", { path: name(i), content: `${i}\n` }));
+      c.send(call(1001 + i, "write", { path: name(i + 1), content: `${i + 1}\n` }));
+      for (let k = 0; k < 2; k++) {
+        const line = JSON.parse(await c.next()) as Answer & { "urlbridge/refused"?: { line: string } };
+        if (line["urlbridge/refused"]) {
+          const id = (JSON.parse(line["urlbridge/refused"].line) as { id: number }).id - 1000;
+          refusedAt ??= id;
+          expect(id).toBeGreaterThanOrEqual(refusedAt);
+        } else {
+          expect(line.result?.structuredContent?.ok).toBe(true);
+          ran.add(Number(line.id) - 1000);
+        }
+      }
+    }
+    await rotation;
+    expect(refusedAt).toBeDefined();
+    // Every line after the first refusal is refused too, and only what ran is on disk.
+    for (let i = 0; i < refusedAt! + 6; i++) expect(fs.existsSync(path.join(t.projectDir, name(i)))).toBe(ran.has(i));
+    expect([...ran].every((i) => i < refusedAt!)).toBe(true);
+  });
+
   it("runs nothing from a line that never ends, and a line split across writes runs once", async () => {
     const c = await connect(bearerOf(a.m!));
     const half = JSON.stringify(call(5, "write", { path: "split.txt", content: "once\n" }));
