@@ -18,6 +18,7 @@ import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry } from "./control/registry.js";
 import { createActivityRecorder } from "./gateway/activity-recorder.js";
 import { createDataPlane } from "./gateway/app.js";
+import { createUnknownTokenThrottle, NO_UNKNOWN_TOKEN_THROTTLE } from "./gateway/unknown-token-throttle.js";
 import { createAuthenticator } from "./gateway/authenticate.js";
 import { createClientErrorHandler } from "./gateway/client-error.js";
 import { createDataPlaneShell } from "./gateway/koa-shell.js";
@@ -237,6 +238,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
 
   // One tool runner for every transport and for plugins: the URL data plane and /k now, MCP next.
   const kernel = createToolKernel({ log, mutation });
+  // Unknown capabilities are counted and held alike on the data plane and the MCP socket (one tally, one log line).
+  const unknownTokens = config.unknownTokenThrottle ? createUnknownTokenThrottle(log) : NO_UNKNOWN_TOKEN_THROTTLE;
   const dataPlane = createDataPlane({
     store,
     states,
@@ -248,7 +251,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log,
     signal: shutdown.signal,
     trustedProxies: config.trustedProxies,
-    unknownTokenThrottle: config.unknownTokenThrottle,
+    unknownTokens,
     agentFallback: config.agentFallback,
   });
   const controlApp = createControlPlaneApp({
@@ -288,6 +291,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     record: createActivityRecorder(store.activity),
     agentFallback: config.agentFallback,
     authenticate: createAuthenticator(store),
+    unknownTokens,
   });
   const dataUrl = `http://${hostForUrl(config.data.host)}:${dataAddr.port}`;
   const controlUrl = `http://${hostForUrl(config.control.host)}:${control.port}`;

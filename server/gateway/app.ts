@@ -22,7 +22,7 @@ import { createInitRoute } from "./init-route.js";
 import { JSON_CONTENT_TYPE, sendBytes, sendMethodNotAllowed, sendOpaqueNotFound } from "./respond.js";
 import { createRequestSource } from "./request-source.js";
 import { createRouteTable } from "./route-table.js";
-import { createUnknownTokenThrottle, type UnknownTokenThrottle } from "./unknown-token-throttle.js";
+import { createUnknownTokenThrottle, NO_UNKNOWN_TOKEN_THROTTLE, type UnknownTokenThrottle } from "./unknown-token-throttle.js";
 
 export interface DataPlaneOptions {
   store: Store;
@@ -38,6 +38,8 @@ export interface DataPlaneOptions {
   trustedProxies?: readonly string[];
   /** false: every unknown token gets its opaque 404 at once (URLBRIDGE_UNKNOWN_TOKEN_THROTTLE=0). */
   unknownTokenThrottle?: boolean;
+  /** One throttle shared with the MCP socket (bridge.ts), so a source's misses count on both; built here when absent. */
+  unknownTokens?: UnknownTokenThrottle;
   /** config.agentFallback: who the file tools' new files belong to when the bridge is root (ProjectScope.agentFallback). */
   agentFallback?: { uid: number; gid: number };
   /** Staged JSON arguments of /k plugin calls (blob=&count=), from the mutation runtime's staging. */
@@ -53,7 +55,7 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
   const record = createActivityRecorder(store.activity);
   const sourceOf = createRequestSource(options.trustedProxies ?? []);
   const unknownTokens: UnknownTokenThrottle =
-    options.unknownTokenThrottle === false ? { answer: (res) => sendOpaqueNotFound(res) } : createUnknownTokenThrottle(log);
+    options.unknownTokens ?? (options.unknownTokenThrottle === false ? NO_UNKNOWN_TOKEN_THROTTLE : createUnknownTokenThrottle(log));
   const authenticate = createAuthenticator(store);
   const fallback = options.agentFallback ? { agentFallback: options.agentFallback } : {};
   const handleInit = createInitRoute({ store, table, plugins: options.plugins, publicOrigin: options.publicOrigin, unknownTokens, sourceOf, record, ...fallback });

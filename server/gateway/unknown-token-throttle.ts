@@ -1,6 +1,7 @@
-// Floods of unknown capability tokens on the data plane: past a free allowance per source, each opaque 404 is
-// held a little longer (bounded, and never more than a few at once), and the operator gets one bounded log
-// line per interval. Tokens are never logged. The 404 itself is byte-for-byte the usual opaque one.
+// Floods of unknown capability tokens on the data plane and the MCP socket: past a free allowance per source, each
+// refusal (the opaque 404; the socket's refused or unauthorized line) is held a little longer (bounded, and never
+// more than a few at once), and the operator gets one bounded log line per interval. Tokens are never logged. The
+// 404 itself is byte-for-byte the usual opaque one.
 import type http from "node:http";
 import { createFailureBackoff, type FailureBackoff } from "../failure-backoff.js";
 import type { Logger } from "../log.js";
@@ -26,7 +27,18 @@ const SUMMARY_MAX_SOURCES = 256;
 export interface UnknownTokenThrottle {
   /** Answers an unknown token with the opaque 404, held as the source's recent misses ask. */
   answer(res: http.ServerResponse, source: string): void;
+  /**
+   * Refuses an unknown token some other way (`send`), held and counted as answer's 404 is; `gone` says the asker
+   * left meanwhile (nobody to send to).
+   */
+  refuse(source: string, send: () => void, gone: () => boolean): void;
 }
+
+/** URLBRIDGE_UNKNOWN_TOKEN_THROTTLE=0: every refusal at once, nothing counted. */
+export const NO_UNKNOWN_TOKEN_THROTTLE: UnknownTokenThrottle = {
+  answer: (res) => sendOpaqueNotFound(res),
+  refuse: (_source, send) => send(),
+};
 
 interface Tally {
   since: number;
@@ -86,24 +98,27 @@ export function createUnknownTokenThrottle(log: Logger, now: () => number = Date
     }
   }
 
+  function refuse(source: string, send: () => void, gone: () => boolean): void {
+    count(source);
+    const delay = backoff.delayFor(backoff.record(source));
+    if (delay === 0) {
+      // A flood's tally still waiting for its line goes out with the first miss after the interval.
+      if (tally.held + tally.saturated > 0 && now() - lastSummaryAt >= FLOOD_SUMMARY_INTERVAL_MS) summarize();
+      return send();
+    }
+    const holding = backoff.hold(delay);
+    if (holding) tally.held += 1;
+    else tally.saturated += 1;
+    noteFlood();
+    if (!holding) return send();
+    void holding.then(() => {
+      // The asker may have given up meanwhile; there is nobody left to answer.
+      if (!gone()) send();
+    });
+  }
+
   return {
-    answer(res, source) {
-      count(source);
-      const delay = backoff.delayFor(backoff.record(source));
-      if (delay === 0) {
-        // A flood's tally still waiting for its line goes out with the first miss after the interval.
-        if (tally.held + tally.saturated > 0 && now() - lastSummaryAt >= FLOOD_SUMMARY_INTERVAL_MS) summarize();
-        return sendOpaqueNotFound(res);
-      }
-      const holding = backoff.hold(delay);
-      if (holding) tally.held += 1;
-      else tally.saturated += 1;
-      noteFlood();
-      if (!holding) return sendOpaqueNotFound(res);
-      void holding.then(() => {
-        // The client may have given up meanwhile; there is nobody left to answer.
-        if (!res.destroyed) sendOpaqueNotFound(res);
-      });
-    },
+    answer: (res, source) => refuse(source, () => sendOpaqueNotFound(res), () => res.destroyed),
+    refuse,
   };
 }

@@ -9,6 +9,7 @@ import type net from "node:net";
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Authenticated } from "../gateway/authenticate.js";
+import type { UnknownTokenThrottle } from "../gateway/unknown-token-throttle.js";
 import { batchTooLargeMessage, MCP_MAX_BATCH_SIZE, MCP_MAX_BODY_BYTES, MCP_SOCKET_MAX_IN_FLIGHT, tooLargeMessage } from "./limits.js";
 import { BatchAnswers } from "./socket-batch.js";
 import { DirectCalls } from "./socket-direct-call.js";
@@ -29,7 +30,12 @@ import {
 
 export interface McpSocketDeps extends McpDeps {
   authenticate: (token: string) => Authenticated | undefined;
+  /** The data plane's unknown-token throttle (bridge.ts): a refused hello or line is counted and held as a 404 is. */
+  unknownTokens: UnknownTokenThrottle;
 }
+
+/** Every socket client is one source for the throttle: a Unix socket has no peer address to tell them apart. */
+export const SOCKET_THROTTLE_SOURCE = "unix:mcp.sock";
 
 /** How long a new connection may take to present its hello before it is closed. */
 const HELLO_TIMEOUT_MS = 10_000;
@@ -204,7 +210,11 @@ class SocketWire implements Transport {
     }
     if (this.moved) return void this.write(controlLine(MOVED_KEY, { line }));
     const auth = this.deps.authenticate(this.bearer);
-    if (!auth) return void this.write(controlLine(REFUSED_KEY, { epoch: this.epoch, line }));
+    if (!auth) {
+      // Held as the data plane holds an unknown token's 404 (a rotation's few stale lines pass at once).
+      const refusal = controlLine(REFUSED_KEY, { epoch: this.epoch, line });
+      return this.deps.unknownTokens.refuse(SOCKET_THROTTLE_SOURCE, () => void this.write(refusal), () => this.closed || this.socket.destroyed);
+    }
     if (listingKeyOf(auth) !== this.listingKey) {
       this.moved = true;
       return void this.write(controlLine(MOVED_KEY, { line }));
@@ -332,7 +342,10 @@ export async function serveMcpSocketConnection(deps: McpSocketDeps, socket: net.
   const hello = await readHello(socket);
   const auth = hello && deps.authenticate(hello.bearer);
   if (!hello || !auth) {
-    socket.end(controlLine(UNAUTHORIZED_KEY, {}));
+    const refuse = () => void socket.end(controlLine(UNAUTHORIZED_KEY, {}));
+    // A hello with an unknown capability is a guess like any other; a connection that sent none is only closed.
+    if (hello) deps.unknownTokens.refuse(SOCKET_THROTTLE_SOURCE, refuse, () => socket.destroyed);
+    else refuse();
     return;
   }
   const wire = new SocketWire(socket, deps, hello.bearer, listingKeyOf(auth), new DirectCalls(deps, scopeOf(auth)));
