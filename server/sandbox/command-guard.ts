@@ -36,7 +36,10 @@ export const MAX_GUARD_NESTING = 6;
 const BLOCK_DEVICE = /^\/dev\/(?:sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(?:p\d+)?|mmcblk\d+(?:p\d+)?|md\d+|dm-\d+|loop\d+|sr\d+|mapper\/.+|disk\/.+|mem|kmem|port)$/;
 const KERNEL_TRIGGERS = new Set(["/proc/sysrq-trigger"]);
 
-const FORK_BOMB = /(?:function\s+)?([\w:.-]+)\s*(?:\(\s*\))?\s*\{\s*\1\s*\|\s*\1\s*&\s*;?\s*\}/;
+// Linear in the command's length (a long word or run of spaces must not make it backtrack quadratically, which
+// froze the event loop for seconds per 64 KiB): the name starts only where a word starts and is taken whole
+// (a lookahead capture, JavaScript's atomic group), and no two whitespace runs are adjacent.
+const FORK_BOMB = /(?<![\w:.-])(?:function\s+)?(?=([\w:.-]+))\1\s*(?:\(\s*\)\s*)?\{\s*\1\s*\|\s*\1\s*&\s*(?:;\s*)?\}/;
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"]);
 const MKFS = /^(?:mkfs(?:\..+)?|mke2fs|mkswap|wipefs|mkdosfs|mkntfs)$/;
@@ -163,7 +166,9 @@ function inspectRedirects(command: SimpleCommand): GuardVerdict | undefined {
 /** Commands that hand shell text to another shell: bash -c TEXT, eval TEXT, echo TEXT | sh. */
 function inspectShellText(name: string, args: string[], stdin: string | undefined, scope: Scope): GuardVerdict | undefined {
   if (SHELLS.has(name)) {
-    const c = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
+    // A flag word holding c (-c, -xc, -ec...); tested as two linear checks, not /^-[a-z]*c[a-z]*$/, which
+    // backtracks quadratically on a long word of c's.
+    const c = args.findIndex((a) => /^-[a-z]*$/.test(a) && a.includes("c"));
     if (c !== -1 && args[c + 1] !== undefined) return inspectNested(args[c + 1]!, scope, false);
     if (c === -1 && stdin !== undefined && args.every((a) => a.startsWith("-"))) return inspectNested(stdin, scope, false);
   }

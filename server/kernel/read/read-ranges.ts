@@ -8,7 +8,8 @@ import type { RangeRequest } from "./read-target.js";
 /** FROM-TO, FROM- (to the end) or FROM:COL-[TO] (continuing a split line); numbers are 1-based and inclusive. */
 const LINE_SPAN = /^(\d{1,9})(?::(\d{1,9}))?-(\d{1,9})?$/;
 // The separators the lines= synonym repair accepted before lines= was a parameter (bind.ts), answered with a repair.
-const OTHER_SPAN = /^(\d{1,9})\s*(?:,|\.\.|:|\s)\s*(\d{1,9})$/;
+// (Written so that no two whitespace runs are adjacent: `\s*(?:…|\s)\s*` backtracked cubically on a long run.)
+const OTHER_SPAN = /^(\d{1,9})(?:\s*(?:,|\.\.|:)\s*|\s+)(\d{1,9})$/;
 
 export interface PathRange {
   path: string;

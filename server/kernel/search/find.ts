@@ -66,7 +66,12 @@ type FindArgs = z.infer<typeof schema>;
 function cursorOf(after: string | undefined): string | undefined {
   if (after === undefined) return undefined;
   const trimmed = after.startsWith(`${VIRTUAL_ROOT}/`) ? after.slice(VIRTUAL_ROOT.length + 1) : after.replace(/^\.\//, "");
-  return trimmed.replace(/^\/+|\/+$/g, "");
+  // Slashes off both ends by index (/\/+$/ rescans a long run of slashes from each of them).
+  let start = 0;
+  let end = trimmed.length;
+  while (start < end && trimmed[start] === "/") start++;
+  while (end > start && trimmed[end - 1] === "/") end--;
+  return trimmed.slice(start, end);
 }
 
 /** The same search, continued after `cursor` (a root-relative path): every given filter carried on. */

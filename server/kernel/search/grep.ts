@@ -62,7 +62,9 @@ const STOP_NOTICES: Record<GrepStop, string> = {
 };
 
 /** Looks like the agent meant a regex but searched literally. */
-const REGEX_LOOK = /\\[dwsbDWSB.]|\.\*|\.\+|\[[^\]]+\]|\(\?:|\(\?[imsu]+\)|\(\?P?<[A-Za-z_]|\|/;
+// A bracket class is looked for up to the next [ (`\[[^\]]+\]` scanned to the end from every [ of a pattern
+// with no ], quadratic in its length).
+export const REGEX_LOOK = /\\[dwsbDWSB.]|\.\*|\.\+|\[[^\][]+\]|\(\?:|\(\?[imsu]+\)|\(\?P?<[A-Za-z_]|\|/;
 
 function binaryFileError(display: string, size: number): ToolError {
   return new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {

@@ -50,11 +50,19 @@ export function convertHtml(html: string, baseHref: string, target: HtmlTarget, 
     }
   };
   // Trailing spaces off, runs of blank lines to one, no leading or trailing blank lines.
-  const tidy = (text: string) =>
+  // (Trailing spaces found by a backward scan per line: /[ \t]+$/gm is quadratic in a run of spaces or tabs that
+  // does not end its line, such as a hostile <pre>.) Line ends as that expression's $ saw them.
+  const trimLineEnds = (text: string) =>
     text
-      .replace(/[ \t]+$/gm, "")
-      .replace(/\n{3,}/g, "\n\n")
-      .trim();
+      .split(/([\n\r\u2028\u2029])/)
+      .map((part, i) => {
+        if (i % 2 === 1) return part;
+        let end = part.length;
+        while (end > 0 && (part[end - 1] === " " || part[end - 1] === "\t")) end--;
+        return part.slice(0, end);
+      })
+      .join("");
+  const tidy = (text: string) => trimLineEnds(text).replace(/\n{3,}/g, "\n\n").trim();
   // What the rules read of a node (turndown's types name the DOM's HTMLElement, which the server build has no lib for).
   type ElementLike = { nodeName: string; getAttribute(name: string): string | null };
   if (target === "text") {
@@ -101,9 +109,15 @@ export function convertHtml(html: string, baseHref: string, target: HtmlTarget, 
 
 /** The document's <title>, as text, when it has one (a small slice: converted on the calling thread). */
 export function htmlTitle(html: string): string | undefined {
-  const match = /<title\b[^>]*>([\s\S]{0,4000}?)<\/title>/i.exec(html.slice(0, 65536));
-  if (!match) return undefined;
-  const text = convertLibraries().convert(`<p>${match[1]}</p>`, { wordwrap: false }).replace(/\s+/g, " ").trim();
+  // The first <title ...> tag, then its close within 4000 characters: two linear searches. (One expression,
+  // /<title\b[^>]*>([\s\S]{0,4000}?)<\/title>/i, rescanned from every "<title" of a hostile page.)
+  const head = html.slice(0, 65536);
+  const open = /<title\b[^<>]*>/i.exec(head);
+  if (!open) return undefined;
+  const from = open.index + open[0].length;
+  const length = head.slice(from, from + 4000 + "</title>".length).search(/<\/title>/i);
+  if (length === -1) return undefined;
+  const text = convertLibraries().convert(`<p>${head.slice(from, from + length)}</p>`, { wordwrap: false }).replace(/\s+/g, " ").trim();
   if (text === "") return undefined;
   return text.length > MAX_WEB_TITLE_CHARS ? `${text.slice(0, MAX_WEB_TITLE_CHARS)}…` : text;
 }
