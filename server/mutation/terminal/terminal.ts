@@ -107,6 +107,9 @@ export type TerminalOutput = z.infer<typeof terminalOutput>;
  */
 export const BACKGROUND_DEFAULT_WAIT_MS = STARTUP_WINDOW_MS + 2000;
 
+/** The longest command a shell can be handed: Linux's MAX_ARG_STRLEN (32 pages) less the terminating NUL. */
+export const MAX_COMMAND_BYTES = 128 * 1024 - 1;
+
 /** Failures after which the command had (or may have had) effects. */
 const COMMAND_RAN_CODES = new Set<string>([ErrorCode.commandTimedOut, ErrorCode.backgroundStartFailed, ErrorCode.interrupted]);
 
@@ -157,6 +160,15 @@ async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<Pre
       detail: { parameter: "command" },
       retryable: false,
     });
+  }
+  const bytes = Buffer.byteLength(command, "utf8");
+  if (bytes > MAX_COMMAND_BYTES) {
+    // The shell gets the command as one argument (sh -c <command>), and the kernel refuses a longer one (E2BIG).
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      `The command is ${bytes} bytes; a shell command can be at most ${MAX_COMMAND_BYTES} (the kernel's limit for one argument). Write it to a script file with /w (stage it with /s if it is long), then run the script: /x?raw=sh+script.sh.`,
+      { detail: { parameter: "command", bytes, maxBytes: MAX_COMMAND_BYTES }, retryable: false, agentAction: "correct_request" },
+    );
   }
   if (args.bg && args.timeout !== undefined) {
     throw new ToolError(ErrorCode.conflictingParameters, "timeout= applies to foreground runs; a bg=1 process runs until it exits or is stopped. Drop timeout=.", {

@@ -224,4 +224,20 @@ describe("replay safety", () => {
     const body = await x("?blob=cmd1&count=2");
     expect(body).toMatchObject({ ok: true, exitCode: 0, stdout: "staged & sound\nline two\n" });
   });
+
+  it("refuses a command longer than one argument may be (128 KiB) with a way to run it, running nothing", async () => {
+    // A staged blob may hold 160 KiB; the kernel takes at most 128 KiB in one argument (sh -c <command>).
+    const marker = "long-command-ran.txt";
+    const script = `: ${"x".repeat(140 * 1024)}; echo ran > ${marker}`;
+    const chunk = 8 * 1024;
+    const count = Math.ceil(script.length / chunk);
+    for (let i = 0; i < count; i++) {
+      const ack = await agentGet<Body>(`${s.m}/s?blob=long1&i=${i}&count=${count}&raw=${encodeUrlText(script.slice(i * chunk, (i + 1) * chunk))}`);
+      expect(ack.ok).toBe(true);
+    }
+    const body = await x(`?blob=long1&count=${count}`);
+    expect(body).toMatchObject({ ok: false, errorCode: "invalid_parameter", errorDetail: { parameter: "command", maxBytes: 128 * 1024 - 1 } });
+    expect(String(body.repairHint ?? body.error)).toMatch(/script/);
+    expect(fs.existsSync(path.join(t.projectDir, marker))).toBe(false);
+  });
 });
