@@ -13,7 +13,9 @@ export const MAX_DETECTED = 8;
 /** A single line longer than this is scanned only up to here. */
 const MAX_SCANNED_LINE = 4096;
 
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
+// An OSC sequence runs to its BEL but never past another ESC: without that stop, a line of unterminated ESC ]
+// was rescanned from each of them (quadratic; every line of a process's start-up window is scanned).
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07/g;
 const LOCAL_URL = /\bhttps?:\/\/(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])(?::(\d{1,5}))?(?:\/[^\s'"<>`)\]]*)?/gi;
 const LOCAL_HOST_PORT = /(?:^|[\s(=])(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\]|\*):(\d{2,5})\b/gi;
 const PORT_PHRASE = /\b(?:listen(?:ing)?|running|started|serving|server|available|ready|bound|open)\b[^\n]{0,60}?\bport\b\s*[:=#]?\s*(\d{2,5})\b/gi;
@@ -28,6 +30,13 @@ const validPort = (text: string | undefined) => {
   return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : undefined;
 };
 
+/** A URL without the sentence punctuation after it ("see http://localhost:3000."), by a backward scan. */
+function withoutTrailingPunctuation(url: string): string {
+  let end = url.length;
+  while (end > 0 && ".,;:!?".includes(url[end - 1]!)) end--;
+  return url.slice(0, end);
+}
+
 /** Adds the loopback/any-address URLs and ports mentioned in `line` to `into`. */
 export function detectInLine(rawLine: string, into: DetectedEndpoints): void {
   const line = rawLine.slice(0, MAX_SCANNED_LINE).replace(ANSI, "");
@@ -36,7 +45,7 @@ export function detectInLine(rawLine: string, into: DetectedEndpoints): void {
     if (port !== undefined && !into.ports.includes(port) && into.ports.length < MAX_DETECTED) into.ports.push(port);
   };
   for (const m of line.matchAll(LOCAL_URL)) {
-    const url = m[0].replace(/[.,;:!?]+$/, "");
+    const url = withoutTrailingPunctuation(m[0]);
     if (!into.urls.includes(url) && into.urls.length < MAX_DETECTED) into.urls.push(url);
     addPort(m[1] ?? (url.startsWith("https:") ? "443" : undefined));
   }
