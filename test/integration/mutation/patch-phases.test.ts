@@ -187,3 +187,72 @@ describe("fsyncs per patch", () => {
     expect(tempFiles(root)).toEqual([]);
   });
 });
+
+describe("apply_patch on a saturated event loop", () => {
+  let t: TestBridge;
+  let s: AgentSession;
+  let root: string;
+  const original = { fsync: fs.fsync, fsyncSync: fs.fsyncSync };
+  const syncs = { inline: 0, pool: 0 };
+  /** fsyncs of files and folders in the project (the temp files and their folder), by where they ran. */
+  const inProject = (fd: number) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(root);
+    } catch {
+      return false;
+    }
+  };
+
+  beforeAll(async () => {
+    t = await startTestBridge();
+    root = makeTempDir("phases-saturated");
+    s = await t.session({ write: true, root, name: "saturated" });
+    fs.fsync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      if (inProject(fd)) syncs.pool++;
+      return original.fsync(fd, callback);
+    }) as typeof fs.fsync;
+    fs.fsyncSync = ((fd: number) => {
+      if (inProject(fd)) syncs.inline++;
+      original.fsyncSync(fd);
+    }) as typeof fs.fsyncSync;
+  });
+  afterAll(async () => {
+    fs.fsync = original.fsync;
+    fs.fsyncSync = original.fsyncSync;
+    await t.close();
+  });
+
+  it("runs the same three phases with its fsyncs on the event loop, and lands every patch", { timeout: 60_000 }, async () => {
+    const PATCHES = 16;
+    const FILES = 5;
+    const files: Record<string, string> = {};
+    for (let p = 0; p < PATCHES; p++) for (let f = 0; f < FILES; f++) files[`dir/p${p}-f${f}.txt`] = `value = 0\n`;
+    writeFiles(root, files);
+    // Every event-loop turn made to last 15 ms (a setImmediate that spins, queued again each turn): with the patches
+    // queued behind each other in the project's write queue, at least 8 intents are in flight while the first ones
+    // commit, which is when commit.ts makes its fsyncs inline (server/mutation/journal/inline-sync.ts).
+    let spinning = true;
+    const spin = () => {
+      const end = performance.now() + 15;
+      while (performance.now() < end);
+      if (spinning) setImmediate(spin);
+    };
+    setImmediate(spin);
+    let bodies: Body[];
+    try {
+      bodies = await Promise.all(
+        Array.from({ length: PATCHES }, (_, p) =>
+          agentGet<Body>(url(s.m!, "a", [["wait", 20_000]], patchText(...Array.from({ length: FILES }, (_, f) => [`*** Update File: dir/p${p}-f${f}.txt`, "@@", "-value = 0", `+value = ${p}`]).flat()))),
+        ),
+      );
+    } finally {
+      spinning = false;
+    }
+    expect(bodies.map((b) => b.state)).toEqual(Array.from({ length: PATCHES }, () => "succeeded"));
+    for (let p = 0; p < PATCHES; p++) for (let f = 0; f < FILES; f++) expect(fs.readFileSync(path.join(root, `dir/p${p}-f${f}.txt`), "utf8")).toBe(`value = ${p}\n`);
+    expect(tempFiles(root)).toEqual([]);
+    // N + K per patch, wherever they ran; some of them inline.
+    expect(syncs.inline + syncs.pool).toBe(PATCHES * (FILES + 1));
+    expect(syncs.inline).toBeGreaterThan(0);
+  });
+});

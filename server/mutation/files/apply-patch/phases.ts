@@ -1,7 +1,7 @@
 // The three phases of a patch commit (commit.ts runs them once every preimage is durable), so that a patch of N
 // files in K directories costs N + K fsyncs in a few parallel rounds instead of 2N one after another:
 // 1. stage: each new file's bytes go to a temp file (fd-ops tempName, which recovery's removeStaleTempFilesIn
-//    recognises) in its checked directory, and the temps are fsynced in parallel, STAGE_CHUNK at a time;
+//    recognises) in its checked directory, and the temps are fsynced in parallel in the thread pool, STAGE_CHUNK at a time;
 // 2. switch: in plan order, each path is walked again (any symlink on the way is path_changed, a file the plan read
 //    that is gone is path_not_found), its directory must be the very one staged into, and the temp is renamed over
 //    the target through that held directory's descriptor; deletions and moved sources are unlinked;
@@ -19,9 +19,11 @@ import type { PlannedChange, PlannedPath } from "./plan.js";
 
 /**
  * Temp files open (written, awaiting their fsync) at once while staging, and directories fsynced at once: bounds the
- * descriptors a large patch holds beside one O_PATH descriptor per distinct directory it writes in.
+ * descriptors a large patch holds beside one O_PATH descriptor per distinct directory it writes in. 64 rather than
+ * 32: a 50-file patch's temps then share one round (measured: one round of 50 fsyncs ~4.7 ms, rounds of 32 + 18
+ * ~8 ms), and 64 descriptors are far below any open-file limit Node runs with.
  */
-export const STAGE_CHUNK = 32;
+export const STAGE_CHUNK = 64;
 
 /** Where the commit is: the change being worked on (its index in plan order), for the failure's message. */
 export interface CommitProgress {
