@@ -3,8 +3,9 @@
 import { z } from "zod";
 
 /**
- * URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS: apply_patch sleeps this long after each file it commits. Test-only;
- * never set it in production (it only slows patches down, it never changes what they write).
+ * URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS: apply_patch sleeps this long after each file it switches into place (renamed
+ * over its target or unlinked, apply-patch/phases.ts). Test-only; never set it in production (it only slows
+ * patches down, it never changes what they write).
  */
 export const PATCH_WRITE_DELAY_ENV = "URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS";
 /**
