@@ -3,8 +3,9 @@
 import { z } from "zod";
 
 /**
- * URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS: apply_patch sleeps this long after each file it commits. Test-only;
- * never set it in production (it only slows patches down, it never changes what they write).
+ * URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS: apply_patch sleeps this long after each file it switches into place (renamed
+ * over its target or unlinked, apply-patch/phases.ts). Test-only; never set it in production (it only slows
+ * patches down, it never changes what they write).
  */
 export const PATCH_WRITE_DELAY_ENV = "URLBRIDGE_TEST_PATCH_WRITE_DELAY_MS";
 /**
@@ -18,15 +19,22 @@ export const DIRECTORY_SYNC_DELAY_ENV = "URLBRIDGE_TEST_DIRECTORY_SYNC_DELAY_MS"
  * changes. Test-only; it only delays answers, it never changes what is written or recorded.
  */
 export const RENAME_DELAY_ENV = "URLBRIDGE_TEST_RENAME_DELAY_MS";
+/**
+ * URLBRIDGE_TEST_PATCH_SWITCH_DELAY_MS: apply_patch waits this long once every temp file of the patch is written and
+ * fsynced, before the first rename (apply-patch/phases.ts), so a crash test can kill the process between staging and
+ * switch, and a race test can change the tree there. Test-only; it only delays answers, it never changes what is written.
+ */
+export const PATCH_SWITCH_DELAY_ENV = "URLBRIDGE_TEST_PATCH_SWITCH_DELAY_MS";
 const MAX_TEST_DELAY_MS = 60_000;
 
 export interface TestHooks {
   patchWriteDelayMs: number;
   directorySyncDelayMs: number;
   renameDelayMs: number;
+  patchSwitchDelayMs: number;
 }
 
-export const NO_TEST_HOOKS: TestHooks = { patchWriteDelayMs: 0, directorySyncDelayMs: 0, renameDelayMs: 0 };
+export const NO_TEST_HOOKS: TestHooks = { patchWriteDelayMs: 0, directorySyncDelayMs: 0, renameDelayMs: 0, patchSwitchDelayMs: 0 };
 
 function readDelay(env: NodeJS.ProcessEnv, name: string): number {
   const raw = env[name];
@@ -40,6 +48,7 @@ export function readTestHooks(env: NodeJS.ProcessEnv = process.env): TestHooks {
   const patchWriteDelayMs = readDelay(env, PATCH_WRITE_DELAY_ENV);
   const directorySyncDelayMs = readDelay(env, DIRECTORY_SYNC_DELAY_ENV);
   const renameDelayMs = readDelay(env, RENAME_DELAY_ENV);
-  if (patchWriteDelayMs === 0 && directorySyncDelayMs === 0 && renameDelayMs === 0) return NO_TEST_HOOKS;
-  return { patchWriteDelayMs, directorySyncDelayMs, renameDelayMs };
+  const patchSwitchDelayMs = readDelay(env, PATCH_SWITCH_DELAY_ENV);
+  if (patchWriteDelayMs === 0 && directorySyncDelayMs === 0 && renameDelayMs === 0 && patchSwitchDelayMs === 0) return NO_TEST_HOOKS;
+  return { patchWriteDelayMs, directorySyncDelayMs, renameDelayMs, patchSwitchDelayMs };
 }
