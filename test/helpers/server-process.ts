@@ -65,3 +65,14 @@ export function startServerProcess({ stateDir, env = {}, preloads = [], entry = 
 export function killServerProcesses(): void {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 }
+
+/** Calls the control API of a server process with the test operator token; throws on a non-2xx answer. */
+export async function controlApi<T>(server: ServerProcess, method: string, route: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${server.controlUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}

@@ -12,7 +12,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { giveToAgent, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
-import { killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
+import { controlApi as api, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { startRelay } from "../../helpers/relay-process.js";
 import { BIN, cliEnv } from "../cli/run-cli.js";
 
@@ -22,16 +22,6 @@ const MAX_CALLS_AFTER_RESTART = 40;
 const CALL_GAP_MS = 100;
 
 afterEach(killServerProcesses);
-
-async function api<T>(server: ServerProcess, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.controlUrl}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
 
 interface CallResult {
   isError?: boolean;

@@ -6,23 +6,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
-import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
-import { killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
+import { agentGet, makeTempDir } from "../../helpers/bridge.js";
+import { controlApi as api, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; callId?: string; state?: string };
 
 afterEach(killServerProcesses);
-
-async function api<T>(server: ServerProcess, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.controlUrl}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
 
 describe("crash recovery", () => {
   it("rolls a 200-file apply_patch killed mid-commit back to the exact pre-image and reports interrupted_rolled_back", { timeout: 120_000 }, async () => {

@@ -8,8 +8,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PATCH_SWITCH_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
-import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
-import { killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
+import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { controlApi as api, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; errorDetail?: Record<string, unknown>; callId?: string; state?: string };
@@ -30,16 +30,6 @@ async function until(what: string, test: () => boolean): Promise<void> {
     await sleep(POLL_MS);
   }
   throw new Error(`timed out waiting until ${what}`);
-}
-
-async function api<T>(server: ServerProcess, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.controlUrl}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
 }
 
 describe("apply_patch killed between staging and switch", () => {
