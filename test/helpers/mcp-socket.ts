@@ -1,6 +1,7 @@
 // A line client for the bridge's MCP socket (<state dir>/mcp.sock): what the stdio relay speaks, driven by hand
 // so a test can send exact lines (the first line with the capability, raw bytes, bad JSON) and read each answer.
 import net from "node:net";
+import { readLines } from "./line-reader.js";
 
 /** Bounds every wait for a line from the bridge. */
 export const LINE_TIMEOUT_MS = 10_000;
@@ -17,39 +18,16 @@ export interface LineClient {
 export function connectLines(file: string): Promise<LineClient> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(file);
-    let buffered = "";
-    const lines: string[] = [];
-    const waiters: Array<(line: string) => void> = [];
     let endedResolve!: () => void;
     const ended = new Promise<void>((r) => (endedResolve = r));
-    socket.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      let newline;
-      while ((newline = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        const waiter = waiters.shift();
-        if (waiter) waiter(line);
-        else lines.push(line);
-      }
-    });
+    const lines = readLines(socket, LINE_TIMEOUT_MS, () => "no line from the bridge in time");
     socket.on("close", endedResolve);
     socket.once("error", reject);
     socket.once("connect", () =>
       resolve({
         send: (line) => socket.write(`${JSON.stringify(line)}\n`),
         sendRaw: (text) => socket.write(text),
-        next: () => {
-          const ready = lines.shift();
-          if (ready !== undefined) return Promise.resolve(ready);
-          return new Promise((wake, fail) => {
-            const timer = setTimeout(() => fail(new Error("no line from the bridge in time")), LINE_TIMEOUT_MS);
-            waiters.push((line) => {
-              clearTimeout(timer);
-              wake(line);
-            });
-          });
-        },
+        next: lines.next,
         ended,
         close: () => socket.destroy(),
       }),

@@ -2,6 +2,7 @@
 // lines to its stdin and reads each line it writes to stdout (what an MCP client over stdio sees).
 import { spawn } from "node:child_process";
 import { BIN } from "../integration/cli/run-cli.js";
+import { readLines } from "./line-reader.js";
 
 /** Bounds every wait for a line from the relay, and its exit. */
 export const RELAY_LINE_TIMEOUT_MS = 20_000;
@@ -17,37 +18,14 @@ export interface RelayProcess {
 
 export function startRelay(session: string, env: NodeJS.ProcessEnv): RelayProcess {
   const child = spawn(process.execPath, [BIN, "mcp", "--session", session], { env, stdio: ["pipe", "pipe", "pipe"] });
-  let buffered = "";
   let errors = "";
-  const lines: string[] = [];
-  const waiters: Array<(line: string) => void> = [];
   const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-  child.stdout.on("data", (chunk: Buffer) => {
-    buffered += chunk.toString("utf8");
-    let newline;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      const waiter = waiters.shift();
-      if (waiter) waiter(line);
-      else lines.push(line);
-    }
-  });
+  const lines = readLines(child.stdout, RELAY_LINE_TIMEOUT_MS, () => `no line from the relay in time; stderr: ${errors}`);
   child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString("utf8")));
   child.stdin.on("error", () => {});
   return {
     send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
-    next: () => {
-      const ready = lines.shift();
-      if (ready !== undefined) return Promise.resolve(ready);
-      return new Promise((wake, fail) => {
-        const timer = setTimeout(() => fail(new Error(`no line from the relay in time; stderr: ${errors}`)), RELAY_LINE_TIMEOUT_MS);
-        waiters.push((line) => {
-          clearTimeout(timer);
-          wake(line);
-        });
-      });
-    },
+    next: lines.next,
     stderr: () => errors,
     end: () => {
       child.stdin.end();
