@@ -25,12 +25,15 @@ export interface ServerProcessOptions {
   preloads?: string[];
   /** The entry script as typed on the command line; default <repo>/server/main.ts. */
   entry?: string;
+  /** Runs the server as this uid (and the same gid), as `npm start` by an ordinary user would; default ours. */
+  uid?: number;
 }
 
-export function startServerProcess({ stateDir, env = {}, preloads = [], entry = path.join(REPO, "server/main.ts") }: ServerProcessOptions): Promise<ServerProcess> {
+export function startServerProcess({ stateDir, env = {}, preloads = [], entry = path.join(REPO, "server/main.ts"), uid }: ServerProcessOptions): Promise<ServerProcess> {
   const imports = ["tsx", ...preloads].flatMap((module) => ["--import", module]);
   const child = spawn(process.execPath, [...imports, entry], {
     cwd: REPO,
+    ...(uid === undefined ? {} : { uid, gid: uid }),
     env: {
       PATH: process.env.PATH ?? "",
       HOME: stateDir,

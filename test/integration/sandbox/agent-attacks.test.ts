@@ -7,7 +7,7 @@
 // switch + Landlock), the probe run as the project owner's uid outside any sandbox against a root bridge (the uid
 // switch alone: a root bridge without Landlock), and a real bridge process started as an ordinary user (`npm start`:
 // Landlock alone, the command runs as the bridge's own uid).
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { probeLauncher } from "../../../server/sandbox/launcher.js";
 import { spawnedThroughSpawner, spawnerPid } from "../../../server/sandbox/spawner.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, TEST_AGENT_UID, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { controlApi, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
 import { settle, waitUntil, type Body } from "../mutation/terminal-helpers.js";
 
 const probe = probeLauncher();
@@ -22,7 +23,6 @@ const landlock = (probe?.landlock ?? 0) > 0;
 const asRoot = process.getuid?.() === 0;
 const PYTHON = "/usr/bin/python3";
 const PROBE_SCRIPT = fs.readFileSync(path.join(import.meta.dirname, "agent-probe.py"), "utf8");
-const REPO = path.resolve(import.meta.dirname, "../../..");
 
 interface Attempts {
   fdList: string;
@@ -181,38 +181,8 @@ function userDir(prefix: string, mode = 0o755): string {
 }
 
 /** A real bridge process (`node --import tsx server/main.ts`) running as uid TEST_AGENT_UID. */
-async function startUserBridge(stateDir: string, scratch: string): Promise<{ child: ChildProcess; controlUrl: string; dataUrl: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "server/main.ts")], {
-    cwd: REPO,
-    uid: TEST_AGENT_UID,
-    gid: TEST_AGENT_UID,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: stateDir,
-      URLBRIDGE_STATE_DIR: stateDir,
-      URLBRIDGE_SCRATCH_DIR: scratch,
-      URLBRIDGE_CONTROL_PORT: "0",
-      URLBRIDGE_DATA_PORT: "0",
-      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "0",
-      URLBRIDGE_LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`user bridge did not start:\n${log}`)), 30_000);
-    child.once("exit", (code) => reject(new Error(`user bridge exited (${code}):\n${log}`)));
-    child.stderr!.on("data", (data: Buffer) => {
-      log += data.toString();
-      const controlUrl = /control plane on (\S+)/.exec(log)?.[1];
-      const dataUrl = /data plane on (\S+)/.exec(log)?.[1];
-      if (controlUrl && dataUrl) {
-        clearTimeout(timer);
-        resolve({ child, controlUrl, dataUrl });
-      }
-    });
-  });
+function startUserBridge(stateDir: string, scratch: string): Promise<ServerProcess> {
+  return startServerProcess({ stateDir, uid: TEST_AGENT_UID, env: { URLBRIDGE_SCRATCH_DIR: scratch, URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "0" } });
 }
 
 /** The child of `parent` whose name is the spawner's (comm is cut to 15 bytes). */
@@ -234,19 +204,12 @@ function spawnerOf(parent: number): number | undefined {
 // The column "ordinary user, Landlock ABI >= 6" of SECURITY.md's table: no uid switch, the same uid as the bridge,
 // so only Landlock (its ptrace rule covers /proc/<pid>/fd, environ and mem; ABI 6 scopes signals) stands between.
 describe.skipIf(!landlock || !probe?.signals || !asRoot || !fs.existsSync(PYTHON))("a command of a bridge run as an ordinary user (Landlock alone)", () => {
-  let bridge: { child: ChildProcess; controlUrl: string; dataUrl: string };
+  let bridge: ServerProcess;
   let stateDir: string;
   let projectDir: string;
   let m: string;
   let r: string;
-  const api = async <T>(method: string, route: string, body?: unknown) => {
-    const res = await fetch(`${bridge.controlUrl}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return (await res.json()) as T;
-  };
+  const api = <T>(method: string, route: string, body?: unknown) => controlApi<T>(bridge, method, route, body);
   beforeAll(async () => {
     stateDir = userDir("user-state", 0o700);
     projectDir = userDir("user-project");
