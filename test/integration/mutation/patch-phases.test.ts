@@ -131,11 +131,31 @@ describe("apply_patch with its folder swapped for a symlink between staging and 
   });
 });
 
+/**
+ * Reports every fsync this process makes, in the thread pool (fs.fsync) or on the event loop (fs.fsyncSync), to
+ * `seen`, then makes it; returns what puts node:fs back.
+ */
+function watchFsyncs(seen: (fd: number, where: "pool" | "inline") => void): () => void {
+  const original = { fsync: fs.fsync, fsyncSync: fs.fsyncSync };
+  fs.fsync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    seen(fd, "pool");
+    return original.fsync(fd, callback);
+  }) as typeof fs.fsync;
+  fs.fsyncSync = ((fd: number) => {
+    seen(fd, "inline");
+    original.fsyncSync(fd);
+  }) as typeof fs.fsyncSync;
+  return () => {
+    fs.fsync = original.fsync;
+    fs.fsyncSync = original.fsyncSync;
+  };
+}
+
 describe("fsyncs per patch", () => {
   let t: TestBridge;
   let s: AgentSession;
   let root: string;
-  const original = { fsync: fs.fsync, fsyncSync: fs.fsyncSync };
+  let restoreFsyncs: () => void;
   let calls = 0;
 
   beforeAll(async () => {
@@ -144,18 +164,10 @@ describe("fsyncs per patch", () => {
     s = await t.session({ write: true, root, name: "fsync" });
     // Every fsync the process makes, in the thread pool or on the event loop; the journal's are counted apart
     // (store.journalSync.syncs) and taken off.
-    fs.fsync = ((...args: Parameters<typeof fs.fsync>) => {
-      calls++;
-      return original.fsync(...args);
-    }) as typeof fs.fsync;
-    fs.fsyncSync = ((fd: number) => {
-      calls++;
-      original.fsyncSync(fd);
-    }) as typeof fs.fsyncSync;
+    restoreFsyncs = watchFsyncs(() => calls++);
   });
   afterAll(async () => {
-    fs.fsync = original.fsync;
-    fs.fsyncSync = original.fsyncSync;
+    restoreFsyncs();
     await t.close();
   });
 
@@ -182,7 +194,7 @@ describe("apply_patch on a saturated event loop", () => {
   let t: TestBridge;
   let s: AgentSession;
   let root: string;
-  const original = { fsync: fs.fsync, fsyncSync: fs.fsyncSync };
+  let restoreFsyncs: () => void;
   const syncs = { inline: 0, pool: 0 };
   /** fsyncs of files and folders in the project (the temp files and their folder), by where they ran. */
   const inProject = (fd: number) => {
@@ -197,18 +209,12 @@ describe("apply_patch on a saturated event loop", () => {
     t = await startTestBridge();
     root = makeTempDir("phases-saturated");
     s = await t.session({ write: true, root, name: "saturated" });
-    fs.fsync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
-      if (inProject(fd)) syncs.pool++;
-      return original.fsync(fd, callback);
-    }) as typeof fs.fsync;
-    fs.fsyncSync = ((fd: number) => {
-      if (inProject(fd)) syncs.inline++;
-      original.fsyncSync(fd);
-    }) as typeof fs.fsyncSync;
+    restoreFsyncs = watchFsyncs((fd, where) => {
+      if (inProject(fd)) syncs[where]++;
+    });
   });
   afterAll(async () => {
-    fs.fsync = original.fsync;
-    fs.fsyncSync = original.fsyncSync;
+    restoreFsyncs();
     await t.close();
   });
 
