@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
 import { DIRECTORY_SYNC_DELAY_ENV, RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
-import { agentGet, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
-import { killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
+import { agentGet, makeTempDir } from "../../helpers/bridge.js";
+import { controlApi, killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
 import { url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; callId?: string; state?: string; errorDetail?: Record<string, unknown> };
@@ -21,16 +21,6 @@ afterEach(killServerProcesses);
 
 /** How long the test waits for the outcome to be recorded before it kills the process. */
 const RECORD_WAIT_MS = 20_000;
-
-async function api<T>(server: ServerProcess, route: string, body: unknown): Promise<T> {
-  const res = await fetch(`${server.controlUrl}${route}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`POST ${route}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
 
 /** The intent's row as the state file holds it, read through a second connection as another process would. */
 function recordOf(stateDir: string, callId: string): { state: string; unconfirmed: number; result: string | null } | undefined {
@@ -48,8 +38,8 @@ function recordOf(stateDir: string, callId: string): { state: string; unconfirme
  */
 async function startHeldCall(stateDir: string, root: string, holdEnv: string, call: (m: string) => string): Promise<{ first: ServerProcess; callUrl: string; accepted: Body }> {
   const first = await startServerProcess({ stateDir, env: { [holdEnv]: "60000" } });
-  const project = await api<{ id: string }>(first, "/api/projects", { name: "held", root, permissions: { write: true, terminal: false } });
-  const session = await api<{ initUrl: string }>(first, "/api/sessions", { projectId: project.id });
+  const project = await controlApi<{ id: string }>(first, "POST", "/api/projects", { name: "held", root, permissions: { write: true, terminal: false } });
+  const session = await controlApi<{ initUrl: string }>(first, "POST", "/api/sessions", { projectId: project.id });
   const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
   const callUrl = call(m);
   const accepted = await agentGet<Body>(callUrl);
@@ -140,8 +130,8 @@ describe("an outcome recorded before its directory fsync finished", () => {
     const root = makeTempDir("unconfirmed-project");
     fs.writeFileSync(path.join(root, "f.txt"), "value 1\n");
     const server = await startServerProcess({ stateDir });
-    const project = await api<{ id: string }>(server, "/api/projects", { name: "confirmed", root, permissions: { write: true, terminal: false } });
-    const session = await api<{ initUrl: string }>(server, "/api/sessions", { projectId: project.id });
+    const project = await controlApi<{ id: string }>(server, "POST", "/api/projects", { name: "confirmed", root, permissions: { write: true, terminal: false } });
+    const session = await controlApi<{ initUrl: string }>(server, "POST", "/api/sessions", { projectId: project.id });
     const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
     const body = await agentGet<Body>(url(m, "e", [["path", "f.txt"], ["old", "value 1"]], "value 2"));
     expect(body).toMatchObject({ ok: true, state: "succeeded" });

@@ -15,8 +15,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PATCH_WRITE_DELAY_ENV, RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
-import { agentGet, giveToAgent, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
-import { killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
+import { agentGet, giveToAgent, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { controlApi, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { url } from "../mutation/fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; callId?: string; state?: string; poll?: string };
@@ -105,12 +105,8 @@ describe("a folder swapped for a symlink while the bridge is down with a success
     const before = outside.listing();
 
     const first = await startServerProcess({ stateDir, env: { [RENAME_DELAY_ENV]: "60000" } });
-    const post = async <T>(route: string, body: unknown): Promise<T> => {
-      const res = await fetch(`${first.controlUrl}${route}`, { method: "POST", headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-      return (await res.json()) as T;
-    };
-    const project = await post<{ id: string }>("/api/projects", { name: "race", root, permissions: { write: true, terminal: false } });
-    const session = await post<{ initUrl: string }>("/api/sessions", { projectId: project.id });
+    const project = await controlApi<{ id: string }>(first, "POST", "/api/projects", { name: "race", root, permissions: { write: true, terminal: false } });
+    const session = await controlApi<{ initUrl: string }>(first, "POST", "/api/sessions", { projectId: project.id });
     const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
     const callUrl = url(m, "w", [["path", "sub/target.txt"], ["wait", 0]], "fresh\n");
     const accepted = await agentGet<Body>(callUrl);
@@ -149,12 +145,8 @@ describe("a folder swapped for a symlink while the bridge is down mid-patch", ()
     const before = outsideListing();
 
     const first = await startServerProcess({ stateDir, env: { [PATCH_WRITE_DELAY_ENV]: "100" } });
-    const post = async <T>(route: string, body: unknown): Promise<T> => {
-      const res = await fetch(`${first.controlUrl}${route}`, { method: "POST", headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-      return (await res.json()) as T;
-    };
-    const project = await post<{ id: string }>("/api/projects", { name: "patch-race", root, permissions: { write: true, terminal: false } });
-    const session = await post<{ initUrl: string }>("/api/sessions", { projectId: project.id });
+    const project = await controlApi<{ id: string }>(first, "POST", "/api/projects", { name: "patch-race", root, permissions: { write: true, terminal: false } });
+    const session = await controlApi<{ initUrl: string }>(first, "POST", "/api/sessions", { projectId: project.id });
     const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
     const patch = [
       "*** Begin Patch",
