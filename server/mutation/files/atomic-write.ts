@@ -46,7 +46,7 @@ const SYNCED: HeldWriteResult = { directorySynced: Promise.resolve() };
  * the thread pool once the walk has closed its own. The last close of a replaced file frees its inode and blocks
  * (ext4: 0.1-0.5 ms); without this it would be the walk's close, on the event loop.
  */
-function freeReplacedInodeInPool(target: HeldPath): () => void {
+export function freeReplacedInodeInPool(target: HeldPath): () => void {
   if (target.fd === undefined) return () => undefined;
   let fd: number;
   try {

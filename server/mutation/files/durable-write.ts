@@ -23,7 +23,8 @@ export interface DurableWriteResult {
   directorySynced: Promise<void>;
 }
 
-function fsyncInPool(fd: number): Promise<void> {
+/** fsyncs a descriptor in the thread pool. */
+export function fsyncInPool(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 

@@ -14,7 +14,8 @@ import type { ToolContext } from "../../../kernel/tool/definition.js";
 import { CREATE_FLAGS, discardTempFile, fillTempFile, makeDirectoriesIn, ownerForNewFiles, syncDirectory, tempName } from "../../../sandbox/fd-ops.js";
 import { closeQuietly, fdPath, O_PATH, walkInsideRoot, type HeldPath } from "../../../sandbox/fd-walk.js";
 import { bridgeIsRoot, type Identity } from "../../../sandbox/identity.js";
-import { syncDirectoryInPool } from "../durable-write.js";
+import { freeReplacedInodeInPool } from "../atomic-write.js";
+import { fsyncInPool, syncDirectoryInPool } from "../durable-write.js";
 import type { PlannedChange, PlannedPath } from "./plan.js";
 
 /**
@@ -35,10 +36,6 @@ interface StagedTemp {
   dirKey: string;
   temp: string;
   renamed: boolean;
-}
-
-function fsyncInPool(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
 /** Settles every promise, then throws the first rejection (so no descriptor is closed under a running fsync). */
@@ -162,7 +159,7 @@ export class PatchCommit {
     const source = change.op === "moved" ? walk(this.ctx, change.from!, "existing") : undefined;
     try {
       const target = walk(this.ctx, change.target, change.op === "updated" ? "existing" : "create");
-      let replaced: number | undefined;
+      let release = () => {};
       try {
         const staged = this.staged.get(index)!;
         // The folder staged into must still be the one the path leads to: one removed, recreated or moved away since
@@ -175,15 +172,15 @@ export class PatchCommit {
           });
         }
         // A second reference to the inode the rename replaces, dropped in the thread pool: its last close frees it,
-        // which would otherwise happen inside the rename, on the event loop (atomic-write.ts freeReplacedInodeInPool).
-        if (target.exists && target.fd !== undefined) replaced = fs.openSync(fdPath(target.fd), O_PATH);
+        // which would otherwise happen in the walk's close, on the event loop.
+        if (target.exists) release = freeReplacedInodeInPool(target);
         const dirFd = this.dirs.get(staged.dirKey)!;
         fs.renameSync(fdPath(dirFd, staged.temp), fdPath(dirFd, target.name));
         staged.renamed = true;
         this.markChanged(dirFd, index);
       } finally {
         target.close();
-        if (replaced !== undefined) fs.close(replaced, () => undefined);
+        release();
       }
       if (source) this.unlink(source, index);
     } finally {
