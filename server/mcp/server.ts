@@ -103,6 +103,7 @@ export function createMcpServer(
   });
   const byId = kernelToolsOf(deps);
   for (const { spec, outputSchema } of registeredTools(deps, scope)) {
+    const run = (args: Record<string, unknown>, extra: McpHandlerContext) => callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta);
     server.registerTool(
       spec.name,
       {
@@ -112,19 +113,22 @@ export function createMcpServer(
         outputSchema,
         annotations: spec.annotations,
       },
-      onCall
-        ? async (args: Record<string, unknown>, extra: McpHandlerContext) => {
-            const ended = onCall(extra);
-            try {
-              return await callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta);
-            } finally {
-              ended();
-            }
-          }
-        : (args: Record<string, unknown>, extra: McpHandlerContext) => callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta),
+      onCall ? observed(run, onCall) : run,
     );
   }
   return server;
+}
+
+/** A tool handler that tells `onCall` when it starts and (through the function onCall returns) when it has returned. */
+function observed<A, R>(run: (args: A, extra: McpHandlerContext) => Promise<R>, onCall: (ctx: McpHandlerContext) => () => void) {
+  return async (args: A, extra: McpHandlerContext): Promise<R> => {
+    const ended = onCall(extra);
+    try {
+      return await run(args, extra);
+    } finally {
+      ended();
+    }
+  };
 }
 
 /** A tool as createMcpServer registers it: its spec and the outputSchema it publishes (and the SDK checks). */
