@@ -15,11 +15,6 @@ export function isInheritable(fd: number): boolean {
   }
 }
 
-/** Our descriptors above stdio that a child would inherit. */
-export function inheritableFds(): number[] {
-  return fs.readdirSync("/proc/self/fd").map(Number).filter((fd) => fd > 2 && isInheritable(fd));
-}
-
 /** The sorted numbers of `ls /proc/self/fd` output. */
 export function commandFds(output: string): number[] {
   return output.trim().split("\n").filter(Boolean).map(Number).sort((a, b) => a - b);

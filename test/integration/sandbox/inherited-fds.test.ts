@@ -1,5 +1,5 @@
-// Descriptors the bridge holds without close-on-exec (a runtime's IPC channel, a test runner's pipes: vitest leaves
-// some) reach no command, on either start path: the launcher (native/urlbridge-sandbox.c) closes every descriptor
+// Descriptors the bridge holds without close-on-exec (a runtime's IPC channel, a test runner's pipes, whatever the
+// shell that started it left open) reach no command, on either start path: the launcher (native/urlbridge-sandbox.c) closes every descriptor
 // above 2 but its --status-fd before it runs the command, as the resident spawner does before it forks it.
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { spawnCommand } from "../../../server/mutation/terminal/terminal-spawn.js";
 import { spawnedThroughSpawner, spawnerPid, useSpawner } from "../../../server/sandbox/spawner.js";
 import { makeTempDir } from "../../helpers/bridge.js";
-import { commandFds, inheritableFds } from "../../helpers/fds.js";
+import { commandFds } from "../../helpers/fds.js";
 import { waitUntil } from "../mutation/terminal-helpers.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -29,9 +29,9 @@ async function listing(): Promise<number[]> {
 }
 
 describe("descriptors the bridge inherited", () => {
-  it("reach no command under vitest, with the spawner off and on", async () => {
-    // The runner leaves this worker descriptors without close-on-exec: what would leak without the launcher's close.
-    expect(inheritableFds().length).toBeGreaterThan(0);
+  it("reach no command started from this worker, with the spawner off and on", async () => {
+    // Whether this worker holds any depends on how the runner was started (an interactive shell's pipes often leak
+    // in; a CI runner's may not), so the next test hands a process one for certain. Here: stdio only, either way.
     useSpawner(false);
     try {
       const before = spawnedThroughSpawner();
