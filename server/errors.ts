@@ -91,6 +91,7 @@ export const ErrorCode = {
   patchTargetExists: "patch_target_exists",
   patchPathConflict: "patch_path_conflict",
   patchCommitFailed: "patch_commit_failed",
+  patchTooLarge: "patch_too_large",
   // transport gym: request lines Node's HTTP parser refuses (server/gateway/client-error.ts)
   malformedRequestTarget: "malformed_request_target",
   // state store (server/store/): the journal cannot be written right now
@@ -212,6 +213,7 @@ export const ERROR_CATALOG = {
     retryable: true,
     varies: "false when restoring the earlier files failed too (errorDetail.rolledBack false): the tree may be partly patched",
   },
+  patch_too_large: { retryable: false },
   // The same bytes are re-encoded and served when the request head arrives in one packet (gateway/client-error.ts).
   malformed_request_target: { retryable: true },
   state_store_unavailable: { retryable: true },

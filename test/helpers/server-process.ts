@@ -27,11 +27,16 @@ export interface ServerProcessOptions {
   entry?: string;
   /** Runs the server as this uid (and the same gid), as `npm start` by an ordinary user would; default ours. */
   uid?: number;
+  /** Starts the server under `ulimit -n` of this many descriptors (soft and hard), through /bin/sh. */
+  openFileLimit?: number;
 }
 
-export function startServerProcess({ stateDir, env = {}, preloads = [], entry = path.join(REPO, "server/main.ts"), uid }: ServerProcessOptions): Promise<ServerProcess> {
+export function startServerProcess({ stateDir, env = {}, preloads = [], entry = path.join(REPO, "server/main.ts"), uid, openFileLimit }: ServerProcessOptions): Promise<ServerProcess> {
   const imports = ["tsx", ...preloads].flatMap((module) => ["--import", module]);
-  const child = spawn(process.execPath, [...imports, entry], {
+  const argv = [process.execPath, ...imports, entry];
+  // `exec` keeps the pid the test signals the server's own.
+  const [command, ...args] = openFileLimit === undefined ? argv : ["/bin/sh", "-c", `ulimit -n ${openFileLimit} && exec "$0" "$@"`, ...argv];
+  const child = spawn(command!, args, {
     cwd: REPO,
     ...(uid === undefined ? {} : { uid, gid: uid }),
     env: {

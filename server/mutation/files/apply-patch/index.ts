@@ -3,10 +3,12 @@
 import { z } from "zod";
 import { ErrorCode, ToolError, type ToolFailure } from "../../../errors.js";
 import { defineTool, type InterruptedIntent } from "../../../kernel/tool/definition.js";
+import { openFileLimit } from "../../../sandbox/open-file-limit.js";
 import { toDisplayPath } from "../../../sandbox/paths.js";
 import { journalControls } from "../../journal/controls.js";
 import { interruptedFailure } from "../../journal/recovery.js";
 import { BLOB_ID_PATTERN } from "../../staging/staging.js";
+import { checkDirectoryBudget } from "./budget.js";
 import { commitPatch } from "./commit.js";
 import { parsePatch } from "./parse.js";
 import type { MatchKind } from "./locate.js";
@@ -64,6 +66,7 @@ export const applyPatchTool = defineTool({
   async execute(args, ctx) {
     const ops = parsePatch(args.patch ?? "");
     const plan = await planPatch(ctx, ops);
+    checkDirectoryBudget(plan, openFileLimit());
     await commitPatch(ctx, plan);
     return describe(plan.changes);
   },
