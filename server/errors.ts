@@ -41,6 +41,7 @@ export const ErrorCode = {
   pathChanged: "path_changed",
   // read kernel
   tooManyPaths: "too_many_paths",
+  searchBusy: "search_busy",
   binaryFile: "binary_file",
   invalidRegex: "invalid_regex",
   invalidLineRange: "invalid_line_range",
@@ -162,6 +163,7 @@ export const ERROR_CATALOG = {
   project_root_changed: { retryable: false },
   path_changed: { retryable: true },
   too_many_paths: { retryable: false },
+  search_busy: { retryable: true },
   binary_file: { retryable: false },
   invalid_regex: { retryable: false },
   invalid_line_range: { retryable: false },

@@ -2,6 +2,7 @@
 import { findTool } from "./search/find.js";
 import { createGrepEngine, type GrepEngineSetting } from "./search/grep-search.js";
 import { createGrepTool } from "./search/grep.js";
+import { createSearchGate, type SearchGateOptions } from "./search/search-gate.js";
 import { outlineTool } from "./read/outline.js";
 import { projectTool } from "./read/project.js";
 import { readTool } from "./read/read.js";
@@ -11,8 +12,10 @@ import type { AnyToolDefinition } from "./tool/definition.js";
 export interface ReadToolsOptions {
   /** Which /g engine answers: ripgrep when on PATH (auto), always rg, or always the portable engine. */
   grepEngine?: GrepEngineSetting;
+  /** The bridge's search slots (default MAX_CONCURRENT_SEARCHES, search-gate.ts); one set per call of this. */
+  searchGate?: SearchGateOptions;
 }
 
 export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefinition[] {
-  return [readTool, findTool, createGrepTool(createGrepEngine(options.grepEngine ?? "auto")), outlineTool, statTool, projectTool];
+  return [readTool, findTool, createGrepTool(createGrepEngine(options.grepEngine ?? "auto"), createSearchGate(options.searchGate)), outlineTool, statTool, projectTool];
 }

@@ -40,6 +40,13 @@ export const GREP_WINDOW_LEAD_CHARS = 80;
 export const MAX_SEARCH_FILE_BYTES = 8 * 1024 * 1024;
 /** Wall-clock ceiling of one search; a slower search returns what it found, marked truncated. */
 export const MAX_SEARCH_MS = 10_000;
+/**
+ * Content searches (/g) running at once across every session of a bridge: each ripgrep is multi-threaded and
+ * ~10 MiB, so more at once only adds memory (60 at once: 576 MiB of rg) and thrashing, not speed.
+ */
+export const MAX_CONCURRENT_SEARCHES = 4;
+/** Searches that may wait for one of those; one more is refused with search_busy. */
+export const MAX_QUEUED_SEARCHES = 64;
 /** Longest pattern /g and /f accept. */
 export const MAX_PATTERN_CHARS = 1024;
 

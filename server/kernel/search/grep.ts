@@ -6,6 +6,7 @@ import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { VIRTUAL_ROOT } from "../../sandbox/paths.js";
 import { grepLine, MatchCollector, type GrepStop, type SkipReason } from "./grep-collect.js";
 import type { GrepEngine } from "./grep-search.js";
+import type { SlotGate } from "../tool/slot-gate.js";
 import { createIncludeFilter } from "./include-glob.js";
 import { DEFAULT_GREP_MATCHES, MAX_GREP_MATCHES, MAX_GREP_OUTPUT_BYTES, MAX_SEARCH_FILE_BYTES, MAX_SEARCH_MS } from "../limits.js";
 import { compileSearchPattern } from "./search-pattern.js";
@@ -124,7 +125,8 @@ function withNotices(hints: Pick<GrepOutput, "notice" | "regexUrl" | "ignoredUrl
   return notices.length === 0 ? hints : { ...hints, notice: [...notices, hints.notice].filter(Boolean).join(" ") };
 }
 
-export function createGrepTool(engine: GrepEngine) {
+/** `gate`: the bridge's search slots, one per bridge (search-gate.ts). */
+export function createGrepTool(engine: GrepEngine, gate: SlotGate) {
   return defineTool({
     id: "grep",
     route: "g",
@@ -152,23 +154,29 @@ export function createGrepTool(engine: GrepEngine) {
         }
         targetKind = kind;
         if (kind === "file") await checkSingleFile(target, target.display, info.size);
-        used = await engine.run(
-          {
-            root: target.root,
-            rootFd: target.rootFd,
-            target: target.absolute,
-            targetFd: target.fd!,
-            targetDirFd: target.dirFd,
-            targetKind: kind,
-            pattern,
-            include,
-            includeIgnored: args.ignored,
-            deadline: Date.now() + MAX_SEARCH_MS,
-            signal: ctx.signal,
-            urls: ctx.urls,
-          },
-          collector,
-        );
+        // A slot of the bridge's few, taken in this session's turn; the search's own time starts once it is held.
+        const release = await gate.acquire({ key: ctx.session.id, signal: ctx.signal });
+        try {
+          used = await engine.run(
+            {
+              root: target.root,
+              rootFd: target.rootFd,
+              target: target.absolute,
+              targetFd: target.fd!,
+              targetDirFd: target.dirFd,
+              targetKind: kind,
+              pattern,
+              include,
+              includeIgnored: args.ignored,
+              deadline: Date.now() + MAX_SEARCH_MS,
+              signal: ctx.signal,
+              urls: ctx.urls,
+            },
+            collector,
+          );
+        } finally {
+          release();
+        }
       } finally {
         target.close();
       }
