@@ -16,7 +16,7 @@ const PATTERN = `[0-9]{4}[a-z]{9}|zq[0-9]{3}${TOKEN}`;
 const FILES = 8;
 /** Bytes of filler per file: enough that one search takes a while on a shared core. */
 const FILE_BYTES = 6 * 1024 * 1024;
-const FLOOD = 16;
+const FLOOD = 24;
 
 /** How many rg processes carrying our pattern run now. */
 function searchesRunning(): number {
@@ -78,8 +78,9 @@ describe("concurrent /g across the bridge", () => {
     // Once the flood fills every slot and waits behind them, the other session asks once.
     for (let i = 0; i < 2000 && searchesRunning() < MAX_CONCURRENT_SEARCHES; i++) await new Promise((resolve) => setTimeout(resolve, 2));
     await Promise.all([...flood, search(b, "b")]);
-    // First in line for the next free slot: done with the slots' worth running when it came, or one more.
-    expect(order.indexOf("b")).toBeLessThanOrEqual(2 * MAX_CONCURRENT_SEARCHES);
+    // First in line for the next free slot: done about when the slots' worth running as it came, or the next few,
+    // are (a plain FIFO puts it last, after the whole flood).
+    expect(order.indexOf("b")).toBeLessThanOrEqual(3 * MAX_CONCURRENT_SEARCHES);
     expect(order).toHaveLength(FLOOD + 1);
   });
 });
