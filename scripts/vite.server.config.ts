@@ -23,7 +23,8 @@ export default defineConfig({
     sourcemap: true,
     reportCompressedSize: false,
     rollupOptions: {
-      input: { main: here("../server/main.ts"), cli: here("../server/cli.ts") },
+      // Worker threads' programs are entries of their own (server/kernel/worker/worker-entry.ts finds them here).
+      input: { main: here("../server/main.ts"), cli: here("../server/cli.ts"), "outline-worker": here("../server/kernel/read/outline-worker.ts") },
       output: { format: "es", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
       onLog(level, log, handler) {
         // depd (under Koa's http-assert) builds wrappers with eval on purpose; nothing to act on.

@@ -54,6 +54,8 @@ export const MAX_PATTERN_CHARS = 1024;
 export const MAX_OUTLINE_ENTRIES = 600;
 /** Largest file /o parses. */
 export const MAX_OUTLINE_FILE_BYTES = 2 * 1024 * 1024;
+/** Longest one outline may parse (in the outline worker) before it is stopped: outline_failed. */
+export const MAX_OUTLINE_MS = 10_000;
 
 /** package.json scripts /p lists, and the length each command is clipped to. */
 export const MAX_PROJECT_SCRIPTS = 100;

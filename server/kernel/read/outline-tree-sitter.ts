@@ -4,7 +4,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Language, Node, Parser } from "@vscode/tree-sitter-wasm";
-import type { Outline, OutlineDeclaration, OutlineImport, OutlineMember } from "./outline-ts.js";
+import type { Outline, OutlineDeclaration, OutlineImport, OutlineMember } from "./outline-schema.js";
 
 export type TreeSitterLanguage = "python" | "go" | "rust" | "java";
 

@@ -1,18 +1,26 @@
 // outline (/o): imports and named declarations of a source file with line numbers, so an agent can read only
 // the ranges it needs: JS/TS from the TypeScript compiler's parser, Python, Go, Rust and Java from tree-sitter.
 import path from "node:path";
-import type * as TS from "typescript";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot } from "../../sandbox/fd-walk.js";
-import { MAX_OUTLINE_ENTRIES, MAX_OUTLINE_FILE_BYTES } from "../limits.js";
-import { buildOutline, outlineDeclaration, outlineImport, type Outline } from "./outline-ts.js";
-import { treeSitterOutline, type TreeSitterLanguage } from "./outline-tree-sitter.js";
+import { MAX_OUTLINE_ENTRIES, MAX_OUTLINE_FILE_BYTES, MAX_OUTLINE_MS } from "../limits.js";
+import { DeadlineWorker } from "../worker/deadline-worker.js";
+import { workerEntry } from "../worker/worker-entry.js";
+import type { OutlineJob } from "./outline-parse.js";
+import { outlineDeclaration, outlineImport, type Outline } from "./outline-schema.js";
+import type { TreeSitterLanguage } from "./outline-tree-sitter.js";
 import { decodeLossy, indexLines } from "../../text/index.js";
 import { defineTool } from "../tool/definition.js";
 
 type Parsed = { language: OutlineOutput["language"]; kind: "TS" | "TSX" | "JS" | "JSX" } | { language: TreeSitterLanguage; kind: "tree-sitter" };
+
+/**
+ * Every outline is parsed in one worker thread (outline-worker.ts), started on the first /o and kept: a large file
+ * takes its parser up to a second, which on the event loop would hold every other call of every session.
+ */
+const parser = new DeadlineWorker<OutlineJob, { outline?: Outline; error?: string }>(() => workerEntry(import.meta.url, "outline-worker"));
 
 /** Extensions /o understands, with the parser each needs. */
 const LANGUAGES: Record<string, Parsed> = {
@@ -46,13 +54,6 @@ export const outlineOutput = z.strictObject({
 });
 
 export type OutlineOutput = z.infer<typeof outlineOutput>;
-
-let compiler: Promise<typeof TS> | undefined;
-/** The compiler is large; load it on the first outline, not at start-up. */
-function loadCompiler(): Promise<typeof TS> {
-  compiler ??= import("typescript").then((m) => (m as unknown as { default: typeof TS }).default ?? (m as typeof TS));
-  return compiler;
-}
 
 export const outlineTool = defineTool({
   id: "outline",
@@ -102,13 +103,22 @@ export const outlineTool = defineTool({
       });
     }
     const text = file.utf8.toString("utf8");
-    let outline: Outline;
-    if (language.kind === "tree-sitter") {
-      outline = await treeSitterOutline(language.language, text, MAX_OUTLINE_ENTRIES);
-    } else {
-      const ts = await loadCompiler();
-      const source = ts.createSourceFile(target.absolute, text, ts.ScriptTarget.Latest, true, ts.ScriptKind[language.kind]);
-      outline = buildOutline(ts, source, MAX_OUTLINE_ENTRIES);
+    const job: OutlineJob = {
+      fileName: target.absolute,
+      text,
+      parser: language.kind === "tree-sitter" ? { kind: "tree-sitter", language: language.language } : { kind: language.kind },
+      maxEntries: MAX_OUTLINE_ENTRIES,
+    };
+    const outcome = await parser.run(job, Date.now() + MAX_OUTLINE_MS, ctx.signal);
+    if ("failed" in outcome && outcome.failed === "aborted") throw ctx.signal.reason ?? new Error("outline aborted");
+    const outline = "reply" in outcome ? outcome.reply.outline : undefined;
+    if (!outline) {
+      const why = "reply" in outcome ? outcome.reply.error : outcome.failed === "timeout" ? undefined : outcome.message;
+      throw new ToolError(
+        ErrorCode.outlineFailed,
+        `${why === undefined ? `Parsing ${target.display} took longer than ${MAX_OUTLINE_MS / 1000} s, so it was stopped` : `${target.display} could not be parsed (${why.slice(0, 200)})`}. Read its lines with /r offset= and limit=, or find what you need with /g.`,
+        { detail: { path: target.display, reason: why === undefined ? "timeout" : "error" }, retryable: false, extra: { read: ctx.urls.to("r", "r", [["path", target.display]]) } },
+      );
     }
     return {
       ok: true,

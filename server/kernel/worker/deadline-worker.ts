@@ -1,8 +1,9 @@
-// One worker thread for work that may not finish in time (a backtracking regex, converting megabytes of HTML):
-// started on first use from a self-contained program, fed one job at a time by id, and terminated, then
-// replaced, when a job overruns its deadline, its caller aborts, or the worker fails. The event loop never
-// waits on it.
+// One worker thread for work that may not finish in time (a backtracking regex, converting megabytes of HTML,
+// parsing a large source file): started on first use from a self-contained program or a module of its own
+// (worker-entry.ts), fed one job at a time by id, and terminated, then replaced, when a job overruns its
+// deadline, its caller aborts, or the worker fails. The event loop never waits on it.
 import { Worker } from "node:worker_threads";
+import type { WorkerEntry } from "./worker-entry.js";
 
 export type DeadlineOutcome<R> = { reply: R } | { failed: "timeout" | "aborted" | "error"; message?: string };
 
@@ -10,8 +11,11 @@ export class DeadlineWorker<J extends object, R> {
   private worker: Worker | undefined;
   private nextId = 0;
 
-  /** `program` is the worker's CommonJS source: it answers each `{ id, ...job }` message with `{ id, ...reply }`. */
-  constructor(private readonly program: () => string) {}
+  /**
+   * `program` is the worker's CommonJS source, or the module to run (worker-entry.ts): either answers each
+   * `{ id, ...job }` message with `{ id, ...reply }`.
+   */
+  constructor(private readonly program: () => string | WorkerEntry) {}
 
   run(job: J, deadline: number, signal: AbortSignal): Promise<DeadlineOutcome<R>> {
     const worker = (this.worker ??= this.start());
@@ -43,7 +47,8 @@ export class DeadlineWorker<J extends object, R> {
   }
 
   private start(): Worker {
-    const worker = new Worker(this.program(), { eval: true });
+    const program = this.program();
+    const worker = typeof program === "string" ? new Worker(program, { eval: true }) : new Worker(program.file, { workerData: program.workerData });
     // An idle worker must not keep the process alive.
     worker.unref();
     worker.on("error", () => {
