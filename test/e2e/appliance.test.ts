@@ -85,6 +85,8 @@ beforeAll(async () => {
   fs.chmodSync(projectsDir, 0o755);
   fs.chmodSync(demoDir, 0o777);
   fs.writeFileSync(path.join(demoDir, "README.md"), "# demo\n");
+  fs.writeFileSync(path.join(demoDir, "app.ts"), "import fs from \"node:fs\";\nexport function main(): void {}\n");
+  fs.writeFileSync(path.join(demoDir, "tool.py"), "import os\n\nclass Tool:\n    def run(self):\n        return os.sep\n");
 
   ({ network, bridge, edge } = await startApplianceWithEdge(projectsDir));
 
@@ -147,6 +149,13 @@ describe("docker appliance", () => {
     // The tunnel carries the data plane only: the operator API is not there.
     expect((await edgeClient.get(`${EDGE_ORIGIN}/api/health`)).status).toBe(404);
     expect((await edgeClient.get(`${EDGE_ORIGIN}/api/sessions`)).status).toBe(404);
+  });
+
+  it("outlines TypeScript and Python in the image's outline worker (its own bundle entry, the compiler and tree-sitter from node_modules)", async () => {
+    const ts = await edgeClient.get<Body>(`${initBases.r}/o?path=app.ts`);
+    expect(ts.body).toMatchObject({ ok: true, language: "typescript", imports: [{ line: 1, from: "node:fs" }], declarations: [{ kind: "function", name: "main", exported: true }] });
+    const py = await edgeClient.get<Body>(`${initBases.r}/o?path=tool.py`);
+    expect(py.body).toMatchObject({ ok: true, language: "python", declarations: [{ kind: "class", name: "Tool" }] });
   });
 
   it("meets the quick tunnel's limits on the way: a target over 32 KB is the edge's 414, never the bridge's", async () => {
