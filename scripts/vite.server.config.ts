@@ -5,15 +5,51 @@
 // where the code's own paths (../../dist/native, the package root) expect them. Native addons and the packages
 // imported lazily for rare work (typescript for /o, dockerode for the container sandbox) load from node_modules.
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 /** Loaded from node_modules at run time: a native addon, and large packages only rare calls import. */
 const EXTERNAL = ["better-sqlite3", "typescript", "dockerode"];
 
+/**
+ * mime-types builds its extension and type tables from mime-db (~190 KB of JSON) as soon as it is required, and
+ * Koa requires it (directly and through type-is and accepts) when it loads: ~13 ms of start-up CPU for tables
+ * that only a lookup by extension reads (`ctx.type = "json"`, `ctx.is("json")`). Each `require("mime-types")`
+ * gets the same API from a wrapper that requires the real copy (the importer's own version) on first use.
+ */
+function lazyMimeTypes(): Plugin {
+  const PREFIX = "\0lazy-mime-types:";
+  return {
+    name: "urlbridge:lazy-mime-types",
+    enforce: "pre",
+    async resolveId(source, importer, options) {
+      if (source !== "mime-types" || importer?.startsWith(PREFIX)) return null;
+      const real = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return real ? PREFIX + real.id : null;
+    },
+    load(id) {
+      if (!id.startsWith(PREFIX)) return null;
+      return `let real;
+const load = () => (real ??= require(${JSON.stringify(id.slice(PREFIX.length))}));
+module.exports = {
+  charset: (type) => load().charset(type),
+  charsets: { lookup: (type) => load().charsets.lookup(type) },
+  contentType: (str) => load().contentType(str),
+  extension: (type) => load().extension(type),
+  lookup: (path) => load().lookup(path),
+  get extensions() { return load().extensions; },
+  get types() { return load().types; },
+  get _extensionConflicts() { return load()._extensionConflicts; },
+};
+`;
+    },
+  };
+}
+
 export default defineConfig({
   logLevel: "warn",
+  json: { namedExports: false, stringify: true },
   build: {
     ssr: true,
     outDir: here("../dist/server"),
@@ -32,5 +68,6 @@ export default defineConfig({
       },
     },
   },
+  plugins: [lazyMimeTypes()],
   ssr: { target: "node", noExternal: true, external: EXTERNAL },
 });
