@@ -47,6 +47,19 @@ module.exports = {
   };
 }
 
+/** Entries that install the code cache before requiring the chunks they share. */
+const CACHED_ENTRIES = new Set(["main", "cli"]);
+
+/** Marks dist/server/ as CommonJS inside the package's "type": "module". */
+function commonJsFolder(): Plugin {
+  return {
+    name: "urlbridge:commonjs-folder",
+    generateBundle() {
+      this.emitFile({ type: "asset", fileName: "package.json", source: `${JSON.stringify({ type: "commonjs" })}\n` });
+    },
+  };
+}
+
 export default defineConfig({
   logLevel: "warn",
   json: { namedExports: false, stringify: true },
@@ -59,8 +72,18 @@ export default defineConfig({
     sourcemap: true,
     reportCompressedSize: false,
     rollupOptions: {
-      input: { main: here("../server/main.ts"), cli: here("../server/cli.ts") },
-      output: { format: "es", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
+      input: { main: here("../server/main.ts"), cli: here("../server/cli.ts"), "code-cache": here("../server/code-cache.ts") },
+      output: {
+        // CommonJS (dist/server/package.json says so), because Node 20 compiles CommonJS through vm.Script, whose
+        // cachedData the entries use for every other chunk (server/code-cache.ts) before they require it.
+        format: "cjs",
+        entryFileNames: "[name].js",
+        chunkFileNames: "[name]-[hash].js",
+        // import() of the externals (typescript, dockerode: CommonJS packages) as require: V8 drops the import
+        // callback of a script compiled from cachedData on Node 20, so a cached chunk must not call import().
+        dynamicImportInCjs: false,
+        intro: (chunk) => (CACHED_ENTRIES.has(chunk.name) ? 'require("./code-cache.js").installCodeCache({ dir: __dirname });' : ""),
+      },
       onLog(level, log, handler) {
         // depd (under Koa's http-assert) builds wrappers with eval on purpose; nothing to act on.
         if (log.code === "EVAL" && log.id?.includes("node_modules")) return;
@@ -68,6 +91,6 @@ export default defineConfig({
       },
     },
   },
-  plugins: [lazyMimeTypes()],
+  plugins: [lazyMimeTypes(), commonJsFolder()],
   ssr: { target: "node", noExternal: true, external: EXTERNAL },
 });
