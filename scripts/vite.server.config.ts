@@ -1,7 +1,8 @@
 // Builds the server for running (`npm run build:server`): vite build --ssr (rolldown) bundles server/main.ts and
-// server/cli.ts with zod, Koa and the MCP SDK into dist/server/ as a few ES modules (the two entries, the chunk
-// they share, and the MCP endpoint's chunk that loads on the first MCP POST), so start-up reads a handful of files
-// instead of several hundred (docs/PERFORMANCE.md, "Start-up and memory"). The files sit directly in dist/server/,
+// server/cli.ts with zod, Koa and the MCP SDK into dist/server/ as a few CommonJS files (the two entries, the
+// chunks they share, the MCP endpoint's chunk that loads on the first MCP POST, and server/code-cache.ts, which
+// the entries install first so the other chunks compile from V8's cached bytecode), so start-up reads a handful
+// of files instead of several hundred (docs/PERFORMANCE.md, "Start-up and memory"). The files sit directly in dist/server/,
 // where the code's own paths (../../dist/native, the package root) expect them. Native addons and the packages
 // imported lazily for rare work (typescript for /o, dockerode for the container sandbox) load from node_modules.
 import { fileURLToPath } from "node:url";
