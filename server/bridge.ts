@@ -33,7 +33,7 @@ import { listenMcpSocket } from "./mcp/socket-listener.js";
 import { createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, resolveStagedContent, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
-import { createSandbox } from "./sandbox/launcher.js";
+import { createSandbox, probeLauncherInBackground } from "./sandbox/launcher.js";
 import { agentIdentity } from "./sandbox/identity.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
 import { setSpawnerLog, useSpawner } from "./sandbox/spawner.js";
@@ -168,6 +168,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const log = options.log ?? createLogger(config.logLevel);
   // Before anything is opened: a control host that does not resolve stops the start with nothing to clean up.
   const controlAddresses = await resolveListenAddresses(config.control.hosts);
+  // The launcher's probe (a spawn) runs while the store opens; the sandbox's first status() below waits for it.
+  const containerMode = config.sandbox === "container";
+  const probed = containerMode ? undefined : probeLauncherInBackground();
   const store = openStore(config.stateDir);
   const reachContext = { inAppliance: runningInAppliance(config.stateDir), dataPlaneOnHost: config.dataPlaneOnHost };
   const showTokenCommand = operatorCommand("token --show", config, { inAppliance: reachContext.inAppliance, cwd: undefined, env: process.env });
@@ -187,13 +190,13 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   });
   useSpawner(config.spawner === "auto");
   setSpawnerLog(log);
-  const containerMode = config.sandbox === "container";
   const terminal = createTerminalState(containerMode ? { container: config } : {});
   if (terminal.container) {
     const warning = await terminal.container.removeLeftovers();
     if (warning) log.warn(warning);
     log.info(`terminal sandbox: container (one warm container per project, image ${containerSandboxStatus(config).container.image})`);
   } else {
+    await probed;
     const status = sandbox.status();
     log.info(`terminal sandbox: ${status.mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${status.landlockAbi})`);
   }

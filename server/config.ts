@@ -224,7 +224,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const value = env[key];
     if (value !== undefined && value !== "") picked[key] = value;
   }
-  const parsed = envSchema.safeParse(picked);
+  // Parsed once per process: zod's compiled fast path for an object (new Function) costs more to build than it saves.
+  const parsed = envSchema.safeParse(picked, { jitless: true });
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? "environment");

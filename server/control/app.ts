@@ -64,8 +64,10 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
       // journal cannot be written, e.g. the state disk is full or another process holds the database lock).
       const { degraded, activityLog, journal } = options.store.health();
       // Serialized here, as Koa would: Koa's check of an object body against the fetch classes loads undici
-      // (~20 ms), which a start-up's first answer (the health probe) has no use for. Same bytes and headers.
-      ctx.type = "json";
+      // (~20 ms), which a start-up's first answer (the health probe) has no use for. Same bytes and headers; the
+      // header is set as `ctx.type = "json"` sets it, without mime-types' tables (loaded on first lookup, see
+      // scripts/vite.server.config.ts).
+      ctx.set("Content-Type", "application/json; charset=utf-8");
       ctx.body = JSON.stringify({
         ok: true,
         version: options.version,

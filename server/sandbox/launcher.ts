@@ -1,7 +1,7 @@
 // How terminal commands (and ripgrep) are confined: finds the urlbridge-sandbox launcher, probes once what the
 // kernel offers, picks the mode from URLBRIDGE_SANDBOX and builds the launcher's arguments for one project.
 // The launcher itself (native/urlbridge-sandbox.c) applies Landlock, drops identity and owns the process tree.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,9 @@ export function launcherBinary(): string | undefined {
   return cachedBinary ?? undefined;
 }
 
+const PROBE_ARGS = ["--probe"];
+const PROBE_OPTIONS = { encoding: "utf8", timeout: 5000 } as const;
+
 /** Runs the probe once per process; undefined when the launcher is missing or fails. */
 export function probeLauncher(): LauncherProbe | undefined {
   if (cachedProbe !== undefined) return cachedProbe ?? undefined;
@@ -40,12 +43,37 @@ export function probeLauncher(): LauncherProbe | undefined {
   cachedProbe = null;
   if (binary) {
     try {
-      cachedProbe = JSON.parse(execFileSync(binary, ["--probe"], { encoding: "utf8", timeout: 5000 })) as LauncherProbe;
+      cachedProbe = JSON.parse(execFileSync(binary, PROBE_ARGS, PROBE_OPTIONS)) as LauncherProbe;
     } catch {
       cachedProbe = null;
     }
   }
   return cachedProbe ?? undefined;
+}
+
+/**
+ * The same probe without blocking: start-up starts it early and awaits it before the first status(), so the
+ * launcher runs while the store opens instead of stopping the event loop for its spawn. Never rejects; caches
+ * what probeLauncher() would have (a probe that fails or prints no JSON is undefined, and its stderr is passed
+ * through as execFileSync does).
+ */
+export function probeLauncherInBackground(): Promise<LauncherProbe | undefined> {
+  if (cachedProbe !== undefined) return Promise.resolve(cachedProbe ?? undefined);
+  const binary = launcherBinary();
+  if (!binary) return Promise.resolve(probeLauncher());
+  return new Promise((resolve) => {
+    execFile(binary, PROBE_ARGS, PROBE_OPTIONS, (error, stdout, stderr) => {
+      if (stderr) process.stderr.write(stderr);
+      if (cachedProbe === undefined) {
+        try {
+          cachedProbe = error ? null : (JSON.parse(stdout) as LauncherProbe);
+        } catch {
+          cachedProbe = null;
+        }
+      }
+      resolve(cachedProbe ?? undefined);
+    });
+  });
 }
 
 /** What is enforced on terminal commands, as /api/health and the UI show it. */
