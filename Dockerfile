@@ -71,6 +71,11 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=prod-deps /build/node_modules ./node_modules
 COPY --from=build /out/ ./
+# The bundle's V8 code cache (server/code-cache.ts), written here because the root filesystem is read-only at run
+# time: loading the bundle without starting it compiles what start-up compiles first, and exiting writes its
+# bytecode to dist/server/.v8-cache/ (keyed by this node and each file's size and mtime, which COPY keeps).
+RUN node -e "require('/app/dist/server/main.js')" \
+ && ls /app/dist/server/.v8-cache/*/bridge-*.bin >/dev/null
 RUN mkdir -p /var/lib/urlbridge /var/lib/urlbridge-scratch /projects \
  && chown root:root /var/lib/urlbridge /var/lib/urlbridge-scratch \
  && chmod 0700 /var/lib/urlbridge \
