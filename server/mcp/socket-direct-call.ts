@@ -1,6 +1,7 @@
 // tools/call on the MCP socket without the SDK's per-message dispatch, answering the bytes the SDK's path would:
 // the SDK still serves every other line (socket-connection.ts hands each authenticated line here first). What is
 // answered, and how, is direct-call.ts, shared with HTTP; this file knows the connection: its era and cancellations.
+import { isPromise, type MaybePromise } from "../kernel/tool/runner.js";
 import { DirectTools, type RpcId } from "./direct-call.js";
 import type { McpDeps, McpScope } from "./server.js";
 
@@ -64,18 +65,43 @@ export class DirectCalls {
     if (!call || this.inflight.has(call.id)) return undefined;
     const { id } = call;
     this.inflight.add(id);
-    void this.tools
-      .answer(call, scope)
-      .then((json) => {
-        if (this.cancelled.has(id)) return;
-        return write(`${json}\n`);
-      })
-      .catch((error: unknown) => this.deps.log.debug("MCP socket direct call", { error: error instanceof Error ? error.message : String(error) }))
-      .finally(() => {
-        this.inflight.delete(id);
-        this.cancelled.delete(id);
-        done(id);
+    const fail = (error: unknown) => this.deps.log.debug("MCP socket direct call", { error: error instanceof Error ? error.message : String(error) });
+    const finish = () => {
+      this.inflight.delete(id);
+      this.cancelled.delete(id);
+      done(id);
+    };
+    // Written once the run is over, unless cancelled first; the slot frees once the line is out.
+    const send = (json: string) => {
+      let written: Promise<void> | undefined;
+      try {
+        if (!this.cancelled.has(id)) written = write(`${json}\n`);
+      } catch (error) {
+        fail(error);
+      }
+      if (!written) return finish();
+      written.then(finish, (error: unknown) => {
+        fail(error);
+        finish();
       });
+    };
+    let answer: MaybePromise<string>;
+    try {
+      answer = this.tools.answer(call, scope);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    if (isPromise(answer)) {
+      answer.then(send, (error: unknown) => {
+        fail(error);
+        finish();
+      });
+    } else {
+      // Answered synchronously (a read): still written in a microtask, so that a notifications/cancelled later in
+      // the same chunk drops it, as it drops an answer still being computed.
+      const json = answer;
+      queueMicrotask(() => send(json));
+    }
     return id;
   }
 }
