@@ -78,16 +78,16 @@ export class DirectTools {
    * Runs an admitted call with `scope` and answers the JSON-RPC response's text, as the SDK serialises it:
    * synchronously when the tool answered synchronously (a read), so no microtask comes between run and answer.
    */
-  answer(call: DirectCall, scope: McpScope): MaybePromise<string> {
+  answer(call: DirectCall, scope: McpScope, defer?: (record: () => void) => void): MaybePromise<string> {
     const line = (result: CallToolResult) => JSON.stringify({ result, jsonrpc: "2.0", id: call.id });
-    const result = this.result(call, scope);
+    const result = this.result(call, scope, defer);
     return isPromise(result) ? result.then(line) : line(result);
   }
 
   /** What the SDK's tools/call handler answers for this call: the handler's result, checked against outputSchema. */
-  private result({ tool, args }: DirectCall, scope: McpScope): MaybePromise<CallToolResult> {
+  private result({ tool, args }: DirectCall, scope: McpScope, defer: ((record: () => void) => void) | undefined): MaybePromise<CallToolResult> {
     try {
-      const result = callTool(this.deps, scope, kernelToolsOf(this.deps), tool.spec, args, undefined);
+      const result = callTool(this.deps, scope, kernelToolsOf(this.deps), tool.spec, args, undefined, defer);
       const checked = isPromise(result) ? result.then((settled) => this.checked(tool, settled)) : this.checked(tool, result);
       return isPromise(checked) ? checked.catch(thrown) : checked;
     } catch (error) {

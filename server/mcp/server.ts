@@ -243,7 +243,9 @@ interface Journaled {
 /**
  * Runs one tools/call and records it. Synchronous when the tool answered synchronously (read of a text file: the
  * kernel's read never waits), so the MCP socket and HTTP legs answer it without microtask hops; anything that
- * waits comes back as a promise. Either way the result and its activity record are the same.
+ * waits comes back as a promise. Either way the result and its activity record are the same. `defer`, when
+ * given, receives the call's activity record instead of it being made before callTool returns: the MCP socket
+ * makes it right after the answer is written (socket-direct-call.ts).
  */
 export function callTool(
   deps: McpDeps,
@@ -252,6 +254,7 @@ export function callTool(
   spec: McpToolSpec,
   args: Record<string, unknown>,
   meta: Record<string, unknown> | undefined,
+  defer?: (record: () => void) => void,
 ): MaybePromise<CallToolResult> {
   const startedAt = Date.now();
   const ctx = contextOf(deps, scope);
@@ -264,7 +267,9 @@ export function callTool(
     } catch (error) {
       result = failureResult(deps, spec, error);
     }
-    recordCall(deps, scope, spec, args, result, journaled, startedAt);
+    const record = () => recordCall(deps, scope, spec, args, result, journaled, startedAt);
+    if (defer) defer(record);
+    else record();
     return result;
   };
   let answer: MaybePromise<McpAnswer>;

@@ -5,6 +5,8 @@ import { isPromise, type MaybePromise } from "../kernel/tool/runner.js";
 import { DirectTools, type RpcId } from "./direct-call.js";
 import type { McpDeps, McpScope } from "./server.js";
 
+const SETTLED = Promise.resolve();
+
 /** The first protocol revision of the 2026 era (the SDK's FIRST_MODERN_PROTOCOL_VERSION): its results differ. */
 const FIRST_MODERN_REVISION = "2026-07-28";
 
@@ -66,6 +68,17 @@ export class DirectCalls {
     const { id } = call;
     this.inflight.add(id);
     const fail = (error: unknown) => this.deps.log.debug("MCP socket direct call", { error: error instanceof Error ? error.message : String(error) });
+    // The call's activity record, made once its answer is out (or dropped, or failed): nothing the answer needs.
+    const later: Array<() => void> = [];
+    const recordNow = () => {
+      for (const task of later.splice(0)) {
+        try {
+          task();
+        } catch (error) {
+          fail(error);
+        }
+      }
+    };
     const finish = () => {
       this.inflight.delete(id);
       this.cancelled.delete(id);
@@ -79,6 +92,7 @@ export class DirectCalls {
       } catch (error) {
         fail(error);
       }
+      recordNow();
       if (!written) return finish();
       written.then(finish, (error: unknown) => {
         fail(error);
@@ -87,20 +101,22 @@ export class DirectCalls {
     };
     let answer: MaybePromise<string>;
     try {
-      answer = this.tools.answer(call, scope);
+      answer = this.tools.answer(call, scope, (record) => later.push(record));
     } catch (error) {
       answer = Promise.reject(error);
     }
     if (isPromise(answer)) {
       answer.then(send, (error: unknown) => {
         fail(error);
+        recordNow();
         finish();
       });
     } else {
       // Answered synchronously (a read): still written in a microtask, so that a notifications/cancelled later in
-      // the same chunk drops it, as it drops an answer still being computed.
+      // the same chunk drops it, as it drops an answer still being computed (a promise reaction: queueMicrotask
+      // would wrap each in an AsyncResource).
       const json = answer;
-      queueMicrotask(() => send(json));
+      void SETTLED.then(() => send(json));
     }
     return id;
   }
