@@ -2,6 +2,8 @@
 // the transport-neutral part the MCP socket (socket-direct-call.ts) and the HTTP leg (http-direct-call.ts) share.
 // Each adapter decides only when its transport is in the 2025 era, and frames the answer.
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { safeParseCompiled } from "../kernel/tool/compiled-schema.js";
+import { isPromise, type MaybePromise } from "../kernel/tool/runner.js";
 import { callTool, kernelToolsOf, listingKeyOf, registeredTools, type McpDeps, type McpScope, type RegisteredTool } from "./server.js";
 
 export type RpcId = string | number;
@@ -37,6 +39,8 @@ function issueText(issue: { message: string; path?: ReadonlyArray<PropertyKey | 
 
 /** The SDK's tool-error result (McpServer.createToolError). */
 const toolError = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
+/** The SDK's tool-error result for a handler that threw. */
+const thrown = (error: unknown): CallToolResult => toolError(error instanceof Error ? error.message : String(error));
 
 /**
  * The tools one listing registers, by name, and the direct path over them. A plain tools/call (jsonrpc, id, method,
@@ -65,30 +69,42 @@ export class DirectTools {
     if (!call) return undefined;
     const tool = this.tools.get(call.name);
     if (!tool) return undefined;
-    const parsed = tool.spec.input.safeParse(call.args ?? {});
+    const parsed = safeParseCompiled(tool.spec.input, call.args ?? {});
     if (!parsed.success) return undefined;
     return { id: call.id, tool, args: parsed.data as Record<string, unknown> };
   }
 
-  /** Runs an admitted call with `scope` and answers the JSON-RPC response's text, as the SDK serialises it. */
-  async answer(call: DirectCall, scope: McpScope): Promise<string> {
-    const result = await this.result(call, scope);
-    return JSON.stringify({ result, jsonrpc: "2.0", id: call.id });
+  /**
+   * Runs an admitted call with `scope` and answers the JSON-RPC response's text, as the SDK serialises it:
+   * synchronously when the tool answered synchronously (a read), so no microtask comes between run and answer.
+   */
+  answer(call: DirectCall, scope: McpScope, defer?: (record: () => void) => void): MaybePromise<string> {
+    const line = (result: CallToolResult) => JSON.stringify({ result, jsonrpc: "2.0", id: call.id });
+    const result = this.result(call, scope, defer);
+    return isPromise(result) ? result.then(line) : line(result);
   }
 
   /** What the SDK's tools/call handler answers for this call: the handler's result, checked against outputSchema. */
-  private async result({ tool, args }: DirectCall, scope: McpScope): Promise<CallToolResult> {
-    const name = tool.spec.name;
+  private result({ tool, args }: DirectCall, scope: McpScope, defer: ((record: () => void) => void) | undefined): MaybePromise<CallToolResult> {
     try {
-      const result = await callTool(this.deps, scope, kernelToolsOf(this.deps), tool.spec, args, undefined);
-      if (result.isError) return result;
-      if (result.structuredContent === undefined) return toolError(`Output validation error: Tool ${name} has an output schema but no structured content was provided`);
-      const checked = await tool.outputSchema["~standard"].validate(result.structuredContent);
-      if (checked.issues && checked.issues.length > 0) return toolError(`Output validation error: Invalid structured content for tool ${name}: ${checked.issues.map(issueText).join(", ")}`);
-      return result;
+      const result = callTool(this.deps, scope, kernelToolsOf(this.deps), tool.spec, args, undefined, defer);
+      const checked = isPromise(result) ? result.then((settled) => this.checked(tool, settled)) : this.checked(tool, result);
+      return isPromise(checked) ? checked.catch(thrown) : checked;
     } catch (error) {
-      return toolError(error instanceof Error ? error.message : String(error));
+      return thrown(error);
     }
+  }
+
+  /** The handler's result as the SDK passes it on: refused when structuredContent does not fit the outputSchema. */
+  private checked(tool: RegisteredTool, result: CallToolResult): MaybePromise<CallToolResult> {
+    const name = tool.spec.name;
+    if (result.isError) return result;
+    if (result.structuredContent === undefined) return toolError(`Output validation error: Tool ${name} has an output schema but no structured content was provided`);
+    const verdict = (checked: { issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }> | undefined }) =>
+      checked.issues && checked.issues.length > 0 ? toolError(`Output validation error: Invalid structured content for tool ${name}: ${checked.issues.map(issueText).join(", ")}`) : result;
+    // ajv (fromJsonSchema) checks synchronously; a standard schema may also answer a promise.
+    const checked = tool.outputSchema["~standard"].validate(result.structuredContent);
+    return isPromise(checked) ? checked.then(verdict) : verdict(checked);
   }
 }
 

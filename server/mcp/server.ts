@@ -14,7 +14,8 @@ import { redactValue } from "../gateway/activity-recorder.js";
 import { projectScopeOf } from "../gateway/call-context.js";
 import type { AnyToolDefinition, ExactUrls, ToolContext } from "../kernel/tool/definition.js";
 import { isToolEnabled } from "../kernel/tool/permissions.js";
-import type { CandidateInput, RunOutcome, ToolKernel } from "../kernel/tool/run-tool.js";
+import type { CandidateInput, MaybePromise, RunOutcome, ToolKernel } from "../kernel/tool/run-tool.js";
+import { isPromise } from "../kernel/tool/runner.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import { CALL_ID_PATTERN, MAX_WAIT_MS } from "../mutation/journal/controls.js";
 import { agentActionField, errorCodeField, wireOutputOf } from "../mutation/journal/envelope.js";
@@ -28,7 +29,7 @@ import { readTools } from "./tools/read.js";
 import { searchTools } from "./tools/search.js";
 import { shellTools } from "./tools/shell.js";
 import { webTools } from "./tools/web.js";
-import { failureText, MAX_SETTLE_MS, type McpCall, type McpToolSpec } from "./tools/spec.js";
+import { failureText, MAX_SETTLE_MS, type McpAnswer, type McpCall, type McpToolSpec } from "./tools/spec.js";
 
 export interface McpScope {
   cap: CapabilityLookup;
@@ -120,7 +121,7 @@ export function createMcpServer(
 }
 
 /** A tool handler that tells `onCall` when it starts and (through the function onCall returns) when it has returned. */
-function observed<A, R>(run: (args: A, extra: McpHandlerContext) => Promise<R>, onCall: (ctx: McpHandlerContext) => () => void) {
+function observed<A, R>(run: (args: A, extra: McpHandlerContext) => MaybePromise<R>, onCall: (ctx: McpHandlerContext) => () => void) {
   return async (args: A, extra: McpHandlerContext): Promise<R> => {
     const ended = onCall(extra);
     try {
@@ -239,18 +240,39 @@ interface Journaled {
   dedupe?: string | undefined;
 }
 
-export async function callTool(
+/**
+ * Runs one tools/call and records it. Synchronous when the tool answered synchronously (read of a text file: the
+ * kernel's read never waits), so the MCP socket and HTTP legs answer it without microtask hops; anything that
+ * waits comes back as a promise. Either way the result and its activity record are the same. `defer`, when
+ * given, receives the call's activity record instead of it being made before callTool returns: the MCP socket
+ * makes it right after the answer is written (socket-direct-call.ts).
+ */
+export function callTool(
   deps: McpDeps,
   scope: McpScope,
   byId: Map<string, AnyToolDefinition>,
   spec: McpToolSpec,
   args: Record<string, unknown>,
   meta: Record<string, unknown> | undefined,
-): Promise<CallToolResult> {
+  defer?: (record: () => void) => void,
+): MaybePromise<CallToolResult> {
   const startedAt = Date.now();
   const ctx = contextOf(deps, scope);
   const journaled: Journaled = {};
-  let result: CallToolResult;
+  // The answer becomes the result (a throw while building it is the call's failure), then the call is recorded.
+  const settled = (build: () => CallToolResult): CallToolResult => {
+    let result: CallToolResult;
+    try {
+      result = build();
+    } catch (error) {
+      result = failureResult(deps, spec, error);
+    }
+    const record = () => recordCall(deps, scope, spec, args, result, journaled, startedAt);
+    if (defer) defer(record);
+    else record();
+    return result;
+  };
+  let answer: MaybePromise<McpAnswer>;
   try {
     const key = idempotencyKeyOf(meta);
     // One intent per tools/call: the client's key, else a nonce no other call shares (drawn once, and only for a
@@ -260,38 +282,53 @@ export async function callTool(
     const call: McpCall = {
       ctx,
       keyed: key,
-      run: async (toolId, input, options) => {
+      run: (toolId, input, options) => {
         const tool = byId.get(toolId);
         if (!tool) return { body: toFailure(new ToolError(ErrorCode.toolNotEnabled, `${toolId} is not available on this bridge.`, { retryable: false })) };
         const recorded = tool.capability === "mutation" && tool.journal?.record !== false;
-        const candidate: CandidateInput = recorded ? { ...input, ...identityOf(), wait: MAX_WAIT_MS } : input;
-        let outcome = await deps.kernel.run(tool, candidate, ctx);
-        if (recorded || options?.settleMs !== undefined) {
+        // A read (nothing recorded, nothing to settle) answers as the kernel does: synchronously when it can.
+        if (!recorded && options?.settleMs === undefined) return deps.kernel.run(tool, input, ctx);
+        return (async () => {
+          const candidate: CandidateInput = recorded ? { ...input, ...identityOf(), wait: MAX_WAIT_MS } : input;
+          let outcome = await deps.kernel.run(tool, candidate, ctx);
           const settleMs = Math.min(options?.settleMs ?? MAX_SETTLE_MS, MAX_SETTLE_MS);
           outcome = await settle(deps, byId, ctx, outcome, settleMs, !recorded);
-        }
-        if (recorded) {
-          journaled.callId = outcome.callId ?? (outcome.body as { callId?: string }).callId;
-          journaled.dedupe = outcome.dedupe ?? (outcome.body as { dedupe?: string }).dedupe;
-        }
-        return outcome;
+          if (recorded) {
+            journaled.callId = outcome.callId ?? (outcome.body as { callId?: string }).callId;
+            journaled.dedupe = outcome.dedupe ?? (outcome.body as { dedupe?: string }).dedupe;
+          }
+          return outcome;
+        })();
       },
     };
-    const answer = await spec.call(args, call);
-    const isError = answer.body.ok === false;
-    const replayed = answer.body.dedupe === "replayed" ? "Replayed: this call ran before; this is its recorded result (it did not run again).\n" : "";
-    result = {
-      content: [...(answer.content ?? []), { type: "text", text: replayed + answer.text }],
-      structuredContent: answer.body,
-      ...(isError ? { isError: true } : {}),
-    };
+    answer = spec.call(args, call);
   } catch (error) {
-    if (!(error instanceof ToolError)) deps.log.error(`mcp tool ${spec.name} failed unexpectedly`, { error: error instanceof Error ? error.stack : String(error) });
-    const body = toFailure(error) as unknown as Record<string, unknown>;
-    result = { content: [{ type: "text", text: failureText(body) }], structuredContent: body, isError: true };
+    return settled(() => failureResult(deps, spec, error));
   }
-  recordCall(deps, scope, spec, args, result, journaled, startedAt);
-  return result;
+  if (isPromise(answer)) {
+    return answer.then(
+      (value) => settled(() => successResult(value)),
+      (error: unknown) => settled(() => failureResult(deps, spec, error)),
+    );
+  }
+  const value = answer;
+  return settled(() => successResult(value));
+}
+
+function successResult(answer: McpAnswer): CallToolResult {
+  const isError = answer.body.ok === false;
+  const replayed = answer.body.dedupe === "replayed" ? "Replayed: this call ran before; this is its recorded result (it did not run again).\n" : "";
+  return {
+    content: [...(answer.content ?? []), { type: "text", text: replayed + answer.text }],
+    structuredContent: answer.body,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+function failureResult(deps: McpDeps, spec: McpToolSpec, error: unknown): CallToolResult {
+  if (!(error instanceof ToolError)) deps.log.error(`mcp tool ${spec.name} failed unexpectedly`, { error: error instanceof Error ? error.stack : String(error) });
+  const body = toFailure(error) as unknown as Record<string, unknown>;
+  return { content: [{ type: "text", text: failureText(body) }], structuredContent: body, isError: true };
 }
 
 /**

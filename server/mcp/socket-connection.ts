@@ -152,7 +152,8 @@ class SocketWire implements Transport {
         this.units.push({ kind: "too_large", id: idOfHead(this.oversizedHead.toString("utf8")) });
         this.oversizedHead = undefined;
       } else {
-        const line = Buffer.concat(this.chunks, this.size).toString("utf8");
+        // A line that came in one chunk (nearly every line) is decoded where it lies, without a copy.
+        const line = (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size)).toString("utf8");
         this.chunks = [];
         this.size = 0;
         this.units.push({ kind: "line", text: line.endsWith("\r") ? line.slice(0, -1) : line });

@@ -1,8 +1,11 @@
 // tools/call on the MCP socket without the SDK's per-message dispatch, answering the bytes the SDK's path would:
 // the SDK still serves every other line (socket-connection.ts hands each authenticated line here first). What is
 // answered, and how, is direct-call.ts, shared with HTTP; this file knows the connection: its era and cancellations.
+import { isPromise, type MaybePromise } from "../kernel/tool/runner.js";
 import { DirectTools, type RpcId } from "./direct-call.js";
 import type { McpDeps, McpScope } from "./server.js";
+
+const SETTLED = Promise.resolve();
 
 /** The first protocol revision of the 2026 era (the SDK's FIRST_MODERN_PROTOCOL_VERSION): its results differ. */
 const FIRST_MODERN_REVISION = "2026-07-28";
@@ -64,18 +67,57 @@ export class DirectCalls {
     if (!call || this.inflight.has(call.id)) return undefined;
     const { id } = call;
     this.inflight.add(id);
-    void this.tools
-      .answer(call, scope)
-      .then((json) => {
-        if (this.cancelled.has(id)) return;
-        return write(`${json}\n`);
-      })
-      .catch((error: unknown) => this.deps.log.debug("MCP socket direct call", { error: error instanceof Error ? error.message : String(error) }))
-      .finally(() => {
-        this.inflight.delete(id);
-        this.cancelled.delete(id);
-        done(id);
+    const fail = (error: unknown) => this.deps.log.debug("MCP socket direct call", { error: error instanceof Error ? error.message : String(error) });
+    // The call's activity record, made once its answer is out (or dropped, or failed): nothing the answer needs.
+    const later: Array<() => void> = [];
+    const recordNow = () => {
+      for (const task of later.splice(0)) {
+        try {
+          task();
+        } catch (error) {
+          fail(error);
+        }
+      }
+    };
+    const finish = () => {
+      this.inflight.delete(id);
+      this.cancelled.delete(id);
+      done(id);
+    };
+    // Written once the run is over, unless cancelled first; the slot frees once the line is out.
+    const send = (json: string) => {
+      let written: Promise<void> | undefined;
+      try {
+        if (!this.cancelled.has(id)) written = write(`${json}\n`);
+      } catch (error) {
+        fail(error);
+      }
+      recordNow();
+      if (!written) return finish();
+      written.then(finish, (error: unknown) => {
+        fail(error);
+        finish();
       });
+    };
+    let answer: MaybePromise<string>;
+    try {
+      answer = this.tools.answer(call, scope, (record) => later.push(record));
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    if (isPromise(answer)) {
+      answer.then(send, (error: unknown) => {
+        fail(error);
+        recordNow();
+        finish();
+      });
+    } else {
+      // Answered synchronously (a read): still written in a microtask, so that a notifications/cancelled later in
+      // the same chunk drops it, as it drops an answer still being computed (a promise reaction: queueMicrotask
+      // would wrap each in an AsyncResource).
+      const json = answer;
+      void SETTLED.then(() => send(json));
+    }
     return id;
   }
 }

@@ -7,6 +7,7 @@ import type { MutationRuntime } from "../../mutation/journal/context.js";
 import { createJournalRunner, type JournalRunner } from "../../mutation/journal/journal-runner.js";
 import type { AnyToolDefinition, ToolContext } from "./definition.js";
 import { assertToolEnabled } from "./permissions.js";
+import { safeParseCompiled } from "./compiled-schema.js";
 import { executeSafely, isPromise, type MaybePromise, type RunOutcome } from "./runner.js";
 import { inputError, type ValidateInputOptions } from "./validate-input.js";
 
@@ -67,7 +68,7 @@ export function runTool(
   try {
     assertToolEnabled(tool, ctx.project.permissions);
     const candidate = typeof input === "function" ? input() : input;
-    const parsed = tool.schema.safeParse(candidate);
+    const parsed = safeParseCompiled(tool.schema, candidate);
     if (!parsed.success) throw inputError(tool.schema, parsed.error, candidate, inputWording(tool, ctx));
     args = parsed.data;
     if (tool.capability === "mutation") {

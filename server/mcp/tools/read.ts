@@ -3,9 +3,10 @@
 import { OUTLINE_EXTENSIONS } from "../../kernel/read/outline.js";
 import { z } from "zod";
 import { MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
-import type { ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
+import { isPromise, type MaybePromise, type RunOutcome } from "../../kernel/tool/runner.js";
+import type { ReadBinaryEntry, ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
 import { readImage } from "./image.js";
-import { answerOf, clip, failureText, jsonText, type McpAnswer, type McpToolSpec } from "./spec.js";
+import { answerOf, clip, failureText, jsonText, type McpAnswer, type McpCall, type McpToolSpec } from "./spec.js";
 
 /**
  * A page of MCP read, as OpenCode's own read tool pages: at most 2000 lines unless limit says otherwise, and
@@ -23,12 +24,20 @@ const readInput = z.strictObject({
   limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe(`Most lines (or entries) to return (default ${MCP_READ_DEFAULT_LINES}); a page also stops at about 50 KiB, and the answer says which offset continues.`),
 });
 
+const NEWLINE = /\r\n|\n|\r/;
+const TRAILING_NEWLINE = /(\r\n|\n|\r)$/;
+
 /** Lines of a page, numbered like `cat -n`, newlines (LF, CRLF or CR) not shown. */
 function numbered(entry: ReadFileEntry): string {
-  const lines = entry.content.split(/\r\n|\n|\r/);
-  if (lines.length > 0 && lines[lines.length - 1] === "" && /(\r\n|\n|\r)$/.test(entry.content)) lines.pop();
-  const width = String(entry.startLine + lines.length).length;
-  return lines.map((line, i) => `${String(entry.startLine + i).padStart(width)}\t${line}`).join("\n");
+  const { content, startLine } = entry;
+  // Without a CR the split on LF alone is the same split, without the regular expression (the common case).
+  const cr = content.includes("\r");
+  const lines = cr ? content.split(NEWLINE) : content.split("\n");
+  if (lines.length > 0 && lines[lines.length - 1] === "" && (cr ? TRAILING_NEWLINE.test(content) : content.endsWith("\n"))) lines.pop();
+  const width = String(startLine + lines.length).length;
+  let text = "";
+  for (let i = 0; i < lines.length; i++) text += `${i === 0 ? "" : "\n"}${String(startLine + i).padStart(width)}\t${lines[i]}`;
+  return text;
 }
 
 function fileText(entry: ReadFileEntry): string {
@@ -58,6 +67,26 @@ function entryText(entry: ReadEntry): string {
   return `${entry.path}: binary file, ${entry.size} bytes; content not shown (only PNG, JPEG, GIF and WebP images are returned, as image content).`;
 }
 
+/** What read answers for the kernel's outcome; synchronous unless the file is an image to load. */
+function readAnswer(outcome: RunOutcome, path: string, call: McpCall): MaybePromise<McpAnswer> {
+  const body = outcome.body as Record<string, unknown>;
+  if (body.ok === false) return { body, text: failureText(body) };
+  const entry = (body.files as ReadEntry[])[0];
+  if (!entry) return { body, text: "Nothing was returned." };
+  // An image nearly always holds a NUL (binary to the kernel); one that does not reads as invalid UTF-8.
+  if (entry.kind === "binary" || (entry.kind === "file" && entry.invalidUtf8 && entry.startLine === 1)) return imageAnswer(body, entry, path, call);
+  return { body, text: clip(entryText(entry)) };
+}
+
+async function imageAnswer(body: Record<string, unknown>, entry: ReadFileEntry | ReadBinaryEntry, path: string, call: McpCall): Promise<McpAnswer> {
+  const image = await readImage(call.ctx, path, entry.fingerprint, entry.size);
+  if (image.kind === "image") {
+    return { body, text: `${entry.path}: ${image.mimeType} image, ${entry.size} bytes.`, content: [{ type: "image", data: image.data, mimeType: image.mimeType }] };
+  }
+  if (image.kind === "too_large") return { body, text: `${entry.path}: ${image.mimeType} image of ${entry.size} bytes, over the ${image.limit}-byte limit for image content; not shown.` };
+  return { body, text: clip(entryText(entry)) };
+}
+
 const read: McpToolSpec = {
   name: "read",
   kernel: "read",
@@ -67,22 +96,11 @@ const read: McpToolSpec = {
   input: readInput,
   contentFields: [],
   annotations: READ_ONLY,
-  async call(args, call): Promise<McpAnswer> {
+  // Synchronous when the kernel's read was (a text file or directory): no microtask between the read and its answer.
+  call(args, call) {
     const { path, offset, limit } = args as z.infer<typeof readInput>;
-    const outcome = await call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), limit: limit ?? MCP_READ_DEFAULT_LINES, max: MCP_READ_PAGE_BYTES });
-    const body = outcome.body as Record<string, unknown>;
-    if (body.ok === false) return { body, text: failureText(body) };
-    const entry = (body.files as ReadEntry[])[0];
-    if (!entry) return { body, text: "Nothing was returned." };
-    // An image nearly always holds a NUL (binary to the kernel); one that does not reads as invalid UTF-8.
-    if (entry.kind === "binary" || (entry.kind === "file" && entry.invalidUtf8 && entry.startLine === 1)) {
-      const image = await readImage(call.ctx, path, entry.fingerprint, entry.size);
-      if (image.kind === "image") {
-        return { body, text: `${entry.path}: ${image.mimeType} image, ${entry.size} bytes.`, content: [{ type: "image", data: image.data, mimeType: image.mimeType }] };
-      }
-      if (image.kind === "too_large") return { body, text: `${entry.path}: ${image.mimeType} image of ${entry.size} bytes, over the ${image.limit}-byte limit for image content; not shown.` };
-    }
-    return { body, text: clip(entryText(entry)) };
+    const outcome = call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), limit: limit ?? MCP_READ_DEFAULT_LINES, max: MCP_READ_PAGE_BYTES });
+    return isPromise(outcome) ? outcome.then((settled) => readAnswer(settled, path, call)) : readAnswer(outcome, path, call);
   },
 };
 

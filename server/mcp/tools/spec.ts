@@ -3,15 +3,16 @@
 import type { ContentBlock, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
-import type { CandidateInput, RunOutcome } from "../../kernel/tool/run-tool.js";
+import type { CandidateInput, MaybePromise, RunOutcome } from "../../kernel/tool/run-tool.js";
 
 /** What a tool call may do with the kernel: run a kernel tool by id, all bounds, permissions and the journal applied. */
 export interface McpCall {
   /**
    * Runs kernel tool `toolId` with candidate input. A journaled mutation gets this tools/call's identity (the
    * client's idempotency key as call=, else a fresh run= nonce) and is awaited until it finishes or a bound passes.
+   * A read the kernel answers synchronously comes back synchronously (server.ts callTool).
    */
-  run(toolId: string, input: CandidateInput, options?: { settleMs?: number }): Promise<RunOutcome>;
+  run(toolId: string, input: CandidateInput, options?: { settleMs?: number }): MaybePromise<RunOutcome>;
   /** The context the kernel runs with (project root, session state): for the few reads a rendering needs. */
   ctx: ToolContext;
   /** True when the client gave an idempotency key: a retry must answer the recorded result. */
@@ -38,7 +39,8 @@ export interface McpToolSpec {
   annotations: ToolAnnotations;
   /** The zod schema of structuredContent on success; defaults to wireOutputOf(the kernel tool). */
   output?: (kernelTools: (id: string) => AnyToolDefinition | undefined) => z.ZodType;
-  call(args: Record<string, unknown>, call: McpCall): Promise<McpAnswer>;
+  /** May answer synchronously when its kernel run did (read): the MCP socket then answers without a microtask hop. */
+  call(args: Record<string, unknown>, call: McpCall): MaybePromise<McpAnswer>;
 }
 
 /**
