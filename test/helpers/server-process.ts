@@ -29,10 +29,12 @@ export interface ServerProcessOptions {
   uid?: number;
   /** Starts the server under `ulimit -n` of this many descriptors (soft and hard), through /bin/sh. */
   openFileLimit?: number;
+  /** false: run `entry` with plain node (a built bundle), without tsx or the preloads. Default true. */
+  tsx?: boolean;
 }
 
-export function startServerProcess({ stateDir, env = {}, preloads = [], entry = path.join(REPO, "server/main.ts"), uid, openFileLimit }: ServerProcessOptions): Promise<ServerProcess> {
-  const imports = ["tsx", ...preloads].flatMap((module) => ["--import", module]);
+export function startServerProcess({ stateDir, env = {}, preloads = [], entry = path.join(REPO, "server/main.ts"), uid, openFileLimit, tsx = true }: ServerProcessOptions): Promise<ServerProcess> {
+  const imports = tsx ? ["tsx", ...preloads].flatMap((module) => ["--import", module]) : [];
   const argv = [process.execPath, ...imports, entry];
   // `exec` keeps the pid the test signals the server's own.
   const [command, ...args] = openFileLimit === undefined ? argv : ["/bin/sh", "-c", `ulimit -n ${openFileLimit} && exec "$0" "$@"`, ...argv];

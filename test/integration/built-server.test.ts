@@ -3,15 +3,15 @@
 // the config; the MCP chunk; typescript for /o through a dynamic import) works on its first call after a start,
 // the answers' headers match the source server's, and the V8 code cache (server/code-cache.ts) is written after a
 // first start, used by the next, and ignored when it is garbage.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODE_CACHE_DIR, CODE_CACHE_WRITE_DELAY_MS } from "../../server/code-cache.js";
 import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
+import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
-const START_TIMEOUT_MS = 20_000;
 
 /** Builds the bundle two levels below the checkout, where it finds the package root and dist/native as dist/server does. */
 function buildBundle(): string {
@@ -23,36 +23,8 @@ function buildBundle(): string {
   return root;
 }
 
-/** Starts the built entry and resolves with the control URL it logs once listening. */
-function startBuilt(entry: string, stateDir: string): Promise<{ child: ChildProcess; controlUrl: string; dataUrl: string }> {
-  const child = spawn(process.execPath, [entry], {
-    cwd: REPO,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: stateDir,
-      URLBRIDGE_STATE_DIR: stateDir,
-      URLBRIDGE_CONTROL_PORT: "0",
-      URLBRIDGE_DATA_PORT: "0",
-      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      URLBRIDGE_LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`built server did not start:\n${log}`)), START_TIMEOUT_MS);
-    child.once("exit", (code, signal) => reject(new Error(`built server exited (${code ?? signal}) before listening:\n${log}`)));
-    child.stderr!.on("data", (data: Buffer) => {
-      log += data.toString();
-      const controlUrl = /control plane on (\S+)/.exec(log)?.[1];
-      const dataUrl = /data plane on (\S+)/.exec(log)?.[1];
-      if (controlUrl && dataUrl) {
-        clearTimeout(timer);
-        resolve({ child, controlUrl, dataUrl });
-      }
-    });
-  });
-}
+/** Starts the built entry with plain node, as `npm start` does. */
+const startBuilt = (entry: string, stateDir: string): Promise<ServerProcess> => startServerProcess({ stateDir, entry, tsx: false });
 
 /** Status, content type and body of each request, in order, against one server. */
 async function answers(base: string, requests: Array<{ path: string; auth?: boolean }>) {
