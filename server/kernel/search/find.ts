@@ -56,10 +56,26 @@ export const findOutput = z.strictObject({
   notice: z
     .string()
     .optional()
-    .describe("Present when truncated (which bound, how to narrow) or when nothing matched (ignored paths were skipped; ignored=1 includes them)."),
+    .describe("Present when truncated (which bound, how to narrow) or when nothing matched (ignored paths were skipped; ignored=1 includes them; name= is not a glob)."),
+  includeUrl: z.string().optional().describe("With no match for a name= that looks like a glob (*, ?, [): the same search with it as include=, which takes globs."),
 });
 
 type FindHit = z.infer<typeof findHit>;
+
+/** Characters that make a name= look like a glob, which it is not (it is text the name contains). */
+const GLOB_LOOK = /[*?[]/;
+
+/** Why nothing matched: ignored paths skipped, and a name= that reads like a glob, with the include= URL for it. */
+function emptyNotice(args: FindArgs, ctx: ToolContext): Pick<FindOutput, "notice" | "includeUrl"> {
+  const notes: string[] = ["Nothing matched."];
+  let includeUrl: string | undefined;
+  if (args.name !== undefined && args.include === undefined && GLOB_LOOK.test(args.name)) {
+    includeUrl = ctx.urls.repair({ drop: ["name"], add: [["include", args.name]] });
+    notes.push(`name= is text the name must contain, not a glob, so "${args.name}" matches only names with those very characters; include= takes globs${includeUrl ? " (includeUrl runs this search with it)" : ""}.`);
+  }
+  if (!args.ignored) notes.push(".gitignore'd paths, .git and node_modules were skipped; add ignored=1 to include them.");
+  return notes.length === 1 ? {} : { notice: notes.join(" "), ...(includeUrl ? { includeUrl } : {}) };
+}
 type FindArgs = z.infer<typeof schema>;
 
 /** The root-relative form of after=, which may be given as /project/... (as results show it) or relative. */
@@ -198,9 +214,7 @@ export const findTool = defineTool({
         truncated: stop !== undefined,
         ...(next ? { next } : {}),
         ...(stop ? { notice: `${STOP_NOTICES[stop]} ${next ? "next continues after the last path considered, or narrow" : "Narrow"} with path=, name=, include= or query=.` } : {}),
-        ...(hits.length === 0 && !stop && !args.ignored
-          ? { notice: "Nothing matched. .gitignore'd paths, .git and node_modules were skipped; add ignored=1 to include them." }
-          : {}),
+        ...(hits.length === 0 && !stop ? emptyNotice(args, ctx) : {}),
       };
     } finally {
       start.close();

@@ -100,6 +100,20 @@ describe("find (/f)", () => {
     expect(body.notice).toMatch(/ignored=1/);
   });
 
+  it("says name= is not a glob when one that looks like a glob matched nothing, with the include= URL that is", async () => {
+    const body = await find([["name", "*.tsx"], ["path", "src"]]);
+    expect(body).toMatchObject({ count: 0, results: [] });
+    expect(body.notice).toMatch(/not a glob/);
+    expect(body.notice).toMatch(/ignored=1/);
+    const repaired = await agentGet<Body>(String(body.includeUrl));
+    expect(paths(repaired)).toEqual(["/project/src/app.tsx"]);
+    // With ignored=1 too, only the glob part is said; with include= already given, nothing about globs.
+    expect((await find([["name", "*.tsx"], ["ignored", 1]])).notice).not.toMatch(/ignored=1/);
+    const both = await find([["name", "*"], ["include", "*.md"]]);
+    expect(both.includeUrl).toBeUndefined();
+    expect(both.notice ?? "").not.toMatch(/not a glob/);
+  });
+
   it("bounds the results and says so", async () => {
     const body = await find([["path", "bulk"], ["limit", 5]]);
     expect(body).toMatchObject({ count: 5, truncated: true });
