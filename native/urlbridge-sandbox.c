@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "close-fds.h"
+
 /* --- Landlock ABI (include/uapi/linux/landlock.h), defined locally on purpose (see header). */
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
@@ -115,27 +117,6 @@ static void fail(const char *fmt, ...) {
   fputc('\n', stderr);
   va_end(ap);
   _exit(LAUNCHER_ERROR);
-}
-
-#ifndef __NR_close_range
-#define __NR_close_range 436
-#endif
-
-/* Closes every descriptor from `lowest` to `highest`: close_range(2) (Linux 5.9), else one by one from
-   /proc/self/fd (as urlbridge-spawner.c does). */
-static void close_between(int lowest, int highest) {
-  if (lowest > highest) return;
-  if (syscall(__NR_close_range, (unsigned)lowest, (unsigned)highest, 0) == 0) return;
-  DIR *dir = opendir("/proc/self/fd");
-  if (!dir) return;
-  int own = dirfd(dir);
-  struct dirent *e;
-  while ((e = readdir(dir)))
-    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') {
-      int fd = atoi(e->d_name);
-      if (fd >= lowest && fd <= highest && fd != own) close(fd);
-    }
-  closedir(dir);
 }
 
 /* Everything above stdio but the status fd: whatever the parent left inheritable (a runtime's IPC channel, a

@@ -22,9 +22,9 @@
  * Build: scripts/build-native.mjs (cc -O2 -Wall -Wextra, no external libs).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -36,6 +36,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "close-fds.h"
 
 #define LAUNCHER_ERROR 125
 /* A start request's size bound (argv of a long Landlock allowlist plus a scrubbed environment). */
@@ -70,25 +72,6 @@ static void write_all(int fd, const char *text, size_t len) {
   }
 }
 
-#ifndef __NR_close_range
-#define __NR_close_range 436
-#endif
-
-/* Closes every descriptor from `lowest` up: close_range(2) (Linux 5.9), else one by one from /proc/self/fd. */
-static void close_from(int lowest) {
-  if (syscall(__NR_close_range, (unsigned)lowest, ~0U, 0) == 0) return;
-  DIR *dir = opendir("/proc/self/fd");
-  if (!dir) return;
-  int own = dirfd(dir);
-  struct dirent *e;
-  while ((e = readdir(dir)))
-    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') {
-      int fd = atoi(e->d_name);
-      if (fd >= lowest && fd != own) close(fd);
-    }
-  closedir(dir);
-}
-
 static void close_fd(int *fd) {
   if (*fd >= 0) close(*fd);
   *fd = -1;
@@ -111,7 +94,7 @@ static void exec_launcher(int out_w, int err_w, int status_w, const char *cwd, c
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 || dup2(status_w, STATUS_FD) < 0) _exit(LAUNCHER_ERROR);
   /* Every other descriptor of ours is O_CLOEXEC already; closing them here as well costs one syscall. */
-  close_from(STATUS_FD + 1);
+  close_between(STATUS_FD + 1, INT_MAX);
   sigset_t none;
   sigemptyset(&none);
   for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
@@ -280,7 +263,7 @@ int main(int argc, char **argv) {
     return LAUNCHER_ERROR;
   }
   /* Nothing the bridge's process happened to leave inheritable (a tool's pipe, a runner's IPC) reaches commands. */
-  close_from(3);
+  close_between(3, INT_MAX);
   signal(SIGPIPE, SIG_IGN);
   sigset_t chld;
   sigemptyset(&chld);

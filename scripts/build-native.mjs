@@ -1,6 +1,6 @@
 // `npm run build:native`: compiles the sandbox launcher (native/urlbridge-sandbox.c) and the resident spawner
 // that starts it (native/urlbridge-spawner.c) into dist/native/ with the system C compiler. Skips a binary newer
-// than its source; on a machine without cc it says so and leaves the terminal to refuse or warn
+// than its source and the headers beside it (close-fds.h, which both include); on a machine without cc it says so and leaves the terminal to refuse or warn
 // (URLBRIDGE_SANDBOX) instead of failing the whole build. Without the spawner, commands are spawned directly.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -12,7 +12,9 @@ const PROGRAMS = ["urlbridge-sandbox", "urlbridge-spawner"];
 function buildOne(name, quiet) {
   const source = path.join(root, "native", `${name}.c`);
   const output = path.join(root, "dist", "native", name);
-  if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= fs.statSync(source).mtimeMs) {
+  const headers = fs.readdirSync(path.join(root, "native")).filter((f) => f.endsWith(".h")).map((f) => path.join(root, "native", f));
+  const newest = Math.max(...[source, ...headers].map((f) => fs.statSync(f).mtimeMs));
+  if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= newest) {
     if (!quiet) console.error(`urlbridge: build:native: dist/native/${name} is up to date`);
     return true;
   }
