@@ -113,11 +113,13 @@ export const outlineTool = defineTool({
     if ("failed" in outcome && outcome.failed === "aborted") throw ctx.signal.reason ?? new Error("outline aborted");
     const outline = "reply" in outcome ? outcome.reply.outline : undefined;
     if (!outline) {
-      const why = "reply" in outcome ? outcome.reply.error : outcome.failed === "timeout" ? undefined : outcome.message;
+      // Whether the parse ran out of time or failed is the outcome's, not whether a message came with it.
+      const timedOut = "failed" in outcome && outcome.failed === "timeout";
+      const why = ("reply" in outcome ? outcome.reply.error : "failed" in outcome ? outcome.message : undefined) ?? "the parser stopped";
       throw new ToolError(
         ErrorCode.outlineFailed,
-        `${why === undefined ? `Parsing ${target.display} took longer than ${MAX_OUTLINE_MS / 1000} s, so it was stopped` : `${target.display} could not be parsed (${why.slice(0, 200)})`}. Read its lines with /r offset= and limit=, or find what you need with /g.`,
-        { detail: { path: target.display, reason: why === undefined ? "timeout" : "error" }, retryable: false, extra: { read: ctx.urls.to("r", "r", [["path", target.display]]) } },
+        `${timedOut ? `Parsing ${target.display} took longer than ${MAX_OUTLINE_MS / 1000} s, so it was stopped` : `${target.display} could not be parsed (${why.slice(0, 200)})`}. Read its lines with /r offset= and limit=, or find what you need with /g.`,
+        { detail: { path: target.display, reason: timedOut ? "timeout" : "error" }, retryable: false, extra: { read: ctx.urls.to("r", "r", [["path", target.display]]) } },
       );
     }
     return {
