@@ -18,7 +18,7 @@ export function directoryBudget(limit: number | undefined): number {
 }
 
 /** Every folder the commit of `plan` writes in: each target's and each moved source's. */
-export function foldersOf(plan: PatchPlan): Set<string> {
+function foldersOf(plan: PatchPlan): Set<string> {
   const folders = new Set<string>();
   for (const change of plan.changes) {
     folders.add(path.dirname(change.target.absolute));
