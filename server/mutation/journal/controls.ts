@@ -13,6 +13,16 @@ export const MAX_WAIT_MS = 20_000;
  * carry the final result (no extra /j round trip) while staying far below URL readers' own timeouts.
  */
 export const DEFAULT_WAIT_MS = 1000;
+/**
+ * The wait= a poll URL carries for a call that asked `wait` (issue 27 item 4): the caller's own wait, bounded by
+ * MAX_WAIT_MS, so a 20 s test run costs one poll, not twenty. wait=0 asks the first answer not to wait; its poll
+ * waits DEFAULT_WAIT_MS (a poll that never waits would only spin).
+ */
+export function pollWaitOf(wait: number | undefined): number {
+  if (wait === undefined || !Number.isFinite(wait) || wait <= 0) return DEFAULT_WAIT_MS;
+  return Math.min(Math.trunc(wait), MAX_WAIT_MS);
+}
+
 export const RUN_NONCE_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 /**
  * run=@changed: run again only when the project changed since the recorded run. Its nonce is the project's state

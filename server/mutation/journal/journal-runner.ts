@@ -12,7 +12,7 @@ import { MAX_READ_PATHS } from "../../kernel/limits.js";
 import type { IntentRow } from "../../store/journal.js";
 import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
-import { DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_WHEN_CHANGED, splitControls } from "./controls.js";
+import { MAX_WAIT_MS, pollWaitOf, RUN_WHEN_CHANGED, splitControls } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
 import type { Dedupe, Flight, IntentBody, IntentScope } from "./journal.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished } from "./present.js";
@@ -56,7 +56,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       const recorded = journal.find(scope, callId);
       if (recorded) {
         assertSameCall(recorded, tool, argsHash);
-        return replay(recorded, tool, ctx);
+        return replay(recorded, tool, ctx, controls.wait);
       }
       const admitted = journal.admit({
         sessionId: scope.sessionId,
@@ -69,7 +69,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       });
       if (!admitted.inserted) {
         assertSameCall(admitted.row, tool, argsHash);
-        return replay(admitted.row, tool, ctx);
+        return replay(admitted.row, tool, ctx, controls.wait);
       }
       const flight = journal.launch(admitted.row, tool.journal, (f) => execute(f, tool, semantic, ctx));
       return respond(flight, "new", controls.wait, ctx, tool);
@@ -161,19 +161,19 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     if (body === undefined) {
       // "Accepted and still running" acknowledges the intent: its admission is on stable storage first.
       await durableBeforeEffects(runtime).catch(() => undefined);
-      return { body: presentUnfinished(callId, journal.stateOf(flight), ctx.urls, shown, flight.progress, selfPoll(tool, ctx)), callId, dedupe };
+      return { body: presentUnfinished(callId, journal.stateOf(flight), ctx.urls, shown, flight.progress, selfPoll(tool, ctx, wait), wait), callId, dedupe };
     }
     return { body: presentFinished(callId, body, shown), callId, dedupe };
   }
 
-  function replay(row: IntentRow, tool: AnyToolDefinition, ctx: ToolContext): RunOutcome {
+  function replay(row: IntentRow, tool: AnyToolDefinition, ctx: ToolContext, wait: number): RunOutcome {
     if (isTombstone(row)) {
       return { body: presentTombstone(row, freshRunUrl(ctx, row.callId, "retry-expired"), "replayed"), callId: row.callId, dedupe: "replayed" };
     }
     if (row.result === undefined) {
       // Unfinished and not executing here: recovery has not reached it yet. Never run it again.
       const state = row.state === "running" ? "running" : "pending";
-      return { body: presentUnfinished(row.callId, state, ctx.urls, "replayed", undefined, selfPoll(tool, ctx)), callId: row.callId, dedupe: "replayed" };
+      return { body: presentUnfinished(row.callId, state, ctx.urls, "replayed", undefined, selfPoll(tool, ctx, wait), wait), callId: row.callId, dedupe: "replayed" };
     }
     const body = presentFinished(row.callId, row.result as IntentBody, "replayed") as Record<string, unknown>;
     const code = typeof body.errorCode === "string" ? body.errorCode : undefined;
@@ -345,7 +345,7 @@ export function freshRunUrl(ctx: ToolContext, callId: string, purpose: string): 
  * A session with neither write nor terminal has no /j helper; its calls of an openToReadOnly tool poll their own
  * URL (with /j's wait), which joins the same intent (or replays its record) and never runs it twice.
  */
-function selfPoll(tool: AnyToolDefinition, ctx: ToolContext): string | undefined {
+function selfPoll(tool: AnyToolDefinition, ctx: ToolContext, wait: number | undefined): string | undefined {
   if (!tool.openToReadOnly || mutationEnabled(ctx.project.permissions)) return undefined;
-  return ctx.urls.repair({ drop: ["wait"], add: [["wait", String(DEFAULT_WAIT_MS)]] });
+  return ctx.urls.repair({ drop: ["wait"], add: [["wait", String(pollWaitOf(wait))]] });
 }

@@ -42,7 +42,7 @@ export const resultTool = defineTool({
     if (flight) {
       const body = await journal.settle(flight, args.wait ?? DEFAULT_WAIT_MS);
       if (body) return recordedBody(presentFinished(args.call, body, undefined), flight.row.tool);
-      return { ...presentUnfinished(args.call, journal.stateOf(flight), ctx.urls, undefined, flight.progress), tool: flight.row.tool };
+      return { ...presentUnfinished(args.call, journal.stateOf(flight), ctx.urls, undefined, flight.progress, undefined, args.wait), tool: flight.row.tool };
     }
     const row = journal.find(scope, args.call);
     if (!row) {
@@ -52,7 +52,7 @@ export const resultTool = defineTool({
       });
     }
     if (isTombstone(row)) return recordedBody(presentTombstone(row, undefined, undefined), row.tool);
-    if (row.result === undefined) return { ...presentUnfinished(row.callId, row.state === "running" ? "running" : "pending", ctx.urls, undefined, undefined), tool: row.tool };
+    if (row.result === undefined) return { ...presentUnfinished(row.callId, row.state === "running" ? "running" : "pending", ctx.urls, undefined, undefined, undefined, args.wait), tool: row.tool };
     return recordedBody(presentFinished(row.callId, row.result as IntentBody, undefined), row.tool);
   },
 });

@@ -3,7 +3,7 @@
 import { ErrorCode } from "../../errors.js";
 import type { ExactUrls } from "../../kernel/tool/definition.js";
 import type { IntentRow } from "../../store/journal.js";
-import { DEFAULT_WAIT_MS } from "./controls.js";
+import { pollWaitOf } from "./controls.js";
 import type { TombstoneAnswer, UnfinishedAnswer } from "./envelope.js";
 import type { Dedupe, IntentBody, ShownDedupe } from "./journal.js";
 
@@ -48,23 +48,26 @@ export function presentUnfinished(
   dedupe: ShownDedupe | undefined,
   progress: Record<string, unknown> | undefined,
   /** Where to poll instead of /j (journal-runner.ts: a session without the /j helper polls the call's own URL). */
-  poll?: string,
+  poll: string | undefined,
+  /** The wait= the call asked for: the poll URL keeps it (controls.ts pollWaitOf). */
+  wait: number | undefined,
 ): UnfinishedAnswer {
   return {
     ok: true,
     state,
     callId,
     ...(dedupe ? { dedupe } : {}),
-    poll: poll ?? pollUrl(urls, callId),
+    poll: poll ?? pollUrl(urls, callId, wait),
     agentAction: "poll",
     hint: "Accepted and still running. Fetch poll for the result; fetching this URL again never runs it twice.",
     ...(progress ? { progress } : {}),
   };
 }
 
-export function pollUrl(urls: ExactUrls, callId: string): string {
+/** The /j URL of an intent, waiting as long as the call that started it asked (bounded, controls.ts pollWaitOf). */
+export function pollUrl(urls: ExactUrls, callId: string, wait?: number): string {
   return urls.to("m", "j", [
     ["call", callId],
-    ["wait", DEFAULT_WAIT_MS],
+    ["wait", pollWaitOf(wait)],
   ]);
 }

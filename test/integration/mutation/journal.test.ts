@@ -130,6 +130,41 @@ describe("intent journal", () => {
     expect(await agentGet<Body>(url(s.m!, "j", [["call", "auto:edit:0000"]]))).toMatchObject({ ok: false, errorCode: "intent_not_found" });
   });
 
+  it("keeps the caller's wait in every poll URL: the first answer's, a join's and /j's own (issue 27 item 4)", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = defineTool({
+      id: "held_probe",
+      route: "held",
+      longRoutes: [],
+      capability: "mutation",
+      permission: "write",
+      description: "test-only: runs until the test releases it",
+      example: "/held?label=x",
+      schema: z.object({ label: z.string(), ...journalControls }),
+      output: z.strictObject({ ok: z.literal(true), label: z.string() }),
+      url: {},
+      journal: { bumpsEpoch: "never" },
+      async execute(args) {
+        await gate;
+        return { ok: true as const, label: args.label };
+      },
+    });
+    const t = await bridge({}, { extraTools: [held] });
+    const s = await t.session({ write: true });
+    const first = await agentGet<Body>(url(s.m!, "held", [["label", "a"], ["wait", 300]]));
+    expect(first).toMatchObject({ ok: true, state: "running", agentAction: "poll" });
+    expect(first.poll).toBe(url(s.m!, "j", [["call", first.callId!], ["wait", 300]]));
+    const joined = await agentGet<Body>(url(s.m!, "held", [["label", "a"], ["wait", 200]]));
+    expect(joined).toMatchObject({ ok: true, state: "running", dedupe: "joined", callId: first.callId });
+    expect(joined.poll).toBe(url(s.m!, "j", [["call", first.callId!], ["wait", 200]]));
+    const polled = await agentGet<Body>(url(s.m!, "j", [["call", first.callId!], ["wait", 400]]));
+    expect(polled).toMatchObject({ ok: true, state: "running", tool: "held_probe" });
+    expect(polled.poll).toBe(url(s.m!, "j", [["call", first.callId!], ["wait", 400]]));
+    release();
+    expect(await agentGet<Body>(polled.poll as string)).toMatchObject({ ok: true, state: "succeeded", label: "a" });
+  });
+
   it("offers an exact repeat URL once the project's state epoch moved, and only then", async () => {
     const probe = probeTool();
     const t = await bridge({}, { extraTools: [probe.tool] });

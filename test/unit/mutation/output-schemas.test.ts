@@ -119,10 +119,21 @@ describe("journal envelope", () => {
     ["running", "joined", { phase: "running", since: "2026-12-01T00:00:00.000Z" }],
     ["pending", "replayed", { phase: "queued", position: 1, slots: 2 }],
   ] as const)("accepts presentUnfinished (%s, dedupe %s)", (state, dedupe, progress) => {
-    const body = presentUnfinished("c2", state, urls, dedupe, progress);
+    const body = presentUnfinished("c2", state, urls, dedupe, progress, undefined, undefined);
     expect(unfinishedEnvelope.parse(body)).toEqual(body);
     expect(wire.safeParse(body).success).toBe(true);
     expect(body.poll).toBe(urls.to("m", "j", [["call", "c2"], ["wait", 1000]]));
+  });
+
+  it.each([
+    [undefined, 1000],
+    [0, 1000],
+    [500, 500],
+    [2000, 2000],
+    [20000, 20000],
+  ] as const)("keeps the caller's wait=%s in the poll URL as wait=%s (issue 27 item 4)", (wait, polled) => {
+    const body = presentUnfinished("c3", "running", urls, undefined, undefined, undefined, wait);
+    expect(body.poll).toBe(urls.to("m", "j", [["call", "c3"], ["wait", polled]]));
   });
 
   it("accepts presentTombstone with and without retry", () => {
