@@ -72,6 +72,8 @@ export interface BridgeOptions {
   now?: () => number;
   /** The web tools' process boundaries: a test injects a DNS stand-in (resolve) or the interfaces it sees. */
   web?: Pick<WebToolsOptions, "resolve" | "interfaces">;
+  /** MCP's foreground bound (server/mcp/server.ts McpDeps.callBoundMs): a test shortens it to reach `running`. */
+  mcpCallBoundMs?: number;
 }
 
 export interface Bridge {
@@ -256,6 +258,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     trustedProxies: config.trustedProxies,
     unknownTokens,
     agentFallback: config.agentFallback,
+    ...(options.mcpCallBoundMs !== undefined ? { mcpCallBoundMs: options.mcpCallBoundMs } : {}),
   });
   const controlApp = createControlPlaneApp({
     config,
@@ -295,6 +298,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     agentFallback: config.agentFallback,
     authenticate: createAuthenticator(store),
     unknownTokens,
+    ...(options.mcpCallBoundMs !== undefined ? { callBoundMs: options.mcpCallBoundMs } : {}),
   });
   const dataUrl = `http://${hostForUrl(config.data.host)}:${dataAddr.port}`;
   const controlUrl = `http://${hostForUrl(config.control.host)}:${control.port}`;

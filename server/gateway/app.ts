@@ -44,6 +44,8 @@ export interface DataPlaneOptions {
   agentFallback?: { uid: number; gid: number };
   /** Staged JSON arguments of /k plugin calls (blob=&count=), from the mutation runtime's staging. */
   resolveBlob?: CallDispatchOptions["resolveBlob"];
+  /** MCP's foreground bound (server/mcp/server.ts McpDeps.callBoundMs); tests shorten it. */
+  mcpCallBoundMs?: number;
 }
 
 const INIT_PATH = /^\/v0\/(?:init|bootstrap)\/([^/]*)\/?$/;
@@ -81,6 +83,7 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     signal: options.signal,
     record,
     ...fallback,
+    ...(options.mcpCallBoundMs !== undefined ? { callBoundMs: options.mcpCallBoundMs } : {}),
     authenticate,
     unknownCapability: (req, res) => unknownTokens.answer(res, sourceOf(req)),
   });

@@ -49,6 +49,11 @@ export interface McpDeps {
   signal: AbortSignal;
   agentFallback?: { uid: number; gid: number };
   record: (entry: CallRecord) => void;
+  /**
+   * The foreground bound: longest one tools/call waits for a journaled intent, from its arrival to its answer,
+   * before answering `running` with the next call (default MAX_SETTLE_MS, tools/spec.ts). Tests shorten it.
+   */
+  callBoundMs?: number;
 }
 
 /** The `_meta` key a client sets to make a tools/call retry-safe: the same key answers the recorded result. */
@@ -58,6 +63,8 @@ export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [...readTools, ...searchTo
 
 /** Bound on /j polls while settling (each waits up to MAX_WAIT_MS). */
 const MAX_SETTLE_POLLS = 2_000;
+/** The MCP tool that polls an intent (tools/journal.ts): a running answer's `next` names it. */
+export const POLL_TOOL = "mutation_result";
 
 const SERVER_INFO = { name: "urlbridge", version: packageVersion() };
 const INSTRUCTIONS = [
@@ -289,15 +296,22 @@ export function callTool(
         // A read (nothing recorded, nothing to settle) answers as the kernel does: synchronously when it can.
         if (!recorded && options?.settleMs === undefined) return deps.kernel.run(tool, input, ctx);
         return (async () => {
-          const candidate: CandidateInput = recorded ? { ...input, ...identityOf(), wait: MAX_WAIT_MS } : input;
+          // One bound from the call's arrival to its answer: the kernel's first wait and the polls after it share it.
+          const bound = callBoundOf(deps);
+          const deadline = startedAt + Math.min(options?.settleMs ?? bound, bound);
+          const left = () => Math.max(0, Math.min(MAX_WAIT_MS, deadline - Date.now()));
+          const candidate: CandidateInput = recorded
+            ? { ...input, ...identityOf(), wait: left() }
+            : typeof input.wait === "number"
+              ? { ...input, wait: Math.min(input.wait, left()) }
+              : input;
           let outcome = await deps.kernel.run(tool, candidate, ctx);
-          const settleMs = Math.min(options?.settleMs ?? MAX_SETTLE_MS, MAX_SETTLE_MS);
-          outcome = await settle(deps, byId, ctx, outcome, settleMs, !recorded);
+          outcome = await settle(deps, byId, ctx, outcome, deadline, !recorded);
           if (recorded) {
             journaled.callId = outcome.callId ?? (outcome.body as { callId?: string }).callId;
             journaled.dedupe = outcome.dedupe ?? (outcome.body as { dedupe?: string }).dedupe;
           }
-          return outcome;
+          return withNextCall(outcome, byId, scope);
         })();
       },
     };
@@ -331,14 +345,33 @@ function failureResult(deps: McpDeps, spec: McpToolSpec, error: unknown): CallTo
   return { content: [{ type: "text", text: failureText(body) }], structuredContent: body, isError: true };
 }
 
+/** The foreground bound of a tools/call (McpDeps.callBoundMs), never above MAX_SETTLE_MS. */
+export function callBoundOf(deps: Pick<McpDeps, "callBoundMs">): number {
+  return Math.min(deps.callBoundMs ?? MAX_SETTLE_MS, MAX_SETTLE_MS);
+}
+
 /**
- * Polls a journaled call that is still pending or running until it finishes, the bound passes or the bridge
- * stops. `asPolled` keeps the poll's own shape (with `tool`), for mutation_result; otherwise the answer keeps the
- * polled tool's shape.
+ * A pending or running answer over MCP: `next`, the exact mutation_result call for its outcome (when this
+ * capability lists it), and a hint in MCP's words. The URL `poll` stays for clients that can fetch it.
  */
-async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: ToolContext, outcome: RunOutcome, settleMs: number, asPolled: boolean): Promise<RunOutcome> {
+function withNextCall(outcome: RunOutcome, byId: Map<string, AnyToolDefinition>, scope: McpScope): RunOutcome {
+  const body = outcome.body as Record<string, unknown>;
+  if (body.ok !== true || (body.state !== "pending" && body.state !== "running") || typeof body.callId !== "string") return outcome;
   const poll = byId.get("result");
-  const deadline = Date.now() + settleMs;
+  if (!poll || !isToolEnabled(poll, scope.cap.permissions)) return outcome;
+  const hint = `Accepted and still ${body.state}. Call ${POLL_TOOL} with this callId (next) for its outcome; it waits up to ${MAX_SETTLE_MS / 1000} s and never runs the call again.`;
+  return { ...outcome, body: { ...body, hint, next: { tool: POLL_TOOL, arguments: { callId: body.callId } } } as unknown as RunOutcome["body"] };
+}
+
+/**
+ * Polls a journaled call that is still pending or running until it finishes, `deadline` passes or the bridge
+ * stops. `asPolled` keeps the poll's own shape (with `tool`), for mutation_result; otherwise the answer keeps the
+ * polled tool's shape and how the first answer was deduplicated (replayed, joined; a new intent shows none).
+ */
+async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: ToolContext, outcome: RunOutcome, deadline: number, asPolled: boolean): Promise<RunOutcome> {
+  const poll = byId.get("result");
+  // The first answer's body carries the dedupe the agent is shown: the journal never shows "new" (journal-runner.ts).
+  const shown = (outcome.body as { dedupe?: unknown }).dedupe;
   let current = outcome;
   for (let i = 0; poll && i < MAX_SETTLE_POLLS; i++) {
     const body = current.body as Record<string, unknown>;
@@ -349,9 +382,9 @@ async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: 
       current = polled;
       continue;
     }
-    const { tool: _tool, ...rest } = polled.body as Record<string, unknown>;
+    const { tool: _tool, dedupe: _dedupe, ...rest } = polled.body as Record<string, unknown>;
     // The poll answers the intent's recorded body; how the first call was answered (dedupe) still holds.
-    current = { ...outcome, body: { ...rest, ...(outcome.dedupe ?? body.dedupe ? { dedupe: outcome.dedupe ?? body.dedupe } : {}) } as RunOutcome["body"] };
+    current = { ...outcome, body: { ...rest, ...(shown === "replayed" || shown === "joined" ? { dedupe: shown } : {}) } as RunOutcome["body"] };
   }
   return current;
 }

@@ -4,12 +4,12 @@ import { z } from "zod";
 import { CALL_ID_PATTERN, MAX_WAIT_MS } from "../../mutation/journal/controls.js";
 import { answerOf, jsonText, MAX_SETTLE_MS, type McpToolSpec } from "./spec.js";
 
-/** mutation_result's wait when none is given: long enough for most commands, short of client timeouts. */
-const DEFAULT_RESULT_WAIT_MS = 30_000;
+/** mutation_result's wait when none is given: the foreground bound, below every tested client's tool timeout. */
+const DEFAULT_RESULT_WAIT_MS = MAX_SETTLE_MS;
 
 const resultInput = z.strictObject({
   callId: z.string().regex(CALL_ID_PATTERN).describe("The callId a mutation answered (or the idempotency key it was given)."),
-  wait: z.number().int().min(0).max(MAX_SETTLE_MS).optional().describe(`Milliseconds to wait for a running intent to finish (default ${DEFAULT_RESULT_WAIT_MS}, at most ${MAX_SETTLE_MS}).`),
+  wait: z.number().int().min(0).max(MAX_SETTLE_MS).optional().describe(`Milliseconds to wait for a running intent to finish (default and most ${MAX_SETTLE_MS}); still running then: it answers running again with the same next call.`),
 });
 
 const mutationResult: McpToolSpec = {

@@ -16,7 +16,7 @@ const SHELL_ANNOTATIONS = { readOnlyHint: false, destructiveHint: true, idempote
 const shellInput = z.strictObject({
   command: z.string().min(1).describe("The shell command line (sh -c), run in the project's sandbox."),
   workdir: z.string().min(1).optional().describe("Folder to run in, relative to the project root or as /project/...; default the root."),
-  timeout: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional().describe(`Milliseconds before the command's process tree is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). Not with background. A call answers within ${MAX_SETTLE_MS / 1000} s: a longer command answers state "running" and its callId; poll mutation_result with it.`),
+  timeout: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional().describe(`Milliseconds before the command's process tree is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). Not with background. A call answers within ${MAX_SETTLE_MS / 1000} s: a longer command answers state "running" with next, the mutation_result call that returns its output.`),
   background: z.boolean().optional().describe("true: start a long-running process (a dev server) and answer after its start-up with its URLs, pid and log file; stop it with shell_stop."),
 });
 

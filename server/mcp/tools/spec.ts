@@ -44,8 +44,10 @@ export interface McpToolSpec {
 }
 
 /**
- * Longest one tools/call waits for a journaled intent before answering its running envelope (the agent then
- * polls mutation_result): below the 60 s request timeout both official SDK clients default to.
+ * The foreground bound: longest one tools/call (shell, edit, write, patch, mutation_result) takes from its
+ * arrival to its answer. Still unfinished then, it answers `running` with `next`, the mutation_result call that
+ * waits the same bound again. Below the tightest default tool timeout of the tested clients, the official SDK
+ * clients' 60 s request timeout (docs/MCP.md "Long commands"), with 10 s to spare for the network.
  */
 export const MAX_SETTLE_MS = 50_000;
 

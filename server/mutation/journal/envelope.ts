@@ -73,6 +73,17 @@ export const recoveredOutput = z.strictObject({
 });
 export type RecoveredOutput = z.infer<typeof recoveredOutput>;
 
+/**
+ * MCP only (server/mcp/server.ts): the exact tool call that returns a pending or running intent's outcome (it waits
+ * up to the foreground bound, and never runs the call again). URL answers carry `poll` instead.
+ */
+export const nextCallField = z
+  .strictObject({
+    tool: z.string().describe("The MCP tool to call: mutation_result."),
+    arguments: z.strictObject({ callId: z.string() }).describe("Its arguments, as is."),
+  })
+  .describe("MCP: the exact next tool call for this intent's outcome; it never runs the call again.");
+
 /** An intent still pending or running (presentUnfinished): where to poll for its result. */
 export const unfinishedEnvelope = z.strictObject({
   ok: z.literal(true),
@@ -86,6 +97,7 @@ export const unfinishedEnvelope = z.strictObject({
     .record(z.string(), z.unknown())
     .optional()
     .describe("The tool's last progress snapshot. terminal: {phase:\"queued\", position, slots} while it waits for a slot, {phase:\"running\", since} once started."),
+  next: nextCallField.optional(),
 });
 export type UnfinishedAnswer = z.infer<typeof unfinishedEnvelope>;
 
