@@ -30,6 +30,7 @@ import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
 import { listenMcpSocket } from "./mcp/socket-listener.js";
+import { warmMcp } from "./mcp/warm.js";
 import { createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, resolveStagedContent, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
@@ -89,6 +90,8 @@ export interface Bridge {
   tools: AnyToolDefinition[];
   controlUrl: string;
   dataUrl: string;
+  /** Settles once the MCP edge's first-use work is done in the background (server/mcp/warm.ts). */
+  mcpWarm: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -307,6 +310,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const cloudflared = config.spawnCloudflared && !config.tunnelMetrics ? await startCloudflaredQuickTunnel({ dataUrl, log }) : undefined;
   if (cloudflared) publicOrigin.useMetrics(cloudflared.metricsUrl);
   publicOrigin.start();
+  // The MCP edge's first-use work (schema conversions, the HTTP leg's modules), in the background: mcp/warm.ts.
+  const mcpWarm = warmMcp({ tools, plugins, log }, shutdown.signal);
   log.info(`control plane on ${controlUrl} (operator UI and /api; listening on ${controlAddresses.join(", ")})`);
   log.info(dataPlaneLine(dataUrl, config, reachContext));
 
@@ -321,6 +326,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     controlUrl,
     dataUrl,
     terminal,
+    mcpWarm,
     async close() {
       if (closed) return;
       closed = true;

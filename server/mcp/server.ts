@@ -22,6 +22,7 @@ import { agentActionField, errorCodeField, wireOutputOf } from "../mutation/jour
 import type { PluginHost } from "../plugins/host.js";
 import type { CapabilityLookup } from "../store/sessions.js";
 import { buildUrl } from "../url-grammar/request-url.js";
+import { answerInvalidParams } from "./invalid-params.js";
 import { fileTools } from "./tools/files.js";
 import { journalTools } from "./tools/journal.js";
 import { pluginSpecs } from "./tools/plugins.js";
@@ -124,6 +125,7 @@ export function createMcpServer(
       onCall ? observed(run, onCall) : run,
     );
   }
+  answerInvalidParams(server);
   return server;
 }
 
@@ -167,17 +169,33 @@ export type PublishedSchema = ReturnType<typeof fromJsonSchema>;
 /** Converted output schemas by spec and kernel tool: converting them on every request would cost each call. */
 const publishedSchemas = new WeakMap<McpToolSpec, WeakMap<AnyToolDefinition, PublishedSchema>>();
 
+/** How many outputSchemas were converted since start (warm.ts converts them all before the first MCP call). */
+let conversions = 0;
+export const outputSchemaConversions = (): number => conversions;
+
 function outputSchemaOf(spec: McpToolSpec, byId: Map<string, AnyToolDefinition>): PublishedSchema {
   const kernelTool = byId.get(spec.kernel)!;
   let bySpec = publishedSchemas.get(spec);
   if (!bySpec) publishedSchemas.set(spec, (bySpec = new WeakMap()));
   let published = bySpec.get(kernelTool);
   if (!published) {
+    conversions += 1;
     const success = spec.output ? spec.output((id) => byId.get(id)) : wireOutputOf(kernelTool);
     published = fromJsonSchema(outputJsonSchema(z.union([success, failureOutput])));
+    // ajv compiles a schema on its first validation: done here, once, not in the first tools/call that checks it.
+    void published["~standard"].validate({});
     bySpec.set(kernelTool, published);
   }
   return published;
+}
+
+/**
+ * The tools a bridge may list (every spec whose kernel tool exists, whatever the permissions), for warm.ts to
+ * convert their outputSchemas one at a time. Returns a step per tool.
+ */
+export function schemaWarmSteps(deps: Pick<McpDeps, "tools" | "plugins">): Array<() => void> {
+  const byId = kernelToolsOf(deps as McpDeps);
+  return [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)].filter((spec) => byId.has(spec.kernel)).map((spec) => () => void outputSchemaOf(spec, byId));
 }
 
 /** read capability: the read tools the project enables (webfetch, websearch need web); mutation capability: every tool the project's permissions enable. */
