@@ -16,7 +16,7 @@ import { describeReachability } from "./tunnel/reachability.js";
 import { runningInAppliance } from "./control/session-mcp.js";
 import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry } from "./control/registry.js";
-import { createActivityRecorder } from "./gateway/activity-recorder.js";
+import { createActivityRecorder } from "./edge/activity-recorder.js";
 import { createDataPlane } from "./gateway/app.js";
 import { createUnknownTokenThrottle, NO_UNKNOWN_TOKEN_THROTTLE } from "./gateway/unknown-token-throttle.js";
 import { createAuthenticator } from "./gateway/authenticate.js";
@@ -262,6 +262,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     unknownTokens,
     agentFallback: config.agentFallback,
     ...(options.mcpCallBoundMs !== undefined ? { mcpCallBoundMs: options.mcpCallBoundMs } : {}),
+    version: packageVersion(),
   });
   const controlApp = createControlPlaneApp({
     config,
@@ -302,6 +303,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     authenticate: createAuthenticator(store),
     unknownTokens,
     ...(options.mcpCallBoundMs !== undefined ? { callBoundMs: options.mcpCallBoundMs } : {}),
+    version: packageVersion(),
   });
   const dataUrl = `http://${hostForUrl(config.data.host)}:${dataAddr.port}`;
   const controlUrl = `http://${hostForUrl(config.control.host)}:${control.port}`;

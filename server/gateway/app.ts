@@ -15,7 +15,7 @@ import type { Store } from "../store/index.js";
 import { createLazyMcpHttpHandler, mcpTargetOf, sendMcpMethodNotAllowed } from "../mcp/route.js";
 import { decodePercent } from "../url-grammar/percent.js";
 import { splitTarget } from "../url-grammar/request-url.js";
-import { createActivityRecorder } from "./activity-recorder.js";
+import { createActivityRecorder } from "../edge/activity-recorder.js";
 import { createAuthenticator } from "./authenticate.js";
 import { createCallDispatch, type CallDispatchOptions } from "./call-dispatch.js";
 import { createInitRoute } from "./init-route.js";
@@ -46,6 +46,8 @@ export interface DataPlaneOptions {
   resolveBlob?: CallDispatchOptions["resolveBlob"];
   /** MCP's foreground bound (server/mcp/server.ts McpDeps.callBoundMs); tests shorten it. */
   mcpCallBoundMs?: number;
+  /** The bridge's version, MCP's serverInfo (the MCP edge reads no files). */
+  version?: string;
 }
 
 const INIT_PATH = /^\/v0\/(?:init|bootstrap)\/([^/]*)\/?$/;
@@ -84,6 +86,7 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
     record,
     ...fallback,
     ...(options.mcpCallBoundMs !== undefined ? { callBoundMs: options.mcpCallBoundMs } : {}),
+    ...(options.version !== undefined ? { version: options.version } : {}),
     authenticate,
     unknownCapability: (req, res) => unknownTokens.answer(res, sourceOf(req)),
   });

@@ -1,16 +1,13 @@
 // What one authenticated URL call runs with: the parsed request URL, both bases' URLs, the session's state, and
 // the ToolContext the kernel gets (its exact URLs build on this request, so repairs are the request corrected).
-import type { AnyToolDefinition, CapabilityBase, ExactUrls, ProjectScope, ToolContext } from "../kernel/tool/definition.js";
+import { toolContextFor, type AgentFallback } from "../edge/call.js";
+import type { AnyToolDefinition, CapabilityBase, ExactUrls, ToolContext } from "../kernel/tool/definition.js";
 import type { SessionState, SessionStates } from "../kernel/tool/session-state.js";
-import type { CapabilityLookup } from "../store/sessions.js";
 import { buildUrl, editRequestUrl, parseRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 import type { Authenticated } from "./authenticate.js";
 
-export type AgentFallback = ProjectScope["agentFallback"];
-
-export function projectScopeOf(cap: CapabilityLookup, agentFallback: AgentFallback): ProjectScope {
-  return { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions, ...(agentFallback ? { agentFallback } : {}) };
-}
+// Shared with the MCP edge (server/edge/call.ts); re-exported for the gateway's own modules.
+export { projectScopeOf, type AgentFallback } from "../edge/call.js";
 
 /** One call on the data plane, from its request target to its recorded answer. */
 export interface UrlCall {
@@ -45,13 +42,7 @@ export function toolContextOf(call: UrlCall, options: { agentFallback: AgentFall
     to: (base, route, params, raw) => buildUrl(url.origin, `/v0/${base === "r" ? tokens.r : tokens.m}`, route, params, raw),
     repair: (edit) => editRequestUrl(url, edit),
   };
-  return {
-    project: projectScopeOf(cap, options.agentFallback),
-    session: { id: cap.sessionId, name: cap.sessionName, generation: cap.generation },
-    state: call.state,
-    urls,
-    signal: options.signal,
-  };
+  return toolContextFor({ cap, state: call.state, urls, agentFallback: options.agentFallback, signal: options.signal });
 }
 
 /** The base a tool's calls belong on. */

@@ -2,7 +2,8 @@
 // tool call becomes candidate input + context for the kernel (server/kernel/tool/run-tool.ts), and every answer
 // ends in finishCall. URL-only refusals live here: target length, unknown route, wrong base, the query grammar.
 import type http from "node:http";
-import { ErrorCode, ToolError, toFailure, type ToolFailure } from "../errors.js";
+import { failureOf as edgeFailureOf } from "../edge/call.js";
+import { ErrorCode, ToolError, type ToolFailure } from "../errors.js";
 import type { AnyToolDefinition, CapabilityBase } from "../kernel/tool/definition.js";
 import type { CandidateInput, ToolKernel } from "../kernel/tool/run-tool.js";
 import { isPromise, type MaybePromise, type RunOutcome } from "../kernel/tool/runner.js";
@@ -110,8 +111,7 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
 
   // Tool failures come back as outcomes; this is a gateway refusal (ToolError) or a bug, which the operator sees.
   function failureOf(error: unknown): ToolFailure {
-    if (!(error instanceof ToolError)) log.error("data plane request failed", { error: error instanceof Error ? error.stack : String(error) });
-    return toFailure(error);
+    return edgeFailureOf(error, log, "data plane request failed");
   }
 }
 

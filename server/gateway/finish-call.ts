@@ -1,9 +1,9 @@
 // The end of every authenticated call: the answer's bytes, then its range snapshot (for /z) and its activity
 // record for the operator, whichever way the call was answered.
 import type http from "node:http";
-import type { ToolFailure } from "../errors.js";
+import { callRecordOf } from "../edge/call.js";
 import type { RunOutcome } from "../kernel/tool/runner.js";
-import { createActivityRecorder, redactParams, type CallRecord } from "./activity-recorder.js";
+import { createActivityRecorder, redactParams, type CallRecord } from "../edge/activity-recorder.js";
 import type { UrlCall } from "./call-context.js";
 import { decodingNotice } from "../url-grammar/decoding-notice.js";
 import { JSON_CONTENT_TYPE, sendBytes, serializeAgentJson } from "./respond.js";
@@ -15,19 +15,15 @@ export type RecordCall = ReturnType<typeof createActivityRecorder>;
  * call was refused before any was invoked.
  */
 export function callRecord(call: UrlCall, route: string, tool: string | null, body: { ok: boolean; errorCode?: string }, outcome?: RunOutcome): CallRecord {
-  return {
-    sessionId: call.auth.cap.sessionId,
-    generation: call.auth.cap.generation,
+  return callRecordOf({
+    cap: call.auth.cap,
     route: `/${route}`,
     tool,
-    ok: body.ok,
-    errorCode: body.ok ? null : ((body as ToolFailure).errorCode ?? null),
-    httpStatus: 200,
+    body,
     startedAt: call.startedAt,
-    callId: outcome?.callId,
-    dedupe: outcome?.dedupe,
+    outcome,
     params: redactParams(call.url.query.segments, call.url.query.raw, call.rawField),
-  };
+  });
 }
 
 /** Sends a JSON answer (HTTP 200, ok or not) and keeps its snapshot and record. */

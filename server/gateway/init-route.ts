@@ -1,6 +1,7 @@
 // /v0/init/<token> (and /v0/bootstrap/<token>): the Init contract an agent starts from, answered as plain JSON
 // for an init capability and recorded as route "init"; any other token gets the throttled opaque 404.
 import type http from "node:http";
+import { callRecordOf } from "../edge/call.js";
 import { isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { Store } from "../store/index.js";
@@ -44,17 +45,7 @@ export function createInitRoute(options: InitRouteOptions): InitHandler {
       pluginsAvailable: options.plugins.plugins().length > 0,
     });
     sendPlainJson(res, contract);
-    options.record({
-      sessionId: cap.sessionId,
-      generation: cap.generation,
-      route: "init",
-      tool: null,
-      ok: true,
-      errorCode: null,
-      httpStatus: 200,
-      startedAt: started,
-      params: null,
-    });
+    options.record(callRecordOf({ cap, route: "init", tool: null, body: { ok: true }, startedAt: started, params: null }));
   };
 }
 

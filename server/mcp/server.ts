@@ -2,16 +2,12 @@
 // every call run through the one kernel (containment, permissions, bounds, the terminal gate, the journal) and
 // recorded in the activity log as route "/mcp", without content.
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { fromJsonSchema, McpServer, type AuthInfo, type CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { redactValue, type CallRecord } from "../edge/activity-recorder.js";
+import { callRecordOf, failureOf, toolContextFor } from "../edge/call.js";
 import { ErrorCode, ToolError, toFailure } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { CallRecord } from "../gateway/activity-recorder.js";
-import { redactValue } from "../gateway/activity-recorder.js";
-import { projectScopeOf } from "../gateway/call-context.js";
 import type { AnyToolDefinition, ExactUrls, ToolContext } from "../kernel/tool/definition.js";
 import { isToolEnabled } from "../kernel/tool/permissions.js";
 import type { CandidateInput, MaybePromise, RunOutcome, ToolKernel } from "../kernel/tool/run-tool.js";
@@ -55,6 +51,8 @@ export interface McpDeps {
    * before answering `running` with the next call (default MAX_SETTLE_MS, tools/spec.ts). Tests shorten it.
    */
   callBoundMs?: number;
+  /** The bridge's version, for serverInfo (bridge.ts packageVersion; the MCP edge reads no files). */
+  version?: string;
 }
 
 /** The `_meta` key a client sets to make a tools/call retry-safe: the same key answers the recorded result. */
@@ -67,7 +65,6 @@ const MAX_SETTLE_POLLS = 2_000;
 /** The MCP tool that polls an intent (tools/journal.ts): a running answer's `next` names it. */
 export const POLL_TOOL = "mutation_result";
 
-const SERVER_INFO = { name: "urlbridge", version: packageVersion() };
 const INSTRUCTIONS = [
   "urlbridge gives you one project folder. Paths are relative to its root (or /project/...); nothing outside it is reachable.",
   "Read before you change: write replaces a whole file only after you have read its current version in full; prefer edit or patch for parts.",
@@ -105,7 +102,7 @@ export function createMcpServer(
   scopeOf: (ctx: McpHandlerContext) => McpScope = () => scope,
   onCall?: (ctx: McpHandlerContext) => () => void,
 ): McpServer {
-  const server = new McpServer(SERVER_INFO, {
+  const server = new McpServer({ name: "urlbridge", version: deps.version ?? "0.0.0" }, {
     // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
@@ -239,13 +236,7 @@ function contextOf(deps: McpDeps, scope: McpScope): ToolContext {
     // There is no request URL to correct: repairs are the structured error's words only.
     repair: () => undefined,
   };
-  return {
-    project: projectScopeOf(cap, deps.agentFallback),
-    session: { id: cap.sessionId, name: cap.sessionName, generation: cap.generation },
-    state: deps.states.get(cap.sessionId, cap.generation),
-    urls,
-    signal: deps.signal,
-  };
+  return toolContextFor({ cap, state: deps.states.get(cap.sessionId, cap.generation), urls, agentFallback: deps.agentFallback, signal: deps.signal });
 }
 
 function idempotencyKeyOf(meta: Record<string, unknown> | undefined): string | undefined {
@@ -358,8 +349,7 @@ function successResult(answer: McpAnswer): CallToolResult {
 }
 
 function failureResult(deps: McpDeps, spec: McpToolSpec, error: unknown): CallToolResult {
-  if (!(error instanceof ToolError)) deps.log.error(`mcp tool ${spec.name} failed unexpectedly`, { error: error instanceof Error ? error.stack : String(error) });
-  const body = toFailure(error) as unknown as Record<string, unknown>;
+  const body = failureOf(error, deps.log, `mcp tool ${spec.name} failed unexpectedly`) as unknown as Record<string, unknown>;
   return { content: [{ type: "text", text: failureText(body) }], structuredContent: body, isError: true };
 }
 
@@ -416,32 +406,8 @@ function recordCall(deps: McpDeps, scope: McpScope, spec: McpToolSpec, args: Rec
     params[name] = spec.contentFields.includes(name) ? `<${Buffer.byteLength(text, "utf8")} bytes>` : redactValue(name, text);
   }
   try {
-    deps.record({
-      sessionId: scope.cap.sessionId,
-      generation: scope.cap.generation,
-      route: "/mcp",
-      tool: spec.kernel,
-      ok: body.ok !== false,
-      errorCode: body.ok === false ? String(body.errorCode) : null,
-      httpStatus: 200,
-      startedAt,
-      callId: journaled.callId,
-      dedupe: journaled.dedupe,
-      params,
-    });
+    deps.record(callRecordOf({ cap: scope.cap, route: "/mcp", tool: spec.kernel, body: { ok: body.ok !== false, errorCode: body.errorCode }, startedAt, outcome: journaled, params }));
   } catch (error) {
     deps.log.warn("mcp activity record failed", { error: error instanceof Error ? error.message : String(error) });
   }
-}
-
-function packageVersion(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  // server/mcp/ from source, dist/server/mcp/ when built.
-  for (const up of ["../..", "../../.."]) {
-    const file = path.resolve(here, up, "package.json");
-    if (!fs.existsSync(file)) continue;
-    const pkg = JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string };
-    if (pkg.name === "urlbridge" && pkg.version) return pkg.version;
-  }
-  return "0.0.0";
 }

@@ -2,8 +2,8 @@
 // (`urlbridge mcp --session`, server/cli/mcp-relay.ts). Only the bridge's user can connect (state dir 0700, socket
 // 0600); agent commands run as another user when the bridge is root (docs/SECURITY.md). The SDK loads on the first
 // connection, not at start-up; each connection is served by socket-connection.ts.
-import fs from "node:fs";
 import net from "node:net";
+import { ownSocketFile, removeSocketFile, removeSocketFileIfOurs, socketFileKind } from "../edge/socket-file.js";
 import type { Logger } from "../log.js";
 import type { McpSocketDeps } from "./socket-connection.js";
 import { mcpSocketPath } from "./socket-protocol.js";
@@ -34,13 +34,9 @@ function answers(file: string): Promise<boolean> {
 
 /** Removes a socket file a killed bridge left behind; false when the path is taken by something else. */
 async function clearLeftover(file: string, log: Logger): Promise<boolean> {
-  let stat: fs.Stats;
-  try {
-    stat = fs.lstatSync(file);
-  } catch {
-    return true;
-  }
-  if (!stat.isSocket()) {
+  const kind = socketFileKind(file);
+  if (kind === "absent") return true;
+  if (kind === "other") {
     log.warn(`${file} exists and is not a socket; \`urlbridge mcp\` relays over HTTP instead (remove the file and restart to use the socket)`);
     return false;
   }
@@ -48,7 +44,7 @@ async function clearLeftover(file: string, log: Logger): Promise<boolean> {
     log.warn(`another process answers on ${file} (a second bridge on this state dir?); \`urlbridge mcp\` relays over HTTP to this one`);
     return false;
   }
-  fs.unlinkSync(file);
+  removeSocketFile(file);
   return true;
 }
 
@@ -74,6 +70,7 @@ export async function listenMcpSocket(stateDir: string, deps: McpSocketDeps): Pr
         socket.destroy();
       });
   });
+  let ino: number;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -83,25 +80,20 @@ export async function listenMcpSocket(stateDir: string, deps: McpSocketDeps): Pr
       });
     });
     // Bound with the umask's mode (0755 by default: connecting needs write, so only the owner could already).
-    fs.chmodSync(file, 0o600);
+    ino = ownSocketFile(file);
   } catch (error) {
     server.close();
     deps.log.warn(`cannot listen on ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}); \`urlbridge mcp\` relays over HTTP`);
     return { path: undefined, close: async () => {} };
   }
-  const { ino } = fs.statSync(file);
   return {
     path: file,
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
-        try {
-          // Only our own file: a later bridge may have bound the path meanwhile.
-          if (fs.lstatSync(file).ino === ino) fs.unlinkSync(file);
-        } catch {
-          // already gone
-        }
+        // Only our own file: a later bridge may have bound the path meanwhile.
+        removeSocketFileIfOurs(file, ino);
       }),
   };
 }

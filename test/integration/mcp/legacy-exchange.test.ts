@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createActivityRecorder } from "../../../server/gateway/activity-recorder.js";
+import { createActivityRecorder } from "../../../server/edge/activity-recorder.js";
 import { createAuthenticator } from "../../../server/gateway/authenticate.js";
 import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 import { createLogger } from "../../../server/log.js";

@@ -8,7 +8,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport as V1InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createActivityRecorder } from "../../../server/gateway/activity-recorder.js";
+import { createActivityRecorder } from "../../../server/edge/activity-recorder.js";
 import { createAuthenticator } from "../../../server/gateway/authenticate.js";
 import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 import { createLogger } from "../../../server/log.js";

@@ -1,4 +1,4 @@
-// Records every authenticated data-plane call for the operator: route, outcome, timing, dedupe metadata.
+// Records every authenticated call of either edge (URL data plane, MCP) for the operator: route, outcome, timing, dedupe metadata.
 // Tool content never reaches the log: content parameters become byte counts and secret-looking values are redacted.
 import type { ActivityQueries } from "../store/activity.js";
 import type { QuerySegment, RawTail } from "../url-grammar/query.js";
