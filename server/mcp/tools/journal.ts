@@ -2,6 +2,7 @@
 // for a call that answered still pending or running, or to look up what an earlier call did.
 import { z } from "zod";
 import { CALL_ID_PATTERN, MAX_WAIT_MS } from "../../mutation/journal/controls.js";
+import { terminalText } from "./shell.js";
 import { answerOf, jsonText, MAX_SETTLE_MS, type McpToolSpec } from "./spec.js";
 
 /** mutation_result's wait when none is given: the foreground bound, below every tested client's tool timeout. */
@@ -23,7 +24,8 @@ const mutationResult: McpToolSpec = {
   async call(args, call) {
     const { callId, wait } = args as z.infer<typeof resultInput>;
     const settleMs = wait ?? DEFAULT_RESULT_WAIT_MS;
-    return answerOf(await call.run("result", { call: callId, wait: Math.min(settleMs, MAX_WAIT_MS) }, { settleMs }), jsonText);
+    // A command's outcome reads as the shell call's own answer would have (exit code, stdout, stderr).
+    return answerOf(await call.run("result", { call: callId, wait: Math.min(settleMs, MAX_WAIT_MS) }, { settleMs }), (body) => (body.tool === "terminal" ? terminalText(body) : jsonText(body)));
   },
 };
 

@@ -20,7 +20,8 @@ const shellInput = z.strictObject({
   background: z.boolean().optional().describe("true: start a long-running process (a dev server) and answer after its start-up with its URLs, pid and log file; stop it with shell_stop."),
 });
 
-function terminalText(body: Record<string, unknown>): string {
+/** A terminal answer as text: exit code, stdout, stderr (foreground), or a background process's start-up. */
+export function terminalText(body: Record<string, unknown>): string {
   const out = body as unknown as TerminalOutput;
   if (out.mode === "foreground") {
     const status = out.exitCode === null ? `ended by ${out.signal ?? "a signal"}` : `exit code ${out.exitCode}`;

@@ -45,6 +45,8 @@ async function runLong(call: Caller, marker: string): Promise<Array<Record<strin
     expect(polled.isError, JSON.stringify(polled.content)).toBeFalsy();
     last = polled.structuredContent as Record<string, unknown>;
     answers.push(last);
+    // A text-only client reads the command's outcome as the shell call's own text.
+    if (last.state === "succeeded") expect((polled.content as Array<{ text?: string }>).map((c) => c.text).join("\n")).toMatch(new RegExp(`^exit code 0 after \\d+ ms\n${marker}\n`));
   }
   return answers;
 }
