@@ -27,6 +27,8 @@ export interface StandInModel {
 
 type Json = Record<string, unknown>;
 const DONE_TEXT = "All scripted steps ran.";
+/** What the stand-in asks Codex's tool_search, in turn, until it finds the bridge's tools. */
+const SEARCH_QUERIES = ["read file edit write patch shell command", "mcp__$server", "$server"];
 
 /** The client's name for a bridge tool: `mcp__<server>__read` (Claude), `mcp_<server>_read` (Gemini), `<server>_read` (OpenCode). */
 function offeredName(offered: string[], server: string, tool: string): string | undefined {
@@ -124,26 +126,44 @@ export async function startStandInModel(options: { serverName: string }): Promis
 
   function openaiResponses(body: Json, res: http.ServerResponse): void {
     const tools: string[] = [];
-    for (const t of (body.tools as Json[] | undefined) ?? []) {
-      if (Array.isArray(t.tools)) for (const u of t.tools as Json[]) tools.push(`${String(t.name)}::${String(u.name ?? (u.function as Json | undefined)?.name)}`);
-      else tools.push(String(t.name ?? (t.function as Json | undefined)?.name));
-    }
+    const collect = (list: Json[]) => {
+      for (const t of list) {
+        if (Array.isArray(t.tools)) for (const u of t.tools as Json[]) tools.push(`${String(t.name)}::${String(u.name ?? (u.function as Json | undefined)?.name)}`);
+        else tools.push(String(t.name ?? t.type));
+      }
+    };
+    collect((body.tools as Json[] | undefined) ?? []);
     const input = Array.isArray(body.input) ? (body.input as Json[]) : [];
     const calls = new Map<string, { name: string; args: Json }>();
     const history: Exchange[] = [];
+    let searched = false;
+    let searches = 0;
     for (const item of input) {
       if (item.type === "function_call") calls.set(String(item.call_id), { name: String(item.name), args: JSON.parse(String(item.arguments || "{}")) as Json });
       if (item.type === "function_call_output") {
         const call = calls.get(String(item.call_id));
         if (call) history.push({ tool: call.name, args: call.args, raw: textOfBlocks(item.output) });
       }
+      // Codex defers MCP tools behind a client-side tool_search: what it found comes back as tools to offer.
+      if (item.type === "tool_search_output") {
+        searches++;
+        searched = searched || ((item.tools as Json[] | undefined) ?? []).length > 0;
+        collect((item.tools as Json[] | undefined) ?? []);
+      }
     }
-    const scripted = tools.some((t) => t.startsWith(`${codexNamespace}::`) || t.startsWith(codexNamespace));
+    const scripted = tools.some((t) => t.startsWith(`${codexNamespace}::`)) || (tools.includes("tool_search") && !searched && searches < SEARCH_QUERIES.length && JSON.stringify(body).includes(server));
+    if (!scripted) {
+      lines.push(`responses side request: tools=${tools.join(",")}`);
+      if (process.env.STANDIN_DUMP) fs.writeFileSync(`${process.env.STANDIN_DUMP}.responses.${n}.json`, JSON.stringify(body, null, 1));
+    }
     let item: Json;
     const rid = `resp_standin_${++n}`;
     const call = scripted ? decide(history, tools) : undefined;
     if (call && tools.includes(`${codexNamespace}::${call.tool}`)) {
       item = { type: "function_call", id: `fc_standin_${n}`, call_id: `call_standin_${n}`, namespace: codexNamespace, name: call.tool, arguments: JSON.stringify(call.args), status: "completed" };
+    } else if (call && tools.includes("tool_search") && !searched && searches < SEARCH_QUERIES.length) {
+      const query = SEARCH_QUERIES[searches]!.replace("$server", server);
+      item = { type: "tool_search_call", id: `ts_standin_${n}`, call_id: `call_standin_${n}`, status: "completed", execution: "client", arguments: { query, limit: 20 } };
     } else {
       const text = !scripted ? "stand-in: side request" : call ? `stand-in: ${call.tool} is not offered (${tools.join(", ")})` : DONE_TEXT;
       item = { type: "message", id: `msg_standin_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };

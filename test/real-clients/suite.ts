@@ -164,6 +164,7 @@ export function describeRealClient(title: string, binaryEnv: string, runClient: 
       history = s.stepsOf(model.history());
       // For a person reading a failure: STANDIN_DUMP=<prefix> keeps what each step handed the model.
       if (process.env.STANDIN_DUMP) fs.writeFileSync(`${process.env.STANDIN_DUMP}.${title.replace(/\W+/g, "-")}.json`, JSON.stringify(history, null, 1));
+      if (process.env.STANDIN_DUMP) fs.writeFileSync(`${process.env.STANDIN_DUMP}.${title.replace(/\W+/g, "-")}.out`, result.output);
     }, CLIENT_RUN_TIMEOUT_MS + 60_000);
 
     afterAll(async () => {
