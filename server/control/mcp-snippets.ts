@@ -139,8 +139,6 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
         `[mcp_servers.${tomlKey(serverName)}]`,
         `url = ${tomlString(url)}`,
         `bearer_token_env_var = ${tomlString(CODEX_BEARER_ENV)}`,
-        // Codex 0.169 starts the first turn without waiting for a server whose tool catalog it has not cached yet.
-        `startup_readiness = "connection"`,
       ].join("\n"),
     },
     {

@@ -59,7 +59,7 @@ describe("MCP client snippets", () => {
 
   it("gives Codex a config.toml table whose bearer comes from an environment variable, and the export to set it", () => {
     expect(snippet("codex-remote")).toBe(
-      [`# export ${CODEX_BEARER_ENV}=Ab3dEf9h   (in the shell that starts codex)`, "[mcp_servers.demo-1]", 'url = "https://words.trycloudflare.com/mcp"', `bearer_token_env_var = "${CODEX_BEARER_ENV}"`, 'startup_readiness = "connection"'].join("\n"),
+      [`# export ${CODEX_BEARER_ENV}=Ab3dEf9h   (in the shell that starts codex)`, "[mcp_servers.demo-1]", 'url = "https://words.trycloudflare.com/mcp"', `bearer_token_env_var = "${CODEX_BEARER_ENV}"`].join("\n"),
     );
     const local = buildMcpSnippets({ ...INPUT, stdioCommand: stdioCommandFor("demo-1", HOST) }).find((s) => s.id === "codex-local")!.text;
     expect(local).toBe(["[mcp_servers.demo-1]", 'command = "/usr/bin/node"', `args = [${[...HOST_RELAY.slice(1), "--session", "demo-1"].map((a) => JSON.stringify(a)).join(", ")}]`].join("\n"));
