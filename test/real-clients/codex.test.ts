@@ -12,6 +12,8 @@ async function runCodex(context: ClientContext) {
   const codexHome = path.join(context.home, ".codex");
   fs.mkdirSync(codexHome, { recursive: true });
   const snippet = snippetText(context.view, "codex-remote");
+  // A model Codex knows (its bundled metadata), as a user's is: with an unknown name it falls back to other defaults
+  // (tool offering, output budget) than its users get.
   const provider = [
     'model = "gpt-5.5"',
     'model_provider = "standin"',
@@ -27,7 +29,7 @@ async function runCodex(context: ClientContext) {
   // The snippet's first line is the export to run in the shell that starts codex.
   const exportLine = /^# (export \S+=\S+)/.exec(snippet)?.[1];
   if (!exportLine) return { code: null, output: `the codex-remote snippet names no export line:\n${snippet}` };
-  const env = { ...context.baseEnv, HOME: context.home, CODEX_HOME: codexHome, STANDIN_API_KEY: "stand-in-key", ...(process.env.RUST_LOG ? { RUST_LOG: process.env.RUST_LOG } : {}) };
+  const env = { ...context.baseEnv, HOME: context.home, CODEX_HOME: codexHome, STANDIN_API_KEY: "stand-in-key", ...(process.env.RUST_LOG ? { RUST_LOG: process.env.RUST_LOG } : {}) }; // RUST_LOG=debug: the MCP exchange
   return run("sh", ["-c", `${exportLine}; exec "$0" "$@"`, bin, "exec", "--skip-git-repo-check", PROMPT], { cwd: context.workDir, env });
 }
 
