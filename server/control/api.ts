@@ -101,7 +101,7 @@ export function createApiRouter(options: ApiOptions): Router {
     const { localAddress, localPort } = ctx.req.socket;
     const host = !localAddress || localAddress === "0.0.0.0" || localAddress === "::" ? "127.0.0.1" : localAddress.replace(/^::ffff:/, "");
     const controlUrl = `http://${host.includes(":") ? `[${host}]` : host}:${localPort}`;
-    ctx.body = sessionMcpView(store, publicOrigin, ctx.params.id!, { inDocker, stateDir: options.config.stateDir, controlUrl });
+    ctx.body = sessionMcpView(store, publicOrigin, ctx.params.id!, { inDocker, composeProject: options.config.composeProject, stateDir: options.config.stateDir, controlUrl });
   });
   router.post("/sessions/:id/:action", (ctx) => {
     const id = ctx.params.id!;

@@ -62,7 +62,11 @@ export function mcpServerName(sessionName: string): string {
 
 /** Where the stdio relay runs: in the compose appliance, or on the bridge's host from this package. */
 export type RelayPlacement =
-  | { kind: "docker" }
+  | {
+      kind: "docker";
+      /** The compose project (URLBRIDGE_COMPOSE_PROJECT): its bridge container is `<project>-bridge-1`. */
+      composeProject?: string | undefined;
+    }
   | {
       kind: "host";
       /** Absolute path of the Node binary that runs the bridge (MCP clients may start commands with another PATH). */
@@ -78,10 +82,13 @@ export type RelayPlacement =
 /**
  * argv of `urlbridge mcp` for a session. On the host: absolute paths and flags for everything the relay needs,
  * so it starts from any folder with no environment from the client (Codex passes none to stdio servers, Gemini
- * drops *TOKEN* variables). In Docker: through the compose service.
+ * drops *TOKEN* variables). In Docker: `docker exec` into the bridge's container by name, from any folder; without
+ * the compose project's name, through the compose service (from the folder holding compose.yaml).
  */
 export function stdioCommandFor(sessionRef: string, placement: RelayPlacement): string[] {
-  if (placement.kind === "docker") return ["docker", "compose", "exec", "-T", "bridge", "urlbridge", "mcp", "--session", sessionRef];
+  const relay = ["urlbridge", "mcp", "--session", sessionRef];
+  if (placement.kind === "docker" && placement.composeProject) return ["docker", "exec", "-i", `${placement.composeProject}-bridge-1`, ...relay];
+  if (placement.kind === "docker") return ["docker", "compose", "exec", "-T", "bridge", ...relay];
   return [placement.node, placement.bin, "mcp", "--state-dir", placement.stateDir, "--control-url", placement.controlUrl, "--session", sessionRef];
 }
 

@@ -41,13 +41,15 @@ export const runningInAppliance = (stateDir: string): boolean => stateDir === AP
 /** Where this bridge's stdio relay runs: its state dir and the control plane's URL (as the request reached it). */
 export interface RelayContext {
   inDocker: boolean;
+  /** URLBRIDGE_COMPOSE_PROJECT: the appliance's compose project, which names its container. */
+  composeProject?: string | undefined;
   stateDir: string;
   controlUrl: string;
 }
 
 /** The relay on this host: this Node, this package's bin, by absolute paths (see stdioCommandFor). */
 export function relayPlacement(context: RelayContext): RelayPlacement {
-  if (context.inDocker) return { kind: "docker" };
+  if (context.inDocker) return { kind: "docker", composeProject: context.composeProject };
   return { kind: "host", node: process.execPath, bin: path.join(CLI_PACKAGE_ROOT, "bin", "urlbridge.js"), stateDir: path.resolve(context.stateDir), controlUrl: context.controlUrl };
 }
 

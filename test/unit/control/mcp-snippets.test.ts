@@ -57,6 +57,12 @@ describe("MCP client snippets", () => {
     expect(stdioCommandFor("demo-1", HOST)).toEqual([...HOST_RELAY, "--session", "demo-1"]);
   });
 
+  it("names the appliance's container when compose says its project, so the local command works from any folder", () => {
+    expect(stdioCommandFor("demo-1", { kind: "docker", composeProject: "urlbridge" })).toEqual(["docker", "exec", "-i", "urlbridge-bridge-1", "urlbridge", "mcp", "--session", "demo-1"]);
+    const snippets = buildMcpSnippets({ ...INPUT, stdioCommand: stdioCommandFor("demo-1", { kind: "docker", composeProject: "ub" }) });
+    expect(snippets.find((s) => s.id === "claude-code-local")!.text).toBe("claude mcp add demo-1 -- docker exec -i ub-bridge-1 urlbridge mcp --session demo-1");
+  });
+
   it("gives Codex a config.toml table whose bearer comes from an environment variable, and the export to set it", () => {
     expect(snippet("codex-remote")).toBe(
       [`# export ${CODEX_BEARER_ENV}=Ab3dEf9h   (in the shell that starts codex)`, "[mcp_servers.demo-1]", 'url = "https://words.trycloudflare.com/mcp"', `bearer_token_env_var = "${CODEX_BEARER_ENV}"`].join("\n"),
