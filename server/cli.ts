@@ -7,9 +7,9 @@ import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./cli/cli-error.js";
 import { runProjectCommand, runSessionCommand, runTokenCommand, type Print } from "./cli/commands.js";
 import { isEntryPoint } from "./entry-point.js";
 
-function loadCliConfig(): Config {
+function loadCliConfig(env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    return loadConfig();
+    return loadConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message.replace(/\n\s*/g, " "), EXIT_USAGE);
     throw error;
@@ -40,8 +40,8 @@ export async function runCli(argv: string[], print: Print = (text) => process.st
         return 0;
       case "mcp": {
         // stdout belongs to JSON-RPC from here on: every message of this command goes to stderr.
-        const { runMcpCommand } = await import("./cli/mcp-command.js");
-        await runMcpCommand(loadCliConfig(), cmd);
+        const { mcpCommandEnv, runMcpCommand } = await import("./cli/mcp-command.js");
+        await runMcpCommand(loadCliConfig(mcpCommandEnv(cmd, process.env)), cmd);
         return 0;
       }
       case "backup":

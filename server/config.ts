@@ -86,6 +86,8 @@ const envSchema = z.object({
   URLBRIDGE_CLOUDFLARED: flag.default(false),
   // deploy/compose.local-data-plane.yaml sets it: the data plane is also published on the host's loopback.
   URLBRIDGE_DATA_PLANE_ON_HOST: flag.default(false),
+  // compose.yaml passes its project name: the stdio snippets then name the container (`docker exec -i <project>-bridge-1`).
+  URLBRIDGE_COMPOSE_PROJECT: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "must be a compose project name (a-z, 0-9, _ and -)").optional(),
   URLBRIDGE_GREP_ENGINE: z.enum(["auto", "rg", "fallback"]).default("auto"),
   URLBRIDGE_SANDBOX: z.enum(["auto", "landlock", "container", "none"]).default("auto"),
   // server/sandbox/spawner.ts: "off" makes the bridge fork the launcher itself (the fallback path).
@@ -149,6 +151,8 @@ export interface Config {
   allowedHosts: string[];
   /** The appliance publishes the data plane on the host's loopback too, so its local origin reaches the host. */
   dataPlaneOnHost: boolean;
+  /** The compose project the appliance runs in (URLBRIDGE_COMPOSE_PROJECT), when compose.yaml says. */
+  composeProject: string | undefined;
   /** Outside Docker: spawn a cloudflared quick tunnel if the binary is on PATH. */
   spawnCloudflared: boolean;
   /** /g engine: ripgrep when on PATH (auto), always rg, or always the portable fallback. */
@@ -252,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts: e.URLBRIDGE_ALLOWED_HOSTS,
     spawnCloudflared: e.URLBRIDGE_CLOUDFLARED,
     dataPlaneOnHost: e.URLBRIDGE_DATA_PLANE_ON_HOST,
+    composeProject: e.URLBRIDGE_COMPOSE_PROJECT,
     grepEngine: e.URLBRIDGE_GREP_ENGINE,
     sandbox: e.URLBRIDGE_SANDBOX,
     spawner: e.URLBRIDGE_SPAWNER,

@@ -14,6 +14,7 @@ Usage:
   urlbridge session list
   urlbridge session rotate <session-id>
   urlbridge mcp --session <session-name-or-id>       MCP over stdio for a local client (relays to the bridge)
+      [--state-dir <dir>] [--control-url <url>]      ... finding the bridge without URLBRIDGE_* variables
   urlbridge backup <file>                            online copy of the state database (- for stdout), safe while running
   urlbridge restore <file> [--key <capability-key>]  install a backup; the bridge must be stopped (deploy/UPGRADE.md)
   urlbridge help | --version
@@ -36,6 +37,8 @@ const OPTIONS = {
   name: { type: "string" },
   session: { type: "string" },
   key: { type: "string" },
+  "state-dir": { type: "string" },
+  "control-url": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -55,6 +58,10 @@ export interface ParsedCommand {
     name: string | undefined;
     session: string | undefined;
     key: string | undefined;
+    /** `mcp`: the bridge's state dir, in place of URLBRIDGE_STATE_DIR (MCP clients start the relay without our environment). */
+    stateDir: string | undefined;
+    /** `mcp`: the control plane's URL, in place of URLBRIDGE_CONTROL_HOST/PORT. */
+    controlUrl: string | undefined;
   };
 }
 
@@ -69,7 +76,7 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   "session create": { flags: ["name", "json"], args: ["<project-name-or-id>"] },
   "session list": { flags: ["json"], args: [] },
   "session rotate": { flags: ["json"], args: ["<session-id>"] },
-  mcp: { flags: ["session"], args: [] },
+  mcp: { flags: ["session", "state-dir", "control-url"], args: [] },
   backup: { flags: ["json"], args: ["<file>"] },
   restore: { flags: ["key", "json"], args: ["<file>"] },
 };
@@ -118,6 +125,8 @@ function build(command: string, args: string[], values: Partial<Record<Flag, str
       name: typeof values.name === "string" ? values.name : undefined,
       session: typeof values.session === "string" ? values.session : undefined,
       key: typeof values.key === "string" ? values.key : undefined,
+      stateDir: typeof values["state-dir"] === "string" ? values["state-dir"] : undefined,
+      controlUrl: typeof values["control-url"] === "string" ? values["control-url"] : undefined,
     },
   };
 }

@@ -97,7 +97,11 @@ export function createApiRouter(options: ApiOptions): Router {
     ctx.body = registry.getSession(ctx.params.id!);
   });
   router.get("/sessions/:id/mcp", (ctx) => {
-    ctx.body = sessionMcpView(store, publicOrigin, ctx.params.id!, inDocker);
+    // The relay reaches the control plane where this request did (the socket's own address and port).
+    const { localAddress, localPort } = ctx.req.socket;
+    const host = !localAddress || localAddress === "0.0.0.0" || localAddress === "::" ? "127.0.0.1" : localAddress.replace(/^::ffff:/, "");
+    const controlUrl = `http://${host.includes(":") ? `[${host}]` : host}:${localPort}`;
+    ctx.body = sessionMcpView(store, publicOrigin, ctx.params.id!, { inDocker, composeProject: options.config.composeProject, stateDir: options.config.stateDir, controlUrl });
   });
   router.post("/sessions/:id/:action", (ctx) => {
     const id = ctx.params.id!;

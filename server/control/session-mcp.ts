@@ -6,7 +6,9 @@ import { mutationEnabled } from "../kernel/tool/permissions.js";
 import type { Store } from "../store/index.js";
 import type { PublicOrigin } from "../tunnel/public-origin.js";
 import { ControlError, ControlErrorCode, notFound } from "./errors.js";
-import { buildMcpSnippets, MCP_HTTP_PATH, mcpServerName, stdioCommandFor, type McpSnippet } from "./mcp-snippets.js";
+import path from "node:path";
+import { CLI_PACKAGE_ROOT } from "../cli/invocation.js";
+import { buildMcpSnippets, MCP_HTTP_PATH, mcpServerName, stdioCommandFor, type McpSnippet, type RelayPlacement } from "./mcp-snippets.js";
 
 export interface SessionMcpView {
   sessionId: string;
@@ -36,7 +38,22 @@ export const APPLIANCE_STATE_DIR = "/var/lib/urlbridge";
  */
 export const runningInAppliance = (stateDir: string): boolean => stateDir === APPLIANCE_STATE_DIR && fs.existsSync("/.dockerenv");
 
-export function sessionMcpView(store: Store, publicOrigin: PublicOrigin, id: string, inDocker: boolean): SessionMcpView {
+/** Where this bridge's stdio relay runs: its state dir and the control plane's URL (as the request reached it). */
+export interface RelayContext {
+  inDocker: boolean;
+  /** URLBRIDGE_COMPOSE_PROJECT: the appliance's compose project, which names its container. */
+  composeProject?: string | undefined;
+  stateDir: string;
+  controlUrl: string;
+}
+
+/** The relay on this host: this Node, this package's bin, by absolute paths (see stdioCommandFor). */
+export function relayPlacement(context: RelayContext): RelayPlacement {
+  if (context.inDocker) return { kind: "docker", composeProject: context.composeProject };
+  return { kind: "host", node: process.execPath, bin: path.join(CLI_PACKAGE_ROOT, "bin", "urlbridge.js"), stateDir: path.resolve(context.stateDir), controlUrl: context.controlUrl };
+}
+
+export function sessionMcpView(store: Store, publicOrigin: PublicOrigin, id: string, relay: RelayContext): SessionMcpView {
   const session = store.sessions.get(id);
   if (!session) throw notFound("session", id);
   const project = store.projects.get(session.projectId);
@@ -48,7 +65,7 @@ export function sessionMcpView(store: Store, publicOrigin: PublicOrigin, id: str
   if (!bearer) throw new ControlError(ControlErrorCode.internalError, `Session "${session.name}" has no readable capability; rotate it.`);
   // A name two sessions share would make `urlbridge mcp --session <name>` refuse: hand out the id instead.
   const nameIsUnique = store.sessions.list().filter((s) => s.name === session.name).length === 1;
-  const stdioCommand = stdioCommandFor(nameIsUnique ? session.name : session.id, inDocker);
+  const stdioCommand = stdioCommandFor(nameIsUnique ? session.name : session.id, relayPlacement(relay));
   const origin = publicOrigin.origin();
   const url = `${origin}${MCP_HTTP_PATH}`;
   const pathUrl = `${origin}/v0/${bearer}${MCP_HTTP_PATH}`;

@@ -116,7 +116,7 @@ describe("control UI in Chromium", () => {
     const server = opencode.mcp["agent-one"]!;
     expect(server).toMatchObject({ type: "remote", url: `${t.bridge.dataUrl}/mcp`, oauth: false });
     expect(server.headers.Authorization).toMatch(/^Bearer [A-Za-z0-9]{8}$/);
-    expect(await card.getByTestId("mcp-claude-code-local").inputValue()).toMatch(/^claude mcp add agent-one -- (docker compose exec -T bridge )?urlbridge mcp --session agent-one$/);
+    expect(await card.getByTestId("mcp-claude-code-local").inputValue()).toMatch(/^claude mcp add agent-one -- (docker compose exec -T bridge urlbridge|\/\S+ \/\S+\/bin\/urlbridge\.js) mcp (--state-dir \/\S+ --control-url http:\/\/\S+ )?--session agent-one$/);
     const sessionId = await card.getAttribute("data-session-id");
     const view = await t.api<{ snippets: Array<{ id: string; text: string }> }>("GET", `/api/sessions/${sessionId}/mcp`);
     expect(view.body.snippets.find((s) => s.id === "opencode-remote")?.text).toBe(await card.getByTestId("mcp-opencode-remote").inputValue());

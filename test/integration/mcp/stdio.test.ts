@@ -268,8 +268,9 @@ describe.each([
     const sessionId = /^Session snippets \((s_\w+)\)/m.exec(created.stdout)![1]!;
     const view = (await t.api<{ capability: string; stdioCommand: string[]; snippets: Array<{ title: string; text: string }> }>("GET", `/api/sessions/${sessionId}/mcp`)).body;
     expect(view.capability).toBe("mutation");
-    // Not the compose appliance (its state dir is /var/lib/urlbridge): the relay runs directly.
-    expect(view.stdioCommand).toEqual(["urlbridge", "mcp", "--session", "snippets"]);
+    // Not the compose appliance (its state dir is /var/lib/urlbridge): the relay runs directly, by absolute paths,
+    // finding the bridge through flags rather than the client's environment.
+    expect(view.stdioCommand).toEqual([process.execPath, path.resolve(BIN), "mcp", "--state-dir", t.stateDir, "--control-url", t.bridge.controlUrl, "--session", "snippets"]);
     for (const snippet of view.snippets) expect(created.stdout).toContain(`${snippet.title}:\n${snippet.text}`);
     const remote = JSON.parse(view.snippets[0]!.text) as { mcp: Record<string, { url: string; headers: { Authorization: string } }> };
     expect(remote.mcp.snippets!.url).toBe(`${t.bridge.dataUrl}/mcp`);
