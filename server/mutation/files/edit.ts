@@ -76,7 +76,7 @@ export const editTool = defineTool({
     ...journalControls,
   }),
   output: editOutput,
-  url: { aliases: { file: "path", filePath: "path", replaceAll: "all" }, rawField: "new" },
+  url: { aliases: { file: "path", filePath: "path", replaceAll: "all", oldString: "old", newString: "new" }, rawField: "new" },
   journal: {
     stagedContent: [
       { blob: "oldBlob", count: "oldCount", into: "old" },
