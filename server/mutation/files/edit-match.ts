@@ -22,8 +22,8 @@ export interface EditMatch {
   wholeLines: boolean;
 }
 
-/** Tolerant strategies are skipped for texts longer than this (the exact search still runs): they split lines. */
-export const MAX_TOLERANT_TEXT_CHARS = 8 * 1024 * 1024;
+/** Tolerant strategies are skipped for texts longer than this (the exact search still runs): they split and scan every line on the event loop (~0.1 s at this size). */
+export const MAX_TOLERANT_TEXT_CHARS = 2 * 1024 * 1024;
 /** Block anchors: old must span at least this many lines, and the middle lines must be this similar (0..1). */
 const MIN_ANCHOR_LINES = 3;
 const MIN_ANCHOR_SIMILARITY = 0.5;

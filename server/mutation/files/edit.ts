@@ -19,7 +19,7 @@ import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
 import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
 import { locateOld, MATCH_STRATEGIES, reindent, type EditMatch } from "./edit-match.js";
-import { MAX_DIFF_CHARS, unifiedDiff } from "./edit-diff.js";
+import { MAX_DIFF_CHARS, unifiedDiff, type ChangedLines } from "./edit-diff.js";
 
 /** The serial-edit nudge: this many distinct successful edits within the window suggest one /a patch. */
 export const EDIT_STREAK_THRESHOLD = 3;
@@ -123,7 +123,7 @@ async function createHeld(ctx: ToolContext, target: HeldPath, content: string): 
     encoding: "utf-8",
     newline: detectNewlines(content).style,
     ...(target.exists ? {} : { created: true as const }),
-    ...diffFields(target.display, "", after),
+    ...diffFields(target.display, "", after, [{ before: [0, 0], after: [0, Number.MAX_SAFE_INTEGER] }]),
   };
   await commitSingleFile(ctx, { target, bytes, ...(target.exists ? { mode: info!.mode & 0o7777 } : {}), previous: target.exists ? Buffer.alloc(0) : undefined }, answer);
   return answer;
@@ -147,6 +147,11 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   let linesRemoved = 0;
   let linesAdded = 0;
   let replaced = "";
+  // The lines each span touched, before and after (0-based): where the diff looks. lineDelta: lines added so far.
+  const changes: ChangedLines[] = [];
+  let scanned = 0;
+  let line = 0;
+  let lineDelta = 0;
   for (const span of match.spans) {
     const start = normalized.offsets[span.start]!;
     const end = normalized.offsets[span.end]!;
@@ -155,8 +160,15 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
     const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
     text += decoded.text.slice(from, start) + convertNewlines(put, newline);
     from = end;
-    linesRemoved += matched.split("\n").length;
-    linesAdded += put.split("\n").length;
+    line += countNewlines(normalized.text, scanned, span.start);
+    const removed = countNewlines(matched, 0, matched.length);
+    const added = countNewlines(put, 0, put.length);
+    changes.push({ before: [line, line + removed + 1], after: [line + lineDelta, line + lineDelta + added + 1] });
+    lineDelta += added - removed;
+    line += removed;
+    scanned = span.end;
+    linesRemoved += removed + 1;
+    linesAdded += added + 1;
     replaced = matched;
   }
   text += decoded.text.slice(from);
@@ -168,7 +180,7 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   const answer: EditOutput = {
     ok: true,
     path: target.display,
-    line: lineAt(normalized.text, match.spans[0]!.start),
+    line: changes[0]!.before[0] + 1,
     linesRemoved,
     linesAdded,
     encoding: decoded.encoding,
@@ -176,7 +188,7 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
     matchedBy: match.strategy,
     ...(match.strategy === "exact" ? {} : { replaced: replaced.length > MAX_SHOWN_REPLACED_CHARS ? `${replaced.slice(0, MAX_SHOWN_REPLACED_CHARS)}…` : replaced }),
     ...(all ? { occurrences: match.spans.length } : {}),
-    ...diffFields(target.display, normalized.text, after),
+    ...diffFields(target.display, normalized.text, after, changes),
     ...streakAdvice(ctx),
   };
   try {
@@ -189,8 +201,14 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   return answer;
 }
 
-function diffFields(display: string, before: string, after: string): Pick<EditOutput, "diff" | "diffTruncated"> {
-  const found = unifiedDiff(display, before, after);
+function countNewlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let at = text.indexOf("\n", from); at !== -1 && at < to; at = text.indexOf("\n", at + 1)) n++;
+  return n;
+}
+
+function diffFields(display: string, before: string, after: string, changes: ChangedLines[]): Pick<EditOutput, "diff" | "diffTruncated"> {
+  const found = unifiedDiff(display, before, after, changes);
   if (!found) return {};
   return { diff: found.diff, ...(found.truncated ? { diffTruncated: true as const } : {}) };
 }
