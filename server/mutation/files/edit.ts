@@ -173,6 +173,13 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   }
   text += decoded.text.slice(from);
   const bytes = encodeText(text, decoded.encoding);
+  if (bytes.equals(previous)) {
+    // A tolerant match can find new itself (old differed from it only in the drift the strategy ignores).
+    throw new ToolError(ErrorCode.editNoChange, `The text old matched (${match.strategy}, line ${changes[0]!.before[0] + 1}) already reads as new; nothing to change.`, {
+      detail: { path: target.display, matchedBy: match.strategy },
+      retryable: false,
+    });
+  }
   // The diff is computed from the bytes that will be on disk, decoded the way the file was.
   const after = normalizeNewlines(decodeForEdit(bytes, target.display).text);
   // The whole answer is known before the file changes: it is recorded with the checkpoint, ahead of the rename,

@@ -75,6 +75,13 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
     expect(disk(t(), "tolerant-twice.ts")).toBe(content);
   });
 
+  it("answers edit_no_change when the one tolerant match already reads as newString", async () => {
+    put(t(), "same.txt", "a\nfoo();\nb\n");
+    const done = await t().edit({ filePath: "same.txt", oldString: "foo();   ", newString: "foo();" });
+    expect(done.body).toMatchObject({ ok: false, errorCode: "edit_no_change", errorDetail: { matchedBy: "line-trimmed" } });
+    expect(disk(t(), "same.txt")).toBe("a\nfoo();\nb\n");
+  });
+
   it("creates a missing file from an empty oldString, and refuses one on a file with content", async () => {
     const created = await t().edit({ filePath: "made/by-edit.txt", oldString: "", newString: "first\nsecond\n" });
     expect(created.body).toMatchObject({ ok: true, created: true, linesAdded: 2 });
