@@ -29,6 +29,8 @@ export interface Transport {
   name: "url" | "mcp";
   /** The project folder this transport's session works in. */
   root: string;
+  /** The session's capability bases (read, mutation). */
+  bases: { r: string; m: string | undefined };
   edit(args: EditArgs): Promise<Answer>;
   write(args: { filePath: string; content: string }): Promise<Answer>;
   read(args: { filePath: string; offset?: number; limit?: number }): Promise<Answer>;
@@ -44,10 +46,11 @@ export async function openTransport(tb: TestBridge, name: "url" | "mcp"): Promis
   fs.mkdirSync(root, { recursive: true });
   giveToAgent(root);
   const session = await tb.session({ write: true, root, name: `edit-${name}` });
-  return name === "url" ? urlTransport(session, root) : mcpTransport(tb, session, root);
+  const transport = name === "url" ? urlTransport(session, root) : await mcpTransport(tb, session, root);
+  return { ...transport, bases: { r: session.r, m: session.m } };
 }
 
-function urlTransport(s: AgentSession, root: string): Transport {
+function urlTransport(s: AgentSession, root: string): Omit<Transport, "bases"> {
   const json = async (u: string): Promise<Answer> => {
     const body = await agentGet<Body>(u);
     return { body, text: JSON.stringify(body) };
@@ -68,7 +71,7 @@ function urlTransport(s: AgentSession, root: string): Transport {
   };
 }
 
-async function mcpTransport(tb: TestBridge, s: AgentSession, root: string): Promise<Transport> {
+async function mcpTransport(tb: TestBridge, s: AgentSession, root: string): Promise<Omit<Transport, "bases">> {
   const client: McpTestClient = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(s.m!), { sdk: "v2" });
   const call = async (name: string, args: Record<string, unknown>, key?: string): Promise<Answer> => {
     const result = await client.callTool({ name, arguments: args, ...(key ? { _meta: { [IDEMPOTENCY_KEY]: key } } : {}) });
@@ -79,6 +82,7 @@ async function mcpTransport(tb: TestBridge, s: AgentSession, root: string): Prom
     name: "mcp",
     root,
     edit: ({ key, ...args }) => call("edit", args, key),
+    // Fields beyond filePath/content pass through as given (a test may add path too).
     write: (args) => call("write", args),
     read: (args) => call("read", args),
     async glob(pattern) {

@@ -5,7 +5,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { url } from "./fixtures.js";
 import { openTransport, type Transport } from "./edit-transports.js";
 
 let tb: TestBridge;
@@ -36,6 +37,14 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
     expect((await t().edit({ filePath: "fields.txt", oldString: "beta", newString: "gamma" })).body).toMatchObject({ ok: true, matchedBy: "exact", line: 2 });
     expect((await t().write({ filePath: "fields-new.txt", content: "new\n" })).body).toMatchObject({ ok: true, created: true });
     expect(disk(t(), "fields.txt")).toBe("alpha\ngamma\n");
+  });
+
+  it("refuses path and filePath given together, writing nothing", async () => {
+    const answer = name === "url"
+      ? await agentGet(url(t().bases.m!, "w", [["path", "both-a.txt"], ["filePath", "both-b.txt"]], "x"))
+      : (await t().write({ filePath: "both-b.txt", content: "x", path: "both-a.txt" } as never)).body;
+    expect(answer).toMatchObject({ ok: false, errorCode: "conflicting_parameters" });
+    expect(fs.existsSync(path.join(t().root, "both-a.txt")) || fs.existsSync(path.join(t().root, "both-b.txt"))).toBe(false);
   });
 
   it("replaces every occurrence with replaceAll, and refuses an ambiguous edit with a hint naming it", async () => {
