@@ -27,6 +27,24 @@ export const MAX_TOLERANT_TEXT_CHARS = 2 * 1024 * 1024;
 /** Block anchors: old must span at least this many lines, and the middle lines must be this similar (0..1). */
 const MIN_ANCHOR_LINES = 3;
 const MIN_ANCHOR_SIMILARITY = 0.5;
+/**
+ * Line comparisons (and block-anchor alignment steps) the tolerant chain may spend on one edit: a file of equal
+ * lines and an old of thousands of them would otherwise cost lines x old lines on the event loop. Spent, the
+ * chain stops and the edit answers edit_no_match, as when nothing was found.
+ */
+export const MAX_TOLERANT_STEPS = 4_000_000;
+
+/** What is left of MAX_TOLERANT_STEPS for one edit; `spend` answers false once it is gone. */
+class StepBudget {
+  private left = MAX_TOLERANT_STEPS;
+  spend(steps: number): boolean {
+    this.left -= steps;
+    return this.left >= 0;
+  }
+  get spent(): boolean {
+    return this.left < 0;
+  }
+}
 
 /**
  * The deciding strategy and its spans, or undefined when no strategy finds old. `all` (replaceAll) takes every
@@ -39,14 +57,16 @@ export function locateOld(text: string, old: string, options: { all: boolean; li
   const lines = indexLines(text);
   const want = oldLines(old);
   const indent = commonIndent(want.lines);
+  const budget = new StepBudget();
   const strategies: Array<[MatchStrategy, () => MatchSpan[]]> = [
-    ["indentation-flexible", () => lineWindows(lines, want, () => sameDedented(indent))],
-    ["line-trimmed", () => lineWindows(lines, want, () => (a, b) => a.trim() === b.trim())],
-    ["whitespace-normalized", () => whitespaceNormalized(text, lines, want)],
-    ["block-anchor", () => blockAnchor(lines, want)],
+    ["indentation-flexible", () => lineWindows(lines, want, () => sameDedented(indent), budget)],
+    ["line-trimmed", () => lineWindows(lines, want, () => (a, b) => a.trim() === b.trim(), budget)],
+    ["whitespace-normalized", () => whitespaceNormalized(text, lines, want, budget)],
+    ["block-anchor", () => blockAnchor(lines, want, budget)],
   ];
   for (const [strategy, find] of strategies) {
     const spans = find();
+    if (budget.spent) return undefined;
     // Every tolerant strategy but the one-line whitespace search matches whole lines.
     const wholeLines = !(strategy === "whitespace-normalized" && want.lines.length === 1);
     if (spans.length > 0) return { strategy, spans: spans.slice(0, options.limit), wholeLines };
@@ -109,13 +129,14 @@ function spanOf(index: IndexedLines, first: number, count: number, trailingNewli
 type LineComparison = (fileLine: string, oldLine: string) => boolean;
 
 /** Windows of whole lines where every line pair satisfies the comparison `compare()` makes for that window. */
-function lineWindows(index: IndexedLines, want: OldLines, compare: () => LineComparison): MatchSpan[] {
+function lineWindows(index: IndexedLines, want: OldLines, compare: () => LineComparison, budget: StepBudget): MatchSpan[] {
   const n = want.lines.length;
   const spans: MatchSpan[] = [];
   for (let i = 0; i + n <= index.lines.length; i++) {
     const same = compare();
     let j = 0;
     while (j < n && same(index.lines[i + j]!, want.lines[j]!)) j++;
+    if (!budget.spend(j + 1)) return [];
     if (j === n && (n > 1 || want.lines[0]!.trim() !== "")) spans.push(spanOf(index, i, n, want.trailingNewline));
   }
   return spans;
@@ -160,15 +181,26 @@ const collapse = (line: string) => line.trim().replace(/\s+/g, " ");
 
 /**
  * Runs of spaces and tabs count as one: a one-line old is found inside lines (each whitespace run of old matching
- * any run), a longer old as whole lines compared collapsed.
+ * any run), a longer old as whole lines compared collapsed. The one-line search finds old's first word with
+ * indexOf and checks the rest word by word (no regular expression built from agent text), within the budget.
  */
-function whitespaceNormalized(text: string, index: IndexedLines, want: OldLines): MatchSpan[] {
-  if (want.lines.length > 1) return lineWindows(index, want, () => (a, b) => collapse(a) === collapse(b));
-  const tokens = want.lines[0]!.trim().split(/[ \t]+/).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  if (tokens.length < 2) return [];
-  const pattern = new RegExp(tokens.join("[ \\t]+"), "g");
+function whitespaceNormalized(text: string, index: IndexedLines, want: OldLines, budget: StepBudget): MatchSpan[] {
+  if (want.lines.length > 1) return lineWindows(index, want, () => (a, b) => collapse(a) === collapse(b), budget);
+  const words = want.lines[0]!.trim().split(/[ \t]+/);
+  if (words.length < 2) return [];
   const spans: MatchSpan[] = [];
-  for (const m of text.matchAll(pattern)) spans.push({ start: m.index, end: m.index + m[0].length });
+  for (let at = text.indexOf(words[0]!); at !== -1; at = text.indexOf(words[0]!, at + 1)) {
+    let q = at + words[0]!.length;
+    let w = 1;
+    for (; w < words.length; w++) {
+      const gap = q;
+      while (q < text.length && (text.charCodeAt(q) === 32 || text.charCodeAt(q) === 9)) q++;
+      if (q === gap || !text.startsWith(words[w]!, q)) break;
+      q += words[w]!.length;
+    }
+    if (!budget.spend(w)) return [];
+    if (w === words.length) spans.push({ start: at, end: q });
+  }
   return spans;
 }
 
@@ -176,7 +208,7 @@ function whitespaceNormalized(text: string, index: IndexedLines, want: OldLines)
  * Block anchors: first and last lines of old match (trimmed), the block is about as long as old, and its middle
  * lines are mostly old's middle lines (LCS of trimmed lines over the longer side, at least MIN_ANCHOR_SIMILARITY).
  */
-function blockAnchor(index: IndexedLines, want: OldLines): MatchSpan[] {
+function blockAnchor(index: IndexedLines, want: OldLines, budget: StepBudget): MatchSpan[] {
   const n = want.lines.length;
   if (n < MIN_ANCHOR_LINES) return [];
   const first = want.lines[0]!.trim();
@@ -190,7 +222,8 @@ function blockAnchor(index: IndexedLines, want: OldLines): MatchSpan[] {
     for (let end = i + Math.max(2, n - 1 - slack); end <= Math.min(index.lines.length - 1, i + n - 1 + slack); end++) {
       if (index.lines[end]!.trim() !== last) continue;
       const block = index.lines.slice(i + 1, end).map((l) => l.trim());
-      if (similarity(block, middle) >= MIN_ANCHOR_SIMILARITY) {
+      if (!budget.spend(block.length + middle.length)) return [];
+      if (similar(block, middle, budget)) {
         spans.push(spanOf(index, i, end - i + 1, want.trailingNewline));
         break;
       }
@@ -199,10 +232,20 @@ function blockAnchor(index: IndexedLines, want: OldLines): MatchSpan[] {
   return spans;
 }
 
-function similarity(a: string[], b: string[]): number {
+/**
+ * Whether the longest common subsequence of two line lists covers at least MIN_ANCHOR_SIMILARITY of the longer:
+ * jsdiff's diffArrays, stopped at the edit distance beyond which that cannot hold (its cost is bounded by it).
+ */
+function similar(a: string[], b: string[], budget: StepBudget): boolean {
   const longer = Math.max(a.length, b.length);
-  if (longer === 0) return 1;
+  if (longer === 0) return true;
+  const needed = Math.ceil(longer * MIN_ANCHOR_SIMILARITY);
+  const maxEditLength = a.length + b.length - 2 * needed;
+  if (maxEditLength < 0) return false;
+  if (!budget.spend(longer * (maxEditLength + 1))) return false;
+  const parts = diffArrays(a, b, { maxEditLength });
+  if (!parts) return false;
   let common = 0;
-  for (const part of diffArrays(a, b)) if (!part.added && !part.removed) common += part.count ?? part.value.length;
-  return common / longer;
+  for (const part of parts) if (!part.added && !part.removed) common += part.count ?? part.value.length;
+  return common >= needed;
 }

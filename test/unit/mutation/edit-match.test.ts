@@ -1,6 +1,6 @@
 // edit's matching chain: exact first, then one tolerant strategy, which decides as soon as it finds anything.
 import { describe, expect, it } from "vitest";
-import { locateOld, reindent } from "../../../server/mutation/files/edit-match.js";
+import { locateOld, MAX_TOLERANT_STEPS, reindent } from "../../../server/mutation/files/edit-match.js";
 
 const find = (text: string, old: string, all = false) => {
   const match = locateOld(text, old, { all, limit: 1001 });
@@ -27,6 +27,17 @@ describe("locateOld", () => {
     ["part of a line, indented differently", "x = f(1);\n", "  f(1);"],
   ])("finds nothing for %s", (_name, text, old) => {
     expect(find(text, old)).toBeUndefined();
+  });
+
+  it("gives up, as no match, once its line comparisons are spent (a file of equal lines against a long old)", () => {
+    const oldLines = 2000;
+    // Every window agrees on 1999 lines and fails on the last, except the one at the very end.
+    const windows = Math.ceil(MAX_TOLERANT_STEPS / oldLines) + 10;
+    const text = `${"  a\n".repeat(windows + oldLines)}  b\n`;
+    const old = `${"a \n".repeat(oldLines - 1)}b `;
+    expect(find(text, old)).toBeUndefined();
+    // The same shape within the budget is found.
+    expect(find(`${"  a\n".repeat(oldLines + 5)}  b\n`, old)?.strategy).toBe("line-trimmed");
   });
 
   it("takes every exact occurrence, non-overlapping, with all", () => {
