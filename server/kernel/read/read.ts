@@ -126,7 +126,7 @@ export const readTool = defineTool({
   example: "/r?path=src/app.ts",
   schema,
   output: readOutput,
-  url: { aliases: { file: "path" } },
+  url: { aliases: { file: "path", filePath: "path" } },
   execute(args, ctx) {
     const shared: RangeRequest = { offset: args.offset, col: args.col, limit: args.limit };
     const pairs = pairRanges({

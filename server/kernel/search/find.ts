@@ -32,6 +32,8 @@ const schema = z.object({
   limit: z.number().int().min(1).max(MAX_FIND_RESULTS).default(DEFAULT_FIND_RESULTS),
   /** Resume cursor a truncated answer's next carries: only paths after this one in walk order. */
   after: z.string().min(1).optional(),
+  /** path: walk order (default, resumable with next); mtime: newest first (OpenCode's glob), the newest `limit` of every match. */
+  sort: z.enum(["path", "mtime"]).default("path"),
 });
 
 const findHit = z.strictObject({
@@ -50,7 +52,7 @@ export const findOutput = z.strictObject({
   include: z.string().optional().describe("Echo of include=, when given."),
   recursive: z.boolean().describe("Whether subdirectories were searched."),
   count: z.number().int().min(0).describe("Number of results returned."),
-  results: z.array(findHit).describe("Matches in path order, the order /g reports."),
+  results: z.array(findHit).describe("Matches in path order, the order /g reports; with sort=mtime, newest first."),
   truncated: z.boolean().describe("true: the search stopped at a bound (limit=, entries walked, bytes read or time); notice says which."),
   next: z.string().optional().describe("Present when truncated: the exact URL that continues the search after the last path considered; fetch it as given."),
   notice: z
@@ -150,7 +152,10 @@ export const findTool = defineTool({
       // Directories are results only for a pure name search: include= and query= are about files.
       const directoriesCount = args.query === undefined && include === undefined;
       const deadline = Date.now() + MAX_SEARCH_MS;
-      const hits: FindHit[] = [];
+      let hits: FindHit[] = [];
+      // sort=mtime needs every match before it can keep the newest: limit applies after the walk.
+      const byMtime = args.sort === "mtime";
+      const modified = new Map<FindHit, number>();
       let visited = 0;
       let contentBytes = 0;
       let stop: StopReason | undefined;
@@ -176,6 +181,7 @@ export const findTool = defineTool({
         const info = lstatInDirectory(entry.dirFd, entry.name);
         if (!info?.isFile()) return undefined;
         const hit: FindHit = { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: "file", size: info.size };
+        if (byMtime) modified.set(hit, info.mtimeMs);
         if (args.query === undefined) return hit;
         if (info.size > MAX_SEARCH_FILE_BYTES) return undefined;
         contentBytes += info.size;
@@ -192,15 +198,22 @@ export const findTool = defineTool({
         else if (Date.now() > deadline) stop = "time";
         if (stop) break;
         const hit = await consider(entry);
-        if (hit && hits.length >= args.limit) {
+        if (hit && hits.length >= args.limit && !byMtime) {
           stop = "results";
           break;
         }
         cursor = entry.relative;
         if (hit) hits.push(hit);
       }
+      if (byMtime) {
+        // Newest first; equal times in path order (the walk's). A cursor in path order cannot resume this order.
+        const order = hits.map((hit, index) => ({ hit, index, at: modified.get(hit) ?? 0 }));
+        order.sort((x, y) => y.at - x.at || x.index - y.index);
+        if (order.length > args.limit) stop ??= "results";
+        hits = order.slice(0, args.limit).map((o) => o.hit);
+      }
       // A walk stopped before considering anything has no progress to continue from.
-      const next = stop && cursor !== undefined ? continueUrl(ctx, args, start.display, cursor) : undefined;
+      const next = stop && cursor !== undefined && !byMtime ? continueUrl(ctx, args, start.display, cursor) : undefined;
 
       return {
         ok: true,

@@ -6,6 +6,7 @@ import { MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
 import { isPromise, type MaybePromise, type RunOutcome } from "../../kernel/tool/runner.js";
 import type { ReadBinaryEntry, ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
 import { readImage } from "./image.js";
+import { filePathFields, filePathOf } from "./path-field.js";
 import { answerOf, clip, failureText, jsonText, type McpAnswer, type McpCall, type McpToolSpec } from "./spec.js";
 
 /**
@@ -19,7 +20,7 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 const pathField = z.string().min(1).describe("File or directory inside the project: relative to its root (src/app.ts) or as /project/src/app.ts.");
 
 const readInput = z.strictObject({
-  path: pathField,
+  ...filePathFields("File or directory inside the project: relative to its root (src/app.ts) or as /project/src/app.ts."),
   offset: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe("1-based line to start at (default 1); for a directory, the 1-based entry."),
   limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe(`Most lines (or entries) to return (default ${MCP_READ_DEFAULT_LINES}); a page also stops at about 50 KiB, and the answer says which offset continues.`),
 });
@@ -98,7 +99,8 @@ const read: McpToolSpec = {
   annotations: READ_ONLY,
   // Synchronous when the kernel's read was (a text file or directory): no microtask between the read and its answer.
   call(args, call) {
-    const { path, offset, limit } = args as z.infer<typeof readInput>;
+    const { offset, limit } = args as z.infer<typeof readInput>;
+    const path = filePathOf(args);
     const outcome = call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), limit: limit ?? MCP_READ_DEFAULT_LINES, max: MCP_READ_PAGE_BYTES });
     return isPromise(outcome) ? outcome.then((settled) => readAnswer(settled, path, call)) : readAnswer(outcome, path, call);
   },

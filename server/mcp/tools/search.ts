@@ -20,7 +20,7 @@ const glob: McpToolSpec = {
   name: "glob",
   kernel: "find",
   title: "Find files by glob",
-  description: "Find files whose name or path matches a glob, recursively, in path order (not newest first), bounded; files only. Read a match with read.",
+  description: "Find files whose name or path matches a glob, recursively, newest first (by modification time), bounded; files only. Read a match with read.",
   input: globInput,
   contentFields: ["pattern"],
   annotations: READ_ONLY,
@@ -28,6 +28,7 @@ const glob: McpToolSpec = {
     const { pattern, path, hidden, limit } = args as z.infer<typeof globInput>;
     const outcome = await call.run("find", {
       include: pattern,
+      sort: "mtime",
       ...(path !== undefined ? { path } : {}),
       ...(hidden ? { ignored: true } : {}),
       ...(limit !== undefined ? { limit } : {}),

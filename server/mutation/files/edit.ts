@@ -1,6 +1,7 @@
-// edit (/e): exactly one contiguous replacement in one file. old must match once; zero or several matches
-// are errors saying how many and where. Matching sees any newline as "\n"; the file keeps its encoding,
-// BOM and newline style, and every byte outside the replaced span.
+// edit (/e): one contiguous replacement in one file (or every exact occurrence with all=1, or a new file from
+// an empty old). old must match once, exactly or by one tolerant strategy (edit-match.ts); zero or several
+// matches are errors saying how many and where. Matching sees any newline as "\n"; the file keeps its
+// encoding, BOM and newline style, and every byte outside the replaced spans. The answer carries the diff.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool, type ToolContext } from "../../kernel/tool/definition.js";
@@ -15,8 +16,10 @@ import { nearestLines, RETRY_SIMILARITY, type NearestLines } from "./nearest-lin
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
-import { convertNewlines, decodeForEdit, encodeText } from "../../text/index.js";
+import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
 import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
+import { locateOld, MATCH_STRATEGIES, reindent, type EditMatch } from "./edit-match.js";
+import { MAX_DIFF_CHARS, unifiedDiff, type ChangedLines } from "./edit-diff.js";
 
 /** The serial-edit nudge: this many distinct successful edits within the window suggest one /a patch. */
 export const EDIT_STREAK_THRESHOLD = 3;
@@ -29,16 +32,24 @@ const editStreak = sessionSlot((): Map<string, number> => new Map());
 /** Occurrences counted (and line numbers listed) before an ambiguity error stops looking. */
 const MAX_COUNTED_MATCHES = 1000;
 const MAX_LISTED_LINES = 20;
+/** Longest replaced text a tolerant match shows back (the diff shows the change in full context). */
+const MAX_SHOWN_REPLACED_CHARS = 2048;
 
 /** What a successful /e answers (before the journal's callId and state). */
 export const editOutput = z.strictObject({
   ok: z.literal(true),
   path: projectPathField,
   line: z.number().int().describe("1-based line where the replaced text began; read around it with /r to check the change."),
-  linesRemoved: z.number().int().describe("Lines old spanned."),
-  linesAdded: z.number().int().describe("Lines new spans."),
+  linesRemoved: z.number().int().describe("Lines the replaced text spanned (summed over every place with all=1; 0 for a created file)."),
+  linesAdded: z.number().int().describe("Lines new spans (summed over every place with all=1)."),
   encoding: textEncodingField.describe("The file's encoding, kept as it was (BOM included)."),
   newline: newlineStyleField.describe("The file's newline style as it was before the edit; new lines took the newline of the span they replaced."),
+  matchedBy: z.enum(MATCH_STRATEGIES).optional().describe("How old was found: exact, or the one tolerant strategy that found it in exactly one place (then replaced shows the file's text that was replaced)."),
+  replaced: z.string().optional().describe("With a tolerant match: the file's text that was actually replaced (clipped to 2 KiB)."),
+  occurrences: z.number().int().optional().describe("With all=1: how many places were replaced."),
+  created: z.literal(true).optional().describe("The file did not exist: old was empty and the file was created with new."),
+  diff: z.string().optional().describe(`Unified diff of the change, computed from the file's content before and after (newlines shown as \\n), at most ${MAX_DIFF_CHARS / 1024} KiB.`),
+  diffTruncated: z.literal(true).optional().describe("The diff was clipped (or the change was too large to diff); read the file to see the rest."),
   suggestedBulkPatch: z.literal(true).optional().describe(`Present once ${EDIT_STREAK_THRESHOLD} edits land within ${EDIT_STREAK_WINDOW_MS / 1000} s in this session: put the remaining known changes into one /a patch.`),
   efficiencyHint: z.string().optional().describe("Present with suggestedBulkPatch: says how many edits and what to do instead."),
 });
@@ -50,7 +61,7 @@ export const editTool = defineTool({
   longRoutes: ["edit_file", "replace"],
   capability: "mutation",
   permission: "write",
-  description: "Replace the one place old occurs in a file with new (new as raw=; or oldBlob/newBlob).",
+  description: "Replace the one place old occurs in a file with new (new as raw=; or oldBlob/newBlob); all=1 replaces every occurrence; an empty old creates a missing file.",
   example: "/e?path=src/app.ts&old=hello&raw=hello world",
   schema: z.object({
     path: z.string(),
@@ -60,10 +71,12 @@ export const editTool = defineTool({
     newBlob: z.string().regex(BLOB_ID_PATTERN).optional(),
     oldCount: z.number().int().optional(),
     newCount: z.number().int().optional(),
+    /** Replace every exact occurrence of old (OpenCode's replaceAll). */
+    all: z.boolean().optional(),
     ...journalControls,
   }),
   output: editOutput,
-  url: { aliases: { file: "path" }, rawField: "new" },
+  url: { aliases: { file: "path", filePath: "path", replaceAll: "all", oldString: "old", newString: "new" }, rawField: "new" },
   journal: {
     stagedContent: [
       { blob: "oldBlob", count: "oldCount", into: "old" },
@@ -77,46 +90,116 @@ export const editTool = defineTool({
     const old = normalizeNewlines(args.old ?? "");
     const replacement = normalizeNewlines(args.new ?? "");
     if (old.length === 0) {
-      throw new ToolError(ErrorCode.invalidParameter, "old is empty; give the exact text to replace (to create a file use /w, to append use /a).", {
-        detail: { parameter: "old" },
-        retryable: false,
-      });
+      return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => createHeld(ctx, target, args.new ?? ""));
     }
     if (old === replacement) {
       throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", { retryable: false });
     }
-    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement));
+    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement, args.all === true));
   },
 });
 
-async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string): Promise<EditOutput> {
+/**
+ * An empty old (OpenCode's create): a missing file is created with new; an existing empty file gets new as its
+ * content (nothing in it was unseen). A file with content needs old, or /w after a full read.
+ */
+async function createHeld(ctx: ToolContext, target: HeldPath, content: string): Promise<EditOutput> {
+  const info = target.stats;
+  if (target.exists && (!info!.isFile() || info!.size > 0)) {
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      `old is empty, which creates a file, but ${target.display} already exists${info!.isFile() ? ` with ${info!.size} bytes` : " and is not a file"}. Give the exact text to replace as old (copied from /r), or replace the whole file with /w after reading all of it.`,
+      { detail: { parameter: "old", path: target.display }, retryable: false },
+    );
+  }
+  const bytes = Buffer.from(content, "utf8");
+  const after = normalizeNewlines(content);
+  const answer: EditOutput = {
+    ok: true,
+    path: target.display,
+    line: 1,
+    linesRemoved: 0,
+    linesAdded: after.length === 0 ? 0 : after.split("\n").length - (after.endsWith("\n") ? 1 : 0),
+    encoding: "utf-8",
+    newline: detectNewlines(content).style,
+    ...(target.exists ? {} : { created: true as const }),
+    ...diffFields(target.display, "", after, [{ before: [0, 0], after: [0, Number.MAX_SAFE_INTEGER] }]),
+  };
+  await commitSingleFile(ctx, { target, bytes, ...(target.exists ? { mode: info!.mode & 0o7777 } : {}), previous: target.exists ? Buffer.alloc(0) : undefined }, answer);
+  return answer;
+}
+
+async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string, all: boolean): Promise<EditOutput> {
   const info = target.stats!;
   if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
   const previous = await readHeldFile(target.fd!, info.size);
   const decoded = decodeForEdit(previous, target.display);
   const normalized = normalizeWithOffsets(decoded.text);
-  const hits = findOccurrences(normalized.text, old, MAX_COUNTED_MATCHES + 1);
-  if (hits.length !== 1) throw matchError(ctx, target.display, normalized.text, old, replacement, hits);
+  const match = locateOld(normalized.text, old, { all, limit: MAX_COUNTED_MATCHES + 1 });
+  if (!match || (match.spans.length !== 1 && !(all && match.strategy === "exact"))) {
+    throw matchError(ctx, target.display, normalized.text, old, replacement, match);
+  }
 
-  const at = hits[0]!;
-  const start = normalized.offsets[at]!;
-  const end = normalized.offsets[at + old.length]!;
-  // New lines take the newline the replaced span used (mixed files stay mixed), else the file's own.
-  const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
-  const text = decoded.text.slice(0, start) + convertNewlines(replacement, newline) + decoded.text.slice(end);
-  // The whole answer is known before the file changes: it is recorded with the checkpoint, ahead of the rename.
+  // Each span maps back to the original text; new lines take the newline the replaced span used (mixed files
+  // stay mixed), else the file's own.
+  let text = "";
+  let from = 0;
+  let linesRemoved = 0;
+  let linesAdded = 0;
+  let replaced = "";
+  // The lines each span touched, before and after (0-based): where the diff looks. lineDelta: lines added so far.
+  const changes: ChangedLines[] = [];
+  let scanned = 0;
+  let line = 0;
+  let lineDelta = 0;
+  for (const span of match.spans) {
+    const start = normalized.offsets[span.start]!;
+    const end = normalized.offsets[span.end]!;
+    const matched = normalized.text.slice(span.start, span.end);
+    const put = match.wholeLines ? reindent(replacement, old, matched) : replacement;
+    const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
+    text += decoded.text.slice(from, start) + convertNewlines(put, newline);
+    from = end;
+    line += countNewlines(normalized.text, scanned, span.start);
+    const removed = countNewlines(matched, 0, matched.length);
+    const added = countNewlines(put, 0, put.length);
+    changes.push({ before: [line, line + removed + 1], after: [line + lineDelta, line + lineDelta + added + 1] });
+    lineDelta += added - removed;
+    line += removed;
+    scanned = span.end;
+    linesRemoved += removed + 1;
+    linesAdded += added + 1;
+    replaced = matched;
+  }
+  text += decoded.text.slice(from);
+  const bytes = encodeText(text, decoded.encoding);
+  if (bytes.equals(previous)) {
+    // A tolerant match can find new itself (old differed from it only in the drift the strategy ignores).
+    throw new ToolError(ErrorCode.editNoChange, `The text old matched (${match.strategy}, line ${changes[0]!.before[0] + 1}) already reads as new; nothing to change.`, {
+      detail: { path: target.display, matchedBy: match.strategy },
+      retryable: false,
+    });
+  }
+  // The diff is computed from the bytes that will be on disk, decoded the way the file was.
+  const after = normalizeNewlines(decodeForEdit(bytes, target.display).text);
+  // The whole answer is known before the file changes: it is recorded with the checkpoint, ahead of the rename,
+  // so a replay answers the change that happened.
   const answer: EditOutput = {
     ok: true,
     path: target.display,
-    line: lineAt(normalized.text, at),
-    linesRemoved: old.split("\n").length,
-    linesAdded: replacement.split("\n").length,
+    line: changes[0]!.before[0] + 1,
+    linesRemoved,
+    linesAdded,
     encoding: decoded.encoding,
     newline: decoded.style,
+    matchedBy: match.strategy,
+    ...(match.strategy === "exact" ? {} : { replaced: replaced.length > MAX_SHOWN_REPLACED_CHARS ? `${replaced.slice(0, MAX_SHOWN_REPLACED_CHARS)}…` : replaced }),
+    ...(all ? { occurrences: match.spans.length } : {}),
+    ...diffFields(target.display, normalized.text, after, changes),
     ...streakAdvice(ctx),
   };
   try {
-    await commitSingleFile(ctx, { target, bytes: encodeText(text, decoded.encoding), mode: info.mode & 0o7777, previous }, answer);
+    await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous }, answer);
   } catch (error) {
     // The file did not change: this edit is no part of the session's streak.
     editStreak.of(ctx.state).delete(intentOf(ctx).callId);
@@ -125,15 +208,34 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   return answer;
 }
 
-function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, hits: number[]): ToolError {
+function countNewlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let at = text.indexOf("\n", from); at !== -1 && at < to; at = text.indexOf("\n", at + 1)) n++;
+  return n;
+}
+
+function diffFields(display: string, before: string, after: string, changes: ChangedLines[]): Pick<EditOutput, "diff" | "diffTruncated"> {
+  const found = unifiedDiff(display, before, after, changes);
+  if (!found) return {};
+  return { diff: found.diff, ...(found.truncated ? { diffTruncated: true as const } : {}) };
+}
+
+function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, match: EditMatch | undefined): ToolError {
   const read = ctx.urls.to("r", "r", [["path", display]]);
-  if (hits.length === 0) return noMatchError(ctx, display, text, old, replacement, read);
+  if (!match) return noMatchError(ctx, display, text, old, replacement, read);
+  const hits = match.spans.map((s) => s.start);
   const counted = hits.length > MAX_COUNTED_MATCHES ? `more than ${MAX_COUNTED_MATCHES}` : String(hits.length);
   const lines = hits.slice(0, MAX_LISTED_LINES).map((h) => lineAt(text, h));
+  const how = match.strategy === "exact" ? "" : ` when compared ${match.strategy} (it does not occur exactly)`;
+  const every = match.strategy === "exact" ? ", add all=1 to replace every occurrence," : "";
   return new ToolError(
     ErrorCode.editAmbiguous,
-    `old occurs ${counted} times in ${display} (lines ${lines.join(", ")}${hits.length > MAX_LISTED_LINES ? ", ..." : ""}). Include surrounding lines so it matches once, or change several places in one /a patch.`,
-    { detail: { path: display, occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length, lines }, retryable: false, extra: { read } },
+    `old occurs ${counted} times in ${display}${how} (lines ${lines.join(", ")}${hits.length > MAX_LISTED_LINES ? ", ..." : ""}). Include surrounding lines so it matches once${every} or change several places in one /a patch.`,
+    {
+      detail: { path: display, occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length, lines, matchedBy: match.strategy },
+      retryable: false,
+      extra: { read },
+    },
   );
 }
 

@@ -51,7 +51,7 @@ export const writeTool = defineTool({
     ...journalControls,
   }),
   output: writeOutput,
-  url: { aliases: { file: "path" }, rawField: "content" },
+  url: { aliases: { file: "path", filePath: "path" }, rawField: "content" },
   journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile, confirm: confirmSingleFile, awaitsDurableItself: true },
   execute(args, ctx) {
     return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => writeHeld(ctx, target, args.content ?? "", args.replaces));

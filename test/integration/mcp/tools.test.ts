@@ -114,11 +114,11 @@ describe("tools/list", () => {
     const { tools } = await (await connect(full.m)).listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     const fields = (name: string) => Object.keys((byName.get(name)!.inputSchema as { properties: object }).properties);
-    expect(fields("read")).toEqual(["path", "offset", "limit"]);
+    expect(fields("read")).toEqual(["path", "filePath", "offset", "limit"]);
     expect(fields("glob")).toEqual(["pattern", "path", "hidden", "limit"]);
     expect(fields("grep")).toEqual(["pattern", "path", "include", "caseSensitive", "literal", "limit"]);
-    expect(fields("edit")).toEqual(["path", "oldString", "newString", "replaceAll"]);
-    expect(fields("write")).toEqual(["path", "content"]);
+    expect(fields("edit")).toEqual(["path", "filePath", "oldString", "newString", "replaceAll"]);
+    expect(fields("write")).toEqual(["path", "filePath", "content"]);
     expect(fields("patch")).toEqual(["patchText"]);
     expect(fields("shell")).toEqual(["command", "workdir", "timeout", "background"]);
     for (const tool of tools) {
@@ -323,11 +323,11 @@ describe("file tools", () => {
     expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("onE\r\ntwo again\r\nTHREE\r\n")]));
   });
 
-  it("refuses replaceAll on a file with mixed newlines, changing nothing", async () => {
+  it("replaces every occurrence in a file with mixed newlines, keeping each line's own newline", async () => {
     const mixed = put("mixed.txt", "a;\r\nb;\nc;\n");
     const result = await (await connect(full.m)).callTool({ name: "edit", arguments: { path: "mixed.txt", oldString: ";", newString: ",", replaceAll: true } });
-    expect(structured(result)).toMatchObject({ ok: false, errorCode: "invalid_parameter" });
-    expect(fs.readFileSync(mixed, "utf8")).toBe("a;\r\nb;\nc;\n");
+    expect(structured(result)).toMatchObject({ ok: true, occurrences: 3, newline: "mixed" });
+    expect(fs.readFileSync(mixed, "utf8")).toBe("a,\r\nb,\nc,\n");
   });
 
   it("keeps UTF-16 LE with its BOM through edit", async () => {

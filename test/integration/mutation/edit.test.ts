@@ -52,11 +52,12 @@ describe("edit (/e)", () => {
   });
 
   it("says there is no match, points at a whitespace-only near miss, and gives read and retry URLs", async () => {
-    fs.writeFileSync(file("indent.ts"), "function f() {\n    return 1;\n}\n");
+    // Not a whole-line match (the first line holds more), so no tolerant strategy applies; the loose hint still does.
+    fs.writeFileSync(file("indent.ts"), "x = function f() {\n    return 1;\n}\n");
     const body = await agentGet<Body>(url(s.m!, "e", [["path", "indent.ts"], ["old", "function f() {\n  return 1;"]], "function f() {\n  return 2;"));
     expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match", errorDetail: { occurrences: 0, looseMatchLines: [1] }, read: url(s.r, "r", [["path", "/project/indent.ts"]]) });
     expect(body.retry).toEqual(expect.stringContaining("&run=r"));
-    expect(fs.readFileSync(file("indent.ts"), "utf8")).toBe("function f() {\n    return 1;\n}\n");
+    expect(fs.readFileSync(file("indent.ts"), "utf8")).toBe("x = function f() {\n    return 1;\n}\n");
   });
 
   it.each([
