@@ -93,15 +93,16 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
         if (!located.ok) {
           const hunk = op.hunks[located.hunkIndex]!;
           const spaced = hunk.lines.some((l) => l.op === " ") && !op.hunks.some((h) => h.lines.some((l) => l.op === "+"));
-          const retry = ctx.intent?.retryUrl();
+          // No retry URL: the same patch against the same file fails the same way (issue 27 item 3); the agent
+          // sends a corrected patch after read.
           throw opFailure(
             op,
             index,
-            new ToolError(ErrorCode.patchHunkNotFound, `hunk ${located.hunkIndex + 1} (patch line ${hunk.patchLine}) does not apply: ${located.reason}. Read the file and copy its lines exactly.${spaced ? PLUS_HINT : ""}`, {
+            new ToolError(ErrorCode.patchHunkNotFound, `hunk ${located.hunkIndex + 1} (patch line ${hunk.patchLine}) does not apply: ${located.reason}. Fetch read, copy its lines exactly into the hunk and send the corrected patch.${spaced ? PLUS_HINT : ""}`, {
               agentAction: "reread_then_retry",
             }),
             { hunk: located.hunkIndex + 1, hunkPatchLine: hunk.patchLine },
-            { read: ctx.urls.to("r", "r", [["path", source.display]]), ...(retry ? { retry } : {}) },
+            { read: ctx.urls.to("r", "r", [["path", source.display]]) },
           );
         }
         const applied = applyHunks(decoded, located.located);
