@@ -12,8 +12,8 @@ import { patchText, url } from "../mutation/fixtures.js";
 import { settle } from "../mutation/terminal-helpers.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
-/** The URL fields a failure offers to follow; "same": the hint says to fetch the same URL once the cause is fixed. */
-type Follow = "repair" | "retry" | "find" | "read" | "same";
+/** The URL fields a failure offers to follow (statusUrl: a staged blob's chunks); "same": the hint says to fetch the same URL once the cause is fixed. */
+type Follow = "repair" | "retry" | "find" | "read" | "statusUrl" | "same";
 
 interface RepairCase {
   /** The mistake, as an agent made it. */
@@ -168,6 +168,27 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
       follow: "same",
       check: () => expect(text("staged.txt")).toBe("first second"),
     },
+    {
+      name: "/w consuming a blob before its last chunk: its status",
+      mistake: async () => {
+        await agentGet(url(s.m!, "s", [["blob", "part"], ["i", 1], ["count", 2]], "tail"));
+        return `${s.m}/w?path=staged2.txt&blob=part&count=2`;
+      },
+      follow: "statusUrl",
+      check: (b) => expect(json(b)).toContain("part"),
+    },
+  ],
+  staged_count_mismatch: [
+    {
+      name: "/w with count= one more than was staged",
+      mistake: async () => {
+        await agentGet(url(s.m!, "s", [["blob", "two"], ["i", 0], ["count", 2]], "a"));
+        await agentGet(url(s.m!, "s", [["blob", "two"], ["i", 1], ["count", 2]], "b"));
+        return `${s.m}/w?path=cm.txt&blob=two&count=3`;
+      },
+      follow: "statusUrl",
+      check: (b) => expect(json(b)).toContain("two"),
+    },
   ],
   stale_read: [
     {
@@ -250,11 +271,10 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   interrupted_rolled_back: "covered: its retry applies the patch after a crash mid-commit (test/integration/mutation/crash-recovery.test.ts)",
   intent_result_expired: "covered: its retry after the result was pruned (test/integration/mutation/journal-retention.test.ts)",
   staged_chunk_conflict: "no URL: the chunk must change",
-  staged_count_mismatch: "no URL: count= must match the staged chunks",
   staged_index_out_of_range: "no URL: i= must change",
   staged_chunk_too_large: "no URL: the chunk must be split",
   staged_blob_too_large: "no URL: the content must shrink",
-  staged_blob_not_found: "no URL: the blob must be staged again",
+  staged_blob_not_found: "no URL: the blob must be staged again (a status URL for a blob that does not exist would answer the same refusal, so none is offered)",
   unsupported_encoding: "no URL: /w replaces the file whole",
   write_failed: "covered: its retry once the file system accepts the write (test/integration/mutation/write.test.ts)",
   edit_no_change: "no URL: the edit is already in place",
