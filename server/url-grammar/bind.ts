@@ -21,6 +21,7 @@ export interface UrlBinding {
 }
 
 const INTEGER = /^[+-]?\d{1,15}$/;
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 
 function convert(info: FieldInfo, value: string): unknown {
   switch (info.kind) {
@@ -66,6 +67,9 @@ const PATH_SYNONYMS = new Set(["filepath", "file_path", "filePath", "filename", 
 const CONTENT_SYNONYMS = new Set(["text", "body", "data", "contents", "cmd"]);
 // Raw fields whose one meaning a content synonym can take (not edit's new=, which text= could mean old= for).
 const CONTENT_FIELDS = new Set(["content", "command", "patch", "pattern", "chunk"]);
+// Names other tools give a file-name glob; here include= takes globs (on /f and /g).
+const GLOB_SYNONYMS = new Set(["pattern", "glob", "files"]);
+const GLOB_CHARS = /[*?[{]/;
 const LINE_RANGE = /^(\d{1,9})\s*(?:-|:|,|\.\.)\s*(\d{1,9})$/;
 
 /**
@@ -78,6 +82,14 @@ function synonymRepair(seg: QuerySegment, url: RequestUrl, shape: Record<string,
     return new ToolError(ErrorCode.unknownParameter, `"${key}" is spelled path= here. Fetch the repair URL.`, {
       detail: { parameter: key, canonical: "path" },
       repair: editRequestUrl(url, { rename: { from: key, to: "path" } }),
+    });
+  }
+  if (GLOB_SYNONYMS.has(key) && "include" in shape) {
+    // /f?pattern=*.py: a glob is include= here; a plain word is text the name contains (name=).
+    const to = GLOB_CHARS.test(seg.value) || !("name" in shape) ? "include" : "name";
+    return new ToolError(ErrorCode.unknownParameter, `"${key}" is spelled ${to}= here${to === "include" ? " (include= takes globs)" : ""}. Fetch the repair URL.`, {
+      detail: { parameter: key, canonical: to },
+      repair: editRequestUrl(url, { rename: { from: key, to } }),
     });
   }
   const rawField = binding.rawField;
@@ -172,7 +184,7 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
         repair: editRequestUrl(url, { rawText: null }),
       });
     }
-    rejectMisplacedParameters(url, [...fields, ...Object.keys(aliases), ...(binding.controlNames ?? [])]);
+    rejectMisplacedParameters(url, [...fields, ...Object.keys(aliases), ...(binding.controlNames ?? [])], givenBefore(url, aliases, values));
     const bytes = Buffer.byteLength(url.query.raw.text, "utf8");
     if (bytes > MAX_RAW_BYTES) {
       const plan = stagingPlan(bytes, Buffer.byteLength(url.query.raw.rawText, "utf8"));
@@ -198,7 +210,7 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
  * is almost always a parameter placed after raw= by mistake. Only a literal & on the wire starts such a
  * piece: an & the client escaped (~a, or %26 from a percent-encoding library) is content.
  */
-function rejectMisplacedParameters(url: RequestUrl, names: string[]): void {
+function rejectMisplacedParameters(url: RequestUrl, names: string[], givenBeforeRaw: ReadonlySet<string>): void {
   const rawTail = url.query.raw!.rawText;
   const nameSet = new Set([...names, "raw"]);
   for (let at = rawTail.indexOf("&"); at !== -1; ) {
@@ -207,6 +219,7 @@ function rejectMisplacedParameters(url: RequestUrl, names: string[]): void {
     const eq = piece.indexOf("=");
     const name = eq > 0 ? decodeQueryComponent(piece.slice(0, eq)) : undefined;
     if (name !== undefined && nameSet.has(name)) {
+      if (givenBeforeRaw.has(name)) throw ampersandInContent(url, name);
       const remaining = rawTail.slice(0, at) + (next === -1 ? "" : rawTail.slice(next));
       const moved = { rawKey: piece.slice(0, eq), rawValue: piece.slice(eq + 1), key: name, value: "" };
       const repair = editRequestUrl({ ...url, query: { ...url.query, segments: [...url.query.segments, moved] } }, { rawText: remaining });
@@ -218,4 +231,26 @@ function rejectMisplacedParameters(url: RequestUrl, names: string[]): void {
     }
     at = next;
   }
+}
+
+/** Parameter names (any spelling) whose field the query before raw= already gave. */
+function givenBefore(url: RequestUrl, aliases: Record<string, string>, values: Map<string, string[]>): Set<string> {
+  const names = new Set([...url.query.segments.map((seg) => seg.key), ...values.keys()]);
+  for (const [alias, canonical] of Object.entries(aliases)) if (values.has(canonical)) names.add(alias);
+  return names;
+}
+
+/**
+ * "&path=" after raw= when path= was already given before it: moving it would give path twice (a conflict), so
+ * it is content. The repair sends the same content with every literal & escaped in the tail's own style: %26 in a
+ * tail that already carries percent-escapes (a standard encoder's, whose ~ may be literal), else ~a.
+ */
+function ampersandInContent(url: RequestUrl, name: string): ToolError {
+  const tail = url.query.raw!.rawText;
+  const rawText = tail.replaceAll("&", PERCENT_ESCAPE.test(tail) ? "%26" : "~a");
+  return new ToolError(
+    ErrorCode.misplacedParameter,
+    `"&${name}=" appears after raw=, where everything is content, and ${name} is already given before raw=, so it is read as content with a literal &. Write & in content as ~a or %26; the repair URL does.`,
+    { detail: { parameter: name, content: true }, repair: editRequestUrl(url, { rawText }) },
+  );
 }

@@ -4,10 +4,32 @@ import { z } from "zod";
 import { lstatInDirectory, readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { VIRTUAL_ROOT } from "../../sandbox/paths.js";
-import { locateExecutable } from "./executables.js";
+import fs from "node:fs";
+import { buildChildEnv } from "../../sandbox/env-scrub.js";
+import { agentIdentity } from "../../sandbox/identity.js";
+import { locateExecutable, type LocateOptions } from "./executables.js";
 import { guideOutput, guidesOf, testCommandOutput, testCommandsOf } from "./project-hints.js";
 import { MAX_PROJECT_SCRIPTS, MAX_SCRIPT_COMMAND_CHARS, MAX_TEXT_FILE_BYTES } from "../limits.js";
-import { defineTool } from "../tool/definition.js";
+import { defineTool, type ProjectScope } from "../tool/definition.js";
+
+/** URLBRIDGE_AGENT_UID/GID's default (server/config.ts), for a scope that does not carry the configured one. */
+const DEFAULT_AGENT = { uid: 1000, gid: 1000 };
+
+/**
+ * How the project's terminal commands find programs (issue 27 item 5): the PATH their environment gets and, when
+ * the bridge is root, the identity they run as (the root folder's owner, or the fallback for a root-owned one).
+ * A program only root can reach (under /root, mode 0700 folders) is then not advertised.
+ */
+export function agentLookupOf(project: ProjectScope): LocateOptions {
+  const searchPath = buildChildEnv().env.PATH;
+  let owner: fs.Stats;
+  try {
+    owner = fs.statSync(project.root);
+  } catch {
+    return { searchPath };
+  }
+  return { searchPath, identity: agentIdentity({ uid: owner.uid, gid: owner.gid }, project.agentFallback ?? DEFAULT_AGENT) };
+}
 
 /** Executables worth knowing about before running a command, looked up on PATH (never executed). */
 export const KNOWN_EXECUTABLES = [
@@ -177,6 +199,7 @@ export const projectTool = defineTool({
   output: projectOutput,
   url: {},
   async execute(_args, ctx) {
+    const lookup = agentLookupOf(ctx.project);
     const pkg = walkInsideRoot(ctx.project.root, "package.json");
     let markers: Marker[];
     let packageJson: PackageJsonSummary | undefined;
@@ -187,7 +210,7 @@ export const projectTool = defineTool({
     try {
       markers = presentMarkers(pkg.rootFd);
       [located, packageJson] = await Promise.all([
-        Promise.all(KNOWN_EXECUTABLES.map(async (name) => [name, await locateExecutable(name)] as const)),
+        Promise.all(KNOWN_EXECUTABLES.map(async (name) => [name, await locateExecutable(name, lookup)] as const)),
         readPackageJson(pkg),
       ]);
       executables = Object.fromEntries(located.filter((e): e is readonly [string, string] => e[1] !== undefined));

@@ -52,14 +52,16 @@ export function loadTarget(root: SharedRoot, requested: string, range: RangeRequ
     try {
       display = target.display;
       if (!target.exists) {
-        const name = path.posix.basename(display);
+        // A Windows-style path (src\app.py) names one missing entry; find looks for its last part.
+        const name = path.posix.basename(display).split("\\").filter(Boolean).pop() ?? path.posix.basename(display);
+        const slashes = display.includes("\\") ? " Paths here use /, not \\." : "";
         const existingDir = display.split("/").slice(0, display.split("/").length - target.pending.length).join("/") || "/";
         const closest = closestPaths(target.dirFd, existingDir, target.pending);
         throw new ToolError(
           ErrorCode.pathNotFound,
           closest.length > 0
-            ? `${display} does not exist. Closest existing: ${closest.join(", ")} (closest lists them). The find URL looks for "${name}" by name across the project.`
-            : `${display} does not exist. The find URL looks for "${name}" by name across the project.`,
+            ? `${display} does not exist.${slashes} Closest existing: ${closest.join(", ")} (closest lists them). The find URL looks for "${name}" by name across the project.`
+            : `${display} does not exist.${slashes} The find URL looks for "${name}" by name across the project.`,
           { detail: { path: display }, extra: { ...(closest.length > 0 ? { closest } : {}), find: findUrl(name) } },
         );
       }

@@ -52,6 +52,7 @@ export const grepOutput = z.strictObject({
   notice: z.string().optional().describe("Present when truncated, when files were skipped, or when nothing matched (then it says what was searched and how to widen)."),
   regexUrl: z.string().optional().describe("When nothing matched a pattern that looks like a regex searched literally: exact URL searching it as a regex."),
   ignoredUrl: z.string().optional().describe("When nothing matched in a directory: exact URL searching .gitignore'd paths, .git and node_modules too."),
+  findUrl: z.string().optional().describe("When nothing matched a pattern that looks like a file-name glob (*.py): exact /f URL listing the files it names."),
 });
 
 export type GrepOutput = z.infer<typeof grepOutput>;
@@ -66,6 +67,8 @@ const STOP_NOTICES: Record<GrepStop, string> = {
 // A bracket class is looked for up to the next [ (`\[[^\]]+\]` scanned to the end from every [ of a pattern
 // with no ], quadratic in its length).
 export const REGEX_LOOK = /\\[dwsbDWSB.]|\.\*|\.\+|\[[^\][]+\]|\(\?:|\(\?[imsu]+\)|\(\?P?<[A-Za-z_]|\|/;
+/** A pattern shaped like a file-name glob (*.py, test_*.py): no spaces, a *, a name-like rest. */
+const FILE_GLOB_LOOK = /^[\w./{},-]*\*[\w./{},*?-]*$/;
 
 function binaryFileError(display: string, size: number): ToolError {
   return new ToolError(ErrorCode.binaryFile, `${display} is a binary file (it contains NUL bytes); /g searches text only. Point path= at a text file or a directory; /t shows this file's size.`, {
@@ -87,9 +90,14 @@ async function checkSingleFile(target: HeldPath, display: string, size: number):
   }
 }
 
-function hintsWhenEmpty(args: GrepArgs, ignoreCase: boolean, ctx: ToolContext, targetKind: "file" | "dir"): Pick<GrepOutput, "notice" | "regexUrl" | "ignoredUrl"> {
-  const hints: Pick<GrepOutput, "regexUrl" | "ignoredUrl"> = {};
+function hintsWhenEmpty(args: GrepArgs, ignoreCase: boolean, ctx: ToolContext, targetKind: "file" | "dir"): Pick<GrepOutput, "notice" | "regexUrl" | "ignoredUrl" | "findUrl"> {
+  const hints: Pick<GrepOutput, "regexUrl" | "ignoredUrl" | "findUrl"> = {};
   const notes: string[] = ["No line matches."];
+  if (!args.regex && FILE_GLOB_LOOK.test(args.pattern)) {
+    // pattern=*.py: the agent meant files named so (issue 27 item 3); /g searches lines, /f?include= names files.
+    hints.findUrl = ctx.urls.to("r", "f", [...(args.path === undefined ? [] : [["path", args.path] as [string, string]]), ["include", args.pattern]]);
+    notes.push(`"${args.pattern}" looks like a file-name glob; /g searches the text of lines, and findUrl lists the files it names.`);
+  }
   if (!args.regex && REGEX_LOOK.test(args.pattern)) {
     notes.push("The pattern was searched literally; regexUrl searches it as a regex.");
     const url = ctx.urls.repair({ drop: ["regex"], add: [["regex", "1"]] });

@@ -24,6 +24,15 @@ export function validateInput<T = Record<string, unknown>>(schema: z.ZodObject, 
 /** The structured error for a failed parse of `candidate`: its first issue, worded by the field it names. */
 /** Fields whose unit is milliseconds, where a value below the minimum is read as seconds in the repair. */
 const MILLISECOND_FIELDS = new Set(["timeout"]);
+/** Words agents use for a flag (regex=yes), repaired to the 1 or 0 they mean; never accepted silently. */
+const BOOLEAN_WORDS = new Map([
+  ["yes", true],
+  ["y", true],
+  ["on", true],
+  ["no", false],
+  ["n", false],
+  ["off", false],
+]);
 
 export function inputError(schema: z.ZodObject, error: z.ZodError, candidate: Record<string, unknown>, options: ValidateInputOptions): ToolError {
   const issue = error.issues[0]!;
@@ -57,6 +66,14 @@ export function inputError(schema: z.ZodObject, error: z.ZodError, candidate: Re
         repair: options.repair?.({ set: { key: field, value: String(clamped) } }),
       });
     }
+  }
+  const meant = info.kind === "boolean" && typeof received === "string" ? BOOLEAN_WORDS.get(received.trim().toLowerCase()) : undefined;
+  if (meant !== undefined) {
+    const repair = options.repair?.({ set: { key: field, value: meant ? "1" : "0" } });
+    return new ToolError(ErrorCode.invalidParameter, `${spelled}: expected 1, 0, true or false; "${received}" reads as ${meant ? 1 : 0}${repair ? ", which the repair URL sends" : ""}.`, {
+      detail: { parameter: spelled, received: String(received).slice(0, 80) },
+      ...(repair ? { repair } : {}),
+    });
   }
   const expected =
     info.kind === "number"

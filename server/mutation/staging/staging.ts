@@ -219,7 +219,7 @@ export function blobStatusUrl(urls: ExactUrls, blob: string): string {
 
 /**
  * Turns blob= (+ count=) into the assembled text for any mutation tool (write, edit, patch, terminal).
- * Throws staged_blob_not_found / staged_blob_incomplete / staged_count_mismatch with an exact statusUrl.
+ * Throws staged_blob_not_found, or staged_blob_incomplete / staged_count_mismatch with an exact statusUrl.
  */
 export function resolveStagedContent(ctx: ToolContext, blob: string, count: number | undefined): string {
   const staging = ctx.mutation?.staging;
@@ -231,6 +231,7 @@ export function resolveStagedContent(ctx: ToolContext, blob: string, count: numb
     detail: e.detail,
     retryable: e.retryable,
     agentAction: e.agentAction,
-    extra: { statusUrl: blobStatusUrl(ctx.urls, blob) },
+    // A blob that does not exist has no status: its statusUrl would answer this same refusal (issue 27 item 3).
+    ...(e.code === ErrorCode.stagedBlobNotFound ? {} : { extra: { statusUrl: blobStatusUrl(ctx.urls, blob) } }),
   });
 }

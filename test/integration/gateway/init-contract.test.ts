@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_INIT_CONTRACT_BYTES } from "../../../server/gateway/init-contract.js";
+import { MAX_INIT_CONTRACT_BYTES, TILDE_RULE } from "../../../server/gateway/init-contract.js";
 import { MAX_READ_PATHS } from "../../../server/kernel/limits.js";
 import { MAX_WAIT_MS } from "../../../server/mutation/journal/controls.js";
 import { MAX_CHUNK_BYTES } from "../../../server/mutation/staging/staging.js";
+import { STDERR_LIMITS, STDOUT_LIMITS } from "../../../server/mutation/terminal/terminal-output.js";
 import { MAX_RAW_BYTES, MAX_REQUEST_TARGET_BYTES } from "../../../server/url-grammar/limits.js";
 import type { Plugin } from "../../../server/plugins/host.js";
 import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
@@ -64,13 +65,23 @@ describe("Init contract", () => {
     expect(rules).toContain("/x bg=1 starts a server");
     expect(rules).toContain(`URL >${MAX_REQUEST_TARGET_BYTES / 1024} KiB or raw >${MAX_RAW_BYTES / 1024} KiB: stage ≤${MAX_CHUNK_BYTES / 1024} KiB chunks with /s`);
     expect(rules).not.toMatch(/~1 KB|~1 KiB/);
+    // Issue 27 item 8: the facts whose absence cost a round trip or a mistake in the field test.
+    expect(rules).toContain(TILDE_RULE);
+    expect(rules).toContain("+ is space but adds a notice; ~s none");
+    expect(rules).toContain("/x runs as the project's user, own PATH");
+    expect(rules).toContain(`${STDOUT_LIMITS.headBytes / 1024}+${STDOUT_LIMITS.tailBytes / 1024} KiB of stdout (head+tail), ${STDERR_LIMITS.headBytes / 1024}+${STDERR_LIMITS.tailBytes / 1024} KiB of stderr: add 2>&1`);
+    expect(rules).toContain(`Tests: wait=${MAX_WAIT_MS}&run=@changed`);
+    for (const header of ["*** Add File: <p>", "*** Delete File: <p>", "*** Update File: <p>", "*** Move to: <q>", "@@", "*** End Patch"]) expect(rules).toContain(header);
     // No terminal, no bg=1; no mutation base, no mutation rules at all.
     const noTerminal = ((await (await fetch((await t.session({ write: true, terminal: false })).initUrl)).json()) as { rules: string[] }).rules.join("\n");
     expect(noTerminal).toContain("wait=<ms>");
     expect(noTerminal).not.toContain("bg=1");
+    expect(noTerminal).not.toContain("2>&1");
+    expect(noTerminal).toContain("*** Update File: <p>");
     const readOnly = ((await (await fetch((await t.session({ write: false, terminal: false })).initUrl)).json()) as { rules: string[] }).rules.join("\n");
     expect(readOnly).toContain("regex=1");
-    expect(readOnly).not.toMatch(/wait=|stage/);
+    expect(readOnly).not.toMatch(/wait=|stage|Begin Patch/);
+    expect(readOnly).toContain(TILDE_RULE);
   });
 
   it("is model-neutral", async () => {

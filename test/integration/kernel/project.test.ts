@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locateExecutable } from "../../../server/kernel/read/executables.js";
-import { KNOWN_EXECUTABLES } from "../../../server/kernel/read/project.js";
-import { agentGet, makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { agentLookupOf, KNOWN_EXECUTABLES } from "../../../server/kernel/read/project.js";
+import { agentGet, giveToAgent, makeTempDir, startTestBridge, TEST_AGENT_UID, type TestBridge } from "../../helpers/bridge.js";
 import { writeTree } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { executables: Record<string, string>; markers: Array<{ name: string; kind: string }>; packageJson?: Record<string, unknown> };
@@ -29,13 +29,15 @@ describe("project (/p)", () => {
     const s = await t.session();
     const body = await agentGet<Body>(`${s.r}/p`);
     expect(body).toMatchObject({ ok: true, root: "/project", packageManager: "pnpm" });
-    expect(body.executables.node).toBe(await locateExecutable("node"));
+    // Looked up as the project's commands find them (their PATH, and their identity when the bridge is root).
+    const lookup = agentLookupOf({ id: "", name: "", root: t.projectDir, permissions: { write: false, terminal: false, web: false } });
+    expect(body.executables.node).toBe(await locateExecutable("node", lookup));
     expect(body.executables.node).toMatch(/node$/);
-    expect(body.executables.rg).toBe(await locateExecutable("rg"));
+    expect(body.executables.rg).toBe(await locateExecutable("rg", lookup));
     // Every known executable is reported exactly once: found with its path, or missing.
     const missing = body.missing as string[];
     expect([...Object.keys(body.executables), ...missing].sort()).toEqual([...KNOWN_EXECUTABLES].sort());
-    for (const name of missing) expect(await locateExecutable(name)).toBeUndefined();
+    for (const name of missing) expect(await locateExecutable(name, lookup)).toBeUndefined();
     expect(body.markers).toEqual([
       { name: "package.json", kind: "file" },
       { name: "pnpm-lock.yaml", kind: "file" },
@@ -55,9 +57,42 @@ describe("project (/p)", () => {
     const bin = makeTempDir("bin");
     fs.writeFileSync(path.join(bin, "cargo"), "#!/bin/sh\n", { mode: 0o755 });
     fs.writeFileSync(path.join(bin, "go"), "not executable", { mode: 0o644 });
-    expect(await locateExecutable("cargo", bin)).toBe(path.join(bin, "cargo"));
-    expect(await locateExecutable("go", bin)).toBeUndefined();
-    expect(await locateExecutable("node", "")).toBeUndefined();
+    expect(await locateExecutable("cargo", { searchPath: bin })).toBe(path.join(bin, "cargo"));
+    expect(await locateExecutable("go", { searchPath: bin })).toBeUndefined();
+    expect(await locateExecutable("node", { searchPath: "" })).toBeUndefined();
+  });
+
+  it.runIf(process.getuid?.() === 0)("as root, advertises only programs the agent's identity can run (issue 27 item 5)", async () => {
+    // Root's access() passes any x bit behind any folder; the project's commands run as its owner.
+    const privateDir = makeTempDir("root-only");
+    fs.chmodSync(privateDir, 0o700);
+    fs.mkdirSync(path.join(privateDir, "bin"), { mode: 0o755 });
+    fs.writeFileSync(path.join(privateDir, "bin", "composer"), "#!/bin/sh\n", { mode: 0o755 });
+    const shared = makeTempDir("shared-bin");
+    fs.chmodSync(shared, 0o755);
+    fs.writeFileSync(path.join(shared, "composer"), "#!/bin/sh\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(shared, "dotnet"), "#!/bin/sh\n", { mode: 0o744 });
+    fs.writeFileSync(path.join(shared, "php"), "#!/bin/sh\n", { mode: 0o750 });
+    fs.chownSync(path.join(shared, "php"), 0, TEST_AGENT_UID);
+    const root = makeTempDir("project-identity");
+    giveToAgent(root);
+    const before = process.env.PATH;
+    process.env.PATH = `${path.join(privateDir, "bin")}:${shared}:${before}`;
+    try {
+      const s = await t.session({ root, name: "identity" });
+      const body = await agentGet<Body>(`${s.r}/p`);
+      // The root-only copy comes first on PATH; the agent finds the shared one, as its shell would.
+      expect(body.executables.composer).toBe(path.join(shared, "composer"));
+      // Owner-only x bits (root's) do not count for the agent; group bits count for its group.
+      expect(body.executables.dotnet).toBeUndefined();
+      expect(body.missing).toContain("dotnet");
+      expect(body.executables.php).toBe(path.join(shared, "php"));
+      // The bridge's own lookup sees what the agent cannot.
+      expect(await locateExecutable("composer")).toBe(path.join(privateDir, "bin", "composer"));
+      expect(await locateExecutable("dotnet")).toBe(path.join(shared, "dotnet"));
+    } finally {
+      process.env.PATH = before;
+    }
   });
 
   it("explains an unreadable package.json instead of failing", async () => {

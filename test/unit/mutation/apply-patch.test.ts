@@ -65,6 +65,21 @@ describe("apply_patch parser", () => {
     expect(error.message).toContain(words);
   });
 
+  it("accepts spaces around operation headers and Move to, where a header is expected (as Codex does)", () => {
+    const ops = parsePatch(patch("  *** Add File: n.txt", "+n", " *** Delete File: c", "\t*** Update File: a ", "  *** Move to: b", "@@", "-x", "+y"));
+    expect(ops.map((op) => [op.kind, op.path])).toEqual([
+      ["add", "n.txt"],
+      ["delete", "c"],
+      ["update", "a"],
+    ]);
+    expect(update(ops[2]!).moveTo).toBe("b");
+  });
+
+  it("keeps an indented header line inside an Update's hunk as context, as Codex does", () => {
+    const u = update(parsePatch(patch("*** Update File: a", "@@", " *** Add File: x", "-y", "+z"))[0]!);
+    expect(u.hunks[0]!.lines.map((l) => l.op + l.text)).toEqual([" *** Add File: x", "-y", "+z"]);
+  });
+
   it("points at ~q when a + line arrived as a space", () => {
     expect(parseError(patch("*** Add File: a", " content")).message).toContain("~q");
   });

@@ -48,7 +48,9 @@ export function parsePatch(patch: string): PatchOp[] {
   const ops: PatchOp[] = [];
   let i = first + 1;
   while (i < last) {
-    const line = lines[i]!;
+    // Where an operation header is expected, spaces around it are ignored, as Codex's apply-patch does; inside an
+    // Update's hunk lines a leading space still means context (parseHunks).
+    const line = lines[i]!.trimStart();
     const n = i + 1;
     if (line.startsWith(ADD)) {
       const added: string[] = [];
@@ -61,8 +63,8 @@ export function parsePatch(patch: string): PatchOp[] {
     } else if (line.startsWith(UPDATE)) {
       i++;
       let moveTo: string | undefined;
-      if (i < last && lines[i]!.startsWith(MOVE)) {
-        moveTo = pathOf(lines[i]!, MOVE, i + 1);
+      if (i < last && lines[i]!.trimStart().startsWith(MOVE)) {
+        moveTo = pathOf(lines[i]!.trimStart(), MOVE, i + 1);
         i++;
       }
       const parsed = parseHunks(lines, i, last);
@@ -72,7 +74,7 @@ export function parsePatch(patch: string): PatchOp[] {
     } else if (line.trim() === "") {
       i++;
     } else {
-      throw parseError(`expected "${ADD}", "${UPDATE}", "${DELETE}" or "${END}".${line.startsWith(" ") ? PLUS_HINT : ""}`, n, line);
+      throw parseError(`expected "${ADD}", "${UPDATE}", "${DELETE}" or "${END}".${lines[i]!.startsWith(" ") ? PLUS_HINT : ""}`, n, lines[i]);
     }
   }
   if (ops.length === 0) throw parseError("the patch holds no operation.", undefined);

@@ -72,7 +72,7 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
         if (op.kind === "add") {
           const target = hold(op.path, "create");
           claim(op, index, target);
-          if (target.exists) throw new ToolError(ErrorCode.patchTargetExists, `${target.display} already exists; use "*** Update File:" (or Delete then Add in two patches).`, { retryable: false });
+          if (target.exists) throw new ToolError(ErrorCode.patchTargetExists, `${target.display} already exists and Add File never overwrites: change it with "*** Update File: ${target.display}", or replace it whole with /w after reading it.`, { retryable: false });
           remember(await capturePreimages(target));
           changes.push({ op: "added", target: planned(target), bytes: Buffer.from(linesToText(op.lines), "utf8"), added: op.lines.length, removed: 0, hunks: [] });
           continue;
@@ -93,15 +93,16 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
         if (!located.ok) {
           const hunk = op.hunks[located.hunkIndex]!;
           const spaced = hunk.lines.some((l) => l.op === " ") && !op.hunks.some((h) => h.lines.some((l) => l.op === "+"));
-          const retry = ctx.intent?.retryUrl();
+          // No retry URL: the same patch against the same file fails the same way (issue 27 item 3); the agent
+          // sends a corrected patch after read.
           throw opFailure(
             op,
             index,
-            new ToolError(ErrorCode.patchHunkNotFound, `hunk ${located.hunkIndex + 1} (patch line ${hunk.patchLine}) does not apply: ${located.reason}. Read the file and copy its lines exactly.${spaced ? PLUS_HINT : ""}`, {
+            new ToolError(ErrorCode.patchHunkNotFound, `hunk ${located.hunkIndex + 1} (patch line ${hunk.patchLine}) does not apply: ${located.reason}. Fetch read, copy its lines exactly into the hunk and send the corrected patch.${spaced ? PLUS_HINT : ""}`, {
               agentAction: "reread_then_retry",
             }),
             { hunk: located.hunkIndex + 1, hunkPatchLine: hunk.patchLine },
-            { read: ctx.urls.to("r", "r", [["path", source.display]]), ...(retry ? { retry } : {}) },
+            { read: ctx.urls.to("r", "r", [["path", source.display]]) },
           );
         }
         const applied = applyHunks(decoded, located.located);
@@ -113,7 +114,7 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
           const dest = hold(op.moveTo, "create");
           if (dest.absolute !== source.absolute) {
             claim(op, index, dest);
-            if (dest.exists) throw new ToolError(ErrorCode.patchTargetExists, `move destination ${dest.display} already exists.`, { retryable: false });
+            if (dest.exists) throw new ToolError(ErrorCode.patchTargetExists, `move destination ${dest.display} already exists and Move to never overwrites: delete it first ("*** Delete File: ${dest.display}" in its own patch), then send this patch again.`, { retryable: false });
             remember(await capturePreimages(dest));
             target = planned(dest);
             from = planned(source);
