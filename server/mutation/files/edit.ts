@@ -11,7 +11,9 @@ import { intentOf } from "../journal/context.js";
 import { deriveRunNonce } from "../journal/call-id.js";
 import { MAX_REQUEST_TARGET_BYTES } from "../../url-grammar/limits.js";
 import { journalControls } from "../journal/controls.js";
-import { nearestLines, RETRY_SIMILARITY, type NearestLines } from "./nearest-lines.js";
+import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
+import { marginOf, retryRefusal, type NearestLines } from "./nearest-lines.js";
+import { findNearest, MAX_NEAREST_CHARS, type NearestSkip } from "./nearest-search.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
@@ -60,6 +62,7 @@ export const editTool = defineTool({
     newBlob: z.string().regex(BLOB_ID_PATTERN).optional(),
     oldCount: z.number().int().optional(),
     newCount: z.number().int().optional(),
+    ...guardFields,
     ...journalControls,
   }),
   output: editOutput,
@@ -85,18 +88,20 @@ export const editTool = defineTool({
     if (old === replacement) {
       throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", { retryable: false });
     }
-    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement));
+    const guard = guardOf(args);
+    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement, guard));
   },
 });
 
-async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string): Promise<EditOutput> {
+async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string, guard: EditGuard | undefined): Promise<EditOutput> {
   const info = target.stats!;
   if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
   const previous = await readHeldFile(target.fd!, info.size);
   const decoded = decodeForEdit(previous, target.display);
   const normalized = normalizeWithOffsets(decoded.text);
   const hits = findOccurrences(normalized.text, old, MAX_COUNTED_MATCHES + 1);
-  if (hits.length !== 1) throw matchError(ctx, target.display, normalized.text, old, replacement, hits);
+  if (guard) checkGuard(ctx, target.display, normalized.text, old, hits, guard);
+  if (hits.length !== 1) throw await matchError(ctx, target.display, normalized.text, old, replacement, hits);
 
   const at = hits[0]!;
   const start = normalized.offsets[at]!;
@@ -125,7 +130,7 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   return answer;
 }
 
-function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, hits: number[]): ToolError {
+async function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, hits: number[]): Promise<ToolError> {
   const read = ctx.urls.to("r", "r", [["path", display]]);
   if (hits.length === 0) return noMatchError(ctx, display, text, old, replacement, read);
   const counted = hits.length > MAX_COUNTED_MATCHES ? `more than ${MAX_COUNTED_MATCHES}` : String(hits.length);
@@ -138,21 +143,33 @@ function matchError(ctx: ToolContext, display: string, text: string, old: string
 }
 
 /**
- * old does not occur. The answer shows the nearest current lines; when they are close enough and occur once, a
- * retry replaces exactly them with the same new text (a retry repeating the same old could never succeed).
+ * old does not occur. The answer shows the nearest current lines (searched off the event loop, within bounds:
+ * nearest-search.ts); when they clearly beat every other window and occur once, a retry replaces exactly them
+ * with the same new text, guarded to them (a retry repeating the same old could never succeed).
  */
-function noMatchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, read: string): ToolError {
-  const loose = looseMatchLines(text, old);
-  const nearest = nearestLines(text, old);
+async function noMatchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, read: string): Promise<ToolError> {
+  const outcome = await findNearest(text, old, ctx.signal);
+  const search = "search" in outcome ? outcome.search : undefined;
+  const nearest = search?.nearest;
+  const loose = search?.looseLines ?? [];
+  const skipped = "skipped" in outcome ? outcome.skipped : undefined;
   // new already in the file: most likely this change was applied before (by an earlier call or someone else).
   const applied = replacement.length > 0 ? findOccurrences(text, replacement, 1)[0] : undefined;
-  const retry = nearest && applied === undefined ? nearestRetry(ctx, text, nearest) : undefined;
-  const where = nearest ? ` The nearest current lines are ${nearest.startLine}-${nearest.endLine} (excerpt).` : ` ${display} is empty.`;
+  const refusal = search ? retryRefusal(search) : undefined;
+  const retry = nearest && applied === undefined && refusal === undefined ? nearestRetry(ctx, text, old, nearest) : undefined;
+  const grep = skipped ? grepUrl(ctx, display, old) : undefined;
+  const where = nearest
+    ? ` The nearest current lines are ${nearest.startLine}-${nearest.endLine} (excerpt; similarity ${nearest.similarity}${nearest.runnerUp ? `, next best lines ${nearest.runnerUp.startLine}-${nearest.runnerUp.startLine + nearest.endLine - nearest.startLine} at ${nearest.runnerUp.similarity}` : ""}).`
+    : skipped
+      ? ` ${skippedText(skipped)}`
+      : ` ${display} is empty.`;
   const next = applied !== undefined
     ? ` new already occurs at line ${lineAt(text, applied)}: the change looks applied; read to check before changing anything.`
     : retry
-    ? ` If they are the lines you meant, fetch retry: it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} with your new text; otherwise copy old from read.`
-    : " Copy old exactly from read (newline style does not matter), then try again.";
+      ? ` If they are the lines you meant, fetch retry: it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} with your new text, and refuses (edit_target_changed) if they moved or changed; otherwise copy old from read.`
+      : skipped
+        ? ` Find the lines with grep (it searches ${display} for old's first line) or read a range of lines, then send /e with old copied exactly.`
+        : ` No retry${nearest && refusal ? ` (${refusal})` : ""}: copy old exactly from read (newline style does not matter), then try again.`;
   return new ToolError(
     ErrorCode.editNoMatch,
     (loose.length > 0
@@ -164,42 +181,58 @@ function noMatchError(ctx: ToolContext, display: string, text: string, old: stri
         occurrences: 0,
         ...(loose.length > 0 ? { looseMatchLines: loose } : {}),
         ...(applied !== undefined ? { newAlreadyAtLine: lineAt(text, applied) } : {}),
-        ...(nearest ? { nearest: { startLine: nearest.startLine, endLine: nearest.endLine, similarity: nearest.similarity } } : {}),
+        ...(nearest ? { nearest: nearestDetail(nearest, search!.complete, retry !== undefined) } : {}),
+        ...(skipped ? { nearestSkipped: skipped, ...(skipped === "file_too_large" ? { nearestLimitChars: MAX_NEAREST_CHARS } : {}) } : {}),
       },
       agentAction: "reread_then_retry",
-      extra: { read, ...(nearest ? { excerpt: nearest.excerpt, excerptStartLine: nearest.excerptStartLine } : {}), ...(retry ? { retry } : {}) },
+      extra: { read, ...(grep ? { grep } : {}), ...(nearest ? { excerpt: nearest.excerpt, excerptStartLine: nearest.excerptStartLine } : {}), ...(retry ? { retry } : {}) },
     },
   );
 }
 
-/** The same /e with old set to the nearest window's exact text, when that is similar enough and unique. */
-function nearestRetry(ctx: ToolContext, text: string, nearest: NearestLines): string | undefined {
-  if (nearest.similarity < RETRY_SIMILARITY || !nearest.wholeLines || nearest.text.length === 0) return undefined;
-  if (findOccurrences(text, nearest.text, 2).length !== 1) return undefined;
+function nearestDetail(nearest: NearestLines, complete: boolean, retried: boolean): Record<string, unknown> {
+  return {
+    startLine: nearest.startLine,
+    endLine: nearest.endLine,
+    similarity: nearest.similarity,
+    ...(nearest.runnerUp ? { runnerUp: nearest.runnerUp } : {}),
+    margin: marginOf(nearest),
+    ...(complete ? {} : { complete: false }),
+    // The guard a retry carries, so a client without the URL (MCP) can send the same guarded edit.
+    ...(retried ? { atLine: nearest.startLine, blockHash: nearest.hash } : {}),
+  };
+}
+
+function skippedText(skipped: NearestSkip): string {
+  switch (skipped) {
+    case "file_too_large":
+      return `The file is over the ${MAX_NEAREST_CHARS / (1024 * 1024)} Mi characters the nearest-lines search reads, so no nearest lines are shown.`;
+    case "timed_out":
+      return "The nearest-lines search ran out of time, so no nearest lines are shown.";
+    case "failed":
+      return "The nearest-lines search failed (it is bounded in memory), so no nearest lines are shown.";
+  }
+}
+
+/** A /g URL for old's first non-blank line (trimmed, at most 200 characters) in this file. */
+function grepUrl(ctx: ToolContext, display: string, old: string): string | undefined {
+  const line = old.split("\n").map((l) => l.trim()).find((l) => l.length > 0);
+  return line === undefined ? undefined : ctx.urls.to("r", "g", [["path", display]], line.slice(0, 200));
+}
+
+/**
+ * The same /e with old set to the nearest window's exact text, guarded to it (atLine, blockHash), when that text
+ * occurs once and differs from old. undefined when not a URL call or when the URL would be too long.
+ */
+function nearestRetry(ctx: ToolContext, text: string, old: string, nearest: NearestLines): string | undefined {
+  if (nearest.text === old || findOccurrences(text, nearest.text, 2).length !== 1) return undefined;
   const callId = intentOf(ctx).callId;
   const retry = ctx.urls.repair({
-    drop: ["old", "oldBlob", "oldCount", "run", "call"],
-    add: [["old", nearest.text], ["run", deriveRunNonce(callId, `nearest@${nearest.startLine}`)]],
+    drop: ["old", "oldBlob", "oldCount", "atLine", "blockHash", "run", "call"],
+    add: [["old", nearest.text], ["atLine", String(nearest.startLine)], ["blockHash", nearest.hash], ["run", deriveRunNonce(callId, `nearest@${nearest.startLine}`)]],
   });
   // A retry the gateway itself would refuse as too long is no repair: then only the excerpt and read are offered.
   return retry !== undefined && Buffer.byteLength(new URL(retry).pathname + new URL(retry).search) <= MAX_REQUEST_TARGET_BYTES ? retry : undefined;
-}
-
-/** Lines where old matches when each line is compared without leading and trailing whitespace. */
-function looseMatchLines(text: string, old: string): number[] {
-  const want = old.split("\n").map((l) => l.trim());
-  while (want.length > 1 && want[want.length - 1] === "") want.pop();
-  const lines = text.split("\n").map((l) => l.trim());
-  const found: number[] = [];
-  for (let i = 0; i + want.length <= lines.length && found.length < MAX_LISTED_LINES; i++) {
-    const matches = want.every((w, j) => {
-      const line = lines[i + j]!;
-      if (want.length === 1) return w.length > 0 && line.includes(w);
-      return j === 0 ? line.endsWith(w) : j === want.length - 1 ? line.startsWith(w) : line === w;
-    });
-    if (matches) found.push(i + 1);
-  }
-  return found;
 }
 
 /**
