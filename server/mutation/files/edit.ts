@@ -163,12 +163,13 @@ async function noMatchError(ctx: ToolContext, display: string, text: string, old
     : skipped
       ? ` ${skippedText(skipped)}`
       : ` ${display} is empty.`;
+  const find = ` Find the lines with grep (it searches ${display} for old's first line) or read a range of lines, then send /e with old copied exactly.`;
   const next = applied !== undefined
-    ? ` new already occurs at line ${lineAt(text, applied)}: the change looks applied; read to check before changing anything.`
+    ? ` new already occurs at line ${lineAt(text, applied)}: the change looks applied; read to check before changing anything.${skipped ? find : ""}`
     : retry
       ? ` If they are the lines you meant, fetch retry: it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} with your new text, and refuses (edit_target_changed) if they moved or changed; otherwise copy old from read.`
       : skipped
-        ? ` Find the lines with grep (it searches ${display} for old's first line) or read a range of lines, then send /e with old copied exactly.`
+        ? find
         : ` No retry${nearest && refusal ? ` (${refusal})` : ""}: copy old exactly from read (newline style does not matter), then try again.`;
   return new ToolError(
     ErrorCode.editNoMatch,
