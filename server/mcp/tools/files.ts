@@ -49,6 +49,8 @@ const editInput = z.strictObject({
   oldString: z.string().min(1).describe("Exact text to replace, copied from read (without the line numbers). Newline style does not matter; indentation does."),
   newString: z.string().describe("The text to put in its place (may be empty to delete). Must differ from oldString."),
   replaceAll: z.boolean().optional().describe("true: replace every occurrence. Default false: oldString must occur exactly once, else the edit is refused with the lines where it occurs."),
+  atLine: z.number().int().min(1).optional().describe("Guard, from a failed edit's retryArguments: oldString must match at this line."),
+  blockHash: z.string().optional().describe("Guard, from retryArguments: the lines there are still those shown."),
 });
 
 function editText(display: string, summary: string, diff: string | undefined): string {
@@ -66,7 +68,7 @@ const edit: McpToolSpec = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   output: (tools) => z.union([wireOutputOf(tools("edit")!), wireOutputOf(tools("write")!)]),
   async call(args, call): Promise<McpAnswer> {
-    const { path, oldString, newString, replaceAll } = args as z.infer<typeof editInput>;
+    const { path, oldString, newString, replaceAll, atLine, blockHash } = args as z.infer<typeof editInput>;
     const old = normalizeNewlines(oldString);
     const replacement = normalizeNewlines(newString);
     if (replaceAll && call.keyed) {
@@ -84,13 +86,14 @@ const edit: McpToolSpec = {
     const before = source ? normalizeNewlines(source.text) : undefined;
     const occurrences = before === undefined || old.length === 0 ? 0 : before.split(old).length - 1;
     if (!replaceAll || old === replacement || (before !== undefined && occurrences <= 1)) {
-      const outcome = await call.run("edit", { path, old: oldString, new: newString });
-      return answerOf(outcome, (body) => {
+      const outcome = await call.run("edit", { path, old: oldString, new: newString, ...(atLine === undefined ? {} : { atLine }), ...(blockHash === undefined ? {} : { blockHash }) });
+      const answer = answerOf(outcome, (body) => {
         const done = body as unknown as EditOutput;
         if (!("line" in done)) return `Edited ${String((body as { path?: unknown }).path)}.`;
         const diff = before === undefined ? undefined : compactDiff(done.path, before, before.replace(old, () => replacement));
         return editText(done.path, `Edited ${done.path} at line ${done.line} (${done.linesRemoved} line(s) replaced by ${done.linesAdded}; ${done.encoding}, ${done.newline} newlines kept).`, diff);
       });
+      return withGuardedRetry(answer, path, newString);
     }
     const refusal = replaceAllRefusal(path, source);
     if (refusal) return { body: toFailure(refusal) as unknown as Record<string, unknown>, text: failureText(toFailure(refusal) as unknown as Record<string, unknown>) };
@@ -102,6 +105,17 @@ const edit: McpToolSpec = {
     });
   },
 };
+
+/**
+ * A stale edit's guarded next step (the kernel's retryArguments) in this tool's own argument names, so the client
+ * can send exactly it: oldString set to the nearest lines, atLine and blockHash guarding them.
+ */
+function withGuardedRetry(answer: McpAnswer, path: string, newString: string): McpAnswer {
+  const kernel = answer.body.retryArguments as { old: string; atLine: number; blockHash: string } | undefined;
+  if (!kernel) return answer;
+  const retryArguments = { path, oldString: kernel.old, newString, atLine: kernel.atLine, blockHash: kernel.blockHash };
+  return { body: { ...answer.body, retryArguments }, text: `${answer.text}\nretryArguments (call edit with exactly these to replace those lines): ${JSON.stringify(retryArguments)}` };
+}
 
 /** replaceAll rewrites the file whole through write, which keeps one newline style: refuse what it cannot keep exactly. */
 function replaceAllRefusal(path: string, source: SourceText | undefined): ToolError | undefined {

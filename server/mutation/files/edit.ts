@@ -156,7 +156,11 @@ async function noMatchError(ctx: ToolContext, display: string, text: string, old
   // new already in the file: most likely this change was applied before (by an earlier call or someone else).
   const applied = replacement.length > 0 ? findOccurrences(text, replacement, 1)[0] : undefined;
   const refusal = search ? retryRefusal(search) : undefined;
-  const retry = nearest && applied === undefined && refusal === undefined ? nearestRetry(ctx, text, old, nearest) : undefined;
+  // The window a guarded retry may target: it clearly wins, occurs once, and is not the refused old again.
+  const target = nearest && applied === undefined && refusal === undefined && nearest.text !== old && findOccurrences(text, nearest.text, 2).length === 1 ? nearest : undefined;
+  const retry = target ? nearestRetry(ctx, target) : undefined;
+  // A call that did not come as a URL (MCP) gets the same guarded edit as arguments instead.
+  const retryArguments = target && ctx.urls.repair({}) === undefined ? { old: target.text, atLine: target.startLine, blockHash: target.hash } : undefined;
   const grep = skipped ? grepUrl(ctx, display, old) : undefined;
   const where = nearest
     ? ` The nearest current lines are ${nearest.startLine}-${nearest.endLine} (excerpt; similarity ${nearest.similarity}${nearest.runnerUp ? `, next best lines ${nearest.runnerUp.startLine}-${nearest.runnerUp.startLine + nearest.endLine - nearest.startLine} at ${nearest.runnerUp.similarity}` : ""}).`
@@ -168,7 +172,9 @@ async function noMatchError(ctx: ToolContext, display: string, text: string, old
     ? ` new already occurs at line ${lineAt(text, applied)}: the change looks applied; read to check before changing anything.${skipped ? find : ""}`
     : retry
       ? ` If they are the lines you meant, fetch retry: it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} with your new text, and refuses (edit_target_changed) if they moved or changed; otherwise copy old from read.`
-      : skipped
+      : retryArguments
+        ? ` If they are the lines you meant, send the same edit with retryArguments (old set to those lines, guarded by atLine and blockHash): it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} and refuses (edit_target_changed) if they moved or changed; otherwise copy old from the file.`
+        : skipped
         ? find
         : ` No retry${nearest && refusal ? ` (${refusal})` : ""}: copy old exactly from read (newline style does not matter), then try again.`;
   return new ToolError(
@@ -182,11 +188,11 @@ async function noMatchError(ctx: ToolContext, display: string, text: string, old
         occurrences: 0,
         ...(loose.length > 0 ? { looseMatchLines: loose } : {}),
         ...(applied !== undefined ? { newAlreadyAtLine: lineAt(text, applied) } : {}),
-        ...(nearest ? { nearest: nearestDetail(nearest, search!.complete, retry !== undefined) } : {}),
+        ...(nearest ? { nearest: nearestDetail(nearest, search!.complete, retry !== undefined || retryArguments !== undefined) } : {}),
         ...(skipped ? { nearestSkipped: skipped, ...(skipped === "file_too_large" ? { nearestLimitChars: MAX_NEAREST_CHARS } : {}) } : {}),
       },
       agentAction: "reread_then_retry",
-      extra: { read, ...(grep ? { grep } : {}), ...(nearest ? { excerpt: nearest.excerpt, excerptStartLine: nearest.excerptStartLine } : {}), ...(retry ? { retry } : {}) },
+      extra: { read, ...(grep ? { grep } : {}), ...(nearest ? { excerpt: nearest.excerpt, excerptStartLine: nearest.excerptStartLine } : {}), ...(retry ? { retry } : {}), ...(retryArguments ? { retryArguments } : {}) },
     },
   );
 }
@@ -222,11 +228,10 @@ function grepUrl(ctx: ToolContext, display: string, old: string): string | undef
 }
 
 /**
- * The same /e with old set to the nearest window's exact text, guarded to it (atLine, blockHash), when that text
- * occurs once and differs from old. undefined when not a URL call or when the URL would be too long.
+ * The same /e with old set to the nearest window's exact text, guarded to it (atLine, blockHash). undefined when
+ * not a URL call or when the URL would be too long.
  */
-function nearestRetry(ctx: ToolContext, text: string, old: string, nearest: NearestLines): string | undefined {
-  if (nearest.text === old || findOccurrences(text, nearest.text, 2).length !== 1) return undefined;
+function nearestRetry(ctx: ToolContext, nearest: NearestLines): string | undefined {
   const callId = intentOf(ctx).callId;
   const retry = ctx.urls.repair({
     drop: ["old", "oldBlob", "oldCount", "atLine", "blockHash", "run", "call"],

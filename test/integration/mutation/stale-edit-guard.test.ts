@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RETRY_MARGIN } from "../../../server/mutation/files/nearest-lines.js";
+import { connectMcpClient, tokenOfBase } from "../../helpers/mcp-clients.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
@@ -149,6 +150,34 @@ describe("stale /e retries that cannot land elsewhere", () => {
     const refused = await agentGet<Body>(String(body.retry));
     expect(refused).toMatchObject({ ok: false, errorCode: "edit_target_changed", errorDetail: { reason: "moved", foundAtLines: [67] } });
     expect(fs.readFileSync(file("rows.txt"), "utf8")).toBe(`${after.join("\n")}\n`);
+  });
+
+  it("over MCP: the failure carries the same guarded edit as arguments, which applies once and refuses after a change", async () => {
+    const before = "alpha = 1\nbeta = 2\ngamma = 3\n";
+    fs.writeFileSync(file("mcp.py"), before);
+    const client = await connectMcpClient(new URL(s.m!).origin, tokenOfBase(s.m!), { sdk: "v2" });
+    try {
+      const call = async (args: Record<string, unknown>) => {
+        const result = await client.callTool({ name: "edit", arguments: args });
+        return { body: result.structuredContent as Body, text: (result.content as Array<{ text?: string }>)[0]?.text ?? "" };
+      };
+      const failed = await call({ path: "mcp.py", oldString: "beta = 20", newString: "beta = 30" });
+      expect(failed.body).toMatchObject({ ok: false, errorCode: "edit_no_match", errorDetail: { nearest: { startLine: 2, atLine: 2 } } });
+      expect(failed.body.retry).toBeUndefined();
+      const next = failed.body.retryArguments as Record<string, unknown>;
+      expect(next).toMatchObject({ path: "mcp.py", oldString: "beta = 2", newString: "beta = 30", atLine: 2 });
+      expect(failed.text).toContain("retryArguments");
+      // The file changes again: a line above moves the block, and the guarded call refuses.
+      fs.writeFileSync(file("mcp.py"), `# moved\n${before}`);
+      expect((await call(next)).body).toMatchObject({ ok: false, errorCode: "edit_target_changed", errorDetail: { reason: "moved", foundAtLines: [3] } });
+      expect(fs.readFileSync(file("mcp.py"), "utf8")).toBe(`# moved\n${before}`);
+      // Back as the answer showed it: the guarded call changes exactly that line.
+      fs.writeFileSync(file("mcp.py"), before);
+      expect((await call(next)).body).toMatchObject({ ok: true, line: 2 });
+      expect(fs.readFileSync(file("mcp.py"), "utf8")).toBe("alpha = 1\nbeta = 30\ngamma = 3\n");
+    } finally {
+      await client.close();
+    }
   });
 
   it("refuses blockHash without atLine", async () => {
