@@ -134,12 +134,27 @@ async function matchError(ctx: ToolContext, display: string, text: string, old: 
   const read = ctx.urls.to("r", "r", [["path", display]]);
   if (hits.length === 0) return noMatchError(ctx, display, text, old, replacement, read);
   const counted = hits.length > MAX_COUNTED_MATCHES ? `more than ${MAX_COUNTED_MATCHES}` : String(hits.length);
-  const lines = hits.slice(0, MAX_LISTED_LINES).map((h) => lineAt(text, h));
+  const lines = linesAt(text, hits.slice(0, MAX_LISTED_LINES));
   return new ToolError(
     ErrorCode.editAmbiguous,
     `old occurs ${counted} times in ${display} (lines ${lines.join(", ")}${hits.length > MAX_LISTED_LINES ? ", ..." : ""}). Include surrounding lines so it matches once, or change several places in one /a patch.`,
     { detail: { path: display, occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length, lines }, retryable: false, extra: { read } },
   );
+}
+
+/** 1-based lines of ascending indexes, in one pass over the text (not one pass from the start per index). */
+function linesAt(text: string, indexes: number[]): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let at = 0;
+  for (const index of indexes) {
+    for (let nl = text.indexOf("\n", at); nl !== -1 && nl < index; nl = text.indexOf("\n", nl + 1)) {
+      line++;
+      at = nl + 1;
+    }
+    lines.push(line);
+  }
+  return lines;
 }
 
 /**

@@ -15,9 +15,9 @@ export const MAX_NEAREST_CHARS = 16 * 1024 * 1024;
 const INLINE_CHARS = 64 * 1024;
 const INLINE_COMPARISONS = 100_000;
 /** Time the worker spends on one search before it stops and answers what it found (incomplete: no retry). */
-export const NEAREST_BUDGET_MS = 2000;
+export const NEAREST_BUDGET_MS = 4000;
 /** Past this, counted from the call, the worker is ended and replaced: its start-up included, a backstop. */
-const NEAREST_DEADLINE_MS = 10_000;
+const NEAREST_DEADLINE_MS = 15_000;
 /** The worker's heap cap: a 16 Mi-character text copied in (up to 32 MiB), old's lines and one line's bigrams. */
 export const NEAREST_HEAP_MB = 256;
 
@@ -37,11 +37,23 @@ const searcher = new DeadlineWorker<NearestJob, { search?: NearestSearch; error?
   maxOldGenerationSizeMb: NEAREST_HEAP_MB,
 });
 
+/**
+ * Searches in the worker one at a time: each job copies its text into the worker's heap, so jobs queued there
+ * at once (many sessions' failed edits) could outgrow it. A job still waiting at its deadline is not started.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
 /** The nearest lines to old in text (newlines as "\n"), searched off the event loop within the bounds above. */
 export async function findNearest(text: string, old: string, signal: AbortSignal): Promise<NearestOutcome> {
   if (text.length > MAX_NEAREST_CHARS) return { skipped: "file_too_large" };
   if (text.length <= INLINE_CHARS && countLines(text) * countLines(old) <= INLINE_COMPARISONS) return { search: searchNearest(text, old) };
-  const outcome = await searcher.run({ text, old, maxComparisons: MAX_COMPARISONS, budgetMs: NEAREST_BUDGET_MS }, Date.now() + NEAREST_DEADLINE_MS, signal);
-  if ("reply" in outcome && outcome.reply.search) return { search: outcome.reply.search };
-  return { skipped: "failed" in outcome && outcome.failed === "timeout" ? "timed_out" : "failed" };
+  const deadline = Date.now() + NEAREST_DEADLINE_MS;
+  const turn = queue.then(async (): Promise<NearestOutcome> => {
+    if (Date.now() >= deadline || signal.aborted) return { skipped: "timed_out" };
+    const outcome = await searcher.run({ text, old, maxComparisons: MAX_COMPARISONS, budgetMs: NEAREST_BUDGET_MS }, deadline, signal);
+    if ("reply" in outcome && outcome.reply.search) return { search: outcome.reply.search };
+    return { skipped: "failed" in outcome && outcome.failed === "timeout" ? "timed_out" : "failed" };
+  });
+  queue = turn.catch(() => undefined);
+  return turn;
 }
