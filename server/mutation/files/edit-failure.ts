@@ -1,6 +1,6 @@
-// Why an /e did not apply, for the agent: old occurs several times (where), or not at all. Then the answer shows
-// the nearest current lines (searched off the event loop within bounds: nearest-search.ts) and, when they clearly
-// win, a retry guarded to exactly them (edit-guard.ts); past the search's bounds, how to find the lines instead.
+// Why an /e did not apply when old occurs nowhere: the answer shows the nearest current lines (searched off the
+// event loop within bounds: nearest-search.ts) and, when they clearly win, a retry guarded to exactly them
+// (edit-guard.ts); past the search's bounds, how to find the lines instead.
 import { ErrorCode, ToolError } from "../../errors.js";
 import type { ToolContext } from "../../kernel/tool/definition.js";
 import { MAX_REQUEST_TARGET_BYTES } from "../../url-grammar/limits.js";
@@ -10,44 +10,12 @@ import { marginOf, retryRefusal, type NearestLines } from "./nearest-lines.js";
 import { findNearest, MAX_NEAREST_CHARS, type NearestSkip } from "./nearest-search.js";
 import { findOccurrences, lineAt } from "./text-match.js";
 
-/** Occurrences counted (and line numbers listed) before an ambiguity error stops looking. */
-export const MAX_COUNTED_MATCHES = 1000;
-const MAX_LISTED_LINES = 20;
-
-/** The error for hits.length !== 1 occurrences of old in text (newlines as "\n"). */
-export async function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, hits: number[]): Promise<ToolError> {
-  const read = ctx.urls.to("r", "r", [["path", display]]);
-  if (hits.length === 0) return noMatchError(ctx, display, text, old, replacement, read);
-  const counted = hits.length > MAX_COUNTED_MATCHES ? `more than ${MAX_COUNTED_MATCHES}` : String(hits.length);
-  const lines = linesAt(text, hits.slice(0, MAX_LISTED_LINES));
-  return new ToolError(
-    ErrorCode.editAmbiguous,
-    `old occurs ${counted} times in ${display} (lines ${lines.join(", ")}${hits.length > MAX_LISTED_LINES ? ", ..." : ""}). Include surrounding lines so it matches once, or change several places in one /a patch.`,
-    { detail: { path: display, occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length, lines }, retryable: false, extra: { read } },
-  );
-}
-
-/** 1-based lines of ascending indexes, in one pass over the text (not one pass from the start per index). */
-function linesAt(text: string, indexes: number[]): number[] {
-  const lines: number[] = [];
-  let line = 1;
-  let at = 0;
-  for (const index of indexes) {
-    for (let nl = text.indexOf("\n", at); nl !== -1 && nl < index; nl = text.indexOf("\n", nl + 1)) {
-      line++;
-      at = nl + 1;
-    }
-    lines.push(line);
-  }
-  return lines;
-}
-
 /**
  * old does not occur. The answer shows the nearest current lines (searched off the event loop, within bounds:
  * nearest-search.ts); when they clearly beat every other window and occur once, a retry replaces exactly them
  * with the same new text, guarded to them (a retry repeating the same old could never succeed).
  */
-async function noMatchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, read: string): Promise<ToolError> {
+export async function noMatchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, read: string): Promise<ToolError> {
   const outcome = await findNearest(text, old, ctx.signal);
   const search = "search" in outcome ? outcome.search : undefined;
   const nearest = search?.nearest;

@@ -9,7 +9,7 @@ import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
-import { matchError, MAX_COUNTED_MATCHES } from "./edit-failure.js";
+import { noMatchError } from "./edit-failure.js";
 import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
@@ -25,6 +25,9 @@ export const EDIT_STREAK_WINDOW_MS = 30_000;
  * insertion order), so expired ones are dropped from the front and each edit costs O(1), not a pass over the window.
  */
 const editStreak = sessionSlot((): Map<string, number> => new Map());
+/** Occurrences counted (and line numbers listed) before an ambiguity error stops looking. */
+const MAX_COUNTED_MATCHES = 1000;
+const MAX_LISTED_LINES = 20;
 
 /** What a successful /e answers (before the journal's callId and state). */
 export const editOutput = z.strictObject({
@@ -122,6 +125,18 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
     throw error;
   }
   return answer;
+}
+
+async function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, hits: number[]): Promise<ToolError> {
+  const read = ctx.urls.to("r", "r", [["path", display]]);
+  if (hits.length === 0) return noMatchError(ctx, display, text, old, replacement, read);
+  const counted = hits.length > MAX_COUNTED_MATCHES ? `more than ${MAX_COUNTED_MATCHES}` : String(hits.length);
+  const lines = hits.slice(0, MAX_LISTED_LINES).map((h) => lineAt(text, h));
+  return new ToolError(
+    ErrorCode.editAmbiguous,
+    `old occurs ${counted} times in ${display} (lines ${lines.join(", ")}${hits.length > MAX_LISTED_LINES ? ", ..." : ""}). Include surrounding lines so it matches once, or change several places in one /a patch.`,
+    { detail: { path: display, occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length, lines }, retryable: false, extra: { read } },
+  );
 }
 
 /**
