@@ -36,7 +36,7 @@ export function checkGuard(ctx: ToolContext, display: string, text: string, old:
     return new ToolError(
       ErrorCode.editTargetChanged,
       `This edit is guarded to the lines an earlier answer showed at line ${guard.atLine} of ${display}, and ${why}; nothing was changed. Read the file again (read) and send a new /e with old copied from what is there now.`,
-      { detail: { path: display, atLine: guard.atLine, reason, ...(found ? { foundAtLines: found } : {}) }, extra: { read } },
+      { detail: { path: display, atLine: guard.atLine, reason, ...(found ? { foundAtLines: found } : {}) }, agentAction: "reread_then_retry", extra: { read } },
     );
   };
   if (hits.length === 0) throw refuse("changed", "old no longer occurs: those lines changed");

@@ -116,7 +116,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
       const changed = change(before);
       fs.writeFileSync(file("io.py"), changed);
       const refused = await agentGet<Body>(String(offered.retry));
-      expect(refused).toMatchObject({ ok: false, errorCode: "edit_target_changed", retryable: false, errorDetail: { atLine: 6, reason } });
+      expect(refused).toMatchObject({ ok: false, errorCode: "edit_target_changed", retryable: false, agentAction: "reread_then_retry", errorDetail: { atLine: 6, reason } });
       expect(refused.retry).toBeUndefined();
       expect(fs.readFileSync(file("io.py"), "utf8")).toBe(changed);
       expect(await agentGet<Body>(String(refused.read))).toMatchObject({ ok: true });
