@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RETRY_MARGIN } from "../../../server/mutation/files/nearest-lines.js";
 import { connectMcpClient, tokenOfBase } from "../../helpers/mcp-clients.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { pick, seededRandom } from "../../helpers/seeded-random.js";
 import { url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; errorDetail?: Record<string, unknown>; dedupe?: string };
@@ -179,6 +180,69 @@ describe("stale /e retries that cannot land elsewhere", () => {
       await client.close();
     }
   });
+
+  it("150 seeded stale edits into files of near-identical blocks, some changed again before the retry: every applied retry changed exactly the lines its answer named", async () => {
+    const rand = seededRandom(2027);
+    const tally = { offered: 0, applied: 0, refused: 0, none: 0 };
+    for (let n = 0; n < 150; n++) {
+      // Blocks that differ in one token, as generated code and sibling functions do.
+      const lines: string[] = [];
+      for (let b = 0; b < 6 + Math.floor(rand() * 6); b++) {
+        const k = Math.floor(rand() * 4);
+        lines.push(`def handler_${k}(event):`, `    value = compute(event, ${k}, "${pick(rand, ["alpha", "beta", "gamma"])}")`, `    return value * ${k + 1}`, "");
+        // Some blocks also carry a line of their own, which a stale edit can clearly name.
+        if (rand() < 0.5) lines.splice(lines.length - 1, 0, `    log.info("block ${b} ${pick(rand, ["opened", "closed", "moved", "saved"])} the ${pick(rand, ["file", "socket", "queue"])}")`);
+      }
+      const text = `${lines.join("\n")}\n`;
+      const rel = `gen-${n}.py`;
+      fs.writeFileSync(file(rel), text);
+      // The agent's stale view of one block: one line of it, with one character changed.
+      const line = Math.floor(rand() * lines.length);
+      if (lines[line]!.length < 4) continue;
+      const at = 1 + Math.floor(rand() * (lines[line]!.length - 2));
+      const stale = lines[line]!.slice(0, at) + (lines[line]![at] === "x" ? "y" : "x") + lines[line]!.slice(at + 1);
+      if (text.includes(stale)) continue;
+      const replacement = `${stale}  # edited ${n}`;
+      const body = await edit(rel, stale, replacement, `fuzz-${n}`);
+      expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match" });
+      if (typeof body.retry !== "string") {
+        tally.none++;
+        continue;
+      }
+      tally.offered++;
+      const nearest = body.errorDetail!.nearest as Nearest;
+      // The lines the answer named, as the file held them then (the retry's old, in the URL's own grammar).
+      const target = lines.slice(nearest.startLine - 1, nearest.endLine).join("\n");
+      expect(String(body.excerpt)).toContain(`${nearest.startLine}: ${lines[nearest.startLine - 1]}`);
+      // Sometimes the file changes again before the retry is followed.
+      const current = [...lines];
+      const change = pick(rand, ["none", "insert-above", "edit-context", "copy-neighbour", "edit-target"]);
+      if (change === "insert-above") current.unshift("# inserted");
+      if (change === "edit-context" && nearest.startLine > 1) current[nearest.startLine - 2] += " # touched";
+      if (change === "copy-neighbour") current[(nearest.startLine + 3) % current.length] = current[nearest.startLine - 1]!;
+      if (change === "edit-target") current[nearest.startLine - 1] += " # someone else";
+      const before = `${current.join("\n")}\n`;
+      fs.writeFileSync(file(rel), before);
+      const followed = await agentGet<Body>(body.retry);
+      const after = fs.readFileSync(file(rel), "utf8");
+      if (followed.ok) {
+        tally.applied++;
+        // Applied: the named lines held exactly the retry's old, and only they changed.
+        expect(current.slice(nearest.startLine - 1, nearest.endLine).join("\n"), `case ${n} (${change})`).toBe(target);
+        const expected = [...current.slice(0, nearest.startLine - 1), ...replacement.split("\n"), ...current.slice(nearest.endLine)];
+        expect(after, `case ${n} (${change})`).toBe(`${expected.join("\n")}\n`);
+      } else {
+        tally.refused++;
+        expect(followed.errorCode, `case ${n} (${change})`).toBe("edit_target_changed");
+        expect(after).toBe(before);
+      }
+    }
+    console.log(`seeded stale edits: ${JSON.stringify(tally)}`);
+    // The cases exercised both outcomes, and the margin withheld some retries.
+    expect(tally.applied).toBeGreaterThan(0);
+    expect(tally.refused).toBeGreaterThan(0);
+    expect(tally.none).toBeGreaterThan(0);
+  }, 120_000);
 
   it("refuses blockHash without atLine", async () => {
     fs.writeFileSync(file("g.txt"), "a\n");
