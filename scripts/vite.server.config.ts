@@ -79,6 +79,7 @@ export default defineConfig({
         cli: here("../server/cli.ts"),
         "code-cache": here("../server/code-cache.ts"),
         "outline-worker": here("../server/kernel/read/outline-worker.ts"),
+        "nearest-worker": here("../server/mutation/files/nearest-worker.ts"),
       },
       output: {
         // CommonJS (dist/server/package.json says so), because Node 20 compiles CommonJS through vm.Script, whose

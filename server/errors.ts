@@ -88,6 +88,8 @@ export const ErrorCode = {
   editNoMatch: "edit_no_match",
   editAmbiguous: "edit_ambiguous",
   editNoChange: "edit_no_change",
+  /** A guarded /e retry (atLine, blockHash) found its lines moved or changed since the answer that offered it. */
+  editTargetChanged: "edit_target_changed",
   patchParseError: "patch_parse_error",
   patchHunkNotFound: "patch_hunk_not_found",
   patchTargetExists: "patch_target_exists",
@@ -209,6 +211,7 @@ export const ERROR_CATALOG = {
   edit_no_match: { retryable: false },
   edit_ambiguous: { retryable: false },
   edit_no_change: { retryable: false },
+  edit_target_changed: { retryable: false },
   patch_parse_error: { retryable: false },
   patch_hunk_not_found: { retryable: false },
   patch_target_exists: { retryable: false },

@@ -74,14 +74,21 @@ function holdsNulUnit(body: Buffer, width: number): boolean {
 /** Counts CRLF, lone LF and lone CR in decoded text. */
 export function countNewlines(text: string): NewlineCounts {
   const counts: NewlineCounts = { lf: 0, crlf: 0, cr: 0 };
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 13) {
-      if (text.charCodeAt(i + 1) === 10) {
+  // From newline to newline with indexOf, not character by character: every /e decodes its file with this, and
+  // on a 100 MB file the loop over each character held the event loop ~0.9 s.
+  let lf = text.indexOf("\n");
+  let cr = text.indexOf("\r");
+  while (lf !== -1 || cr !== -1) {
+    if (cr !== -1 && (lf === -1 || cr < lf)) {
+      if (cr + 1 === lf) {
         counts.crlf++;
-        i++;
+        lf = text.indexOf("\n", lf + 1);
       } else counts.cr++;
-    } else if (c === 10) counts.lf++;
+      cr = text.indexOf("\r", cr + 1);
+    } else {
+      counts.lf++;
+      lf = text.indexOf("\n", lf + 1);
+    }
   }
   return counts;
 }

@@ -150,4 +150,19 @@ describe("the built server (dist bundle)", () => {
     const rewritten = await cacheFiles(serverDir, written.size);
     for (const name of written.keys()) expect(rewritten.get(name)?.equals(Buffer.alloc(written.get(name)!.length, 7)), name).toBe(false);
   }, 60_000);
+
+  it("searches a failed /e's nearest lines in its own worker entry (nearest-worker.js)", async () => {
+    if (child) await stop(child);
+    const started = await startBuilt(path.join(bundleRoot, "server", "main.js"), makeTempDir("built-state"));
+    child = started.child;
+    const projectDir = makeTempDir("built-edit");
+    // Over the 64 Ki characters searched on the spot: this one goes to the worker.
+    fs.writeFileSync(path.join(projectDir, "big.txt"), Array.from({ length: 4000 }, (_, i) => `row ${i} of the generated table`).join("\n"));
+    const project = await controlPost(started.controlUrl, "/api/projects", { name: "built-edit", root: projectDir, permissions: { write: true, terminal: false } });
+    const session = await controlPost(started.controlUrl, "/api/sessions", { projectId: project.id });
+    const init = (await (await fetch(session.initUrl!)).json()) as { bases: { m: string } };
+    const answer = (await (await fetch(`${init.bases.m}/e?path=big.txt&old=row~s3210~sof~sthe~sgenerated~stabel&wait=20000&raw=x`)).json()) as Record<string, unknown>;
+    expect(answer).toMatchObject({ ok: false, errorCode: "edit_no_match", errorDetail: { nearest: { startLine: 3211 } } });
+    expect(String(answer.excerpt)).toContain("3211: row 3210 of the generated table");
+  }, 60_000);
 });

@@ -2,7 +2,7 @@
 // parsing a large source file): started on first use from a self-contained program or a module of its own
 // (worker-entry.ts), fed one job at a time by id, and terminated, then replaced, when a job overruns its
 // deadline, its caller aborts, or the worker fails. The event loop never waits on it.
-import { Worker } from "node:worker_threads";
+import { Worker, type ResourceLimits } from "node:worker_threads";
 import type { WorkerEntry } from "./worker-entry.js";
 
 export type DeadlineOutcome<R> = { reply: R } | { failed: "timeout" | "aborted" | "error"; message?: string };
@@ -15,7 +15,11 @@ export class DeadlineWorker<J extends object, R> {
    * `program` is the worker's CommonJS source, or the module to run (worker-entry.ts): either answers each
    * `{ id, ...job }` message with `{ id, ...reply }`.
    */
-  constructor(private readonly program: () => string | WorkerEntry) {}
+  constructor(
+    private readonly program: () => string | WorkerEntry,
+    /** Heap bounds for the thread: past them the worker alone ends (the job answers "error"), never the process. */
+    private readonly resourceLimits?: ResourceLimits,
+  ) {}
 
   run(job: J, deadline: number, signal: AbortSignal): Promise<DeadlineOutcome<R>> {
     const worker = (this.worker ??= this.start());
@@ -48,7 +52,8 @@ export class DeadlineWorker<J extends object, R> {
 
   private start(): Worker {
     const program = this.program();
-    const worker = typeof program === "string" ? new Worker(program, { eval: true }) : new Worker(program.file, { workerData: program.workerData });
+    const limits = this.resourceLimits ? { resourceLimits: this.resourceLimits } : {};
+    const worker = typeof program === "string" ? new Worker(program, { eval: true, ...limits }) : new Worker(program.file, { workerData: program.workerData, ...limits });
     // An idle worker must not keep the process alive.
     worker.unref();
     worker.on("error", () => {

@@ -16,6 +16,8 @@ const editInput = z.strictObject({
   oldString: z.string().describe("Text to replace, copied from read (without the line numbers). Empty: create the file (it must not exist) with newString."),
   newString: z.string().describe("The text to put in its place (may be empty to delete). Must differ from oldString."),
   replaceAll: z.boolean().optional().describe("true: replace every exact occurrence. Default false: oldString must occur once, else the edit is refused with the lines where it occurs."),
+  atLine: z.number().int().min(1).optional().describe("Guard, from a failed edit's retryArguments: oldString must match at this line."),
+  blockHash: z.string().optional().describe("Guard, from retryArguments: the lines there are still those shown."),
 });
 
 /** What the model reads for an edit: what changed, how old was found, and the diff. */
@@ -37,17 +39,30 @@ const edit: McpToolSpec = {
   contentFields: ["oldString", "newString"],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async call(args, call): Promise<McpAnswer> {
-    const { oldString, newString, replaceAll } = args as z.infer<typeof editInput>;
-    const outcome = await call.run("edit", { path: filePathOf(args), old: oldString, new: newString, ...(replaceAll ? { all: true } : {}) });
+    const { oldString, newString, replaceAll, atLine, blockHash } = args as z.infer<typeof editInput>;
+    const path = filePathOf(args);
+    const guard = { ...(atLine === undefined ? {} : { atLine }), ...(blockHash === undefined ? {} : { blockHash }) };
+    const outcome = await call.run("edit", { path, old: oldString, new: newString, ...(replaceAll ? { all: true } : {}), ...guard });
     const answer = answerOf(outcome, (body) => ("line" in body ? editText(body as unknown as EditOutput) : `Edited ${String(body.path)}.`));
     // The kernel names all=1, its URL parameter; over MCP the field is replaceAll.
     if (answer.body.errorCode === "edit_ambiguous" && typeof answer.body.repairHint === "string") {
       const body = { ...answer.body, repairHint: answer.body.repairHint.replace("add all=1", "set replaceAll: true") };
       return { body, text: failureText(body) };
     }
-    return answer;
+    return withGuardedRetry(answer, path, newString);
   },
 };
+
+/**
+ * A stale edit's guarded next step (the kernel's retryArguments) in this tool's own argument names, so the client
+ * can send exactly it: oldString set to the nearest lines, atLine and blockHash guarding them.
+ */
+function withGuardedRetry(answer: McpAnswer, path: string, newString: string): McpAnswer {
+  const kernel = answer.body.retryArguments as { old: string; atLine: number; blockHash: string } | undefined;
+  if (!kernel) return answer;
+  const retryArguments = { path, oldString: kernel.old, newString, atLine: kernel.atLine, blockHash: kernel.blockHash };
+  return { body: { ...answer.body, retryArguments }, text: `${answer.text}\nretryArguments (call edit with exactly these to replace those lines): ${JSON.stringify(retryArguments)}` };
+}
 
 const writeInput = z.strictObject({
   ...filePathFields("The file to create (parent folders are created) or replace whole, relative to the project root or as /project/..."),

@@ -9,10 +9,9 @@ import { sessionSlot } from "../../kernel/tool/session-state.js";
 import { readHeldFile } from "../../sandbox/fd-ops.js";
 import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
-import { deriveRunNonce } from "../journal/call-id.js";
-import { MAX_REQUEST_TARGET_BYTES } from "../../url-grammar/limits.js";
 import { journalControls } from "../journal/controls.js";
-import { nearestLines, RETRY_SIMILARITY, type NearestLines } from "./nearest-lines.js";
+import { noMatchError } from "./edit-failure.js";
+import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
@@ -73,6 +72,7 @@ export const editTool = defineTool({
     newCount: z.number().int().optional(),
     /** Replace every exact occurrence of old (OpenCode's replaceAll). */
     all: z.boolean().optional(),
+    ...guardFields,
     ...journalControls,
   }),
   output: editOutput,
@@ -95,7 +95,8 @@ export const editTool = defineTool({
     if (old === replacement) {
       throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", { retryable: false });
     }
-    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement, args.all === true));
+    const guard = guardOf(args);
+    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement, args.all === true, guard));
   },
 });
 
@@ -129,15 +130,17 @@ async function createHeld(ctx: ToolContext, target: HeldPath, content: string): 
   return answer;
 }
 
-async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string, all: boolean): Promise<EditOutput> {
+async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string, all: boolean, guard: EditGuard | undefined): Promise<EditOutput> {
   const info = target.stats!;
   if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
   const previous = await readHeldFile(target.fd!, info.size);
   const decoded = decodeForEdit(previous, target.display);
   const normalized = normalizeWithOffsets(decoded.text);
   const match = locateOld(normalized.text, old, { all, limit: MAX_COUNTED_MATCHES + 1 });
+  // A guarded retry names exact lines an earlier answer showed: only an exact match there counts.
+  if (guard) checkGuard(ctx, target.display, normalized.text, old, match?.strategy === "exact" ? match.spans.map((s) => s.start) : [], guard);
   if (!match || (match.spans.length !== 1 && !(all && match.strategy === "exact"))) {
-    throw matchError(ctx, target.display, normalized.text, old, replacement, match);
+    throw await matchError(ctx, target.display, normalized.text, old, replacement, match);
   }
 
   // Each span maps back to the original text; new lines take the newline the replaced span used (mixed files
@@ -220,7 +223,7 @@ function diffFields(display: string, before: string, after: string, changes: Cha
   return { diff: found.diff, ...(found.truncated ? { diffTruncated: true as const } : {}) };
 }
 
-function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, match: EditMatch | undefined): ToolError {
+async function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, match: EditMatch | undefined): Promise<ToolError> {
   const read = ctx.urls.to("r", "r", [["path", display]]);
   if (!match) return noMatchError(ctx, display, text, old, replacement, read);
   const hits = match.spans.map((s) => s.start);
@@ -237,71 +240,6 @@ function matchError(ctx: ToolContext, display: string, text: string, old: string
       extra: { read },
     },
   );
-}
-
-/**
- * old does not occur. The answer shows the nearest current lines; when they are close enough and occur once, a
- * retry replaces exactly them with the same new text (a retry repeating the same old could never succeed).
- */
-function noMatchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, read: string): ToolError {
-  const loose = looseMatchLines(text, old);
-  const nearest = nearestLines(text, old);
-  // new already in the file: most likely this change was applied before (by an earlier call or someone else).
-  const applied = replacement.length > 0 ? findOccurrences(text, replacement, 1)[0] : undefined;
-  const retry = nearest && applied === undefined ? nearestRetry(ctx, text, nearest) : undefined;
-  const where = nearest ? ` The nearest current lines are ${nearest.startLine}-${nearest.endLine} (excerpt).` : ` ${display} is empty.`;
-  const next = applied !== undefined
-    ? ` new already occurs at line ${lineAt(text, applied)}: the change looks applied; read to check before changing anything.`
-    : retry
-    ? ` If they are the lines you meant, fetch retry: it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} with your new text; otherwise copy old from read.`
-    : " Copy old exactly from read (newline style does not matter), then try again.";
-  return new ToolError(
-    ErrorCode.editNoMatch,
-    (loose.length > 0
-      ? `old does not occur in ${display} exactly, but matches ignoring indentation/trailing spaces at line ${loose.join(", ")}.`
-      : `old does not occur in ${display}.`) + where + next,
-    {
-      detail: {
-        path: display,
-        occurrences: 0,
-        ...(loose.length > 0 ? { looseMatchLines: loose } : {}),
-        ...(applied !== undefined ? { newAlreadyAtLine: lineAt(text, applied) } : {}),
-        ...(nearest ? { nearest: { startLine: nearest.startLine, endLine: nearest.endLine, similarity: nearest.similarity } } : {}),
-      },
-      agentAction: "reread_then_retry",
-      extra: { read, ...(nearest ? { excerpt: nearest.excerpt, excerptStartLine: nearest.excerptStartLine } : {}), ...(retry ? { retry } : {}) },
-    },
-  );
-}
-
-/** The same /e with old set to the nearest window's exact text, when that is similar enough and unique. */
-function nearestRetry(ctx: ToolContext, text: string, nearest: NearestLines): string | undefined {
-  if (nearest.similarity < RETRY_SIMILARITY || !nearest.wholeLines || nearest.text.length === 0) return undefined;
-  if (findOccurrences(text, nearest.text, 2).length !== 1) return undefined;
-  const callId = intentOf(ctx).callId;
-  const retry = ctx.urls.repair({
-    drop: ["old", "oldBlob", "oldCount", "run", "call"],
-    add: [["old", nearest.text], ["run", deriveRunNonce(callId, `nearest@${nearest.startLine}`)]],
-  });
-  // A retry the gateway itself would refuse as too long is no repair: then only the excerpt and read are offered.
-  return retry !== undefined && Buffer.byteLength(new URL(retry).pathname + new URL(retry).search) <= MAX_REQUEST_TARGET_BYTES ? retry : undefined;
-}
-
-/** Lines where old matches when each line is compared without leading and trailing whitespace. */
-function looseMatchLines(text: string, old: string): number[] {
-  const want = old.split("\n").map((l) => l.trim());
-  while (want.length > 1 && want[want.length - 1] === "") want.pop();
-  const lines = text.split("\n").map((l) => l.trim());
-  const found: number[] = [];
-  for (let i = 0; i + want.length <= lines.length && found.length < MAX_LISTED_LINES; i++) {
-    const matches = want.every((w, j) => {
-      const line = lines[i + j]!;
-      if (want.length === 1) return w.length > 0 && line.includes(w);
-      return j === 0 ? line.endsWith(w) : j === want.length - 1 ? line.startsWith(w) : line === w;
-    });
-    if (matches) found.push(i + 1);
-  }
-  return found;
 }
 
 /**

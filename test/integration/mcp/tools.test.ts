@@ -117,7 +117,7 @@ describe("tools/list", () => {
     expect(fields("read")).toEqual(["path", "filePath", "offset", "limit"]);
     expect(fields("glob")).toEqual(["pattern", "path", "hidden", "limit"]);
     expect(fields("grep")).toEqual(["pattern", "path", "include", "caseSensitive", "literal", "limit"]);
-    expect(fields("edit")).toEqual(["path", "filePath", "oldString", "newString", "replaceAll"]);
+    expect(fields("edit")).toEqual(["path", "filePath", "oldString", "newString", "replaceAll", "atLine", "blockHash"]);
     expect(fields("write")).toEqual(["path", "filePath", "content"]);
     expect(fields("patch")).toEqual(["patchText"]);
     expect(fields("shell")).toEqual(["command", "workdir", "timeout", "background"]);

@@ -1,5 +1,41 @@
 import { describe, expect, it } from "vitest";
-import { nearestLines, RETRY_SIMILARITY } from "../../../server/mutation/files/nearest-lines.js";
+import { blockHash, nearestLines, RETRY_MARGIN, RETRY_SIMILARITY, retryRefusal, searchNearest } from "../../../server/mutation/files/nearest-lines.js";
+import { pick, seededRandom } from "../../helpers/seeded-random.js";
+
+/** The search as it was written before streaming (a bigram map per line, every window scored): the reference. */
+function reference(text: string, old: string): { start: number; score: number; second: number } {
+  const grams = (line: string) => {
+    const s = line.trim();
+    const m = new Map<string, number>();
+    if (s.length === 1) m.set(s, 1);
+    for (let i = 0; i + 1 < s.length; i++) m.set(s.slice(i, i + 2), (m.get(s.slice(i, i + 2)) ?? 0) + 1);
+    return m;
+  };
+  const dice = (a: Map<string, number>, b: Map<string, number>) => {
+    if (a.size === 0 && b.size === 0) return 1;
+    let shared = 0;
+    let total = 0;
+    for (const [g, n] of a) {
+      total += n;
+      shared += Math.min(n, b.get(g) ?? 0);
+    }
+    for (const n of b.values()) total += n;
+    return (2 * shared) / total;
+  };
+  const want = (old.endsWith("\n") ? old.slice(0, -1) : old).split("\n").map(grams);
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  const size = Math.min(want.length, lines.length);
+  const scores: number[] = [];
+  for (let start = 0; start + size <= lines.length; start++) {
+    let score = 0;
+    for (let j = 0; j < size; j++) score += dice(want[j]!, grams(lines[start + j]!));
+    scores.push(score);
+  }
+  const best = scores.indexOf(Math.max(...scores));
+  const second = Math.max(-1, ...scores.filter((_, i) => i !== best));
+  return { start: best, score: scores[best]!, second };
+}
 
 describe("nearestLines", () => {
   it.each([
@@ -25,5 +61,61 @@ describe("nearestLines", () => {
     expect(near).toMatchObject({ startLine: 20, excerptStartLine: 18 });
     expect(near.excerpt.split("\n")).toHaveLength(5);
     expect(nearestLines("", "x")).toBeUndefined();
+  });
+
+  it("streams to the same best window and runner-up as scoring every window with a map per line (200 seeded files)", () => {
+    const rand = seededRandom(27);
+    const words = ["def", "return", "self", "value", "  ", "x = 1", "}", "{", "import os", "# comment", "", "a", "total += n"];
+    for (let n = 0; n < 200; n++) {
+      const line = () => Array.from({ length: 1 + Math.floor(rand() * 4) }, () => pick(rand, words)).join(" ");
+      const text = Array.from({ length: 1 + Math.floor(rand() * 30) }, line).join("\n") + (rand() < 0.5 ? "\n" : "");
+      const old = Array.from({ length: 1 + Math.floor(rand() * 4) }, line).join("\n") + (rand() < 0.3 ? "\n" : "");
+      const want = reference(text, old);
+      const got = searchNearest(text, old);
+      const lines = (old.endsWith("\n") ? old.slice(0, -1) : old).split("\n").length;
+      const round = (x: number) => Math.round((Math.max(0, x) / lines) * 100) / 100;
+      expect(got.complete).toBe(true);
+      expect(got.nearest!.similarity, `${JSON.stringify(text)} / ${JSON.stringify(old)}`).toBe(round(want.score));
+      expect(got.nearest!.startLine).toBe(want.start + 1);
+      if (want.second >= 0) expect(got.nearest!.runnerUp!.similarity).toBe(round(want.second));
+      else expect(got.nearest!.runnerUp).toBeUndefined();
+    }
+  });
+
+  it("names the runner-up, and refuses a retry when it is within the margin", () => {
+    const text = "def f():\n    return compute(1, 2)\n\ndef g():\n    return compute(1, 3)\n";
+    const search = searchNearest(text, "    return compute(1, 4)");
+    expect(search.nearest).toMatchObject({ startLine: 2, runnerUp: { startLine: 5 } });
+    expect(search.nearest!.similarity - search.nearest!.runnerUp!.similarity).toBeLessThan(RETRY_MARGIN);
+    expect(retryRefusal(search)).toContain(`is under ${RETRY_MARGIN}`);
+    // A clear winner passes.
+    const clear = searchNearest("alpha beta gamma\nsomething else entirely\n", "alpha beta gamme");
+    expect(retryRefusal(clear)).toBeUndefined();
+  });
+
+  it("stops at its comparison budget, and an incomplete search offers no retry", () => {
+    const text = Array.from({ length: 5000 }, (_, i) => `row ${i} payload`).join("\n");
+    const search = searchNearest(text, "row 4999 payloaf", { maxComparisons: 1000 });
+    expect(search.complete).toBe(false);
+    expect(search.nearest!.startLine).toBeLessThan(4999);
+    expect(retryRefusal(search)).toBe("the search stopped before the end of the file");
+    expect(searchNearest(text, "row 4999 payloaf").nearest!.startLine).toBe(5000);
+  });
+
+  it("fingerprints the window with two lines of context: the same text hashes the same, a changed context line does not", () => {
+    const text = "a\nb\nc\nd\ne\nf\ng\n";
+    const near = nearestLines(text, "d")!;
+    expect(near.hash).toBe(blockHash(text, text.indexOf("d"), 1));
+    expect(blockHash(`x\n${text}`, text.indexOf("d") + 2, 1)).toBe(near.hash);
+    expect(blockHash(text.replace("a", "A"), text.indexOf("d"), 1)).toBe(near.hash);
+    expect(blockHash(text.replace("b", "B"), text.indexOf("d"), 1)).not.toBe(near.hash);
+    expect(blockHash(text.replace("f", "F"), text.indexOf("d"), 1)).not.toBe(near.hash);
+    expect(blockHash(text.replace("g", "G"), text.indexOf("d"), 1)).toBe(near.hash);
+  });
+
+  it("lists loose matches (indentation and trailing spaces ignored) in the same pass", () => {
+    const text = "if x:\n        go()\n        stop()\n";
+    expect(searchNearest(text, "if x:\n    go()\n    stop()\n").looseLines).toEqual([1]);
+    expect(searchNearest(text, "go()").looseLines).toEqual([2]);
   });
 });

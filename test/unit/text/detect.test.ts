@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeExact, decodeLossy, detectEncoding, detectNewlines, indexLines } from "../../../server/text/index.js";
+import { countNewlines, decodeExact, decodeLossy, detectEncoding, detectNewlines, indexLines } from "../../../server/text/index.js";
+import { pick, seededRandom } from "../../helpers/seeded-random.js";
 
 const bytes = (...parts: Array<number[] | string>) => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));
 const utf16le = (text: string) => Buffer.from(text, "utf16le");
@@ -55,6 +56,26 @@ describe("newline detection", () => {
 
   it.each(["", "abc", "a\nb\n", "a\r\nb\r\n", "a\rb\r", "a\r\nb\nc", "a\rb\nc", "\r\r\n\n"])("reads and mutations agree on the style of %j", (text) => {
     expect(indexLines(Buffer.from(text)).newline).toBe(detectNewlines(text).style);
+  });
+
+  it("counts LF, CRLF and lone CR as reading every character would (500 seeded texts)", () => {
+    const byCharacter = (text: string) => {
+      const counts = { lf: 0, crlf: 0, cr: 0 };
+      for (let i = 0; i < text.length; i++) {
+        if (text[i] === "\r") {
+          if (text[i + 1] === "\n") {
+            counts.crlf++;
+            i++;
+          } else counts.cr++;
+        } else if (text[i] === "\n") counts.lf++;
+      }
+      return counts;
+    };
+    const rand = seededRandom(28);
+    for (let n = 0; n < 500; n++) {
+      const text = Array.from({ length: Math.floor(rand() * 40) }, () => pick(rand, ["a", "\r", "\n", "\r\n", "bc"])).join("");
+      expect(countNewlines(text), JSON.stringify(text)).toEqual(byCharacter(text));
+    }
   });
 });
 
