@@ -199,13 +199,27 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
       check: () => expect(text("sr.txt")).toBe("new\n"),
     },
   ],
-  // s27-stale guards this retry (margin, fingerprint/line guard); adapt the fields here to its shape.
+  // The retry is guarded (atLine, blockHash): it replaces exactly the lines the answer showed.
   edit_no_match: [
     {
       name: "/e with an old= from before the file changed",
       mistake: () => (put("enm.py", "def f():\n    total = 1\n    return total\n"), url(s.m!, "e", [["path", "enm.py"], ["old", "    total = 0\n"]], "    total = 2\n")),
       follow: "retry",
       check: () => expect(text("enm.py")).toBe("def f():\n    total = 2\n    return total\n"),
+    },
+  ],
+  edit_target_changed: [
+    {
+      name: "a guarded retry followed after two lines were inserted above its block",
+      mistake: () => (
+        put("etc.py", "# one\n# two\ndef f():\n    total = 1\n    return total\n"), url(s.m!, "e", [["path", "etc.py"], ["old", "    total = 1\n"], ["atLine", "2"]], "    total = 2\n")
+      ),
+      follow: "read",
+      check: (b, refused) => {
+        expect(refused.errorDetail).toMatchObject({ reason: "moved", foundAtLines: [4] });
+        expect(json(b)).toContain("total = 1");
+        expect(text("etc.py")).toContain("total = 1");
+      },
     },
   ],
   edit_ambiguous: [{ name: "/e with an old= found twice", mistake: () => (put("amb.txt", "x = 1\nx = 1\n"), url(s.m!, "e", [["path", "amb.txt"], ["old", "x = 1"]], "x = 2")), follow: "read" }],

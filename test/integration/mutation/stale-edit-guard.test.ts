@@ -68,7 +68,9 @@ describe("stale /e retries that cannot land elsewhere", () => {
   it("offers no retry into a generated file's repeated blocks", async () => {
     const before = generated((i) => String(i * 10));
     fs.writeFileSync(file("gen.py"), before);
-    const body = await edit("gen.py", 'entry_1 = {\n    "name": "item",\n    "value": 11,\n}', 'entry_1 = {\n    "name": "item",\n    "value": 12,\n}');
+    // A stale old whose middle lines differ from every block by more than the block-anchor strategy tolerates (one of
+    // three middle lines in common), so no tolerant strategy finds it and the nearest-lines search decides.
+    const body = await edit("gen.py", 'entry_1 = {\n    "name": "item",\n    "value": 11,\n    "unit": "cm",\n}', 'entry_1 = {\n    "name": "item",\n    "value": 12,\n}');
     expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match" });
     expect(body.retry).toBeUndefined();
     expect(fs.readFileSync(file("gen.py"), "utf8")).toBe(before);
