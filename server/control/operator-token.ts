@@ -4,6 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../log.js";
+import { writeFileDurably } from "../store/durable-file.js";
 
 export const OPERATOR_TOKEN_FILE = "operator-token";
 /** A generated token: 32 random bytes (256 bits), base64url. */
@@ -69,7 +70,10 @@ export function readOperatorTokenFile(stateDir: string): string | undefined {
   }
 }
 
-/** Reads the token file, or creates it with a fresh random token. */
+/**
+ * Reads the token file, or creates it with a fresh random token, durably (store/durable-file.ts): a crash right after
+ * the first start leaves no file or the whole token, never an empty file that the next start silently replaces.
+ */
 export function readOrCreateOperatorToken(stateDir: string): { token: string; created: boolean } {
   const file = operatorTokenPath(stateDir);
   try {
@@ -84,9 +88,7 @@ export function readOrCreateOperatorToken(stateDir: string): { token: string; cr
   }
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(GENERATED_TOKEN_BYTES).toString("base64url");
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeFileDurably(file, `${token}\n`, { mode: 0o600, exclusive: false });
   return { token, created: true };
 }
 
