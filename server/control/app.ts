@@ -34,7 +34,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   app.proxy = false;
   app.silent = true;
   const api = createApiRouter(options);
-  const sessions = createLoginSessions(options.store.loginSessions);
+  const sessions = createLoginSessions(options.store.loginSessions, options.credential.loginBinding);
   const backoff = createAuthBackoff();
   const auth = createAuthRouter({ credential: options.credential, sessions, backoff, showTokenCommand: options.showTokenCommand ?? "urlbridge token --show" });
 

@@ -1,6 +1,6 @@
 // The operator credential: from URLBRIDGE_OPERATOR_TOKEN, else generated once into <state>/operator-token (0600).
 // The token itself is never logged; only where it lives and how to print it.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../log.js";
@@ -51,6 +51,11 @@ export interface OperatorCredential {
   file: string | undefined;
   /** Constant-time comparison against a presented token. */
   matches(presented: string): boolean;
+  /**
+   * A key derived from this token that login sessions are bound to (login-sessions.ts): a cookie made under one
+   * token is unknown under the next, so replacing the token logs every browser out (issue 28, item 5).
+   */
+  loginBinding: Buffer;
 }
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
@@ -111,5 +116,6 @@ export function loadOperatorCredential(stateDir: string, fromEnv: string | undef
     source,
     file: source === "file" ? operatorTokenPath(stateDir) : undefined,
     matches: (presented) => timingSafeEqual(digest(presented), expected),
+    loginBinding: createHmac("sha256", token).update("urlbridge login sessions v1", "utf8").digest(),
   };
 }
