@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { operatorTokenWeakness } from "./control/operator-token.js";
-import { parseCidr } from "./gateway/request-source.js";
+import { parseTrustedProxy } from "./gateway/request-source.js";
 import { allowEntryProblem } from "./kernel/web/guard/allowlist.js";
 import { BRAVE_SEARCH_URL } from "./kernel/web/search/brave.js";
 import type { WebSearchConfig } from "./kernel/web/search/provider.js";
@@ -104,7 +104,10 @@ const envSchema = z.object({
   URLBRIDGE_SANDBOX_INSTANCE: dockerName.default("default"),
   URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: flag.default(true),
   URLBRIDGE_TRUSTED_PROXIES: hostList
-    .refine((entries) => entries.every((e) => parseCidr(e) !== undefined), "must be comma-separated IP addresses or CIDR ranges (e.g. 172.30.47.0/24)")
+    .refine(
+      (entries) => entries.every((e) => parseTrustedProxy(e) !== undefined),
+      "must be comma-separated host names, IP addresses or CIDR ranges (e.g. tunnel, the tunnel's compose service)",
+    )
     .default([]),
   // webfetch's guard (server/kernel/web/guard/): private hosts or ranges the operator lets it reach. Never by default.
   URLBRIDGE_WEB_ALLOW: hostList
