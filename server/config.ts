@@ -101,7 +101,8 @@ const envSchema = z.object({
   URLBRIDGE_SANDBOX_PIDS: z.coerce.number().int().positive("must be a positive whole number").optional(),
   URLBRIDGE_SANDBOX_TMP_MB: z.coerce.number().int().positive("must be a positive whole number of MiB").optional(),
   URLBRIDGE_SANDBOX_HOST_PROJECTS: hostProjects.optional(),
-  URLBRIDGE_SANDBOX_INSTANCE: dockerName.default("default"),
+  // Unset: the state directory's own name (store/sandbox-instance.ts), so two appliances on one engine never collide.
+  URLBRIDGE_SANDBOX_INSTANCE: dockerName.optional(),
   URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: flag.default(true),
   URLBRIDGE_TRUSTED_PROXIES: hostList
     .refine(
@@ -205,8 +206,11 @@ export interface SandboxContainerConfig {
   tmpMb: number | undefined;
   /** URLBRIDGE_SANDBOX_HOST_PROJECTS: where the bridge's projects folder is on the Docker host. */
   hostProjects: { from: string; to: string } | undefined;
-  /** URLBRIDGE_SANDBOX_INSTANCE: tells apart bridges sharing one Docker engine. */
-  instance: string;
+  /**
+   * URLBRIDGE_SANDBOX_INSTANCE: tells apart bridges sharing one Docker engine. Unset: bridge.ts fills in the state
+   * directory's own (store/sandbox-instance.ts).
+   */
+  instance: string | undefined;
 }
 
 export class ConfigError extends Error {
