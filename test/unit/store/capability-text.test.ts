@@ -31,6 +31,14 @@ describe("capability placeholders", () => {
     expect(revealCapabilities(stored, {})).toBe(`/v0/${ENDED_CAPABILITY}/x`);
   });
 
+  it("round-trips text where a placeholder's letter and what follows would spell another token", () => {
+    const tricky = { mutation: "AAAAAAAA", read: "mBBBBBBB" };
+    const text = "/v0/AAAAAAAABBBBBBB/ and AAAAAAAAAAAAAAAA";
+    const stored = concealCapabilities(text, tricky);
+    expect(stored).not.toContain("AAAAAAAA");
+    expect(revealCapabilities(stored, tricky)).toBe(text);
+  });
+
   it("leaves other sessions' tokens and look-alikes alone", () => {
     const text = `/v0/OtherTk1/r MutaTok /v0/${tokens.read.toLowerCase()}/r`;
     expect(concealCapabilities(text, tokens)).toBe(text);
