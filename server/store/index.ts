@@ -65,7 +65,7 @@ export function createStore(
       const journal = journalHealth.health();
       return { degraded: activityLog.failing || journal.failing, activityLog, journal };
     },
-    staging: createStagingQueries(db),
+    staging: createStagingQueries(db, capabilityText),
     /** Runs fn inside one SQLite transaction. */
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: (): void => {

@@ -1,6 +1,6 @@
 // No live capability in recorded answers (issue 28, item 1): results and checkpoints recorded before this
-// migration hold their session's tokens verbatim (a `retry` or `read` URL); they, and the activity log's
-// parameters and call ids, are rewritten with placeholders (capability-text.ts). The old pages are zeroed (secure_delete), and database.ts vacuums and truncates the WAL.
+// migration hold their session's tokens verbatim (a `retry` or `read` URL); they, the activity log's
+// parameters and call ids, and staged chunks are rewritten with placeholders (capability-text.ts). The old pages are zeroed (secure_delete), and database.ts vacuums and truncates the WAL.
 import path from "node:path";
 import { createCapabilitySealer, loadCapabilityKey } from "../capability-key.js";
 import { concealCapabilities, type CapabilityTokens } from "../capability-text.js";
@@ -16,7 +16,10 @@ export const concealedResults: Migration = {
     const capsOf = db.prepare("SELECT kind, sealed FROM capabilities WHERE session_id = ? AND generation = ?");
     const update = db.prepare("UPDATE intents SET result = ?, checkpoint = ? WHERE id = ?");
     const updateActivity = db.prepare("UPDATE activity SET params = ?, call_id = ? WHERE id = ?");
-    const scopes = db.prepare("SELECT session_id, generation FROM intents UNION SELECT session_id, generation FROM activity").all() as Array<{
+    const updateChunk = db.prepare("UPDATE staged_chunks SET content = ? WHERE session_id = ? AND generation = ? AND blob = ? AND idx = ?");
+    const scopes = db
+      .prepare("SELECT session_id, generation FROM intents UNION SELECT session_id, generation FROM activity UNION SELECT session_id, generation FROM staged_chunks")
+      .all() as Array<{
       session_id: string;
       generation: number;
     }>;
@@ -24,6 +27,7 @@ export const concealedResults: Migration = {
       "SELECT id, result, checkpoint FROM intents WHERE session_id = ? AND generation = ? AND (result IS NOT NULL OR checkpoint IS NOT NULL)",
     );
     const activityOf = db.prepare("SELECT id, params, call_id FROM activity WHERE session_id = ? AND generation = ? AND (params IS NOT NULL OR call_id IS NOT NULL)");
+    const chunksOf = db.prepare("SELECT blob, idx, content FROM staged_chunks WHERE session_id = ? AND generation = ?");
     for (const scope of scopes) {
       const tokens: CapabilityTokens = {};
       for (const c of capsOf.all(scope.session_id, scope.generation) as Array<{ kind: keyof CapabilityTokens; sealed: Buffer }>) {
@@ -36,6 +40,9 @@ export const concealedResults: Migration = {
       }
       for (const r of activityOf.all(scope.session_id, scope.generation) as Array<{ id: number; params: string | null; call_id: string | null }>) {
         updateActivity.run(conceal(r.params), conceal(r.call_id), r.id);
+      }
+      for (const r of chunksOf.all(scope.session_id, scope.generation) as Array<{ blob: string; idx: number; content: string }>) {
+        updateChunk.run(concealCapabilities(r.content, tokens), scope.session_id, scope.generation, r.blob, r.idx);
       }
     }
   },

@@ -91,6 +91,11 @@ describe("no live capability at rest", () => {
       expect(answers[0]!.read).toContain(`/v0/${tokenOf(writer.r)}/`);
       const carried = answers.filter((a) => urlsIn(a).length > 0).map((a) => a.errorCode);
       expect(carried).toEqual(["stale_read", "edit_no_match", "edit_ambiguous", "patch_hunk_not_found"]);
+      // Staged content holding the session's own URL: kept at rest as placeholders, given back byte for byte.
+      const staged = `my URL is ${writer.m} and ${writer.r}\n`;
+      for (const blob of ["kept", "used"]) expect(await agentGet(url(writer.m!, "s", [["blob", blob], ["i", 0], ["count", 1]], staged))).toMatchObject({ ok: true, complete: true });
+      expect(await agentGet(url(writer.m!, "w", [["path", "from-blob.txt"], ["blob", "used"], ["count", 1]]))).toMatchObject({ ok: true });
+      expect(fs.readFileSync(path.join(t.projectDir, "from-blob.txt"), "utf8")).toBe(staged);
 
       // After a rotation the new generation's answers carry the new tokens; the old ones are dead but still checked.
       await t.api("POST", `/api/sessions/${writer.sessionId}/rotate`);
@@ -108,8 +113,10 @@ describe("no live capability at rest", () => {
       // Not a vacuous scan: the recorded answers hold URLs, as placeholders.
       const db = new Database(path.join(t.stateDir, STATE_FILE_NAME), { readonly: true });
       const concealed = db.prepare("SELECT COUNT(*) AS n FROM intents WHERE instr(result, ?) > 0").get(MARK) as { n: number };
+      const stagedAtRest = db.prepare("SELECT COUNT(*) AS n FROM staged_chunks WHERE blob = 'kept' AND instr(content, ?) > 0").get(MARK) as { n: number };
       db.close();
       expect(concealed.n).toBeGreaterThanOrEqual(4);
+      expect(stagedAtRest.n).toBe(1);
     } finally {
       await t.close();
     }
@@ -158,6 +165,8 @@ describe("no live capability at rest", () => {
     const call = url(s.m!, "w", [["path", "unread.txt"]], "two\n");
     const answer = await agentGet<Answer>(call);
     expect(answer).toMatchObject({ errorCode: "stale_read" });
+    const staged = `stage of ${s.m} \uE000m kept as is\n`;
+    expect(await agentGet(url(s.m!, "s", [["blob", "old"], ["i", 0], ["count", 1]], staged))).toMatchObject({ ok: true });
     await first.close();
 
     // What an older build left: the results with the tokens in place, migration 7 not applied.
@@ -168,6 +177,8 @@ describe("no live capability at rest", () => {
     for (const r of old.prepare("SELECT id, result FROM intents WHERE result IS NOT NULL").all() as Array<{ id: number; result: string }>) {
       old.prepare("UPDATE intents SET result = ? WHERE id = ?").run(plain(r.result), r.id);
     }
+    // An older build stored staged text as sent, a private-use character included.
+    old.prepare("UPDATE staged_chunks SET content = ? WHERE blob = 'old'").run(staged);
     old.prepare("DELETE FROM schema_migrations WHERE version = 7").run();
     const verbatim = old.prepare("SELECT COUNT(*) AS n FROM intents WHERE instr(result, ?) > 0").get(mutationToken) as { n: number };
     old.close();
@@ -180,6 +191,8 @@ describe("no live capability at rest", () => {
       expect(replay.errorCode).toBe("stale_read");
       expect(tokenOf(replay.retry as string)).toBe(mutationToken);
       expect(tokenOf(replay.read as string)).toBe(readToken);
+      expect(await agentGet(on(url(s.m!, "w", [["path", "from-old-blob.txt"], ["blob", "old"], ["count", 1]])))).toMatchObject({ ok: true });
+      expect(fs.readFileSync(path.join(first.projectDir, "from-old-blob.txt"), "utf8")).toBe(staged);
       expect(await scanAtRest(second, undefined, tokensOf(s))).toEqual([]);
     } finally {
       await second.close();
