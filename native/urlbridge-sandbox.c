@@ -1,7 +1,7 @@
 /*
  * urlbridge-sandbox: runs one terminal command confined, and stays its parent until every process it started
- * has ended. Applies Landlock (filesystem allowlist, ptrace/proc protection, optional TCP-connect ban and signal
- * scoping), no_new_privs and an identity drop, then watches the tree as a child subreaper so that setsid'd
+ * has ended. Applies Landlock (filesystem allowlist, ptrace/proc protection, optional TCP-connect ban, signal and
+ * abstract Unix socket scoping), no_new_privs and an identity drop, then watches the tree as a child subreaper so that setsid'd
  * daemons and double forks stay findable. It starts by closing every descriptor above 2 except --status-fd (itself
  * close-on-exec), so the command gets only stdin, stdout and stderr whoever started the launcher (the resident
  * spawner, or the bridge directly). CLI contract: docs/ARCHITECTURE.md and server/sandbox/launcher.ts.
@@ -57,6 +57,7 @@
 #define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 #define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ULL << 1)    /* ABI 6 */
 
 struct ll_ruleset_attr {
@@ -98,6 +99,8 @@ struct options {
   struct rule_path paths[MAX_PATHS];
   int npaths;
   int scope_signals;
+  /* Abstract Unix sockets (@name) carry no file permission: without this scope any command reaches any of them. */
+  int scope_abstract;
   int no_tcp_connect;
   int require_landlock;
   int foreground;
@@ -197,6 +200,8 @@ static void parse_args(int argc, char **argv, struct options *o) {
       i++;
     } else if (strcmp(a, "--scope-signals") == 0) {
       o->scope_signals = 1;
+    } else if (strcmp(a, "--scope-abstract-sockets") == 0) {
+      o->scope_abstract = 1;
     } else if (strcmp(a, "--no-tcp-connect") == 0) {
       o->no_tcp_connect = 1;
     } else if (strcmp(a, "--require-landlock") == 0) {
@@ -233,18 +238,20 @@ static void add_path_rule(int ruleset, const struct rule_path *p, uint64_t handl
 /* Builds the ruleset; returns its fd, or -1 when Landlock is unavailable and not required. */
 static int build_ruleset(const struct options *o) {
   /* Nothing to confine to: the launcher only owns the tree (URLBRIDGE_SANDBOX=none, process-level tests). */
-  if (o->npaths == 0 && !o->require_landlock && !o->scope_signals && !o->no_tcp_connect) return -1;
+  if (o->npaths == 0 && !o->require_landlock && !o->scope_signals && !o->scope_abstract && !o->no_tcp_connect) return -1;
   int abi = landlock_abi();
   if (abi == 0) {
     if (o->require_landlock) fail("Landlock is not available on this kernel (needs Linux 5.13+ with landlock in the lsm= list)");
-    if (o->scope_signals || o->no_tcp_connect) fail("--scope-signals and --no-tcp-connect need Landlock, which this kernel lacks");
+    if (o->scope_signals || o->scope_abstract || o->no_tcp_connect)
+      fail("--scope-signals, --scope-abstract-sockets and --no-tcp-connect need Landlock, which this kernel lacks");
     return -1;
   }
   if (o->scope_signals && abi < 6) fail("--scope-signals needs Landlock ABI 6 (Linux 6.12); this kernel has ABI %d", abi);
+  if (o->scope_abstract && abi < 6) fail("--scope-abstract-sockets needs Landlock ABI 6 (Linux 6.12); this kernel has ABI %d", abi);
   if (o->no_tcp_connect && abi < 4) fail("--no-tcp-connect needs Landlock ABI 4 (Linux 6.7); this kernel has ABI %d", abi);
   struct ll_ruleset_attr attr = {.handled_access_fs = handled_fs_for(abi),
                                  .handled_access_net = o->no_tcp_connect ? LL_NET_CONNECT_TCP : 0,
-                                 .scoped = o->scope_signals ? LL_SCOPE_SIGNAL : 0};
+                                 .scoped = (o->scope_signals ? LL_SCOPE_SIGNAL : 0) | (o->scope_abstract ? LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0)};
   /* Older ABIs know a shorter struct; the size tells the kernel which fields we mean. */
   size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
   int ruleset = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
@@ -544,8 +551,9 @@ static int finish(const struct options *o, int leftovers) {
 
 static int probe(void) {
   int abi = landlock_abi();
-  printf("{\"landlock\":%d,\"fs\":%s,\"ptrace\":%s,\"net\":%s,\"signals\":%s,\"root\":%s}\n", abi, abi >= 1 ? "true" : "false",
-         abi >= 1 ? "true" : "false", abi >= 4 ? "true" : "false", abi >= 6 ? "true" : "false", geteuid() == 0 ? "true" : "false");
+  printf("{\"landlock\":%d,\"fs\":%s,\"ptrace\":%s,\"net\":%s,\"signals\":%s,\"abstractSockets\":%s,\"root\":%s}\n", abi,
+         abi >= 1 ? "true" : "false", abi >= 1 ? "true" : "false", abi >= 4 ? "true" : "false", abi >= 6 ? "true" : "false",
+         abi >= 6 ? "true" : "false", geteuid() == 0 ? "true" : "false");
   return 0;
 }
 

@@ -40,6 +40,7 @@ import { containerSandboxStatus } from "./sandbox/container/status.js";
 import { setSpawnerLog, useSpawner } from "./sandbox/spawner.js";
 import { newerMigrations } from "./store/database.js";
 import { openStore, type Store } from "./store/index.js";
+import { sandboxInstanceOf } from "./store/sandbox-instance.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -195,7 +196,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   });
   useSpawner(config.spawner === "auto");
   setSpawnerLog(log);
-  const terminal = createTerminalState(containerMode ? { container: config } : {});
+  // Each appliance labels its sandbox containers with its own instance name unless the operator chose one.
+  const instanceOf = () => sandboxInstanceOf(store.settings, config.sandboxContainer.instance);
+  const terminal = createTerminalState(containerMode ? { container: { ...config, sandboxContainer: { ...config.sandboxContainer, instance: instanceOf() } } } : {});
   if (terminal.container) {
     const warning = await terminal.container.removeLeftovers();
     if (warning) log.warn(warning);

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { operatorTokenWeakness } from "./control/operator-token.js";
-import { parseCidr } from "./gateway/request-source.js";
+import { parseTrustedProxy } from "./gateway/request-source.js";
 import { allowEntryProblem } from "./kernel/web/guard/allowlist.js";
 import { BRAVE_SEARCH_URL } from "./kernel/web/search/brave.js";
 import type { WebSearchConfig } from "./kernel/web/search/provider.js";
@@ -103,10 +103,14 @@ const envSchema = z.object({
   URLBRIDGE_SANDBOX_PIDS: z.coerce.number().int().positive("must be a positive whole number").optional(),
   URLBRIDGE_SANDBOX_TMP_MB: z.coerce.number().int().positive("must be a positive whole number of MiB").optional(),
   URLBRIDGE_SANDBOX_HOST_PROJECTS: hostProjects.optional(),
-  URLBRIDGE_SANDBOX_INSTANCE: dockerName.default("default"),
+  // Unset: the state directory's own name (store/sandbox-instance.ts), so two appliances on one engine never collide.
+  URLBRIDGE_SANDBOX_INSTANCE: dockerName.optional(),
   URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: flag.default(true),
   URLBRIDGE_TRUSTED_PROXIES: hostList
-    .refine((entries) => entries.every((e) => parseCidr(e) !== undefined), "must be comma-separated IP addresses or CIDR ranges (e.g. 172.30.47.0/24)")
+    .refine(
+      (entries) => entries.every((e) => parseTrustedProxy(e) !== undefined),
+      "must be comma-separated host names, IP addresses or CIDR ranges (e.g. tunnel, the tunnel's compose service)",
+    )
     .default([]),
   // webfetch's guard (server/kernel/web/guard/): private hosts or ranges the operator lets it reach. Never by default.
   URLBRIDGE_WEB_ALLOW: hostList
@@ -206,8 +210,11 @@ export interface SandboxContainerConfig {
   tmpMb: number | undefined;
   /** URLBRIDGE_SANDBOX_HOST_PROJECTS: where the bridge's projects folder is on the Docker host. */
   hostProjects: { from: string; to: string } | undefined;
-  /** URLBRIDGE_SANDBOX_INSTANCE: tells apart bridges sharing one Docker engine. */
-  instance: string;
+  /**
+   * URLBRIDGE_SANDBOX_INSTANCE: tells apart bridges sharing one Docker engine. Unset: bridge.ts fills in the state
+   * directory's own (store/sandbox-instance.ts).
+   */
+  instance: string | undefined;
 }
 
 export class ConfigError extends Error {

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Koa from "koa";
 import type { Logger } from "../log.js";
+import { isStoreUnavailable, sqliteCode } from "../store/health.js";
 import type { SandboxReport } from "./api-types.js";
 import { createApiRouter, type ApiOptions } from "./api.js";
 import { createAuthBackoff } from "./auth-backoff.js";
@@ -29,12 +30,15 @@ export interface ControlPlaneOptions extends ApiOptions {
   buildId?: string;
 }
 
+/** Retry-After of a state_store_unavailable answer: a lock held elsewhere or a full disk rarely clears faster. */
+const STORE_RETRY_AFTER_S = 5;
+
 export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
   const api = createApiRouter(options);
-  const sessions = createLoginSessions(options.store.loginSessions);
+  const sessions = createLoginSessions(options.store.loginSessions, options.credential.loginBinding);
   const backoff = createAuthBackoff();
   const auth = createAuthRouter({ credential: options.credential, sessions, backoff, showTokenCommand: options.showTokenCommand ?? "urlbridge token --show" });
 
@@ -47,6 +51,14 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
       if (error instanceof ControlError) {
         ctx.status = error.status;
         ctx.body = controlErrorBody(error.code, error.message);
+        return;
+      }
+      // A store fault is not a bug: say what happened and that nothing changed (each write is one transaction).
+      if (isStoreUnavailable(error)) {
+        options.log.warn("control plane request refused: the state store cannot take writes", { code: sqliteCode(error) });
+        ctx.status = CONTROL_ERROR_STATUS.state_store_unavailable;
+        ctx.set("Retry-After", String(STORE_RETRY_AFTER_S));
+        ctx.body = controlErrorBody(ControlErrorCode.stateStoreUnavailable, controlMessage.stateStoreUnavailable(sqliteCode(error) ?? "unknown"));
         return;
       }
       options.log.error("control plane request failed", { error: error instanceof Error ? error.stack : String(error) });

@@ -30,6 +30,8 @@ export const ControlErrorCode = {
   projectNameTaken: "project_name_taken",
   enabledSessionLimitReached: "enabled_session_limit_reached",
   sessionDefinitionLimitReached: "session_definition_limit_reached",
+  // the state store (app.ts): the database refused a write (disk full, a lock another process holds, I/O)
+  stateStoreUnavailable: "state_store_unavailable",
   // generic
   internalError: "internal_error",
 } as const;
@@ -60,6 +62,7 @@ export const CONTROL_ERROR_STATUS = {
   project_name_taken: 409,
   enabled_session_limit_reached: 409,
   session_definition_limit_reached: 409,
+  state_store_unavailable: 503,
   internal_error: 500,
 } as const satisfies Record<ControlErrorCode, number>;
 
@@ -90,6 +93,8 @@ export const notFound = (what: string, id: string) => new ControlError(ControlEr
 /** Messages more than one place answers with, so the same code always reads the same. */
 export const controlMessage = {
   internalError: "Unexpected error; see the server log.",
+  stateStoreUnavailable: (code: string) =>
+    `The state database refused the write (${code}: its disk is full, another process holds its lock, or an I/O error), so nothing was changed. Free space or end the other process, then retry; /api/health shows when the store takes writes again.`,
   unauthorized: "Log in to the control UI, or send Authorization: Bearer <operator token>.",
   wrongBearer: "The bearer token is not the operator token; print it with `urlbridge token --show`.",
   enabledSessionLimit: (max: number) => `At most ${max} sessions may be enabled at once; disable one first.`,

@@ -1,7 +1,8 @@
 // Browser login sessions: a random id in an HttpOnly cookie, kept server-side with an expiry in the state
 // store (migration 005), so a bridge restart does not log every browser out. Only a digest of each id is
-// stored, so neither the database nor a backup of it holds a usable cookie value.
-import { createHash, randomBytes } from "node:crypto";
+// stored, so neither the database nor a backup of it holds a usable cookie value. The digest is keyed by the
+// operator token's login binding, so a session lives only as long as the token it was made with.
+import { createHmac, randomBytes } from "node:crypto";
 import type { LoginSessionQueries } from "../store/login-sessions.js";
 
 export const LOGIN_COOKIE = "urlbridge_session";
@@ -21,9 +22,12 @@ export interface LoginSessions {
   revoke(id: string | undefined): void;
 }
 
-const digest = (id: string) => createHash("sha256").update(id, "utf8").digest("base64url");
-
-export function createLoginSessions(stored: LoginSessionQueries, now: () => number = Date.now): LoginSessions {
+/**
+ * `binding`: the operator credential's loginBinding. A cookie's digest under another token's binding matches no
+ * row, so after the token changes (the file removed and the bridge restarted) every old cookie answers 401.
+ */
+export function createLoginSessions(stored: LoginSessionQueries, binding: Buffer, now: () => number = Date.now): LoginSessions {
+  const digest = (id: string) => createHmac("sha256", binding).update(id, "utf8").digest("base64url");
   function prune(): void {
     stored.deleteExpired(now());
     stored.deleteOldest(stored.count() - (MAX_LOGIN_SESSIONS - 1));

@@ -1,9 +1,10 @@
 // The operator credential: from URLBRIDGE_OPERATOR_TOKEN, else generated once into <state>/operator-token (0600).
 // The token itself is never logged; only where it lives and how to print it.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../log.js";
+import { writeFileDurably } from "../store/durable-file.js";
 
 export const OPERATOR_TOKEN_FILE = "operator-token";
 /** A generated token: 32 random bytes (256 bits), base64url. */
@@ -50,6 +51,11 @@ export interface OperatorCredential {
   file: string | undefined;
   /** Constant-time comparison against a presented token. */
   matches(presented: string): boolean;
+  /**
+   * A key derived from this token that login sessions are bound to (login-sessions.ts): a cookie made under one
+   * token is unknown under the next, so replacing the token logs every browser out (issue 28, item 5).
+   */
+  loginBinding: Buffer;
 }
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
@@ -69,7 +75,10 @@ export function readOperatorTokenFile(stateDir: string): string | undefined {
   }
 }
 
-/** Reads the token file, or creates it with a fresh random token. */
+/**
+ * Reads the token file, or creates it with a fresh random token, durably (store/durable-file.ts): a crash right after
+ * the first start leaves no file or the whole token, never an empty file that the next start silently replaces.
+ */
 export function readOrCreateOperatorToken(stateDir: string): { token: string; created: boolean } {
   const file = operatorTokenPath(stateDir);
   try {
@@ -84,9 +93,7 @@ export function readOrCreateOperatorToken(stateDir: string): { token: string; cr
   }
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(GENERATED_TOKEN_BYTES).toString("base64url");
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeFileDurably(file, `${token}\n`, { mode: 0o600, exclusive: false });
   return { token, created: true };
 }
 
@@ -109,5 +116,6 @@ export function loadOperatorCredential(stateDir: string, fromEnv: string | undef
     source,
     file: source === "file" ? operatorTokenPath(stateDir) : undefined,
     matches: (presented) => timingSafeEqual(digest(presented), expected),
+    loginBinding: createHmac("sha256", token).update("urlbridge login sessions v1", "utf8").digest(),
   };
 }

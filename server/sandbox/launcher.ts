@@ -21,6 +21,8 @@ export interface LauncherProbe {
   ptrace: boolean;
   net: boolean;
   signals: boolean;
+  /** Landlock can scope abstract Unix sockets (ABI 6); absent from a launcher built before it asked. */
+  abstractSockets?: boolean;
   root: boolean;
 }
 
@@ -88,6 +90,11 @@ export interface SandboxStatus {
   procProtection: boolean;
   /** Commands cannot signal the bridge (or another command's processes). */
   signals: boolean;
+  /**
+   * Commands cannot connect to an abstract Unix socket (@name) made outside their sandbox: the bridge's, Docker's
+   * CLI's, any other process's in the same network namespace. Such sockets have no file permission to check.
+   */
+  abstractSockets: boolean;
   /** Outgoing connections are restricted (never by default: agents install packages). */
   network: boolean;
   /** Commands run as the project's owner, not as the bridge's user. */
@@ -148,6 +155,7 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
       filesystem: false,
       procProtection: false,
       signals: false,
+      abstractSockets: false,
       identitySeparation: false,
       perProjectIsolation: false,
       warning: "URLBRIDGE_SANDBOX=none: terminal commands run unconfined as the bridge's user and can read its state, token and environment.",
@@ -158,7 +166,7 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
     // Without the launcher nothing can change identity either: the shell is spawned bare.
     const separated = root && probe !== undefined;
     if (wanted === "landlock") {
-      return { ...base, mode: "unavailable", filesystem: false, procProtection: false, signals: false, identitySeparation: false, perProjectIsolation: false, warning: `URLBRIDGE_SANDBOX=landlock but ${why}: terminal commands are refused.` };
+      return { ...base, mode: "unavailable", filesystem: false, procProtection: false, signals: false, abstractSockets: false, identitySeparation: false, perProjectIsolation: false, warning: `URLBRIDGE_SANDBOX=landlock but ${why}: terminal commands are refused.` };
     }
     return {
       ...base,
@@ -166,20 +174,28 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
       filesystem: false,
       procProtection: separated,
       signals: separated,
+      abstractSockets: false,
       identitySeparation: separated,
       perProjectIsolation: false,
       warning: `Terminal commands are not confined: ${why}. ${separated ? "They run as the project owner, not root." : "They run as the bridge's user and can reach everything it can."}`,
     };
   }
+  const abstractSockets = Boolean(probe?.abstractSockets);
+  // Landlock's scopes came with ABI 6 (Linux 6.12): below it, say what commands can still reach.
+  const unscoped = [
+    ...(probe?.signals ? [] : [`signals${root ? "" : " (commands can signal the bridge)"}`]),
+    ...(abstractSockets ? [] : ["abstract Unix sockets (commands can connect to any @socket in the bridge's network namespace)"]),
+  ];
   return {
     ...base,
     mode: "landlock",
     filesystem: true,
     procProtection: true,
     signals: Boolean(probe?.signals) || root,
+    abstractSockets,
     identitySeparation: root,
     perProjectIsolation: true,
-    ...(probe?.signals ? {} : { warning: `Landlock ABI ${abi} cannot scope signals (needs ABI 6, Linux 6.12)${root ? "" : ": commands can signal the bridge"}.` }),
+    ...(unscoped.length === 0 ? {} : { warning: `Landlock ABI ${abi} cannot scope ${unscoped.join(" or ")}; that needs ABI 6, Linux 6.12.` }),
   };
 }
 
@@ -272,6 +288,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         for (const p of allow.devices) args.push("--rw-dev", p);
         args.push("--require-landlock");
         if (probeLauncher()?.signals) args.push("--scope-signals");
+        if (probeLauncher()?.abstractSockets) args.push("--scope-abstract-sockets");
       }
       if (identity) args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
       args.push("--cwd-root", project.root, "--cwd", cwdRelative === "" ? "." : cwdRelative);

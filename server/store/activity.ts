@@ -1,4 +1,5 @@
 // The activity log: one row per authenticated data-plane call, never tool content.
+import type { CapabilityText } from "./capability-text.js";
 import type { Db } from "./database.js";
 
 export const ACTIVITY_RETENTION_ROWS = 5000;
@@ -56,7 +57,8 @@ interface RawActivity {
   params: string | null;
 }
 
-export function createActivityQueries(db: Db) {
+/** `text` keeps the session generation's capability tokens out of the stored parameters and call ids (capability-text.ts). */
+export function createActivityQueries(db: Db, text: CapabilityText) {
   const insertStmt = db.prepare(`INSERT INTO activity
     (session_id, generation, at, route, tool, ok, error_code, http_status, duration_ms, call_id, dedupe, params)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -73,7 +75,11 @@ export function createActivityQueries(db: Db) {
   const writeBatch = db.transaction((rows: NewActivity[]) => {
     // Positional binding: no per-row object to build and no parameter names to look up.
     for (const e of rows) {
-      insertStmt.run(e.sessionId, e.generation, e.at, e.route, e.tool, e.ok ? 1 : 0, e.errorCode, e.httpStatus, e.durationMs, e.callId, e.dedupe, e.params ? JSON.stringify(e.params) : null);
+      const conceal = (stored: string | null) => (stored === null ? null : text.conceal(stored, e.sessionId, e.generation));
+      insertStmt.run(
+        e.sessionId, e.generation, e.at, e.route, e.tool, e.ok ? 1 : 0, e.errorCode, e.httpStatus, e.durationMs,
+        conceal(e.callId), e.dedupe, conceal(e.params ? JSON.stringify(e.params) : null),
+      );
     }
     insertsSincePrune += rows.length;
     if (insertsSincePrune >= 100) {
@@ -115,6 +121,7 @@ export function createActivityQueries(db: Db) {
     }
   }
 
+  const reveal = (r: RawActivity, stored: string) => text.reveal(stored, r.session_id, r.generation);
   const toEntry = (r: RawActivity): ActivityEntry => ({
     id: r.id,
     sessionId: r.session_id,
@@ -126,9 +133,9 @@ export function createActivityQueries(db: Db) {
     errorCode: r.error_code,
     httpStatus: r.http_status,
     durationMs: r.duration_ms,
-    callId: r.call_id,
+    callId: r.call_id === null ? null : reveal(r, r.call_id),
     dedupe: r.dedupe,
-    params: r.params ? (JSON.parse(r.params) as Record<string, string>) : null,
+    params: r.params ? (JSON.parse(reveal(r, r.params)) as Record<string, string>) : null,
   });
 
   return {

@@ -7,6 +7,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { capabilityKeyPath, createCapabilitySealer } from "./capability-key.js";
 import { STATE_FILE_NAME } from "./database.js";
+import { fsyncPath, writeFileDurably } from "./durable-file.js";
 import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.js";
 
 /** The whole file in one step: one read transaction, so writes from the bridge cannot make the copy restart. */
@@ -53,15 +54,6 @@ function summarize(file: string, shownAs = file): BackupSummary {
     throw new BackupError(`${shownAs} cannot be read as a urlbridge state database (${(error as Error).message})`);
   } finally {
     db.close();
-  }
-}
-
-function fsyncPath(file: string): void {
-  const fd = fs.openSync(file, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
@@ -160,8 +152,7 @@ export function restoreDatabase(stateDir: string, backup: string, options: Resto
   fs.renameSync(temp, target);
   let keyInstalled = false;
   if (options.keyFile && key) {
-    fs.writeFileSync(`${keyFile}.restore`, key, { mode: 0o600 });
-    fs.renameSync(`${keyFile}.restore`, keyFile);
+    writeFileDurably(keyFile, key, { mode: 0o600, exclusive: false });
     keyInstalled = true;
   }
   fsyncPath(stateDir);

@@ -4,6 +4,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { writeFileDurably } from "./durable-file.js";
 
 export const CAPABILITY_KEY_FILE = "capability-key";
 const KEY_BYTES = 32;
@@ -27,21 +28,35 @@ export function capabilityKeyPath(stateDir: string): string {
   return path.join(stateDir, CAPABILITY_KEY_FILE);
 }
 
-/** Reads <state>/capability-key, creating it (32 random bytes, 0600) on first start. */
+/**
+ * What to do about a key file that is not a key: restore the copy deploy/UPGRADE.md has the operator keep, since
+ * deleting it (the only other way out) gives every session new URLs.
+ */
+export function damagedKeyMessage(file: string, length: number): string {
+  return (
+    `${file} holds ${length} bytes, not ${KEY_BYTES}: the capability key is damaged, and without it no session's URL can be opened. ` +
+    `Restore it: stop the bridge, copy the capability-key you kept apart from your backups (deploy/UPGRADE.md "Backups") to ${file} with mode 0600, and start again; ` +
+    "`urlbridge restore <backup> --key <that copy>` installs it together with a backup. " +
+    `Only if no copy exists anywhere, delete ${file}: the bridge then makes a new key and every session gets new URLs.`
+  );
+}
+
+/**
+ * Reads <state>/capability-key, creating it (32 random bytes, 0600) on first start, durably (durable-file.ts): a
+ * crash right after the first start leaves no key or the whole key, never an empty file beside sealed sessions.
+ */
 export function loadCapabilityKey(stateDir: string): { key: Buffer; created: boolean } {
   const file = capabilityKeyPath(stateDir);
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   try {
-    // wx: never replace a key another process created in the meantime.
-    fs.writeFileSync(file, randomBytes(KEY_BYTES), { flag: "wx", mode: 0o600 });
+    // Exclusive: never replace a key another process created in the meantime.
+    writeFileDurably(file, randomBytes(KEY_BYTES), { mode: 0o600, exclusive: true });
     return { key: fs.readFileSync(file), created: true };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   const key = fs.readFileSync(file);
-  if (key.length !== KEY_BYTES) {
-    throw new Error(`${file} holds ${key.length} bytes, not ${KEY_BYTES}; restore it from your backup, or delete it (every session then gets new URLs).`);
-  }
+  if (key.length !== KEY_BYTES) throw new Error(damagedKeyMessage(file, key.length));
   fs.chmodSync(file, 0o600);
   return { key, created: false };
 }

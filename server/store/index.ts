@@ -4,6 +4,7 @@ import { createCapabilitySealer, loadCapabilityKey, type CapabilitySealer } from
 import { openDatabase, openJournalConnection, openLogConnection, type Db } from "./database.js";
 import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.js";
 import { createActivityQueries } from "./activity.js";
+import { createCapabilityText } from "./capability-text.js";
 import { createJournalHealth, type StoreHealth } from "./health.js";
 import { createJournalQueries } from "./journal.js";
 import { createLoginSessionQueries } from "./login-sessions.js";
@@ -34,6 +35,8 @@ export function createStore(
   const capabilityKeyReplaced = storedKeyId !== undefined && storedKeyId !== sealer.keyId && sessions.countCapabilities() > 0;
   if (capabilityKeyReplaced) sessions.deleteAllCapabilities();
   if (storedKeyId !== sealer.keyId) settings.set(CAPABILITY_KEY_ID_SETTING, sealer.keyId);
+  // Stored text holds the session's tokens as placeholders (capability-text.ts): none in the file or a backup.
+  const capabilityText = createCapabilityText(sessions.capabilitiesFor, () => scope.value);
   const journalHealth = createJournalHealth(journalDb);
   const journalSync = createWalSync(journalDb);
   const store = {
@@ -47,8 +50,8 @@ export function createStore(
     loginSessions: createLoginSessionQueries(db),
     /** True when this open found capabilities sealed under another key and dropped them (bridge.ts rotates). */
     capabilityKeyReplaced,
-    activity: createActivityQueries(logDb),
-    journal: createJournalQueries(journalDb),
+    activity: createActivityQueries(logDb, capabilityText),
+    journal: createJournalQueries(journalDb, capabilityText),
     /** Makes the journal's commits so far durable (group commit, off the event loop); see wal-sync.ts. */
     journalSync,
     /** Refused and successful journal writes, reported by the mutation journal; see health.ts. */
@@ -62,7 +65,7 @@ export function createStore(
       const journal = journalHealth.health();
       return { degraded: activityLog.failing || journal.failing, activityLog, journal };
     },
-    staging: createStagingQueries(db),
+    staging: createStagingQueries(db, capabilityText),
     /** Runs fn inside one SQLite transaction. */
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: (): void => {

@@ -1,4 +1,5 @@
 // Typed queries over the intent journal: intents, their patch preimages, and per-project state epochs.
+import type { CapabilityText } from "./capability-text.js";
 import type { Db } from "./database.js";
 
 export type IntentState = "pending" | "running" | "succeeded" | "failed";
@@ -64,7 +65,9 @@ interface RawIntent {
   finished_at: number | null;
 }
 
-function toIntent(r: RawIntent): IntentRow {
+/** Stored text as it was recorded: the session generation's tokens back in place of their placeholders. */
+function toIntent(r: RawIntent, text: CapabilityText): IntentRow {
+  const reveal = (stored: string) => text.reveal(stored, r.session_id, r.generation);
   return {
     id: r.id,
     sessionId: r.session_id,
@@ -75,9 +78,9 @@ function toIntent(r: RawIntent): IntentRow {
     tool: r.tool,
     argsHash: r.args_hash,
     state: r.state,
-    result: r.result === null ? undefined : (JSON.parse(r.result) as Record<string, unknown>),
+    result: r.result === null ? undefined : (JSON.parse(reveal(r.result)) as Record<string, unknown>),
     errorCode: r.error_code,
-    checkpoint: r.checkpoint === null ? undefined : JSON.parse(r.checkpoint),
+    checkpoint: r.checkpoint === null ? undefined : JSON.parse(reveal(r.checkpoint)),
     epochAfter: r.epoch_after,
     createdAt: r.created_at,
     startedAt: r.started_at,
@@ -107,7 +110,18 @@ function newIntentRow(id: number, intent: NewIntent): IntentRow {
   };
 }
 
-export function createJournalQueries(db: Db) {
+/**
+ * `text` conceals the session generation's capability tokens in every result and checkpoint written, and reveals
+ * them in every row read (capability-text.ts): answers carry full URLs, the database and its backups never do.
+ */
+export function createJournalQueries(db: Db, text: CapabilityText) {
+  const scopeOfStmt = db.prepare("SELECT session_id, generation FROM intents WHERE id = ?");
+  /** JSON of `value` with the capability tokens of intent `id`'s session generation concealed. */
+  const storedJson = (id: number, value: unknown): string => {
+    const json = JSON.stringify(value ?? null);
+    const scope = scopeOfStmt.get(id) as { session_id: string; generation: number } | undefined;
+    return scope ? text.conceal(json, scope.session_id, scope.generation) : json;
+  };
   const findStmt = db.prepare("SELECT * FROM intents WHERE session_id = ? AND generation = ? AND call_id = ?");
   const byIdStmt = db.prepare("SELECT * FROM intents WHERE id = ?");
   // The unique index on (session, generation, call id) is what makes admission exactly-once across processes.
@@ -161,7 +175,7 @@ export function createJournalQueries(db: Db) {
     finishStmt.run({
       id,
       state,
-      result: JSON.stringify(result),
+      result: storedJson(id, result),
       errorCode: typeof result.errorCode === "string" ? result.errorCode : null,
       epochAfter,
       finishedAt: at,
@@ -175,31 +189,31 @@ export function createJournalQueries(db: Db) {
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     find: (sessionId: string, generation: number, callId: string): IntentRow | undefined => {
       const r = findStmt.get(sessionId, generation, callId) as RawIntent | undefined;
-      return r && toIntent(r);
+      return r && toIntent(r, text);
     },
     get: (id: number): IntentRow | undefined => {
       const r = byIdStmt.get(id) as RawIntent | undefined;
-      return r && toIntent(r);
+      return r && toIntent(r, text);
     },
     /** Admits an intent; returns the existing row instead when the call id is already known. */
     admit: (intent: NewIntent): { row: IntentRow; inserted: boolean } => {
       const info = insertStmt.run(intent);
       // A new row is what was just inserted: built here instead of read back (a SELECT and a parse less per intent).
       if (info.changes > 0) return { row: newIntentRow(Number(info.lastInsertRowid), intent), inserted: true };
-      return { row: toIntent(findStmt.get(intent.sessionId, intent.generation, intent.callId) as RawIntent), inserted: false };
+      return { row: toIntent(findStmt.get(intent.sessionId, intent.generation, intent.callId) as RawIntent, text), inserted: false };
     },
     markRunning: (id: number, at: number): void => {
       runningStmt.run(at, id);
     },
     saveCheckpoint: (id: number, data: unknown): void => {
-      checkpointStmt.run(JSON.stringify(data ?? null), id);
+      checkpointStmt.run(storedJson(id, data), id);
     },
     /** Marks a pending intent running (startedAt) and saves its checkpoint, in one transaction. */
     // The start folded into a checkpoint's (or the preimages') commit, for tools that record one before any side
     // effect (journal-runner.ts): one commit instead of two, and an intent that failed before it stays pending.
     startWithCheckpoint: db.transaction((id: number, data: unknown, startedAt: number) => {
       runningStmt.run(startedAt, id);
-      checkpointStmt.run(JSON.stringify(data ?? null), id);
+      checkpointStmt.run(storedJson(id, data), id);
     }) as (id: number, data: unknown, startedAt: number) => void,
     /**
      * Replaces the intent's preimages in one transaction, so recovery sees all of them or none; with startedAt, the
@@ -229,13 +243,13 @@ export function createJournalQueries(db: Db) {
     withdraw: (id: number): void => {
       withdrawStmt.run(id);
     },
-    unfinished: (): IntentRow[] => (unfinishedStmt.all() as RawIntent[]).map(toIntent),
+    unfinished: (): IntentRow[] => (unfinishedStmt.all() as RawIntent[]).map((r) => toIntent(r, text)),
     /** Marks an outcome recorded ahead of its tool's side effect as confirmed (mutation/journal/journal.ts recordAhead). */
     confirm: (id: number): void => {
       confirmStmt.run(id);
     },
     /** Finished intents whose outcome was never confirmed: the process stopped between recording and answering. */
-    unconfirmed: (): IntentRow[] => (unconfirmedStmt.all() as RawIntent[]).map(toIntent),
+    unconfirmed: (): IntentRow[] => (unconfirmedStmt.all() as RawIntent[]).map((r) => toIntent(r, text)),
     epoch: (projectId: string): number => (epochStmt.get(projectId) as { epoch: number } | undefined)?.epoch ?? 0,
     bumpEpoch: (projectId: string): number => (bumpEpochStmt.get(projectId) as { epoch: number }).epoch,
     /** Takes back the bump that made the epoch `bumped`, if it is still the latest; true when it was. */

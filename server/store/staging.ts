@@ -1,4 +1,5 @@
 // Typed queries over staged content: blobs (declared chunk count, size, last use) and their immutable chunks.
+import type { CapabilityText } from "./capability-text.js";
 import type { Db } from "./database.js";
 
 export interface StagedBlobRow {
@@ -32,7 +33,8 @@ interface RawBlob {
 
 const toBlob = (r: RawBlob): StagedBlobRow => ({ blob: r.blob, count: r.count, bytes: r.bytes, createdAt: r.created_at, lastUsedAt: r.last_used_at });
 
-export function createStagingQueries(db: Db) {
+/** `text` keeps the session generation's capability tokens out of staged content at rest (capability-text.ts). */
+export function createStagingQueries(db: Db, text: CapabilityText) {
   const blobStmt = db.prepare("SELECT * FROM staged_blobs WHERE session_id = ? AND generation = ? AND blob = ?");
   const listStmt = db.prepare("SELECT * FROM staged_blobs WHERE session_id = ? AND generation = ? ORDER BY last_used_at, created_at, blob");
   const createStmt = db.prepare(
@@ -53,9 +55,9 @@ export function createStagingQueries(db: Db) {
     "DELETE FROM staged_blobs WHERE generation < (SELECT s.generation FROM sessions s WHERE s.id = staged_blobs.session_id)",
   );
 
-  const toChunk = (r: { idx: number; content: string; bytes: number; digest: string }): StagedChunkRow => ({
+  const toChunk = (k: BlobKey, r: { idx: number; content: string; bytes: number; digest: string }): StagedChunkRow => ({
     index: r.idx,
-    content: r.content,
+    content: text.reveal(r.content, k.sessionId, k.generation),
     bytes: r.bytes,
     digest: r.digest,
   });
@@ -71,13 +73,13 @@ export function createStagingQueries(db: Db) {
       createStmt.run(k.sessionId, k.generation, k.blob, count, at, at);
     },
     chunks: (k: BlobKey): StagedChunkRow[] =>
-      (chunksStmt.all(k.sessionId, k.generation, k.blob) as Array<{ idx: number; content: string; bytes: number; digest: string }>).map(toChunk),
+      (chunksStmt.all(k.sessionId, k.generation, k.blob) as Array<{ idx: number; content: string; bytes: number; digest: string }>).map((r) => toChunk(k, r)),
     chunk: (k: BlobKey, index: number): StagedChunkRow | undefined => {
       const r = chunkStmt.get(k.sessionId, k.generation, k.blob, index) as { idx: number; content: string; bytes: number; digest: string } | undefined;
-      return r && toChunk(r);
+      return r && toChunk(k, r);
     },
     addChunk: (k: BlobKey, chunk: StagedChunkRow, at: number): void => {
-      insertChunkStmt.run(k.sessionId, k.generation, k.blob, chunk.index, chunk.content, chunk.bytes, chunk.digest);
+      insertChunkStmt.run(k.sessionId, k.generation, k.blob, chunk.index, text.conceal(chunk.content, k.sessionId, k.generation), chunk.bytes, chunk.digest);
       addBytesStmt.run(chunk.bytes, at, k.sessionId, k.generation, k.blob);
     },
     touch: (k: BlobKey, at: number): void => {

@@ -76,13 +76,13 @@ describe("compose.yaml", () => {
     expect(bridge!.environment!.URLBRIDGE_CONTROL_HOST).toBe("127.0.0.1,bridge-control");
     expect(model.networks.edge!.internal).toBe(true);
     expect(model.networks.control!.internal ?? false).toBe(false);
-    // The data plane believes cf-connecting-ip only from the edge network, whose range is pinned for that.
-    const subnet = model.networks.edge!.ipam!.config![0]!.subnet;
-    expect(subnet).toBe("172.30.47.0/24");
-    expect(bridge!.environment!.URLBRIDGE_TRUSTED_PROXIES).toBe(subnet);
+    // The data plane believes cf-connecting-ip only from the tunnel container itself (its service name, resolved),
+    // never from the whole edge network, where any other container could rotate the header (issue 28, item 6).
+    expect(model.networks.edge!.ipam!.config![0]!.subnet).toBe("172.30.47.0/24");
+    expect(bridge!.environment!.URLBRIDGE_TRUSTED_PROXIES).toBe("tunnel");
     const moved = await composeConfig(["compose.yaml"], { URLBRIDGE_EDGE_SUBNET: "10.91.0.0/24" });
     expect(moved.networks.edge!.ipam!.config![0]!.subnet).toBe("10.91.0.0/24");
-    expect(moved.services.bridge!.environment!.URLBRIDGE_TRUSTED_PROXIES).toBe("10.91.0.0/24");
+    expect(moved.services.bridge!.environment!.URLBRIDGE_TRUSTED_PROXIES).toBe("tunnel");
   });
 
   it("hardens both containers: read-only, no new privileges, only the needed capabilities, pids and memory limits", async () => {

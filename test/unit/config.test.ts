@@ -59,12 +59,12 @@ describe("loadConfig", () => {
   });
 
   it("reads a list of control hosts, the first one being where local clients connect, and trusted proxies", () => {
-    const c = loadConfig({ URLBRIDGE_CONTROL_HOST: "127.0.0.1, bridge-control", URLBRIDGE_TRUSTED_PROXIES: "172.30.47.0/24,fd00::/8" });
+    const c = loadConfig({ URLBRIDGE_CONTROL_HOST: "127.0.0.1, bridge-control", URLBRIDGE_TRUSTED_PROXIES: "tunnel,172.30.47.0/24,fd00::/8" });
     expect(c.control).toMatchObject({ host: "127.0.0.1", hosts: ["127.0.0.1", "bridge-control"] });
-    expect(c.trustedProxies).toEqual(["172.30.47.0/24", "fd00::/8"]);
+    expect(c.trustedProxies).toEqual(["tunnel", "172.30.47.0/24", "fd00::/8"]);
   });
 
-  it.each([["URLBRIDGE_CONTROL_HOST", " , "], ["URLBRIDGE_TRUSTED_PROXIES", "tunnel"], ["URLBRIDGE_TRUSTED_PROXIES", "10.0.0.0/40"]])(
+  it.each([["URLBRIDGE_CONTROL_HOST", " , "], ["URLBRIDGE_TRUSTED_PROXIES", "tun nel"], ["URLBRIDGE_TRUSTED_PROXIES", "10.0.0.0/40"]])(
     "refuses %s=%j",
     (name, value) => {
       expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -1,6 +1,6 @@
 import type http from "node:http";
 import { describe, expect, it } from "vitest";
-import { createRequestSource, parseCidr } from "../../server/gateway/request-source.js";
+import { createRequestSource, parseCidr, parseTrustedProxy, TRUSTED_NAME_RETRY_MS, TRUSTED_NAME_TTL_MS } from "../../server/gateway/request-source.js";
 
 const request = (remoteAddress: string, headers: Record<string, string | string[]> = {}) =>
   ({ socket: { remoteAddress }, headers }) as unknown as http.IncomingMessage;
@@ -29,5 +29,56 @@ describe("request source", () => {
     ["a trusted proxy sends the header twice", ["172.30.47.0/24"], "172.30.47.2", { "cf-connecting-ip": ["198.51.100.9", "10.0.0.1"] }, "172.30.47.2"],
   ])("keys on the right address when %s", (_label, trusted, peer, headers, expected) => {
     expect(createRequestSource(trusted)(request(peer, headers))).toBe(expected);
+  });
+
+  it.each([
+    ["tunnel", { name: "tunnel" }],
+    ["Tunnel.Internal", { name: "tunnel.internal" }],
+    ["172.30.47.0/24", { cidr: { address: "172.30.47.0", prefix: 24, family: "ipv4" } }],
+  ])("takes %j as a trusted proxy", (entry, parsed) => {
+    expect(parseTrustedProxy(entry)).toEqual(parsed);
+  });
+
+  it.each(["tun nel", "-tunnel", "10.0.0.0/33", "1.2.3", "", "a_b"])("refuses %j as a trusted proxy", (entry) => {
+    expect(parseTrustedProxy(entry)).toBeUndefined();
+  });
+
+  describe("a trusted name (compose's tunnel service)", () => {
+    const header = { "cf-connecting-ip": "198.51.100.9" };
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+    it("believes only the addresses the name resolves to, once resolved, and not a neighbour on the same network", async () => {
+      const looked: string[] = [];
+      const sourceOf = createRequestSource(["tunnel"], { resolve: async (name) => (looked.push(name), ["172.30.47.3"]) });
+      expect(sourceOf(request("172.30.47.3", header))).toBe("172.30.47.3"); // not resolved yet: not believed
+      await settle();
+      expect(sourceOf(request("172.30.47.3", header))).toBe("198.51.100.9");
+      expect(sourceOf(request("::ffff:172.30.47.3", header))).toBe("198.51.100.9");
+      expect(sourceOf(request("172.30.47.4", header))).toBe("172.30.47.4");
+      expect(looked).toEqual(["tunnel"]);
+    });
+
+    it("follows the tunnel to a new address, and keeps the last one through a failed lookup", async () => {
+      let now = 0;
+      let answer: string[] | Error = ["172.30.47.3"];
+      const resolve = async () => {
+        if (answer instanceof Error) throw answer;
+        return answer;
+      };
+      const sourceOf = createRequestSource(["tunnel"], { resolve, now: () => now });
+      await settle();
+      answer = ["172.30.47.9"]; // the tunnel restarted on another address
+      expect(sourceOf(request("172.30.47.9", header))).toBe("172.30.47.9");
+      now += TRUSTED_NAME_RETRY_MS;
+      expect(sourceOf(request("172.30.47.9", header))).toBe("172.30.47.9"); // a miss asks for a new lookup
+      await settle();
+      expect(sourceOf(request("172.30.47.9", header))).toBe("198.51.100.9");
+      expect(sourceOf(request("172.30.47.3", header))).toBe("172.30.47.3");
+      answer = new Error("EAI_AGAIN");
+      now += TRUSTED_NAME_TTL_MS;
+      sourceOf(request("172.30.47.9", header));
+      await settle();
+      expect(sourceOf(request("172.30.47.9", header))).toBe("198.51.100.9");
+    });
   });
 });

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import type { ExactUrls, ToolContext } from "../../kernel/tool/definition.js";
+import { isStoreUnavailable, sqliteCode } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { BlobKey, StagedBlobRow } from "../../store/staging.js";
 import { MAX_RAW_BYTES } from "../../url-grammar/limits.js";
@@ -69,8 +70,25 @@ export class Staging {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Stores one chunk, or recognises its replay. Throws ToolError (without URLs) on every conflict or limit. */
+  /**
+   * Stores one chunk, or recognises its replay. Throws ToolError (without URLs) on every conflict or limit, and
+   * state_store_unavailable when the state file refuses the write (disk full, a lock held elsewhere): nothing was
+   * stored, and the same URL is safe to fetch again.
+   */
   stage(scope: StagingScope, input: StageInput): StageAck {
+    try {
+      return this.stageInTransaction(scope, input);
+    } catch (error) {
+      if (!isStoreUnavailable(error)) throw error;
+      throw new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot write staged content right now (its state disk is full or locked), so this chunk was not stored. Fetch the same URL again in a few seconds; the operator sees the cause in /api/health.", {
+        detail: { store: sqliteCode(error) ?? "unknown" },
+        retryable: true,
+        agentAction: "wait_and_retry",
+      });
+    }
+  }
+
+  private stageInTransaction(scope: StagingScope, input: StageInput): StageAck {
     const { store } = this;
     return store.transaction(() => {
       const at = this.now();

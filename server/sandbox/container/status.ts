@@ -14,6 +14,8 @@ export interface ContainerSandboxStatus {
   procProtection: true;
   /** Nor can commands signal it, or another project's processes (a project's sessions share one container). */
   signals: true;
+  /** Abstract Unix sockets live per network namespace: a sandbox has its own unless URLBRIDGE_SANDBOX_NETWORK=host. */
+  abstractSockets: boolean;
   /** True when sandboxes have no network (URLBRIDGE_SANDBOX_NETWORK=none, the default). */
   network: boolean;
   /** Commands run as the project's owner (uid 1000 by default), never root, with no capabilities. */
@@ -44,6 +46,7 @@ export function containerSandboxStatus(config: Pick<Config, "sandboxContainer">)
     filesystem: true,
     procProtection: true,
     signals: true,
+    abstractSockets: settings.network !== "host",
     network: settings.network === "none",
     identitySeparation: true,
     perProjectIsolation: true,

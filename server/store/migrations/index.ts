@@ -5,6 +5,7 @@ import { sealedCapabilities } from "./003-sealed-capabilities.js";
 import { webPermission } from "./004-web-permission.js";
 import { loginSessionsSchema } from "./005-login-sessions.js";
 import { unconfirmedOutcomes } from "./006-unconfirmed-outcomes.js";
+import { concealedResults } from "./007-concealed-results.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -17,4 +18,4 @@ export interface Migration {
   scrub?: boolean;
 }
 
-export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, webPermission, loginSessionsSchema, unconfirmedOutcomes];
+export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, webPermission, loginSessionsSchema, unconfirmedOutcomes, concealedResults];

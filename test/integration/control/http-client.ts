@@ -11,12 +11,14 @@ export interface RawResponse {
 
 export function rawRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+  /** localAddress: the source address to connect from (any 127.x.y.z on loopback), as another peer would. */
+  options: { method?: string; headers?: Record<string, string>; body?: unknown; localAddress?: string } = {},
 ): Promise<RawResponse> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers: Record<string, string> = { ...(payload ? { "content-type": "application/json" } : {}), ...options.headers };
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? "GET", headers }, (res) => {
+    const from = options.localAddress ? { localAddress: options.localAddress } : {};
+    const req = http.request(url, { method: options.method ?? "GET", headers, ...from }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {

@@ -4,19 +4,21 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLoginSessions, LOGIN_COOKIE, LOGIN_SESSION_TTL_MS, MAX_LOGIN_SESSIONS } from "../../../server/control/login-sessions.js";
+import { OPERATOR_TOKEN_FILE } from "../../../server/control/operator-token.js";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
 import { openStore, type Store } from "../../../server/store/index.js";
 import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../../helpers/bridge.js";
 import { cookiePair, rawRequest } from "./http-client.js";
 
 const open: Array<TestBridge | Store> = [];
+const BINDING = Buffer.alloc(32, 7);
 afterEach(async () => {
   for (const x of open.splice(0)) await x.close();
 });
 
-async function logIn(t: TestBridge): Promise<string> {
+async function logIn(t: TestBridge, token = TEST_OPERATOR_TOKEN): Promise<string> {
   const control = t.bridge.controlUrl;
-  const res = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: control }, body: { token: TEST_OPERATOR_TOKEN } });
+  const res = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: control }, body: { token } });
   expect(res.status).toBe(200);
   return cookiePair(res.headers["set-cookie"] as string[]);
 }
@@ -57,12 +59,48 @@ describe("login sessions across a restart", () => {
   });
 });
 
+describe("login sessions end with the operator token they were made with", () => {
+  it("answers 401 to an old cookie once the token file is removed and the bridge restarted (deploy/GUIDE.md)", async () => {
+    const stateDir = makeTempDir("login-rotate-file");
+    const fromFile = { URLBRIDGE_OPERATOR_TOKEN: "" };
+    const first = await startTestBridge(fromFile, { stateDir });
+    const oldToken = fs.readFileSync(path.join(stateDir, OPERATOR_TOKEN_FILE), "utf8").trim();
+    const cookie = await logIn(first, oldToken);
+    expect((await projectsWith(first, cookie)).status).toBe(200);
+    await first.close();
+
+    fs.rmSync(path.join(stateDir, OPERATOR_TOKEN_FILE));
+    const second = await startTestBridge(fromFile, { stateDir });
+    open.push(second);
+    const newToken = fs.readFileSync(path.join(stateDir, OPERATOR_TOKEN_FILE), "utf8").trim();
+    expect(newToken).not.toBe(oldToken);
+    expect((await projectsWith(second, cookie)).status).toBe(401);
+    const whoami = await rawRequest(`${second.bridge.controlUrl}/api/whoami`, { headers: { cookie } });
+    expect(whoami.json()).toMatchObject({ authenticated: false });
+    // A login with the new token works as before.
+    expect((await projectsWith(second, await logIn(second, newToken))).status).toBe(200);
+  });
+
+  it("answers 401 to an old cookie once URLBRIDGE_OPERATOR_TOKEN changes, and 200 while it stays", async () => {
+    const stateDir = makeTempDir("login-rotate-env");
+    const first = await startTestBridge({}, { stateDir });
+    const cookie = await logIn(first);
+    await first.close();
+    const same = await startTestBridge({}, { stateDir });
+    expect((await projectsWith(same, cookie)).status).toBe(200);
+    await same.close();
+    const changed = await startTestBridge({ URLBRIDGE_OPERATOR_TOKEN: "another-operator-token-9876543210" }, { stateDir });
+    open.push(changed);
+    expect((await projectsWith(changed, cookie)).status).toBe(401);
+  });
+});
+
 describe("createLoginSessions over the store", () => {
   it("expires a session after its TTL and removes the row", () => {
     const store = openStore(makeTempDir("ttl"));
     open.push(store);
     let clock = 1_000_000;
-    const sessions = createLoginSessions(store.loginSessions, () => clock);
+    const sessions = createLoginSessions(store.loginSessions, BINDING, () => clock);
     const { id, expiresAt } = sessions.create();
     expect(expiresAt).toBe(clock + LOGIN_SESSION_TTL_MS);
     expect(sessions.lookup(id)).toEqual({ expiresAt });
@@ -77,7 +115,7 @@ describe("createLoginSessions over the store", () => {
     const store = openStore(makeTempDir("cap"));
     open.push(store);
     let clock = 5_000;
-    const sessions = createLoginSessions(store.loginSessions, () => clock++);
+    const sessions = createLoginSessions(store.loginSessions, BINDING, () => clock++);
     const ids = Array.from({ length: MAX_LOGIN_SESSIONS + 8 }, () => sessions.create().id);
     expect(store.loginSessions.count()).toBe(MAX_LOGIN_SESSIONS);
     expect(sessions.lookup(ids[0])).toBeUndefined();

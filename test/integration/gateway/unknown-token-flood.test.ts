@@ -28,9 +28,13 @@ async function floodBridge(env: Record<string, string> = {}) {
   return { t, lines };
 }
 
-function getUnknown(t: TestBridge, i: number, clientIp?: string) {
+/** `peer`: the loopback address the request comes from (default 127.0.0.1). */
+function getUnknown(t: TestBridge, i: number, clientIp?: string, peer?: string) {
   const token = `Zz${String(i).padStart(6, "0")}`;
-  return rawRequest(`${t.bridge.dataUrl}/v0/${token}/t?path=.`, { headers: clientIp ? { "cf-connecting-ip": clientIp } : {} });
+  return rawRequest(`${t.bridge.dataUrl}/v0/${token}/t?path=.`, {
+    headers: clientIp ? { "cf-connecting-ip": clientIp } : {},
+    ...(peer ? { localAddress: peer } : {}),
+  });
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -79,6 +83,25 @@ describe("unknown-token floods on the data plane", () => {
     expect(held.ms).toBeGreaterThanOrEqual(UNKNOWN_TOKEN_BASE_DELAY_MS - TIMER_SLACK_MS);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain("(top: 2001:db8::7 21");
+  });
+});
+
+describe("trusting cf-connecting-ip from the tunnel only (issue 28, item 6)", () => {
+  it("believes the header from the tunnel's resolved address, never from another peer beside it", async () => {
+    // "localhost" stands for compose's "tunnel" service: a name resolved to the tunnel's own address (127.0.0.1
+    // here). 127.0.0.2 is another container on the same network: before, compose trusted the whole subnet.
+    const { t, lines } = await floodBridge({ URLBRIDGE_TRUSTED_PROXIES: "localhost" });
+    const neighbour = "127.0.0.2";
+    for (let i = 0; i < UNKNOWN_TOKEN_FREE; i++) expect((await getUnknown(t, i, `198.51.100.${i + 1}`, neighbour)).status).toBe(404);
+    expect(lines).toEqual([]);
+    // The 21st guess, under yet another forwarded address: held and counted against the neighbour itself.
+    expect((await getUnknown(t, UNKNOWN_TOKEN_FREE, "198.51.100.250", neighbour)).status).toBe(404);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/from 1 source\(s\) \(top: 127\.0\.0\.2 21\); 1 answers held/);
+
+    // The tunnel's own requests name their clients: many clients, each under the allowance, are not held.
+    for (let i = 0; i < UNKNOWN_TOKEN_FREE * 2; i++) await getUnknown(t, 200 + i, `203.0.113.${i + 1}`, "127.0.0.1");
+    expect(lines).toHaveLength(1);
   });
 });
 

@@ -80,6 +80,27 @@ describe("another process holds the state file's write lock", () => {
     expect(fs.readFileSync(path.join(t.projectDir, "locked.txt"), "utf8")).toBe("written once\n");
   });
 
+  it("answers staging and project creation with state_store_unavailable, not internal_error or a 500, and both work once released", async () => {
+    const stage = url(s.m!, "s", [["blob", "locked-blob"], ["i", 0], ["count", 1]], "staged once\n");
+    const projectRoot = path.join(t.projectDir, "later-project");
+    fs.mkdirSync(projectRoot);
+    const create = () => t.api<{ error?: { code: string; message: string }; id?: string }>("POST", "/api/projects", { name: "during-lock", root: projectRoot, permissions: { write: false, terminal: false } });
+    holder = await holdWriteLock(path.join(t.stateDir, STATE_FILE_NAME));
+    try {
+      expect(await agentGet<Body>(stage)).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, agentAction: "wait_and_retry", errorDetail: { store: "SQLITE_BUSY" } });
+      const refused = await create();
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toMatchObject({ code: "state_store_unavailable" });
+      expect(refused.body.error!.message).toMatch(/SQLITE_BUSY.*nothing was changed/);
+    } finally {
+      await holder.release();
+      holder = undefined;
+    }
+    expect(await agentGet<Body>(stage)).toMatchObject({ ok: true, complete: true });
+    expect((await create()).status).toBe(201);
+    expect((await t.api<Array<{ name: string }>>("GET", "/api/projects")).body.filter((p) => p.name === "during-lock")).toHaveLength(1);
+  });
+
   it("an intent that ran before the lock was taken keeps its outcome until the store takes it, then records it once", async () => {
     fs.writeFileSync(path.join(t.projectDir, "patched.txt"), "one\n");
     const patch = url(s.m!, "a", [["wait", 0]], patchText("*** Update File: patched.txt", "@@", "-one", "+two"));

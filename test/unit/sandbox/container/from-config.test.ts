@@ -5,11 +5,11 @@ import { projectContainersOptionsFromConfig } from "../../../../server/sandbox/c
 import { containerSandboxStatus } from "../../../../server/sandbox/container/status.js";
 
 describe("URLBRIDGE_SANDBOX_* in the configuration", () => {
-  it("defaults to no network, the default instance and the manager's own image and limits", () => {
+  it("defaults to no network, no configured instance (the bridge fills in the state's own) and the manager's own image and limits", () => {
     const config = loadConfig({});
-    expect(config.sandboxContainer).toEqual({ image: undefined, network: "none", cpus: undefined, memoryMb: undefined, pids: undefined, tmpMb: undefined, hostProjects: undefined, instance: "default" });
+    expect(config.sandboxContainer).toEqual({ image: undefined, network: "none", cpus: undefined, memoryMb: undefined, pids: undefined, tmpMb: undefined, hostProjects: undefined, instance: undefined });
     const options = projectContainersOptionsFromConfig(config);
-    expect(options).toMatchObject({ limits: {}, network: "none", instance: "default", agentFallback: { uid: 1000, gid: 1000 } });
+    expect(options).toMatchObject({ limits: {}, network: "none", agentFallback: { uid: 1000, gid: 1000 } });
     expect(options.image).toBeUndefined();
     expect(options.hostPath).toBeUndefined();
   });
