@@ -22,6 +22,7 @@ import { agentActionField, errorCodeField, wireOutputOf } from "../mutation/jour
 import type { PluginHost } from "../plugins/host.js";
 import type { CapabilityLookup } from "../store/sessions.js";
 import { buildUrl } from "../url-grammar/request-url.js";
+import { compactOutputSchema } from "./output-schema.js";
 import { fileTools } from "./tools/files.js";
 import { journalTools } from "./tools/journal.js";
 import { pluginSpecs } from "./tools/plugins.js";
@@ -167,7 +168,7 @@ function outputSchemaOf(spec: McpToolSpec, byId: Map<string, AnyToolDefinition>)
   let published = bySpec.get(kernelTool);
   if (!published) {
     const success = spec.output ? spec.output((id) => byId.get(id)) : wireOutputOf(kernelTool);
-    published = fromJsonSchema(outputJsonSchema(z.union([success, failureOutput])));
+    published = fromJsonSchema(compactOutputSchema(outputJsonSchema(z.union([success, failureOutput]))));
     bySpec.set(kernelTool, published);
   }
   return published;
