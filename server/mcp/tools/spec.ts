@@ -49,6 +49,13 @@ export interface McpToolSpec {
  */
 export const MAX_SETTLE_MS = 50_000;
 
+/**
+ * Most bytes a default call's answer (its structuredContent JSON, and its text) should take, so that it reaches
+ * each tested client's model whole: Codex 0.169 keeps ~12 KB of a result and cuts the middle of anything longer;
+ * Claude Code 2.1.328 passes ~46 KB inline (docs/MCP.md "Budgets").
+ */
+export const MCP_ANSWER_BUDGET_BYTES = 10 * 1024;
+
 /** Longest text rendering; the structured body stays whole (the kernel bounded it already). */
 export const MAX_TEXT_CHARS = 64 * 1024;
 
