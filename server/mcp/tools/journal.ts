@@ -16,7 +16,7 @@ const mutationResult: McpToolSpec = {
   name: "mutation_result",
   kernel: "result",
   title: "Poll a mutation's result",
-  description: "The outcome of an earlier edit, write, patch or shell call by its callId: pending, running, succeeded (its result) or failed (its error). Never runs anything again.",
+  description: "The outcome of an earlier edit, write, patch or shell call by its callId (pending, running, its result or its error). Never runs anything again.",
   input: resultInput,
   contentFields: [],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

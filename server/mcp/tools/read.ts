@@ -18,7 +18,7 @@ export const MCP_READ_DEFAULT_LINES = 250;
 export const MCP_READ_PAGE_BYTES = 7 * 1024;
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-const pathField = z.string().min(1).describe("File or directory inside the project: relative to its root (src/app.ts) or as /project/src/app.ts.");
+const pathField = z.string().min(1).describe("Path inside the project, relative to its root (src/app.ts) or as /project/src/app.ts.");
 
 const readInput = z.strictObject({
   path: pathField,
@@ -200,7 +200,7 @@ const outline: McpToolSpec = {
   name: "outline",
   kernel: "outline",
   title: "Outline a source file",
-  description: "Imports and declarations (functions, classes and members, interfaces, structs, traits, types, enums, exports) of a JavaScript, TypeScript, Python, Go, Rust or Java file, with their line spans: read the lines you need after.",
+  description: "Imports and declarations (functions, classes, members, types...) of a JS, TS, Python, Go, Rust or Java file, with their line spans.",
   input: z.strictObject({ path: pathField.describe(`A ${OUTLINE_EXTENSIONS.join(", ")} file inside the project.`) }),
   contentFields: [],
   annotations: READ_ONLY,
@@ -213,7 +213,7 @@ const stat: McpToolSpec = {
   name: "stat",
   kernel: "stat",
   title: "Stat a path",
-  description: "Whether a path exists, and its kind (file, dir, other), size, modification time and mode, without reading it.",
+  description: "Whether a path exists, and its kind, size, modification time and mode.",
   input: z.strictObject({ path: pathField }),
   contentFields: [],
   annotations: READ_ONLY,
@@ -226,7 +226,7 @@ const project: McpToolSpec = {
   name: "project",
   kernel: "project",
   title: "Describe the project",
-  description: "What the project is made of, without running anything: executables on the bridge's PATH, marker files at the root (package.json, Cargo.toml...), the package manager and package.json scripts, how to run its tests, and its AGENTS.md / CONTRIBUTING.md guides with their first lines.",
+  description: "What the project is made of, without running anything: tools on PATH, marker files, package manager and scripts, how to run its tests, its AGENTS.md / CONTRIBUTING.md.",
   input: z.strictObject({}),
   contentFields: [],
   annotations: READ_ONLY,

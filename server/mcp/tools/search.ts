@@ -44,8 +44,8 @@ const glob: McpToolSpec = {
 };
 
 const grepInput = z.strictObject({
-  pattern: z.string().min(1).describe("What to look for in file contents: a regular expression (Rust/ripgrep syntax), or plain text with literal: true."),
-  path: z.string().min(1).optional().describe("File or directory to search, relative to the project root or as /project/...; default the whole project."),
+  pattern: z.string().min(1).describe("A regular expression (ripgrep syntax), or plain text with literal: true."),
+  path: z.string().min(1).optional().describe("File or directory to search; default the whole project."),
   include: z.string().min(1).optional().describe("Only files matching this glob: *.ts, *.{ts,tsx}, or src/**/*.ts."),
   caseSensitive: z.boolean().optional().describe("false: ignore case. Default true."),
   literal: z.boolean().optional().describe("true: match pattern as plain text, no regex syntax. Default false."),
@@ -56,7 +56,7 @@ const grep: McpToolSpec = {
   name: "grep",
   kernel: "grep",
   title: "Search file contents",
-  description: "Search file contents with a regular expression (or literal text), in one file or a directory tree, .gitignore respected; answers path:line: text in path then line order, bounded.",
+  description: "Search file contents with a regular expression (or literal text), .gitignore respected; answers path:line: text, bounded.",
   input: grepInput,
   contentFields: ["pattern"],
   annotations: READ_ONLY,

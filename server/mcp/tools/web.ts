@@ -10,7 +10,7 @@ import { answerOf, type McpToolSpec } from "./spec.js";
 const WEB = { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
 
 const webfetchInput = z.strictObject({
-  url: z.string().min(1).max(MAX_WEB_URL_CHARS).describe("The http or https URL to fetch. Private, loopback and link-local addresses are refused."),
+  url: z.string().min(1).max(MAX_WEB_URL_CHARS).describe("The http(s) URL to fetch."),
   format: z.enum(WEB_FORMATS).optional().describe("markdown (default), text, or html (the page as sent)."),
   timeout: z.number().int().min(1).max(MAX_WEB_TIMEOUT_S).optional().describe(`Seconds for the whole fetch, redirects included (default ${DEFAULT_WEB_TIMEOUT_S}, at most ${MAX_WEB_TIMEOUT_S}).`),
   offset: z.number().int().min(0).optional().describe("UTF-8 byte offset to continue a long document from: the `end` of the previous page."),
@@ -29,7 +29,7 @@ const webfetch: McpToolSpec = {
   kernel: "webfetch",
   title: "Fetch a web page",
   description:
-    "Fetch one http(s) URL and return it as markdown (default), plain text or HTML, in pages of about 24 KiB (the answer names the offset that continues). Binary content is refused; private, loopback, link-local and the bridge's own network addresses are refused, redirects included.",
+    "Fetch one public http(s) URL as markdown (default), text or HTML, in pages of about 24 KiB (the answer names the offset that continues). Binary content and private addresses are refused.",
   input: webfetchInput,
   contentFields: [],
   annotations: WEB,
@@ -54,7 +54,7 @@ const websearch: McpToolSpec = {
   name: "websearch",
   kernel: "websearch",
   title: "Search the web",
-  description: "Search the web through the bridge's configured provider; answers title, URL and snippet per result, best first. Read a result with webfetch.",
+  description: "Search the web; answers title, URL and snippet per result, best first. Read a result with webfetch.",
   input: websearchInput,
   contentFields: ["query"],
   annotations: WEB,
