@@ -23,6 +23,7 @@ import type { PluginHost } from "../plugins/host.js";
 import type { CapabilityLookup } from "../store/sessions.js";
 import { buildUrl } from "../url-grammar/request-url.js";
 import { compactOutputSchema } from "./output-schema.js";
+import { mcpWorded } from "./wording.js";
 import { fileTools } from "./tools/files.js";
 import { journalTools } from "./tools/journal.js";
 import { pluginSpecs } from "./tools/plugins.js";
@@ -317,18 +318,20 @@ export function callTool(
 }
 
 function successResult(answer: McpAnswer): CallToolResult {
-  const isError = answer.body.ok === false;
+  // Every answer leaves worded for MCP (wording.ts), also one a tool built without answerOf.
+  const body = mcpWorded(answer.body);
+  const isError = body.ok === false;
   const replayed = answer.body.dedupe === "replayed" ? "Replayed: this call ran before; this is its recorded result (it did not run again).\n" : "";
   return {
-    content: [...(answer.content ?? []), { type: "text", text: replayed + answer.text }],
-    structuredContent: answer.body,
+    content: [...(answer.content ?? []), { type: "text", text: replayed + (isError ? failureText(body) : answer.text) }],
+    structuredContent: body,
     ...(isError ? { isError: true } : {}),
   };
 }
 
 function failureResult(deps: McpDeps, spec: McpToolSpec, error: unknown): CallToolResult {
   if (!(error instanceof ToolError)) deps.log.error(`mcp tool ${spec.name} failed unexpectedly`, { error: error instanceof Error ? error.stack : String(error) });
-  const body = toFailure(error) as unknown as Record<string, unknown>;
+  const body = mcpWorded(toFailure(error) as unknown as Record<string, unknown>);
   return { content: [{ type: "text", text: failureText(body) }], structuredContent: body, isError: true };
 }
 

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
 import { isPromise, type MaybePromise, type RunOutcome } from "../../kernel/tool/runner.js";
 import type { ReadBinaryEntry, ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
+import { mcpWorded } from "../wording.js";
 import { readImage } from "./image.js";
 import { answerOf, failureText, jsonText, type McpAnswer, type McpCall, type McpToolSpec } from "./spec.js";
 
@@ -157,8 +158,11 @@ const BINARY_NOTE = "binary file; content not shown (only PNG, JPEG, GIF and Web
 
 /** What read answers for the kernel's outcome; synchronous unless the file is an image to load. */
 function readAnswer(outcome: RunOutcome, path: string, limit: number | undefined, call: McpCall): MaybePromise<McpAnswer> {
+  if ((outcome.body as Record<string, unknown>).ok === false) {
+    const failed = mcpWorded(outcome.body as Record<string, unknown>);
+    return { body: failed, text: failureText(failed) };
+  }
   const body = outcome.body as Record<string, unknown>;
-  if (body.ok === false) return { body, text: failureText(body) };
   const entry = (body.files as ReadEntry[])[0];
   if (!entry) return { body, text: "Nothing was returned." };
   // An image nearly always holds a NUL (binary to the kernel); one that does not reads as invalid UTF-8.
