@@ -14,8 +14,16 @@ export interface McpToolCall {
 
 /** A bridge URL: origin, /v0/, the capability, a route letter (https://host/v0/<cap>/r?path=...). */
 const BRIDGE_URL = /^https?:\/\/[^\s]*\/v0\/[^/\s]+\/([a-z])(?:[/?~#]|$)/;
-/** Words that only make sense on the URL edge: a URL, a route letter (/e, /r?...), a raw `~` segment, `fetch`, name=value parameters. */
-export const URL_WORDING = /https?:\/\/|\/v0\/|(?:^|[\s(`"'])\/[a-z](?![\w/.-])|~[a-z]\b|\bfetch\b|\b[a-z][a-zA-Z]*=(?!=)/i;
+/**
+ * Words that only make sense on the URL edge: a capability URL (/v0/), a route letter (/e, /r?...), a raw `~`
+ * segment, "fetch retry" and its kind, a URL parameter (offset=). Web addresses and "fetch a public address" stay.
+ */
+const URL_WORDING = [/\/v0\//, /(?:^|[\s(`"'])\/[a-z](?![\w/.-])/, /~[a-z]\b/, /\bfetch (retry|repair|read|it|each|every|next|the (url|same))\b/i, /(?:^|[\s(`"'])[a-z][a-zA-Z]*=(?!=)/];
+
+/** Whether a sentence names a URL-edge step. */
+export function namesUrlStep(sentence: string): boolean {
+  return URL_WORDING.some((pattern) => pattern.test(sentence));
+}
 
 /** Fields that only carry a URL to correct or repeat the request: MCP words them in repairHint instead. */
 const URL_ONLY_FIELDS = new Set(["repair", "retry", "find", "searchUrl", "reads", "blob"]);
@@ -46,7 +54,7 @@ export function toolCallOfUrl(url: string): McpToolCall | undefined {
 export function withoutUrlSentences(hint: string): string | undefined {
   const kept = hint
     .split(/(?<=[.;:!?])\s+(?=[A-Z(])/)
-    .filter((sentence) => !URL_WORDING.test(sentence))
+    .filter((sentence) => !namesUrlStep(sentence))
     .join(" ")
     .trim();
   return kept.length > 0 ? kept : undefined;
