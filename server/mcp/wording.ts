@@ -44,7 +44,8 @@ export function toolCallOfUrl(url: string): McpToolCall | undefined {
     const limit = num("limit");
     return { tool: "read", arguments: { path: params.get("path")!, ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) } };
   }
-  if (route === "f" && (params.has("name") || params.has("include"))) return { tool: "glob", arguments: { pattern: params.get("include") ?? params.get("name")! } };
+  // glob cannot continue after a path (after=): such a URL has no call.
+  if (route === "f" && !params.has("after") && (params.has("name") || params.has("include"))) return { tool: "glob", arguments: { pattern: params.get("include") ?? params.get("name")! } };
   if (route === "j" && params.has("call")) return { tool: "mutation_result", arguments: { callId: params.get("call")! } };
   if (route === "x" && num("stop") !== undefined) return { tool: "shell_stop", arguments: { pid: num("stop")! } };
   return undefined;

@@ -4,7 +4,17 @@ import { z } from "zod";
 import { DEFAULT_FIND_RESULTS, DEFAULT_GREP_MATCHES, MAX_FIND_RESULTS, MAX_GREP_MATCHES } from "../../kernel/limits.js";
 import type { FindOutput } from "../../kernel/search/find.js";
 import type { GrepOutput } from "../../kernel/search/grep.js";
+import type { RunOutcome } from "../../kernel/tool/run-tool.js";
+import { fitFind, fitGrep } from "./fit.js";
 import { answerOf, type McpToolSpec } from "./spec.js";
+
+/** The outcome with its successful body replaced by `fit`'s, when fit returns one. */
+function fitted<T>(outcome: RunOutcome, fit: (body: T) => T | undefined): RunOutcome {
+  const body = outcome.body as Record<string, unknown>;
+  if (body.ok !== true) return outcome;
+  const smaller = fit(body as unknown as T);
+  return smaller ? { ...outcome, body: smaller as unknown as RunOutcome["body"] } : outcome;
+}
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const dirField = z.string().min(1).optional().describe("Directory to search, relative to the project root or as /project/...; default the whole project.");
@@ -32,7 +42,9 @@ const glob: McpToolSpec = {
       ...(hidden ? { ignored: true } : {}),
       ...(limit !== undefined ? { limit } : {}),
     });
-    return answerOf(outcome, (body) => {
+    // glob has no field to continue after a path: the kernel's next (a URL with after=) is left out; narrow instead.
+    const withoutNext = fitted<FindOutput>(outcome, ({ next: _next, ...found }) => fitFind(found, "Narrow with path or a more specific pattern.") ?? found);
+    return answerOf(withoutNext, (body) => {
       const found = body as unknown as FindOutput;
       // The kernel's notices name URL parameters; the text names this tool's fields instead.
       const lines = found.results.map((r) => r.path);
@@ -70,7 +82,7 @@ const grep: McpToolSpec = {
       ...(include !== undefined ? { include } : {}),
       ...(limit !== undefined ? { limit } : {}),
     });
-    return answerOf(outcome, (body) => {
+    return answerOf(fitted<GrepOutput>(outcome, (found) => fitGrep(found, "Narrow with path, include or a more specific pattern.")), (body) => {
       const found = body as unknown as GrepOutput;
       const lines: string[] = [];
       for (const file of found.files) for (const l of file.lines) lines.push(`${file.path}:${l.line}: ${l.text}`);
