@@ -1,7 +1,8 @@
-// Search answers cut to the MCP answer budget: a default grep (100 lines of up to 240 characters) or glob (200
-// paths) can run past the ~12 KB Codex 0.169 keeps of a result, which it would cut in the middle, unseen. The
+// Answers cut to the MCP answer budget: a default grep (100 lines of up to 240 characters), glob (200 paths) or
+// outline (600 entries) can run past the ~12 KB Codex 0.169 keeps of a result, which it would cut in the middle, unseen. The
 // answer keeps whole matches in order while its JSON fits MCP_ANSWER_BUDGET_BYTES and says it stopped there
 // (truncated, and a notice naming how to narrow), so the cut is one the model sees.
+import type { OutlineOutput } from "../../kernel/read/outline.js";
 import type { FindOutput } from "../../kernel/search/find.js";
 import type { GrepOutput } from "../../kernel/search/grep.js";
 import { MCP_ANSWER_BUDGET_BYTES } from "./spec.js";
@@ -51,4 +52,37 @@ export function fitFind(found: FindOutput, narrow: string): FindOutput | undefin
   }
   const notice = `Showing ${results.length} of ${found.count} files: the answer stopped at its size budget. ${narrow}`;
   return { ...found, results, count: results.length, truncated: true, notice: found.notice ? `${notice} ${found.notice}` : notice };
+}
+
+/**
+ * outline's answer with its imports and top-level declarations, in order, while they fit; undefined when it fits
+ * whole. An outline cannot be paged, so `next` reads the file from the first declaration left out.
+ */
+export function fitOutline(found: OutlineOutput, path: string): (OutlineOutput & { next?: { tool: "read"; arguments: { path: string; offset: number } } }) | undefined {
+  if (bytesOf(found) <= MCP_ANSWER_BUDGET_BYTES) return undefined;
+  const { imports: allImports, declarations: allDeclarations, ...rest } = found;
+  let used = bytesOf({ ...rest, imports: [], declarations: [] }) + SLACK;
+  const take = <T>(all: T[]): T[] => {
+    const kept: T[] = [];
+    for (const item of all) {
+      const cost = bytesOf(item) + 1;
+      if (used + cost > MCP_ANSWER_BUDGET_BYTES) break;
+      kept.push(item);
+      used += cost;
+    }
+    return kept;
+  };
+  const imports = take(allImports);
+  const declarations = imports.length === allImports.length ? take(allDeclarations) : [];
+  const omitted = allDeclarations[declarations.length];
+  const resume = imports.length < allImports.length ? allImports[imports.length]!.line : omitted?.line;
+  const notice = `Showing ${imports.length} of ${allImports.length} imports and ${declarations.length} of ${allDeclarations.length} declarations: the answer stopped at its size budget.${resume !== undefined ? ` The rest starts at line ${resume}: next reads from there.` : ""}`;
+  return {
+    ...found,
+    imports,
+    declarations,
+    truncated: true,
+    notice: found.notice ? `${notice} ${found.notice}` : notice,
+    ...(resume !== undefined ? { next: { tool: "read", arguments: { path, offset: resume } } } : {}),
+  };
 }

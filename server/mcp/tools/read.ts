@@ -1,11 +1,12 @@
 // The read family over MCP: read (OpenCode's fields: path, offset, limit; numbered lines, paged, continued by a
 // read call; images as MCP image content), and the kernel's outline, stat and project under their own names.
-import { OUTLINE_EXTENSIONS } from "../../kernel/read/outline.js";
+import { OUTLINE_EXTENSIONS, type OutlineOutput } from "../../kernel/read/outline.js";
 import { z } from "zod";
 import { MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
 import { isPromise, type MaybePromise, type RunOutcome } from "../../kernel/tool/runner.js";
 import type { ReadBinaryEntry, ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
 import { mcpWorded } from "../wording.js";
+import { fitOutline } from "./fit.js";
 import { readImage } from "./image.js";
 import { answerOf, failureText, jsonText, type McpAnswer, type McpCall, type McpToolSpec } from "./spec.js";
 
@@ -209,7 +210,10 @@ const outline: McpToolSpec = {
   contentFields: [],
   annotations: READ_ONLY,
   async call(args, call) {
-    return answerOf(await call.run("outline", { path: args.path }), jsonText);
+    const outcome = await call.run("outline", { path: args.path });
+    const body = outcome.body as Record<string, unknown>;
+    const smaller = body.ok === true ? fitOutline(body as unknown as OutlineOutput, String(args.path)) : undefined;
+    return answerOf(smaller ? { ...outcome, body: smaller as unknown as RunOutcome["body"] } : outcome, jsonText);
   },
 };
 

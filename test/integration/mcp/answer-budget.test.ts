@@ -55,6 +55,8 @@ beforeAll(async () => {
   put("wide/lines.txt", Array.from({ length: 150 }, (_, i) => `needle ${i + 1} ${"x".repeat(190)}\n`).join(""));
   for (let i = 0; i < 300; i++) put(`many/a-rather-long-folder-name/file-with-a-long-descriptive-name-${String(i).padStart(3, "0")}.txt`, "x\n");
   put("few/one.txt", "needle here\nnot this\nneedle there\n");
+  // 400 exported functions of 3 lines each: an outline of 400 declarations.
+  put("big.ts", Array.from({ length: 400 }, (_, i) => `export function handlerNumber${i + 1}(value: number): number {\n  return value;\n}\n`).join(""));
 });
 afterAll(async () => {
   await client?.close();
@@ -90,5 +92,15 @@ describe("default answers within the MCP answer budget", () => {
     expect(found).not.toHaveProperty("next");
     expect(String(found.notice)).toContain(`Showing ${results.length} of 200 files`);
     expect(textOf(result)).toContain("More files may match");
+  });
+
+  it("outline keeps declarations in order while they fit, and next reads from the first one left out", async () => {
+    const found = body(await client.callTool({ name: "outline", arguments: { path: "big.ts" } }));
+    expect(Buffer.byteLength(JSON.stringify(found))).toBeLessThanOrEqual(MCP_ANSWER_BUDGET_BYTES);
+    const declarations = found.declarations as Array<{ name: string; line: number }>;
+    expect(declarations.length).toBeGreaterThan(20);
+    expect(declarations.map((d) => d.name)).toEqual(Array.from({ length: declarations.length }, (_, i) => `handlerNumber${i + 1}`));
+    expect(found).toMatchObject({ truncated: true, next: { tool: "read", arguments: { path: "big.ts", offset: declarations.length * 3 + 1 } } });
+    expect(String(found.notice)).toContain(`${declarations.length} of 400 declarations`);
   });
 });
