@@ -16,9 +16,10 @@ export interface McpToolCall {
 const BRIDGE_URL = /^https?:\/\/[^\s]*\/v0\/[^/\s]+\/([a-z])(?:[/?~#]|$)/;
 /**
  * Words that only make sense on the URL edge: a capability URL (/v0/), a route letter (/e, /r?...), a raw `~`
- * segment, "fetch retry" and its kind, a URL parameter (offset=). Web addresses and "fetch a public address" stay.
+ * segment, "fetch retry", "this URL" and their kind, a URL parameter (offset=). Web addresses and "fetch a public address"
+ * stay.
  */
-const URL_WORDING = [/\/v0\//, /(?:^|[\s(`"'])\/[a-z](?![\w/.-])/, /~[a-z]\b/, /\bfetch (retry|repair|read|it|each|every|next|the (url|same))\b/i, /(?:^|[\s(`"'])[a-z][a-zA-Z]*=(?!=)/];
+const URL_WORDING = [/\/v0\//, /(?:^|[\s(`"'])\/[a-z](?![\w/.-])/, /~[a-z]\b/, /\bfetch(ing)? (the|this|that|it|its|each|every|next|poll|retry|repair|repeat|read|one|again)\b/i, /\b(this|that|the same|exact|next|repair|retry|read|poll) URLs?\b/i, /(?:^|[\s(`"'])[a-z][a-zA-Z]*=(?!=)/];
 
 /** Whether a sentence names a URL-edge step. */
 export function namesUrlStep(sentence: string): boolean {
@@ -110,6 +111,8 @@ export function mcpWorded(body: Body): Body {
     if (hint !== undefined) out.repairHint = hint;
     else delete out.repairHint;
     if (typeof out.agentAction === "string" && AGENT_ACTIONS[out.agentAction]) out.agentAction = AGENT_ACTIONS[out.agentAction];
+  } else if ((out.state === "pending" || out.state === "running") && typeof out.callId === "string" && typeof out.hint === "string") {
+    out.hint = `Accepted and still ${out.state}: call ${callText({ tool: "mutation_result", arguments: { callId: out.callId } })} for its outcome; do not repeat the call.`;
   }
   return out;
 }

@@ -21,7 +21,7 @@ let full: AgentSession;
 let client: Client;
 
 /** URL-edge words an MCP answer must not carry: the capability path, the bridge's origin, route letters, raw `~q`, "fetch ...". */
-const URL_EDGE = [/\/v0\//, /https?:\/\/127\.0\.0\.1/, /~q\b/, /(^|[\s(`"'])\/[a-z](\?|[\s.,;)]|$)/, /\bfetch (retry|read|repair|it|each|the)\b/i];
+const URL_EDGE = [/\/v0\//, /https?:\/\/127\.0\.0\.1/, /~q\b/, /(^|[\s(`"'])\/[a-z](\?|[\s.,;)]|$)/, /\bfetch(ing)? (retry|read|repair|it|each|the|poll|this)\b/i, /\bthis URL\b/i];
 
 function put(name: string, content: string): void {
   const file = path.join(tb.projectDir, name);
@@ -121,5 +121,21 @@ describe("MCP answers are worded for MCP", () => {
     expect(started).toMatchObject({ ok: true, mode: "background" });
     expect(started.stop).toBe(`shell_stop {"pid":${String(started.pid)}}`);
     await client.callTool({ name: "shell_stop", arguments: { pid: started.pid } });
+  });
+
+  it("words a call that is still running: poll and hint name mutation_result", async () => {
+    const key = "wording-running-1";
+    const running = client.callTool({ name: "shell", arguments: { command: "sleep 2; echo done" }, _meta: { "urlbridge/idempotencyKey": key } });
+    let polled: Record<string, unknown> = {};
+    for (let i = 0; i < 40 && polled.state !== "running"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const result = await client.callTool({ name: "mutation_result", arguments: { callId: key, wait: 0 } });
+      polled = result.structuredContent as Record<string, unknown>;
+      const words = `${textOf(result)}\n${JSON.stringify(polled)}`;
+      for (const pattern of URL_EDGE) expect(words, `${pattern}`).not.toMatch(pattern);
+    }
+    expect(polled).toMatchObject({ ok: true, state: "running", callId: key, poll: `mutation_result {"callId":"${key}"}` });
+    expect(String(polled.hint)).toContain(`call mutation_result {"callId":"${key}"}`);
+    expect((await running).structuredContent).toMatchObject({ ok: true, stdout: "done\n" });
   });
 });
