@@ -19,7 +19,8 @@ import { answerOf, failureText, jsonText, type McpAnswer, type McpCall, type Mcp
 export const MCP_READ_DEFAULT_LINES = 250;
 export const MCP_READ_PAGE_BYTES = 7 * 1024;
 
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+// destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP): left out, as tools/list is paid per conversation.
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 const pathField = z.string().min(1).describe("Path inside the project, relative to its root (src/app.ts) or as /project/src/app.ts.");
 
 const readInput = z.strictObject({

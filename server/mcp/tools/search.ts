@@ -16,7 +16,8 @@ function fitted<T>(outcome: RunOutcome, fit: (body: T) => T | undefined): RunOut
   return smaller ? { ...outcome, body: smaller as unknown as RunOutcome["body"] } : outcome;
 }
 
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+// destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP): left out.
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 const dirField = z.string().min(1).optional().describe("Directory to search, relative to the project root or as /project/...; default the whole project.");
 
 const globInput = z.strictObject({

@@ -7,7 +7,8 @@ import type { WebsearchOutput } from "../../kernel/web/websearch.js";
 import { answerOf, type McpToolSpec } from "./spec.js";
 
 // Reads the open web: not idempotent (pages change) and open-world, but never changes anything.
-const WEB = { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
+// (destructiveHint and idempotentHint mean something only when readOnlyHint is false.)
+const WEB = { readOnlyHint: true, openWorldHint: true } as const;
 
 const webfetchInput = z.strictObject({
   url: z.string().min(1).max(MAX_WEB_URL_CHARS).describe("The http(s) URL to fetch."),
