@@ -13,7 +13,9 @@ export interface McpToolCall {
 }
 
 /** A bridge URL: origin, /v0/, the capability, a route letter (https://host/v0/<cap>/r?path=...). */
-const BRIDGE_URL = /^https?:\/\/[^\s]*\/v0\/[^/\s]+\/([a-z])(?:[/?~#]|$)/;
+const BRIDGE_URL = /^https?:\/\/\S*\/v0\/[^/\s]+\/([a-z])(?:[/?~#]\S*)?$/;
+/** Fields that carry content (a file's, a command's, a page's): never reworded, whatever they hold. */
+const CONTENT_KEYS = new Set(["content", "lines", "stdout", "stderr", "transcript", "text", "excerpt", "snippet"]);
 /**
  * Words that only make sense on the URL edge: a capability URL (/v0/), a route letter (/e, /r?...), a raw `~`
  * segment, "fetch retry", "this URL" and their kind, a URL parameter (offset=). Web addresses and "fetch a public address"
@@ -133,6 +135,10 @@ function rewordValue(value: unknown, depth: number, failure: boolean): unknown {
   const out: Body = {};
   for (const [key, field] of Object.entries(value as Body)) {
     if (failure && URL_ONLY_FIELDS.has(key)) continue;
+    if (CONTENT_KEYS.has(key)) {
+      out[key] = field;
+      continue;
+    }
     if (typeof field === "string") {
       if (BRIDGE_URL.test(field)) {
         const worded = urlValue(field, failure);

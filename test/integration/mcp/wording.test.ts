@@ -138,4 +138,10 @@ describe("MCP answers are worded for MCP", () => {
     expect(String(polled.hint)).toContain(`call mutation_result {"callId":"${key}"}`);
     expect((await running).structuredContent).toMatchObject({ ok: true, stdout: "done\n" });
   });
+
+  it("never rewords content: a command that prints a bridge URL and URL words gets them back byte for byte", async () => {
+    const printed = `${full.m}/r?path=notes.txt`;
+    const result = await client.callTool({ name: "shell", arguments: { command: `printf '%s' '${printed}'; echo ' fetch retry' >&2` } });
+    expect(result.structuredContent).toMatchObject({ ok: true, stdout: printed, stderr: " fetch retry\n" });
+  });
 });
