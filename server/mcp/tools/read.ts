@@ -5,7 +5,7 @@ import { z } from "zod";
 import { MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
 import { isPromise, type MaybePromise, type RunOutcome } from "../../kernel/tool/runner.js";
 import type { ReadBinaryEntry, ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
-import { mcpWorded } from "../wording.js";
+import { callText as toolCallText, mcpWorded } from "../wording.js";
 import { fitOutline } from "./fit.js";
 import { readImage } from "./image.js";
 import { answerOf, failureText, jsonText, type McpAnswer, type McpCall, type McpToolSpec } from "./spec.js";
@@ -240,7 +240,17 @@ const project: McpToolSpec = {
   contentFields: [],
   annotations: READ_ONLY,
   async call(_args, call) {
-    return answerOf(await call.run("project", {}), jsonText);
+    const outcome = await call.run("project", {});
+    const body = outcome.body as Record<string, unknown>;
+    if (body.ok !== true) return answerOf(outcome, jsonText);
+    // The kernel's words name the terminal route and a /x URL per test command: over MCP, the shell tool.
+    const tests = body.testCommands as Array<Record<string, unknown>> | undefined;
+    const worded = {
+      ...body,
+      ...(tests ? { testCommands: tests.map((t) => (t.run !== undefined && typeof t.command === "string" ? { ...t, run: toolCallText({ tool: "shell", arguments: { command: t.command } }) } : t)) } : {}),
+      notice: "Executables are looked up on the bridge's PATH, which shell commands use; none was run.",
+    };
+    return answerOf({ ...outcome, body: worded as unknown as RunOutcome["body"] }, jsonText);
   },
 };
 

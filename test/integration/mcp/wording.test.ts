@@ -144,4 +144,12 @@ describe("MCP answers are worded for MCP", () => {
     const result = await client.callTool({ name: "shell", arguments: { command: `printf '%s' '${printed}'; echo ' fetch retry' >&2` } });
     expect(result.structuredContent).toMatchObject({ ok: true, stdout: printed, stderr: " fetch retry\n" });
   });
+
+  it("gives the project's test commands as shell calls", async () => {
+    const project = (await client.callTool({ name: "project", arguments: {} })).structuredContent as Record<string, unknown>;
+    const tests = project.testCommands as Array<{ command: string; run?: string }>;
+    expect(tests.length).toBeGreaterThan(0);
+    for (const t of tests) expect(t.run).toBe(`shell ${JSON.stringify({ command: t.command })}`);
+    expect(project.notice).toBe("Executables are looked up on the bridge's PATH, which shell commands use; none was run.");
+  });
 });
