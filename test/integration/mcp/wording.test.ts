@@ -74,6 +74,9 @@ const WORKLOAD: Array<[string, string, Record<string, unknown>]> = [
   ["the project", "project", {}],
   ["a glob that finds nothing", "glob", { pattern: "*.nothing" }],
   ["a grep with a bad regex", "grep", { pattern: "(" }],
+  ["a literal grep that matches nothing", "grep", { pattern: "a.b(", literal: true }],
+  ["a grep stopped at its limit", "grep", { pattern: "a", limit: 1 }],
+  ["a glob stopped at its limit", "glob", { pattern: "*", limit: 1 }],
   ["an edit whose oldString is missing", "edit", { path: "notes.txt", oldString: "delta", newString: "x" }],
   ["an edit whose oldString is close", "edit", { path: "notes.txt", oldString: "gamm\n", newString: "x\n" }],
   ["an ambiguous edit", "edit", { path: "notes.txt", oldString: "beta", newString: "BETA" }],
@@ -94,6 +97,7 @@ describe("MCP answers are worded for MCP", () => {
     const result = await client.callTool({ name, arguments: args });
     const words = `${textOf(result)}\n${JSON.stringify(result.structuredContent ?? {})}`;
     for (const pattern of URL_EDGE) expect(words, `${pattern}`).not.toMatch(pattern);
+    expect(words).not.toContain("(a URL step");
   });
 
   it("says replaceAll when an edit's oldString occurs more than once", async () => {
