@@ -318,12 +318,14 @@ export function callTool(
 }
 
 function successResult(answer: McpAnswer): CallToolResult {
-  // Every answer leaves worded for MCP (wording.ts), also one a tool built without answerOf.
+  // Every answer leaves worded for MCP (wording.ts), also one a tool built without answerOf; a failure whose body
+  // that changed gets its text from the worded body.
   const body = mcpWorded(answer.body);
   const isError = body.ok === false;
+  const text = isError && JSON.stringify(body) !== JSON.stringify(answer.body) ? failureText(body) : answer.text;
   const replayed = answer.body.dedupe === "replayed" ? "Replayed: this call ran before; this is its recorded result (it did not run again).\n" : "";
   return {
-    content: [...(answer.content ?? []), { type: "text", text: replayed + (isError ? failureText(body) : answer.text) }],
+    content: [...(answer.content ?? []), { type: "text", text: replayed + text }],
     structuredContent: body,
     ...(isError ? { isError: true } : {}),
   };
