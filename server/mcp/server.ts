@@ -19,6 +19,8 @@ import type { PluginHost } from "../plugins/host.js";
 import type { CapabilityLookup } from "../store/sessions.js";
 import { buildUrl } from "../url-grammar/request-url.js";
 import { answerInvalidParams } from "./invalid-params.js";
+import { compactOutputSchema } from "./output-schema.js";
+import { mcpWorded } from "./wording.js";
 import { fileTools } from "./tools/files.js";
 import { journalTools } from "./tools/journal.js";
 import { pluginSpecs } from "./tools/plugins.js";
@@ -178,7 +180,7 @@ function outputSchemaOf(spec: McpToolSpec, byId: Map<string, AnyToolDefinition>)
   if (!published) {
     conversions += 1;
     const success = spec.output ? spec.output((id) => byId.get(id)) : wireOutputOf(kernelTool);
-    published = fromJsonSchema(outputJsonSchema(z.union([success, failureOutput])));
+    published = fromJsonSchema(compactOutputSchema(outputJsonSchema(z.union([success, failureOutput]))));
     // ajv compiles a schema on its first validation: done here, once, not in the first tools/call that checks it.
     void published["~standard"].validate({});
     bySpec.set(kernelTool, published);
@@ -339,17 +341,21 @@ export function callTool(
 }
 
 function successResult(answer: McpAnswer): CallToolResult {
-  const isError = answer.body.ok === false;
+  // Every answer leaves worded for MCP (wording.ts), also one a tool built without answerOf; a failure whose body
+  // that changed gets its text from the worded body.
+  const body = mcpWorded(answer.body);
+  const isError = body.ok === false;
+  const text = isError && JSON.stringify(body) !== JSON.stringify(answer.body) ? failureText(body) : answer.text;
   const replayed = answer.body.dedupe === "replayed" ? "Replayed: this call ran before; this is its recorded result (it did not run again).\n" : "";
   return {
-    content: [...(answer.content ?? []), { type: "text", text: replayed + answer.text }],
-    structuredContent: answer.body,
+    content: [...(answer.content ?? []), { type: "text", text: replayed + text }],
+    structuredContent: body,
     ...(isError ? { isError: true } : {}),
   };
 }
 
 function failureResult(deps: McpDeps, spec: McpToolSpec, error: unknown): CallToolResult {
-  const body = failureOf(error, deps.log, `mcp tool ${spec.name} failed unexpectedly`) as unknown as Record<string, unknown>;
+  const body = mcpWorded(failureOf(error, deps.log, `mcp tool ${spec.name} failed unexpectedly`) as unknown as Record<string, unknown>);
   return { content: [{ type: "text", text: failureText(body) }], structuredContent: body, isError: true };
 }
 

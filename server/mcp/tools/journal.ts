@@ -17,10 +17,13 @@ const mutationResult: McpToolSpec = {
   name: "mutation_result",
   kernel: "result",
   title: "Poll a mutation's result",
-  description: "The outcome of an earlier edit, write, patch or shell call by its callId: pending, running, succeeded (its result) or failed (its error). Never runs anything again.",
+  description: "The outcome of an earlier edit, write, patch or shell call by its callId (pending, running, its result or its error). Never runs anything again.",
   input: resultInput,
   contentFields: [],
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  // The polled call's own answer, whichever tool it was: what every poll answer carries, other fields open (the
+  // kernel's union of every mutation tool's answer would be 1.5 KB of tools/list for the same facts).
+  output: () => z.looseObject({ ok: z.literal(true), callId: z.string(), state: z.enum(["succeeded", "pending", "running"]), tool: z.string() }),
   async call(args, call) {
     const { callId, wait } = args as z.infer<typeof resultInput>;
     const settleMs = wait ?? DEFAULT_RESULT_WAIT_MS;

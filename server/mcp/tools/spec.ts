@@ -4,6 +4,7 @@ import type { ContentBlock, ToolAnnotations } from "@modelcontextprotocol/server
 import type { z } from "zod";
 import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
 import type { CandidateInput, MaybePromise, RunOutcome } from "../../kernel/tool/run-tool.js";
+import { mcpWorded } from "../wording.js";
 
 /** What a tool call may do with the kernel: run a kernel tool by id, all bounds, permissions and the journal applied. */
 export interface McpCall {
@@ -51,6 +52,13 @@ export interface McpToolSpec {
  */
 export const MAX_SETTLE_MS = 50_000;
 
+/**
+ * Most bytes a default call's answer (its structuredContent JSON, and its text) should take, so that it reaches
+ * each tested client's model whole: Codex 0.169 keeps ~12 KB of a result and cuts the middle of anything longer;
+ * Claude Code 2.1.328 passes ~46 KB inline (docs/MCP.md "Budgets").
+ */
+export const MCP_ANSWER_BUDGET_BYTES = 10 * 1024;
+
 /** Longest text rendering; the structured body stays whole (the kernel bounded it already). */
 export const MAX_TEXT_CHARS = 64 * 1024;
 
@@ -70,9 +78,9 @@ export function clip(text: string, max = MAX_TEXT_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters; structuredContent has the whole answer)`;
 }
 
-/** The answer as is: failures rendered as failureText, successes by `render`. */
+/** The answer worded for MCP (wording.ts): failures rendered as failureText, successes by `render`. */
 export function answerOf(outcome: RunOutcome, render: (body: Record<string, unknown>) => string): McpAnswer {
-  const body = outcome.body as Record<string, unknown>;
+  const body = mcpWorded(outcome.body as Record<string, unknown>);
   if (isFailure(body)) return { body, text: failureText(body) };
   if (body.state === "pending" || body.state === "running") return { body, text: unfinishedText(body) };
   return { body, text: clip(render(body)) };

@@ -14,7 +14,8 @@ import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 import { createLogger } from "../../../server/log.js";
 import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
 import { MAX_IMAGE_BYTES } from "../../../server/mcp/tools/image.js";
-import { MCP_READ_DEFAULT_LINES, MCP_READ_PAGE_BYTES } from "../../../server/mcp/tools/read.js";
+import { MCP_READ_DEFAULT_LINES } from "../../../server/mcp/tools/read.js";
+import { MCP_ANSWER_BUDGET_BYTES } from "../../../server/mcp/tools/spec.js";
 import { createPluginHost } from "../../../server/plugins/host.js";
 import { encodeText, type TextEncoding } from "../../../server/text/index.js";
 import { agentGet, giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
@@ -177,26 +178,48 @@ describe("read tools", () => {
     const page = await client.callTool({ name: "read", arguments: { path: "notes.txt", offset: 2, limit: 2 } });
     expect(page.isError).toBeFalsy();
     expect(text(page)).toContain("2\tbeta\n3\tgamma");
-    expect(text(page)).toContain("offset=4");
-    expect(structured(page)).toMatchObject({ ok: true, files: [{ kind: "file", startLine: 2, endLine: 3, totalLines: 4 }] });
+    expect(text(page)).toContain('call read with {"path":"notes.txt","offset":4,"limit":2}');
+    // Codex and Claude Code show their model structuredContent: it carries the numbered lines and the next call.
+    expect(structured(page)).toMatchObject({ ok: true, kind: "file", startLine: 2, endLine: 3, totalLines: 4, lines: "2\tbeta\n3\tgamma" });
+    expect(structured(page).next).toEqual({ tool: "read", arguments: { path: "notes.txt", offset: 4, limit: 2 } });
   });
 
-  it("pages as OpenCode's read does: 2000 lines by default, and about 50 KiB (a 60 KiB file in two calls, not three)", async () => {
-    put("many.txt", Array.from({ length: 2500 }, (_, i) => `${i + 1}\n`).join(""));
-    const wide = Array.from({ length: 1000 }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"w".repeat(58)}\n`).join("");
-    put("wide.txt", wide);
+  // Codex shows its model structuredContent and cuts the middle of anything over ~12 KB: each default page, JSON
+  // and text, stays within MCP_ANSWER_BUDGET_BYTES, and following next reaches every line exactly once.
+  it.each([
+    ["short lines", Array.from({ length: 2500 }, (_, i) => `${i + 1}\n`).join("")],
+    ["wide lines", Array.from({ length: 1000 }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"w".repeat(58)}\n`).join("")],
+    ["TypeScript source, quotes and all", fs.readFileSync(new URL("../../../server/mcp/server.ts", import.meta.url), "utf8")],
+    ["empty lines", "\n".repeat(3000)],
+  ])("pages %s within the answer budget, each next call resuming where the page ended", async (name, content) => {
+    const file = `paged-${name.replace(/\W+/g, "-")}.txt`;
+    put(file, content);
     const client = await connect(readOnly.r);
-    const many = await client.callTool({ name: "read", arguments: { path: "many.txt" } });
-    expect(structured(many)).toMatchObject({ files: [{ startLine: 1, endLine: MCP_READ_DEFAULT_LINES, totalLines: 2500 }] });
-    expect(text(many)).toContain(`offset=${MCP_READ_DEFAULT_LINES + 1}`);
-    const first = await client.callTool({ name: "read", arguments: { path: "wide.txt" } });
-    const page = (structured(first) as { files: Array<{ endLine: number; content: string }> }).files[0]!;
-    expect(Buffer.byteLength(page.content)).toBeLessThanOrEqual(MCP_READ_PAGE_BYTES);
-    expect(Buffer.byteLength(page.content)).toBeGreaterThan(MCP_READ_PAGE_BYTES - 64);
-    const rest = await client.callTool({ name: "read", arguments: { path: "wide.txt", offset: page.endLine + 1 } });
-    // The second page reaches the end, but it is not the whole file: rangeComplete, not complete.
-    expect(structured(rest)).toMatchObject({ files: [{ endLine: 1000, totalLines: 1000, complete: false, rangeComplete: true }] });
-    expect(page.content + (structured(rest) as { files: Array<{ content: string }> }).files[0]!.content).toBe(wide);
+    const seen: string[] = [];
+    let args: Record<string, unknown> | undefined = { path: file };
+    let pages = 0;
+    while (args) {
+      const result = await client.callTool({ name: "read", arguments: args });
+      const page = structured(result);
+      pages += 1;
+      expect(page.startLine).toBe(seen.length + 1);
+      const lines = String(page.lines).split("\n");
+      lines.forEach((line, i) => expect(line.slice(0, line.indexOf("\t")).trim()).toBe(String(seen.length + 1 + i)));
+      for (const line of lines) seen.push(line.slice(line.indexOf("\t") + 1));
+      expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThanOrEqual(MCP_ANSWER_BUDGET_BYTES);
+      expect(Buffer.byteLength(text(result))).toBeLessThanOrEqual(MCP_ANSWER_BUDGET_BYTES);
+      expect(Number(page.endLine) - Number(page.startLine) + 1).toBeLessThanOrEqual(MCP_READ_DEFAULT_LINES);
+      args = (page.next as { tool: string; arguments: Record<string, unknown> } | undefined)?.arguments;
+      if (args) expect(text(result)).toContain(`call read with ${JSON.stringify(args)}`);
+    }
+    expect(`${seen.join("\n")}\n`).toBe(content);
+    expect(pages).toBeGreaterThan(1);
+  });
+
+  it("keeps the caller's limit in the next call", async () => {
+    put("limited.txt", Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join(""));
+    const page = structured(await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: "limited.txt", offset: 5, limit: 10 } }));
+    expect(page).toMatchObject({ startLine: 5, endLine: 14, next: { tool: "read", arguments: { path: "limited.txt", offset: 15, limit: 10 } } });
   });
 
   it("answers a missing file as a structured error", async () => {
@@ -224,7 +247,7 @@ describe("read tools", () => {
     const binary = await client.callTool({ name: "read", arguments: { path: "blob.bin" } });
     expect((binary.content as Array<{ type: string }>).map((c) => c.type)).toEqual(["text"]);
     expect(text(binary)).toContain("binary file");
-    expect(structured(binary)).toMatchObject({ files: [{ kind: "binary" }] });
+    expect(structured(binary)).toMatchObject({ kind: "binary" });
   });
 
   it.each([
@@ -347,7 +370,7 @@ describe("file tools", () => {
     const client = await connect(full.m);
     const read = await client.callTool({ name: "read", arguments: { path: rel } });
     expect(text(read)).toContain("2\tligne");
-    expect(structured(read)).toMatchObject({ ok: true, files: [{ kind: "file", encoding, newline: "crlf" }] });
+    expect(structured(read)).toMatchObject({ ok: true, kind: "file", encoding, newline: "crlf" });
     const edited = await client.callTool({ name: "edit", arguments: { path: rel, oldString: "ligne", newString: "deuxième" } });
     expect(structured(edited), name).toMatchObject({ ok: true, encoding });
     const patched = await client.callTool({ name: "patch", arguments: { patchText: `*** Begin Patch\n*** Update File: ${rel}\n@@\n-première\n+first\n*** End Patch` } });

@@ -5,6 +5,8 @@ import { agentGet, startTestBridge, type AgentSession, type TestBridge } from ".
 import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers/mcp-clients.js";
 import { startBraveStandIn, type ProviderStandIn } from "../../helpers/search-provider-stand-ins.js";
 import { answer, startWebSite, type WebSite } from "../../helpers/web-site.js";
+import { MCP_ANSWER_BUDGET_BYTES } from "../../../server/mcp/tools/spec.js";
+import { MCP_WEB_PAGE_BYTES } from "../../../server/mcp/tools/web.js";
 
 let t: TestBridge;
 let s: AgentSession;
@@ -56,13 +58,31 @@ describe("web tools on both transports", () => {
     const mcpAnswer = await viaMcp("webfetch", { url: `${site.origin}${path}`, ...args });
     expect(url.ok).toBe(true);
     expect(mcpAnswer.isError).toBe(false);
-    expect(mcpAnswer.body).toEqual(url);
+    // MCP shows at most MCP_WEB_PAGE_BYTES of the URL route's page (Codex keeps ~12 KB), and next is a tool call.
+    const { content, end, complete, next, ...facts } = mcpAnswer.body;
+    const { content: urlContent, end: _end, complete: urlComplete, next: _next, ...urlFacts } = url;
+    expect(facts).toEqual(urlFacts);
+    expect(String(urlContent).startsWith(String(content))).toBe(true);
+    expect(Buffer.byteLength(String(content))).toBeLessThanOrEqual(MCP_WEB_PAGE_BYTES);
+    expect(end).toBe(Number(url.offset) + Buffer.byteLength(String(content)));
+    if (urlComplete === true && Buffer.byteLength(String(urlContent)) <= MCP_WEB_PAGE_BYTES) expect(complete).toBe(true);
+    else expect(next).toEqual({ tool: "webfetch", arguments: { url: `${site.origin}${path}`, ...args, offset: end } });
   });
 
-  it("webfetch: the MCP text says which offset continues", async () => {
-    const { body, text } = await viaMcp("webfetch", { url: `${site.origin}/long.html` });
-    expect(body.complete).toBe(false);
-    expect(text).toContain(`offset: ${String(body.end)}`);
+  it("webfetch: following next over MCP shows the whole document once, each page within the budget", async () => {
+    const whole = (await viaMcp("webfetch", { url: `${site.origin}/long.html`, format: "text" })).body;
+    let args: Record<string, unknown> | undefined = { url: `${site.origin}/long.html`, format: "text" };
+    let document = "";
+    while (args) {
+      const { body, text } = await viaMcp("webfetch", args);
+      expect(body.offset).toBe(Buffer.byteLength(document));
+      document += String(body.content);
+      expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(MCP_ANSWER_BUDGET_BYTES);
+      args = (body.next as { arguments: Record<string, unknown> } | undefined)?.arguments;
+      if (args) expect(text).toContain(`call webfetch with ${JSON.stringify(args)}`);
+    }
+    expect(Buffer.byteLength(document)).toBe(whole.total);
+    expect(document).toContain("paragraph 1999 with some text");
   });
 
   it("webfetch: the same refusal, naming the rule", async () => {
