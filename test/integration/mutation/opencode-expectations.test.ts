@@ -113,8 +113,13 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
   it("numbers lines from 1 and starts a page at offset", async () => {
     put(t(), "numbered.txt", Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
     const page = await t().read({ filePath: "numbered.txt", offset: 4, limit: 2 });
-    expect(page.body).toMatchObject({ ok: true, files: [{ startLine: 4, endLine: 5, content: "line 4\nline 5\n" }] });
-    if (name === "mcp") expect(page.text).toMatch(/^4\tline 4\n5\tline 5$/m);
+    if (name === "mcp") {
+      // MCP answers the page flat, its lines numbered in structuredContent too (docs/MCP.md "Budgets").
+      expect(page.body).toMatchObject({ ok: true, kind: "file", startLine: 4, endLine: 5, lines: "4\tline 4\n5\tline 5" });
+      expect(page.text).toMatch(/^4\tline 4\n5\tline 5$/m);
+    } else {
+      expect(page.body).toMatchObject({ ok: true, files: [{ startLine: 4, endLine: 5, content: "line 4\nline 5\n" }] });
+    }
   });
 
   it("shows the change that happened: a replay answers the recorded diff, not a new one", async () => {
