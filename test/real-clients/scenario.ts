@@ -107,9 +107,17 @@ export function numberedBigLines(seen: string): Set<number> {
   return found;
 }
 
-/** The continuation a read answer offers as a tool call: `{tool:"read", arguments:{...}}`, or "call read with offset=N". */
+/**
+ * The continuation a read answer offers as a tool call: `{tool:"read", arguments:{...}}` (structuredContent), or in
+ * the text's words, "call read with {...}" or "call read with offset=N".
+ */
 export function readContinuation(seen: string): Record<string, unknown> | undefined {
   for (const m of seen.matchAll(/\{"tool":"read","arguments":(\{[^{}]*\})\}/g)) {
+    const args = parseLoose(m[1]!) as Record<string, unknown> | undefined;
+    if (args && typeof args.offset === "number") return args;
+  }
+  // The text rendering names the same call in words: "call read with {"path":...,"offset":N}".
+  for (const m of seen.matchAll(/call read with (\{[^{}]*\})/g)) {
     const args = parseLoose(m[1]!) as Record<string, unknown> | undefined;
     if (args && typeof args.offset === "number") return args;
   }
