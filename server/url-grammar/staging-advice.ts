@@ -25,9 +25,9 @@ export function stagingPlan(contentBytes: number, sentBytes: number = contentByt
 }
 
 /**
- * An upper bound on the content bytes a sent (still encoded) text carries: %XX is one byte, ~n ~r ~t ~h ~p ~q
- * ~s ~a ~~ one; anything else (~u escapes included: a lone surrogate stays verbatim) counts as itself. For a
- * URL refused before it is parsed.
+ * An upper bound on the content bytes a sent (still encoded) text carries: %XX is one byte; anything else counts
+ * as itself, ~ escapes included (a percent-encoded text's ~ are literal, decoding-tilde.ts; a lone surrogate's
+ * ~u stays verbatim). For a URL refused before it is parsed.
  */
 export function contentBytesAtMost(sent: string): number {
   let bytes = 0;
@@ -37,9 +37,6 @@ export function contentBytesAtMost(sent: string): number {
     if (c === "%" && /^[0-9A-Fa-f]{2}$/.test(sent.slice(i + 1, i + 3))) {
       bytes += 1;
       i += 3;
-    } else if (c === "~" && ONE_BYTE_ESCAPES.has(sent[i + 1] ?? "")) {
-      bytes += 1;
-      i += 2;
     } else {
       const code = sent.codePointAt(i)!;
       bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
@@ -48,8 +45,6 @@ export function contentBytesAtMost(sent: string): number {
   }
   return bytes;
 }
-
-const ONE_BYTE_ESCAPES = new Set("nrthpqsa~");
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1).replace(/\.0$/, "")} KiB`;
 
