@@ -65,7 +65,8 @@ function clientForm(raw: string, layers: number): string {
 
 /**
  * Decides the tilde reading of a target from its values and raw tail. Percent-encoded text that carries an
- * agent's fingerprint (an encoded newline, #, % or &) is literal; a character no encoder leaves raw, spaces
+ * agent's fingerprint (an encoded newline, #, % or &) is literal, unless it also spells spaces as ~s or uses ~u
+ * (then undecided); a character no encoder leaves raw, spaces
  * written only as ~s, or a ~u escape say ~ grammar; an escaped reserved character beside a raw ~ (or %7E
  * beside + spaces) leans literal. Nothing, or both: the ~ grammar, and the caller adds a notice.
  */
@@ -76,10 +77,14 @@ export function decideTilde(components: readonly TildeComponent[], layers: numbe
   if (escapes.size === 0) return { reading: "escapes", basis: "inactive" };
 
   const forms = components.map((c) => ({ text: clientForm(c.raw, layers), tail: c.tail }));
-  if (forms.some((f) => ENCODED_BY_AGENT.test(f.text))) return { reading: "literal", basis: "evidence" };
-
-  const spacesEncoded = forms.some((f) => ENCODED_SPACE.test(f.text));
-  const grammar = forms.some((f) => NEVER_LEFT_BY_ENCODERS.test(f.text)) || (escapes.has("s") && !spacesEncoded) || escapes.has("u");
+  // Spaces written only as ~s, or a ~u escape: the grammar's own spelling of what an encoder writes as %XX.
+  // Unlike a raw character (which a proxy that decodes escapes can produce), no intermediary writes these.
+  const spelledByGrammar = (escapes.has("s") && !forms.some((f) => ENCODED_SPACE.test(f.text))) || escapes.has("u");
+  if (forms.some((f) => ENCODED_BY_AGENT.test(f.text))) {
+    // "sleep~s1~s%26%26~secho": a person who types ~ escapes may still escape an & or # the way URLs taught them.
+    return spelledByGrammar ? { reading: "escapes", basis: "undecided" } : { reading: "literal", basis: "evidence" };
+  }
+  const grammar = forms.some((f) => NEVER_LEFT_BY_ENCODERS.test(f.text)) || spelledByGrammar;
   const rawTilde = forms.some((f) => f.text.includes("~"));
   const encoderLike =
     (rawTilde && forms.some((f) => RESERVED_ESCAPED.test(f.text) || (f.tail && EQUALS_ESCAPED.test(f.text)))) ||

@@ -18,6 +18,10 @@ describe("the tilde reading", () => {
     ["raw=100%25%20~n", "100% ~n", "literal", "evidence"],
     ["raw=a%26%26~n", "a&&~n", "literal", "evidence"],
     ["path=a%0Ab&raw=~n", "~n", "literal", "evidence"],
+    // ... unless the grammar's own spelling (spaces only as ~s, a ~u escape) says otherwise: undecided
+    ["raw=sleep~s0.3~s%26%26~secho~sslept", "sleep 0.3 && echo slept", "escapes", "undecided"],
+    ["raw=caf~u00E9%0A", "café\n", "escapes", "undecided"],
+    ["raw=a%20~sb%0A", "a ~sb\n", "literal", "evidence"],
     // a proxy's extra layer is undone before the evidence is read
     ["raw=~np%250A", "~np\n", "literal", "evidence"],
     // a raw character no encoder leaves raw, spaces only as ~s, or a ~u escape: the ~ grammar
