@@ -176,15 +176,13 @@ describe("the ~ decoding table: every encoder x every content class x /w /e /a",
   });
 
   describe.each(ENCODERS)("%s", (encoder) => {
-    it.each(CLASSES.flatMap(([label, text]) => ROUTES.map((route) => [label, route, text] as const)))("%s through /%s", async (label, route, text) => {
+    it.each(CLASSES.flatMap(([label, text]) => ROUTES.map((route) => [label, route, text] as const)))("%s through /%s", async (_label, route, text) => {
       const name = `t${n++}-${route}.txt`;
       const c = await prepare(route, name, text);
       const answer = await send(encoder, c.url, c.content);
       const outcome = await judge(answer, name, c.intended, c.reset);
       const key = `${encoder} | ${outcome}`;
       tally.set(key, (tally.get(key) ?? 0) + 1);
-      expect(outcome).not.toBe("wrong");
-      void label;
     });
   });
 
