@@ -51,7 +51,7 @@ const ENCODED_BY_AGENT = /%(?:0[9AaDd]|2[356])/;
 const NEVER_LEFT_BY_ENCODERS = /[^A-Za-z0-9\-_.~!*'()/+%]|%(?![0-9A-Fa-f]{2})/;
 // Escaped ! $ ( ) * , / : ; ? @ (and = in the tail): a WHATWG reader and the reference encoder leave these
 // raw, an encoder escapes them. ' is not here: a WHATWG reader escapes it in a query.
-const RESERVED_ESCAPED = /%(?:2[14789AaCcFf]|3[AaBbFf]|40)/;
+const RESERVED_ESCAPED = /%(?:2[1489AaCcFf]|3[AaBbFf]|40)/;
 const EQUALS_ESCAPED = /%3[Dd]/;
 const TILDE_ESCAPED = /%7[Ee]/;
 const ENCODED_SPACE = /%20|\+/;
