@@ -55,6 +55,8 @@ const RESERVED_ESCAPED = /%(?:2[1489AaCcFf]|3[AaBbFf]|40)/;
 const EQUALS_ESCAPED = /%3[Dd]/;
 const TILDE_ESCAPED = /%7[Ee]/;
 const ENCODED_SPACE = /%20|\+/;
+const ENCODED_PLUS = /%2[Bb]/;
+const ENCODED_HASH = /%23/;
 
 /** The component as the client sent it: the plan's extra layers (a proxy's) undone, the client's own one kept. */
 function clientForm(raw: string, layers: number): string {
@@ -65,10 +67,10 @@ function clientForm(raw: string, layers: number): string {
 
 /**
  * Decides the tilde reading of a target from its values and raw tail. Percent-encoded text that carries an
- * agent's fingerprint (an encoded newline, #, % or &) is literal, unless it also spells spaces as ~s or uses ~u
- * (then undecided); a character no encoder leaves raw, spaces
- * written only as ~s, or a ~u escape say ~ grammar; an escaped reserved character beside a raw ~ (or %7E
- * beside + spaces) leans literal. Nothing, or both: the ~ grammar, and the caller adds a notice.
+ * agent's fingerprint (an encoded newline, #, % or &) is literal, unless it also spells spaces, + or # only as
+ * ~s, ~q, ~h or uses ~u (then undecided); a character no encoder leaves raw, or that spelling, say ~ grammar;
+ * an escaped reserved character beside a raw ~ (or %7E beside + spaces) leans literal. Nothing, or both: the
+ * ~ grammar, and the caller adds a notice.
  */
 export function decideTilde(components: readonly TildeComponent[], layers: number, declared?: TildeReading): TildeDecision {
   if (declared) return { reading: declared, basis: "declared" };
@@ -77,9 +79,12 @@ export function decideTilde(components: readonly TildeComponent[], layers: numbe
   if (escapes.size === 0) return { reading: "escapes", basis: "inactive" };
 
   const forms = components.map((c) => ({ text: clientForm(c.raw, layers), tail: c.tail }));
-  // Spaces written only as ~s, or a ~u escape: the grammar's own spelling of what an encoder writes as %XX.
-  // Unlike a raw character (which a proxy that decodes escapes can produce), no intermediary writes these.
-  const spelledByGrammar = (escapes.has("s") && !forms.some((f) => ENCODED_SPACE.test(f.text))) || escapes.has("u");
+  // Spaces only as ~s, plus signs only as ~q, # only as ~h, or a ~u escape: the grammar's own spelling of what
+  // an encoder writes as %20/+, %2B, %23 and %XX. Unlike a raw character (which a proxy that decodes escapes
+  // can produce), no intermediary writes these. (Not ~n, ~p, ~a: numpy's ~np, Erlang's ~p, Lisp's ~a.)
+  const none = (re: RegExp) => !forms.some((f) => re.test(f.text));
+  const spelledByGrammar =
+    (escapes.has("s") && none(ENCODED_SPACE)) || (escapes.has("q") && none(ENCODED_PLUS)) || (escapes.has("h") && none(ENCODED_HASH)) || escapes.has("u");
   if (forms.some((f) => ENCODED_BY_AGENT.test(f.text))) {
     // "sleep~s1~s%26%26~secho": a person who types ~ escapes may still escape an & or # the way URLs taught them.
     return spelledByGrammar ? { reading: "escapes", basis: "undecided" } : { reading: "literal", basis: "evidence" };

@@ -71,11 +71,12 @@ const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 /** Whether a standard encoder's one layer of `text` reaches the server's text intact. */
 export const encoderCarries = (text: string, spaceIsEvidence: boolean) => tildeIsEvidentlyText(text) && declaredCarries(text, spaceIsEvidence);
 const ENCODED_BY_AGENT = /[\n\r\t#%&]/;
-/** Whether the server reads an encoder's ~ as text: an escaped newline, CR, tab, #, % or &, and no ~u or spaceless ~s. */
+/** Whether the server reads an encoder's ~ as text: an escaped newline, CR, tab, #, % or &, and no ~u, and no ~s, ~q, ~h in a text without a space, + or #. */
 function tildeIsEvidentlyText(text: string): boolean {
   const escapes = tildeEscapesIn(text);
   if (escapes.size === 0) return true;
-  return ENCODED_BY_AGENT.test(text) && !escapes.has("u") && !(escapes.has("s") && !text.includes(" "));
+  const spelledByGrammar = (e: string, ch: string) => escapes.has(e) && !text.includes(ch);
+  return ENCODED_BY_AGENT.test(text) && !escapes.has("u") && !spelledByGrammar("s", " ") && !spelledByGrammar("q", "+") && !spelledByGrammar("h", "#");
 }
 /** What an encoder carries when the URL declares enc=pct: any ~, the same literal %XX. */
 export const declaredCarries = (text: string, spaceIsEvidence: boolean) =>

@@ -29,6 +29,9 @@ describe("the tilde reading", () => {
     ["raw=a:~n", "a:\n", "escapes", "evidence"],
     ["raw=hello~sworld", "hello world", "escapes", "evidence"],
     ["raw=caf~u00E9", "café", "escapes", "evidence"],
+    ["raw=0~q", "0+", "escapes", "evidence"],
+    ["raw=C~h~n", "C#\n", "escapes", "evidence"],
+    ["raw=a%2Bb~q~n", "a+b+\n", "escapes", "undecided"],
     ["raw=100%~n", "100%\n", "escapes", "evidence"],
     // an escaped reserved character beside a raw ~, or %7E beside + spaces: leans literal, with a notice
     ["raw=mask%20%3D%20~np.isnan(x)", "mask = ~np.isnan(x)", "literal", "weak"],
