@@ -58,6 +58,14 @@ const ENCODED_SPACE = /%20|\+/;
 const ENCODED_PLUS = /%2[Bb]/;
 const ENCODED_HASH = /%23/;
 
+/**
+ * Whether some reading of a target holding `sent` could take its ~ literally: any literal mark anywhere, ignoring
+ * the evidence that would keep the grammar. For bounds on a URL refused before it is parsed.
+ */
+export function mayReadTildeLiterally(sent: string): boolean {
+  return ENCODED_BY_AGENT.test(sent) || RESERVED_ESCAPED.test(sent) || EQUALS_ESCAPED.test(sent) || TILDE_ESCAPED.test(sent) || sent.includes("%25");
+}
+
 /** The component as the client sent it: the plan's extra layers (a proxy's) undone, the client's own one kept. */
 function clientForm(raw: string, layers: number): string {
   let current = raw;
