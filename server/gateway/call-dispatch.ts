@@ -11,6 +11,7 @@ import type { SessionStates } from "../kernel/tool/session-state.js";
 import type { Logger } from "../log.js";
 import type { PluginHost } from "../plugins/host.js";
 import { bindQueryInput } from "../url-grammar/bind.js";
+import { declarationError } from "../url-grammar/decoding-tilde.js";
 import { MAX_REQUEST_TARGET_BYTES } from "../url-grammar/limits.js";
 import { contentBytesAtMost, stagingAdvice, stagingPlan } from "../url-grammar/staging-advice.js";
 import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
@@ -52,6 +53,8 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
     let pending: MaybePromise<RunOutcome>;
     try {
       assertTargetLength(rawTarget);
+      const badDeclaration = declarationError(call.url.query.declaration);
+      if (badDeclaration) throw badDeclaration;
       const match = table.match(route);
       if (!match) throw unknownRoute(table, call, route);
       if (match.kind === "gateway" && match.name === "range") {

@@ -212,7 +212,7 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
  */
 function rejectMisplacedParameters(url: RequestUrl, names: string[], givenBeforeRaw: ReadonlySet<string>): void {
   const rawTail = url.query.raw!.rawText;
-  const nameSet = new Set([...names, "raw"]);
+  const nameSet = new Set([...names, "raw", "enc"]);
   for (let at = rawTail.indexOf("&"); at !== -1; ) {
     const next = rawTail.indexOf("&", at + 1);
     const piece = rawTail.slice(at + 1, next === -1 ? undefined : next);

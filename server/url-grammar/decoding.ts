@@ -1,6 +1,7 @@
 // How to read one request target: how many percent layers it carries and whether its + are spaces,
 // decided once from evidence in the whole target rather than character by character. The rules and the
 // reasons for them: docs/TRANSPORT_GYM.md ("Decoding from evidence").
+import type { TildeReading } from "./decoding-tilde.js";
 import { decodePercent, MAX_PERCENT_LAYERS } from "./percent.js";
 
 export interface DecodingPlan {
@@ -13,6 +14,8 @@ export interface DecodingPlan {
    * left is decoded text, not an encoder's output, so its %XX are content: a format string, a URL).
    */
   stop: "exhausted" | "content";
+  /** Whether ~ starts an escape or is literal text (decoding-tilde.ts decides; the ~ grammar by default). */
+  tilde: TildeReading;
 }
 
 const ESCAPE = /%[0-9A-Fa-f]{2}/;
@@ -71,7 +74,7 @@ export function planDecoding(components: readonly string[]): DecodingPlan {
     current = next;
     layers += 1;
   }
-  return { layers, plusIsSpace: !spacesAsEscapes, stop };
+  return { layers, plusIsSpace: !spacesAsEscapes, stop, tilde: "escapes" };
 }
 
 /** Decodes one component by a plan: + first (only those on the wire), then exactly plan.layers layers. */

@@ -1,7 +1,9 @@
 // Parses a raw query string without ever re-serializing it: control parameters before raw=, and the
 // raw tail, which is everything after the first raw= and is content, not query syntax. How many percent
-// layers to remove and what + means is decided once for the whole target (decoding.ts).
+// layers to remove and what + means is decided once for the whole target (decoding.ts), and so is whether ~
+// starts an escape (decoding-tilde.ts): declared by enc=, or read from evidence.
 import { decodeComponent, planDecoding, type DecodingPlan } from "./decoding.js";
+import { decideTilde, declaredReading, DECLARATION_KEY, type TildeBasis, type TildeReading } from "./decoding-tilde.js";
 import { decodeQueryComponent } from "./percent.js";
 import { decodeTilde } from "./tilde.js";
 
@@ -23,16 +25,29 @@ export interface RawTail {
   text: string;
 }
 
+/** The enc= declaration, kept out of `segments` (no tool has such a parameter) and put back into every URL built from this one. */
+export interface Declaration {
+  rawKey: string;
+  rawValue: string | undefined;
+  /** The reading it declares, or undefined when its value names none (the call is refused). */
+  reading: TildeReading | undefined;
+  value: string;
+}
+
 export interface ParsedQuery {
   segments: QuerySegment[];
   raw: RawTail | undefined;
-  /** How this target was read: percent layers and the meaning of +. */
+  /** How this target was read: percent layers, the meaning of + and of ~. */
   plan: DecodingPlan;
+  /** Why ~ was read as plan.tilde says. */
+  tildeBasis: TildeBasis;
+  declaration: Declaration | undefined;
 }
 
-/** Decodes one raw value or tail under a plan: + and the plan's percent layers, then ~. */
+/** Decodes one raw value or tail under a plan: + and the plan's percent layers, then ~ unless the plan reads it literally. */
 export function decodeValueWith(rawValue: string, plan: DecodingPlan): string {
-  return decodeTilde(decodeComponent(rawValue, plan));
+  const text = decodeComponent(rawValue, plan);
+  return plan.tilde === "escapes" ? decodeTilde(text) : text;
 }
 
 interface RawPieces {
@@ -71,17 +86,34 @@ function componentsOf(pieces: RawPieces): string[] {
   return out;
 }
 
+/** The first enc= segment, taken out of the segments (a second one stays in and is refused as a conflict). */
+function takeDeclaration(pieces: RawPieces): Declaration | undefined {
+  const at = pieces.segments.findIndex((s) => decodeQueryComponent(s.rawKey) === DECLARATION_KEY);
+  if (at === -1) return undefined;
+  const [{ rawKey, rawValue }] = pieces.segments.splice(at, 1) as [RawPieces["segments"][number]];
+  const value = rawValue === undefined ? "" : decodeQueryComponent(rawValue);
+  return { rawKey, rawValue, reading: declaredReading(value), value };
+}
+
 /** Parses a query; `plan` forces a reading (used to show the other reading of an ambiguous target). */
 export function parseQuery(rawQuery: string, plan?: DecodingPlan): ParsedQuery {
   const pieces = splitQuery(rawQuery);
-  const used = plan ?? planDecoding(componentsOf(pieces));
+  const declaration = takeDeclaration(pieces);
+  const percent = plan ?? planDecoding(componentsOf(pieces));
+  const contents = [
+    ...pieces.segments.flatMap((s) => (s.rawValue === undefined ? [] : [{ raw: s.rawValue, tail: false }])),
+    ...(pieces.rawText === undefined ? [] : [{ raw: pieces.rawText, tail: true }]),
+  ].map((c) => ({ ...c, beforeTilde: decodeComponent(c.raw, percent) }));
+  const decided = plan ? { reading: plan.tilde, basis: "declared" as const } : decideTilde(contents, percent.layers, declaration?.reading);
+  const used: DecodingPlan = { ...percent, tilde: decided.reading };
   const segments = pieces.segments.map(({ rawKey, rawValue }) => ({
     rawKey,
     rawValue,
     key: decodeComponent(rawKey, used),
     value: rawValue === undefined ? "" : decodeValueWith(rawValue, used),
   }));
-  if (pieces.rawText === undefined) return { segments, raw: undefined, plan: used };
+  const base = { segments, plan: used, tildeBasis: decided.basis, declaration };
+  if (pieces.rawText === undefined) return { ...base, raw: undefined };
   const beforeTilde = decodeComponent(pieces.rawText, used);
-  return { segments, raw: { rawText: pieces.rawText, beforeTilde, text: decodeTilde(beforeTilde) }, plan: used };
+  return { ...base, raw: { rawText: pieces.rawText, beforeTilde, text: used.tilde === "escapes" ? decodeTilde(beforeTilde) : beforeTilde } };
 }

@@ -1,6 +1,7 @@
 // How to stage content that does not fit one URL: a chunk count and size that fit both ceilings a chunk
 // meets on its way in (its content travels as raw=, its URL must stay under the request-target limit), so
 // the advice in raw_too_long, request_target_too_long and staged_chunk_too_large costs the fewest /s calls.
+import { mayReadTildeLiterally } from "./decoding-tilde.js";
 import { MAX_RAW_BYTES, MAX_REQUEST_TARGET_BYTES } from "./limits.js";
 
 /** Room a /s URL needs besides its chunk: origin, capability, route and blob/i/count parameters. */
@@ -26,10 +27,11 @@ export function stagingPlan(contentBytes: number, sentBytes: number = contentByt
 
 /**
  * An upper bound on the content bytes a sent (still encoded) text carries: %XX is one byte, ~n ~r ~t ~h ~p ~q
- * ~s ~a ~~ one; anything else (~u escapes included: a lone surrogate stays verbatim) counts as itself. For a
- * URL refused before it is parsed.
+ * ~s ~a ~~ one unless the text could be read with literal ~ (decoding-tilde.ts), anything else (~u escapes
+ * included: a lone surrogate stays verbatim) counts as itself. For a URL refused before it is parsed.
  */
 export function contentBytesAtMost(sent: string): number {
+  const oneByteEscapes = mayReadTildeLiterally(sent) ? NO_ESCAPES : ONE_BYTE_ESCAPES;
   let bytes = 0;
   let i = 0;
   while (i < sent.length) {
@@ -37,7 +39,7 @@ export function contentBytesAtMost(sent: string): number {
     if (c === "%" && /^[0-9A-Fa-f]{2}$/.test(sent.slice(i + 1, i + 3))) {
       bytes += 1;
       i += 3;
-    } else if (c === "~" && ONE_BYTE_ESCAPES.has(sent[i + 1] ?? "")) {
+    } else if (c === "~" && oneByteEscapes.has(sent[i + 1] ?? "")) {
       bytes += 1;
       i += 2;
     } else {
@@ -50,6 +52,7 @@ export function contentBytesAtMost(sent: string): number {
 }
 
 const ONE_BYTE_ESCAPES = new Set("nrthpqsa~");
+const NO_ESCAPES = new Set<string>();
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1).replace(/\.0$/, "")} KiB`;
 

@@ -42,33 +42,48 @@ function decodeUnicode(s: string, i: number): { text: string; length: number } |
   return { text: String.fromCharCode(unit, low), length: 12 };
 }
 
+/** Walks `s`, handing each escape that decodes (its letter: "n", "~", "u"...) and each other run of text to `emit`. */
+function scanTilde(s: string, emit: (text: string, escape: string | undefined) => void): void {
+  let i = 0;
+  while (i < s.length) {
+    const at = s.indexOf("~", i);
+    if (at === -1) {
+      emit(s.slice(i), undefined);
+      return;
+    }
+    if (at > i) emit(s.slice(i, at), undefined);
+    const next = s[at + 1];
+    if (next !== undefined && next in SIMPLE) {
+      emit(SIMPLE[next]!, next);
+      i = at + 2;
+      continue;
+    }
+    const decoded = next === "u" ? decodeUnicode(s, at) : undefined;
+    if (decoded) {
+      emit(decoded.text, "u");
+      i = at + decoded.length;
+      continue;
+    }
+    emit("~", undefined);
+    i = at + 1;
+  }
+}
+
 export function decodeTilde(s: string): string {
   if (!s.includes("~")) return s;
   let out = "";
-  let i = 0;
-  while (i < s.length) {
-    const ch = s[i]!;
-    if (ch !== "~") {
-      out += ch;
-      i += 1;
-      continue;
-    }
-    const next = s[i + 1];
-    if (next !== undefined && next in SIMPLE) {
-      out += SIMPLE[next];
-      i += 2;
-      continue;
-    }
-    if (next === "u") {
-      const decoded = decodeUnicode(s, i);
-      if (decoded) {
-        out += decoded.text;
-        i += decoded.length;
-        continue;
-      }
-    }
-    out += "~";
-    i += 1;
-  }
+  scanTilde(s, (text) => {
+    out += text;
+  });
   return out;
+}
+
+/** The escapes `s` uses that decode (by letter: "n", "s", "~", "u"...): empty when the ~ grammar would change nothing. */
+export function tildeEscapesIn(s: string): Set<string> {
+  const used = new Set<string>();
+  if (!s.includes("~")) return used;
+  scanTilde(s, (_text, escape) => {
+    if (escape !== undefined) used.add(escape);
+  });
+  return used;
 }

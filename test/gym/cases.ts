@@ -114,6 +114,8 @@ function judge(answer: AgentAnswer, exact: boolean, detail: () => string, extra:
 
 const url = (base: string, route: string, params: string[], tail?: string) =>
   `${base}/${route}?${[...params, ...(tail === undefined ? [] : [`raw=${tail}`])].join("&")}`;
+/** A case's URL: the form's own parameters (a declaration such as enc=pct) first, then the kind's. */
+const urlFor = (ctx: CaseContext, base: string, route: string, params: string[], tail?: string) => url(base, route, [...(ctx.form.params ?? []), ...params], tail);
 
 const statName: CaseKind = {
   name: "stat-name",
@@ -125,7 +127,7 @@ const statName: CaseKind = {
     const rel = `${GYM_DIR}/${ctx.id}/${text}`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR, ctx.id));
     fs.writeFileSync(path.join(ctx.projectDir, rel), "x");
-    const answer = await ctx.agent.call(url(ctx.bases.r, "t", [`path=${ctx.form.value(rel)}`]));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "t", [`path=${ctx.form.value(rel)}`]));
     const { body } = answer;
     if (body.ok !== true) return refusedOrWrong(answer, true);
     return judge(answer, body.exists === true && sameBytes(String(body.path), `/project/${rel}`), () => `stat answered ${show(body)}`);
@@ -142,7 +144,7 @@ const findName: CaseKind = {
     const dir = `${GYM_DIR}/${ctx.id}`;
     ensureDir(path.join(ctx.projectDir, dir));
     fs.writeFileSync(path.join(ctx.projectDir, dir, text), "x");
-    const answer = await ctx.agent.call(url(ctx.bases.r, "f", [`path=${ctx.form.value(dir)}`, `name=${ctx.form.value(text)}`]));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "f", [`path=${ctx.form.value(dir)}`, `name=${ctx.form.value(text)}`]));
     const hits = answer.body.results;
     if (answer.body.ok !== true || !Array.isArray(hits)) return refusedOrWrong(answer, true);
     const paths = (hits as Array<{ path: string }>).map((h) => h.path);
@@ -161,7 +163,7 @@ const readContent: CaseKind = {
     const rel = `${GYM_DIR}/${ctx.id}.txt`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR));
     fs.writeFileSync(path.join(ctx.projectDir, rel), expectedBytes(text));
-    const answer = await ctx.agent.call(url(ctx.bases.r, "r", [`path=${ctx.form.value(rel)}`]));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "r", [`path=${ctx.form.value(rel)}`]));
     const file = (answer.body.files as Array<{ content?: string }> | undefined)?.[0];
     if (answer.body.ok !== true || !file) return refusedOrWrong(answer, true);
     return judge(answer, sameBytes(file.content ?? "", text), () => `read content ${show(file.content)}`);
@@ -181,7 +183,7 @@ const readPaged: CaseKind = {
     while (expectedBytes(content).length < PAGED_FILE_BYTES) content += `${text}\n`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR, ctx.id));
     fs.writeFileSync(path.join(ctx.projectDir, rel), expectedBytes(content));
-    let next: string | undefined = url(ctx.bases.r, "r", [`path=${ctx.form.value(rel)}`]);
+    let next: string | undefined = urlFor(ctx, ctx.bases.r, "r", [`path=${ctx.form.value(rel)}`]);
     let joined = "";
     let fetches = 0;
     let recovered = false;
@@ -210,7 +212,7 @@ const grepNeedle: CaseKind = {
     const line = `<${ctx.id}>${text}</${ctx.id}>`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR));
     fs.writeFileSync(path.join(ctx.projectDir, rel), expectedBytes(`before\n${line}\nafter\n`));
-    const answer = await ctx.agent.call(url(ctx.bases.r, "g", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "g", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)));
     const files = answer.body.files as Array<{ lines: Array<{ line: number; text: string }> }> | undefined;
     if (answer.body.ok !== true || !files) return refusedOrWrong(answer, true);
     const hit = files[0]?.lines.find((l) => l.line === 2);
@@ -226,7 +228,7 @@ const writeRaw: CaseKind = {
   wireTexts: (t) => [t],
   async run(text, ctx) {
     const rel = `${GYM_DIR}/${ctx.id}.txt`;
-    const answer = await ctx.agent.call(url(ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)));
     const disk = fileBytes(path.join(ctx.projectDir, rel));
     if (answer.body.ok !== true) return refusedOrWrong(answer, disk === undefined);
     return judge(answer, disk !== undefined && sameBytes(disk, text), () => `disk holds ${show(disk?.toString("utf8"))}`);
@@ -241,7 +243,7 @@ const writeName: CaseKind = {
   wireTexts: statName.wireTexts,
   async run(text, ctx) {
     const rel = `${GYM_DIR}/${ctx.id}/${text}`;
-    const answer = await ctx.agent.call(url(ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(ctx.id)));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(ctx.id)));
     const disk = fileBytes(path.join(ctx.projectDir, rel));
     const listing = fs.existsSync(path.join(ctx.projectDir, GYM_DIR, ctx.id)) ? fs.readdirSync(path.join(ctx.projectDir, GYM_DIR, ctx.id)) : [];
     // The bridge never creates a name with a control character (docs/RELIABILITY.md, input hygiene): for such a
@@ -273,11 +275,11 @@ const writeStaged: CaseKind = {
     const chunks = chunksOf(text, STAGED_CHUNKS);
     let fetches = 0;
     for (const [i, chunk] of chunks.entries()) {
-      const ack = await ctx.agent.call(url(ctx.bases.m, "s", [`blob=${blob}`, `i=${i}`, `count=${chunks.length}`], ctx.form.tail(chunk)));
+      const ack = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "s", [`blob=${blob}`, `i=${i}`, `count=${chunks.length}`], ctx.form.tail(chunk)));
       fetches += ack.fetches;
       if (ack.body.ok !== true) return { ...refusedOrWrong(ack, !fs.existsSync(path.join(ctx.projectDir, rel))), fetches };
     }
-    const answer = await ctx.agent.call(url(ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`, `blob=${blob}`, `count=${chunks.length}`]));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`, `blob=${blob}`, `count=${chunks.length}`]));
     const disk = fileBytes(path.join(ctx.projectDir, rel));
     if (answer.body.ok !== true) return { ...refusedOrWrong(answer, disk === undefined), fetches: fetches + answer.fetches };
     return { ...judge(answer, disk !== undefined && sameBytes(disk, text), () => `disk holds ${show(disk?.toString("utf8"))}`), fetches: fetches + answer.fetches };
@@ -302,7 +304,7 @@ const editText: CaseKind = {
     const replacement = `<${text}>`;
     ensureDir(path.dirname(file));
     fs.writeFileSync(file, expectedBytes(before));
-    const answer = await ctx.agent.call(url(ctx.bases.m, "e", [`path=${ctx.form.value(rel)}`, `old=${ctx.form.value(text)}`], ctx.form.tail(replacement)));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "e", [`path=${ctx.form.value(rel)}`, `old=${ctx.form.value(text)}`], ctx.form.tail(replacement)));
     const disk = fileBytes(file)!;
     if (answer.body.ok !== true) return refusedOrWrong(answer, sameBytes(disk, before));
     const after = `${EDIT_PREFIX}${replacement}${EDIT_SUFFIX}`;
@@ -324,7 +326,7 @@ const patchAdd: CaseKind = {
     const rel = `${GYM_DIR}/${ctx.id}.txt`;
     const lines = text.split("\n");
     const patch = addFilePatch(rel, text);
-    const answer = await ctx.agent.call(url(ctx.bases.m, "a", [], ctx.form.tail(patch)));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "a", [], ctx.form.tail(patch)));
     const disk = fileBytes(path.join(ctx.projectDir, rel));
     if (answer.body.ok !== true) return refusedOrWrong(answer, disk === undefined);
     return judge(answer, disk !== undefined && sameBytes(disk, `${lines.join("\n")}\n`), () => `disk holds ${show(disk?.toString("utf8"))}`);
@@ -351,7 +353,7 @@ const terminalEcho: CaseKind = {
     // As root the sandboxed shell runs as the project's owner (uid 1000): the counter folder must be its.
     for (const dir of [GYM_DIR, `${GYM_DIR}/exec`]) giveToAgent(path.join(ctx.projectDir, dir), false);
     const command = echoCommand(counter, text, ctx.dwellMs);
-    const answer = await ctx.agent.call(url(ctx.bases.m, "x", ["wait=1500"], ctx.form.tail(command)));
+    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "x", ["wait=1500"], ctx.form.tail(command)));
     const runs = (fileBytes(path.join(ctx.projectDir, counter))?.toString("utf8").match(/run\n/g) ?? []).length;
     if (answer.body.ok !== true) return { ...refusedOrWrong(answer, runs === 0), executions: runs };
     const stdout = String(answer.body.stdout ?? "");

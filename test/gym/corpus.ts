@@ -2,7 +2,7 @@
 // Contract and extension rules: docs/TRANSPORT_GYM.md ("Corpus"). Names are stable; never reuse one.
 
 /** Bump when an entry is added, removed or changes text, so reports say which corpus they ran. */
-export const CORPUS_VERSION = "2026.12.1";
+export const CORPUS_VERSION = "2026.12.2";
 
 export interface CorpusEntry {
   /** Stable, unique, kebab-case, prefixed by its group. */
@@ -214,6 +214,19 @@ const DECODING: CorpusEntry[] = [
   entry("dec-percent-and-plus", "a+b %2B c", "a literal %2B next to a real +"),
 ];
 
+// Issue 27: literal ~ in text an agent's own encoder wrote (encodeURIComponent, quote, QueryEscape leave ~ as
+// is); an encoded newline, #, % or & is the evidence that its ~ are text. The encoder forms carry these.
+const TILDE_LITERAL: CorpusEntry[] = [
+  entry("tlit-numpy", "mask = ~np.isnan(x)\nflag = ~~value\n", "regression: landed on disk as \"mask = \\np.isnan\" and \"~value\""),
+  entry("tlit-strike", "~~strike~~ and ~~x~~\n", "regression: Markdown ~~strike~~ became ~strike~"),
+  entry("tlit-erlang", 'io:format("~s~n", [X]),\nio:format("~p~n", [Y]).\n'),
+  entry("tlit-lisp", '(format t "~a: ~a~%" k v) ; 100%'),
+  entry("tlit-home-and-escapes", "cd ~/src && ls ~n~t # ~h"),
+  entry("tlit-crlf", "x = ~a\r\ny = ~q\r\n"),
+  entry("tlit-all-escapes", "~n~r~t~h~p~q~s~a~~~u00e9~u{1F600}\t"),
+  entry("tlit-single-line", "mask = ~np.isnan(x)", "no encoded newline: the evidence is the escaped = beside a raw ~ (a notice)"),
+];
+
 const MIXED: CorpusEntry[] = [
   entry("mix-everything", "a b+c&d=e#f%g~h\n\"i'j\\k<l>m{n}o|p^q`r[s]t\u00e9\ud83d\ude00~n%20&wait=1"),
   entry("mix-yaml", "key: \"v\" # comment\nlist:\n  - a: 1\n  - 'b'\n"),
@@ -238,6 +251,7 @@ export const CORPUS: readonly CorpusEntry[] = [
   ...PERCENT,
   ...PLUS,
   ...DECODING,
+  ...TILDE_LITERAL,
   ...MIXED,
 ];
 

@@ -1,8 +1,9 @@
 // How a text leaves the client: the reference encoder, an agent typing the URL by hand (through a WHATWG
 // reader or as raw bytes), or a standard percent-encoding library. Each form yields wire bytes.
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
+import { tildeEscapesIn } from "../../server/url-grammar/tilde.js";
 
-export type FormName = "reference" | "agent-whatwg" | "agent-bytes" | "percent-library" | "python-quote" | "form-urlencoded";
+export type FormName = "reference" | "agent-whatwg" | "agent-bytes" | "percent-library" | "python-quote" | "form-urlencoded" | "percent-declared";
 
 export interface Form {
   name: FormName;
@@ -12,6 +13,8 @@ export interface Form {
   /** Text for a parameter before raw= and for the raw tail, as the client writes it (not yet wire bytes). */
   value(text: string): string;
   tail(text: string): string;
+  /** Parameters the form puts first in every query it writes (a declaration: enc=pct). */
+  params?: string[];
   /** Turns the URL the client wrote into the request target bytes it sends (a latin1 byte string). */
   toWire(origin: string, target: string): string;
 }
@@ -56,7 +59,9 @@ function whatwgTarget(origin: string, target: string): string {
 }
 
 // What a standard encoder cannot carry through the ~ grammar (docs/TRANSPORT_GYM.md, "Client forms"):
-// a ~ (encoded or not, it arrives as a ~ and starts an escape), and a literal %XX in a text that gives no
+// a ~ escape in a text with no newline, CR, tab, #, % or & (encoded, those prove the agent encoded the text,
+// so its ~ are literal; without them, or beside a ~u or a spaceless ~s, the ~ grammar is read, with a
+// notice), and a literal %XX in a text that gives no
 // evidence of having been decoded. The server removes a further percent layer only while what one layer
 // left could itself be an encoder's output: no raw space, quote, < or >, control or non-ASCII character,
 // and no escaped letter, digit, - . or _. A text with any of those keeps its %XX as written.
@@ -64,10 +69,19 @@ const EVIDENCE_OF_TEXT = /[\u0000-\u0020"<>\u007f-\uffff]|%(?:[46][1-9A-Fa-f]|[5
 const EVIDENCE_OF_TEXT_NO_SPACE = /[\u0000-\u001f"<>\u007f-\uffff]|%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff])/;
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 /** Whether a standard encoder's one layer of `text` reaches the server's text intact. */
-export const encoderCarries = (text: string, spaceIsEvidence: boolean) =>
-  !text.includes("~") &&
-  !HAS_LONE_SURROGATE.test(text) &&
-  (!PERCENT_ESCAPE.test(text) || (spaceIsEvidence ? EVIDENCE_OF_TEXT : EVIDENCE_OF_TEXT_NO_SPACE).test(text));
+export const encoderCarries = (text: string, spaceIsEvidence: boolean) => tildeIsEvidentlyText(text) && declaredCarries(text, spaceIsEvidence);
+const ENCODED_BY_AGENT = /[\n\r\t#%&]/;
+/** Whether the server reads an encoder's ~ as text: an escaped newline, CR, tab, #, % or &, and no ~u, and no ~s, ~q, ~h in a text without a space, + or #. */
+function tildeIsEvidentlyText(text: string): boolean {
+  const escapes = tildeEscapesIn(text);
+  if (escapes.size === 0) return true;
+  const spelledByGrammar = (e: string, ch: string) => escapes.has(e) && !text.includes(ch);
+  return ENCODED_BY_AGENT.test(text) && !escapes.has("u") && !spelledByGrammar("s", " ") && !spelledByGrammar("q", "+") && !spelledByGrammar("h", "#");
+}
+/** What an encoder carries when the URL declares enc=pct: any ~, the same literal %XX. */
+export const declaredCarries = (text: string, spaceIsEvidence: boolean) =>
+  !HAS_LONE_SURROGATE.test(text) && (!PERCENT_ESCAPE.test(text) || (spaceIsEvidence ? EVIDENCE_OF_TEXT : EVIDENCE_OF_TEXT_NO_SPACE).test(text));
+
 
 const hexByte = (b: number) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
 /** Percent-encodes the UTF-8 of every character outside `keep`; `space` replaces a space when given. */
@@ -126,6 +140,16 @@ export const FORMS: readonly Form[] = [
     carries: (t) => encoderCarries(t, true),
     value: pythonQuote,
     tail: pythonQuote,
+    toWire: (_origin, target) => target,
+  },
+  {
+    name: "percent-declared",
+    description: "encodeURIComponent with enc=pct: the agent declares its text percent-encoded, so every ~ is literal",
+    carries: (t) => declaredCarries(t, true),
+    value: encodeURIComponent,
+    tail: encodeURIComponent,
+    // First in the query, where no proxy of the matrix moves it after raw=.
+    params: ["enc=pct"],
     toWire: (_origin, target) => target,
   },
   {

@@ -37,7 +37,7 @@ describe(`grammar conformance (corpus + ${FUZZ_TEXTS} fuzz strings, GYM_SEED=${s
     for (const { name, text } of TEXTS) {
       if (!form.carries(text) || !pairCarries(form.name, rewrite, text)) continue;
       checked += 1;
-      const typed = `${VIEW_BASE}/w?path=${form.value(text)}&wait=1000&raw=${form.tail(text)}`;
+      const typed = `${VIEW_BASE}/w?${(form.params ?? []).map((p) => `${p}&`).join("")}path=${form.value(text)}&wait=1000&raw=${form.tail(text)}`;
       const wire = rewriteTarget(form.toWire(VIEW_ORIGIN, typed), rewrite);
       const bound = bindWriteLike(wire);
       if (bound.ok) {

@@ -90,6 +90,7 @@ export const READERS_FOR_FORM: Record<FormName, readonly ReaderName[]> = {
   "percent-library": ["fetch", "node-bytes", "curl", "chromium"],
   "python-quote": ["fetch", "node-bytes", "curl", "chromium"],
   "form-urlencoded": ["fetch", "node-bytes", "curl", "chromium"],
+  "percent-declared": ["fetch", "node-bytes", "curl", "chromium"],
 };
 
 /** Readers whose first attempt can be abandoned after a few ms (curl counts whole seconds). */

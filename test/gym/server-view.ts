@@ -7,7 +7,7 @@ import { validateInput } from "../../server/kernel/tool/validate-input.js";
 import { bindQueryInput } from "../../server/url-grammar/bind.js";
 import { hasUnencodedTargetBytes, percentEncodeTargetBytes } from "../../server/url-grammar/request-target.js";
 import { parseRequestUrl, splitTarget, type RequestUrl } from "../../server/url-grammar/request-url.js";
-import { encoderCarries, type FormName } from "./forms.js";
+import { declaredCarries, encoderCarries, type FormName } from "./forms.js";
 import type { QueryRewrite } from "./intermediaries.js";
 
 export const VIEW_ORIGIN = "http://gym.invalid";
@@ -55,5 +55,6 @@ export function pairCarries(formName: FormName, rewrite: QueryRewrite, text: str
   if (formName.startsWith("agent-") && rewrite.name === "sort-all") return !text.includes("&");
   // A proxy that turns %20 into + erases the spaces that proved a literal %XX was text, not an encoding.
   if ((formName === "percent-library" || formName === "python-quote") && rewrite.name === "plus-spaces") return encoderCarries(text, false);
+  if (formName === "percent-declared" && rewrite.name === "plus-spaces") return declaredCarries(text, false);
   return true;
 }

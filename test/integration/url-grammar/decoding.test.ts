@@ -9,11 +9,15 @@ import { agentGet, startTestBridge, type AgentSession, type TestBridge } from ".
 interface Notice {
   percentLayers: number;
   plus: "space" | "plus";
+  tilde?: "escapes" | "literal";
   hint: string;
   otherReadings: Array<{ reading: string; url: string }>;
+  thisReading?: { reading: string; url: string };
 }
 interface Body {
   ok: boolean;
+  errorCode?: string;
+  repair?: string;
   decoding?: Notice;
   [key: string]: unknown;
 }
@@ -100,6 +104,51 @@ describe("decoding from evidence", () => {
     const body = await agentGet<Body & { matchedLines?: number }>(`${s.r}/g?regex=1&pattern=def%20\\w+\\(`);
     expect(body, JSON.stringify(body)).toMatchObject({ ok: true, regex: true });
     expect(JSON.stringify(body)).toContain("def scan(x):");
+  });
+
+  it("writes the issue 27 repro as typed: its encoded newline shows the agent encoded it, so its ~ are text", async () => {
+    const name = fresh();
+    const body = await agentGet<Body>(`${s.m}/w?path=${name}&raw=mask%20%3D%20~np.isnan(x)%0Aflag%20%3D%20~~value`);
+    expect(body, JSON.stringify(body)).toMatchObject({ ok: true });
+    expect(body.decoding).toBeUndefined();
+    expect(onDisk(name)).toBe("mask = ~np.isnan(x)\nflag = ~~value");
+  });
+
+  it("names both ~ readings of an undecidable target, each URL declared, and the other one writes the literal text", async () => {
+    const name = fresh();
+    const body = await agentGet<Body>(`${s.m}/w?path=${name}&call=tilde-1&raw=~~x~~`);
+    expect(body, JSON.stringify(body)).toMatchObject({ ok: true, decoding: { tilde: "escapes" } });
+    expect(onDisk(name)).toBe("~x~");
+    expect(body.decoding!.thisReading!.url).toBe(`${s.m}/w?path=${name}&enc=tilde&raw=~~x~~`);
+    const other = body.decoding!.otherReadings.find((r) => r.reading === "~ as literal text (enc=pct)")!;
+    expect(other.url).toBe(`${s.m}/w?path=${name}&enc=pct&raw=~~x~~`);
+    await agentGet(`${s.r}/r?path=${name}`);
+    const again = await agentGet<Body>(other.url);
+    expect(again, JSON.stringify(again)).toMatchObject({ ok: true });
+    expect(again.decoding).toBeUndefined();
+    expect(onDisk(name)).toBe("~~x~~");
+  });
+
+  it("refuses an enc= that declares nothing, before running anything", async () => {
+    const name = fresh();
+    const body = await agentGet<Body>(`${s.m}/w?path=${name}&enc=utf8&raw=~n`);
+    expect(body).toMatchObject({ ok: false, errorCode: "invalid_parameter" });
+    expect(fs.existsSync(path.join(t.projectDir, name))).toBe(false);
+  });
+
+  it("keeps the declaration in a repair URL, which writes the declared reading when followed", async () => {
+    const name = fresh();
+    const body = await agentGet<Body>(`${s.m}/w?enc=pct&file_path=${name}&raw=~np`);
+    expect(body).toMatchObject({ ok: false, errorCode: "unknown_parameter" });
+    expect(body.repair).toContain("enc=pct");
+    expect(await agentGet<Body>(body.repair!)).toMatchObject({ ok: true });
+    expect(onDisk(name)).toBe("~np");
+  });
+
+  it("refuses an enc= placed after raw= as a misplaced parameter", async () => {
+    const body = await agentGet<Body>(`${s.m}/w?path=${fresh()}&raw=~np&enc=pct`);
+    expect(body).toMatchObject({ ok: false, errorCode: "misplaced_parameter" });
+    expect(body.repair).toMatch(/&enc=pct&raw=~np$/);
   });
 
   it("keeps the notice on a replay of the same URL, and leaves call= out of the other reading", async () => {
