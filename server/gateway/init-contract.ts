@@ -42,7 +42,7 @@ const ENDPOINTS: Array<[string, string]> = [
 const kib = (bytes: number) => `${bytes / 1024} KiB`;
 
 /** Exported for the Init test and the docs: the tilde fact, worded to point at the declaration generically. */
-export const TILDE_RULE = "Encoders leave ~ as is: a literal ~ is ~~, or declare the tail percent-encoded.";
+export const TILDE_RULE = "Encoders leave ~ as is: if code percent-encodes, add enc=pct (~ literal); else ~~ is a literal ~.";
 
 const kibCount = (bytes: number) => `${bytes / 1024}`;
 
