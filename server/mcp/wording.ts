@@ -12,8 +12,23 @@ export interface McpToolCall {
   arguments: Record<string, unknown>;
 }
 
-/** A bridge URL: origin, /v0/, the capability, a route letter (https://host/v0/<cap>/r?path=...). */
-const BRIDGE_URL = /^https?:\/\/\S*\/v0\/[^/\s]+\/([a-z])(?:[/?~#]\S*)?$/;
+/**
+ * The route letter of a bridge URL: origin, /v0/, the capability, a route letter (https://host/v0/<cap>/r?path=...),
+ * then nothing or a raw tail, query or fragment; undefined for anything else. Scanned by index, not a regular
+ * expression, so answer text of any shape costs linear time (test/unit/regex-safety.test.ts).
+ */
+function bridgeRouteOf(value: string): string | undefined {
+  if (!value.startsWith("http://") && !value.startsWith("https://")) return undefined;
+  if (/\s/.test(value)) return undefined;
+  const v0 = value.indexOf("/v0/", value.indexOf("://") + 3);
+  if (v0 < 0) return undefined;
+  const slash = value.indexOf("/", v0 + 4);
+  if (slash <= v0 + 4) return undefined;
+  const route = value.charAt(slash + 1);
+  const after = value.charAt(slash + 2);
+  if (route < "a" || route > "z" || (after !== "" && !"/?~#".includes(after))) return undefined;
+  return route;
+}
 /** Fields that carry content (a file's, a command's, a page's): never reworded, whatever they hold. */
 const CONTENT_KEYS = new Set(["content", "lines", "stdout", "stderr", "transcript", "text", "excerpt", "snippet"]);
 /**
@@ -33,7 +48,7 @@ const URL_ONLY_FIELDS = new Set(["repair", "retry", "find", "searchUrl", "reads"
 
 /** The MCP call a bridge URL stands for, when there is one. */
 export function toolCallOfUrl(url: string): McpToolCall | undefined {
-  const route = BRIDGE_URL.exec(url)?.[1];
+  const route = bridgeRouteOf(url);
   if (!route) return undefined;
   let params: URLSearchParams;
   try {
@@ -130,7 +145,7 @@ const NO_MCP_CALL = "(a URL step; over MCP use the tools listed)";
 
 function rewordValue(value: unknown, depth: number, failure: boolean): unknown {
   if (depth > 6) return value;
-  if (Array.isArray(value)) return value.map((v) => (typeof v === "string" && BRIDGE_URL.test(v) ? urlValue(v, failure) : rewordValue(v, depth + 1, failure)));
+  if (Array.isArray(value)) return value.map((v) => (typeof v === "string" && bridgeRouteOf(v) !== undefined ? urlValue(v, failure) : rewordValue(v, depth + 1, failure)));
   if (!value || typeof value !== "object") return value;
   const out: Body = {};
   for (const [key, field] of Object.entries(value as Body)) {
@@ -140,7 +155,7 @@ function rewordValue(value: unknown, depth: number, failure: boolean): unknown {
       continue;
     }
     if (typeof field === "string") {
-      if (BRIDGE_URL.test(field)) {
+      if (bridgeRouteOf(field) !== undefined) {
         const worded = urlValue(field, failure);
         if (worded !== undefined) out[key] = worded;
         continue;
