@@ -13,7 +13,7 @@ import { createAuthenticator } from "../../../server/gateway/authenticate.js";
 import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 import { createLogger } from "../../../server/log.js";
 import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
-import { MAX_IMAGE_BYTES } from "../../../server/mcp/tools/image.js";
+import { MAX_IMAGE_BYTES } from "../../../server/kernel/limits.js";
 import { MCP_READ_DEFAULT_LINES } from "../../../server/mcp/tools/read.js";
 import { MCP_ANSWER_BUDGET_BYTES } from "../../../server/mcp/tools/spec.js";
 import { createPluginHost } from "../../../server/plugins/host.js";
