@@ -74,6 +74,23 @@ export function unifiedDiff(display: string, before: string, after: string, chan
   return clipped([`--- ${display}`, `+++ ${display}`], body);
 }
 
+/**
+ * The diff of a whole-file replacement (write, an added or rewritten file): only the lines between the common
+ * first and last lines are diffed, so a small change to a large file costs a scan, not an alignment.
+ */
+export function wholeFileDiff(display: string, before: string, after: string): FileDiff | undefined {
+  if (before === after) return undefined;
+  const a = before.split("\n");
+  const b = after.split("\n");
+  // The common head stops within both files' lines (a final newline does not start a line), as unifiedDiff counts them.
+  const lines = Math.min(sideOf(before).count, sideOf(after).count);
+  let head = 0;
+  while (head < lines && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  return unifiedDiff(display, before, after, [{ before: [head, a.length - tail], after: [head, b.length - tail] }]);
+}
+
 /** Changes whose context would overlap become one region (in file order), clamped to the files' lines. */
 function mergeNear(changes: ChangedLines[], a: Side, b: Side): ChangedLines[] {
   const sorted = [...changes].sort((x, y) => x.before[0] - y.before[0]);

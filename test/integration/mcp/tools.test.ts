@@ -411,6 +411,10 @@ describe("file tools", () => {
     await client.callTool({ name: "read", arguments: { path: "existing.txt" } });
     const replaced = await client.callTool({ name: "write", arguments: { path: "existing.txt", content: "replaced\n" } });
     expect(structured(replaced)).toMatchObject({ ok: true, created: false });
+    // The kernel's diff, in the text as in structuredContent.
+    const diff = ["--- /project/existing.txt", "+++ /project/existing.txt", "@@ -1 +1 @@", "-old content", "+replaced"].join("\n");
+    expect(structured(replaced).diff).toBe(diff);
+    expect(text(replaced)).toContain(diff);
   });
 
   it("is not reachable on the read capability, and the mutation tools answer tool_not_enabled without the permission", async () => {
