@@ -104,7 +104,7 @@ const patch: McpToolSpec = {
   kernel: "apply_patch",
   title: "Apply a patch",
   description:
-    "Apply a *** Begin Patch envelope that adds, updates, moves and deletes files, atomically: every hunk is located before anything is written, and a patch that does not apply changes nothing. Updated files keep their encoding, BOM and newline style.",
+    "Apply a *** Begin Patch envelope that adds, updates, moves and deletes files, atomically: every hunk is located before anything is written, and a patch that does not apply changes nothing. Updated files keep their encoding, BOM and newline style; answers a unified diff.",
   input: patchInput,
   contentFields: ["patchText"],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -115,6 +115,7 @@ const patch: McpToolSpec = {
       const lines = [done.summary, ...done.files.map((f) => `${f.op} ${f.from ? `${f.from} -> ` : ""}${f.path} (+${f.added} -${f.removed})`)];
       if (done.filesNotListed) lines.push(`… and ${done.filesNotListed} more files`);
       if (done.hint) lines.push(done.hint);
+      if (done.diff) lines.push(done.diff);
       return lines.join("\n");
     });
   },

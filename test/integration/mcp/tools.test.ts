@@ -341,6 +341,10 @@ describe("file tools", () => {
     const patched = await client.callTool({ name: "patch", arguments: { patchText } });
     expect(patched.isError).toBeFalsy();
     expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo again\r\nTHREE\r\n")]));
+    // The kernel's diff (newlines as \n, BOM not shown), in the text as in structuredContent.
+    const diff = ["--- /project/bom-crlf.txt", "+++ /project/bom-crlf.txt", "@@ -1,3 +1,3 @@", " one", "-TWO", "+two again", " THREE"].join("\n");
+    expect(structured(patched).diff).toBe(diff);
+    expect(text(patched)).toContain(diff);
     const all = await client.callTool({ name: "edit", arguments: { path: "bom-crlf.txt", oldString: "e\n", newString: "E\n", replaceAll: true } });
     expect(all.isError).toBeFalsy();
     expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("onE\r\ntwo again\r\nTHREE\r\n")]));
