@@ -14,6 +14,11 @@ export const MAX_READ_MAX_BYTES = 128 * 1024;
 export const READ_ENTRY_OVERHEAD_BYTES = 320;
 /** Files larger than this are not loaded by /r or /o; /g can still search them. */
 export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest image /r image=1 returns as base64 data (MCP read as image content): base64 grows it by a third, and
+ * common model APIs cap images near 5 MB. Not part of max=, which counts text.
+ */
+export const MAX_IMAGE_BYTES = 3 * 1024 * 1024;
 /** Largest offset=, limit= and col= /r accepts. */
 export const MAX_READ_LINE_LIMIT = 1_000_000;
 /** Entries one directory listing returns before it pages. */

@@ -50,9 +50,11 @@ export const readBinaryEntry = z.strictObject({
   kind: z.literal("binary"),
   size: z.number().int().min(0).describe("File size in bytes."),
   fingerprint,
+  mimeType: z.string().optional().describe("Present when the file starts with a PNG, JPEG, GIF or WebP signature: image/png, image/jpeg, image/gif or image/webp."),
+  data: z.string().optional().describe("With image=1, an image's bytes (up to 3 MiB) as base64: the very bytes fingerprint was taken of."),
   complete: z.literal(true),
   rangeComplete: z.literal(true),
-  notice: z.string().describe("Says the file contains NUL bytes, so its content is not shown."),
+  notice: z.string().describe("Says why the content is not shown as text, and for an image how to get its bytes."),
 });
 
 export const readEntry = z.discriminatedUnion("kind", [readFileEntry, readDirectoryEntry, readBinaryEntry]);

@@ -1,5 +1,5 @@
 // One path of a /r call, loaded and ready to render within an allowance: a text file page, a directory
-// listing, a binary file's description, or the failure that explains why it cannot be read.
+// listing, a binary file's description (an image's type, and its bytes when asked for), or the failure that explains why it cannot be read.
 import { closestPaths } from "../../sandbox/closest-paths.js";
 import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../../errors.js";
@@ -9,6 +9,7 @@ import { MAX_TEXT_FILE_BYTES } from "../limits.js";
 import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
 import { buildTextPage, measureRange, type TextPage } from "./read-page.js";
 import { fingerprintBytes } from "./read-coverage.js";
+import { imageFactsOf, type ImageFacts } from "./image.js";
 import { decodeLossy, diskOffsetOf, indexLines, type LineIndex, type TextFile } from "../../text/index.js";
 
 export interface RangeRequest {
@@ -19,7 +20,7 @@ export interface RangeRequest {
 
 export type LoadedTarget =
   | { kind: "text"; display: string; absolute: string; size: number; fingerprint: string; file: TextFile; index: LineIndex; demand: number }
-  | { kind: "binary"; display: string; size: number; fingerprint: string; demand: number }
+  | { kind: "binary"; display: string; size: number; fingerprint: string; image: ImageFacts | undefined; demand: number }
   | { kind: "directory"; display: string; listing: ReturnType<typeof openDirectoryListing>; demand: number }
   | { kind: "failed"; requested: string; display: string | undefined; error: unknown; failure: ReturnType<typeof toFailure>; demand: number };
 
@@ -44,7 +45,7 @@ export type FindUrl = (name: string) => string;
  * its size, so reading it through the thread pool would only add round trips (see file-read.ts). `root` is
  * the call's SharedRoot: the paths of one /r walk from one root descriptor verified in this call.
  */
-export function loadTarget(root: SharedRoot, requested: string, range: RangeRequest, findUrl: FindUrl): LoadedTarget {
+export function loadTarget(root: SharedRoot, requested: string, range: RangeRequest, findUrl: FindUrl, imageData = false): LoadedTarget {
   let display: string | undefined;
   try {
     const target = walkInsideRoot(root, requested, { allowMissing: true });
@@ -84,7 +85,10 @@ export function loadTarget(root: SharedRoot, requested: string, range: RangeRequ
     }
     const fingerprint = fingerprintBytes(bytes);
     const file = decodeLossy(bytes);
-    if (file.kind === "binary") return { kind: "binary", display, size: bytes.length, fingerprint, demand: BINARY_DEMAND };
+    // An image nearly always holds a NUL (binary); one that does not reads as invalid UTF-8, and is an image still.
+    // Its data, when asked for, is these bytes: the version the fingerprint names.
+    const image = file.kind === "binary" || file.invalidUtf8 ? imageFactsOf(bytes, imageData) : undefined;
+    if (file.kind === "binary" || image) return { kind: "binary", display, size: bytes.length, fingerprint, image, demand: BINARY_DEMAND };
     const index = indexLines(file.utf8);
     const demand = measureRange(file.utf8, index, range);
     return { kind: "text", display, absolute: target.absolute, size: bytes.length, fingerprint, file, index, demand };

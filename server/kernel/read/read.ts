@@ -3,10 +3,10 @@
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { shareRoot } from "../../sandbox/fd-walk.js";
-import { MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_MAX_BYTES, MAX_READ_PATHS, MIN_READ_MAX_BYTES, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
+import { MAX_IMAGE_BYTES, MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_MAX_BYTES, MAX_READ_PATHS, MIN_READ_MAX_BYTES, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
 import { shareBudget } from "./read-budget.js";
 import { readCoverage } from "./read-coverage.js";
-import { readOutput, type ReadDirectoryEntry, type ReadEntry, type ReadFailure, type ReadFileEntry, type ReadOutput } from "./read-output.js";
+import { readOutput, type ReadBinaryEntry, type ReadDirectoryEntry, type ReadEntry, type ReadFailure, type ReadFileEntry, type ReadOutput } from "./read-output.js";
 import { formatLineSpan, pairRanges, type PathRange } from "./read-ranges.js";
 import { loadTarget, renderTarget, type LoadedTarget, type RangeRequest, type RenderedTarget } from "./read-target.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
@@ -20,6 +20,8 @@ const schema = z.object({
   col: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).default(1),
   /** Content bytes this call may return (the budget a multi-read shares); every next URL carries it on. */
   max: z.number().int().min(MIN_READ_MAX_BYTES).max(MAX_READ_MAX_BYTES).default(MAX_READ_BYTES),
+  /** image=1: an image's bytes (PNG, JPEG, GIF, WebP by signature, up to MAX_IMAGE_BYTES) as base64 data; one path only. */
+  image: z.boolean().default(false),
 });
 
 type ReadArgs = z.infer<typeof schema>;
@@ -122,7 +124,7 @@ export const readTool = defineTool({
   route: "r",
   longRoutes: ["file", "files"],
   capability: "read",
-  description: `Exact text of up to ${MAX_READ_PATHS} files (repeat path=), or a directory listing; offset/limit select lines, or lines=FROM-TO once per path= for a range each; max= (bytes, ${MIN_READ_MAX_BYTES}-${MAX_READ_MAX_BYTES}) sets the page size; follow next when a page stops short.`,
+  description: `Exact text of up to ${MAX_READ_PATHS} files (repeat path=), or a directory listing; offset/limit select lines, or lines=FROM-TO once per path= for a range each; max= (bytes, ${MIN_READ_MAX_BYTES}-${MAX_READ_MAX_BYTES}) sets the page size; follow next when a page stops short; image=1 returns a PNG/JPEG/GIF/WebP's bytes as base64.`,
   example: "/r?path=src/app.ts",
   schema,
   output: readOutput,
@@ -143,13 +145,19 @@ export const readTool = defineTool({
         repair: ctx.urls.repair({ drop: ["col"] }),
       });
     }
+    if (args.image && args.path.length > 1) {
+      throw new ToolError(ErrorCode.invalidParameter, `image=1 returns one image's bytes (up to ${MAX_IMAGE_BYTES} bytes), so it works with a single path=. Read each image in its own call.`, {
+        detail: { parameter: "image" },
+        repair: ctx.urls.to("r", "r", [["path", args.path[0]!], ["image", 1]]),
+      });
+    }
     // One path and range named twice is read once; the same path with two ranges is read twice.
     const requested = pairs.length === 1 ? pairs : uniquePairs(pairs);
     const findUrl = (name: string) => ctx.urls.to("r", "f", [["name", name]]);
     const root = shareRoot(ctx.project.root);
     let loaded: LoadedTarget[];
     try {
-      loaded = requested.map((p) => loadTarget(root, p.path, p.range, findUrl));
+      loaded = requested.map((p) => loadTarget(root, p.path, p.range, findUrl, args.image));
     } finally {
       root.close();
     }
@@ -210,6 +218,23 @@ function resumeRange(rendered: RenderedTarget): RangeRequest | undefined {
   return resume ? { offset: resume.entry, col: 1, limit: resume.limit } : undefined;
 }
 
+/** A binary file's entry: its size and fingerprint, and for an image its type and, when asked for, its bytes. */
+function binaryEntry(ctx: ToolContext, target: Extract<LoadedTarget, { kind: "binary" }>): ReadBinaryEntry {
+  const base = { path: target.display, kind: "binary" as const, size: target.size, fingerprint: target.fingerprint };
+  const image = target.image;
+  if (!image) return { ...base, complete: true, rangeComplete: true, notice: "Binary file (it contains NUL bytes); content not shown." };
+  const { mimeType } = image;
+  if (image.data !== undefined) return { ...base, mimeType, complete: true, rangeComplete: true, notice: `${mimeType} image; data holds its bytes as base64.`, data: image.data };
+  if (image.tooLarge) {
+    return { ...base, mimeType, complete: true, rangeComplete: true, notice: `${mimeType} image of ${target.size} bytes, over the ${MAX_IMAGE_BYTES}-byte bound of image=1; its bytes are not returned.` };
+  }
+  const notice =
+    target.size > MAX_IMAGE_BYTES
+      ? `${mimeType} image of ${target.size} bytes; content not shown, and it is over the ${MAX_IMAGE_BYTES}-byte bound of image=1.`
+      : `${mimeType} image; content not shown as text. Fetch ${ctx.urls.to("r", "r", [["path", target.display], ["image", 1]])} for its bytes as base64 data.`;
+  return { ...base, mimeType, complete: true, rangeComplete: true, notice };
+}
+
 function buildResult(requestedPaths: string[], ctx: ToolContext, targets: Array<{ target: LoadedTarget; range: RangeRequest }>, rendered: Array<RenderedTarget | undefined>, max: number): ReadOutput {
   const coverage = readCoverage.of(ctx.state);
   const files: ReadEntry[] = [];
@@ -231,7 +256,7 @@ function buildResult(requestedPaths: string[], ctx: ToolContext, targets: Array<
     returned.add(target.display);
     if (target.kind === "binary") {
       complete.add(target.display);
-      files.push({ path: target.display, kind: "binary", size: target.size, fingerprint: target.fingerprint, complete: true, rangeComplete: true, notice: "Binary file (it contains NUL bytes); content not shown." });
+      files.push(binaryEntry(ctx, target));
       return;
     }
     if (!out) return;

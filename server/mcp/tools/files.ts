@@ -74,7 +74,7 @@ const write: McpToolSpec = {
   kernel: "write",
   title: "Write a file",
   description:
-    "Create a file with content, or replace a whole file you have read in full in its current version. A replaced file keeps its encoding, BOM and newline style; to change part of a file prefer edit or patch.",
+    "Create a file with content, or replace a whole file you have read in full in its current version. A replaced file keeps its encoding, BOM and newline style; answers a unified diff. To change part of a file prefer edit or patch.",
   input: writeInput,
   contentFields: ["content"],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -84,7 +84,8 @@ const write: McpToolSpec = {
       const done = body as unknown as WriteOutput;
       if (!("created" in done)) return `Wrote ${String((body as { path?: unknown }).path)}.`;
       if (done.unchanged) return `${done.path} already has this content; nothing was written.`;
-      return `${done.created ? "Created" : "Replaced"} ${done.path} (${done.bytes} bytes, ${done.encoding}, ${done.newline} newlines).`;
+      const head = `${done.created ? "Created" : "Replaced"} ${done.path} (${done.bytes} bytes, ${done.encoding}, ${done.newline} newlines).`;
+      return done.diff ? `${head}\n${done.diff}` : head;
     });
   },
 };
@@ -103,7 +104,7 @@ const patch: McpToolSpec = {
   kernel: "apply_patch",
   title: "Apply a patch",
   description:
-    "Apply a *** Begin Patch envelope that adds, updates, moves and deletes files, atomically: every hunk is located before anything is written, and a patch that does not apply changes nothing. Updated files keep their encoding, BOM and newline style.",
+    "Apply a *** Begin Patch envelope that adds, updates, moves and deletes files, atomically: every hunk is located before anything is written, and a patch that does not apply changes nothing. Updated files keep their encoding, BOM and newline style; answers a unified diff.",
   input: patchInput,
   contentFields: ["patchText"],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -114,6 +115,7 @@ const patch: McpToolSpec = {
       const lines = [done.summary, ...done.files.map((f) => `${f.op} ${f.from ? `${f.from} -> ` : ""}${f.path} (+${f.added} -${f.removed})`)];
       if (done.filesNotListed) lines.push(`… and ${done.filesNotListed} more files`);
       if (done.hint) lines.push(done.hint);
+      if (done.diff) lines.push(done.diff);
       return lines.join("\n");
     });
   },

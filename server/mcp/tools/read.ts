@@ -2,14 +2,13 @@
 // read call; images as MCP image content), and the kernel's outline, stat and project under their own names.
 import { OUTLINE_EXTENSIONS, type OutlineOutput } from "../../kernel/read/outline.js";
 import { z } from "zod";
-import { MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
-import { isPromise, type MaybePromise, type RunOutcome } from "../../kernel/tool/runner.js";
+import { MAX_IMAGE_BYTES, MAX_READ_LINE_LIMIT } from "../../kernel/limits.js";
+import { isPromise, type RunOutcome } from "../../kernel/tool/runner.js";
 import type { ReadBinaryEntry, ReadDirectoryEntry, ReadEntry, ReadFileEntry } from "../../kernel/read/read-output.js";
 import { callText as toolCallText, mcpWorded } from "../wording.js";
 import { fitOutline } from "./fit.js";
-import { readImage } from "./image.js";
 import { filePathFields, filePathOf } from "./path-field.js";
-import { answerOf, failureText, jsonText, type McpAnswer, type McpCall, type McpToolSpec } from "./spec.js";
+import { answerOf, failureText, jsonText, type McpAnswer, type McpToolSpec } from "./spec.js";
 
 /**
  * A page of MCP read: at most 250 lines and 7 KiB of the file's text (fewer when the caller's limit says so), so
@@ -152,15 +151,15 @@ function directoryPage(entry: ReadDirectoryEntry, path: string, limit: number | 
   return { body, text: [`${entry.path}/ (directory, ${entry.totalEntries} entries)`, ...lines, ...more].join("\n") };
 }
 
-function binaryPage(entry: ReadFileEntry | ReadBinaryEntry, note: string): McpAnswer {
+function binaryPage(entry: ReadBinaryEntry, note: string): McpAnswer {
   const body: McpReadBody = { ok: true, kind: "binary", path: entry.path, size: entry.size, fingerprint: entry.fingerprint, note };
   return { body, text: `${entry.path}: ${note}` };
 }
 
 const BINARY_NOTE = "binary file; content not shown (only PNG, JPEG, GIF and WebP images are returned, as image content).";
 
-/** What read answers for the kernel's outcome; synchronous unless the file is an image to load. */
-function readAnswer(outcome: RunOutcome, path: string, limit: number | undefined, call: McpCall): MaybePromise<McpAnswer> {
+/** What read answers for the kernel's outcome (the kernel's read, asked for image data, did all the reading). */
+function readAnswer(outcome: RunOutcome, path: string, limit: number | undefined): McpAnswer {
   if ((outcome.body as Record<string, unknown>).ok === false) {
     const failed = mcpWorded(outcome.body as Record<string, unknown>);
     return { body: failed, text: failureText(failed) };
@@ -168,21 +167,21 @@ function readAnswer(outcome: RunOutcome, path: string, limit: number | undefined
   const body = outcome.body as Record<string, unknown>;
   const entry = (body.files as ReadEntry[])[0];
   if (!entry) return { body, text: "Nothing was returned." };
-  // An image nearly always holds a NUL (binary to the kernel); one that does not reads as invalid UTF-8.
-  if (entry.kind === "binary" || (entry.kind === "file" && entry.invalidUtf8 && entry.startLine === 1)) return imageAnswer(entry, path, limit, call);
+  if (entry.kind === "binary") return binaryAnswer(entry);
   return entry.kind === "dir" ? directoryPage(entry, path, limit) : filePage(entry, path, limit);
 }
 
-async function imageAnswer(entry: ReadFileEntry | ReadBinaryEntry, path: string, limit: number | undefined, call: McpCall): Promise<McpAnswer> {
-  const image = await readImage(call.ctx, path, entry.fingerprint, entry.size);
-  if (image.kind === "image") {
+/** A binary entry as MCP shows it: an image the kernel returned as data becomes an image content block. */
+function binaryAnswer(entry: ReadBinaryEntry): McpAnswer {
+  const { mimeType, data } = entry;
+  if (mimeType !== undefined && data !== undefined) {
     // Codex shows its model only structuredContent when there is one, so the note says where the picture is.
-    const note = `${image.mimeType} image, ${entry.size} bytes: the picture is this result's image content block (a client that shows only this JSON cannot show it; describe it from a client that shows images, or use shell to inspect it).`;
-    const body: McpReadBody = { ok: true, kind: "image", path: entry.path, size: entry.size, fingerprint: entry.fingerprint, mimeType: image.mimeType, note };
-    return { body, text: `${entry.path}: ${image.mimeType} image, ${entry.size} bytes.`, content: [{ type: "image", data: image.data, mimeType: image.mimeType }] };
+    const note = `${mimeType} image, ${entry.size} bytes: the picture is this result's image content block (a client that shows only this JSON cannot show it; describe it from a client that shows images, or use shell to inspect it).`;
+    const body: McpReadBody = { ok: true, kind: "image", path: entry.path, size: entry.size, fingerprint: entry.fingerprint, mimeType, note };
+    return { body, text: `${entry.path}: ${mimeType} image, ${entry.size} bytes.`, content: [{ type: "image", data, mimeType }] };
   }
-  if (image.kind === "too_large") return binaryPage(entry, `${image.mimeType} image of ${entry.size} bytes, over the ${image.limit}-byte limit for image content; not shown.`);
-  return entry.kind === "binary" ? binaryPage(entry, BINARY_NOTE) : filePage(entry, path, limit);
+  if (mimeType !== undefined && entry.size > MAX_IMAGE_BYTES) return binaryPage(entry, `${mimeType} image of ${entry.size} bytes, over the ${MAX_IMAGE_BYTES}-byte limit for image content; not shown.`);
+  return binaryPage(entry, BINARY_NOTE);
 }
 
 const read: McpToolSpec = {
@@ -195,12 +194,13 @@ const read: McpToolSpec = {
   contentFields: [],
   annotations: READ_ONLY,
   output: () => mcpReadOutput,
-  // Synchronous when the kernel's read was (a text file or directory): no microtask between the read and its answer.
+  // Synchronous when the kernel's read was: no microtask between the read and its answer. image: an image's
+  // bytes come in the same read, as data, so the picture is the version the answer's fingerprint names.
   call(args, call) {
     const { offset, limit } = args as z.infer<typeof readInput>;
     const path = filePathOf(args);
-    const outcome = call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), limit: limit ?? MCP_READ_DEFAULT_LINES, max: MCP_READ_PAGE_BYTES });
-    return isPromise(outcome) ? outcome.then((settled) => readAnswer(settled, path, limit, call)) : readAnswer(outcome, path, limit, call);
+    const outcome = call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), limit: limit ?? MCP_READ_DEFAULT_LINES, max: MCP_READ_PAGE_BYTES, image: true });
+    return isPromise(outcome) ? outcome.then((settled) => readAnswer(settled, path, limit)) : readAnswer(outcome, path, limit);
   },
 };
 

@@ -45,7 +45,7 @@ function textOf(side: Side, from: number, to: number): string {
 }
 
 /** The unified diff from `before` to `after` (newline-normalised) over the touched lines `changes` names. */
-export function unifiedDiff(display: string, before: string, after: string, changes: ChangedLines[]): FileDiff | undefined {
+export function unifiedDiff(display: string, before: string, after: string, changes: ChangedLines[], from = display): FileDiff | undefined {
   if (before === after || changes.length === 0) return undefined;
   const a = sideOf(before);
   const b = sideOf(after);
@@ -71,7 +71,24 @@ export function unifiedDiff(display: string, before: string, after: string, chan
       body.push(`@@ -${range(hunk.oldStart + aFrom, hunk.oldLines)} +${range(hunk.newStart + bFrom, hunk.newLines)} @@`, ...hunk.lines);
     }
   }
-  return clipped([`--- ${display}`, `+++ ${display}`], body);
+  return clipped([`--- ${from}`, `+++ ${display}`], body);
+}
+
+/**
+ * The diff of a whole-file replacement (write, an added or rewritten file): only the lines between the common
+ * first and last lines are diffed, so a small change to a large file costs a scan, not an alignment.
+ */
+export function wholeFileDiff(display: string, before: string, after: string, from = display): FileDiff | undefined {
+  if (before === after) return undefined;
+  const a = before.split("\n");
+  const b = after.split("\n");
+  // The common head stops within both files' lines (a final newline does not start a line), as unifiedDiff counts them.
+  const lines = Math.min(sideOf(before).count, sideOf(after).count);
+  let head = 0;
+  while (head < lines && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  return unifiedDiff(display, before, after, [{ before: [head, a.length - tail], after: [head, b.length - tail] }], from);
 }
 
 /** Changes whose context would overlap become one region (in file order), clamped to the files' lines. */

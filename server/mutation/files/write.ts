@@ -9,6 +9,8 @@ import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
+import { MAX_DIFF_CHARS, wholeFileDiff, type FileDiff } from "./edit-diff.js";
+import { normalizeNewlines } from "./text-match.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { unseenLineReads } from "./unseen-reads.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
@@ -30,6 +32,8 @@ export const writeOutput = z.strictObject({
   encoding: textEncodingField.describe("The encoding written: a replaced file keeps its own (BOM included); new files, and files that did not decode exactly, are UTF-8."),
   newline: newlineStyleField.describe("Newline style of the written text: a replaced file's content is converted to its dominant newline."),
   unchanged: z.literal(true).optional().describe("Present when the content equals the file's current bytes: nothing was written."),
+  diff: z.string().optional().describe(`Unified diff from the replaced text (or nothing, for a created file) to the written one (newlines shown as \\n), at most ${MAX_DIFF_CHARS / 1024} KiB; absent for a binary or undecodable file replaced.`),
+  diffTruncated: z.literal(true).optional().describe("The diff was clipped; read the file to see the rest."),
 });
 export type WriteOutput = z.infer<typeof writeOutput>;
 
@@ -61,7 +65,15 @@ export const writeTool = defineTool({
 async function writeHeld(ctx: ToolContext, target: HeldPath, content: string, replaces: string | undefined): Promise<WriteOutput> {
   if (!target.exists) {
     const bytes = Buffer.from(content, "utf8");
-    const answer: WriteOutput = { ok: true, path: target.display, created: true, bytes: bytes.length, encoding: "utf-8", newline: detectNewlines(content).style };
+    const answer: WriteOutput = {
+      ok: true,
+      path: target.display,
+      created: true,
+      bytes: bytes.length,
+      encoding: "utf-8",
+      newline: detectNewlines(content).style,
+      ...diffFields(wholeFileDiff(target.display, "", normalizeNewlines(content))),
+    };
     await commitSingleFile(ctx, { target, bytes, previous: undefined }, answer);
     return answer;
   }
@@ -79,9 +91,16 @@ async function writeHeld(ctx: ToolContext, target: HeldPath, content: string, re
   const bytes = encodeText(text, encoding);
   const result: WriteOutput = { ok: true as const, path: target.display, created: false, bytes: bytes.length, encoding, newline: detectNewlines(text).style };
   if (bytes.equals(previous)) return { ...result, unchanged: true };
-  // The answer is recorded with the checkpoint, ahead of the rename, and returned as it is.
+  // The diff is of the text replaced and the text written (as decoded, newlines seen as \n); it is part of the
+  // answer recorded with the checkpoint, ahead of the rename, so a replay shows the change that happened.
+  if (decoded.ok) Object.assign(result, diffFields(wholeFileDiff(target.display, normalizeNewlines(decoded.decoded.text), normalizeNewlines(text))));
   await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous }, result);
   return result;
+}
+
+function diffFields(found: FileDiff | undefined): Pick<WriteOutput, "diff" | "diffTruncated"> {
+  if (!found) return {};
+  return { diff: found.diff, ...(found.truncated ? { diffTruncated: true as const } : {}) };
 }
 
 /**

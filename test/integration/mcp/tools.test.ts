@@ -13,7 +13,7 @@ import { createAuthenticator } from "../../../server/gateway/authenticate.js";
 import { SessionStates } from "../../../server/kernel/tool/session-state.js";
 import { createLogger } from "../../../server/log.js";
 import { createMcpServer, IDEMPOTENCY_KEY_META, type McpDeps } from "../../../server/mcp/server.js";
-import { MAX_IMAGE_BYTES } from "../../../server/mcp/tools/image.js";
+import { MAX_IMAGE_BYTES } from "../../../server/kernel/limits.js";
 import { MCP_READ_DEFAULT_LINES } from "../../../server/mcp/tools/read.js";
 import { MCP_ANSWER_BUDGET_BYTES } from "../../../server/mcp/tools/spec.js";
 import { createPluginHost } from "../../../server/plugins/host.js";
@@ -341,6 +341,10 @@ describe("file tools", () => {
     const patched = await client.callTool({ name: "patch", arguments: { patchText } });
     expect(patched.isError).toBeFalsy();
     expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo again\r\nTHREE\r\n")]));
+    // The kernel's diff (newlines as \n, BOM not shown), in the text as in structuredContent.
+    const diff = ["--- /project/bom-crlf.txt", "+++ /project/bom-crlf.txt", "@@ -1,3 +1,3 @@", " one", "-TWO", "+two again", " THREE"].join("\n");
+    expect(structured(patched).diff).toBe(diff);
+    expect(text(patched)).toContain(diff);
     const all = await client.callTool({ name: "edit", arguments: { path: "bom-crlf.txt", oldString: "e\n", newString: "E\n", replaceAll: true } });
     expect(all.isError).toBeFalsy();
     expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("onE\r\ntwo again\r\nTHREE\r\n")]));
@@ -411,6 +415,10 @@ describe("file tools", () => {
     await client.callTool({ name: "read", arguments: { path: "existing.txt" } });
     const replaced = await client.callTool({ name: "write", arguments: { path: "existing.txt", content: "replaced\n" } });
     expect(structured(replaced)).toMatchObject({ ok: true, created: false });
+    // The kernel's diff, in the text as in structuredContent.
+    const diff = ["--- /project/existing.txt", "+++ /project/existing.txt", "@@ -1 +1 @@", "-old content", "+replaced"].join("\n");
+    expect(structured(replaced).diff).toBe(diff);
+    expect(text(replaced)).toContain(diff);
   });
 
   it("is not reachable on the read capability, and the mutation tools answer tool_not_enabled without the permission", async () => {

@@ -67,6 +67,44 @@ describe("apply_patch (/a)", () => {
     expect(fs.existsSync(file("gone.txt"))).toBe(false);
   });
 
+  it("answers one unified diff of the files it added, updated and moved, in patch order", async () => {
+    writeFiles(root, { "app.txt": "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "old.txt": "x\r\n", "gone.txt": "bye\n" });
+    const body = await apply("*** Add File: new.txt", "+n", "*** Update File: app.txt", "@@", "-5", "+five", "*** Update File: old.txt", "*** Move to: moved.txt", "@@", "-x", "+y", "*** Delete File: gone.txt");
+    expect(body.diff).toBe(
+      [
+        ["--- /project/new.txt", "+++ /project/new.txt", "@@ -0,0 +1 @@", "+n"],
+        ["--- /project/app.txt", "+++ /project/app.txt", "@@ -2,7 +2,7 @@", " 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"],
+        ["--- /project/old.txt", "+++ /project/moved.txt", "@@ -1 +1 @@", "-x", "+y"],
+      ]
+        .map((lines) => lines.join("\n"))
+        .join("\n"),
+    );
+    expect(body.diffTruncated).toBeUndefined();
+  });
+
+  it("bounds the whole diff and names the files it leaves out", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`f${i}.txt`] = `${"a".repeat(600)}\n`;
+    writeFiles(root, files);
+    const text = patchText(...Object.keys(files).flatMap((p) => [`*** Update File: ${p}`, "@@", `-${"a".repeat(600)}`, `+${"b".repeat(600)}`]));
+    const chunks = text.match(/[\s\S]{1,4000}/g)!;
+    for (const [i, chunk] of chunks.entries()) {
+      expect(await agentGet<Body>(url(s.m!, "s", [["blob", "wide"], ["i", i], ["count", chunks.length]], chunk))).toMatchObject({ ok: true });
+    }
+    const body = await agentGet<Body>(url(s.m!, "a", [["blob", "wide"], ["count", chunks.length]]));
+    expect(body).toMatchObject({ ok: true, summary: "40 files: 40 updated; +40 -40 lines", diffTruncated: true });
+    const diff = body.diff as string;
+    expect(diff.length).toBeLessThanOrEqual(16 * 1024 + 200);
+    expect(diff.startsWith("--- /project/f0.txt\n+++ /project/f0.txt\n@@ -1 +1 @@\n-a")).toBe(true);
+    // Every file is either shown (its headers at least) or counted in the closing note.
+    const note = /\n… diffs of (\d+) more file\(s\) not shown \(([^)]*)\); read them to see the change\.$/.exec(diff);
+    const shown = diff.match(/^--- \/project\/f\d+\.txt$/gm)!.length;
+    expect(shown).toBeGreaterThan(5);
+    expect(shown + Number(note![1])).toBe(40);
+    expect(note![2]!.startsWith(`/project/f${shown}.txt, `)).toBe(true);
+    for (let i = 0; i < 40; i++) expect(fs.readFileSync(file(`f${i}.txt`), "utf8")).toBe(`${"b".repeat(600)}\n`);
+  });
+
   it.each([
     ["a hunk that does not match", ["*** Update File: b.txt", "@@", "-not there", "+x"], "patch_hunk_not_found", { operation: 3, hunk: 1 }],
     ["an Add of an existing file", ["*** Add File: b.txt", "+x"], "patch_target_exists", { operation: 3 }],

@@ -44,6 +44,26 @@ describe("write (/w)", () => {
     expect(fs.readFileSync(file("stale.txt"), "utf8")).toBe("new content\n");
   });
 
+  it("answers a unified diff: of the created content, and of the replaced text, which a replay shows again", async () => {
+    const created = await agentGet<Body>(url(s.m!, "w", [["path", "diffed.txt"]], "a\nb\nc\n"));
+    expect(created.diff).toBe(["--- /project/diffed.txt", "+++ /project/diffed.txt", "@@ -0,0 +1,3 @@", "+a", "+b", "+c"].join("\n"));
+    fs.writeFileSync(file("diffed.txt"), "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven\r\n");
+    await agentGet(url(s.r, "r", [["path", "diffed.txt"]]));
+    const replace = url(s.m!, "w", [["path", "diffed.txt"]], "one\ntwo\nthree\nFOUR\nfive\nsix\nseven\n");
+    const replaced = await agentGet<Body>(replace);
+    expect(replaced).toMatchObject({ ok: true, created: false, newline: "crlf" });
+    // Only the changed line and its context; the file's CRLF newlines are shown as \n.
+    expect(replaced.diff).toBe(["--- /project/diffed.txt", "+++ /project/diffed.txt", "@@ -1,7 +1,7 @@", " one", " two", " three", "-four", "+FOUR", " five", " six", " seven"].join("\n"));
+    expect(fs.readFileSync(file("diffed.txt"), "utf8")).toBe("one\r\ntwo\r\nthree\r\nFOUR\r\nfive\r\nsix\r\nseven\r\n");
+    // The file changes again; the same URL replays the answer it gave, diff included.
+    fs.writeFileSync(file("diffed.txt"), "else\n");
+    expect(await agentGet<Body>(replace)).toMatchObject({ dedupe: "replayed", diff: replaced.diff });
+    await agentGet(url(s.r, "r", [["path", "diffed.txt"]]));
+    const unchanged = await agentGet<Body>(url(s.m!, "w", [["path", "diffed.txt"]], "else\n"));
+    expect(unchanged).toMatchObject({ ok: true, unchanged: true });
+    expect(unchanged.diff).toBeUndefined();
+  });
+
   it("accumulates coverage across next pages, and a change after reading makes the read stale", async () => {
     fs.writeFileSync(file("paged.txt"), "one\ntwo\nthree\n");
     let page = await agentGet<{ files: Array<{ next?: string }>; next?: string }>(url(s.r, "r", [["path", "paged.txt"], ["limit", 1]]));

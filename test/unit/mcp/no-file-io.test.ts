@@ -14,12 +14,10 @@ const FORBIDDEN_OWN = /\/(store|sandbox)\//;
 
 /**
  * Modules that still do file I/O, each with why and where it goes. The list must match exactly: a new offender
- * fails, and so does one that was fixed (remove it here). image.ts reads an image's bytes through the sandbox's
- * descriptor walk for MCP image content; it belongs in the kernel's read (issue 26 Build 1; s26-budget owns it).
+ * fails, and so does one that was fixed (remove it here). None is left: MCP read's images come from the kernel's
+ * read (image=1, server/kernel/read/image.ts).
  */
-const KNOWN_FILE_IO: Record<string, string> = {
-  "tools/image.ts": "moves to server/kernel/read/ with issue 26 Build 1",
-};
+const KNOWN_FILE_IO: Record<string, string> = {};
 
 function modulesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

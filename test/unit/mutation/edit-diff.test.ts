@@ -1,6 +1,6 @@
 // edit's diff: jsdiff over the touched lines with context, true to the files' last newline, bounded.
 import { describe, expect, it } from "vitest";
-import { MAX_DIFF_CHARS, unifiedDiff } from "../../../server/mutation/files/edit-diff.js";
+import { MAX_DIFF_CHARS, unifiedDiff, wholeFileDiff } from "../../../server/mutation/files/edit-diff.js";
 
 const body = (before: string, after: string, changes: Parameters<typeof unifiedDiff>[3]) => unifiedDiff("/p", before, after, changes)!.diff.split("\n").slice(2);
 
@@ -33,5 +33,36 @@ describe("unifiedDiff", () => {
 
   it("answers nothing when nothing changed", () => {
     expect(unifiedDiff("/p", "a\n", "a\n", [{ before: [0, 1], after: [0, 1] }])).toBeUndefined();
+  });
+});
+
+describe("wholeFileDiff", () => {
+  const lines = (before: string, after: string) => wholeFileDiff("/p", before, after)!.diff.split("\n").slice(2);
+
+  it.each([
+    ["a created file that starts with an empty line", "", "\nx\n", ["@@ -0,0 +1,2 @@", "+", "+x"]],
+    ["a final newline removed", "a\nb\n", "a\nb", ["@@ -1,2 +1,2 @@", " a", "-b", "+b", "\\ No newline at end of file"]],
+    ["a final newline added", "a", "a\n", ["@@ -1 +1 @@", "-a", "\\ No newline at end of file", "+a"]],
+    ["a line inserted at the top", "a\nb\n", "z\na\nb\n", ["@@ -1,2 +1,3 @@", "+z", " a", " b"]],
+    ["everything removed", "a\nb\n", "", ["@@ -1,2 +0,0 @@", "-a", "-b"]],
+  ])("diffs %s", (_name, before, after, expected) => {
+    expect(lines(before, after)).toEqual(expected);
+  });
+
+  it("diffs only between the common first and last lines of a large file", () => {
+    const before = Array.from({ length: 200_000 }, (_, i) => `line ${i}`);
+    const after = before.map((l, i) => (i === 100_000 ? "changed" : l));
+    const started = performance.now();
+    const diff = lines(`${before.join("\n")}\n`, `${after.join("\n")}\n`);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(diff).toEqual(["@@ -99998,7 +99998,7 @@", " line 99997", " line 99998", " line 99999", "-line 100000", "+changed", " line 100001", " line 100002", " line 100003"]);
+  });
+
+  it("names a move's source in the --- header", () => {
+    expect(wholeFileDiff("/p/new", "a\n", "b\n", "/p/old")!.diff.split("\n").slice(0, 2)).toEqual(["--- /p/old", "+++ /p/new"]);
+  });
+
+  it("answers nothing when nothing changed", () => {
+    expect(wholeFileDiff("/p", "a\n", "a\n")).toBeUndefined();
   });
 });

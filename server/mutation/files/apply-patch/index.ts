@@ -13,6 +13,7 @@ import { commitPatch } from "./commit.js";
 import { parsePatch } from "./parse.js";
 import type { MatchKind } from "./locate.js";
 import { planPatch, type PlannedChange } from "./plan.js";
+import { MAX_PATCH_DIFF_CHARS, patchDiff } from "./patch-diff.js";
 import { projectPathField } from "../output-fields.js";
 
 /** Files listed one by one in a response; a larger patch reports the rest as a count. */
@@ -43,6 +44,8 @@ export const applyPatchOutput = z.strictObject({
   filesNotListed: z.number().int().optional().describe(`Files beyond the first ${MAX_LISTED_FILES} that the patch also touched.`),
   tolerantMatches: z.array(tolerantMatch).optional().describe("Hunks that matched only when whitespace was ignored; check them with /r."),
   hint: z.string().optional().describe("Present with tolerantMatches."),
+  diff: z.string().optional().describe(`Unified diff of every added, updated or moved file in patch order (newlines shown as \\n), at most ${MAX_PATCH_DIFF_CHARS / 1024} KiB in all.`),
+  diffTruncated: z.literal(true).optional().describe("The diff was clipped; read the files to see the rest."),
 });
 export type ApplyPatchOutput = z.infer<typeof applyPatchOutput>;
 
@@ -103,7 +106,15 @@ function describe(changes: PlannedChange[]): ApplyPatchOutput {
     ...(tolerant.length > 0
       ? { tolerantMatches: tolerant, hint: "Some hunks matched only when whitespace was ignored; their context lines kept the file's own whitespace. Check them with /r." }
       : {}),
+    ...diffFields(changes),
   };
+}
+
+/** The patch's diff, from the plan: what the files were and what the commit makes them. */
+function diffFields(changes: PlannedChange[]): Pick<ApplyPatchOutput, "diff" | "diffTruncated"> {
+  const found = patchDiff(changes.map((c) => ({ display: c.target.display, diff: c.diff })));
+  if (!found) return {};
+  return { diff: found.diff, ...(found.truncated ? { diffTruncated: true as const } : {}) };
 }
 
 /** journal.recover: a patch found mid-commit is rolled back byte-exactly from its recorded preimages. */

@@ -8,6 +8,8 @@ import type { Preimage } from "../../../store/journal.js";
 import { capturePreimages } from "../../journal/preimages.js";
 import { decodeForEdit, encodeText } from "../../../text/index.js";
 import { applyHunks, linesToText, splitLines } from "./apply-hunks.js";
+import { wholeFileDiff, type FileDiff } from "../edit-diff.js";
+import { normalizeNewlines } from "../text-match.js";
 import { locateHunks, type MatchKind } from "./locate.js";
 import { PLUS_HINT, type PatchOp } from "./parse.js";
 
@@ -27,6 +29,8 @@ export interface PlannedChange {
   added: number;
   removed: number;
   hunks: Array<{ hunk: number; line: number; match: MatchKind }>;
+  /** The change as a unified diff (added, updated and moved files; computed here, before anything is written). */
+  diff?: FileDiff | undefined;
 }
 
 export interface PatchPlan {
@@ -74,7 +78,9 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
           claim(op, index, target);
           if (target.exists) throw new ToolError(ErrorCode.patchTargetExists, `${target.display} already exists and Add File never overwrites: change it with "*** Update File: ${target.display}", or replace it whole with /w after reading it.`, { retryable: false });
           remember(await capturePreimages(target));
-          changes.push({ op: "added", target: planned(target), bytes: Buffer.from(linesToText(op.lines), "utf8"), added: op.lines.length, removed: 0, hunks: [] });
+          const text = linesToText(op.lines);
+          const diff = wholeFileDiff(target.display, "", normalizeNewlines(text));
+          changes.push({ op: "added", target: planned(target), bytes: Buffer.from(text, "utf8"), added: op.lines.length, removed: 0, hunks: [], diff });
           continue;
         }
         const source = hold(op.path, "existing");
@@ -120,7 +126,8 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
             from = planned(source);
           }
         }
-        changes.push({ op: from ? "moved" : "updated", target, ...(from ? { from } : {}), bytes, mode, added: applied.added, removed: applied.removed, hunks });
+        const diff = wholeFileDiff(target.display, normalizeNewlines(decoded.text), normalizeNewlines(applied.text), from?.display);
+        changes.push({ op: from ? "moved" : "updated", target, ...(from ? { from } : {}), bytes, mode, added: applied.added, removed: applied.removed, hunks, diff });
       } catch (error) {
         if (isToolError(error) && (error.detail as { operation?: number } | undefined)?.operation !== undefined) throw error;
         if (isToolError(error)) throw opFailure(op, index, error);
