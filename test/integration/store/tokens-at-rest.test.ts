@@ -89,8 +89,12 @@ describe("no live capability at rest", () => {
       expect(answers[0]).toMatchObject({ ok: false, errorCode: "stale_read" });
       expect(answers[0]!.retry).toContain(`/v0/${tokenOf(writer.m!)}/`);
       expect(answers[0]!.read).toContain(`/v0/${tokenOf(writer.r)}/`);
-      const carried = answers.filter((a) => urlsIn(a).length > 0).map((a) => a.errorCode);
-      expect(carried).toEqual(["stale_read", "edit_no_match", "edit_ambiguous", "patch_hunk_not_found"]);
+      // The URL edge's decoding notice (its readings' URLs) is made from the request at answer time and never stored:
+      // what the journal keeps is the tool's answer without it.
+      const carried = answers.filter(({ decoding: _notice, ...stored }) => urlsIn(stored as Answer).length > 0).map((a) => a.errorCode);
+      // The third call succeeds, and its diff shows the written content, which holds the agent's own URL.
+      expect(carried).toEqual(["stale_read", "edit_no_match", undefined, "edit_ambiguous", "patch_hunk_not_found"]);
+      expect(String(answers[2]!.diff)).toContain(writer.m!);
       // Staged content holding the session's own URL: kept at rest as placeholders, given back byte for byte.
       const staged = `my URL is ${writer.m} and ${writer.r}\n`;
       for (const blob of ["kept", "used"]) expect(await agentGet(url(writer.m!, "s", [["blob", blob], ["i", 0], ["count", 1]], staged))).toMatchObject({ ok: true, complete: true });
