@@ -66,19 +66,22 @@ export function createActivityQueries(db: Db, text: CapabilityText) {
   const listSessionStmt = db.prepare("SELECT * FROM activity WHERE session_id = ? AND id > ? ORDER BY id DESC LIMIT ?");
   const pruneStmt = db.prepare("DELETE FROM activity WHERE id <= (SELECT MAX(id) FROM activity) - ?");
   let insertsSincePrune = 0;
-  let pending: NewActivity[] = [];
+  /**
+   * Rows waiting for the batch, their call id and parameters already concealed: concealed when recorded, while the
+   * generation's tokens are still on record, not at the flush, which may come after a rotation ended them.
+   */
+  let pending: ConcealedActivity[] = [];
   let timer: NodeJS.Timeout | undefined;
   let dropped = 0;
   let failures = 0;
   let lastError: ActivityHealth["lastError"] = null;
 
-  const writeBatch = db.transaction((rows: NewActivity[]) => {
+  const writeBatch = db.transaction((rows: ConcealedActivity[]) => {
     // Positional binding: no per-row object to build and no parameter names to look up.
-    for (const e of rows) {
-      const conceal = (stored: string | null) => (stored === null ? null : text.conceal(stored, e.sessionId, e.generation));
+    for (const { entry: e, callId, params } of rows) {
       insertStmt.run(
         e.sessionId, e.generation, e.at, e.route, e.tool, e.ok ? 1 : 0, e.errorCode, e.httpStatus, e.durationMs,
-        conceal(e.callId), e.dedupe, conceal(e.params ? JSON.stringify(e.params) : null),
+        callId, e.dedupe, params,
       );
     }
     insertsSincePrune += rows.length;
@@ -140,7 +143,8 @@ export function createActivityQueries(db: Db, text: CapabilityText) {
 
   return {
     insert: (e: NewActivity): void => {
-      pending.push(e);
+      const conceal = (stored: string | null) => (stored === null ? null : text.conceal(stored, e.sessionId, e.generation));
+      pending.push({ entry: e, callId: conceal(e.callId), params: conceal(e.params ? JSON.stringify(e.params) : null) });
       if (pending.length > ACTIVITY_MAX_PENDING) {
         pending.shift();
         dropped += 1;
@@ -163,6 +167,13 @@ export function createActivityQueries(db: Db, text: CapabilityText) {
 }
 
 export type ActivityQueries = ReturnType<typeof createActivityQueries>;
+
+/** A recorded row as the batch writes it: its call id and parameters concealed (capability-text.ts). */
+interface ConcealedActivity {
+  entry: NewActivity;
+  callId: string | null;
+  params: string | null;
+}
 
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;

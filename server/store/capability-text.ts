@@ -18,6 +18,8 @@ export type CapabilityTokens = Partial<Record<CapabilityKind, string>>;
 export interface CapabilityCodec {
   conceal(text: string): string;
   reveal(stored: string): string;
+  /** Whether any token was known when it was made. */
+  readonly hasTokens: boolean;
 }
 
 export function createCapabilityCodec(tokens: CapabilityTokens): CapabilityCodec {
@@ -32,6 +34,7 @@ export function createCapabilityCodec(tokens: CapabilityTokens): CapabilityCodec
   const needles = [MARK, ...byToken.keys()];
   const replacements = [MARK + "0", ...byToken.values()];
   return {
+    hasTokens: byToken.size > 0,
     /**
      * One left-to-right pass (not one replace per token, where a placeholder's letter and the text after it could
      * spell another token); indexOf per needle rather than one alternation regex, which is ~30x slower on long text.
@@ -86,6 +89,8 @@ export function revealCapabilities(text: string, tokens: CapabilityTokens): stri
 export interface CapabilityText {
   conceal(text: string, sessionId: string, generation: number): string;
   reveal(text: string, sessionId: string, generation: number): string;
+  /** Keeps the generation's tokens for conceal() from now on, even once it ends (call while they are on record). */
+  retain(sessionId: string, generation: number): void;
 }
 
 /**
@@ -108,8 +113,30 @@ export function createCapabilityText(tokensOf: (sessionId: string, generation: n
     }
     return codec;
   };
+  /**
+   * The last codec with tokens of each generation this process concealed with, kept after the generation ends (a
+   * rotation, a disable, a delete): a row of it written late, such as an intent that finishes after its session was
+   * rotated, is concealed with the tokens it was made under, never stored in the clear. Reveal does not use it: a
+   * placeholder of an ended generation reads as ENDED_CAPABILITY. Bounded, oldest dropped first.
+   */
+  const retained = new Map<string, CapabilityCodec>();
+  const concealerOf = (sessionId: string, generation: number): CapabilityCodec => {
+    const codec = codecOf(sessionId, generation);
+    const key = `${sessionId}\n${generation}`;
+    if (!codec.hasTokens) return retained.get(key) ?? codec;
+    if (retained.get(key) !== codec) {
+      retained.delete(key);
+      retained.set(key, codec);
+      if (retained.size > MAX_RETAINED_GENERATIONS) retained.delete(retained.keys().next().value!);
+    }
+    return codec;
+  };
   return {
-    conceal: (text, sessionId, generation) => codecOf(sessionId, generation).conceal(text),
+    conceal: (text, sessionId, generation) => concealerOf(sessionId, generation).conceal(text),
     reveal: (text, sessionId, generation) => codecOf(sessionId, generation).reveal(text),
+    retain: (sessionId, generation) => void concealerOf(sessionId, generation),
   };
 }
+
+/** Generations whose tokens conceal() keeps after they end (a few hundred bytes each). */
+const MAX_RETAINED_GENERATIONS = 4096;

@@ -199,7 +199,11 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
     admit: (intent: NewIntent): { row: IntentRow; inserted: boolean } => {
       const info = insertStmt.run(intent);
       // A new row is what was just inserted: built here instead of read back (a SELECT and a parse less per intent).
-      if (info.changes > 0) return { row: newIntentRow(Number(info.lastInsertRowid), intent), inserted: true };
+      if (info.changes > 0) {
+        // Its result may be written after a rotation ends the generation's tokens: keep them for concealing it.
+        text.retain(intent.sessionId, intent.generation);
+        return { row: newIntentRow(Number(info.lastInsertRowid), intent), inserted: true };
+      }
       return { row: toIntent(findStmt.get(intent.sessionId, intent.generation, intent.callId) as RawIntent, text), inserted: false };
     },
     markRunning: (id: number, at: number): void => {
