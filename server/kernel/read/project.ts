@@ -1,7 +1,7 @@
 // project (/p): what the project is built with, learned without running anything: executables on PATH,
 // marker files at the root, and package.json scripts.
 import { z } from "zod";
-import { lstatInDirectory, readHeldFile } from "../../sandbox/fd-ops.js";
+import { DEFAULT_AGENT_FALLBACK, lstatInDirectory, readHeldFile } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
 import { VIRTUAL_ROOT } from "../../sandbox/paths.js";
 import fs from "node:fs";
@@ -11,9 +11,6 @@ import { locateExecutable, type LocateOptions } from "./executables.js";
 import { guideOutput, guidesOf, testCommandOutput, testCommandsOf } from "./project-hints.js";
 import { MAX_PROJECT_SCRIPTS, MAX_SCRIPT_COMMAND_CHARS, MAX_TEXT_FILE_BYTES } from "../limits.js";
 import { defineTool, type ProjectScope } from "../tool/definition.js";
-
-/** URLBRIDGE_AGENT_UID/GID's default (server/config.ts), for a scope that does not carry the configured one. */
-const DEFAULT_AGENT = { uid: 1000, gid: 1000 };
 
 /**
  * How the project's terminal commands find programs (issue 27 item 5): the PATH their environment gets and, when
@@ -28,7 +25,7 @@ export function agentLookupOf(project: ProjectScope): LocateOptions {
   } catch {
     return { searchPath };
   }
-  return { searchPath, identity: agentIdentity({ uid: owner.uid, gid: owner.gid }, project.agentFallback ?? DEFAULT_AGENT) };
+  return { searchPath, identity: agentIdentity({ uid: owner.uid, gid: owner.gid }, project.agentFallback ?? DEFAULT_AGENT_FALLBACK) };
 }
 
 /** Executables worth knowing about before running a command, looked up on PATH (never executed). */
