@@ -40,7 +40,9 @@ if (useBuild) {
   const code = await runCli(process.argv.slice(2));
   if (code !== 0) process.exitCode = code;
 } else if (loader) {
-  const child = spawn(process.execPath, ["--import", pathToFileURL(loader).href, source, ...process.argv.slice(2)], { stdio: "inherit" });
+  const child = spawn(process.execPath, ["--import", pathToFileURL(loader).href, source, ...process.argv.slice(2)], {
+    stdio: "inherit",
+  });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => {
     if (signal) process.kill(process.pid, signal);

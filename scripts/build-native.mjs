@@ -12,7 +12,10 @@ const PROGRAMS = ["urlbridge-sandbox", "urlbridge-spawner"];
 function buildOne(name, quiet) {
   const source = path.join(root, "native", `${name}.c`);
   const output = path.join(root, "dist", "native", name);
-  const headers = fs.readdirSync(path.join(root, "native")).filter((f) => f.endsWith(".h")).map((f) => path.join(root, "native", f));
+  const headers = fs
+    .readdirSync(path.join(root, "native"))
+    .filter((f) => f.endsWith(".h"))
+    .map((f) => path.join(root, "native", f));
   const newest = Math.max(...[source, ...headers].map((f) => fs.statSync(f).mtimeMs));
   if (fs.existsSync(output) && fs.statSync(output).mtimeMs >= newest) {
     if (!quiet) console.error(`urlbridge: build:native: dist/native/${name} is up to date`);
@@ -25,7 +28,9 @@ function buildOne(name, quiet) {
     execFileSync(cc, ["-O2", "-Wall", "-Wextra", "-o", temp, source], { stdio: "inherit" });
   } catch (error) {
     fs.rmSync(temp, { force: true });
-    console.error(`urlbridge: build:native failed (${cc}: ${error.message}); install a C compiler (apt-get install gcc) and rerun npm run build:native`);
+    console.error(
+      `urlbridge: build:native failed (${cc}: ${error.message}); install a C compiler (apt-get install gcc) and rerun npm run build:native`,
+    );
     return false;
   }
   fs.renameSync(temp, output);

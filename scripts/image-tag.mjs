@@ -46,7 +46,9 @@ export function imageInputs(context) {
 export function contentHash(context) {
   const hash = createHash("sha256");
   for (const file of imageInputs(context)) {
-    const digest = createHash("sha256").update(fs.readFileSync(path.join(context, file))).digest("hex");
+    const digest = createHash("sha256")
+      .update(fs.readFileSync(path.join(context, file)))
+      .digest("hex");
     hash.update(`${file}\0${digest}\n`);
   }
   return hash.digest("hex").slice(0, HASH_LENGTH);
@@ -70,12 +72,17 @@ export function buildImage(context) {
 /** Sets URLBRIDGE_IMAGE=<tag> in the env file (keeping every other line), after checking the image exists. */
 export function useImage(tag, envFile) {
   if (!imageExists(tag)) {
-    throw new Error(`no image ${tag} on this machine (docker image ls ${IMAGE_REPOSITORY}); build it from its sources with \`node scripts/image-tag.mjs build\``);
+    throw new Error(
+      `no image ${tag} on this machine (docker image ls ${IMAGE_REPOSITORY}); build it from its sources with \`node scripts/image-tag.mjs build\``,
+    );
   }
   const lines = fs.existsSync(envFile) ? fs.readFileSync(envFile, "utf8").split("\n") : [];
   const kept = lines.filter((line) => !/^\s*URLBRIDGE_IMAGE=/.test(line));
   while (kept.length > 0 && kept[kept.length - 1] === "") kept.pop();
-  const previous = lines.find((line) => /^\s*URLBRIDGE_IMAGE=/.test(line))?.split("=")[1]?.trim();
+  const previous = lines
+    .find((line) => /^\s*URLBRIDGE_IMAGE=/.test(line))
+    ?.split("=")[1]
+    ?.trim();
   fs.writeFileSync(envFile, `${[...kept, `URLBRIDGE_IMAGE=${tag}`].join("\n")}\n`);
   return { previous };
 }
@@ -111,7 +118,9 @@ function main(argv) {
     case "use": {
       if (rest.length !== 1) throw new Error("use takes one image tag, e.g. use urlbridge:0.1.0-3f9c0a1b2d4e");
       const { previous } = useImage(rest[0], envFile);
-      console.error(`image-tag: ${path.basename(envFile)} now names ${rest[0]}${previous ? ` (was ${previous}; roll back with: node scripts/image-tag.mjs use ${previous})` : ""}`);
+      console.error(
+        `image-tag: ${path.basename(envFile)} now names ${rest[0]}${previous ? ` (was ${previous}; roll back with: node scripts/image-tag.mjs use ${previous})` : ""}`,
+      );
       console.error("image-tag: apply it with: docker compose up -d");
       return;
     }

@@ -90,7 +90,8 @@ export default defineConfig({
         // import() of the externals (typescript, dockerode: CommonJS packages) as require: V8 drops the import
         // callback of a script compiled from cachedData on Node 20, so a cached chunk must not call import().
         dynamicImportInCjs: false,
-        intro: (chunk) => (CACHED_ENTRIES.has(chunk.name) ? 'require("./code-cache.js").installCodeCache({ dir: __dirname });' : ""),
+        intro: (chunk) =>
+          CACHED_ENTRIES.has(chunk.name) ? 'require("./code-cache.js").installCodeCache({ dir: __dirname });' : "",
       },
       onLog(level, log, handler) {
         // depd (under Koa's http-assert) builds wrappers with eval on purpose; nothing to act on.

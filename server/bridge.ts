@@ -31,7 +31,14 @@ import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
 import { listenMcpSocket } from "./mcp/socket-listener.js";
 import { warmMcp } from "./mcp/warm.js";
-import { createMutationRuntime, mutationTools, readTestHooks, recoverInterruptedIntents, resolveStagedContent, SHUTDOWN_DRAIN_MS } from "./mutation/index.js";
+import {
+  createMutationRuntime,
+  mutationTools,
+  readTestHooks,
+  recoverInterruptedIntents,
+  resolveStagedContent,
+  SHUTDOWN_DRAIN_MS,
+} from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox, probeLauncherInBackground } from "./sandbox/launcher.js";
@@ -122,7 +129,9 @@ async function resolveListenAddresses(hosts: readonly string[]): Promise<string[
       for (const { address } of await dns.lookup(bare, { all: true })) out.push(address);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? "error";
-      throw new Error(`URLBRIDGE_CONTROL_HOST: cannot resolve "${host}" (${code}); name an address or a host name this machine has (in compose: the bridge's alias on the control network).`);
+      throw new Error(
+        `URLBRIDGE_CONTROL_HOST: cannot resolve "${host}" (${code}); name an address or a host name this machine has (in compose: the bridge's alias on the control network).`,
+      );
     }
   }
   return [...new Set(out)];
@@ -160,15 +169,21 @@ function closeServer(server: http.Server): Promise<void> {
  * The start-up line for the data plane, honest about who reaches it: in the appliance it listens inside the
  * container, where only the tunnel (or the loopback publish of deploy/compose.local-data-plane.yaml) reaches it.
  */
-export function dataPlaneLine(dataUrl: string, config: Config, context: { inAppliance: boolean; dataPlaneOnHost: boolean }): string {
-  if (!context.inAppliance) return `data plane on ${dataUrl} (agent routes; reachable from this machine only until you tunnel it or set a public origin)`;
+export function dataPlaneLine(
+  dataUrl: string,
+  config: Config,
+  context: { inAppliance: boolean; dataPlaneOnHost: boolean },
+): string {
+  if (!context.inAppliance)
+    return `data plane on ${dataUrl} (agent routes; reachable from this machine only until you tunnel it or set a public origin)`;
   const where = `data plane listening on ${config.data.host}:${config.data.port} inside the container (agent routes)`;
   return context.dataPlaneOnHost
     ? `${where}; also published on the host at http://127.0.0.1:${config.data.port} (deploy/compose.local-data-plane.yaml): Init URLs with the local origin work on this host only`
     : `${where}; agents reach it only through the tunnel: until it connects, Init URLs use ${dataUrl}, which nobody outside this container can reach`;
 }
 
-const hostForUrl = (host: string) => (host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host);
+const hostForUrl = (host: string) =>
+  host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
 export async function startBridge(config: Config, options: BridgeOptions = {}): Promise<Bridge> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -179,15 +194,28 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const probed = containerMode ? undefined : probeLauncherInBackground();
   const store = openStore(config.stateDir);
   const reachContext = { inAppliance: runningInAppliance(config.stateDir), dataPlaneOnHost: config.dataPlaneOnHost };
-  const showTokenCommand = operatorCommand("token --show", config, { inAppliance: reachContext.inAppliance, cwd: undefined, env: process.env });
+  const showTokenCommand = operatorCommand("token --show", config, {
+    inAppliance: reachContext.inAppliance,
+    cwd: undefined,
+    env: process.env,
+  });
   const credential = loadOperatorCredential(config.stateDir, config.operatorToken, log, showTokenCommand);
   const states = new SessionStates();
   const shutdown = new AbortController();
   // Every in-flight call (grep, terminal, gate waits) listens on this one signal and removes its listener when it
   // ends; Node's default cap of 10 is a leak heuristic that any 11 concurrent calls trip, with no leak behind it.
   setMaxListeners(0, shutdown.signal);
-  const webTools = createWebTools({ allow: parseWebAllowlist(config.web.allow), search: config.web.search, ...options.web });
-  const tools = [...createReadTools({ grepEngine: config.grepEngine }), ...webTools, ...mutationTools, ...(options.extraTools ?? [])];
+  const webTools = createWebTools({
+    allow: parseWebAllowlist(config.web.allow),
+    search: config.web.search,
+    ...options.web,
+  });
+  const tools = [
+    ...createReadTools({ grepEngine: config.grepEngine }),
+    ...webTools,
+    ...mutationTools,
+    ...(options.extraTools ?? []),
+  ];
   const sandbox = createSandbox({
     config,
     codeDir: PACKAGE_ROOT,
@@ -198,17 +226,32 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   setSpawnerLog(log);
   // Each appliance labels its sandbox containers with its own instance name unless the operator chose one.
   const instanceOf = () => sandboxInstanceOf(store.settings, config.sandboxContainer.instance);
-  const terminal = createTerminalState(containerMode ? { container: { ...config, sandboxContainer: { ...config.sandboxContainer, instance: instanceOf() } } } : {});
+  const terminal = createTerminalState(
+    containerMode
+      ? { container: { ...config, sandboxContainer: { ...config.sandboxContainer, instance: instanceOf() } } }
+      : {},
+  );
   if (terminal.container) {
     const warning = await terminal.container.removeLeftovers();
     if (warning) log.warn(warning);
-    log.info(`terminal sandbox: container (one warm container per project, image ${containerSandboxStatus(config).container.image})`);
+    log.info(
+      `terminal sandbox: container (one warm container per project, image ${containerSandboxStatus(config).container.image})`,
+    );
   } else {
     await probed;
     const status = sandbox.status();
-    log.info(`terminal sandbox: ${status.mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${status.landlockAbi})`);
+    log.info(
+      `terminal sandbox: ${status.mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${status.landlockAbi})`,
+    );
   }
-  const mutation = createMutationRuntime({ store, log, hooks: readTestHooks(), sandbox, terminal, ...(options.now ? { now: options.now } : {}) });
+  const mutation = createMutationRuntime({
+    store,
+    log,
+    hooks: readTestHooks(),
+    sandbox,
+    terminal,
+    ...(options.now ? { now: options.now } : {}),
+  });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
   const plugins = createPluginHost(options.plugins ?? []);
   await recoverInterruptedIntents(mutation, [...tools, ...plugins.definitions()]);
@@ -226,9 +269,11 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     reachability: () => describeReachability(publicOrigin.state(), reachContext),
     // Whatever a session started ends with its capabilities (issue 10: nothing survives rotate/disable/delete).
     onScopeEnd: ({ sessionId, projectId, projectDeleted }) => {
-      void terminal.processes.end({ ...(sessionId ? { sessionId } : {}), ...(projectId ? { projectId } : {}) }).then(() => {
-        if (projectDeleted && projectId) sandbox.removeScratch(projectId);
-      });
+      void terminal.processes
+        .end({ ...(sessionId ? { sessionId } : {}), ...(projectId ? { projectId } : {}) })
+        .then(() => {
+          if (projectDeleted && projectId) sandbox.removeScratch(projectId);
+        });
       void terminal.container?.endScope({ sessionId, projectId, projectDeleted });
     },
   });
@@ -237,7 +282,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log.info("URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session received fresh capabilities");
   } else if (store.capabilityKeyReplaced) {
     registry.rotateAll();
-    log.warn("the capability key in the state directory does not match the database (restored or copied without it): every session received fresh capability URLs");
+    log.warn(
+      "the capability key in the state directory does not match the database (restored or copied without it): every session received fresh capability URLs",
+    );
   }
   const newer = newerMigrations(store.db);
   if (newer.length > 0) {
@@ -288,7 +335,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   });
 
   // Koa is the shell, the listener writes every byte (koa-shell.ts); clientError answers what Node cannot parse.
-  const dataServer = http.createServer({ maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES }, createDataPlaneShell({ listener: dataPlane, log }).callback());
+  const dataServer = http.createServer(
+    { maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES },
+    createDataPlaneShell({ listener: dataPlane, log }).callback(),
+  );
   dataServer.on("clientError", createClientErrorHandler(dataServer));
   const dataAddr = await listen(dataServer, config.data.host, config.data.port);
   const control = await listenAll(controlApp.callback(), controlAddresses, config.control.port);
@@ -312,7 +362,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const controlUrl = `http://${hostForUrl(config.control.host)}:${control.port}`;
   publicOrigin.setLocalOrigin(dataUrl);
   // Outside Docker: a quick tunnel we spawn ourselves, unless a cloudflared metrics server is configured already.
-  const cloudflared = config.spawnCloudflared && !config.tunnelMetrics ? await startCloudflaredQuickTunnel({ dataUrl, log }) : undefined;
+  const cloudflared =
+    config.spawnCloudflared && !config.tunnelMetrics ? await startCloudflaredQuickTunnel({ dataUrl, log }) : undefined;
   if (cloudflared) publicOrigin.useMetrics(cloudflared.metricsUrl);
   publicOrigin.start();
   // The MCP edge's first-use work (schema conversions, the HTTP leg's modules), in the background: mcp/warm.ts.
@@ -337,7 +388,12 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       closed = true;
       publicOrigin.stop();
       shutdown.abort();
-      await Promise.all([closeServer(dataServer), ...control.servers.map(closeServer), mcpSocket.close(), cloudflared?.stop()]);
+      await Promise.all([
+        closeServer(dataServer),
+        ...control.servers.map(closeServer),
+        mcpSocket.close(),
+        cloudflared?.stop(),
+      ]);
       // The abort ends every tree; wait until this bridge's are gone (its registry holds only its own) before
       // the store closes.
       await terminal.processes.end({}, "shutdown");

@@ -17,7 +17,10 @@ function loadCliConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Runs one command line; resolves to the exit status (serve resolves once the servers listen). */
-export async function runCli(argv: string[], print: Print = (text) => process.stdout.write(`${text}\n`)): Promise<number> {
+export async function runCli(
+  argv: string[],
+  print: Print = (text) => process.stdout.write(`${text}\n`),
+): Promise<number> {
   try {
     const cmd = parseCommandLine(argv);
     switch (cmd.command) {

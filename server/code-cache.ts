@@ -34,7 +34,12 @@ export interface CodeCacheOptions {
 /** Where the cached bytecode of one file goes: per Node version and architecture, per file size and mtime. */
 export function cacheFileOf(dir: string, filename: string, stat: fs.Stats): string {
   const version = `${process.version}-${process.arch}`;
-  return path.join(dir, CODE_CACHE_DIR, version, `${path.basename(filename)}.${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`);
+  return path.join(
+    dir,
+    CODE_CACHE_DIR,
+    version,
+    `${path.basename(filename)}.${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`,
+  );
 }
 
 function readCache(file: string): Buffer | undefined {
@@ -54,7 +59,8 @@ function writeCache(file: string, data: Buffer): void {
     fs.renameSync(temp, file);
     const prefix = `${path.basename(file).split(".").slice(0, -2).join(".")}.`;
     for (const name of fs.readdirSync(path.dirname(file))) {
-      if (name.startsWith(prefix) && name !== path.basename(file) && !name.endsWith(".tmp")) fs.rmSync(path.join(path.dirname(file), name), { force: true });
+      if (name.startsWith(prefix) && name !== path.basename(file) && !name.endsWith(".tmp"))
+        fs.rmSync(path.join(path.dirname(file), name), { force: true });
     }
   } catch {
     // A read-only install or a full disk: the next start compiles from source, as without a cache.
@@ -64,7 +70,11 @@ function writeCache(file: string, data: Buffer): void {
 let installed = false;
 
 /** Installs the cache for `dir` once per process; false when it stays off (see the file's header). */
-export function installCodeCache({ dir, env = process.env, writeDelayMs = CODE_CACHE_WRITE_DELAY_MS }: CodeCacheOptions): boolean {
+export function installCodeCache({
+  dir,
+  env = process.env,
+  writeDelayMs = CODE_CACHE_WRITE_DELAY_MS,
+}: CodeCacheOptions): boolean {
   if (installed || env.URLBRIDGE_CODE_CACHE === "0" || process.sourceMapsEnabled) return false;
   const proto = Module.prototype as unknown as { _compile: Compile };
   const original = proto._compile;

@@ -23,14 +23,12 @@ const endpointUrl = z
   .string()
   .url()
   .refine((v) => /^https?:\/\//.test(v), "must start with http:// or https://");
-const hostList = z
-  .string()
-  .transform((v) =>
-    v
-      .split(",")
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
-  );
+const hostList = z.string().transform((v) =>
+  v
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean),
+);
 
 /**
  * An http origin on loopback only (localhost, 127.0.0.1, [::1]; any port, no path, no credentials): the OpenCode
@@ -43,21 +41,42 @@ const loopbackOrigin = z.string().transform((value, ctx) => {
   } catch {
     parsed = undefined;
   }
-  const loopback = parsed && parsed.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
-  if (!parsed || !loopback || parsed.username || parsed.password || (parsed.pathname !== "/" && parsed.pathname !== "") || parsed.search || parsed.hash) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be an http origin on loopback: http://127.0.0.1:<port>, http://localhost:<port> or http://[::1]:<port>, with no path or credentials" });
+  const loopback =
+    parsed && parsed.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
+  if (
+    !parsed ||
+    !loopback ||
+    parsed.username ||
+    parsed.password ||
+    (parsed.pathname !== "/" && parsed.pathname !== "") ||
+    parsed.search ||
+    parsed.hash
+  ) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message:
+        "must be an http origin on loopback: http://127.0.0.1:<port>, http://localhost:<port> or http://[::1]:<port>, with no path or credentials",
+    });
     return z.NEVER;
   }
   return parsed.origin;
 });
 
 /** A Docker network or label value: letters, digits, _ . - (starting with a letter or digit). */
-const dockerName = z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/, "must be letters, digits, _ . - (at most 64, starting with a letter or digit)");
+const dockerName = z
+  .string()
+  .regex(
+    /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/,
+    "must be letters, digits, _ . - (at most 64, starting with a letter or digit)",
+  );
 /** "<absolute path in the bridge>=<absolute path on the host>", e.g. /projects=/home/me/code. */
 const hostProjects = z.string().transform((value, ctx) => {
   const [from, to, extra] = value.split("=");
   if (!from || !to || extra !== undefined || !path.isAbsolute(from) || !path.isAbsolute(to)) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be <absolute path in the bridge>=<absolute path on the host>, e.g. /projects=/home/me/code" });
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: "must be <absolute path in the bridge>=<absolute path on the host>, e.g. /projects=/home/me/code",
+    });
     return z.NEVER;
   }
   return { from: path.resolve(from), to: path.resolve(to) };
@@ -66,7 +85,9 @@ const hostProjects = z.string().transform((value, ctx) => {
 const envSchema = z.object({
   URLBRIDGE_STATE_DIR: z.string().min(1).optional(),
   // One host or several, comma-separated; names are resolved at start and every address is listened on.
-  URLBRIDGE_CONTROL_HOST: hostList.refine((hosts) => hosts.length > 0, "must name at least one host").default(["127.0.0.1"]),
+  URLBRIDGE_CONTROL_HOST: hostList
+    .refine((hosts) => hosts.length > 0, "must name at least one host")
+    .default(["127.0.0.1"]),
   URLBRIDGE_CONTROL_PORT: port.default(47433),
   URLBRIDGE_DATA_HOST: z.string().min(1).default("127.0.0.1"),
   URLBRIDGE_DATA_PORT: port.default(47432),
@@ -87,13 +108,26 @@ const envSchema = z.object({
   // deploy/compose.local-data-plane.yaml sets it: the data plane is also published on the host's loopback.
   URLBRIDGE_DATA_PLANE_ON_HOST: flag.default(false),
   // compose.yaml passes its project name: the stdio snippets then name the container (`docker exec -i <project>-bridge-1`).
-  URLBRIDGE_COMPOSE_PROJECT: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "must be a compose project name (a-z, 0-9, _ and -)").optional(),
+  URLBRIDGE_COMPOSE_PROJECT: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, "must be a compose project name (a-z, 0-9, _ and -)")
+    .optional(),
   URLBRIDGE_GREP_ENGINE: z.enum(["auto", "rg", "fallback"]).default("auto"),
   URLBRIDGE_SANDBOX: z.enum(["auto", "landlock", "container", "none"]).default("auto"),
   // server/sandbox/spawner.ts: "off" makes the bridge fork the launcher itself (the fallback path).
   URLBRIDGE_SPAWNER: z.enum(["auto", "off"]).default("auto"),
-  URLBRIDGE_AGENT_UID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
-  URLBRIDGE_AGENT_GID: z.coerce.number().int().min(1, "must not be 0: the agent never runs as root").max(2 ** 31 - 1).default(1000),
+  URLBRIDGE_AGENT_UID: z.coerce
+    .number()
+    .int()
+    .min(1, "must not be 0: the agent never runs as root")
+    .max(2 ** 31 - 1)
+    .default(1000),
+  URLBRIDGE_AGENT_GID: z.coerce
+    .number()
+    .int()
+    .min(1, "must not be 0: the agent never runs as root")
+    .max(2 ** 31 - 1)
+    .default(1000),
   URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
   // URLBRIDGE_SANDBOX=container only (server/sandbox/container/): the per-project sandbox containers.
   URLBRIDGE_SANDBOX_IMAGE: z.string().min(1).optional(),
@@ -117,7 +151,11 @@ const envSchema = z.object({
     .superRefine((entries, ctx) => {
       for (const entry of entries) {
         const problem = allowEntryProblem(entry);
-        if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${problem}; give comma-separated host names, IP addresses or CIDR ranges (e.g. wiki.lan,10.1.2.0/24)` });
+        if (problem)
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            message: `${problem}; give comma-separated host names, IP addresses or CIDR ranges (e.g. wiki.lan,10.1.2.0/24)`,
+          });
       }
     })
     .default([]),
@@ -134,7 +172,12 @@ const envSchema = z.object({
   URLBRIDGE_OPENCODE_PASSWORD: z.string().min(1).max(1024).optional(),
   URLBRIDGE_OPENCODE_ALLOW_EXISTING: flag.default(true),
   URLBRIDGE_OPENCODE_ALLOW_NESTED: flag.default(false),
-  URLBRIDGE_OPENCODE_MAX_WORKERS: z.coerce.number().int().min(1, "must be 1 to 16").max(16, "must be 1 to 16").default(8),
+  URLBRIDGE_OPENCODE_MAX_WORKERS: z.coerce
+    .number()
+    .int()
+    .min(1, "must be 1 to 16")
+    .max(16, "must be 1 to 16")
+    .default(8),
 });
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -273,8 +316,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     web: {
       allow: e.URLBRIDGE_WEB_ALLOW,
       search: {
-        brave: e.URLBRIDGE_BRAVE_API_KEY ? { key: e.URLBRIDGE_BRAVE_API_KEY, url: e.URLBRIDGE_BRAVE_SEARCH_URL } : undefined,
-        tavily: e.URLBRIDGE_TAVILY_API_KEY ? { key: e.URLBRIDGE_TAVILY_API_KEY, url: e.URLBRIDGE_TAVILY_SEARCH_URL } : undefined,
+        brave: e.URLBRIDGE_BRAVE_API_KEY
+          ? { key: e.URLBRIDGE_BRAVE_API_KEY, url: e.URLBRIDGE_BRAVE_SEARCH_URL }
+          : undefined,
+        tavily: e.URLBRIDGE_TAVILY_API_KEY
+          ? { key: e.URLBRIDGE_TAVILY_API_KEY, url: e.URLBRIDGE_TAVILY_SEARCH_URL }
+          : undefined,
         prefer: e.URLBRIDGE_WEBSEARCH_PROVIDER,
       },
     },
@@ -297,7 +344,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowNested: e.URLBRIDGE_OPENCODE_ALLOW_NESTED,
       maxWorkers: e.URLBRIDGE_OPENCODE_MAX_WORKERS,
     },
-    scratchDir: path.resolve(e.URLBRIDGE_SCRATCH_DIR ?? path.join(os.tmpdir(), `urlbridge-scratch-${typeof process.getuid === "function" ? process.getuid() : "user"}`)),
+    scratchDir: path.resolve(
+      e.URLBRIDGE_SCRATCH_DIR ??
+        path.join(os.tmpdir(), `urlbridge-scratch-${typeof process.getuid === "function" ? process.getuid() : "user"}`),
+    ),
   };
 }
 

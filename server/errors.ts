@@ -188,13 +188,15 @@ export const ERROR_CATALOG = {
   process_not_found: { retryable: false },
   sandbox_unavailable: {
     retryable: false,
-    varies: "true when the Docker engine is unreachable or could not prepare the container (errorDetail.reason engine_unreachable, engine_error)",
+    varies:
+      "true when the Docker engine is unreachable or could not prepare the container (errorDetail.reason engine_unreachable, engine_error)",
   },
   intent_not_found: { retryable: false },
   call_id_conflict: { retryable: false },
   interrupted: {
     retryable: true,
-    varies: "false when the command's session or project ended under it (errorDetail.reason scope_ended): only the operator can bring that back",
+    varies:
+      "false when the command's session or project ended under it (errorDetail.reason scope_ended): only the operator can bring that back",
   },
   interrupted_rolled_back: { retryable: true },
   intent_result_expired: { retryable: false },
@@ -218,7 +220,8 @@ export const ERROR_CATALOG = {
   patch_path_conflict: { retryable: false },
   patch_commit_failed: {
     retryable: true,
-    varies: "false when restoring the earlier files failed too (errorDetail.rolledBack false): the tree may be partly patched",
+    varies:
+      "false when restoring the earlier files failed too (errorDetail.rolledBack false): the tree may be partly patched",
   },
   patch_too_large: { retryable: false },
   // The same bytes are re-encoded and served when the request head arrives in one packet (gateway/client-error.ts).
@@ -227,13 +230,19 @@ export const ERROR_CATALOG = {
   web_url_invalid: { retryable: false },
   web_address_refused: { retryable: false },
   web_dns_failed: { retryable: false, varies: "true when the resolver failed for now (errorDetail.code EAI_AGAIN)" },
-  web_fetch_failed: { retryable: true, varies: "false when the site's TLS certificate is not trusted or the answer is malformed (errorDetail.code)" },
+  web_fetch_failed: {
+    retryable: true,
+    varies: "false when the site's TLS certificate is not trusted or the answer is malformed (errorDetail.code)",
+  },
   web_timeout: { retryable: true },
   web_too_many_redirects: { retryable: false },
   web_http_status: { retryable: false, varies: "true for 408, 425, 429 and 5xx answers (errorDetail.status)" },
   web_binary_content: { retryable: false },
   web_search_not_configured: { retryable: false },
-  web_search_failed: { retryable: true, varies: "false when the provider refused the key or the request (errorDetail.status 400, 401, 403, 422)" },
+  web_search_failed: {
+    retryable: true,
+    varies: "false when the provider refused the key or the request (errorDetail.status 400, 401, 403, 422)",
+  },
   opencode_unavailable: { retryable: true },
   opencode_needs_auth: { retryable: false },
   opencode_instance_changed: { retryable: false },
@@ -245,13 +254,18 @@ export const ERROR_CATALOG = {
   page_changed: { retryable: false },
   internal_error: {
     retryable: true,
-    varies: "false when the bridge knows the cause needs the operator (no /proc, the shell cannot be spawned) or a tool was called outside its runner",
+    varies:
+      "false when the bridge knows the cause needs the operator (no /proc, the shell cannot be spawned) or a tool was called outside its runner",
   },
 } as const satisfies Record<ErrorCode, ErrorCodeInfo>;
 
 type Catalog = typeof ERROR_CATALOG;
 /** What a call site may state: either value for a code that varies, else only the catalog's own (a restatement). */
-export type RetryableOption<C extends ErrorCode> = C extends unknown ? (Catalog[C] extends { varies: string } ? boolean : Catalog[C]["retryable"]) : never;
+export type RetryableOption<C extends ErrorCode> = C extends unknown
+  ? Catalog[C] extends { varies: string }
+    ? boolean
+    : Catalog[C]["retryable"]
+  : never;
 
 export function retryableOf(code: ErrorCode): boolean {
   return ERROR_CATALOG[code].retryable;
@@ -298,7 +312,10 @@ class ToolErrorClass extends Error {
     this.detail = options.detail;
     const entry: ErrorCodeInfo | undefined = ERROR_CATALOG[code];
     // Only plain JavaScript can get here with an uncatalogued code; the caller then answers internal_error.
-    if (!entry) throw new TypeError(`ToolError: "${String(code)}" is not an error code; add it to ErrorCode and ERROR_CATALOG in server/errors.ts.`);
+    if (!entry)
+      throw new TypeError(
+        `ToolError: "${String(code)}" is not an error code; add it to ErrorCode and ERROR_CATALOG in server/errors.ts.`,
+      );
     // A code that does not vary answers its catalog value even when a re-thrown error's value came along.
     this.retryable = entry.varies === undefined ? entry.retryable : (options.retryable ?? entry.retryable);
     this.agentAction = options.agentAction ?? (options.repair ? "fetch_repair" : "correct_request");
@@ -320,7 +337,11 @@ class ToolErrorClass extends Error {
  * The class under a constructor type generic in the code, so `retryable:` is checked against that code's catalog
  * entry (a generic class would make `instanceof` narrow to ToolError<any> and lose the code's type).
  */
-export const ToolError: new <C extends ErrorCode>(code: C, hint: string, options?: ToolErrorOptions<NoInfer<C>>) => ToolErrorClass = ToolErrorClass;
+export const ToolError: new <C extends ErrorCode>(
+  code: C,
+  hint: string,
+  options?: ToolErrorOptions<NoInfer<C>>,
+) => ToolErrorClass = ToolErrorClass;
 export type ToolError = ToolErrorClass;
 
 export function isToolError(value: unknown): value is ToolError {
@@ -333,7 +354,8 @@ export function toFailure(error: unknown): ToolFailure {
   return {
     ok: false,
     errorCode: ErrorCode.internalError,
-    repairHint: "The bridge hit an unexpected error; the operator can see it in the server log. Retrying the same URL is safe.",
+    repairHint:
+      "The bridge hit an unexpected error; the operator can see it in the server log. Retrying the same URL is safe.",
     retryable: retryableOf(ErrorCode.internalError),
     agentAction: "wait_and_retry",
   };

@@ -48,7 +48,13 @@ export const FAULT_EXIT_CODE = 70;
 /** How long a faulted process may spend closing (intents recording, the store flushing) before it exits anyway. */
 const FAULT_CLOSE_MS = 3000;
 /** Errors of a client connection that went away mid-answer: that request is lost, nothing else is. */
-const CLIENT_GONE = new Set(["EPIPE", "ECONNRESET", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_DESTROYED"]);
+const CLIENT_GONE = new Set([
+  "EPIPE",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ERR_STREAM_PREMATURE_CLOSE",
+  "ERR_STREAM_DESTROYED",
+]);
 
 export type FaultVerdict = { action: "continue" | "exit"; reason: string };
 
@@ -60,11 +66,19 @@ export type FaultVerdict = { action: "continue" | "exit"; reason: string };
  */
 export function judgeFault(error: unknown): FaultVerdict {
   if (isStoreUnavailable(error)) {
-    return { action: "continue", reason: "the state store refused a write (disk full, locked or I/O); mutations are refused retryably until it recovers" };
+    return {
+      action: "continue",
+      reason:
+        "the state store refused a write (disk full, locked or I/O); mutations are refused retryably until it recovers",
+    };
   }
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && CLIENT_GONE.has(code)) return { action: "continue", reason: "a client connection closed mid-answer" };
-  return { action: "exit", reason: "an unexpected error escaped every handler, so the process state cannot be trusted" };
+  if (typeof code === "string" && CLIENT_GONE.has(code))
+    return { action: "continue", reason: "a client connection closed mid-answer" };
+  return {
+    action: "exit",
+    reason: "an unexpected error escaped every handler, so the process state cannot be trusted",
+  };
 }
 
 /** Logs faults that are safe to serve through; on any other, says so on stderr, closes within a bound and exits 70. */

@@ -61,11 +61,18 @@ export interface UrlbridgeControlClient {
   setPublicOrigin(origin: string): Promise<void>;
 }
 
-export function createUrlbridgeControlClient(url: string, operatorToken: string, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): UrlbridgeControlClient {
+export function createUrlbridgeControlClient(
+  url: string,
+  operatorToken: string,
+  timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+): UrlbridgeControlClient {
   async function request<T>(method: string, route: string, body?: unknown): Promise<T> {
     const res = await fetch(`${url}${route}`, {
       method,
-      headers: { authorization: `Bearer ${operatorToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${operatorToken}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -73,7 +80,11 @@ export function createUrlbridgeControlClient(url: string, operatorToken: string,
     const parsed = text ? (JSON.parse(text) as unknown) : undefined;
     if (!res.ok) {
       const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
-      throw new UrlbridgeApiError(res.status, error?.code, `${method} ${route}: HTTP ${res.status} ${error?.code ?? ""} ${error?.message ?? text}`.trim());
+      throw new UrlbridgeApiError(
+        res.status,
+        error?.code,
+        `${method} ${route}: HTTP ${res.status} ${error?.code ?? ""} ${error?.message ?? text}`.trim(),
+      );
     }
     return parsed as T;
   }
@@ -82,9 +93,17 @@ export function createUrlbridgeControlClient(url: string, operatorToken: string,
     const sessions = await request<UrlbridgeSessionView[]>("GET", "/api/sessions");
     const view = sessions.find((s) => s.id === id);
     if (!view) throw new UrlbridgeApiError(404, "not_found", `no session ${id}`);
-    const mcp = await request<{ bearer: string; url: string; pathUrl: string }>("GET", `/api/sessions/${encodeURIComponent(id)}/mcp`);
+    const mcp = await request<{ bearer: string; url: string; pathUrl: string }>(
+      "GET",
+      `/api/sessions/${encodeURIComponent(id)}/mcp`,
+    );
     const res = await fetch(view.initUrl, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!res.ok) throw new UrlbridgeApiError(res.status, undefined, `GET ${view.initUrl}: HTTP ${res.status}; is the data plane published (dataPlane: true)?`);
+    if (!res.ok)
+      throw new UrlbridgeApiError(
+        res.status,
+        undefined,
+        `GET ${view.initUrl}: HTTP ${res.status}; is the data plane published (dataPlane: true)?`,
+      );
     const init = (await res.json()) as Record<string, unknown> & { bases: { r: string; m?: string } };
     return {
       id: view.id,
@@ -109,7 +128,10 @@ export function createUrlbridgeControlClient(url: string, operatorToken: string,
       const projects = await request<UrlbridgeProject[]>("GET", "/api/projects");
       const found = projects.find((p) => p.id === project) ?? projects.find((p) => p.name === project);
       if (!found) throw new UrlbridgeApiError(404, "not_found", `no project named or with id "${project}"`);
-      const created = await request<UrlbridgeSessionView>("POST", "/api/sessions", { projectId: found.id, ...(name ? { name } : {}) });
+      const created = await request<UrlbridgeSessionView>("POST", "/api/sessions", {
+        projectId: found.id,
+        ...(name ? { name } : {}),
+      });
       return session(created.id);
     },
     async setPublicOrigin(origin) {

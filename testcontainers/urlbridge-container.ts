@@ -3,7 +3,12 @@
 // project folder and its permissions, and hands back the control client, the Init URL, the bases and MCP URL.
 import path from "node:path";
 import { GenericContainer, Wait, type StartedNetwork, type StartedTestContainer } from "testcontainers";
-import { createUrlbridgeControlClient, type UrlbridgeControlClient, type UrlbridgeProject, type UrlbridgeSession } from "./control-client.js";
+import {
+  createUrlbridgeControlClient,
+  type UrlbridgeControlClient,
+  type UrlbridgeProject,
+  type UrlbridgeSession,
+} from "./control-client.js";
 
 /** The image's ports (Dockerfile EXPOSE): the control plane (UI + /api) and the agent-facing data plane. */
 export const URLBRIDGE_CONTROL_PORT = 47433;
@@ -94,7 +99,8 @@ class ApplianceContainer extends GenericContainer {
 /** Reads the token the bridge generated on its first start the way the guide does (`urlbridge token --show`). */
 async function generatedOperatorToken(container: StartedTestContainer): Promise<string> {
   const result = await container.exec(["urlbridge", "token", "--show"]);
-  if (result.exitCode !== 0) throw new Error(`urlbridge token --show exited ${result.exitCode}: ${result.stderr.trim()}`);
+  if (result.exitCode !== 0)
+    throw new Error(`urlbridge token --show exited ${result.exitCode}: ${result.stderr.trim()}`);
   return result.stdout.trim();
 }
 
@@ -105,17 +111,25 @@ export async function startUrlbridge(options: StartUrlbridgeOptions = {}): Promi
   const publishData = options.dataPlane ?? true;
   const mounts: Array<{ source: string; target: string }> = [];
   if (options.projectsDir) mounts.push({ source: path.resolve(options.projectsDir), target: URLBRIDGE_PROJECTS_DIR });
-  if (options.project) mounts.push({ source: path.resolve(options.project.dir), target: `${URLBRIDGE_PROJECTS_DIR}/${projectName(options.project)}` });
+  if (options.project)
+    mounts.push({
+      source: path.resolve(options.project.dir),
+      target: `${URLBRIDGE_PROJECTS_DIR}/${projectName(options.project)}`,
+    });
   if (options.stateVolume) mounts.push({ source: options.stateVolume, target: URLBRIDGE_STATE_DIR });
 
   let container = new ApplianceContainer(image)
     .withExposedPorts(...(publishData ? [URLBRIDGE_CONTROL_PORT, URLBRIDGE_DATA_PORT] : [URLBRIDGE_CONTROL_PORT]))
-    .withEnvironment({ ...(options.operatorToken ? { URLBRIDGE_OPERATOR_TOKEN: options.operatorToken } : {}), ...options.environment })
+    .withEnvironment({
+      ...(options.operatorToken ? { URLBRIDGE_OPERATOR_TOKEN: options.operatorToken } : {}),
+      ...options.environment,
+    })
     .withBindMounts(mounts)
     .withWaitStrategy(Wait.forHealthCheck())
     .withStartupTimeout(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
   if (options.name) container = container.withName(options.name);
-  if (options.network) container = container.withNetwork(options.network).withNetworkAliases(...(options.networkAliases ?? []));
+  if (options.network)
+    container = container.withNetwork(options.network).withNetworkAliases(...(options.networkAliases ?? []));
   const started = await container.start();
 
   try {
@@ -129,7 +143,12 @@ export async function startUrlbridge(options: StartUrlbridgeOptions = {}): Promi
     let session: UrlbridgeSession | undefined;
     if (options.project) {
       const name = projectName(options.project);
-      project = await control.addProject({ name, root: `${URLBRIDGE_PROJECTS_DIR}/${name}`, write: options.project.write, terminal: options.project.terminal });
+      project = await control.addProject({
+        name,
+        root: `${URLBRIDGE_PROJECTS_DIR}/${name}`,
+        write: options.project.write,
+        terminal: options.project.terminal,
+      });
       session = await control.createSession(project.id);
     }
     return {

@@ -47,7 +47,9 @@ describe("an agent against urlbridge in a container", () => {
   });
 
   it("writes a file that lands in the project folder on the host", async () => {
-    const body = await agentGet(`${urlbridge!.session!.mutationBase}/w?path=notes/agent.txt&raw=written+by+the+agent~n`);
+    const body = await agentGet(
+      `${urlbridge!.session!.mutationBase}/w?path=notes/agent.txt&raw=written+by+the+agent~n`,
+    );
     expect(body).toMatchObject({ ok: true });
     expect(fs.readFileSync(path.join(projectDir, "notes", "agent.txt"), "utf8")).toBe("written by the agent\n");
   });
@@ -56,9 +58,16 @@ describe("an agent against urlbridge in a container", () => {
     const res = await fetch(urlbridge!.session!.mcpUrl, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "example", version: "1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "example", version: "1" } },
+      }),
     });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { result?: { serverInfo?: { name?: string } } }).result?.serverInfo?.name).toBe("urlbridge");
+    expect(((await res.json()) as { result?: { serverInfo?: { name?: string } } }).result?.serverInfo?.name).toBe(
+      "urlbridge",
+    );
   });
 });

@@ -51,7 +51,8 @@ export interface Message {
   parts: MessagePart[];
 }
 
-export type SessionStatus = { type: "idle" } | { type: "busy" } | { type: "retry"; attempt: number; message: string; next: number };
+export type SessionStatus =
+  { type: "idle" } | { type: "busy" } | { type: "retry"; attempt: number; message: string; next: number };
 
 export interface PermissionRequest {
   id: string;
@@ -65,7 +66,12 @@ export interface PermissionRequest {
 export interface QuestionRequest {
   id: string;
   sessionID: string;
-  questions: Array<{ question?: string; header?: string; options?: Array<{ label: string; description?: string }>; multiple?: boolean }>;
+  questions: Array<{
+    question?: string;
+    header?: string;
+    options?: Array<{ label: string; description?: string }>;
+    multiple?: boolean;
+  }>;
 }
 
 export const urlbridgeMetaOf = (s: SessionInfo): UrlbridgeMeta | undefined => s.metadata?.urlbridge;
@@ -77,10 +83,14 @@ export function createApi(client: OpenCodeClient) {
     client,
     sessions: (directory: string) => client.json<SessionInfo[]>("GET", "/session", q(directory)),
     session: (directory: string, id: string) => client.json<SessionInfo>("GET", `/session/${enc(id)}`, q(directory)),
-    children: (directory: string, id: string) => client.json<SessionInfo[]>("GET", `/session/${enc(id)}/children`, q(directory)),
-    createSession: (directory: string, body: { title?: string; parentID?: string; metadata?: Record<string, unknown>; permission?: PermissionRule[] }) =>
-      client.json<SessionInfo>("POST", "/session", { ...q(directory), body }),
-    messages: (directory: string, id: string) => client.json<Message[]>("GET", `/session/${enc(id)}/message`, q(directory)),
+    children: (directory: string, id: string) =>
+      client.json<SessionInfo[]>("GET", `/session/${enc(id)}/children`, q(directory)),
+    createSession: (
+      directory: string,
+      body: { title?: string; parentID?: string; metadata?: Record<string, unknown>; permission?: PermissionRule[] },
+    ) => client.json<SessionInfo>("POST", "/session", { ...q(directory), body }),
+    messages: (directory: string, id: string) =>
+      client.json<Message[]>("GET", `/session/${enc(id)}/message`, q(directory)),
     /** The exact message, or undefined when OpenCode has none of that id (HTTP 404). */
     async message(directory: string, sessionId: string, messageId: string): Promise<Message | undefined> {
       const r = await client.send("GET", `/session/${enc(sessionId)}/message/${enc(messageId)}`, q(directory));
@@ -90,21 +100,36 @@ export function createApi(client: OpenCodeClient) {
     },
     statuses: (directory: string) => client.json<Record<string, SessionStatus>>("GET", "/session/status", q(directory)),
     abort: (directory: string, id: string) => client.json<boolean>("POST", `/session/${enc(id)}/abort`, q(directory)),
-    promptAsync: (directory: string, id: string, body: Record<string, unknown>) => client.send("POST", `/session/${enc(id)}/prompt_async`, { ...q(directory), body }),
+    promptAsync: (directory: string, id: string, body: Record<string, unknown>) =>
+      client.send("POST", `/session/${enc(id)}/prompt_async`, { ...q(directory), body }),
     permissions: (directory: string) => client.json<PermissionRequest[]>("GET", "/permission", q(directory)),
     replyPermission: (directory: string, id: string, reply: "once" | "always" | "reject", message?: string) =>
-      client.json<boolean>("POST", `/permission/${enc(id)}/reply`, { ...q(directory), body: { reply, ...(message ? { message } : {}) } }),
+      client.json<boolean>("POST", `/permission/${enc(id)}/reply`, {
+        ...q(directory),
+        body: { reply, ...(message ? { message } : {}) },
+      }),
     questions: (directory: string) => client.json<QuestionRequest[]>("GET", "/question", q(directory)),
-    replyQuestion: (directory: string, id: string, answers: string[][]) => client.json<boolean>("POST", `/question/${enc(id)}/reply`, { ...q(directory), body: { answers } }),
-    rejectQuestion: (directory: string, id: string) => client.json<boolean>("POST", `/question/${enc(id)}/reject`, q(directory)),
-    agents: (directory: string) => client.json<Array<{ name: string; mode?: string; description?: string; hidden?: boolean; builtIn?: boolean }>>("GET", "/agent", q(directory)),
-    providers: (directory: string) =>
-      client.json<{ providers: Array<{ id: string; name?: string; models?: Record<string, { id?: string; name?: string; limit?: { context?: number; output?: number } }> }>; default?: Record<string, string> }>(
+    replyQuestion: (directory: string, id: string, answers: string[][]) =>
+      client.json<boolean>("POST", `/question/${enc(id)}/reply`, { ...q(directory), body: { answers } }),
+    rejectQuestion: (directory: string, id: string) =>
+      client.json<boolean>("POST", `/question/${enc(id)}/reject`, q(directory)),
+    agents: (directory: string) =>
+      client.json<Array<{ name: string; mode?: string; description?: string; hidden?: boolean; builtIn?: boolean }>>(
         "GET",
-        "/config/providers",
+        "/agent",
         q(directory),
       ),
-    capabilities: (directory: string) => client.json<Record<string, unknown>>("GET", "/experimental/capabilities", q(directory)),
+    providers: (directory: string) =>
+      client.json<{
+        providers: Array<{
+          id: string;
+          name?: string;
+          models?: Record<string, { id?: string; name?: string; limit?: { context?: number; output?: number } }>;
+        }>;
+        default?: Record<string, string>;
+      }>("GET", "/config/providers", q(directory)),
+    capabilities: (directory: string) =>
+      client.json<Record<string, unknown>>("GET", "/experimental/capabilities", q(directory)),
   };
 }
 

@@ -32,9 +32,12 @@ export function grantOf(authority: PluginCallAuthority, settings: OpenCodeSettin
 export function workerRules(grant: WorkerGrant): PermissionRule[] {
   const rules: PermissionRule[] = [{ permission: "external_directory", pattern: "*", action: "deny" }];
   if (!grant.nested) rules.push({ permission: "task", pattern: "*", action: "deny" });
-  if (!grant.write) for (const permission of ["edit", "write", "patch", "multiedit"]) rules.push({ permission, pattern: "*", action: "deny" });
+  if (!grant.write)
+    for (const permission of ["edit", "write", "patch", "multiedit"])
+      rules.push({ permission, pattern: "*", action: "deny" });
   if (!grant.terminal) rules.push({ permission: "bash", pattern: "*", action: "deny" });
-  else if (!grant.write) for (const pattern of ["git", "git *"]) rules.push({ permission: "bash", pattern, action: "deny" });
+  else if (!grant.write)
+    for (const pattern of ["git", "git *"]) rules.push({ permission: "bash", pattern, action: "deny" });
   return rules;
 }
 
@@ -64,18 +67,26 @@ export function assertCovers(authority: PluginCallAuthority, grant: WorkerGrant 
   const needed = grant ?? { write: true, terminal: true, nested: false };
   const missing = (["write", "terminal"] as const).filter((p) => needed[p] && !authority.permissions[p]);
   if (missing.length === 0) return;
-  throw new ToolError(ErrorCode.opencodeRefused, `${what} runs with the project's ${missing.join(" and ")} permission, which this session does not have; nothing was sent.`, {
-    detail: { missing },
-    agentAction: "enable_in_control_plane",
-  });
+  throw new ToolError(
+    ErrorCode.opencodeRefused,
+    `${what} runs with the project's ${missing.join(" and ")} permission, which this session does not have; nothing was sent.`,
+    {
+      detail: { missing },
+      agentAction: "enable_in_control_plane",
+    },
+  );
 }
 
 /** Prompting or resuming a session urlbridge did not make: the setting, plus both write and terminal. */
 export function assertMayPromptExisting(authority: PluginCallAuthority, settings: OpenCodeSettings): void {
   if (!settings.allowExisting) {
-    throw new ToolError(ErrorCode.opencodeRefused, "Prompting existing OpenCode sessions is switched off (URLBRIDGE_OPENCODE_ALLOW_EXISTING=false); start a worker instead. Nothing was sent.", {
-      detail: { setting: "URLBRIDGE_OPENCODE_ALLOW_EXISTING" },
-    });
+    throw new ToolError(
+      ErrorCode.opencodeRefused,
+      "Prompting existing OpenCode sessions is switched off (URLBRIDGE_OPENCODE_ALLOW_EXISTING=false); start a worker instead. Nothing was sent.",
+      {
+        detail: { setting: "URLBRIDGE_OPENCODE_ALLOW_EXISTING" },
+      },
+    );
   }
   assertCovers(authority, undefined, "An existing OpenCode session keeps its own permissions, so prompting it");
 }

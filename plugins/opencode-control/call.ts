@@ -25,13 +25,25 @@ export function callOf(deps: PluginDeps, ctx: PluginToolContext): Call {
 
 /** An exact read-base URL of one of this plugin's tools. */
 export function readUrl(call: Call, tool: string, args: Record<string, unknown>): string {
-  return call.ctx.urls.to("r", "k", [["plugin", PLUGIN_ID], ["tool", tool]], JSON.stringify(args));
+  return call.ctx.urls.to(
+    "r",
+    "k",
+    [
+      ["plugin", PLUGIN_ID],
+      ["tool", tool],
+    ],
+    JSON.stringify(args),
+  );
 }
 
 const notFound = (what: string, id: string) =>
-  new ToolError(ErrorCode.opencodeNotFound, `No ${what} ${id} inside this project (it does not exist, or its directory is outside the approved root). The list action shows what is visible.`, {
-    detail: { id },
-  });
+  new ToolError(
+    ErrorCode.opencodeNotFound,
+    `No ${what} ${id} inside this project (it does not exist, or its directory is outside the approved root). The list action shows what is visible.`,
+    {
+      detail: { id },
+    },
+  );
 
 /** A session whose canonical directory is inside the root; anything else is answered as absent. */
 export async function visibleSession(call: Call, sessionId: string): Promise<SessionInfo> {
@@ -39,14 +51,22 @@ export async function visibleSession(call: Call, sessionId: string): Promise<Ses
   try {
     session = await call.api.session(call.root, sessionId);
   } catch (error) {
-    if (error instanceof ToolError && (error.code === ErrorCode.opencodeNotFound || error.code === ErrorCode.opencodeFailed)) throw notFound("session", sessionId);
+    if (
+      error instanceof ToolError &&
+      (error.code === ErrorCode.opencodeNotFound || error.code === ErrorCode.opencodeFailed)
+    )
+      throw notFound("session", sessionId);
     throw error;
   }
   if (!insideRoot(call.root, session.directory)) throw notFound("session", sessionId);
   return session;
 }
 
-export async function visibleWorker(call: Call, sessionId: string, kind: "worker" | "swarm" = "worker"): Promise<SessionInfo> {
+export async function visibleWorker(
+  call: Call,
+  sessionId: string,
+  kind: "worker" | "swarm" = "worker",
+): Promise<SessionInfo> {
   const session = await visibleSession(call, sessionId).catch((error: unknown) => {
     if (error instanceof ToolError && error.code === ErrorCode.opencodeNotFound) throw notFound(kind, sessionId);
     throw error;
@@ -79,7 +99,9 @@ export function sessionRow(call: Call, s: SessionInfo) {
 
 export function requireField<T>(value: T | undefined, name: string, action: string): T {
   if (value === undefined || value === null || value === "") {
-    throw new ToolError(ErrorCode.missingParameter, `"${action}" needs "${name}" in the JSON arguments.`, { detail: { parameter: name, action } });
+    throw new ToolError(ErrorCode.missingParameter, `"${action}" needs "${name}" in the JSON arguments.`, {
+      detail: { parameter: name, action },
+    });
   }
   return value;
 }

@@ -53,13 +53,16 @@ interface Identity {
 function errorCodeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
   if (cause?.code) return cause.code;
-  if ((error as Error | undefined)?.name === "TimeoutError" || (error as Error | undefined)?.name === "AbortError") return "TIMEOUT";
+  if ((error as Error | undefined)?.name === "TimeoutError" || (error as Error | undefined)?.name === "AbortError")
+    return "TIMEOUT";
   return (error as { code?: string } | undefined)?.code ?? "ERROR";
 }
 
 export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient {
   const origin = settings.url;
-  const authorization = settings.password ? `Basic ${Buffer.from(`${settings.username}:${settings.password}`).toString("base64")}` : undefined;
+  const authorization = settings.password
+    ? `Basic ${Buffer.from(`${settings.username}:${settings.password}`).toString("base64")}`
+    : undefined;
   let pinned: Identity | undefined;
   let changedDetail: string | undefined;
   let last: ConnectionReport | undefined;
@@ -73,7 +76,11 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
     ...extra,
     checkedAt: Date.now(),
   });
-  const made = (state: ConnectionState, detail: string, extra: Partial<PluginConnection> = {}): ConnectionReport => ({ state, detail, connection: connection(extra) });
+  const made = (state: ConnectionState, detail: string, extra: Partial<PluginConnection> = {}): ConnectionReport => ({
+    state,
+    detail,
+    connection: connection(extra),
+  });
 
   async function raw(method: string, route: string, options: RequestOptions, withAuth: boolean): Promise<SendResult> {
     const url = new URL(route, origin);
@@ -93,7 +100,8 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
     } catch (error) {
       const code = errorCodeOf(error);
       // Refused or unresolvable: nothing reached the server. A timeout or a reset after sending: unknown.
-      if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EADDRNOTAVAIL" || code === "EHOSTUNREACH") return { kind: "unreached", error: code };
+      if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EADDRNOTAVAIL" || code === "EHOSTUNREACH")
+        return { kind: "unreached", error: code };
       return { kind: "uncertain", error: code };
     }
     let text = "";
@@ -108,7 +116,12 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
     } catch {
       // Not JSON: kept as text for the error message.
     }
-    return { kind: "answered", status: res.status, body, ...(res.status === 401 ? { challenge: res.headers.get("www-authenticate") ?? "" } : {}) } as SendResult;
+    return {
+      kind: "answered",
+      status: res.status,
+      body,
+      ...(res.status === 401 ? { challenge: res.headers.get("www-authenticate") ?? "" } : {}),
+    } as SendResult;
   }
 
   /** Who answers at the origin, before any credential is sent; then, authenticated, which instance it is. */
@@ -116,34 +129,68 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
     if (changedDetail) return made("instance-changed", changedDetail);
     let probe = await raw("GET", "/global/health", { timeoutMs: PROBE_TIMEOUT_MS }, false);
     if (probe.kind === "uncertain") probe = await raw("GET", "/global/health", { timeoutMs: PROBE_TIMEOUT_MS }, false);
-    if (probe.kind !== "answered") return made("not-running", `Nothing answers at ${origin} (${probe.error}). Start \`opencode serve --hostname 127.0.0.1 --port <port>\` or set URLBRIDGE_OPENCODE_URL.`);
+    if (probe.kind !== "answered")
+      return made(
+        "not-running",
+        `Nothing answers at ${origin} (${probe.error}). Start \`opencode serve --hostname 127.0.0.1 --port <port>\` or set URLBRIDGE_OPENCODE_URL.`,
+      );
     let auth: "none" | "basic";
     const challenge = (probe as { challenge?: string }).challenge ?? "";
     const health = probe.body as { healthy?: unknown; version?: unknown } | undefined;
     if (probe.status === 401 && /^basic\b/i.test(challenge)) auth = "basic";
     else if (probe.status === 200 && health?.healthy === true && typeof health.version === "string") auth = "none";
-    else return made("error", `${origin} answered /global/health with HTTP ${probe.status}, not as OpenCode does; no credentials were sent. Check URLBRIDGE_OPENCODE_URL.`);
-    if (auth === "basic" && !authorization) return made("needs-auth", "OpenCode asks for its server password and URLBRIDGE_OPENCODE_PASSWORD is not set.", { auth });
+    else
+      return made(
+        "error",
+        `${origin} answered /global/health with HTTP ${probe.status}, not as OpenCode does; no credentials were sent. Check URLBRIDGE_OPENCODE_URL.`,
+      );
+    if (auth === "basic" && !authorization)
+      return made("needs-auth", "OpenCode asks for its server password and URLBRIDGE_OPENCODE_PASSWORD is not set.", {
+        auth,
+      });
     // /path makes OpenCode boot its default instance on first use, which takes seconds on a fresh server.
     const [checked, paths] = await Promise.all([
       raw("GET", "/global/health", { timeoutMs: REQUEST_TIMEOUT_MS }, true),
       raw("GET", "/path", { timeoutMs: REQUEST_TIMEOUT_MS }, true),
     ]);
-    if (checked.kind !== "answered" || paths.kind !== "answered") return made("not-running", `OpenCode at ${origin} stopped answering while it was identified; try again.`, { auth });
-    if (checked.status === 401 || paths.status === 401) return made("needs-auth", "OpenCode refused URLBRIDGE_OPENCODE_PASSWORD (HTTP 401). The operator sets it to OpenCode's OPENCODE_SERVER_PASSWORD.", { auth });
+    if (checked.kind !== "answered" || paths.kind !== "answered")
+      return made("not-running", `OpenCode at ${origin} stopped answering while it was identified; try again.`, {
+        auth,
+      });
+    if (checked.status === 401 || paths.status === 401)
+      return made(
+        "needs-auth",
+        "OpenCode refused URLBRIDGE_OPENCODE_PASSWORD (HTTP 401). The operator sets it to OpenCode's OPENCODE_SERVER_PASSWORD.",
+        { auth },
+      );
     const version = (checked.body as { version?: unknown } | undefined)?.version;
     const where = paths.body as { home?: unknown; state?: unknown; config?: unknown } | undefined;
-    if (checked.status !== 200 || paths.status !== 200 || typeof version !== "string" || typeof where?.state !== "string") {
-      return made("error", `${origin} does not answer /global/health and /path as OpenCode does (HTTP ${checked.status}, ${paths.status}).`, { auth });
+    if (
+      checked.status !== 200 ||
+      paths.status !== 200 ||
+      typeof version !== "string" ||
+      typeof where?.state !== "string"
+    ) {
+      return made(
+        "error",
+        `${origin} does not answer /global/health and /path as OpenCode does (HTTP ${checked.status}, ${paths.status}).`,
+        { auth },
+      );
     }
-    const fingerprint = createHash("sha256").update(JSON.stringify([auth, version, where.home, where.state, where.config])).digest("hex").slice(0, 12);
+    const fingerprint = createHash("sha256")
+      .update(JSON.stringify([auth, version, where.home, where.state, where.config]))
+      .digest("hex")
+      .slice(0, 12);
     if (pinned && pinned.fingerprint !== fingerprint) {
       changedDetail = `Another OpenCode instance answers at ${origin} (instance ${fingerprint}, version ${version}) than the one pinned at first contact (${pinned.fingerprint}). Every call is refused until urlbridge restarts; check what runs on that port.`;
       return made("instance-changed", changedDetail, { auth, version, instance: fingerprint });
     }
     pinned ??= { fingerprint, auth, version };
     verifiedAt = Date.now();
-    return made("ready", `OpenCode ${version} at ${origin}${auth === "basic" ? ", authenticated" : ", no authentication"}.`);
+    return made(
+      "ready",
+      `OpenCode ${version} at ${origin}${auth === "basic" ? ", authenticated" : ", no authentication"}.`,
+    );
   }
 
   function identifyOnce(): Promise<ConnectionReport> {
@@ -158,9 +205,12 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
     const report = fresh ? last! : await identifyOnce();
     if (report.state === "ready") return;
     const detail = { state: report.state, url: origin };
-    if (report.state === "not-running") throw new ToolError(ErrorCode.opencodeUnavailable, report.detail, { detail, agentAction: "wait_and_retry" });
-    if (report.state === "needs-auth") throw new ToolError(ErrorCode.opencodeNeedsAuth, report.detail, { detail, agentAction: "stop" });
-    if (report.state === "instance-changed") throw new ToolError(ErrorCode.opencodeInstanceChanged, report.detail, { detail, agentAction: "stop" });
+    if (report.state === "not-running")
+      throw new ToolError(ErrorCode.opencodeUnavailable, report.detail, { detail, agentAction: "wait_and_retry" });
+    if (report.state === "needs-auth")
+      throw new ToolError(ErrorCode.opencodeNeedsAuth, report.detail, { detail, agentAction: "stop" });
+    if (report.state === "instance-changed")
+      throw new ToolError(ErrorCode.opencodeInstanceChanged, report.detail, { detail, agentAction: "stop" });
     throw new ToolError(ErrorCode.opencodeUnavailable, report.detail, { detail, agentAction: "stop" });
   }
 
@@ -185,12 +235,30 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
     async json<T>(method: string, route: string, options: RequestOptions = {}): Promise<T> {
       const result = await send(method, route, options);
       if (result.kind !== "answered") {
-        throw new ToolError(ErrorCode.opencodeUnavailable, `OpenCode did not answer ${method} ${route} (${result.error}); try again.`, { detail: { route, error: result.error }, agentAction: "wait_and_retry" });
+        throw new ToolError(
+          ErrorCode.opencodeUnavailable,
+          `OpenCode did not answer ${method} ${route} (${result.error}); try again.`,
+          { detail: { route, error: result.error }, agentAction: "wait_and_retry" },
+        );
       }
-      if (result.status === 404) throw new ToolError(ErrorCode.opencodeNotFound, `OpenCode has no ${route.split("/").slice(0, 3).join("/")}… here (HTTP 404).`, { detail: { route } });
-      if (result.status === 401) throw new ToolError(ErrorCode.opencodeNeedsAuth, "OpenCode refused the server password (HTTP 401); the operator checks URLBRIDGE_OPENCODE_PASSWORD.", { agentAction: "stop" });
+      if (result.status === 404)
+        throw new ToolError(
+          ErrorCode.opencodeNotFound,
+          `OpenCode has no ${route.split("/").slice(0, 3).join("/")}… here (HTTP 404).`,
+          { detail: { route } },
+        );
+      if (result.status === 401)
+        throw new ToolError(
+          ErrorCode.opencodeNeedsAuth,
+          "OpenCode refused the server password (HTTP 401); the operator checks URLBRIDGE_OPENCODE_PASSWORD.",
+          { agentAction: "stop" },
+        );
       if (result.status < 200 || result.status > 299) {
-        throw new ToolError(ErrorCode.opencodeFailed, `OpenCode answered ${method} ${route} with HTTP ${result.status}: ${summarise(result.body)}`, { detail: { route, status: result.status } });
+        throw new ToolError(
+          ErrorCode.opencodeFailed,
+          `OpenCode answered ${method} ${route} with HTTP ${result.status}: ${summarise(result.body)}`,
+          { detail: { route, status: result.status } },
+        );
       }
       return result.body as T;
     },

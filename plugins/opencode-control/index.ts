@@ -18,7 +18,8 @@ export function createOpenCodePlugin(settings: OpenCodeSettings): Plugin {
   return {
     id: PLUGIN_ID,
     title: "OpenCode Control",
-    description: "Inspect and drive OpenCode sessions inside the project and delegate task-like workers to a loopback `opencode serve`.",
+    description:
+      "Inspect and drive OpenCode sessions inside the project and delegate task-like workers to a loopback `opencode serve`.",
     tools: [infoTool(deps), sessionTool(deps), workerTool(deps), requestTool(deps)],
     status: () => api.client.status(),
   };

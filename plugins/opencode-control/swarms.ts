@@ -9,14 +9,31 @@ import { type Call, readUrl, visibleWorker } from "./call.js";
 import { ascendingMessageId } from "./ids.js";
 import { latestPrompt, readTurn, TERMINAL_STATES, type Turn } from "./turns.js";
 import { WAIT_POLL_MS } from "./settings.js";
-import { abortSession, admitPrompt, assertCapacity, assertIdle, createWorker, type PromptInput, type WorkerHandle, workerView } from "./workers.js";
+import {
+  abortSession,
+  admitPrompt,
+  assertCapacity,
+  assertIdle,
+  createWorker,
+  type PromptInput,
+  type WorkerHandle,
+  workerView,
+} from "./workers.js";
 
-export async function startSwarm(call: Call, title: string | undefined, members: Array<PromptInput & { title?: string | undefined }>): Promise<{ swarmId: string; workers: WorkerHandle[] }> {
+export async function startSwarm(
+  call: Call,
+  title: string | undefined,
+  members: Array<PromptInput & { title?: string | undefined }>,
+): Promise<{ swarmId: string; workers: WorkerHandle[] }> {
   const workers: WorkerHandle[] = [];
   // Capacity is checked for the whole batch: a swarm is admitted whole or not at all.
   await assertCapacity(call, members.length);
-  const swarm = await call.api.createSession(call.root, { title: title ?? `urlbridge swarm of ${members.length}`, metadata: { urlbridge: { kind: "swarm", ...(call.ctx.intent ? { callId: call.ctx.intent.callId } : {}) } } });
-  for (const member of members) workers.push(await createWorker(call, member, { parentId: swarm.id, swarm: swarm.id, title: member.title }, true));
+  const swarm = await call.api.createSession(call.root, {
+    title: title ?? `urlbridge swarm of ${members.length}`,
+    metadata: { urlbridge: { kind: "swarm", ...(call.ctx.intent ? { callId: call.ctx.intent.callId } : {}) } },
+  });
+  for (const member of members)
+    workers.push(await createWorker(call, member, { parentId: swarm.id, swarm: swarm.id, title: member.title }, true));
   return { swarmId: swarm.id, workers };
 }
 
@@ -35,7 +52,9 @@ async function memberStates(call: Call, members: SessionInfo[]): Promise<MemberS
   return Promise.all(
     members.map(async (session) => {
       const messageId = latestPrompt(await call.api.messages(session.directory, session.id));
-      const turn: Turn = messageId ? await readTurn(call.api, session.directory, session.id, messageId) : { state: "not-admitted" };
+      const turn: Turn = messageId
+        ? await readTurn(call.api, session.directory, session.id, messageId)
+        : { state: "not-admitted" };
       return { session, messageId, turn };
     }),
   );
@@ -49,7 +68,11 @@ export function swarmView(call: Call, swarmId: string, states: MemberState[]) {
     swarmId,
     done,
     counts,
-    workers: states.map((s) => (s.messageId ? workerView(call, s.session.id, s.messageId, s.turn) : { sessionId: s.session.id, state: s.turn.state })),
+    workers: states.map((s) =>
+      s.messageId
+        ? workerView(call, s.session.id, s.messageId, s.turn)
+        : { sessionId: s.session.id, state: s.turn.state },
+    ),
     ...(done ? {} : { poll: readUrl(call, "opencode_worker", { action: "swarm_wait", swarmId }) }),
   };
 }
@@ -70,10 +93,15 @@ export async function waitSwarm(call: Call, swarmId: string, timeoutMs: number):
 }
 
 /** The same follow-up to every member; refused whole when any member is still busy. */
-export async function continueSwarm(call: Call, swarmId: string, input: PromptInput): Promise<{ swarmId: string; workers: WorkerHandle[] }> {
+export async function continueSwarm(
+  call: Call,
+  swarmId: string,
+  input: PromptInput,
+): Promise<{ swarmId: string; workers: WorkerHandle[] }> {
   const swarm = await visibleWorker(call, swarmId, "swarm");
   const members = await membersOf(call, swarm);
-  if (members.length === 0) throw new ToolError(ErrorCode.opencodeNotFound, `Swarm ${swarmId} has no workers.`, { detail: { swarmId } });
+  if (members.length === 0)
+    throw new ToolError(ErrorCode.opencodeNotFound, `Swarm ${swarmId} has no workers.`, { detail: { swarmId } });
   for (const m of members) {
     assertCovers(call.ctx.authority, urlbridgeMetaOf(m)?.grant, "A worker of this swarm");
     await assertIdle(call, m);
@@ -82,7 +110,12 @@ export async function continueSwarm(call: Call, swarmId: string, input: PromptIn
   for (const m of members) {
     const messageId = ascendingMessageId();
     const admission = await admitPrompt(call, m.directory, m.id, messageId, input);
-    workers.push({ sessionId: m.id, messageId, admission, waitUrl: readUrl(call, "opencode_worker", { action: "wait", sessionId: m.id, messageId }) });
+    workers.push({
+      sessionId: m.id,
+      messageId,
+      admission,
+      waitUrl: readUrl(call, "opencode_worker", { action: "wait", sessionId: m.id, messageId }),
+    });
   }
   return { swarmId, workers };
 }

@@ -3,7 +3,8 @@
 // sessions, pending permission or question walls and unadmitted prompts each have their own state.
 import type { Api, Message, PermissionRequest, QuestionRequest } from "./api.js";
 
-export type TurnState = "not-admitted" | "queued" | "running" | "blocked" | "completed" | "failed" | "aborted" | "incomplete";
+export type TurnState =
+  "not-admitted" | "queued" | "running" | "blocked" | "completed" | "failed" | "aborted" | "incomplete";
 
 /**
  * States a wait stops at. "not-admitted" is not one: prompt_async answers 204 before OpenCode stores the user
@@ -32,9 +33,16 @@ export const textOf = (m: Message): string =>
     .join("");
 
 /** Pending walls of one session, in the directory it runs in. */
-export async function requestsOf(api: Api, directory: string, sessionId: string): Promise<{ permissions: PermissionRequest[]; questions: QuestionRequest[] }> {
+export async function requestsOf(
+  api: Api,
+  directory: string,
+  sessionId: string,
+): Promise<{ permissions: PermissionRequest[]; questions: QuestionRequest[] }> {
   const [permissions, questions] = await Promise.all([api.permissions(directory), api.questions(directory)]);
-  return { permissions: permissions.filter((p) => p.sessionID === sessionId), questions: questions.filter((q) => q.sessionID === sessionId) };
+  return {
+    permissions: permissions.filter((p) => p.sessionID === sessionId),
+    questions: questions.filter((q) => q.sessionID === sessionId),
+  };
 }
 
 export async function readTurn(api: Api, directory: string, sessionId: string, messageId: string): Promise<Turn> {
@@ -50,15 +58,30 @@ export async function readTurn(api: Api, directory: string, sessionId: string, m
   const status = statuses[sessionId];
   const busy = status !== undefined && status.type !== "idle";
   const tools = segment.flatMap((m) => m.parts.filter((p) => p.type === "tool" && p.tool).map((p) => p.tool!));
-  const base = { ...(last ? { assistantMessageId: last.info.id, ...(last.info.finish ? { finish: last.info.finish } : {}) } : {}), ...(tools.length ? { tools } : {}) };
+  const base = {
+    ...(last ? { assistantMessageId: last.info.id, ...(last.info.finish ? { finish: last.info.finish } : {}) } : {}),
+    ...(tools.length ? { tools } : {}),
+  };
   if (last?.info.error) {
-    const error = { name: last.info.error.name, ...(last.info.error.data?.message ? { message: last.info.error.data.message.slice(0, 500) } : {}) };
-    return { ...base, state: last.info.error.name === "MessageAbortedError" ? "aborted" : "failed", error, text: textOf(last) };
+    const error = {
+      name: last.info.error.name,
+      ...(last.info.error.data?.message ? { message: last.info.error.data.message.slice(0, 500) } : {}),
+    };
+    return {
+      ...base,
+      state: last.info.error.name === "MessageAbortedError" ? "aborted" : "failed",
+      error,
+      text: textOf(last),
+    };
   }
-  if (last && last.info.finish === "stop" && last.info.time.completed !== undefined && !busy) return { ...base, state: "completed", text: textOf(last) };
+  if (last && last.info.finish === "stop" && last.info.time.completed !== undefined && !busy)
+    return { ...base, state: "completed", text: textOf(last) };
   if (busy) {
     const walls = await requestsOf(api, directory, sessionId);
-    const requests = [...walls.permissions.map((p) => ({ kind: "permission" as const, id: p.id })), ...walls.questions.map((q) => ({ kind: "question" as const, id: q.id }))];
+    const requests = [
+      ...walls.permissions.map((p) => ({ kind: "permission" as const, id: p.id })),
+      ...walls.questions.map((q) => ({ kind: "question" as const, id: q.id })),
+    ];
     if (requests.length > 0) return { ...base, state: "blocked", requests };
     const retry = status.type === "retry" ? { retry: { attempt: status.attempt, next: status.next } } : {};
     return { ...base, state: "running", ...retry };

@@ -36,9 +36,14 @@ async function groupFor(call: Call): Promise<string> {
   let group = groups.get(key);
   if (!group) {
     group = (async () => {
-      const existing = (await call.api.sessions(call.root)).find((s) => urlbridgeMetaOf(s)?.kind === "group" && s.directory === call.root && !s.parentID);
+      const existing = (await call.api.sessions(call.root)).find(
+        (s) => urlbridgeMetaOf(s)?.kind === "group" && s.directory === call.root && !s.parentID,
+      );
       if (existing) return existing.id;
-      const made = await call.api.createSession(call.root, { title: "urlbridge workers", metadata: { urlbridge: { kind: "group" } } });
+      const made = await call.api.createSession(call.root, {
+        title: "urlbridge workers",
+        metadata: { urlbridge: { kind: "group" } },
+      });
       return made.id;
     })();
     groups.set(key, group);
@@ -53,7 +58,11 @@ function promptBody(messageId: string, input: PromptInput): Record<string, unkno
   if (input.model) {
     const slash = input.model.indexOf("/");
     if (slash <= 0 || slash === input.model.length - 1) {
-      throw new ToolError(ErrorCode.invalidParameter, `model must be "provider/model" (opencode_info models lists them), not "${input.model}".`, { detail: { parameter: "model" } });
+      throw new ToolError(
+        ErrorCode.invalidParameter,
+        `model must be "provider/model" (opencode_info models lists them), not "${input.model}".`,
+        { detail: { parameter: "model" } },
+      );
     }
     body.model = { providerID: input.model.slice(0, slash), modelID: input.model.slice(slash + 1) };
   }
@@ -65,14 +74,28 @@ function promptBody(messageId: string, input: PromptInput): Record<string, unkno
  * but unanswered: the exact message is read back for a bounded time; still absent, the admission is "uncertain"
  * and the prompt is never sent again (a re-sent id appends text to the same message in OpenCode 1.18).
  */
-export async function admitPrompt(call: Call, directory: string, sessionId: string, messageId: string, input: PromptInput): Promise<Admission> {
+export async function admitPrompt(
+  call: Call,
+  directory: string,
+  sessionId: string,
+  messageId: string,
+  input: PromptInput,
+): Promise<Admission> {
   const sent = await call.api.promptAsync(directory, sessionId, promptBody(messageId, input));
   if (sent.kind === "answered") {
     if (sent.status >= 200 && sent.status < 300) return "admitted";
-    throw new ToolError(ErrorCode.opencodeFailed, `OpenCode refused the prompt (HTTP ${sent.status}); nothing was admitted. ${JSON.stringify(sent.body ?? "").slice(0, 300)}`, { detail: { status: sent.status } });
+    throw new ToolError(
+      ErrorCode.opencodeFailed,
+      `OpenCode refused the prompt (HTTP ${sent.status}); nothing was admitted. ${JSON.stringify(sent.body ?? "").slice(0, 300)}`,
+      { detail: { status: sent.status } },
+    );
   }
   if (sent.kind === "unreached") {
-    throw new ToolError(ErrorCode.opencodeUnavailable, `OpenCode could not be reached (${sent.error}); the prompt was not sent.`, { detail: { error: sent.error }, agentAction: "wait_and_retry" });
+    throw new ToolError(
+      ErrorCode.opencodeUnavailable,
+      `OpenCode could not be reached (${sent.error}); the prompt was not sent.`,
+      { detail: { error: sent.error }, agentAction: "wait_and_retry" },
+    );
   }
   const deadline = Date.now() + RECONCILE_MS;
   while (Date.now() < deadline) {
@@ -90,12 +113,18 @@ export function waitArgs(sessionId: string, messageId: string): Record<string, u
 /** Refuses a new admission while `max` urlbridge workers of this root are running. */
 export async function assertCapacity(call: Call, adding: number): Promise<void> {
   const [sessions, statuses] = await Promise.all([visibleSessions(call), call.api.statuses(call.root)]);
-  const running = sessions.filter((s) => urlbridgeMetaOf(s)?.kind === "worker" && statuses[s.id] && statuses[s.id]!.type !== "idle").length;
+  const running = sessions.filter(
+    (s) => urlbridgeMetaOf(s)?.kind === "worker" && statuses[s.id] && statuses[s.id]!.type !== "idle",
+  ).length;
   if (running + adding > call.settings.maxWorkers) {
-    throw new ToolError(ErrorCode.opencodeWorkerLimit, `${running} urlbridge workers are running and the ceiling is ${call.settings.maxWorkers} (URLBRIDGE_OPENCODE_MAX_WORKERS); wait for one to finish or cancel one, then start again with a fresh run=.`, {
-      detail: { running, adding, max: call.settings.maxWorkers },
-      agentAction: "wait_and_retry",
-    });
+    throw new ToolError(
+      ErrorCode.opencodeWorkerLimit,
+      `${running} urlbridge workers are running and the ceiling is ${call.settings.maxWorkers} (URLBRIDGE_OPENCODE_MAX_WORKERS); wait for one to finish or cancel one, then start again with a fresh run=.`,
+      {
+        detail: { running, adding, max: call.settings.maxWorkers },
+        agentAction: "wait_and_retry",
+      },
+    );
   }
 }
 
@@ -106,7 +135,12 @@ export interface StartOptions {
 }
 
 /** Creates one worker session under the group (or a swarm) and admits its first prompt. */
-export async function createWorker(call: Call, input: PromptInput, options: StartOptions = {}, capacityChecked = false): Promise<WorkerHandle> {
+export async function createWorker(
+  call: Call,
+  input: PromptInput,
+  options: StartOptions = {},
+  capacityChecked = false,
+): Promise<WorkerHandle> {
   if (!capacityChecked) await assertCapacity(call, 1);
   const grant: WorkerGrant = grantOf(call.ctx.authority, call.settings);
   const parentID = options.parentId ?? (await groupFor(call));
@@ -115,13 +149,26 @@ export async function createWorker(call: Call, input: PromptInput, options: Star
   const session = await call.api.createSession(call.root, {
     title: options.title ?? `urlbridge worker: ${input.prompt.slice(0, 60)}`,
     parentID,
-    metadata: { urlbridge: { kind: "worker", grant, ...(options.swarm ? { swarm: options.swarm } : {}), ...(callId ? { callId } : {}), first: messageId } },
+    metadata: {
+      urlbridge: {
+        kind: "worker",
+        grant,
+        ...(options.swarm ? { swarm: options.swarm } : {}),
+        ...(callId ? { callId } : {}),
+        first: messageId,
+      },
+    },
     permission: workerRules(grant),
   });
   // Saved before the prompt leaves: if urlbridge dies now, recovery reads this exact message instead of re-sending.
   call.ctx.intent?.checkpoint({ directory: call.root, sessionId: session.id, messageId });
   const admission = await admitPrompt(call, call.root, session.id, messageId, input);
-  return { sessionId: session.id, messageId, admission, waitUrl: readUrl(call, "opencode_worker", waitArgs(session.id, messageId)) };
+  return {
+    sessionId: session.id,
+    messageId,
+    admission,
+    waitUrl: readUrl(call, "opencode_worker", waitArgs(session.id, messageId)),
+  };
 }
 
 /** Refuses a prompt while the session has one in flight (OpenCode would queue it and misattribute the answer). */
@@ -130,11 +177,15 @@ export async function assertIdle(call: Call, session: SessionInfo): Promise<void
   const status = statuses[session.id];
   if (!status || status.type === "idle") return;
   const current = latestPrompt(await call.api.messages(session.directory, session.id));
-  throw new ToolError(ErrorCode.opencodeBusy, `Session ${session.id} has a prompt in flight; one at a time. Wait for it (the wait URL), then send the next.`, {
-    detail: { sessionId: session.id, ...(current ? { messageId: current } : {}) },
-    agentAction: "poll",
-    extra: current ? { wait: readUrl(call, "opencode_worker", waitArgs(session.id, current)) } : {},
-  });
+  throw new ToolError(
+    ErrorCode.opencodeBusy,
+    `Session ${session.id} has a prompt in flight; one at a time. Wait for it (the wait URL), then send the next.`,
+    {
+      detail: { sessionId: session.id, ...(current ? { messageId: current } : {}) },
+      agentAction: "poll",
+      extra: current ? { wait: readUrl(call, "opencode_worker", waitArgs(session.id, current)) } : {},
+    },
+  );
 }
 
 /** A follow-up prompt to an idle worker: a new identity (same session, new message id). */
@@ -149,12 +200,21 @@ export async function continueWorker(call: Call, sessionId: string, input: Promp
 }
 
 /** Aborts the session's turn and rejects the walls it leaves behind (a pending permission survives abort). */
-export async function abortSession(call: Call, session: SessionInfo): Promise<{ aborted: boolean; rejected: { permissions: number; questions: number } }> {
+export async function abortSession(
+  call: Call,
+  session: SessionInfo,
+): Promise<{ aborted: boolean; rejected: { permissions: number; questions: number } }> {
   const aborted = await call.api.abort(session.directory, session.id);
-  const [permissions, questions] = await Promise.all([call.api.permissions(session.directory), call.api.questions(session.directory)]);
+  const [permissions, questions] = await Promise.all([
+    call.api.permissions(session.directory),
+    call.api.questions(session.directory),
+  ]);
   const mine = permissions.filter((p) => p.sessionID === session.id);
   const asked = questions.filter((q) => q.sessionID === session.id);
-  await Promise.all([...mine.map((p) => call.api.replyPermission(session.directory, p.id, "reject")), ...asked.map((q) => call.api.rejectQuestion(session.directory, q.id))]);
+  await Promise.all([
+    ...mine.map((p) => call.api.replyPermission(session.directory, p.id, "reject")),
+    ...asked.map((q) => call.api.rejectQuestion(session.directory, q.id)),
+  ]);
   return { aborted: aborted === true, rejected: { permissions: mine.length, questions: asked.length } };
 }
 
@@ -163,11 +223,23 @@ export function clampWait(timeoutMs: number | undefined): number {
 }
 
 /** Reads the turn until it ends, hits a wall, or the bounded wait is over. */
-export async function waitTurn(call: Call, directory: string, sessionId: string, messageId: string, timeoutMs: number): Promise<Turn> {
+export async function waitTurn(
+  call: Call,
+  directory: string,
+  sessionId: string,
+  messageId: string,
+  timeoutMs: number,
+): Promise<Turn> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const turn = await readTurn(call.api, directory, sessionId, messageId);
-    if (TERMINAL_STATES.has(turn.state) || turn.state === "blocked" || Date.now() >= deadline || call.ctx.signal.aborted) return turn;
+    if (
+      TERMINAL_STATES.has(turn.state) ||
+      turn.state === "blocked" ||
+      Date.now() >= deadline ||
+      call.ctx.signal.aborted
+    )
+      return turn;
     await sleep(Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now())));
   }
 }

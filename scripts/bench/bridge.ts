@@ -51,7 +51,12 @@ export interface BenchBridgeOptions {
 
 /** Starts the built server on free ports and learns its URLs from the two "plane on" log lines. */
 /** Starts a built server (`entry`: this checkout's dist/server/main.js unless another build's is named). */
-export function spawnServer(stateDir: string, env: Record<string, string>, nodeArgs: string[] = [], entry = SERVER_ENTRY) {
+export function spawnServer(
+  stateDir: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  entry = SERVER_ENTRY,
+) {
   if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build:server\` (npm run bench does)`);
   const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
@@ -68,7 +73,10 @@ export function spawnServer(stateDir: string, env: Record<string, string>, nodeA
   const urls = new Promise<{ control: string; data: string }>((resolve, reject) => {
     const found: Record<string, string> = {};
     let text = "";
-    const timer = setTimeout(() => reject(new Error(`the bridge did not listen within ${START_TIMEOUT_MS} ms:\n${text}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the bridge did not listen within ${START_TIMEOUT_MS} ms:\n${text}`)),
+      START_TIMEOUT_MS,
+    );
     child.stderr.on("data", (chunk: Buffer) => {
       if (found.control && found.data) return;
       text += chunk.toString("utf8");

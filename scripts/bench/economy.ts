@@ -2,7 +2,14 @@
 // bridge, every variant of how an agent's URLs reach it: GETs after Init and bytes transferred, against the bounds.
 import { startBenchBridge, makeBenchDir } from "./bridge.js";
 import type { BenchResult } from "./harness.js";
-import { playReferenceTask, referenceProjectFixed, TASK_BYTES_BOUND, TASK_GET_BOUND, TASK_VARIANTS, writeReferenceProject } from "../../test/economy/reference-task.js";
+import {
+  playReferenceTask,
+  referenceProjectFixed,
+  TASK_BYTES_BOUND,
+  TASK_GET_BOUND,
+  TASK_VARIANTS,
+  writeReferenceProject,
+} from "../../test/economy/reference-task.js";
 
 export async function runEconomyBench(): Promise<BenchResult> {
   const rows: string[] = [];

@@ -12,18 +12,21 @@ import http from "node:http";
 import path from "node:path";
 
 const [file, kind = "plain"] = process.argv.slice(2);
-if (!["plain", "journaled", "sync"].includes(kind)) throw new Error(`edit floor kind must be plain, journaled or sync, not ${kind}`);
+if (!["plain", "journaled", "sync"].includes(kind))
+  throw new Error(`edit floor kind must be plain, journaled or sync, not ${kind}`);
 const dir = path.dirname(file);
 const temp = path.join(dir, `.${path.basename(file)}.edit-floor-tmp`);
-const log = kind === "journaled" ? fs.openSync(path.join(dir, `.${path.basename(file)}.edit-floor-log`), "a") : undefined;
+const log =
+  kind === "journaled" ? fs.openSync(path.join(dir, `.${path.basename(file)}.edit-floor-log`), "a") : undefined;
 const answer = Buffer.from('{"ok":true}\n');
 
-const fsync = kind === "sync"
-  ? (fd) => {
-      fs.fsyncSync(fd);
-      return Promise.resolve();
-    }
-  : (fd) => new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
+const fsync =
+  kind === "sync"
+    ? (fd) => {
+        fs.fsyncSync(fd);
+        return Promise.resolve();
+      }
+    : (fd) => new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
 
 async function edit(from, to, n) {
   // The record's fsync starts first, as the bridge's commit does, and overlaps the temp file's.

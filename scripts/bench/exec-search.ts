@@ -40,7 +40,10 @@ async function getJson(client: BenchClient, target: string): Promise<Record<stri
 }
 
 function residentMiB(pid: number): number {
-  const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
 }
 
@@ -89,7 +92,9 @@ async function growBridge(bridge: BenchBridge): Promise<{ miB: number; otherSess
     bases.push(((await (await fetch(session.initUrl!)).json()) as { bases: { r: string } }).bases.r);
   }
   for (let round = 0; round < FULL_READS; round++) {
-    await Promise.all(bases.map(async (base) => (await fetch(`${base}/r?path=fill/f${round % FULL_FILES}.txt`)).arrayBuffer()));
+    await Promise.all(
+      bases.map(async (base) => (await fetch(`${base}/r?path=fill/f${round % FULL_FILES}.txt`)).arrayBuffer()),
+    );
   }
   return { miB: residentMiB(bridge.pid), otherSession: bases[1]! };
 }
@@ -112,10 +117,16 @@ async function statWhileExecuting(client: BenchClient, readBase: string, execBas
   let running = true;
   let n = 0;
   const loop = (async () => {
-    while (running) await getJson(execClient, url(execBase, "x", [["run", `busy${n++}-${execBase.length}-${Date.now()}`]], "echo hi"));
+    while (running)
+      await getJson(
+        execClient,
+        url(execBase, "x", [["run", `busy${n++}-${execBase.length}-${Date.now()}`]], "echo hi"),
+      );
   })();
   try {
-    return await measure(STAT_UNDER_X_RUNS, EXEC_WARMUP, () => getJson(client, url(readBase, "t", [["path", "floor.txt"]])));
+    return await measure(STAT_UNDER_X_RUNS, EXEC_WARMUP, () =>
+      getJson(client, url(readBase, "t", [["path", "floor.txt"]])),
+    );
   } finally {
     running = false;
     await loop;
@@ -123,10 +134,18 @@ async function statWhileExecuting(client: BenchClient, readBase: string, execBas
   }
 }
 
-async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, spawnerSide: { miB: number; otherSession: string }, directSide: { miB: number; otherSession: string }): Promise<GrownFigures> {
+async function benchGrown(
+  bridge: BenchBridge,
+  directBridge: BenchBridge,
+  client: BenchClient,
+  spawnerSide: { miB: number; otherSession: string },
+  directSide: { miB: number; otherSession: string },
+): Promise<GrownFigures> {
   const spawnerMiB = spawnerSide.miB;
   const directMiB = directSide.miB;
-  const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(Math.max(spawnerMiB, directMiB))], { stdio: ["ignore", "pipe", "inherit"] });
+  const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(Math.max(spawnerMiB, directMiB))], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     const floorUrl = await firstLine(floorChild);
     let n = 0;
@@ -138,7 +157,8 @@ async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client
     const xDirect = () => echo(directBridge.bases.m!);
     const floor = () => getJson(client, floorUrl);
     const rounds: Stats[][] = [];
-    for (let round = 0; round < ROUNDS; round++) rounds.push(await measureInterleaved(FULL_RUNS, EXEC_WARMUP, [floor, x, xDirect]));
+    for (let round = 0; round < ROUNDS; round++)
+      rounds.push(await measureInterleaved(FULL_RUNS, EXEC_WARMUP, [floor, x, xDirect]));
     const [spawnerCpu, directCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
       { pid: bridge.pid, fn: x },
       { pid: directBridge.pid, fn: xDirect },
@@ -148,7 +168,12 @@ async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client
       under.spawner.push(await statWhileExecuting(client, spawnerSide.otherSession, bridge.bases.m!));
       under.direct.push(await statWhileExecuting(client, directSide.otherSession, directBridge.bases.m!));
     }
-    const medianStats = (list: Stats[]): Stats => ({ n: list[0]!.n, p50: median(list.map((x) => x.p50)), p99: median(list.map((x) => x.p99)), mean: median(list.map((x) => x.mean)) });
+    const medianStats = (list: Stats[]): Stats => ({
+      n: list[0]!.n,
+      p50: median(list.map((x) => x.p50)),
+      p99: median(list.map((x) => x.p99)),
+      mean: median(list.map((x) => x.mean)),
+    });
     return {
       spawnerMiB,
       directMiB,
@@ -163,7 +188,13 @@ async function benchGrown(bridge: BenchBridge, directBridge: BenchBridge, client
   }
 }
 
-async function benchExec(bridge: BenchBridge, directBridge: BenchBridge, client: BenchClient, floorUrl: string, bridgeMiB: number): Promise<ExecFigures> {
+async function benchExec(
+  bridge: BenchBridge,
+  directBridge: BenchBridge,
+  client: BenchClient,
+  floorUrl: string,
+  bridgeMiB: number,
+): Promise<ExecFigures> {
   const bases = bridge.bases as { r: string; m: string };
   let n = 0;
   const runs: number[] = [];
@@ -213,7 +244,11 @@ function runRg(args: string[], cwd: string): Promise<string> {
     const chunks: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 || code === 1 ? resolve(Buffer.concat(chunks).toString("utf8")) : reject(new Error(`rg exited ${code}`))));
+    child.on("close", (code) =>
+      code === 0 || code === 1
+        ? resolve(Buffer.concat(chunks).toString("utf8"))
+        : reject(new Error(`rg exited ${code}`)),
+    );
   });
 }
 
@@ -249,7 +284,12 @@ function copySearchTree(projectDir: string): { treeMiB: number; largestMiB: numb
   return { treeMiB: total / 1048576, largestMiB: largest / 1048576 };
 }
 
-async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir: string, floorUrl: string): Promise<SearchFigures> {
+async function benchSearch(
+  bridge: BenchBridge,
+  client: BenchClient,
+  projectDir: string,
+  floorUrl: string,
+): Promise<SearchFigures> {
   const tree = copySearchTree(projectDir);
   const cwd = path.join(projectDir, SEARCH_TREE);
   const countLines = (text: string) => text.split("\n").filter((l) => l.length > 0).length;
@@ -257,7 +297,13 @@ async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir:
   let gCount = 0;
   let truncated = false;
   // Plain rg as a user runs it (multi-threaded, default output), spawned by the floor process of the bridge's size over the same HTTP.
-  const floor = async () => (rgCount = (await getJson(client, `${floorUrl}rg?cwd=${encodeURIComponent(cwd)}&pattern=${encodeURIComponent(SEARCH_PATTERN)}`)).lines as number);
+  const floor = async () =>
+    (rgCount = (
+      await getJson(
+        client,
+        `${floorUrl}rg?cwd=${encodeURIComponent(cwd)}&pattern=${encodeURIComponent(SEARCH_PATTERN)}`,
+      )
+    ).lines as number);
   // The same, spawned by the bench process itself, no HTTP.
   const direct = async () => countLines(await runRg(["--no-config", "-F", SEARCH_PATTERN, "."], cwd));
   // What /g ran before: one thread, in path order, JSON.
@@ -268,7 +314,8 @@ async function benchSearch(bridge: BenchBridge, client: BenchClient, projectDir:
     truncated = body.truncated as boolean;
   };
   const rounds: Stats[][] = [];
-  for (let round = 0; round < ROUNDS; round++) rounds.push(await measureInterleaved(SEARCH_RUNS, SEARCH_WARMUP, [floor, direct, sorted, g]));
+  for (let round = 0; round < ROUNDS; round++)
+    rounds.push(await measureInterleaved(SEARCH_RUNS, SEARCH_WARMUP, [floor, direct, sorted, g]));
   return {
     floor: spreadOf(rounds.map((r) => r[0]!.p50)),
     direct: spreadOf(rounds.map((r) => r[1]!.p50)),
@@ -287,11 +334,19 @@ export async function runExecSearchBench(): Promise<BenchResult> {
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
   // 300 lines of 80 bytes: each /r answer of the grown phase is one full 24 KiB page.
   fs.mkdirSync(path.join(projectDir, "fill"));
-  for (let i = 0; i < FULL_FILES; i++) fs.writeFileSync(path.join(projectDir, "fill", `f${i}.txt`), `line ${String(i).padStart(2, "0")} ${"y".repeat(71)}\n`.repeat(300));
+  for (let i = 0; i < FULL_FILES; i++)
+    fs.writeFileSync(
+      path.join(projectDir, "fill", `f${i}.txt`),
+      `line ${String(i).padStart(2, "0")} ${"y".repeat(71)}\n`.repeat(300),
+    );
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
-  if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
+  if (process.getuid?.() === 0)
+    for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
   const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
-  const directBridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true }, env: { URLBRIDGE_SPAWNER: "off" } }).catch(async (error: unknown) => {
+  const directBridge = await startBenchBridge(projectDir, {
+    permissions: { write: true, terminal: true },
+    env: { URLBRIDGE_SPAWNER: "off" },
+  }).catch(async (error: unknown) => {
     await bridge.close();
     throw error;
   });
@@ -303,7 +358,9 @@ export async function runExecSearchBench(): Promise<BenchResult> {
       await getJson(client, url(directBridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
     }
     const bridgeMiB = residentMiB(bridge.pid);
-    const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(bridgeMiB)], { stdio: ["ignore", "pipe", "inherit"] });
+    const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(bridgeMiB)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let exec: ExecFigures;
     let search: SearchFigures;
     try {
@@ -313,7 +370,13 @@ export async function runExecSearchBench(): Promise<BenchResult> {
     } finally {
       await stopChild(floorChild);
     }
-    const grown = await benchGrown(bridge, directBridge, client, await growBridge(bridge), await growBridge(directBridge));
+    const grown = await benchGrown(
+      bridge,
+      directBridge,
+      client,
+      await growBridge(bridge),
+      await growBridge(directBridge),
+    );
     const xOverhead = exec.x.median - exec.xRun.median - exec.stat.median;
     const markdown = [
       "### Terminal and search",

@@ -33,7 +33,12 @@ export async function measure(runs: number, warmup: number, fn: () => Promise<un
     samples.push(performance.now() - start);
   }
   samples.sort((a, b) => a - b);
-  return { n: runs, p50: percentile(samples, 50), p99: percentile(samples, 99), mean: samples.reduce((a, b) => a + b, 0) / runs };
+  return {
+    n: runs,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    mean: samples.reduce((a, b) => a + b, 0) / runs,
+  };
 }
 
 /** Replaces the text between a suite's markers; the markers themselves must already exist. */
@@ -54,7 +59,11 @@ export interface Throughput {
 }
 
 /** Keeps `concurrency` calls of fn in flight for `durationMs`; returns completed calls per second. */
-export async function measureThroughput(concurrency: number, durationMs: number, fn: () => Promise<unknown>): Promise<Throughput> {
+export async function measureThroughput(
+  concurrency: number,
+  durationMs: number,
+  fn: () => Promise<unknown>,
+): Promise<Throughput> {
   const started = performance.now();
   const deadline = started + durationMs;
   let requests = 0;
@@ -73,7 +82,11 @@ export async function measureThroughput(concurrency: number, durationMs: number,
  * Times several functions in alternation (a, b, c, a, b, c, ...) so that load from other processes on a
  * shared machine falls on all of them alike; returns one Stats per function, in order.
  */
-export async function measureInterleaved(runs: number, warmup: number, fns: Array<() => Promise<unknown>>): Promise<Stats[]> {
+export async function measureInterleaved(
+  runs: number,
+  warmup: number,
+  fns: Array<() => Promise<unknown>>,
+): Promise<Stats[]> {
   for (let i = 0; i < warmup; i++) for (const fn of fns) await fn();
   const samples = fns.map(() => [] as number[]);
   for (let i = 0; i < runs; i++) {
@@ -116,7 +129,11 @@ export interface CpuTarget {
  * the next block of that process, which is off by at most one call's tail per block. Undefined per target
  * where schedstat is unavailable.
  */
-export async function measureCpuInterleaved(rounds: number, block: number, targets: CpuTarget[]): Promise<Array<number | undefined>> {
+export async function measureCpuInterleaved(
+  rounds: number,
+  block: number,
+  targets: CpuTarget[],
+): Promise<Array<number | undefined>> {
   const totals = targets.map(() => 0);
   const usable = targets.map((t) => mainThreadCpuNs(t.pid) !== undefined);
   for (let round = 0; round < rounds; round++) {

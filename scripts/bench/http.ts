@@ -21,7 +21,11 @@ export function createBenchClient(maxSockets: number): BenchClient {
       const request = http.get(url, { agent }, (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => (response.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`HTTP ${response.statusCode} from ${url}`))));
+        response.on("end", () =>
+          response.statusCode === 200
+            ? resolve(Buffer.concat(chunks))
+            : reject(new Error(`HTTP ${response.statusCode} from ${url}`)),
+        );
         response.on("error", reject);
       });
       request.on("error", (error: Error & { code?: string }) => {
@@ -30,7 +34,12 @@ export function createBenchClient(maxSockets: number): BenchClient {
         if (request.reusedSocket && error.code === "ECONNRESET" && !retried) {
           process.stderr.write(`bench: GET ${url} met a closed keep-alive socket; sent again\n`);
           resolve(get(url, true));
-        } else reject(new Error(`GET ${url} failed (${error.code ?? error.message}, reused socket: ${request.reusedSocket})`, { cause: error }));
+        } else
+          reject(
+            new Error(`GET ${url} failed (${error.code ?? error.message}, reused socket: ${request.reusedSocket})`, {
+              cause: error,
+            }),
+          );
       });
     });
   return { get: (url) => get(url), close: () => agent.destroy() };
@@ -52,7 +61,11 @@ const FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "fl
 export type FloorKind = "bare" | "koa";
 
 /** A floor server in its own process, as the bridge runs, so neither shares an event loop with the client. */
-export async function startFloorServer(body: Buffer, contentType: string, kind: FloorKind = "bare"): Promise<FloorServer> {
+export async function startFloorServer(
+  body: Buffer,
+  contentType: string,
+  kind: FloorKind = "bare",
+): Promise<FloorServer> {
   const bodyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-bench-floor-")), "body");
   fs.writeFileSync(bodyFile, body);
   const child = spawn(process.execPath, [FLOOR_SCRIPT, bodyFile, contentType, kind], {
@@ -80,7 +93,10 @@ const EDIT_FLOOR_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url))
 export type EditFloorKind = "plain" | "journaled" | "sync";
 
 /** An edit floor server in its own process (edit-floor-server.mjs); GET `${url}?from=..&to=..` edits `file`. */
-export async function startEditFloorServer(file: string, kind: EditFloorKind): Promise<{ url: string; close(): Promise<void> }> {
+export async function startEditFloorServer(
+  file: string,
+  kind: EditFloorKind,
+): Promise<{ url: string; close(): Promise<void> }> {
   const child = spawn(process.execPath, [EDIT_FLOOR_SCRIPT, file, kind], { stdio: ["ignore", "pipe", "inherit"] });
   const url = await firstLine(child);
   return { url, close: () => stopChild(child) };

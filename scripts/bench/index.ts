@@ -24,7 +24,8 @@ const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url))
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !(name in SUITES));
-  if (unknown.length > 0) throw new Error(`unknown suite(s) ${unknown.join(", ")}; known: ${Object.keys(SUITES).join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown suite(s) ${unknown.join(", ")}; known: ${Object.keys(SUITES).join(", ")}`);
   for (const name of wanted.length > 0 ? wanted : Object.keys(SUITES)) {
     const result = await SUITES[name]!();
     process.stdout.write(`${result.markdown}\n\n`);

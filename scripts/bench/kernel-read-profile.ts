@@ -21,7 +21,10 @@ const ctx: ToolContext = {
   project: { id: "p", name: "p", root, permissions: { write: false, terminal: false, web: false } },
   session: { id: "s", name: "s", generation: 1 },
   state: new SessionState(),
-  urls: { to: (base, route, params) => `/${base}/${route}?${params.map(([k, v]) => `${k}=${v}`).join("&")}`, repair: () => undefined },
+  urls: {
+    to: (base, route, params) => `/${base}/${route}?${params.map(([k, v]) => `${k}=${v}`).join("&")}`,
+    repair: () => undefined,
+  },
   signal: new AbortController().signal,
 };
 const log = { info() {}, warn() {}, error() {}, debug() {} } as never;
@@ -43,7 +46,9 @@ function timed(label: string, n: number, body: () => void): void {
   const used = process.cpuUsage(cpu);
   const mean = each.reduce((a, b) => a + b, 0) / n;
   const median = [...each].sort((a, b) => a - b)[Math.floor(n / 2)]!;
-  process.stdout.write(`${label.padEnd(40)} median ${median.toFixed(1).padStart(6)} µs  mean ${mean.toFixed(1).padStart(6)} µs  process CPU ${((used.user + used.system) / n).toFixed(1).padStart(6)} µs${GAP_MS > 0 ? " (gaps included)" : ""}\n`);
+  process.stdout.write(
+    `${label.padEnd(40)} median ${median.toFixed(1).padStart(6)} µs  mean ${mean.toFixed(1).padStart(6)} µs  process CPU ${((used.user + used.system) / n).toFixed(1).padStart(6)} µs${GAP_MS > 0 ? " (gaps included)" : ""}\n`,
+  );
 }
 
 const read = () => {

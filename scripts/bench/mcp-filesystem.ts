@@ -6,7 +6,14 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const FILESYSTEM_SERVER = path.join(REPO_ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+export const FILESYSTEM_SERVER = path.join(
+  REPO_ROOT,
+  "node_modules",
+  "@modelcontextprotocol",
+  "server-filesystem",
+  "dist",
+  "index.js",
+);
 
 export interface FilesystemServer {
   /** Calls a tool; a tool error (isError) throws with its content. */
@@ -17,7 +24,9 @@ export interface FilesystemServer {
 /** Starts the filesystem server on `root` (its one allowed directory) and connects the SDK client to it. */
 export async function startFilesystemServer(root: string): Promise<FilesystemServer> {
   const client = new Client({ name: "urlbridge-bench-filesystem", version: "0.0.0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM_SERVER, root], stderr: "inherit" }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM_SERVER, root], stderr: "inherit" }),
+  );
   return {
     call: async (name, args) => {
       const result = await client.callTool({ name, arguments: args });

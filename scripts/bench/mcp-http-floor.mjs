@@ -29,7 +29,11 @@ const server = http.createServer((req, res) => {
     }
     const id = JSON.stringify(message.id);
     if (message.method === "initialize") {
-      const init = { protocolVersion: message.params.protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo: { name: "floor", version: "0.0.0" } };
+      const init = {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: "floor", version: "0.0.0" },
+      };
       return send(res, 200, `{"result":${JSON.stringify(init)},"jsonrpc":"2.0","id":${id}}`);
     }
     if (message.method === "tools/call") return send(res, 200, `{"result":${result},"jsonrpc":"2.0","id":${id}}`);

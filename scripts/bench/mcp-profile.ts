@@ -16,7 +16,29 @@ const MODES = ["http-ping", "http-read", "socket-read"] as const;
 type Mode = (typeof MODES)[number];
 const TOP = Number(process.env.TOP ?? 25);
 /** Functions whose inclusive time is worth seeing: the MCP path's stages. */
-const INCLUSIVE = [...(process.env.INCL ? process.env.INCL.split(",") : []), "serve", "serveLegacy", "createMcpServer", "registerTool", "connect", "handleRequest", "toWebRequest", "writeResponse", "callTool", "run", "recordCall", "handlePostRequest", "onLine", "send", "close", "readBoundedBody", "fetch", "_onrequest", "parserOnIncoming", "writev"];
+const INCLUSIVE = [
+  ...(process.env.INCL ? process.env.INCL.split(",") : []),
+  "serve",
+  "serveLegacy",
+  "createMcpServer",
+  "registerTool",
+  "connect",
+  "handleRequest",
+  "toWebRequest",
+  "writeResponse",
+  "callTool",
+  "run",
+  "recordCall",
+  "handlePostRequest",
+  "onLine",
+  "send",
+  "close",
+  "readBoundedBody",
+  "fetch",
+  "_onrequest",
+  "parserOnIncoming",
+  "writev",
+];
 
 interface ProfileNode {
   id: number;
@@ -58,9 +80,20 @@ function summarise(file: string): string {
       }
     }
   }
-  const incl = [...inclusive].sort((a, b) => b[1] - a[1]).map(([k, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  [inclusive] ${k}`);
+  const incl = [...inclusive]
+    .sort((a, b) => b[1] - a[1])
+    .map(
+      ([k, us]) =>
+        `${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  [inclusive] ${k}`,
+    );
   const rows = [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, TOP);
-  return [...incl, `total sampled ${(total / 1000).toFixed(0)} ms`, ...rows.map(([k, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`)].join("\n");
+  return [
+    ...incl,
+    `total sampled ${(total / 1000).toFixed(0)} ms`,
+    ...rows.map(
+      ([k, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`,
+    ),
+  ].join("\n");
 }
 
 async function main(): Promise<void> {
@@ -72,15 +105,33 @@ async function main(): Promise<void> {
   const stateDir = makeBenchDir("mcp-profile-state");
   const profDir = makeBenchDir("mcp-profile-cpu");
   // NOPROF=1: the same run without the profiler, for its wall-clock figure alone.
-  const { child, urls } = spawnServer(stateDir, {}, [...(process.env.NODE_ARGS ? process.env.NODE_ARGS.split(" ") : []), ...(process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`, ...(process.env.INTERVAL ? [`--cpu-prof-interval=${process.env.INTERVAL}`] : [])])]);
+  const { child, urls } = spawnServer(stateDir, {}, [
+    ...(process.env.NODE_ARGS ? process.env.NODE_ARGS.split(" ") : []),
+    ...(process.env.NOPROF
+      ? []
+      : [
+          "--cpu-prof",
+          `--cpu-prof-dir=${profDir}`,
+          ...(process.env.INTERVAL ? [`--cpu-prof-interval=${process.env.INTERVAL}`] : []),
+        ]),
+  ]);
   try {
     const { control } = await urls;
     const api = createControlPost(control);
-    const project = await api("/api/projects", { name: "profile", root: projectDir, permissions: { write: false, terminal: false } });
+    const project = await api("/api/projects", {
+      name: "profile",
+      root: projectDir,
+      permissions: { write: false, terminal: false },
+    });
     const session = await api("/api/sessions", { projectId: project.id });
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string } };
     const bearer = bases.r.split("/").pop()!;
-    const read = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read", arguments: { path: "read.txt" } } });
+    const read = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "read", arguments: { path: "read.txt" } },
+    });
     const started = process.hrtime.bigint();
     if (mode === "socket-read") {
       const socket = await connectLines(path.join(stateDir, MCP_SOCKET_FILE));
@@ -89,7 +140,12 @@ async function main(): Promise<void> {
         return socket.next();
       };
       await exchange({ [HELLO_KEY]: { v: SOCKET_PROTOCOL_VERSION, bearer } });
-      await exchange({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "profile", version: "0" } } });
+      await exchange({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "profile", version: "0" } },
+      });
       socket.send({ jsonrpc: "2.0", method: "notifications/initialized" });
       for (let i = 1; i <= calls; i++) await exchange(read(i));
       socket.close();
@@ -99,18 +155,33 @@ async function main(): Promise<void> {
       const post = (message: unknown) =>
         new Promise<void>((resolve, reject) => {
           const body = JSON.stringify(message);
-          const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" } }, (res) => {
-            res.resume();
-            res.on("end", () => resolve());
-          });
+          const req = http.request(
+            url,
+            {
+              method: "POST",
+              agent,
+              headers: {
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+                "mcp-protocol-version": "2025-06-18",
+              },
+            },
+            (res) => {
+              res.resume();
+              res.on("end", () => resolve());
+            },
+          );
           req.on("error", reject);
           req.end(body);
         });
-      for (let i = 1; i <= calls; i++) await post(mode === "http-ping" ? { jsonrpc: "2.0", id: i, method: "ping" } : read(i));
+      for (let i = 1; i <= calls; i++)
+        await post(mode === "http-ping" ? { jsonrpc: "2.0", id: i, method: "ping" } : read(i));
       agent.destroy();
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    process.stdout.write(`${mode}: ${calls} calls in ${ms.toFixed(0)} ms, ${(ms / calls).toFixed(3)} ms each (client included)\n`);
+    process.stdout.write(
+      `${mode}: ${calls} calls in ${ms.toFixed(0)} ms, ${(ms / calls).toFixed(3)} ms each (client included)\n`,
+    );
   } finally {
     await stopChild(child);
     const file = fs.readdirSync(profDir).find((name) => name.endsWith(".cpuprofile"));

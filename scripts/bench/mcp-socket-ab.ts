@@ -19,7 +19,12 @@ import { mainThreadCpuNs } from "./harness.js";
 import { stopChild } from "./http.js";
 
 const SOCKET_FLOOR = path.join(path.dirname(fileURLToPath(import.meta.url)), "mcp-socket-floor.mjs");
-const LEGACY_INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "ab", version: "0" } } };
+const LEGACY_INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "ab", version: "0" } },
+};
 
 interface Target {
   label: string;
@@ -34,8 +39,14 @@ interface Target {
 }
 
 const cpuOf = (pid: number) => mainThreadCpuNs(pid) ?? Number.NaN;
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const read = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read", arguments: { path: "read.txt" } } });
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const read = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "read", arguments: { path: "read.txt" } },
+});
 
 async function greet(socketFile: string, bearer: string): Promise<LineClient> {
   const lines = await connectLines(socketFile);
@@ -50,13 +61,20 @@ async function greet(socketFile: string, bearer: string): Promise<LineClient> {
 async function startBridge(entry: string, label: string): Promise<Target> {
   const projectDir = makeBenchDir(`mcp-ab-${label}-project`);
   const line = `${"x".repeat(63)}\n`;
-  fs.writeFileSync(path.join(projectDir, "read.txt"), Array.from({ length: 32 }, (_, i) => `${String(i).padStart(2, "0")}${line.slice(2)}`).join(""));
+  fs.writeFileSync(
+    path.join(projectDir, "read.txt"),
+    Array.from({ length: 32 }, (_, i) => `${String(i).padStart(2, "0")}${line.slice(2)}`).join(""),
+  );
   const stateDir = makeBenchDir(`mcp-ab-${label}-state`);
   const { child, urls } = spawnServer(stateDir, {}, [], entry);
   const dirs = [projectDir, stateDir];
   try {
     const api = createControlPost((await urls).control);
-    const project = await api("/api/projects", { name: "ab", root: projectDir, permissions: { write: true, terminal: false } });
+    const project = await api("/api/projects", {
+      name: "ab",
+      root: projectDir,
+      permissions: { write: true, terminal: false },
+    });
     const session = await api("/api/sessions", { projectId: project.id });
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { m: string } };
     const lines = await greet(path.join(stateDir, MCP_SOCKET_FILE), bases.m.split("/").pop()!);
@@ -71,16 +89,27 @@ async function startBridge(entry: string, label: string): Promise<Target> {
 async function startFloor(answer: string): Promise<Target> {
   const dir = makeBenchDir("mcp-ab-floor");
   fs.writeFileSync(path.join(dir, "result.json"), JSON.stringify((JSON.parse(answer) as { result: unknown }).result));
-  const child = spawn(process.execPath, [SOCKET_FLOOR, dir, path.join(dir, "result.json")], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [SOCKET_FLOOR, dir, path.join(dir, "result.json")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
-  return { label: "floor", child, lines: await greet(path.join(dir, MCP_SOCKET_FILE), "none"), dirs: [dir], wall: [], cpu: [], starts: [] };
+  return {
+    label: "floor",
+    child,
+    lines: await greet(path.join(dir, MCP_SOCKET_FILE), "none"),
+    dirs: [dir],
+    wall: [],
+    cpu: [],
+    starts: [],
+  };
 }
 
 async function main(): Promise<void> {
   const [callsArg, gapArg, ...entries] = process.argv.slice(2);
   const calls = Number(callsArg);
   const gapMs = Number(gapArg);
-  if (!(calls > 1) || !(gapMs >= 0) || entries.length === 0) throw new Error("usage: mcp-socket-ab.ts <calls> <gapMs> <dist/server/main.js>...");
+  if (!(calls > 1) || !(gapMs >= 0) || entries.length === 0)
+    throw new Error("usage: mcp-socket-ab.ts <calls> <gapMs> <dist/server/main.js>...");
   const warm = Number(process.env.WARM ?? 20);
   const targets: Target[] = [];
   try {
@@ -117,11 +146,14 @@ async function main(): Promise<void> {
     }
   }
   const bridges = targets.filter((t) => t.label !== "floor");
-  if (bridges.some((t) => t.first !== bridges[0]!.first)) process.stdout.write("the builds' answers differ (beyond the id)\n");
+  if (bridges.some((t) => t.first !== bridges[0]!.first))
+    process.stdout.write("the builds' answers differ (beyond the id)\n");
   for (const t of targets) {
     const all = (t.starts.at(-1)! - t.starts[0]!) / (t.starts.length - 1) / 1e3;
     const name = t.label === "floor" ? "stand-in socket" : entries[t.label.charCodeAt(0) - 65];
-    process.stdout.write(`${t.label} ${name}: wall p50 ${percentile(t.wall, 50).toFixed(0)} µs, p90 ${percentile(t.wall, 90).toFixed(0)} µs; CPU to the answer p50 ${percentile(t.cpu, 50).toFixed(0)} µs; all CPU per call ${all.toFixed(0)} µs\n`);
+    process.stdout.write(
+      `${t.label} ${name}: wall p50 ${percentile(t.wall, 50).toFixed(0)} µs, p90 ${percentile(t.wall, 90).toFixed(0)} µs; CPU to the answer p50 ${percentile(t.cpu, 50).toFixed(0)} µs; all CPU per call ${all.toFixed(0)} µs\n`,
+    );
   }
 }
 

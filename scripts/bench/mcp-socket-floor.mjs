@@ -28,7 +28,11 @@ const server = net.createServer((socket) => {
       if (message.id === undefined) continue;
       const id = JSON.stringify(message.id);
       if (message.method === "initialize") {
-        const init = { protocolVersion: message.params.protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo: { name: "floor", version: "0.0.0" } };
+        const init = {
+          protocolVersion: message.params.protocolVersion,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: "floor", version: "0.0.0" },
+        };
         socket.write(`{"result":${JSON.stringify(init)},"jsonrpc":"2.0","id":${id}}\n`);
       } else if (message.method === "tools/call") socket.write(`{"result":${result},"jsonrpc":"2.0","id":${id}}\n`);
       else socket.write(`{"result":{},"jsonrpc":"2.0","id":${id}}\n`);

@@ -33,7 +33,14 @@ const READ_BYTES = 2048;
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI_ENTRY = path.join(REPO_ROOT, "dist", "server", "cli.js");
-const FILESYSTEM_SERVER = path.join(REPO_ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+const FILESYSTEM_SERVER = path.join(
+  REPO_ROOT,
+  "node_modules",
+  "@modelcontextprotocol",
+  "server-filesystem",
+  "dist",
+  "index.js",
+);
 const HTTP_FLOOR = path.join(REPO_ROOT, "scripts", "bench", "mcp-http-floor.mjs");
 const SOCKET_FLOOR = path.join(REPO_ROOT, "scripts", "bench", "mcp-socket-floor.mjs");
 
@@ -54,11 +61,16 @@ function eight(stats: Stats[]): [Stats, Stats, Stats, Stats, Stats, Stats, Stats
 async function resultBytes(endpoint: string, name: string, args: Record<string, unknown>): Promise<string> {
   const res = await fetch(endpoint, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
   });
   const body = (await res.json()) as { result?: { isError?: boolean } };
-  if (!body.result || body.result.isError) throw new Error(`the floor's template call failed: ${JSON.stringify(body).slice(0, 300)}`);
+  if (!body.result || body.result.isError)
+    throw new Error(`the floor's template call failed: ${JSON.stringify(body).slice(0, 300)}`);
   return JSON.stringify(body.result);
 }
 
@@ -71,7 +83,10 @@ function callerOf(client: Client, label: string): Call {
   };
 }
 
-async function connect(label: string, transport: StreamableHTTPClientTransport | StdioClientTransport): Promise<{ client: Client; call: Call }> {
+async function connect(
+  label: string,
+  transport: StreamableHTTPClientTransport | StdioClientTransport,
+): Promise<{ client: Client; call: Call }> {
   const client = new Client({ name: `urlbridge-bench-${label}`, version: "0.0.0" });
   await client.connect(transport);
   return { client, call: callerOf(client, label) };
@@ -104,10 +119,14 @@ function stdioRelay(sessionId: string, stateDir: string, control: string): Stdio
 }
 
 export async function runMcpBench(): Promise<BenchResult> {
-  if (!fs.existsSync(CLI_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
+  if (!fs.existsSync(CLI_ENTRY))
+    throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
   const projectDir = makeBenchDir("mcp-project");
   const line = `${"x".repeat(63)}\n`;
-  const readText = Array.from({ length: READ_BYTES / 64 }, (_, i) => `${String(i).padStart(2, "0")}${line.slice(2)}`).join("");
+  const readText = Array.from(
+    { length: READ_BYTES / 64 },
+    (_, i) => `${String(i).padStart(2, "0")}${line.slice(2)}`,
+  ).join("");
   fs.writeFileSync(path.join(projectDir, "read.txt"), readText);
   if (Buffer.byteLength(readText) !== READ_BYTES) throw new Error("the read fixture is not 2 KiB");
 
@@ -123,10 +142,15 @@ export async function runMcpBench(): Promise<BenchResult> {
     const api = createControlPost(control);
     // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
     const chown = () => {
-      if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
+      if (process.getuid?.() === 0)
+        for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
     };
     chown(); // before the project exists: granting write or terminal probes that the agent's uid can write there
-    const project = await api("/api/projects", { name: "bench", root: projectDir, permissions: { write: true, terminal: true } });
+    const project = await api("/api/projects", {
+      name: "bench",
+      root: projectDir,
+      permissions: { write: true, terminal: true },
+    });
     const session = await api("/api/sessions", { projectId: project.id });
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } };
 
@@ -134,7 +158,10 @@ export async function runMcpBench(): Promise<BenchResult> {
     clients.push(http.client);
     const stdio = await connect("stdio", stdioRelay(session.id!, stateDir, control));
     clients.push(stdio.client);
-    const fsServer = await connect("filesystem", new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM_SERVER, projectDir], stderr: "inherit" }));
+    const fsServer = await connect(
+      "filesystem",
+      new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM_SERVER, projectDir], stderr: "inherit" }),
+    );
     clients.push(fsServer.client);
 
     const floorResult = path.join(stateDir, "floor-result.json");
@@ -149,12 +176,20 @@ export async function runMcpBench(): Promise<BenchResult> {
       nodeFetches.push(nodeFetch);
       return nodeFetch.fetch;
     };
-    const httpNode = await connect("http-node", new StreamableHTTPClientTransport(new URL(`${bases.m}/mcp`), { fetch: nodeFetchOf() }));
+    const httpNode = await connect(
+      "http-node",
+      new StreamableHTTPClientTransport(new URL(`${bases.m}/mcp`), { fetch: nodeFetchOf() }),
+    );
     clients.push(httpNode.client);
-    const floorNode = await connect("http-floor-node", new StreamableHTTPClientTransport(floorUrl, { fetch: nodeFetchOf() }));
+    const floorNode = await connect(
+      "http-floor-node",
+      new StreamableHTTPClientTransport(floorUrl, { fetch: nodeFetchOf() }),
+    );
     clients.push(floorNode.client);
     // The same relay, its session looked up on the real bridge, its socket the stand-in's (URLBRIDGE_STATE_DIR).
-    socketFloorChild = spawn(process.execPath, [SOCKET_FLOOR, socketFloorDir, floorResult], { stdio: ["ignore", "pipe", "inherit"] });
+    socketFloorChild = spawn(process.execPath, [SOCKET_FLOOR, socketFloorDir, floorResult], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await firstLine(socketFloorChild);
     const stdioFloor = await connect("stdio-floor", stdioRelay(session.id!, socketFloorDir, control));
     clients.push(stdioFloor.client);
@@ -167,16 +202,18 @@ export async function runMcpBench(): Promise<BenchResult> {
       const body = (await res.json()) as { ok?: boolean };
       if (body.ok !== true) throw new Error(`/r failed: ${JSON.stringify(body).slice(0, 300)}`);
     };
-    const [readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor, readHttpNode, readFloorNode] = eight(await measureInterleaved(READ_RUNS, READ_WARMUP, [
-      () => http.call("read", { path: "read.txt" }),
-      () => stdio.call("read", { path: "read.txt" }),
-      () => fsServer.call("read_text_file", { path: readFile }),
-      getR,
-      () => floor.call("read", { path: "read.txt" }),
-      () => stdioFloor.call("read", { path: "read.txt" }),
-      () => httpNode.call("read", { path: "read.txt" }),
-      () => floorNode.call("read", { path: "read.txt" }),
-    ]));
+    const [readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor, readHttpNode, readFloorNode] = eight(
+      await measureInterleaved(READ_RUNS, READ_WARMUP, [
+        () => http.call("read", { path: "read.txt" }),
+        () => stdio.call("read", { path: "read.txt" }),
+        () => fsServer.call("read_text_file", { path: readFile }),
+        getR,
+        () => floor.call("read", { path: "read.txt" }),
+        () => stdioFloor.call("read", { path: "read.txt" }),
+        () => httpNode.call("read", { path: "read.txt" }),
+        () => floorNode.call("read", { path: "read.txt" }),
+      ]),
+    );
 
     // Main-thread CPU per read of the process that serves it: the bridge's own work, free of the client's and of
     // how the scheduler overlaps the processes (which the p50 differences above include).
@@ -188,24 +225,32 @@ export async function runMcpBench(): Promise<BenchResult> {
       { pid: floorChild.pid!, fn: () => floor.call("read", readArgs) },
     ]);
 
-    const editOf = (call: Call, file: string) => (from: string, to: string) => call("edit", { path: file, oldString: from, newString: to });
+    const editOf = (call: Call, file: string) => (from: string, to: string) =>
+      call("edit", { path: file, oldString: from, newString: to });
     const editHttpFn = flipper(path.join(projectDir, "edit-http.txt"), editOf(http.call, "edit-http.txt"));
     const editStdioFn = flipper(path.join(projectDir, "edit-stdio.txt"), editOf(stdio.call, "edit-stdio.txt"));
     const fsEditFile = path.join(projectDir, "edit-fs.txt");
-    const editFsFn = flipper(fsEditFile, (from, to) => fsServer.call("edit_file", { path: fsEditFile, edits: [{ oldText: from, newText: to }] }));
+    const editFsFn = flipper(fsEditFile, (from, to) =>
+      fsServer.call("edit_file", { path: fsEditFile, edits: [{ oldText: from, newText: to }] }),
+    );
     chown();
-    const [editHttp, editStdio, editFs] = three(await measureInterleaved(EDIT_RUNS, SMALL_WARMUP, [editHttpFn, editStdioFn, editFsFn]));
+    const [editHttp, editStdio, editFs] = three(
+      await measureInterleaved(EDIT_RUNS, SMALL_WARMUP, [editHttpFn, editStdioFn, editFsFn]),
+    );
 
-    const [shellFloor, shellHttp, shellStdio] = three(await measureInterleaved(SHELL_RUNS, SMALL_WARMUP, [
-      () => http.call("read", { path: "read.txt" }),
-      () => http.call("shell", { command: "echo bench" }),
-      () => stdio.call("shell", { command: "echo bench" }),
-    ]));
+    const [shellFloor, shellHttp, shellStdio] = three(
+      await measureInterleaved(SHELL_RUNS, SMALL_WARMUP, [
+        () => http.call("read", { path: "read.txt" }),
+        () => http.call("shell", { command: "echo bench" }),
+        () => stdio.call("shell", { command: "echo bench" }),
+      ]),
+    );
 
     const us = (value: number | undefined) => (value === undefined ? "n/a (no schedstat)" : `${value.toFixed(0)} µs`);
     const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
     const ratio = (s: Stats, base: Stats) => `${(s.p50 / base.p50).toFixed(2)}×`;
-    const verdict = (s: Stats, base: Stats, strict: boolean) => (strict ? s.p50 < base.p50 : s.p50 <= base.p50) ? "met" : "**not met**";
+    const verdict = (s: Stats, base: Stats, strict: boolean) =>
+      (strict ? s.p50 < base.p50 : s.p50 <= base.p50) ? "met" : "**not met**";
     const markdown = [
       "### MCP",
       "",
@@ -254,7 +299,22 @@ export async function runMcpBench(): Promise<BenchResult> {
     return {
       suite: "mcp",
       markdown,
-      figures: { readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor, readHttpNode, readFloorNode, editHttp, editStdio, editFs, shellFloor, shellHttp, shellStdio },
+      figures: {
+        readHttp,
+        readStdio,
+        readFs,
+        readUrlGet,
+        readFloor,
+        readStdioFloor,
+        readHttpNode,
+        readFloorNode,
+        editHttp,
+        editStdio,
+        editFs,
+        shellFloor,
+        shellHttp,
+        shellStdio,
+      },
     };
   } finally {
     for (const client of clients) await client.close().catch(() => undefined);

@@ -8,7 +8,14 @@ import path from "node:path";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
 import { writeFlipFile } from "./flip-file.js";
-import { measure, measureCpuInterleaved, measureInterleaved, percentile, type BenchResult, type Stats } from "./harness.js";
+import {
+  measure,
+  measureCpuInterleaved,
+  measureInterleaved,
+  percentile,
+  type BenchResult,
+  type Stats,
+} from "./harness.js";
 import { createBenchClient, startEditFloorServer, stopChild } from "./http.js";
 import { startFilesystemServer } from "./mcp-filesystem.js";
 
@@ -78,16 +85,34 @@ function durableEditFloor(file: string): (from: string, to: string) => void {
 
 function statsOf(samples: number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+  };
 }
 
 export async function runMutationBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("project");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
-  for (const name of ["edit.txt", "edit-cpu.txt", "edit-fetch.txt", "edit-fs.txt", "edit-floor.txt", "edit-http.txt", "edit-http-log.txt", "edit-http-sync.txt", "edit-other.txt", "read.txt"]) writeFlipFile(path.join(projectDir, name), FILE_BYTES);
+  for (const name of [
+    "edit.txt",
+    "edit-cpu.txt",
+    "edit-fetch.txt",
+    "edit-fs.txt",
+    "edit-floor.txt",
+    "edit-http.txt",
+    "edit-http-log.txt",
+    "edit-http-sync.txt",
+    "edit-other.txt",
+    "read.txt",
+  ])
+    writeFlipFile(path.join(projectDir, name), FILE_BYTES);
   for (let i = 0; i < PATCH_FILES; i++) fs.writeFileSync(path.join(projectDir, `p${i}.txt`), `file ${i}\nvalue 0\n`);
   // As root the sandboxed terminal runs as the project's owner (uid 1000 for a root-owned folder): give it the folder.
-  if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
+  if (process.getuid?.() === 0)
+    for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
 
   const stateDir = makeBenchDir("state");
   const { child, urls } = spawnServer(stateDir, {});
@@ -100,7 +125,11 @@ export async function runMutationBench(): Promise<BenchResult> {
   try {
     const { control } = await urls;
     const api = createControlPost(control);
-    const project = await api("/api/projects", { name: "bench", root: projectDir, permissions: { write: true, terminal: true } });
+    const project = await api("/api/projects", {
+      name: "bench",
+      root: projectDir,
+      permissions: { write: true, terminal: true },
+    });
     const basesOf = async () => {
       const session = await api("/api/sessions", { projectId: project.id });
       return ((await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } }).bases;
@@ -111,20 +140,44 @@ export async function runMutationBench(): Promise<BenchResult> {
 
     // 1. A journaled /e against the durable-edit floor and the filesystem server's edit_file, interleaved.
     const editGet = (base: string, file: string) => (from: string, to: string, n: number) =>
-      get(url(base, "e", [["path", file], ["old", from], ["run", n]], to));
+      get(
+        url(
+          base,
+          "e",
+          [
+            ["path", file],
+            ["old", from],
+            ["run", n],
+          ],
+          to,
+        ),
+      );
     const editFetch = (from: string, to: string, n: number) =>
-      fetch(url(bases.m, "e", [["path", "edit-fetch.txt"], ["old", from], ["run", n]], to)).then(async (r) => okBody(await r.text()));
+      fetch(
+        url(
+          bases.m,
+          "e",
+          [
+            ["path", "edit-fetch.txt"],
+            ["old", from],
+            ["run", n],
+          ],
+          to,
+        ),
+      ).then(async (r) => okBody(await r.text()));
     const fsFile = path.join(projectDir, "edit-fs.txt");
-    const floorGet = (base: string) => (from: string, to: string) => client.get(`${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
-    const [floorEdit, edit, editViaFetch, fsEdit, httpFloorEdit, journaledFloorEdit, syncFloorEdit] = await measureInterleaved(EDIT_RUNS, WARMUP, [
-      flipper(durableEditFloor(path.join(projectDir, "edit-floor.txt"))),
-      flipper(editGet(bases.m, "edit.txt")),
-      flipper(editFetch),
-      flipper((from, to) => filesystem.call("edit_file", { path: fsFile, edits: [{ oldText: from, newText: to }] })),
-      flipper(floorGet(httpFloor.url)),
-      flipper(floorGet(journaledFloor.url)),
-      flipper(floorGet(syncFloor.url)),
-    ]) as [Stats, Stats, Stats, Stats, Stats, Stats, Stats];
+    const floorGet = (base: string) => (from: string, to: string) =>
+      client.get(`${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+    const [floorEdit, edit, editViaFetch, fsEdit, httpFloorEdit, journaledFloorEdit, syncFloorEdit] =
+      (await measureInterleaved(EDIT_RUNS, WARMUP, [
+        flipper(durableEditFloor(path.join(projectDir, "edit-floor.txt"))),
+        flipper(editGet(bases.m, "edit.txt")),
+        flipper(editFetch),
+        flipper((from, to) => filesystem.call("edit_file", { path: fsFile, edits: [{ oldText: from, newText: to }] })),
+        flipper(floorGet(httpFloor.url)),
+        flipper(floorGet(journaledFloor.url)),
+        flipper(floorGet(syncFloor.url)),
+      ])) as [Stats, Stats, Stats, Stats, Stats, Stats, Stats];
 
     // The bridge's main-thread (event loop) CPU per /e, and per /r for scale: what every other call waits behind.
     const readOnce = () => get(url(bases.r, "r", [["path", "read.txt"]]));
@@ -166,7 +219,9 @@ export async function runMutationBench(): Promise<BenchResult> {
     // 3. The journal's other routes against a /t stat GET of the same bridge.
     const floor = await measure(FLOOR_RUNS, WARMUP, () => get(url(bases.r, "t", [["path", "floor.txt"]])));
     let n = 0;
-    const fresh = await measure(NEW_INTENT_RUNS, WARMUP, () => get(url(bases.m, "w", [["path", `new/f${n++}.txt`]], "hello\n")));
+    const fresh = await measure(NEW_INTENT_RUNS, WARMUP, () =>
+      get(url(bases.m, "w", [["path", `new/f${n++}.txt`]], "hello\n")),
+    );
     const replayUrl = url(bases.m, "w", [["path", "new/replayed.txt"]], "hello\n");
     await get(replayUrl);
     const replayed = await measure(REPLAY_RUNS, WARMUP, () => get(replayUrl));
@@ -174,17 +229,20 @@ export async function runMutationBench(): Promise<BenchResult> {
     const patch = await measure(PATCH_RUNS, 2, async () => {
       const from = round++;
       const lines = ["*** Begin Patch"];
-      for (let i = 0; i < PATCH_FILES; i++) lines.push(`*** Update File: p${i}.txt`, "@@", ` file ${i}`, `-value ${from}`, `+value ${from + 1}`);
+      for (let i = 0; i < PATCH_FILES; i++)
+        lines.push(`*** Update File: p${i}.txt`, "@@", ` file ${i}`, `-value ${from}`, `+value ${from + 1}`);
       lines.push("*** End Patch");
       const body = await get(url(bases.m, "a", [["wait", 1500]], lines.join("\n")));
-      if (body.state !== "succeeded") throw new Error(`patch did not finish within wait: ${JSON.stringify(body).slice(0, 200)}`);
+      if (body.state !== "succeeded")
+        throw new Error(`patch did not finish within wait: ${JSON.stringify(body).slice(0, 200)}`);
     });
     let x = 0;
     const terminal = await measure(TERMINAL_RUNS, 5, () => get(url(bases.m, "x", [["run", x++]], "echo hi")));
 
     const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-    const verdict = (value: number, target: number) => (value <= target ? `≤ ${target}× met` : `≤ ${target}× **missed**`);
+    const verdict = (value: number, target: number) =>
+      value <= target ? `≤ ${target}× met` : `≤ ${target}× **missed**`;
     const editRatio = edit.p50 / floorEdit.p50;
     const fsRatio = editViaFetch.p50 / fsEdit.p50;
     const cpu = (us: number | undefined) => (us === undefined ? "n/a" : us.toFixed(0));
@@ -241,7 +299,22 @@ export async function runMutationBench(): Promise<BenchResult> {
         row(`/a apply_patch of ${PATCH_FILES} files (n=${patch.n})`, patch),
         row(`/x foreground \`echo hi\` (n=${terminal.n})`, terminal),
       ].join("\n"),
-      figures: { floorEdit, edit, editViaFetch, fsEdit, httpFloorEdit, journaledFloorEdit, syncFloorEdit, readAlone, readDuring, floor, newIntent: fresh, replayed, patch50: patch, terminal },
+      figures: {
+        floorEdit,
+        edit,
+        editViaFetch,
+        fsEdit,
+        httpFloorEdit,
+        journaledFloorEdit,
+        syncFloorEdit,
+        readAlone,
+        readDuring,
+        floor,
+        newIntent: fresh,
+        replayed,
+        patch50: patch,
+        terminal,
+      },
     };
   } finally {
     client.close();

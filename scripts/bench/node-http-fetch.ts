@@ -38,19 +38,36 @@ export function createNodeHttpFetch(): NodeHttpFetch {
       // The transport may pass one signal for every request: each request takes its listener off when it settles.
       const resolve = (response: Response) => (signal?.removeEventListener("abort", onAbort), resolveFetch(response));
       const reject = (error: Error) => (signal?.removeEventListener("abort", onAbort), rejectFetch(error));
-      const request = http.request(new URL(url), { method: init?.method ?? "GET", headers: headersOf(init), agent }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("error", reject);
-        response.on("end", () => {
-          const status = response.statusCode ?? 0;
-          const headers = new Headers();
-          for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) headers.append(response.rawHeaders[i]!, response.rawHeaders[i + 1]!);
-          const bytes = Buffer.concat(chunks);
-          resolve(new Response(NULL_BODY_STATUSES.has(status) ? null : bytes, { status, statusText: response.statusMessage ?? "", headers }));
-        });
-      });
-      request.on("error", (error: Error & { code?: string }) => reject(new Error(`${init?.method ?? "GET"} ${String(url)} failed (${error.code ?? error.message})`, { cause: error })));
+      const request = http.request(
+        new URL(url),
+        { method: init?.method ?? "GET", headers: headersOf(init), agent },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("error", reject);
+          response.on("end", () => {
+            const status = response.statusCode ?? 0;
+            const headers = new Headers();
+            for (let i = 0; i + 1 < response.rawHeaders.length; i += 2)
+              headers.append(response.rawHeaders[i]!, response.rawHeaders[i + 1]!);
+            const bytes = Buffer.concat(chunks);
+            resolve(
+              new Response(NULL_BODY_STATUSES.has(status) ? null : bytes, {
+                status,
+                statusText: response.statusMessage ?? "",
+                headers,
+              }),
+            );
+          });
+        },
+      );
+      request.on("error", (error: Error & { code?: string }) =>
+        reject(
+          new Error(`${init?.method ?? "GET"} ${String(url)} failed (${error.code ?? error.message})`, {
+            cause: error,
+          }),
+        ),
+      );
       if (signal?.aborted) return void request.destroy(new Error("aborted"));
       signal?.addEventListener("abort", onAbort, { once: true });
       request.end(body);

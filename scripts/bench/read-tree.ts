@@ -19,7 +19,20 @@ function seeded(seed: number): () => number {
   };
 }
 
-const WORDS = ["value", "count", "index", "result", "buffer", "request", "handler", "config", "state", "item", "total", "offset"];
+const WORDS = [
+  "value",
+  "count",
+  "index",
+  "result",
+  "buffer",
+  "request",
+  "handler",
+  "config",
+  "state",
+  "item",
+  "total",
+  "offset",
+];
 
 function sourceLine(random: () => number, n: number): string {
   const word = () => WORDS[Math.floor(random() * WORDS.length)]!;

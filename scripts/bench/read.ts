@@ -11,7 +11,14 @@ import { ripgrepBaseArgs } from "../../server/kernel/search/ripgrep.js";
 import { compileSearchPattern } from "../../server/kernel/search/search-pattern.js";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge } from "./bridge.js";
-import { measureCpuInterleaved, measureInterleaved, measureThroughput, type BenchResult, type Stats, type Throughput } from "./harness.js";
+import {
+  measureCpuInterleaved,
+  measureInterleaved,
+  measureThroughput,
+  type BenchResult,
+  type Stats,
+  type Throughput,
+} from "./harness.js";
 import { createBenchClient, startFloorServer, type FloorServer } from "./http.js";
 import { GREP_NEEDLE, sourceText, writeGrepTree } from "./read-tree.js";
 
@@ -75,7 +82,8 @@ function runRipgrep(rg: string, args: string[], cwd: string): Promise<number> {
 async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: Stats }> {
   const root = makeBenchDir("read");
   fs.writeFileSync(path.join(root, "two-k.ts"), sourceText(7, 2048));
-  for (const name of ["one.ts", "two.ts", "three.ts"]) fs.writeFileSync(path.join(root, name), sourceText(name.length, 2048));
+  for (const name of ["one.ts", "two.ts", "three.ts"])
+    fs.writeFileSync(path.join(root, name), sourceText(name.length, 2048));
   const bridge = await startBenchBridge(root);
   const client = createBenchClient(READ_CONCURRENCY);
   const rows: Row[] = [];
@@ -89,7 +97,8 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
     for (const [name, target] of cases) {
       const body = await client.get(target);
       const parsed = JSON.parse(body.toString("utf8")) as { ok: boolean; allComplete?: boolean };
-      if (!parsed.ok || !parsed.allComplete) throw new Error(`${name}: unexpected answer ${body.toString("utf8").slice(0, 200)}`);
+      if (!parsed.ok || !parsed.allComplete)
+        throw new Error(`${name}: unexpected answer ${body.toString("utf8").slice(0, 200)}`);
       const floors: FloorServer[] = [];
       try {
         const floor = await startFloorServer(body, JSON_TYPE);
@@ -115,7 +124,15 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
         const floorRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(floor.url));
         const koaRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(koaFloor.url));
         const caseName = `${name} (${body.length} B response)`;
-        rows.push({ name: caseName, ours, oursRps, floor: bare, floorRps, floorName: "bare node:http, same bytes", target: READ_TARGET });
+        rows.push({
+          name: caseName,
+          ours,
+          oursRps,
+          floor: bare,
+          floorRps,
+          floorName: "bare node:http, same bytes",
+          target: READ_TARGET,
+        });
         shell.push({ name: caseName, ours, bare, koa, koaRps, cpu });
       } finally {
         await Promise.all(floors.map((f) => f.close()));
@@ -164,10 +181,15 @@ async function benchLargeRead(): Promise<LargeRead> {
     const pages = await followed();
     const wholeUrl = `${first}&max=${LARGE_READ_MAX}`;
     const body = await client.get(wholeUrl);
-    if ((JSON.parse(body.toString("utf8")) as { allComplete?: boolean }).allComplete !== true) throw new Error("/r with max= did not return the 60 KiB file whole");
+    if ((JSON.parse(body.toString("utf8")) as { allComplete?: boolean }).allComplete !== true)
+      throw new Error("/r with max= did not return the 60 KiB file whole");
     const floor = await startFloorServer(body, JSON_TYPE);
     try {
-      const [paged, whole, bare] = (await measureInterleaved(LARGE_READ_RUNS, LARGE_READ_WARMUP, [followed, () => client.get(wholeUrl), () => client.get(floor.url)])) as [Stats, Stats, Stats];
+      const [paged, whole, bare] = (await measureInterleaved(LARGE_READ_RUNS, LARGE_READ_WARMUP, [
+        followed,
+        () => client.get(wholeUrl),
+        () => client.get(floor.url),
+      ])) as [Stats, Stats, Stats];
       return { bytes: body.length, pages, paged, whole, floor: bare };
     } finally {
       await floor.close();
@@ -201,13 +223,26 @@ async function benchGrep(rg: string): Promise<{ row: Row; tree: ReturnType<typeo
   const client = createBenchClient(GREP_CONCURRENCY);
   try {
     const target = `${bridge.bases.r}/g?raw=${encodeUrlText(GREP_NEEDLE)}`;
-    const answer = JSON.parse((await client.get(target)).toString("utf8")) as { ok: boolean; engine: string; matchedLines: number; truncated: boolean };
+    const answer = JSON.parse((await client.get(target)).toString("utf8")) as {
+      ok: boolean;
+      engine: string;
+      matchedLines: number;
+      truncated: boolean;
+    };
     if (!answer.ok || answer.engine !== "rg" || answer.matchedLines !== tree.needleFiles || answer.truncated) {
       throw new Error(`/g answered unexpectedly: ${JSON.stringify(answer).slice(0, 300)}`);
     }
-    const args = [...ripgrepBaseArgs(false), ...compileSearchPattern(GREP_NEEDLE, { regex: false, ignoreCase: false }).rgArgs, "--", "."];
+    const args = [
+      ...ripgrepBaseArgs(false),
+      ...compileSearchPattern(GREP_NEEDLE, { regex: false, ignoreCase: false }).rgArgs,
+      "--",
+      ".",
+    ];
     const direct = () => runRipgrep(rg, args, root);
-    const [ours, floor] = (await measureInterleaved(GREP_RUNS, GREP_WARMUP, [() => client.get(target), direct])) as [Stats, Stats];
+    const [ours, floor] = (await measureInterleaved(GREP_RUNS, GREP_WARMUP, [() => client.get(target), direct])) as [
+      Stats,
+      Stats,
+    ];
     const oursRps = await measureThroughput(GREP_CONCURRENCY, GREP_THROUGHPUT_MS, () => client.get(target));
     const floorRps = await measureThroughput(GREP_CONCURRENCY, GREP_THROUGHPUT_MS, direct);
     const row: Row = {
@@ -248,9 +283,17 @@ function shellVerdict(single: ShellRow, gateway: Stats): string[] {
   const own = `The shell's own cost is the Koa pass-through against the bare floor: ${(single.koa.p50 / single.bare.p50).toFixed(2)}× at p50.`;
   const cpu =
     single.cpu.ours !== undefined && single.cpu.koa !== undefined && single.cpu.stat !== undefined
-      ? [`Main-thread CPU per call (schedstat, ${CPU_ROUNDS * CPU_BLOCK} calls each, interleaved in blocks of ${CPU_BLOCK}): /r ${micros(single.cpu.ours)} µs, /t ${micros(single.cpu.stat)} µs, the Koa floor ${micros(single.cpu.koa)} µs.`]
+      ? [
+          `Main-thread CPU per call (schedstat, ${CPU_ROUNDS * CPU_BLOCK} calls each, interleaved in blocks of ${CPU_BLOCK}): /r ${micros(single.cpu.ours)} µs, /t ${micros(single.cpu.stat)} µs, the Koa floor ${micros(single.cpu.koa)} µs.`,
+        ]
       : [];
-  if (ratio <= KOA_FLOOR_TARGET) return ["", own, ...cpu, `/r meets its ${KOA_FLOOR_TARGET}× target against the Koa pass-through floor (${ratio.toFixed(2)}×).`];
+  if (ratio <= KOA_FLOOR_TARGET)
+    return [
+      "",
+      own,
+      ...cpu,
+      `/r meets its ${KOA_FLOOR_TARGET}× target against the Koa pass-through floor (${ratio.toFixed(2)}×).`,
+    ];
   return [
     "",
     own,
@@ -324,7 +367,12 @@ export async function runReadBench(): Promise<BenchResult> {
       largePaged: large.paged,
       largeWhole: large.whole,
       largeFloor: large.floor,
-      ...Object.fromEntries(rows.flatMap((r, i) => [[`case${i}`, r.ours], [`floor${i}`, r.floor]])),
+      ...Object.fromEntries(
+        rows.flatMap((r, i) => [
+          [`case${i}`, r.ours],
+          [`floor${i}`, r.floor],
+        ]),
+      ),
       ...Object.fromEntries(shell.map((r, i) => [`koaFloor${i}`, r.koa])),
     },
   };

@@ -28,7 +28,9 @@ const FLOOR_SOURCE = `require("node:http").createServer((q, s) => s.end("{}")).l
 /** Counts what the process loads: ES modules through a load hook, CommonJS ones from the require cache at exit. */
 const COUNT_HOOKS = `import fs from "node:fs";
 export async function load(url, context, next) { fs.appendFileSync(process.env.URLBRIDGE_BENCH_MODULES, url + "\\n"); return next(url, context); }`;
-const countPreload = (hooks: string) => `import { register, createRequire } from "node:module"; import fs from "node:fs";
+const countPreload = (
+  hooks: string,
+) => `import { register, createRequire } from "node:module"; import fs from "node:fs";
 register(${JSON.stringify(`file://${hooks}`)});
 process.on("exit", () => { const cache = createRequire(import.meta.url).cache; fs.appendFileSync(process.env.URLBRIDGE_BENCH_MODULES, Object.keys(cache).map((f) => "file://" + f + "\\n").join("")); });`;
 
@@ -69,7 +71,14 @@ async function timeStart(args: string[], env: Record<string, string>): Promise<S
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, URLBRIDGE_CONTROL_PORT: String(port), URLBRIDGE_DATA_PORT: "0", URLBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN, URLBRIDGE_LOG_LEVEL: "error", ...env },
+    env: {
+      ...process.env,
+      URLBRIDGE_CONTROL_PORT: String(port),
+      URLBRIDGE_DATA_PORT: "0",
+      URLBRIDGE_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      URLBRIDGE_LOG_LEVEL: "error",
+      ...env,
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   let exited = false;
@@ -79,7 +88,9 @@ async function timeStart(args: string[], env: Record<string, string>): Promise<S
       if ((await probe(port)) === 200) return { ms: performance.now() - started, cpuMs: cpuMs(child.pid!) };
       await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
     }
-    throw new Error(`${args.join(" ")} did not answer /api/health within ${START_TIMEOUT_MS} ms${exited ? " (it exited)" : ""}`);
+    throw new Error(
+      `${args.join(" ")} did not answer /api/health within ${START_TIMEOUT_MS} ms${exited ? " (it exited)" : ""}`,
+    );
   } finally {
     await stopChild(child);
   }
@@ -87,7 +98,14 @@ async function timeStart(args: string[], env: Record<string, string>): Promise<S
 
 function statsOf(values: number[]): Stats & { min: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length, min: sorted[0]!, max: sorted.at(-1)! };
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+    min: sorted[0]!,
+    max: sorted.at(-1)!,
+  };
 }
 
 /** First starts (a fresh state dir: database, key and credential created), restarts (the same state dir again) and the floor, in turns. */
@@ -113,7 +131,14 @@ async function measureStarts() {
   }
   const ms = (samples: StartSample[]) => statsOf(samples.map((s) => s.ms));
   const cpu = (samples: StartSample[]) => statsOf(samples.map((s) => s.cpuMs));
-  return { bridge: ms(first), bridgeCpu: cpu(first), restart: ms(restart), restartCpu: cpu(restart), floor: ms(floor), floorCpu: cpu(floor) };
+  return {
+    bridge: ms(first),
+    bridgeCpu: cpu(first),
+    restart: ms(restart),
+    restartCpu: cpu(restart),
+    floor: ms(floor),
+    floorCpu: cpu(floor),
+  };
 }
 
 /** Modules the bridge has loaded once /api/health answers, by package (ours, node: built-ins, each dependency). */
@@ -125,11 +150,23 @@ async function countModules(): Promise<{ total: number; byPackage: Array<[string
   fs.writeFileSync(hooks, COUNT_HOOKS);
   fs.writeFileSync(preload, countPreload(hooks));
   try {
-    await timeStart(["--import", preload, SERVER_ENTRY], { URLBRIDGE_STATE_DIR: stateDir, URLBRIDGE_BENCH_MODULES: list });
-    const urls = [...new Set(fs.readFileSync(list, "utf8").split("\n").filter((u) => u && u !== `file://${preload}` && u !== `file://${hooks}`))];
+    await timeStart(["--import", preload, SERVER_ENTRY], {
+      URLBRIDGE_STATE_DIR: stateDir,
+      URLBRIDGE_BENCH_MODULES: list,
+    });
+    const urls = [
+      ...new Set(
+        fs
+          .readFileSync(list, "utf8")
+          .split("\n")
+          .filter((u) => u && u !== `file://${preload}` && u !== `file://${hooks}`),
+      ),
+    ];
     const counts = new Map<string, number>();
     for (const url of urls) {
-      const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? (url.startsWith("node:") ? "node: built-ins" : "urlbridge (dist/server)");
+      const pkg =
+        /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ??
+        (url.startsWith("node:") ? "node: built-ins" : "urlbridge (dist/server)");
       counts.set(pkg, (counts.get(pkg) ?? 0) + 1);
     }
     return { total: urls.length, byPackage: [...counts].sort((a, b) => b[1] - a[1]) };
@@ -154,7 +191,11 @@ function memoryOf(pid: number): MemorySample {
 async function measureMemory() {
   const projectDir = makeBenchDir("memory-project");
   // 300 lines of 80 bytes: each /r answer is one full 24 KiB page (MAX_READ_BYTES) plus its JSON.
-  for (let i = 0; i < FILL_FILES; i++) fs.writeFileSync(path.join(projectDir, `f${i}.txt`), `line ${String(i).padStart(2, "0")} ${"y".repeat(71)}\n`.repeat(300));
+  for (let i = 0; i < FILL_FILES; i++)
+    fs.writeFileSync(
+      path.join(projectDir, `f${i}.txt`),
+      `line ${String(i).padStart(2, "0")} ${"y".repeat(71)}\n`.repeat(300),
+    );
   const stateDir = makeBenchDir("memory-state");
   const { child, urls } = spawnServer(stateDir, {});
   try {
@@ -162,7 +203,11 @@ async function measureMemory() {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const idle = memoryOf(child.pid!);
     const api = createControlPost(control);
-    const project = await api("/api/projects", { name: "memory", root: projectDir, permissions: { write: false, terminal: false } });
+    const project = await api("/api/projects", {
+      name: "memory",
+      root: projectDir,
+      permissions: { write: false, terminal: false },
+    });
     const bases: string[] = [];
     for (let s = 0; s < SESSIONS; s++) {
       const session = await api("/api/sessions", { projectId: project.id });
@@ -190,7 +235,8 @@ async function measureMemory() {
 }
 
 export async function runStartupBench(): Promise<BenchResult> {
-  if (!fs.existsSync(SERVER_ENTRY)) throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
+  if (!fs.existsSync(SERVER_ENTRY))
+    throw new Error("dist/server is missing: run `npm run build:server` (npm run bench does)");
   const starts = await measureStarts();
   const modules = await countModules();
   const memory = await measureMemory();
@@ -200,7 +246,8 @@ export async function runStartupBench(): Promise<BenchResult> {
   const spread = (s: { min: number; max: number }) => `${f0(s.min)}–${f0(s.max)}`;
   const startTarget = starts.bridge.p50 <= 200 ? "met" : "**not met**";
   const restartTarget = starts.restart.p50 <= 200 ? "met" : "**not met**";
-  const mem = (label: string, m: MemorySample) => `| ${label} | ${f1(m.rss)} | ${f1(m.anon)} | ${f1(m.file)} | ${f1(m.rss - memory.idle.rss)} |`;
+  const mem = (label: string, m: MemorySample) =>
+    `| ${label} | ${f1(m.rss)} | ${f1(m.anon)} | ${f1(m.file)} | ${f1(m.rss - memory.idle.rss)} |`;
   const overIdle = memory.full.rss - memory.idle.rss;
   const markdown = [
     "### Start-up and memory",
@@ -238,6 +285,12 @@ export async function runStartupBench(): Promise<BenchResult> {
   return {
     suite: "startup",
     markdown,
-    figures: { start: starts.bridge, restart: starts.restart, startFloor: starts.floor, rssIdle: ms(memory.idle.rss), rssFull: ms(memory.full.rss) },
+    figures: {
+      start: starts.bridge,
+      restart: starts.restart,
+      startFloor: starts.floor,
+      rssIdle: ms(memory.idle.rss),
+      rssFull: ms(memory.full.rss),
+    },
   };
 }

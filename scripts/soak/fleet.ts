@@ -25,12 +25,16 @@ const SEED_FILES = ["src/app.ts", "src/util.ts", "README.md"];
 function seedProject(root: string, index: number): void {
   fs.mkdirSync(path.join(root, "src"), { recursive: true });
   for (const [i, rel] of SEED_FILES.entries()) {
-    const lines = Array.from({ length: 120 }, (_, n) => `// project ${index} file ${i} line ${n}: export const value${n} = ${n * (i + 1)};`);
+    const lines = Array.from(
+      { length: 120 },
+      (_, n) => `// project ${index} file ${i} line ${n}: export const value${n} = ${n * (i + 1)};`,
+    );
     fs.writeFileSync(path.join(root, rel), `${lines.join("\n")}\n`);
   }
   // As root the sandboxed terminal runs as the project's owner; give the folder to uid 1000 like a real host user.
   if (process.getuid?.() === 0) {
-    for (const p of [root, path.join(root, "src"), ...SEED_FILES.map((f) => path.join(root, f))]) fs.chownSync(p, 1000, 1000);
+    for (const p of [root, path.join(root, "src"), ...SEED_FILES.map((f) => path.join(root, f))])
+      fs.chownSync(p, 1000, 1000);
   }
 }
 
@@ -50,7 +54,11 @@ export async function startFleet(sessions: number): Promise<Fleet> {
       const root = makeBenchDir(`soak-project-${i}`);
       roots.push(root);
       seedProject(root, i);
-      const project = await api("/api/projects", { name: `soak-${i}`, root, permissions: { write: true, terminal: true } });
+      const project = await api("/api/projects", {
+        name: `soak-${i}`,
+        root,
+        permissions: { write: true, terminal: true },
+      });
       const session = await api("/api/sessions", { projectId: project.id });
       const init = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } };
       out.push({ index: i, root, r: init.bases.r, m: init.bases.m });

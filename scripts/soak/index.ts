@@ -16,7 +16,10 @@ const WRITE_P99_TARGET_MS = 3000;
 function kindTable(tally: LoadTally, seconds: number): string[] {
   const kinds = [...new Set(tally.records.map((r) => r.kind))].sort() as OpKind[];
   const rows = kinds.map((kind) => {
-    const ms = tally.records.filter((r) => r.kind === kind).map((r) => r.ms).sort((a, b) => a - b);
+    const ms = tally.records
+      .filter((r) => r.kind === kind)
+      .map((r) => r.ms)
+      .sort((a, b) => a - b);
     return `| ${kind} | ${ms.length} | ${(ms.length / seconds).toFixed(1)} | ${percentile(ms, 50).toFixed(1)} | ${percentile(ms, 99).toFixed(1)} |`;
   });
   return ["| kind | requests | per s | p50 ms | p99 ms |", "|---|---|---|---|---|", ...rows];
@@ -26,7 +29,9 @@ function sampleTable(samples: Sample[]): string[] {
   return [
     "| t (s) | requests done | RSS MiB | fds | WAL KiB |",
     "|---|---|---|---|---|",
-    ...samples.map((s) => `| ${s.atS.toFixed(0)} | ${s.requests} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.walKiB.toFixed(0)} |`),
+    ...samples.map(
+      (s) => `| ${s.atS.toFixed(0)} | ${s.requests} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.walKiB.toFixed(0)} |`,
+    ),
   ];
 }
 
@@ -65,10 +70,21 @@ function terminalDoubles(fleet: Fleet, tally: LoadTally): { checked: number; dou
   return { checked, doubles, missing };
 }
 
-function report(options: SoakOptions, tally: LoadTally, seconds: number, samples: Sample[], terminal: ReturnType<typeof terminalDoubles>): string {
-  const writes = tally.records.filter((r) => r.kind === "write").map((r) => r.ms).sort((a, b) => a - b);
+function report(
+  options: SoakOptions,
+  tally: LoadTally,
+  seconds: number,
+  samples: Sample[],
+  terminal: ReturnType<typeof terminalDoubles>,
+): string {
+  const writes = tally.records
+    .filter((r) => r.kind === "write")
+    .map((r) => r.ms)
+    .sort((a, b) => a - b);
   const writeP99 = percentile(writes, 99);
-  const transport = [...tally.errors].filter(([k]) => k === "transport" || k.startsWith("http_")).reduce((a, [, n]) => a + n, 0);
+  const transport = [...tally.errors]
+    .filter(([k]) => k === "transport" || k.startsWith("http_"))
+    .reduce((a, [, n]) => a + n, 0);
   const rss = drift(samples, (s) => s.rssMiB);
   const wal = drift(samples, (s) => s.walKiB);
   const errors = [...tally.errors].sort((a, b) => b[1] - a[1]);
@@ -95,14 +111,16 @@ function writeReport(file: string, markdown: string): void {
   // Only markers on a line of their own count: the prose may name them (in backticks) without being replaced.
   const from = lineIndexOf(text, start, 0);
   const to = from === -1 ? -1 : lineIndexOf(text, end, from);
-  if (from === -1 || to === -1) throw new Error(`${file} has no ${start} ... ${end} markers, each on a line of its own`);
+  if (from === -1 || to === -1)
+    throw new Error(`${file} has no ${start} ... ${end} markers, each on a line of its own`);
   fs.writeFileSync(file, `${text.slice(0, from + start.length)}\n${markdown}\n${text.slice(to)}`);
 }
 
 /** Where `line` stands alone on a line of text, at or after `after`; -1 when it does not. */
 function lineIndexOf(text: string, line: string, after: number): number {
   for (let at = text.indexOf(line, after); at !== -1; at = text.indexOf(line, at + 1)) {
-    const alone = (at === 0 || text[at - 1] === "\n") && (at + line.length === text.length || text[at + line.length] === "\n");
+    const alone =
+      (at === 0 || text[at - 1] === "\n") && (at + line.length === text.length || text[at + line.length] === "\n");
     if (alone) return at;
   }
   return -1;

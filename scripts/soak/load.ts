@@ -57,7 +57,13 @@ function url(base: string, route: string, params: Array<[string, string | number
 export function createLoad(sessions: SoakSession[], inflight: number, seed: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: inflight });
   const random = seeded(seed);
-  const tally: LoadTally = { records: [], errors: new Map(), writesPolled: 0, doubleExecutions: 0, terminalIds: new Map() };
+  const tally: LoadTally = {
+    records: [],
+    errors: new Map(),
+    writesPolled: 0,
+    doubleExecutions: 0,
+    terminalIds: new Map(),
+  };
   const written: Array<{ session: SoakSession; url: string }> = [];
   const ran: Array<{ session: SoakSession; url: string }> = [];
   let counter = 0;
@@ -88,19 +94,29 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
   }
 
   /** A mutation answer: polls /j while pending, so the latency is the time until the outcome is known. */
-  async function settle(session: SoakSession, body: Record<string, unknown> | undefined): Promise<Record<string, unknown> | undefined> {
+  async function settle(
+    session: SoakSession,
+    body: Record<string, unknown> | undefined,
+  ): Promise<Record<string, unknown> | undefined> {
     let current = body;
     let polled = false;
     for (let i = 0; i < 40 && current && (current.state === "pending" || current.state === "running"); i++) {
       polled = true;
-      current = await get(url(session.m, "j", [["call", String(current.callId)], ["wait", POLL_WAIT_MS]]));
+      current = await get(
+        url(session.m, "j", [
+          ["call", String(current.callId)],
+          ["wait", POLL_WAIT_MS],
+        ]),
+      );
     }
     if (polled) tally.writesPolled += 1;
     return current;
   }
 
   /** A hidden retry of an earlier mutation URL: an answer that is not a replay or a join ran it a second time. */
-  async function replayOneOf(done: Array<{ session: SoakSession; url: string }>): Promise<Record<string, unknown> | undefined> {
+  async function replayOneOf(
+    done: Array<{ session: SoakSession; url: string }>,
+  ): Promise<Record<string, unknown> | undefined> {
     const prior = done[Math.floor(random() * done.length)]!;
     const body = await settle(prior.session, await get(prior.url));
     if (body?.ok && body.dedupe !== "replayed" && body.dedupe !== "joined") tally.doubleExecutions += 1;

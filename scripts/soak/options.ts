@@ -23,20 +23,33 @@ const LIMITS = {
 } as const;
 
 export function parseSoakOptions(argv: string[]): SoakOptions {
-  const options: SoakOptions = { durationS: 300, sessions: 16, inflight: 200, sampleS: 10, writeTo: undefined, seed: 1 };
+  const options: SoakOptions = {
+    durationS: 300,
+    sessions: 16,
+    inflight: 200,
+    sampleS: 10,
+    writeTo: undefined,
+    seed: 1,
+  };
   for (const arg of argv) {
     const m = /^--([a-z-]+)=(.*)$/.exec(arg);
-    if (!m) throw new Error(`unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --write=FILE`);
+    if (!m)
+      throw new Error(
+        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --write=FILE`,
+      );
     const [, name, value] = m as unknown as [string, string, string];
     if (name === "write") {
       options.writeTo = value;
       continue;
     }
-    const key = ({ duration: "durationS", sessions: "sessions", inflight: "inflight", sample: "sampleS", seed: "seed" } as const)[name as "duration"];
+    const key = (
+      { duration: "durationS", sessions: "sessions", inflight: "inflight", sample: "sampleS", seed: "seed" } as const
+    )[name as "duration"];
     if (!key) throw new Error(`unknown option --${name}`);
     const n = Number(value);
     const [min, max] = LIMITS[key];
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}..${max}, got ${value}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${name} must be an integer in ${min}..${max}, got ${value}`);
     options[key] = n;
   }
   return options;

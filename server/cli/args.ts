@@ -107,7 +107,9 @@ export function parseCommandLine(argv: string[]): ParsedCommand {
   if (stray) throw usageError(`--${stray} does not apply to "urlbridge ${command}"`);
   if (args.length !== spec.args.length) {
     const wanted = spec.args.length === 0 ? "no arguments" : spec.args.join(" ");
-    throw usageError(`"urlbridge ${command}" takes ${wanted}; got ${args.length === 0 ? "none" : JSON.stringify(args.join(" "))}`);
+    throw usageError(
+      `"urlbridge ${command}" takes ${wanted}; got ${args.length === 0 ? "none" : JSON.stringify(args.join(" "))}`,
+    );
   }
   return build(command, args, values);
 }

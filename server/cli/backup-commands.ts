@@ -60,7 +60,9 @@ export async function runBackupCommand(config: Config, cmd: ParsedCommand, print
 
 async function bridgeAnswers(config: Config): Promise<boolean> {
   try {
-    const res = await fetch(`${controlUrl(config)}/api/health`, { signal: AbortSignal.timeout(RUNNING_CHECK_TIMEOUT_MS) });
+    const res = await fetch(`${controlUrl(config)}/api/health`, {
+      signal: AbortSignal.timeout(RUNNING_CHECK_TIMEOUT_MS),
+    });
     return res.ok;
   } catch {
     return false;
@@ -76,7 +78,9 @@ export async function runRestoreCommand(config: Config, cmd: ParsedCommand, prin
   }
   let result;
   try {
-    result = restoreDatabase(config.stateDir, backup, { keyFile: cmd.flags.key ? path.resolve(cmd.flags.key) : undefined });
+    result = restoreDatabase(config.stateDir, backup, {
+      keyFile: cmd.flags.key ? path.resolve(cmd.flags.key) : undefined,
+    });
   } catch (error) {
     asCliError(error);
   }
@@ -84,7 +88,9 @@ export async function runRestoreCommand(config: Config, cmd: ParsedCommand, prin
     print(JSON.stringify(result, null, 2));
     return;
   }
-  print(`Restored ${summaryLine(result)} into ${config.stateDir}${result.keyInstalled ? " with its capability key" : ""}.`);
+  print(
+    `Restored ${summaryLine(result)} into ${config.stateDir}${result.keyInstalled ? " with its capability key" : ""}.`,
+  );
   if (result.previous) print(`The database it replaced is kept as ${result.previous}.`);
   print("Start the bridge again (docker compose up -d); sessions answer at the URLs they had.");
 }

@@ -8,7 +8,14 @@ import { findSession } from "./find-session.js";
 import { createControlClient, locateOperatorToken, type ControlClient } from "./control-client.js";
 import { runningInAppliance } from "../control/session-mcp.js";
 import { operatorCommand, startCommand } from "./invocation.js";
-import { formatMcpSnippets, formatPermissions, formatProject, formatSession, formatTable, sessionJson } from "./output.js";
+import {
+  formatMcpSnippets,
+  formatPermissions,
+  formatProject,
+  formatSession,
+  formatTable,
+  sessionJson,
+} from "./output.js";
 
 export type Print = (text: string) => void;
 
@@ -16,7 +23,11 @@ const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** `urlbridge <args>` as the operator types it here (docker compose exec, npx in a checkout, ...). */
 export function hint(config: Config, args: string): string {
-  return operatorCommand(args, config, { inAppliance: runningInAppliance(config.stateDir), cwd: process.cwd(), env: process.env });
+  return operatorCommand(args, config, {
+    inAppliance: runningInAppliance(config.stateDir),
+    cwd: process.cwd(),
+    env: process.env,
+  });
 }
 
 const start = (config: Config) => startCommand({ inAppliance: runningInAppliance(config.stateDir) });
@@ -24,16 +35,25 @@ const start = (config: Config) => startCommand({ inAppliance: runningInAppliance
 export function runTokenCommand(config: Config, cmd: ParsedCommand, print: Print): void {
   const located = locateOperatorToken(config);
   if (cmd.flags.show) {
-    if (!located.token) throw new CliError(`no operator token yet: ${located.file} does not exist; start the server once (${start(config)})`);
-    print(cmd.flags.json ? json({ source: located.source, file: located.file ?? null, token: located.token }) : located.token);
+    if (!located.token)
+      throw new CliError(
+        `no operator token yet: ${located.file} does not exist; start the server once (${start(config)})`,
+      );
+    print(
+      cmd.flags.json
+        ? json({ source: located.source, file: located.file ?? null, token: located.token })
+        : located.token,
+    );
     return;
   }
   if (cmd.flags.json) {
     print(json({ source: located.source, file: located.file ?? null, exists: located.token !== undefined }));
     return;
   }
-  if (located.source === "env") print(`The operator token comes from URLBRIDGE_OPERATOR_TOKEN.\nPrint it with: ${hint(config, "token --show")}`);
-  else if (located.token) print(`The operator token is stored in ${located.file}\nPrint it with: ${hint(config, "token --show")}`);
+  if (located.source === "env")
+    print(`The operator token comes from URLBRIDGE_OPERATOR_TOKEN.\nPrint it with: ${hint(config, "token --show")}`);
+  else if (located.token)
+    print(`The operator token is stored in ${located.file}\nPrint it with: ${hint(config, "token --show")}`);
   else print(`No operator token yet: the server generates ${located.file} on its first start (${start(config)}).`);
 }
 
@@ -54,13 +74,24 @@ export async function runProjectCommand(config: Config, cmd: ParsedCommand, prin
       permissions: { write: cmd.flags.write, terminal: cmd.flags.terminal, web: cmd.flags.web },
     });
     const shownName = /^[\w.-]+$/.test(project.name) ? project.name : JSON.stringify(project.name);
-    print(cmd.flags.json ? json(project) : `Added ${formatProject(project)}\nNext: ${hint(config, `session create ${shownName}`)}`);
+    print(
+      cmd.flags.json
+        ? json(project)
+        : `Added ${formatProject(project)}\nNext: ${hint(config, `session create ${shownName}`)}`,
+    );
     return;
   }
   const projects = await client.request<Project[]>("GET", "/api/projects");
   if (cmd.flags.json) print(json(projects));
-  else if (projects.length === 0) print(`No projects yet. Add one with: ${hint(config, "project add <name> <root> [--write] [--terminal] [--web]")}`);
-  else print(formatTable(["ID", "NAME", "PERMISSIONS", "ROOT"], projects.map((p) => [p.id, p.name, formatPermissions(p.permissions), p.root])));
+  else if (projects.length === 0)
+    print(`No projects yet. Add one with: ${hint(config, "project add <name> <root> [--write] [--terminal] [--web]")}`);
+  else
+    print(
+      formatTable(
+        ["ID", "NAME", "PERMISSIONS", "ROOT"],
+        projects.map((p) => [p.id, p.name, formatPermissions(p.permissions), p.root]),
+      ),
+    );
 }
 
 export async function runSessionCommand(config: Config, cmd: ParsedCommand, print: Print): Promise<void> {
@@ -72,12 +103,20 @@ export async function runSessionCommand(config: Config, cmd: ParsedCommand, prin
     ]);
     const names = new Map(projects.map((p) => [p.id, p.name]));
     if (cmd.flags.json) print(json(sessions.map(sessionJson)));
-    else if (sessions.length === 0) print(`No sessions yet. Create one with: ${hint(config, "session create <project>")}`);
+    else if (sessions.length === 0)
+      print(`No sessions yet. Create one with: ${hint(config, "session create <project>")}`);
     else
       print(
         formatTable(
           ["ID", "NAME", "PROJECT", "STATE", "GEN", "INIT URL"],
-          sessions.map((s) => [s.id, s.name, names.get(s.projectId) ?? s.projectId, s.enabled ? "enabled" : "disabled", String(s.generation), s.initUrl]),
+          sessions.map((s) => [
+            s.id,
+            s.name,
+            names.get(s.projectId) ?? s.projectId,
+            s.enabled ? "enabled" : "disabled",
+            String(s.generation),
+            s.initUrl,
+          ]),
         ) + (sessions[0]!.reachability.warning ? `\n\nWarning: ${sessions[0]!.reachability.warning}` : ""),
       );
     return;
@@ -86,7 +125,10 @@ export async function runSessionCommand(config: Config, cmd: ParsedCommand, prin
   let project: Project;
   if (cmd.command === "session create") {
     project = await findProject(config, client, cmd.args[0]!);
-    session = await client.request<SessionView>("POST", "/api/sessions", { projectId: project.id, ...(cmd.flags.name ? { name: cmd.flags.name } : {}) });
+    session = await client.request<SessionView>("POST", "/api/sessions", {
+      projectId: project.id,
+      ...(cmd.flags.name ? { name: cmd.flags.name } : {}),
+    });
   } else {
     const current = await findSession(client, cmd.args[0]!, hint(config, "session list"));
     session = await client.request<SessionView>("POST", `/api/sessions/${encodeURIComponent(current.id)}/rotate`);
@@ -94,5 +136,9 @@ export async function runSessionCommand(config: Config, cmd: ParsedCommand, prin
   }
   // The MCP view carries the capability an MCP client presents: the same snippets the UI's session view shows.
   const mcp = await client.request<SessionMcpView>("GET", `/api/sessions/${encodeURIComponent(session.id)}/mcp`);
-  print(cmd.flags.json ? json({ ...sessionJson(session), mcp }) : `${formatSession(session, project)}\n\n${formatMcpSnippets(mcp)}`);
+  print(
+    cmd.flags.json
+      ? json({ ...sessionJson(session), mcp })
+      : `${formatSession(session, project)}\n\n${formatMcpSnippets(mcp)}`,
+  );
 }

@@ -23,14 +23,17 @@ export function locateOperatorToken(config: Config): OperatorTokenLocation {
     return { source: "file", file, token: readOperatorTokenFile(config.stateDir) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot read the operator token at ${file} (${code ?? "error"}); run as the user that runs urlbridge`);
+    throw new CliError(
+      `cannot read the operator token at ${file} (${code ?? "error"}); run as the user that runs urlbridge`,
+    );
   }
 }
 
 /** The control plane URL for a client on this machine: a wildcard bind is reached through loopback. */
 export function controlUrl(config: Config): string {
   const host = config.control.host;
-  const reachable = host === "0.0.0.0" || host === "::" || host === "[::]" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const reachable =
+    host === "0.0.0.0" || host === "::" || host === "[::]" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   return `http://${reachable}:${config.control.port}`;
 }
 
@@ -51,7 +54,9 @@ export function createControlClient(config: Config): ControlClient {
   const located = locateOperatorToken(config);
   const token = located.token;
   if (!token) {
-    throw new CliError(`no operator token: URLBRIDGE_OPERATOR_TOKEN is not set and ${located.file} does not exist yet; start the server once (${startCommand({ inAppliance: runningInAppliance(config.stateDir) })})`);
+    throw new CliError(
+      `no operator token: URLBRIDGE_OPERATOR_TOKEN is not set and ${located.file} does not exist yet; start the server once (${startCommand({ inAppliance: runningInAppliance(config.stateDir) })})`,
+    );
   }
   return {
     url,
@@ -60,12 +65,17 @@ export function createControlClient(config: Config): ControlClient {
       try {
         res = await fetch(`${url}${path}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(CONTROL_REQUEST_TIMEOUT_MS),
         });
       } catch (error) {
-        throw new CliError(`cannot reach the control plane at ${url} (${describeNetworkError(error)}); is urlbridge running? Start it with ${startCommand({ inAppliance: runningInAppliance(config.stateDir) })}`);
+        throw new CliError(
+          `cannot reach the control plane at ${url} (${describeNetworkError(error)}); is urlbridge running? Start it with ${startCommand({ inAppliance: runningInAppliance(config.stateDir) })}`,
+        );
       }
       const text = await res.text();
       let parsed: unknown;
@@ -76,8 +86,14 @@ export function createControlClient(config: Config): ControlClient {
       }
       if (res.ok) return parsed as T;
       const error = (parsed as ApiErrorBody | undefined)?.error;
-      if (!error) throw new CliError(`the control plane at ${url} answered HTTP ${res.status} without an error body; is something else listening there?`);
-      const hint = res.status === 401 ? ` (the CLI used the token from ${located.source === "env" ? "URLBRIDGE_OPERATOR_TOKEN" : located.file})` : "";
+      if (!error)
+        throw new CliError(
+          `the control plane at ${url} answered HTTP ${res.status} without an error body; is something else listening there?`,
+        );
+      const hint =
+        res.status === 401
+          ? ` (the CLI used the token from ${located.source === "env" ? "URLBRIDGE_OPERATOR_TOKEN" : located.file})`
+          : "";
       throw new CliError(`${error.code}: ${error.message}${hint}`);
     },
   };

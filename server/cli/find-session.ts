@@ -10,6 +10,9 @@ export async function findSession(client: ControlClient, ref: string, listComman
   if (byId) return byId;
   const byName = sessions.filter((s) => s.name === ref);
   if (byName.length === 1) return byName[0]!;
-  if (byName.length > 1) throw new CliError(`${byName.length} sessions are named "${ref}"; use the id (${byName.map((s) => s.id).join(", ")})`);
+  if (byName.length > 1)
+    throw new CliError(
+      `${byName.length} sessions are named "${ref}"; use the id (${byName.map((s) => s.id).join(", ")})`,
+    );
   throw new CliError(`no session named or with id "${ref}"; see \`${listCommand}\``);
 }

@@ -10,7 +10,9 @@ import { defaultStateDir, type Config } from "../config.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** This package's root: server/cli/ in a checkout, dist/server/cli/ when built. */
-export const CLI_PACKAGE_ROOT = [path.resolve(here, "..", ".."), path.resolve(here, "..", "..", "..")].find((p) => fs.existsSync(path.join(p, "package.json")))!;
+export const CLI_PACKAGE_ROOT = [path.resolve(here, "..", ".."), path.resolve(here, "..", "..", "..")].find((p) =>
+  fs.existsSync(path.join(p, "package.json")),
+)!;
 
 export interface InvocationContext {
   inAppliance: boolean;
@@ -29,7 +31,8 @@ export interface InvocationContext {
 function onPath(packageRoot: string, env: NodeJS.ProcessEnv): boolean {
   if (env.npm_command === "exec") return false;
   const bin = path.join(packageRoot, "bin", "urlbridge.js");
-  const npmOwn = (dir: string) => dir.includes(`${path.sep}node_modules${path.sep}.bin`) || dir.includes(`${path.sep}_npx${path.sep}`);
+  const npmOwn = (dir: string) =>
+    dir.includes(`${path.sep}node_modules${path.sep}.bin`) || dir.includes(`${path.sep}_npx${path.sep}`);
   for (const dir of (env.PATH ?? "").split(path.delimiter).filter((d) => d && !npmOwn(d))) {
     try {
       if (fs.realpathSync(path.join(dir, "urlbridge")) === fs.realpathSync(bin)) return true;
@@ -45,7 +48,10 @@ const inside = (dir: string, root: string) => dir === root || dir.startsWith(`${
 /** The command line for `urlbridge <args>`, ready to paste. */
 export function operatorCommand(args: string, config: Config, context: InvocationContext): string {
   if (context.inAppliance) return `docker compose exec bridge urlbridge ${args}`;
-  const stateDir = config.stateDir === path.resolve(defaultStateDir(context.env)) || config.operatorToken ? "" : `URLBRIDGE_STATE_DIR=${config.stateDir} `;
+  const stateDir =
+    config.stateDir === path.resolve(defaultStateDir(context.env)) || config.operatorToken
+      ? ""
+      : `URLBRIDGE_STATE_DIR=${config.stateDir} `;
   const packageRoot = context.packageRoot ?? CLI_PACKAGE_ROOT;
   if (onPath(packageRoot, context.env)) return `${stateDir}urlbridge ${args}`;
   const root = fs.realpathSync(packageRoot);

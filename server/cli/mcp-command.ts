@@ -22,9 +22,14 @@ export function mcpCommandEnv(cmd: ParsedCommand, env: NodeJS.ProcessEnv): NodeJ
     try {
       url = new URL(cmd.flags.controlUrl);
     } catch {
-      throw usageError(`--control-url must be the control plane's URL, e.g. http://127.0.0.1:47433; got ${JSON.stringify(cmd.flags.controlUrl)}`);
+      throw usageError(
+        `--control-url must be the control plane's URL, e.g. http://127.0.0.1:47433; got ${JSON.stringify(cmd.flags.controlUrl)}`,
+      );
     }
-    if (url.protocol !== "http:" || !url.port) throw usageError(`--control-url must be http://<host>:<port>, as \`urlbridge session create\` prints it; got ${JSON.stringify(cmd.flags.controlUrl)}`);
+    if (url.protocol !== "http:" || !url.port)
+      throw usageError(
+        `--control-url must be http://<host>:<port>, as \`urlbridge session create\` prints it; got ${JSON.stringify(cmd.flags.controlUrl)}`,
+      );
     out.URLBRIDGE_CONTROL_HOST = url.hostname.replace(/^\[|\]$/g, "");
     out.URLBRIDGE_CONTROL_PORT = url.port;
   }
@@ -34,7 +39,9 @@ export function mcpCommandEnv(cmd: ParsedCommand, env: NodeJS.ProcessEnv): NodeJ
 async function mcpViewOf(client: ControlClient, sessionId: string): Promise<SessionMcpView> {
   const view = await client.request<SessionMcpView>("GET", `/api/sessions/${encodeURIComponent(sessionId)}/mcp`);
   if (!view.enabled) {
-    throw new CliError(`session "${view.sessionName}" is disabled; enable it on the UI's Sessions page, then start \`urlbridge mcp\` again`);
+    throw new CliError(
+      `session "${view.sessionName}" is disabled; enable it on the UI's Sessions page, then start \`urlbridge mcp\` again`,
+    );
   }
   return view;
 }

@@ -26,7 +26,11 @@ const RELAY_ERROR = -32000;
 // Mirrors the client side of Streamable HTTP: modern (2026-07-28+) requests carry their protocol version in
 // `_meta` and the standard headers are derived from the body; 2025-era requests carry the negotiated version.
 const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
-const MCP_NAME_SOURCE: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+const MCP_NAME_SOURCE: Record<string, string> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
 const BASE64_PREFIX = "=?base64?";
 const BASE64_SUFFIX = "?=";
 
@@ -77,7 +81,11 @@ function looksLikeJsonRpc(value: unknown): boolean {
 }
 
 function encodeHeaderValue(value: string): string {
-  const plain = value.length > 0 && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value) && !(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX));
+  const plain =
+    value.length > 0 &&
+    value === value.trim() &&
+    /^[\t\x20-\x7e]*$/.test(value) &&
+    !(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX));
   return plain ? value : `${BASE64_PREFIX}${Buffer.from(value, "utf8").toString("base64")}${BASE64_SUFFIX}`;
 }
 
@@ -129,7 +137,8 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
     if (outputClosed) return;
     options.output.write(`${JSON.stringify(message)}\n`);
   };
-  const writeError = (id: JsonRpcId, code: number, message: string) => write({ jsonrpc: "2.0", id, error: { code, message } });
+  const writeError = (id: JsonRpcId, code: number, message: string) =>
+    write({ jsonrpc: "2.0", id, error: { code, message } });
 
   function post(body: string, message: unknown): Promise<Exchange> {
     const headers: Record<string, string> = {
@@ -153,7 +162,13 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
           }
           chunks.push(chunk);
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"] ?? ""), body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers["content-type"] ?? ""),
+            body: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
         res.on("error", reject);
       });
       req.on("error", reject);
@@ -180,7 +195,12 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
   function noteNegotiatedVersion(message: unknown, answers: unknown[]): void {
     if (!isRecord(message) || message.method !== "initialize" || bodyDerivedHeaders(message)) return;
     for (const answer of answers) {
-      if (isRecord(answer) && answer.id === message.id && isRecord(answer.result) && typeof answer.result.protocolVersion === "string") {
+      if (
+        isRecord(answer) &&
+        answer.id === message.id &&
+        isRecord(answer.result) &&
+        typeof answer.result.protocolVersion === "string"
+      ) {
         legacyVersion = answer.result.protocolVersion;
         legacyInit = { params: message.params, protocolVersion: legacyVersion };
       }
@@ -222,8 +242,11 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
       noteNegotiatedVersion(message, answers);
       for (const answer of answers) write(answer);
       // A request the bridge did not answer would leave the client waiting for ever: answer it here.
-      const answered = new Set(answers.flatMap((a) => (Array.isArray(a) ? a : [a])).map((a) => (isRecord(a) ? a.id : undefined)));
-      for (const id of ids.filter((i) => !answered.has(i))) writeError(id, RELAY_ERROR, "the bridge sent no answer to this request; see its log");
+      const answered = new Set(
+        answers.flatMap((a) => (Array.isArray(a) ? a : [a])).map((a) => (isRecord(a) ? a.id : undefined)),
+      );
+      for (const id of ids.filter((i) => !answered.has(i)))
+        writeError(id, RELAY_ERROR, "the bridge sent no answer to this request; see its log");
     } catch (error) {
       const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       const text = `cannot relay to the bridge at ${endpoint.origin} (${cause}); is urlbridge running?`;
@@ -306,7 +329,11 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
         }
       }
       options.warn(`a message larger than ${MAX_STDIO_MESSAGE_BYTES} bytes was dropped`);
-      writeError(id, INVALID_REQUEST, `Message too large: at most ${MAX_STDIO_MESSAGE_BYTES} bytes per JSON-RPC message over stdio`);
+      writeError(
+        id,
+        INVALID_REQUEST,
+        `Message too large: at most ${MAX_STDIO_MESSAGE_BYTES} bytes per JSON-RPC message over stdio`,
+      );
     };
 
     input.on("data", (chunk: Buffer | string) => {
@@ -314,7 +341,11 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
       for (;;) {
         const newline = data.indexOf(0x0a);
         if (oversized) {
-          if (oversized.length < ID_SCAN_BYTES) oversized = Buffer.concat([oversized, data.subarray(0, Math.min(newline < 0 ? data.length : newline, ID_SCAN_BYTES))]);
+          if (oversized.length < ID_SCAN_BYTES)
+            oversized = Buffer.concat([
+              oversized,
+              data.subarray(0, Math.min(newline < 0 ? data.length : newline, ID_SCAN_BYTES)),
+            ]);
           if (newline < 0) return;
           rejectOversized(oversized);
           oversized = undefined;

@@ -6,7 +6,16 @@
 // Protocol: server/mcp/socket-protocol.ts.
 import net from "node:net";
 import { MCP_MAX_BATCH_SIZE, tooLargeMessage, MCP_MAX_BODY_BYTES } from "../mcp/limits.js";
-import { BEARER_KEY, CONTROL_PREFIX, controlLine, HELLO_KEY, MOVED_KEY, READY_KEY, REFUSED_KEY, SOCKET_PROTOCOL_VERSION } from "../mcp/socket-protocol.js";
+import {
+  BEARER_KEY,
+  CONTROL_PREFIX,
+  controlLine,
+  HELLO_KEY,
+  MOVED_KEY,
+  READY_KEY,
+  REFUSED_KEY,
+  SOCKET_PROTOCOL_VERSION,
+} from "../mcp/socket-protocol.js";
 
 export type JsonRpcId = string | number | null;
 
@@ -62,7 +71,13 @@ const needsAnswer = (request: unknown) => (request as { method?: unknown } | nul
 function cancelledIdsOf(message: unknown): JsonRpcId[] {
   const ids: JsonRpcId[] = [];
   for (const m of Array.isArray(message) ? message : [message]) {
-    if (m === null || typeof m !== "object" || (m as { method?: unknown }).method !== "notifications/cancelled" || "id" in m) continue;
+    if (
+      m === null ||
+      typeof m !== "object" ||
+      (m as { method?: unknown }).method !== "notifications/cancelled" ||
+      "id" in m
+    )
+      continue;
     const id = (m as { params?: { requestId?: unknown } }).params?.requestId;
     if (typeof id === "string" || typeof id === "number") ids.push(id);
   }
@@ -78,7 +93,11 @@ interface Waiter {
  * Connects and presents the capability, then replays `reinitialize` if given (its answer stays here); undefined when
  * there is no socket, the bridge says no or answers another revision (use HTTP).
  */
-export function openSocketLeg(options: SocketLegOptions, reinitialize?: Reinitialize, signal?: AbortSignal): Promise<SocketLeg | undefined> {
+export function openSocketLeg(
+  options: SocketLegOptions,
+  reinitialize?: Reinitialize,
+  signal?: AbortSignal,
+): Promise<SocketLeg | undefined> {
   return new Promise((resolve) => {
     const socket = net.connect(options.path);
     let buffered = Buffer.alloc(0);
@@ -94,7 +113,9 @@ export function openSocketLeg(options: SocketLegOptions, reinitialize?: Reinitia
     signal?.addEventListener("abort", fail, { once: true });
     socket.once("error", fail);
     socket.once("close", fail);
-    socket.once("connect", () => socket.write(controlLine(HELLO_KEY, { v: SOCKET_PROTOCOL_VERSION, bearer: options.bearer() })));
+    socket.once("connect", () =>
+      socket.write(controlLine(HELLO_KEY, { v: SOCKET_PROTOCOL_VERSION, bearer: options.bearer() })),
+    );
     const onData = (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       const newline = buffered.indexOf(0x0a);
@@ -105,7 +126,9 @@ export function openSocketLeg(options: SocketLegOptions, reinitialize?: Reinitia
         if (!first.startsWith(`{"${READY_KEY}"`)) return fail();
         ready = true;
         if (reinitialize) {
-          socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: REINITIALIZE_ID, method: "initialize", params: reinitialize.params })}\n`);
+          socket.write(
+            `${JSON.stringify({ jsonrpc: "2.0", id: REINITIALIZE_ID, method: "initialize", params: reinitialize.params })}\n`,
+          );
           return onData(Buffer.alloc(0));
         }
       } else if (!answersReinitialize(first, reinitialize!.protocolVersion)) {
@@ -256,7 +279,9 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
       const part = newline < 0 ? data : data.subarray(0, newline);
       size += part.length;
       if (size > options.maxAnswerBytes) {
-        options.warn(`an answer from the bridge is larger than ${options.maxAnswerBytes} bytes; the connection is closed`);
+        options.warn(
+          `an answer from the bridge is larger than ${options.maxAnswerBytes} bytes; the connection is closed`,
+        );
         socket.destroy();
         return;
       }
@@ -282,7 +307,8 @@ function createLeg(socket: net.Socket, options: SocketLegOptions, rest: Buffer):
     send(text, message, ids) {
       // A batch the bridge refuses whole goes over HTTP: that refusal's id is null, and the relay there answers
       // each of its requests too, where here they would wait for ever.
-      if (overHttp || (Array.isArray(message) && message.length > MCP_MAX_BATCH_SIZE)) return options.viaHttp(text, message);
+      if (overHttp || (Array.isArray(message) && message.length > MCP_MAX_BATCH_SIZE))
+        return options.viaHttp(text, message);
       if (Buffer.byteLength(text) > MCP_MAX_BODY_BYTES) {
         // The bridge would refuse it unread: answered here, as the same error, without sending a megabyte.
         for (const id of ids.length > 0 ? ids : [null]) options.writeError(id, RELAY_ERROR, tooLargeMessage);

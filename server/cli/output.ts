@@ -13,11 +13,17 @@ export function formatTable(header: string[], rows: string[][]): string {
 }
 
 export function formatPermissions(p: Project["permissions"]): string {
-  return ["read", ...(p.write ? ["write"] : []), ...(p.terminal ? ["terminal"] : []), ...(p.web ? ["web"] : [])].join(", ");
+  return ["read", ...(p.write ? ["write"] : []), ...(p.terminal ? ["terminal"] : []), ...(p.web ? ["web"] : [])].join(
+    ", ",
+  );
 }
 
 export function formatProject(p: Project): string {
-  return [`Project ${p.name} (${p.id})`, `  root:        ${p.root}`, `  permissions: ${formatPermissions(p.permissions)}`].join("\n");
+  return [
+    `Project ${p.name} (${p.id})`,
+    `  root:        ${p.root}`,
+    `  permissions: ${formatPermissions(p.permissions)}`,
+  ].join("\n");
 }
 
 export function formatSession(s: SessionView, project: Project | undefined): string {

@@ -9,9 +9,22 @@ import { readJsonBody } from "./json-body.js";
 import type { PublicOrigin } from "../tunnel/public-origin.js";
 import { normalizeOrigin, type OriginState } from "../tunnel/public-origin.js";
 import { describeReachability, type Reachability } from "../tunnel/reachability.js";
-import { canonicalRoot, MAX_ENABLED_SESSIONS, MAX_SESSION_DEFINITIONS, type Permissions, type Registry } from "./registry.js";
+import {
+  canonicalRoot,
+  MAX_ENABLED_SESSIONS,
+  MAX_SESSION_DEFINITIONS,
+  type Permissions,
+  type Registry,
+} from "./registry.js";
 import { runningInAppliance, sessionMcpView } from "./session-mcp.js";
-import { activityQuery, createProjectBody, createSessionBody, fsQuery, patchProjectBody, tunnelBody } from "./schemas.js";
+import {
+  activityQuery,
+  createProjectBody,
+  createSessionBody,
+  fsQuery,
+  patchProjectBody,
+  tunnelBody,
+} from "./schemas.js";
 import { parseInput } from "./validate.js";
 import { checkWritable, unwritableMessage } from "./writability.js";
 import type { Identity } from "../sandbox/identity.js";
@@ -51,8 +64,12 @@ export function createApiRouter(options: ApiOptions): Router {
   async function requireWritable(root: string, permissions: Pick<Permissions, "write" | "terminal">): Promise<void> {
     if (!permissions.write && !permissions.terminal) return;
     const canonical = canonicalRoot(root);
-    const result = await checkWritable(canonical, { terminal: permissions.terminal, terminalIdentity: options.terminalIdentity?.(canonical) });
-    if (!result.ok) throw new ControlError(ControlErrorCode.rootNotWritable, unwritableMessage(canonical, result, inDocker));
+    const result = await checkWritable(canonical, {
+      terminal: permissions.terminal,
+      terminalIdentity: options.terminalIdentity?.(canonical),
+    });
+    if (!result.ok)
+      throw new ControlError(ControlErrorCode.rootNotWritable, unwritableMessage(canonical, result, inDocker));
   }
 
   router.get("/projects", (ctx) => {
@@ -99,9 +116,17 @@ export function createApiRouter(options: ApiOptions): Router {
   router.get("/sessions/:id/mcp", (ctx) => {
     // The relay reaches the control plane where this request did (the socket's own address and port).
     const { localAddress, localPort } = ctx.req.socket;
-    const host = !localAddress || localAddress === "0.0.0.0" || localAddress === "::" ? "127.0.0.1" : localAddress.replace(/^::ffff:/, "");
+    const host =
+      !localAddress || localAddress === "0.0.0.0" || localAddress === "::"
+        ? "127.0.0.1"
+        : localAddress.replace(/^::ffff:/, "");
     const controlUrl = `http://${host.includes(":") ? `[${host}]` : host}:${localPort}`;
-    ctx.body = sessionMcpView(store, publicOrigin, ctx.params.id!, { inDocker, composeProject: options.config.composeProject, stateDir: options.config.stateDir, controlUrl });
+    ctx.body = sessionMcpView(store, publicOrigin, ctx.params.id!, {
+      inDocker,
+      composeProject: options.config.composeProject,
+      stateDir: options.config.stateDir,
+      controlUrl,
+    });
   });
   router.post("/sessions/:id/:action", (ctx) => {
     const id = ctx.params.id!;
@@ -116,7 +141,10 @@ export function createApiRouter(options: ApiOptions): Router {
         ctx.body = registry.disableSession(id);
         return;
       default:
-        throw new ControlError(ControlErrorCode.notFound, `Unknown session action "${ctx.params.action}"; use rotate, enable or disable.`);
+        throw new ControlError(
+          ControlErrorCode.notFound,
+          `Unknown session action "${ctx.params.action}"; use rotate, enable or disable.`,
+        );
     }
   });
   router.delete("/sessions/:id", (ctx) => {
@@ -127,8 +155,16 @@ export function createApiRouter(options: ApiOptions): Router {
   router.get("/limits", (ctx) => {
     const sessions = registry.listSessions();
     const body: SessionLimits = {
-      enabledSessions: { used: sessions.filter((s) => s.enabled).length, max: MAX_ENABLED_SESSIONS, code: ControlErrorCode.enabledSessionLimitReached },
-      sessionDefinitions: { used: sessions.length, max: MAX_SESSION_DEFINITIONS, code: ControlErrorCode.sessionDefinitionLimitReached },
+      enabledSessions: {
+        used: sessions.filter((s) => s.enabled).length,
+        max: MAX_ENABLED_SESSIONS,
+        code: ControlErrorCode.enabledSessionLimitReached,
+      },
+      sessionDefinitions: {
+        used: sessions.length,
+        max: MAX_SESSION_DEFINITIONS,
+        code: ControlErrorCode.sessionDefinitionLimitReached,
+      },
     };
     ctx.body = body;
   });

@@ -40,7 +40,12 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   const api = createApiRouter(options);
   const sessions = createLoginSessions(options.store.loginSessions, options.credential.loginBinding);
   const backoff = createAuthBackoff();
-  const auth = createAuthRouter({ credential: options.credential, sessions, backoff, showTokenCommand: options.showTokenCommand ?? "urlbridge token --show" });
+  const auth = createAuthRouter({
+    credential: options.credential,
+    sessions,
+    backoff,
+    showTokenCommand: options.showTokenCommand ?? "urlbridge token --show",
+  });
 
   app.use(createSecurityHeaders());
 
@@ -55,13 +60,20 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
       }
       // A store fault is not a bug: say what happened and that nothing changed (each write is one transaction).
       if (isStoreUnavailable(error)) {
-        options.log.warn("control plane request refused: the state store cannot take writes", { code: sqliteCode(error) });
+        options.log.warn("control plane request refused: the state store cannot take writes", {
+          code: sqliteCode(error),
+        });
         ctx.status = CONTROL_ERROR_STATUS.state_store_unavailable;
         ctx.set("Retry-After", String(STORE_RETRY_AFTER_S));
-        ctx.body = controlErrorBody(ControlErrorCode.stateStoreUnavailable, controlMessage.stateStoreUnavailable(sqliteCode(error) ?? "unknown"));
+        ctx.body = controlErrorBody(
+          ControlErrorCode.stateStoreUnavailable,
+          controlMessage.stateStoreUnavailable(sqliteCode(error) ?? "unknown"),
+        );
         return;
       }
-      options.log.error("control plane request failed", { error: error instanceof Error ? error.stack : String(error) });
+      options.log.error("control plane request failed", {
+        error: error instanceof Error ? error.stack : String(error),
+      });
       ctx.status = CONTROL_ERROR_STATUS.internal_error;
       ctx.body = controlErrorBody(ControlErrorCode.internalError, controlMessage.internalError);
     }
@@ -97,7 +109,8 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
     if (!operator && !PUBLIC_API_PATHS.has(ctx.path)) throw unauthorized();
     ctx.state.operator = operator;
     await next();
-    if (ctx.status === 404 && ctx.body === undefined) throw new ControlError(ControlErrorCode.notFound, `No API route ${ctx.method} ${ctx.path}.`);
+    if (ctx.status === 404 && ctx.body === undefined)
+      throw new ControlError(ControlErrorCode.notFound, `No API route ${ctx.method} ${ctx.path}.`);
   });
 
   app.use(auth.routes());
@@ -131,7 +144,8 @@ function serveWeb(webRoot: string): Koa.Middleware {
     }
     const rel = path.normalize(decoded).replace(/^(\.\.[/\\])+/, "");
     let file = path.join(webRoot, rel);
-    if (!file.startsWith(webRoot) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) file = path.join(webRoot, "index.html");
+    if (!file.startsWith(webRoot) || !fs.existsSync(file) || fs.statSync(file).isDirectory())
+      file = path.join(webRoot, "index.html");
     if (!fs.existsSync(file)) {
       ctx.status = 503;
       ctx.type = "text/plain";

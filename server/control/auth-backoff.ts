@@ -38,7 +38,11 @@ export function authSource(ctx: Koa.Context): string {
  * Counts a failed authentication, holds its answer for the backoff, then returns the error to throw:
  * `failure` itself, or 429 when the hold was due but every slot was taken (answered at once).
  */
-export async function failAuthentication(backoff: FailureBackoff, ctx: Koa.Context, failure: ControlError): Promise<ControlError> {
+export async function failAuthentication(
+  backoff: FailureBackoff,
+  ctx: Koa.Context,
+  failure: ControlError,
+): Promise<ControlError> {
   const verdict = await backoff.fail(authSource(ctx));
   if (!verdict.saturated) return failure;
   ctx.set("Retry-After", String(SATURATED_RETRY_AFTER_S));

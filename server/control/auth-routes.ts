@@ -12,7 +12,13 @@ import { loginBody } from "./schemas.js";
 import { parseInput } from "./validate.js";
 
 /** Routes that answer without operator authentication (still Host- and Origin-guarded). */
-export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/health", "/api/login-info", "/api/login", "/api/logout", "/api/whoami"]);
+export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set([
+  "/api/health",
+  "/api/login-info",
+  "/api/login",
+  "/api/logout",
+  "/api/whoami",
+]);
 
 export interface AuthRoutesOptions {
   credential: OperatorCredential;
@@ -45,7 +51,11 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
   const router = new Router({ prefix: "/api" });
 
   router.get("/login-info", (ctx) => {
-    const info: LoginInfo = { source: credential.source, file: credential.file ?? null, showTokenCommand: options.showTokenCommand };
+    const info: LoginInfo = {
+      source: credential.source,
+      file: credential.file ?? null,
+      showTokenCommand: options.showTokenCommand,
+    };
     ctx.body = info;
   });
 
@@ -53,7 +63,10 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
     const { token } = parseInput(loginBody, await readJsonBody(ctx));
     // Checked before any backoff: the right token logs in at once, however many wrong ones came before.
     if (!credential.matches(token)) {
-      const wrong = new ControlError(ControlErrorCode.invalidToken, `That is not the operator token; print it with \`${options.showTokenCommand}\`.`);
+      const wrong = new ControlError(
+        ControlErrorCode.invalidToken,
+        `That is not the operator token; print it with \`${options.showTokenCommand}\`.`,
+      );
       throw await failAuthentication(backoff, ctx, wrong);
     }
     sessions.revoke(ctx.cookies.get(LOGIN_COOKIE));
@@ -71,7 +84,11 @@ export function createAuthRouter(options: AuthRoutesOptions): Router {
 
   router.get("/whoami", (ctx) => {
     const auth = ctx.state.operator as OperatorAuth | undefined;
-    const body: WhoAmI = { authenticated: auth !== undefined, via: auth?.via ?? null, expiresAt: auth?.via === "cookie" ? auth.expiresAt : null };
+    const body: WhoAmI = {
+      authenticated: auth !== undefined,
+      via: auth?.via ?? null,
+      expiresAt: auth?.via === "cookie" ? auth.expiresAt : null,
+    };
     ctx.body = body;
   });
 

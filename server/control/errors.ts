@@ -88,7 +88,8 @@ export function controlErrorBody(code: ControlErrorCode, message: string): Contr
   return { error: { code, message } };
 }
 
-export const notFound = (what: string, id: string) => new ControlError(ControlErrorCode.notFound, `No ${what} with id "${id}".`);
+export const notFound = (what: string, id: string) =>
+  new ControlError(ControlErrorCode.notFound, `No ${what} with id "${id}".`);
 
 /** Messages more than one place answers with, so the same code always reads the same. */
 export const controlMessage = {

@@ -39,14 +39,24 @@ export async function listFolders(browseRoots: string[], requested: string | und
     throw new ControlError(ControlErrorCode.pathNotFound, `"${requested}" does not exist.`);
   }
   const root = roots.find((r) => isInside(r, real));
-  if (!root) throw new ControlError(ControlErrorCode.outsideBrowseRoots, `"${requested}" is outside the browse roots (${roots.join(", ") || "none"}).`);
+  if (!root)
+    throw new ControlError(
+      ControlErrorCode.outsideBrowseRoots,
+      `"${requested}" is outside the browse roots (${roots.join(", ") || "none"}).`,
+    );
   const entries = await fs.readdir(real, { withFileTypes: true }).catch(() => {
     throw new ControlError(ControlErrorCode.notReadable, `"${requested}" is not a readable directory.`);
   });
   const directories: Array<{ name: string; path: string }> = [];
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const full = path.join(real, entry.name);
-    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await fs.stat(full).then((s) => s.isDirectory(), () => false)));
+    const isDir =
+      entry.isDirectory() ||
+      (entry.isSymbolicLink() &&
+        (await fs.stat(full).then(
+          (s) => s.isDirectory(),
+          () => false,
+        )));
     if (isDir) directories.push({ name: entry.name, path: full });
   }
   return {

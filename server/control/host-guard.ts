@@ -28,7 +28,9 @@ export function isAllowedHost(header: string | undefined, allowedHosts: readonly
   if (!parsed) return false;
   if (LOOPBACK_HOSTNAMES.includes(parsed.hostname)) return true;
   const full = parsed.port === undefined ? parsed.hostname : `${parsed.hostname}:${parsed.port}`;
-  return allowedHosts.some((entry) => (entry.includes(":") && !entry.startsWith("[") ? entry === full : entry === parsed.hostname || entry === full));
+  return allowedHosts.some((entry) =>
+    entry.includes(":") && !entry.startsWith("[") ? entry === full : entry === parsed.hostname || entry === full,
+  );
 }
 
 /** Rejects every control request whose Host header is not allowed, before any other work. */

@@ -10,11 +10,16 @@ export async function readJsonBody(ctx: Koa.Context): Promise<unknown> {
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_JSON_BODY_BYTES) throw new ControlError(ControlErrorCode.bodyTooLarge, `Request body is larger than ${MAX_JSON_BODY_BYTES} bytes.`);
+    if (size > MAX_JSON_BODY_BYTES)
+      throw new ControlError(
+        ControlErrorCode.bodyTooLarge,
+        `Request body is larger than ${MAX_JSON_BODY_BYTES} bytes.`,
+      );
     chunks.push(chunk as Buffer);
   }
   if (size === 0) return {};
-  if (!/^application\/json\b/i.test(type)) throw new ControlError(ControlErrorCode.unsupportedMediaType, "Send the body as application/json.");
+  if (!/^application\/json\b/i.test(type))
+    throw new ControlError(ControlErrorCode.unsupportedMediaType, "Send the body as application/json.");
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {

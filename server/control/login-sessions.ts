@@ -26,7 +26,11 @@ export interface LoginSessions {
  * `binding`: the operator credential's loginBinding. A cookie's digest under another token's binding matches no
  * row, so after the token changes (the file removed and the bridge restarted) every old cookie answers 401.
  */
-export function createLoginSessions(stored: LoginSessionQueries, binding: Buffer, now: () => number = Date.now): LoginSessions {
+export function createLoginSessions(
+  stored: LoginSessionQueries,
+  binding: Buffer,
+  now: () => number = Date.now,
+): LoginSessions {
   const digest = (id: string) => createHmac("sha256", binding).update(id, "utf8").digest("base64url");
   function prune(): void {
     stored.deleteExpired(now());

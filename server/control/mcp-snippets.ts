@@ -87,9 +87,20 @@ export type RelayPlacement =
  */
 export function stdioCommandFor(sessionRef: string, placement: RelayPlacement): string[] {
   const relay = ["urlbridge", "mcp", "--session", sessionRef];
-  if (placement.kind === "docker" && placement.composeProject) return ["docker", "exec", "-i", `${placement.composeProject}-bridge-1`, ...relay];
+  if (placement.kind === "docker" && placement.composeProject)
+    return ["docker", "exec", "-i", `${placement.composeProject}-bridge-1`, ...relay];
   if (placement.kind === "docker") return ["docker", "compose", "exec", "-T", "bridge", ...relay];
-  return [placement.node, placement.bin, "mcp", "--state-dir", placement.stateDir, "--control-url", placement.controlUrl, "--session", sessionRef];
+  return [
+    placement.node,
+    placement.bin,
+    "mcp",
+    "--state-dir",
+    placement.stateDir,
+    "--control-url",
+    placement.controlUrl,
+    "--session",
+    sessionRef,
+  ];
 }
 
 /** A TOML basic string. */
@@ -129,7 +140,19 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
       id: "claude-code-remote",
       title: "Claude Code, remote over HTTPS",
       kind: "shell",
-      text: ["claude", "mcp", "add", "--transport", "http", serverName, url, "--header", `Authorization: ${authorization}`].map(shellQuote).join(" "),
+      text: [
+        "claude",
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        serverName,
+        url,
+        "--header",
+        `Authorization: ${authorization}`,
+      ]
+        .map(shellQuote)
+        .join(" "),
     },
     {
       id: "claude-code-local",
@@ -152,7 +175,11 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
       id: "codex-local",
       title: "Codex (~/.codex/config.toml), local over stdio",
       kind: "toml",
-      text: [`[mcp_servers.${tomlKey(serverName)}]`, `command = ${tomlString(command!)}`, `args = [${args.map(tomlString).join(", ")}]`].join("\n"),
+      text: [
+        `[mcp_servers.${tomlKey(serverName)}]`,
+        `command = ${tomlString(command!)}`,
+        `args = [${args.map(tomlString).join(", ")}]`,
+      ].join("\n"),
     },
     {
       id: "gemini-remote",

@@ -85,7 +85,10 @@ export function readOrCreateOperatorToken(stateDir: string): { token: string; cr
     const token = fs.readFileSync(file, "utf8").trim();
     if (token.length > 0) {
       const weakness = operatorTokenWeakness(token);
-      if (weakness) throw new Error(`The operator token in ${file} is too weak: ${weakness}. Delete the file to have a new one generated at start.`);
+      if (weakness)
+        throw new Error(
+          `The operator token in ${file} is too weak: ${weakness}. Delete the file to have a new one generated at start.`,
+        );
       return { token, created: false };
     }
   } catch (error) {
@@ -98,7 +101,12 @@ export function readOrCreateOperatorToken(stateDir: string): { token: string; cr
 }
 
 /** `showCommand`: how the operator prints the token here (server/cli/invocation.ts), named in the log. */
-export function loadOperatorCredential(stateDir: string, fromEnv: string | undefined, log: Logger, showCommand = "urlbridge token --show"): OperatorCredential {
+export function loadOperatorCredential(
+  stateDir: string,
+  fromEnv: string | undefined,
+  log: Logger,
+  showCommand = "urlbridge token --show",
+): OperatorCredential {
   let token: string;
   let source: OperatorCredential["source"];
   if (fromEnv) {
@@ -109,7 +117,9 @@ export function loadOperatorCredential(stateDir: string, fromEnv: string | undef
     const result = readOrCreateOperatorToken(stateDir);
     token = result.token;
     source = "file";
-    log.info(`operator token: ${result.created ? "generated into" : "read from"} ${operatorTokenPath(stateDir)} (print it with \`${showCommand}\`)`);
+    log.info(
+      `operator token: ${result.created ? "generated into" : "read from"} ${operatorTokenPath(stateDir)} (print it with \`${showCommand}\`)`,
+    );
   }
   const expected = digest(token);
   return {

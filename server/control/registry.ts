@@ -54,14 +54,16 @@ export interface RegistryOptions {
 
 /** Resolves an operator-supplied root to its canonical realpath and checks it is a directory. */
 export function canonicalRoot(root: string): string {
-  if (!path.isAbsolute(root)) throw new ControlError(ControlErrorCode.rootNotAbsolute, `Project root must be an absolute path; got "${root}".`);
+  if (!path.isAbsolute(root))
+    throw new ControlError(ControlErrorCode.rootNotAbsolute, `Project root must be an absolute path; got "${root}".`);
   let real: string;
   try {
     real = fs.realpathSync(root);
   } catch {
     throw new ControlError(ControlErrorCode.rootNotFound, `Project root "${root}" does not exist.`);
   }
-  if (!fs.statSync(real).isDirectory()) throw new ControlError(ControlErrorCode.rootNotDirectory, `Project root "${root}" is not a directory.`);
+  if (!fs.statSync(real).isDirectory())
+    throw new ControlError(ControlErrorCode.rootNotDirectory, `Project root "${root}" is not a directory.`);
   return real;
 }
 
@@ -127,7 +129,8 @@ export function createRegistry(options: RegistryOptions) {
     createProject(input: { name: string; root: string; permissions: Permissions }): ProjectRow {
       const root = canonicalRoot(input.root);
       return store.transaction(() => {
-        if (store.projects.getByName(input.name)) throw new ControlError(ControlErrorCode.projectNameTaken, controlMessage.projectNameTaken(input.name));
+        if (store.projects.getByName(input.name))
+          throw new ControlError(ControlErrorCode.projectNameTaken, controlMessage.projectNameTaken(input.name));
         const id = generateId("p");
         store.projects.insert({ id, name: input.name, root, ...input.permissions });
         return requireProject(id);
@@ -175,10 +178,16 @@ export function createRegistry(options: RegistryOptions) {
       return store.transaction(() => {
         const project = requireProject(input.projectId);
         if (store.sessions.count() >= MAX_SESSION_DEFINITIONS) {
-          throw new ControlError(ControlErrorCode.sessionDefinitionLimitReached, controlMessage.sessionDefinitionLimit(MAX_SESSION_DEFINITIONS));
+          throw new ControlError(
+            ControlErrorCode.sessionDefinitionLimitReached,
+            controlMessage.sessionDefinitionLimit(MAX_SESSION_DEFINITIONS),
+          );
         }
         if (store.sessions.countEnabled() >= MAX_ENABLED_SESSIONS) {
-          throw new ControlError(ControlErrorCode.enabledSessionLimitReached, controlMessage.enabledSessionLimit(MAX_ENABLED_SESSIONS));
+          throw new ControlError(
+            ControlErrorCode.enabledSessionLimitReached,
+            controlMessage.enabledSessionLimit(MAX_ENABLED_SESSIONS),
+          );
         }
         const id = generateId("s");
         const name = input.name ?? `${project.name}-${store.sessions.listByProject(project.id).length + 1}`;
@@ -197,7 +206,10 @@ export function createRegistry(options: RegistryOptions) {
         const s = requireSession(id);
         if (s.enabled) return view(s);
         if (store.sessions.countEnabled() >= MAX_ENABLED_SESSIONS) {
-          throw new ControlError(ControlErrorCode.enabledSessionLimitReached, controlMessage.enabledSessionLimit(MAX_ENABLED_SESSIONS));
+          throw new ControlError(
+            ControlErrorCode.enabledSessionLimitReached,
+            controlMessage.enabledSessionLimit(MAX_ENABLED_SESSIONS),
+          );
         }
         store.sessions.update({ ...s, enabled: true });
         return view(requireSession(id));

@@ -9,7 +9,9 @@ export const projectName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._ -]*$/, "name may use letters, digits, space, dot, dash and underscore");
 
 /** `web` (webfetch, websearch) may be left out: off, as before the permission existed. */
-export const permissionsSchema = z.object({ write: z.boolean(), terminal: z.boolean(), web: z.boolean().default(false) }).strict();
+export const permissionsSchema = z
+  .object({ write: z.boolean(), terminal: z.boolean(), web: z.boolean().default(false) })
+  .strict();
 
 export const createProjectBody = z
   .object({
@@ -23,7 +25,10 @@ export const patchProjectBody = z
   .object({
     name: projectName.optional(),
     root: z.string().min(1).optional(),
-    permissions: z.object({ write: z.boolean().optional(), terminal: z.boolean().optional(), web: z.boolean().optional() }).strict().optional(),
+    permissions: z
+      .object({ write: z.boolean().optional(), terminal: z.boolean().optional(), web: z.boolean().optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -8,7 +8,14 @@ import type { PublicOrigin } from "../tunnel/public-origin.js";
 import { ControlError, ControlErrorCode, notFound } from "./errors.js";
 import path from "node:path";
 import { CLI_PACKAGE_ROOT } from "../cli/invocation.js";
-import { buildMcpSnippets, MCP_HTTP_PATH, mcpServerName, stdioCommandFor, type McpSnippet, type RelayPlacement } from "./mcp-snippets.js";
+import {
+  buildMcpSnippets,
+  MCP_HTTP_PATH,
+  mcpServerName,
+  stdioCommandFor,
+  type McpSnippet,
+  type RelayPlacement,
+} from "./mcp-snippets.js";
 
 export interface SessionMcpView {
   sessionId: string;
@@ -36,7 +43,8 @@ export const APPLIANCE_STATE_DIR = "/var/lib/urlbridge";
  * Whether local clients reach this bridge through `docker compose exec`. Docker creates /.dockerenv in every
  * container; the state dir tells the appliance from a checkout run inside some other container (a dev box, CI).
  */
-export const runningInAppliance = (stateDir: string): boolean => stateDir === APPLIANCE_STATE_DIR && fs.existsSync("/.dockerenv");
+export const runningInAppliance = (stateDir: string): boolean =>
+  stateDir === APPLIANCE_STATE_DIR && fs.existsSync("/.dockerenv");
 
 /** Where this bridge's stdio relay runs: its state dir and the control plane's URL (as the request reached it). */
 export interface RelayContext {
@@ -50,10 +58,21 @@ export interface RelayContext {
 /** The relay on this host: this Node, this package's bin, by absolute paths (see stdioCommandFor). */
 export function relayPlacement(context: RelayContext): RelayPlacement {
   if (context.inDocker) return { kind: "docker", composeProject: context.composeProject };
-  return { kind: "host", node: process.execPath, bin: path.join(CLI_PACKAGE_ROOT, "bin", "urlbridge.js"), stateDir: path.resolve(context.stateDir), controlUrl: context.controlUrl };
+  return {
+    kind: "host",
+    node: process.execPath,
+    bin: path.join(CLI_PACKAGE_ROOT, "bin", "urlbridge.js"),
+    stateDir: path.resolve(context.stateDir),
+    controlUrl: context.controlUrl,
+  };
 }
 
-export function sessionMcpView(store: Store, publicOrigin: PublicOrigin, id: string, relay: RelayContext): SessionMcpView {
+export function sessionMcpView(
+  store: Store,
+  publicOrigin: PublicOrigin,
+  id: string,
+  relay: RelayContext,
+): SessionMcpView {
   const session = store.sessions.get(id);
   if (!session) throw notFound("session", id);
   const project = store.projects.get(session.projectId);
@@ -62,7 +81,11 @@ export function sessionMcpView(store: Store, publicOrigin: PublicOrigin, id: str
   const capability = mutationEnabled(project.permissions) && caps.mutation ? "mutation" : "read";
   const bearer = capability === "mutation" ? caps.mutation : caps.read;
   // Unreachable after start-up (a database restored without its key rotates every session), but say what to do.
-  if (!bearer) throw new ControlError(ControlErrorCode.internalError, `Session "${session.name}" has no readable capability; rotate it.`);
+  if (!bearer)
+    throw new ControlError(
+      ControlErrorCode.internalError,
+      `Session "${session.name}" has no readable capability; rotate it.`,
+    );
   // A name two sessions share would make `urlbridge mcp --session <name>` refuse: hand out the id instead.
   const nameIsUnique = store.sessions.list().filter((s) => s.name === session.name).length === 1;
   const stdioCommand = stdioCommandFor(nameIsUnique ? session.name : session.id, relayPlacement(relay));

@@ -39,7 +39,9 @@ function probeAsBridge(root: string, probe: string): string | undefined {
     return undefined;
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    return e.code === "EROFS" ? `${root} is on a read-only mount` : `${e.code ?? "error"}: ${e.message.replace(/^[A-Z]+: /, "")}`;
+    return e.code === "EROFS"
+      ? `${root} is on a read-only mount`
+      : `${e.code ?? "error"}: ${e.message.replace(/^[A-Z]+: /, "")}`;
   } finally {
     for (const f of [probe, `${probe}.new`]) fs.rmSync(f, { force: true });
   }
@@ -54,7 +56,11 @@ function probeAsIdentity(probe: string, identity: Identity): Promise<string | un
       (error, _stdout, stderr) => {
         for (const f of [probe, `${probe}.new`]) fs.rmSync(f, { force: true });
         if (!error) return resolve(undefined);
-        const said = stderr.trim().split("\n").pop()?.replace(/^[^:]*: (?:\d+: )?/, "");
+        const said = stderr
+          .trim()
+          .split("\n")
+          .pop()
+          ?.replace(/^[^:]*: (?:\d+: )?/, "");
         resolve(said || error.message);
       },
     );
@@ -67,7 +73,8 @@ export async function checkWritable(root: string, options: WritabilityOptions): 
   const bridgeProblem = probeAsBridge(root, probe);
   if (bridgeProblem) return { ok: false, writer: "bridge", identity: self(), reason: bridgeProblem };
   const identity = options.terminalIdentity;
-  if (!options.terminal || !identity || (identity.uid === self().uid && identity.gid === self().gid)) return { ok: true };
+  if (!options.terminal || !identity || (identity.uid === self().uid && identity.gid === self().gid))
+    return { ok: true };
   const terminalProblem = await probeAsIdentity(probe, identity);
   return terminalProblem ? { ok: false, writer: "terminal", identity, reason: terminalProblem } : { ok: true };
 }
@@ -82,13 +89,18 @@ export function hostPathOf(root: string, inAppliance: boolean): string {
 }
 
 /** The operator-facing refusal: who cannot write, why, and the exact command that fixes it. */
-export function unwritableMessage(root: string, result: Exclude<WritabilityResult, { ok: true }>, inAppliance: boolean): string {
+export function unwritableMessage(
+  root: string,
+  result: Exclude<WritabilityResult, { ok: true }>,
+  inAppliance: boolean,
+): string {
   const who =
     result.writer === "terminal"
       ? `terminal commands run as uid ${result.identity.uid}, which cannot create and replace a file there`
       : `the bridge (uid ${result.identity.uid}) cannot create and replace a file there`;
   const shown = hostPathOf(root, inAppliance);
-  const where = inAppliance && shown !== root ? ` (${root} in the container; the folder under URLBRIDGE_PROJECTS on the host)` : "";
+  const where =
+    inAppliance && shown !== root ? ` (${root} in the container; the folder under URLBRIDGE_PROJECTS on the host)` : "";
   const fix = /read-only mount/.test(result.reason)
     ? "mount it read-write"
     : `run \`sudo chown -R ${result.identity.uid}:${result.identity.gid} ${shown}\` on the host${where}`;

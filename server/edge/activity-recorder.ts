@@ -4,7 +4,19 @@ import type { ActivityQueries } from "../store/activity.js";
 import type { QuerySegment, RawTail } from "../url-grammar/query.js";
 
 /** Parameters whose values are content, not addressing: only their size is kept. */
-const CONTENT_PARAMS = new Set(["raw", "old", "new", "content", "query", "grep", "name", "pattern", "command", "patch", "chunk"]);
+const CONTENT_PARAMS = new Set([
+  "raw",
+  "old",
+  "new",
+  "content",
+  "query",
+  "grep",
+  "name",
+  "pattern",
+  "command",
+  "patch",
+  "chunk",
+]);
 const SECRET_NAME = /token|secret|passw|key|credential|auth|cookie|session_?id/i;
 const SECRET_VALUE = [
   /^(sk|pk|rk)-[A-Za-z0-9_-]{12,}/, // API keys in the sk-... family
@@ -39,7 +51,11 @@ export function redactValue(name: string, value: string): string {
 }
 
 /** `rawField`: the tool field the raw= tail fills, so a URL given as raw= is kept as its host too. */
-export function redactParams(segments: QuerySegment[], raw: RawTail | undefined, rawField?: string): Record<string, string> {
+export function redactParams(
+  segments: QuerySegment[],
+  raw: RawTail | undefined,
+  rawField?: string,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const seg of segments) {
     const v = redactValue(seg.key, seg.value);

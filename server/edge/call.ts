@@ -13,7 +13,13 @@ import type { CallRecord } from "./activity-recorder.js";
 export type AgentFallback = ProjectScope["agentFallback"];
 
 export function projectScopeOf(cap: CapabilityLookup, agentFallback: AgentFallback): ProjectScope {
-  return { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions, ...(agentFallback ? { agentFallback } : {}) };
+  return {
+    id: cap.projectId,
+    name: cap.projectName,
+    root: cap.root,
+    permissions: cap.permissions,
+    ...(agentFallback ? { agentFallback } : {}),
+  };
 }
 
 /** What a call's ToolContext is built from: its capability, its session's state, and how its edge words URLs. */
@@ -45,7 +51,8 @@ export interface EdgeCallRecord {
   tool: string | null;
   body: { ok: boolean; errorCode?: unknown };
   startedAt: number;
-  outcome?: Pick<RunOutcome, "callId" | "dedupe"> | { callId?: string | undefined; dedupe?: string | undefined } | undefined;
+  outcome?:
+    Pick<RunOutcome, "callId" | "dedupe"> | { callId?: string | undefined; dedupe?: string | undefined } | undefined;
   /** Already redacted (activity-recorder.ts redactParams / redactValue). */
   params: Record<string, string> | null;
 }

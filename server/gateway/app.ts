@@ -22,7 +22,11 @@ import { createInitRoute } from "./init-route.js";
 import { JSON_CONTENT_TYPE, sendBytes, sendMethodNotAllowed, sendOpaqueNotFound } from "./respond.js";
 import { createRequestSource } from "./request-source.js";
 import { createRouteTable } from "./route-table.js";
-import { createUnknownTokenThrottle, NO_UNKNOWN_TOKEN_THROTTLE, type UnknownTokenThrottle } from "./unknown-token-throttle.js";
+import {
+  createUnknownTokenThrottle,
+  NO_UNKNOWN_TOKEN_THROTTLE,
+  type UnknownTokenThrottle,
+} from "./unknown-token-throttle.js";
 
 export interface DataPlaneOptions {
   store: Store;
@@ -59,10 +63,20 @@ export function createDataPlane(options: DataPlaneOptions): http.RequestListener
   const record = createActivityRecorder(store.activity);
   const sourceOf = createRequestSource(options.trustedProxies ?? []);
   const unknownTokens: UnknownTokenThrottle =
-    options.unknownTokens ?? (options.unknownTokenThrottle === false ? NO_UNKNOWN_TOKEN_THROTTLE : createUnknownTokenThrottle(log));
+    options.unknownTokens ??
+    (options.unknownTokenThrottle === false ? NO_UNKNOWN_TOKEN_THROTTLE : createUnknownTokenThrottle(log));
   const authenticate = createAuthenticator(store);
   const fallback = options.agentFallback ? { agentFallback: options.agentFallback } : {};
-  const handleInit = createInitRoute({ store, table, plugins: options.plugins, publicOrigin: options.publicOrigin, unknownTokens, sourceOf, record, ...fallback });
+  const handleInit = createInitRoute({
+    store,
+    table,
+    plugins: options.plugins,
+    publicOrigin: options.publicOrigin,
+    unknownTokens,
+    sourceOf,
+    record,
+    ...fallback,
+  });
   const handleCall = createCallDispatch({
     table,
     kernel: options.kernel,

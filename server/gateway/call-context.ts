@@ -22,7 +22,13 @@ export interface UrlCall {
   startedAt: number;
 }
 
-export function openCall(auth: Authenticated, route: string, rawQuery: string, origin: string, states: SessionStates): UrlCall {
+export function openCall(
+  auth: Authenticated,
+  route: string,
+  rawQuery: string,
+  origin: string,
+  states: SessionStates,
+): UrlCall {
   const startedAt = Date.now();
   const basePath = (b: CapabilityBase) => `/v0/${b === "r" ? auth.tokens.r : auth.tokens.m}`;
   return {
@@ -35,11 +41,15 @@ export function openCall(auth: Authenticated, route: string, rawQuery: string, o
   };
 }
 
-export function toolContextOf(call: UrlCall, options: { agentFallback: AgentFallback; signal: AbortSignal }): ToolContext {
+export function toolContextOf(
+  call: UrlCall,
+  options: { agentFallback: AgentFallback; signal: AbortSignal },
+): ToolContext {
   const { cap, tokens } = call.auth;
   const { url } = call;
   const urls: ExactUrls = {
-    to: (base, route, params, raw) => buildUrl(url.origin, `/v0/${base === "r" ? tokens.r : tokens.m}`, route, params, raw),
+    to: (base, route, params, raw) =>
+      buildUrl(url.origin, `/v0/${base === "r" ? tokens.r : tokens.m}`, route, params, raw),
     repair: (edit) => editRequestUrl(url, edit),
   };
   return toolContextFor({ cap, state: call.state, urls, agentFallback: options.agentFallback, signal: options.signal });

@@ -39,12 +39,22 @@ export interface CallDispatchOptions {
   resolveBlob?: PluginRouteDeps["resolveBlob"];
 }
 
-export type CallHandler = (res: http.ServerResponse, auth: Authenticated, route: string, rawTarget: string, rawQuery: string) => Promise<void> | void;
+export type CallHandler = (
+  res: http.ServerResponse,
+  auth: Authenticated,
+  route: string,
+  rawTarget: string,
+  rawQuery: string,
+) => Promise<void> | void;
 
 export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   const { table, kernel, record, log } = options;
   const contextOptions = { agentFallback: options.agentFallback, signal: options.signal };
-  const pluginDeps: PluginRouteDeps = { host: options.plugins, kernel, ...(options.resolveBlob ? { resolveBlob: options.resolveBlob } : {}) };
+  const pluginDeps: PluginRouteDeps = {
+    host: options.plugins,
+    kernel,
+    ...(options.resolveBlob ? { resolveBlob: options.resolveBlob } : {}),
+  };
 
   return (res, auth, route, rawTarget, rawQuery) => {
     let call = openCall(auth, route, rawQuery, options.publicOrigin(), options.states);
@@ -94,7 +104,13 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
     if (match.kind === "gateway") {
       if (match.name === "compat") throw new Error("compat calls are resolved before dispatch");
       if (match.name === "manifest") return { body: manifestOf(table.tools, call.auth.cap.permissions, call.baseUrl) };
-      return answerPluginsRoute(pluginDeps, { url: call.url, base: call.auth.base, tokens: call.auth.tokens, ctx: toolContextOf(call, contextOptions), named });
+      return answerPluginsRoute(pluginDeps, {
+        url: call.url,
+        base: call.auth.base,
+        tokens: call.auth.tokens,
+        ctx: toolContextOf(call, contextOptions),
+        named,
+      });
     }
     return runTool(match.tool, call);
   }
@@ -123,10 +139,14 @@ function assertTargetLength(rawTarget: string): void {
   if (bytes <= MAX_REQUEST_TARGET_BYTES) return;
   // The content is not decoded yet; an upper bound on its size keeps every planned chunk within raw='s limit.
   const plan = stagingPlan(contentBytesAtMost(rawTarget), bytes);
-  throw new ToolError(ErrorCode.requestTargetTooLong, `The URL is ${bytes} bytes, over the ${MAX_REQUEST_TARGET_BYTES}-byte limit. If it carries content, ${stagingAdvice(plan).replace(/^Stage/, "stage")}`, {
-    detail: { bytes, limit: MAX_REQUEST_TARGET_BYTES, chunks: plan.count, chunkBytes: plan.chunkBytes },
-    agentAction: "stage_content",
-  });
+  throw new ToolError(
+    ErrorCode.requestTargetTooLong,
+    `The URL is ${bytes} bytes, over the ${MAX_REQUEST_TARGET_BYTES}-byte limit. If it carries content, ${stagingAdvice(plan).replace(/^Stage/, "stage")}`,
+    {
+      detail: { bytes, limit: MAX_REQUEST_TARGET_BYTES, chunks: plan.count, chunkBytes: plan.chunkBytes },
+      agentAction: "stage_content",
+    },
+  );
 }
 
 /**
@@ -134,11 +154,16 @@ function assertTargetLength(rawTarget: string): void {
  * place this rule lives, for an unmatched route and for the stage tool reached on the read base alike.
  */
 function statSlip(base: CapabilityBase, route: string, url: RequestUrl): ToolError | undefined {
-  if (base !== "r" || route !== "s" || !url.query.segments.some((s) => s.key === "path" || s.key === "file")) return undefined;
-  return new ToolError(ErrorCode.unknownRoute, "/s is staging on the mutation base; path metadata is /t (stat). Fetch the repair URL.", {
-    detail: { route },
-    repair: editRequestUrl(url, { route: "t" }),
-  });
+  if (base !== "r" || route !== "s" || !url.query.segments.some((s) => s.key === "path" || s.key === "file"))
+    return undefined;
+  return new ToolError(
+    ErrorCode.unknownRoute,
+    "/s is staging on the mutation base; path metadata is /t (stat). Fetch the repair URL.",
+    {
+      detail: { route },
+      repair: editRequestUrl(url, { route: "t" }),
+    },
+  );
 }
 
 // Route names agents bring from shells and other tools' APIs, and the tool id each means here.
@@ -166,12 +191,27 @@ function synonymRoute(table: RouteTable, call: UrlCall, route: string): ToolErro
   if (!tool) return undefined;
   const wanted = baseFor(tool);
   const token = wanted === "r" ? call.auth.tokens.r : call.auth.tokens.m;
-  const needsPath = LISTING_ROUTES.has(route) && !call.url.query.segments.some((s) => s.key === "path" || s.key === "file");
+  const needsPath =
+    LISTING_ROUTES.has(route) && !call.url.query.segments.some((s) => s.key === "path" || s.key === "file");
   const message = `/${route} is /${tool.route} (${tool.id})${wanted === call.auth.base ? "" : ` on the ${wanted === "r" ? "read" : "mutation"} base`} here. Fetch the repair URL.`;
-  return new ToolError(ErrorCode.unknownRoute, token ? message : `/${route} would be /${tool.route} (${tool.id}), which this session's capability does not include.`, {
-    detail: { route, canonical: tool.route, tool: tool.id },
-    ...(token ? { repair: editRequestUrl(call.url, { basePath: `/v0/${token}`, route: tool.route, ...(needsPath ? { add: [["path", "."]] } : {}) }) } : {}),
-  });
+  return new ToolError(
+    ErrorCode.unknownRoute,
+    token
+      ? message
+      : `/${route} would be /${tool.route} (${tool.id}), which this session's capability does not include.`,
+    {
+      detail: { route, canonical: tool.route, tool: tool.id },
+      ...(token
+        ? {
+            repair: editRequestUrl(call.url, {
+              basePath: `/v0/${token}`,
+              route: tool.route,
+              ...(needsPath ? { add: [["path", "."]] } : {}),
+            }),
+          }
+        : {}),
+    },
+  );
 }
 
 function unknownRoute(table: RouteTable, call: UrlCall, route: string): ToolError {
@@ -180,16 +220,24 @@ function unknownRoute(table: RouteTable, call: UrlCall, route: string): ToolErro
   return (
     statSlip(base, route, url) ??
     synonymRoute(table, call, route) ??
-    new ToolError(ErrorCode.unknownRoute, `No route "/${route}" on this base. Routes: ${table.routesFor(base).join(", ")}.`, {
-      detail: { route, routes: table.routesFor(base) },
-    })
+    new ToolError(
+      ErrorCode.unknownRoute,
+      `No route "/${route}" on this base. Routes: ${table.routesFor(base).join(", ")}.`,
+      {
+        detail: { route, routes: table.routesFor(base) },
+      },
+    )
   );
 }
 
 function wrongBase(tool: AnyToolDefinition, wanted: CapabilityBase, call: UrlCall): ToolError {
   const token = wanted === "r" ? call.auth.tokens.r : call.auth.tokens.m;
-  return new ToolError(ErrorCode.wrongCapabilityBase, `/${tool.route} (${tool.id}) belongs on the ${wanted === "r" ? "read" : "mutation"} base. Fetch the repair URL.`, {
-    detail: { tool: tool.id, expectedBase: wanted },
-    repair: editRequestUrl(call.url, { basePath: `/v0/${token}`, route: tool.route }),
-  });
+  return new ToolError(
+    ErrorCode.wrongCapabilityBase,
+    `/${tool.route} (${tool.id}) belongs on the ${wanted === "r" ? "read" : "mutation"} base. Fetch the repair URL.`,
+    {
+      detail: { tool: tool.id, expectedBase: wanted },
+      repair: editRequestUrl(call.url, { basePath: `/v0/${token}`, route: tool.route }),
+    },
+  );
 }

@@ -92,11 +92,14 @@ export function createClientErrorHandler(server: http.Server): (error: ParserErr
     if (rescued.has(socket)) return;
     const inFlight = responseInFlight(socket);
     const head =
-      !rebuilt.has(socket) && error.rawPacket && error.bytesParsed !== undefined ? reencodeRequestHead(error.rawPacket, error.bytesParsed) : undefined;
+      !rebuilt.has(socket) && error.rawPacket && error.bytesParsed !== undefined
+        ? reencodeRequestHead(error.rawPacket, error.bytesParsed)
+        : undefined;
     if (head) {
       rescued.add(socket);
       // A pipelined earlier request is still being answered: answers must leave in request order.
-      if (inFlight && !inFlight.writableFinished) inFlight.once("finish", () => serveRebuilt(server, socket, head, rebuilt));
+      if (inFlight && !inFlight.writableFinished)
+        inFlight.once("finish", () => serveRebuilt(server, socket, head, rebuilt));
       else serveRebuilt(server, socket, head, rebuilt);
       return;
     }

@@ -24,11 +24,16 @@ function invalid(parameter: string, message: string, detail: Record<string, unkn
 function onlyValue(url: RequestUrl, key: "tool" | "content"): string {
   const found = url.query.segments.filter((s) => s.key === key);
   if (found.length === 0) {
-    throw new ToolError(ErrorCode.missingParameter, `/call needs ${key}=. Form: /call?tool=<tool id>&content=<base64url of a JSON object of the tool's arguments>.`, {
-      detail: { parameter: key },
-    });
+    throw new ToolError(
+      ErrorCode.missingParameter,
+      `/call needs ${key}=. Form: /call?tool=<tool id>&content=<base64url of a JSON object of the tool's arguments>.`,
+      {
+        detail: { parameter: key },
+      },
+    );
   }
-  if (found.length > 1) throw new ToolError(ErrorCode.conflictingParameters, `Give ${key}= once.`, { detail: { parameter: key } });
+  if (found.length > 1)
+    throw new ToolError(ErrorCode.conflictingParameters, `Give ${key}= once.`, { detail: { parameter: key } });
   return found[0]!.value;
 }
 
@@ -36,15 +41,22 @@ function onlyValue(url: RequestUrl, key: "tool" | "content"): string {
 function decodeContent(content: string): Record<string, unknown> {
   const bytes = CANONICAL_BASE64URL.test(content) ? Buffer.from(content, "base64url") : undefined;
   if (!bytes || bytes.toString("base64url") !== content) {
-    throw invalid("content", "content must be canonical base64url (A-Z a-z 0-9 - _, no padding, no spaces) of a JSON object. Prefer the tool's own route with raw= or staged blobs.");
+    throw invalid(
+      "content",
+      "content must be canonical base64url (A-Z a-z 0-9 - _, no padding, no spaces) of a JSON object. Prefer the tool's own route with raw= or staged blobs.",
+    );
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(fatalUtf8.decode(bytes));
   } catch {
-    throw invalid("content", "content decodes to bytes that are not valid UTF-8 JSON. Encode the UTF-8 of a JSON object with base64url.");
+    throw invalid(
+      "content",
+      "content decodes to bytes that are not valid UTF-8 JSON. Encode the UTF-8 of a JSON object with base64url.",
+    );
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid("content", "content must hold a JSON object of the tool's arguments, e.g. {\"path\":\"src/a.ts\"}.");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw invalid("content", 'content must hold a JSON object of the tool\'s arguments, e.g. {"path":"src/a.ts"}.');
   return parsed as Record<string, unknown>;
 }
 
@@ -52,7 +64,9 @@ function scalarsOf(name: string, value: unknown): Scalar[] {
   const list = Array.isArray(value) ? value : [value];
   for (const v of list) {
     if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
-      throw invalid(name, `Argument ${name} must be a string, number, boolean or an array of them.`, { argument: name });
+      throw invalid(name, `Argument ${name} must be a string, number, boolean or an array of them.`, {
+        argument: name,
+      });
     }
   }
   return list as Scalar[];
@@ -63,9 +77,13 @@ export function compatCallOf(tools: readonly AnyToolDefinition[], url: RequestUr
   const stray = url.query.segments.map((s) => s.key).filter((k) => k !== "tool" && k !== "content");
   if (stray.length > 0 || url.query.raw !== undefined) {
     const parameters = [...stray, ...(url.query.raw !== undefined ? ["raw"] : [])];
-    throw new ToolError(ErrorCode.unknownParameter, `/call takes only tool= and content=; put every argument (journal controls too) in the JSON object. Unexpected: ${parameters.join(", ")}.`, {
-      detail: { parameters, accepted: ["tool", "content"] },
-    });
+    throw new ToolError(
+      ErrorCode.unknownParameter,
+      `/call takes only tool= and content=; put every argument (journal controls too) in the JSON object. Unexpected: ${parameters.join(", ")}.`,
+      {
+        detail: { parameters, accepted: ["tool", "content"] },
+      },
+    );
   }
   const id = onlyValue(url, "tool");
   const tool = tools.find((t) => t.id === id);
@@ -81,7 +99,11 @@ export function compatCallOf(tools: readonly AnyToolDefinition[], url: RequestUr
     const values = scalarsOf(name, value);
     if (rawField !== undefined && (name === rawField || name === "raw")) {
       if (tail !== undefined || values.length !== 1) {
-        throw new ToolError(ErrorCode.conflictingParameters, `Give the ${rawField} once, as ${rawField} or raw, not both.`, { detail: { parameters: [rawField, "raw"] } });
+        throw new ToolError(
+          ErrorCode.conflictingParameters,
+          `Give the ${rawField} once, as ${rawField} or raw, not both.`,
+          { detail: { parameters: [rawField, "raw"] } },
+        );
       }
       tail = encodeUrlText(String(values[0]));
       continue;

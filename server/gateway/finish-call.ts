@@ -14,7 +14,13 @@ export type RecordCall = ReturnType<typeof createActivityRecorder>;
  * What the activity log says about one call. `tool` is the tool or gateway route that answered, or null when the
  * call was refused before any was invoked.
  */
-export function callRecord(call: UrlCall, route: string, tool: string | null, body: { ok: boolean; errorCode?: string }, outcome?: RunOutcome): CallRecord {
+export function callRecord(
+  call: UrlCall,
+  route: string,
+  tool: string | null,
+  body: { ok: boolean; errorCode?: string },
+  outcome?: RunOutcome,
+): CallRecord {
   return callRecordOf({
     cap: call.auth.cap,
     route: `/${route}`,
@@ -28,12 +34,23 @@ export function callRecord(call: UrlCall, route: string, tool: string | null, bo
 
 /** Sends a JSON answer (HTTP 200, ok or not) and keeps its snapshot and record. */
 /** `keepSnapshot: false` for a failed /z: range reads, answered or refused, never replace the last=1 pointer. */
-export function finishCall(res: http.ServerResponse, call: UrlCall, tool: string | null, outcome: RunOutcome, record: RecordCall, keepSnapshot = true): void {
+export function finishCall(
+  res: http.ServerResponse,
+  call: UrlCall,
+  tool: string | null,
+  outcome: RunOutcome,
+  record: RecordCall,
+  keepSnapshot = true,
+): void {
   const { state } = call;
   const { body } = outcome;
   // An ambiguous target is said so in every answer it gets, replays included: the reading is the URL's.
   const decoding = decodingNotice(call.url);
-  const answer = serializeAgentJson(state, decoding === undefined ? body : { ...body, decoding }, call.baseUrl(call.auth.base));
+  const answer = serializeAgentJson(
+    state,
+    decoding === undefined ? body : { ...body, decoding },
+    call.baseUrl(call.auth.base),
+  );
   sendBytes(res, 200, JSON_CONTENT_TYPE, answer.bytes);
   // Bookkeeping after the bytes are on their way: it still runs before this process reads the
   // agent's next request, so a /z for this answer always finds it.

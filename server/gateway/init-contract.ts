@@ -42,7 +42,8 @@ const ENDPOINTS: Array<[string, string]> = [
 const kib = (bytes: number) => `${bytes / 1024} KiB`;
 
 /** Exported for the Init test and the docs: the tilde fact, worded to point at the declaration generically. */
-export const TILDE_RULE = "Encoders leave ~ as is: if code percent-encodes, add enc=pct (~ literal); else ~~ is a literal ~.";
+export const TILDE_RULE =
+  "Encoders leave ~ as is: if code percent-encodes, add enc=pct (~ literal); else ~~ is a literal ~.";
 
 const kibCount = (bytes: number) => `${bytes / 1024}`;
 

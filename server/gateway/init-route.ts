@@ -45,7 +45,9 @@ export function createInitRoute(options: InitRouteOptions): InitHandler {
       pluginsAvailable: options.plugins.plugins().length > 0,
     });
     sendPlainJson(res, contract);
-    options.record(callRecordOf({ cap, route: "init", tool: null, body: { ok: true }, startedAt: started, params: null }));
+    options.record(
+      callRecordOf({ cap, route: "init", tool: null, body: { ok: true }, startedAt: started, params: null }),
+    );
   };
 }
 

@@ -11,7 +11,13 @@ export interface DataPlaneShellOptions {
 }
 
 /** Socket failures of a reader that hung up while its answer was being written: not the bridge's fault. */
-const READER_GONE = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_DESTROYED"]);
+const READER_GONE = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ECONNABORTED",
+  "ERR_STREAM_PREMATURE_CLOSE",
+  "ERR_STREAM_DESTROYED",
+]);
 
 /**
  * A Koa app for the data-plane server. Koa sets `res.statusCode = 404` before the middleware (the listener

@@ -3,7 +3,11 @@
 import { isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";
 import type { AnyToolDefinition, CapabilityBase, ProjectScope, ToolResult } from "../kernel/tool/definition.js";
 
-export function manifestOf(tools: AnyToolDefinition[], permissions: ProjectScope["permissions"], baseUrl: (b: CapabilityBase) => string): ToolResult {
+export function manifestOf(
+  tools: AnyToolDefinition[],
+  permissions: ProjectScope["permissions"],
+  baseUrl: (b: CapabilityBase) => string,
+): ToolResult {
   return {
     ok: true,
     bases: { r: baseUrl("r"), ...(mutationEnabled(permissions) ? { m: baseUrl("m") } : {}) },

@@ -5,15 +5,29 @@ import { ErrorCode, ToolError } from "../errors.js";
 import type { SessionState } from "../kernel/tool/session-state.js";
 import { validateInput } from "../kernel/tool/validate-input.js";
 import { bindQueryInput } from "../url-grammar/bind.js";
-import { alignToCharStart, RANGE_METADATA_PREFIX, RANGE_PART_BYTES, sliceByOffset, sliceByPart } from "../url-grammar/range-replay.js";
+import {
+  alignToCharStart,
+  RANGE_METADATA_PREFIX,
+  RANGE_PART_BYTES,
+  sliceByOffset,
+  sliceByPart,
+} from "../url-grammar/range-replay.js";
 import { editRequestUrl, type RequestUrl } from "../url-grammar/request-url.js";
 
 const rangeSchema = z.object({
   last: z.boolean().optional(),
-  id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/)
+    .optional(),
   part: z.number().int().min(0).max(100_000).optional(),
   offset: z.number().int().min(0).optional(),
-  length: z.number().int().min(1).max(64 * 1024).optional(),
+  length: z
+    .number()
+    .int()
+    .min(1)
+    .max(64 * 1024)
+    .optional(),
 });
 
 type RangeArgs = z.infer<typeof rangeSchema>;
@@ -21,7 +35,10 @@ type RangeArgs = z.infer<typeof rangeSchema>;
 /** Returns the plain-text range response or throws a ToolError. */
 export function serveRange(url: RequestUrl, state: SessionState, baseUrl: string): string {
   const candidate = bindQueryInput({ schema: rangeSchema, binding: {}, url });
-  const args = validateInput<RangeArgs>(rangeSchema, candidate, { example: "/z?last=1&part=0", repair: (edit) => editRequestUrl(url, edit) });
+  const args = validateInput<RangeArgs>(rangeSchema, candidate, {
+    example: "/z?last=1&part=0",
+    repair: (edit) => editRequestUrl(url, edit),
+  });
   if (args.last && args.id) {
     throw new ToolError(ErrorCode.conflictingParameters, "Use last=1 or id=<responseId>, not both.", {
       detail: { parameters: ["last", "id"] },
@@ -39,21 +56,35 @@ export function serveRange(url: RequestUrl, state: SessionState, baseUrl: string
     });
   }
   if (byOffset && args.offset === undefined) {
-    throw new ToolError(ErrorCode.missingParameter, "length needs offset=<byte> beside it (offset alone reads one part's worth from there).", {
-      detail: { parameters: ["offset", "length"] },
-    });
+    throw new ToolError(
+      ErrorCode.missingParameter,
+      "length needs offset=<byte> beside it (offset alone reads one part's worth from there).",
+      {
+        detail: { parameters: ["offset", "length"] },
+      },
+    );
   }
   // offset alone: the bytes a reader still lacks, one part's worth at a time (rangeFallback.resume + bytes held).
   const length = args.length ?? RANGE_PART_BYTES;
 
-  const found = args.last ? state.snapshots.last() : args.id ? { id: args.id, body: state.snapshots.get(args.id) } : undefined;
+  const found = args.last
+    ? state.snapshots.last()
+    : args.id
+      ? { id: args.id, body: state.snapshots.get(args.id) }
+      : undefined;
   if (!found?.body) {
-    throw new ToolError(ErrorCode.snapshotNotFound, "No stored response with that id (responses are kept 15 minutes, newest 96). Re-run the original read; mutations can be polled with /j.", {
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.snapshotNotFound,
+      "No stored response with that id (responses are kept 15 minutes, newest 96). Re-run the original read; mutations can be polled with /j.",
+      {
+        retryable: false,
+      },
+    );
   }
   const { id, body } = found as { id: string; body: Buffer };
-  const slice = byOffset ? sliceByOffset(body, args.length === undefined ? alignToCharStart(body, args.offset!) : args.offset!, length) : sliceByPart(body, args.part ?? 0);
+  const slice = byOffset
+    ? sliceByOffset(body, args.length === undefined ? alignToCharStart(body, args.offset!) : args.offset!, length)
+    : sliceByPart(body, args.part ?? 0);
   if (!slice) {
     throw new ToolError(ErrorCode.rangeOutOfBounds, `That range is past the end of the ${body.length}-byte response.`, {
       detail: { total: body.length },

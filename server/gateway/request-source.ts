@@ -51,7 +51,8 @@ export const TRUSTED_NAME_RETRY_MS = 2_000;
 
 export type ResolveAll = (name: string) => Promise<string[]>;
 
-const resolveWithSystem: ResolveAll = async (name) => (await dns.promises.lookup(name, { all: true })).map((a) => a.address);
+const resolveWithSystem: ResolveAll = async (name) =>
+  (await dns.promises.lookup(name, { all: true })).map((a) => a.address);
 
 export interface RequestSourceOptions {
   /** Looks a trusted name up (default: the system resolver, Docker's DNS in the appliance); tests inject one. */
@@ -60,7 +61,10 @@ export interface RequestSourceOptions {
 }
 
 /** Returns the throttle key of a request: its peer address, or the forwarded client when the peer is trusted. */
-export function createRequestSource(trustedProxies: readonly string[], options: RequestSourceOptions = {}): (req: http.IncomingMessage) => string {
+export function createRequestSource(
+  trustedProxies: readonly string[],
+  options: RequestSourceOptions = {},
+): (req: http.IncomingMessage) => string {
   const trusted = new net.BlockList();
   const names: string[] = [];
   for (const entry of trustedProxies) {
@@ -68,9 +72,13 @@ export function createRequestSource(trustedProxies: readonly string[], options: 
     if (parsed && "cidr" in parsed) trusted.addSubnet(parsed.cidr.address, parsed.cidr.prefix, parsed.cidr.family);
     else if (parsed) names.push(parsed.name);
   }
-  const byName = names.length > 0 ? createNameTrust(names, options.resolve ?? resolveWithSystem, options.now ?? Date.now) : undefined;
+  const byName =
+    names.length > 0
+      ? createNameTrust(names, options.resolve ?? resolveWithSystem, options.now ?? Date.now)
+      : undefined;
   const anyTrusted = trustedProxies.length > 0;
-  const isTrusted = (peer: string) => trusted.check(peer, net.isIP(peer) === 4 ? "ipv4" : "ipv6") || (byName?.matches(peer) ?? false);
+  const isTrusted = (peer: string) =>
+    trusted.check(peer, net.isIP(peer) === 4 ? "ipv4" : "ipv6") || (byName?.matches(peer) ?? false);
   return (req) => {
     const peer = normalizeAddress(req.socket.remoteAddress ?? "unknown");
     if (!anyTrusted || net.isIP(peer) === 0 || !isTrusted(peer)) return peer;
@@ -94,7 +102,8 @@ function createNameTrust(names: string[], resolve: ResolveAll, now: () => number
     void Promise.allSettled(names.map((n) => resolve(n))).then((results) => {
       refreshing = false;
       const found = results.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
-      if (found.length > 0 || results.every((r) => r.status === "fulfilled")) addresses = new Set(found.map(normalizeAddress));
+      if (found.length > 0 || results.every((r) => r.status === "fulfilled"))
+        addresses = new Set(found.map(normalizeAddress));
     });
   };
   refresh();

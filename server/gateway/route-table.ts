@@ -11,8 +11,7 @@ export const GATEWAY_ROUTES = {
 } as const;
 
 export type RouteMatch =
-  | { kind: "tool"; tool: AnyToolDefinition }
-  | { kind: "gateway"; name: keyof typeof GATEWAY_ROUTES };
+  { kind: "tool"; tool: AnyToolDefinition } | { kind: "gateway"; name: keyof typeof GATEWAY_ROUTES };
 
 export interface RouteTable {
   match(route: string): RouteMatch | undefined;
@@ -29,7 +28,9 @@ export function createRouteTable(tools: AnyToolDefinition[]): RouteTable {
       byName.set(name, { kind: "tool", tool });
     }
   }
-  for (const [name, spec] of Object.entries(GATEWAY_ROUTES) as Array<[keyof typeof GATEWAY_ROUTES, { route: string; longRoutes: readonly string[] }]>) {
+  for (const [name, spec] of Object.entries(GATEWAY_ROUTES) as Array<
+    [keyof typeof GATEWAY_ROUTES, { route: string; longRoutes: readonly string[] }]
+  >) {
     for (const alias of [spec.route, ...spec.longRoutes]) byName.set(alias, { kind: "gateway", name });
   }
   return {

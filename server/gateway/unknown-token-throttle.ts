@@ -49,7 +49,14 @@ interface Tally {
   others: number;
 }
 
-const emptyTally = (now: number): Tally => ({ since: now, total: 0, held: 0, saturated: 0, bySource: new Map(), others: 0 });
+const emptyTally = (now: number): Tally => ({
+  since: now,
+  total: 0,
+  held: 0,
+  saturated: 0,
+  bySource: new Map(),
+  others: 0,
+});
 
 export function createUnknownTokenThrottle(log: Logger, now: () => number = Date.now): UnknownTokenThrottle {
   const backoff: FailureBackoff = createFailureBackoff({
@@ -118,7 +125,12 @@ export function createUnknownTokenThrottle(log: Logger, now: () => number = Date
   }
 
   return {
-    answer: (res, source) => refuse(source, () => sendOpaqueNotFound(res), () => res.destroyed),
+    answer: (res, source) =>
+      refuse(
+        source,
+        () => sendOpaqueNotFound(res),
+        () => res.destroyed,
+      ),
     refuse,
   };
 }

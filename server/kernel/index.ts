@@ -17,5 +17,12 @@ export interface ReadToolsOptions {
 }
 
 export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefinition[] {
-  return [readTool, findTool, createGrepTool(createGrepEngine(options.grepEngine ?? "auto"), createSearchGate(options.searchGate)), outlineTool, statTool, projectTool];
+  return [
+    readTool,
+    findTool,
+    createGrepTool(createGrepEngine(options.grepEngine ?? "auto"), createSearchGate(options.searchGate)),
+    outlineTool,
+    statTool,
+    projectTool,
+  ];
 }

@@ -4,15 +4,25 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { safeParseCompiled } from "../kernel/tool/compiled-schema.js";
 import { isPromise, type MaybePromise } from "../kernel/tool/runner.js";
-import { callTool, kernelToolsOf, listingKeyOf, registeredTools, type McpDeps, type McpScope, type RegisteredTool } from "./server.js";
+import {
+  callTool,
+  kernelToolsOf,
+  listingKeyOf,
+  registeredTools,
+  type McpDeps,
+  type McpScope,
+  type RegisteredTool,
+} from "./server.js";
 
 export type RpcId = string | number;
 
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const PARAMS_KEYS = new Set(["name", "arguments"]);
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
-const onlyKeys = (value: Record<string, unknown>, allowed: Set<string>) => Object.keys(value).every((key) => allowed.has(key));
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+const onlyKeys = (value: Record<string, unknown>, allowed: Set<string>) =>
+  Object.keys(value).every((key) => allowed.has(key));
 
 /** A call admitted to the direct path: its id, its listed tool and the arguments as its input schema parsed them. */
 export interface DirectCall {
@@ -22,8 +32,16 @@ export interface DirectCall {
 }
 
 /** Whether a JSON value is a tools/call request the SDK's schemas accept with nothing beyond name and arguments. */
-function plainToolCall(value: unknown): { id: RpcId; name: string; args: Record<string, unknown> | undefined } | undefined {
-  if (!isPlainObject(value) || value.jsonrpc !== "2.0" || value.method !== "tools/call" || !onlyKeys(value, REQUEST_KEYS)) return undefined;
+function plainToolCall(
+  value: unknown,
+): { id: RpcId; name: string; args: Record<string, unknown> | undefined } | undefined {
+  if (
+    !isPlainObject(value) ||
+    value.jsonrpc !== "2.0" ||
+    value.method !== "tools/call" ||
+    !onlyKeys(value, REQUEST_KEYS)
+  )
+    return undefined;
   const { id, params } = value;
   if (!(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return undefined;
   if (!isPlainObject(params) || typeof params.name !== "string" || !onlyKeys(params, PARAMS_KEYS)) return undefined;
@@ -32,7 +50,10 @@ function plainToolCall(value: unknown): { id: RpcId; name: string; args: Record<
 }
 
 /** How the SDK words a standard-schema issue (its formatIssue). */
-function issueText(issue: { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }): string {
+function issueText(issue: {
+  message: string;
+  path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined;
+}): string {
   if (!issue.path?.length) return issue.message;
   return `${issue.path.map((p) => String(typeof p === "object" ? p.key : p)).join(".")}: ${issue.message}`;
 }
@@ -85,10 +106,16 @@ export class DirectTools {
   }
 
   /** What the SDK's tools/call handler answers for this call: the handler's result, checked against outputSchema. */
-  private result({ tool, args }: DirectCall, scope: McpScope, defer: ((record: () => void) => void) | undefined): MaybePromise<CallToolResult> {
+  private result(
+    { tool, args }: DirectCall,
+    scope: McpScope,
+    defer: ((record: () => void) => void) | undefined,
+  ): MaybePromise<CallToolResult> {
     try {
       const result = callTool(this.deps, scope, kernelToolsOf(this.deps), tool.spec, args, undefined, defer);
-      const checked = isPromise(result) ? result.then((settled) => this.checked(tool, settled)) : this.checked(tool, result);
+      const checked = isPromise(result)
+        ? result.then((settled) => this.checked(tool, settled))
+        : this.checked(tool, result);
       return isPromise(checked) ? checked.catch(thrown) : checked;
     } catch (error) {
       return thrown(error);
@@ -99,9 +126,20 @@ export class DirectTools {
   private checked(tool: RegisteredTool, result: CallToolResult): MaybePromise<CallToolResult> {
     const name = tool.spec.name;
     if (result.isError) return result;
-    if (result.structuredContent === undefined) return toolError(`Output validation error: Tool ${name} has an output schema but no structured content was provided`);
-    const verdict = (checked: { issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }> | undefined }) =>
-      checked.issues && checked.issues.length > 0 ? toolError(`Output validation error: Invalid structured content for tool ${name}: ${checked.issues.map(issueText).join(", ")}`) : result;
+    if (result.structuredContent === undefined)
+      return toolError(
+        `Output validation error: Tool ${name} has an output schema but no structured content was provided`,
+      );
+    const verdict = (checked: {
+      issues?:
+        | ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }>
+        | undefined;
+    }) =>
+      checked.issues && checked.issues.length > 0
+        ? toolError(
+            `Output validation error: Invalid structured content for tool ${name}: ${checked.issues.map(issueText).join(", ")}`,
+          )
+        : result;
     // ajv (fromJsonSchema) checks synchronously; a standard schema may also answer a promise.
     const checked = tool.outputSchema["~standard"].validate(result.structuredContent);
     return isPromise(checked) ? checked.then(verdict) : verdict(checked);

@@ -11,7 +11,11 @@ import type { DirectCall, DirectTools } from "./direct-call.js";
  * 400, as it is the SDK transport's, so it goes there). A pooled server has seen no initialize, and neither has
  * this path: both answer as a server whose era is unset, the 2025 one.
  */
-export function admitHttpCall(tools: DirectTools, body: unknown, protocolVersion: string | undefined): DirectCall | undefined {
+export function admitHttpCall(
+  tools: DirectTools,
+  body: unknown,
+  protocolVersion: string | undefined,
+): DirectCall | undefined {
   if (protocolVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return undefined;
   return tools.admit(body);
 }

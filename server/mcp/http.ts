@@ -46,11 +46,26 @@ export interface McpHttpDeps extends McpDeps {
 }
 
 /** What the data plane calls for an MCP POST; `token` is the capability from the path or the bearer header. */
-export type McpRequestHandler = (req: http.IncomingMessage, res: http.ServerResponse, token: string | undefined) => Promise<void>;
+export type McpRequestHandler = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  token: string | undefined,
+) => Promise<void>;
 
-function sendRpcError(res: http.ServerResponse, status: number, code: number, message: string, id: unknown = null, close = false): void {
+function sendRpcError(
+  res: http.ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  id: unknown = null,
+  close = false,
+): void {
   if (close) res.setHeader("Connection", "close");
-  const body = { jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code, message } };
+  const body = {
+    jsonrpc: "2.0",
+    id: typeof id === "string" || typeof id === "number" ? id : null,
+    error: { code, message },
+  };
   sendBytes(res, status, JSON_CONTENT_TYPE, Buffer.from(JSON.stringify(body), "utf8"));
 }
 
@@ -61,7 +76,8 @@ type BodyRead = { kind: "body"; bytes: Buffer } | { kind: "too_large"; drained: 
  * that hangs up mid-body is "gone": nobody is left to answer, and it is not the bridge's fault.
  */
 function readBoundedBody(req: http.IncomingMessage, limit: number): Promise<BodyRead> {
-  if (Number(req.headers["content-length"]) > limit + MCP_DISCARD_BYTES) return Promise.resolve({ kind: "too_large", drained: false });
+  if (Number(req.headers["content-length"]) > limit + MCP_DISCARD_BYTES)
+    return Promise.resolve({ kind: "too_large", drained: false });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -75,7 +91,11 @@ function readBoundedBody(req: http.IncomingMessage, limit: number): Promise<Body
       }
     };
     req.on("data", onData);
-    req.once("end", () => resolve(total > limit ? { kind: "too_large", drained: true } : { kind: "body", bytes: Buffer.concat(chunks, total) }));
+    req.once("end", () =>
+      resolve(
+        total > limit ? { kind: "too_large", drained: true } : { kind: "body", bytes: Buffer.concat(chunks, total) },
+      ),
+    );
     req.once("error", () => resolve({ kind: "gone" }));
     req.once("close", () => {
       if (!req.complete) resolve({ kind: "gone" });
@@ -182,7 +202,11 @@ function createModernHandler(deps: McpDeps): McpHttpHandler {
   const warn = console.warn;
   console.warn = (...args: unknown[]) => deps.log.debug(`MCP SDK: ${args.map(String).join(" ")}`);
   try {
-    return createMcpHandler(factory, { legacy: "reject", responseMode: "json", onerror: (error) => deps.log.debug("MCP request refused", { error: error.message }) });
+    return createMcpHandler(factory, {
+      legacy: "reject",
+      responseMode: "json",
+      onerror: (error) => deps.log.debug("MCP request refused", { error: error.message }),
+    });
   } finally {
     console.warn = warn;
   }
@@ -193,7 +217,13 @@ function createModernHandler(deps: McpDeps): McpHttpHandler {
  * (server-pool.ts) through a one-exchange transport (legacy-exchange.ts), answering as the SDK's stateless JSON
  * transport would, without building a web Response.
  */
-async function serveLegacy(pool: ServerPool, message: unknown, authInfo: AuthInfo, version: string | undefined, signal: AbortSignal): Promise<ExchangeAnswer> {
+async function serveLegacy(
+  pool: ServerPool,
+  message: unknown,
+  authInfo: AuthInfo,
+  version: string | undefined,
+  signal: AbortSignal,
+): Promise<ExchangeAnswer> {
   const scope = scopeOf(authInfo);
   const server = pool.take(scope);
   const answer = await exchangeLegacy(server, message, authInfo, version, signal);
@@ -204,7 +234,11 @@ async function serveLegacy(pool: ServerPool, message: unknown, authInfo: AuthInf
 
 /** What the SDK's Response.json answers carry (not the data plane's JSON_CONTENT_TYPE, which names the charset). */
 const JSON_CONTENT_TYPE_SDK = "application/json";
-const AGENT_HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
+const AGENT_HEADERS = {
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+};
 
 /** Writes an exchange's answer as the SDK's transport would have sent it (writeResponse below). */
 function writeAnswer(res: http.ServerResponse, answer: ExchangeAnswer): void {
@@ -221,11 +255,18 @@ function writeAnswer(res: http.ServerResponse, answer: ExchangeAnswer): void {
 }
 
 /** Writes an SDK answer to node:http. Only JSON or an empty body ever leaves: a stream is a bug, refused here. */
-async function writeResponse(res: http.ServerResponse, response: Response, id: unknown, log: McpDeps["log"]): Promise<void> {
+async function writeResponse(
+  res: http.ServerResponse,
+  response: Response,
+  id: unknown,
+  log: McpDeps["log"],
+): Promise<void> {
   const contentType = response.headers.get("content-type");
   if (contentType !== null && /^\s*text\/event-stream/i.test(contentType)) {
     await response.body?.cancel().catch(() => {});
-    log.error("MCP answer would have been an SSE stream; refused (the endpoint answers JSON only)", { status: response.status });
+    log.error("MCP answer would have been an SSE stream; refused (the endpoint answers JSON only)", {
+      status: response.status,
+    });
     return sendRpcError(res, 500, INTERNAL_ERROR, "The server tried to answer with a stream; retry the call.", id);
   }
   const bytes = Buffer.from(await response.arrayBuffer());
@@ -256,17 +297,33 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
       return sendRpcError(res, 413, TRANSPORT_REFUSAL, tooLargeMessage, null, !read.drained);
     }
     if (!isJsonContentType(req.headers["content-type"] ?? null)) {
-      return sendRpcError(res, 415, TRANSPORT_REFUSAL, "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json.");
+      return sendRpcError(
+        res,
+        415,
+        TRANSPORT_REFUSAL,
+        "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json.",
+      );
     }
     let message: unknown;
     try {
       message = JSON.parse(read.bytes.toString("utf8"));
     } catch {
-      return sendRpcError(res, 400, PARSE_ERROR, "Parse error: the request body is not valid JSON. Send one JSON-RPC message as UTF-8 JSON.");
+      return sendRpcError(
+        res,
+        400,
+        PARSE_ERROR,
+        "Parse error: the request body is not valid JSON. Send one JSON-RPC message as UTF-8 JSON.",
+      );
     }
     const streamOnly = streamOnlyMethodOf(message);
     if (streamOnly) {
-      return sendRpcError(res, 200, METHOD_NOT_FOUND, `${streamOnly.method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`, streamOnly.id);
+      return sendRpcError(
+        res,
+        200,
+        METHOD_NOT_FOUND,
+        `${streamOnly.method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`,
+        streamOnly.id,
+      );
     }
     const hangup = watchHangup(res);
     if (isLegacyPost(req, message)) {
@@ -287,7 +344,10 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     }
     req.headers.accept = NORMALISED_ACCEPT;
     const request = webRequestOf(req, hangup.signal());
-    const response = await (modern ??= createModernHandler(deps)).fetch(request, { parsedBody: message, authInfo: authInfoOf(token, auth) });
+    const response = await (modern ??= createModernHandler(deps)).fetch(request, {
+      parsedBody: message,
+      authInfo: authInfoOf(token, auth),
+    });
     if (response.status === 499 || res.destroyed) return;
     const id = message && typeof message === "object" ? (message as { id?: unknown }).id : null;
     await writeResponse(res, response, id, deps.log);
@@ -302,7 +362,12 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
       // gets the stack, the client a JSON-RPC internal error without one.
       deps.log.error("MCP request failed", { error: error instanceof Error ? error.stack : String(error) });
       if (res.headersSent || res.destroyed) return void res.destroy();
-      sendRpcError(res, 500, INTERNAL_ERROR, "Internal error: the bridge could not answer this request. Retry it; if it keeps failing, the operator's log has the cause.");
+      sendRpcError(
+        res,
+        500,
+        INTERNAL_ERROR,
+        "Internal error: the bridge could not answer this request. Retry it; if it keeps failing, the operator's log has the cause.",
+      );
     }
   };
 }

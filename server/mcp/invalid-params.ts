@@ -24,7 +24,10 @@ function issuesIn(text: string): Issue[] | undefined {
   if (start < 0) return undefined;
   try {
     const parsed = JSON.parse(text.slice(start)) as unknown;
-    return Array.isArray(parsed) && parsed.every((i) => i && typeof i === "object" && typeof (i as Issue).message === "string") ? (parsed as Issue[]) : undefined;
+    return Array.isArray(parsed) &&
+      parsed.every((i) => i && typeof i === "object" && typeof (i as Issue).message === "string")
+      ? (parsed as Issue[])
+      : undefined;
   } catch {
     return undefined;
   }

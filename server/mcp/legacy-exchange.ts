@@ -19,7 +19,6 @@ import {
 } from "@modelcontextprotocol/server";
 import { batchTooLargeMessage, MCP_MAX_BATCH_SIZE } from "./limits.js";
 
-
 /** An answer: JSON text for 200 and the errors, none for 202 (notifications only), 499 when the client went away. */
 export interface ExchangeAnswer {
   status: number;
@@ -64,7 +63,8 @@ class ExchangeTransport implements Transport {
     // JSON mode drops notifications sent mid-call (progress, logging), as the SDK's transport does.
     if (!isAnswer) return;
     const id = (message as { id: RpcId }).id;
-    if (!this.expected.includes(id)) throw new Error(`No connection established for request ID: ${String(id ?? options?.relatedRequestId)}`);
+    if (!this.expected.includes(id))
+      throw new Error(`No connection established for request ID: ${String(id ?? options?.relatedRequestId)}`);
     this.answers.set(id, message);
     if (!this.expected.every((expectedId) => this.answers.has(expectedId))) return;
     const all = this.expected.map((expectedId) => this.answers.get(expectedId)!);
@@ -84,7 +84,13 @@ class ExchangeTransport implements Transport {
  * MCP-Protocol-Version header. The server is closed again (free for the next request) before this resolves, or
  * when `signal` aborts: then the answer is 499, nobody is left to read it.
  */
-export async function exchangeLegacy(server: McpServer, body: unknown, authInfo: AuthInfo, protocolVersion: string | undefined, signal: AbortSignal): Promise<ExchangeAnswer> {
+export async function exchangeLegacy(
+  server: McpServer,
+  body: unknown,
+  authInfo: AuthInfo,
+  protocolVersion: string | undefined,
+  signal: AbortSignal,
+): Promise<ExchangeAnswer> {
   if (Array.isArray(body) && body.length > MCP_MAX_BATCH_SIZE) return errorAnswer(400, -32600, batchTooLargeMessage);
   let messages: JSONRPCMessage[];
   try {
@@ -93,12 +99,17 @@ export async function exchangeLegacy(server: McpServer, body: unknown, authInfo:
     return errorAnswer(400, -32700, "Parse error: Invalid JSON-RPC message");
   }
   const initializing = messages.some((m) => isInitializeRequest(m));
-  if (initializing && messages.length > 1) return errorAnswer(400, -32600, "Invalid Request: Only one initialization request is allowed");
+  if (initializing && messages.length > 1)
+    return errorAnswer(400, -32600, "Invalid Request: Only one initialization request is allowed");
   const transport = new ExchangeTransport();
   await server.connect(transport);
   try {
     if (!initializing && protocolVersion !== undefined && !transport.supportedVersions.includes(protocolVersion)) {
-      return errorAnswer(400, -32000, `Bad Request: Unsupported protocol version: ${protocolVersion} (supported versions: ${transport.supportedVersions.join(", ")})`);
+      return errorAnswer(
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${protocolVersion} (supported versions: ${transport.supportedVersions.join(", ")})`,
+      );
     }
     if (!messages.some((m) => isJSONRPCRequest(m))) {
       for (const message of messages) transport.onmessage?.(message, { authInfo });

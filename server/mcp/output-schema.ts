@@ -57,7 +57,9 @@ function foldBranches(branches: Json[]): Json {
   }
   const properties: Record<string, Json> = {};
   for (const [name, alternatives] of fields) properties[name] = topField(alternatives);
-  const required = branches.map((b) => new Set((b.required as string[] | undefined) ?? [])).reduce((acc, next) => new Set([...acc].filter((f) => next.has(f))));
+  const required = branches
+    .map((b) => new Set((b.required as string[] | undefined) ?? []))
+    .reduce((acc, next) => new Set([...acc].filter((f) => next.has(f))));
   return { properties, ...(required.size > 0 ? { required: [...required] } : {}) };
 }
 

@@ -14,7 +14,8 @@ const BEARER = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i;
  * nothing. Exact paths only: a trailing slash or a longer path is not the endpoint.
  */
 export function mcpTargetOf(pathname: string, authorization: string | undefined): McpTarget | undefined {
-  if (pathname === "/mcp") return { kind: "endpoint", token: authorization === undefined ? undefined : BEARER.exec(authorization)?.[1] };
+  if (pathname === "/mcp")
+    return { kind: "endpoint", token: authorization === undefined ? undefined : BEARER.exec(authorization)?.[1] };
   const cap = CAP_MCP_PATH.exec(pathname);
   if (cap) return { kind: "endpoint", token: cap[1] };
   if (pathname === "/register" || pathname.includes("/.well-known/")) return { kind: "discovery" };

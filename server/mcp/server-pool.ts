@@ -8,7 +8,13 @@ import { listingKeyOf, type McpScope } from "./server.js";
 /** Idle servers kept per listing; more concurrent requests build more, and the extra ones are dropped after. */
 export const MAX_IDLE_PER_LISTING = 8;
 /** Methods after which an instance is as it was built: everything else (initialize above all) discards it. */
-const STATELESS_METHODS = new Set(["ping", "tools/list", "tools/call", "notifications/initialized", "notifications/cancelled"]);
+const STATELESS_METHODS = new Set([
+  "ping",
+  "tools/list",
+  "tools/call",
+  "notifications/initialized",
+  "notifications/cancelled",
+]);
 
 export interface ServerPool {
   take(scope: McpScope): McpServer;
@@ -19,7 +25,12 @@ export interface ServerPool {
 /** Whether `message` leaves a server as it was built. */
 export function leavesNoState(message: unknown): boolean {
   const all = Array.isArray(message) ? message : [message];
-  return all.length > 0 && all.every((m) => m !== null && typeof m === "object" && STATELESS_METHODS.has((m as { method?: unknown }).method as string));
+  return (
+    all.length > 0 &&
+    all.every(
+      (m) => m !== null && typeof m === "object" && STATELESS_METHODS.has((m as { method?: unknown }).method as string),
+    )
+  );
 }
 
 export function createServerPool(build: (scope: McpScope) => McpServer): ServerPool {

@@ -60,7 +60,14 @@ export interface McpDeps {
 /** The `_meta` key a client sets to make a tools/call retry-safe: the same key answers the recorded result. */
 export const IDEMPOTENCY_KEY_META = "urlbridge/idempotencyKey";
 /** Every MCP tool in listing order. */
-export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [...readTools, ...searchTools, ...webTools, ...fileTools, ...shellTools, ...journalTools];
+export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [
+  ...readTools,
+  ...searchTools,
+  ...webTools,
+  ...fileTools,
+  ...shellTools,
+  ...journalTools,
+];
 
 /** Bound on /j polls while settling (each waits up to MAX_WAIT_MS). */
 const MAX_SETTLE_POLLS = 2_000;
@@ -70,7 +77,7 @@ export const POLL_TOOL = "mutation_result";
 const INSTRUCTIONS = [
   "urlbridge gives you one project folder. Paths are relative to its root (or /project/...); nothing outside it is reachable.",
   "Read before you change: write replaces a whole file only after you have read its current version in full; prefer edit or patch for parts.",
-  "Every edit, write, patch and shell call runs once per call. To retry one safely, send the same _meta[\"urlbridge/idempotencyKey\"]: a repeat answers the recorded result.",
+  'Every edit, write, patch and shell call runs once per call. To retry one safely, send the same _meta["urlbridge/idempotencyKey"]: a repeat answers the recorded result.',
   "Failures come back with errorCode, repairHint (what to do next) and agentAction.",
 ].join("\n");
 
@@ -104,14 +111,18 @@ export function createMcpServer(
   scopeOf: (ctx: McpHandlerContext) => McpScope = () => scope,
   onCall?: (ctx: McpHandlerContext) => () => void,
 ): McpServer {
-  const server = new McpServer({ name: "urlbridge", version: deps.version ?? "0.0.0" }, {
-    // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
-    capabilities: { tools: { listChanged: false } },
-    instructions: INSTRUCTIONS,
-  });
+  const server = new McpServer(
+    { name: "urlbridge", version: deps.version ?? "0.0.0" },
+    {
+      // A stateless server cannot send tools/list_changed, so it must not advertise it (../shared/notes/mcp.md).
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+    },
+  );
   const byId = kernelToolsOf(deps);
   for (const { spec, outputSchema } of registeredTools(deps, scope)) {
-    const run = (args: Record<string, unknown>, extra: McpHandlerContext) => callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta);
+    const run = (args: Record<string, unknown>, extra: McpHandlerContext) =>
+      callTool(deps, scopeOf(extra), byId, spec, args, extra.mcpReq._meta);
     server.registerTool(
       spec.name,
       {
@@ -129,7 +140,10 @@ export function createMcpServer(
 }
 
 /** A tool handler that tells `onCall` when it starts and (through the function onCall returns) when it has returned. */
-function observed<A, R>(run: (args: A, extra: McpHandlerContext) => MaybePromise<R>, onCall: (ctx: McpHandlerContext) => () => void) {
+function observed<A, R>(
+  run: (args: A, extra: McpHandlerContext) => MaybePromise<R>,
+  onCall: (ctx: McpHandlerContext) => () => void,
+) {
   return async (args: A, extra: McpHandlerContext): Promise<R> => {
     const ended = onCall(extra);
     try {
@@ -149,7 +163,10 @@ export interface RegisteredTool {
 /** The tools a server built for `scope` registers, in listing order. */
 export function registeredTools(deps: McpDeps, scope: McpScope): RegisteredTool[] {
   const byId = kernelToolsOf(deps);
-  return listedSpecs(scope, byId, [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)]).map((spec) => ({ spec, outputSchema: outputSchemaOf(spec, byId) }));
+  return listedSpecs(scope, byId, [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)]).map((spec) => ({
+    spec,
+    outputSchema: outputSchemaOf(spec, byId),
+  }));
 }
 
 /** Native and plugin kernel tools by id; built once per tool list (a server is created per request). */
@@ -194,11 +211,17 @@ function outputSchemaOf(spec: McpToolSpec, byId: Map<string, AnyToolDefinition>)
  */
 export function schemaWarmSteps(deps: Pick<McpDeps, "tools" | "plugins">): Array<() => void> {
   const byId = kernelToolsOf(deps as McpDeps);
-  return [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)].filter((spec) => byId.has(spec.kernel)).map((spec) => () => void outputSchemaOf(spec, byId));
+  return [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)]
+    .filter((spec) => byId.has(spec.kernel))
+    .map((spec) => () => void outputSchemaOf(spec, byId));
 }
 
 /** read capability: the read tools the project enables (webfetch, websearch need web); mutation capability: every tool the project's permissions enable. */
-export function listedSpecs(scope: McpScope, byId: Map<string, AnyToolDefinition>, specs: readonly McpToolSpec[] = MCP_TOOL_SPECS): McpToolSpec[] {
+export function listedSpecs(
+  scope: McpScope,
+  byId: Map<string, AnyToolDefinition>,
+  specs: readonly McpToolSpec[] = MCP_TOOL_SPECS,
+): McpToolSpec[] {
   const listed = specs.filter((spec) => {
     const tool = byId.get(spec.kernel);
     if (!tool) return false;
@@ -234,21 +257,32 @@ export function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
 function contextOf(deps: McpDeps, scope: McpScope): ToolContext {
   const { cap, tokens } = scope;
   const urls: ExactUrls = {
-    to: (base, route, params, raw) => buildUrl(deps.publicOrigin(), `/v0/${base === "r" ? tokens.r : tokens.m}`, route, params, raw),
+    to: (base, route, params, raw) =>
+      buildUrl(deps.publicOrigin(), `/v0/${base === "r" ? tokens.r : tokens.m}`, route, params, raw),
     // There is no request URL to correct: repairs are the structured error's words only.
     repair: () => undefined,
   };
-  return toolContextFor({ cap, state: deps.states.get(cap.sessionId, cap.generation), urls, agentFallback: deps.agentFallback, signal: deps.signal });
+  return toolContextFor({
+    cap,
+    state: deps.states.get(cap.sessionId, cap.generation),
+    urls,
+    agentFallback: deps.agentFallback,
+    signal: deps.signal,
+  });
 }
 
 function idempotencyKeyOf(meta: Record<string, unknown> | undefined): string | undefined {
   const key = meta?.[IDEMPOTENCY_KEY_META];
   if (key === undefined) return undefined;
   if (typeof key !== "string" || !CALL_ID_PATTERN.test(key)) {
-    throw new ToolError(ErrorCode.invalidParameter, `_meta["${IDEMPOTENCY_KEY_META}"] must be a string of 1-128 letters, digits or . _ : - (e.g. a UUID). Fix it, or leave it out to make every call a new intent.`, {
-      detail: { parameter: `_meta.${IDEMPOTENCY_KEY_META}` },
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      `_meta["${IDEMPOTENCY_KEY_META}"] must be a string of 1-128 letters, digits or . _ : - (e.g. a UUID). Fix it, or leave it out to make every call a new intent.`,
+      {
+        detail: { parameter: `_meta.${IDEMPOTENCY_KEY_META}` },
+        retryable: false,
+      },
+    );
   }
   return key;
 }
@@ -296,13 +330,21 @@ export function callTool(
     // One intent per tools/call: the client's key, else a nonce no other call shares (drawn once, and only for a
     // recorded mutation: a read needs none).
     let identity: { call: string } | { run: string } | undefined;
-    const identityOf = () => (identity ??= key ? { call: key } : { run: `mcp-${randomBytes(9).toString("base64url")}` });
+    const identityOf = () =>
+      (identity ??= key ? { call: key } : { run: `mcp-${randomBytes(9).toString("base64url")}` });
     const call: McpCall = {
       ctx,
       keyed: key,
       run: (toolId, input, options) => {
         const tool = byId.get(toolId);
-        if (!tool) return { body: toFailure(new ToolError(ErrorCode.toolNotEnabled, `${toolId} is not available on this bridge.`, { retryable: false })) };
+        if (!tool)
+          return {
+            body: toFailure(
+              new ToolError(ErrorCode.toolNotEnabled, `${toolId} is not available on this bridge.`, {
+                retryable: false,
+              }),
+            ),
+          };
         const recorded = tool.capability === "mutation" && tool.journal?.record !== false;
         // A read (nothing recorded, nothing to settle) answers as the kernel does: synchronously when it can.
         if (!recorded && options?.settleMs === undefined) return deps.kernel.run(tool, input, ctx);
@@ -346,7 +388,10 @@ function successResult(answer: McpAnswer): CallToolResult {
   const body = mcpWorded(answer.body);
   const isError = body.ok === false;
   const text = isError && JSON.stringify(body) !== JSON.stringify(answer.body) ? failureText(body) : answer.text;
-  const replayed = answer.body.dedupe === "replayed" ? "Replayed: this call ran before; this is its recorded result (it did not run again).\n" : "";
+  const replayed =
+    answer.body.dedupe === "replayed"
+      ? "Replayed: this call ran before; this is its recorded result (it did not run again).\n"
+      : "";
   return {
     content: [...(answer.content ?? []), { type: "text", text: replayed + text }],
     structuredContent: body,
@@ -355,7 +400,9 @@ function successResult(answer: McpAnswer): CallToolResult {
 }
 
 function failureResult(deps: McpDeps, spec: McpToolSpec, error: unknown): CallToolResult {
-  const body = mcpWorded(failureOf(error, deps.log, `mcp tool ${spec.name} failed unexpectedly`) as unknown as Record<string, unknown>);
+  const body = mcpWorded(
+    failureOf(error, deps.log, `mcp tool ${spec.name} failed unexpectedly`) as unknown as Record<string, unknown>,
+  );
   return { content: [{ type: "text", text: failureText(body) }], structuredContent: body, isError: true };
 }
 
@@ -370,11 +417,19 @@ export function callBoundOf(deps: Pick<McpDeps, "callBoundMs">): number {
  */
 function withNextCall(outcome: RunOutcome, byId: Map<string, AnyToolDefinition>, scope: McpScope): RunOutcome {
   const body = outcome.body as Record<string, unknown>;
-  if (body.ok !== true || (body.state !== "pending" && body.state !== "running") || typeof body.callId !== "string") return outcome;
+  if (body.ok !== true || (body.state !== "pending" && body.state !== "running") || typeof body.callId !== "string")
+    return outcome;
   const poll = byId.get("result");
   if (!poll || !isToolEnabled(poll, scope.cap.permissions)) return outcome;
   const hint = `Accepted and still ${body.state}. Call ${POLL_TOOL} with this callId (next) for its outcome; it waits up to ${MAX_SETTLE_MS / 1000} s and never runs the call again.`;
-  return { ...outcome, body: { ...body, hint, next: { tool: POLL_TOOL, arguments: { callId: body.callId } } } as unknown as RunOutcome["body"] };
+  return {
+    ...outcome,
+    body: {
+      ...body,
+      hint,
+      next: { tool: POLL_TOOL, arguments: { callId: body.callId } },
+    } as unknown as RunOutcome["body"],
+  };
 }
 
 /**
@@ -382,37 +437,72 @@ function withNextCall(outcome: RunOutcome, byId: Map<string, AnyToolDefinition>,
  * stops. `asPolled` keeps the poll's own shape (with `tool`), for mutation_result; otherwise the answer keeps the
  * polled tool's shape and how the first answer was deduplicated (replayed, joined; a new intent shows none).
  */
-async function settle(deps: McpDeps, byId: Map<string, AnyToolDefinition>, ctx: ToolContext, outcome: RunOutcome, deadline: number, asPolled: boolean): Promise<RunOutcome> {
+async function settle(
+  deps: McpDeps,
+  byId: Map<string, AnyToolDefinition>,
+  ctx: ToolContext,
+  outcome: RunOutcome,
+  deadline: number,
+  asPolled: boolean,
+): Promise<RunOutcome> {
   const poll = byId.get("result");
   // The first answer's body carries the dedupe the agent is shown: the journal never shows "new" (journal-runner.ts).
   const shown = (outcome.body as { dedupe?: unknown }).dedupe;
   let current = outcome;
   for (let i = 0; poll && i < MAX_SETTLE_POLLS; i++) {
     const body = current.body as Record<string, unknown>;
-    const unfinished = body.ok === true && (body.state === "pending" || body.state === "running") && typeof body.callId === "string";
+    const unfinished =
+      body.ok === true && (body.state === "pending" || body.state === "running") && typeof body.callId === "string";
     if (!unfinished || Date.now() >= deadline || ctx.signal.aborted) break;
-    const polled = await deps.kernel.run(poll, { call: body.callId, wait: Math.max(0, Math.min(MAX_WAIT_MS, deadline - Date.now())) }, ctx);
+    const polled = await deps.kernel.run(
+      poll,
+      { call: body.callId, wait: Math.max(0, Math.min(MAX_WAIT_MS, deadline - Date.now())) },
+      ctx,
+    );
     if (asPolled) {
       current = polled;
       continue;
     }
     const { tool: _tool, dedupe: _dedupe, ...rest } = polled.body as Record<string, unknown>;
     // The poll answers the intent's recorded body; how the first call was answered (dedupe) still holds.
-    current = { ...outcome, body: { ...rest, ...(shown === "replayed" || shown === "joined" ? { dedupe: shown } : {}) } as RunOutcome["body"] };
+    current = {
+      ...outcome,
+      body: { ...rest, ...(shown === "replayed" || shown === "joined" ? { dedupe: shown } : {}) } as RunOutcome["body"],
+    };
   }
   return current;
 }
 
-function recordCall(deps: McpDeps, scope: McpScope, spec: McpToolSpec, args: Record<string, unknown>, result: CallToolResult, journaled: Journaled, startedAt: number): void {
+function recordCall(
+  deps: McpDeps,
+  scope: McpScope,
+  spec: McpToolSpec,
+  args: Record<string, unknown>,
+  result: CallToolResult,
+  journaled: Journaled,
+  startedAt: number,
+): void {
   const body = result.structuredContent as Record<string, unknown>;
   const params: Record<string, string> = { mcp: spec.name, ...(scope.via ? { via: scope.via } : {}) };
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined) continue;
     const text = typeof value === "string" ? value : JSON.stringify(value);
-    params[name] = spec.contentFields.includes(name) ? `<${Buffer.byteLength(text, "utf8")} bytes>` : redactValue(name, text);
+    params[name] = spec.contentFields.includes(name)
+      ? `<${Buffer.byteLength(text, "utf8")} bytes>`
+      : redactValue(name, text);
   }
   try {
-    deps.record(callRecordOf({ cap: scope.cap, route: "/mcp", tool: spec.kernel, body: { ok: body.ok !== false, errorCode: body.errorCode }, startedAt, outcome: journaled, params }));
+    deps.record(
+      callRecordOf({
+        cap: scope.cap,
+        route: "/mcp",
+        tool: spec.kernel,
+        body: { ok: body.ok !== false, errorCode: body.errorCode },
+        startedAt,
+        outcome: journaled,
+        params,
+      }),
+    );
   } catch (error) {
     deps.log.warn("mcp activity record failed", { error: error instanceof Error ? error.message : String(error) });
   }

@@ -10,7 +10,13 @@ import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@model
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Authenticated } from "../gateway/authenticate.js";
 import type { UnknownTokenThrottle } from "../gateway/unknown-token-throttle.js";
-import { batchTooLargeMessage, MCP_MAX_BATCH_SIZE, MCP_MAX_BODY_BYTES, MCP_SOCKET_MAX_IN_FLIGHT, tooLargeMessage } from "./limits.js";
+import {
+  batchTooLargeMessage,
+  MCP_MAX_BATCH_SIZE,
+  MCP_MAX_BODY_BYTES,
+  MCP_SOCKET_MAX_IN_FLIGHT,
+  tooLargeMessage,
+} from "./limits.js";
 import { BatchAnswers } from "./socket-batch.js";
 import { DirectCalls } from "./socket-direct-call.js";
 import { RequestSlots } from "./socket-slots.js";
@@ -137,7 +143,8 @@ class SocketWire implements Transport {
       const newline = data.indexOf(0x0a);
       const part = newline < 0 ? data : data.subarray(0, newline);
       if (this.oversizedHead) {
-        if (this.oversizedHead.length < ID_SCAN_BYTES) this.oversizedHead = Buffer.concat([this.oversizedHead, part.subarray(0, ID_SCAN_BYTES)]);
+        if (this.oversizedHead.length < ID_SCAN_BYTES)
+          this.oversizedHead = Buffer.concat([this.oversizedHead, part.subarray(0, ID_SCAN_BYTES)]);
       } else if (this.size + part.length > MCP_MAX_BODY_BYTES) {
         this.oversizedHead = Buffer.concat([...this.chunks, part]).subarray(0, ID_SCAN_BYTES);
         this.chunks = [];
@@ -153,7 +160,9 @@ class SocketWire implements Transport {
         this.oversizedHead = undefined;
       } else {
         // A line that came in one chunk (nearly every line) is decoded where it lies, without a copy.
-        const line = (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size)).toString("utf8");
+        const line = (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size)).toString(
+          "utf8",
+        );
         this.chunks = [];
         this.size = 0;
         this.units.push({ kind: "line", text: line.endsWith("\r") ? line.slice(0, -1) : line });
@@ -198,7 +207,11 @@ class SocketWire implements Transport {
     try {
       value = JSON.parse(line);
     } catch {
-      void this.writeError(null, PARSE_ERROR, "Parse error: the line is not valid JSON. Send one JSON-RPC message per line as UTF-8 JSON.");
+      void this.writeError(
+        null,
+        PARSE_ERROR,
+        "Parse error: the line is not valid JSON. Send one JSON-RPC message per line as UTF-8 JSON.",
+      );
       return;
     }
     if (line.startsWith(CONTROL_PREFIX)) {
@@ -214,7 +227,11 @@ class SocketWire implements Transport {
     if (!auth) {
       // Held as the data plane holds an unknown token's 404 (a rotation's few stale lines pass at once).
       const refusal = controlLine(REFUSED_KEY, { epoch: this.epoch, line });
-      return this.deps.unknownTokens.refuse(SOCKET_THROTTLE_SOURCE, () => void this.write(refusal), () => this.closed || this.socket.destroyed);
+      return this.deps.unknownTokens.refuse(
+        SOCKET_THROTTLE_SOURCE,
+        () => void this.write(refusal),
+        () => this.closed || this.socket.destroyed,
+      );
     }
     if (listingKeyOf(auth) !== this.listingKey) {
       this.moved = true;
@@ -225,7 +242,9 @@ class SocketWire implements Transport {
     const batched = this.direct.pinnedToLegacy;
     if (batched && value.length > MCP_MAX_BATCH_SIZE) {
       // Refused whole, nothing run, with the HTTP leg's bytes (legacy-exchange.ts): its answers would all be held.
-      return void this.write(`${JSON.stringify({ jsonrpc: "2.0", error: { code: INVALID_REQUEST, message: batchTooLargeMessage }, id: null })}\n`);
+      return void this.write(
+        `${JSON.stringify({ jsonrpc: "2.0", error: { code: INVALID_REQUEST, message: batchTooLargeMessage }, id: null })}\n`,
+      );
     }
     if (batched) this.openBatch(value);
     // Each item waits for a request slot in turn, with the scope this line authenticated, ahead of later lines.
@@ -242,7 +261,8 @@ class SocketWire implements Transport {
       const message = asMessage(item);
       if (!message) entries.push({ error: errorJson(idOf(item), INVALID_REQUEST, INVALID_REQUEST_TEXT) });
       else if (!("method" in message && "id" in message)) continue;
-      else if (STREAM_ONLY_METHODS.has(message.method)) entries.push({ error: errorJson(message.id, METHOD_NOT_FOUND, streamOnlyText(message.method)) });
+      else if (STREAM_ONLY_METHODS.has(message.method))
+        entries.push({ error: errorJson(message.id, METHOD_NOT_FOUND, streamOnlyText(message.method)) });
       else entries.push({ id: message.id });
     }
     this.batches.open(entries);
@@ -287,8 +307,10 @@ class SocketWire implements Transport {
 }
 
 const INVALID_REQUEST_TEXT = "Invalid Request: each line must be one JSON-RPC 2.0 request, notification or response.";
-const streamOnlyText = (method: string) => `${method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`;
-const errorJson = (id: RpcId | null, code: number, message: string) => JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+const streamOnlyText = (method: string) =>
+  `${method} needs a stream, and this endpoint is stateless and answers JSON only; call tools/list again to see the current tools.`;
+const errorJson = (id: RpcId | null, code: number, message: string) =>
+  JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
 
 function asMessage(value: unknown): JSONRPCMessage | undefined {
   try {
@@ -354,7 +376,8 @@ export async function serveMcpSocketConnection(deps: McpSocketDeps, socket: net.
   // refused rather than run with the hello's, which a rotation may have revoked since.
   const resolveScope = (ctx: McpHandlerContext) => {
     const scope = ctx.mcpReq.id === undefined ? undefined : wire.scopes.get(ctx.mcpReq.id);
-    if (!scope) throw new Error("this request has no authenticated capability (cancelled before it started); send it again");
+    if (!scope)
+      throw new Error("this request has no authenticated capability (cancelled before it started); send it again");
     return scope;
   };
   // A tool handler holds its request slot until it returns, also when its call was cancelled (socket-slots.ts).

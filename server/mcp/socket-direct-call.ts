@@ -10,7 +10,8 @@ const SETTLED = Promise.resolve();
 /** The first protocol revision of the 2026 era (the SDK's FIRST_MODERN_PROTOCOL_VERSION): its results differ. */
 const FIRST_MODERN_REVISION = "2026-07-28";
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
  * Once a connection is pinned to a 2025-era revision (its initialize answered with one), a call direct-call.ts admits
@@ -61,13 +62,19 @@ export class DirectCalls {
    * (never when cancelled first), then `done` with its id once the run is over (cancelled or not). Answers the id
    * taken; undefined: nothing ran, the caller hands the message to the SDK.
    */
-  take(value: unknown, scope: McpScope, write: (line: string) => Promise<void>, done: (id: RpcId) => void): RpcId | undefined {
+  take(
+    value: unknown,
+    scope: McpScope,
+    write: (line: string) => Promise<void>,
+    done: (id: RpcId) => void,
+  ): RpcId | undefined {
     if (!this.legacy) return undefined;
     const call = this.tools.admit(value);
     if (!call || this.inflight.has(call.id)) return undefined;
     const { id } = call;
     this.inflight.add(id);
-    const fail = (error: unknown) => this.deps.log.debug("MCP socket direct call", { error: error instanceof Error ? error.message : String(error) });
+    const fail = (error: unknown) =>
+      this.deps.log.debug("MCP socket direct call", { error: error instanceof Error ? error.message : String(error) });
     // The call's activity record, made once its answer is out (or dropped, or failed): nothing the answer needs.
     const later: Array<() => void> = [];
     const recordNow = () => {

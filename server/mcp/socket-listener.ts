@@ -37,11 +37,15 @@ async function clearLeftover(file: string, log: Logger): Promise<boolean> {
   const kind = socketFileKind(file);
   if (kind === "absent") return true;
   if (kind === "other") {
-    log.warn(`${file} exists and is not a socket; \`urlbridge mcp\` relays over HTTP instead (remove the file and restart to use the socket)`);
+    log.warn(
+      `${file} exists and is not a socket; \`urlbridge mcp\` relays over HTTP instead (remove the file and restart to use the socket)`,
+    );
     return false;
   }
   if (await answers(file)) {
-    log.warn(`another process answers on ${file} (a second bridge on this state dir?); \`urlbridge mcp\` relays over HTTP to this one`);
+    log.warn(
+      `another process answers on ${file} (a second bridge on this state dir?); \`urlbridge mcp\` relays over HTTP to this one`,
+    );
     return false;
   }
   removeSocketFile(file);
@@ -83,7 +87,9 @@ export async function listenMcpSocket(stateDir: string, deps: McpSocketDeps): Pr
     ino = ownSocketFile(file);
   } catch (error) {
     server.close();
-    deps.log.warn(`cannot listen on ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}); \`urlbridge mcp\` relays over HTTP`);
+    deps.log.warn(
+      `cannot listen on ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}); \`urlbridge mcp\` relays over HTTP`,
+    );
     return { path: undefined, close: async () => {} };
   }
   return {

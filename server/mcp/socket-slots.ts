@@ -40,7 +40,11 @@ export class RequestSlots {
 
   /** The SDK's answer to the request left (the oldest such ticket with this id). */
   answered(id: RpcId): void {
-    this.update(id, (t) => !t.direct && !t.running && !t.answered, (t) => (t.answered = true));
+    this.update(
+      id,
+      (t) => !t.direct && !t.running && !t.answered,
+      (t) => (t.answered = true),
+    );
   }
 
   /** notifications/cancelled for this id: every live ticket with it. */
@@ -51,20 +55,32 @@ export class RequestSlots {
 
   /** The SDK's tool handler for this id started (createMcpServer's onCall, server.ts). */
   started(id: RpcId): void {
-    this.update(id, (t) => !t.direct && !t.running && !t.answered, (t) => (t.running = true));
+    this.update(
+      id,
+      (t) => !t.direct && !t.running && !t.answered,
+      (t) => (t.running = true),
+    );
   }
 
   /** The SDK's tool handler for this id returned; its answer, unless cancelled, follows. */
   ended(id: RpcId): void {
-    this.update(id, (t) => !t.direct && t.running, (t) => (t.running = false));
+    this.update(
+      id,
+      (t) => !t.direct && t.running,
+      (t) => (t.running = false),
+    );
   }
 
   /** The direct path's run for this id returned (its answer, if any, already written). */
   done(id: RpcId): void {
-    this.update(id, (t) => t.direct && t.running, (t) => {
-      t.running = false;
-      t.answered = true;
-    });
+    this.update(
+      id,
+      (t) => t.direct && t.running,
+      (t) => {
+        t.running = false;
+        t.answered = true;
+      },
+    );
   }
 
   /** Every ticket dropped (the connection closed). */

@@ -18,6 +18,8 @@ export async function warmMcp(deps: Pick<McpDeps, "tools" | "plugins" | "log">, 
     await import("./http.js");
   } catch (error) {
     // Nothing is lost: the first MCP call does the same work itself (and reports a real failure there).
-    deps.log.warn("MCP warm-up failed; the first MCP call will do it", { error: error instanceof Error ? error.message : String(error) });
+    deps.log.warn("MCP warm-up failed; the first MCP call will do it", {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }

@@ -36,7 +36,14 @@ const CONTENT_KEYS = new Set(["content", "lines", "stdout", "stderr", "transcrip
  * segment, "fetch retry", "this URL" and their kind, a URL parameter (offset=). Web addresses and "fetch a public address"
  * stay.
  */
-const URL_WORDING = [/\/v0\//, /(?:^|[\s(`"'])\/[a-z](?![\w/.-])/, /~[a-z]\b/, /\bfetch(ing)? (the|this|that|it|its|each|every|next|poll|retry|repair|repeat|read|one|again)\b/i, /\b(this|that|the same|exact|next|repair|retry|read|poll) URLs?\b/i, /(?:^|[\s(`"'])[a-z][a-zA-Z]*=(?!=)/];
+const URL_WORDING = [
+  /\/v0\//,
+  /(?:^|[\s(`"'])\/[a-z](?![\w/.-])/,
+  /~[a-z]\b/,
+  /\bfetch(ing)? (the|this|that|it|its|each|every|next|poll|retry|repair|repeat|read|one|again)\b/i,
+  /\b(this|that|the same|exact|next|repair|retry|read|poll) URLs?\b/i,
+  /(?:^|[\s(`"'])[a-z][a-zA-Z]*=(?!=)/,
+];
 
 /** Whether a sentence names a URL-edge step. */
 export function namesUrlStep(sentence: string): boolean {
@@ -56,15 +63,25 @@ export function toolCallOfUrl(url: string): McpToolCall | undefined {
   } catch {
     return undefined;
   }
-  const num = (name: string) => (params.has(name) && /^\d+$/.test(params.get(name)!) ? Number(params.get(name)) : undefined);
+  const num = (name: string) =>
+    params.has(name) && /^\d+$/.test(params.get(name)!) ? Number(params.get(name)) : undefined;
   if (route === "r" && params.getAll("path").length === 1) {
     const offset = num("offset");
     const limit = num("limit");
-    return { tool: "read", arguments: { path: params.get("path")!, ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) } };
+    return {
+      tool: "read",
+      arguments: {
+        path: params.get("path")!,
+        ...(offset !== undefined ? { offset } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      },
+    };
   }
   // glob cannot continue after a path (after=): such a URL has no call.
-  if (route === "f" && !params.has("after") && (params.has("name") || params.has("include"))) return { tool: "glob", arguments: { pattern: params.get("include") ?? params.get("name")! } };
-  if (route === "j" && params.has("call")) return { tool: "mutation_result", arguments: { callId: params.get("call")! } };
+  if (route === "f" && !params.has("after") && (params.has("name") || params.has("include")))
+    return { tool: "glob", arguments: { pattern: params.get("include") ?? params.get("name")! } };
+  if (route === "j" && params.has("call"))
+    return { tool: "mutation_result", arguments: { callId: params.get("call")! } };
   if (route === "x" && num("stop") !== undefined) return { tool: "shell_stop", arguments: { pid: num("stop")! } };
   return undefined;
 }
@@ -124,11 +141,17 @@ export function mcpWorded(body: Body): Body {
   const out = rewordValue(body, 0, failure) as Body;
   if (failure) {
     const detail = out.errorDetail && typeof out.errorDetail === "object" ? (out.errorDetail as Body) : {};
-    const hint = repairOf(out, detail) ?? (typeof out.repairHint === "string" ? withoutUrlSentences(out.repairHint) : undefined);
+    const hint =
+      repairOf(out, detail) ?? (typeof out.repairHint === "string" ? withoutUrlSentences(out.repairHint) : undefined);
     if (hint !== undefined) out.repairHint = hint;
     else delete out.repairHint;
-    if (typeof out.agentAction === "string" && AGENT_ACTIONS[out.agentAction]) out.agentAction = AGENT_ACTIONS[out.agentAction];
-  } else if ((out.state === "pending" || out.state === "running") && typeof out.callId === "string" && typeof out.hint === "string") {
+    if (typeof out.agentAction === "string" && AGENT_ACTIONS[out.agentAction])
+      out.agentAction = AGENT_ACTIONS[out.agentAction];
+  } else if (
+    (out.state === "pending" || out.state === "running") &&
+    typeof out.callId === "string" &&
+    typeof out.hint === "string"
+  ) {
     out.hint = `Accepted and still ${out.state}: call ${callText({ tool: "mutation_result", arguments: { callId: out.callId } })} for its outcome; do not repeat the call.`;
   }
   return out;
@@ -145,7 +168,12 @@ const NO_MCP_CALL = "(a URL step; over MCP use the tools listed)";
 
 function rewordValue(value: unknown, depth: number, failure: boolean): unknown {
   if (depth > 6) return value;
-  if (Array.isArray(value)) return value.map((v) => (typeof v === "string" && bridgeRouteOf(v) !== undefined ? urlValue(v, failure) : rewordValue(v, depth + 1, failure)));
+  if (Array.isArray(value))
+    return value.map((v) =>
+      typeof v === "string" && bridgeRouteOf(v) !== undefined
+        ? urlValue(v, failure)
+        : rewordValue(v, depth + 1, failure),
+    );
   if (!value || typeof value !== "object") return value;
   const out: Body = {};
   for (const [key, field] of Object.entries(value as Body)) {

@@ -35,4 +35,12 @@ export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } f
 export { resolveStagedContent, blobStatusUrl } from "./staging/staging.js";
 export { readTestHooks } from "./journal/test-hooks.js";
 
-export const mutationTools: AnyToolDefinition[] = [writeTool, editTool, applyPatchTool, terminalTool, stageTool, blobStatusTool, resultTool];
+export const mutationTools: AnyToolDefinition[] = [
+  writeTool,
+  editTool,
+  applyPatchTool,
+  terminalTool,
+  stageTool,
+  blobStatusTool,
+  resultTool,
+];

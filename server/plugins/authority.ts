@@ -8,25 +8,37 @@ import { resolveInsideRoot, VIRTUAL_ROOT } from "../sandbox/paths.js";
 import type { AuthorityRequest, PluginCallAuthority } from "./definition.js";
 
 export function deriveAuthority(project: ProjectScope): PluginCallAuthority {
-  return Object.freeze({ root: project.root, display: VIRTUAL_ROOT, permissions: Object.freeze({ ...project.permissions }) });
+  return Object.freeze({
+    root: project.root,
+    display: VIRTUAL_ROOT,
+    permissions: Object.freeze({ ...project.permissions }),
+  });
 }
 
 /**
  * The authority a call runs with: `granted` itself, or a narrower one; a wider request throws. A narrowed root
  * is a folder inside granted.root, named as an agent names paths ("/project/sub" or "sub").
  */
-export function narrowAuthority(granted: PluginCallAuthority, request: AuthorityRequest | undefined, who: string): PluginCallAuthority {
+export function narrowAuthority(
+  granted: PluginCallAuthority,
+  request: AuthorityRequest | undefined,
+  who: string,
+): PluginCallAuthority {
   if (!request) return granted;
   const permissions = { ...granted.permissions };
   for (const name of ["write", "terminal", "web"] as const) {
     const wanted = request.permissions?.[name];
     if (wanted === undefined) continue;
     if (wanted && !granted.permissions[name]) {
-      throw new ToolError(ErrorCode.pluginAuthorityExceeded, `${who} asked for the project's ${name} permission, which this session does not have; nothing was run. The operator can turn it on in the control plane.`, {
-        detail: { tool: who, permission: name },
-        retryable: false,
-        agentAction: "enable_in_control_plane",
-      });
+      throw new ToolError(
+        ErrorCode.pluginAuthorityExceeded,
+        `${who} asked for the project's ${name} permission, which this session does not have; nothing was run. The operator can turn it on in the control plane.`,
+        {
+          detail: { tool: who, permission: name },
+          retryable: false,
+          agentAction: "enable_in_control_plane",
+        },
+      );
     }
     permissions[name] = wanted;
   }
@@ -35,13 +47,18 @@ export function narrowAuthority(granted: PluginCallAuthority, request: Authority
     let resolved;
     try {
       resolved = resolveInsideRoot(granted.root, request.root);
-      if (!resolved.exists || !fs.statSync(resolved.absolute).isDirectory()) throw new ToolError(ErrorCode.pathNotFound, `${request.root} is not a folder.`);
+      if (!resolved.exists || !fs.statSync(resolved.absolute).isDirectory())
+        throw new ToolError(ErrorCode.pathNotFound, `${request.root} is not a folder.`);
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
-      throw new ToolError(ErrorCode.pluginAuthorityExceeded, `${who} asked to work in ${request.root}, which is not a folder inside ${granted.display}; nothing was run. Give a folder inside the project.`, {
-        detail: { tool: who, root: request.root, cause: error.code },
-        retryable: false,
-      });
+      throw new ToolError(
+        ErrorCode.pluginAuthorityExceeded,
+        `${who} asked to work in ${request.root}, which is not a folder inside ${granted.display}; nothing was run. Give a folder inside the project.`,
+        {
+          detail: { tool: who, root: request.root, cause: error.code },
+          retryable: false,
+        },
+      );
     }
     root = resolved.absolute;
     display = resolved.display;

@@ -2,7 +2,13 @@
 // schema, journal behaviour, execute), minus the URL details the host supplies, plus an optional authority
 // request. Plugins are called through /k (server/gateway/plugin-route.ts) and run by the same kernel runner.
 import type { z } from "zod";
-import type { JournalBehaviour, OutputSchema, ProjectPermission, ProjectPermissions, ToolContext } from "../kernel/tool/definition.js";
+import type {
+  JournalBehaviour,
+  OutputSchema,
+  ProjectPermission,
+  ProjectPermissions,
+  ToolContext,
+} from "../kernel/tool/definition.js";
 
 /**
  * What one plugin call may touch: the invoking session's canonical project root and permissions, or a
@@ -61,7 +67,9 @@ export interface PluginToolDefinition<S extends z.ZodObject = z.ZodObject, O ext
 export type AnyPluginTool = PluginToolDefinition<z.ZodObject, OutputSchema>;
 
 /** Type-checks execute against the schemas, then erases them so one plugin can list many tools. */
-export function definePluginTool<S extends z.ZodObject, O extends OutputSchema = OutputSchema>(definition: PluginToolDefinition<S, O>): AnyPluginTool {
+export function definePluginTool<S extends z.ZodObject, O extends OutputSchema = OutputSchema>(
+  definition: PluginToolDefinition<S, O>,
+): AnyPluginTool {
   return definition as unknown as AnyPluginTool;
 }
 

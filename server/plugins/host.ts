@@ -48,11 +48,17 @@ function assertDeclaration(plugin: Plugin, seen: Set<string>): void {
   for (const tool of plugin.tools) {
     if (!TOOL_ID.test(tool.id)) throw new Error(`plugin ${plugin.id}: tool id "${tool.id}" must match ${TOOL_ID}`);
     if (tools.has(tool.id)) throw new Error(`plugin ${plugin.id}: tool "${tool.id}" is declared twice`);
-    if (tool.capability !== "read" && tool.capability !== "mutation") throw new Error(`plugin ${plugin.id}: tool "${tool.id}" must be read or mutation`);
+    if (tool.capability !== "read" && tool.capability !== "mutation")
+      throw new Error(`plugin ${plugin.id}: tool "${tool.id}" must be read or mutation`);
     const reserved = Object.keys(tool.schema.shape).filter((k) => (JOURNAL_CONTROL_NAMES as string[]).includes(k));
-    if (reserved.length > 0) throw new Error(`plugin ${plugin.id}: tool "${tool.id}" declares ${reserved.join(", ")}, which are journal controls`);
+    if (reserved.length > 0)
+      throw new Error(
+        `plugin ${plugin.id}: tool "${tool.id}" declares ${reserved.join(", ")}, which are journal controls`,
+      );
     if (tool.mutations && (tool.capability !== "read" || !(tool.mutations.field in tool.schema.shape))) {
-      throw new Error(`plugin ${plugin.id}: tool "${tool.id}" lists mutation actions, so it must be declared read and have a "${tool.mutations.field}" member`);
+      throw new Error(
+        `plugin ${plugin.id}: tool "${tool.id}" lists mutation actions, so it must be declared read and have a "${tool.mutations.field}" member`,
+      );
     }
     tools.add(tool.id);
   }
@@ -67,7 +73,10 @@ export function createPluginHost(plugins: Plugin[]): PluginHost {
     const tools = new Map(
       plugin.tools.map((declared): [string, HostedPluginTool] => {
         const hosted = hostDefinitions(plugin, declared);
-        return [declared.id, { plugin, declared, ...hosted, definitionFor: (args) => pickDefinition(declared, hosted, args) }];
+        return [
+          declared.id,
+          { plugin, declared, ...hosted, definitionFor: (args) => pickDefinition(declared, hosted, args) },
+        ];
       }),
     );
     byId.set(plugin.id, { plugin, tools });
@@ -77,7 +86,10 @@ export function createPluginHost(plugins: Plugin[]): PluginHost {
     get: (id) => byId.get(id)?.plugin,
     tool: (pluginId, toolId) => byId.get(pluginId)?.tools.get(toolId),
     toolsOf: (pluginId) => [...(byId.get(pluginId)?.tools.values() ?? [])],
-    definitions: () => [...byId.values()].flatMap((p) => [...p.tools.values()].flatMap((t) => (t.mutation ? [t.definition, t.mutation] : [t.definition]))),
+    definitions: () =>
+      [...byId.values()].flatMap((p) =>
+        [...p.tools.values()].flatMap((t) => (t.mutation ? [t.definition, t.mutation] : [t.definition])),
+      ),
     summaries: async () =>
       Promise.all(
         [...byId.values()].map(async ({ plugin }) => ({

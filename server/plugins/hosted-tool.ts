@@ -34,7 +34,8 @@ export function hostDefinitions(plugin: Plugin, tool: AnyPluginTool): HostedDefi
 /** The half of a mixed tool an argument object asks for: its action member decides. */
 export function pickDefinition(tool: AnyPluginTool, hosted: HostedDefinitions, args: unknown): AnyToolDefinition {
   if (!tool.mutations || !hosted.mutation) return hosted.definition;
-  const action = args !== null && typeof args === "object" ? (args as Record<string, unknown>)[tool.mutations.field] : undefined;
+  const action =
+    args !== null && typeof args === "object" ? (args as Record<string, unknown>)[tool.mutations.field] : undefined;
   return typeof action === "string" && tool.mutations.actions.includes(action) ? hosted.mutation : hosted.definition;
 }
 
@@ -79,7 +80,11 @@ function assertHalf(tool: AnyPluginTool, half: "read" | "mutation", args: Record
   const action = args[field];
   const isMutation = typeof action === "string" && tool.mutations!.actions.includes(action);
   if (isMutation === (half === "mutation")) return;
-  throw new ToolError(ErrorCode.wrongCapabilityBase, `${field} "${String(action)}" of ${tool.id} is a ${isMutation ? "mutation" : "read"}: call it on the ${isMutation ? "mutation" : "read"} base.`, {
-    detail: { tool: id, expectedBase: isMutation ? "m" : "r" },
-  });
+  throw new ToolError(
+    ErrorCode.wrongCapabilityBase,
+    `${field} "${String(action)}" of ${tool.id} is a ${isMutation ? "mutation" : "read"}: call it on the ${isMutation ? "mutation" : "read"} base.`,
+    {
+      detail: { tool: id, expectedBase: isMutation ? "m" : "r" },
+    },
+  );
 }

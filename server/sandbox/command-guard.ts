@@ -3,7 +3,16 @@
 // confused agents, not a security boundary (that is the sandbox): see docs/PROTOCOL.md, "The command guard".
 import path from "node:path";
 import { ErrorCode, ToolError } from "../errors.js";
-import { isAbsoluteOrHome, isCriticalResolved, placeAfterCd, readTarget, worstCase, type KnownVariables, type Place, type WorstCase } from "./guard-paths.js";
+import {
+  isAbsoluteOrHome,
+  isCriticalResolved,
+  placeAfterCd,
+  readTarget,
+  worstCase,
+  type KnownVariables,
+  type Place,
+  type WorstCase,
+} from "./guard-paths.js";
 import { unwrap, type Unwrapped } from "./guard-unwrap.js";
 import { readShell, type SimpleCommand } from "./shell-words.js";
 
@@ -33,7 +42,8 @@ export interface GuardContext {
 /** Nested shell text (bash -c '...', eval, $(...)) is inspected to this depth; deeper nesting is refused. */
 export const MAX_GUARD_NESTING = 6;
 
-const BLOCK_DEVICE = /^\/dev\/(?:sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(?:p\d+)?|mmcblk\d+(?:p\d+)?|md\d+|dm-\d+|loop\d+|sr\d+|mapper\/.+|disk\/.+|mem|kmem|port)$/;
+const BLOCK_DEVICE =
+  /^\/dev\/(?:sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(?:p\d+)?|mmcblk\d+(?:p\d+)?|md\d+|dm-\d+|loop\d+|sr\d+|mapper\/.+|disk\/.+|mem|kmem|port)$/;
 const KERNEL_TRIGGERS = new Set(["/proc/sysrq-trigger"]);
 
 // Linear in the command's length (a long word or run of spaces must not make it backtrack quadratically, which
@@ -44,18 +54,34 @@ const FORK_BOMB = /(?<![\w:.-])(?:function\s+)?(?=([\w:.-]+))\1\s*(?:\(\s*\)\s*)
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"]);
 const MKFS = /^(?:mkfs(?:\..+)?|mke2fs|mkswap|wipefs|mkdosfs|mkntfs)$/;
 const POWER = new Set(["shutdown", "reboot", "halt", "poweroff", "kexec"]);
-const SYSTEMCTL_POWER = new Set(["poweroff", "reboot", "halt", "kexec", "emergency", "rescue", "suspend", "hibernate", "hybrid-sleep", "soft-reboot"]);
+const SYSTEMCTL_POWER = new Set([
+  "poweroff",
+  "reboot",
+  "halt",
+  "kexec",
+  "emergency",
+  "rescue",
+  "suspend",
+  "hibernate",
+  "hybrid-sleep",
+  "soft-reboot",
+]);
 
-const SAFE_PATH_HINT = 'Name a literal path inside /project (e.g. rm -rf ./build); to delete project files prefer /a with "*** Delete File:".';
+const SAFE_PATH_HINT =
+  'Name a literal path inside /project (e.g. rm -rf ./build); to delete project files prefer /a with "*** Delete File:".';
 const HINTS: Partial<Record<GuardRule, string>> = {
   recursive_delete_of_system_path: SAFE_PATH_HINT,
-  possibly_empty_expansion: 'Write ${VAR:?} so the shell stops when the variable is empty (rm -rf "${DIR:?}"/*), or name a literal path inside /project.',
-  recursive_delete_outside_project: "Name a path inside /project (e.g. rm -rf ./build), or set cwd= to the directory whose contents you mean.",
+  possibly_empty_expansion:
+    'Write ${VAR:?} so the shell stops when the variable is empty (rm -rf "${DIR:?}"/*), or name a literal path inside /project.',
+  recursive_delete_outside_project:
+    "Name a path inside /project (e.g. rm -rf ./build), or set cwd= to the directory whose contents you mean.",
   find_delete_of_system_path: "Start find at a directory inside /project (find ./build -name '*.o' -delete).",
   too_deeply_nested: "Flatten the command (fewer bash -c / eval layers) or put it in a script file inside /project.",
 };
-const AFTER_CD_HINT = "Delete by a literal path instead of cd-ing first (rm -rf ./build/*), or set cwd= to a directory inside /project.";
-const DEFAULT_HINT = "The terminal guard blocks machine-level destructive commands; narrow the target to a path inside /project.";
+const AFTER_CD_HINT =
+  "Delete by a literal path instead of cd-ing first (rm -rf ./build/*), or set cwd= to a directory inside /project.";
+const DEFAULT_HINT =
+  "The terminal guard blocks machine-level destructive commands; narrow the target to a path inside /project.";
 
 function refuse(rule: GuardRule, reason: string, hint = HINTS[rule] ?? DEFAULT_HINT): GuardVerdict {
   return { ok: false, rule, reason, hint };
@@ -91,7 +117,8 @@ function trackVariables(words: string[], vars: Map<string, WorstCase>): boolean 
   if (first === "for" && words[1] !== undefined) {
     const items = words[2] === "in" ? words.slice(3) : [];
     const readings = items.map((item) => worstCase(item, vars));
-    const worst = readings.find((r) => isAbsoluteOrHome(r.text)) ?? readings.find((r) => r.text === "" || r.emptied) ?? readings[0];
+    const worst =
+      readings.find((r) => isAbsoluteOrHome(r.text)) ?? readings.find((r) => r.text === "" || r.emptied) ?? readings[0];
     vars.set(words[1], worst === undefined || items.length === 0 ? { text: "", emptied: true } : worst);
     return true;
   }
@@ -113,18 +140,32 @@ function trackVariables(words: string[], vars: Map<string, WorstCase>): boolean 
  * The first operand that lands on /, ~ or a system directory (or, with `outside`, leaves the project), as a
  * refusal of `rule`; `action` is what the command does to it ("recursive rm").
  */
-function refuseTarget(action: string, rule: GuardRule, operands: string[], place: Place, vars: KnownVariables, outside: boolean): GuardVerdict | undefined {
+function refuseTarget(
+  action: string,
+  rule: GuardRule,
+  operands: string[],
+  place: Place,
+  vars: KnownVariables,
+  outside: boolean,
+): GuardVerdict | undefined {
   for (const operand of operands) {
     const target = readTarget(operand, place, vars);
     if (target.kind === "critical" && target.emptied) {
-      return refuse("possibly_empty_expansion", `${action} of ${operand} is ${action} of ${target.worst} when a variable in it is empty`);
+      return refuse(
+        "possibly_empty_expansion",
+        `${action} of ${operand} is ${action} of ${target.worst} when a variable in it is empty`,
+      );
     }
     if (target.kind === "critical" && target.via !== undefined) {
       return refuse(rule, `${action} of ${operand} after ${target.via} is ${action} of ${target.worst}`, AFTER_CD_HINT);
     }
-    if (target.kind === "critical") return refuse(rule, `${action} of ${operand} would wipe the machine or the home directory`);
+    if (target.kind === "critical")
+      return refuse(rule, `${action} of ${operand} would wipe the machine or the home directory`);
     if (target.kind === "outside" && outside) {
-      return refuse("recursive_delete_outside_project", `${action} of ${operand} climbs ${target.levels} level${target.levels === 1 ? "" : "s"} above the project root`);
+      return refuse(
+        "recursive_delete_outside_project",
+        `${action} of ${operand} climbs ${target.levels} level${target.levels === 1 ? "" : "s"} above the project root`,
+      );
     }
   }
   return undefined;
@@ -142,7 +183,8 @@ function splitFlags(args: string[]): { flags: string[]; operands: string[] } {
   return { flags, operands };
 }
 
-const hasShortFlag = (flags: string[], letters: string) => flags.some((f) => !f.startsWith("--") && [...letters].some((l) => f.includes(l)));
+const hasShortFlag = (flags: string[], letters: string) =>
+  flags.some((f) => !f.startsWith("--") && [...letters].some((l) => f.includes(l)));
 
 /** What `echo ...` or `printf ...` writes, roughly; undefined for any other command. */
 function echoedText(words: string[]): string | undefined {
@@ -164,26 +206,47 @@ function inspectRedirects(command: SimpleCommand): GuardVerdict | undefined {
 }
 
 /** Commands that hand shell text to another shell: bash -c TEXT, eval TEXT, echo TEXT | sh. */
-function inspectShellText(name: string, args: string[], stdin: string | undefined, scope: Scope): GuardVerdict | undefined {
+function inspectShellText(
+  name: string,
+  args: string[],
+  stdin: string | undefined,
+  scope: Scope,
+): GuardVerdict | undefined {
   if (SHELLS.has(name)) {
     // A flag word holding c (-c, -xc, -ec...); tested as two linear checks, not /^-[a-z]*c[a-z]*$/, which
     // backtracks quadratically on a long word of c's.
     const c = args.findIndex((a) => /^-[a-z]*$/.test(a) && a.includes("c"));
     if (c !== -1 && args[c + 1] !== undefined) return inspectNested(args[c + 1]!, scope, false);
-    if (c === -1 && stdin !== undefined && args.every((a) => a.startsWith("-"))) return inspectNested(stdin, scope, false);
+    if (c === -1 && stdin !== undefined && args.every((a) => a.startsWith("-")))
+      return inspectNested(stdin, scope, false);
   }
   if (name === "eval") return inspectNested(args.join(" "), scope, true);
   return undefined;
 }
 
 /** rm, chmod/chown/chgrp, mv and find aimed at /, ~, a system directory, or out of the project. */
-function inspectPathCommands(name: string, args: string[], place: Place, vars: KnownVariables): GuardVerdict | undefined {
+function inspectPathCommands(
+  name: string,
+  args: string[],
+  place: Place,
+  vars: KnownVariables,
+): GuardVerdict | undefined {
   const { flags, operands } = splitFlags(args);
   if (name === "rm" && (hasShortFlag(flags, "rR") || flags.includes("--recursive"))) {
     return refuseTarget("recursive rm", "recursive_delete_of_system_path", operands, place, vars, true);
   }
-  if ((name === "chmod" || name === "chown" || name === "chgrp") && (hasShortFlag(flags, "R") || flags.includes("--recursive"))) {
-    return refuseTarget(`recursive ${name}`, "recursive_permission_change_of_system_path", operands.slice(1), place, vars, false);
+  if (
+    (name === "chmod" || name === "chown" || name === "chgrp") &&
+    (hasShortFlag(flags, "R") || flags.includes("--recursive"))
+  ) {
+    return refuseTarget(
+      `recursive ${name}`,
+      "recursive_permission_change_of_system_path",
+      operands.slice(1),
+      place,
+      vars,
+      false,
+    );
   }
   if (name === "mv") return refuseTarget("mv", "move_system_path", operands.slice(0, -1), place, vars, false);
   if (name === "find") {
@@ -191,8 +254,18 @@ function inspectPathCommands(name: string, args: string[], place: Place, vars: K
     const rest = firstPath === -1 ? [] : args.slice(firstPath);
     const firstExpression = rest.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
     const startPaths = firstExpression === -1 ? rest : rest.slice(0, firstExpression);
-    const deletes = args.includes("-delete") || args.some((a, i) => (a === "-exec" || a === "-execdir") && path.posix.basename(args[i + 1] ?? "") === "rm");
-    if (deletes) return refuseTarget("find with delete", "find_delete_of_system_path", startPaths.length === 0 ? ["."] : startPaths, place, vars, true);
+    const deletes =
+      args.includes("-delete") ||
+      args.some((a, i) => (a === "-exec" || a === "-execdir") && path.posix.basename(args[i + 1] ?? "") === "rm");
+    if (deletes)
+      return refuseTarget(
+        "find with delete",
+        "find_delete_of_system_path",
+        startPaths.length === 0 ? ["."] : startPaths,
+        place,
+        vars,
+        true,
+      );
   }
   return undefined;
 }
@@ -202,31 +275,50 @@ function inspectMachineCommands(name: string, args: string[]): GuardVerdict | un
   const { operands } = splitFlags(args);
   if (MKFS.test(name)) return refuse("make_filesystem", `${name} formats a device`);
   if (POWER.has(name)) return refuse("power_state", `${name} changes the machine's power state`);
-  if ((name === "init" || name === "telinit") && ["0", "6"].includes(operands[0] ?? "")) return refuse("power_state", `${name} ${operands[0]} halts or reboots the machine`);
-  if (name === "systemctl" && operands.some((o) => SYSTEMCTL_POWER.has(o))) return refuse("power_state", "systemctl would change the machine's power state");
+  if ((name === "init" || name === "telinit") && ["0", "6"].includes(operands[0] ?? ""))
+    return refuse("power_state", `${name} ${operands[0]} halts or reboots the machine`);
+  if (name === "systemctl" && operands.some((o) => SYSTEMCTL_POWER.has(o)))
+    return refuse("power_state", "systemctl would change the machine's power state");
   if (name === "killall5") return refuse("kill_everything", "killall5 signals every process");
   if (name === "kill") {
     const targets = killTargets(args);
-    if (targets.includes("-1") || targets.includes("1")) return refuse("kill_everything", "kill -1 signals every process you own (the bridge included); kill 1 signals init");
+    if (targets.includes("-1") || targets.includes("1"))
+      return refuse(
+        "kill_everything",
+        "kill -1 signals every process you own (the bridge included); kill 1 signals init",
+      );
   }
   if (name === "dd") {
     const of = args.find((a) => a.startsWith("of="))?.slice(3);
     if (of !== undefined && BLOCK_DEVICE.test(of)) return refuse("block_device_write", `dd to ${of} overwrites a disk`);
   }
   // tee/shred/truncate write every operand; cp and install write only the last.
-  const written = name === "cp" || name === "install" ? operands.slice(-1) : ["tee", "shred", "truncate"].includes(name) ? operands : [];
+  const written =
+    name === "cp" || name === "install"
+      ? operands.slice(-1)
+      : ["tee", "shred", "truncate"].includes(name)
+        ? operands
+        : [];
   const device = written.find((o) => BLOCK_DEVICE.test(o));
   if (device !== undefined) return refuse("block_device_write", `${name} on ${device} overwrites a disk`);
   return undefined;
 }
 
 /** One simple command; `piped` is the command whose output it reads, if any. A cd moves `scope.place`. */
-function inspectSimple(command: SimpleCommand, unwrapped: Unwrapped, piped: Unwrapped | undefined, scope: Scope): GuardVerdict {
+function inspectSimple(
+  command: SimpleCommand,
+  unwrapped: Unwrapped,
+  piped: Unwrapped | undefined,
+  scope: Scope,
+): GuardVerdict {
   const redirect = inspectRedirects(command);
   if (redirect) return redirect;
   if (trackVariables(command.words, scope.vars)) return { ok: true };
   const stdin = piped === undefined ? undefined : echoedText(piped.words);
-  const words = unwrapped.readsArguments && stdin !== undefined ? [...unwrapped.words, ...stdin.split(/\s+/).filter(Boolean)] : unwrapped.words;
+  const words =
+    unwrapped.readsArguments && stdin !== undefined
+      ? [...unwrapped.words, ...stdin.split(/\s+/).filter(Boolean)]
+      : unwrapped.words;
   if (words.length === 0) return { ok: true };
   const name = path.posix.basename(words[0]!);
   const args = words.slice(1);
@@ -235,10 +327,18 @@ function inspectSimple(command: SimpleCommand, unwrapped: Unwrapped, piped: Unwr
     return { ok: true };
   }
   if (name === "popd") scope.place = { kind: "unknown" };
-  if (args.includes("--no-preserve-root")) return refuse("no_preserve_root", "--no-preserve-root exists only to destroy /");
+  if (args.includes("--no-preserve-root"))
+    return refuse("no_preserve_root", "--no-preserve-root exists only to destroy /");
   // env -C moves only the command it wraps; an eval'd cd moves the rest of the command line.
-  const here = unwrapped.chdir === undefined ? scope : { ...scope, place: placeAfterCd(scope.place, unwrapped.chdir, "env -C", scope.vars) };
-  return inspectShellText(name, args, stdin, here) ?? inspectPathCommands(name, args, here.place, scope.vars) ?? inspectMachineCommands(name, args) ?? { ok: true };
+  const here =
+    unwrapped.chdir === undefined
+      ? scope
+      : { ...scope, place: placeAfterCd(scope.place, unwrapped.chdir, "env -C", scope.vars) };
+  return (
+    inspectShellText(name, args, stdin, here) ??
+    inspectPathCommands(name, args, here.place, scope.vars) ??
+    inspectMachineCommands(name, args) ?? { ok: true }
+  );
 }
 
 /** The pid operands of kill (the first option is a signal: -9, -KILL, -s KILL, -n 9). */
@@ -253,7 +353,11 @@ function killTargets(args: string[]): string[] {
 
 /** Shell text run by a command: a child shell starts where the command stands; eval (`share`) moves it too. */
 function inspectNested(text: string, scope: Scope, share: boolean): GuardVerdict {
-  if (scope.depth >= MAX_GUARD_NESTING) return refuse("too_deeply_nested", `shell text nested more than ${MAX_GUARD_NESTING} levels deep cannot be checked`);
+  if (scope.depth >= MAX_GUARD_NESTING)
+    return refuse(
+      "too_deeply_nested",
+      `shell text nested more than ${MAX_GUARD_NESTING} levels deep cannot be checked`,
+    );
   const inner: Scope = { place: scope.place, vars: share ? scope.vars : new Map(scope.vars), depth: scope.depth + 1 };
   const verdict = inspectAt(text, inner);
   if (share) scope.place = inner.place;
@@ -261,13 +365,15 @@ function inspectNested(text: string, scope: Scope, share: boolean): GuardVerdict
 }
 
 function inspectAt(text: string, scope: Scope): GuardVerdict {
-  if (FORK_BOMB.test(text)) return refuse("fork_bomb", "a function that pipes itself into itself in the background is a fork bomb");
+  if (FORK_BOMB.test(text))
+    return refuse("fork_bomb", "a function that pipes itself into itself in the background is a fork bomb");
   const start = { place: scope.place, vars: new Map(scope.vars) };
   const reading = readShell(text);
   let previous: Unwrapped | undefined;
   for (const [i, command] of reading.commands.entries()) {
     const unwrapped = unwrap(command.words);
-    const piped = i > 0 && (reading.separators[i - 1] === "|" || reading.separators[i - 1] === "|&") ? previous : undefined;
+    const piped =
+      i > 0 && (reading.separators[i - 1] === "|" || reading.separators[i - 1] === "|&") ? previous : undefined;
     const verdict = inspectSimple(command, unwrapped, piped, scope);
     if (!verdict.ok) return verdict;
     previous = unwrapped;
@@ -281,7 +387,11 @@ function inspectAt(text: string, scope: Scope): GuardVerdict {
 
 /** Inspects shell text without running it. */
 export function inspectCommand(command: string, context: GuardContext = {}): GuardVerdict {
-  return inspectAt(command, { place: { kind: "project", up: 0, below: context.cwdDepth ?? 0 }, vars: new Map(), depth: 0 });
+  return inspectAt(command, {
+    place: { kind: "project", up: 0, below: context.cwdDepth ?? 0 },
+    vars: new Map(),
+    depth: 0,
+  });
 }
 
 /** Throws command_refused for a catastrophic or accident-shaped command; returns quietly otherwise. */

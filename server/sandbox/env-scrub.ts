@@ -3,7 +3,8 @@
 import os from "node:os";
 
 /** Name fragments that mark a variable as secret-bearing (matched case-insensitively anywhere in the name). */
-export const SECRET_NAME_PATTERN = /token|secret|passw(?:or)?d|passphrase|key|credential|auth|cookie|session_?id|private/i;
+export const SECRET_NAME_PATTERN =
+  /token|secret|passw(?:or)?d|passphrase|key|credential|auth|cookie|session_?id|private/i;
 
 /**
  * Whole families removed by prefix: our own configuration (it holds the operator token and plugin
@@ -109,7 +110,8 @@ export function classifyVariable(name: string, value: string, secretValues: stri
   if (SECRET_NAME_PREFIXES.some((prefix) => upper.startsWith(prefix))) return "prefix";
   if (SECRET_NAMES.has(upper)) return "name";
   if (!HARMLESS_NAMES.has(upper) && SECRET_NAME_PATTERN.test(name)) return "pattern";
-  if (CONNECTION_STRING_SUFFIXES.some((suffix) => upper.endsWith(suffix)) || URL_WITH_PASSWORD.test(value)) return "connection_string";
+  if (CONNECTION_STRING_SUFFIXES.some((suffix) => upper.endsWith(suffix)) || URL_WITH_PASSWORD.test(value))
+    return "connection_string";
   if (secretValues.some((secret) => value.includes(secret))) return "secret_value";
   return undefined;
 }
@@ -117,7 +119,9 @@ export function classifyVariable(name: string, value: string, secretValues: stri
 /** The scrubbed environment for a terminal child. Pass it with extendEnv: false so nothing leaks back in. */
 export function buildChildEnv(options: ChildEnvOptions = {}): ChildEnv {
   const base = options.base ?? process.env;
-  const secretValues = (options.secretValues ?? []).filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_VALUE_LENGTH);
+  const secretValues = (options.secretValues ?? []).filter(
+    (v): v is string => typeof v === "string" && v.length >= MIN_SECRET_VALUE_LENGTH,
+  );
   const env: Record<string, string> = {};
   const removed: string[] = [];
   for (const [name, value] of Object.entries(base)) {

@@ -38,7 +38,9 @@ export function readOpenFile(fd: number, size: number): Buffer {
 }
 
 function readAsync(fd: number, buffer: Buffer, offset: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.read(fd, buffer, offset, buffer.length - offset, position, (error, n) => (error ? reject(error) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    fs.read(fd, buffer, offset, buffer.length - offset, position, (error, n) => (error ? reject(error) : resolve(n))),
+  );
 }
 
 /** Whole file behind an open descriptor; small files synchronously (a promise read costs ~250 µs of round trips). */
@@ -78,7 +80,11 @@ export function readHeldFileSync(pathFd: number, size: number): Buffer {
  * Opens `name` in a held directory for reading, never following it, and fstats the open file. Undefined when
  * it is gone, a symlink, or cannot be opened (a socket), unless throwOnError; the caller closes `fd` and checks the kind.
  */
-export function openInDirectory(dirFd: number, name: string, options: { throwOnError?: boolean } = {}): { fd: number; info: fs.Stats } | undefined {
+export function openInDirectory(
+  dirFd: number,
+  name: string,
+  options: { throwOnError?: boolean } = {},
+): { fd: number; info: fs.Stats } | undefined {
   let fd: number;
   try {
     fd = fs.openSync(fdPath(dirFd, name), READ_FLAGS);
@@ -286,7 +292,12 @@ export async function removeStaleTempFilesIn(dirFd: number, name: string): Promi
   } catch {
     return [];
   }
-  const stale = names.filter((n) => n.startsWith(prefix) && n.endsWith(TEMP_SUFFIX) && /^[0-9a-f]{12}$/.test(n.slice(prefix.length, -TEMP_SUFFIX.length)));
+  const stale = names.filter(
+    (n) =>
+      n.startsWith(prefix) &&
+      n.endsWith(TEMP_SUFFIX) &&
+      /^[0-9a-f]{12}$/.test(n.slice(prefix.length, -TEMP_SUFFIX.length)),
+  );
   for (const staleName of stale) await fsp.unlink(fdPath(dirFd, staleName)).catch(() => undefined);
   return stale;
 }

@@ -64,10 +64,14 @@ function tryOpen(target: string, flags: number): number | string {
  */
 export function openRootFd(root: string): number {
   if (!PROC_FD_AVAILABLE) {
-    throw new ToolError(ErrorCode.internalError, "The bridge's file tools need Linux with /proc mounted (they resolve paths by descriptor through /proc/self/fd). The operator can run the bridge on Linux or in its Docker image.", {
-      retryable: false,
-      agentAction: "stop",
-    });
+    throw new ToolError(
+      ErrorCode.internalError,
+      "The bridge's file tools need Linux with /proc mounted (they resolve paths by descriptor through /proc/self/fd). The operator can run the bridge on Linux or in its Docker image.",
+      {
+        retryable: false,
+        agentAction: "stop",
+      },
+    );
   }
   const fd = tryOpen(root, DIR_FLAGS);
   if (typeof fd !== "number") {
@@ -150,8 +154,15 @@ function enter(state: WalkState, fd: number, name: string): void {
   state.canonical.push(name);
 }
 
-function held(state: WalkState, rest: { exists: boolean; fd: number | undefined; stats: fs.Stats | undefined; pending: string[]; name: string }): HeldPath {
-  const parts = rest.exists ? (rest.name === "" ? state.canonical : [...state.canonical, rest.name]) : [...state.canonical, ...rest.pending];
+function held(
+  state: WalkState,
+  rest: { exists: boolean; fd: number | undefined; stats: fs.Stats | undefined; pending: string[]; name: string },
+): HeldPath {
+  const parts = rest.exists
+    ? rest.name === ""
+      ? state.canonical
+      : [...state.canonical, rest.name]
+    : [...state.canonical, ...rest.pending];
   const absolute = parts.length === 0 ? state.root : path.join(state.root, ...parts);
   const { rootFd, dir, ownsRoot } = state;
   let closed = false;
@@ -242,12 +253,21 @@ function walk(state: WalkState, names: string[], options: WalkOptions): HeldPath
     closeQuietly(fd);
     return missing(state, queue.slice(i), options);
   }
-  return held(state, { exists: true, fd: state.dir, stats: fs.fstatSync(state.dir), pending: [], name: state.canonical.at(-1) ?? "" });
+  return held(state, {
+    exists: true,
+    fd: state.dir,
+    stats: fs.fstatSync(state.dir),
+    pending: [],
+    name: state.canonical.at(-1) ?? "",
+  });
 }
 
 function missing(state: WalkState, pending: string[], options: WalkOptions): HeldPath {
   if (options.allowMissing === false) {
-    const dirDisplay = toDisplayPath(state.root, state.canonical.length === 0 ? state.root : path.join(state.root, ...state.canonical));
+    const dirDisplay = toDisplayPath(
+      state.root,
+      state.canonical.length === 0 ? state.root : path.join(state.root, ...state.canonical),
+    );
     throw pathNotFound(state.input, closestPaths(state.dir, dirDisplay, pending));
   }
   if (options.creating) assertCreatable(state, pending);
@@ -260,7 +280,9 @@ function assertCreatable(state: WalkState, pending: string[]): void {
   if (bad !== undefined) throw controlCharacterName(state.input, bad);
   // Nothing is created whose host path other programs could not open (PATH_MAX): the walk itself could, by
   // descriptor, but the agent's own commands, git and editors go by path.
-  const length = Buffer.byteLength(state.root) + [...state.canonical, ...pending].reduce((n, part) => n + 1 + Buffer.byteLength(part), 0);
+  const length =
+    Buffer.byteLength(state.root) +
+    [...state.canonical, ...pending].reduce((n, part) => n + 1 + Buffer.byteLength(part), 0);
   if (length > MAX_CREATED_PATH_BYTES) throw tooLongToCreate(state.input, MAX_CREATED_PATH_BYTES);
 }
 
@@ -323,7 +345,12 @@ export function withHeldPath<T>(root: string, input: string, options: WalkOption
 }
 
 /** Async counterpart of withHeldPath: the descriptors stay open until the promise settles. */
-export async function withHeldPathAsync<T>(root: string, input: string, options: WalkOptions, use: (target: HeldPath) => Promise<T>): Promise<T> {
+export async function withHeldPathAsync<T>(
+  root: string,
+  input: string,
+  options: WalkOptions,
+  use: (target: HeldPath) => Promise<T>,
+): Promise<T> {
   const target = walkInsideRoot(root, input, options);
   try {
     return await use(target);

@@ -6,8 +6,27 @@ import path from "node:path";
 
 /** Top-level directories whose recursive removal or permission change breaks the machine. */
 const SYSTEM_DIRS = [
-  "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt",
-  "proc", "root", "run", "sbin", "snap", "srv", "sys", "usr", "var",
+  "bin",
+  "boot",
+  "dev",
+  "etc",
+  "home",
+  "lib",
+  "lib32",
+  "lib64",
+  "libx32",
+  "media",
+  "mnt",
+  "opt",
+  "proc",
+  "root",
+  "run",
+  "sbin",
+  "snap",
+  "srv",
+  "sys",
+  "usr",
+  "var",
 ];
 const SYSTEM_DIR_SET = new Set(SYSTEM_DIRS);
 
@@ -22,9 +41,7 @@ const GLOB = /[*?[]/;
  * went to, with `via` saying which. "unknown": somewhere the guard cannot follow (`cd -`, `popd`).
  */
 export type Place =
-  | { kind: "project"; up: number; below: number }
-  | { kind: "path"; path: string; via: string }
-  | { kind: "unknown" };
+  { kind: "project"; up: number; below: number } | { kind: "path"; path: string; via: string } | { kind: "unknown" };
 
 export interface WorstCase {
   /** The word with every possibly-empty expansion removed. */
@@ -54,7 +71,8 @@ function braceWorstCase(inner: string, known: KnownVariables): WorstCase {
   const value = known.get(match?.[1] ?? "");
   const rest = match?.[2] ?? "";
   if (rest === "" && value !== undefined) return value;
-  if (/^:?\?/.test(rest)) return value !== undefined && value.text !== "" ? value : { text: UNKNOWN_VALUE, emptied: false };
+  if (/^:?\?/.test(rest))
+    return value !== undefined && value.text !== "" ? value : { text: UNKNOWN_VALUE, emptied: false };
   const fallback = /^:?[-=]([\s\S]*)$/.exec(rest);
   if (fallback) {
     if (value !== undefined && value.text !== "") return value;
@@ -131,7 +149,10 @@ function globSteps(glob: string): GlobStep[] | undefined {
       if (steps[steps.length - 1] !== "star") steps.push("star");
     } else if (ch === "?") steps.push((c) => c !== "\n" && c !== "\r");
     else if (close !== -1) {
-      const body = glob.slice(i + 1, close).replace(/^[!^]/, "^").replace(/\\/g, "\\\\");
+      const body = glob
+        .slice(i + 1, close)
+        .replace(/^[!^]/, "^")
+        .replace(/\\/g, "\\\\");
       let cls: RegExp;
       try {
         cls = new RegExp(`^[${body}]$`);
@@ -197,11 +218,14 @@ export function isCriticalResolved(p: string): boolean {
   const prefix = glob === -1 ? parts : parts.slice(0, glob);
   if (home) return prefix.length === 0;
   const joined = `/${prefix.join("/")}`;
-  const criticalPrefix = prefix.length === 0 || (prefix.length === 1 && SYSTEM_DIR_SET.has(prefix[0]!)) || joined === homeDirectory();
+  const criticalPrefix =
+    prefix.length === 0 || (prefix.length === 1 && SYSTEM_DIR_SET.has(prefix[0]!)) || joined === homeDirectory();
   if (glob === -1 || glob > 0) return criticalPrefix;
   // A glob right under /: critical when it can match a system directory (or "..", as `.*` once did).
   const pattern = parts[0]!;
-  return SYSTEM_DIRS.some((dir) => globMatches(pattern, dir)) || (pattern.startsWith(".") && globMatches(pattern, ".."));
+  return (
+    SYSTEM_DIRS.some((dir) => globMatches(pattern, dir)) || (pattern.startsWith(".") && globMatches(pattern, ".."))
+  );
 }
 
 export function isAbsoluteOrHome(p: string): boolean {
@@ -221,14 +245,20 @@ export function walkFromProject(place: { up: number; below: number }, relative: 
 }
 
 /** Where `cd <operand>` (operand undefined: a bare `cd`) goes from `place`; `verb` names the cd in messages. */
-export function placeAfterCd(place: Place, operand: string | undefined, verb = "cd", known: KnownVariables = NONE_KNOWN): Place {
+export function placeAfterCd(
+  place: Place,
+  operand: string | undefined,
+  verb = "cd",
+  known: KnownVariables = NONE_KNOWN,
+): Place {
   if (operand === undefined) return { kind: "path", path: "~", via: verb };
   if (operand === "-") return { kind: "unknown" };
   const worst = worstCase(operand, known);
   // An unquoted `cd $EMPTY` is a bare `cd`: it goes home.
   if (worst.text === "") return { kind: "path", path: "~", via: `${verb} ${operand} (empty)` };
   if (isAbsoluteOrHome(worst.text)) return { kind: "path", path: worst.text, via: `${verb} ${operand}` };
-  if (place.kind === "path") return { kind: "path", path: `${place.path}/${worst.text}`, via: `${place.via} && ${verb} ${operand}` };
+  if (place.kind === "path")
+    return { kind: "path", path: `${place.path}/${worst.text}`, via: `${place.via} && ${verb} ${operand}` };
   if (place.kind === "project") return { kind: "project", ...walkFromProject(place, worst.text) };
   return place;
 }
@@ -236,7 +266,8 @@ export function placeAfterCd(place: Place, operand: string | undefined, verb = "
 /** Shows a worst-case reading to a person: `.` and `..` applied, the unknown-value marker as an ellipsis. */
 export function showWorst(text: string): string {
   const resolved = components(text);
-  const shown = resolved === undefined ? text : `${resolved.home ? "~" : ""}/${resolved.parts.join("/")}`.replace(/^~\/$/, "~");
+  const shown =
+    resolved === undefined ? text : `${resolved.home ? "~" : ""}/${resolved.parts.join("/")}`.replace(/^~\/$/, "~");
   return shown.replaceAll(UNKNOWN_VALUE, "…");
 }
 
@@ -252,11 +283,15 @@ export function readTarget(operand: string, place: Place, known: KnownVariables 
   const worst = worstCase(operand, known);
   if (worst.text === "") return { kind: "safe" };
   if (isAbsoluteOrHome(worst.text)) {
-    return isCriticalResolved(worst.text) ? { kind: "critical", worst: showWorst(worst.text), emptied: worst.emptied } : { kind: "safe" };
+    return isCriticalResolved(worst.text)
+      ? { kind: "critical", worst: showWorst(worst.text), emptied: worst.emptied }
+      : { kind: "safe" };
   }
   if (place.kind === "path") {
     const joined = `${place.path}/${worst.text}`;
-    return isCriticalResolved(joined) ? { kind: "critical", worst: showWorst(joined), emptied: worst.emptied, via: place.via } : { kind: "safe" };
+    return isCriticalResolved(joined)
+      ? { kind: "critical", worst: showWorst(joined), emptied: worst.emptied, via: place.via }
+      : { kind: "safe" };
   }
   if (place.kind === "project") {
     const landed = walkFromProject(place, worst.text);

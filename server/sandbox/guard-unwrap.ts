@@ -22,10 +22,45 @@ const WRAPPERS = new Map<string, Set<string>>([
   ["stdbuf", new Set(["-i", "-o", "-e"])],
   ["timeout", new Set(["-s", "-k", "--signal", "--kill-after"])],
   ["exec", new Set(["-a"])],
-  ["xargs", new Set(["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"])],
-  ...["command", "builtin", "nohup", "time", "busybox", "setsid", "then", "do", "else", "if", "while", "until", "!", "{", "}"].map(
-    (w): [string, Set<string>] => [w, new Set()],
-  ),
+  [
+    "xargs",
+    new Set([
+      "-a",
+      "-d",
+      "-E",
+      "-I",
+      "-L",
+      "-n",
+      "-P",
+      "-s",
+      "--arg-file",
+      "--delimiter",
+      "--eof",
+      "--replace",
+      "--max-lines",
+      "--max-args",
+      "--max-procs",
+      "--max-chars",
+      "--process-slot-var",
+    ]),
+  ],
+  ...[
+    "command",
+    "builtin",
+    "nohup",
+    "time",
+    "busybox",
+    "setsid",
+    "then",
+    "do",
+    "else",
+    "if",
+    "while",
+    "until",
+    "!",
+    "{",
+    "}",
+  ].map((w): [string, Set<string>] => [w, new Set()]),
 ]);
 
 /** Wrappers that take one bare number before the command. */
@@ -49,7 +84,10 @@ function unwrapEnv(args: string[]): { rest: string[]; chdir?: string } {
     const separate = arg === "-S" || arg === "--split-string";
     const split = separate ? args[i + 1] : /^(?:-S|--split-string=)([\s\S]+)$/.exec(arg)?.[1];
     if (split !== undefined) {
-      return { rest: [...splitString(split), ...args.slice(i + (separate ? 2 : 1))], ...(chdir !== undefined ? { chdir } : {}) };
+      return {
+        rest: [...splitString(split), ...args.slice(i + (separate ? 2 : 1))],
+        ...(chdir !== undefined ? { chdir } : {}),
+      };
     }
     if (arg === "--") {
       i++;

@@ -5,7 +5,19 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** Read + execute for every command: the toolchain, its libraries and configuration, and /proc (see below). */
-export const SYSTEM_READ_ONLY = ["/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/etc", "/opt", "/usr/local", "/sys"];
+export const SYSTEM_READ_ONLY = [
+  "/usr",
+  "/bin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/sbin",
+  "/etc",
+  "/opt",
+  "/usr/local",
+  "/sys",
+];
 /** DNS resolution on hosts whose /etc/resolv.conf links into /run. */
 export const RESOLVER_DIRS = ["/run/systemd/resolve", "/run/resolvconf"];
 /**
@@ -36,7 +48,8 @@ function systemRealPath(p: string): string | undefined {
   return real;
 }
 
-const beneath = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
+const beneath = (child: string, parent: string) =>
+  child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
 
 function realOrUndefined(p: string): string | undefined {
   try {

@@ -12,7 +12,10 @@ import { buildAllowlist } from "./launcher-paths.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** server/sandbox/ in development, dist/server/sandbox/ when built: both find <repo>/dist/native/. */
-const CANDIDATES = [path.resolve(here, "../../dist/native/urlbridge-sandbox"), path.resolve(here, "../../native/urlbridge-sandbox")];
+const CANDIDATES = [
+  path.resolve(here, "../../dist/native/urlbridge-sandbox"),
+  path.resolve(here, "../../native/urlbridge-sandbox"),
+];
 
 /** What `urlbridge-sandbox --probe` reports about this kernel and process. */
 export interface LauncherProbe {
@@ -136,7 +139,12 @@ export interface Sandbox {
    * The launch plan for a command in `project`, at cwd `cwdRelative` below its root; undefined when the
    * launcher is missing and the mode allows an unconfined bare spawn. Throws when the command is refused.
    */
-  plan(project: ProjectTarget, cwdRelative: string, foreground: boolean, extraReadOnly?: string[]): LaunchPlan | undefined;
+  plan(
+    project: ProjectTarget,
+    cwdRelative: string,
+    foreground: boolean,
+    extraReadOnly?: string[],
+  ): LaunchPlan | undefined;
   /** The identity commands of this project run as, or undefined when it is the bridge's own. */
   identityFor(projectRoot: string): Identity | undefined;
   /** Removes a deleted project's scratch folder. */
@@ -158,7 +166,8 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
       abstractSockets: false,
       identitySeparation: false,
       perProjectIsolation: false,
-      warning: "URLBRIDGE_SANDBOX=none: terminal commands run unconfined as the bridge's user and can read its state, token and environment.",
+      warning:
+        "URLBRIDGE_SANDBOX=none: terminal commands run unconfined as the bridge's user and can read its state, token and environment.",
     };
   }
   if (abi === 0) {
@@ -166,7 +175,17 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
     // Without the launcher nothing can change identity either: the shell is spawned bare.
     const separated = root && probe !== undefined;
     if (wanted === "landlock") {
-      return { ...base, mode: "unavailable", filesystem: false, procProtection: false, signals: false, abstractSockets: false, identitySeparation: false, perProjectIsolation: false, warning: `URLBRIDGE_SANDBOX=landlock but ${why}: terminal commands are refused.` };
+      return {
+        ...base,
+        mode: "unavailable",
+        filesystem: false,
+        procProtection: false,
+        signals: false,
+        abstractSockets: false,
+        identitySeparation: false,
+        perProjectIsolation: false,
+        warning: `URLBRIDGE_SANDBOX=landlock but ${why}: terminal commands are refused.`,
+      };
     }
     return {
       ...base,
@@ -184,7 +203,9 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
   // Landlock's scopes came with ABI 6 (Linux 6.12): below it, say what commands can still reach.
   const unscoped = [
     ...(probe?.signals ? [] : [`signals${root ? "" : " (commands can signal the bridge)"}`]),
-    ...(abstractSockets ? [] : ["abstract Unix sockets (commands can connect to any @socket in the bridge's network namespace)"]),
+    ...(abstractSockets
+      ? []
+      : ["abstract Unix sockets (commands can connect to any @socket in the bridge's network namespace)"]),
   ];
   return {
     ...base,
@@ -195,7 +216,9 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
     abstractSockets,
     identitySeparation: root,
     perProjectIsolation: true,
-    ...(unscoped.length === 0 ? {} : { warning: `Landlock ABI ${abi} cannot scope ${unscoped.join(" or ")}; that needs ABI 6, Linux 6.12.` }),
+    ...(unscoped.length === 0
+      ? {}
+      : { warning: `Landlock ABI ${abi} cannot scope ${unscoped.join(" or ")}; that needs ABI 6, Linux 6.12.` }),
   };
 }
 
@@ -223,10 +246,14 @@ function ensureScratchBase(dir: string): void {
   const me = typeof process.getuid === "function" ? process.getuid() : stat.uid;
   if (stat.isDirectory() && stat.uid === me && (stat.mode & 0o777) !== mode) fs.chmodSync(dir, mode);
   if (!stat.isDirectory() || stat.uid !== me) {
-    throw new ToolError(ErrorCode.sandboxUnavailable, `The scratch folder ${dir} is not a directory owned by the bridge; remove it or set URLBRIDGE_SCRATCH_DIR elsewhere.`, {
-      retryable: false,
-      agentAction: "enable_in_control_plane",
-    });
+    throw new ToolError(
+      ErrorCode.sandboxUnavailable,
+      `The scratch folder ${dir} is not a directory owned by the bridge; remove it or set URLBRIDGE_SCRATCH_DIR elsewhere.`,
+      {
+        retryable: false,
+        agentAction: "enable_in_control_plane",
+      },
+    );
   }
 }
 
@@ -266,11 +293,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const binary = launcherBinary();
       if (!binary && current.mode === "none") return undefined;
       if (current.mode === "unavailable" || !binary) {
-        throw new ToolError(ErrorCode.sandboxUnavailable, current.warning ?? "The sandbox launcher is missing; the operator must run npm run build:native.", {
-          detail: { configured: config.sandbox },
-          retryable: false,
-          agentAction: "enable_in_control_plane",
-        });
+        throw new ToolError(
+          ErrorCode.sandboxUnavailable,
+          current.warning ?? "The sandbox launcher is missing; the operator must run npm run build:native.",
+          {
+            detail: { configured: config.sandbox },
+            retryable: false,
+            agentAction: "enable_in_control_plane",
+          },
+        );
       }
       const identity = identityFor(project.root);
       const scratch = scratchFor(project.id, identity);

@@ -15,7 +15,9 @@ export function isInside(root: string, candidate: string): boolean {
 export function toDisplayPath(root: string, absolute: string): string {
   if (absolute === root) return VIRTUAL_ROOT;
   // Every resolved path is inside the root, so slicing the prefix is path.relative without its cost.
-  const rel = isInside(root, absolute) ? absolute.slice(root.endsWith(path.sep) ? root.length : root.length + 1) : path.relative(root, absolute);
+  const rel = isInside(root, absolute)
+    ? absolute.slice(root.endsWith(path.sep) ? root.length : root.length + 1)
+    : path.relative(root, absolute);
   return `${VIRTUAL_ROOT}/${path.sep === "/" ? rel : rel.split(path.sep).join("/")}`;
 }
 
@@ -31,13 +33,20 @@ export function lexicalTarget(root: string, input: string): string {
 /** Components of a lexical host path below the root ("" is the root itself: no components). */
 export function componentsBelow(root: string, lexical: string): string[] {
   if (lexical === root) return [];
-  return lexical.slice(root.endsWith(path.sep) ? root.length : root.length + 1).split(path.sep).filter((c) => c !== "");
+  return lexical
+    .slice(root.endsWith(path.sep) ? root.length : root.length + 1)
+    .split(path.sep)
+    .filter((c) => c !== "");
 }
 
 export function invalidPath(input: string): ToolError {
-  return new ToolError(ErrorCode.invalidPath, "Give a non-empty path without NUL characters, each name at most 255 bytes, relative to /project.", {
-    detail: { path: input },
-  });
+  return new ToolError(
+    ErrorCode.invalidPath,
+    "Give a non-empty path without NUL characters, each name at most 255 bytes, relative to /project.",
+    {
+      detail: { path: input },
+    },
+  );
 }
 
 /** C0 controls and DEL: legal in Linux names, but a newline or tab in a file name breaks every line-based tool. */
@@ -49,31 +58,47 @@ export function hasControlCharacter(name: string): boolean {
 
 /** A name that does not exist yet and would be created with a control character in it. */
 export function controlCharacterName(input: string, name: string): ToolError {
-  return new ToolError(ErrorCode.invalidPath, `"${JSON.stringify(name).slice(1, -1)}" in "${JSON.stringify(input).slice(1, -1)}" has a control character (newline, tab, ...); names like that are not created. Check the path: a ~n or ~t may have slipped into it.`, {
-    detail: { path: input, name },
-    retryable: false,
-  });
+  return new ToolError(
+    ErrorCode.invalidPath,
+    `"${JSON.stringify(name).slice(1, -1)}" in "${JSON.stringify(input).slice(1, -1)}" has a control character (newline, tab, ...); names like that are not created. Check the path: a ~n or ~t may have slipped into it.`,
+    {
+      detail: { path: input, name },
+      retryable: false,
+    },
+  );
 }
 
 /** A creation whose host path would pass PATH_MAX: refused before any directory is made. */
 export function tooLongToCreate(input: string, limit: number): ToolError {
-  return new ToolError(ErrorCode.invalidPath, `"${input.length > 80 ? `${input.slice(0, 80)}…` : input}" would be longer than ${limit} bytes on the host, which commands, git and editors cannot open; nothing was created. Use a shorter path.`, {
-    detail: { path: input.slice(0, 200), limitBytes: limit },
-    retryable: false,
-  });
+  return new ToolError(
+    ErrorCode.invalidPath,
+    `"${input.length > 80 ? `${input.slice(0, 80)}…` : input}" would be longer than ${limit} bytes on the host, which commands, git and editors cannot open; nothing was created. Use a shorter path.`,
+    {
+      detail: { path: input.slice(0, 200), limitBytes: limit },
+      retryable: false,
+    },
+  );
 }
 
 export function outsideRoot(input: string): ToolError {
-  return new ToolError(ErrorCode.pathOutsideRoot, `"${input}" is outside the project. Use a path relative to ${VIRTUAL_ROOT}.`, {
-    detail: { path: input },
-  });
+  return new ToolError(
+    ErrorCode.pathOutsideRoot,
+    `"${input}" is outside the project. Use a path relative to ${VIRTUAL_ROOT}.`,
+    {
+      detail: { path: input },
+    },
+  );
 }
 
 export function symlinkEscape(input: string): ToolError {
-  return new ToolError(ErrorCode.symlinkEscape, `"${input}" resolves through a symlink to a place outside the project; it cannot be used.`, {
-    detail: { path: input },
-    retryable: false,
-  });
+  return new ToolError(
+    ErrorCode.symlinkEscape,
+    `"${input}" resolves through a symlink to a place outside the project; it cannot be used.`,
+    {
+      detail: { path: input },
+      retryable: false,
+    },
+  );
 }
 
 /** `closest`: existing paths that differ in the first missing component (sandbox/closest-paths.ts). */
@@ -97,17 +122,25 @@ export function pathChanged(input: string): ToolError {
 }
 
 export function rootMissing(): ToolError {
-  return new ToolError(ErrorCode.projectRootMissing, "The project folder no longer exists on the host. Ask the operator to restore it or change the project's root.", {
-    retryable: false,
-    agentAction: "stop",
-  });
+  return new ToolError(
+    ErrorCode.projectRootMissing,
+    "The project folder no longer exists on the host. Ask the operator to restore it or change the project's root.",
+    {
+      retryable: false,
+      agentAction: "stop",
+    },
+  );
 }
 
 export function rootChanged(): ToolError {
   // The operator approved this canonical directory; if the path now leads elsewhere through a symlink,
   // following it would hand the agent a folder nobody approved.
-  return new ToolError(ErrorCode.projectRootChanged, "The project folder's path now leads somewhere else through a symlink. Ask the operator to save the project's root again.", {
-    retryable: false,
-    agentAction: "stop",
-  });
+  return new ToolError(
+    ErrorCode.projectRootChanged,
+    "The project folder's path now leads somewhere else through a symlink. Ask the operator to save the project's root again.",
+    {
+      retryable: false,
+      agentAction: "stop",
+    },
+  );
 }

@@ -39,8 +39,19 @@ function closingParen(text: string, start: number): number {
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
-  a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v",
-  "\\": "\\", "'": "'", '"': '"', "?": "?",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
 };
 
 const NUMERIC_ESCAPES: Record<string, { digits: RegExp; radix: number }> = {
@@ -54,9 +65,11 @@ function readAnsiCEscape(text: string, at: number): { value: string; length: num
   const next = text[at + 1]!;
   const simple = SIMPLE_ESCAPES[next];
   if (simple !== undefined) return { value: simple, length: 2 };
-  if (next === "c" && at + 2 < text.length) return { value: String.fromCharCode(text.charCodeAt(at + 2) & 0x1f), length: 3 };
+  if (next === "c" && at + 2 < text.length)
+    return { value: String.fromCharCode(text.charCodeAt(at + 2) & 0x1f), length: 3 };
   const octal = /^[0-7]{1,3}/.exec(text.slice(at + 1))?.[0];
-  if (octal !== undefined) return { value: String.fromCharCode(Number.parseInt(octal, 8) & 0xff), length: 1 + octal.length };
+  if (octal !== undefined)
+    return { value: String.fromCharCode(Number.parseInt(octal, 8) & 0xff), length: 1 + octal.length };
   const numeric = NUMERIC_ESCAPES[next];
   const digits = numeric?.digits.exec(text.slice(at + 2))?.[0];
   if (numeric === undefined || digits === undefined) return { value: `\\${next}`, length: 2 };

@@ -99,7 +99,9 @@ function enabled(): boolean {
 }
 
 const signalName = (signo: number): NodeJS.Signals | null =>
-  signo === 0 ? null : ((Object.entries(os.constants.signals).find(([, n]) => n === signo)?.[0] as NodeJS.Signals | undefined) ?? null);
+  signo === 0
+    ? null
+    : ((Object.entries(os.constants.signals).find(([, n]) => n === signo)?.[0] as NodeJS.Signals | undefined) ?? null);
 
 /** The spawner is gone (or given up): every launcher it had not reported is reported lost. */
 function lose(spawner: Spawner): void {
@@ -123,7 +125,10 @@ function onEvent(spawner: Spawner, line: string): void {
     let requestFd: number | undefined;
     try {
       requestFd = fs.openSync(`/proc/${spawner.pid}/fd/${ready[1]}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-      const replyFd = fs.openSync(`/proc/${spawner.pid}/fd/${ready[2]}`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      const replyFd = fs.openSync(
+        `/proc/${spawner.pid}/fd/${ready[2]}`,
+        fs.constants.O_RDONLY | fs.constants.O_NONBLOCK,
+      );
       spawner.channel = new SpawnerChannel(requestFd, replyFd, () => lose(spawner));
       spawner.ready = true;
       failedStarts = 0;
@@ -141,7 +146,12 @@ function onEvent(spawner: Spawner, line: string): void {
   const run = spawner.running.get(id);
   spawner.running.delete(id);
   const code = Number(exit[2]);
-  run?.resolve({ code: code < 0 ? null : code, signal: signalName(Number(exit[3])), status: exit[4] ?? "", lost: false });
+  run?.resolve({
+    code: code < 0 ? null : code,
+    signal: signalName(Number(exit[3])),
+    status: exit[4] ?? "",
+    lost: false,
+  });
 }
 
 function startSpawner(launcher: string): void {
@@ -151,13 +161,25 @@ function startSpawner(launcher: string): void {
     return;
   }
   // An empty environment: the spawner needs none, and each command brings its own scrubbed one.
-  const child = spawn(binary, [String(process.pid), launcher], { stdio: ["ignore", "pipe", "pipe"], env: {}, detached: true });
+  const child = spawn(binary, [String(process.pid), launcher], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {},
+    detached: true,
+  });
   if (child.pid === undefined) {
     failedStarts++;
     child.on("error", () => undefined);
     return;
   }
-  const spawner: Spawner = { process: child, pid: child.pid, launcher, channel: undefined, running: new Map(), ready: false, lost: false };
+  const spawner: Spawner = {
+    process: child,
+    pid: child.pid,
+    launcher,
+    channel: undefined,
+    running: new Map(),
+    ready: false,
+    lost: false,
+  };
   current = spawner;
   let partial = "";
   child.stdout!.setEncoding("utf8");
@@ -180,7 +202,9 @@ function startSpawner(launcher: string): void {
     if (!spawner.ready && !spawner.lost) failedStarts++;
     if (current === spawner) current = undefined;
     // Exits it reported just before it died are still in the pipe: read them first (bounded), then lose the rest.
-    void Promise.race([stdoutClosed, new Promise((resolve) => setTimeout(resolve, EVENTS_DRAIN_MS))]).then(() => lose(spawner));
+    void Promise.race([stdoutClosed, new Promise((resolve) => setTimeout(resolve, EVENTS_DRAIN_MS))]).then(() =>
+      lose(spawner),
+    );
   });
   // Neither the spawner nor its pipes keep the bridge's event loop alive.
   child.unref();
@@ -200,7 +224,8 @@ function forwardStderr(stream: NodeJS.ReadableStream, pid: number): void {
       if (line === "" || logged >= MAX_LOGGED_LINES) continue;
       logged++;
       logger?.warn(`command spawner (pid ${pid}): ${line.slice(0, MAX_LOGGED_LINE_CHARS)}`);
-      if (logged === MAX_LOGGED_LINES) logger?.warn(`command spawner (pid ${pid}): further stderr lines are not logged`);
+      if (logged === MAX_LOGGED_LINES)
+        logger?.warn(`command spawner (pid ${pid}): further stderr lines are not logged`);
     }
   });
 }
@@ -238,7 +263,15 @@ export async function spawnThroughSpawner(request: SpawnRequest): Promise<Spawne
   // Registered before the request: a launcher that ends at once is reported on the events pipe, which can be
   // read before an answer that was waited for on a timer.
   const exited = new Promise<SpawnerExit>((resolve) => spawner.running.set(id, { resolve }));
-  const answer = await channel.request(["s", String(id), request.cwd, String(argv.length), ...argv, String(env.length), ...env]);
+  const answer = await channel.request([
+    "s",
+    String(id),
+    request.cwd,
+    String(argv.length),
+    ...argv,
+    String(env.length),
+    ...env,
+  ]);
   if (answer.kind !== "reply" || answer.line.startsWith("E ")) spawner.running.delete(id);
   if (answer.kind === "unsent") return undefined;
   if (answer.kind === "lost") {

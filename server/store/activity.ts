@@ -80,8 +80,18 @@ export function createActivityQueries(db: Db, text: CapabilityText) {
     // Positional binding: no per-row object to build and no parameter names to look up.
     for (const { entry: e, callId, params } of rows) {
       insertStmt.run(
-        e.sessionId, e.generation, e.at, e.route, e.tool, e.ok ? 1 : 0, e.errorCode, e.httpStatus, e.durationMs,
-        callId, e.dedupe, params,
+        e.sessionId,
+        e.generation,
+        e.at,
+        e.route,
+        e.tool,
+        e.ok ? 1 : 0,
+        e.errorCode,
+        e.httpStatus,
+        e.durationMs,
+        callId,
+        e.dedupe,
+        params,
       );
     }
     insertsSincePrune += rows.length;
@@ -143,8 +153,13 @@ export function createActivityQueries(db: Db, text: CapabilityText) {
 
   return {
     insert: (e: NewActivity): void => {
-      const conceal = (stored: string | null) => (stored === null ? null : text.conceal(stored, e.sessionId, e.generation));
-      pending.push({ entry: e, callId: conceal(e.callId), params: conceal(e.params ? JSON.stringify(e.params) : null) });
+      const conceal = (stored: string | null) =>
+        stored === null ? null : text.conceal(stored, e.sessionId, e.generation);
+      pending.push({
+        entry: e,
+        callId: conceal(e.callId),
+        params: conceal(e.params ? JSON.stringify(e.params) : null),
+      });
       if (pending.length > ACTIVITY_MAX_PENDING) {
         pending.shift();
         dropped += 1;

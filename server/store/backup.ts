@@ -35,13 +35,19 @@ function summarize(file: string, shownAs = file): BackupSummary {
     const check = db.pragma("quick_check", { simple: true });
     if (check !== "ok") throw new BackupError(`${shownAs} is damaged (SQLite quick_check: ${String(check)})`);
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
+        (r) => r.name,
+      ),
+    );
     for (const table of ["schema_migrations", "settings", "projects", "sessions", "capabilities", "intents"]) {
       if (!tables.has(table)) throw new BackupError(`${shownAs} is not a urlbridge state database (no ${table} table)`);
     }
-    const keyRow = db.prepare("SELECT value FROM settings WHERE key = ?").get(CAPABILITY_KEY_ID_SETTING) as { value: string } | undefined;
+    const keyRow = db.prepare("SELECT value FROM settings WHERE key = ?").get(CAPABILITY_KEY_ID_SETTING) as
+      { value: string } | undefined;
     return {
-      schemaVersion: (db.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as { v: number | null }).v ?? 0,
+      schemaVersion:
+        (db.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as { v: number | null }).v ?? 0,
       projects: count("projects"),
       sessions: count("sessions"),
       journalEntries: count("intents"),
@@ -60,7 +66,8 @@ function summarize(file: string, shownAs = file): BackupSummary {
 /** Copies <stateDir>/urlbridge.sqlite to `destination` (0600, written beside it and renamed into place). */
 export async function backupDatabase(stateDir: string, destination: string): Promise<BackupSummary> {
   const source = path.join(stateDir, STATE_FILE_NAME);
-  if (!fs.existsSync(source)) throw new BackupError(`no state database at ${source}; is URLBRIDGE_STATE_DIR the bridge's state directory?`);
+  if (!fs.existsSync(source))
+    throw new BackupError(`no state database at ${source}; is URLBRIDGE_STATE_DIR the bridge's state directory?`);
   const temp = `${destination}.partial-${process.pid}`;
   // Read-only: this connection never writes, checkpoints or truncates the bridge's WAL.
   const db = new Database(source, { readonly: true, fileMustExist: true });
@@ -101,7 +108,10 @@ export interface RestoreResult extends BackupSummary {
 }
 
 function keyIdOf(key: Buffer, file: string): string {
-  if (key.length !== CAPABILITY_KEY_BYTES) throw new BackupError(`${file} holds ${key.length} bytes, not ${CAPABILITY_KEY_BYTES}: not a urlbridge capability key`);
+  if (key.length !== CAPABILITY_KEY_BYTES)
+    throw new BackupError(
+      `${file} holds ${key.length} bytes, not ${CAPABILITY_KEY_BYTES}: not a urlbridge capability key`,
+    );
   return createCapabilitySealer(key).keyId;
 }
 
@@ -113,7 +123,11 @@ function keyIdOf(key: Buffer, file: string): string {
 export function restoreDatabase(stateDir: string, backup: string, options: RestoreOptions = {}): RestoreResult {
   if (!fs.existsSync(backup)) throw new BackupError(`no backup at ${backup}`);
   const keyFile = capabilityKeyPath(stateDir);
-  const key = options.keyFile ? fs.readFileSync(options.keyFile) : fs.existsSync(keyFile) ? fs.readFileSync(keyFile) : undefined;
+  const key = options.keyFile
+    ? fs.readFileSync(options.keyFile)
+    : fs.existsSync(keyFile)
+      ? fs.readFileSync(keyFile)
+      : undefined;
   const keyId = key ? keyIdOf(key, options.keyFile ?? keyFile) : undefined;
 
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
@@ -127,7 +141,11 @@ export function restoreDatabase(stateDir: string, backup: string, options: Resto
     fs.chmodSync(temp, 0o600);
     summary = summarize(temp, backup);
     if (summary.capabilities > 0 && summary.capabilityKeyId !== keyId) {
-      const have = options.keyFile ? `${options.keyFile} is key ${keyId}` : key ? `${keyFile} is key ${keyId}` : `${keyFile} does not exist`;
+      const have = options.keyFile
+        ? `${options.keyFile} is key ${keyId}`
+        : key
+          ? `${keyFile} is key ${keyId}`
+          : `${keyFile} does not exist`;
       throw new BackupError(
         `the backup's sessions were sealed under capability key ${summary.capabilityKeyId}, and ${have}; pass --key <file> with the capability-key file of the bridge the backup came from (restoring without it would give every session new URLs)`,
       );

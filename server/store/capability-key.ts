@@ -79,7 +79,9 @@ export function createCapabilitySealer(key: Buffer): CapabilitySealer {
       try {
         const decipher = createDecipheriv("aes-256-gcm", sealKey, sealed.subarray(0, IV_BYTES)).setAAD(SEAL_AAD);
         decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-        return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
+        return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
+          "utf8",
+        );
       } catch {
         return undefined;
       }

@@ -50,7 +50,8 @@ export function createCapabilityCodec(tokens: CapabilityTokens): CapabilityCodec
         if (pick < 0) return out + text.slice(from);
         out += text.slice(from, next[pick]) + replacements[pick];
         from = next[pick]! + needles[pick]!.length;
-        for (let i = 0; i < next.length; i++) if (next[i]! >= 0 && next[i]! < from) next[i] = text.indexOf(needles[i]!, from);
+        for (let i = 0; i < next.length; i++)
+          if (next[i]! >= 0 && next[i]! < from) next[i] = text.indexOf(needles[i]!, from);
       }
     },
     reveal(stored) {
@@ -97,7 +98,10 @@ export interface CapabilityText {
  * Over a lookup of a generation's tokens (sessions.capabilitiesFor, which opens sealed values). Lookups are cached
  * per generation while `version()` (the store's scope version, bumped on every capability write) stays the same.
  */
-export function createCapabilityText(tokensOf: (sessionId: string, generation: number) => CapabilityTokens, version: () => number): CapabilityText {
+export function createCapabilityText(
+  tokensOf: (sessionId: string, generation: number) => CapabilityTokens,
+  version: () => number,
+): CapabilityText {
   let cachedAt = -1;
   const cache = new Map<string, CapabilityCodec>();
   const codecOf = (sessionId: string, generation: number): CapabilityCodec => {

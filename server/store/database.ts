@@ -86,11 +86,15 @@ export function openLogConnection(stateDir: string): Db {
  */
 export function newerMigrations(db: Db): Array<{ version: number; name: string }> {
   const known = Math.max(0, ...migrations.map((m) => m.version));
-  return db.prepare("SELECT version, name FROM schema_migrations WHERE version > ? ORDER BY version").all(known) as Array<{ version: number; name: string }>;
+  return db
+    .prepare("SELECT version, name FROM schema_migrations WHERE version > ? ORDER BY version")
+    .all(known) as Array<{ version: number; name: string }>;
 }
 
 export function migrate(db: Db): void {
-  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+  );
   const applied = new Set(
     (db.prepare("SELECT version FROM schema_migrations").all() as Array<{ version: number }>).map((r) => r.version),
   );

@@ -32,7 +32,8 @@ export function createStore(
   // Capabilities sealed under another key (the database restored or copied without its key file) cannot be
   // opened or matched: drop them, and say so, so the bridge mints fresh ones for every session.
   const storedKeyId = settings.get(CAPABILITY_KEY_ID_SETTING);
-  const capabilityKeyReplaced = storedKeyId !== undefined && storedKeyId !== sealer.keyId && sessions.countCapabilities() > 0;
+  const capabilityKeyReplaced =
+    storedKeyId !== undefined && storedKeyId !== sealer.keyId && sessions.countCapabilities() > 0;
   if (capabilityKeyReplaced) sessions.deleteAllCapabilities();
   if (storedKeyId !== sealer.keyId) settings.set(CAPABILITY_KEY_ID_SETTING, sealer.keyId);
   // Stored text holds the session's tokens as placeholders (capability-text.ts): none in the file or a backup.

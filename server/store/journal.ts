@@ -131,7 +131,9 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
     (session_id, generation, project_id, project_root, call_id, tool, args_hash, state, created_at)
     VALUES (@sessionId, @generation, @projectId, @projectRoot, @callId, @tool, @argsHash, 'pending', @createdAt)
     ON CONFLICT (session_id, generation, call_id) DO NOTHING`);
-  const runningStmt = db.prepare("UPDATE intents SET state = 'running', started_at = ? WHERE id = ? AND state = 'pending'");
+  const runningStmt = db.prepare(
+    "UPDATE intents SET state = 'running', started_at = ? WHERE id = ? AND state = 'pending'",
+  );
   const checkpointStmt = db.prepare("UPDATE intents SET checkpoint = ? WHERE id = ?");
   const finishStmt = db.prepare(
     "UPDATE intents SET state = @state, result = @result, error_code = @errorCode, epoch_after = @epochAfter, finished_at = @finishedAt, unconfirmed = @unconfirmed WHERE id = @id",
@@ -140,13 +142,17 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
   const unconfirmedStmt = db.prepare("SELECT * FROM intents WHERE unconfirmed = 1 ORDER BY id");
   // Only an intent refused by the store before anything of it ran can be withdrawn: an unfinished one, or one whose
   // success was recorded ahead of its side effect and is still unconfirmed (mutation/journal/journal.ts recordAhead).
-  const withdrawStmt = db.prepare("DELETE FROM intents WHERE id = ? AND (state IN ('pending', 'running') OR unconfirmed = 1)");
+  const withdrawStmt = db.prepare(
+    "DELETE FROM intents WHERE id = ? AND (state IN ('pending', 'running') OR unconfirmed = 1)",
+  );
   const unfinishedStmt = db.prepare("SELECT * FROM intents WHERE state IN ('pending', 'running') ORDER BY id");
   const clearPreimagesStmt = db.prepare("DELETE FROM intent_preimages WHERE intent_id = ?");
   const insertPreimageStmt = db.prepare(
     "INSERT INTO intent_preimages (intent_id, seq, path, kind, mode, content) VALUES (?, ?, ?, ?, ?, ?)",
   );
-  const preimagesStmt = db.prepare("SELECT path, kind, mode, content FROM intent_preimages WHERE intent_id = ? ORDER BY seq");
+  const preimagesStmt = db.prepare(
+    "SELECT path, kind, mode, content FROM intent_preimages WHERE intent_id = ? ORDER BY seq",
+  );
   const epochStmt = db.prepare("SELECT epoch FROM project_epochs WHERE project_id = ?");
   const bumpEpochStmt = db.prepare(
     "INSERT INTO project_epochs (project_id, epoch) VALUES (?, 1) ON CONFLICT(project_id) DO UPDATE SET epoch = epoch + 1 RETURNING epoch",
@@ -171,7 +177,14 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
   const pruneGenerationsStmt = db.prepare(`DELETE FROM intents WHERE state IN ('succeeded', 'failed')
     AND generation < (SELECT s.generation FROM sessions s WHERE s.id = intents.session_id)`);
 
-  const finish = (id: number, state: "succeeded" | "failed", result: Record<string, unknown>, epochAfter: number | null, at: number, unconfirmed = false) => {
+  const finish = (
+    id: number,
+    state: "succeeded" | "failed",
+    result: Record<string, unknown>,
+    epochAfter: number | null,
+    at: number,
+    unconfirmed = false,
+  ) => {
     finishStmt.run({
       id,
       state,
@@ -204,7 +217,10 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
         text.retain(intent.sessionId, intent.generation);
         return { row: newIntentRow(Number(info.lastInsertRowid), intent), inserted: true };
       }
-      return { row: toIntent(findStmt.get(intent.sessionId, intent.generation, intent.callId) as RawIntent, text), inserted: false };
+      return {
+        row: toIntent(findStmt.get(intent.sessionId, intent.generation, intent.callId) as RawIntent, text),
+        inserted: false,
+      };
     },
     markRunning: (id: number, at: number): void => {
       runningStmt.run(at, id);
@@ -229,7 +245,14 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
       preimages.forEach((p, seq) => insertPreimageStmt.run(id, seq, p.path, p.kind, p.mode ?? null, p.content ?? null));
     }) as (id: number, preimages: Preimage[], startedAt?: number) => void,
     preimages: (id: number): Preimage[] =>
-      (preimagesStmt.all(id) as Array<{ path: string; kind: PreimageKind; mode: number | null; content: Buffer | null }>).map((r) => ({
+      (
+        preimagesStmt.all(id) as Array<{
+          path: string;
+          kind: PreimageKind;
+          mode: number | null;
+          content: Buffer | null;
+        }>
+      ).map((r) => ({
         path: r.path,
         kind: r.kind,
         ...(r.mode === null ? {} : { mode: r.mode }),
@@ -262,12 +285,19 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
      * Turns finished intents older than the cutoff, or beyond `keep` full records per session generation, into
      * tombstones, and drops the oldest tombstones beyond `keepTombstones`. Returns how many rows changed.
      */
-    prune: (options: { finishedBefore: number; sessionId?: string; generation?: number; keep?: number; keepTombstones?: number }): number => {
+    prune: (options: {
+      finishedBefore: number;
+      sessionId?: string;
+      generation?: number;
+      keep?: number;
+      keepTombstones?: number;
+    }): number => {
       let changed = tombstoneOldStmt.run(options.finishedBefore).changes;
       if (options.sessionId !== undefined && options.generation !== undefined) {
         const scope = { sessionId: options.sessionId, generation: options.generation };
         if (options.keep !== undefined) changed += tombstoneSessionStmt.run({ ...scope, keep: options.keep }).changes;
-        if (options.keepTombstones !== undefined) changed += dropTombstonesStmt.run({ ...scope, keepTombstones: options.keepTombstones }).changes;
+        if (options.keepTombstones !== undefined)
+          changed += dropTombstonesStmt.run({ ...scope, keepTombstones: options.keepTombstones }).changes;
       }
       return changed;
     },

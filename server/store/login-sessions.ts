@@ -9,12 +9,16 @@ export interface StoredLoginSession {
 
 export function createLoginSessionQueries(db: Db) {
   const insert = db.prepare("INSERT INTO login_sessions (digest, created_at, expires_at) VALUES (?, ?, ?)");
-  const get = db.prepare("SELECT digest, created_at AS createdAt, expires_at AS expiresAt FROM login_sessions WHERE digest = ?");
+  const get = db.prepare(
+    "SELECT digest, created_at AS createdAt, expires_at AS expiresAt FROM login_sessions WHERE digest = ?",
+  );
   const remove = db.prepare("DELETE FROM login_sessions WHERE digest = ?");
   const removeExpired = db.prepare("DELETE FROM login_sessions WHERE expires_at <= ?");
   const count = db.prepare("SELECT COUNT(*) AS n FROM login_sessions");
   // Oldest first: what is dropped when there are too many.
-  const removeOldest = db.prepare("DELETE FROM login_sessions WHERE digest IN (SELECT digest FROM login_sessions ORDER BY created_at, digest LIMIT ?)");
+  const removeOldest = db.prepare(
+    "DELETE FROM login_sessions WHERE digest IN (SELECT digest FROM login_sessions ORDER BY created_at, digest LIMIT ?)",
+  );
   return {
     insert: (s: StoredLoginSession): void => {
       insert.run(s.digest, s.createdAt, s.expiresAt);

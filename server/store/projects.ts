@@ -59,11 +59,27 @@ export function createProjectQueries(db: Db, scope: ScopeVersion = createScopeVe
     /** `web` left out is off, as for a project created before the permission existed. */
     insert: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean; web?: boolean }): void => {
       scope.value += 1;
-      insertStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, web: p.web ? 1 : 0, now: Date.now() });
+      insertStmt.run({
+        id: p.id,
+        name: p.name,
+        root: p.root,
+        w: p.write ? 1 : 0,
+        x: p.terminal ? 1 : 0,
+        web: p.web ? 1 : 0,
+        now: Date.now(),
+      });
     },
     update: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean; web: boolean }): void => {
       scope.value += 1;
-      updateStmt.run({ id: p.id, name: p.name, root: p.root, w: p.write ? 1 : 0, x: p.terminal ? 1 : 0, web: p.web ? 1 : 0, now: Date.now() });
+      updateStmt.run({
+        id: p.id,
+        name: p.name,
+        root: p.root,
+        w: p.write ? 1 : 0,
+        x: p.terminal ? 1 : 0,
+        web: p.web ? 1 : 0,
+        now: Date.now(),
+      });
     },
     delete: (id: string): boolean => {
       scope.value += 1;

@@ -37,7 +37,10 @@ export function decodeLossy(bytes: Buffer): TextFile | BinaryFile {
   // points above U+10FFFF, surrogates and a trailing partial unit. TextDecoder's default also drops a second
   // BOM right after the first (the UTF-8 path keeps it as U+FEFF); diskOffsetOf then runs two bytes short
   // for such a file.
-  const text = unitBytes === 2 ? new TextDecoder(bigEndian ? "utf-16be" : "utf-16le").decode(body) : decodeUtf32(body, bigEndian, false)!;
+  const text =
+    unitBytes === 2
+      ? new TextDecoder(bigEndian ? "utf-16be" : "utf-16le").decode(body)
+      : decodeUtf32(body, bigEndian, false)!;
   return { kind: "text", encoding, bomBytes, utf8: Buffer.from(text, "utf8"), invalidUtf8: false };
 }
 
@@ -62,7 +65,8 @@ export interface DecodedText {
   style: NewlineStyle;
 }
 
-export type DecodeOutcome = { ok: true; decoded: DecodedText } | { ok: false; reason: "binary" | "not_round_trippable" };
+export type DecodeOutcome =
+  { ok: true; decoded: DecodedText } | { ok: false; reason: "binary" | "not_round_trippable" };
 
 /** The exact decoder: the text and how to write it back, or why any rewrite would change other bytes. */
 export function decodeExact(bytes: Buffer): DecodeOutcome {
@@ -97,13 +101,21 @@ export function decodeForEdit(bytes: Buffer, display: string): DecodedText {
   const outcome = decodeExact(bytes);
   if (outcome.ok) return outcome.decoded;
   if (outcome.reason === "binary") {
-    throw new ToolError(ErrorCode.binaryFile, `${display} looks binary (it holds NUL bytes); text edits would corrupt it.`, {
-      detail: { path: display },
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.binaryFile,
+      `${display} looks binary (it holds NUL bytes); text edits would corrupt it.`,
+      {
+        detail: { path: display },
+        retryable: false,
+      },
+    );
   }
-  throw new ToolError(ErrorCode.unsupportedEncoding, `${display} is not UTF-8, UTF-16 or UTF-32 that round-trips exactly (it holds bytes that do not decode: e.g. Latin-1, a lone surrogate, a code point above U+10FFFF, or a partial code unit), so it cannot be edited without changing other bytes. Use /w to replace it whole after reading it.`, {
-    detail: { path: display, supported: [...TEXT_ENCODINGS] },
-    retryable: false,
-  });
+  throw new ToolError(
+    ErrorCode.unsupportedEncoding,
+    `${display} is not UTF-8, UTF-16 or UTF-32 that round-trips exactly (it holds bytes that do not decode: e.g. Latin-1, a lone surrogate, a code point above U+10FFFF, or a partial code unit), so it cannot be edited without changing other bytes. Use /w to replace it whole after reading it.`,
+    {
+      detail: { path: display, supported: [...TEXT_ENCODINGS] },
+      retryable: false,
+    },
+  );
 }

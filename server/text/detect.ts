@@ -34,7 +34,11 @@ export function detectEncoding(bytes: Buffer): Detection {
   const bom = bomOf(bytes);
   if (bom) {
     const bomBytes = bom.bytes.length;
-    return { encoding: bom.encoding, bomBytes, binary: holdsNulUnit(bytes.subarray(bomBytes), ENCODING_FACTS[bom.encoding].unitBytes) };
+    return {
+      encoding: bom.encoding,
+      bomBytes,
+      binary: holdsNulUnit(bytes.subarray(bomBytes), ENCODING_FACTS[bom.encoding].unitBytes),
+    };
   }
   if (bytes.indexOf(0) === -1) return { encoding: "utf-8", bomBytes: 0, binary: false };
   const utf16 = sniffUtf16(bytes);

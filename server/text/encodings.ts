@@ -12,7 +12,12 @@ export interface EncodingFacts {
   ripgrep: boolean;
 }
 
-const facts = (unitBytes: 1 | 2 | 4, bigEndian: boolean, bom: number[], ripgrep: boolean): EncodingFacts => ({ unitBytes, bigEndian, bom: Buffer.from(bom), ripgrep });
+const facts = (unitBytes: 1 | 2 | 4, bigEndian: boolean, bom: number[], ripgrep: boolean): EncodingFacts => ({
+  unitBytes,
+  bigEndian,
+  bom: Buffer.from(bom),
+  ripgrep,
+});
 
 export const ENCODING_FACTS: Readonly<Record<TextEncoding, EncodingFacts>> = {
   "utf-8": facts(1, false, [], true),

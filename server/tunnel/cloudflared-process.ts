@@ -55,18 +55,23 @@ async function pickLoopbackPort(): Promise<number> {
   return port;
 }
 
-const isRunning = (child: ChildProcess) => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+const isRunning = (child: ChildProcess) =>
+  child.pid !== undefined && child.exitCode === null && child.signalCode === null;
 
 /**
  * Starts `cloudflared tunnel --url <dataUrl>` with HTTP/2 (QUIC is often blocked on home networks), an empty
  * temporary config (so an operator's ~/.cloudflared/config.yml with named-tunnel ingress rules cannot take
  * over), no auto-update, and metrics on a loopback port. Returns undefined when the binary is not on PATH.
  */
-export async function startCloudflaredQuickTunnel(options: CloudflaredOptions): Promise<CloudflaredProcess | undefined> {
+export async function startCloudflaredQuickTunnel(
+  options: CloudflaredOptions,
+): Promise<CloudflaredProcess | undefined> {
   const { log } = options;
   const binary = findOnPath(CLOUDFLARED_BINARY, options.searchPath ?? process.env.PATH);
   if (!binary) {
-    log.warn("URLBRIDGE_CLOUDFLARED=1 but no cloudflared on PATH; no tunnel was started and Init URLs use the local data-plane origin");
+    log.warn(
+      "URLBRIDGE_CLOUDFLARED=1 but no cloudflared on PATH; no tunnel was started and Init URLs use the local data-plane origin",
+    );
     return undefined;
   }
   const port = await pickLoopbackPort();
@@ -77,7 +82,18 @@ export async function startCloudflaredQuickTunnel(options: CloudflaredOptions): 
   // A crash of the bridge must not leave the temporary folder behind either.
   process.once("exit", removeTempDir);
 
-  const args = ["tunnel", "--no-autoupdate", "--protocol", "http2", "--config", configFile, "--metrics", `127.0.0.1:${port}`, "--url", options.dataUrl];
+  const args = [
+    "tunnel",
+    "--no-autoupdate",
+    "--protocol",
+    "http2",
+    "--config",
+    configFile,
+    "--metrics",
+    `127.0.0.1:${port}`,
+    "--url",
+    options.dataUrl,
+  ];
   const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"], env: process.env });
   // A failed spawn emits "error" and may never emit "close".
   const exited = new Promise<void>((resolve) => {
@@ -87,7 +103,8 @@ export async function startCloudflaredQuickTunnel(options: CloudflaredOptions): 
   let stopping = false;
   child.on("error", (error) => log.warn(`cloudflared could not be started: ${error.message}`));
   child.once("exit", (code, signal) => {
-    if (!stopping) log.warn(`cloudflared exited (${signal ?? `code ${code}`}); the quick tunnel is down until urlbridge restarts`);
+    if (!stopping)
+      log.warn(`cloudflared exited (${signal ?? `code ${code}`}); the quick tunnel is down until urlbridge restarts`);
   });
   // cloudflared logs to stderr; keep its lines at debug level so the operator can ask for them.
   for (const stream of [child.stdout, child.stderr]) {
@@ -96,7 +113,9 @@ export async function startCloudflaredQuickTunnel(options: CloudflaredOptions): 
       for (const line of chunk.split("\n")) if (line.trim()) log.debug(`cloudflared: ${line.trim()}`);
     });
   }
-  log.info(`started cloudflared (pid ${child.pid ?? "?"}) for a quick tunnel to ${options.dataUrl}; metrics on 127.0.0.1:${port}`);
+  log.info(
+    `started cloudflared (pid ${child.pid ?? "?"}) for a quick tunnel to ${options.dataUrl}; metrics on 127.0.0.1:${port}`,
+  );
 
   return {
     pid: child.pid,

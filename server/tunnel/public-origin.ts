@@ -26,9 +26,7 @@ function describeFetchError(error: unknown): string {
 }
 
 export type QuickTunnelReport =
-  | { kind: "hostname"; hostname: string }
-  | { kind: "none" }
-  | { kind: "untrusted"; reported: string };
+  { kind: "hostname"; hostname: string } | { kind: "none" } | { kind: "untrusted"; reported: string };
 
 /**
  * Reads a /quicktunnel body `{"hostname":"<sub>.trycloudflare.com"}`: a trusted quick-tunnel hostname, none
@@ -48,7 +46,10 @@ export function parseQuickTunnelHostname(body: string): QuickTunnelReport {
   if (QUICK_TUNNEL_HOSTNAME.test(lower)) return { kind: "hostname", hostname: lower };
   // Printable ASCII only, so the page and the log show exactly what came, and no control characters.
   const shown = text.replace(/[^\x20-\x7e]/g, "?");
-  return { kind: "untrusted", reported: shown.length > MAX_REPORTED_HOSTNAME_CHARS ? `${shown.slice(0, MAX_REPORTED_HOSTNAME_CHARS)}…` : shown };
+  return {
+    kind: "untrusted",
+    reported: shown.length > MAX_REPORTED_HOSTNAME_CHARS ? `${shown.slice(0, MAX_REPORTED_HOSTNAME_CHARS)}…` : shown,
+  };
 }
 
 /** The body as text, or "" (no hostname) when it is longer than a metrics answer can be. */
@@ -149,7 +150,9 @@ export function createPublicOrigin(options: PublicOriginOptions) {
   function tunnelNote(): string {
     if (!tunnel.metricsUrl || tunnel.checkedAt === undefined) return "";
     if (!tunnel.reachable) return ` The cloudflared metrics server is unreachable (${tunnel.error ?? "no answer"}).`;
-    return tunnel.ready ? " cloudflared reports a live edge connection." : " cloudflared reports no live edge connection yet.";
+    return tunnel.ready
+      ? " cloudflared reports a live edge connection."
+      : " cloudflared reports no live edge connection yet.";
   }
 
   function summarize(source: OriginSource): string {
@@ -159,8 +162,11 @@ export function createPublicOrigin(options: PublicOriginOptions) {
       case "setting":
         return `Using the origin saved in the control plane.${tunnelNote()}`;
       case "quick_tunnel":
-        if (!tunnel.reachable) return `Using the last quick-tunnel hostname reported; the metrics server is unreachable now (${tunnel.error ?? "no answer"}).`;
-        return tunnel.ready ? "Using the cloudflared quick tunnel; it is connected." : "Using the cloudflared quick tunnel; it is not ready yet.";
+        if (!tunnel.reachable)
+          return `Using the last quick-tunnel hostname reported; the metrics server is unreachable now (${tunnel.error ?? "no answer"}).`;
+        return tunnel.ready
+          ? "Using the cloudflared quick tunnel; it is connected."
+          : "Using the cloudflared quick tunnel; it is not ready yet.";
       case "local":
         return tunnel.metricsUrl
           ? `No tunnel hostname from ${tunnel.metricsUrl} (${tunnel.error ?? "none reported"}); Init URLs use the local data-plane origin.`
@@ -178,7 +184,9 @@ export function createPublicOrigin(options: PublicOriginOptions) {
     if (report.kind === "untrusted") {
       return `metrics server reported "${report.reported}", which is not a <name>.trycloudflare.com quick-tunnel hostname; ignored. For a named tunnel or your own edge, set URLBRIDGE_PUBLIC_ORIGIN or save an origin here.`;
     }
-    return report.kind === "none" ? "metrics server reports no quick-tunnel hostname (a named tunnel, or still connecting)" : undefined;
+    return report.kind === "none"
+      ? "metrics server reports no quick-tunnel hostname (a named tunnel, or still connecting)"
+      : undefined;
   }
 
   async function refresh(): Promise<void> {
@@ -188,18 +196,30 @@ export function createPublicOrigin(options: PublicOriginOptions) {
       const report: QuickTunnelReport = quick.status === 200 ? parseQuickTunnelHostname(quick.text) : { kind: "none" };
       const hostname = report.kind === "hostname" ? report.hostname : undefined;
       const untrustedHostname = report.kind === "untrusted" ? report.reported : undefined;
-      const ready = await getText("/ready").then((r) => r.status === 200, () => false);
-      if (hostname !== tunnel.hostname) options.log.info(hostname ? `quick tunnel hostname: ${hostname}` : "quick tunnel hostname cleared");
+      const ready = await getText("/ready").then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (hostname !== tunnel.hostname)
+        options.log.info(hostname ? `quick tunnel hostname: ${hostname}` : "quick tunnel hostname cleared");
       if (untrustedHostname !== undefined && untrustedHostname !== tunnel.untrustedHostname) {
-        options.log.warn(`tunnel metrics at ${metricsUrl} reported ${JSON.stringify(untrustedHostname)}, not a *.trycloudflare.com quick-tunnel hostname: ignored`);
+        options.log.warn(
+          `tunnel metrics at ${metricsUrl} reported ${JSON.stringify(untrustedHostname)}, not a *.trycloudflare.com quick-tunnel hostname: ignored`,
+        );
       }
       const error = describeMissing(report, quick.status);
       Object.assign(tunnel, { reachable: true, hostname, untrustedHostname, ready, error, checkedAt: Date.now() });
     } catch (error) {
       const message = describeFetchError(error);
-      if (tunnel.reachable || tunnel.checkedAt === undefined) options.log.warn(`tunnel metrics at ${metricsUrl} unreachable: ${message}`);
+      if (tunnel.reachable || tunnel.checkedAt === undefined)
+        options.log.warn(`tunnel metrics at ${metricsUrl} unreachable: ${message}`);
       // Keep the last hostname: a metrics hiccup should not flip every Init URL to the local origin.
-      Object.assign(tunnel, { reachable: false, ready: false, error: `unreachable: ${message}`, checkedAt: Date.now() });
+      Object.assign(tunnel, {
+        reachable: false,
+        ready: false,
+        error: `unreachable: ${message}`,
+        checkedAt: Date.now(),
+      });
     }
   }
 
@@ -218,7 +238,15 @@ export function createPublicOrigin(options: PublicOriginOptions) {
     /** Polls this metrics server from now on (the cloudflared that `npm start` spawned). */
     useMetrics(url: string): void {
       metricsUrl = url;
-      Object.assign(tunnel, { metricsUrl: url, reachable: false, hostname: undefined, untrustedHostname: undefined, ready: false, error: "not checked yet", checkedAt: undefined });
+      Object.assign(tunnel, {
+        metricsUrl: url,
+        reachable: false,
+        hostname: undefined,
+        untrustedHostname: undefined,
+        ready: false,
+        error: "not checked yet",
+        checkedAt: undefined,
+      });
     },
     start(intervalMs = METRICS_POLL_MS): void {
       if (!metricsUrl || timer) return;

@@ -34,8 +34,10 @@ export function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
-const FIX_APPLIANCE = "Wait for the tunnel (`docker compose ps`: tunnel healthy), set a public origin on the Tunnel page, or, to try it on this machine only, publish the data plane on the host's loopback (README, \"No tunnel yet\").";
-const FIX_LOCAL = "For a remote agent, start a tunnel to the data plane or set a public origin on the Tunnel page (or URLBRIDGE_PUBLIC_ORIGIN).";
+const FIX_APPLIANCE =
+  'Wait for the tunnel (`docker compose ps`: tunnel healthy), set a public origin on the Tunnel page, or, to try it on this machine only, publish the data plane on the host\'s loopback (README, "No tunnel yet").';
+const FIX_LOCAL =
+  "For a remote agent, start a tunnel to the data plane or set a public origin on the Tunnel page (or URLBRIDGE_PUBLIC_ORIGIN).";
 
 export function describeReachability(state: OriginState, context: ReachabilityContext): Reachability {
   const loopback = isLoopbackOrigin(state.origin);

@@ -55,7 +55,9 @@ function distance(a: string, b: string): number {
 
 function suggestKey(unknown: string, known: string[]): string | undefined {
   const lower = unknown.toLowerCase();
-  const scored = known.map((k) => ({ k, d: distance(lower, k.toLowerCase()) })).filter((s) => s.d <= (unknown.length > 4 ? 2 : 1));
+  const scored = known
+    .map((k) => ({ k, d: distance(lower, k.toLowerCase()) }))
+    .filter((s) => s.d <= (unknown.length > 4 ? 2 : 1));
   if (scored.length === 0) return undefined;
   const best = Math.min(...scored.map((s) => s.d));
   const winners = scored.filter((s) => s.d === best);
@@ -76,7 +78,12 @@ const LINE_RANGE = /^(\d{1,9})\s*(?:-|:|,|\.\.)\s*(\d{1,9})$/;
  * A parameter spelled the way another tool's API spells it (file_path, text, lines=5-10): answered with the
  * exact canonical URL, never guessed into a call. Undefined when the name is no known synonym here.
  */
-function synonymRepair(seg: QuerySegment, url: RequestUrl, shape: Record<string, unknown>, binding: UrlBinding): ToolError | undefined {
+function synonymRepair(
+  seg: QuerySegment,
+  url: RequestUrl,
+  shape: Record<string, unknown>,
+  binding: UrlBinding,
+): ToolError | undefined {
   const key = seg.key;
   if (PATH_SYNONYMS.has(key) && "path" in shape) {
     return new ToolError(ErrorCode.unknownParameter, `"${key}" is spelled path= here. Fetch the repair URL.`, {
@@ -87,27 +94,51 @@ function synonymRepair(seg: QuerySegment, url: RequestUrl, shape: Record<string,
   if (GLOB_SYNONYMS.has(key) && "include" in shape) {
     // /f?pattern=*.py: a glob is include= here; a plain word is text the name contains (name=).
     const to = GLOB_CHARS.test(seg.value) || !("name" in shape) ? "include" : "name";
-    return new ToolError(ErrorCode.unknownParameter, `"${key}" is spelled ${to}= here${to === "include" ? " (include= takes globs)" : ""}. Fetch the repair URL.`, {
-      detail: { parameter: key, canonical: to },
-      repair: editRequestUrl(url, { rename: { from: key, to } }),
-    });
+    return new ToolError(
+      ErrorCode.unknownParameter,
+      `"${key}" is spelled ${to}= here${to === "include" ? " (include= takes globs)" : ""}. Fetch the repair URL.`,
+      {
+        detail: { parameter: key, canonical: to },
+        repair: editRequestUrl(url, { rename: { from: key, to } }),
+      },
+    );
   }
   const rawField = binding.rawField;
-  if (rawField !== undefined && CONTENT_FIELDS.has(rawField) && CONTENT_SYNONYMS.has(key) && url.query.raw === undefined && seg.rawValue !== undefined) {
-    return new ToolError(ErrorCode.unknownParameter, `Content goes in raw=, the last parameter (everything after it is ${rawField}, & and = included), not in "${key}=". Fetch the repair URL.`, {
-      detail: { parameter: key, canonical: "raw" },
-      repair: editRequestUrl(url, { drop: [key], rawText: encodeUrlText(seg.value) }),
-    });
+  if (
+    rawField !== undefined &&
+    CONTENT_FIELDS.has(rawField) &&
+    CONTENT_SYNONYMS.has(key) &&
+    url.query.raw === undefined &&
+    seg.rawValue !== undefined
+  ) {
+    return new ToolError(
+      ErrorCode.unknownParameter,
+      `Content goes in raw=, the last parameter (everything after it is ${rawField}, & and = included), not in "${key}=". Fetch the repair URL.`,
+      {
+        detail: { parameter: key, canonical: "raw" },
+        repair: editRequestUrl(url, { drop: [key], rawText: encodeUrlText(seg.value) }),
+      },
+    );
   }
   const lines = key === "lines" || key === "line" || key === "range" ? LINE_RANGE.exec(seg.value.trim()) : null;
   if (lines && "offset" in shape && "limit" in shape) {
     const from = Number(lines[1]);
     const to = Number(lines[2]);
     if (from >= 1 && to >= from) {
-      return new ToolError(ErrorCode.unknownParameter, `Lines ${from}-${to} are offset=${from}&limit=${to - from + 1} here. Fetch the repair URL.`, {
-        detail: { parameter: key, canonical: ["offset", "limit"] },
-        repair: editRequestUrl(url, { drop: [key, "offset", "limit"], add: [["offset", String(from)], ["limit", String(to - from + 1)]] }),
-      });
+      return new ToolError(
+        ErrorCode.unknownParameter,
+        `Lines ${from}-${to} are offset=${from}&limit=${to - from + 1} here. Fetch the repair URL.`,
+        {
+          detail: { parameter: key, canonical: ["offset", "limit"] },
+          repair: editRequestUrl(url, {
+            drop: [key, "offset", "limit"],
+            add: [
+              ["offset", String(from)],
+              ["limit", String(to - from + 1)],
+            ],
+          }),
+        },
+      );
     }
   }
   return undefined;
@@ -134,7 +165,10 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
       const synonym = synonymRepair(seg, url, shape, binding);
       if (synonym) throw synonym;
       const known = knownNames();
-      const suggestion = suggestKey(seg.key, known.filter((k) => k !== "raw"));
+      const suggestion = suggestKey(
+        seg.key,
+        known.filter((k) => k !== "raw"),
+      );
       throw new ToolError(
         ErrorCode.unknownParameter,
         suggestion
@@ -156,9 +190,13 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
 
   for (const [canonical, spellings] of spelledAs) {
     if (spellings.size > 1) {
-      throw new ToolError(ErrorCode.conflictingParameters, `Use one spelling of ${canonical}: ${[...spellings].join(" or ")}, not both.`, {
-        detail: { parameters: [...spellings] },
-      });
+      throw new ToolError(
+        ErrorCode.conflictingParameters,
+        `Use one spelling of ${canonical}: ${[...spellings].join(" or ")}, not both.`,
+        {
+          detail: { parameters: [...spellings] },
+        },
+      );
     }
   }
 
@@ -170,9 +208,13 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
     } else {
       const distinct = list.length === 1 ? list : [...new Set(list)];
       if (distinct.length > 1) {
-        throw new ToolError(ErrorCode.conflictingParameters, `${canonical} was given ${list.length} different values; give it once.`, {
-          detail: { parameter: canonical, values: distinct },
-        });
+        throw new ToolError(
+          ErrorCode.conflictingParameters,
+          `${canonical} was given ${list.length} different values; give it once.`,
+          {
+            detail: { parameter: canonical, values: distinct },
+          },
+        );
       }
       candidate[canonical] = convert(info, distinct[0]!);
     }
@@ -184,20 +226,32 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
         repair: editRequestUrl(url, { rawText: null }),
       });
     }
-    rejectMisplacedParameters(url, [...fields, ...Object.keys(aliases), ...(binding.controlNames ?? [])], givenBefore(url, aliases, values));
+    rejectMisplacedParameters(
+      url,
+      [...fields, ...Object.keys(aliases), ...(binding.controlNames ?? [])],
+      givenBefore(url, aliases, values),
+    );
     const bytes = Buffer.byteLength(url.query.raw.text, "utf8");
     if (bytes > MAX_RAW_BYTES) {
       const plan = stagingPlan(bytes, Buffer.byteLength(url.query.raw.rawText, "utf8"));
-      throw new ToolError(ErrorCode.rawTooLong, `raw= content is ${bytes} bytes; the limit is ${MAX_RAW_BYTES}. ${stagingAdvice(plan)}`, {
-        detail: { bytes, limit: MAX_RAW_BYTES, chunks: plan.count, chunkBytes: plan.chunkBytes },
-        agentAction: "stage_content",
-      });
+      throw new ToolError(
+        ErrorCode.rawTooLong,
+        `raw= content is ${bytes} bytes; the limit is ${MAX_RAW_BYTES}. ${stagingAdvice(plan)}`,
+        {
+          detail: { bytes, limit: MAX_RAW_BYTES, chunks: plan.count, chunkBytes: plan.chunkBytes },
+          agentAction: "stage_content",
+        },
+      );
     }
     if (candidate[binding.rawField] !== undefined) {
-      throw new ToolError(ErrorCode.conflictingParameters, `${binding.rawField} was given both as a parameter and as raw=; keep one.`, {
-        detail: { parameters: [binding.rawField, "raw"] },
-        repair: editRequestUrl(url, { drop: [...(spelledAs.get(binding.rawField) ?? [])] }),
-      });
+      throw new ToolError(
+        ErrorCode.conflictingParameters,
+        `${binding.rawField} was given both as a parameter and as raw=; keep one.`,
+        {
+          detail: { parameters: [binding.rawField, "raw"] },
+          repair: editRequestUrl(url, { drop: [...(spelledAs.get(binding.rawField) ?? [])] }),
+        },
+      );
     }
     candidate[binding.rawField] = url.query.raw.text;
   }
@@ -213,7 +267,7 @@ export function bindQueryInput({ schema, binding, url }: BindOptions): Record<st
 function rejectMisplacedParameters(url: RequestUrl, names: string[], givenBeforeRaw: ReadonlySet<string>): void {
   const rawTail = url.query.raw!.rawText;
   const nameSet = new Set([...names, "raw", "enc"]);
-  for (let at = rawTail.indexOf("&"); at !== -1; ) {
+  for (let at = rawTail.indexOf("&"); at !== -1;) {
     const next = rawTail.indexOf("&", at + 1);
     const piece = rawTail.slice(at + 1, next === -1 ? undefined : next);
     const eq = piece.indexOf("=");
@@ -222,7 +276,10 @@ function rejectMisplacedParameters(url: RequestUrl, names: string[], givenBefore
       if (givenBeforeRaw.has(name)) throw ampersandInContent(url, name);
       const remaining = rawTail.slice(0, at) + (next === -1 ? "" : rawTail.slice(next));
       const moved = { rawKey: piece.slice(0, eq), rawValue: piece.slice(eq + 1), key: name, value: "" };
-      const repair = editRequestUrl({ ...url, query: { ...url.query, segments: [...url.query.segments, moved] } }, { rawText: remaining });
+      const repair = editRequestUrl(
+        { ...url, query: { ...url.query, segments: [...url.query.segments, moved] } },
+        { rawText: remaining },
+      );
       throw new ToolError(
         ErrorCode.misplacedParameter,
         `"&${name}=" appears after raw=, where everything is content. Put ${name} before raw= (the repair URL does), or write the & as ~a if it is content.`,

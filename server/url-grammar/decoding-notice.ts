@@ -27,7 +27,8 @@ export interface DecodingNotice {
 }
 
 const layersText = (n: number) => `${n} percent layer${n === 1 ? "" : "s"}`;
-const tildeText = (reading: TildeReading) => (reading === "escapes" ? "~ as escapes (enc=tilde)" : "~ as literal text (enc=pct)");
+const tildeText = (reading: TildeReading) =>
+  reading === "escapes" ? "~ as escapes (enc=tilde)" : "~ as literal text (enc=pct)";
 
 /**
  * The same call under another plan, re-encoded with the reference encoder and declared enc=tilde (its ~ are
@@ -46,7 +47,9 @@ function readingUrl(url: RequestUrl, plan: DecodingPlan): string {
 
 /** The received URL, byte for byte, with a declaration of `reading` (and without call=): the same bytes, read one way. */
 function declaredUrl(url: RequestUrl, reading: TildeReading): string {
-  const parts = url.query.segments.filter((s) => s.key !== "call").map((s) => (s.rawValue === undefined ? s.rawKey : `${s.rawKey}=${s.rawValue}`));
+  const parts = url.query.segments
+    .filter((s) => s.key !== "call")
+    .map((s) => (s.rawValue === undefined ? s.rawKey : `${s.rawKey}=${s.rawValue}`));
   parts.push(`${DECLARATION_KEY}=${declarationValue(reading)}`);
   return formatUrl(url.origin, url.basePath, url.route, parts, url.query.raw?.rawText);
 }
@@ -57,15 +60,21 @@ export function decodingNotice(url: RequestUrl): DecodingNotice | undefined {
   const extraLayers = plan.layers >= 2;
   // A + on the wire in a value or the tail was read one way or the other; the notice offers the other reading
   // (read as plus signs because the target carried %20 spaces, a client that wrote + for spaces gets it too).
-  const wirePlus = url.query.segments.some((s) => s.rawValue?.includes("+")) || (url.query.raw?.rawText.includes("+") ?? false);
+  const wirePlus =
+    url.query.segments.some((s) => s.rawValue?.includes("+")) || (url.query.raw?.rawText.includes("+") ?? false);
   const plusAsSpace = wirePlus && plan.plusIsSpace;
   const plusAsPlus = wirePlus && !plan.plusIsSpace;
   const tildeGuess = tildeBasis === "weak" || tildeBasis === "undecided";
   if (!extraLayers && !wirePlus && !tildeGuess) return undefined;
 
   const otherReadings: OtherReading[] = [];
-  if (extraLayers) otherReadings.push({ reading: layersText(plan.layers - 1), url: readingUrl(url, { ...plan, layers: plan.layers - 1 }) });
-  if (plusAsSpace) otherReadings.push({ reading: "+ as a plus", url: readingUrl(url, { ...plan, plusIsSpace: false }) });
+  if (extraLayers)
+    otherReadings.push({
+      reading: layersText(plan.layers - 1),
+      url: readingUrl(url, { ...plan, layers: plan.layers - 1 }),
+    });
+  if (plusAsSpace)
+    otherReadings.push({ reading: "+ as a plus", url: readingUrl(url, { ...plan, plusIsSpace: false }) });
   if (plusAsPlus) otherReadings.push({ reading: "+ as a space", url: readingUrl(url, { ...plan, plusIsSpace: true }) });
   const otherTilde: TildeReading = plan.tilde === "escapes" ? "literal" : "escapes";
   if (tildeGuess) otherReadings.push({ reading: tildeText(otherTilde), url: declaredUrl(url, otherTilde) });
@@ -73,13 +82,18 @@ export function decodingNotice(url: RequestUrl): DecodingNotice | undefined {
     extraLayers ? `removed ${layersText(plan.layers)} (a proxy or reader encoded the URL again)` : "",
     plusAsSpace ? "read + as a space" : "",
     plusAsPlus ? "read + as a plus sign, because this URL carries its spaces as %20" : "",
-    tildeGuess && plan.tilde === "escapes" ? "read ~ as escapes (~n newline, ~~ one ~): nothing showed whether a percent-encoder, which leaves ~ as is, wrote this URL" : "",
-    tildeGuess && plan.tilde === "literal" ? "read ~ as literal text, because this URL looks percent-encoded by an encoder that leaves ~ as is" : "",
+    tildeGuess && plan.tilde === "escapes"
+      ? "read ~ as escapes (~n newline, ~~ one ~): nothing showed whether a percent-encoder, which leaves ~ as is, wrote this URL"
+      : "",
+    tildeGuess && plan.tilde === "literal"
+      ? "read ~ as literal text, because this URL looks percent-encoded by an encoder that leaves ~ as is"
+      : "",
   ]
     .filter(Boolean)
     .join(" and ");
   const escapesAdvice = "~p for a literal %, ~q for a literal +";
-  const tildeAdvice = "Add enc=pct to a URL whose text you percent-encoded yourself, enc=tilde to one written with ~ escapes: a declared URL is never guessed.";
+  const tildeAdvice =
+    "Add enc=pct to a URL whose text you percent-encoded yourself, enc=tilde to one written with ~ escapes: a declared URL is never guessed.";
   return {
     percentLayers: plan.layers,
     plus: plan.plusIsSpace ? "space" : "plus",

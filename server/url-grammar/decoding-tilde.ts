@@ -63,7 +63,13 @@ const ENCODED_HASH = /%23/;
  * the evidence that would keep the grammar. For bounds on a URL refused before it is parsed.
  */
 export function mayReadTildeLiterally(sent: string): boolean {
-  return ENCODED_BY_AGENT.test(sent) || RESERVED_ESCAPED.test(sent) || EQUALS_ESCAPED.test(sent) || TILDE_ESCAPED.test(sent) || sent.includes("%25");
+  return (
+    ENCODED_BY_AGENT.test(sent) ||
+    RESERVED_ESCAPED.test(sent) ||
+    EQUALS_ESCAPED.test(sent) ||
+    TILDE_ESCAPED.test(sent) ||
+    sent.includes("%25")
+  );
 }
 
 /** The component as the client sent it: the plan's extra layers (a proxy's) undone, the client's own one kept. */
@@ -80,7 +86,11 @@ function clientForm(raw: string, layers: number): string {
  * an escaped reserved character beside a raw ~ (or %7E beside + spaces) leans literal. Nothing, or both: the
  * ~ grammar, and the caller adds a notice.
  */
-export function decideTilde(components: readonly TildeComponent[], layers: number, declared?: TildeReading): TildeDecision {
+export function decideTilde(
+  components: readonly TildeComponent[],
+  layers: number,
+  declared?: TildeReading,
+): TildeDecision {
   if (declared) return { reading: declared, basis: "declared" };
   const escapes = new Set<string>();
   for (const c of components) for (const e of tildeEscapesIn(c.beforeTilde)) escapes.add(e);
@@ -92,7 +102,10 @@ export function decideTilde(components: readonly TildeComponent[], layers: numbe
   // can produce), no intermediary writes these. (Not ~n, ~p, ~a: numpy's ~np, Erlang's ~p, Lisp's ~a.)
   const none = (re: RegExp) => !forms.some((f) => re.test(f.text));
   const spelledByGrammar =
-    (escapes.has("s") && none(ENCODED_SPACE)) || (escapes.has("q") && none(ENCODED_PLUS)) || (escapes.has("h") && none(ENCODED_HASH)) || escapes.has("u");
+    (escapes.has("s") && none(ENCODED_SPACE)) ||
+    (escapes.has("q") && none(ENCODED_PLUS)) ||
+    (escapes.has("h") && none(ENCODED_HASH)) ||
+    escapes.has("u");
   if (forms.some((f) => ENCODED_BY_AGENT.test(f.text))) {
     // "sleep~s1~s%26%26~secho": a person who types ~ escapes may still escape an & or # the way URLs taught them.
     return spelledByGrammar ? { reading: "escapes", basis: "undecided" } : { reading: "literal", basis: "evidence" };
@@ -108,7 +121,9 @@ export function decideTilde(components: readonly TildeComponent[], layers: numbe
 }
 
 /** The refusal for an enc= whose value declares nothing: a declaration is the agent's word, never guessed at. */
-export function declarationError(declared: { value: string; reading: TildeReading | undefined } | undefined): ToolError | undefined {
+export function declarationError(
+  declared: { value: string; reading: TildeReading | undefined } | undefined,
+): ToolError | undefined {
   if (!declared || declared.reading !== undefined) return undefined;
   return new ToolError(
     ErrorCode.invalidParameter,

@@ -66,7 +66,8 @@ function splitQuery(rawQuery: string): RawPieces {
       const eq = piece.indexOf("=");
       const rawKey = eq === -1 ? piece : piece.slice(0, eq);
       // A key is read on its own: "raw" never needs evidence from the rest of the target to be recognised.
-      if (decodeQueryComponent(rawKey) === "raw") return { segments, rawText: eq === -1 ? "" : rawQuery.slice(offset + eq + 1) };
+      if (decodeQueryComponent(rawKey) === "raw")
+        return { segments, rawText: eq === -1 ? "" : rawQuery.slice(offset + eq + 1) };
       segments.push({ rawKey, rawValue: eq === -1 ? undefined : piece.slice(eq + 1) });
     }
     if (amp === -1) break;
@@ -104,7 +105,9 @@ export function parseQuery(rawQuery: string, plan?: DecodingPlan): ParsedQuery {
     ...pieces.segments.flatMap((s) => (s.rawValue === undefined ? [] : [{ raw: s.rawValue, tail: false }])),
     ...(pieces.rawText === undefined ? [] : [{ raw: pieces.rawText, tail: true }]),
   ].map((c) => ({ ...c, beforeTilde: decodeComponent(c.raw, percent) }));
-  const decided = plan ? { reading: plan.tilde, basis: "declared" as const } : decideTilde(contents, percent.layers, declaration?.reading);
+  const decided = plan
+    ? { reading: plan.tilde, basis: "declared" as const }
+    : decideTilde(contents, percent.layers, declaration?.reading);
   const used: DecodingPlan = { ...percent, tilde: decided.reading };
   const segments = pieces.segments.map(({ rawKey, rawValue }) => ({
     rawKey,
@@ -115,5 +118,12 @@ export function parseQuery(rawQuery: string, plan?: DecodingPlan): ParsedQuery {
   const base = { segments, plan: used, tildeBasis: decided.basis, declaration };
   if (pieces.rawText === undefined) return { ...base, raw: undefined };
   const beforeTilde = decodeComponent(pieces.rawText, used);
-  return { ...base, raw: { rawText: pieces.rawText, beforeTilde, text: used.tilde === "escapes" ? decodeTilde(beforeTilde) : beforeTilde } };
+  return {
+    ...base,
+    raw: {
+      rawText: pieces.rawText,
+      beforeTilde,
+      text: used.tilde === "escapes" ? decodeTilde(beforeTilde) : beforeTilde,
+    },
+  };
 }

@@ -125,7 +125,13 @@ export function sliceByPart(body: Buffer, part: number): RangeSlice | undefined 
   const parts = partBoundaries(body);
   const bounds = parts[part];
   if (!bounds) return undefined;
-  return { offset: bounds[0], length: bounds[1] - bounds[0], part, parts: parts.length, hasMore: part + 1 < parts.length };
+  return {
+    offset: bounds[0],
+    length: bounds[1] - bounds[0],
+    part,
+    parts: parts.length,
+    hasMore: part + 1 < parts.length,
+  };
 }
 
 export function sliceByOffset(body: Buffer, offset: number, length: number): RangeSlice | undefined {

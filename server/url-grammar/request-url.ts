@@ -79,6 +79,13 @@ export function editRequestUrl(url: RequestUrl, edit: SegmentEdit): string {
   const rawText = edit.rawText === null ? undefined : (edit.rawText ?? url.query.raw?.rawText);
   // The enc= declaration says how the kept bytes read; a corrected URL keeps it (last before raw=).
   const declaration = url.query.declaration;
-  if (declaration && !edit.drop?.includes("enc")) segments.push({ rawKey: declaration.rawKey, rawValue: declaration.rawValue, key: "enc" });
-  return formatUrl(url.origin, edit.basePath ?? url.basePath, edit.route ?? url.route, serializeSegments(segments), rawText);
+  if (declaration && !edit.drop?.includes("enc"))
+    segments.push({ rawKey: declaration.rawKey, rawValue: declaration.rawValue, key: "enc" });
+  return formatUrl(
+    url.origin,
+    edit.basePath ?? url.basePath,
+    edit.route ?? url.route,
+    serializeSegments(segments),
+    rawText,
+  );
 }

@@ -116,10 +116,17 @@ describe("control UI in Chromium", () => {
     const server = opencode.mcp["agent-one"]!;
     expect(server).toMatchObject({ type: "remote", url: `${t.bridge.dataUrl}/mcp`, oauth: false });
     expect(server.headers.Authorization).toMatch(/^Bearer [A-Za-z0-9]{8}$/);
-    expect(await card.getByTestId("mcp-claude-code-local").inputValue()).toMatch(/^claude mcp add agent-one -- (docker compose exec -T bridge urlbridge|\/\S+ \/\S+\/bin\/urlbridge\.js) mcp (--state-dir \/\S+ --control-url http:\/\/\S+ )?--session agent-one$/);
+    expect(await card.getByTestId("mcp-claude-code-local").inputValue()).toMatch(
+      /^claude mcp add agent-one -- (docker compose exec -T bridge urlbridge|\/\S+ \/\S+\/bin\/urlbridge\.js) mcp (--state-dir \/\S+ --control-url http:\/\/\S+ )?--session agent-one$/,
+    );
     const sessionId = await card.getAttribute("data-session-id");
-    const view = await t.api<{ snippets: Array<{ id: string; text: string }> }>("GET", `/api/sessions/${sessionId}/mcp`);
-    expect(view.body.snippets.find((s) => s.id === "opencode-remote")?.text).toBe(await card.getByTestId("mcp-opencode-remote").inputValue());
+    const view = await t.api<{ snippets: Array<{ id: string; text: string }> }>(
+      "GET",
+      `/api/sessions/${sessionId}/mcp`,
+    );
+    expect(view.body.snippets.find((s) => s.id === "opencode-remote")?.text).toBe(
+      await card.getByTestId("mcp-opencode-remote").inputValue(),
+    );
     await shot("03b-session-mcp");
   });
 
@@ -135,7 +142,10 @@ describe("control UI in Chromium", () => {
     const before = await page.locator('[data-testid="activity-table"] tbody tr').count();
     const init = (await (await fetch(firstInitUrl)).json()) as { bases: { r: string } };
     await fetch(`${init.bases.r}/t?path=missing.txt`);
-    await page.locator('[data-testid="activity-table"] tbody tr').nth(before + 1).waitFor();
+    await page
+      .locator('[data-testid="activity-table"] tbody tr')
+      .nth(before + 1)
+      .waitFor();
     expect(await page.locator("tbody tr").first().textContent()).toContain("path=missing.txt");
     await shot("04-activity");
   });
@@ -204,7 +214,9 @@ describe("control UI in Chromium", () => {
     // The project list reloads after the save: wait for the card's new badge rather than read it mid-reload.
     await card.locator(".badge", { hasText: /^web$/ }).waitFor();
     expect(await card.locator(".badge").allTextContents()).toContain("web");
-    const session = (await t.api<Array<{ generation: number; tools: string[]; initUrl: string }>>("GET", "/api/sessions")).body[0]!;
+    const session = (
+      await t.api<Array<{ generation: number; tools: string[]; initUrl: string }>>("GET", "/api/sessions")
+    ).body[0]!;
     expect(session.generation).toBe(4);
     expect(session.tools).toEqual(expect.arrayContaining(["webfetch", "websearch"]));
     const init = (await (await fetch(session.initUrl)).json()) as { perms: Record<string, boolean> };
@@ -220,7 +232,9 @@ describe("control UI in Chromium", () => {
     expect(await page.getByTestId("origin-source").textContent()).toBe("setting");
     await shot("05-tunnel");
     await goto("Sessions");
-    expect(await sessionCard("agent-one").getByTestId("init-url").inputValue()).toMatch(/^https:\/\/bridge\.example\.com\/v0\/init\//);
+    expect(await sessionCard("agent-one").getByTestId("init-url").inputValue()).toMatch(
+      /^https:\/\/bridge\.example\.com\/v0\/init\//,
+    );
     await goto("Tunnel");
     await page.getByRole("button", { name: "Clear" }).click();
     await page.getByText("Cleared the saved origin").waitFor();
@@ -236,7 +250,9 @@ describe("control UI in Chromium", () => {
     await page.setViewportSize(NARROW);
     await goto("Sessions");
     await sessionCard("agent-one").waitFor();
-    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await shot("06-sessions-narrow");
     await page.setViewportSize(DESKTOP);

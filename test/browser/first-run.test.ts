@@ -16,7 +16,12 @@ import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
 const run = promisify(execFile);
 const DOC_SHOTS = path.join(REPO_ROOT, "docs", "screenshots");
 /** Every screenshot docs/ may show; this suite writes each one on every run. */
-export const DOC_SCREENSHOTS = ["login.png", "add-project-unwritable.png", "control-sessions-local.png", "control-sessions.png"] as const;
+export const DOC_SCREENSHOTS = [
+  "login.png",
+  "add-project-unwritable.png",
+  "control-sessions-local.png",
+  "control-sessions.png",
+] as const;
 const asRoot = process.getuid?.() === 0;
 
 describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)", () => {
@@ -26,7 +31,8 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
   let browseRoot: string;
   const consoleProblems: string[] = [];
 
-  const docShot = (name: (typeof DOC_SCREENSHOTS)[number]) => page.screenshot({ path: path.join(DOC_SHOTS, name), fullPage: true });
+  const docShot = (name: (typeof DOC_SCREENSHOTS)[number]) =>
+    page.screenshot({ path: path.join(DOC_SHOTS, name), fullPage: true });
   const goto = async (title: string) => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: title }).click();
     await page.getByRole("heading", { level: 1, name: title }).waitFor();
@@ -96,7 +102,9 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
     const text = (await refusal.textContent())!;
     expect(text).toContain("root_not_writable");
     expect(text).toContain(`terminal commands run as uid ${TEST_AGENT_UID}`);
-    expect(await refusal.locator("code").first().textContent()).toBe(`sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${root}`);
+    expect(await refusal.locator("code").first().textContent()).toBe(
+      `sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${root}`,
+    );
     expect(text).not.toContain("`");
     await docShot("add-project-unwritable.png");
 
@@ -121,7 +129,9 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
     await card.waitFor();
     const initUrl = await card.getByTestId("init-url").inputValue();
     expect(initUrl.startsWith(`${t.bridge.dataUrl}/v0/init/`)).toBe(true);
-    expect(await card.getByTestId("reachability").textContent()).toContain("Only programs on the bridge's own machine can reach this Init URL");
+    expect(await card.getByTestId("reachability").textContent()).toContain(
+      "Only programs on the bridge's own machine can reach this Init URL",
+    );
     expect(await card.getByTestId("tools-summary").textContent()).toMatch(/^\d+ tools and \d+ transport features$/);
     await docShot("control-sessions-local.png");
 
@@ -154,7 +164,9 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
     // The deliberate wrong login answers 401 and the deliberate grant on a root-owned folder 409; Chromium
     // reports each failed request as a console error.
     const unexpected = consoleProblems.filter((p) => !/status of 401/.test(p));
-    expect(unexpected).toEqual(["error: Failed to load resource: the server responded with a status of 409 (Conflict)"]);
+    expect(unexpected).toEqual([
+      "error: Failed to load resource: the server responded with a status of 409 (Conflict)",
+    ]);
   });
 });
 
@@ -162,7 +174,13 @@ describe("documentation screenshots", () => {
   it("are exactly the ones this suite writes, and each is shown somewhere in the docs", () => {
     const present = fs.existsSync(DOC_SHOTS) ? fs.readdirSync(DOC_SHOTS).sort() : [];
     expect(present).toEqual([...DOC_SCREENSHOTS].sort());
-    const docs = ["README.md", ...fs.readdirSync(path.join(REPO_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+    const docs = [
+      "README.md",
+      ...fs
+        .readdirSync(path.join(REPO_ROOT, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => `docs/${f}`),
+    ]
       .map((f) => fs.readFileSync(path.join(REPO_ROOT, f), "utf8"))
       .join("\n");
     for (const name of DOC_SCREENSHOTS) expect(docs, name).toContain(`screenshots/${name}`);

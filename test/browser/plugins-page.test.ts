@@ -32,7 +32,21 @@ async function closedPort(): Promise<number> {
 }
 
 const bridgeWith = (url: string, password: string | undefined) =>
-  startTestBridge({}, { plugins: [createOpenCodePlugin({ url, username: "opencode", password, allowExisting: true, allowNested: false, maxWorkers: 8 })] });
+  startTestBridge(
+    {},
+    {
+      plugins: [
+        createOpenCodePlugin({
+          url,
+          username: "opencode",
+          password,
+          allowExisting: true,
+          allowNested: false,
+          maxWorkers: 8,
+        }),
+      ],
+    },
+  );
 
 describe.skipIf("missing" in located && !required)("Plugins page with OpenCode Control", () => {
   let oc: OpencodeServe;
@@ -64,7 +78,13 @@ describe.skipIf("missing" in located && !required)("Plugins page with OpenCode C
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const home = makeTempDir("plugins-page-opencode");
     // Status reads never reach the provider; the config still names one, as every OpenCode config does.
-    oc = await startOpencodeServe({ bin: located.bin, homeDir: home, cwd: home, providerBaseURL: "http://127.0.0.1:9/v1", password: PASSWORD });
+    oc = await startOpencodeServe({
+      bin: located.bin,
+      homeDir: home,
+      cwd: home,
+      providerBaseURL: "http://127.0.0.1:9/v1",
+      password: PASSWORD,
+    });
     browser = await launchChromium();
   });
 
@@ -113,7 +133,10 @@ describe.skipIf("missing" in located && !required)("Plugins page with OpenCode C
     expect(await text(page, "connection-credentials")).toBe("password configured");
     expect(await text(page, "connection-version")).toBe(OPENCODE_VERSION);
     // The page shows what the API says, and never the password.
-    const { body } = await t.api<Array<{ id: string; status: { connection?: { instance?: string } } }>>("GET", "/api/plugins");
+    const { body } = await t.api<Array<{ id: string; status: { connection?: { instance?: string } } }>>(
+      "GET",
+      "/api/plugins",
+    );
     const instance = body.find((p) => p.id === "opencode-control")!.status.connection!.instance;
     expect(instance).toMatch(/^[0-9a-f]{12}$/);
     expect(await text(page, "connection-instance")).toBe(instance);
@@ -121,7 +144,9 @@ describe.skipIf("missing" in located && !required)("Plugins page with OpenCode C
     await page.screenshot({ path: path.join(ARTIFACTS, "plugins-ready.png"), fullPage: true });
     // A narrow window scrolls the table, not the page.
     await page.setViewportSize({ width: 400, height: 820 });
-    expect(await page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth")).toBeLessThanOrEqual(0);
+    expect(
+      await page.evaluate<number>("document.documentElement.scrollWidth - document.documentElement.clientWidth"),
+    ).toBeLessThanOrEqual(0);
     await page.screenshot({ path: path.join(ARTIFACTS, "plugins-ready-narrow.png"), fullPage: true });
     await page.context().close();
   });

@@ -27,7 +27,10 @@ export interface ShellBlock {
 }
 
 /** Fenced blocks whose language is a shell, with their `test=` mode; blockquoted fences (`> ```) count too. */
-export function shellBlocks(file: string, markdown = fs.readFileSync(path.join(REPO_ROOT, file), "utf8")): ShellBlock[] {
+export function shellBlocks(
+  file: string,
+  markdown = fs.readFileSync(path.join(REPO_ROOT, file), "utf8"),
+): ShellBlock[] {
   const lines = markdown.split("\n");
   const out: ShellBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -98,14 +101,24 @@ export function cliProblem(args: string): string | undefined {
 }
 
 /** docker compose options that take a value (the word after them is not a subcommand or service). */
-const VALUE_OPTIONS = new Set(["-f", "--file", "--profile", "-p", "--project-name", "--env-file", "--project-directory"]);
+const VALUE_OPTIONS = new Set([
+  "-f",
+  "--file",
+  "--profile",
+  "-p",
+  "--project-name",
+  "--env-file",
+  "--project-directory",
+]);
 
 /** The profiles compose.yaml's services declare (`profiles: [a, b]` or a `- a` list under `profiles:`). */
 export function composeProfiles(): string[] {
   const yaml = fs.readFileSync(path.join(REPO_ROOT, "compose.yaml"), "utf8");
   const out = new Set<string>();
-  for (const m of yaml.matchAll(/^\s+profiles:\s*\[([^\]]*)\]/gm)) for (const name of m[1]!.split(",")) out.add(name.trim().replace(/^["']|["']$/g, ""));
-  for (const m of yaml.matchAll(/^(\s+)profiles:\s*\n((?:\1\s+-\s*\S+\s*\n)+)/gm)) for (const item of m[2]!.matchAll(/-\s*(\S+)/g)) out.add(item[1]!.replace(/^["']|["']$/g, ""));
+  for (const m of yaml.matchAll(/^\s+profiles:\s*\[([^\]]*)\]/gm))
+    for (const name of m[1]!.split(",")) out.add(name.trim().replace(/^["']|["']$/g, ""));
+  for (const m of yaml.matchAll(/^(\s+)profiles:\s*\n((?:\1\s+-\s*\S+\s*\n)+)/gm))
+    for (const item of m[2]!.matchAll(/-\s*(\S+)/g)) out.add(item[1]!.replace(/^["']|["']$/g, ""));
   return [...out];
 }
 
@@ -126,14 +139,16 @@ export function dockerProblem(command: string): string | undefined {
   const after = words.slice(2);
   const rest = after.filter((w, i, all) => !(w.startsWith("-") || (i > 0 && VALUE_OPTIONS.has(all[i - 1]!))));
   for (let i = 0; i < after.length - 1; i++) {
-    if (after[i] === "--profile" && !composeProfiles().includes(after[i + 1]!)) return `--profile ${after[i + 1]}, which no compose.yaml service declares`;
+    if (after[i] === "--profile" && !composeProfiles().includes(after[i + 1]!))
+      return `--profile ${after[i + 1]}, which no compose.yaml service declares`;
   }
   const sub = rest[0];
   if (!sub || !DOCKER_SUBCOMMANDS.has(sub)) return `unknown docker compose subcommand "${sub}"`;
   const services = composeServices();
   if (sub === "exec") {
     const service = rest[1];
-    if (!service || !services.includes(service)) return `exec names service "${service}", which compose.yaml does not define`;
+    if (!service || !services.includes(service))
+      return `exec names service "${service}", which compose.yaml does not define`;
     const inContainer = words.slice(words.indexOf(service) + 1).join(" ");
     // Host-side expansions would name a host path inside the container (issue 16: ~/code/demo).
     if (/(^|\s)~|\$PWD|\$HOME/.test(inContainer)) return `"${inContainer}" expands on the host, not in the container`;
@@ -148,5 +163,7 @@ export function dockerProblem(command: string): string | undefined {
 
 /** Lines like `Next: <command>` and `Print it with: <command>` in the CLI's output: its hints. */
 export function hintsIn(output: string): string[] {
-  return [...output.matchAll(/^(?:Next|Print it with|[^\n]*Add one with|[^\n]*Create one with): (.+)$/gm)].map((m) => m[1]!.trim());
+  return [...output.matchAll(/^(?:Next|Print it with|[^\n]*Add one with|[^\n]*Create one with): (.+)$/gm)].map((m) =>
+    m[1]!.trim(),
+  );
 }

@@ -8,7 +8,17 @@ import path from "node:path";
 import type { StartedNetwork, StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
-import { buildBridgeImage, buildEdgeImage, CONTROL_PORT, DATA_PORT, EDGE_TLS_PORT, edgeCertificate, inspectPorts, startApplianceWithEdge, stopAll } from "./support/containers.js";
+import {
+  buildBridgeImage,
+  buildEdgeImage,
+  CONTROL_PORT,
+  DATA_PORT,
+  EDGE_TLS_PORT,
+  edgeCertificate,
+  inspectPorts,
+  startApplianceWithEdge,
+  stopAll,
+} from "./support/containers.js";
 import { createEdgeClient, type EdgeClient } from "./support/edge-client.js";
 
 /**
@@ -45,14 +55,18 @@ const controlUrl = () => `http://127.0.0.1:${bridge!.getMappedPort(CONTROL_PORT)
 
 /** Calls the control API from the host; `auth: false` sends no operator token. */
 async function api<T>(method: string, route: string, auth = true): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${controlUrl()}${route}`, { method, headers: auth ? { authorization: `Bearer ${operatorToken}` } : {} });
+  const res = await fetch(`${controlUrl()}${route}`, {
+    method,
+    headers: auth ? { authorization: `Bearer ${operatorToken}` } : {},
+  });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
 async function execInBridge(command: string[]): Promise<string> {
   const result = await bridge!.exec(command);
-  if (result.exitCode !== 0) throw new Error(`${command.slice(0, 3).join(" ")} exited ${result.exitCode}: ${result.stderr}`);
+  if (result.exitCode !== 0)
+    throw new Error(`${command.slice(0, 3).join(" ")} exited ${result.exitCode}: ${result.stderr}`);
   return result.stdout;
 }
 
@@ -67,7 +81,10 @@ async function settle(url: string): Promise<Body> {
 
 async function waitForDiscoveredOrigin(): Promise<TunnelView> {
   await expect
-    .poll(async () => (await api<TunnelView>("GET", "/api/tunnel")).body.origin, { timeout: DISCOVERY_TIMEOUT_MS, interval: 250 })
+    .poll(async () => (await api<TunnelView>("GET", "/api/tunnel")).body.origin, {
+      timeout: DISCOVERY_TIMEOUT_MS,
+      interval: 250,
+    })
     .toBe(EDGE_ORIGIN);
   return (await api<TunnelView>("GET", "/api/tunnel")).body;
 }
@@ -85,8 +102,11 @@ beforeAll(async () => {
   fs.chmodSync(projectsDir, 0o755);
   fs.chmodSync(demoDir, 0o777);
   fs.writeFileSync(path.join(demoDir, "README.md"), "# demo\n");
-  fs.writeFileSync(path.join(demoDir, "app.ts"), "import fs from \"node:fs\";\nexport function main(): void {}\n");
-  fs.writeFileSync(path.join(demoDir, "tool.py"), "import os\n\nclass Tool:\n    def run(self):\n        return os.sep\n");
+  fs.writeFileSync(path.join(demoDir, "app.ts"), 'import fs from "node:fs";\nexport function main(): void {}\n');
+  fs.writeFileSync(
+    path.join(demoDir, "tool.py"),
+    "import os\n\nclass Tool:\n    def run(self):\n        return os.sep\n",
+  );
 
   ({ network, bridge, edge } = await startApplianceWithEdge(projectsDir));
 
@@ -127,9 +147,14 @@ describe("docker appliance", () => {
 
   it("discovers the tunnel hostname from the metrics server and puts it into Init URLs", async () => {
     const tunnel = await waitForDiscoveredOrigin();
-    expect(tunnel).toMatchObject({ source: "quick_tunnel", tunnel: { hostname: EDGE_HOSTNAME, ready: true, reachable: true } });
+    expect(tunnel).toMatchObject({
+      source: "quick_tunnel",
+      tunnel: { hostname: EDGE_HOSTNAME, ready: true, reachable: true },
+    });
 
-    const project = JSON.parse(await execInBridge(["urlbridge", "project", "add", "demo", "/projects/demo", "--write", "--terminal", "--json"])) as {
+    const project = JSON.parse(
+      await execInBridge(["urlbridge", "project", "add", "demo", "/projects/demo", "--write", "--terminal", "--json"]),
+    ) as {
       root: string;
     };
     expect(project.root).toBe("/projects/demo");
@@ -153,7 +178,12 @@ describe("docker appliance", () => {
 
   it("outlines TypeScript and Python in the image's outline worker (its own bundle entry, the compiler and tree-sitter from node_modules)", async () => {
     const ts = await edgeClient.get<Body>(`${initBases.r}/o?path=app.ts`);
-    expect(ts.body).toMatchObject({ ok: true, language: "typescript", imports: [{ line: 1, from: "node:fs" }], declarations: [{ kind: "function", name: "main", exported: true }] });
+    expect(ts.body).toMatchObject({
+      ok: true,
+      language: "typescript",
+      imports: [{ line: 1, from: "node:fs" }],
+      declarations: [{ kind: "function", name: "main", exported: true }],
+    });
     const py = await edgeClient.get<Body>(`${initBases.r}/o?path=tool.py`);
     expect(py.body).toMatchObject({ ok: true, language: "python", declarations: [{ kind: "class", name: "Tool" }] });
   });
@@ -165,7 +195,8 @@ describe("docker appliance", () => {
   });
 
   it("runs a terminal command as the non-root node user and writes into the bind-mounted project", async () => {
-    const command = "id -u; echo written-by-$(id -un) > from-container.txt; git --version >/dev/null && rg --version >/dev/null && python3 --version >/dev/null && echo tools-ok";
+    const command =
+      "id -u; echo written-by-$(id -un) > from-container.txt; git --version >/dev/null && rg --version >/dev/null && python3 --version >/dev/null && echo tools-ok";
     const body = await settle(`${initBases.m}/x?wait=1500&raw=${encodeUrlText(command)}`);
     expect(body).toMatchObject({ ok: true, exitCode: 0 });
     expect(body.stdout).toBe(`${NODE_UID}\ntools-ok\n`);

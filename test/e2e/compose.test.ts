@@ -44,7 +44,11 @@ interface ComposeModel {
 /** Resolves the compose model with no .env file, so a developer's settings cannot change the answer. */
 async function composeConfig(files: string[], env: Record<string, string> = {}): Promise<ComposeModel> {
   const args = ["compose", "--env-file", "/dev/null", ...files.flatMap((f) => ["-f", f]), "config", "--format", "json"];
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("URLBRIDGE_") && !k.startsWith("TUNNEL_") && !k.startsWith("COMPOSE_")));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("URLBRIDGE_") && !k.startsWith("TUNNEL_") && !k.startsWith("COMPOSE_"),
+    ),
+  );
   const { stdout } = await run("docker", args, { cwd: REPO_ROOT, env: { ...clean, ...env } });
   return JSON.parse(stdout) as ComposeModel;
 }
@@ -63,7 +67,9 @@ describe("compose.yaml", () => {
     const model = await composeConfig(["compose.yaml"]);
     const { bridge, tunnel } = model.services;
     expect(Object.keys(model.services).sort()).toEqual(["bridge", "tunnel"]);
-    expect(bridge!.ports).toEqual([expect.objectContaining({ host_ip: "127.0.0.1", target: 47433, published: "47433" })]);
+    expect(bridge!.ports).toEqual([
+      expect.objectContaining({ host_ip: "127.0.0.1", target: 47433, published: "47433" }),
+    ]);
     expect(tunnel!.ports ?? []).toEqual([]);
     expect(Object.keys(bridge!.networks!).sort()).toEqual(["control", "edge"]);
     expect(Object.keys(tunnel!.networks!).sort()).toEqual(["edge", "egress"]);
@@ -118,7 +124,8 @@ describe("compose.yaml", () => {
   it("runs urlbridge:local by default and the content tag named in URLBRIDGE_IMAGE otherwise, never pulled", async () => {
     const plain = (await composeConfig(["compose.yaml"])).services.bridge!;
     expect(plain).toMatchObject({ image: "urlbridge:local", pull_policy: "never" });
-    const pinned = (await composeConfig(["compose.yaml"], { URLBRIDGE_IMAGE: "urlbridge:0.1.0-0123456789ab" })).services.bridge!;
+    const pinned = (await composeConfig(["compose.yaml"], { URLBRIDGE_IMAGE: "urlbridge:0.1.0-0123456789ab" })).services
+      .bridge!;
     expect(pinned).toMatchObject({ image: "urlbridge:0.1.0-0123456789ab", pull_policy: "never" });
   });
 
@@ -147,7 +154,8 @@ describe("deploy/ overrides", () => {
 
   it("compose.named-tunnel.yaml runs `tunnel run` with TUNNEL_TOKEN and the operator's public origin", async () => {
     const env = { TUNNEL_TOKEN: "token-for-the-config-test", URLBRIDGE_PUBLIC_ORIGIN: "https://agents.example.com" };
-    const { bridge, tunnel } = (await composeConfig(["compose.yaml", "deploy/compose.named-tunnel.yaml"], env)).services;
+    const { bridge, tunnel } = (await composeConfig(["compose.yaml", "deploy/compose.named-tunnel.yaml"], env))
+      .services;
     expect(tunnel!.command).toEqual(["tunnel", "--metrics", "0.0.0.0:2000", "run"]);
     expect(tunnel!.environment!.TUNNEL_TOKEN).toBe("token-for-the-config-test");
     expect(bridge!.environment!.URLBRIDGE_PUBLIC_ORIGIN).toBe("https://agents.example.com");
@@ -157,15 +165,22 @@ describe("deploy/ overrides", () => {
   it("compose.sandbox-containers.yaml gives the Docker socket to the bridge only and turns on container mode with host paths", async () => {
     const files = ["compose.yaml", "deploy/compose.sandbox-containers.yaml"];
     const { bridge, tunnel } = (await composeConfig(files, { URLBRIDGE_PROJECTS: "/srv/code" })).services;
-    expect(bridge!.volumes).toContainEqual(expect.objectContaining({ type: "bind", source: "/var/run/docker.sock", target: "/var/run/docker.sock" }));
-    expect(bridge!.environment).toMatchObject({ URLBRIDGE_SANDBOX: "container", URLBRIDGE_SANDBOX_HOST_PROJECTS: "/projects=/srv/code", URLBRIDGE_SANDBOX_NETWORK: "none" });
+    expect(bridge!.volumes).toContainEqual(
+      expect.objectContaining({ type: "bind", source: "/var/run/docker.sock", target: "/var/run/docker.sock" }),
+    );
+    expect(bridge!.environment).toMatchObject({
+      URLBRIDGE_SANDBOX: "container",
+      URLBRIDGE_SANDBOX_HOST_PROJECTS: "/projects=/srv/code",
+      URLBRIDGE_SANDBOX_NETWORK: "none",
+    });
     expect((tunnel!.volumes ?? []).some((v) => v.source.includes("docker.sock"))).toBe(false);
     // The hardening of the default file is kept: the socket is the only thing added.
     expect(bridge!).toMatchObject({ read_only: true, security_opt: ["no-new-privileges:true"], cap_drop: ["ALL"] });
     expect(bridge!.cap_add).toEqual(["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"]);
     // ...and the default file alone mounts no socket anywhere.
     const plain = (await composeConfig(["compose.yaml"], { URLBRIDGE_PROJECTS: "/srv/code" })).services;
-    for (const service of Object.values(plain)) expect((service.volumes ?? []).some((v) => v.source.includes("docker.sock"))).toBe(false);
+    for (const service of Object.values(plain))
+      expect((service.volumes ?? []).some((v) => v.source.includes("docker.sock"))).toBe(false);
     expect(await composeError(files)).toContain("URLBRIDGE_PROJECTS");
   });
 
@@ -178,7 +193,8 @@ describe("deploy/ overrides", () => {
 });
 
 describe('the "opencode" profile', () => {
-  const withProfile = (env: Record<string, string> = {}) => composeConfig(["compose.yaml"], { COMPOSE_PROFILES: "opencode", ...env });
+  const withProfile = (env: Record<string, string> = {}) =>
+    composeConfig(["compose.yaml"], { COMPOSE_PROFILES: "opencode", ...env });
 
   it("adds nothing to a plain `docker compose up`", async () => {
     const model = await composeConfig(["compose.yaml"]);
@@ -190,7 +206,13 @@ describe('the "opencode" profile', () => {
     const model = await withProfile();
     const opencode = model.services.opencode!;
     expect(Object.keys(model.services).sort()).toEqual(["bridge", "opencode", "tunnel"]);
-    expect(opencode).toMatchObject({ profiles: ["opencode"], image: "urlbridge-opencode:local", pull_policy: "never", init: true, network_mode: "service:bridge" });
+    expect(opencode).toMatchObject({
+      profiles: ["opencode"],
+      image: "urlbridge-opencode:local",
+      pull_policy: "never",
+      init: true,
+      network_mode: "service:bridge",
+    });
     // Its own loopback is the bridge's: no networks and no published ports of its own.
     expect(opencode.networks ?? {}).toEqual({});
     expect(opencode.ports ?? []).toEqual([]);
@@ -198,20 +220,33 @@ describe('the "opencode" profile', () => {
   });
 
   it("mounts the projects where the bridge does, its own state volume and the operator's config, never the bridge's state", async () => {
-    const model = await withProfile({ URLBRIDGE_PROJECTS: "/srv/code", URLBRIDGE_OPENCODE_CONFIG: "/etc/urlbridge/opencode.json" });
+    const model = await withProfile({
+      URLBRIDGE_PROJECTS: "/srv/code",
+      URLBRIDGE_OPENCODE_CONFIG: "/etc/urlbridge/opencode.json",
+    });
     const { bridge, opencode } = model.services;
     expect(opencode!.volumes).toEqual([
       expect.objectContaining({ type: "volume", source: "opencode-state", target: "/var/lib/opencode" }),
       expect.objectContaining({ type: "bind", source: "/srv/code", target: "/projects" }),
-      expect.objectContaining({ type: "bind", source: "/etc/urlbridge/opencode.json", target: "/etc/opencode/opencode.json", read_only: true }),
+      expect.objectContaining({
+        type: "bind",
+        source: "/etc/urlbridge/opencode.json",
+        target: "/etc/opencode/opencode.json",
+        read_only: true,
+      }),
     ]);
-    expect(bridge!.volumes).toContainEqual(expect.objectContaining({ type: "bind", source: "/srv/code", target: "/projects" }));
+    expect(bridge!.volumes).toContainEqual(
+      expect.objectContaining({ type: "bind", source: "/srv/code", target: "/projects" }),
+    );
     expect(opencode!.volumes!.some((v) => v.source === "state" || v.target === "/var/lib/urlbridge")).toBe(false);
     expect(Object.keys(model.volumes).sort()).toEqual(["opencode-state", "state"]);
   });
 
   it("hands the server password to both sides and the operator token to neither OpenCode nor its config", async () => {
-    const env = { URLBRIDGE_OPENCODE_PASSWORD: "opencode-password-for-the-config-test", URLBRIDGE_OPERATOR_TOKEN: "operator-token-for-the-config-test-0123" };
+    const env = {
+      URLBRIDGE_OPENCODE_PASSWORD: "opencode-password-for-the-config-test",
+      URLBRIDGE_OPERATOR_TOKEN: "operator-token-for-the-config-test-0123",
+    };
     const { bridge, opencode } = (await withProfile(env)).services;
     expect(opencode!.environment!.OPENCODE_SERVER_PASSWORD).toBe(env.URLBRIDGE_OPENCODE_PASSWORD);
     expect(bridge!.environment!.URLBRIDGE_OPENCODE_PASSWORD).toBe(env.URLBRIDGE_OPENCODE_PASSWORD);
@@ -222,11 +257,17 @@ describe('the "opencode" profile', () => {
 
   it("holds the terminal's line: uid 1000, read-only, no new privileges, no capabilities, limited", async () => {
     const { opencode } = (await withProfile()).services;
-    expect(opencode).toMatchObject({ user: "1000:1000", read_only: true, security_opt: ["no-new-privileges:true"], cap_drop: ["ALL"] });
+    expect(opencode).toMatchObject({
+      user: "1000:1000",
+      read_only: true,
+      security_opt: ["no-new-privileges:true"],
+      cap_drop: ["ALL"],
+    });
     expect(opencode!.cap_add ?? []).toEqual([]);
     expect(opencode!.tmpfs).toEqual(["/tmp:size=256m,mode=1777"]);
     expect(opencode).toMatchObject({ pids_limit: 512, mem_limit: String(2 * 1024 ** 3) });
-    const raised = (await withProfile({ URLBRIDGE_OPENCODE_PIDS_LIMIT: "2048", URLBRIDGE_OPENCODE_MEM_LIMIT: "4g" })).services.opencode!;
+    const raised = (await withProfile({ URLBRIDGE_OPENCODE_PIDS_LIMIT: "2048", URLBRIDGE_OPENCODE_MEM_LIMIT: "4g" }))
+      .services.opencode!;
     expect(raised).toMatchObject({ pids_limit: 2048, mem_limit: String(4 * 1024 ** 3) });
   });
 });

@@ -5,7 +5,16 @@ import https from "node:https";
 import path from "node:path";
 import { Network, Wait, type StartedNetwork, type StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildEdgeImage, e2eName, EDGE_IMAGE, EDGE_TLS_PORT, edgeCertificate, LoopbackContainer, REPO_ROOT, stopAll } from "./support/containers.js";
+import {
+  buildEdgeImage,
+  e2eName,
+  EDGE_IMAGE,
+  EDGE_TLS_PORT,
+  edgeCertificate,
+  LoopbackContainer,
+  REPO_ROOT,
+  stopAll,
+} from "./support/containers.js";
 
 const ORIGIN_PORT = 8080;
 const TIMEOUT_MS = 2_000;
@@ -26,15 +35,30 @@ let cutEdge: StartedTestContainer | undefined;
 let bufferEdge: StartedTestContainer | undefined;
 let ca: string;
 
-function request(edge: StartedTestContainer, target: string, headers: Record<string, string> = {}, onResponse?: () => void): Promise<Answer> {
+function request(
+  edge: StartedTestContainer,
+  target: string,
+  headers: Record<string, string> = {},
+  onResponse?: () => void,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: "127.0.0.1", port: edge.getMappedPort(EDGE_TLS_PORT), path: target, servername: HOST, ca, headers: { host: HOST, ...headers }, agent: false },
+      {
+        host: "127.0.0.1",
+        port: edge.getMappedPort(EDGE_TLS_PORT),
+        path: target,
+        servername: HOST,
+        ca,
+        headers: { host: HOST, ...headers },
+        agent: false,
+      },
       (res) => {
         onResponse?.();
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+        );
       },
     );
     req.on("error", reject);
@@ -80,7 +104,9 @@ beforeAll(async () => {
     .withNetwork(network)
     .withNetworkAliases("origin")
     .withExposedPorts(ORIGIN_PORT)
-    .withCopyFilesToContainer([{ source: path.join(REPO_ROOT, "test", "e2e", "support", "edge-origin.mjs"), target: "/origin.mjs" }])
+    .withCopyFilesToContainer([
+      { source: path.join(REPO_ROOT, "test", "e2e", "support", "edge-origin.mjs"), target: "/origin.mjs" },
+    ])
     .withCommand(["node", "/origin.mjs"])
     .withWaitStrategy(Wait.forListeningPorts())
     .start();
@@ -97,7 +123,12 @@ afterAll(async () => {
 describe("edge stand-in (a quick tunnel's behaviour)", () => {
   it("adds cf-ray and cf-connecting-ip, strips hop-by-hop headers and keeps the target byte for byte", async () => {
     const target = "/echo?raw=a~sb%2Fc+d&path=%E2%9C%93";
-    const answer = await request(cutEdge!, target, { connection: "x-private, keep-alive", "x-private": "1", "x-kept": "yes", te: "trailers" });
+    const answer = await request(cutEdge!, target, {
+      connection: "x-private, keep-alive",
+      "x-private": "1",
+      "x-kept": "yes",
+      te: "trailers",
+    });
     expect(answer.status).toBe(200);
     const seen = JSON.parse(answer.body) as { url: string; headers: Record<string, string> };
     expect(seen.url).toBe(target);

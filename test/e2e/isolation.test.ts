@@ -8,7 +8,14 @@ import path from "node:path";
 import { Wait, type StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
-import { buildBridgeImage, BRIDGE_IMAGE, CONTROL_PORT, DATA_PORT, LoopbackContainer, stopAll } from "./support/containers.js";
+import {
+  buildBridgeImage,
+  BRIDGE_IMAGE,
+  CONTROL_PORT,
+  DATA_PORT,
+  LoopbackContainer,
+  stopAll,
+} from "./support/containers.js";
 
 const STATE_DIR = "/var/lib/urlbridge";
 const MAX_POLLS = 60;
@@ -38,7 +45,8 @@ let sessionId: string;
 
 const controlUrl = () => `http://127.0.0.1:${bridge!.getMappedPort(CONTROL_PORT)}`;
 /** Init URLs name the container's data plane; the test reaches it through the published port. */
-const fromHost = (url: string) => url.replace(/^http:\/\/[^/]+/, `http://127.0.0.1:${bridge!.getMappedPort(DATA_PORT)}`);
+const fromHost = (url: string) =>
+  url.replace(/^http:\/\/[^/]+/, `http://127.0.0.1:${bridge!.getMappedPort(DATA_PORT)}`);
 
 async function api<T>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
   const res = await fetch(`${controlUrl()}${route}`, {
@@ -68,7 +76,9 @@ async function x(command: string, query = ""): Promise<Body> {
 async function processesWith(marker: string): Promise<string[]> {
   // "9[1]83.5" matches the marker but not this scan's own command line.
   const pattern = `${marker.slice(0, 1)}[${marker.slice(1, 2)}]${marker.slice(2)}`;
-  const out = await execInBridge(`for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q -- '${pattern}' && echo \${p#/proc/}; done; true`);
+  const out = await execInBridge(
+    `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q -- '${pattern}' && echo \${p#/proc/}; done; true`,
+  );
   return out.split("\n").filter(Boolean);
 }
 
@@ -88,13 +98,25 @@ beforeAll(async () => {
     .withStartupTimeout(120_000)
     .start();
   operatorToken = (await execInBridge("urlbridge token --show")).trim();
-  bridgePid = (await execInBridge(`for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline | grep -q '^node [^ ]*dist/server/main.js' && echo \${p#/proc/}; done`)).trim().split("\n")[0]!;
+  bridgePid = (
+    await execInBridge(
+      `for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline | grep -q '^node [^ ]*dist/server/main.js' && echo \${p#/proc/}; done`,
+    )
+  )
+    .trim()
+    .split("\n")[0]!;
   expect(Number(bridgePid)).toBeGreaterThan(1);
   for (const name of ["a", "b"]) {
-    const project = await api<{ id: string }>("POST", "/api/projects", { name, root: `/projects/${name}`, permissions: { write: true, terminal: true } });
+    const project = await api<{ id: string }>("POST", "/api/projects", {
+      name,
+      root: `/projects/${name}`,
+      permissions: { write: true, terminal: true },
+    });
     expect(project.status).toBe(201);
     if (name === "a") {
-      const session = await api<{ id: string; initUrl: string }>("POST", "/api/sessions", { projectId: project.body.id });
+      const session = await api<{ id: string; initUrl: string }>("POST", "/api/sessions", {
+        projectId: project.body.id,
+      });
       sessionId = session.body.id;
       const init = (await (await fetch(fromHost(session.body.initUrl))).json()) as { bases: { m: string } };
       m = init.bases.m;
@@ -184,9 +206,14 @@ describe("isolation in the appliance, from a terminal session's /x", () => {
 
   it("a setsid'd daemon does not survive the deletion of its session", async () => {
     const marker = "9183.5";
-    const launched = await x(`setsid -f sleep ${marker} >/dev/null 2>&1; (sh -c "sleep ${marker} >/dev/null 2>&1 &" &); sleep ${marker}`, "bg=1&");
+    const launched = await x(
+      `setsid -f sleep ${marker} >/dev/null 2>&1; (sh -c "sleep ${marker} >/dev/null 2>&1 &" &); sleep ${marker}`,
+      "bg=1&",
+    );
     expect(launched).toMatchObject({ ok: true, processState: "running" });
-    await expect.poll(async () => (await processesWith(`sleep ${marker}`)).length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(async () => (await processesWith(`sleep ${marker}`)).length, { timeout: 5000 })
+      .toBeGreaterThanOrEqual(3);
     expect((await api("DELETE", `/api/sessions/${sessionId}`)).status).toBeLessThan(300);
     await expect.poll(async () => (await processesWith(marker)).length, { timeout: 8000, interval: 200 }).toBe(0);
   });

@@ -26,7 +26,11 @@ let env: NodeJS.ProcessEnv;
 let controlUrl: string;
 
 async function compose(args: string[], timeoutMs = 180_000): Promise<string> {
-  const { stdout } = await run("docker", ["compose", "--env-file", "/dev/null", "-p", PROJECT, ...COMPOSE_FILES, ...args], { cwd: REPO_ROOT, env, timeout: timeoutMs });
+  const { stdout } = await run(
+    "docker",
+    ["compose", "--env-file", "/dev/null", "-p", PROJECT, ...COMPOSE_FILES, ...args],
+    { cwd: REPO_ROOT, env, timeout: timeoutMs },
+  );
   return stdout;
 }
 
@@ -65,9 +69,18 @@ beforeAll(async () => {
   await buildBridgeImage();
   projectsDir = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-e2e-net-"));
   fs.chmodSync(projectsDir, 0o755);
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("URLBRIDGE_") && !k.startsWith("TUNNEL_") && !k.startsWith("COMPOSE_")));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("URLBRIDGE_") && !k.startsWith("TUNNEL_") && !k.startsWith("COMPOSE_"),
+    ),
+  );
   // URLBRIDGE_IMAGE: the content tag the suite built, the way an operator pins one (deploy/UPGRADE.md).
-  env = { ...clean, URLBRIDGE_PROJECTS: projectsDir, URLBRIDGE_EDGE_SUBNET: EDGE_SUBNET, URLBRIDGE_IMAGE: BRIDGE_IMAGE };
+  env = {
+    ...clean,
+    URLBRIDGE_PROJECTS: projectsDir,
+    URLBRIDGE_EDGE_SUBNET: EDGE_SUBNET,
+    URLBRIDGE_IMAGE: BRIDGE_IMAGE,
+  };
   // Only the bridge: the tunnel's cloudflared image cannot be pulled here, and a container on "edge" stands in for it.
   await compose(["up", "-d", "--no-build", "--wait", "bridge"]);
   const published = (await compose(["port", "bridge", "47433"])).trim();
@@ -85,7 +98,9 @@ describe("compose networks", () => {
     expect(await (await fetch(`${controlUrl}/api/health`)).json()).toMatchObject({ ok: true });
     expect((await fetch(`${controlUrl}/api/sessions`)).status).toBe(401);
     const token = (await compose(["exec", "-T", "bridge", "urlbridge", "token", "--show"])).trim();
-    expect((await fetch(`${controlUrl}/api/sessions`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${controlUrl}/api/sessions`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      200,
+    );
   });
 
   it("refuses the control port to a container on the edge network, where the data plane answers", async () => {
@@ -122,7 +137,8 @@ describe("container hardening", () => {
     expect(write.out).toMatch(/Read-only file system/);
     expect((await inBridge("touch /tmp/probe && echo ok")).out.trim()).toBe("ok");
     const mounts = (await inBridge("cat /proc/mounts")).out.split("\n");
-    const tmpfsAt = (target: string) => mounts.find((line) => line.split(" ")[1] === target && line.startsWith("tmpfs "));
+    const tmpfsAt = (target: string) =>
+      mounts.find((line) => line.split(" ")[1] === target && line.startsWith("tmpfs "));
     expect(tmpfsAt("/tmp")).toMatch(/size=65536k/);
     expect(tmpfsAt("/var/lib/urlbridge-scratch")).toMatch(/size=524288k/);
     expect(tmpfsAt("/var/lib/urlbridge-scratch")).not.toMatch(/noexec/);
@@ -137,7 +153,19 @@ describe("container hardening", () => {
   it("limits pids and memory to compose.yaml's defaults", async () => {
     const id = (await compose(["ps", "-q", "bridge"])).trim();
     const { stdout } = await run("docker", ["inspect", "--format", "{{json .HostConfig}}", id]);
-    const host = JSON.parse(stdout) as { PidsLimit: number; Memory: number; ReadonlyRootfs: boolean; CapDrop: string[]; SecurityOpt: string[] };
-    expect(host).toMatchObject({ PidsLimit: 1024, Memory: 2 * 1024 ** 3, ReadonlyRootfs: true, CapDrop: ["ALL"], SecurityOpt: ["no-new-privileges:true"] });
+    const host = JSON.parse(stdout) as {
+      PidsLimit: number;
+      Memory: number;
+      ReadonlyRootfs: boolean;
+      CapDrop: string[];
+      SecurityOpt: string[];
+    };
+    expect(host).toMatchObject({
+      PidsLimit: 1024,
+      Memory: 2 * 1024 ** 3,
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges:true"],
+    });
   });
 });

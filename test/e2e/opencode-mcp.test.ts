@@ -10,7 +10,15 @@ import os from "node:os";
 import path from "node:path";
 import type { StartedNetwork, StartedTestContainer } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridgeImage, buildEdgeImage, CONTROL_PORT, EDGE_TLS_PORT, edgeCertificate, startApplianceWithEdge, stopAll } from "./support/containers.js";
+import {
+  buildBridgeImage,
+  buildEdgeImage,
+  CONTROL_PORT,
+  EDGE_TLS_PORT,
+  edgeCertificate,
+  startApplianceWithEdge,
+  stopAll,
+} from "./support/containers.js";
 import { createEdgeClient, waitForDiscoveredOrigin } from "./support/edge-client.js";
 import { startMockLlm, type MockLlm } from "./support/mock-llm.js";
 import { locateOpencode, startOpencode, type Opencode } from "./support/opencode.js";
@@ -56,30 +64,45 @@ let opencodeSession: string;
 const controlUrl = () => `http://127.0.0.1:${bridge!.getMappedPort(CONTROL_PORT)}`;
 
 async function api<T>(route: string): Promise<T> {
-  const res = await fetch(`${controlUrl()}${route}`, { headers: { authorization: `Bearer ${operatorToken}` }, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${controlUrl()}${route}`, {
+    headers: { authorization: `Bearer ${operatorToken}` },
+    signal: AbortSignal.timeout(10_000),
+  });
   if (res.status !== 200) throw new Error(`GET ${route} answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as T;
 }
 
 async function execIn(container: StartedTestContainer, command: string[]): Promise<string> {
   const result = await container.exec(command);
-  if (result.exitCode !== 0) throw new Error(`${command.slice(0, 3).join(" ")} exited ${result.exitCode}: ${result.stderr}`);
+  if (result.exitCode !== 0)
+    throw new Error(`${command.slice(0, 3).join(" ")} exited ${result.exitCode}: ${result.stderr}`);
   return result.stdout;
 }
 
 /** Init URLs carry the tunnel origin once the bridge has discovered it. */
-const discovered = () => waitForDiscoveredOrigin(async () => (await api<{ origin: string }>("/api/tunnel")).origin, EDGE_ORIGIN);
+const discovered = () =>
+  waitForDiscoveredOrigin(async () => (await api<{ origin: string }>("/api/tunnel")).origin, EDGE_ORIGIN);
 
 /** Sends one prompt to the OpenCode session and returns the fake LLM's requests it caused. */
 async function prompt(text: string): Promise<{ answer: PromptAnswer; requests: MockLlm["requests"] }> {
   const before = llm!.requests.length;
   const directory = `directory=${encodeURIComponent(opencodeProject)}`;
-  const res = await opencode!.request<PromptAnswer>("POST", `/session/${opencodeSession}/message?${directory}`, { parts: [{ type: "text", text }] }, PROMPT_TIMEOUT_MS);
-  if (res.status !== 200) throw new Error(`prompt answered ${res.status}: ${JSON.stringify(res.body)}\n${opencode!.output()}`);
+  const res = await opencode!.request<PromptAnswer>(
+    "POST",
+    `/session/${opencodeSession}/message?${directory}`,
+    { parts: [{ type: "text", text }] },
+    PROMPT_TIMEOUT_MS,
+  );
+  if (res.status !== 200)
+    throw new Error(`prompt answered ${res.status}: ${JSON.stringify(res.body)}\n${opencode!.output()}`);
   return { answer: res.body, requests: llm!.requests.slice(before) };
 }
 
-const answerText = (answer: PromptAnswer) => answer.parts.filter((p) => p.type === "text").map((p) => p.text ?? "").join("");
+const answerText = (answer: PromptAnswer) =>
+  answer.parts
+    .filter((p) => p.type === "text")
+    .map((p) => p.text ?? "")
+    .join("");
 
 /** The edge stand-in's access log lines for the bridge's /mcp endpoint. */
 async function edgeMcpLog(): Promise<string[]> {
@@ -109,13 +132,18 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
     operatorToken = (await execIn(bridge, ["urlbridge", "token", "--show"])).trim();
     await discovered();
     await execIn(bridge, ["urlbridge", "project", "add", "demo", "/projects/demo", "--write", "--terminal", "--json"]);
-    const session = JSON.parse(await execIn(bridge, ["urlbridge", "session", "create", "demo", "--json"])) as { id: string; initUrl: string };
+    const session = JSON.parse(await execIn(bridge, ["urlbridge", "session", "create", "demo", "--json"])) as {
+      id: string;
+      initUrl: string;
+    };
     sessionId = session.id;
 
     // The agent's view: Init through the edge gives the mutation base, whose last segment is the capability.
     const ca = await edgeCertificate(edge);
     const edgePort = edge.getMappedPort(EDGE_TLS_PORT);
-    const init = await createEdgeClient({ origin: EDGE_ORIGIN, port: edgePort, ca }).get<{ bases: { m: string } }>(session.initUrl);
+    const init = await createEdgeClient({ origin: EDGE_ORIGIN, port: edgePort, ca }).get<{ bases: { m: string } }>(
+      session.initUrl,
+    );
     expect(init.status).toBe(200);
     const capability = init.body.bases.m.split("/").pop()!;
 
@@ -153,7 +181,11 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
       homeDir: home,
       env: { UB_TOKEN: capability, NODE_EXTRA_CA_CERTS: caFile },
     });
-    const created = await opencode.request<{ id: string }>("POST", `/session?directory=${encodeURIComponent(opencodeProject)}`, { title: "urlbridge e2e" });
+    const created = await opencode.request<{ id: string }>(
+      "POST",
+      `/session?directory=${encodeURIComponent(opencodeProject)}`,
+      { title: "urlbridge e2e" },
+    );
     expect(created.status).toBe(200);
     opencodeSession = created.body.id;
   });
@@ -170,7 +202,8 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
     const { requests, answer } = await prompt("Say hello");
     expect(answerText(answer)).toContain("MOCK-REPLY");
     const offered = requests[0]!.tools;
-    for (const tool of ["read", "edit", "shell"]) expect(offered, opencode!.output()).toContain(`${SERVER_NAME}_${tool}`);
+    for (const tool of ["read", "edit", "shell"])
+      expect(offered, opencode!.output()).toContain(`${SERVER_NAME}_${tool}`);
   });
 
   it("reads a file through urlbridge", async () => {
@@ -183,9 +216,13 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
   });
 
   it("edits the file: the change is on disk", async () => {
-    const { requests } = await prompt(`TOOLCALL:${SERVER_NAME}_edit {"path":"notes.md","oldString":"status: draft","newString":"status: edited by opencode"}`);
+    const { requests } = await prompt(
+      `TOOLCALL:${SERVER_NAME}_edit {"path":"notes.md","oldString":"status: draft","newString":"status: edited by opencode"}`,
+    );
     expect(requests.map((r) => ("tool" in r.plan ? r.plan.tool : "text"))).toEqual([`${SERVER_NAME}_edit`, "text"]);
-    expect(fs.readFileSync(path.join(demoDir, "notes.md"), "utf8")).toBe("# Notes\nstatus: edited by opencode\nthe third line\n");
+    expect(fs.readFileSync(path.join(demoDir, "notes.md"), "utf8")).toBe(
+      "# Notes\nstatus: edited by opencode\nthe third line\n",
+    );
   });
 
   it("runs a command in the project as the sandbox user", async () => {
@@ -204,8 +241,14 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
     // The kernel tool is the row's tool; the MCP tool name is params.mcp; content fields are sizes only.
     const find = (mcpName: string, tool: string) => mcp.find((row) => row.tool === tool && row.params?.mcp === mcpName);
     expect(find("read", "read"), JSON.stringify(rows)).toMatchObject({ ok: true, params: { path: "notes.md" } });
-    expect(find("edit", "edit"), JSON.stringify(rows)).toMatchObject({ ok: true, params: { path: "notes.md", newString: "<26 bytes>" } });
-    expect(find("shell", "terminal"), JSON.stringify(rows)).toMatchObject({ ok: true, params: { command: "<45 bytes>" } });
+    expect(find("edit", "edit"), JSON.stringify(rows)).toMatchObject({
+      ok: true,
+      params: { path: "notes.md", newString: "<26 bytes>" },
+    });
+    expect(find("shell", "terminal"), JSON.stringify(rows)).toMatchObject({
+      ok: true,
+      params: { command: "<45 bytes>" },
+    });
     // No content in the log: the edit's strings and the command's output never appear.
     expect(JSON.stringify(mcp)).not.toContain("edited by opencode");
     expect(JSON.stringify(mcp)).not.toContain("ran-by-opencode");
@@ -219,6 +262,9 @@ describe.skipIf("missing" in located && !required)("OpenCode over MCP through th
     // initialize, tools/list and the three calls at least.
     expect(posts.length, lines.join("\n")).toBeGreaterThanOrEqual(5);
     for (const line of posts) expect(line).toContain("ct=application/json");
-    expect(lines.filter((line) => line.includes("event-stream")), lines.join("\n")).toEqual([]);
+    expect(
+      lines.filter((line) => line.includes("event-stream")),
+      lines.join("\n"),
+    ).toEqual([]);
   });
 });

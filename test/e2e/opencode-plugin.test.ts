@@ -71,12 +71,16 @@ let bases: { r: string; m: string };
 let shellBases: { r: string; m: string };
 
 async function compose(args: string[], timeoutMs = 300_000): Promise<string> {
-  const { stdout } = await run("docker", ["compose", "--env-file", "/dev/null", "-p", PROJECT, "--profile", "opencode", ...COMPOSE_FILES, ...args], {
-    cwd: REPO_ROOT,
-    env,
-    timeout: timeoutMs,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    "docker",
+    ["compose", "--env-file", "/dev/null", "-p", PROJECT, "--profile", "opencode", ...COMPOSE_FILES, ...args],
+    {
+      cwd: REPO_ROOT,
+      env,
+      timeout: timeoutMs,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   return stdout;
 }
 
@@ -90,13 +94,17 @@ async function execIn(service: string, command: string[]): Promise<{ code: numbe
 }
 
 async function api<T>(route: string): Promise<T> {
-  const res = await fetch(`${controlUrl}${route}`, { headers: { authorization: `Bearer ${operatorToken}` }, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${controlUrl}${route}`, {
+    headers: { authorization: `Bearer ${operatorToken}` },
+    signal: AbortSignal.timeout(10_000),
+  });
   if (res.status !== 200) throw new Error(`GET ${route} answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as T;
 }
 
 /** Init URLs carry the tunnel origin once the bridge has discovered it. */
-const discovered = () => waitForDiscoveredOrigin(async () => (await api<{ origin: string }>("/api/tunnel")).origin, EDGE_ORIGIN);
+const discovered = () =>
+  waitForDiscoveredOrigin(async () => (await api<{ origin: string }>("/api/tunnel")).origin, EDGE_ORIGIN);
 
 /**
  * Compose reports OpenCode healthy once it answers its own health route; its first project-scoped answer can take
@@ -116,7 +124,15 @@ async function waitForPluginReady(): Promise<void> {
 }
 
 async function openSession(project: string, flags: string[]): Promise<{ r: string; m: string }> {
-  const added = await execIn("bridge", ["urlbridge", "project", "add", project, `/projects/${project}`, ...flags, "--json"]);
+  const added = await execIn("bridge", [
+    "urlbridge",
+    "project",
+    "add",
+    project,
+    `/projects/${project}`,
+    ...flags,
+    "--json",
+  ]);
   if (added.code !== 0) throw new Error(`project add ${project}: ${added.out}`);
   const created = await execIn("bridge", ["urlbridge", "session", "create", project, "--json"]);
   if (created.code !== 0) throw new Error(`session create ${project}: ${created.out}`);
@@ -128,7 +144,9 @@ async function openSession(project: string, flags: string[]): Promise<{ r: strin
 
 /** A plugin call as an agent makes it: one GET through the edge, the arguments as the raw tail. */
 async function k<T>(base: string, tool: string, args: Record<string, unknown>, query = ""): Promise<T> {
-  const res = await edgeClient.get<T>(`${base}/k?plugin=${PLUGIN}&tool=${tool}${query}&raw=${encodeUrlText(JSON.stringify(args))}`);
+  const res = await edgeClient.get<T>(
+    `${base}/k?plugin=${PLUGIN}&tool=${tool}${query}&raw=${encodeUrlText(JSON.stringify(args))}`,
+  );
   expect(res.status).toBe(200);
   return res.body;
 }
@@ -140,7 +158,10 @@ async function runWorker(prompt: string): Promise<WorkerView & { result?: Worker
   for (let polls = 0; polls < MAX_POLLS && (started.state === "pending" || started.state === "running"); polls++) {
     started = (await edgeClient.get<WorkerAnswer>(String(started.poll))).body;
   }
-  expect(started, JSON.stringify(started)).toMatchObject({ ok: true, worker: { sessionId: expect.stringMatching(/^ses_/), messageId: expect.stringMatching(/^msg_/) } });
+  expect(started, JSON.stringify(started)).toMatchObject({
+    ok: true,
+    worker: { sessionId: expect.stringMatching(/^ses_/), messageId: expect.stringMatching(/^msg_/) },
+  });
   let answer: WorkerAnswer = started;
   let next = started.waitUrl;
   for (let polls = 0; polls < MAX_POLLS && next && !FINAL_STATES.includes(answer.worker?.state ?? ""); polls++) {
@@ -164,7 +185,11 @@ async function runWorker(prompt: string): Promise<WorkerView & { result?: Worker
 
 /** Runs `node -e script` in a throwaway container on one of the compose project's networks; returns its last line. */
 async function probeFrom(network: string, script: string): Promise<string> {
-  const { stdout } = await run("docker", ["run", "--rm", "--network", `${PROJECT}_${network}`, "--entrypoint", "node", BRIDGE_IMAGE, "-e", script], { timeout: 60_000 });
+  const { stdout } = await run(
+    "docker",
+    ["run", "--rm", "--network", `${PROJECT}_${network}`, "--entrypoint", "node", BRIDGE_IMAGE, "-e", script],
+    { timeout: 60_000 },
+  );
   return stdout.trim().split("\n").pop()!;
 }
 
@@ -173,7 +198,9 @@ const fetchStatus = (url: string, headers: Record<string, string> = {}) =>
 
 beforeAll(async () => {
   await GenericContainer.fromDockerfile(REPO_ROOT).build(BRIDGE_IMAGE, { deleteOnExit: false });
-  await GenericContainer.fromDockerfile(path.join(REPO_ROOT, "test", "e2e", "edge-standin")).build(EDGE_IMAGE, { deleteOnExit: false });
+  await GenericContainer.fromDockerfile(path.join(REPO_ROOT, "test", "e2e", "edge-standin")).build(EDGE_IMAGE, {
+    deleteOnExit: false,
+  });
 
   workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-e2e-oc-")));
   projectsDir = path.join(workDir, "projects");
@@ -187,7 +214,15 @@ beforeAll(async () => {
   fs.chownSync(path.join(projectsDir, "demo", "README.md"), AGENT_UID, AGENT_UID);
   const configFile = path.join(workDir, "opencode.json");
 
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("URLBRIDGE_") && !k.startsWith("TUNNEL_") && !k.startsWith("COMPOSE_") && !k.startsWith("OPENCODE_")));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !k.startsWith("URLBRIDGE_") &&
+        !k.startsWith("TUNNEL_") &&
+        !k.startsWith("COMPOSE_") &&
+        !k.startsWith("OPENCODE_"),
+    ),
+  );
   env = {
     ...clean,
     URLBRIDGE_PROJECTS: projectsDir,
@@ -202,12 +237,11 @@ beforeAll(async () => {
   // The bridge and the tunnel first: the fake provider listens on the control network's gateway, which exists only
   // once compose made the network; the operator's config names it. Then the operator's command brings up the rest.
   await compose(["up", "-d", "--no-build", "--wait", "bridge", "tunnel"]);
-  const gateway = JSON.parse((await run("docker", ["network", "inspect", `${PROJECT}_control`, "--format", "{{json .IPAM.Config}}"])).stdout) as Array<{ Gateway: string }>;
+  const gateway = JSON.parse(
+    (await run("docker", ["network", "inspect", `${PROJECT}_control`, "--format", "{{json .IPAM.Config}}"])).stdout,
+  ) as Array<{ Gateway: string }>;
   llm = await startMockLlm({ host: gateway[0]!.Gateway });
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify(mockProviderConfig(llm.baseURL, "{env:OPENCODE_PROVIDER_API_KEY}")),
-  );
+  fs.writeFileSync(configFile, JSON.stringify(mockProviderConfig(llm.baseURL, "{env:OPENCODE_PROVIDER_API_KEY}")));
   fs.chmodSync(configFile, 0o644);
   await compose(["up", "-d", "--no-build", "--wait"]);
 
@@ -228,28 +262,48 @@ afterAll(async () => {
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
-describe('compose.yaml --profile opencode', () => {
+describe("compose.yaml --profile opencode", () => {
   it("runs OpenCode healthy in the bridge's network namespace, listening on loopback only", async () => {
     const ids = Object.fromEntries(
       await Promise.all(["bridge", "opencode"].map(async (s) => [s, (await compose(["ps", "-q", s])).trim()] as const)),
     );
-    const { stdout } = await run("docker", ["inspect", "--format", "{{json .HostConfig.NetworkMode}} {{json .State.Health.Status}}", ids.opencode!]);
-    const [mode, health] = stdout.trim().split(" ").map((v) => JSON.parse(v) as string);
+    const { stdout } = await run("docker", [
+      "inspect",
+      "--format",
+      "{{json .HostConfig.NetworkMode}} {{json .State.Health.Status}}",
+      ids.opencode!,
+    ]);
+    const [mode, health] = stdout
+      .trim()
+      .split(" ")
+      .map((v) => JSON.parse(v) as string);
     expect(mode).toBe(`container:${ids.bridge}`);
     expect(health).toBe("healthy");
     // On the shared loopback it answers, and only with its password; on the bridge's control address nothing listens.
-    expect((await execIn("bridge", ["node", "-e", fetchStatus("http://127.0.0.1:4096/global/health")])).out.trim()).toBe("401");
+    expect(
+      (await execIn("bridge", ["node", "-e", fetchStatus("http://127.0.0.1:4096/global/health")])).out.trim(),
+    ).toBe("401");
     const basic = { authorization: `Basic ${Buffer.from(`opencode:${OPENCODE_PASSWORD}`).toString("base64")}` };
-    expect((await execIn("bridge", ["node", "-e", fetchStatus("http://127.0.0.1:4096/global/health", basic)])).out.trim()).toBe("200");
-    expect(await probeFrom("control", fetchStatus("http://bridge-control:4096/global/health", basic))).toBe("ECONNREFUSED");
+    expect(
+      (await execIn("bridge", ["node", "-e", fetchStatus("http://127.0.0.1:4096/global/health", basic)])).out.trim(),
+    ).toBe("200");
+    expect(await probeFrom("control", fetchStatus("http://bridge-control:4096/global/health", basic))).toBe(
+      "ECONNREFUSED",
+    );
   });
 
   it("shows the plugin ready in /api/plugins: four tools, the loopback URL, Basic auth with the password configured", async () => {
-    const plugins = await api<Array<{ id: string; toolCount: number; status: { state: string; connection?: Record<string, unknown> } }>>("/api/plugins");
+    const plugins =
+      await api<
+        Array<{ id: string; toolCount: number; status: { state: string; connection?: Record<string, unknown> } }>
+      >("/api/plugins");
     const plugin = plugins.find((p) => p.id === PLUGIN);
     expect(plugin, JSON.stringify(plugins)).toMatchObject({
       toolCount: 4,
-      status: { state: "ready", connection: { url: "http://127.0.0.1:4096", auth: "basic", credentials: "configured", version: "1.18.33" } },
+      status: {
+        state: "ready",
+        connection: { url: "http://127.0.0.1:4096", auth: "basic", credentials: "configured", version: "1.18.33" },
+      },
     });
   });
 
@@ -275,14 +329,18 @@ describe('compose.yaml --profile opencode', () => {
 
   it("lets the worker write into the project the bridge sees, as the project owner", async () => {
     const file = "/projects/demo/from-worker.txt";
-    const worker = await runWorker(`TOOLCALL:write ${JSON.stringify({ filePath: file, content: "written by an OpenCode worker\n" })}`);
+    const worker = await runWorker(
+      `TOOLCALL:write ${JSON.stringify({ filePath: file, content: "written by an OpenCode worker\n" })}`,
+    );
     expect(worker.state, JSON.stringify(worker)).toBe("completed");
     expect(worker.result!.text).toContain("MOCK-DONE");
     const onHost = path.join(projectsDir, "demo", "from-worker.txt");
     expect(fs.readFileSync(onHost, "utf8")).toBe("written by an OpenCode worker\n");
     expect(fs.statSync(onHost).uid).toBe(AGENT_UID);
     // The bridge reads the same file at the same path.
-    const read = await edgeClient.get<{ ok: boolean; content?: string; text?: string }>(`${bases.r}/r?path=from-worker.txt`);
+    const read = await edgeClient.get<{ ok: boolean; content?: string; text?: string }>(
+      `${bases.r}/r?path=from-worker.txt`,
+    );
     expect(JSON.stringify(read.body)).toContain("written by an OpenCode worker");
   });
 });
@@ -314,7 +372,8 @@ describe("what the OpenCode container holds (docs/SECURITY.md)", () => {
   });
 
   it("reaches the bridge's ports on the shared loopback only as any unauthenticated client", async () => {
-    const fromOpencode = (url: string) => execIn("opencode", ["node", "-e", fetchStatus(url)]).then((r) => r.out.trim());
+    const fromOpencode = (url: string) =>
+      execIn("opencode", ["node", "-e", fetchStatus(url)]).then((r) => r.out.trim());
     expect(await fromOpencode("http://127.0.0.1:47433/api/sessions")).toBe("401");
     expect(await fromOpencode("http://127.0.0.1:47432/v0/init/AAAAAAAAAAAAAAAAAAAAAA")).toBe("404");
     // Abstract Unix sockets belong to the network namespace too: the bridge listens on none.
@@ -323,8 +382,13 @@ describe("what the OpenCode container holds (docs/SECURITY.md)", () => {
 
   it("is reached by an agent's terminal command on that loopback, which gets 401 without the password", async () => {
     const command = `node -e '${fetchStatus("http://127.0.0.1:4096/session")}'`;
-    let body = (await edgeClient.get<{ ok: boolean; state?: string; poll?: string; exitCode?: number; stdout?: string }>(`${shellBases.m}/x?wait=1500&raw=${encodeUrlText(command)}`)).body;
-    for (let i = 0; i < MAX_POLLS && (body.state === "pending" || body.state === "running"); i++) body = (await edgeClient.get<typeof body>(String(body.poll))).body;
+    let body = (
+      await edgeClient.get<{ ok: boolean; state?: string; poll?: string; exitCode?: number; stdout?: string }>(
+        `${shellBases.m}/x?wait=1500&raw=${encodeUrlText(command)}`,
+      )
+    ).body;
+    for (let i = 0; i < MAX_POLLS && (body.state === "pending" || body.state === "running"); i++)
+      body = (await edgeClient.get<typeof body>(String(body.poll))).body;
     expect(body).toMatchObject({ ok: true, exitCode: 0, stdout: "401\n" });
   });
 });
@@ -338,7 +402,9 @@ describe("restarts", () => {
     const deadline = Date.now() + 90_000;
     let seen = "";
     while (Date.now() < deadline) {
-      seen = (await execIn("bridge", ["node", "-e", fetchStatus("http://127.0.0.1:4096/global/health", basic)])).out.trim();
+      seen = (
+        await execIn("bridge", ["node", "-e", fetchStatus("http://127.0.0.1:4096/global/health", basic)])
+      ).out.trim();
       if (seen === "200") break;
       await new Promise((r) => setTimeout(r, 2_000));
     }

@@ -15,12 +15,17 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-newcomer-readme
 const PROJECT = "urlbridge-readme-check";
 
 interface Model {
-  services: Record<string, { ports?: Array<{ host_ip?: string; target: number }>; environment?: Record<string, string | null> }>;
+  services: Record<
+    string,
+    { ports?: Array<{ host_ip?: string; target: number }>; environment?: Record<string, string | null> }
+  >;
 }
 
 /** docker compose in the scratch folder, as an operator's shell there would run it (its .env, no URLBRIDGE_* of ours). */
 async function compose(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(URLBRIDGE_|COMPOSE_|TUNNEL_)/.test(k)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(URLBRIDGE_|COMPOSE_|TUNNEL_)/.test(k)),
+  );
   try {
     const { stdout, stderr } = await run("docker", ["compose", "-p", PROJECT, ...args], { cwd: scratch, env });
     return { stdout, stderr, code: 0 };
@@ -37,26 +42,32 @@ describe("README docker commands", () => {
   fs.cpSync(path.join(REPO_ROOT, "deploy"), path.join(scratch, "deploy"), { recursive: true });
   const blocks = shellBlocks("README.md").filter((b) => b.mode === "docker");
 
-  it.each(blocks.map((b) => [`README.md:${b.line}`, b] as const))("%s runs (up resolved by docker compose config)", async (_at, block) => {
-    for (const command of commandsOf(block.text)) {
-      if (!command.startsWith("docker ")) {
-        await run("bash", ["-euo", "pipefail", "-c", command], { cwd: scratch });
-        continue;
+  it.each(blocks.map((b) => [`README.md:${b.line}`, b] as const))(
+    "%s runs (up resolved by docker compose config)",
+    async (_at, block) => {
+      for (const command of commandsOf(block.text)) {
+        if (!command.startsWith("docker ")) {
+          await run("bash", ["-euo", "pipefail", "-c", command], { cwd: scratch });
+          continue;
+        }
+        expect(dockerProblem(command)).toBeUndefined();
+        const words = command.split(/\s+/);
+        if (words[2] !== "up") continue;
+        const services = words.slice(3).filter((w) => !w.startsWith("-"));
+        const config = await compose(["config", "--format", "json"]);
+        expect(config.stderr).not.toMatch(/error/i);
+        const model = JSON.parse(config.stdout) as Model;
+        for (const s of services.length > 0 ? services : ["bridge", "tunnel"])
+          expect(Object.keys(model.services)).toContain(s);
       }
-      expect(dockerProblem(command)).toBeUndefined();
-      const words = command.split(/\s+/);
-      if (words[2] !== "up") continue;
-      const services = words.slice(3).filter((w) => !w.startsWith("-"));
-      const config = await compose(["config", "--format", "json"]);
-      expect(config.stderr).not.toMatch(/error/i);
-      const model = JSON.parse(config.stdout) as Model;
-      for (const s of services.length > 0 ? services : ["bridge", "tunnel"]) expect(Object.keys(model.services)).toContain(s);
-    }
-  });
+    },
+  );
 
   it("keeps the local data plane on for a later plain `docker compose up -d bridge` once COMPOSE_FILE is in .env", async () => {
     // The blocks above ran in order: the second one wrote the COMPOSE_FILE line.
-    expect(fs.readFileSync(path.join(scratch, ".env"), "utf8")).toContain("COMPOSE_FILE=compose.yaml:deploy/compose.local-data-plane.yaml");
+    expect(fs.readFileSync(path.join(scratch, ".env"), "utf8")).toContain(
+      "COMPOSE_FILE=compose.yaml:deploy/compose.local-data-plane.yaml",
+    );
     const { bridge } = (JSON.parse((await compose(["config", "--format", "json", "bridge"])).stdout) as Model).services;
     expect(bridge!.ports!.map((p) => [p.host_ip, p.target])).toEqual([
       ["127.0.0.1", 47433],
@@ -64,22 +75,32 @@ describe("README docker commands", () => {
     ]);
     expect(bridge!.environment!.URLBRIDGE_DATA_PLANE_ON_HOST).toBe("1");
     fs.rmSync(path.join(scratch, ".env"));
-    const plain = (JSON.parse((await compose(["config", "--format", "json", "bridge"])).stdout) as Model).services.bridge!;
+    const plain = (JSON.parse((await compose(["config", "--format", "json", "bridge"])).stdout) as Model).services
+      .bridge!;
     expect(plain.ports!.map((p) => p.target)).toEqual([47433]);
   });
 
   it("quotes the error a failed tunnel pull prints", async () => {
     const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-    const quoted = /> ```text\n((?:> .*\n)+?)> ```/.exec(readme)?.[1]?.split("\n").map((l) => l.replace(/^> ?/, "").trimEnd()).filter(Boolean);
+    const quoted = /> ```text\n((?:> .*\n)+?)> ```/
+      .exec(readme)?.[1]
+      ?.split("\n")
+      .map((l) => l.replace(/^> ?/, "").trimEnd())
+      .filter(Boolean);
     expect(quoted?.[0]).toBe(" tunnel Pulling".trimEnd());
     const pulled = await compose(["pull", "tunnel"]);
     if (pulled.code === 0) {
-      console.warn("docker compose pull tunnel succeeded: a registry is reachable here, so the quoted failure cannot be compared");
+      console.warn(
+        "docker compose pull tunnel succeeded: a registry is reachable here, so the quoted failure cannot be compared",
+      );
       return;
     }
     // Only the resolver's address may differ from the machine the README was written on.
     const resolver = (lines: string[]) => lines.map((l) => l.replace(/ on [\d.:[\]a-f]+:53:/g, " on <resolver>:53:"));
-    const printed = `${pulled.stdout}${pulled.stderr}`.split("\n").map((l) => l.trimEnd()).filter(Boolean);
+    const printed = `${pulled.stdout}${pulled.stderr}`
+      .split("\n")
+      .map((l) => l.trimEnd())
+      .filter(Boolean);
     expect(resolver(printed)).toEqual(resolver(quoted!));
   });
 });

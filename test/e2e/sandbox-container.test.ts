@@ -42,24 +42,39 @@ async function run(request: Omit<ContainerExecRequest, "timeoutMs"> & { timeoutM
 }
 
 async function listed(projectId: string, instance = INSTANCE) {
-  return docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instance}`, `${LABEL_PROJECT}=${projectId}`] } });
+  return docker.listContainers({
+    all: true,
+    filters: { label: [`${LABEL_INSTANCE}=${instance}`, `${LABEL_PROJECT}=${projectId}`] },
+  });
 }
 
 /** Command lines of every process in the project's container. */
 async function processes(projectId: string, root: string): Promise<string[]> {
-  const { stdout } = await run({ projectId, root, command: "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done" });
+  const { stdout } = await run({
+    projectId,
+    root,
+    command: "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done",
+  });
   return stdout.split("\n").filter(Boolean);
 }
 
 beforeAll(async () => {
   await docker.ping();
   base = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-sandbox-e2e-"));
-  containers = createProjectContainers({ instance: INSTANCE, image: STANDIN_IMAGE, agentFallback: AGENT, killAfterMs: 1_000 });
+  containers = createProjectContainers({
+    instance: INSTANCE,
+    image: STANDIN_IMAGE,
+    agentFallback: AGENT,
+    killAfterMs: 1_000,
+  });
 });
 
 afterAll(async () => {
   await containers?.removeAll();
-  for (const info of await docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] } })) {
+  for (const info of await docker.listContainers({
+    all: true,
+    filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] },
+  })) {
     await docker.getContainer(info.Id).remove({ force: true });
   }
   if (base) fs.rmSync(base, { recursive: true, force: true });
@@ -72,7 +87,11 @@ describe("the project's container", () => {
     const first = await run({ projectId: "lazy", root, command: "echo hello" });
     expect(first).toMatchObject({ exitCode: 0, stdout: "hello\n", stderr: "", timedOut: false, signal: null });
     const [info] = await listed("lazy");
-    expect(info?.Labels).toMatchObject({ [LABEL_ROLE]: SANDBOX_ROLE, [LABEL_PROJECT]: "lazy", [LABEL_INSTANCE]: INSTANCE });
+    expect(info?.Labels).toMatchObject({
+      [LABEL_ROLE]: SANDBOX_ROLE,
+      [LABEL_PROJECT]: "lazy",
+      [LABEL_INSTANCE]: INSTANCE,
+    });
     await run({ projectId: "lazy", root, command: "true" });
     expect((await listed("lazy")).map((c) => c.Id)).toEqual([info!.Id]);
     expect(await containers.ensure("lazy", root)).toBe(info!.Id);
@@ -101,7 +120,9 @@ describe("the project's container", () => {
       Memory: 1024 ** 3,
       NanoCpus: 1e9,
     });
-    expect(info.Mounts.filter((m) => m.Type === "bind")).toEqual([expect.objectContaining({ Source: root, Destination: "/project", RW: true })]);
+    expect(info.Mounts.filter((m) => m.Type === "bind")).toEqual([
+      expect.objectContaining({ Source: root, Destination: "/project", RW: true }),
+    ]);
     expect(info.Mounts.some((m) => m.Source.includes("docker.sock"))).toBe(false);
   });
 
@@ -110,8 +131,15 @@ describe("the project's container", () => {
     fs.mkdirSync(path.join(root, "src", "lib"), { recursive: true });
     fs.chownSync(path.join(root, "src"), AGENT.uid, AGENT.gid);
     expect(await run({ projectId: "cwd", root, command: "pwd" })).toMatchObject({ stdout: "/project\n", exitCode: 0 });
-    expect(await run({ projectId: "cwd", root, cwd: "src/lib", command: "pwd" })).toMatchObject({ stdout: "/project/src/lib\n" });
-    expect(await run({ projectId: "cwd", root, command: "printf out; printf err >&2; exit 7" })).toMatchObject({ stdout: "out", stderr: "err", exitCode: 7, timedOut: false });
+    expect(await run({ projectId: "cwd", root, cwd: "src/lib", command: "pwd" })).toMatchObject({
+      stdout: "/project/src/lib\n",
+    });
+    expect(await run({ projectId: "cwd", root, command: "printf out; printf err >&2; exit 7" })).toMatchObject({
+      stdout: "out",
+      stderr: "err",
+      exitCode: 7,
+      timedOut: false,
+    });
   });
 
   it.each([
@@ -120,14 +148,21 @@ describe("the project's container", () => {
     ["missing", "path_not_found"],
   ])("refuses cwd %s with %s before anything runs", async (cwd, errorCode) => {
     const root = makeProject(`badcwd-${errorCode}-${cwd.length}`);
-    await expect(containers.exec({ projectId: "badcwd", root, cwd, command: "true", timeoutMs: 5_000 })).rejects.toMatchObject({ code: errorCode });
+    await expect(
+      containers.exec({ projectId: "badcwd", root, cwd, command: "true", timeoutMs: 5_000 }),
+    ).rejects.toMatchObject({ code: errorCode });
   });
 
   it("passes the given environment and nothing of the bridge's", async () => {
     const root = makeProject("env");
     process.env.URLBRIDGE_SANDBOX_TEST_SECRET = "must-not-leak";
     try {
-      const result = await run({ projectId: "env", root, env: { GREETING: "hi there" }, command: 'echo "$GREETING"; env' });
+      const result = await run({
+        projectId: "env",
+        root,
+        env: { GREETING: "hi there" },
+        command: 'echo "$GREETING"; env',
+      });
       expect(result.stdout.split("\n")[0]).toBe("hi there");
       expect(result.stdout).not.toContain("URLBRIDGE_SANDBOX_TEST_SECRET");
       expect(result.stdout).toMatch(/^HOME=\/tmp$/m);
@@ -159,7 +194,11 @@ describe("the project's container", () => {
     fs.writeFileSync(path.join(b, "secret.txt"), "project B only");
     fs.writeFileSync(path.join(a, "mine.txt"), "project A");
     await run({ projectId: "secret", root: b, command: "true" });
-    const result = await run({ projectId: "seer", root: a, command: `cat /project/mine.txt; echo; test -e ${b} && echo B-visible; test -e ${base} && echo base-visible; grep -c ' /project ' /proc/self/mountinfo; grep -F -c '${b}' /proc/self/mountinfo; ls /var/run/docker.sock 2>&1` });
+    const result = await run({
+      projectId: "seer",
+      root: a,
+      command: `cat /project/mine.txt; echo; test -e ${b} && echo B-visible; test -e ${base} && echo base-visible; grep -c ' /project ' /proc/self/mountinfo; grep -F -c '${b}' /proc/self/mountinfo; ls /var/run/docker.sock 2>&1`,
+    });
     expect(result.stdout.split("\n").slice(0, 3)).toEqual(["project A", "1", "0"]);
     expect(result.stdout).not.toContain("visible");
     expect(result.stdout).toContain("No such file");
@@ -167,13 +206,22 @@ describe("the project's container", () => {
 
   it("has no network: the host is unreachable, while an allowed network reaches it", async () => {
     // The host's address on Docker's default bridge (docker0; Node lists no interface that is down, so ask the engine).
-    const ipam = ((await docker.getNetwork("bridge").inspect()) as { IPAM: { Config: Array<{ Subnet?: string; Gateway?: string }> } }).IPAM.Config[0]!;
+    const ipam = (
+      (await docker.getNetwork("bridge").inspect()) as {
+        IPAM: { Config: Array<{ Subnet?: string; Gateway?: string }> };
+      }
+    ).IPAM.Config[0]!;
     const gateway = ipam.Gateway ?? ipam.Subnet!.replace(/\.0\/\d+$/, ".1");
     const server = net.createServer((socket) => socket.end("hello from the host\n"));
     await new Promise<void>((resolve) => server.listen(0, gateway, resolve));
     const port = (server.address() as net.AddressInfo).port;
     const connect = `node -e "require('net').connect(${port}, '${gateway}').on('data', d => process.stdout.write(d)).on('error', e => { console.log(e.code); process.exit(3) })"`;
-    const networked = createProjectContainers({ instance: INSTANCE, image: STANDIN_IMAGE, agentFallback: AGENT, network: "bridge" });
+    const networked = createProjectContainers({
+      instance: INSTANCE,
+      image: STANDIN_IMAGE,
+      agentFallback: AGENT,
+      network: "bridge",
+    });
     try {
       const root = makeProject("offline");
       const offline = await run({ projectId: "offline", root, command: `ls /sys/class/net; ${connect}` });
@@ -191,7 +239,10 @@ describe("the project's container", () => {
     const root = makeProject("reimage");
     const before = await containers.ensure("reimage", root);
     const debian = createProjectContainers({ instance: INSTANCE, image: "debian:bookworm-slim", agentFallback: AGENT });
-    const result = await run({ projectId: "reimage", root, command: "cat /etc/debian_version >/dev/null && ! command -v node" }, debian);
+    const result = await run(
+      { projectId: "reimage", root, command: "cat /etc/debian_version >/dev/null && ! command -v node" },
+      debian,
+    );
     expect(result.exitCode).toBe(0);
     const after = await listed("reimage");
     expect(after.map((c) => c.Image)).toEqual(["debian:bookworm-slim"]);
@@ -212,12 +263,21 @@ describe("timeouts and process lifecycle", () => {
 
   it("a command that exits early is not timed out even if its own exit code is 124", async () => {
     const root = makeProject("exit124");
-    expect(await run({ projectId: "exit124", root, command: "exit 124", timeoutMs: 10_000 })).toMatchObject({ exitCode: 124, timedOut: false, signal: null });
+    expect(await run({ projectId: "exit124", root, command: "exit 124", timeoutMs: 10_000 })).toMatchObject({
+      exitCode: 124,
+      timedOut: false,
+      signal: null,
+    });
   });
 
   it("finishes when the command exits although a process it left behind holds the output; ending the project's processes ends that one", async () => {
     const root = makeProject("held");
-    const result = await run({ projectId: "held", root, command: "setsid -f sleep 313; sleep 314 & echo done", timeoutMs: 60_000 });
+    const result = await run({
+      projectId: "held",
+      root,
+      command: "setsid -f sleep 313; sleep 314 & echo done",
+      timeoutMs: 60_000,
+    });
     expect(result).toMatchObject({ exitCode: 0, stdout: "done\n", timedOut: false, outputHeld: true });
     const id = await containers.ensure("held", root);
     expect((await processes("held", root)).filter((p) => /sleep 31[34]/.test(p))).toHaveLength(2);
@@ -229,7 +289,13 @@ describe("timeouts and process lifecycle", () => {
   it("an abort ends the running command", async () => {
     const root = makeProject("abort");
     const controller = new AbortController();
-    const pending = run({ projectId: "abort", root, command: "echo up; sleep 115", signal: controller.signal, timeoutMs: 60_000 });
+    const pending = run({
+      projectId: "abort",
+      root,
+      command: "echo up; sleep 115",
+      signal: controller.signal,
+      timeoutMs: 60_000,
+    });
     setTimeout(() => controller.abort(), 500);
     // Ended through its process group (exit 137), not by restarting the container (exit code null).
     expect(await pending).toMatchObject({ aborted: true, timedOut: false, exitCode: 137 });
@@ -238,13 +304,29 @@ describe("timeouts and process lifecycle", () => {
 
   it("a fork bomb stops at the pids limit and the container keeps answering", async () => {
     const root = makeProject("pids");
-    const small = createProjectContainers({ instance: INSTANCE, image: STANDIN_IMAGE, agentFallback: AGENT, limits: { pids: 64 } });
+    const small = createProjectContainers({
+      instance: INSTANCE,
+      image: STANDIN_IMAGE,
+      agentFallback: AGENT,
+      limits: { pids: 64 },
+    });
     try {
-      const bomb = await run({ projectId: "pids", root, command: "sh -c 'i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo all-started'", timeoutMs: 5_000 }, small);
+      const bomb = await run(
+        {
+          projectId: "pids",
+          root,
+          command: "sh -c 'i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo all-started'",
+          timeoutMs: 5_000,
+        },
+        small,
+      );
       expect(bomb.stderr).toContain("Cannot fork");
       expect(bomb.stdout).not.toContain("all-started");
       expect(await small.endProcesses("pids")).toBe(true);
-      expect(await run({ projectId: "pids", root, command: "echo alive" }, small)).toMatchObject({ exitCode: 0, stdout: "alive\n" });
+      expect(await run({ projectId: "pids", root, command: "echo alive" }, small)).toMatchObject({
+        exitCode: 0,
+        stdout: "alive\n",
+      });
     } finally {
       await small.remove("pids");
     }

@@ -7,7 +7,15 @@ import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABEL_INSTANCE, LABEL_PROJECT, LABEL_ROLE, SANDBOX_ROLE } from "../../server/sandbox/container/spec.js";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
-import { agentGet, makeTempDir, removeTempDirs, startTestBridge, TEST_AGENT_UID, type AgentSession, type TestBridge } from "../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  removeTempDirs,
+  startTestBridge,
+  TEST_AGENT_UID,
+  type AgentSession,
+  type TestBridge,
+} from "../helpers/bridge.js";
 import { createSandboxProbe, eventually } from "./support/sandbox-probe.js";
 
 type Body = Record<string, unknown> & { ok: boolean };
@@ -25,11 +33,13 @@ let otherRoot: string;
 
 async function settle(url: string): Promise<Body> {
   let body = await agentGet<Body>(url);
-  for (let i = 0; i < MAX_POLLS && (body.state === "pending" || body.state === "running"); i++) body = await agentGet<Body>(String(body.poll));
+  for (let i = 0; i < MAX_POLLS && (body.state === "pending" || body.state === "running"); i++)
+    body = await agentGet<Body>(String(body.poll));
   return body;
 }
 
-const x = (session: AgentSession, command: string, query = "") => settle(`${session.m}/x?${query}${query ? "&" : ""}raw=${encodeUrlText(command)}`);
+const x = (session: AgentSession, command: string, query = "") =>
+  settle(`${session.m}/x?${query}${query ? "&" : ""}raw=${encodeUrlText(command)}`);
 
 const { containersOf, processesIn } = createSandboxProbe(docker, INSTANCE);
 
@@ -54,7 +64,10 @@ describe("URLBRIDGE_SANDBOX=container through /x", () => {
 
   afterAll(async () => {
     await t?.close();
-    for (const info of await docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] } })) {
+    for (const info of await docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL_INSTANCE}=${INSTANCE}`] },
+    })) {
       await docker.getContainer(info.Id).remove({ force: true });
     }
     removeTempDirs();
@@ -66,14 +79,28 @@ describe("URLBRIDGE_SANDBOX=container through /x", () => {
 
   it("runs in the project's own container and reports stdout, stderr and the exit code", async () => {
     const body = await x(s, "echo hello; echo oops >&2; cat /etc/hostname; exit 3");
-    expect(body).toMatchObject({ ok: true, mode: "foreground", exitCode: 3, stdout: "hello\nsandbox\n", stderr: "oops\n", cwd: "/project" });
+    expect(body).toMatchObject({
+      ok: true,
+      mode: "foreground",
+      exitCode: 3,
+      stdout: "hello\nsandbox\n",
+      stderr: "oops\n",
+      cwd: "/project",
+    });
     const [info] = await containersOf(s.projectId);
     expect(info?.State).toBe("running");
-    expect(info?.Mounts.filter((m) => m.Type === "bind").map((m) => [m.Source, m.Destination])).toEqual([[t.projectDir, "/project"]]);
+    expect(info?.Mounts.filter((m) => m.Type === "bind").map((m) => [m.Source, m.Destination])).toEqual([
+      [t.projectDir, "/project"],
+    ]);
   });
 
   it("honours cwd= below /project", async () => {
-    expect(await x(s, "pwd", "cwd=src")).toMatchObject({ ok: true, exitCode: 0, stdout: "/project/src\n", cwd: "/project/src" });
+    expect(await x(s, "pwd", "cwd=src")).toMatchObject({
+      ok: true,
+      exitCode: 0,
+      stdout: "/project/src\n",
+      cwd: "/project/src",
+    });
   });
 
   it("ends a command at its timeout with command_timed_out", async () => {
@@ -85,7 +112,8 @@ describe("URLBRIDGE_SANDBOX=container through /x", () => {
   it("creates files that belong on the host to uid 1000, never root", async () => {
     const body = await x(s, "id -u; mkdir -p made && echo x > made/by-terminal.txt");
     expect(body).toMatchObject({ ok: true, exitCode: 0, stdout: `${TEST_AGENT_UID}\n` });
-    for (const made of ["made", "made/by-terminal.txt"]) expect(fs.statSync(path.join(t.projectDir, made)).uid).toBe(TEST_AGENT_UID);
+    for (const made of ["made", "made/by-terminal.txt"])
+      expect(fs.statSync(path.join(t.projectDir, made)).uid).toBe(TEST_AGENT_UID);
   });
 
   it("cannot see another project's folder, by its host path or by searching", async () => {
@@ -93,7 +121,11 @@ describe("URLBRIDGE_SANDBOX=container through /x", () => {
     expect(direct).toMatchObject({ ok: true });
     expect(direct.exitCode).not.toBe(0);
     expect(String(direct.stdout)).not.toContain("project b only");
-    const search = await x(s, "find / -path /proc -prune -o -name b-secret.txt -print 2>/dev/null; echo done", "timeout=60000");
+    const search = await x(
+      s,
+      "find / -path /proc -prune -o -name b-secret.txt -print 2>/dev/null; echo done",
+      "timeout=60000",
+    );
     expect(search).toMatchObject({ ok: true, stdout: "done\n" });
     // ...while project b's own container sees it at /project.
     expect(await x(other, "cat b-secret.txt")).toMatchObject({ ok: true, stdout: "project b only\n" });
@@ -109,7 +141,10 @@ describe("URLBRIDGE_SANDBOX=container through /x", () => {
     const launch = await x(s, "echo 'listening on port 4321'; exec sleep 1002", "bg=1");
     expect(launch).toMatchObject({ ok: true, mode: "background", processState: "running", detectedPorts: [4321] });
     expect(String(launch.transcript)).toContain("listening on port 4321");
-    expect(await x(s, `tail -n 5 ${String(launch.logFile)}`)).toMatchObject({ ok: true, stdout: "listening on port 4321\n" });
+    expect(await x(s, `tail -n 5 ${String(launch.logFile)}`)).toMatchObject({
+      ok: true,
+      stdout: "listening on port 4321\n",
+    });
     expect((await processesIn(s.projectId)).some((line) => line.startsWith("sleep 1002"))).toBe(true);
     const stopped = await settle(String(launch.stop));
     expect(stopped).toMatchObject({ ok: true, mode: "stop", stopped: true });
@@ -121,24 +156,37 @@ describe("URLBRIDGE_SANDBOX=container through /x", () => {
     // env -i drops the job marker, so only the end of every process in the project's container reaches it.
     const launch = await x(victim, "setsid -f sleep 1000; setsid -f env -i sleep 1003", "bg=1");
     expect(launch).toMatchObject({ ok: true, mode: "background", processState: "running" });
-    const daemons = (lines: string[]) => lines.filter((line) => line.startsWith("sleep 1000") || line.startsWith("sleep 1003"));
+    const daemons = (lines: string[]) =>
+      lines.filter((line) => line.startsWith("sleep 1000") || line.startsWith("sleep 1003"));
     expect(daemons(await processesIn(victim.projectId))).toHaveLength(2);
     expect((await t.api("DELETE", `/api/sessions/${victim.sessionId}`)).status).toBe(204);
-    const after = await eventually(() => processesIn(victim.projectId), (lines) => daemons(lines).length === 0 && !lines.includes("(restarting)"));
+    const after = await eventually(
+      () => processesIn(victim.projectId),
+      (lines) => daemons(lines).length === 0 && !lines.includes("(restarting)"),
+    );
     expect(daemons(after)).toEqual([]);
   });
 
   it("removes the project's container when the project is deleted; its files stay", async () => {
     expect(await containersOf(other.projectId)).toHaveLength(1);
     expect((await t.api("DELETE", `/api/projects/${other.projectId}`)).status).toBe(204);
-    const left = await eventually(() => containersOf(other.projectId), (list) => list.length === 0);
+    const left = await eventually(
+      () => containersOf(other.projectId),
+      (list) => list.length === 0,
+    );
     expect(left).toHaveLength(0);
     expect(fs.readFileSync(path.join(otherRoot, "b-secret.txt"), "utf8")).toBe("project b only\n");
   });
 
   it("shows the mode and what it enforces in /api/health", async () => {
     const health = await t.api<{ sandbox?: Record<string, unknown> }>("GET", "/api/health");
-    expect(health.body.sandbox).toMatchObject({ mode: "container", filesystem: true, network: true, perProjectIsolation: true, identitySeparation: true });
+    expect(health.body.sandbox).toMatchObject({
+      mode: "container",
+      filesystem: true,
+      network: true,
+      perProjectIsolation: true,
+      identitySeparation: true,
+    });
   });
 
   it("removes its containers when the bridge shuts down, so nothing of it keeps running on the host", async () => {

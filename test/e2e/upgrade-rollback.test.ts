@@ -31,15 +31,30 @@ const hashOf = (tag: string) => tag.slice(tag.lastIndexOf("-") + 1);
 /** Stops whatever runs, then starts `image` on the one state volume, as `docker compose up -d` does after a switch. */
 async function runImage(image: string): Promise<StartedUrlbridge> {
   await running?.stop();
-  running = await startUrlbridge({ image, stateVolume: volume, projectsDir: workDir, name: e2eName(`upgrade-${hashOf(image)}`) });
+  running = await startUrlbridge({
+    image,
+    stateVolume: volume,
+    projectsDir: workDir,
+    name: e2eName(`upgrade-${hashOf(image)}`),
+  });
   return running;
 }
 
 /** The state an operator must find unchanged: the sessions (id, generation, Init path) and projects. */
 async function stateOf(urlbridge: StartedUrlbridge) {
-  const sessions = await urlbridge.control.request<Array<{ id: string; generation: number; initUrl: string; enabled: boolean }>>("GET", "/api/sessions");
+  const sessions = await urlbridge.control.request<
+    Array<{ id: string; generation: number; initUrl: string; enabled: boolean }>
+  >("GET", "/api/sessions");
   const projects = await urlbridge.control.request<unknown[]>("GET", "/api/projects");
-  return { projects, sessions: sessions.map((s) => ({ id: s.id, generation: s.generation, enabled: s.enabled, init: new URL(s.initUrl).pathname })) };
+  return {
+    projects,
+    sessions: sessions.map((s) => ({
+      id: s.id,
+      generation: s.generation,
+      enabled: s.enabled,
+      init: new URL(s.initUrl).pathname,
+    })),
+  };
 }
 
 beforeAll(async () => {
@@ -56,14 +71,20 @@ beforeAll(async () => {
     fs.mkdirSync(path.dirname(path.join(contextB, file)), { recursive: true });
     fs.copyFileSync(path.join(REPO_ROOT, file), path.join(contextB, file));
   }
-  fs.appendFileSync(path.join(contextB, "server", "main.ts"), "// upgrade-rollback.test.ts: the release after this one\n");
+  fs.appendFileSync(
+    path.join(contextB, "server", "main.ts"),
+    "// upgrade-rollback.test.ts: the release after this one\n",
+  );
   tagB = buildImage(contextB).tag;
 }, 1_200_000);
 
 afterAll(async () => {
   await running?.stop().catch(() => undefined);
   const client = await getContainerRuntimeClient();
-  await client.container.dockerode.getVolume(volume).remove().catch(() => undefined);
+  await client.container.dockerode
+    .getVolume(volume)
+    .remove()
+    .catch(() => undefined);
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
@@ -72,14 +93,19 @@ describe("upgrade and rollback by content tag", () => {
     expect(BRIDGE_IMAGE).toBe(`urlbridge:${version}-${contentHash(REPO_ROOT)}`);
     expect(tagB).toBe(`urlbridge:${version}-${contentHash(contextB)}`);
     expect(tagB).not.toBe(BRIDGE_IMAGE);
-    const again = execFileSync(process.execPath, [SCRIPT, "build"], { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const again = execFileSync(process.execPath, [SCRIPT, "build"], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     expect(again.trim()).toBe(BRIDGE_IMAGE);
   });
 
   it("records the switch in .env with `use`, naming the tag to roll back to, and refuses a tag that is not built", () => {
     const envFile = path.join(workDir, ".env");
     fs.writeFileSync(envFile, "URLBRIDGE_LOG_LEVEL=debug\n");
-    const use = (tag: string) => spawnSync(process.execPath, [SCRIPT, "use", tag, "--env-file", envFile], { encoding: "utf8" });
+    const use = (tag: string) =>
+      spawnSync(process.execPath, [SCRIPT, "use", tag, "--env-file", envFile], { encoding: "utf8" });
     expect(use(BRIDGE_IMAGE).status).toBe(0);
     expect(fs.readFileSync(envFile, "utf8")).toBe(`URLBRIDGE_LOG_LEVEL=debug\nURLBRIDGE_IMAGE=${BRIDGE_IMAGE}\n`);
     const upgrade = use(tagB);
@@ -97,7 +123,9 @@ describe("upgrade and rollback by content tag", () => {
     expect(await a.health()).toMatchObject({ ok: true, version, buildId: hashOf(BRIDGE_IMAGE) });
     await a.control.addProject({ name: "demo", root: "/projects/demo", write: true, terminal: true });
     session = await a.control.createSession("demo");
-    const write = await get(`${session.mutationBase}/w?path=notes.txt&raw=${encodeUrlText("written by the first build\n")}`);
+    const write = await get(
+      `${session.mutationBase}/w?path=notes.txt&raw=${encodeUrlText("written by the first build\n")}`,
+    );
     expect(write).toMatchObject({ ok: true });
     sessionsBefore = await stateOf(a);
   });
@@ -109,10 +137,14 @@ describe("upgrade and rollback by content tag", () => {
     const after = await b.control.session(session.id);
     expect(new URL(after.mutationBase!).pathname).toBe(new URL(session.mutationBase!).pathname);
     fs.writeFileSync(path.join(projectDir, "notes.txt"), "changed on the host\n");
-    const replay = await get(`${after.mutationBase}/w?path=notes.txt&raw=${encodeUrlText("written by the first build\n")}`);
+    const replay = await get(
+      `${after.mutationBase}/w?path=notes.txt&raw=${encodeUrlText("written by the first build\n")}`,
+    );
     expect(replay).toMatchObject({ ok: true, dedupe: "replayed" });
     expect(fs.readFileSync(path.join(projectDir, "notes.txt"), "utf8")).toBe("changed on the host\n");
-    expect(await get(`${after.mutationBase}/w?path=upgraded.txt&raw=${encodeUrlText("written by the second build\n")}`)).toMatchObject({ ok: true });
+    expect(
+      await get(`${after.mutationBase}/w?path=upgraded.txt&raw=${encodeUrlText("written by the second build\n")}`),
+    ).toMatchObject({ ok: true });
   });
 
   it("rolls back to the first build: health names it again, and everything both builds did is intact", async () => {
@@ -124,7 +156,10 @@ describe("upgrade and rollback by content tag", () => {
       ["notes.txt", "written by the first build\n"],
       ["upgraded.txt", "written by the second build\n"],
     ] as const) {
-      expect(await get(`${back.mutationBase}/w?path=${file}&raw=${encodeUrlText(content)}`), file).toMatchObject({ ok: true, dedupe: "replayed" });
+      expect(await get(`${back.mutationBase}/w?path=${file}&raw=${encodeUrlText(content)}`), file).toMatchObject({
+        ok: true,
+        dedupe: "replayed",
+      });
     }
     expect(fs.readFileSync(path.join(projectDir, "notes.txt"), "utf8")).toBe("changed on the host\n");
     expect(fs.readFileSync(path.join(projectDir, "upgraded.txt"), "utf8")).toBe("written by the second build\n");

@@ -59,7 +59,13 @@ if __name__ == "__main__":
 
 /** Writes the fixture project (the seeded bug in two files) into `dir`. */
 export function writeReferenceProject(dir: string): void {
-  const files: Record<string, string> = { "calc/__init__.py": "", "calc/stats.py": STATS_PY, "calc/fmt.py": FMT_PY, "tests/__init__.py": "", "tests/test_calc.py": TEST_PY };
+  const files: Record<string, string> = {
+    "calc/__init__.py": "",
+    "calc/stats.py": STATS_PY,
+    "calc/fmt.py": FMT_PY,
+    "tests/__init__.py": "",
+    "tests/test_calc.py": TEST_PY,
+  };
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), text);
@@ -70,7 +76,10 @@ export function writeReferenceProject(dir: string): void {
 export function referenceProjectFixed(dir: string): boolean {
   const stats = fs.readFileSync(path.join(dir, "calc/stats.py"), "utf8");
   const fmt = fs.readFileSync(path.join(dir, "calc/fmt.py"), "utf8");
-  return stats === STATS_PY.replace("sum(xs) / (len(xs) + 1)", "sum(xs) / len(xs)") && fmt === FMT_PY.replace("(ratio * 10)", "(ratio * 100)");
+  return (
+    stats === STATS_PY.replace("sum(xs) / (len(xs) + 1)", "sum(xs) / len(xs)") &&
+    fmt === FMT_PY.replace("(ratio * 10)", "(ratio * 100)")
+  );
 }
 
 const PATCH = [
@@ -98,10 +107,19 @@ export interface TaskVariant {
 }
 
 export const TASK_VARIANTS: readonly TaskVariant[] = [
-  { name: "typed raw", description: "typed by hand with the ~ escapes, sent by a WHATWG reader (fetch, Chromium)", form: "agent-whatwg" },
+  {
+    name: "typed raw",
+    description: "typed by hand with the ~ escapes, sent by a WHATWG reader (fetch, Chromium)",
+    form: "agent-whatwg",
+  },
   { name: "encodeURIComponent", description: "every value through encodeURIComponent", form: "percent-library" },
   { name: "form encoding", description: "URLSearchParams-style: + for spaces, %2B for +", form: "form-urlencoded" },
-  { name: "encoded again", description: "encodeURIComponent, then a reader that percent-encodes the whole target again", form: "percent-library", rewrite: "double-encode" },
+  {
+    name: "encoded again",
+    description: "encodeURIComponent, then a reader that percent-encodes the whole target again",
+    form: "percent-library",
+    rewrite: "double-encode",
+  },
 ];
 
 export interface TaskGet {
@@ -126,9 +144,17 @@ export async function playReferenceTask(bases: { r: string; m: string }, variant
   const f = form(variant.form);
   const rewrite = variant.rewrite ? queryRewrite(variant.rewrite) : undefined;
   const gets: TaskGet[] = [];
-  const get = async (base: string, route: string, params: Array<[string, string]>, tail?: string): Promise<Record<string, unknown>> => {
+  const get = async (
+    base: string,
+    route: string,
+    params: Array<[string, string]>,
+    tail?: string,
+  ): Promise<Record<string, unknown>> => {
     const origin = new URL(base).origin;
-    const query = [...params.map(([k, v]) => `${k}=${f.value(v)}`), ...(tail === undefined ? [] : [`raw=${f.tail(tail)}`])].join("&");
+    const query = [
+      ...params.map(([k, v]) => `${k}=${f.value(v)}`),
+      ...(tail === undefined ? [] : [`raw=${f.tail(tail)}`]),
+    ].join("&");
     // What the agent typed, as its reader sends it: Node's fetch (a WHATWG URL reader, as Chromium is).
     let typed = `${base}/${route}?${query}`;
     if (rewrite) typed = `${origin}${rewriteTarget(typed.slice(origin.length), rewrite)}`;
@@ -136,12 +162,20 @@ export async function playReferenceTask(bases: { r: string; m: string }, variant
     const res = await fetch(sent, { signal: AbortSignal.timeout(60_000) });
     const bytes = Buffer.from(await res.arrayBuffer());
     const body = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
-    gets.push({ route, status: res.status, bytes: Buffer.byteLength(`${sent.pathname}${sent.search}`, "utf8") + bytes.length, body });
+    gets.push({
+      route,
+      status: res.status,
+      bytes: Buffer.byteLength(`${sent.pathname}${sent.search}`, "utf8") + bytes.length,
+      body,
+    });
     return body;
   };
 
   // 1. Read both files in one GET (each with its whole range: the files are short).
-  await get(bases.r, "r", [["path", "calc/stats.py"], ["path", "calc/fmt.py"]]);
+  await get(bases.r, "r", [
+    ["path", "calc/stats.py"],
+    ["path", "calc/fmt.py"],
+  ]);
   // 2. Fix both in one apply_patch.
   await get(bases.m, "a", [], PATCH);
   // 3. Run the tests and read the result in the same answer (wait up to 20 s).

@@ -43,7 +43,9 @@ export class GymAgent {
   }
 
   private via(url: string): string {
-    return url.startsWith(this.options.bridgeOrigin) ? `${this.options.viaOrigin}${url.slice(this.options.bridgeOrigin.length)}` : url;
+    return url.startsWith(this.options.bridgeOrigin)
+      ? `${this.options.viaOrigin}${url.slice(this.options.bridgeOrigin.length)}`
+      : url;
   }
 
   private async fetchText(url: string, timeoutMs = this.options.timeoutMs): Promise<string> {
@@ -58,7 +60,10 @@ export class GymAgent {
     }
   }
 
-  private async fetchJson(url: string, timeoutMs?: number): Promise<{ body: Record<string, unknown>; recoveredByRange: boolean }> {
+  private async fetchJson(
+    url: string,
+    timeoutMs?: number,
+  ): Promise<{ body: Record<string, unknown>; recoveredByRange: boolean }> {
     const text = await this.fetchText(url, timeoutMs);
     try {
       return { body: JSON.parse(text) as Record<string, unknown>, recoveredByRange: false };
@@ -66,12 +71,16 @@ export class GymAgent {
       const fallback = FALLBACK.exec(text)?.[1];
       if (!fallback) throw new Error(`unparseable answer and no rangeFallback: ${JSON.stringify(text.slice(0, 200))}`);
       const { first, resume } = JSON.parse(fallback) as { first: string; resume?: string };
-      if (resume === undefined) return { body: JSON.parse(await this.replay(first)) as Record<string, unknown>, recoveredByRange: true };
+      if (resume === undefined)
+        return { body: JSON.parse(await this.replay(first)) as Record<string, unknown>, recoveredByRange: true };
       // Keep what the cut answer already showed (less a character the cut split, which the reader shows as
       // U+FFFD) and fetch only the rest, from that byte on.
       const held = Buffer.from(text.replace(/\uFFFD$/, ""), "utf8");
       const rest = await this.replay(`${resume}${held.length}`, held.length);
-      return { body: JSON.parse(Buffer.concat([held, rest]).toString("utf8")) as Record<string, unknown>, recoveredByRange: true };
+      return {
+        body: JSON.parse(Buffer.concat([held, rest]).toString("utf8")) as Record<string, unknown>,
+        recoveredByRange: true,
+      };
     }
   }
 

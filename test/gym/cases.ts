@@ -63,7 +63,8 @@ const PAGED_FILE_BYTES = 30 * 1024;
 const MAX_PAGES = 20;
 const STAGED_CHUNKS = 3;
 
-const sameBytes = (actual: string | Buffer, text: string) => (Buffer.isBuffer(actual) ? actual : expectedBytes(actual)).equals(expectedBytes(text));
+const sameBytes = (actual: string | Buffer, text: string) =>
+  (Buffer.isBuffer(actual) ? actual : expectedBytes(actual)).equals(expectedBytes(text));
 const show = (value: unknown) => JSON.stringify(value)?.slice(0, 240);
 const noNul = (t: string) => !t.includes("\0");
 const singleLine = (t: string) => t.length > 0 && t.length <= MAX_LINE_CHARS && !/[\n\r\0]/.test(t);
@@ -91,7 +92,11 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 function refusedOrWrong(answer: AgentAnswer, leftNoTrace: boolean): Verdict {
   const body = answer.body;
-  const base = { fetches: answer.fetches, recoveredByRange: answer.recoveredByRange, callId: typeof body.callId === "string" ? body.callId : undefined };
+  const base = {
+    fetches: answer.fetches,
+    recoveredByRange: answer.recoveredByRange,
+    callId: typeof body.callId === "string" ? body.callId : undefined,
+  };
   if (body.ok === false && typeof body.errorCode === "string") {
     return leftNoTrace
       ? { ...base, outcome: "refused", detail: `${body.errorCode}: ${String(body.repairHint ?? "").slice(0, 160)}` }
@@ -115,13 +120,20 @@ function judge(answer: AgentAnswer, exact: boolean, detail: () => string, extra:
 const url = (base: string, route: string, params: string[], tail?: string) =>
   `${base}/${route}?${[...params, ...(tail === undefined ? [] : [`raw=${tail}`])].join("&")}`;
 /** A case's URL: the form's own parameters (a declaration such as enc=pct) first, then the kind's. */
-const urlFor = (ctx: CaseContext, base: string, route: string, params: string[], tail?: string) => url(base, route, [...(ctx.form.params ?? []), ...params], tail);
+const urlFor = (ctx: CaseContext, base: string, route: string, params: string[], tail?: string) =>
+  url(base, route, [...(ctx.form.params ?? []), ...params], tail);
 
 const statName: CaseKind = {
   name: "stat-name",
   routes: ["t"],
   mutation: false,
-  carries: (t) => t.length > 0 && noNul(t) && !t.includes("/") && t !== "." && t !== ".." && expectedBytes(t).length <= MAX_NAME_BYTES,
+  carries: (t) =>
+    t.length > 0 &&
+    noNul(t) &&
+    !t.includes("/") &&
+    t !== "." &&
+    t !== ".." &&
+    expectedBytes(t).length <= MAX_NAME_BYTES,
   wireTexts: (t) => [`${GYM_DIR}/c0/${t}`],
   async run(text, ctx) {
     const rel = `${GYM_DIR}/${ctx.id}/${text}`;
@@ -130,7 +142,11 @@ const statName: CaseKind = {
     const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "t", [`path=${ctx.form.value(rel)}`]));
     const { body } = answer;
     if (body.ok !== true) return refusedOrWrong(answer, true);
-    return judge(answer, body.exists === true && sameBytes(String(body.path), `/project/${rel}`), () => `stat answered ${show(body)}`);
+    return judge(
+      answer,
+      body.exists === true && sameBytes(String(body.path), `/project/${rel}`),
+      () => `stat answered ${show(body)}`,
+    );
   },
 };
 
@@ -144,11 +160,17 @@ const findName: CaseKind = {
     const dir = `${GYM_DIR}/${ctx.id}`;
     ensureDir(path.join(ctx.projectDir, dir));
     fs.writeFileSync(path.join(ctx.projectDir, dir, text), "x");
-    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "f", [`path=${ctx.form.value(dir)}`, `name=${ctx.form.value(text)}`]));
+    const answer = await ctx.agent.call(
+      urlFor(ctx, ctx.bases.r, "f", [`path=${ctx.form.value(dir)}`, `name=${ctx.form.value(text)}`]),
+    );
     const hits = answer.body.results;
     if (answer.body.ok !== true || !Array.isArray(hits)) return refusedOrWrong(answer, true);
     const paths = (hits as Array<{ path: string }>).map((h) => h.path);
-    return judge(answer, paths.length === 1 && sameBytes(paths[0]!, `/project/${dir}/${text}`), () => `find answered ${show(paths)}`);
+    return judge(
+      answer,
+      paths.length === 1 && sameBytes(paths[0]!, `/project/${dir}/${text}`),
+      () => `find answered ${show(paths)}`,
+    );
   },
 };
 
@@ -197,7 +219,12 @@ const readPaged: CaseKind = {
       next = answer.body.allComplete === true ? undefined : (answer.body.next as string | undefined);
     }
     const exact = next === undefined && sameBytes(joined, content);
-    return { outcome: exact ? "exact" : "wrong", ...(exact ? {} : { detail: `pages joined to ${joined.length} chars, file has ${content.length}` }), fetches, recoveredByRange: recovered };
+    return {
+      outcome: exact ? "exact" : "wrong",
+      ...(exact ? {} : { detail: `pages joined to ${joined.length} chars, file has ${content.length}` }),
+      fetches,
+      recoveredByRange: recovered,
+    };
   },
 };
 
@@ -212,11 +239,17 @@ const grepNeedle: CaseKind = {
     const line = `<${ctx.id}>${text}</${ctx.id}>`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR));
     fs.writeFileSync(path.join(ctx.projectDir, rel), expectedBytes(`before\n${line}\nafter\n`));
-    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "g", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)));
+    const answer = await ctx.agent.call(
+      urlFor(ctx, ctx.bases.r, "g", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)),
+    );
     const files = answer.body.files as Array<{ lines: Array<{ line: number; text: string }> }> | undefined;
     if (answer.body.ok !== true || !files) return refusedOrWrong(answer, true);
     const hit = files[0]?.lines.find((l) => l.line === 2);
-    return judge(answer, files.length === 1 && hit !== undefined && sameBytes(hit.text, line), () => `grep answered ${show(answer.body.files)}`);
+    return judge(
+      answer,
+      files.length === 1 && hit !== undefined && sameBytes(hit.text, line),
+      () => `grep answered ${show(answer.body.files)}`,
+    );
   },
 };
 
@@ -228,10 +261,16 @@ const writeRaw: CaseKind = {
   wireTexts: (t) => [t],
   async run(text, ctx) {
     const rel = `${GYM_DIR}/${ctx.id}.txt`;
-    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)));
+    const answer = await ctx.agent.call(
+      urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)),
+    );
     const disk = fileBytes(path.join(ctx.projectDir, rel));
     if (answer.body.ok !== true) return refusedOrWrong(answer, disk === undefined);
-    return judge(answer, disk !== undefined && sameBytes(disk, text), () => `disk holds ${show(disk?.toString("utf8"))}`);
+    return judge(
+      answer,
+      disk !== undefined && sameBytes(disk, text),
+      () => `disk holds ${show(disk?.toString("utf8"))}`,
+    );
   },
 };
 
@@ -243,16 +282,28 @@ const writeName: CaseKind = {
   wireTexts: statName.wireTexts,
   async run(text, ctx) {
     const rel = `${GYM_DIR}/${ctx.id}/${text}`;
-    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(ctx.id)));
+    const answer = await ctx.agent.call(
+      urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`], ctx.form.tail(ctx.id)),
+    );
     const disk = fileBytes(path.join(ctx.projectDir, rel));
-    const listing = fs.existsSync(path.join(ctx.projectDir, GYM_DIR, ctx.id)) ? fs.readdirSync(path.join(ctx.projectDir, GYM_DIR, ctx.id)) : [];
+    const listing = fs.existsSync(path.join(ctx.projectDir, GYM_DIR, ctx.id))
+      ? fs.readdirSync(path.join(ctx.projectDir, GYM_DIR, ctx.id))
+      : [];
     // The bridge never creates a name with a control character (docs/RELIABILITY.md, input hygiene): for such a
     // name the meant outcome is exactly that refusal, with nothing created.
     if (CONTROL_CHARACTER.test(text)) {
-      return judge(answer, answer.body.ok === false && answer.body.errorCode === "invalid_path" && listing.length === 0, () => `answer ${show(answer.body)}, directory holds ${show(listing)}`);
+      return judge(
+        answer,
+        answer.body.ok === false && answer.body.errorCode === "invalid_path" && listing.length === 0,
+        () => `answer ${show(answer.body)}, directory holds ${show(listing)}`,
+      );
     }
     if (answer.body.ok !== true) return refusedOrWrong(answer, listing.length === 0);
-    return judge(answer, disk !== undefined && sameBytes(disk, ctx.id) && listing.length === 1, () => `directory holds ${show(listing)}`);
+    return judge(
+      answer,
+      disk !== undefined && sameBytes(disk, ctx.id) && listing.length === 1,
+      () => `directory holds ${show(listing)}`,
+    );
   },
 };
 
@@ -260,7 +311,9 @@ const writeName: CaseKind = {
 function chunksOf(text: string, count: number): string[] {
   const points = Array.from(text);
   const size = Math.ceil(points.length / count);
-  return Array.from({ length: count }, (_, i) => points.slice(i * size, (i + 1) * size).join("")).filter((c) => c.length > 0);
+  return Array.from({ length: count }, (_, i) => points.slice(i * size, (i + 1) * size).join("")).filter(
+    (c) => c.length > 0,
+  );
 }
 
 const writeStaged: CaseKind = {
@@ -275,14 +328,23 @@ const writeStaged: CaseKind = {
     const chunks = chunksOf(text, STAGED_CHUNKS);
     let fetches = 0;
     for (const [i, chunk] of chunks.entries()) {
-      const ack = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "s", [`blob=${blob}`, `i=${i}`, `count=${chunks.length}`], ctx.form.tail(chunk)));
+      const ack = await ctx.agent.call(
+        urlFor(ctx, ctx.bases.m, "s", [`blob=${blob}`, `i=${i}`, `count=${chunks.length}`], ctx.form.tail(chunk)),
+      );
       fetches += ack.fetches;
-      if (ack.body.ok !== true) return { ...refusedOrWrong(ack, !fs.existsSync(path.join(ctx.projectDir, rel))), fetches };
+      if (ack.body.ok !== true)
+        return { ...refusedOrWrong(ack, !fs.existsSync(path.join(ctx.projectDir, rel))), fetches };
     }
-    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`, `blob=${blob}`, `count=${chunks.length}`]));
+    const answer = await ctx.agent.call(
+      urlFor(ctx, ctx.bases.m, "w", [`path=${ctx.form.value(rel)}`, `blob=${blob}`, `count=${chunks.length}`]),
+    );
     const disk = fileBytes(path.join(ctx.projectDir, rel));
-    if (answer.body.ok !== true) return { ...refusedOrWrong(answer, disk === undefined), fetches: fetches + answer.fetches };
-    return { ...judge(answer, disk !== undefined && sameBytes(disk, text), () => `disk holds ${show(disk?.toString("utf8"))}`), fetches: fetches + answer.fetches };
+    if (answer.body.ok !== true)
+      return { ...refusedOrWrong(answer, disk === undefined), fetches: fetches + answer.fetches };
+    return {
+      ...judge(answer, disk !== undefined && sameBytes(disk, text), () => `disk holds ${show(disk?.toString("utf8"))}`),
+      fetches: fetches + answer.fetches,
+    };
   },
 };
 
@@ -304,7 +366,15 @@ const editText: CaseKind = {
     const replacement = `<${text}>`;
     ensureDir(path.dirname(file));
     fs.writeFileSync(file, expectedBytes(before));
-    const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "e", [`path=${ctx.form.value(rel)}`, `old=${ctx.form.value(text)}`], ctx.form.tail(replacement)));
+    const answer = await ctx.agent.call(
+      urlFor(
+        ctx,
+        ctx.bases.m,
+        "e",
+        [`path=${ctx.form.value(rel)}`, `old=${ctx.form.value(text)}`],
+        ctx.form.tail(replacement),
+      ),
+    );
     const disk = fileBytes(file)!;
     if (answer.body.ok !== true) return refusedOrWrong(answer, sameBytes(disk, before));
     const after = `${EDIT_PREFIX}${replacement}${EDIT_SUFFIX}`;
@@ -313,7 +383,9 @@ const editText: CaseKind = {
 };
 
 function addFilePatch(rel: string, text: string): string {
-  return ["*** Begin Patch", `*** Add File: ${rel}`, ...text.split("\n").map((l) => `+${l}`), "*** End Patch", ""].join("\n");
+  return ["*** Begin Patch", `*** Add File: ${rel}`, ...text.split("\n").map((l) => `+${l}`), "*** End Patch", ""].join(
+    "\n",
+  );
 }
 
 const patchAdd: CaseKind = {
@@ -329,7 +401,11 @@ const patchAdd: CaseKind = {
     const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.m, "a", [], ctx.form.tail(patch)));
     const disk = fileBytes(path.join(ctx.projectDir, rel));
     if (answer.body.ok !== true) return refusedOrWrong(answer, disk === undefined);
-    return judge(answer, disk !== undefined && sameBytes(disk, `${lines.join("\n")}\n`), () => `disk holds ${show(disk?.toString("utf8"))}`);
+    return judge(
+      answer,
+      disk !== undefined && sameBytes(disk, `${lines.join("\n")}\n`),
+      () => `disk holds ${show(disk?.toString("utf8"))}`,
+    );
   },
 };
 
@@ -357,10 +433,27 @@ const terminalEcho: CaseKind = {
     const runs = (fileBytes(path.join(ctx.projectDir, counter))?.toString("utf8").match(/run\n/g) ?? []).length;
     if (answer.body.ok !== true) return { ...refusedOrWrong(answer, runs === 0), executions: runs };
     const stdout = String(answer.body.stdout ?? "");
-    return judge(answer, answer.body.exitCode === 0 && sameBytes(stdout, text), () => `stdout ${show(stdout)} stderr ${show(answer.body.stderr)}`, {
-      executions: runs,
-    });
+    return judge(
+      answer,
+      answer.body.exitCode === 0 && sameBytes(stdout, text),
+      () => `stdout ${show(stdout)} stderr ${show(answer.body.stderr)}`,
+      {
+        executions: runs,
+      },
+    );
   },
 };
 
-export const CASE_KINDS: readonly CaseKind[] = [statName, findName, readContent, readPaged, grepNeedle, writeRaw, writeName, writeStaged, editText, patchAdd, terminalEcho];
+export const CASE_KINDS: readonly CaseKind[] = [
+  statName,
+  findName,
+  readContent,
+  readPaged,
+  grepNeedle,
+  writeRaw,
+  writeName,
+  writeStaged,
+  editText,
+  patchAdd,
+  terminalEcho,
+];

@@ -12,7 +12,8 @@ export interface CorpusEntry {
   note?: string;
 }
 
-const entry = (name: string, text: string, note?: string): CorpusEntry => (note ? { name, text, note } : { name, text });
+const entry = (name: string, text: string, note?: string): CorpusEntry =>
+  note ? { name, text, note } : { name, text };
 
 const URL_GRAMMAR: CorpusEntry[] = [
   entry("url-ampersand", "a&b"),
@@ -36,7 +37,11 @@ const URL_GRAMMAR: CorpusEntry[] = [
 ];
 
 const PARAM_LOOKALIKES: CorpusEntry[] = [
-  entry("param-wait", "&wait=1000", "regression: encodeURIComponent's %26wait%3D1000 was refused as a misplaced parameter"),
+  entry(
+    "param-wait",
+    "&wait=1000",
+    "regression: encodeURIComponent's %26wait%3D1000 was refused as a misplaced parameter",
+  ),
   entry("param-path", "&path=x"),
   entry("param-run-call", "x&run=2&call=y"),
   entry("param-mixed", "foo&wait=1000&bar&path=/etc/passwd"),
@@ -47,7 +52,11 @@ const PARAM_LOOKALIKES: CorpusEntry[] = [
 
 const WHITESPACE: CorpusEntry[] = [
   entry("ws-space", " "),
-  entry("ws-spaces-around", "  leading and trailing  ", "WHATWG readers strip spaces that end a URL: typed by hand they must be ~s"),
+  entry(
+    "ws-spaces-around",
+    "  leading and trailing  ",
+    "WHATWG readers strip spaces that end a URL: typed by hand they must be ~s",
+  ),
   entry("ws-tab", "a\tb\t\tc"),
   entry("ws-lf", "line1\nline2\n"),
   entry("ws-crlf", "line1\r\nline2\r\n"),
@@ -55,7 +64,11 @@ const WHITESPACE: CorpusEntry[] = [
   entry("ws-blank-lines", "\n\n\n"),
   entry("ws-formfeed-vtab", "a\fb\vc"),
   entry("ws-nbsp", "a\u00a0b"),
-  entry("ws-trailing-nbsp", "ends in a no-break space\u00a0", "String.trim eats U+00A0: caught the gym's raw-socket reader trimming a raw Location header"),
+  entry(
+    "ws-trailing-nbsp",
+    "ends in a no-break space\u00a0",
+    "String.trim eats U+00A0: caught the gym's raw-socket reader trimming a raw Location header",
+  ),
   entry("ws-ideographic", "a\u3000b"),
   entry("ws-zero-width", "a\u200bb\u200cc\u200dd\u2060e"),
   entry("ws-line-separators", "a\u2028b\u2029c\u0085d"),
@@ -71,11 +84,15 @@ const CONTROLS: CorpusEntry[] = [
 ];
 
 const QUOTES: CorpusEntry[] = [
-  entry("quote-double", 'say "hello"', "regression: behind a double-encoding proxy (%2522) the quote arrived as the text %22"),
+  entry(
+    "quote-double",
+    'say "hello"',
+    "regression: behind a double-encoding proxy (%2522) the quote arrived as the text %22",
+  ),
   entry("quote-single", "it's 'quoted'"),
   entry("quote-backtick", "`cmd` ``x``"),
   entry("quote-smart", "\u201chello\u201d \u2018x\u2019 \u00abguillemets\u00bb"),
-  entry("quote-escaped", 'a\\"b\\\'c\\\\d'),
+  entry("quote-escaped", "a\\\"b\\'c\\\\d"),
 ];
 
 const WINDOWS: CorpusEntry[] = [
@@ -97,7 +114,7 @@ const REGEX: CorpusEntry[] = [
 const POWERSHELL: CorpusEntry[] = [
   entry("ps-pipeline", 'Get-ChildItem -Path "C:\\x" | Where-Object { $_.Length -gt 1kb } | Select -First 5'),
   entry("ps-env", "$env:PATH; $env:USERPROFILE"),
-  entry("ps-backtick", "Write-Host \"a`tb`nc\" `\n  -NoNewline"),
+  entry("ps-backtick", 'Write-Host "a`tb`nc" `\n  -NoNewline'),
   entry("ps-hashtable", "@{ a = 1; 'b c' = @(1,2) }"),
   entry("ps-here-string", "@'\nliteral $x\n'@"),
 ];
@@ -121,7 +138,7 @@ const CODE: CorpusEntry[] = [
   entry("jsx-entity", "<p>&amp; &lt; &#38; &#x26;</p>"),
   entry("json-object", '{"a":[1,2,{"b":"c\\"d"}],"e":null,"f":"\\u00e9\\n"}'),
   entry("json-pretty", '{\n  "k": "v",\n  "n": 1.5e-3\n}\n'),
-  entry("py-fstring", "print(f\"{x!r:>10} {y:%Y-%m-%d}\")"),
+  entry("py-fstring", 'print(f"{x!r:>10} {y:%Y-%m-%d}")'),
   entry("c-printf", 'printf("%02d %5.2f %s %% %x\\n", a, b, c, d);', "printf formats: a literal % before hex digits"),
   entry("sql-like", "SELECT * FROM t WHERE a LIKE '%x_%' ESCAPE '\\';"),
   entry("css-selector", "a[href^='http']::after { content: \"\\201C\"; }"),
@@ -150,7 +167,11 @@ const UNICODE: CorpusEntry[] = [
   entry("uni-max", "\u{10ffff}\u{e0001}\u{f0000}"),
   entry("uni-noncharacters", "\uffff\ufffe\ufdd0"),
   entry("uni-replacement", "\ufffd"),
-  entry("uni-lone-high-surrogate", "a\ud83db", "no UTF-8 form: expected on disk as U+FFFD; regression: the encoder threw on it"),
+  entry(
+    "uni-lone-high-surrogate",
+    "a\ud83db",
+    "no UTF-8 form: expected on disk as U+FFFD; regression: the encoder threw on it",
+  ),
   entry("uni-lone-low-surrogate", "a\ude00b", "no UTF-8 form: expected on disk as U+FFFD"),
   entry("uni-reversed-pair", "\ude00\ud83d"),
   entry("uni-bom-start", "\ufeffstarts with a BOM\n"),
@@ -202,29 +223,48 @@ const PLUS: CorpusEntry[] = [
 // carries once; the server used to strip up to four percent layers and write printf("%02x") as U+0002 + "x".
 const DECODING: CorpusEntry[] = [
   entry("dec-printf-hex", 'printf("%02x %20s")', "regression: encodeURIComponent's layer was followed by three more"),
-  entry("dec-time-format", 't = "%02d:%2d"', "regression: landed on disk as t = \"\\x02d:-\""),
+  entry("dec-time-format", 't = "%02d:%2d"', 'regression: landed on disk as t = "\\x02d:-"'),
   entry("dec-format-bare", "%02d:%2d", "no space or quote: the escaped - of %2d is the evidence"),
   entry("dec-python-percent", '"%s=%d" % (k, v)'),
   entry("dec-go-sprintf", 'fmt.Sprintf("%-10s|%5.2f|%x\n", s, f, n)'),
   entry("dec-literal-escapes", "see %41 and %2F in the docs"),
   entry("dec-embedded-url", 'curl -s "https://example.com/search?q=a%20b&x=%2F&y=100%25"'),
-  entry("dec-embedded-url-bare", "https://example.com/a%20b?x=%2F", "no evidence: only ~p (or the reference encoder) carries it"),
-  entry("dec-regex-plus", "\\w+\\(\\s+(\\d+)\\)+", "regression: typed with spaces as %20, its + were searched as spaces"),
-  entry("dec-patch-added-lines", "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n+y = x + 1\n*** End Patch\n"),
+  entry(
+    "dec-embedded-url-bare",
+    "https://example.com/a%20b?x=%2F",
+    "no evidence: only ~p (or the reference encoder) carries it",
+  ),
+  entry(
+    "dec-regex-plus",
+    "\\w+\\(\\s+(\\d+)\\)+",
+    "regression: typed with spaces as %20, its + were searched as spaces",
+  ),
+  entry(
+    "dec-patch-added-lines",
+    "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n+y = x + 1\n*** End Patch\n",
+  ),
   entry("dec-percent-and-plus", "a+b %2B c", "a literal %2B next to a real +"),
 ];
 
 // Issue 27: literal ~ in text an agent's own encoder wrote (encodeURIComponent, quote, QueryEscape leave ~ as
 // is); an encoded newline, #, % or & is the evidence that its ~ are text. The encoder forms carry these.
 const TILDE_LITERAL: CorpusEntry[] = [
-  entry("tlit-numpy", "mask = ~np.isnan(x)\nflag = ~~value\n", "regression: landed on disk as \"mask = \\np.isnan\" and \"~value\""),
+  entry(
+    "tlit-numpy",
+    "mask = ~np.isnan(x)\nflag = ~~value\n",
+    'regression: landed on disk as "mask = \\np.isnan" and "~value"',
+  ),
   entry("tlit-strike", "~~strike~~ and ~~x~~\n", "regression: Markdown ~~strike~~ became ~strike~"),
   entry("tlit-erlang", 'io:format("~s~n", [X]),\nio:format("~p~n", [Y]).\n'),
   entry("tlit-lisp", '(format t "~a: ~a~%" k v) ; 100%'),
   entry("tlit-home-and-escapes", "cd ~/src && ls ~n~t # ~h"),
   entry("tlit-crlf", "x = ~a\r\ny = ~q\r\n"),
   entry("tlit-all-escapes", "~n~r~t~h~p~q~s~a~~~u00e9~u{1F600}\t"),
-  entry("tlit-single-line", "mask = ~np.isnan(x)", "no encoded newline: the evidence is the escaped = beside a raw ~ (a notice)"),
+  entry(
+    "tlit-single-line",
+    "mask = ~np.isnan(x)",
+    "no encoded newline: the evidence is the escaped = beside a raw ~ (a notice)",
+  ),
 ];
 
 const MIXED: CorpusEntry[] = [

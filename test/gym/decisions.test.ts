@@ -47,7 +47,8 @@ describe("double encoding", () => {
   });
 
   it("keeps a literal % written as ~p, whatever the layers: ~p20 is always the text %20", () => {
-    for (const wire of ["~p20", "%7Ep20", "%257Ep20", "%25257Ep20"]) expect(parseQuery(`raw=${wire}`).raw?.text).toBe("%20");
+    for (const wire of ["~p20", "%7Ep20", "%257Ep20", "%25257Ep20"])
+      expect(parseQuery(`raw=${wire}`).raw?.text).toBe("%20");
   });
 
   it("keeps a percent-encoded literal % that is not followed by two hex digits", () => {

@@ -3,7 +3,14 @@
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { tildeEscapesIn } from "../../server/url-grammar/tilde.js";
 
-export type FormName = "reference" | "agent-whatwg" | "agent-bytes" | "percent-library" | "python-quote" | "form-urlencoded" | "percent-declared";
+export type FormName =
+  | "reference"
+  | "agent-whatwg"
+  | "agent-bytes"
+  | "percent-library"
+  | "python-quote"
+  | "form-urlencoded"
+  | "percent-declared";
 
 export interface Form {
   name: FormName;
@@ -66,22 +73,30 @@ function whatwgTarget(origin: string, target: string): string {
 // left could itself be an encoder's output: no raw space, quote, < or >, control or non-ASCII character,
 // and no escaped letter, digit, - . or _. A text with any of those keeps its %XX as written.
 const EVIDENCE_OF_TEXT = /[\u0000-\u0020"<>\u007f-\uffff]|%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff])/;
-const EVIDENCE_OF_TEXT_NO_SPACE = /[\u0000-\u001f"<>\u007f-\uffff]|%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff])/;
+const EVIDENCE_OF_TEXT_NO_SPACE =
+  /[\u0000-\u001f"<>\u007f-\uffff]|%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff])/;
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 /** Whether a standard encoder's one layer of `text` reaches the server's text intact. */
-export const encoderCarries = (text: string, spaceIsEvidence: boolean) => tildeIsEvidentlyText(text) && declaredCarries(text, spaceIsEvidence);
+export const encoderCarries = (text: string, spaceIsEvidence: boolean) =>
+  tildeIsEvidentlyText(text) && declaredCarries(text, spaceIsEvidence);
 const ENCODED_BY_AGENT = /[\n\r\t#%&]/;
 /** Whether the server reads an encoder's ~ as text: an escaped newline, CR, tab, #, % or &, and no ~u, and no ~s, ~q, ~h in a text without a space, + or #. */
 function tildeIsEvidentlyText(text: string): boolean {
   const escapes = tildeEscapesIn(text);
   if (escapes.size === 0) return true;
   const spelledByGrammar = (e: string, ch: string) => escapes.has(e) && !text.includes(ch);
-  return ENCODED_BY_AGENT.test(text) && !escapes.has("u") && !spelledByGrammar("s", " ") && !spelledByGrammar("q", "+") && !spelledByGrammar("h", "#");
+  return (
+    ENCODED_BY_AGENT.test(text) &&
+    !escapes.has("u") &&
+    !spelledByGrammar("s", " ") &&
+    !spelledByGrammar("q", "+") &&
+    !spelledByGrammar("h", "#")
+  );
 }
 /** What an encoder carries when the URL declares enc=pct: any ~, the same literal %XX. */
 export const declaredCarries = (text: string, spaceIsEvidence: boolean) =>
-  !HAS_LONE_SURROGATE.test(text) && (!PERCENT_ESCAPE.test(text) || (spaceIsEvidence ? EVIDENCE_OF_TEXT : EVIDENCE_OF_TEXT_NO_SPACE).test(text));
-
+  !HAS_LONE_SURROGATE.test(text) &&
+  (!PERCENT_ESCAPE.test(text) || (spaceIsEvidence ? EVIDENCE_OF_TEXT : EVIDENCE_OF_TEXT_NO_SPACE).test(text));
 
 const hexByte = (b: number) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
 /** Percent-encodes the UTF-8 of every character outside `keep`; `space` replaces a space when given. */

@@ -52,7 +52,9 @@ export interface Gym {
 
 /** Whether a kind can carry `text` in `form` through an intermediary (see pairCarries for the one documented hole). */
 export function carriesThrough(form: Form, via: Intermediary, kind: CaseKind, text: string): boolean {
-  return kind.wireTexts(text).every((t) => form.carries(t) && (!via.proxy.rewrite || pairCarries(form.name, via.proxy.rewrite, t)));
+  return kind
+    .wireTexts(text)
+    .every((t) => form.carries(t) && (!via.proxy.rewrite || pairCarries(form.name, via.proxy.rewrite, t)));
 }
 
 async function listRoutes(session: AgentSession): Promise<Set<string>> {
@@ -64,21 +66,31 @@ async function listRoutes(session: AgentSession): Promise<Set<string>> {
   return routes;
 }
 
-export async function startGym(options: { intermediaries: readonly Intermediary[]; readers: readonly ReaderName[] }): Promise<Gym> {
+export async function startGym(options: {
+  intermediaries: readonly Intermediary[];
+  readers: readonly ReaderName[];
+}): Promise<Gym> {
   const bridge = await startTestBridge();
   const session = await bridge.session({ write: true, terminal: true });
   const routes = await listRoutes(session);
   const kinds = CASE_KINDS.filter((k) => k.routes.every((r) => routes.has(r)));
-  const missingKinds = CASE_KINDS.filter((k) => !kinds.includes(k)).map((k) => `${k.name} (needs /${k.routes.filter((r) => !routes.has(r)).join(", /")})`);
+  const missingKinds = CASE_KINDS.filter((k) => !kinds.includes(k)).map(
+    (k) => `${k.name} (needs /${k.routes.filter((r) => !routes.has(r)).join(", /")})`,
+  );
   const proxies = new Map<string, HostileProxy>();
-  for (const via of options.intermediaries) proxies.set(via.name, await startHostileProxy(bridge.bridge.dataUrl, via.proxy));
+  for (const via of options.intermediaries)
+    proxies.set(via.name, await startHostileProxy(bridge.bridge.dataUrl, via.proxy));
   const readers = new Map<ReaderName, Reader>();
   for (const name of options.readers) readers.set(name, await createReader(name));
 
   const executions = new Map<string, number>();
   let activityCursor = 0;
   const collectActivity = () => {
-    const rows = bridge.bridge.store.activity.list({ sessionId: session.sessionId, afterId: activityCursor, limit: ACTIVITY_PAGE });
+    const rows = bridge.bridge.store.activity.list({
+      sessionId: session.sessionId,
+      afterId: activityCursor,
+      limit: ACTIVITY_PAGE,
+    });
     // Read after every case, so a full page means rows were left out and the count could not be trusted.
     if (rows.length === ACTIVITY_PAGE) throw new Error(`more than ${ACTIVITY_PAGE} activity rows between two cases`);
     for (const row of rows) {
@@ -90,7 +102,8 @@ export async function startGym(options: { intermediaries: readonly Intermediary[
   async function run(spec: CaseSpec): Promise<CaseResult> {
     const reader = readers.get(spec.reader);
     const proxy = proxies.get(spec.intermediary.name);
-    if (!reader || !proxy) throw new Error(`gym not started with reader ${spec.reader} and intermediary ${spec.intermediary.name}`);
+    if (!reader || !proxy)
+      throw new Error(`gym not started with reader ${spec.reader} and intermediary ${spec.intermediary.name}`);
     const agent = new GymAgent({
       reader,
       bridgeOrigin: bridge.bridge.dataUrl,
@@ -98,7 +111,14 @@ export async function startGym(options: { intermediaries: readonly Intermediary[
       timeoutMs: READER_TIMEOUT_MS,
       clientTimeoutMs: spec.intermediary.clientTimeoutMs,
     });
-    const label = { id: spec.id, kind: spec.kind.name, source: spec.source, form: spec.form.name, reader: spec.reader, intermediary: spec.intermediary.name };
+    const label = {
+      id: spec.id,
+      kind: spec.kind.name,
+      source: spec.source,
+      form: spec.form.name,
+      reader: spec.reader,
+      intermediary: spec.intermediary.name,
+    };
     let verdict: Verdict;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -115,12 +135,19 @@ export async function startGym(options: { intermediaries: readonly Intermediary[
       });
       verdict = await Promise.race([running, watchdog]);
     } catch (error) {
-      verdict = { outcome: "wrong", detail: `case threw: ${error instanceof Error ? error.message : String(error)}`, fetches: 0, recoveredByRange: false };
+      verdict = {
+        outcome: "wrong",
+        detail: `case threw: ${error instanceof Error ? error.message : String(error)}`,
+        fetches: 0,
+        recoveredByRange: false,
+      };
     } finally {
       clearTimeout(timer);
     }
     collectActivity();
-    const allowed = verdict.outcome === "exact" || (verdict.outcome === "refused" && spec.intermediary.contract === "exact-or-refused");
+    const allowed =
+      verdict.outcome === "exact" ||
+      (verdict.outcome === "refused" && spec.intermediary.contract === "exact-or-refused");
     const onceAtMost = verdict.executions === undefined || verdict.executions <= (verdict.outcome === "exact" ? 1 : 0);
     const ranOnce = verdict.executions === undefined || verdict.outcome !== "exact" || verdict.executions === 1;
     return { ...label, ...verdict, passed: allowed && onceAtMost && ranOnce };

@@ -41,9 +41,10 @@ function decodeEscapes(query: string, decode: (byte: number, index: number, byte
 /** Marks which bytes of a run of escapes form complete, valid multi-byte UTF-8 sequences. */
 function utf8Members(bytes: number[]): boolean[] {
   const member = bytes.map(() => false);
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const lead = bytes[i]!;
-    const len = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    const len =
+      lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
     if (len > 0 && i + len <= bytes.length) {
       try {
         new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes.slice(i, i + len)));
@@ -97,11 +98,15 @@ export const QUERY_REWRITES: readonly QueryRewrite[] = [
     name: "normalize-unreserved",
     description: "RFC 3986 normalisation: decodes escaped unreserved characters, upper-cases the rest",
     contract: "exact",
-    rewrite: (q) => decodeEscapes(q, (b) => UNRESERVED.test(String.fromCharCode(b))).replace(/%[0-9a-f]{2}/gi, (e) => e.toUpperCase()),
+    rewrite: (q) =>
+      decodeEscapes(q, (b) => UNRESERVED.test(String.fromCharCode(b))).replace(/%[0-9a-f]{2}/gi, (e) =>
+        e.toUpperCase(),
+      ),
   },
   {
     name: "encode-all",
-    description: "percent-encodes every byte but letters, digits, - . _ and the & = that shape the query (so ~ and + too)",
+    description:
+      "percent-encodes every byte but letters, digits, - . _ and the & = that shape the query (so ~ and + too)",
     contract: "exact",
     rewrite: (q) => encodeBytes(q, (ch) => ALNUM_MARKS.test(ch) || ch === "&" || ch === "=", false),
   },
@@ -115,14 +120,22 @@ export const QUERY_REWRITES: readonly QueryRewrite[] = [
     name: "double-encode-all",
     description: "encode-all, then every % encoded again",
     contract: "exact",
-    rewrite: (q) => encodeBytes(encodeBytes(q, (ch) => ALNUM_MARKS.test(ch) || ch === "&" || ch === "=", false), (ch) => ch !== "%", true),
+    rewrite: (q) =>
+      encodeBytes(
+        encodeBytes(q, (ch) => ALNUM_MARKS.test(ch) || ch === "&" || ch === "=", false),
+        (ch) => ch !== "%",
+        true,
+      ),
   },
   {
     name: "encode-nothing",
-    description: "decodes every escape it can to raw bytes (UTF-8 as raw non-ASCII), keeping only space # % & + = ? encoded",
+    description:
+      "decodes every escape it can to raw bytes (UTF-8 as raw non-ASCII), keeping only space # % & + = ? encoded",
     contract: "exact",
     rewrite: (q) =>
-      decodeEscapes(q, (b, i, bytes) => (b >= 0x80 ? utf8Members(bytes)[i]! : b > 0x20 && b < 0x7f && !STRUCTURAL.has(b))),
+      decodeEscapes(q, (b, i, bytes) =>
+        b >= 0x80 ? utf8Members(bytes)[i]! : b > 0x20 && b < 0x7f && !STRUCTURAL.has(b),
+      ),
   },
   {
     name: "reorder-before-raw",

@@ -23,7 +23,12 @@ export const TRUNCATE_BYTES = 3 * 1024;
 const DWELL_MS = 250;
 
 export const INTERMEDIARIES: readonly Intermediary[] = [
-  ...QUERY_REWRITES.map((r) => ({ name: r.name, description: r.description, contract: r.contract, proxy: { rewrite: r } })),
+  ...QUERY_REWRITES.map((r) => ({
+    name: r.name,
+    description: r.description,
+    contract: r.contract,
+    proxy: { rewrite: r },
+  })),
   {
     name: "truncate-3k",
     description: `cuts every answer after ${TRUNCATE_BYTES} bytes; the agent recovers through rangeFallback, /z parts and next`,
@@ -46,7 +51,8 @@ export const INTERMEDIARIES: readonly Intermediary[] = [
   },
   {
     name: "retry-slow",
-    description: "sends the request again when upstream has not answered within 40 ms, answers with the first to finish",
+    description:
+      "sends the request again when upstream has not answered within 40 ms, answers with the first to finish",
     contract: "exact",
     proxy: { retrySlowAfterMs: 40 },
     dwellMs: DWELL_MS,
@@ -67,7 +73,8 @@ export const INTERMEDIARIES: readonly Intermediary[] = [
   },
   {
     name: "redirect-replay",
-    description: "forwards the request, discards the answer, answers 307; the followed request reaches the bridge again",
+    description:
+      "forwards the request, discards the answer, answers 307; the followed request reaches the bridge again",
     contract: "exact",
     proxy: { redirect: "forward-then-redirect" },
   },

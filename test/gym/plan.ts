@@ -36,7 +36,8 @@ function weightedPick<T>(rand: () => number, items: readonly T[], weight: (item:
 /** Repeats text so the answer outgrows a truncating reader, keeping the URL within limits. */
 function amplify(spec: CaseSpec): string {
   // read-paged builds its own 30 KiB file; its text is also the file name.
-  if (!LARGE_ANSWER_KINDS.has(spec.kind.name) || spec.kind.name === "read-paged" || spec.text.length === 0) return spec.text;
+  if (!LARGE_ANSWER_KINDS.has(spec.kind.name) || spec.kind.name === "read-paged" || spec.text.length === 0)
+    return spec.text;
   let text = spec.text;
   if (spec.kind.name === "read-content") {
     while (expectedBytes(text).length < LARGE_FILE_BYTES) text += spec.text;
@@ -45,10 +46,14 @@ function amplify(spec: CaseSpec): string {
   // WHATWG readers re-encode some characters the form leaves alone (' becomes %27): measure the longer wire.
   const typedLength = (w: string) => {
     const typed = `/x?raw=${spec.form.tail(w)}`;
-    return Math.max(spec.form.toWire("http://gym.invalid", typed).length, namedForm("agent-whatwg").toWire("http://gym.invalid", typed).length);
+    return Math.max(
+      spec.form.toWire("http://gym.invalid", typed).length,
+      namedForm("agent-whatwg").toWire("http://gym.invalid", typed).length,
+    );
   };
   const wireLength = (t: string) => spec.kind.wireTexts(t).reduce((n, w) => n + typedLength(w), 0);
-  while (expectedBytes(text).length < LARGE_ANSWER_BYTES && wireLength(text + spec.text) < LARGE_WIRE_LIMIT) text += spec.text;
+  while (expectedBytes(text).length < LARGE_ANSWER_BYTES && wireLength(text + spec.text) < LARGE_WIRE_LIMIT)
+    text += spec.text;
   return text;
 }
 
@@ -63,12 +68,20 @@ export function planCases(options: PlanOptions): CaseSpec[] {
     const text = fromCorpus ? entry.text : fuzzer.next();
     const source = fromCorpus ? entry.name : `fuzz:${options.seed}:${i}`;
     const via = options.intermediaries[i % options.intermediaries.length]!;
-    const kinds = options.kinds.filter((k) => k.carries(text) && (!via.wantsLargeAnswers || LARGE_ANSWER_KINDS.has(k.name) || !options.kinds.some((x) => LARGE_ANSWER_KINDS.has(x.name))));
+    const kinds = options.kinds.filter(
+      (k) =>
+        k.carries(text) &&
+        (!via.wantsLargeAnswers ||
+          LARGE_ANSWER_KINDS.has(k.name) ||
+          !options.kinds.some((x) => LARGE_ANSWER_KINDS.has(x.name))),
+    );
     const kind = kinds[Math.floor(rand() * kinds.length)];
     const forms = kind ? FORMS.filter((f) => carriesThrough(f, via, kind, text)) : [];
     const form = forms[Math.floor(rand() * forms.length)];
     if (!kind || !form) continue;
-    const readers = READERS_FOR_FORM[form.name].filter((r) => options.readers.includes(r) && (via.clientTimeoutMs === undefined || TIMEOUT_CAPABLE_READERS.includes(r)));
+    const readers = READERS_FOR_FORM[form.name].filter(
+      (r) => options.readers.includes(r) && (via.clientTimeoutMs === undefined || TIMEOUT_CAPABLE_READERS.includes(r)),
+    );
     const reader = weightedPick(rand, readers, (r) => READER_WEIGHTS[r]);
     if (!reader) continue;
     const spec: CaseSpec = { id: `c${i}`, kind, text, source, form, reader, intermediary: via };

@@ -22,7 +22,10 @@ async function startRecordingUpstream(delayMs = 0): Promise<Upstream> {
       head = Buffer.concat([head, chunk]);
       if (head.indexOf("\r\n\r\n") === -1) return;
       targets.push(parseRequestHead(head)!.target);
-      setTimeout(() => writeResponse(socket, 200, { "Content-Type": "text/plain" }, Buffer.from("é".repeat(2048))), delayMs);
+      setTimeout(
+        () => writeResponse(socket, 200, { "Content-Type": "text/plain" }, Buffer.from("é".repeat(2048))),
+        delayMs,
+      );
     });
     socket.on("error", () => socket.destroy());
   });
@@ -61,7 +64,7 @@ describe("hostile proxies", () => {
     ["normalize-unreserved", "raw=%7e%41%2f", "raw=~A%2F"],
     ["double-encode", "raw=%22~a b", "raw=%2522~a%20b"],
     ["double-encode-all", "raw=~n", "raw=%257En"],
-    ["encode-nothing", "raw=%C3%A9%22%20%23%26", "raw=\u00c3\u00a9\"%20%23%26"],
+    ["encode-nothing", "raw=%C3%A9%22%20%23%26", 'raw=\u00c3\u00a9"%20%23%26'],
     ["reorder-before-raw", "path=a&wait=1&raw=x&y", "wait=1&path=a&raw=x&y"],
     ["sort-all", "wait=1&path=a&raw=x", "path=a&raw=x&wait=1"],
   ])("%s rewrites ?%s into ?%s", (name, query, expected) => {
@@ -109,26 +112,32 @@ describe("hostile proxies in front of the bridge", () => {
   let gym: Awaited<ReturnType<typeof import("./harness.js").startGym>>;
   beforeAll(async () => {
     const { startGym } = await import("./harness.js");
-    gym = await startGym({ intermediaries: [intermediary("duplicate-parallel"), intermediary("client-timeout")], readers: ["fetch"] });
+    gym = await startGym({
+      intermediaries: [intermediary("duplicate-parallel"), intermediary("client-timeout")],
+      readers: ["fetch"],
+    });
   });
   afterAll(async () => gym?.close());
 
-  it.each(["duplicate-parallel", "client-timeout"])("makes the bridge see repeated mutation GETs (%s) that join one execution", async (name) => {
-    const { CASE_KINDS } = await import("./cases.js");
-    const { form } = await import("./forms.js");
-    const result = await gym.run({
-      id: `dup-${name}`,
-      kind: CASE_KINDS.find((k) => k.name === "terminal-echo")!,
-      text: "once",
-      source: "proxy-test",
-      form: form("reference"),
-      reader: "fetch",
-      intermediary: intermediary(name),
-    });
-    expect(result).toMatchObject({ outcome: "exact", passed: true, executions: 1 });
-    const rows = gym.bridge.bridge.store.activity.list({ sessionId: gym.session.sessionId, afterId: 0, limit: 1000 });
-    const forCall = rows.filter((r) => r.callId === result.callId);
-    expect(forCall.filter((r) => r.dedupe === "new")).toHaveLength(1);
-    expect(forCall.filter((r) => r.dedupe === "joined" || r.dedupe === "replayed").length).toBeGreaterThan(0);
-  });
+  it.each(["duplicate-parallel", "client-timeout"])(
+    "makes the bridge see repeated mutation GETs (%s) that join one execution",
+    async (name) => {
+      const { CASE_KINDS } = await import("./cases.js");
+      const { form } = await import("./forms.js");
+      const result = await gym.run({
+        id: `dup-${name}`,
+        kind: CASE_KINDS.find((k) => k.name === "terminal-echo")!,
+        text: "once",
+        source: "proxy-test",
+        form: form("reference"),
+        reader: "fetch",
+        intermediary: intermediary(name),
+      });
+      expect(result).toMatchObject({ outcome: "exact", passed: true, executions: 1 });
+      const rows = gym.bridge.bridge.store.activity.list({ sessionId: gym.session.sessionId, afterId: 0, limit: 1000 });
+      const forCall = rows.filter((r) => r.callId === result.callId);
+      expect(forCall.filter((r) => r.dedupe === "new")).toHaveLength(1);
+      expect(forCall.filter((r) => r.dedupe === "joined" || r.dedupe === "replayed").length).toBeGreaterThan(0);
+    },
+  );
 });

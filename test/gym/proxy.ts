@@ -64,7 +64,10 @@ export async function startHostileProxy(upstream: string, options: ProxyOptions)
   async function handle(socket: net.Socket, rawTarget: string): Promise<void> {
     stats.received += 1;
     const hopped = rawTarget.startsWith(`${HOP_PREFIX}/`);
-    const target = rewriteTarget(hopped ? rawTarget.slice(HOP_PREFIX.length) : rawTarget, options.rewrite ?? { name: "identity", description: "", contract: "exact", rewrite: (q) => q });
+    const target = rewriteTarget(
+      hopped ? rawTarget.slice(HOP_PREFIX.length) : rawTarget,
+      options.rewrite ?? { name: "identity", description: "", contract: "exact", rewrite: (q) => q },
+    );
     if (options.redirect && !hopped) {
       if (options.redirect === "forward-then-redirect") await answer(target);
       writeResponse(socket, 307, { Location: `${HOP_PREFIX}${rawTarget}` }, Buffer.alloc(0));

@@ -33,7 +33,9 @@ function createBytesReader(): Reader {
         const res = await wireGet(origin, Buffer.from(current.slice(at), "utf8").toString("latin1"), { timeoutMs });
         const location = res.headers.location;
         if (res.status >= 300 && res.status < 400 && location) {
-          current = location.startsWith("/") ? `${origin}${Buffer.from(location, "latin1").toString("utf8")}` : location;
+          current = location.startsWith("/")
+            ? `${origin}${Buffer.from(location, "latin1").toString("utf8")}`
+            : location;
           continue;
         }
         return { status: res.status, body: res.body.toString("utf8") };
@@ -60,7 +62,17 @@ function createCurlReader(): Reader {
   return {
     name: "curl",
     get(url, timeoutMs) {
-      const args = ["-g", "-s", "-S", "-L", "--max-time", String(Math.ceil(timeoutMs / 1000)), "-w", "\n%{http_code}", url];
+      const args = [
+        "-g",
+        "-s",
+        "-S",
+        "-L",
+        "--max-time",
+        String(Math.ceil(timeoutMs / 1000)),
+        "-w",
+        "\n%{http_code}",
+        url,
+      ];
       return new Promise((resolve, reject) => {
         execFile("curl", args, { encoding: "buffer", maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
           if (error) return reject(new Error(`curl failed: ${stderr.toString("utf8").trim() || error.message}`));
@@ -112,7 +124,12 @@ export function curlAvailable(): boolean {
 
 /** Every reader this machine has; .ci/run installs curl and Chromium when they are missing. */
 export function availableReaders(): ReaderName[] {
-  return ["fetch", "node-bytes", ...(curlAvailable() ? (["curl"] as const) : []), ...(chromiumAvailable() ? (["chromium"] as const) : [])];
+  return [
+    "fetch",
+    "node-bytes",
+    ...(curlAvailable() ? (["curl"] as const) : []),
+    ...(chromiumAvailable() ? (["chromium"] as const) : []),
+  ];
 }
 
 export async function createReader(name: ReaderName): Promise<Reader> {

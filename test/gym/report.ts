@@ -82,7 +82,15 @@ export async function runPlan(
     failureSamples: results
       .filter((r) => !r.passed)
       .slice(0, MAX_SAMPLES)
-      .map(({ id, kind, source, form, reader, intermediary, detail }) => ({ id, kind, source, form, reader, intermediary, detail })),
+      .map(({ id, kind, source, form, reader, intermediary, detail }) => ({
+        id,
+        kind,
+        source,
+        form,
+        reader,
+        intermediary,
+        detail,
+      })),
   };
   for (const r of results) {
     tally(report.byIntermediary, r.intermediary, r);

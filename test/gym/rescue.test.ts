@@ -29,11 +29,14 @@ function sendPieces(origin: string, pieces: Buffer[], pauseMs = 60): Promise<str
 }
 
 describe("reencodeRequestHead", () => {
-  const head = (line: string, headers = "Host: a\r\nConnection: keep-alive\r\n") => Buffer.from(`${line}\r\n${headers}\r\n`, "latin1");
+  const head = (line: string, headers = "Host: a\r\nConnection: keep-alive\r\n") =>
+    Buffer.from(`${line}\r\n${headers}\r\n`, "latin1");
 
   it("percent-encodes raw bytes of the target and closes the connection after the answer", () => {
     const packet = head(`GET ${bytes("/v0/t/w?raw=é b")} HTTP/1.1`);
-    expect(reencodeRequestHead(packet, 14)?.toString("latin1")).toBe("GET /v0/t/w?raw=%C3%A9%20b HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+    expect(reencodeRequestHead(packet, 14)?.toString("latin1")).toBe(
+      "GET /v0/t/w?raw=%C3%A9%20b HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+    );
   });
 
   it("finds the request line the error is in, after an earlier request in the same packet", () => {
@@ -67,12 +70,19 @@ describe("raw request bytes on the data plane", () => {
   it("serves a target with raw UTF-8 bytes exactly as if the reader had percent-encoded them", async () => {
     const res = await wireGet(t.bridge.dataUrl, bytes(`${base}/t?path=café ☕ 😀.txt`));
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.body.toString("utf8"))).toMatchObject({ ok: true, exists: true, path: "/project/café ☕ 😀.txt" });
+    expect(JSON.parse(res.body.toString("utf8"))).toMatchObject({
+      ok: true,
+      exists: true,
+      path: "/project/café ☕ 😀.txt",
+    });
   });
 
   it("writes raw UTF-8 content to disk byte for byte", async () => {
     const text = "Grüße, 世界 😀~nline 2 ";
-    const res = await wireGet(t.bridge.dataUrl, bytes(`${new URL(s.m!).pathname}/w?path=raw-utf8.txt&raw=${text.replace(/ /g, "+")}`));
+    const res = await wireGet(
+      t.bridge.dataUrl,
+      bytes(`${new URL(s.m!).pathname}/w?path=raw-utf8.txt&raw=${text.replace(/ /g, "+")}`),
+    );
     expect(JSON.parse(res.body.toString("utf8"))).toMatchObject({ ok: true });
     expect(fs.readFileSync(path.join(t.projectDir, "raw-utf8.txt"), "utf8")).toBe("Grüße, 世界 😀\nline 2 ");
   });
@@ -84,19 +94,27 @@ describe("raw request bytes on the data plane", () => {
       Buffer.from(`${target.slice(-2)} HTTP/1.1\r\nHost: a\r\n\r\n`, "latin1"),
     ]);
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ ok: false, errorCode: "malformed_request_target" });
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      ok: false,
+      errorCode: "malformed_request_target",
+    });
   });
 
   it("keeps Node's own answers for every other parse error", async () => {
     const answer = await sendPieces(t.bridge.dataUrl, [Buffer.from("GARBAGE\r\n\r\n")]);
     expect(answer).toBe("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-    const huge = await sendPieces(t.bridge.dataUrl, [Buffer.from(`GET /x HTTP/1.1\r\nX: ${"a".repeat(70 * 1024)}\r\n\r\n`)]);
+    const huge = await sendPieces(t.bridge.dataUrl, [
+      Buffer.from(`GET /x HTTP/1.1\r\nX: ${"a".repeat(70 * 1024)}\r\n\r\n`),
+    ]);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
   });
 
   it("still answers the earlier request on a keep-alive connection before rescuing the next", async () => {
     const answer = await sendPieces(t.bridge.dataUrl, [
-      Buffer.from(`GET ${base}/t?path=. HTTP/1.1\r\nHost: a\r\n\r\nGET ${bytes(`${base}/t?path=café ☕ 😀.txt`)} HTTP/1.1\r\nHost: a\r\n\r\n`, "latin1"),
+      Buffer.from(
+        `GET ${base}/t?path=. HTTP/1.1\r\nHost: a\r\n\r\nGET ${bytes(`${base}/t?path=café ☕ 😀.txt`)} HTTP/1.1\r\nHost: a\r\n\r\n`,
+        "latin1",
+      ),
     ]);
     expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
     expect(answer.indexOf('"path":"/project"')).toBeLessThan(answer.indexOf('"path":"/project/café ☕ 😀.txt"'));

@@ -34,7 +34,11 @@ export type Binding = { ok: true; args: WriteLikeArgs } | { ok: false; error: To
 export function bindWriteLike(target: string): Binding {
   try {
     const url = serverRequest(target);
-    const candidate = bindQueryInput({ schema: writeLikeSchema, binding: { rawField: "content", controlNames: ["wait", "run", "call"] }, url });
+    const candidate = bindQueryInput({
+      schema: writeLikeSchema,
+      binding: { rawField: "content", controlNames: ["wait", "run", "call"] },
+      url,
+    });
     const args = validateInput<WriteLikeArgs>(writeLikeSchema, candidate, { rawField: "content" });
     return { ok: true, args };
   } catch (error) {
@@ -51,10 +55,15 @@ export function bindWriteLike(target: string): Binding {
  * evidence that an encoder's literal %XX is text (the encoder writes ~p).
  */
 export function pairCarries(formName: FormName, rewrite: QueryRewrite, text: string): boolean {
-  if ((formName === "agent-bytes" || formName === "form-urlencoded") && (rewrite.name === "encode-all" || rewrite.name === "double-encode-all")) return !text.includes(" ");
+  if (
+    (formName === "agent-bytes" || formName === "form-urlencoded") &&
+    (rewrite.name === "encode-all" || rewrite.name === "double-encode-all")
+  )
+    return !text.includes(" ");
   if (formName.startsWith("agent-") && rewrite.name === "sort-all") return !text.includes("&");
   // A proxy that turns %20 into + erases the spaces that proved a literal %XX was text, not an encoding.
-  if ((formName === "percent-library" || formName === "python-quote") && rewrite.name === "plus-spaces") return encoderCarries(text, false);
+  if ((formName === "percent-library" || formName === "python-quote") && rewrite.name === "plus-spaces")
+    return encoderCarries(text, false);
   if (formName === "percent-declared" && rewrite.name === "plus-spaces") return declaredCarries(text, false);
   return true;
 }

@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../helpers/bridge.js";
 import { rawGet } from "../helpers/raw-http.js";
-import { goQueryEscape, handTilde, javaEncodings, javaUrlEncoder, pythonQuotes, urlSearchParams, type EncoderName } from "./encoders.js";
+import {
+  goQueryEscape,
+  handTilde,
+  javaEncodings,
+  javaUrlEncoder,
+  pythonQuotes,
+  urlSearchParams,
+  type EncoderName,
+} from "./encoders.js";
 
 const CLASSES: ReadonlyArray<[string, string]> = [
   ["~n meant as an escape", "first line\nsecond line"],
@@ -53,7 +61,11 @@ interface Answer {
   decoding?: Notice;
 }
 
-const patchOf = (name: string, text: string) => `*** Begin Patch\n*** Add File: ${name}\n${text.split("\n").map((l) => `+${l}`).join("\n")}\n*** End Patch`;
+const patchOf = (name: string, text: string) =>
+  `*** Begin Patch\n*** Add File: ${name}\n${text
+    .split("\n")
+    .map((l) => `+${l}`)
+    .join("\n")}\n*** End Patch`;
 
 describe("the ~ decoding table: every encoder x every content class x /w /e /a", () => {
   let t: TestBridge;
@@ -113,7 +125,11 @@ describe("the ~ decoding table: every encoder x every content class x /w /e /a",
       const file = path.join(work, `c${n++}`);
       fs.writeFileSync(file, content);
       // Asynchronously: the bridge answering curl runs in this process.
-      const { stdout } = await promisify(execFile)("curl", ["-sG", "--max-time", "20", "--data-urlencode", `raw@${file}`, url], { encoding: "utf8" });
+      const { stdout } = await promisify(execFile)(
+        "curl",
+        ["-sG", "--max-time", "20", "--data-urlencode", `raw@${file}`, url],
+        { encoding: "utf8" },
+      );
       return JSON.parse(stdout) as Answer;
     }
     const full = `${url}&raw=${encode(encoder, content)}`;
@@ -123,7 +139,13 @@ describe("the ~ decoding table: every encoder x every content class x /w /e /a",
   /** Runs one case on a fresh file: its URL, how to put the file back before another attempt, the intended bytes. */
   async function prepare(route: Route, name: string, text: string) {
     const file = path.join(t.projectDir, name);
-    if (route === "w") return { url: `${m}/w?path=${name}`, content: text, reset: () => agentGet(`${s.r}/r?path=${name}`), intended: Buffer.from(text, "utf8") };
+    if (route === "w")
+      return {
+        url: `${m}/w?path=${name}`,
+        content: text,
+        reset: () => agentGet(`${s.r}/r?path=${name}`),
+        intended: Buffer.from(text, "utf8"),
+      };
     if (route === "e") {
       // The intended file is what the same edit makes when it travels exactly (the reference encoder, declared):
       // /e keeps a file's own line endings, which is the edit's meaning, not the transport's.
@@ -144,18 +166,31 @@ describe("the ~ decoding table: every encoder x every content class x /w /e /a",
     const oracle = `${name}.oracle`;
     const made = await get(`${m}/a?enc=tilde&raw=${encodeUrlText(patchOf(oracle, text))}`);
     expect(made, JSON.stringify(made)).toMatchObject({ ok: true });
-    return { url: `${m}/a?`, content: patchOf(name, text), reset: async () => fs.rmSync(file, { force: true }), intended: onDisk(oracle) };
+    return {
+      url: `${m}/a?`,
+      content: patchOf(name, text),
+      reset: async () => fs.rmSync(file, { force: true }),
+      intended: onDisk(oracle),
+    };
   }
 
   /** The verdict on one answer; fails the test on ok with other bytes and no notice. */
-  async function judge(answer: Answer, name: string, intended: Buffer, reset: () => Promise<unknown>): Promise<Outcome> {
+  async function judge(
+    answer: Answer,
+    name: string,
+    intended: Buffer,
+    reset: () => Promise<unknown>,
+  ): Promise<Outcome> {
     if (!answer.ok) {
       expect(answer.errorCode, JSON.stringify(answer)).toBeTruthy();
       return "refused";
     }
     const notice = answer.decoding?.tilde !== undefined ? answer.decoding : undefined;
     if (onDisk(name).equals(intended)) return notice ? "exact, with notice" : "exact";
-    expect(notice, `ok with other bytes and no ~ notice: ${JSON.stringify(onDisk(name).toString())} ${JSON.stringify(answer)}`).toBeDefined();
+    expect(
+      notice,
+      `ok with other bytes and no ~ notice: ${JSON.stringify(onDisk(name).toString())} ${JSON.stringify(answer)}`,
+    ).toBeDefined();
     expect(notice!.thisReading?.url).toMatch(/[?&]enc=(tilde|pct)(&|$)/);
     const other = notice!.otherReadings.find((r) => r.reading.startsWith("~ as"));
     expect(other, JSON.stringify(notice)).toBeDefined();
@@ -176,33 +211,46 @@ describe("the ~ decoding table: every encoder x every content class x /w /e /a",
   });
 
   describe.each(ENCODERS)("%s", (encoder) => {
-    it.each(CLASSES.flatMap(([label, text]) => ROUTES.map((route) => [label, route, text] as const)))("%s through /%s", async (_label, route, text) => {
-      const name = `t${n++}-${route}.txt`;
-      const c = await prepare(route, name, text);
-      const answer = await send(encoder, c.url, c.content);
-      const outcome = await judge(answer, name, c.intended, c.reset);
-      const key = `${encoder} | ${outcome}`;
-      tally.set(key, (tally.get(key) ?? 0) + 1);
-    });
+    it.each(CLASSES.flatMap(([label, text]) => ROUTES.map((route) => [label, route, text] as const)))(
+      "%s through /%s",
+      async (_label, route, text) => {
+        const name = `t${n++}-${route}.txt`;
+        const c = await prepare(route, name, text);
+        const answer = await send(encoder, c.url, c.content);
+        const outcome = await judge(answer, name, c.intended, c.reset);
+        const key = `${encoder} | ${outcome}`;
+        tally.set(key, (tally.get(key) ?? 0) + 1);
+      },
+    );
   });
 
   describe("a declaration removes all doubt", () => {
-    it.each(CLASSES.flatMap(([label, text]) => ROUTES.map((route) => [label, route, text] as const)))("enc=pct: encodeURIComponent's %s through /%s is exact, with no ~ notice", async (_label, route, text) => {
-      const name = `d${n++}-${route}.txt`;
-      const c = await prepare(route, name, text);
-      const answer = await get(`${c.url}${c.url.endsWith("?") ? "" : "&"}enc=pct&raw=${encodeURIComponent(c.content)}`);
-      expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
-      expect(answer.decoding?.tilde).toBeUndefined();
-      expect(onDisk(name).equals(c.intended)).toBe(true);
-    });
+    it.each(CLASSES.flatMap(([label, text]) => ROUTES.map((route) => [label, route, text] as const)))(
+      "enc=pct: encodeURIComponent's %s through /%s is exact, with no ~ notice",
+      async (_label, route, text) => {
+        const name = `d${n++}-${route}.txt`;
+        const c = await prepare(route, name, text);
+        const answer = await get(
+          `${c.url}${c.url.endsWith("?") ? "" : "&"}enc=pct&raw=${encodeURIComponent(c.content)}`,
+        );
+        expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
+        expect(answer.decoding?.tilde).toBeUndefined();
+        expect(onDisk(name).equals(c.intended)).toBe(true);
+      },
+    );
 
-    it.each(CLASSES.flatMap(([label, text]) => ROUTES.map((route) => [label, route, text] as const)))("enc=tilde: the hand-typed %s through /%s is exact, with no ~ notice", async (_label, route, text) => {
-      const name = `h${n++}-${route}.txt`;
-      const c = await prepare(route, name, text);
-      const answer = await agentGet<Answer>(`${c.url}${c.url.endsWith("?") ? "" : "&"}enc=tilde&raw=${handTilde(c.content)}`);
-      expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
-      expect(answer.decoding?.tilde).toBeUndefined();
-      expect(onDisk(name).equals(c.intended)).toBe(true);
-    });
+    it.each(CLASSES.flatMap(([label, text]) => ROUTES.map((route) => [label, route, text] as const)))(
+      "enc=tilde: the hand-typed %s through /%s is exact, with no ~ notice",
+      async (_label, route, text) => {
+        const name = `h${n++}-${route}.txt`;
+        const c = await prepare(route, name, text);
+        const answer = await agentGet<Answer>(
+          `${c.url}${c.url.endsWith("?") ? "" : "&"}enc=tilde&raw=${handTilde(c.content)}`,
+        );
+        expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true });
+        expect(answer.decoding?.tilde).toBeUndefined();
+        expect(onDisk(name).equals(c.intended)).toBe(true);
+      },
+    );
   });
 });

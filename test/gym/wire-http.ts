@@ -30,7 +30,9 @@ export function wireGet(origin: string, target: string, options: WireRequestOpti
     const timer = setTimeout(() => fail(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     options.signal?.addEventListener("abort", () => fail(new Error("aborted")), { once: true });
     socket.on("connect", () => {
-      socket.write(Buffer.from(`GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`, "latin1"));
+      socket.write(
+        Buffer.from(`GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`, "latin1"),
+      );
     });
     socket.on("data", (d) => chunks.push(d));
     socket.on("error", fail);
@@ -55,7 +57,8 @@ function parseResponse(raw: Buffer): WireResponse {
     const colon = line.indexOf(":");
     // Only HTTP's own whitespace: String.trim would also eat a trailing byte 0xA0 (NBSP in latin1), which is
     // half of a UTF-8 character in a raw Location header.
-    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+    if (colon > 0)
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
   }
   let body = raw.subarray(headEnd + 4);
   if (headers["transfer-encoding"]?.toLowerCase() === "chunked") body = dechunk(body);

@@ -14,7 +14,13 @@ export interface TestBridge {
   projectDir: string;
   api<T = unknown>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** Creates a project on projectDir (or root) and one session; returns its bases from Init. */
-  session(options?: { write?: boolean; terminal?: boolean; web?: boolean; root?: string; name?: string }): Promise<AgentSession>;
+  session(options?: {
+    write?: boolean;
+    terminal?: boolean;
+    web?: boolean;
+    root?: string;
+    name?: string;
+  }): Promise<AgentSession>;
   close(): Promise<void>;
 }
 
@@ -91,10 +97,16 @@ export async function startTestBridge(
       const project = await api<{ id: string }>("POST", "/api/projects", {
         name: opts.name ?? `project-${projects}`,
         root: opts.root ?? projectDir,
-        permissions: { write: opts.write ?? false, terminal: opts.terminal ?? false, ...(opts.web !== undefined ? { web: opts.web } : {}) },
+        permissions: {
+          write: opts.write ?? false,
+          terminal: opts.terminal ?? false,
+          ...(opts.web !== undefined ? { web: opts.web } : {}),
+        },
       });
       if (project.status !== 201) throw new Error(`project create failed: ${JSON.stringify(project.body)}`);
-      const session = await api<{ id: string; initUrl: string }>("POST", "/api/sessions", { projectId: project.body.id });
+      const session = await api<{ id: string; initUrl: string }>("POST", "/api/sessions", {
+        projectId: project.body.id,
+      });
       if (session.status !== 201) throw new Error(`session create failed: ${JSON.stringify(session.body)}`);
       const init = (await (await fetch(session.body.initUrl)).json()) as AgentSession["init"];
       return {

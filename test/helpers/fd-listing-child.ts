@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   for (let i = 0; i < 200 && spawnerPid() === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 25));
   const before = spawnedThroughSpawner();
   const spawner = await runListing();
-  process.stdout.write(`${JSON.stringify({ inheritable, direct, directThroughSpawner, spawner, spawnerUsed: spawnedThroughSpawner() === before + 1 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ inheritable, direct, directThroughSpawner, spawner, spawnerUsed: spawnedThroughSpawner() === before + 1 })}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -17,5 +17,10 @@ export function isInheritable(fd: number): boolean {
 
 /** The sorted numbers of `ls /proc/self/fd` output. */
 export function commandFds(output: string): number[] {
-  return output.trim().split("\n").filter(Boolean).map(Number).sort((a, b) => a - b);
+  return output
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map(Number)
+    .sort((a, b) => a - b);
 }

@@ -24,7 +24,9 @@ export function tokenOfBase(base: string): string {
 
 /** The endpoint URL and headers a client uses for this capability token. */
 export function mcpEndpoint(dataUrl: string, token: string, form: CapabilityForm): McpEndpoint {
-  return form === "path" ? { url: `${dataUrl}/v0/${token}/mcp`, headers: {} } : { url: `${dataUrl}/mcp`, headers: { authorization: `Bearer ${token}` } };
+  return form === "path"
+    ? { url: `${dataUrl}/v0/${token}/mcp`, headers: {} }
+    : { url: `${dataUrl}/mcp`, headers: { authorization: `Bearer ${token}` } };
 }
 
 export interface ConnectOptions {
@@ -55,7 +57,11 @@ export interface McpTestClient {
 const CLIENT_INFO = { name: "urlbridge-test-client", version: "0.0.0" };
 
 /** Connects one official client to `dataUrl` with this capability token and runs its handshake. */
-export async function connectMcpClient(dataUrl: string, token: string, options: ConnectOptions): Promise<McpTestClient> {
+export async function connectMcpClient(
+  dataUrl: string,
+  token: string,
+  options: ConnectOptions,
+): Promise<McpTestClient> {
   const endpoint = mcpEndpoint(dataUrl, token, options.form ?? "path");
   const requestInit = { headers: endpoint.headers };
   const custom = options.fetch ? { fetch: options.fetch } : {};

@@ -14,13 +14,25 @@ export const toolCall = (id: number, name: string, args?: Record<string, unknown
 /** Writes the files DIRECT_CALL_CASES read: text, BOM + CRLF, Latin-1, binary, an image and a source folder. */
 export function writeDirectCallFixture(projectDir: string): void {
   fs.writeFileSync(path.join(projectDir, "notes.txt"), "alpha\nbeta\n");
-  fs.writeFileSync(path.join(projectDir, "bom-crlf.txt"), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("één\r\ntwee\r\n")]));
+  fs.writeFileSync(
+    path.join(projectDir, "bom-crlf.txt"),
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("één\r\ntwee\r\n")]),
+  );
   fs.writeFileSync(path.join(projectDir, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
   fs.writeFileSync(path.join(projectDir, "blob.bin"), Buffer.from([0, 1, 2, 3, 0, 255]));
   // A 1x1 PNG: read answers it as image content.
-  fs.writeFileSync(path.join(projectDir, "dot.png"), Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"));
+  fs.writeFileSync(
+    path.join(projectDir, "dot.png"),
+    Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+      "base64",
+    ),
+  );
   fs.mkdirSync(path.join(projectDir, "src"));
-  fs.writeFileSync(path.join(projectDir, "src", "app.ts"), "export function hello(name: string): string {\n  return `hi ${name}`;\n}\n");
+  fs.writeFileSync(
+    path.join(projectDir, "src", "app.ts"),
+    "export function hello(name: string): string {\n  return `hi ${name}`;\n}\n",
+  );
 }
 
 /** [case name, tool, arguments]: the read-only calls whose direct answer must equal the SDK's. */

@@ -30,7 +30,13 @@ interface ChatMessage {
 }
 
 const textOf = (m: ChatMessage | undefined): string =>
-  !m ? "" : typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p) => p.text ?? "").join("") : "";
+  !m
+    ? ""
+    : typeof m.content === "string"
+      ? m.content
+      : Array.isArray(m.content)
+        ? m.content.map((p) => p.text ?? "").join("")
+        : "";
 
 export async function startMockProvider(): Promise<MockProvider> {
   const requests: ProviderRequest[] = [];
@@ -43,7 +49,11 @@ export async function startMockProvider(): Promise<MockProvider> {
       res.writeHead(404).end();
       return;
     }
-    const body = JSON.parse(raw || "{}") as { model?: string; messages?: ChatMessage[]; tools?: Array<{ function?: { name?: string } }> };
+    const body = JSON.parse(raw || "{}") as {
+      model?: string;
+      messages?: ChatMessage[];
+      tools?: Array<{ function?: { name?: string } }>;
+    };
     const messages = body.messages ?? [];
     const last = messages[messages.length - 1];
     const lastUser = textOf([...messages].reverse().find((m) => m.role === "user"));
@@ -73,17 +83,30 @@ export async function startMockProvider(): Promise<MockProvider> {
     const id = `chatcmpl-${++calls}`;
     const created = Math.floor(Date.now() / 1000);
     const send = (delta: unknown, finish: string | null = null) =>
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      );
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     send({ role: "assistant", content: "" });
     if (toolCall) {
-      send({ tool_calls: [{ index: 0, id: `call_${calls}`, type: "function", function: { name: toolCall.name, arguments: toolCall.args } }] });
+      send({
+        tool_calls: [
+          {
+            index: 0,
+            id: `call_${calls}`,
+            type: "function",
+            function: { name: toolCall.name, arguments: toolCall.args },
+          },
+        ],
+      });
       send({}, "tool_calls");
     } else {
       send({ content: answer });
       send({}, "stop");
     }
-    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+    );
     res.end("data: [DONE]\n\n");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -8,7 +8,12 @@ import { definePluginTool, type Plugin } from "../../server/plugins/definition.j
 
 const noteName = z.string().regex(/^[a-z0-9-]{1,32}\.txt$/, "name must look like todo.txt");
 
-export const noteReadOutput = z.strictObject({ ok: z.literal(true), name: z.string(), text: z.string(), root: z.string() });
+export const noteReadOutput = z.strictObject({
+  ok: z.literal(true),
+  name: z.string(),
+  text: z.string(),
+  root: z.string(),
+});
 export const noteAppendOutput = z.strictObject({ ok: z.literal(true), name: z.string(), lines: z.number().int() });
 export const listOutput = z.strictObject({ ok: z.literal(true), root: z.string(), entries: z.array(z.string()) });
 
@@ -47,7 +52,11 @@ export function notesPlugin(): Plugin {
           fs.appendFileSync(path.join(dir, args.name), `${args.line}\n`);
           // Long enough that concurrent identical GETs overlap the execution.
           await new Promise((resolve) => setTimeout(resolve, 50));
-          return { ok: true as const, name: args.name, lines: fs.readFileSync(path.join(dir, args.name), "utf8").split("\n").length - 1 };
+          return {
+            ok: true as const,
+            name: args.name,
+            lines: fs.readFileSync(path.join(dir, args.name), "utf8").split("\n").length - 1,
+          };
         },
       }),
       definePluginTool({
@@ -57,7 +66,11 @@ export function notesPlugin(): Plugin {
         schema: z.object({ folder: z.string().min(1) }),
         output: listOutput,
         authority: (args) => ({ root: args.folder, permissions: { write: false } }),
-        execute: (_args, ctx) => ({ ok: true as const, root: ctx.authority.display, entries: fs.readdirSync(ctx.authority.root).sort() }),
+        execute: (_args, ctx) => ({
+          ok: true as const,
+          root: ctx.authority.display,
+          entries: fs.readdirSync(ctx.authority.root).sort(),
+        }),
       }),
       definePluginTool({
         id: "shell_probe",

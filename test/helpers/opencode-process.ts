@@ -28,12 +28,16 @@ export interface OpencodeProcess {
 }
 
 export async function startOpencodeProcess(options: OpencodeProcessOptions): Promise<OpencodeProcess> {
-  const child: ChildProcess = spawn(options.bin, ["serve", "--hostname", "127.0.0.1", "--port", String(options.port ?? 0)], {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child: ChildProcess = spawn(
+    options.bin,
+    ["serve", "--hostname", "127.0.0.1", "--port", String(options.port ?? 0)],
+    {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   let text = "";
   child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
   child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
@@ -57,7 +61,10 @@ export async function startOpencodeProcess(options: OpencodeProcessOptions): Pro
   };
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`opencode serve did not print its address within ${LISTEN_TIMEOUT_MS} ms:\n${text}`)), LISTEN_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`opencode serve did not print its address within ${LISTEN_TIMEOUT_MS} ms:\n${text}`)),
+        LISTEN_TIMEOUT_MS,
+      );
       const check = () => {
         const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
         if (m) {
@@ -75,12 +82,16 @@ export async function startOpencodeProcess(options: OpencodeProcessOptions): Pro
     const headers: Record<string, string> = options.authorization ? { authorization: options.authorization } : {};
     const deadline = Date.now() + HEALTH_TIMEOUT_MS;
     for (;;) {
-      const healthy = await fetch(`${url}/global/health`, { headers, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) }).then(
+      const healthy = await fetch(`${url}/global/health`, {
+        headers,
+        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      }).then(
         (r) => r.status === 200,
         () => false,
       );
       if (healthy) break;
-      if (Date.now() > deadline) throw new Error(`opencode serve at ${url} was not healthy within ${HEALTH_TIMEOUT_MS} ms:\n${text}`);
+      if (Date.now() > deadline)
+        throw new Error(`opencode serve at ${url} was not healthy within ${HEALTH_TIMEOUT_MS} ms:\n${text}`);
       await new Promise((r) => setTimeout(r, 250));
     }
     return { url, output: () => text, stop };
@@ -99,7 +110,11 @@ export function basicAuth(password: string): string {
  * An opencode.json whose only provider is a stand-in OpenAI-compatible LLM at `baseURL` (test/e2e/support/mock-llm.ts,
  * test/helpers/mock-provider.ts), with OpenCode's updates and sharing off; `extra` adds fields (permission, mcp).
  */
-export function mockProviderConfig(baseURL: string, apiKey = "mock-key", extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function mockProviderConfig(
+  baseURL: string,
+  apiKey = "mock-key",
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     $schema: "https://opencode.ai/config.json",
     provider: {

@@ -32,7 +32,11 @@ export interface OpencodeServe {
 function writeConfig(options: OpencodeServeOptions): void {
   const dir = path.join(options.homeDir, ".config", "opencode");
   fs.mkdirSync(dir, { recursive: true });
-  const config = mockProviderConfig(options.providerBaseURL, "mock-key", options.permission ? { permission: options.permission } : {});
+  const config = mockProviderConfig(
+    options.providerBaseURL,
+    "mock-key",
+    options.permission ? { permission: options.permission } : {},
+  );
   fs.writeFileSync(path.join(dir, "opencode.json"), JSON.stringify(config, null, 2));
 }
 

@@ -18,7 +18,13 @@ export function rawGet(origin: string, target: string | Buffer, timeoutMs = 10_0
       reject(new Error(`no answer within ${timeoutMs} ms for ${String(target).slice(0, 120)}`));
     }, timeoutMs);
     socket.on("connect", () => {
-      socket.write(Buffer.concat([Buffer.from("GET "), Buffer.from(target), Buffer.from(` HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`)]));
+      socket.write(
+        Buffer.concat([
+          Buffer.from("GET "),
+          Buffer.from(target),
+          Buffer.from(` HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`),
+        ]),
+      );
     });
     socket.on("data", (d) => chunks.push(d));
     socket.on("error", (e) => {
@@ -69,7 +75,11 @@ export function rawExchange(origin: string, request: string | Buffer, timeoutMs 
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server did not close the connection within ${timeoutMs} ms after ${String(request).slice(0, 120)}`));
+      reject(
+        new Error(
+          `the server did not close the connection within ${timeoutMs} ms after ${String(request).slice(0, 120)}`,
+        ),
+      );
     }, timeoutMs);
     socket.on("connect", () => socket.write(request));
     socket.on("data", (d: Buffer) => chunks.push(d));

@@ -20,7 +20,11 @@ export function startRelay(session: string, env: NodeJS.ProcessEnv): RelayProces
   const child = spawn(process.execPath, [BIN, "mcp", "--session", session], { env, stdio: ["pipe", "pipe", "pipe"] });
   let errors = "";
   const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-  const lines = readLines(child.stdout, RELAY_LINE_TIMEOUT_MS, () => `no line from the relay in time; stderr: ${errors}`);
+  const lines = readLines(
+    child.stdout,
+    RELAY_LINE_TIMEOUT_MS,
+    () => `no line from the relay in time; stderr: ${errors}`,
+  );
   child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString("utf8")));
   child.stdin.on("error", () => {});
   return {

@@ -27,10 +27,17 @@ async function startStandIn(path: string, respond: (req: RecordedRequest) => unk
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const url = new URL(req.url ?? "/", "http://stand-in");
-      const recorded = { method: req.method ?? "", path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const recorded = {
+        method: req.method ?? "",
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       standIn.requests.push(recorded);
       if (url.pathname !== path) return void res.writeHead(404).end();
-      if (standIn.status !== 200) return void res.writeHead(standIn.status, { "content-type": "application/json" }).end('{"error":"refused"}');
+      if (standIn.status !== 200)
+        return void res.writeHead(standIn.status, { "content-type": "application/json" }).end('{"error":"refused"}');
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(respond(recorded)));
     });
   });

@@ -33,11 +33,20 @@ export interface ServerProcessOptions {
   tsx?: boolean;
 }
 
-export function startServerProcess({ stateDir, env = {}, preloads = [], entry = path.join(REPO, "server/main.ts"), uid, openFileLimit, tsx = true }: ServerProcessOptions): Promise<ServerProcess> {
+export function startServerProcess({
+  stateDir,
+  env = {},
+  preloads = [],
+  entry = path.join(REPO, "server/main.ts"),
+  uid,
+  openFileLimit,
+  tsx = true,
+}: ServerProcessOptions): Promise<ServerProcess> {
   const imports = tsx ? ["tsx", ...preloads].flatMap((module) => ["--import", module]) : [];
   const argv = [process.execPath, ...imports, entry];
   // `exec` keeps the pid the test signals the server's own.
-  const [command, ...args] = openFileLimit === undefined ? argv : ["/bin/sh", "-c", `ulimit -n ${openFileLimit} && exec "$0" "$@"`, ...argv];
+  const [command, ...args] =
+    openFileLimit === undefined ? argv : ["/bin/sh", "-c", `ulimit -n ${openFileLimit} && exec "$0" "$@"`, ...argv];
   const child = spawn(command!, args, {
     cwd: REPO,
     ...(uid === undefined ? {} : { uid, gid: uid }),
@@ -58,7 +67,9 @@ export function startServerProcess({ stateDir, env = {}, preloads = [], entry = 
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), CHILD_START_TIMEOUT_MS);
-    child.once("exit", (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${log}`)));
+    child.once("exit", (code, signal) =>
+      reject(new Error(`server exited (${code ?? signal}) before listening:\n${log}`)),
+    );
     child.stderr!.on("data", (data: Buffer) => {
       log += data.toString();
       const controlUrl = /control plane on (\S+)/.exec(log)?.[1];
@@ -73,14 +84,18 @@ export function startServerProcess({ stateDir, env = {}, preloads = [], entry = 
 
 /** For afterEach: SIGKILLs every server process a test started that is still running. */
 export function killServerProcesses(): void {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 }
 
 /** Calls the control API of a server process with the test operator token; throws on a non-2xx answer. */
 export async function controlApi<T>(server: ServerProcess, method: string, route: string, body?: unknown): Promise<T> {
   const res = await fetch(`${server.controlUrl}${route}`, {
     method,
-    headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, ...(body ? { "content-type": "application/json" } : {}) },
+    headers: {
+      authorization: `Bearer ${TEST_OPERATOR_TOKEN}`,
+      ...(body ? { "content-type": "application/json" } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);

@@ -14,7 +14,11 @@ export interface WebSite {
   close(): Promise<void>;
 }
 
-export async function startWebSite(routes: Record<string, SiteHandler>, host = "127.0.0.1", port = 0): Promise<WebSite> {
+export async function startWebSite(
+  routes: Record<string, SiteHandler>,
+  host = "127.0.0.1",
+  port = 0,
+): Promise<WebSite> {
   const site: WebSite = { origin: "", port: 0, connections: 0, requests: [], close: async () => undefined };
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
@@ -45,7 +49,11 @@ export async function startWebSite(routes: Record<string, SiteHandler>, host = "
 
 /** A handler answering one body with these headers. */
 export const answer =
-  (body: string | Buffer, headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" }, status = 200): SiteHandler =>
+  (
+    body: string | Buffer,
+    headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" },
+    status = 200,
+  ): SiteHandler =>
   (_req, res) => {
     res.writeHead(status, headers).end(body);
   };

@@ -18,19 +18,26 @@ function buildBundle(): string {
   const root = fs.mkdtempSync(path.join(REPO, ".test-bundle-"));
   const outDir = path.join(root, "server");
   const vite = path.join(REPO, "node_modules", "vite", "bin", "vite.js");
-  const built = spawnSync(process.execPath, [vite, "build", "--config", "scripts/vite.server.config.ts", "--outDir", outDir], { cwd: REPO, encoding: "utf8" });
+  const built = spawnSync(
+    process.execPath,
+    [vite, "build", "--config", "scripts/vite.server.config.ts", "--outDir", outDir],
+    { cwd: REPO, encoding: "utf8" },
+  );
   if (built.status !== 0) throw new Error(`vite build failed:\n${built.stdout}\n${built.stderr}`);
   return root;
 }
 
 /** Starts the built entry with plain node, as `npm start` does. */
-const startBuilt = (entry: string, stateDir: string): Promise<ServerProcess> => startServerProcess({ stateDir, entry, tsx: false });
+const startBuilt = (entry: string, stateDir: string): Promise<ServerProcess> =>
+  startServerProcess({ stateDir, entry, tsx: false });
 
 /** Status, content type and body of each request, in order, against one server. */
 async function answers(base: string, requests: Array<{ path: string; auth?: boolean }>) {
   const out: Array<{ path: string; status: number; type: string | null; body: string }> = [];
   for (const r of requests) {
-    const res = await fetch(`${base}${r.path}`, { headers: r.auth ? { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } : {} });
+    const res = await fetch(`${base}${r.path}`, {
+      headers: r.auth ? { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } : {},
+    });
     out.push({ path: r.path, status: res.status, type: res.headers.get("content-type"), body: await res.text() });
   }
   return out;
@@ -46,7 +53,12 @@ function stop(child: ChildProcess): Promise<void> {
 /** The cache files (name -> bytes) under the bundle's .v8-cache, once there are `count` of them; bounded wait. */
 async function cacheFiles(serverDir: string, count: number): Promise<Map<string, Buffer>> {
   const dir = path.join(serverDir, CODE_CACHE_DIR, `${process.version}-${process.arch}`);
-  const read = () => new Map((fs.existsSync(dir) ? fs.readdirSync(dir) : []).filter((n) => n.endsWith(".bin")).map((n) => [n, fs.readFileSync(path.join(dir, n))] as const));
+  const read = () =>
+    new Map(
+      (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+        .filter((n) => n.endsWith(".bin"))
+        .map((n) => [n, fs.readFileSync(path.join(dir, n))] as const),
+    );
   for (let i = 0; i < 100; i++) {
     const files = read();
     if (files.size >= count) return files;
@@ -67,15 +79,28 @@ async function controlPost(controlUrl: string, route: string, body: unknown): Pr
 
 /** The first /o of a .ts file (typescript loads by dynamic import) and the first MCP POST (the MCP chunk), through one server. */
 async function firstLazyCalls(controlUrl: string, projectDir: string) {
-  const project = await controlPost(controlUrl, "/api/projects", { name: "built", root: projectDir, permissions: { write: false, terminal: false } });
+  const project = await controlPost(controlUrl, "/api/projects", {
+    name: "built",
+    root: projectDir,
+    permissions: { write: false, terminal: false },
+  });
   const session = await controlPost(controlUrl, "/api/sessions", { projectId: project.id });
   const init = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string } };
   const outline = (await (await fetch(`${init.bases.r}/o?path=shapes.ts`)).json()) as Record<string, unknown>;
-  const mcp = (await (await fetch(`${controlUrl}/api/sessions/${session.id}/mcp`, { headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } })).json()) as { pathUrl: string };
+  const mcp = (await (
+    await fetch(`${controlUrl}/api/sessions/${session.id}/mcp`, {
+      headers: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
+    })
+  ).json()) as { pathUrl: string };
   const initialize = await fetch(mcp.pathUrl, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "built", version: "0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "built", version: "0" } },
+    }),
   });
   return { outline, mcpStatus: initialize.status, mcpBody: await initialize.text() };
 }
@@ -103,20 +128,31 @@ describe("the built server (dist bundle)", () => {
   it("answers its first /api/health, then lookups by extension (mime-types on first use), with the source's headers", async () => {
     // The first answer after start is the health probe's; the next ones are the first to set a type by name
     // (ctx.type = "json" for an object body, "text/plain", the UI's files), which loads mime-types' tables.
-    const requests = [{ path: "/api/health" }, { path: "/api/projects", auth: true }, { path: "/api/nope", auth: true }, { path: "/api/projects" }, { path: "/" }];
+    const requests = [
+      { path: "/api/health" },
+      { path: "/api/projects", auth: true },
+      { path: "/api/nope", auth: true },
+      { path: "/api/projects" },
+      { path: "/" },
+    ];
     const built = await answers(builtUrl, requests);
     const expected = await answers(source.bridge.controlUrl, requests);
     expect(built[0]).toMatchObject({ status: 200, type: "application/json; charset=utf-8" });
     expect(JSON.parse(built[0]!.body)).toMatchObject({ ok: true });
     expect(built[1]).toMatchObject({ status: 200, type: "application/json; charset=utf-8" });
-    expect(built.map(({ path, status, type }) => ({ path, status, type }))).toEqual(expected.map(({ path, status, type }) => ({ path, status, type })));
+    expect(built.map(({ path, status, type }) => ({ path, status, type }))).toEqual(
+      expected.map(({ path, status, type }) => ({ path, status, type })),
+    );
     expect(built[2]!.body).toBe(expected[2]!.body);
   });
 
   it("runs what it loads on first use, and writes a code cache that the next start uses and a garbage one does not break", async () => {
     const serverDir = path.join(bundleRoot, "server");
     const projectDir = makeTempDir("built-project");
-    fs.writeFileSync(path.join(projectDir, "shapes.ts"), "export interface Shape { area(): number }\nexport function unit(): Shape { return { area: () => 1 }; }\n");
+    fs.writeFileSync(
+      path.join(projectDir, "shapes.ts"),
+      "export interface Shape { area(): number }\nexport function unit(): Shape { return { area: () => 1 }; }\n",
+    );
     // First start (beforeAll): no cache yet; each chunk it compiled gets one a few seconds later.
     const first = await firstLazyCalls(builtUrl, projectDir);
     expect(first.outline).toMatchObject({ ok: true });
@@ -140,7 +176,8 @@ describe("the built server (dist bundle)", () => {
 
     // Garbage in every cache file: V8 rejects it, the chunks compile from source, and the cache is rewritten.
     const dir = path.join(serverDir, CODE_CACHE_DIR, `${process.version}-${process.arch}`);
-    for (const name of written.keys()) fs.writeFileSync(path.join(dir, name), Buffer.alloc(written.get(name)!.length, 7));
+    for (const name of written.keys())
+      fs.writeFileSync(path.join(dir, name), Buffer.alloc(written.get(name)!.length, 7));
     const third = await startBuilt(path.join(serverDir, "main.js"), makeTempDir("built-state"));
     child = third.child;
     const health = await fetch(`${third.controlUrl}/api/health`);
@@ -148,7 +185,8 @@ describe("the built server (dist bundle)", () => {
     expect((await firstLazyCalls(third.controlUrl, projectDir)).outline).toEqual(first.outline);
     await new Promise((resolve) => setTimeout(resolve, CODE_CACHE_WRITE_DELAY_MS + 500));
     const rewritten = await cacheFiles(serverDir, written.size);
-    for (const name of written.keys()) expect(rewritten.get(name)?.equals(Buffer.alloc(written.get(name)!.length, 7)), name).toBe(false);
+    for (const name of written.keys())
+      expect(rewritten.get(name)?.equals(Buffer.alloc(written.get(name)!.length, 7)), name).toBe(false);
   }, 60_000);
 
   it("searches a failed /e's nearest lines in its own worker entry (nearest-worker.js)", async () => {
@@ -157,12 +195,25 @@ describe("the built server (dist bundle)", () => {
     child = started.child;
     const projectDir = makeTempDir("built-edit");
     // Over the 64 Ki characters searched on the spot: this one goes to the worker.
-    fs.writeFileSync(path.join(projectDir, "big.txt"), Array.from({ length: 4000 }, (_, i) => `row ${i} of the generated table`).join("\n"));
-    const project = await controlPost(started.controlUrl, "/api/projects", { name: "built-edit", root: projectDir, permissions: { write: true, terminal: false } });
+    fs.writeFileSync(
+      path.join(projectDir, "big.txt"),
+      Array.from({ length: 4000 }, (_, i) => `row ${i} of the generated table`).join("\n"),
+    );
+    const project = await controlPost(started.controlUrl, "/api/projects", {
+      name: "built-edit",
+      root: projectDir,
+      permissions: { write: true, terminal: false },
+    });
     const session = await controlPost(started.controlUrl, "/api/sessions", { projectId: project.id });
     const init = (await (await fetch(session.initUrl!)).json()) as { bases: { m: string } };
-    const answer = (await (await fetch(`${init.bases.m}/e?path=big.txt&old=row~s3210~sof~sthe~sgenerated~stabel&wait=20000&raw=x`)).json()) as Record<string, unknown>;
-    expect(answer).toMatchObject({ ok: false, errorCode: "edit_no_match", errorDetail: { nearest: { startLine: 3211 } } });
+    const answer = (await (
+      await fetch(`${init.bases.m}/e?path=big.txt&old=row~s3210~sof~sthe~sgenerated~stabel&wait=20000&raw=x`)
+    ).json()) as Record<string, unknown>;
+    expect(answer).toMatchObject({
+      ok: false,
+      errorCode: "edit_no_match",
+      errorDetail: { nearest: { startLine: 3211 } },
+    });
     expect(String(answer.excerpt)).toContain("3211: row 3210 of the generated table");
   }, 60_000);
 });

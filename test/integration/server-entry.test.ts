@@ -16,7 +16,10 @@ describe("server entry point", () => {
   it("serves when started through a symlink to the checkout", async () => {
     const link = path.join(makeTempDir("link"), "checkout");
     fs.symlinkSync(REPO, link);
-    const server = await startServerProcess({ stateDir: makeTempDir("state"), entry: path.join(link, "server", "main.ts") });
+    const server = await startServerProcess({
+      stateDir: makeTempDir("state"),
+      entry: path.join(link, "server", "main.ts"),
+    });
     const health = await fetch(`${server.controlUrl}/api/health`);
     expect(health.status).toBe(200);
   });

@@ -22,10 +22,21 @@ async function runClaude(context: ClientContext, snippetId: string) {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     DISABLE_AUTOUPDATER: "1",
   };
-  const add = await run("sh", ["-c", snippetText(context.view, snippetId)], { cwd: context.workDir, env, timeoutMs: 30_000 });
+  const add = await run("sh", ["-c", snippetText(context.view, snippetId)], {
+    cwd: context.workDir,
+    env,
+    timeoutMs: 30_000,
+  });
   if (add.code !== 0) return { code: add.code, output: `claude mcp add failed:\n${add.output}` };
-  return run("claude", ["-p", PROMPT, "--output-format", "json", "--allowedTools", `mcp__${context.view.serverName}`], { cwd: context.workDir, env });
+  return run("claude", ["-p", PROMPT, "--output-format", "json", "--allowedTools", `mcp__${context.view.serverName}`], {
+    cwd: context.workDir,
+    env,
+  });
 }
 
-describeRealClient("Claude Code 2.1.328 over HTTP (claude-code-remote snippet)", ENV, (context) => runClaude(context, "claude-code-remote"));
-describeRealClient("Claude Code 2.1.328 over stdio (claude-code-local snippet)", ENV, (context) => runClaude(context, "claude-code-local"));
+describeRealClient("Claude Code 2.1.328 over HTTP (claude-code-remote snippet)", ENV, (context) =>
+  runClaude(context, "claude-code-remote"),
+);
+describeRealClient("Claude Code 2.1.328 over stdio (claude-code-local snippet)", ENV, (context) =>
+  runClaude(context, "claude-code-local"),
+);

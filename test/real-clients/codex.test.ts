@@ -25,12 +25,24 @@ async function runCodex(context: ClientContext) {
     'env_key = "STANDIN_API_KEY"',
   ].join("\n");
   // codex exec cannot ask before a mutating MCP tool runs: the operator's own policy line, after the pasted table.
-  fs.writeFileSync(path.join(codexHome, "config.toml"), `${provider}\n\n${snippet}\ndefault_tools_approval_mode = "approve"\n`);
+  fs.writeFileSync(
+    path.join(codexHome, "config.toml"),
+    `${provider}\n\n${snippet}\ndefault_tools_approval_mode = "approve"\n`,
+  );
   // The snippet's first line is the export to run in the shell that starts codex.
   const exportLine = /^# (export \S+=\S+)/.exec(snippet)?.[1];
   if (!exportLine) return { code: null, output: `the codex-remote snippet names no export line:\n${snippet}` };
-  const env = { ...context.baseEnv, HOME: context.home, CODEX_HOME: codexHome, STANDIN_API_KEY: "stand-in-key", ...(process.env.RUST_LOG ? { RUST_LOG: process.env.RUST_LOG } : {}) }; // RUST_LOG=debug: the MCP exchange
-  return run("sh", ["-c", `${exportLine}; exec "$0" "$@"`, bin, "exec", "--skip-git-repo-check", PROMPT], { cwd: context.workDir, env });
+  const env = {
+    ...context.baseEnv,
+    HOME: context.home,
+    CODEX_HOME: codexHome,
+    STANDIN_API_KEY: "stand-in-key",
+    ...(process.env.RUST_LOG ? { RUST_LOG: process.env.RUST_LOG } : {}),
+  }; // RUST_LOG=debug: the MCP exchange
+  return run("sh", ["-c", `${exportLine}; exec "$0" "$@"`, bin, "exec", "--skip-git-repo-check", PROMPT], {
+    cwd: context.workDir,
+    env,
+  });
 }
 
 describeRealClient("Codex CLI 0.169.0 over HTTP (codex-remote snippet)", ENV, runCodex);

@@ -11,7 +11,10 @@ async function runGemini(context: ClientContext) {
   const bin = process.env[ENV]!;
   const settingsDir = path.join(context.home, ".gemini");
   fs.mkdirSync(settingsDir, { recursive: true });
-  const settings = mergeJson({ security: { auth: { selectedType: "gemini-api-key" } } }, JSON.parse(snippetText(context.view, "gemini-remote")) as Record<string, unknown>);
+  const settings = mergeJson(
+    { security: { auth: { selectedType: "gemini-api-key" } } },
+    JSON.parse(snippetText(context.view, "gemini-remote")) as Record<string, unknown>,
+  );
   fs.writeFileSync(path.join(settingsDir, "settings.json"), JSON.stringify(settings, null, 2));
   const env = {
     ...context.baseEnv,
@@ -21,7 +24,10 @@ async function runGemini(context: ClientContext) {
     // Otherwise MCP servers stay disabled in a folder the user has not trusted.
     GEMINI_CLI_TRUST_WORKSPACE: "true",
   };
-  return run(process.execPath, [bin, "-p", PROMPT, "--output-format", "json", "--approval-mode", "yolo"], { cwd: context.workDir, env });
+  return run(process.execPath, [bin, "-p", PROMPT, "--output-format", "json", "--approval-mode", "yolo"], {
+    cwd: context.workDir,
+    env,
+  });
 }
 
 describeRealClient("Gemini CLI 0.61.0 over HTTP (gemini-remote snippet)", ENV, runGemini);

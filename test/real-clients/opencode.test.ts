@@ -10,9 +10,15 @@ const ENV = "URLBRIDGE_OPENCODE_BIN";
 
 async function runOpencode(context: ClientContext) {
   const bin = process.env[ENV]!;
-  const config = mergeJson(mockProviderConfig(`${context.model.origin}/v1`), JSON.parse(snippetText(context.view, "opencode-remote")) as Record<string, unknown>);
+  const config = mergeJson(
+    mockProviderConfig(`${context.model.origin}/v1`),
+    JSON.parse(snippetText(context.view, "opencode-remote")) as Record<string, unknown>,
+  );
   // `opencode run` cannot ask before a tool runs: the operator's own policy, beside the pasted entry.
-  fs.writeFileSync(path.join(context.workDir, "opencode.json"), JSON.stringify({ ...config, permission: { "*": "allow" } }, null, 2));
+  fs.writeFileSync(
+    path.join(context.workDir, "opencode.json"),
+    JSON.stringify({ ...config, permission: { "*": "allow" } }, null, 2),
+  );
   const xdg = (name: string) => path.join(context.home, name);
   const env = {
     ...context.baseEnv,

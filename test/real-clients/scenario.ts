@@ -14,23 +14,45 @@ export const BIG_LINES = 500;
 export const bigLine = (n: number) => `row-${n} ${"abcdefghij".repeat(8)} end-${n}`;
 
 export const GREET_FILE = "src/greet.py";
-export const GREET_BEFORE = ["def greet(name):", "    if name:", '        return "hello " + name', '    return "nobody"', ""].join("\n");
+export const GREET_BEFORE = [
+  "def greet(name):",
+  "    if name:",
+  '        return "hello " + name',
+  '    return "nobody"',
+  "",
+].join("\n");
 /** The model copied the block with two-space indentation instead of four: the edit must still apply, once. */
-export const DRIFTED_OLD = ['  if name:', '      return "hello " + name'].join("\n");
-export const DRIFTED_NEW = ['  if name:', '      return "hi " + name'].join("\n");
-export const GREET_AFTER = ["def greet(name):", "    if name:", '        return "hi " + name', '    return "nobody"', ""].join("\n");
+export const DRIFTED_OLD = ["  if name:", '      return "hello " + name'].join("\n");
+export const DRIFTED_NEW = ["  if name:", '      return "hi " + name'].join("\n");
+export const GREET_AFTER = [
+  "def greet(name):",
+  "    if name:",
+  '        return "hi " + name',
+  '    return "nobody"',
+  "",
+].join("\n");
 
 export const NOTES_FILE = "notes.md";
 export const NOTES_BEFORE = "# Notes\n\nstatus: draft\nowner: nobody\n";
 export const NOTES_AFTER = "# Notes\n\nstatus: final\nowner: nobody\n";
-export const PATCH_TEXT = ["*** Begin Patch", `*** Update File: ${NOTES_FILE}`, "@@", " ", "-status: draft", "+status: final", " owner: nobody", "*** End Patch"].join("\n");
+export const PATCH_TEXT = [
+  "*** Begin Patch",
+  `*** Update File: ${NOTES_FILE}`,
+  "@@",
+  " ",
+  "-status: draft",
+  "+status: final",
+  " owner: nobody",
+  "*** End Patch",
+].join("\n");
 
 export const SHELL_COMMAND = "sleep 30; echo done-30";
 export const SHELL_STDOUT = "done-30";
 
 export const CONFIG_FILE = "config.yaml";
 export const CONFIG_LINES = 200;
-export const CONFIG_BEFORE = Array.from({ length: CONFIG_LINES }, (_, i) => `key${i + 1}: value${i + 1}`).join("\n") + "\n";
+export const CONFIG_BEFORE =
+  Array.from({ length: CONFIG_LINES }, (_, i) => `key${i + 1}: value${i + 1}`).join("\n") + "\n";
 export const CONFIG_SHOWN_LINES = 3;
 export const MISSING_OLD = "key9999: not-in-this-file";
 export const WRITE_CONTENT = "replaced: true\n";
@@ -44,7 +66,8 @@ export function projectFiles(): Record<string, string> {
   };
 }
 
-export type Step = "read" | "edit-drifted" | "patch" | "shell" | "shell-follow-up" | "read-partial" | "edit-failing" | "write";
+export type Step =
+  "read" | "edit-drifted" | "patch" | "shell" | "shell-follow-up" | "read-partial" | "edit-failing" | "write";
 
 /** One call the stand-in asked for: the urlbridge tool (without the client's prefix) and its arguments. */
 export interface ToolCall {
@@ -143,7 +166,11 @@ export function nextCall(history: readonly Exchange[]): ToolCall | undefined {
   if (i === history.length) {
     const more = readContinuation(seenText(history[i - 1]!.raw));
     if (more && i < MAX_READ_PAGES) return { step: "read", tool: "read", args: { ...more, path: BIG_FILE } };
-    return { step: "edit-drifted", tool: "edit", args: { path: GREET_FILE, oldString: DRIFTED_OLD, newString: DRIFTED_NEW } };
+    return {
+      step: "edit-drifted",
+      tool: "edit",
+      args: { path: GREET_FILE, oldString: DRIFTED_OLD, newString: DRIFTED_NEW },
+    };
   }
   const rest = history.slice(i);
   const script: ToolCall[] = [
@@ -162,7 +189,11 @@ export function nextCall(history: readonly Exchange[]): ToolCall | undefined {
   }
   const tail: ToolCall[] = [
     { step: "read-partial", tool: "read", args: { path: CONFIG_FILE, limit: CONFIG_SHOWN_LINES } },
-    { step: "edit-failing", tool: "edit", args: { path: CONFIG_FILE, oldString: MISSING_OLD, newString: "key9999: x" } },
+    {
+      step: "edit-failing",
+      tool: "edit",
+      args: { path: CONFIG_FILE, oldString: MISSING_OLD, newString: "key9999: x" },
+    },
     { step: "write", tool: "write", args: { path: CONFIG_FILE, content: WRITE_CONTENT } },
   ];
   for (let k = 0; k < tail.length; k++) if (rest.length === j + k) return tail[k];

@@ -44,9 +44,18 @@ export function clientBinary(envVar: string): string | undefined {
 }
 
 /** Runs one command to its end (or the timeout), collecting stdout and stderr. */
-export function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string }): Promise<ClientRun> {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
+): Promise<ClientRun> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
     child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
@@ -84,7 +93,15 @@ export function mergeJson(base: Record<string, unknown>, pasted: Record<string, 
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(pasted)) {
     const prior = out[key];
-    out[key] = prior && typeof prior === "object" && !Array.isArray(prior) && value && typeof value === "object" && !Array.isArray(value) ? mergeJson(prior as Record<string, unknown>, value as Record<string, unknown>) : value;
+    out[key] =
+      prior &&
+      typeof prior === "object" &&
+      !Array.isArray(prior) &&
+      value &&
+      typeof value === "object" &&
+      !Array.isArray(value)
+        ? mergeJson(prior as Record<string, unknown>, value as Record<string, unknown>)
+        : value;
   }
   return out;
 }
@@ -101,10 +118,17 @@ interface ActivityRow {
  * Declares the scenario's tests for one client and transport. `binaryEnv` names the variable CI sets: under CI the
  * binary must be there (the tests fail); elsewhere, without it, they skip and say why.
  */
-export function describeRealClient(title: string, binaryEnv: string, runClient: (context: ClientContext) => Promise<ClientRun>): void {
+export function describeRealClient(
+  title: string,
+  binaryEnv: string,
+  runClient: (context: ClientContext) => Promise<ClientRun>,
+): void {
   const bin = clientBinary(binaryEnv);
   const required = process.env.CI === "true";
-  if (!bin && !required) process.stderr.write(`${title}: skipped, ${binaryEnv} is not set (source .ci/test-clients.sh to install the real clients)\n`);
+  if (!bin && !required)
+    process.stderr.write(
+      `${title}: skipped, ${binaryEnv} is not set (source .ci/test-clients.sh to install the real clients)\n`,
+    );
   const suite = bin || required ? describe : describe.skip;
 
   suite(title, () => {
@@ -120,7 +144,10 @@ export function describeRealClient(title: string, binaryEnv: string, runClient: 
     const api = async <T>(route: string, init: { method?: string; body?: unknown } = {}): Promise<T> => {
       const res = await fetch(`${bridge.controlUrl}${route}`, {
         method: init.method ?? "GET",
-        headers: { authorization: `Bearer ${operatorToken}`, ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${operatorToken}`,
+          ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+        },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       });
       const text = await res.text();
@@ -128,11 +155,19 @@ export function describeRealClient(title: string, binaryEnv: string, runClient: 
       return JSON.parse(text) as T;
     };
     const disk = (file: string) => fs.readFileSync(path.join(projectDir, file), "utf8");
-    const why = () => `client exit ${result.code}\n${result.output.slice(-4000)}\n--- stand-in log\n${model.log().join("\n")}`;
-    const seenOf = (step: s.Step) => history.filter((h) => h.step === step).map((h) => s.seenText(h.raw)).join("\n");
+    const why = () =>
+      `client exit ${result.code}\n${result.output.slice(-4000)}\n--- stand-in log\n${model.log().join("\n")}`;
+    const seenOf = (step: s.Step) =>
+      history
+        .filter((h) => h.step === step)
+        .map((h) => s.seenText(h.raw))
+        .join("\n");
 
     beforeAll(async () => {
-      if (!bin) throw new Error(`${binaryEnv} is not set, and CI=true requires the real client (.ci/test-clients.sh installs it)`);
+      if (!bin)
+        throw new Error(
+          `${binaryEnv} is not set, and CI=true requires the real client (.ci/test-clients.sh installs it)`,
+        );
       if (!fs.existsSync(bin)) throw new Error(`${binaryEnv}=${bin} does not exist (.ci/test-clients.sh installs it)`);
       // The operator's layout: a state dir holding the token file (no URLBRIDGE_OPERATOR_TOKEN), the MCP socket.
       stateDir = makeTempDir("rc-state");
@@ -154,8 +189,14 @@ export function describeRealClient(title: string, binaryEnv: string, runClient: 
         }),
       );
       operatorToken = fs.readFileSync(path.join(stateDir, "operator-token"), "utf8").trim();
-      const project = await api<{ id: string }>("/api/projects", { method: "POST", body: { name: "rc-project", root: projectDir, permissions: { write: true, terminal: true } } });
-      const session = await api<{ id: string }>("/api/sessions", { method: "POST", body: { projectId: project.id, name: SESSION_NAME } });
+      const project = await api<{ id: string }>("/api/projects", {
+        method: "POST",
+        body: { name: "rc-project", root: projectDir, permissions: { write: true, terminal: true } },
+      });
+      const session = await api<{ id: string }>("/api/sessions", {
+        method: "POST",
+        body: { projectId: project.id, name: SESSION_NAME },
+      });
       sessionId = session.id;
       const view = await api<SessionMcpView>(`/api/sessions/${sessionId}/mcp`);
       model = await startStandInModel({ serverName: view.serverName });
@@ -163,8 +204,13 @@ export function describeRealClient(title: string, binaryEnv: string, runClient: 
       result = await runClient({ view, model, home: makeTempDir("rc-home"), workDir: makeTempDir("rc-work"), baseEnv });
       history = s.stepsOf(model.history());
       // For a person reading a failure: STANDIN_DUMP=<prefix> keeps what each step handed the model.
-      if (process.env.STANDIN_DUMP) fs.writeFileSync(`${process.env.STANDIN_DUMP}.${title.replace(/\W+/g, "-")}.json`, JSON.stringify(history, null, 1));
-      if (process.env.STANDIN_DUMP) fs.writeFileSync(`${process.env.STANDIN_DUMP}.${title.replace(/\W+/g, "-")}.out`, result.output);
+      if (process.env.STANDIN_DUMP)
+        fs.writeFileSync(
+          `${process.env.STANDIN_DUMP}.${title.replace(/\W+/g, "-")}.json`,
+          JSON.stringify(history, null, 1),
+        );
+      if (process.env.STANDIN_DUMP)
+        fs.writeFileSync(`${process.env.STANDIN_DUMP}.${title.replace(/\W+/g, "-")}.out`, result.output);
     }, CLIENT_RUN_TIMEOUT_MS + 60_000);
 
     afterAll(async () => {
@@ -173,17 +219,25 @@ export function describeRealClient(title: string, binaryEnv: string, runClient: 
     });
 
     it("ran the whole scripted scenario through the bridge's tools", () => {
-      expect(history.map((h) => h.step).filter((step, i, all) => all.indexOf(step) === i), why()).toEqual(
+      expect(
+        history.map((h) => h.step).filter((step, i, all) => all.indexOf(step) === i),
+        why(),
+      ).toEqual(
         expect.arrayContaining(["read", "edit-drifted", "patch", "shell", "read-partial", "edit-failing", "write"]),
       );
     });
 
     it("gave the model every line of the 500-line file with its number, across pages, none skipped", () => {
       const seen = new Set<number>();
-      for (const h of history.filter((x) => x.step === "read")) for (const n of s.numberedBigLines(s.seenText(h.raw))) seen.add(n);
+      for (const h of history.filter((x) => x.step === "read"))
+        for (const n of s.numberedBigLines(s.seenText(h.raw))) seen.add(n);
       const missing = Array.from({ length: s.BIG_LINES }, (_, i) => i + 1).filter((n) => !seen.has(n));
       const pages = history.filter((x) => x.step === "read").map((x) => JSON.stringify(x.args));
-      expect(missing.length === 0 ? "none" : `${missing.length} lines never reached the model, e.g. ${missing.slice(0, 3).join(", ")} ... ${missing.at(-1)}; pages: ${pages.join(" ")}`).toBe("none");
+      expect(
+        missing.length === 0
+          ? "none"
+          : `${missing.length} lines never reached the model, e.g. ${missing.slice(0, 3).join(", ")} ... ${missing.at(-1)}; pages: ${pages.join(" ")}`,
+      ).toBe("none");
     });
 
     it("applied the edit whose oldString has drifted indentation, and showed the model the true diff", () => {
@@ -201,7 +255,9 @@ export function describeRealClient(title: string, binaryEnv: string, runClient: 
 
     it("gave the model the 30 s command's stdout and exit code (directly or through the one follow-up call)", () => {
       const seen = `${seenOf("shell")}\n${seenOf("shell-follow-up")}`;
-      const calls = history.filter((h) => h.step === "shell" || h.step === "shell-follow-up").map((h) => `${h.tool} ${JSON.stringify(h.args)}`);
+      const calls = history
+        .filter((h) => h.step === "shell" || h.step === "shell-follow-up")
+        .map((h) => `${h.tool} ${JSON.stringify(h.args)}`);
       expect(seen, `${calls.join("\n")}\n${seen.slice(0, 3000)}`).toContain(s.SHELL_STDOUT);
       expect(seen, seen.slice(0, 3000)).toMatch(/exit(?:Code|_code| code|ed with)?["'\s:=]*0\b/i);
       expect(history.filter((h) => h.step === "shell-follow-up").length).toBeLessThanOrEqual(1);
@@ -215,17 +271,34 @@ export function describeRealClient(title: string, binaryEnv: string, runClient: 
     });
 
     it("left files on disk and an activity log that agree with what the model was told", async () => {
-      const rows = (await api<ActivityRow[]>(`/api/activity?sessionId=${encodeURIComponent(sessionId)}&limit=500`)).filter((r) => r.tool !== null);
+      const rows = (
+        await api<ActivityRow[]>(`/api/activity?sessionId=${encodeURIComponent(sessionId)}&limit=500`)
+      ).filter((r) => r.tool !== null);
       const log = JSON.stringify(rows.map((r) => [r.tool, r.ok, r.errorCode, r.params?.path ?? r.params?.mcp]));
-      const of = (tool: string, pathName?: string) => rows.filter((r) => r.tool === tool && (pathName === undefined || r.params?.path === pathName));
+      const of = (tool: string, pathName?: string) =>
+        rows.filter((r) => r.tool === tool && (pathName === undefined || r.params?.path === pathName));
       expect(disk(s.BIG_FILE)).toBe(s.projectFiles()[s.BIG_FILE]);
-      expect(of("edit", s.GREET_FILE).some((r) => r.ok) || of("write", s.GREET_FILE).some((r) => r.ok), log).toBe(disk(s.GREET_FILE) === s.GREET_AFTER);
-      expect(of("apply_patch").some((r) => r.ok), log).toBe(disk(s.NOTES_FILE) === s.NOTES_AFTER);
-      expect(of("terminal").some((r) => r.ok), log).toBe(true);
+      expect(of("edit", s.GREET_FILE).some((r) => r.ok) || of("write", s.GREET_FILE).some((r) => r.ok), log).toBe(
+        disk(s.GREET_FILE) === s.GREET_AFTER,
+      );
+      expect(
+        of("apply_patch").some((r) => r.ok),
+        log,
+      ).toBe(disk(s.NOTES_FILE) === s.NOTES_AFTER);
+      expect(
+        of("terminal").some((r) => r.ok),
+        log,
+      ).toBe(true);
       // The config file is unchanged, and no successful edit or write of it is logged.
       expect(disk(s.CONFIG_FILE)).toBe(s.CONFIG_BEFORE);
-      expect([...of("edit", s.CONFIG_FILE), ...of("write", s.CONFIG_FILE)].filter((r) => r.ok), log).toEqual([]);
-      expect(of("write", s.CONFIG_FILE).map((r) => r.errorCode), log).toContain("stale_read");
+      expect(
+        [...of("edit", s.CONFIG_FILE), ...of("write", s.CONFIG_FILE)].filter((r) => r.ok),
+        log,
+      ).toEqual([]);
+      expect(
+        of("write", s.CONFIG_FILE).map((r) => r.errorCode),
+        log,
+      ).toContain("stale_read");
     });
   });
 }

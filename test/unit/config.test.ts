@@ -59,20 +59,27 @@ describe("loadConfig", () => {
   });
 
   it("reads a list of control hosts, the first one being where local clients connect, and trusted proxies", () => {
-    const c = loadConfig({ URLBRIDGE_CONTROL_HOST: "127.0.0.1, bridge-control", URLBRIDGE_TRUSTED_PROXIES: "tunnel,172.30.47.0/24,fd00::/8" });
+    const c = loadConfig({
+      URLBRIDGE_CONTROL_HOST: "127.0.0.1, bridge-control",
+      URLBRIDGE_TRUSTED_PROXIES: "tunnel,172.30.47.0/24,fd00::/8",
+    });
     expect(c.control).toMatchObject({ host: "127.0.0.1", hosts: ["127.0.0.1", "bridge-control"] });
     expect(c.trustedProxies).toEqual(["tunnel", "172.30.47.0/24", "fd00::/8"]);
   });
 
-  it.each([["URLBRIDGE_CONTROL_HOST", " , "], ["URLBRIDGE_TRUSTED_PROXIES", "tun nel"], ["URLBRIDGE_TRUSTED_PROXIES", "10.0.0.0/40"]])(
-    "refuses %s=%j",
-    (name, value) => {
-      expect(() => loadConfig({ [name]: value })).toThrow(name);
-    },
-  );
+  it.each([
+    ["URLBRIDGE_CONTROL_HOST", " , "],
+    ["URLBRIDGE_TRUSTED_PROXIES", "tun nel"],
+    ["URLBRIDGE_TRUSTED_PROXIES", "10.0.0.0/40"],
+  ])("refuses %s=%j", (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
 
   it("reads the web tools' allowlist and search providers; nothing is allowed and no provider is set by default", () => {
-    expect(loadConfig({ HOME: "/home/x" }).web).toEqual({ allow: [], search: { brave: undefined, tavily: undefined, prefer: undefined } });
+    expect(loadConfig({ HOME: "/home/x" }).web).toEqual({
+      allow: [],
+      search: { brave: undefined, tavily: undefined, prefer: undefined },
+    });
     const c = loadConfig({
       HOME: "/home/x",
       URLBRIDGE_WEB_ALLOW: "Wiki.LAN, 10.1.2.0/24,fd00::/8",

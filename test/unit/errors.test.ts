@@ -1,7 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ERROR_CATALOG, ErrorCode, isErrorCode, retryableOf, toFailure, ToolError, type ErrorCodeInfo } from "../../server/errors.js";
+import {
+  ERROR_CATALOG,
+  ErrorCode,
+  isErrorCode,
+  retryableOf,
+  toFailure,
+  ToolError,
+  type ErrorCodeInfo,
+} from "../../server/errors.js";
 
 const PROTOCOL = fs.readFileSync(path.join(import.meta.dirname, "../../docs/PROTOCOL.md"), "utf8");
 const catalog: Record<string, ErrorCodeInfo> = ERROR_CATALOG;
@@ -16,7 +24,12 @@ function tableAfter(markdown: string, heading: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.slice(1, -1).split(" | ").map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(" | ")
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -32,14 +45,21 @@ describe("the error catalog", () => {
     expect(retryableOf(ErrorCode.symlinkEscape)).toBe(retryableOf(ErrorCode.pathOutsideRoot));
   });
 
-  it.each([ErrorCode.pathChanged, ErrorCode.stateStoreUnavailable, ErrorCode.terminalBusy, ErrorCode.backgroundLimitReached])(
-    "marks the transient %s retryable",
-    (code) => expect(retryableOf(code)).toBe(true),
-  );
+  it.each([
+    ErrorCode.pathChanged,
+    ErrorCode.stateStoreUnavailable,
+    ErrorCode.terminalBusy,
+    ErrorCode.backgroundLimitReached,
+  ])("marks the transient %s retryable", (code) => expect(retryableOf(code)).toBe(true));
 
-  it.each([ErrorCode.unknownParameter, ErrorCode.invalidParameter, ErrorCode.editNoMatch, ErrorCode.commandTimedOut, ErrorCode.toolNotEnabled])(
-    "marks %s, which needs a changed request or the operator, not retryable",
-    (code) => expect(retryableOf(code)).toBe(false),
+  it.each([
+    ErrorCode.unknownParameter,
+    ErrorCode.invalidParameter,
+    ErrorCode.editNoMatch,
+    ErrorCode.commandTimedOut,
+    ErrorCode.toolNotEnabled,
+  ])("marks %s, which needs a changed request or the operator, not retryable", (code) =>
+    expect(retryableOf(code)).toBe(false),
   );
 
   it("explains every code that may answer both ways", () => {
@@ -66,7 +86,10 @@ describe("the error catalog", () => {
 
 describe("ToolError", () => {
   it("takes retryable from the catalog when the call site says nothing", () => {
-    expect(new ToolError(ErrorCode.pathOutsideRoot, "outside").toFailure()).toMatchObject({ errorCode: "path_outside_root", retryable: false });
+    expect(new ToolError(ErrorCode.pathOutsideRoot, "outside").toFailure()).toMatchObject({
+      errorCode: "path_outside_root",
+      retryable: false,
+    });
     expect(new ToolError(ErrorCode.pathChanged, "changed").retryable).toBe(true);
   });
 
@@ -87,7 +110,11 @@ describe("ToolError", () => {
   });
 
   it("keeps the wire shape: ok, errorCode, retryable, errorDetail, repairHint, agentAction, repair, extras", () => {
-    const failure = new ToolError(ErrorCode.unknownParameter, "Unknown parameter.", { detail: { parameter: "pth" }, repair: "https://x/r?path=a", extra: { batches: [] } }).toFailure();
+    const failure = new ToolError(ErrorCode.unknownParameter, "Unknown parameter.", {
+      detail: { parameter: "pth" },
+      repair: "https://x/r?path=a",
+      extra: { batches: [] },
+    }).toFailure();
     expect(JSON.stringify(failure)).toBe(
       '{"ok":false,"errorCode":"unknown_parameter","retryable":false,"errorDetail":{"parameter":"pth"},"repairHint":"Unknown parameter.","agentAction":"fetch_repair","repair":"https://x/r?path=a","batches":[]}',
     );
@@ -95,20 +122,27 @@ describe("ToolError", () => {
 });
 
 describe("toFailure", () => {
-  it.each([new Error("disk on fire at /secret/path"), "a thrown string", undefined])("answers %s as a retryable internal_error without its text", (thrown) => {
-    const failure = toFailure(thrown);
-    expect(failure).toEqual({
-      ok: false,
-      errorCode: "internal_error",
-      repairHint: expect.stringContaining("server log"),
-      retryable: true,
-      agentAction: "wait_and_retry",
-    });
-    expect(JSON.stringify(failure)).not.toContain("secret");
-  });
+  it.each([new Error("disk on fire at /secret/path"), "a thrown string", undefined])(
+    "answers %s as a retryable internal_error without its text",
+    (thrown) => {
+      const failure = toFailure(thrown);
+      expect(failure).toEqual({
+        ok: false,
+        errorCode: "internal_error",
+        repairHint: expect.stringContaining("server log"),
+        retryable: true,
+        agentAction: "wait_and_retry",
+      });
+      expect(JSON.stringify(failure)).not.toContain("secret");
+    },
+  );
 
   it("passes a ToolError's own failure through", () => {
-    expect(toFailure(new ToolError(ErrorCode.symlinkEscape, "escapes"))).toMatchObject({ errorCode: "symlink_escape", retryable: false, repairHint: "escapes" });
+    expect(toFailure(new ToolError(ErrorCode.symlinkEscape, "escapes"))).toMatchObject({
+      errorCode: "symlink_escape",
+      retryable: false,
+      repairHint: "escapes",
+    });
   });
 });
 
@@ -121,12 +155,15 @@ describe("docs/PROTOCOL.md §3 Every error code", () => {
     expect([...documented].sort()).toEqual(Object.keys(ERROR_CATALOG).sort());
   });
 
-  it.each(rows.map((row) => [row[0]!.replace(/`/g, ""), row[1]!] as const))("states the catalog's retryable for %s", (code, cell) => {
-    const info = catalog[code]!;
-    expect(cell.split(/[ (]/)[0]).toBe(info.retryable ? "yes" : "no");
-    // A code that varies says when it is the other value; one that does not, does not hedge.
-    expect(cell.includes("(")).toBe(info.varies !== undefined);
-  });
+  it.each(rows.map((row) => [row[0]!.replace(/`/g, ""), row[1]!] as const))(
+    "states the catalog's retryable for %s",
+    (code, cell) => {
+      const info = catalog[code]!;
+      expect(cell.split(/[ (]/)[0]).toBe(info.retryable ? "yes" : "no");
+      // A code that varies says when it is the other value; one that does not, does not hedge.
+      expect(cell.includes("(")).toBe(info.varies !== undefined);
+    },
+  );
 
   it("names only catalogued codes in every table's code column", () => {
     const named = codeColumns(PROTOCOL);
@@ -144,14 +181,18 @@ function codeColumns(markdown: string): string[] {
       column = -1;
       continue;
     }
-    const cells = line.slice(1, -1).split(" | ").map((cell) => cell.trim());
+    const cells = line
+      .slice(1, -1)
+      .split(" | ")
+      .map((cell) => cell.trim());
     if (column === -1) {
       column = cells.findIndex((cell) => cell === "code" || cell === "error code");
       if (column === -1) column = -2;
       continue;
     }
     if (column < 0 || /^-+$/.test(cells[0] ?? "")) continue;
-    for (const match of (cells[column] ?? "").matchAll(/`([a-z_*]+)`/g)) if (!match[1]!.endsWith("*")) names.push(match[1]!);
+    for (const match of (cells[column] ?? "").matchAll(/`([a-z_*]+)`/g))
+      if (!match[1]!.endsWith("*")) names.push(match[1]!);
   }
   return names;
 }
@@ -167,7 +208,11 @@ export function typeChecks(): void {
   // Restating the catalog's value compiles; so does either value for a code that varies.
   new ToolError(ErrorCode.symlinkEscape, "x", { retryable: false });
   new ToolError(ErrorCode.sandboxUnavailable, "x", { retryable: true });
-  // @ts-expect-error a failure's errorCode is a catalogued code too
-  const failure: import("../../server/errors.js").ToolFailure = { ok: false, errorCode: "no_such_code", retryable: false };
+  const failure: import("../../server/errors.js").ToolFailure = {
+    ok: false,
+    // @ts-expect-error a failure's errorCode is a catalogued code too
+    errorCode: "no_such_code",
+    retryable: false,
+  };
   void failure;
 }

@@ -1,6 +1,12 @@
 import type http from "node:http";
 import { describe, expect, it } from "vitest";
-import { createRequestSource, parseCidr, parseTrustedProxy, TRUSTED_NAME_RETRY_MS, TRUSTED_NAME_TTL_MS } from "../../server/gateway/request-source.js";
+import {
+  createRequestSource,
+  parseCidr,
+  parseTrustedProxy,
+  TRUSTED_NAME_RETRY_MS,
+  TRUSTED_NAME_TTL_MS,
+} from "../../server/gateway/request-source.js";
 
 const request = (remoteAddress: string, headers: Record<string, string | string[]> = {}) =>
   ({ socket: { remoteAddress }, headers }) as unknown as http.IncomingMessage;
@@ -21,12 +27,42 @@ describe("request source", () => {
 
   it.each([
     ["no proxy is trusted", [], "172.30.47.2", { "cf-connecting-ip": "198.51.100.9" }, "172.30.47.2"],
-    ["the peer is a trusted proxy", ["172.30.47.0/24"], "172.30.47.2", { "cf-connecting-ip": "198.51.100.9" }, "198.51.100.9"],
-    ["the peer is an IPv4-mapped trusted proxy", ["172.30.47.0/24"], "::ffff:172.30.47.2", { "cf-connecting-ip": "2001:DB8::1" }, "2001:db8::1"],
-    ["the peer is outside the trusted range", ["172.30.47.0/24"], "172.30.48.2", { "cf-connecting-ip": "198.51.100.9" }, "172.30.48.2"],
+    [
+      "the peer is a trusted proxy",
+      ["172.30.47.0/24"],
+      "172.30.47.2",
+      { "cf-connecting-ip": "198.51.100.9" },
+      "198.51.100.9",
+    ],
+    [
+      "the peer is an IPv4-mapped trusted proxy",
+      ["172.30.47.0/24"],
+      "::ffff:172.30.47.2",
+      { "cf-connecting-ip": "2001:DB8::1" },
+      "2001:db8::1",
+    ],
+    [
+      "the peer is outside the trusted range",
+      ["172.30.47.0/24"],
+      "172.30.48.2",
+      { "cf-connecting-ip": "198.51.100.9" },
+      "172.30.48.2",
+    ],
     ["a trusted proxy sends no header", ["172.30.47.0/24"], "172.30.47.2", {}, "172.30.47.2"],
-    ["a trusted proxy sends a list", ["172.30.47.0/24"], "172.30.47.2", { "cf-connecting-ip": "198.51.100.9, 10.0.0.1" }, "172.30.47.2"],
-    ["a trusted proxy sends the header twice", ["172.30.47.0/24"], "172.30.47.2", { "cf-connecting-ip": ["198.51.100.9", "10.0.0.1"] }, "172.30.47.2"],
+    [
+      "a trusted proxy sends a list",
+      ["172.30.47.0/24"],
+      "172.30.47.2",
+      { "cf-connecting-ip": "198.51.100.9, 10.0.0.1" },
+      "172.30.47.2",
+    ],
+    [
+      "a trusted proxy sends the header twice",
+      ["172.30.47.0/24"],
+      "172.30.47.2",
+      { "cf-connecting-ip": ["198.51.100.9", "10.0.0.1"] },
+      "172.30.47.2",
+    ],
   ])("keys on the right address when %s", (_label, trusted, peer, headers, expected) => {
     expect(createRequestSource(trusted)(request(peer, headers))).toBe(expected);
   });
@@ -49,7 +85,9 @@ describe("request source", () => {
 
     it("believes only the addresses the name resolves to, once resolved, and not a neighbour on the same network", async () => {
       const looked: string[] = [];
-      const sourceOf = createRequestSource(["tunnel"], { resolve: async (name) => (looked.push(name), ["172.30.47.3"]) });
+      const sourceOf = createRequestSource(["tunnel"], {
+        resolve: async (name) => (looked.push(name), ["172.30.47.3"]),
+      });
       expect(sourceOf(request("172.30.47.3", header))).toBe("172.30.47.3"); // not resolved yet: not believed
       await settle();
       expect(sourceOf(request("172.30.47.3", header))).toBe("198.51.100.9");

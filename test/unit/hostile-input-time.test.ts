@@ -67,11 +67,23 @@ describe("search inputs", () => {
 describe("read ranges", () => {
   it("answers a lines= value with a long whitespace run as a repair question, not a stall", () => {
     const attempt = () =>
-      pairRanges({ paths: ["a.txt"], lines: [`1${"\t".repeat(12 * KiB)}x`], shared: { offset: 1, col: 1, limit: 2000 }, sharedGiven: false, urlFor: () => "/r?path=a.txt" });
+      pairRanges({
+        paths: ["a.txt"],
+        lines: [`1${"\t".repeat(12 * KiB)}x`],
+        shared: { offset: 1, col: 1, limit: 2000 },
+        sharedGiven: false,
+        urlFor: () => "/r?path=a.txt",
+      });
     expect(attempt).toThrow();
     let repair: unknown;
     try {
-      pairRanges({ paths: ["a.txt"], lines: [`3 ${"\t".repeat(12 * KiB)} 9`], shared: { offset: 1, col: 1, limit: 2000 }, sharedGiven: false, urlFor: (pairs) => JSON.stringify(pairs) });
+      pairRanges({
+        paths: ["a.txt"],
+        lines: [`3 ${"\t".repeat(12 * KiB)} 9`],
+        shared: { offset: 1, col: 1, limit: 2000 },
+        sharedGiven: false,
+        urlFor: (pairs) => JSON.stringify(pairs),
+      });
     } catch (error) {
       repair = isToolError(error) ? error.repair : undefined;
     }
@@ -83,7 +95,12 @@ describe("web pages", () => {
   it("tidies a <pre> holding 256 KiB of tabs before its text (our trim, after the converter)", () => {
     // "text" (html-to-text) keeps the run; turndown ("markdown") has a quadratic expression of its own, which is
     // why pages past INLINE_CONVERT_CHARS (8 K) convert on the deadline worker.
-    const text = convertHtml(`<pre>a${"\t".repeat(256 * KiB)}x  \nb \t\n</pre>`, "http://page.test/", "text", convertLibraries());
+    const text = convertHtml(
+      `<pre>a${"\t".repeat(256 * KiB)}x  \nb \t\n</pre>`,
+      "http://page.test/",
+      "text",
+      convertLibraries(),
+    );
     expect(text).toContain(`a${"\t".repeat(256 * KiB)}x\nb`);
     expect(text).not.toMatch(/[ \t]\n/);
   });
@@ -99,6 +116,9 @@ describe("a background process's start-up output", () => {
   it("scans 5,000 lines of unterminated escape sequences in linear time, and still finds the URL", () => {
     // Before: 8.7 ms per 4 KiB line of ESC ] (every line of the start-up window is scanned on the event loop).
     const noise = `${"\x1b]".repeat(2048)}\n`.repeat(5000);
-    expect(detectEndpoints(`${noise}\x1b]0;dev\x07ready on http://localhost:5173/!!!\n`)).toEqual({ urls: ["http://localhost:5173/"], ports: [5173] });
+    expect(detectEndpoints(`${noise}\x1b]0;dev\x07ready on http://localhost:5173/!!!\n`)).toEqual({
+      urls: ["http://localhost:5173/"],
+      ports: [5173],
+    });
   });
 });

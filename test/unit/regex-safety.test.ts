@@ -21,12 +21,17 @@ const ALLOWED: Record<string, string> = {
   "server/control/mcp-snippets.ts /^[-_]+|[-_]+$/g": "a session name, set by the operator on the control plane",
   "server/control/mcp-snippets.ts /[-_]+$/": "a session name, set by the operator on the control plane",
   "server/control/operator-token.ts /=+$/": "the operator token file (43 characters of base64url)",
-  "server/kernel/search/ripgrep-confine.ts /(?:=>\\s*)?(\\/\\S+)\\s+\\(0x/g": "ldd's listing of the rg binary's libraries",
+  "server/kernel/search/ripgrep-confine.ts /(?:=>\\s*)?(\\/\\S+)\\s+\\(0x/g":
+    "ldd's listing of the rg binary's libraries",
   "server/kernel/web/convert/charset.ts /<meta\\b[^>]*>/gi": "the first 1024 bytes of a page (META_PRESCAN_BYTES)",
-  "server/kernel/web/convert/charset.ts /\\bcharset\\s*=\\s*[\"']?\\s*([\\w.:-]+)/i": "one <meta> tag of those 1024 bytes",
-  "server/kernel/web/guard/address-rules.ts /(\\d+\\.\\d+\\.\\d+\\.\\d+)$/": "an IPv6 literal the URL parser already accepted (at most 45 characters)",
-  "server/sandbox/env-scrub.ts /[a-z][a-z0-9+.-]*:\\/\\/[^\\s/@:]+:[^\\s/@]+@/i": "the bridge's own environment, which the operator sets",
-  "server/sandbox/spawner.ts /^x (\\d+) (-?\\d+) (\\d+) ?(.*)$/": "event lines of our own spawner (native/urlbridge-spawner.c)",
+  "server/kernel/web/convert/charset.ts /\\bcharset\\s*=\\s*[\"']?\\s*([\\w.:-]+)/i":
+    "one <meta> tag of those 1024 bytes",
+  "server/kernel/web/guard/address-rules.ts /(\\d+\\.\\d+\\.\\d+\\.\\d+)$/":
+    "an IPv6 literal the URL parser already accepted (at most 45 characters)",
+  "server/sandbox/env-scrub.ts /[a-z][a-z0-9+.-]*:\\/\\/[^\\s/@:]+:[^\\s/@]+@/i":
+    "the bridge's own environment, which the operator sets",
+  "server/sandbox/spawner.ts /^x (\\d+) (-?\\d+) (\\d+) ?(.*)$/":
+    "event lines of our own spawner (native/urlbridge-spawner.c)",
 };
 
 function sourceFiles(dir: string): string[] {
@@ -56,7 +61,12 @@ function regexLiterals(): Literal[] {
         const text = (node as ts.RegularExpressionLiteral).text;
         const slash = text.lastIndexOf("/");
         const line = tree.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-        found.push({ key: `${rel} ${text}`, where: `${rel}:${line}`, source: text.slice(1, slash), flags: text.slice(slash + 1) });
+        found.push({
+          key: `${rel} ${text}`,
+          where: `${rel}:${line}`,
+          source: text.slice(1, slash),
+          flags: text.slice(slash + 1),
+        });
       }
       ts.forEachChild(node, visit);
     };
@@ -66,14 +76,26 @@ function regexLiterals(): Literal[] {
 }
 
 describe("regular expressions in the server", () => {
-  it("backtrack at most linearly, but for those whose input is trusted or short (listed with the reason)", { timeout: 120_000 }, () => {
-    const literals = regexLiterals();
-    expect(literals.length).toBeGreaterThan(100);
-    const status = new Map<string, string>();
-    for (const literal of literals) status.set(literal.key, checkSync(literal.source, literal.flags, { checker: "automaton", timeout: CHECK_MS }).status);
-    const unexpected = literals.filter((l) => status.get(l.key) === "vulnerable" && !(l.key in ALLOWED)).map((l) => `${l.where} ${l.key}`);
-    expect(unexpected, "make these linear, or list them in ALLOWED with why their input cannot be hostile").toEqual([]);
-    // A listed one that is gone or proved safe leaves the list ("unknown", a check cut short, is not proof).
-    expect(Object.keys(ALLOWED).filter((key) => !status.has(key) || status.get(key) === "safe")).toEqual([]);
-  });
+  it(
+    "backtrack at most linearly, but for those whose input is trusted or short (listed with the reason)",
+    { timeout: 120_000 },
+    () => {
+      const literals = regexLiterals();
+      expect(literals.length).toBeGreaterThan(100);
+      const status = new Map<string, string>();
+      for (const literal of literals)
+        status.set(
+          literal.key,
+          checkSync(literal.source, literal.flags, { checker: "automaton", timeout: CHECK_MS }).status,
+        );
+      const unexpected = literals
+        .filter((l) => status.get(l.key) === "vulnerable" && !(l.key in ALLOWED))
+        .map((l) => `${l.where} ${l.key}`);
+      expect(unexpected, "make these linear, or list them in ALLOWED with why their input cannot be hostile").toEqual(
+        [],
+      );
+      // A listed one that is gone or proved safe leaves the list ("unknown", a check cut short, is not proof).
+      expect(Object.keys(ALLOWED).filter((key) => !status.has(key) || status.get(key) === "safe")).toEqual([]);
+    },
+  );
 });

@@ -7,7 +7,11 @@ import type { Api } from "../api.js";
 
 export const sessionIdField = z.string().regex(/^ses_[A-Za-z0-9]{1,64}$/, "an OpenCode session id (ses_...)");
 export const messageIdField = z.string().regex(/^msg_[A-Za-z0-9]{1,64}$/, "an OpenCode message id (msg_...)");
-export const directoryField = z.string().min(1).max(4096).describe("A folder inside the project (\"/project/sub\" or \"sub\"); default: the project root.");
+export const directoryField = z
+  .string()
+  .min(1)
+  .max(4096)
+  .describe('A folder inside the project ("/project/sub" or "sub"); default: the project root.');
 
 export const actionOutput = z.looseObject({ ok: z.literal(true), action: z.string() });
 
@@ -29,11 +33,22 @@ export function journalOf(api: Api) {
     async recover(intent: InterruptedIntent): Promise<ToolResult | ToolFailure> {
       const checkpoint = intent.checkpoint as AdmissionCheckpoint | undefined;
       if (!checkpoint) {
-        return { ok: false, errorCode: ErrorCode.interrupted, retryable: true, repairHint: "urlbridge stopped before this call sent anything to OpenCode; fetch the retry URL to run it." };
+        return {
+          ok: false,
+          errorCode: ErrorCode.interrupted,
+          retryable: true,
+          repairHint: "urlbridge stopped before this call sent anything to OpenCode; fetch the retry URL to run it.",
+        };
       }
       try {
         const found = await api.message(checkpoint.directory, checkpoint.sessionId, checkpoint.messageId);
-        return { ok: true, action: "recovered", sessionId: checkpoint.sessionId, messageId: checkpoint.messageId, admission: found ? "admitted" : "not-admitted" };
+        return {
+          ok: true,
+          action: "recovered",
+          sessionId: checkpoint.sessionId,
+          messageId: checkpoint.messageId,
+          admission: found ? "admitted" : "not-admitted",
+        };
       } catch {
         return {
           ok: false,

@@ -12,22 +12,40 @@ const MUTATION_ACTIONS = ["reply_permission", "answer_question", "reject_questio
 
 const schema = z.object({
   action: z.enum(["list", ...MUTATION_ACTIONS]),
-  requestId: z.string().regex(/^(per|que)_[A-Za-z0-9]{1,64}$/, "a request id from list (per_... or que_...)").optional(),
-  reply: z.enum(["once", "always", "reject"]).optional().describe("reply_permission: once, always (this pattern, for this OpenCode project) or reject"),
+  requestId: z
+    .string()
+    .regex(/^(per|que)_[A-Za-z0-9]{1,64}$/, "a request id from list (per_... or que_...)")
+    .optional(),
+  reply: z
+    .enum(["once", "always", "reject"])
+    .optional()
+    .describe("reply_permission: once, always (this pattern, for this OpenCode project) or reject"),
   message: z.string().max(2000).optional().describe("reply_permission reject: why, passed to the model"),
-  answers: z.array(z.array(z.string().max(500)).max(20)).max(20).optional().describe("answer_question: per question, the chosen option labels"),
+  answers: z
+    .array(z.array(z.string().max(500)).max(20))
+    .max(20)
+    .optional()
+    .describe("answer_question: per question, the chosen option labels"),
   directory: directoryField.optional(),
 });
 type Args = z.infer<typeof schema>;
 
 /** The walls of urlbridge's workers inside the root, with the session each belongs to. */
 async function walls(call: Call) {
-  const workers = new Map<string, SessionInfo>((await visibleSessions(call)).filter((s) => urlbridgeMetaOf(s)?.kind === "worker").map((s) => [s.id, s]));
+  const workers = new Map<string, SessionInfo>(
+    (await visibleSessions(call)).filter((s) => urlbridgeMetaOf(s)?.kind === "worker").map((s) => [s.id, s]),
+  );
   const dirs = [...new Set([call.root, ...[...workers.values()].map((s) => s.directory)])];
-  const lists = await Promise.all(dirs.map(async (d) => ({ permissions: await call.api.permissions(d), questions: await call.api.questions(d) })));
+  const lists = await Promise.all(
+    dirs.map(async (d) => ({ permissions: await call.api.permissions(d), questions: await call.api.questions(d) })),
+  );
   const seen = new Set<string>();
-  const permissions = lists.flatMap((l) => l.permissions).filter((p) => workers.has(p.sessionID) && !seen.has(p.id) && seen.add(p.id));
-  const questions = lists.flatMap((l) => l.questions).filter((q) => workers.has(q.sessionID) && !seen.has(q.id) && seen.add(q.id));
+  const permissions = lists
+    .flatMap((l) => l.permissions)
+    .filter((p) => workers.has(p.sessionID) && !seen.has(p.id) && seen.add(p.id));
+  const questions = lists
+    .flatMap((l) => l.questions)
+    .filter((q) => workers.has(q.sessionID) && !seen.has(q.id) && seen.add(q.id));
   return { workers, permissions, questions };
 }
 
@@ -35,18 +53,41 @@ async function run(call: Call, args: Args): Promise<Record<string, unknown>> {
   const { workers, permissions, questions } = await walls(call);
   if (args.action === "list") {
     return {
-      permissions: permissions.map((p) => ({ requestId: p.id, sessionId: p.sessionID, permission: p.permission, patterns: p.patterns, ...(p.tool ? { messageId: p.tool.messageID } : {}) })),
-      questions: questions.map((q) => ({ requestId: q.id, sessionId: q.sessionID, questions: q.questions.map((x) => ({ question: x.question ?? "", header: x.header ?? "", options: (x.options ?? []).map((o) => o.label), multiple: x.multiple ?? false })) })),
+      permissions: permissions.map((p) => ({
+        requestId: p.id,
+        sessionId: p.sessionID,
+        permission: p.permission,
+        patterns: p.patterns,
+        ...(p.tool ? { messageId: p.tool.messageID } : {}),
+      })),
+      questions: questions.map((q) => ({
+        requestId: q.id,
+        sessionId: q.sessionID,
+        questions: q.questions.map((x) => ({
+          question: x.question ?? "",
+          header: x.header ?? "",
+          options: (x.options ?? []).map((o) => o.label),
+          multiple: x.multiple ?? false,
+        })),
+      })),
     };
   }
   const requestId = requireField(args.requestId, "requestId", args.action);
-  const pending = args.action === "reply_permission" ? permissions.find((p) => p.id === requestId) : questions.find((q) => q.id === requestId);
+  const pending =
+    args.action === "reply_permission"
+      ? permissions.find((p) => p.id === requestId)
+      : questions.find((q) => q.id === requestId);
   if (!pending) {
-    throw new ToolError(ErrorCode.opencodeNotFound, `No pending ${args.action === "reply_permission" ? "permission" : "question"} request ${requestId} of a urlbridge worker inside this project (answered already, or not ours). list shows the pending ones.`, { detail: { requestId } });
+    throw new ToolError(
+      ErrorCode.opencodeNotFound,
+      `No pending ${args.action === "reply_permission" ? "permission" : "question"} request ${requestId} of a urlbridge worker inside this project (answered already, or not ours). list shows the pending ones.`,
+      { detail: { requestId } },
+    );
   }
   const session = workers.get(pending.sessionID)!;
   // Answering a wall lets the worker go on: the caller needs the authority the worker was started with.
-  if (args.action !== "reject_question" && !(args.action === "reply_permission" && args.reply === "reject")) assertCovers(call.ctx.authority, urlbridgeMetaOf(session)?.grant, "This worker");
+  if (args.action !== "reject_question" && !(args.action === "reply_permission" && args.reply === "reject"))
+    assertCovers(call.ctx.authority, urlbridgeMetaOf(session)?.grant, "This worker");
   if (args.action === "reply_permission") {
     const reply = requireField(args.reply, "reply", args.action);
     await call.api.replyPermission(session.directory, requestId, reply, args.message);
@@ -64,11 +105,16 @@ export function requestTool(deps: PluginDeps & { api: Api }) {
   return definePluginTool({
     id: "opencode_request",
     capability: "read",
-    description: "Lists the permission and question walls urlbridge's workers are waiting on, and answers them: reply_permission (once, always, reject), answer_question, reject_question.",
+    description:
+      "Lists the permission and question walls urlbridge's workers are waiting on, and answers them: reply_permission (once, always, reject), answer_question, reject_question.",
     schema,
     output: actionOutput,
     example: { action: "list" },
-    mutations: { field: "action", actions: MUTATION_ACTIONS, example: { action: "reply_permission", requestId: "per_...", reply: "once" } },
+    mutations: {
+      field: "action",
+      actions: MUTATION_ACTIONS,
+      example: { action: "reply_permission", requestId: "per_...", reply: "once" },
+    },
     journal: journalOf(deps.api),
     // Every mutation action bounds itself by the call's permissions (worker ceilings, grants, existing sessions).
     openToReadOnly: true,

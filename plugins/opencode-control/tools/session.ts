@@ -5,7 +5,16 @@ import { z } from "zod";
 import { definePluginTool } from "../../../server/plugins/definition.js";
 import { type Api, urlbridgeMetaOf } from "../api.js";
 import { assertCovers, assertMayPromptExisting, insideRoot } from "../authority.js";
-import { type Call, callOf, type PluginDeps, readUrl, requireField, sessionRow, visibleSession, visibleSessions } from "../call.js";
+import {
+  type Call,
+  callOf,
+  type PluginDeps,
+  readUrl,
+  requireField,
+  sessionRow,
+  visibleSession,
+  visibleSessions,
+} from "../call.js";
 import { ascendingMessageId } from "../ids.js";
 import { pageFields, pageOf, textFields, textPageOf } from "../pages.js";
 import { PREVIEW_CHARS, PROMPT_MAX_CHARS } from "../settings.js";
@@ -36,8 +45,29 @@ async function messages(call: Call, args: Args) {
     const one = all.find((m) => m.info.id === args.messageId);
     if (!one) return { sessionId: session.id, message: null };
     const page = textPageOf(textOf(one), args);
-    const next = page.nextTextOffset !== undefined ? { nextText: readUrl(call, "opencode_session", { action: "messages", sessionId: session.id, messageId: one.info.id, textOffset: page.nextTextOffset, textFingerprint: page.textFingerprint }) } : {};
-    return { sessionId: session.id, message: { id: one.info.id, role: one.info.role, ...(one.info.parentID ? { parentId: one.info.parentID } : {}), ...(one.info.finish ? { finish: one.info.finish } : {}), ...page, ...next } };
+    const next =
+      page.nextTextOffset !== undefined
+        ? {
+            nextText: readUrl(call, "opencode_session", {
+              action: "messages",
+              sessionId: session.id,
+              messageId: one.info.id,
+              textOffset: page.nextTextOffset,
+              textFingerprint: page.textFingerprint,
+            }),
+          }
+        : {};
+    return {
+      sessionId: session.id,
+      message: {
+        id: one.info.id,
+        role: one.info.role,
+        ...(one.info.parentID ? { parentId: one.info.parentID } : {}),
+        ...(one.info.finish ? { finish: one.info.finish } : {}),
+        ...page,
+        ...next,
+      },
+    };
   }
   const page = pageOf(all, (m) => [m.info.id, m.info.time.completed ?? null, m.parts.length], args, "message list");
   const rows = page.items.map((m) => {
@@ -54,7 +84,18 @@ async function messages(call: Call, args: Args) {
       tools: m.parts.filter((p) => p.type === "tool" && p.tool).map((p) => p.tool!),
     };
   });
-  const next = page.page.nextOffset !== undefined ? { next: readUrl(call, "opencode_session", { action: "messages", sessionId: session.id, offset: page.page.nextOffset, fingerprint: page.page.fingerprint, ...(args.limit ? { limit: args.limit } : {}) }) } : {};
+  const next =
+    page.page.nextOffset !== undefined
+      ? {
+          next: readUrl(call, "opencode_session", {
+            action: "messages",
+            sessionId: session.id,
+            offset: page.page.nextOffset,
+            fingerprint: page.page.fingerprint,
+            ...(args.limit ? { limit: args.limit } : {}),
+          }),
+        }
+      : {};
   return { sessionId: session.id, messages: rows, page: page.page, ...next };
 }
 
@@ -63,17 +104,36 @@ async function run(call: Call, args: Args): Promise<Record<string, unknown>> {
     case "list": {
       const sessions = (await visibleSessions(call)).sort((a, b) => a.time.created - b.time.created);
       const page = pageOf(sessions, (s) => [s.id, s.time.updated], args, "session list");
-      const next = page.page.nextOffset !== undefined ? { next: readUrl(call, "opencode_session", { action: "list", offset: page.page.nextOffset, fingerprint: page.page.fingerprint, ...(args.limit ? { limit: args.limit } : {}) }) } : {};
+      const next =
+        page.page.nextOffset !== undefined
+          ? {
+              next: readUrl(call, "opencode_session", {
+                action: "list",
+                offset: page.page.nextOffset,
+                fingerprint: page.page.fingerprint,
+                ...(args.limit ? { limit: args.limit } : {}),
+              }),
+            }
+          : {};
       return { sessions: page.items.map((s) => sessionRow(call, s)), page: page.page, ...next };
     }
     case "get": {
       const session = await visibleSession(call, requireField(args.sessionId, "sessionId", "get"));
       const statuses = await call.api.statuses(session.directory);
-      return { session: { ...sessionRow(call, session), status: statuses[session.id]?.type ?? "idle", cost: session.cost ?? 0, tokens: session.tokens ?? null } };
+      return {
+        session: {
+          ...sessionRow(call, session),
+          status: statuses[session.id]?.type ?? "idle",
+          cost: session.cost ?? 0,
+          tokens: session.tokens ?? null,
+        },
+      };
     }
     case "children": {
       const session = await visibleSession(call, requireField(args.sessionId, "sessionId", "children"));
-      const children = (await call.api.children(session.directory, session.id)).filter((c) => insideRoot(call.root, c.directory));
+      const children = (await call.api.children(session.directory, session.id)).filter((c) =>
+        insideRoot(call.root, c.directory),
+      );
       return { sessionId: session.id, children: children.map((c) => sessionRow(call, c)) };
     }
     case "messages":
@@ -86,8 +146,17 @@ async function run(call: Call, args: Args): Promise<Record<string, unknown>> {
       await assertIdle(call, session);
       const messageId = ascendingMessageId();
       call.ctx.intent?.checkpoint({ directory: session.directory, sessionId: session.id, messageId });
-      const admission = await admitPrompt(call, session.directory, session.id, messageId, { prompt: requireField(args.prompt, "prompt", "send"), agent: args.agent, model: args.model });
-      return { sessionId: session.id, messageId, admission, waitUrl: readUrl(call, "opencode_worker", waitArgs(session.id, messageId)) };
+      const admission = await admitPrompt(call, session.directory, session.id, messageId, {
+        prompt: requireField(args.prompt, "prompt", "send"),
+        agent: args.agent,
+        model: args.model,
+      });
+      return {
+        sessionId: session.id,
+        messageId,
+        admission,
+        waitUrl: readUrl(call, "opencode_worker", waitArgs(session.id, messageId)),
+      };
     }
     case "abort": {
       const session = await visibleSession(call, requireField(args.sessionId, "sessionId", "abort"));

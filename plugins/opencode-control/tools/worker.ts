@@ -3,7 +3,17 @@
 import { z } from "zod";
 import { definePluginTool } from "../../../server/plugins/definition.js";
 import { type Api, urlbridgeMetaOf } from "../api.js";
-import { type Call, callOf, type PluginDeps, readUrl, requireField, sessionRow, visibleSession, visibleSessions, visibleWorker } from "../call.js";
+import {
+  type Call,
+  callOf,
+  type PluginDeps,
+  readUrl,
+  requireField,
+  sessionRow,
+  visibleSession,
+  visibleSessions,
+  visibleWorker,
+} from "../call.js";
 import { pageFields, pageOf, textFields, textPageOf } from "../pages.js";
 import { PROMPT_MAX_CHARS, SWARM_MAX, WAIT_MAX_MS } from "../settings.js";
 import { cancelSwarm, continueSwarm, readSwarm, startSwarm, swarmView, waitSwarm } from "../swarms.js";
@@ -29,12 +39,25 @@ const schema = z.object({
   messageId: messageIdField.optional(),
   swarmId: sessionIdField.optional(),
   workers: z
-    .array(z.strictObject({ prompt, title: z.string().min(1).max(200).optional(), agent: agent.optional(), model: model.optional() }))
+    .array(
+      z.strictObject({
+        prompt,
+        title: z.string().min(1).max(200).optional(),
+        agent: agent.optional(),
+        model: model.optional(),
+      }),
+    )
     .min(1)
     .max(SWARM_MAX)
     .optional()
     .describe(`swarm_start: 1 to ${SWARM_MAX} independent workers`),
-  timeoutMs: z.number().int().min(0).max(WAIT_MAX_MS).optional().describe(`wait, swarm_wait: how long to wait (default 20000, at most ${WAIT_MAX_MS})`),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(WAIT_MAX_MS)
+    .optional()
+    .describe(`wait, swarm_wait: how long to wait (default 20000, at most ${WAIT_MAX_MS})`),
   ...pageFields,
   ...textFields,
 });
@@ -45,12 +68,34 @@ async function result(call: Call, args: Args) {
   const messageId = requireField(args.messageId, "messageId", args.action);
   // Any session inside the root: a prompt sent to an existing session (opencode_session send) is waited on here too.
   const session = await visibleSession(call, sessionId);
-  const turn = args.action === "wait" ? await waitTurn(call, session.directory, sessionId, messageId, clampWait(args.timeoutMs)) : await readTurn(call.api, session.directory, sessionId, messageId);
+  const turn =
+    args.action === "wait"
+      ? await waitTurn(call, session.directory, sessionId, messageId, clampWait(args.timeoutMs))
+      : await readTurn(call.api, session.directory, sessionId, messageId);
   const view = workerView(call, sessionId, messageId, turn);
   if (turn.text === undefined) return { worker: view };
   const page = textPageOf(turn.text, args);
-  const next = page.nextTextOffset !== undefined ? { nextText: readUrl(call, "opencode_worker", { action: "result", sessionId, messageId, textOffset: page.nextTextOffset, textFingerprint: page.textFingerprint }) } : {};
-  return { worker: view, result: { ...(turn.assistantMessageId ? { assistantMessageId: turn.assistantMessageId } : {}), ...(turn.finish ? { finish: turn.finish } : {}), ...page, ...next } };
+  const next =
+    page.nextTextOffset !== undefined
+      ? {
+          nextText: readUrl(call, "opencode_worker", {
+            action: "result",
+            sessionId,
+            messageId,
+            textOffset: page.nextTextOffset,
+            textFingerprint: page.textFingerprint,
+          }),
+        }
+      : {};
+  return {
+    worker: view,
+    result: {
+      ...(turn.assistantMessageId ? { assistantMessageId: turn.assistantMessageId } : {}),
+      ...(turn.finish ? { finish: turn.finish } : {}),
+      ...page,
+      ...next,
+    },
+  };
 }
 
 async function read(call: Call, args: Args): Promise<Record<string, unknown>> {
@@ -58,18 +103,39 @@ async function read(call: Call, args: Args): Promise<Record<string, unknown>> {
     case "list":
     case "swarm_list": {
       const kind = args.action === "list" ? "worker" : "swarm";
-      const sessions = (await visibleSessions(call)).filter((s) => urlbridgeMetaOf(s)?.kind === kind).sort((a, b) => a.time.created - b.time.created);
+      const sessions = (await visibleSessions(call))
+        .filter((s) => urlbridgeMetaOf(s)?.kind === kind)
+        .sort((a, b) => a.time.created - b.time.created);
       const page = pageOf(sessions, (s) => [s.id, s.time.updated], args, `${kind} list`);
       const statuses = await call.api.statuses(call.root);
-      const items = page.items.map((s) => ({ ...sessionRow(call, s), busy: (statuses[s.id]?.type ?? "idle") !== "idle" }));
-      const next = page.page.nextOffset !== undefined ? { next: readUrl(call, "opencode_worker", { action: args.action, offset: page.page.nextOffset, fingerprint: page.page.fingerprint, ...(args.limit ? { limit: args.limit } : {}) }) } : {};
+      const items = page.items.map((s) => ({
+        ...sessionRow(call, s),
+        busy: (statuses[s.id]?.type ?? "idle") !== "idle",
+      }));
+      const next =
+        page.page.nextOffset !== undefined
+          ? {
+              next: readUrl(call, "opencode_worker", {
+                action: args.action,
+                offset: page.page.nextOffset,
+                fingerprint: page.page.fingerprint,
+                ...(args.limit ? { limit: args.limit } : {}),
+              }),
+            }
+          : {};
       return { [kind === "worker" ? "workers" : "swarms"]: items, page: page.page, ...next };
     }
     case "get": {
       const session = await visibleWorker(call, requireField(args.sessionId, "sessionId", "get"));
       const messageId = latestPrompt(await call.api.messages(session.directory, session.id));
       const turn = messageId ? await readTurn(call.api, session.directory, session.id, messageId) : undefined;
-      return { worker: { ...sessionRow(call, session), ...(messageId && turn ? { current: workerView(call, session.id, messageId, turn) } : {}), permission: session.permission ?? [] } };
+      return {
+        worker: {
+          ...sessionRow(call, session),
+          ...(messageId && turn ? { current: workerView(call, session.id, messageId, turn) } : {}),
+          permission: session.permission ?? [],
+        },
+      };
     }
     case "wait":
     case "result":
@@ -77,7 +143,10 @@ async function read(call: Call, args: Args): Promise<Record<string, unknown>> {
     case "swarm_get":
     case "swarm_wait": {
       const swarmId = requireField(args.swarmId, "swarmId", args.action);
-      const states = args.action === "swarm_wait" ? await waitSwarm(call, swarmId, clampWait(args.timeoutMs)) : (await readSwarm(call, swarmId)).states;
+      const states =
+        args.action === "swarm_wait"
+          ? await waitSwarm(call, swarmId, clampWait(args.timeoutMs))
+          : (await readSwarm(call, swarmId)).states;
       return { swarm: swarmView(call, swarmId, states) };
     }
     default:
@@ -88,11 +157,19 @@ async function read(call: Call, args: Args): Promise<Record<string, unknown>> {
 async function mutate(call: Call, args: Args): Promise<Record<string, unknown>> {
   switch (args.action) {
     case "start": {
-      const worker = await createWorker(call, { prompt: requireField(args.prompt, "prompt", "start"), agent: args.agent, model: args.model }, { title: args.title });
+      const worker = await createWorker(
+        call,
+        { prompt: requireField(args.prompt, "prompt", "start"), agent: args.agent, model: args.model },
+        { title: args.title },
+      );
       return { worker, waitUrl: worker.waitUrl };
     }
     case "continue": {
-      const worker = await continueWorker(call, requireField(args.sessionId, "sessionId", "continue"), { prompt: requireField(args.prompt, "prompt", "continue"), agent: args.agent, model: args.model });
+      const worker = await continueWorker(call, requireField(args.sessionId, "sessionId", "continue"), {
+        prompt: requireField(args.prompt, "prompt", "continue"),
+        agent: args.agent,
+        model: args.model,
+      });
       return { worker, waitUrl: worker.waitUrl };
     }
     case "cancel": {
@@ -105,7 +182,11 @@ async function mutate(call: Call, args: Args): Promise<Record<string, unknown>> 
       return { swarm, waitUrl: readUrl(call, "opencode_worker", { action: "swarm_wait", swarmId: swarm.swarmId }) };
     }
     case "swarm_continue": {
-      const swarm = await continueSwarm(call, requireField(args.swarmId, "swarmId", "swarm_continue"), { prompt: requireField(args.prompt, "prompt", "swarm_continue"), agent: args.agent, model: args.model });
+      const swarm = await continueSwarm(call, requireField(args.swarmId, "swarmId", "swarm_continue"), {
+        prompt: requireField(args.prompt, "prompt", "swarm_continue"),
+        agent: args.agent,
+        model: args.model,
+      });
       return { swarm, waitUrl: readUrl(call, "opencode_worker", { action: "swarm_wait", swarmId: swarm.swarmId }) };
     }
     case "swarm_cancel":
@@ -124,7 +205,11 @@ export function workerTool(deps: PluginDeps & { api: Api }) {
     schema,
     output: actionOutput,
     example: { action: "list" },
-    mutations: { field: "action", actions: MUTATION_ACTIONS, example: { action: "start", prompt: "Run the tests and report the result." } },
+    mutations: {
+      field: "action",
+      actions: MUTATION_ACTIONS,
+      example: { action: "start", prompt: "Run the tests and report the result." },
+    },
     journal: journalOf(deps.api),
     // Every mutation action bounds itself by the call's permissions (worker ceilings, grants, existing sessions).
     openToReadOnly: true,

@@ -10,7 +10,9 @@ const server = await startEditServer("timeline", {
   ...(process.env.ENTRY ? { entry: process.env.ENTRY } : {}),
   nodeArgs: [
     ...(process.env.PERF_OUT ? ["--perf-basic-prof"] : []),
-    ...(process.env.PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROF_DIR}`, "--cpu-prof-interval=100"] : []),
+    ...(process.env.PROF_DIR
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROF_DIR}`, "--cpu-prof-interval=100"]
+      : []),
     ...(process.env.MARKS_OUT ? ["--import", fileURLToPath(new URL("./preload.mjs", import.meta.url))] : []),
   ],
   terminal: true,
@@ -20,21 +22,48 @@ const one = (n: number) => server.edit(n);
 for (let i = 0; i < 50; i++) await one(i);
 let strace: ReturnType<typeof spawn> | undefined;
 if (process.env.STRACE) {
-  strace = spawn("strace", ["-f", "--seccomp-bpf", "-e", "trace=read,writev,fsync,rename,openat", "-ttt", "-T", "-o", process.env.STRACE, "-p", String(child.pid)], { stdio: "ignore" });
+  strace = spawn(
+    "strace",
+    [
+      "-f",
+      "--seccomp-bpf",
+      "-e",
+      "trace=read,writev,fsync,rename,openat",
+      "-ttt",
+      "-T",
+      "-o",
+      process.env.STRACE,
+      "-p",
+      String(child.pid),
+    ],
+    { stdio: "ignore" },
+  );
   await new Promise((r) => setTimeout(r, 1000));
 }
 let perf: ReturnType<typeof spawn> | undefined;
 if (process.env.PERF_OUT) {
   // The event loop's thread alone (its tid is the pid), sampled with call graphs; JIT frames named by --perf-basic-prof.
-  perf = spawn("perf", ["record", "-F", "4999", "-g", "-t", String(child.pid), "-o", process.env.PERF_OUT], { stdio: "ignore" });
+  perf = spawn("perf", ["record", "-F", "4999", "-g", "-t", String(child.pid), "-o", process.env.PERF_OUT], {
+    stdio: "ignore",
+  });
   await new Promise((r) => setTimeout(r, 1000));
 }
 const t0 = performance.now();
 const samples: number[] = [];
-for (let i = 50; i < 50 + N; i++) { const s = performance.now(); await one(i); samples.push(performance.now() - s); }
+for (let i = 50; i < 50 + N; i++) {
+  const s = performance.now();
+  await one(i);
+  samples.push(performance.now() - s);
+}
 const total = performance.now() - t0;
 samples.sort((a, b) => a - b);
 console.log(`N=${N} mean ${(total / N).toFixed(3)} ms p50 ${samples[Math.floor(N / 2)]!.toFixed(3)}`);
-if (strace) { strace.kill("SIGINT"); await new Promise((r) => setTimeout(r, 500)); }
-if (perf) { perf.kill("SIGINT"); await new Promise((r) => perf!.once("exit", r)); }
+if (strace) {
+  strace.kill("SIGINT");
+  await new Promise((r) => setTimeout(r, 500));
+}
+if (perf) {
+  perf.kill("SIGINT");
+  await new Promise((r) => perf!.once("exit", r));
+}
 await server.close();

@@ -16,14 +16,22 @@ export interface EditServer {
   close(): Promise<void>;
 }
 
-export async function startEditServer(label: string, options: { entry?: string; nodeArgs?: string[]; terminal?: boolean } = {}): Promise<EditServer> {
+export async function startEditServer(
+  label: string,
+  options: { entry?: string; nodeArgs?: string[]; terminal?: boolean } = {},
+): Promise<EditServer> {
   const projectDir = makeBenchDir(`${label}-project`);
   writeFlipFile(path.join(projectDir, "edit.txt"));
-  if (process.getuid?.() === 0) for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
+  if (process.getuid?.() === 0)
+    for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
   const stateDir = makeBenchDir(`${label}-state`);
   const { child, urls } = spawnServer(stateDir, {}, options.nodeArgs ?? [], options.entry);
   const api = createControlPost((await urls).control);
-  const project = await api("/api/projects", { name: "bench", root: projectDir, permissions: { write: true, terminal: options.terminal ?? false } });
+  const project = await api("/api/projects", {
+    name: "bench",
+    root: projectDir,
+    permissions: { write: true, terminal: options.terminal ?? false },
+  });
   const session = await api("/api/sessions", { projectId: project.id });
   const bases = ((await (await fetch(session.initUrl!)).json()) as { bases: { m: string } }).bases;
   const client = createBenchClient(1);

@@ -5,7 +5,8 @@ import type { Outline } from "./outline-schema.js";
 import { buildOutline } from "./outline-ts.js";
 import { treeSitterOutline, type TreeSitterLanguage } from "./outline-tree-sitter.js";
 
-export type OutlineParser = { kind: "TS" | "TSX" | "JS" | "JSX" } | { kind: "tree-sitter"; language: TreeSitterLanguage };
+export type OutlineParser =
+  { kind: "TS" | "TSX" | "JS" | "JSX" } | { kind: "tree-sitter"; language: TreeSitterLanguage };
 
 export interface OutlineJob {
   /** The file's absolute path: the compiler's file name (it decides nothing but messages). */

@@ -57,7 +57,12 @@ class Collector {
   addImport(entry: OutlineImport): void {
     if (this.take()) this.outline.imports.push(entry);
   }
-  declaration(node: Node, kind: Kind, name: string, extra: Partial<OutlineDeclaration> = {}): OutlineDeclaration | undefined {
+  declaration(
+    node: Node,
+    kind: Kind,
+    name: string,
+    extra: Partial<OutlineDeclaration> = {},
+  ): OutlineDeclaration | undefined {
     if (!this.take()) return undefined;
     const entry: OutlineDeclaration = { kind, name, line: lineOf(node), endLine: endLineOf(node), ...extra };
     return entry;
@@ -70,13 +75,14 @@ class Collector {
 
 // tree-sitter rows break at \n only, as /r and /g count lines.
 const lineOf = (node: Node) => node.startPosition.row + 1;
-const endLineOf = (node: Node) => node.endPosition.row + 1 - (node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? 1 : 0);
+const endLineOf = (node: Node) =>
+  node.endPosition.row + 1 - (node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? 1 : 0);
 const named = (node: Node | null | undefined): Node[] => (node ? (node.namedChildren.filter(Boolean) as Node[]) : []);
 const field = (node: Node, name: string) => node.childForFieldName(name);
 const nameOf = (node: Node) => field(node, "name")?.text ?? "";
 const hasChild = (node: Node, type: string) => node.children.some((c) => c?.type === type);
 /** The named nodes of a field that may repeat (Go's `A, B = 1, 2`), without the punctuation between them. */
-const namesOf = (node: Node, name: string) => (node.childrenForFieldName(name).filter((n) => n?.isNamed) as Node[]);
+const namesOf = (node: Node, name: string) => node.childrenForFieldName(name).filter((n) => n?.isNamed) as Node[];
 
 function pushDeclaration(list: OutlineDeclaration[], entry: OutlineDeclaration | undefined): void {
   if (entry) list.push(entry);
@@ -86,7 +92,12 @@ function pushDeclaration(list: OutlineDeclaration[], entry: OutlineDeclaration |
 
 function pythonImport(c: Collector, node: Node): void {
   if (node.type === "import_statement") {
-    for (const part of named(node)) c.addImport({ line: lineOf(node), from: part.type === "aliased_import" ? (field(part, "name")?.text ?? part.text) : part.text, ...(part.type === "aliased_import" ? { names: [part.text] } : {}) });
+    for (const part of named(node))
+      c.addImport({
+        line: lineOf(node),
+        from: part.type === "aliased_import" ? (field(part, "name")?.text ?? part.text) : part.text,
+        ...(part.type === "aliased_import" ? { names: [part.text] } : {}),
+      });
     return;
   }
   const moduleNode = field(node, "module_name");
@@ -102,7 +113,10 @@ function pythonDefinition(c: Collector, node: Node, into: OutlineDeclaration[]):
   const inner = node.type === "decorated_definition" ? field(node, "definition") : node;
   if (!inner) return;
   if (inner.type === "function_definition") {
-    pushDeclaration(into, c.declaration(node, "function", nameOf(inner), hasChild(inner, "async") ? { async: true } : {}));
+    pushDeclaration(
+      into,
+      c.declaration(node, "function", nameOf(inner), hasChild(inner, "async") ? { async: true } : {}),
+    );
   } else if (inner.type === "class_definition") {
     const entry = c.declaration(node, "class", nameOf(inner));
     if (!entry) return;
@@ -110,8 +124,19 @@ function pythonDefinition(c: Collector, node: Node, into: OutlineDeclaration[]):
       const def = child.type === "decorated_definition" ? field(child, "definition") : child;
       if (def?.type === "function_definition") {
         const name = nameOf(def);
-        const decorators = child.type === "decorated_definition" ? named(child).filter((d) => d.type === "decorator").map((d) => d.text) : [];
-        c.member(entry, child, name === "__init__" ? "constructor" : decorators.some((d) => /@property\b/.test(d)) ? "getter" : "method", name, decorators.some((d) => /@(static|class)method\b/.test(d)));
+        const decorators =
+          child.type === "decorated_definition"
+            ? named(child)
+                .filter((d) => d.type === "decorator")
+                .map((d) => d.text)
+            : [];
+        c.member(
+          entry,
+          child,
+          name === "__init__" ? "constructor" : decorators.some((d) => /@property\b/.test(d)) ? "getter" : "method",
+          name,
+          decorators.some((d) => /@(static|class)method\b/.test(d)),
+        );
       }
     }
     into.push(entry);
@@ -120,12 +145,26 @@ function pythonDefinition(c: Collector, node: Node, into: OutlineDeclaration[]):
 
 function outlinePython(c: Collector, root: Node): void {
   for (const node of named(root)) {
-    if (node.type === "import_statement" || node.type === "import_from_statement" || node.type === "future_import_statement") pythonImport(c, node);
-    else if (node.type === "function_definition" || node.type === "class_definition" || node.type === "decorated_definition") pythonDefinition(c, node, c.outline.declarations);
+    if (
+      node.type === "import_statement" ||
+      node.type === "import_from_statement" ||
+      node.type === "future_import_statement"
+    )
+      pythonImport(c, node);
+    else if (
+      node.type === "function_definition" ||
+      node.type === "class_definition" ||
+      node.type === "decorated_definition"
+    )
+      pythonDefinition(c, node, c.outline.declarations);
     else if (node.type === "expression_statement") {
       const assignment = named(node)[0];
       const left = assignment?.type === "assignment" ? field(assignment, "left") : null;
-      if (left?.type === "identifier") pushDeclaration(c.outline.declarations, c.declaration(node, /^[A-Z][A-Z0-9_]*$/.test(left.text) ? "const" : "var", left.text));
+      if (left?.type === "identifier")
+        pushDeclaration(
+          c.outline.declarations,
+          c.declaration(node, /^[A-Z][A-Z0-9_]*$/.test(left.text) ? "const" : "var", left.text),
+        );
     }
   }
 }
@@ -141,7 +180,11 @@ function outlineGo(c: Collector, root: Node): void {
       case "import_declaration":
         for (const spec of node.descendantsOfType("import_spec").filter(Boolean) as Node[]) {
           const alias = field(spec, "name")?.text;
-          c.addImport({ line: lineOf(spec), from: (field(spec, "path")?.text ?? spec.text).replace(/^["`]|["`]$/g, ""), ...(alias ? { names: [alias] } : {}) });
+          c.addImport({
+            line: lineOf(spec),
+            from: (field(spec, "path")?.text ?? spec.text).replace(/^["`]|["`]$/g, ""),
+            ...(alias ? { names: [alias] } : {}),
+          });
         }
         break;
       case "function_declaration":
@@ -149,19 +192,30 @@ function outlineGo(c: Collector, root: Node): void {
         break;
       case "method_declaration": {
         const receiver = field(node, "receiver")?.descendantsOfType(["type_identifier"])[0]?.text;
-        pushDeclaration(out, c.declaration(node, "method", receiver ? `${receiver}.${nameOf(node)}` : nameOf(node), goExported(nameOf(node))));
+        pushDeclaration(
+          out,
+          c.declaration(
+            node,
+            "method",
+            receiver ? `${receiver}.${nameOf(node)}` : nameOf(node),
+            goExported(nameOf(node)),
+          ),
+        );
         break;
       }
       case "type_declaration":
         for (const spec of named(node)) {
           const type = field(spec, "type");
-          const kind: Kind = type?.type === "struct_type" ? "struct" : type?.type === "interface_type" ? "interface" : "type";
+          const kind: Kind =
+            type?.type === "struct_type" ? "struct" : type?.type === "interface_type" ? "interface" : "type";
           const entry = c.declaration(spec, kind, nameOf(spec), goExported(nameOf(spec)));
           if (!entry) continue;
           if (type?.type === "struct_type") {
-            for (const f of type.descendantsOfType("field_declaration").filter(Boolean) as Node[]) for (const n of namesOf(f, "name")) c.member(entry, f, "property", n.text);
+            for (const f of type.descendantsOfType("field_declaration").filter(Boolean) as Node[])
+              for (const n of namesOf(f, "name")) c.member(entry, f, "property", n.text);
           } else if (type?.type === "interface_type") {
-            for (const m of type.descendantsOfType("method_elem").filter(Boolean) as Node[]) c.member(entry, m, "method", nameOf(m));
+            for (const m of type.descendantsOfType("method_elem").filter(Boolean) as Node[])
+              c.member(entry, m, "method", nameOf(m));
           }
           out.push(entry);
         }
@@ -170,7 +224,10 @@ function outlineGo(c: Collector, root: Node): void {
       case "var_declaration":
         for (const spec of named(node)) {
           for (const n of namesOf(spec, "name")) {
-            pushDeclaration(out, c.declaration(spec, node.type === "const_declaration" ? "const" : "var", n.text, goExported(n.text)));
+            pushDeclaration(
+              out,
+              c.declaration(spec, node.type === "const_declaration" ? "const" : "var", n.text, goExported(n.text)),
+            );
           }
         }
         break;
@@ -191,7 +248,13 @@ function rustItems(c: Collector, parent: Node | null, into: OutlineDeclaration[]
       case "function_item":
       case "function_signature_item": {
         const modifiers = node.children.find((ch) => ch?.type === "function_modifiers");
-        pushDeclaration(into, c.declaration(node, "function", nameOf(node), { ...rustPub(node), ...(modifiers && /\basync\b/.test(modifiers.text) ? { async: true as const } : {}) }));
+        pushDeclaration(
+          into,
+          c.declaration(node, "function", nameOf(node), {
+            ...rustPub(node),
+            ...(modifiers && /\basync\b/.test(modifiers.text) ? { async: true as const } : {}),
+          }),
+        );
         break;
       }
       case "struct_item":
@@ -202,11 +265,26 @@ function rustItems(c: Collector, parent: Node | null, into: OutlineDeclaration[]
       case "const_item":
       case "static_item":
       case "macro_definition": {
-        const kind: Kind = ({ struct_item: "struct", union_item: "struct", enum_item: "enum", trait_item: "trait", type_item: "type", const_item: "const", static_item: "static", macro_definition: "macro" } as const)[node.type];
+        const kind: Kind = (
+          {
+            struct_item: "struct",
+            union_item: "struct",
+            enum_item: "enum",
+            trait_item: "trait",
+            type_item: "type",
+            const_item: "const",
+            static_item: "static",
+            macro_definition: "macro",
+          } as const
+        )[node.type];
         const entry = c.declaration(node, kind, nameOf(node), rustPub(node));
         if (!entry) break;
-        if (node.type === "trait_item") for (const m of named(field(node, "body"))) if (m.type.startsWith("function_")) c.member(entry, m, "method", nameOf(m));
-        if (node.type === "struct_item") for (const f of named(field(node, "body"))) if (f.type === "field_declaration") c.member(entry, f, "property", nameOf(f));
+        if (node.type === "trait_item")
+          for (const m of named(field(node, "body")))
+            if (m.type.startsWith("function_")) c.member(entry, m, "method", nameOf(m));
+        if (node.type === "struct_item")
+          for (const f of named(field(node, "body")))
+            if (f.type === "field_declaration") c.member(entry, f, "property", nameOf(f));
         into.push(entry);
         break;
       }
@@ -215,7 +293,9 @@ function rustItems(c: Collector, parent: Node | null, into: OutlineDeclaration[]
         const trait = field(node, "trait")?.text;
         const entry = c.declaration(node, "impl", trait ? `${trait} for ${type}` : type);
         if (!entry) break;
-        for (const m of named(field(node, "body"))) if (m.type === "function_item") c.member(entry, m, "method", nameOf(m), !/\bself\b/.test(field(m, "parameters")?.text ?? ""));
+        for (const m of named(field(node, "body")))
+          if (m.type === "function_item")
+            c.member(entry, m, "method", nameOf(m), !/\bself\b/.test(field(m, "parameters")?.text ?? ""));
         into.push(entry);
         break;
       }
@@ -247,17 +327,25 @@ const JAVA_TYPES: Record<string, Kind> = {
 const javaModifiers = (node: Node) => node.children.find((ch) => ch?.type === "modifiers")?.text ?? "";
 
 function javaType(c: Collector, node: Node, into: OutlineDeclaration[]): void {
-  const entry = c.declaration(node, JAVA_TYPES[node.type]!, nameOf(node), /\bpublic\b/.test(javaModifiers(node)) ? { exported: true } : {});
+  const entry = c.declaration(
+    node,
+    JAVA_TYPES[node.type]!,
+    nameOf(node),
+    /\bpublic\b/.test(javaModifiers(node)) ? { exported: true } : {},
+  );
   if (!entry) return;
   const nested: OutlineDeclaration[] = [];
   for (const member of named(field(node, "body"))) {
     const isStatic = /\bstatic\b/.test(javaModifiers(member));
     if (member.type === "method_declaration") c.member(entry, member, "method", nameOf(member), isStatic);
-    else if (member.type === "constructor_declaration" || member.type === "compact_constructor_declaration") c.member(entry, member, "constructor", "constructor");
+    else if (member.type === "constructor_declaration" || member.type === "compact_constructor_declaration")
+      c.member(entry, member, "constructor", "constructor");
     else if (member.type === "field_declaration" || member.type === "constant_declaration") {
       for (const d of namesOf(member, "declarator")) c.member(entry, member, "property", nameOf(d), isStatic);
     } else if (member.type === "enum_body_declarations") {
-      for (const inner of named(member)) if (inner.type === "method_declaration") c.member(entry, inner, "method", nameOf(inner), /\bstatic\b/.test(javaModifiers(inner)));
+      for (const inner of named(member))
+        if (inner.type === "method_declaration")
+          c.member(entry, inner, "method", nameOf(inner), /\bstatic\b/.test(javaModifiers(inner)));
     } else if (JAVA_TYPES[member.type]) javaType(c, member, nested);
   }
   if (nested.length > 0) entry.declarations = nested;
@@ -269,13 +357,22 @@ function outlineJava(c: Collector, root: Node): void {
     if (node.type === "import_declaration") {
       const target = named(node).find((n) => n.type === "scoped_identifier" || n.type === "identifier")?.text ?? "";
       const wildcard = named(node).some((n) => n.type === "asterisk");
-      c.addImport({ line: lineOf(node), from: target, ...(wildcard ? { names: ["*"] } : {}), ...(hasChild(node, "static") ? { names: [wildcard ? "static *" : "static"] } : {}) });
+      c.addImport({
+        line: lineOf(node),
+        from: target,
+        ...(wildcard ? { names: ["*"] } : {}),
+        ...(hasChild(node, "static") ? { names: [wildcard ? "static *" : "static"] } : {}),
+      });
     } else if (JAVA_TYPES[node.type]) javaType(c, node, c.outline.declarations);
   }
 }
 
 /** Parses `text` as `language` and returns its outline, bounded to maxEntries entries. */
-export async function treeSitterOutline(language: TreeSitterLanguage, text: string, maxEntries: number): Promise<Outline> {
+export async function treeSitterOutline(
+  language: TreeSitterLanguage,
+  text: string,
+  maxEntries: number,
+): Promise<Outline> {
   const parser = await parserFor(language);
   const tree = parser.parse(text);
   parser.delete();

@@ -9,7 +9,12 @@ type MemberKind = OutlineMember["kind"];
 type Ts = typeof TS;
 
 /** Members without a name of their own, shown by what they are. */
-const UNNAMED_MEMBERS: Partial<Record<MemberKind, string>> = { constructor: "constructor", index: "[index]", call: "()", new: "new()" };
+const UNNAMED_MEMBERS: Partial<Record<MemberKind, string>> = {
+  constructor: "constructor",
+  index: "[index]",
+  call: "()",
+  new: "new()",
+};
 
 /**
  * Line numbering by \n only, like /r and /g. The compiler's own line map also breaks at \r, U+2028 and
@@ -42,11 +47,14 @@ export function buildOutline(ts: Ts, source: TS.SourceFile, maxEntries: number):
     ts.canHaveModifiers(node) ? (ts.getModifiers(node) ?? []).some((m) => m.kind === kind) : false;
   const nameOf = (name: TS.Node | undefined): string => {
     if (!name) return "default";
-    if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
+    if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name))
+      return name.text;
     return name.getText(source);
   };
   const bindingNames = (name: TS.BindingName): string[] =>
-    ts.isIdentifier(name) ? [name.text] : name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : bindingNames(e.name)));
+    ts.isIdentifier(name)
+      ? [name.text]
+      : name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : bindingNames(e.name)));
 
   const addImport = (entry: OutlineImport) => {
     if (!room()) return;
@@ -62,12 +70,23 @@ export function buildOutline(ts: Ts, source: TS.SourceFile, maxEntries: number):
       if (!kind) continue;
       outline.entries++;
       const name = UNNAMED_MEMBERS[kind] ?? nameOf(member.name);
-      members.push({ kind, name, line: startLine(member), ...(hasModifier(member, ts.SyntaxKind.StaticKeyword) ? { static: true as const } : {}) });
+      members.push({
+        kind,
+        name,
+        line: startLine(member),
+        ...(hasModifier(member, ts.SyntaxKind.StaticKeyword) ? { static: true as const } : {}),
+      });
     }
     return members;
   };
 
-  const declare = (into: OutlineDeclaration[], node: TS.Node, kind: DeclarationKind, name: string, extra: Partial<OutlineDeclaration> = {}) => {
+  const declare = (
+    into: OutlineDeclaration[],
+    node: TS.Node,
+    kind: DeclarationKind,
+    name: string,
+    extra: Partial<OutlineDeclaration> = {},
+  ) => {
     if (!room()) return undefined;
     outline.entries++;
     const exported = hasModifier(node, ts.SyntaxKind.ExportKeyword);
@@ -101,20 +120,35 @@ export function buildOutline(ts: Ts, source: TS.SourceFile, maxEntries: number):
       const bindings = clause?.namedBindings;
       if (bindings && ts.isNamespaceImport(bindings)) names.push(`* as ${bindings.name.text}`);
       if (bindings && ts.isNamedImports(bindings)) {
-        for (const el of bindings.elements) names.push(el.propertyName ? `${nameOf(el.propertyName)} as ${el.name.text}` : el.name.text);
+        for (const el of bindings.elements)
+          names.push(el.propertyName ? `${nameOf(el.propertyName)} as ${el.name.text}` : el.name.text);
       }
-      addImport({ line: startLine(node), from: node.moduleSpecifier.text, ...(clause ? { names } : {}), ...(clause?.isTypeOnly ? { typeOnly: true as const } : {}) });
+      addImport({
+        line: startLine(node),
+        from: node.moduleSpecifier.text,
+        ...(clause ? { names } : {}),
+        ...(clause?.isTypeOnly ? { typeOnly: true as const } : {}),
+      });
     } else if (ts.isImportEqualsDeclaration(node)) {
       const ref = node.moduleReference;
-      if (ts.isExternalModuleReference(ref) && ts.isStringLiteral(ref.expression)) addImport({ line: startLine(node), from: ref.expression.text, names: [node.name.text] });
+      if (ts.isExternalModuleReference(ref) && ts.isStringLiteral(ref.expression))
+        addImport({ line: startLine(node), from: ref.expression.text, names: [node.name.text] });
     } else if (ts.isExportDeclaration(node)) {
       const names = node.exportClause
         ? ts.isNamedExports(node.exportClause)
-          ? node.exportClause.elements.map((el) => (el.propertyName ? `${nameOf(el.propertyName)} as ${nameOf(el.name)}` : nameOf(el.name)))
+          ? node.exportClause.elements.map((el) =>
+              el.propertyName ? `${nameOf(el.propertyName)} as ${nameOf(el.name)}` : nameOf(el.name),
+            )
           : [`* as ${nameOf(node.exportClause.name)}`]
         : ["*"];
       if (node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-        addImport({ line: startLine(node), from: node.moduleSpecifier.text, names, reexport: true, ...(node.isTypeOnly ? { typeOnly: true as const } : {}) });
+        addImport({
+          line: startLine(node),
+          from: node.moduleSpecifier.text,
+          names,
+          reexport: true,
+          ...(node.isTypeOnly ? { typeOnly: true as const } : {}),
+        });
       } else {
         declare(into, node, "export", names.join(", "), { exported: true });
       }
@@ -140,7 +174,13 @@ export function buildOutline(ts: Ts, source: TS.SourceFile, maxEntries: number):
       visitVariables(node, into, topLevel);
     } else if (ts.isExportAssignment(node)) {
       const expression = node.expression;
-      declare(into, node, node.isExportEquals ? "export=" : "export-default", ts.isIdentifier(expression) ? expression.text : "default", { exported: true });
+      declare(
+        into,
+        node,
+        node.isExportEquals ? "export=" : "export-default",
+        ts.isIdentifier(expression) ? expression.text : "default",
+        { exported: true },
+      );
     } else if (topLevel && ts.isExpressionStatement(node)) {
       visitCommonJsExport(node, into);
     }
@@ -148,7 +188,12 @@ export function buildOutline(ts: Ts, source: TS.SourceFile, maxEntries: number):
 
   const visitVariables = (node: TS.VariableStatement, into: OutlineDeclaration[], topLevel: boolean) => {
     const exported = hasModifier(node, ts.SyntaxKind.ExportKeyword);
-    const keyword = node.declarationList.flags & ts.NodeFlags.Const ? "const" : node.declarationList.flags & ts.NodeFlags.Let ? "let" : "var";
+    const keyword =
+      node.declarationList.flags & ts.NodeFlags.Const
+        ? "const"
+        : node.declarationList.flags & ts.NodeFlags.Let
+          ? "let"
+          : "var";
     for (const decl of node.declarationList.declarations) {
       const init = decl.initializer;
       const required = init && topLevel ? requiredModule(ts, init) : undefined;
@@ -205,7 +250,12 @@ function memberKind(ts: Ts, member: TS.Node): MemberKind | undefined {
 function requiredModule(ts: Ts, init: TS.Expression): string | undefined {
   let expression: TS.Expression = init;
   while (ts.isPropertyAccessExpression(expression)) expression = expression.expression;
-  if (!ts.isCallExpression(expression) || !ts.isIdentifier(expression.expression) || expression.expression.text !== "require") return undefined;
+  if (
+    !ts.isCallExpression(expression) ||
+    !ts.isIdentifier(expression.expression) ||
+    expression.expression.text !== "require"
+  )
+    return undefined;
   const [arg] = expression.arguments;
   return arg && ts.isStringLiteral(arg) ? arg.text : undefined;
 }

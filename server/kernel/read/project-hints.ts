@@ -15,7 +15,9 @@ export const testCommandOutput = z.strictObject({
   run: z
     .string()
     .optional()
-    .describe("When the project allows the terminal: the exact /x URL running it with run=@changed (runs again only once the project changed since its last run) and wait=20000."),
+    .describe(
+      "When the project allows the terminal: the exact /x URL running it with run=@changed (runs again only once the project changed since its last run) and wait=20000.",
+    ),
 });
 
 export const guideOutput = z.strictObject({
@@ -44,12 +46,21 @@ function hasPythonTests(names: Set<string>): boolean {
  * Test commands in a fixed order (node, python, go, rust, java, make), at most one per ecosystem. `scripts`
  * are package.json's; `manager` the lockfile's package manager.
  */
-export async function testCommandsOf(rootFd: number, scripts: Record<string, string> | undefined, manager: PackageManager | undefined, pythonCommand: string): Promise<TestCommand[]> {
+export async function testCommandsOf(
+  rootFd: number,
+  scripts: Record<string, string> | undefined,
+  manager: PackageManager | undefined,
+  pythonCommand: string,
+): Promise<TestCommand[]> {
   const names = new Set(listDirectorySync(rootFd));
   const out: TestCommand[] = [];
   if (scripts?.test !== undefined && !/no test specified/.test(scripts.test)) {
     const pm = manager ?? "npm";
-    out.push({ command: pm === "npm" ? "npm test" : `${pm} test`, ecosystem: "node", because: "package.json scripts.test" });
+    out.push({
+      command: pm === "npm" ? "npm test" : `${pm} test`,
+      ecosystem: "node",
+      because: "package.json scripts.test",
+    });
   }
   const pyproject = names.has("pyproject.toml") ? await text(rootFd, "pyproject.toml") : undefined;
   const setupCfg = names.has("setup.cfg") ? await text(rootFd, "setup.cfg") : undefined;
@@ -62,29 +73,48 @@ export async function testCommandsOf(rootFd: number, scripts: Record<string, str
     (names.has("conftest.py") && "conftest.py");
   if (pytestSaid) {
     out.push({ command: `${pythonCommand} -m pytest -q`, ecosystem: "python", because: pytestSaid });
-  } else if ((pyproject !== undefined || names.has("setup.py") || names.has("requirements.txt")) && hasPythonTests(names)) {
-    out.push({ command: `${pythonCommand} -m unittest discover -v`, ecosystem: "python", because: "Python project files and test files, no pytest configuration" });
+  } else if (
+    (pyproject !== undefined || names.has("setup.py") || names.has("requirements.txt")) &&
+    hasPythonTests(names)
+  ) {
+    out.push({
+      command: `${pythonCommand} -m unittest discover -v`,
+      ecosystem: "python",
+      because: "Python project files and test files, no pytest configuration",
+    });
   }
   if (names.has("go.mod")) out.push({ command: "go test ./...", ecosystem: "go", because: "go.mod" });
   if (names.has("Cargo.toml")) out.push({ command: "cargo test", ecosystem: "rust", because: "Cargo.toml" });
-  if (names.has("pom.xml")) out.push({ command: names.has("mvnw") ? "./mvnw -q test" : "mvn -q test", ecosystem: "java", because: "pom.xml" });
+  if (names.has("pom.xml"))
+    out.push({ command: names.has("mvnw") ? "./mvnw -q test" : "mvn -q test", ecosystem: "java", because: "pom.xml" });
   else if (names.has("build.gradle") || names.has("build.gradle.kts")) {
-    out.push({ command: names.has("gradlew") ? "./gradlew test" : "gradle test", ecosystem: "java", because: names.has("build.gradle") ? "build.gradle" : "build.gradle.kts" });
+    out.push({
+      command: names.has("gradlew") ? "./gradlew test" : "gradle test",
+      ecosystem: "java",
+      because: names.has("build.gradle") ? "build.gradle" : "build.gradle.kts",
+    });
   }
   if (out.length === 0 && names.has("Makefile")) {
     const makefile = await text(rootFd, "Makefile");
-    if (makefile && /^test\s*:/m.test(makefile)) out.push({ command: "make test", ecosystem: "make", because: "Makefile target test" });
+    if (makefile && /^test\s*:/m.test(makefile))
+      out.push({ command: "make test", ecosystem: "make", because: "Makefile target test" });
   }
   return out;
 }
 
 /** Opens guide files one component at a time (.github/CONTRIBUTING.md), never following a symlink out. */
-export async function guidesOf(readGuide: (relative: string) => Promise<Buffer | undefined>, readUrl: (display: string) => string): Promise<Guide[]> {
+export async function guidesOf(
+  readGuide: (relative: string) => Promise<Buffer | undefined>,
+  readUrl: (display: string) => string,
+): Promise<Guide[]> {
   const out: Guide[] = [];
   for (const relative of GUIDE_FILES) {
     const bytes = await readGuide(relative);
     if (!bytes) continue;
-    let head = bytes.subarray(0, GUIDE_HEAD_BYTES).toString("utf8").replace(/\uFFFD$/, "");
+    let head = bytes
+      .subarray(0, GUIDE_HEAD_BYTES)
+      .toString("utf8")
+      .replace(/\uFFFD$/, "");
     const truncated = bytes.length > GUIDE_HEAD_BYTES;
     if (truncated) {
       const nl = head.lastIndexOf("\n");

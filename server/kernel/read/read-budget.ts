@@ -7,14 +7,20 @@
  * `take` returns the bytes it actually used (it may use less than offered, e.g. to end on a line); the
  * unused part flows on to the larger items. Returns the allowance offered to each item, by index.
  */
-export function shareBudget(demands: number[], budget: number, take: (index: number, allowance: number) => number): number[] {
+export function shareBudget(
+  demands: number[],
+  budget: number,
+  take: (index: number, allowance: number) => number,
+): number[] {
   if (demands.length === 1) {
     // One item has nothing to share with: it is offered the whole budget.
     const whole = Math.max(0, budget);
     take(0, whole);
     return [whole];
   }
-  const order = demands.map((demand, index) => ({ demand, index })).sort((a, b) => a.demand - b.demand || a.index - b.index);
+  const order = demands
+    .map((demand, index) => ({ demand, index }))
+    .sort((a, b) => a.demand - b.demand || a.index - b.index);
   const offered = new Array<number>(demands.length).fill(0);
   let remaining = Math.max(0, budget);
   for (const [position, { index }] of order.entries()) {

@@ -5,7 +5,9 @@ import { sessionSlot } from "../tool/session-state.js";
 
 // crypto.hash (Node 20.12+) is the one-shot form: no Hash stream object per call.
 const sha256Hex: (bytes: Buffer) => string =
-  typeof crypto.hash === "function" ? (bytes) => crypto.hash("sha256", bytes, "hex") : (bytes) => crypto.createHash("sha256").update(bytes).digest("hex");
+  typeof crypto.hash === "function"
+    ? (bytes) => crypto.hash("sha256", bytes, "hex")
+    : (bytes) => crypto.createHash("sha256").update(bytes).digest("hex");
 
 export function fingerprintBytes(bytes: Buffer): string {
   return sha256Hex(bytes).slice(0, 32);
@@ -33,7 +35,8 @@ export class ReadCoverage {
     if (range[1] <= range[0]) return;
     // The usual cases, a first read and a re-read of what was already seen, need no merge.
     if (entry.ranges.length === 0) entry.ranges = [range];
-    else if (!entry.ranges.some(([s, e]) => s <= range[0] && range[1] <= e)) entry.ranges = mergeRanges([...entry.ranges, range]);
+    else if (!entry.ranges.some(([s, e]) => s <= range[0] && range[1] <= e))
+      entry.ranges = mergeRanges([...entry.ranges, range]);
   }
 
   /** True when every byte of the file with this fingerprint has been returned. */

@@ -9,7 +9,11 @@ import { compareNames } from "../search/walk.js";
 /** One listed entry, as /r answers it (part of the read tool's output schema, server/kernel/read/read-output.ts). */
 export const directoryEntry = z.strictObject({
   name: z.string().describe("Entry name inside the directory."),
-  kind: z.enum(["file", "dir", "symlink", "other"]).describe("What the entry itself is; a symlink is not followed (other: a socket, device or FIFO, or gone meanwhile)."),
+  kind: z
+    .enum(["file", "dir", "symlink", "other"])
+    .describe(
+      "What the entry itself is; a symlink is not followed (other: a socket, device or FIFO, or gone meanwhile).",
+    ),
   size: z.number().int().min(0).optional().describe("Bytes, for files only."),
 });
 
@@ -54,14 +58,21 @@ function describe(dirFd: number, name: string): DirectoryEntry {
  * entries `range` can show; page() later needs no descriptor. Synchronous like the rest of /r: sorting the
  * names costs more than reading them, and it runs here anyway.
  */
-export function openDirectoryListing(dirFd: number, range: { offset: number; limit: number | undefined }): DirectoryListing {
+export function openDirectoryListing(
+  dirFd: number,
+  range: { offset: number; limit: number | undefined },
+): DirectoryListing {
   const names = listDirectorySync(dirFd).sort(compareNames);
   const total = names.length;
   const window = (offset: number, limit: number | undefined) => {
     if (offset > Math.max(total, 1)) {
-      throw new ToolError(ErrorCode.invalidLineRange, `offset=${offset} is past the end: the directory has ${total} entries. Use an offset from 1 to ${Math.max(total, 1)}.`, {
-        detail: { offset, totalEntries: total },
-      });
+      throw new ToolError(
+        ErrorCode.invalidLineRange,
+        `offset=${offset} is past the end: the directory has ${total} entries. Use an offset from 1 to ${Math.max(total, 1)}.`,
+        {
+          detail: { offset, totalEntries: total },
+        },
+      );
     }
     const last = Math.min(total, offset - 1 + Math.min(limit ?? MAX_DIRECTORY_ENTRIES, MAX_DIRECTORY_ENTRIES));
     return { first: offset, last };

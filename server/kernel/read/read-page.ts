@@ -1,7 +1,14 @@
 // Cuts one page out of a text file: whole lines from a 1-based line (and column) up to a line count and a
 // byte allowance, splitting a line only when that line alone exceeds the allowance (on a UTF-8 boundary).
 import { ErrorCode, ToolError } from "../../errors.js";
-import { indexLines, lineContentEnd, offsetOfColumn, columnOfOffset, utf8BoundaryAtOrBefore, type LineIndex } from "../../text/index.js";
+import {
+  indexLines,
+  lineContentEnd,
+  offsetOfColumn,
+  columnOfOffset,
+  utf8BoundaryAtOrBefore,
+  type LineIndex,
+} from "../../text/index.js";
 
 export interface PageRequest {
   /** 1-based first line. */
@@ -60,10 +67,13 @@ function locateRange(utf8: Buffer, index: LineIndex, request: Omit<PageRequest, 
     return { start: 0, rangeEnd: 0, lastLine: 0, total };
   }
   if (offset > total) {
-    throw rangeError(`offset=${offset} is past the end: the file has ${total} lines. Use an offset from 1 to ${total}.`, {
-      offset,
-      totalLines: total,
-    });
+    throw rangeError(
+      `offset=${offset} is past the end: the file has ${total} lines. Use an offset from 1 to ${total}.`,
+      {
+        offset,
+        totalLines: total,
+      },
+    );
   }
   const lineStart = index.starts[offset - 1]!;
   const contentEnd = lineContentEnd(utf8, index, offset - 1);
@@ -117,9 +127,19 @@ export function buildTextPage(utf8: Buffer, request: PageRequest, index: LineInd
   const contentEnd = lineContentEnd(utf8, index, offset - 1);
   // Never leave the next page inside the line terminator: a cut there takes the rest of the line.
   if (cut > contentEnd) cut = whole;
-  if (cut >= whole) return page(whole, offset, offset < lastLine ? { line: offset + 1, col: 1, limit: remainingLimit(offset + 1) } : undefined);
+  if (cut >= whole)
+    return page(
+      whole,
+      offset,
+      offset < lastLine ? { line: offset + 1, col: 1, limit: remainingLimit(offset + 1) } : undefined,
+    );
   const lineStart = index.starts[offset - 1]!;
-  return page(cut, offset, { line: offset, col: columnOfOffset(utf8, lineStart, cut), limit: remainingLimit(offset) }, offset);
+  return page(
+    cut,
+    offset,
+    { line: offset, col: columnOfOffset(utf8, lineStart, cut), limit: remainingLimit(offset) },
+    offset,
+  );
 }
 
 /** Offset just after the character that starts at `start`. */

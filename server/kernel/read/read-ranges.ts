@@ -49,9 +49,13 @@ export interface PairOptions {
 export function pairRanges({ paths, lines, shared, sharedGiven, urlFor }: PairOptions): PathRange[] {
   if (lines === undefined) return paths.map((path) => ({ path, range: shared }));
   if (sharedGiven) {
-    throw new ToolError(ErrorCode.conflictingParameters, "lines= gives each path its own range; offset=, limit= and col= give one range to all. Use one form.", {
-      detail: { parameters: ["lines", "offset", "limit", "col"] },
-    });
+    throw new ToolError(
+      ErrorCode.conflictingParameters,
+      "lines= gives each path its own range; offset=, limit= and col= give one range to all. Use one form.",
+      {
+        detail: { parameters: ["lines", "offset", "limit", "col"] },
+      },
+    );
   }
   if (lines.length !== paths.length) {
     throw new ToolError(
@@ -69,7 +73,12 @@ export function pairRanges({ paths, lines, shared, sharedGiven, urlFor }: PairOp
   // Repaired only when this is the one range at fault: the repair must succeed as returned.
   const fixable = other !== null && from >= 1 && to >= from && ranges.every((r, i) => r !== undefined || i === bad);
   const repaired = fixable
-    ? urlFor(paths.map((path, i) => ({ path, range: i === bad ? { offset: from, col: 1, limit: to - from + 1 } : ranges[i]! })))
+    ? urlFor(
+        paths.map((path, i) => ({
+          path,
+          range: i === bad ? { offset: from, col: 1, limit: to - from + 1 } : ranges[i]!,
+        })),
+      )
     : undefined;
   throw new ToolError(
     ErrorCode.invalidParameter,

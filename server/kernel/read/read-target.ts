@@ -19,10 +19,33 @@ export interface RangeRequest {
 }
 
 export type LoadedTarget =
-  | { kind: "text"; display: string; absolute: string; size: number; fingerprint: string; file: TextFile; index: LineIndex; demand: number }
-  | { kind: "binary"; display: string; size: number; fingerprint: string; image: ImageFacts | undefined; demand: number }
+  | {
+      kind: "text";
+      display: string;
+      absolute: string;
+      size: number;
+      fingerprint: string;
+      file: TextFile;
+      index: LineIndex;
+      demand: number;
+    }
+  | {
+      kind: "binary";
+      display: string;
+      size: number;
+      fingerprint: string;
+      image: ImageFacts | undefined;
+      demand: number;
+    }
   | { kind: "directory"; display: string; listing: ReturnType<typeof openDirectoryListing>; demand: number }
-  | { kind: "failed"; requested: string; display: string | undefined; error: unknown; failure: ReturnType<typeof toFailure>; demand: number };
+  | {
+      kind: "failed";
+      requested: string;
+      display: string | undefined;
+      error: unknown;
+      failure: ReturnType<typeof toFailure>;
+      demand: number;
+    };
 
 export type RenderedTarget =
   | { kind: "text"; page: TextPage; diskStart: number; diskEnd: number; used: number }
@@ -31,10 +54,14 @@ export type RenderedTarget =
 const BINARY_DEMAND = 0;
 
 function notAFile(display: string): ToolError {
-  return new ToolError(ErrorCode.notAFile, `${display} is not a regular file or directory (a socket, device or FIFO), so it cannot be read; /t shows what it is.`, {
-    detail: { path: display },
-    retryable: false,
-  });
+  return new ToolError(
+    ErrorCode.notAFile,
+    `${display} is not a regular file or directory (a socket, device or FIFO), so it cannot be read; /t shows what it is.`,
+    {
+      detail: { path: display },
+      retryable: false,
+    },
+  );
 }
 
 /** Builds the exact /f URL offered when a path does not exist. */
@@ -45,7 +72,13 @@ export type FindUrl = (name: string) => string;
  * its size, so reading it through the thread pool would only add round trips (see file-read.ts). `root` is
  * the call's SharedRoot: the paths of one /r walk from one root descriptor verified in this call.
  */
-export function loadTarget(root: SharedRoot, requested: string, range: RangeRequest, findUrl: FindUrl, imageData = false): LoadedTarget {
+export function loadTarget(
+  root: SharedRoot,
+  requested: string,
+  range: RangeRequest,
+  findUrl: FindUrl,
+  imageData = false,
+): LoadedTarget {
   let display: string | undefined;
   try {
     const target = walkInsideRoot(root, requested, { allowMissing: true });
@@ -56,7 +89,11 @@ export function loadTarget(root: SharedRoot, requested: string, range: RangeRequ
         // A Windows-style path (src\app.py) names one missing entry; find looks for its last part.
         const name = path.posix.basename(display).split("\\").filter(Boolean).pop() ?? path.posix.basename(display);
         const slashes = display.includes("\\") ? " Paths here use /, not \\." : "";
-        const existingDir = display.split("/").slice(0, display.split("/").length - target.pending.length).join("/") || "/";
+        const existingDir =
+          display
+            .split("/")
+            .slice(0, display.split("/").length - target.pending.length)
+            .join("/") || "/";
         const closest = closestPaths(target.dirFd, existingDir, target.pending);
         throw new ToolError(
           ErrorCode.pathNotFound,
@@ -74,10 +111,14 @@ export function loadTarget(root: SharedRoot, requested: string, range: RangeRequ
       }
       if (!info.isFile()) throw notAFile(display);
       if (info.size > MAX_TEXT_FILE_BYTES) {
-        throw new ToolError(ErrorCode.fileTooLarge, `${display} is ${info.size} bytes; /r loads files up to ${MAX_TEXT_FILE_BYTES} bytes. Use /g to find the lines you need.`, {
-          detail: { path: display, size: info.size, limit: MAX_TEXT_FILE_BYTES },
-          retryable: false,
-        });
+        throw new ToolError(
+          ErrorCode.fileTooLarge,
+          `${display} is ${info.size} bytes; /r loads files up to ${MAX_TEXT_FILE_BYTES} bytes. Use /g to find the lines you need.`,
+          {
+            detail: { path: display, size: info.size, limit: MAX_TEXT_FILE_BYTES },
+            retryable: false,
+          },
+        );
       }
       bytes = readHeldFileSync(target.fd!, info.size);
     } finally {
@@ -88,7 +129,8 @@ export function loadTarget(root: SharedRoot, requested: string, range: RangeRequ
     // An image nearly always holds a NUL (binary); one that does not reads as invalid UTF-8, and is an image still.
     // Its data, when asked for, is these bytes: the version the fingerprint names.
     const image = file.kind === "binary" || file.invalidUtf8 ? imageFactsOf(bytes, imageData) : undefined;
-    if (file.kind === "binary" || image) return { kind: "binary", display, size: bytes.length, fingerprint, image, demand: BINARY_DEMAND };
+    if (file.kind === "binary" || image)
+      return { kind: "binary", display, size: bytes.length, fingerprint, image, demand: BINARY_DEMAND };
     const index = indexLines(file.utf8);
     const demand = measureRange(file.utf8, index, range);
     return { kind: "text", display, absolute: target.absolute, size: bytes.length, fingerprint, file, index, demand };
@@ -106,7 +148,11 @@ function diskRange(target: Extract<LoadedTarget, { kind: "text" }>, page: TextPa
 
 export function renderTarget(target: LoadedTarget, range: RangeRequest, allowance: number): RenderedTarget | undefined {
   if (target.kind === "text") {
-    const page = buildTextPage(target.file.utf8, { offset: range.offset, col: range.col, limit: range.limit, allowance }, target.index);
+    const page = buildTextPage(
+      target.file.utf8,
+      { offset: range.offset, col: range.col, limit: range.limit, allowance },
+      target.index,
+    );
     const [diskStart, diskEnd] = diskRange(target, page);
     return { kind: "text", page, diskStart, diskEnd, used: page.end - page.start };
   }

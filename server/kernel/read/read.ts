@@ -3,10 +3,26 @@
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { shareRoot } from "../../sandbox/fd-walk.js";
-import { MAX_IMAGE_BYTES, MAX_READ_BYTES, MAX_READ_LINE_LIMIT, MAX_READ_MAX_BYTES, MAX_READ_PATHS, MIN_READ_MAX_BYTES, READ_ENTRY_OVERHEAD_BYTES } from "../limits.js";
+import {
+  MAX_IMAGE_BYTES,
+  MAX_READ_BYTES,
+  MAX_READ_LINE_LIMIT,
+  MAX_READ_MAX_BYTES,
+  MAX_READ_PATHS,
+  MIN_READ_MAX_BYTES,
+  READ_ENTRY_OVERHEAD_BYTES,
+} from "../limits.js";
 import { shareBudget } from "./read-budget.js";
 import { readCoverage } from "./read-coverage.js";
-import { readOutput, type ReadBinaryEntry, type ReadDirectoryEntry, type ReadEntry, type ReadFailure, type ReadFileEntry, type ReadOutput } from "./read-output.js";
+import {
+  readOutput,
+  type ReadBinaryEntry,
+  type ReadDirectoryEntry,
+  type ReadEntry,
+  type ReadFailure,
+  type ReadFileEntry,
+  type ReadOutput,
+} from "./read-output.js";
 import { formatLineSpan, pairRanges, type PathRange } from "./read-ranges.js";
 import { loadTarget, renderTarget, type LoadedTarget, type RangeRequest, type RenderedTarget } from "./read-target.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
@@ -44,7 +60,12 @@ function maxParam(max: number): Params {
 function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
   const batches: string[] = [];
   for (let i = 0; i < args.path.length; i += MAX_READ_PATHS) {
-    const paths = args.path.slice(i, i + MAX_READ_PATHS).map((p, j): Params => [["path", p], ...(args.lines?.[i + j] !== undefined ? [["lines", args.lines[i + j]!] as [string, string]] : [])]);
+    const paths = args.path
+      .slice(i, i + MAX_READ_PATHS)
+      .map((p, j): Params => [
+        ["path", p],
+        ...(args.lines?.[i + j] !== undefined ? [["lines", args.lines[i + j]!] as [string, string]] : []),
+      ]);
     batches.push(ctx.urls.to("r", "r", [...paths.flat(), ...(args.lines ? maxParam(args.max) : rangeParams(args))]));
   }
   return new ToolError(
@@ -55,9 +76,14 @@ function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
 }
 
 /** A file entry before content and complete are assigned (after startCol, which keeps them in that order). */
-type FileEntryDraft = Omit<ReadFileEntry, "content" | "complete" | "rangeComplete"> & Partial<Pick<ReadFileEntry, "content" | "complete" | "rangeComplete">>;
+type FileEntryDraft = Omit<ReadFileEntry, "content" | "complete" | "rangeComplete"> &
+  Partial<Pick<ReadFileEntry, "content" | "complete" | "rangeComplete">>;
 
-function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Extract<RenderedTarget, { kind: "text" }>, next: string | undefined): ReadFileEntry {
+function fileEntry(
+  target: Extract<LoadedTarget, { kind: "text" }>,
+  rendered: Extract<RenderedTarget, { kind: "text" }>,
+  next: string | undefined,
+): ReadFileEntry {
   const { page } = rendered;
   const { file } = target;
   // Optional fields are assigned in place rather than spread in: the common whole-page entry then costs
@@ -92,7 +118,11 @@ function fileEntry(target: Extract<LoadedTarget, { kind: "text" }>, rendered: Ex
   return entry as ReadFileEntry;
 }
 
-function directoryEntry(target: Extract<LoadedTarget, { kind: "directory" }>, rendered: Extract<RenderedTarget, { kind: "directory" }>, next: string | undefined): ReadDirectoryEntry {
+function directoryEntry(
+  target: Extract<LoadedTarget, { kind: "directory" }>,
+  rendered: Extract<RenderedTarget, { kind: "directory" }>,
+  next: string | undefined,
+): ReadDirectoryEntry {
   const { page } = rendered;
   return {
     path: target.display,
@@ -112,11 +142,22 @@ function nextUrl(ctx: ToolContext, display: string, rendered: RenderedTarget, ma
   if (rendered.kind === "text") {
     const resume = rendered.page.resume;
     if (!resume) return undefined;
-    return ctx.urls.to("r", "r", [["path", display], ["offset", resume.line], ...(resume.col !== 1 ? [["col", resume.col] as [string, number]] : []), ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : []), ...maxParam(max)]);
+    return ctx.urls.to("r", "r", [
+      ["path", display],
+      ["offset", resume.line],
+      ...(resume.col !== 1 ? [["col", resume.col] as [string, number]] : []),
+      ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : []),
+      ...maxParam(max),
+    ]);
   }
   const resume = rendered.page.resume;
   if (!resume) return undefined;
-  return ctx.urls.to("r", "r", [["path", display], ["offset", resume.entry], ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : []), ...maxParam(max)]);
+  return ctx.urls.to("r", "r", [
+    ["path", display],
+    ["offset", resume.entry],
+    ...(resume.limit !== undefined ? [["limit", resume.limit] as [string, number]] : []),
+    ...maxParam(max),
+  ]);
 }
 
 export const readTool = defineTool({
@@ -140,16 +181,27 @@ export const readTool = defineTool({
     });
     if (args.path.length > MAX_READ_PATHS) throw tooManyPaths(args, ctx);
     if (args.col !== 1 && args.path.length > 1) {
-      throw new ToolError(ErrorCode.invalidParameter, "col= continues one split line, so it works with a single path=. Remove col or read one file.", {
-        detail: { parameter: "col" },
-        repair: ctx.urls.repair({ drop: ["col"] }),
-      });
+      throw new ToolError(
+        ErrorCode.invalidParameter,
+        "col= continues one split line, so it works with a single path=. Remove col or read one file.",
+        {
+          detail: { parameter: "col" },
+          repair: ctx.urls.repair({ drop: ["col"] }),
+        },
+      );
     }
     if (args.image && args.path.length > 1) {
-      throw new ToolError(ErrorCode.invalidParameter, `image=1 returns one image's bytes (up to ${MAX_IMAGE_BYTES} bytes), so it works with a single path=. Read each image in its own call.`, {
-        detail: { parameter: "image" },
-        repair: ctx.urls.to("r", "r", [["path", args.path[0]!], ["image", 1]]),
-      });
+      throw new ToolError(
+        ErrorCode.invalidParameter,
+        `image=1 returns one image's bytes (up to ${MAX_IMAGE_BYTES} bytes), so it works with a single path=. Read each image in its own call.`,
+        {
+          detail: { parameter: "image" },
+          repair: ctx.urls.to("r", "r", [
+            ["path", args.path[0]!],
+            ["image", 1],
+          ]),
+        },
+      );
     }
     // One path and range named twice is read once; the same path with two ranges is read twice.
     const requested = pairs.length === 1 ? pairs : uniquePairs(pairs);
@@ -188,7 +240,13 @@ export const readTool = defineTool({
         return rendered[i]?.used ?? 0;
       },
     );
-    return buildResult(args.path.map((p) => shown.get(p) ?? p), ctx, targets, rendered, args.max);
+    return buildResult(
+      args.path.map((p) => shown.get(p) ?? p),
+      ctx,
+      targets,
+      rendered,
+      args.max,
+    );
   },
 });
 
@@ -204,7 +262,10 @@ function uniquePairs(pairs: PathRange[]): PathRange[] {
 
 /** One /r URL reading each path with its own range (lines= by position). */
 function rangesUrl(ctx: ToolContext, pairs: PathRange[], max: number): string {
-  const params: Params = pairs.flatMap((p): Params => [["path", p.path], ["lines", formatLineSpan(p.range)]]);
+  const params: Params = pairs.flatMap((p): Params => [
+    ["path", p.path],
+    ["lines", formatLineSpan(p.range)],
+  ]);
   return ctx.urls.to("r", "r", [...params, ...maxParam(max)]);
 }
 
@@ -222,20 +283,49 @@ function resumeRange(rendered: RenderedTarget): RangeRequest | undefined {
 function binaryEntry(ctx: ToolContext, target: Extract<LoadedTarget, { kind: "binary" }>): ReadBinaryEntry {
   const base = { path: target.display, kind: "binary" as const, size: target.size, fingerprint: target.fingerprint };
   const image = target.image;
-  if (!image) return { ...base, complete: true, rangeComplete: true, notice: "Binary file (it contains NUL bytes); content not shown." };
+  if (!image)
+    return {
+      ...base,
+      complete: true,
+      rangeComplete: true,
+      notice: "Binary file (it contains NUL bytes); content not shown.",
+    };
   const { mimeType } = image;
-  if (image.data !== undefined) return { ...base, mimeType, complete: true, rangeComplete: true, notice: `${mimeType} image; data holds its bytes as base64.`, data: image.data };
+  if (image.data !== undefined)
+    return {
+      ...base,
+      mimeType,
+      complete: true,
+      rangeComplete: true,
+      notice: `${mimeType} image; data holds its bytes as base64.`,
+      data: image.data,
+    };
   if (image.tooLarge) {
-    return { ...base, mimeType, complete: true, rangeComplete: true, notice: `${mimeType} image of ${target.size} bytes, over the ${MAX_IMAGE_BYTES}-byte bound of image=1; its bytes are not returned.` };
+    return {
+      ...base,
+      mimeType,
+      complete: true,
+      rangeComplete: true,
+      notice: `${mimeType} image of ${target.size} bytes, over the ${MAX_IMAGE_BYTES}-byte bound of image=1; its bytes are not returned.`,
+    };
   }
   const notice =
     target.size > MAX_IMAGE_BYTES
       ? `${mimeType} image of ${target.size} bytes; content not shown, and it is over the ${MAX_IMAGE_BYTES}-byte bound of image=1.`
-      : `${mimeType} image; content not shown as text. Fetch ${ctx.urls.to("r", "r", [["path", target.display], ["image", 1]])} for its bytes as base64 data.`;
+      : `${mimeType} image; content not shown as text. Fetch ${ctx.urls.to("r", "r", [
+          ["path", target.display],
+          ["image", 1],
+        ])} for its bytes as base64 data.`;
   return { ...base, mimeType, complete: true, rangeComplete: true, notice };
 }
 
-function buildResult(requestedPaths: string[], ctx: ToolContext, targets: Array<{ target: LoadedTarget; range: RangeRequest }>, rendered: Array<RenderedTarget | undefined>, max: number): ReadOutput {
+function buildResult(
+  requestedPaths: string[],
+  ctx: ToolContext,
+  targets: Array<{ target: LoadedTarget; range: RangeRequest }>,
+  rendered: Array<RenderedTarget | undefined>,
+  max: number,
+): ReadOutput {
   const coverage = readCoverage.of(ctx.state);
   const files: ReadEntry[] = [];
   const failures: ReadFailure[] = [];
@@ -289,7 +379,13 @@ function buildResult(requestedPaths: string[], ctx: ToolContext, targets: Array<
     ...(nexts.length > 0 ? { truncated: true as const } : {}),
     ...(nexts.length === 1 ? { next: nexts[0] } : {}),
     // Several pages stopped short: one URL continues all of them, each path with its own range.
-    ...(nexts.length > 1 ? { next: rangesUrl(ctx, continuations, max), notice: "Several files stopped short; next continues all of them in one call (each entry's next continues one)." } : {}),
+    ...(nexts.length > 1
+      ? {
+          next: rangesUrl(ctx, continuations, max),
+          notice:
+            "Several files stopped short; next continues all of them in one call (each entry's next continues one).",
+        }
+      : {}),
     files,
     ...(failures.length > 0 ? { failures } : {}),
   };

@@ -9,8 +9,16 @@ export const statOutput = z.strictObject({
   ok: z.literal(true),
   path: z.string().describe("The path in /project/... form."),
   exists: z.boolean().describe("false: nothing is at this path (kind, size, modified and mode are then absent)."),
-  kind: z.enum(["file", "dir", "other"]).optional().describe("What the path is, symlinks inside the project followed (other: a socket, device or FIFO)."),
-  size: z.number().int().min(0).optional().describe("Size in bytes as the file system reports it (for a directory, its own entry size)."),
+  kind: z
+    .enum(["file", "dir", "other"])
+    .optional()
+    .describe("What the path is, symlinks inside the project followed (other: a socket, device or FIFO)."),
+  size: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Size in bytes as the file system reports it (for a directory, its own entry size)."),
   modified: z.string().optional().describe("Last modification time, ISO 8601 in UTC."),
   mode: z
     .string()
@@ -32,7 +40,10 @@ export const statTool = defineTool({
   url: { aliases: { file: "path" } },
   execute(args, ctx) {
     // fstat of the held target: the very object the walk found, with symlinks inside the root followed.
-    const { display, stats: info } = withHeldPath(ctx.project.root, args.path, {}, (t) => ({ display: t.display, stats: t.stats }));
+    const { display, stats: info } = withHeldPath(ctx.project.root, args.path, {}, (t) => ({
+      display: t.display,
+      stats: t.stats,
+    }));
     if (!info) return { ok: true, path: display, exists: false };
     return {
       ok: true,

@@ -38,9 +38,16 @@ const schema = z.object({
 
 const findHit = z.strictObject({
   path: z.string().describe("The match in /project/... form."),
-  kind: z.enum(["file", "dir", "symlink"]).describe("What the entry is; a symlink is reported (by a name search only), never followed."),
+  kind: z
+    .enum(["file", "dir", "symlink"])
+    .describe("What the entry is; a symlink is reported (by a name search only), never followed."),
   size: z.number().int().min(0).optional().describe("Bytes, for files."),
-  line: z.number().int().min(1).optional().describe("With query=: 1-based line of the first occurrence; read from there with /r offset=."),
+  line: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("With query=: 1-based line of the first occurrence; read from there with /r offset=."),
 });
 
 /** What /f answers. */
@@ -53,13 +60,27 @@ export const findOutput = z.strictObject({
   recursive: z.boolean().describe("Whether subdirectories were searched."),
   count: z.number().int().min(0).describe("Number of results returned."),
   results: z.array(findHit).describe("Matches in path order, the order /g reports; with sort=mtime, newest first."),
-  truncated: z.boolean().describe("true: the search stopped at a bound (limit=, entries walked, bytes read or time); notice says which."),
-  next: z.string().optional().describe("Present when truncated: the exact URL that continues the search after the last path considered; fetch it as given."),
+  truncated: z
+    .boolean()
+    .describe("true: the search stopped at a bound (limit=, entries walked, bytes read or time); notice says which."),
+  next: z
+    .string()
+    .optional()
+    .describe(
+      "Present when truncated: the exact URL that continues the search after the last path considered; fetch it as given.",
+    ),
   notice: z
     .string()
     .optional()
-    .describe("Present when truncated (which bound, how to narrow) or when nothing matched (ignored paths were skipped; ignored=1 includes them; name= is not a glob)."),
-  includeUrl: z.string().optional().describe("With no match for a name= that looks like a glob (*, ?, [): the same search with it as include=, which takes globs."),
+    .describe(
+      "Present when truncated (which bound, how to narrow) or when nothing matched (ignored paths were skipped; ignored=1 includes them; name= is not a glob).",
+    ),
+  includeUrl: z
+    .string()
+    .optional()
+    .describe(
+      "With no match for a name= that looks like a glob (*, ?, [): the same search with it as include=, which takes globs.",
+    ),
 });
 
 type FindHit = z.infer<typeof findHit>;
@@ -73,9 +94,12 @@ function emptyNotice(args: FindArgs, ctx: ToolContext): Pick<FindOutput, "notice
   let includeUrl: string | undefined;
   if (args.name !== undefined && args.include === undefined && GLOB_LOOK.test(args.name)) {
     includeUrl = ctx.urls.repair({ drop: ["name"], add: [["include", args.name]] });
-    notes.push(`name= is text the name must contain, not a glob, so "${args.name}" matches only names with those very characters; include= takes globs${includeUrl ? " (includeUrl runs this search with it)" : ""}.`);
+    notes.push(
+      `name= is text the name must contain, not a glob, so "${args.name}" matches only names with those very characters; include= takes globs${includeUrl ? " (includeUrl runs this search with it)" : ""}.`,
+    );
   }
-  if (!args.ignored) notes.push(".gitignore'd paths, .git and node_modules were skipped; add ignored=1 to include them.");
+  if (!args.ignored)
+    notes.push(".gitignore'd paths, .git and node_modules were skipped; add ignored=1 to include them.");
   return notes.length === 1 ? {} : { notice: notes.join(" "), ...(includeUrl ? { includeUrl } : {}) };
 }
 type FindArgs = z.infer<typeof schema>;
@@ -83,7 +107,9 @@ type FindArgs = z.infer<typeof schema>;
 /** The root-relative form of after=, which may be given as /project/... (as results show it) or relative. */
 function cursorOf(after: string | undefined): string | undefined {
   if (after === undefined) return undefined;
-  const trimmed = after.startsWith(`${VIRTUAL_ROOT}/`) ? after.slice(VIRTUAL_ROOT.length + 1) : after.replace(/^\.\//, "");
+  const trimmed = after.startsWith(`${VIRTUAL_ROOT}/`)
+    ? after.slice(VIRTUAL_ROOT.length + 1)
+    : after.replace(/^\.\//, "");
   // Slashes off both ends by index (/\/+$/ rescans a long run of slashes from each of them).
   let start = 0;
   let end = trimmed.length;
@@ -133,7 +159,8 @@ export const findTool = defineTool({
   route: "f",
   longRoutes: ["discover"],
   capability: "read",
-  description: "Find files and directories by name (name=, case-insensitive), by content (query=) or by glob (include=); recursive, bounded.",
+  description:
+    "Find files and directories by name (name=, case-insensitive), by content (query=) or by glob (include=); recursive, bounded.",
   example: "/f?name=config",
   schema,
   output: findOutput,
@@ -143,9 +170,13 @@ export const findTool = defineTool({
     const start = walkInsideRoot(ctx.project.root, args.path ?? VIRTUAL_ROOT, { allowMissing: false });
     try {
       if (!start.stats!.isDirectory()) {
-        throw new ToolError(ErrorCode.notADirectory, `${start.display} is a file; /f searches a directory. Read the file with /r or search it with /g.`, {
-          detail: { path: start.display },
-        });
+        throw new ToolError(
+          ErrorCode.notADirectory,
+          `${start.display} is a file; /f searches a directory. Read the file with /r or search it with /g.`,
+          {
+            detail: { path: start.display },
+          },
+        );
       }
       const nameNeedle = args.name?.toLowerCase();
       const byPath = nameNeedle?.includes("/") ?? false;
@@ -174,8 +205,10 @@ export const findTool = defineTool({
       let cursor: string | undefined;
       const consider = async (entry: WalkEntry): Promise<FindHit | undefined> => {
         const underStart = toRelative(start.absolute, entry.absolute);
-        if (nameNeedle !== undefined && !(byPath ? underStart : entry.name).toLowerCase().includes(nameNeedle)) return undefined;
-        if (entry.kind !== "file") return directoriesCount ? { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: entry.kind } : undefined;
+        if (nameNeedle !== undefined && !(byPath ? underStart : entry.name).toLowerCase().includes(nameNeedle))
+          return undefined;
+        if (entry.kind !== "file")
+          return directoriesCount ? { path: `${VIRTUAL_ROOT}/${entry.relative}`, kind: entry.kind } : undefined;
         if (include && !include.matches(underStart, entry.name)) return undefined;
         // By name inside the held directory, never followed: an entry swapped for a symlink is no longer a file.
         const info = lstatInDirectory(entry.dirFd, entry.name);
@@ -226,7 +259,11 @@ export const findTool = defineTool({
         results: hits,
         truncated: stop !== undefined,
         ...(next ? { next } : {}),
-        ...(stop ? { notice: `${STOP_NOTICES[stop]} ${next ? "next continues after the last path considered, or narrow" : "Narrow"} with path=, name=, include= or query=.` } : {}),
+        ...(stop
+          ? {
+              notice: `${STOP_NOTICES[stop]} ${next ? "next continues after the last path considered, or narrow" : "Narrow"} with path=, name=, include= or query=.`,
+            }
+          : {}),
         ...(hits.length === 0 && !stop ? emptyNotice(args, ctx) : {}),
       };
     } finally {

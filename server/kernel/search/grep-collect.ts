@@ -6,9 +6,22 @@ import { compareNames } from "./walk.js";
 
 /** One matching line as /g answers it (part of the grep tool's output schema in grep.ts). */
 export const grepLine = z.strictObject({
-  line: z.number().int().min(1).describe("1-based line number, the same numbering /r uses (read around it with /r offset=)."),
-  text: z.string().describe(`The line without its newline; a line over ${MAX_GREP_LINE_CHARS} characters is shown as a window around its first match, with … where cut.`),
-  col: z.number().int().min(1).optional().describe("1-based character column of the first match; only given when the line is shown as a window."),
+  line: z
+    .number()
+    .int()
+    .min(1)
+    .describe("1-based line number, the same numbering /r uses (read around it with /r offset=)."),
+  text: z
+    .string()
+    .describe(
+      `The line without its newline; a line over ${MAX_GREP_LINE_CHARS} characters is shown as a window around its first match, with … where cut.`,
+    ),
+  col: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("1-based character column of the first match; only given when the line is shown as a window."),
   clipped: z.literal(true).optional().describe("Present when the line was longer than the window shown."),
 });
 
@@ -48,7 +61,12 @@ export function presentLine(line: number, text: string, firstMatchCodeUnit: numb
   const col = Array.from(text.slice(0, firstMatchCodeUnit)).length + 1;
   const from = Math.max(0, Math.min(col - 1 - GREP_WINDOW_LEAD_CHARS, chars.length - MAX_GREP_LINE_CHARS));
   const window = chars.slice(from, from + MAX_GREP_LINE_CHARS).join("");
-  return { line, text: `${from > 0 ? "…" : ""}${window}${from + MAX_GREP_LINE_CHARS < chars.length ? "…" : ""}`, col, clipped: true };
+  return {
+    line,
+    text: `${from > 0 ? "…" : ""}${window}${from + MAX_GREP_LINE_CHARS < chars.length ? "…" : ""}`,
+    col,
+    clipped: true,
+  };
 }
 
 /** Walk order of two root-relative paths: component by component, names in byte order (rg's --sort=path). */
@@ -110,7 +128,9 @@ export class MatchCollector {
   }
 }
 
-type Entry = { relative: string; lines: GrepLine[]; skipped?: undefined } | { relative: string; lines?: undefined; skipped: SkipReason };
+type Entry =
+  | { relative: string; lines: GrepLine[]; skipped?: undefined }
+  | { relative: string; lines?: undefined; skipped: SkipReason };
 
 /** Above this many held lines, files that sort past the bound are dropped (see OrderedFiles.prune). */
 const PRUNE_FACTOR = 2;
@@ -149,7 +169,9 @@ export class OrderedFiles {
   drainInto(collector: MatchCollector): void {
     this.entries.sort((a, b) => comparePaths(a.relative, b.relative));
     for (const entry of this.entries) {
-      const more = entry.skipped ? collector.addSkipped(entry.relative, entry.skipped) : collector.addFile(entry.relative, entry.lines);
+      const more = entry.skipped
+        ? collector.addSkipped(entry.relative, entry.skipped)
+        : collector.addFile(entry.relative, entry.lines);
       if (!more) break;
     }
   }
@@ -161,7 +183,9 @@ export class OrderedFiles {
     let kept = 0;
     for (const entry of this.entries) {
       kept++;
-      const more = entry.skipped ? trial.addSkipped(entry.relative, entry.skipped) : trial.addFile(entry.relative, entry.lines);
+      const more = entry.skipped
+        ? trial.addSkipped(entry.relative, entry.skipped)
+        : trial.addFile(entry.relative, entry.lines);
       if (!more) {
         this.cutoff = entry.relative;
         break;

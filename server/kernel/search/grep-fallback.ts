@@ -27,13 +27,15 @@ interface PendingFile {
 /** Text of file bytes as both engines search them: binary files (and text rg takes for binary: UTF-32, BOM-less UTF-16) with NULs read as line ends. */
 export function searchText(bytes: Buffer): { text: string; binary: boolean } {
   const file = decodeLossy(bytes);
-  if (file.kind === "text" && ripgrepSearches(file.encoding)) return { text: file.utf8.toString("utf8"), binary: false };
+  if (file.kind === "text" && ripgrepSearches(file.encoding))
+    return { text: file.utf8.toString("utf8"), binary: false };
   return { text: binaryText(bytes), binary: true };
 }
 
 /** What rg --binary searches in a binary file: the (BOM-decoded) text with each NUL read as a line end. */
 export function binaryText(bytes: Buffer): string {
-  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
+  const utf16 =
+    bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
   return new TextDecoder(utf16).decode(bytes).replaceAll("\0", "\n");
 }
 
@@ -48,7 +50,8 @@ async function loadEntry(dirFd: number, name: string, relative: string): Promise
     return undefined;
   }
   if (!opened) return undefined;
-  if (opened.info.isFile() && opened.info.size > MAX_SEARCH_FILE_BYTES) return { large: { fd: opened.fd, size: opened.info.size } };
+  if (opened.info.isFile() && opened.info.size > MAX_SEARCH_FILE_BYTES)
+    return { large: { fd: opened.fd, size: opened.info.size } };
   try {
     if (!opened.info.isFile()) return undefined;
     return { relative, ...searchText(await readOpenFileAsync(opened.fd, opened.info.size)) };
@@ -89,17 +92,30 @@ function matchLiteral(text: string, needle: string): Array<[number, number]> {
  * Matches a batch of files in order and feeds the collector; false once the collector is full or the
  * deadline has passed (then marked on the collector).
  */
-async function flush(batch: PendingFile[], search: GrepSearch, collector: MatchCollector, worker: RegexWorker): Promise<boolean> {
+async function flush(
+  batch: PendingFile[],
+  search: GrepSearch,
+  collector: MatchCollector,
+  worker: RegexWorker,
+): Promise<boolean> {
   if (batch.length === 0) return true;
   const { pattern } = search;
   let results: Array<Array<[number, number]>>;
   if (!pattern.regex) {
     // Escaped literals cannot backtrack, so they are safe on the main thread.
     results = batch.map((f) =>
-      pattern.needle !== undefined ? matchLiteral(f.text, pattern.needle) : findMatchingLines(f.text, pattern.line.source, pattern.line.flags),
+      pattern.needle !== undefined
+        ? matchLiteral(f.text, pattern.needle)
+        : findMatchingLines(f.text, pattern.line.source, pattern.line.flags),
     );
   } else {
-    const answer = await worker.match(pattern.line.source, pattern.line.flags, batch.map((f) => f.text), search.deadline, search.signal);
+    const answer = await worker.match(
+      pattern.line.source,
+      pattern.line.flags,
+      batch.map((f) => f.text),
+      search.deadline,
+      search.signal,
+    );
     if (answer === "timeout" || answer === "aborted") {
       collector.timeUp();
       return false;
@@ -108,21 +124,34 @@ async function flush(batch: PendingFile[], search: GrepSearch, collector: MatchC
   }
   for (const [i, file] of batch.entries()) {
     const hits = results[i]!;
-    const more = file.binary ? hits.length === 0 || collector.addSkipped(file.relative, "binary") : collector.addFile(file.relative, present(file.text, hits));
+    const more = file.binary
+      ? hits.length === 0 || collector.addSkipped(file.relative, "binary")
+      : collector.addFile(file.relative, present(file.text, hits));
     if (!more) return false;
   }
   return true;
 }
 
 /** Matches one text on the main thread (literal) or the worker (regex); undefined when time ran out. */
-async function matchText(text: string, search: GrepSearch, worker: RegexWorker): Promise<Array<[number, number]> | undefined> {
+async function matchText(
+  text: string,
+  search: GrepSearch,
+  worker: RegexWorker,
+): Promise<Array<[number, number]> | undefined> {
   const { pattern } = search;
-  if (!pattern.regex) return pattern.needle !== undefined ? matchLiteral(text, pattern.needle) : findMatchingLines(text, pattern.line.source, pattern.line.flags);
+  if (!pattern.regex)
+    return pattern.needle !== undefined
+      ? matchLiteral(text, pattern.needle)
+      : findMatchingLines(text, pattern.line.source, pattern.line.flags);
   const answer = await worker.match(pattern.line.source, pattern.line.flags, [text], search.deadline, search.signal);
   return answer === "timeout" || answer === "aborted" ? undefined : answer[0];
 }
 
-export async function searchWithFallback(search: GrepSearch, collector: MatchCollector, worker: RegexWorker): Promise<void> {
+export async function searchWithFallback(
+  search: GrepSearch,
+  collector: MatchCollector,
+  worker: RegexWorker,
+): Promise<void> {
   const { root, target, include, deadline, signal } = search;
   if (search.targetKind === "file") {
     // The held file itself: no path is walked again.
@@ -136,8 +165,12 @@ export async function searchWithFallback(search: GrepSearch, collector: MatchCol
       return;
     }
     try {
-      if (info.size > MAX_SEARCH_FILE_BYTES) await searchLargeFile({ fd, size: info.size, relative }, search, collector, (text) => matchText(text, search, worker));
-      else await flush([{ relative, ...searchText(await readOpenFileAsync(fd, info.size)) }], search, collector, worker);
+      if (info.size > MAX_SEARCH_FILE_BYTES)
+        await searchLargeFile({ fd, size: info.size, relative }, search, collector, (text) =>
+          matchText(text, search, worker),
+        );
+      else
+        await flush([{ relative, ...searchText(await readOpenFileAsync(fd, info.size)) }], search, collector, worker);
     } catch {
       // Unreadable: nothing to report, as rg reports nothing.
     } finally {
@@ -147,7 +180,15 @@ export async function searchWithFallback(search: GrepSearch, collector: MatchCol
   }
   let batch: PendingFile[] = [];
   let batchBytes = 0;
-  const walk = walkTree({ root, rootFd: search.rootFd, start: target, startFd: search.targetFd, recursive: true, includeIgnored: search.includeIgnored, signal });
+  const walk = walkTree({
+    root,
+    rootFd: search.rootFd,
+    start: target,
+    startFd: search.targetFd,
+    recursive: true,
+    includeIgnored: search.includeIgnored,
+    signal,
+  });
   for await (const entry of walk) {
     if (entry.kind !== "file") continue;
     if (include && !include.matches(toRelative(target, entry.absolute), entry.name)) continue;
@@ -163,7 +204,12 @@ export async function searchWithFallback(search: GrepSearch, collector: MatchCol
         if (!(await flush(batch, search, collector, worker))) return;
         batch = [];
         batchBytes = 0;
-        if (!(await searchLargeFile({ ...loaded.large, relative: entry.relative }, search, collector, (text) => matchText(text, search, worker)))) return;
+        if (
+          !(await searchLargeFile({ ...loaded.large, relative: entry.relative }, search, collector, (text) =>
+            matchText(text, search, worker),
+          ))
+        )
+          return;
       } finally {
         closeQuietly(loaded.large.fd);
       }

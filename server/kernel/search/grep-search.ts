@@ -68,10 +68,14 @@ export function createGrepEngine(setting: GrepEngineSetting): GrepEngine {
       const rg = await findRipgrep();
       if (!rg) {
         if (setting === "rg") {
-          throw new ToolError(ErrorCode.grepEngineUnavailable, "URLBRIDGE_GREP_ENGINE=rg but rg is not on the bridge's PATH. The operator can install ripgrep or unset the variable.", {
-            retryable: false,
-            agentAction: "stop",
-          });
+          throw new ToolError(
+            ErrorCode.grepEngineUnavailable,
+            "URLBRIDGE_GREP_ENGINE=rg but rg is not on the bridge's PATH. The operator can install ripgrep or unset the variable.",
+            {
+              retryable: false,
+              agentAction: "stop",
+            },
+          );
         }
         await searchWithFallback(search, collector, worker);
         return "fallback";

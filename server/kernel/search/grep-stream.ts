@@ -23,7 +23,9 @@ export interface LargeFile {
 }
 
 function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.read(fd, buffer, 0, buffer.length, position, (error, n) => (error ? reject(error) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    fs.read(fd, buffer, 0, buffer.length, position, (error, n) => (error ? reject(error) : resolve(n))),
+  );
 }
 
 /** The decoder rg would use: UTF-16 by its BOM, else UTF-8 (a UTF-8 BOM dropped); invalid bytes become U+FFFD. */
@@ -38,7 +40,12 @@ function decoderFor(head: Buffer): TextDecoder {
  * it holds a NUL and matches with NULs read as line ends, or its name (skipped: long_line) when one line is
  * longer than MAX_MATCHING_LINE_BYTES. False once the collector is full or the search is out of time.
  */
-export async function searchLargeFile(file: LargeFile, search: GrepSearch, collector: MatchCollector, match: PieceMatcher): Promise<boolean> {
+export async function searchLargeFile(
+  file: LargeFile,
+  search: GrepSearch,
+  collector: MatchCollector,
+  match: PieceMatcher,
+): Promise<boolean> {
   const buffer = Buffer.allocUnsafe(PIECE_BYTES);
   // One line past the limit tells the collector that the limit cut this file.
   const maxLines = collector.limits.maxMatches;
@@ -79,7 +86,10 @@ export async function searchLargeFile(file: LargeFile, search: GrepSearch, colle
         collector.timeUp();
         return false;
       }
-      if (hits.length > 0) return binary ? collector.addSkipped(file.relative, "binary") : collector.addSkipped(file.relative, "long_line");
+      if (hits.length > 0)
+        return binary
+          ? collector.addSkipped(file.relative, "binary")
+          : collector.addSkipped(file.relative, "long_line");
       // Keep a tail, so that a match across the cut is still found with the rest of the line.
       carry = carry.slice(-LONG_LINE_TAIL_CHARS);
       inLongLine = true;
@@ -91,7 +101,8 @@ export async function searchLargeFile(file: LargeFile, search: GrepSearch, colle
         return false;
       }
       // The first line of this piece ends a line that was too long to hold.
-      if (inLongLine && !binary && hits.some(([index]) => index === 0)) return collector.addSkipped(file.relative, "long_line");
+      if (inLongLine && !binary && hits.some(([index]) => index === 0))
+        return collector.addSkipped(file.relative, "long_line");
       inLongLine = false;
       if (binary) matched ||= hits.length > 0;
       else if (lines.length <= maxLines) {

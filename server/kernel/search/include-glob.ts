@@ -12,21 +12,30 @@ export interface IncludeFilter {
 }
 
 /** Basename globs made of plain characters, *, ?, [...] and one level of {a,b} read the same in both. */
-const PORTABLE_BASENAME_GLOB = /^(?!!)(?:[A-Za-z0-9_.*?\- ]|\[[A-Za-z0-9_.\-]+\]|\{[A-Za-z0-9_.*?\-]+(?:,[A-Za-z0-9_.*?\-]+)+\})+$/;
+const PORTABLE_BASENAME_GLOB =
+  /^(?!!)(?:[A-Za-z0-9_.*?\- ]|\[[A-Za-z0-9_.\-]+\]|\{[A-Za-z0-9_.*?\-]+(?:,[A-Za-z0-9_.*?\-]+)+\})+$/;
 
 export function createIncludeFilter(glob: string): IncludeFilter {
   if (glob.trim() === "") {
-    throw new ToolError(ErrorCode.invalidParameter, "include= is empty; give a glob such as *.ts, or leave include out.", {
-      detail: { parameter: "include" },
-    });
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      "include= is empty; give a glob such as *.ts, or leave include out.",
+      {
+        detail: { parameter: "include" },
+      },
+    );
   }
   let isMatch: (value: string) => boolean;
   try {
     isMatch = picomatch(glob, { dot: true });
   } catch (error) {
-    throw new ToolError(ErrorCode.invalidParameter, `include=${glob} is not a valid glob (${(error as Error).message}). Example: include=*.{ts,tsx}`, {
-      detail: { parameter: "include", glob },
-    });
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      `include=${glob} is not a valid glob (${(error as Error).message}). Example: include=*.{ts,tsx}`,
+      {
+        detail: { parameter: "include", glob },
+      },
+    );
   }
   const byPath = glob.includes("/");
   return {

@@ -24,7 +24,8 @@ export class RegexDialectError extends Error {
 }
 
 /** Characters of JavaScript's \s, spelled out for Rust, whose Unicode \s differs (U+0085, U+FEFF). */
-const JS_SPACE_RUST = "\\t\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
+const JS_SPACE_RUST =
+  "\\t\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
 const RUST_CLASS_BODY: Record<string, string> = {
   d: "0-9",
   w: "0-9A-Za-z_",
@@ -117,9 +118,15 @@ function hexEscape(pattern: string, at: number, letter: "x" | "u"): Escape {
   const hex = braced?.[1] ?? fixed?.[0];
   if (hex === undefined) fail(`\\${letter} needs ${letter === "x" ? "two" : "four"} hex digits or {hex}.`, at - 1);
   const code = parseInt(hex, 16);
-  if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) fail(`\\${letter}${braced ? `{${hex}}` : hex} is not a Unicode scalar value.`, at - 1);
+  if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+    fail(`\\${letter}${braced ? `{${hex}}` : hex} is not a Unicode scalar value.`, at - 1);
   const spelled = `\\u{${code.toString(16).toUpperCase()}}`;
-  return { rust: `\\x{${code.toString(16).toUpperCase()}}`, js: spelled, length: 1 + (braced ? braced[0].length : hex.length), kind: "atom" };
+  return {
+    rust: `\\x{${code.toString(16).toUpperCase()}}`,
+    js: spelled,
+    length: 1 + (braced ? braced[0].length : hex.length),
+    kind: "atom",
+  };
 }
 
 /** Reads the escape whose backslash is at pattern[at - 1]; `inClass` selects the class spellings. */
@@ -151,9 +158,15 @@ function readEscape(pattern: string, at: number, inClass: boolean): Escape {
     case "p":
     case "P": {
       const named = /^\{([A-Za-z]+)\}/.exec(pattern.slice(at + 1));
-      const name = named ? named[1]! : pattern[at + 1] ?? "";
-      if (!PROPERTIES.has(name)) fail(`\\${c}{${name}} is not supported; use a general category such as \\p{L}, \\p{Lu} or \\p{N}.`, at - 1);
-      return { rust: `\\${c}{${name}}`, js: `\\${c}{${name}}`, length: 1 + (named ? named[0].length : 1), kind: "atom" };
+      const name = named ? named[1]! : (pattern[at + 1] ?? "");
+      if (!PROPERTIES.has(name))
+        fail(`\\${c}{${name}} is not supported; use a general category such as \\p{L}, \\p{Lu} or \\p{N}.`, at - 1);
+      return {
+        rust: `\\${c}{${name}}`,
+        js: `\\${c}{${name}}`,
+        length: 1 + (named ? named[0].length : 1),
+        kind: "atom",
+      };
     }
     default:
       break;
@@ -180,7 +193,8 @@ function readClass(pattern: string, start: number, out: TranslatedRegex): number
   while (i < pattern.length && pattern[i] !== "]") {
     const c = pattern[i]!;
     const pair = pattern.slice(i, i + 2);
-    if (pair === "&&" || pair === "--" || pair === "~~") fail(`"${pair}" inside [...] is a set operation in Rust; escape one character (\\${c}).`, i);
+    if (pair === "&&" || pair === "--" || pair === "~~")
+      fail(`"${pair}" inside [...] is a set operation in Rust; escape one character (\\${c}).`, i);
     if (c === "[") fail("Write \\[ for a literal [ inside [...]; nested and POSIX classes are not supported.", i);
     if (c === "\n" || c === "\r") fail("/g matches within one line, so a pattern cannot contain a newline.", i);
     if (c === "\\") {
@@ -270,7 +284,10 @@ export function translateRegex(pattern: string): TranslatedRegex {
                 only,
               );
             }
-            fail("(?=, (?!, (?<= and (?<! (lookaround) are not supported, nor other (?...) groups than (?:...), (?<name>...) and leading inline flags.", i);
+            fail(
+              "(?=, (?!, (?<= and (?<! (lookaround) are not supported, nor other (?...) groups than (?:...), (?<name>...) and leading inline flags.",
+              i,
+            );
           }
         } else {
           out.rust += "(";
@@ -306,7 +323,8 @@ export function translateRegex(pattern: string): TranslatedRegex {
         if (!m) fail("Write \\{ for a literal {; a repetition is {n}, {n,} or {n,m}.", i);
         const low = Number(m[1]);
         const high = m[3] === undefined || m[3] === "" ? undefined : Number(m[3]);
-        if (low > MAX_REPETITION || (high ?? 0) > MAX_REPETITION) fail(`Repetition counts above ${MAX_REPETITION} are not supported.`, i);
+        if (low > MAX_REPETITION || (high ?? 0) > MAX_REPETITION)
+          fail(`Repetition counts above ${MAX_REPETITION} are not supported.`, i);
         if (high !== undefined && high < low) fail(`{${low},${high}}: the larger count must come second.`, i);
         i = repeat(m[0], i);
         continue;

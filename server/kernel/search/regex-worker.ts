@@ -44,7 +44,13 @@ export class RegexWorker {
   private readonly worker = new DeadlineWorker<Job, { results: Array<Array<[number, number]>> }>(() => WORKER_SOURCE);
 
   /** Matches each text; resolves "timeout" when the deadline passes first (the worker is then replaced). */
-  async match(source: string, flags: string, texts: string[], deadline: number, signal: AbortSignal): Promise<MatchBatchResult> {
+  async match(
+    source: string,
+    flags: string,
+    texts: string[],
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<MatchBatchResult> {
     const outcome = await this.worker.run({ source, flags, texts }, deadline, signal);
     if ("reply" in outcome) return outcome.reply.results;
     return outcome.failed === "timeout" ? "timeout" : "aborted";

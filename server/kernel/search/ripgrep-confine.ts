@@ -44,9 +44,17 @@ export async function probeRipgrepConfinement(rgPath: string): Promise<RipgrepCo
 }
 
 /** Launcher arguments that run rg with read access to `allowed` (paths, e.g. /proc/<pid>/fd/<fd>) only. */
-export function confinedCommand(confinement: RipgrepConfinement, rgPath: string, rgArgs: string[], allowed: string[]): { command: string; args: string[] } {
+export function confinedCommand(
+  confinement: RipgrepConfinement,
+  rgPath: string,
+  rgArgs: string[],
+  allowed: string[],
+): { command: string; args: string[] } {
   const ro = [...confinement.startupFiles, ...allowed].flatMap((p) => ["--ro", p]);
-  return { command: confinement.launcher, args: ["--require-landlock", "--grace-ms", String(STOP_GRACE_MS), ...ro, "--", rgPath, ...rgArgs] };
+  return {
+    command: confinement.launcher,
+    args: ["--require-landlock", "--grace-ms", String(STOP_GRACE_MS), ...ro, "--", rgPath, ...rgArgs],
+  };
 }
 
 /** A descriptor this process holds, as a path the launcher (our child) can open. */

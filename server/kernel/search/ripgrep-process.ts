@@ -20,14 +20,21 @@ export interface RipgrepProcess {
   ended: Promise<RipgrepEnd>;
 }
 
-const closed = (stream: Readable) => new Promise<void>((resolve) => (stream.destroyed ? resolve() : stream.once("close", () => resolve())));
+const closed = (stream: Readable) =>
+  new Promise<void>((resolve) => (stream.destroyed ? resolve() : stream.once("close", () => resolve())));
 
 /** Starts rg; resolves once it runs (through the spawner that may take a timer's wait, never blocking the event loop). */
-export async function startRipgrep(command: { command: string; args: string[] }, confined: boolean, cwd: string): Promise<RipgrepProcess> {
+export async function startRipgrep(
+  command: { command: string; args: string[] },
+  confined: boolean,
+  cwd: string,
+): Promise<RipgrepProcess> {
   if (confined) {
     try {
       // rg has always inherited the bridge's environment (it runs no agent code); it still does.
-      const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+      const env = Object.fromEntries(
+        Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+      );
       const resident = await spawnThroughSpawner({ file: command.command, args: command.args, cwd, env });
       if (resident) {
         const ended = Promise.all([resident.exited, closed(resident.stdout), closed(resident.stderr)]).then(([exit]) =>
@@ -38,7 +45,12 @@ export async function startRipgrep(command: { command: string; args: string[] },
     } catch (error) {
       if (!(error instanceof SpawnerLost)) throw error;
       // Nothing to read: the search answers through the portable engine instead.
-      return { stdout: Readable.from([]), stderr: Readable.from([]), kill: () => undefined, ended: Promise.resolve({ code: null, failure: error.message }) };
+      return {
+        stdout: Readable.from([]),
+        stderr: Readable.from([]),
+        kill: () => undefined,
+        ended: Promise.resolve({ code: null, failure: error.message }),
+      };
     }
   }
   const child = spawn(command.command, command.args, { cwd, stdio: ["ignore", "pipe", "pipe"] });

@@ -110,7 +110,12 @@ export class RipgrepSearchedNothing extends Error {
  * the checked target. Unconfined (URLBRIDGE_GREP_ENGINE=rg where Landlock is missing), a folder swapped for a
  * symlink while rg walks below the target can still be followed by rg's own open(): see docs/SECURITY.md.
  */
-export async function searchWithRipgrep(rgPath: string, search: GrepSearch, collector: MatchCollector, confinement?: RipgrepConfinement): Promise<void> {
+export async function searchWithRipgrep(
+  rgPath: string,
+  search: GrepSearch,
+  collector: MatchCollector,
+  confinement?: RipgrepConfinement,
+): Promise<void> {
   const { root, target, pattern, include } = search;
   const targetRel = toRelative(root, target);
   const ignoreFile = await writeAncestorRules(search, targetRel);
@@ -118,11 +123,19 @@ export async function searchWithRipgrep(rgPath: string, search: GrepSearch, coll
   // reports more lines than the answer could show, plus one that tells the collector the limit cut it.
   const args = [...ripgrepBaseArgs(search.includeIgnored), `--max-count=${collector.limits.maxMatches + 1}`];
   if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
-  if (include?.ripgrepTypeGlob && search.targetKind === "dir") args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
+  if (include?.ripgrepTypeGlob && search.targetKind === "dir")
+    args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
   args.push(...pattern.rgArgs, "--", targetRel === "" ? "." : targetRel);
   const allowed = [heldFdPath(search.targetFd), ...(ignoreFile ? [ignoreFile] : [])];
   // Confined, rg's messages stay on: "<target>: Permission denied" is how a target swapped since the walk shows.
-  const command = confinement ? confinedCommand(confinement, rgPath, args.filter((a) => a !== "--no-messages"), allowed) : { command: rgPath, args };
+  const command = confinement
+    ? confinedCommand(
+        confinement,
+        rgPath,
+        args.filter((a) => a !== "--no-messages"),
+        allowed,
+      )
+    : { command: rgPath, args };
   try {
     await runRipgrep(command, confinement !== undefined, search, collector, targetRel);
   } finally {
@@ -144,7 +157,13 @@ interface CurrentFile {
   overlong: boolean;
 }
 
-async function runRipgrep(command: { command: string; args: string[] }, confined: boolean, search: GrepSearch, collector: MatchCollector, targetRel: string): Promise<void> {
+async function runRipgrep(
+  command: { command: string; args: string[] },
+  confined: boolean,
+  search: GrepSearch,
+  collector: MatchCollector,
+  targetRel: string,
+): Promise<void> {
   const { include } = search;
   const ordered = new OrderedFiles(collector.limits);
   const maxLines = collector.limits.maxMatches;
@@ -166,10 +185,13 @@ async function runRipgrep(command: { command: string; args: string[] }, confined
       // The launcher ends rg (and itself) on SIGTERM; killing it outright would orphan rg.
       child.kill(confined ? "SIGTERM" : "SIGKILL");
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, Math.max(0, search.deadline - Date.now()));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        stop();
+      },
+      Math.max(0, search.deadline - Date.now()),
+    );
     const onAbort = () => stop();
     search.signal.addEventListener("abort", onAbort, { once: true });
     // Aborted while rg started (the spawner's answer is awaited when it is slow).
@@ -181,14 +203,18 @@ async function runRipgrep(command: { command: string; args: string[] }, confined
         return;
       }
       // A file already holding more lines than the answer can show: its further matches need no parsing.
-      if (current && current.lines.length > maxLines && line.subarray(0, MATCH_EVENT.length).equals(MATCH_EVENT)) return;
+      if (current && current.lines.length > maxLines && line.subarray(0, MATCH_EVENT.length).equals(MATCH_EVENT))
+        return;
       const event = JSON.parse(line.toString("utf8")) as RgEvent;
       const { data } = event;
       if (event.type === "begin") {
         sawFile = true;
         const relative = textOf(data.path!).replace(/^\.\//, "");
         const underTarget = targetRel === "" ? relative : relative.slice(targetRel.length + 1);
-        const refused = search.targetKind === "dir" && include !== undefined && !include.matches(underTarget, path.posix.basename(relative));
+        const refused =
+          search.targetKind === "dir" &&
+          include !== undefined &&
+          !include.matches(underTarget, path.posix.basename(relative));
         current = { relative, lines: [], matched: false, skip: refused || !ordered.wants(relative), overlong: false };
       } else if (event.type === "match" && current) {
         current.matched = true;
@@ -267,8 +293,16 @@ async function runRipgrep(command: { command: string; args: string[] }, confined
       // permissions do not stop), that means a folder was swapped mid-search: the answer would be partial, so the
       // agent retries instead. Otherwise a denied file may just be unreadable, and is skipped as before.
       const targetArg = targetRel === "" ? "." : targetRel;
-      const denied = stderr.split("\n").map((line) => line.replace(/^rg: /, "")).filter((line) => line.includes(": Permission denied"));
-      if (confined && !stopped && denied.length > 0 && (bridgeIsRoot() || denied.some((line) => line.startsWith(`${targetArg}: `)))) {
+      const denied = stderr
+        .split("\n")
+        .map((line) => line.replace(/^rg: /, ""))
+        .filter((line) => line.includes(": Permission denied"));
+      if (
+        confined &&
+        !stopped &&
+        denied.length > 0 &&
+        (bridgeIsRoot() || denied.some((line) => line.startsWith(`${targetArg}: `)))
+      ) {
         reject(pathChanged(toDisplayPath(search.root, search.target)));
         return;
       }

@@ -12,18 +12,30 @@ export interface SearchGateOptions {
 }
 
 const busy = (snapshot: GateSnapshot, why: string) =>
-  new ToolError(ErrorCode.searchBusy, `${why} Nothing was searched; fetch the same URL again in a few seconds, or narrow path= so each search ends sooner.`, {
-    detail: snapshot,
-    retryable: true,
-    agentAction: "wait_and_retry",
-  });
+  new ToolError(
+    ErrorCode.searchBusy,
+    `${why} Nothing was searched; fetch the same URL again in a few seconds, or narrow path= so each search ends sooner.`,
+    {
+      detail: snapshot,
+      retryable: true,
+      agentAction: "wait_and_retry",
+    },
+  );
 
 export function createSearchGate(options: SearchGateOptions = {}): SlotGate {
   return new SlotGate({
     slots: options.slots ?? MAX_CONCURRENT_SEARCHES,
     maxQueued: options.maxQueued ?? MAX_QUEUED_SEARCHES,
     maxWaitMs: options.maxWaitMs ?? MAX_SEARCH_MS,
-    full: (snapshot) => busy(snapshot, `${snapshot.running} searches are running across the bridge's sessions and ${snapshot.queued} are waiting for them.`),
-    timedOut: (snapshot, waitMs) => busy(snapshot, `No search slot freed within ${waitMs / 1000} s (${snapshot.running} searches running across the bridge's sessions).`),
+    full: (snapshot) =>
+      busy(
+        snapshot,
+        `${snapshot.running} searches are running across the bridge's sessions and ${snapshot.queued} are waiting for them.`,
+      ),
+    timedOut: (snapshot, waitMs) =>
+      busy(
+        snapshot,
+        `No search slot freed within ${waitMs / 1000} s (${snapshot.running} searches running across the bridge's sessions).`,
+      ),
   });
 }

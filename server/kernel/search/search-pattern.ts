@@ -27,16 +27,24 @@ export interface PatternOptions {
 
 function invalidRegex(pattern: string, reason: string, urls: ExactUrls | undefined, index?: number): ToolError {
   const repair = urls?.repair({ set: { key: "regex", value: "0" } });
-  return new ToolError(ErrorCode.invalidRegex, `Invalid regex: ${reason} To search for the text literally, fetch the repair URL (regex=0).`, {
-    detail: { pattern, reason, ...(index === undefined ? {} : { index }) },
-    ...(repair ? { repair } : {}),
-  });
+  return new ToolError(
+    ErrorCode.invalidRegex,
+    `Invalid regex: ${reason} To search for the text literally, fetch the repair URL (regex=0).`,
+    {
+      detail: { pattern, reason, ...(index === undefined ? {} : { index }) },
+      ...(repair ? { repair } : {}),
+    },
+  );
 }
 
 /** Case flags inside the pattern: the repair searches it without them, with ignoreCase=1. */
 function caseFlagsError(pattern: string, error: RegexDialectError, urls: ExactUrls | undefined): ToolError {
   const form = error.ignoreCaseForm!;
-  const repair = urls?.repair({ drop: ["pattern", "grep", "query", "ignoreCase"], add: [["ignoreCase", "1"]], rawText: encodeUrlText(form) });
+  const repair = urls?.repair({
+    drop: ["pattern", "grep", "query", "ignoreCase"],
+    add: [["ignoreCase", "1"]],
+    rawText: encodeUrlText(form),
+  });
   return new ToolError(ErrorCode.invalidRegex, `Invalid regex: ${error.message}`, {
     detail: { pattern, reason: error.message, index: error.index, ignoreCasePattern: form },
     ...(repair ? { repair } : {}),
@@ -50,21 +58,33 @@ export function compileSearchPattern(text: string, options: PatternOptions): Sea
     });
   }
   if (text.length > MAX_PATTERN_CHARS) {
-    throw new ToolError(ErrorCode.invalidParameter, `The search text is ${text.length} characters; the limit is ${MAX_PATTERN_CHARS}. Search for a shorter, distinctive part of it.`, {
-      detail: { parameter: "pattern", limit: MAX_PATTERN_CHARS },
-    });
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      `The search text is ${text.length} characters; the limit is ${MAX_PATTERN_CHARS}. Search for a shorter, distinctive part of it.`,
+      {
+        detail: { parameter: "pattern", limit: MAX_PATTERN_CHARS },
+      },
+    );
   }
   if (text.includes("\0")) {
     // A NUL cannot reach ripgrep (process arguments are C strings) and never occurs in the text files /g searches.
-    throw new ToolError(ErrorCode.invalidParameter, "Search text cannot contain NUL (~u0000 or %00): remove it and search for the text around it.", {
-      detail: { parameter: "pattern" },
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      "Search text cannot contain NUL (~u0000 or %00): remove it and search for the text around it.",
+      {
+        detail: { parameter: "pattern" },
+        retryable: false,
+      },
+    );
   }
   if (/[\r\n]/.test(text)) {
-    throw new ToolError(ErrorCode.invalidParameter, "Search text must fit on one line: remove ~n / ~r (search for one line of it).", {
-      detail: { parameter: "pattern" },
-    });
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      "Search text must fit on one line: remove ~n / ~r (search for one line of it).",
+      {
+        detail: { parameter: "pattern" },
+      },
+    );
   }
   if (!options.regex) {
     const flags = `su${options.ignoreCase ? "i" : ""}`;

@@ -4,7 +4,14 @@ import type { Dirent } from "node:fs";
 import path from "node:path";
 import { closeQuietly } from "../../sandbox/fd-walk.js";
 import { listDirectory, openSubdirectory } from "../../sandbox/fd-ops.js";
-import { ALWAYS_SKIPPED_DIRS, ancestorIgnoreLevels, GITIGNORE, isIgnored, loadIgnoreLevel, type IgnoreLevel } from "./gitignore.js";
+import {
+  ALWAYS_SKIPPED_DIRS,
+  ancestorIgnoreLevels,
+  GITIGNORE,
+  isIgnored,
+  loadIgnoreLevel,
+  type IgnoreLevel,
+} from "./gitignore.js";
 
 export type WalkKind = "file" | "dir" | "symlink";
 
@@ -104,7 +111,14 @@ export async function* walkTree(options: WalkOptions): AsyncGenerator<WalkEntry>
 
   const cursor = options.after === undefined ? undefined : options.after.split("/").filter((p) => p !== "");
 
-  async function* visit(dirFd: number, dir: string, rel: string, depth: number, levels: IgnoreLevel[], pastCursor: boolean): AsyncGenerator<WalkEntry> {
+  async function* visit(
+    dirFd: number,
+    dir: string,
+    rel: string,
+    depth: number,
+    levels: IgnoreLevel[],
+    pastCursor: boolean,
+  ): AsyncGenerator<WalkEntry> {
     const entries = await readSorted(dirFd);
     let active = levels;
     if (!includeIgnored && entries.some((e) => e.name === GITIGNORE && e.isFile())) {

@@ -14,7 +14,12 @@ export interface JournalBehaviour {
   /** false: a mutation-base helper that is not an intent (stage, blob status, result); run directly, never recorded. */
   record?: boolean;
   /** Staged-content fields the runner turns into text (blob + count -> into) before hashing and executing. */
-  stagedContent?: Array<{ blob: string; count: string; into: string; /** Default: always required. */ required?: (args: Record<string, unknown>) => boolean }>;
+  stagedContent?: Array<{
+    blob: string;
+    count: string;
+    into: string;
+    /** Default: always required. */ required?: (args: Record<string, unknown>) => boolean;
+  }>;
   /** Run through the per-project write queue. Default: true when permission is "write". */
   serialize?: boolean;
   /** When finishing the intent bumps the project's state epoch. Default "success". A function decides per outcome. */

@@ -20,8 +20,14 @@ export function isToolEnabled(tool: AnyToolDefinition, permissions: Permissions)
 export function assertToolEnabled(tool: AnyToolDefinition, permissions: Permissions): void {
   if (isToolEnabled(tool, permissions)) return;
   const [permission, hint] = tool.permission
-    ? [tool.permission, `${tool.id} needs the project's ${tool.permission} permission, which is off. The operator can turn it on in the control plane.`]
-    : ["write|terminal", `${tool.id} needs the project's write or terminal permission; both are off. The operator can turn one on in the control plane.`];
+    ? [
+        tool.permission,
+        `${tool.id} needs the project's ${tool.permission} permission, which is off. The operator can turn it on in the control plane.`,
+      ]
+    : [
+        "write|terminal",
+        `${tool.id} needs the project's write or terminal permission; both are off. The operator can turn one on in the control plane.`,
+      ];
   throw new ToolError(ErrorCode.toolNotEnabled, hint, {
     detail: { tool: tool.id, permission },
     retryable: false,

@@ -44,7 +44,9 @@ export interface KernelDeps {
 
 export function createToolKernel(options: ToolKernelOptions): ToolKernel {
   const { log } = options;
-  const journal = options.mutation ? createJournalRunner(options.mutation, (tool, args, ctx) => executeSafely(tool, args, ctx, log)) : undefined;
+  const journal = options.mutation
+    ? createJournalRunner(options.mutation, (tool, args, ctx) => executeSafely(tool, args, ctx, log))
+    : undefined;
   const deps: KernelDeps = journal ? { log, journal } : { log };
   return {
     run: (tool, input, ctx) => runTool(tool, input, ctx, deps),
@@ -73,7 +75,10 @@ export function runTool(
     args = parsed.data;
     if (tool.capability === "mutation") {
       journal = deps.journal;
-      if (!journal) throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} is not available in this build.`, { retryable: false });
+      if (!journal)
+        throw new ToolError(ErrorCode.toolNotEnabled, `${tool.id} is not available in this build.`, {
+          retryable: false,
+        });
     }
   } catch (error) {
     return { body: failureOf(tool, error, deps.log), refused: true };
@@ -94,6 +99,9 @@ function inputWording(tool: AnyToolDefinition, ctx: ToolContext): ValidateInputO
 }
 
 function failureOf(tool: AnyToolDefinition, error: unknown, log: Logger): ToolFailure {
-  if (!isToolError(error)) log.error(`tool call ${tool.id} failed unexpectedly`, { error: error instanceof Error ? error.stack : String(error) });
+  if (!isToolError(error))
+    log.error(`tool call ${tool.id} failed unexpectedly`, {
+      error: error instanceof Error ? error.stack : String(error),
+    });
   return toFailure(error);
 }

@@ -18,7 +18,11 @@ export interface RunOutcome {
 export type MaybePromise<T> = T | Promise<T>;
 
 /** The execute step the kernel hands the journal runner: validated arguments in, a body out, never a throw. */
-export type ExecuteStep = (tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => MaybePromise<ToolResult | ToolFailure>;
+export type ExecuteStep = (
+  tool: AnyToolDefinition,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+) => MaybePromise<ToolResult | ToolFailure>;
 
 export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";

@@ -42,7 +42,8 @@ class DocumentCache {
     if (document.bytes.length > MAX_WEB_CACHE_BYTES) return;
     this.entries.set(key, { document, at: now });
     this.total += document.bytes.length;
-    while (this.entries.size > MAX_WEB_CACHED_DOCUMENTS || this.total > MAX_WEB_CACHE_BYTES) this.delete(this.entries.keys().next().value as string);
+    while (this.entries.size > MAX_WEB_CACHED_DOCUMENTS || this.total > MAX_WEB_CACHE_BYTES)
+      this.delete(this.entries.keys().next().value as string);
   }
 
   private delete(key: string): void {

@@ -13,7 +13,14 @@ import { documentKey, webDocuments, type WebDocument } from "./document-cache.js
 import { fetchDocument } from "./fetch/fetch-document.js";
 import { parseWebUrl } from "./guard/target.js";
 import type { WebGuard } from "./guard/vet.js";
-import { DEFAULT_WEB_TIMEOUT_S, MAX_WEB_CONVERT_MS, MAX_WEB_DOWNLOAD_BYTES, MAX_WEB_TIMEOUT_S, MAX_WEB_URL_CHARS, WEB_PAGE_BYTES } from "./limits.js";
+import {
+  DEFAULT_WEB_TIMEOUT_S,
+  MAX_WEB_CONVERT_MS,
+  MAX_WEB_DOWNLOAD_BYTES,
+  MAX_WEB_TIMEOUT_S,
+  MAX_WEB_URL_CHARS,
+  WEB_PAGE_BYTES,
+} from "./limits.js";
 
 export const WEB_FORMATS = ["markdown", "text", "html"] as const;
 export type WebFormat = (typeof WEB_FORMATS)[number];
@@ -27,7 +34,9 @@ const schema = z.object({
 
 type WebfetchArgs = z.infer<typeof schema>;
 
-const nextUrl = z.string().describe("Exact URL of the next page of this document; fetch it as given, never rebuild it.");
+const nextUrl = z
+  .string()
+  .describe("Exact URL of the next page of this document; fetch it as given, never rebuild it.");
 
 export const webfetchOutput = z.strictObject({
   ok: z.literal(true),
@@ -35,16 +44,23 @@ export const webfetchOutput = z.strictObject({
   finalUrl: z.string().describe("Where the content came from, after redirects."),
   status: z.number().int(),
   contentType: z.string().describe("The response's media type, e.g. text/html; empty when the server sent none."),
-  charset: z.string().describe("The encoding the body was decoded from (byte order mark, Content-Type, <meta>, else utf-8)."),
+  charset: z
+    .string()
+    .describe("The encoding the body was decoded from (byte order mark, Content-Type, <meta>, else utf-8)."),
   format: z.enum(WEB_FORMATS),
   title: z.string().optional().describe("The HTML document's <title>."),
-  fingerprint: z.string().describe("sha256 prefix of the whole converted document: equal on every page of one version."),
+  fingerprint: z
+    .string()
+    .describe("sha256 prefix of the whole converted document: equal on every page of one version."),
   total: z.number().int().describe("UTF-8 bytes of the whole converted document."),
   offset: z.number().int().describe("UTF-8 byte offset of this page in the converted document."),
   end: z.number().int().describe("UTF-8 byte offset where this page stops."),
   complete: z.boolean().describe("true: this page reaches the end of the document; false: follow next."),
   next: nextUrl.optional().describe("Present exactly when complete is false."),
-  downloadTruncated: z.literal(true).optional().describe("The response was longer than the download limit and was cut there."),
+  downloadTruncated: z
+    .literal(true)
+    .optional()
+    .describe("The response was longer than the download limit and was cut there."),
   notice: z.string().optional(),
   content: z.string(),
 });
@@ -65,28 +81,59 @@ export interface WebfetchDeps {
   now?: () => number;
 }
 
-async function convertOrFail(converter: HtmlConverter, html: string, base: URL, target: "markdown" | "text", ctx: ToolContext, host: string): Promise<string> {
+async function convertOrFail(
+  converter: HtmlConverter,
+  html: string,
+  base: URL,
+  target: "markdown" | "text",
+  ctx: ToolContext,
+  host: string,
+): Promise<string> {
   const result = await converter.convert(html, base.href, target, Date.now() + MAX_WEB_CONVERT_MS, ctx.signal);
   if ("text" in result) return result.text;
   if (result.failed === "timeout") {
-    throw new ToolError(ErrorCode.webTimeout, `Converting ${host}'s page to ${target} took longer than ${MAX_WEB_CONVERT_MS / 1000} s; fetch it with format=html.`, {
-      detail: { host, stage: "convert", timeoutMs: MAX_WEB_CONVERT_MS },
-    });
+    throw new ToolError(
+      ErrorCode.webTimeout,
+      `Converting ${host}'s page to ${target} took longer than ${MAX_WEB_CONVERT_MS / 1000} s; fetch it with format=html.`,
+      {
+        detail: { host, stage: "convert", timeoutMs: MAX_WEB_CONVERT_MS },
+      },
+    );
   }
-  throw new ToolError(ErrorCode.webFetchFailed, `${host}'s page could not be converted to ${target}${result.message ? ` (${result.message.slice(0, 200)})` : ""}; fetch it with format=html.`, {
-    detail: { host, code: result.failed === "aborted" ? "shutdown" : "convert_failed" },
-    retryable: result.failed === "aborted",
-  });
+  throw new ToolError(
+    ErrorCode.webFetchFailed,
+    `${host}'s page could not be converted to ${target}${result.message ? ` (${result.message.slice(0, 200)})` : ""}; fetch it with format=html.`,
+    {
+      detail: { host, code: result.failed === "aborted" ? "shutdown" : "convert_failed" },
+      retryable: result.failed === "aborted",
+    },
+  );
 }
 
-async function loadDocument(args: WebfetchArgs, url: URL, ctx: ToolContext, guard: WebGuard, converter: HtmlConverter): Promise<WebDocument> {
-  const fetched = await fetchDocument(url, { guard, timeoutMs: args.timeout * 1000, maxBytes: MAX_WEB_DOWNLOAD_BYTES, accept: ACCEPT[args.format], signal: ctx.signal });
+async function loadDocument(
+  args: WebfetchArgs,
+  url: URL,
+  ctx: ToolContext,
+  guard: WebGuard,
+  converter: HtmlConverter,
+): Promise<WebDocument> {
+  const fetched = await fetchDocument(url, {
+    guard,
+    timeoutMs: args.timeout * 1000,
+    maxBytes: MAX_WEB_DOWNLOAD_BYTES,
+    accept: ACCEPT[args.format],
+    signal: ctx.signal,
+  });
   if (fetched.status < 200 || fetched.status > 299) {
     const status = fetched.status;
-    throw new ToolError(ErrorCode.webHttpStatus, `${fetched.host} answered HTTP ${status}${status === 404 ? " (not found): check the URL" : status >= 500 || RETRYABLE_STATUS.has(status) ? ": try again later" : ""}.`, {
-      detail: { status, host: fetched.host },
-      retryable: status >= 500 || RETRYABLE_STATUS.has(status),
-    });
+    throw new ToolError(
+      ErrorCode.webHttpStatus,
+      `${fetched.host} answered HTTP ${status}${status === 404 ? " (not found): check the URL" : status >= 500 || RETRYABLE_STATUS.has(status) ? ": try again later" : ""}.`,
+      {
+        detail: { status, host: fetched.host },
+        retryable: status >= 500 || RETRYABLE_STATUS.has(status),
+      },
+    );
   }
   const type = parseContentType(fetched.headers["content-type"]);
   const kind = contentKindOf(type, fetched.body, fetched.host);
@@ -95,12 +142,17 @@ async function loadDocument(args: WebfetchArgs, url: URL, ctx: ToolContext, guar
   let title: string | undefined;
   if (kind === "html") {
     title = htmlTitle(decoded.text);
-    if (args.format !== "html") content = await convertOrFail(converter, decoded.text, fetched.url, args.format, ctx, fetched.host);
+    if (args.format !== "html")
+      content = await convertOrFail(converter, decoded.text, fetched.url, args.format, ctx, fetched.host);
   }
   const bytes = Buffer.from(content, "utf8");
   const notices: string[] = [];
-  if (fetched.truncated) notices.push(`The response was longer than ${MAX_WEB_DOWNLOAD_BYTES} bytes; only its first ${MAX_WEB_DOWNLOAD_BYTES} were converted.`);
-  if (decoded.unknownLabel) notices.push(`The declared charset "${decoded.unknownLabel}" is not a known encoding; decoded as utf-8.`);
+  if (fetched.truncated)
+    notices.push(
+      `The response was longer than ${MAX_WEB_DOWNLOAD_BYTES} bytes; only its first ${MAX_WEB_DOWNLOAD_BYTES} were converted.`,
+    );
+  if (decoded.unknownLabel)
+    notices.push(`The declared charset "${decoded.unknownLabel}" is not a known encoding; decoded as utf-8.`);
   return {
     finalUrl: fetched.url.href,
     host: fetched.host,
@@ -144,7 +196,8 @@ export function createWebfetchTool(deps: WebfetchDeps) {
     longRoutes: ["web-fetch"],
     capability: "read",
     permission: "web",
-    description: "One web page (http/https) as markdown (default), text or html; private and local addresses are refused; follow next when a page stops short.",
+    description:
+      "One web page (http/https) as markdown (default), text or html; private and local addresses are refused; follow next when a page stops short.",
     example: "/u?format=markdown&raw=https://example.com/docs",
     schema,
     output: webfetchOutput,
@@ -154,14 +207,20 @@ export function createWebfetchTool(deps: WebfetchDeps) {
       const key = documentKey(url.href, args.format);
       const cache = webDocuments.of(ctx.state);
       // Page one is always a fresh fetch; later pages come from the copy page one fetched, while it is kept.
-      const document = (args.offset > 0 ? cache.get(key, now()) : undefined) ?? (await loadDocument(args, url, ctx, deps.guard, converter));
+      const document =
+        (args.offset > 0 ? cache.get(key, now()) : undefined) ??
+        (await loadDocument(args, url, ctx, deps.guard, converter));
       cache.set(key, document, now());
       const total = document.bytes.length;
       if (args.offset > total || (args.offset === total && total > 0)) {
-        throw new ToolError(ErrorCode.invalidParameter, `offset=${args.offset} is past the end of the document (${total} bytes). Start at offset=0.`, {
-          detail: { parameter: "offset", total },
-          repair: ctx.urls.repair({ drop: ["offset"] }),
-        });
+        throw new ToolError(
+          ErrorCode.invalidParameter,
+          `offset=${args.offset} is past the end of the document (${total} bytes). Start at offset=0.`,
+          {
+            detail: { parameter: "offset", total },
+            repair: ctx.urls.repair({ drop: ["offset"] }),
+          },
+        );
       }
       const { start, end } = pageOf(document.bytes, args.offset);
       const complete = end >= total;

@@ -16,7 +16,9 @@ export const websearchOutput = z.strictObject({
   ok: z.literal(true),
   provider: z.enum(["brave", "tavily"]),
   query: z.string(),
-  results: z.array(z.strictObject({ title: z.string(), url: z.string(), snippet: z.string() })).describe("Best first; fetch one with webfetch."),
+  results: z
+    .array(z.strictObject({ title: z.string(), url: z.string(), snippet: z.string() }))
+    .describe("Best first; fetch one with webfetch."),
 });
 
 export type WebsearchOutput = z.infer<typeof websearchOutput>;

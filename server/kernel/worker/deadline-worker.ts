@@ -53,7 +53,10 @@ export class DeadlineWorker<J extends object, R> {
   private start(): Worker {
     const program = this.program();
     const limits = this.resourceLimits ? { resourceLimits: this.resourceLimits } : {};
-    const worker = typeof program === "string" ? new Worker(program, { eval: true, ...limits }) : new Worker(program.file, { workerData: program.workerData, ...limits });
+    const worker =
+      typeof program === "string"
+        ? new Worker(program, { eval: true, ...limits })
+        : new Worker(program.file, { workerData: program.workerData, ...limits });
     // An idle worker must not keep the process alive.
     worker.unref();
     worker.on("error", () => {

@@ -13,18 +13,38 @@ const PATH_DESCRIPTION = "The file, relative to the project root (src/app.ts) or
 
 const editInput = z.strictObject({
   ...filePathFields(PATH_DESCRIPTION),
-  oldString: z.string().describe("Text to replace, copied from read (without the line numbers). Empty: create the file (it must not exist) with newString."),
+  oldString: z
+    .string()
+    .describe(
+      "Text to replace, copied from read (without the line numbers). Empty: create the file (it must not exist) with newString.",
+    ),
   newString: z.string().describe("The text to put in its place (may be empty to delete). Must differ from oldString."),
-  replaceAll: z.boolean().optional().describe("true: replace every exact occurrence. Default false: oldString must occur once, else the edit is refused with the lines where it occurs."),
-  atLine: z.number().int().min(1).optional().describe("Guard, from a failed edit's retryArguments: oldString must match at this line."),
+  replaceAll: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: replace every exact occurrence. Default false: oldString must occur once, else the edit is refused with the lines where it occurs.",
+    ),
+  atLine: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("Guard, from a failed edit's retryArguments: oldString must match at this line."),
   blockHash: z.string().optional().describe("Guard, from retryArguments: the lines there are still those shown."),
 });
 
 /** What the model reads for an edit: what changed, how old was found, and the diff. */
 function editText(done: EditOutput): string {
   if (done.created) return `Created ${done.path} (${done.linesAdded} lines).${done.diff ? `\n${done.diff}` : ""}`;
-  const what = done.occurrences !== undefined ? `Replaced ${done.occurrences} occurrences in ${done.path} from line ${done.line}` : `Edited ${done.path} at line ${done.line}`;
-  const how = done.matchedBy && done.matchedBy !== "exact" ? ` oldString did not occur exactly; matched once ${done.matchedBy}, replacing:\n${done.replaced ?? ""}` : "";
+  const what =
+    done.occurrences !== undefined
+      ? `Replaced ${done.occurrences} occurrences in ${done.path} from line ${done.line}`
+      : `Edited ${done.path} at line ${done.line}`;
+  const how =
+    done.matchedBy && done.matchedBy !== "exact"
+      ? ` oldString did not occur exactly; matched once ${done.matchedBy}, replacing:\n${done.replaced ?? ""}`
+      : "";
   const head = `${what} (${done.linesRemoved} line(s) replaced by ${done.linesAdded}; ${done.encoding}, ${done.newline} newlines kept).${how}`;
   return done.diff ? `${head}\n${done.diff}` : head;
 }
@@ -42,8 +62,16 @@ const edit: McpToolSpec = {
     const { oldString, newString, replaceAll, atLine, blockHash } = args as z.infer<typeof editInput>;
     const path = filePathOf(args);
     const guard = { ...(atLine === undefined ? {} : { atLine }), ...(blockHash === undefined ? {} : { blockHash }) };
-    const outcome = await call.run("edit", { path, old: oldString, new: newString, ...(replaceAll ? { all: true } : {}), ...guard });
-    const answer = answerOf(outcome, (body) => ("line" in body ? editText(body as unknown as EditOutput) : `Edited ${String(body.path)}.`));
+    const outcome = await call.run("edit", {
+      path,
+      old: oldString,
+      new: newString,
+      ...(replaceAll ? { all: true } : {}),
+      ...guard,
+    });
+    const answer = answerOf(outcome, (body) =>
+      "line" in body ? editText(body as unknown as EditOutput) : `Edited ${String(body.path)}.`,
+    );
     // The kernel names all=1, its URL parameter; over MCP the field is replaceAll.
     if (answer.body.errorCode === "edit_ambiguous" && typeof answer.body.repairHint === "string") {
       const body = { ...answer.body, repairHint: answer.body.repairHint.replace("add all=1", "set replaceAll: true") };
@@ -61,12 +89,21 @@ function withGuardedRetry(answer: McpAnswer, path: string, newString: string): M
   const kernel = answer.body.retryArguments as { old: string; atLine: number; blockHash: string } | undefined;
   if (!kernel) return answer;
   const retryArguments = { path, oldString: kernel.old, newString, atLine: kernel.atLine, blockHash: kernel.blockHash };
-  return { body: { ...answer.body, retryArguments }, text: `${answer.text}\nretryArguments (call edit with exactly these to replace those lines): ${JSON.stringify(retryArguments)}` };
+  return {
+    body: { ...answer.body, retryArguments },
+    text: `${answer.text}\nretryArguments (call edit with exactly these to replace those lines): ${JSON.stringify(retryArguments)}`,
+  };
 }
 
 const writeInput = z.strictObject({
-  ...filePathFields("The file to create (parent folders are created) or replace whole, relative to the project root or as /project/..."),
-  content: z.string().describe("The complete new content. Replacing an existing file requires having read all of its current version first (read), else stale_read."),
+  ...filePathFields(
+    "The file to create (parent folders are created) or replace whole, relative to the project root or as /project/...",
+  ),
+  content: z
+    .string()
+    .describe(
+      "The complete new content. Replacing an existing file requires having read all of its current version first (read), else stale_read.",
+    ),
 });
 
 const write: McpToolSpec = {
@@ -112,7 +149,10 @@ const patch: McpToolSpec = {
     return answerOf(await call.run("apply_patch", { patch: args.patchText }), (body) => {
       const done = body as unknown as ApplyPatchOutput;
       if (!("summary" in done)) return "Patch applied.";
-      const lines = [done.summary, ...done.files.map((f) => `${f.op} ${f.from ? `${f.from} -> ` : ""}${f.path} (+${f.added} -${f.removed})`)];
+      const lines = [
+        done.summary,
+        ...done.files.map((f) => `${f.op} ${f.from ? `${f.from} -> ` : ""}${f.path} (+${f.added} -${f.removed})`),
+      ];
       if (done.filesNotListed) lines.push(`… and ${done.filesNotListed} more files`);
       if (done.hint) lines.push(done.hint);
       if (done.diff) lines.push(done.diff);

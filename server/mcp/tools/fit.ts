@@ -35,7 +35,13 @@ export function fitGrep(found: GrepOutput, narrow: string): GrepOutput | undefin
     if (lines.length < file.lines.length) break;
   }
   const notice = `Showing ${kept} of ${found.matchedLines} matching lines: the answer stopped at its size budget. ${narrow}`;
-  return { ...found, files, matchedLines: kept, truncated: true, notice: found.notice ? `${notice} ${found.notice}` : notice };
+  return {
+    ...found,
+    files,
+    matchedLines: kept,
+    truncated: true,
+    notice: found.notice ? `${notice} ${found.notice}` : notice,
+  };
 }
 
 /** glob's answer with whole results, in order, while it fits; undefined when it fits whole already. */
@@ -51,14 +57,23 @@ export function fitFind(found: FindOutput, narrow: string): FindOutput | undefin
     used += cost;
   }
   const notice = `Showing ${results.length} of ${found.count} files: the answer stopped at its size budget. ${narrow}`;
-  return { ...found, results, count: results.length, truncated: true, notice: found.notice ? `${notice} ${found.notice}` : notice };
+  return {
+    ...found,
+    results,
+    count: results.length,
+    truncated: true,
+    notice: found.notice ? `${notice} ${found.notice}` : notice,
+  };
 }
 
 /**
  * outline's answer with its imports and top-level declarations, in order, while they fit; undefined when it fits
  * whole. An outline cannot be paged, so `next` reads the file from the first declaration left out.
  */
-export function fitOutline(found: OutlineOutput, path: string): (OutlineOutput & { next?: { tool: "read"; arguments: { path: string; offset: number } } }) | undefined {
+export function fitOutline(
+  found: OutlineOutput,
+  path: string,
+): (OutlineOutput & { next?: { tool: "read"; arguments: { path: string; offset: number } } }) | undefined {
   if (bytesOf(found) <= MCP_ANSWER_BUDGET_BYTES) return undefined;
   const { imports: allImports, declarations: allDeclarations, ...rest } = found;
   let used = bytesOf({ ...rest, imports: [], declarations: [] }) + SLACK;

@@ -29,12 +29,18 @@ export function pluginSpecs(host: PluginHost): McpToolSpec[] {
         input,
         // A plugin's fields are its own: the activity log keeps only their sizes.
         contentFields: Object.keys(input.shape),
-        annotations: { readOnlyHint: kernel.capability === "read", destructiveHint: kernel.capability === "mutation", openWorldHint: false },
+        annotations: {
+          readOnlyHint: kernel.capability === "read",
+          destructiveHint: kernel.capability === "mutation",
+          openWorldHint: false,
+        },
         async call(args, call) {
           return answerOf(await call.run(dispatch ? hosted.definitionFor(args).id : kernel.id, args), jsonText);
         },
       });
-      return hosted.mutation ? [spec(hosted.definition, false), spec(hosted.mutation, true)] : [spec(hosted.definition, false)];
+      return hosted.mutation
+        ? [spec(hosted.definition, false), spec(hosted.mutation, true)]
+        : [spec(hosted.definition, false)];
     }),
   );
   cache.set(host, specs);

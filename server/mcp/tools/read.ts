@@ -21,18 +21,39 @@ export const MCP_READ_PAGE_BYTES = 7 * 1024;
 
 // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP): left out, as tools/list is paid per conversation.
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
-const pathField = z.string().min(1).describe("Path inside the project, relative to its root (src/app.ts) or as /project/src/app.ts.");
+const pathField = z
+  .string()
+  .min(1)
+  .describe("Path inside the project, relative to its root (src/app.ts) or as /project/src/app.ts.");
 
 const readInput = z.strictObject({
-  ...filePathFields("File or directory inside the project: relative to its root (src/app.ts) or as /project/src/app.ts."),
-  offset: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe("1-based line to start at (default 1); for a directory, the 1-based entry."),
-  limit: z.number().int().min(1).max(MAX_READ_LINE_LIMIT).optional().describe(`Most lines (or entries) to return (default ${MCP_READ_DEFAULT_LINES}).`),
+  ...filePathFields(
+    "File or directory inside the project: relative to its root (src/app.ts) or as /project/src/app.ts.",
+  ),
+  offset: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_READ_LINE_LIMIT)
+    .optional()
+    .describe("1-based line to start at (default 1); for a directory, the 1-based entry."),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_READ_LINE_LIMIT)
+    .optional()
+    .describe(`Most lines (or entries) to return (default ${MCP_READ_DEFAULT_LINES}).`),
 });
 
 /** The call that continues a page: MCP clients have tools, not URLs. */
 const nextCall = z.strictObject({
   tool: z.literal("read"),
-  arguments: z.strictObject({ path: z.string(), offset: z.number().int().min(1), limit: z.number().int().min(1).optional() }),
+  arguments: z.strictObject({
+    path: z.string(),
+    offset: z.number().int().min(1),
+    limit: z.number().int().min(1).optional(),
+  }),
 });
 export type ReadNextCall = z.infer<typeof nextCall>;
 
@@ -68,8 +89,23 @@ const mcpReadOutput = z.discriminatedUnion("kind", [
     complete: z.boolean(),
     next: nextCall.optional(),
   }),
-  z.strictObject({ ok: z.literal(true), kind: z.literal("binary"), path: z.string(), size: z.number().int(), fingerprint: z.string(), note: z.string() }),
-  z.strictObject({ ok: z.literal(true), kind: z.literal("image"), path: z.string(), size: z.number().int(), fingerprint: z.string(), mimeType: z.string(), note: z.string() }),
+  z.strictObject({
+    ok: z.literal(true),
+    kind: z.literal("binary"),
+    path: z.string(),
+    size: z.number().int(),
+    fingerprint: z.string(),
+    note: z.string(),
+  }),
+  z.strictObject({
+    ok: z.literal(true),
+    kind: z.literal("image"),
+    path: z.string(),
+    size: z.number().int(),
+    fingerprint: z.string(),
+    mimeType: z.string(),
+    note: z.string(),
+  }),
 ]);
 type McpReadBody = z.infer<typeof mcpReadOutput>;
 
@@ -82,10 +118,16 @@ function numbered(entry: ReadFileEntry): string {
   // Without a CR the split on LF alone is the same split, without the regular expression (the common case).
   const cr = content.includes("\r");
   const lines = cr ? content.split(NEWLINE) : content.split("\n");
-  if (lines.length > 0 && lines[lines.length - 1] === "" && (cr ? TRAILING_NEWLINE.test(content) : content.endsWith("\n"))) lines.pop();
+  if (
+    lines.length > 0 &&
+    lines[lines.length - 1] === "" &&
+    (cr ? TRAILING_NEWLINE.test(content) : content.endsWith("\n"))
+  )
+    lines.pop();
   const width = String(startLine + lines.length).length;
   let text = "";
-  for (let i = 0; i < lines.length; i++) text += `${i === 0 ? "" : "\n"}${String(startLine + i).padStart(width)}\t${lines[i]}`;
+  for (let i = 0; i < lines.length; i++)
+    text += `${i === 0 ? "" : "\n"}${String(startLine + i).padStart(width)}\t${lines[i]}`;
   return text;
 }
 
@@ -103,15 +145,23 @@ function filePage(entry: ReadFileEntry, path: string, limit: number | undefined)
   const lines = entry.content.length === 0 ? "" : numbered(entry);
   const notes: string[] = [];
   let next: ReadNextCall | undefined;
-  if (entry.invalidUtf8) notes.push("Some bytes are not valid UTF-8 and are shown as U+FFFD; edit and write refuse to rewrite such a file lossily.");
+  if (entry.invalidUtf8)
+    notes.push(
+      "Some bytes are not valid UTF-8 and are shown as U+FFFD; edit and write refuse to rewrite such a file lossily.",
+    );
   if (entry.splitLine !== undefined) {
-    notes.push(`Line ${entry.splitLine} is longer than one page and was cut; read cannot page inside a line: see its rest with grep or shell (e.g. cut -c).`);
+    notes.push(
+      `Line ${entry.splitLine} is longer than one page and was cut; read cannot page inside a line: see its rest with grep or shell (e.g. cut -c).`,
+    );
     if (entry.splitLine < entry.totalLines) next = nextOf(path, entry.splitLine + 1, limit);
   } else if (!entry.rangeComplete || entry.endLine < entry.totalLines) {
     // rangeComplete means the requested range came whole; the file may still go on past a limit.
     next = nextOf(path, entry.endLine + 1, limit);
   }
-  if (next) notes.push(`Lines ${entry.startLine}-${entry.endLine} of ${entry.totalLines} shown. More follows: ${callText(next)}.`);
+  if (next)
+    notes.push(
+      `Lines ${entry.startLine}-${entry.endLine} of ${entry.totalLines} shown. More follows: ${callText(next)}.`,
+    );
   const note = notes.length > 0 ? notes.join(" ") : undefined;
   const body: McpReadBody = {
     ok: true,
@@ -146,17 +196,30 @@ function directoryPage(entry: ReadDirectoryEntry, path: string, limit: number | 
     complete: entry.complete,
     ...(next ? { next } : {}),
   };
-  const lines = entry.entries.map((e) => `${e.name}${e.kind === "dir" ? "/" : ""}${e.kind === "symlink" ? " -> (symlink, not followed)" : ""}${e.size !== undefined ? `  ${e.size} bytes` : ""}`);
-  const more = next ? [`Entries ${entry.startEntry}-${entry.endEntry} of ${entry.totalEntries} shown. More follows: ${callText(next)}.`] : [];
+  const lines = entry.entries.map(
+    (e) =>
+      `${e.name}${e.kind === "dir" ? "/" : ""}${e.kind === "symlink" ? " -> (symlink, not followed)" : ""}${e.size !== undefined ? `  ${e.size} bytes` : ""}`,
+  );
+  const more = next
+    ? [`Entries ${entry.startEntry}-${entry.endEntry} of ${entry.totalEntries} shown. More follows: ${callText(next)}.`]
+    : [];
   return { body, text: [`${entry.path}/ (directory, ${entry.totalEntries} entries)`, ...lines, ...more].join("\n") };
 }
 
 function binaryPage(entry: ReadBinaryEntry, note: string): McpAnswer {
-  const body: McpReadBody = { ok: true, kind: "binary", path: entry.path, size: entry.size, fingerprint: entry.fingerprint, note };
+  const body: McpReadBody = {
+    ok: true,
+    kind: "binary",
+    path: entry.path,
+    size: entry.size,
+    fingerprint: entry.fingerprint,
+    note,
+  };
   return { body, text: `${entry.path}: ${note}` };
 }
 
-const BINARY_NOTE = "binary file; content not shown (only PNG, JPEG, GIF and WebP images are returned, as image content).";
+const BINARY_NOTE =
+  "binary file; content not shown (only PNG, JPEG, GIF and WebP images are returned, as image content).";
 
 /** What read answers for the kernel's outcome (the kernel's read, asked for image data, did all the reading). */
 function readAnswer(outcome: RunOutcome, path: string, limit: number | undefined): McpAnswer {
@@ -177,10 +240,26 @@ function binaryAnswer(entry: ReadBinaryEntry): McpAnswer {
   if (mimeType !== undefined && data !== undefined) {
     // Codex shows its model only structuredContent when there is one, so the note says where the picture is.
     const note = `${mimeType} image, ${entry.size} bytes: the picture is this result's image content block (a client that shows only this JSON cannot show it; describe it from a client that shows images, or use shell to inspect it).`;
-    const body: McpReadBody = { ok: true, kind: "image", path: entry.path, size: entry.size, fingerprint: entry.fingerprint, mimeType, note };
-    return { body, text: `${entry.path}: ${mimeType} image, ${entry.size} bytes.`, content: [{ type: "image", data, mimeType }] };
+    const body: McpReadBody = {
+      ok: true,
+      kind: "image",
+      path: entry.path,
+      size: entry.size,
+      fingerprint: entry.fingerprint,
+      mimeType,
+      note,
+    };
+    return {
+      body,
+      text: `${entry.path}: ${mimeType} image, ${entry.size} bytes.`,
+      content: [{ type: "image", data, mimeType }],
+    };
   }
-  if (mimeType !== undefined && entry.size > MAX_IMAGE_BYTES) return binaryPage(entry, `${mimeType} image of ${entry.size} bytes, over the ${MAX_IMAGE_BYTES}-byte limit for image content; not shown.`);
+  if (mimeType !== undefined && entry.size > MAX_IMAGE_BYTES)
+    return binaryPage(
+      entry,
+      `${mimeType} image of ${entry.size} bytes, over the ${MAX_IMAGE_BYTES}-byte limit for image content; not shown.`,
+    );
   return binaryPage(entry, BINARY_NOTE);
 }
 
@@ -199,8 +278,16 @@ const read: McpToolSpec = {
   call(args, call) {
     const { offset, limit } = args as z.infer<typeof readInput>;
     const path = filePathOf(args);
-    const outcome = call.run("read", { path: [path], ...(offset !== undefined ? { offset } : {}), limit: limit ?? MCP_READ_DEFAULT_LINES, max: MCP_READ_PAGE_BYTES, image: true });
-    return isPromise(outcome) ? outcome.then((settled) => readAnswer(settled, path, limit)) : readAnswer(outcome, path, limit);
+    const outcome = call.run("read", {
+      path: [path],
+      ...(offset !== undefined ? { offset } : {}),
+      limit: limit ?? MCP_READ_DEFAULT_LINES,
+      max: MCP_READ_PAGE_BYTES,
+      image: true,
+    });
+    return isPromise(outcome)
+      ? outcome.then((settled) => readAnswer(settled, path, limit))
+      : readAnswer(outcome, path, limit);
   },
 };
 
@@ -208,7 +295,8 @@ const outline: McpToolSpec = {
   name: "outline",
   kernel: "outline",
   title: "Outline a source file",
-  description: "Imports and declarations (functions, classes, members, types...) of a JS, TS, Python, Go, Rust or Java file, with their line spans.",
+  description:
+    "Imports and declarations (functions, classes, members, types...) of a JS, TS, Python, Go, Rust or Java file, with their line spans.",
   input: z.strictObject({ path: pathField.describe(`A ${OUTLINE_EXTENSIONS.join(", ")} file inside the project.`) }),
   contentFields: [],
   annotations: READ_ONLY,
@@ -237,7 +325,8 @@ const project: McpToolSpec = {
   name: "project",
   kernel: "project",
   title: "Describe the project",
-  description: "What the project is made of, without running anything: tools on PATH, marker files, package manager and scripts, how to run its tests, its AGENTS.md / CONTRIBUTING.md.",
+  description:
+    "What the project is made of, without running anything: tools on PATH, marker files, package manager and scripts, how to run its tests, its AGENTS.md / CONTRIBUTING.md.",
   input: z.strictObject({}),
   contentFields: [],
   annotations: READ_ONLY,
@@ -249,7 +338,15 @@ const project: McpToolSpec = {
     const tests = body.testCommands as Array<Record<string, unknown>> | undefined;
     const worded = {
       ...body,
-      ...(tests ? { testCommands: tests.map((t) => (t.run !== undefined && typeof t.command === "string" ? { ...t, run: toolCallText({ tool: "shell", arguments: { command: t.command } }) } : t)) } : {}),
+      ...(tests
+        ? {
+            testCommands: tests.map((t) =>
+              t.run !== undefined && typeof t.command === "string"
+                ? { ...t, run: toolCallText({ tool: "shell", arguments: { command: t.command } }) }
+                : t,
+            ),
+          }
+        : {}),
       notice: "Executables are looked up on the bridge's PATH, which shell commands use; none was run.",
     };
     return answerOf({ ...outcome, body: worded as unknown as RunOutcome["body"] }, jsonText);

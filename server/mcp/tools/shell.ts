@@ -11,13 +11,35 @@ const SETTLE_MARGIN_MS = 15_000;
 const BACKGROUND_SETTLE_MS = 60_000;
 const DEFAULT_TAIL_LINES = 100;
 const MAX_TAIL_LINES = 2000;
-const SHELL_ANNOTATIONS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
+const SHELL_ANNOTATIONS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+} as const;
 
 const shellInput = z.strictObject({
   command: z.string().min(1).describe("The shell command line (sh -c), run in the project's sandbox."),
-  workdir: z.string().min(1).optional().describe("Folder to run in, relative to the project root or as /project/...; default the root."),
-  timeout: z.number().int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).optional().describe(`Milliseconds before the command's process tree is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). Not with background. A call answers within ${MAX_SETTLE_MS / 1000} s: a longer command answers state "running" with next, the mutation_result call that returns its output.`),
-  background: z.boolean().optional().describe("true: start a long-running process (a dev server) and answer after its start-up with its URLs, pid and log file; stop it with shell_stop."),
+  workdir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Folder to run in, relative to the project root or as /project/...; default the root."),
+  timeout: z
+    .number()
+    .int()
+    .min(MIN_TIMEOUT_MS)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(
+      `Milliseconds before the command's process tree is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). Not with background. A call answers within ${MAX_SETTLE_MS / 1000} s: a longer command answers state "running" with next, the mutation_result call that returns its output.`,
+    ),
+  background: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: start a long-running process (a dev server) and answer after its start-up with its URLs, pid and log file; stop it with shell_stop.",
+    ),
 });
 
 /** A terminal answer as text: exit code, stdout, stderr (foreground), or a background process's start-up. */
@@ -28,11 +50,14 @@ export function terminalText(body: Record<string, unknown>): string {
     const parts = [`${status} after ${out.durationMs} ms`];
     if (out.stdout) parts.push(out.stdout);
     if (out.stderr) parts.push(`stderr:\n${out.stderr}`);
-    if (out.leftoversKilled) parts.push(`${out.leftoversKilled} process(es) it left running were ended; start servers with background: true.`);
+    if (out.leftoversKilled)
+      parts.push(`${out.leftoversKilled} process(es) it left running were ended; start servers with background: true.`);
     return parts.join("\n");
   }
   if (out.mode === "background") {
-    const lines = [`Background process ${out.pid} ${out.processState} (start-up: ${out.startup}, ${out.startupMs} ms). Log file: ${out.logFile} (shell_output reads it).`];
+    const lines = [
+      `Background process ${out.pid} ${out.processState} (start-up: ${out.startup}, ${out.startupMs} ms). Log file: ${out.logFile} (shell_output reads it).`,
+    ];
     if (out.detectedUrls.length > 0) lines.push(`URLs: ${out.detectedUrls.join(" ")}`);
     if (out.processState === "running") lines.push(`Stop it with shell_stop pid=${out.pid}.`);
     if (out.transcript) lines.push(out.transcript);
@@ -56,7 +81,12 @@ const shell: McpToolSpec = {
     const settleMs = background ? BACKGROUND_SETTLE_MS : 2 * (timeout ?? DEFAULT_TIMEOUT_MS) + SETTLE_MARGIN_MS;
     const outcome = await call.run(
       "terminal",
-      { command, ...(workdir !== undefined ? { cwd: workdir } : {}), ...(timeout !== undefined ? { timeout } : {}), ...(background ? { bg: true } : {}) },
+      {
+        command,
+        ...(workdir !== undefined ? { cwd: workdir } : {}),
+        ...(timeout !== undefined ? { timeout } : {}),
+        ...(background ? { bg: true } : {}),
+      },
       { settleMs },
     );
     return answerOf(outcome, terminalText);
@@ -65,7 +95,13 @@ const shell: McpToolSpec = {
 
 const outputInput = z.strictObject({
   logFile: z.string().min(1).describe("The logFile a background shell call answered."),
-  lines: z.number().int().min(1).max(MAX_TAIL_LINES).optional().describe(`Last lines to show (default ${DEFAULT_TAIL_LINES}).`),
+  lines: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TAIL_LINES)
+    .optional()
+    .describe(`Last lines to show (default ${DEFAULT_TAIL_LINES}).`),
 });
 
 /** Single-quotes a word for sh. */
@@ -83,7 +119,11 @@ const shellOutput: McpToolSpec = {
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async call(args, call) {
     const { logFile, lines } = args as z.infer<typeof outputInput>;
-    const outcome = await call.run("terminal", { command: `tail -n ${lines ?? DEFAULT_TAIL_LINES} ${shellQuote(logFile)}`, timeout: 10_000 }, { settleMs: 2 * 10_000 + SETTLE_MARGIN_MS });
+    const outcome = await call.run(
+      "terminal",
+      { command: `tail -n ${lines ?? DEFAULT_TAIL_LINES} ${shellQuote(logFile)}`, timeout: 10_000 },
+      { settleMs: 2 * 10_000 + SETTLE_MARGIN_MS },
+    );
     return answerOf(outcome, terminalText);
   },
 };

@@ -75,7 +75,9 @@ export function failureText(body: Record<string, unknown>): string {
 }
 
 export function clip(text: string, max = MAX_TEXT_CHARS): string {
-  return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters; structuredContent has the whole answer)`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n… (${text.length - max} more characters; structuredContent has the whole answer)`;
 }
 
 /** The answer worded for MCP (wording.ts): failures rendered as failureText, successes by `render`. */

@@ -1,7 +1,14 @@
 // The web family over MCP with OpenCode's names and fields: webfetch (url, format?, timeout? in seconds; plus
 // offset to page) and websearch (query; plus limit), each the kernel tool of the same name, same answers.
 import { z } from "zod";
-import { DEFAULT_WEB_SEARCH_RESULTS, DEFAULT_WEB_TIMEOUT_S, MAX_WEB_SEARCH_RESULTS, MAX_WEB_TIMEOUT_S, MAX_WEB_URL_CHARS, MAX_WEB_QUERY_CHARS } from "../../kernel/web/limits.js";
+import {
+  DEFAULT_WEB_SEARCH_RESULTS,
+  DEFAULT_WEB_TIMEOUT_S,
+  MAX_WEB_SEARCH_RESULTS,
+  MAX_WEB_TIMEOUT_S,
+  MAX_WEB_URL_CHARS,
+  MAX_WEB_QUERY_CHARS,
+} from "../../kernel/web/limits.js";
 import { WEB_FORMATS, type WebfetchOutput } from "../../kernel/web/webfetch.js";
 import type { WebsearchOutput } from "../../kernel/web/websearch.js";
 import { answerOf, type McpToolSpec } from "./spec.js";
@@ -13,7 +20,15 @@ const WEB = { readOnlyHint: true, openWorldHint: true } as const;
 const webfetchInput = z.strictObject({
   url: z.string().min(1).max(MAX_WEB_URL_CHARS).describe("The http(s) URL to fetch."),
   format: z.enum(WEB_FORMATS).optional().describe("markdown (default), text, or html (the page as sent)."),
-  timeout: z.number().int().min(1).max(MAX_WEB_TIMEOUT_S).optional().describe(`Seconds for the whole fetch, redirects included (default ${DEFAULT_WEB_TIMEOUT_S}, at most ${MAX_WEB_TIMEOUT_S}).`),
+  timeout: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_WEB_TIMEOUT_S)
+    .optional()
+    .describe(
+      `Seconds for the whole fetch, redirects included (default ${DEFAULT_WEB_TIMEOUT_S}, at most ${MAX_WEB_TIMEOUT_S}).`,
+    ),
   offset: z.number().int().min(0).optional().describe("UTF-8 byte offset to continue from: the previous page's `end`."),
 });
 
@@ -46,7 +61,10 @@ function mcpPage(page: WebfetchOutput, url: string, format: string | undefined):
   }
   const { next: _next, ...body } = { ...rest, ...shown };
   if (shown.complete) return body;
-  return { ...body, next: { tool: "webfetch", arguments: { url, ...(format !== undefined ? { format } : {}), offset: shown.end } } };
+  return {
+    ...body,
+    next: { tool: "webfetch", arguments: { url, ...(format !== undefined ? { format } : {}), offset: shown.end } },
+  };
 }
 
 function webfetchText(page: McpWebPage): string {
@@ -76,13 +94,22 @@ const webfetch: McpToolSpec = {
     });
     const answer = answerOf(outcome, (body) => webfetchText(mcpPage(body as unknown as WebfetchOutput, url, format)));
     if (answer.body.ok !== true) return answer;
-    return { ...answer, body: mcpPage(answer.body as unknown as WebfetchOutput, url, format) as unknown as Record<string, unknown> };
+    return {
+      ...answer,
+      body: mcpPage(answer.body as unknown as WebfetchOutput, url, format) as unknown as Record<string, unknown>,
+    };
   },
 };
 
 const websearchInput = z.strictObject({
   query: z.string().min(1).max(MAX_WEB_QUERY_CHARS).describe("What to search the web for."),
-  limit: z.number().int().min(1).max(MAX_WEB_SEARCH_RESULTS).optional().describe(`Most results (default ${DEFAULT_WEB_SEARCH_RESULTS}, at most ${MAX_WEB_SEARCH_RESULTS}).`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_WEB_SEARCH_RESULTS)
+    .optional()
+    .describe(`Most results (default ${DEFAULT_WEB_SEARCH_RESULTS}, at most ${MAX_WEB_SEARCH_RESULTS}).`),
 });
 
 const websearch: McpToolSpec = {

@@ -62,7 +62,11 @@ export function freeReplacedInodeInPool(target: HeldPath): () => void {
  * Writes the file a held path names. An existing file is replaced keeping its owner (when root); a new one is
  * created with any missing directories, each made and entered by descriptor, all given the project owner.
  */
-export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: HeldWriteOptions = {}): Promise<HeldWriteResult> {
+export async function writeHeldFile(
+  target: HeldPath,
+  bytes: Buffer,
+  options: HeldWriteOptions = {},
+): Promise<HeldWriteResult> {
   const mode = options.mode === undefined ? {} : { mode: options.mode };
   const defer = options.deferDirectorySync ? { deferDirectorySync: true } : {};
   if (target.exists) {
@@ -75,7 +79,12 @@ export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: He
         return SYNCED;
       }
       const beforeRename = options.journaled?.();
-      return await writeFileDurably(target.dirFd, target.name, bytes, { ...mode, ...(owner ? { owner } : {}), ...(beforeRename ? { beforeRename } : {}), ...defer });
+      return await writeFileDurably(target.dirFd, target.name, bytes, {
+        ...mode,
+        ...(owner ? { owner } : {}),
+        ...(beforeRename ? { beforeRename } : {}),
+        ...defer,
+      });
     } finally {
       release();
     }
@@ -90,7 +99,12 @@ export async function writeHeldFile(target: HeldPath, bytes: Buffer, options: He
       return SYNCED;
     }
     const beforeRename = target.pending.length > 1 ? undefined : options.journaled?.();
-    return await writeFileDurably(dir, target.name, bytes, { ...mode, ...(owner ? { owner } : {}), ...(beforeRename ? { beforeRename } : {}), ...defer });
+    return await writeFileDurably(dir, target.name, bytes, {
+      ...mode,
+      ...(owner ? { owner } : {}),
+      ...(beforeRename ? { beforeRename } : {}),
+      ...defer,
+    });
   } finally {
     if (dir !== target.dirFd) closeQuietly(dir);
   }
@@ -107,6 +121,7 @@ export function directoriesToCreate(target: HeldPath): string[] {
   if (target.exists) return [];
   const existing = target.parts.length - target.pending.length;
   const out: string[] = [];
-  for (let n = existing + 1; n < target.parts.length; n++) out.push(path.join(target.root, ...target.parts.slice(0, n)));
+  for (let n = existing + 1; n < target.parts.length; n++)
+    out.push(path.join(target.root, ...target.parts.slice(0, n)));
   return out;
 }

@@ -44,7 +44,12 @@ export async function syncDirectoryInPool(dirFd: number): Promise<void> {
  * fsync (while `beforeRename` is awaited), and the directory's fsync after the rename (awaited here unless
  * deferDirectorySync; the directory is reopened for it before this returns, so `dirFd` may close at once).
  */
-export async function writeFileDurably(dirFd: number, name: string, bytes: Buffer, options: DurableWriteOptions = {}): Promise<DurableWriteResult> {
+export async function writeFileDurably(
+  dirFd: number,
+  name: string,
+  bytes: Buffer,
+  options: DurableWriteOptions = {},
+): Promise<DurableWriteResult> {
   // Handled here too, so that a rejection is never unhandled when the temp file cannot even be created.
   options.beforeRename?.catch(() => undefined);
   const temp = tempName(name);

@@ -45,7 +45,13 @@ function textOf(side: Side, from: number, to: number): string {
 }
 
 /** The unified diff from `before` to `after` (newline-normalised) over the touched lines `changes` names. */
-export function unifiedDiff(display: string, before: string, after: string, changes: ChangedLines[], from = display): FileDiff | undefined {
+export function unifiedDiff(
+  display: string,
+  before: string,
+  after: string,
+  changes: ChangedLines[],
+  from = display,
+): FileDiff | undefined {
   if (before === after || changes.length === 0) return undefined;
   const a = sideOf(before);
   const b = sideOf(after);
@@ -64,11 +70,18 @@ export function unifiedDiff(display: string, before: string, after: string, chan
     });
     if (!patch) {
       // Too many changed lines to align: still the true change, as every old line removed, then every new one added.
-      body.push(`@@ -${range(aFrom + 1, aTo - aFrom)} +${range(bFrom + 1, bTo - bFrom)} @@`, ...prefixed("-", oldText), ...prefixed("+", newText));
+      body.push(
+        `@@ -${range(aFrom + 1, aTo - aFrom)} +${range(bFrom + 1, bTo - bFrom)} @@`,
+        ...prefixed("-", oldText),
+        ...prefixed("+", newText),
+      );
       continue;
     }
     for (const hunk of patch.hunks) {
-      body.push(`@@ -${range(hunk.oldStart + aFrom, hunk.oldLines)} +${range(hunk.newStart + bFrom, hunk.newLines)} @@`, ...hunk.lines);
+      body.push(
+        `@@ -${range(hunk.oldStart + aFrom, hunk.oldLines)} +${range(hunk.newStart + bFrom, hunk.newLines)} @@`,
+        ...hunk.lines,
+      );
     }
   }
   return clipped([`--- ${from}`, `+++ ${display}`], body);
@@ -88,7 +101,13 @@ export function wholeFileDiff(display: string, before: string, after: string, fr
   while (head < lines && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  return unifiedDiff(display, before, after, [{ before: [head, a.length - tail], after: [head, b.length - tail] }], from);
+  return unifiedDiff(
+    display,
+    before,
+    after,
+    [{ before: [head, a.length - tail], after: [head, b.length - tail] }],
+    from,
+  );
 }
 
 /** Changes whose context would overlap become one region (in file order), clamped to the files' lines. */
@@ -131,5 +150,12 @@ function clipped(header: string[], body: string[]): FileDiff {
     chars += line.length + 1;
   }
   if (shown.length === body.length) return { diff: [...header, ...shown].join("\n") };
-  return { diff: [...header, ...shown, `… ${body.length - shown.length} more diff lines not shown; read the file to see the rest of the change.`].join("\n"), truncated: true };
+  return {
+    diff: [
+      ...header,
+      ...shown,
+      `… ${body.length - shown.length} more diff lines not shown; read the file to see the rest of the change.`,
+    ].join("\n"),
+    truncated: true,
+  };
 }

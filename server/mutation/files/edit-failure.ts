@@ -15,7 +15,14 @@ import { findOccurrences, lineAt } from "./text-match.js";
  * nearest-search.ts); when they clearly beat every other window and occur once, a retry replaces exactly them
  * with the same new text, guarded to them (a retry repeating the same old could never succeed).
  */
-export async function noMatchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, read: string): Promise<ToolError> {
+export async function noMatchError(
+  ctx: ToolContext,
+  display: string,
+  text: string,
+  old: string,
+  replacement: string,
+  read: string,
+): Promise<ToolError> {
   const outcome = await findNearest(text, old, ctx.signal);
   const search = "search" in outcome ? outcome.search : undefined;
   const nearest = search?.nearest;
@@ -25,10 +32,20 @@ export async function noMatchError(ctx: ToolContext, display: string, text: stri
   const applied = replacement.length > 0 ? findOccurrences(text, replacement, 1)[0] : undefined;
   const refusal = search ? retryRefusal(search) : undefined;
   // The window a guarded retry may target: it clearly wins, occurs once, and is not the refused old again.
-  const target = nearest && applied === undefined && refusal === undefined && nearest.text !== old && findOccurrences(text, nearest.text, 2).length === 1 ? nearest : undefined;
+  const target =
+    nearest &&
+    applied === undefined &&
+    refusal === undefined &&
+    nearest.text !== old &&
+    findOccurrences(text, nearest.text, 2).length === 1
+      ? nearest
+      : undefined;
   const retry = target ? nearestRetry(ctx, target) : undefined;
   // A call that did not come as a URL (MCP) gets the same guarded edit as arguments instead.
-  const retryArguments = target && ctx.urls.repair({}) === undefined ? { old: target.text, atLine: target.startLine, blockHash: target.hash } : undefined;
+  const retryArguments =
+    target && ctx.urls.repair({}) === undefined
+      ? { old: target.text, atLine: target.startLine, blockHash: target.hash }
+      : undefined;
   const grep = skipped ? grepUrl(ctx, display, old) : undefined;
   const where = nearest
     ? ` The nearest current lines are ${nearest.startLine}-${nearest.endLine} (excerpt; similarity ${nearest.similarity}${nearest.runnerUp ? `, next best lines ${nearest.runnerUp.startLine}-${nearest.runnerUp.startLine + nearest.endLine - nearest.startLine} at ${nearest.runnerUp.similarity}` : ""}).`
@@ -36,31 +53,47 @@ export async function noMatchError(ctx: ToolContext, display: string, text: stri
       ? ` ${skippedText(skipped)}`
       : ` ${display} is empty.`;
   const find = ` Find the lines with grep (it searches ${display} for old's first line) or read a range of lines, then send /e with old copied exactly.`;
-  const next = applied !== undefined
-    ? ` new already occurs at line ${lineAt(text, applied)}: the change looks applied; read to check before changing anything.${skipped ? find : ""}`
-    : retry
-      ? ` If they are the lines you meant, fetch retry: it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} with your new text, and refuses (edit_target_changed) if they moved or changed; otherwise copy old from read.`
-      : retryArguments
-        ? ` If they are the lines you meant, send the same edit with retryArguments (old set to those lines, guarded by atLine and blockHash): it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} and refuses (edit_target_changed) if they moved or changed; otherwise copy old from the file.`
-        : skipped
-        ? find
-        : ` No retry${nearest && refusal ? ` (${refusal})` : ""}: copy old exactly from read (newline style does not matter), then try again.`;
+  const next =
+    applied !== undefined
+      ? ` new already occurs at line ${lineAt(text, applied)}: the change looks applied; read to check before changing anything.${skipped ? find : ""}`
+      : retry
+        ? ` If they are the lines you meant, fetch retry: it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} with your new text, and refuses (edit_target_changed) if they moved or changed; otherwise copy old from read.`
+        : retryArguments
+          ? ` If they are the lines you meant, send the same edit with retryArguments (old set to those lines, guarded by atLine and blockHash): it replaces exactly lines ${nearest!.startLine}-${nearest!.endLine} and refuses (edit_target_changed) if they moved or changed; otherwise copy old from the file.`
+          : skipped
+            ? find
+            : ` No retry${nearest && refusal ? ` (${refusal})` : ""}: copy old exactly from read (newline style does not matter), then try again.`;
   return new ToolError(
     ErrorCode.editNoMatch,
     (loose.length > 0
       ? `old does not occur in ${display} exactly, but matches ignoring indentation/trailing spaces at line ${loose.join(", ")}.`
-      : `old does not occur in ${display}.`) + where + next,
+      : `old does not occur in ${display}.`) +
+      where +
+      next,
     {
       detail: {
         path: display,
         occurrences: 0,
         ...(loose.length > 0 ? { looseMatchLines: loose } : {}),
         ...(applied !== undefined ? { newAlreadyAtLine: lineAt(text, applied) } : {}),
-        ...(nearest ? { nearest: nearestDetail(nearest, search!.complete, retry !== undefined || retryArguments !== undefined) } : {}),
-        ...(skipped ? { nearestSkipped: skipped, ...(skipped === "file_too_large" ? { nearestLimitChars: MAX_NEAREST_CHARS } : {}) } : {}),
+        ...(nearest
+          ? { nearest: nearestDetail(nearest, search!.complete, retry !== undefined || retryArguments !== undefined) }
+          : {}),
+        ...(skipped
+          ? {
+              nearestSkipped: skipped,
+              ...(skipped === "file_too_large" ? { nearestLimitChars: MAX_NEAREST_CHARS } : {}),
+            }
+          : {}),
       },
       agentAction: "reread_then_retry",
-      extra: { read, ...(grep ? { grep } : {}), ...(nearest ? { excerpt: nearest.excerpt, excerptStartLine: nearest.excerptStartLine } : {}), ...(retry ? { retry } : {}), ...(retryArguments ? { retryArguments } : {}) },
+      extra: {
+        read,
+        ...(grep ? { grep } : {}),
+        ...(nearest ? { excerpt: nearest.excerpt, excerptStartLine: nearest.excerptStartLine } : {}),
+        ...(retry ? { retry } : {}),
+        ...(retryArguments ? { retryArguments } : {}),
+      },
     },
   );
 }
@@ -91,7 +124,10 @@ function skippedText(skipped: NearestSkip): string {
 
 /** A /g URL for old's first non-blank line (trimmed, at most 200 characters) in this file. */
 function grepUrl(ctx: ToolContext, display: string, old: string): string | undefined {
-  const line = old.split("\n").map((l) => l.trim()).find((l) => l.length > 0);
+  const line = old
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
   return line === undefined ? undefined : ctx.urls.to("r", "g", [["path", display]], line.slice(0, 200));
 }
 
@@ -103,8 +139,16 @@ function nearestRetry(ctx: ToolContext, nearest: NearestLines): string | undefin
   const callId = intentOf(ctx).callId;
   const retry = ctx.urls.repair({
     drop: ["old", "oldBlob", "oldCount", "atLine", "blockHash", "run", "call"],
-    add: [["old", nearest.text], ["atLine", String(nearest.startLine)], ["blockHash", nearest.hash], ["run", deriveRunNonce(callId, `nearest@${nearest.startLine}`)]],
+    add: [
+      ["old", nearest.text],
+      ["atLine", String(nearest.startLine)],
+      ["blockHash", nearest.hash],
+      ["run", deriveRunNonce(callId, `nearest@${nearest.startLine}`)],
+    ],
   });
   // A retry the gateway itself would refuse as too long is no repair: then only the excerpt and read are offered.
-  return retry !== undefined && Buffer.byteLength(new URL(retry).pathname + new URL(retry).search) <= MAX_REQUEST_TARGET_BYTES ? retry : undefined;
+  return retry !== undefined &&
+    Buffer.byteLength(new URL(retry).pathname + new URL(retry).search) <= MAX_REQUEST_TARGET_BYTES
+    ? retry
+    : undefined;
 }

@@ -5,7 +5,13 @@
 import { diffArrays } from "diff";
 import { findOccurrences } from "./text-match.js";
 
-export const MATCH_STRATEGIES = ["exact", "indentation-flexible", "line-trimmed", "whitespace-normalized", "block-anchor"] as const;
+export const MATCH_STRATEGIES = [
+  "exact",
+  "indentation-flexible",
+  "line-trimmed",
+  "whitespace-normalized",
+  "block-anchor",
+] as const;
 export type MatchStrategy = (typeof MATCH_STRATEGIES)[number];
 
 /** A matched span of the normalised text: [start, end). */
@@ -51,7 +57,9 @@ class StepBudget {
  * exact occurrence, non-overlapping; tolerant strategies still need a unique match.
  */
 export function locateOld(text: string, old: string, options: { all: boolean; limit: number }): EditMatch | undefined {
-  const exact = options.all ? nonOverlapping(text, old) : findOccurrences(text, old, options.limit).map((at) => ({ start: at, end: at + old.length }));
+  const exact = options.all
+    ? nonOverlapping(text, old)
+    : findOccurrences(text, old, options.limit).map((at) => ({ start: at, end: at + old.length }));
   if (exact.length > 0) return { strategy: "exact", spans: exact, wholeLines: false };
   if (text.length > MAX_TOLERANT_TEXT_CHARS || old.trim().length === 0) return undefined;
   const lines = indexLines(text);
@@ -90,7 +98,8 @@ export function reindent(replacement: string, old: string, matched: string): str
 
 function nonOverlapping(text: string, old: string): MatchSpan[] {
   const spans: MatchSpan[] = [];
-  for (let at = text.indexOf(old); at !== -1; at = text.indexOf(old, at + old.length)) spans.push({ start: at, end: at + old.length });
+  for (let at = text.indexOf(old); at !== -1; at = text.indexOf(old, at + old.length))
+    spans.push({ start: at, end: at + old.length });
   return spans;
 }
 
@@ -129,7 +138,12 @@ function spanOf(index: IndexedLines, first: number, count: number, trailingNewli
 type LineComparison = (fileLine: string, oldLine: string) => boolean;
 
 /** Windows of whole lines where every line pair satisfies the comparison `compare()` makes for that window. */
-function lineWindows(index: IndexedLines, want: OldLines, compare: () => LineComparison, budget: StepBudget): MatchSpan[] {
+function lineWindows(
+  index: IndexedLines,
+  want: OldLines,
+  compare: () => LineComparison,
+  budget: StepBudget,
+): MatchSpan[] {
   const n = want.lines.length;
   const spans: MatchSpan[] = [];
   for (let i = 0; i + n <= index.lines.length; i++) {

@@ -38,19 +38,54 @@ const MAX_SHOWN_REPLACED_CHARS = 2048;
 export const editOutput = z.strictObject({
   ok: z.literal(true),
   path: projectPathField,
-  line: z.number().int().describe("1-based line where the replaced text began; read around it with /r to check the change."),
-  linesRemoved: z.number().int().describe("Lines the replaced text spanned (summed over every place with all=1; 0 for a created file)."),
+  line: z
+    .number()
+    .int()
+    .describe("1-based line where the replaced text began; read around it with /r to check the change."),
+  linesRemoved: z
+    .number()
+    .int()
+    .describe("Lines the replaced text spanned (summed over every place with all=1; 0 for a created file)."),
   linesAdded: z.number().int().describe("Lines new spans (summed over every place with all=1)."),
   encoding: textEncodingField.describe("The file's encoding, kept as it was (BOM included)."),
-  newline: newlineStyleField.describe("The file's newline style as it was before the edit; new lines took the newline of the span they replaced."),
-  matchedBy: z.enum(MATCH_STRATEGIES).optional().describe("How old was found: exact, or the one tolerant strategy that found it in exactly one place (then replaced shows the file's text that was replaced)."),
-  replaced: z.string().optional().describe("With a tolerant match: the file's text that was actually replaced (clipped to 2 KiB)."),
+  newline: newlineStyleField.describe(
+    "The file's newline style as it was before the edit; new lines took the newline of the span they replaced.",
+  ),
+  matchedBy: z
+    .enum(MATCH_STRATEGIES)
+    .optional()
+    .describe(
+      "How old was found: exact, or the one tolerant strategy that found it in exactly one place (then replaced shows the file's text that was replaced).",
+    ),
+  replaced: z
+    .string()
+    .optional()
+    .describe("With a tolerant match: the file's text that was actually replaced (clipped to 2 KiB)."),
   occurrences: z.number().int().optional().describe("With all=1: how many places were replaced."),
-  created: z.literal(true).optional().describe("The file did not exist: old was empty and the file was created with new."),
-  diff: z.string().optional().describe(`Unified diff of the change, computed from the file's content before and after (newlines shown as \\n), at most ${MAX_DIFF_CHARS / 1024} KiB.`),
-  diffTruncated: z.literal(true).optional().describe("The diff was clipped (or the change was too large to diff); read the file to see the rest."),
-  suggestedBulkPatch: z.literal(true).optional().describe(`Present once ${EDIT_STREAK_THRESHOLD} edits land within ${EDIT_STREAK_WINDOW_MS / 1000} s in this session: put the remaining known changes into one /a patch.`),
-  efficiencyHint: z.string().optional().describe("Present with suggestedBulkPatch: says how many edits and what to do instead."),
+  created: z
+    .literal(true)
+    .optional()
+    .describe("The file did not exist: old was empty and the file was created with new."),
+  diff: z
+    .string()
+    .optional()
+    .describe(
+      `Unified diff of the change, computed from the file's content before and after (newlines shown as \\n), at most ${MAX_DIFF_CHARS / 1024} KiB.`,
+    ),
+  diffTruncated: z
+    .literal(true)
+    .optional()
+    .describe("The diff was clipped (or the change was too large to diff); read the file to see the rest."),
+  suggestedBulkPatch: z
+    .literal(true)
+    .optional()
+    .describe(
+      `Present once ${EDIT_STREAK_THRESHOLD} edits land within ${EDIT_STREAK_WINDOW_MS / 1000} s in this session: put the remaining known changes into one /a patch.`,
+    ),
+  efficiencyHint: z
+    .string()
+    .optional()
+    .describe("Present with suggestedBulkPatch: says how many edits and what to do instead."),
 });
 export type EditOutput = z.infer<typeof editOutput>;
 
@@ -60,7 +95,8 @@ export const editTool = defineTool({
   longRoutes: ["edit_file", "replace"],
   capability: "mutation",
   permission: "write",
-  description: "Replace the one place old occurs in a file with new (new as raw=; or oldBlob/newBlob); all=1 replaces every occurrence; an empty old creates a missing file.",
+  description:
+    "Replace the one place old occurs in a file with new (new as raw=; or oldBlob/newBlob); all=1 replaces every occurrence; an empty old creates a missing file.",
   example: "/e?path=src/app.ts&old=hello&raw=hello world",
   schema: z.object({
     path: z.string(),
@@ -76,7 +112,10 @@ export const editTool = defineTool({
     ...journalControls,
   }),
   output: editOutput,
-  url: { aliases: { file: "path", filePath: "path", replaceAll: "all", oldString: "old", newString: "new" }, rawField: "new" },
+  url: {
+    aliases: { file: "path", filePath: "path", replaceAll: "all", oldString: "old", newString: "new" },
+    rawField: "new",
+  },
   journal: {
     stagedContent: [
       { blob: "oldBlob", count: "oldCount", into: "old" },
@@ -90,13 +129,19 @@ export const editTool = defineTool({
     const old = normalizeNewlines(args.old ?? "");
     const replacement = normalizeNewlines(args.new ?? "");
     if (old.length === 0) {
-      return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => createHeld(ctx, target, args.new ?? ""));
+      return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) =>
+        createHeld(ctx, target, args.new ?? ""),
+      );
     }
     if (old === replacement) {
-      throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", { retryable: false });
+      throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", {
+        retryable: false,
+      });
     }
     const guard = guardOf(args);
-    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) => editHeld(ctx, target, old, replacement, args.all === true, guard));
+    return withHeldPathAsync(ctx.project.root, args.path, { allowMissing: false }, (target) =>
+      editHeld(ctx, target, old, replacement, args.all === true, guard),
+    );
   },
 });
 
@@ -126,19 +171,47 @@ async function createHeld(ctx: ToolContext, target: HeldPath, content: string): 
     ...(target.exists ? {} : { created: true as const }),
     ...diffFields(target.display, "", after, [{ before: [0, 0], after: [0, Number.MAX_SAFE_INTEGER] }]),
   };
-  await commitSingleFile(ctx, { target, bytes, ...(target.exists ? { mode: info!.mode & 0o7777 } : {}), previous: target.exists ? Buffer.alloc(0) : undefined }, answer);
+  await commitSingleFile(
+    ctx,
+    {
+      target,
+      bytes,
+      ...(target.exists ? { mode: info!.mode & 0o7777 } : {}),
+      previous: target.exists ? Buffer.alloc(0) : undefined,
+    },
+    answer,
+  );
   return answer;
 }
 
-async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replacement: string, all: boolean, guard: EditGuard | undefined): Promise<EditOutput> {
+async function editHeld(
+  ctx: ToolContext,
+  target: HeldPath,
+  old: string,
+  replacement: string,
+  all: boolean,
+  guard: EditGuard | undefined,
+): Promise<EditOutput> {
   const info = target.stats!;
-  if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, { detail: { path: target.display }, retryable: false });
+  if (!info.isFile())
+    throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, {
+      detail: { path: target.display },
+      retryable: false,
+    });
   const previous = await readHeldFile(target.fd!, info.size);
   const decoded = decodeForEdit(previous, target.display);
   const normalized = normalizeWithOffsets(decoded.text);
   const match = locateOld(normalized.text, old, { all, limit: MAX_COUNTED_MATCHES + 1 });
   // A guarded retry names exact lines an earlier answer showed: only an exact match there counts.
-  if (guard) checkGuard(ctx, target.display, normalized.text, old, match?.strategy === "exact" ? match.spans.map((s) => s.start) : [], guard);
+  if (guard)
+    checkGuard(
+      ctx,
+      target.display,
+      normalized.text,
+      old,
+      match?.strategy === "exact" ? match.spans.map((s) => s.start) : [],
+      guard,
+    );
   if (!match || (match.spans.length !== 1 && !(all && match.strategy === "exact"))) {
     throw await matchError(ctx, target.display, normalized.text, old, replacement, match);
   }
@@ -178,10 +251,14 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
   const bytes = encodeText(text, decoded.encoding);
   if (bytes.equals(previous)) {
     // A tolerant match can find new itself (old differed from it only in the drift the strategy ignores).
-    throw new ToolError(ErrorCode.editNoChange, `The text old matched (${match.strategy}, line ${changes[0]!.before[0] + 1}) already reads as new; nothing to change.`, {
-      detail: { path: target.display, matchedBy: match.strategy },
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.editNoChange,
+      `The text old matched (${match.strategy}, line ${changes[0]!.before[0] + 1}) already reads as new; nothing to change.`,
+      {
+        detail: { path: target.display, matchedBy: match.strategy },
+        retryable: false,
+      },
+    );
   }
   // The diff is computed from the bytes that will be on disk, decoded the way the file was.
   const after = normalizeNewlines(decodeForEdit(bytes, target.display).text);
@@ -196,7 +273,12 @@ async function editHeld(ctx: ToolContext, target: HeldPath, old: string, replace
     encoding: decoded.encoding,
     newline: decoded.style,
     matchedBy: match.strategy,
-    ...(match.strategy === "exact" ? {} : { replaced: replaced.length > MAX_SHOWN_REPLACED_CHARS ? `${replaced.slice(0, MAX_SHOWN_REPLACED_CHARS)}…` : replaced }),
+    ...(match.strategy === "exact"
+      ? {}
+      : {
+          replaced:
+            replaced.length > MAX_SHOWN_REPLACED_CHARS ? `${replaced.slice(0, MAX_SHOWN_REPLACED_CHARS)}…` : replaced,
+        }),
     ...(all ? { occurrences: match.spans.length } : {}),
     ...diffFields(target.display, normalized.text, after, changes),
     ...streakAdvice(ctx),
@@ -217,13 +299,25 @@ function countNewlines(text: string, from: number, to: number): number {
   return n;
 }
 
-function diffFields(display: string, before: string, after: string, changes: ChangedLines[]): Pick<EditOutput, "diff" | "diffTruncated"> {
+function diffFields(
+  display: string,
+  before: string,
+  after: string,
+  changes: ChangedLines[],
+): Pick<EditOutput, "diff" | "diffTruncated"> {
   const found = unifiedDiff(display, before, after, changes);
   if (!found) return {};
   return { diff: found.diff, ...(found.truncated ? { diffTruncated: true as const } : {}) };
 }
 
-async function matchError(ctx: ToolContext, display: string, text: string, old: string, replacement: string, match: EditMatch | undefined): Promise<ToolError> {
+async function matchError(
+  ctx: ToolContext,
+  display: string,
+  text: string,
+  old: string,
+  replacement: string,
+  match: EditMatch | undefined,
+): Promise<ToolError> {
   const read = ctx.urls.to("r", "r", [["path", display]]);
   if (!match) return noMatchError(ctx, display, text, old, replacement, read);
   const hits = match.spans.map((s) => s.start);
@@ -235,7 +329,12 @@ async function matchError(ctx: ToolContext, display: string, text: string, old: 
     ErrorCode.editAmbiguous,
     `old occurs ${counted} times in ${display}${how} (lines ${lines.join(", ")}${hits.length > MAX_LISTED_LINES ? ", ..." : ""}). Include surrounding lines so it matches once${every} or change several places in one /a patch.`,
     {
-      detail: { path: display, occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length, lines, matchedBy: match.strategy },
+      detail: {
+        path: display,
+        occurrences: hits.length > MAX_COUNTED_MATCHES ? `>${MAX_COUNTED_MATCHES}` : hits.length,
+        lines,
+        matchedBy: match.strategy,
+      },
       retryable: false,
       extra: { read },
     },

@@ -94,7 +94,8 @@ export function searchNearest(text: string, old: string, budget: SearchBudget = 
     starts[i % size] = at;
     const grams = bigrams(line);
     // Line i is line j of the window starting at i - j.
-    for (let j = Math.max(0, i - (lineCount - size)); j < size && j <= i; j++) scores[(i - j) % size]! += dice(wantGrams[j]!, grams);
+    for (let j = Math.max(0, i - (lineCount - size)); j < size && j <= i; j++)
+      scores[(i - j) % size]! += dice(wantGrams[j]!, grams);
     spent += size;
     const done = i - size + 1;
     if (done >= 0) {
@@ -129,11 +130,16 @@ export function searchNearest(text: string, old: string, budget: SearchBudget = 
       startLine,
       endLine,
       similarity: mean(best.score, want.length),
-      ...(second.start >= 0 ? { runnerUp: { startLine: second.start + 1, similarity: mean(second.score, want.length) } } : {}),
+      ...(second.start >= 0
+        ? { runnerUp: { startLine: second.start + 1, similarity: mean(second.score, want.length) } }
+        : {}),
       text: window.lines.join("\n") + (trailingNewline && followedByNewline ? "\n" : ""),
       excerpt: excerpt.text,
       excerptStartLine: excerpt.startLine,
-      wholeLines: alikeLength(want[0]!, window.lines[0]!) && alikeLength(want[size - 1]!, window.lines[size - 1]!) && want.length === size,
+      wholeLines:
+        alikeLength(want[0]!, window.lines[0]!) &&
+        alikeLength(want[size - 1]!, window.lines[size - 1]!) &&
+        want.length === size,
       hash: blockHash(text, best.offset, size),
     },
   };
@@ -178,7 +184,10 @@ export function blockHash(text: string, offset: number, size: number): string {
     const nl = text.indexOf("\n", to);
     to = nl === -1 ? text.length + 1 : nl + 1;
   }
-  return createHash("sha256").update(text.slice(from, Math.min(to, text.length))).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(text.slice(from, Math.min(to, text.length)))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /** Lines counted as /r counts them: a final newline ends the last line instead of starting an empty one. */
@@ -213,7 +222,13 @@ function windowAt(text: string, offset: number, size: number): { lines: string[]
 }
 
 /** The window with CONTEXT_LINES either side (the whole file when small), each line "N: text", cut at MAX_EXCERPT_CHARS. */
-function excerptAround(text: string, offset: number, startLine: number, size: number, lineCount: number): { text: string; startLine: number } {
+function excerptAround(
+  text: string,
+  offset: number,
+  startLine: number,
+  size: number,
+  lineCount: number,
+): { text: string; startLine: number } {
   const small = lineCount <= WHOLE_FILE_LINES;
   let from = small ? 0 : offset;
   let first = small ? 1 : startLine;
@@ -251,7 +266,14 @@ function looseMatch(want: string[], recent: string[], first: number): boolean {
   for (let j = 0; j < n; j++) {
     const w = want[j]!;
     const line = recent[(first + j) % n]!;
-    const ok = n === 1 ? w.length > 0 && line.includes(w) : j === 0 ? line.endsWith(w) : j === n - 1 ? line.startsWith(w) : line === w;
+    const ok =
+      n === 1
+        ? w.length > 0 && line.includes(w)
+        : j === 0
+          ? line.endsWith(w)
+          : j === n - 1
+            ? line.startsWith(w)
+            : line === w;
     if (!ok) return false;
   }
   return true;
@@ -280,7 +302,7 @@ function bigrams(line: string): Int32Array {
 function dice(a: Int32Array, b: Int32Array): number {
   if (a.length === 0 && b.length === 0) return 1;
   let shared = 0;
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     if (a[i] === b[j]) {
       shared++;
       i++;

@@ -33,9 +33,12 @@ export type NearestSkip = "file_too_large" | "timed_out" | "failed";
 
 export type NearestOutcome = { search: NearestSearch } | { skipped: NearestSkip };
 
-const searcher = new DeadlineWorker<NearestJob, { search?: NearestSearch; error?: string }>(() => workerEntry(import.meta.url, "nearest-worker"), {
-  maxOldGenerationSizeMb: NEAREST_HEAP_MB,
-});
+const searcher = new DeadlineWorker<NearestJob, { search?: NearestSearch; error?: string }>(
+  () => workerEntry(import.meta.url, "nearest-worker"),
+  {
+    maxOldGenerationSizeMb: NEAREST_HEAP_MB,
+  },
+);
 
 /**
  * Searches in the worker one at a time: each job copies its text into the worker's heap, so jobs queued there
@@ -46,11 +49,16 @@ let queue: Promise<unknown> = Promise.resolve();
 /** The nearest lines to old in text (newlines as "\n"), searched off the event loop within the bounds above. */
 export async function findNearest(text: string, old: string, signal: AbortSignal): Promise<NearestOutcome> {
   if (text.length > MAX_NEAREST_CHARS) return { skipped: "file_too_large" };
-  if (text.length <= INLINE_CHARS && countLines(text) * countLines(old) <= INLINE_COMPARISONS) return { search: searchNearest(text, old) };
+  if (text.length <= INLINE_CHARS && countLines(text) * countLines(old) <= INLINE_COMPARISONS)
+    return { search: searchNearest(text, old) };
   const deadline = Date.now() + NEAREST_DEADLINE_MS;
   const turn = queue.then(async (): Promise<NearestOutcome> => {
     if (Date.now() >= deadline || signal.aborted) return { skipped: "timed_out" };
-    const outcome = await searcher.run({ text, old, maxComparisons: MAX_COMPARISONS, budgetMs: NEAREST_BUDGET_MS }, deadline, signal);
+    const outcome = await searcher.run(
+      { text, old, maxComparisons: MAX_COMPARISONS, budgetMs: NEAREST_BUDGET_MS },
+      deadline,
+      signal,
+    );
     if ("reply" in outcome && outcome.reply.search) return { search: outcome.reply.search };
     return { skipped: "failed" in outcome && outcome.failed === "timeout" ? "timed_out" : "failed" };
   });

@@ -9,7 +9,10 @@ import type { NearestJob } from "./nearest-search.js";
 const port = parentPort!;
 port.on("message", (message: { id: number } & NearestJob) => {
   try {
-    const search = searchNearest(message.text, message.old, { maxComparisons: message.maxComparisons, deadline: performance.now() + message.budgetMs });
+    const search = searchNearest(message.text, message.old, {
+      maxComparisons: message.maxComparisons,
+      deadline: performance.now() + message.budgetMs,
+    });
     port.postMessage({ id: message.id, search });
   } catch (error) {
     port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });

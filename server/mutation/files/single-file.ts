@@ -88,11 +88,15 @@ function journaledBeforeRename(intent: IntentHandle, hooks: TestHooks): () => Pr
 function writeFailed(ctx: ToolContext, display: string, error: unknown): ToolError {
   const cause = (error as NodeJS.ErrnoException).code ?? "error";
   // The temp file is removed on failure and the rename never happened: the target is as it was.
-  return new ToolError(ErrorCode.writeFailed, `The file system refused to write ${display} (${cause}); the file is unchanged. Fix the cause (permissions, space, a file where a directory is needed), then fetch retry.`, {
-    detail: { path: display, cause },
-    retryable: true,
-    extra: retryExtra(ctx),
-  });
+  return new ToolError(
+    ErrorCode.writeFailed,
+    `The file system refused to write ${display} (${cause}); the file is unchanged. Fix the cause (permissions, space, a file where a directory is needed), then fetch retry.`,
+    {
+      detail: { path: display, cause },
+      retryable: true,
+      extra: retryExtra(ctx),
+    },
+  );
 }
 
 /**
@@ -149,19 +153,31 @@ export async function confirmSingleFile(intent: InterruptedIntent): Promise<Tool
 }
 
 /** The failure for a checkpointed change the file does not hold: the old content means not applied, else unknown. */
-function notOnDisk(intent: InterruptedIntent, checkpoint: SingleFileCheckpoint, display: string, current: string | null): ToolFailure {
-  return interruptedFailure(intent, "running", { applied: current === checkpoint.before ? false : "unknown", path: display });
+function notOnDisk(
+  intent: InterruptedIntent,
+  checkpoint: SingleFileCheckpoint,
+  display: string,
+  current: string | null,
+): ToolFailure {
+  return interruptedFailure(intent, "running", {
+    applied: current === checkpoint.before ? false : "unknown",
+    path: display,
+  });
 }
 
 /** The fingerprint of the checkpointed file now (null when absent), after removing temp files a crash left beside it. */
-async function currentFingerprint(projectRoot: string, checkpoint: SingleFileCheckpoint): Promise<{ display: string; current: string | null }> {
+async function currentFingerprint(
+  projectRoot: string,
+  checkpoint: SingleFileCheckpoint,
+): Promise<{ display: string; current: string | null }> {
   const display = toDisplayPath(projectRoot, checkpoint.path);
   let current: string | null = null;
   // The recorded path is canonical: walked again from the root, refusing any symlink now on the way.
   const target = walkInsideRoot(projectRoot, display, { symlinks: "refuse" });
   try {
     if (target.pending.length <= 1) await removeStaleTempFilesIn(target.dirFd, target.name);
-    if (target.exists && target.stats?.isFile()) current = fingerprintBytes(await readHeldFile(target.fd!, target.stats.size));
+    if (target.exists && target.stats?.isFile())
+      current = fingerprintBytes(await readHeldFile(target.fd!, target.stats.size));
   } finally {
     target.close();
   }

@@ -36,7 +36,8 @@ export function normalizeNewlines(text: string): string {
 export function findOccurrences(haystack: string, needle: string, limit = Number.POSITIVE_INFINITY): number[] {
   const found: number[] = [];
   if (needle.length === 0) return found;
-  for (let at = haystack.indexOf(needle); at !== -1 && found.length < limit; at = haystack.indexOf(needle, at + 1)) found.push(at);
+  for (let at = haystack.indexOf(needle); at !== -1 && found.length < limit; at = haystack.indexOf(needle, at + 1))
+    found.push(at);
   return found;
 }
 

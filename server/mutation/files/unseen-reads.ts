@@ -12,7 +12,12 @@ export interface UnseenLines {
 }
 
 /** One entry per unseen byte range (merged when two fall on the same lines); empty for a file /r shows as binary. */
-export function unseenLineReads(ctx: ToolContext, display: string, bytes: Buffer, ranges: Array<[number, number]>): UnseenLines[] {
+export function unseenLineReads(
+  ctx: ToolContext,
+  display: string,
+  bytes: Buffer,
+  ranges: Array<[number, number]>,
+): UnseenLines[] {
   const file = decodeLossy(bytes);
   if (file.kind === "binary" || ranges.length === 0) return [];
   const starts = indexLines(file.utf8).starts;
@@ -29,7 +34,11 @@ export function unseenLineReads(ctx: ToolContext, display: string, bytes: Buffer
   return out.map(({ from, to }) => ({
     from,
     to,
-    read: ctx.urls.to("r", "r", [["path", display], ...(from > 1 ? [["offset", from] as [string, number]] : []), ...(to < starts.length ? [["limit", to - from + 1] as [string, number]] : [])]),
+    read: ctx.urls.to("r", "r", [
+      ["path", display],
+      ...(from > 1 ? [["offset", from] as [string, number]] : []),
+      ...(to < starts.length ? [["limit", to - from + 1] as [string, number]] : []),
+    ]),
   }));
 }
 

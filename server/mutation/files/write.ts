@@ -27,12 +27,26 @@ const MAX_LISTED_RANGES = 8;
 export const writeOutput = z.strictObject({
   ok: z.literal(true),
   path: projectPathField,
-  created: z.boolean().describe("true: the file did not exist and was created; false: an existing file was replaced whole."),
+  created: z
+    .boolean()
+    .describe("true: the file did not exist and was created; false: an existing file was replaced whole."),
   bytes: z.number().int().describe("The file's size in bytes now, in its encoding."),
-  encoding: textEncodingField.describe("The encoding written: a replaced file keeps its own (BOM included); new files, and files that did not decode exactly, are UTF-8."),
-  newline: newlineStyleField.describe("Newline style of the written text: a replaced file's content is converted to its dominant newline."),
-  unchanged: z.literal(true).optional().describe("Present when the content equals the file's current bytes: nothing was written."),
-  diff: z.string().optional().describe(`Unified diff from the replaced text (or nothing, for a created file) to the written one (newlines shown as \\n), at most ${MAX_DIFF_CHARS / 1024} KiB; absent for a binary or undecodable file replaced.`),
+  encoding: textEncodingField.describe(
+    "The encoding written: a replaced file keeps its own (BOM included); new files, and files that did not decode exactly, are UTF-8.",
+  ),
+  newline: newlineStyleField.describe(
+    "Newline style of the written text: a replaced file's content is converted to its dominant newline.",
+  ),
+  unchanged: z
+    .literal(true)
+    .optional()
+    .describe("Present when the content equals the file's current bytes: nothing was written."),
+  diff: z
+    .string()
+    .optional()
+    .describe(
+      `Unified diff from the replaced text (or nothing, for a created file) to the written one (newlines shown as \\n), at most ${MAX_DIFF_CHARS / 1024} KiB; absent for a binary or undecodable file replaced.`,
+    ),
   diffTruncated: z.literal(true).optional().describe("The diff was clipped; read the file to see the rest."),
 });
 export type WriteOutput = z.infer<typeof writeOutput>;
@@ -56,13 +70,25 @@ export const writeTool = defineTool({
   }),
   output: writeOutput,
   url: { aliases: { file: "path", filePath: "path" }, rawField: "content" },
-  journal: { stagedContent: [{ blob: "blob", count: "count", into: "content" }], recover: recoverSingleFile, confirm: confirmSingleFile, awaitsDurableItself: true },
+  journal: {
+    stagedContent: [{ blob: "blob", count: "count", into: "content" }],
+    recover: recoverSingleFile,
+    confirm: confirmSingleFile,
+    awaitsDurableItself: true,
+  },
   execute(args, ctx) {
-    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => writeHeld(ctx, target, args.content ?? "", args.replaces));
+    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) =>
+      writeHeld(ctx, target, args.content ?? "", args.replaces),
+    );
   },
 });
 
-async function writeHeld(ctx: ToolContext, target: HeldPath, content: string, replaces: string | undefined): Promise<WriteOutput> {
+async function writeHeld(
+  ctx: ToolContext,
+  target: HeldPath,
+  content: string,
+  replaces: string | undefined,
+): Promise<WriteOutput> {
   if (!target.exists) {
     const bytes = Buffer.from(content, "utf8");
     const answer: WriteOutput = {
@@ -79,7 +105,10 @@ async function writeHeld(ctx: ToolContext, target: HeldPath, content: string, re
   }
   const info = target.stats!;
   if (!info.isFile()) {
-    throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; give a file path.`, { detail: { path: target.display }, retryable: false });
+    throw new ToolError(ErrorCode.notAFile, `${target.display} is a directory; give a file path.`, {
+      detail: { path: target.display },
+      retryable: false,
+    });
   }
   const previous = await readHeldFile(target.fd!, info.size);
   if (decodeLossy(previous).kind === "binary") requireBinaryVersion(ctx, target, previous, replaces);
@@ -87,13 +116,25 @@ async function writeHeld(ctx: ToolContext, target: HeldPath, content: string, re
   const decoded = decodeExact(previous);
   // Keep the file's encoding and dominant newline; a file we cannot decode exactly is replaced as plain UTF-8.
   const encoding = decoded.ok ? decoded.decoded.encoding : "utf-8";
-  const text = decoded.ok && decoded.decoded.style !== "none" ? convertNewlines(content, decoded.decoded.newline) : content;
+  const text =
+    decoded.ok && decoded.decoded.style !== "none" ? convertNewlines(content, decoded.decoded.newline) : content;
   const bytes = encodeText(text, encoding);
-  const result: WriteOutput = { ok: true as const, path: target.display, created: false, bytes: bytes.length, encoding, newline: detectNewlines(text).style };
+  const result: WriteOutput = {
+    ok: true as const,
+    path: target.display,
+    created: false,
+    bytes: bytes.length,
+    encoding,
+    newline: detectNewlines(text).style,
+  };
   if (bytes.equals(previous)) return { ...result, unchanged: true };
   // The diff is of the text replaced and the text written (as decoded, newlines seen as \n); it is part of the
   // answer recorded with the checkpoint, ahead of the rename, so a replay shows the change that happened.
-  if (decoded.ok) Object.assign(result, diffFields(wholeFileDiff(target.display, normalizeNewlines(decoded.decoded.text), normalizeNewlines(text))));
+  if (decoded.ok)
+    Object.assign(
+      result,
+      diffFields(wholeFileDiff(target.display, normalizeNewlines(decoded.decoded.text), normalizeNewlines(text))),
+    );
   await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous }, result);
   return result;
 }
@@ -112,7 +153,13 @@ function requireBinaryVersion(ctx: ToolContext, target: HeldPath, bytes: Buffer,
   const fingerprint = fingerprintBytes(bytes);
   if (replaces === fingerprint) return;
   const intent = intentOf(ctx);
-  const retry = ctx.urls.repair({ drop: ["replaces", "run", "call"], add: [["replaces", fingerprint], ["run", deriveRunNonce(intent.callId, `replaces@${fingerprint}`)]] });
+  const retry = ctx.urls.repair({
+    drop: ["replaces", "run", "call"],
+    add: [
+      ["replaces", fingerprint],
+      ["run", deriveRunNonce(intent.callId, `replaces@${fingerprint}`)],
+    ],
+  });
   const changed = replaces === undefined ? "" : ` It changed since fingerprint ${replaces} (given as replaces=).`;
   throw new ToolError(
     ErrorCode.staleRead,
@@ -138,8 +185,14 @@ function requireCompleteRead(ctx: ToolContext, target: HeldPath, bytes: Buffer):
   // The read URL asks for the unseen lines only; with several unseen stretches, reads lists one URL each.
   const lines = unseenLineReads(ctx, target.display, bytes, listed);
   const read = lines[0]?.read ?? ctx.urls.to("r", "r", [["path", target.display]]);
-  const where = lines.length > 0 ? ` Unseen: lines ${lines.map((l) => (l.from === l.to ? `${l.from}` : `${l.from}-${l.to}`)).join(", ")}.` : "";
-  const fetch = lines.length > 1 ? "Fetch each URL in reads (following every next)" : "Fetch read (follow every next URL until complete)";
+  const where =
+    lines.length > 0
+      ? ` Unseen: lines ${lines.map((l) => (l.from === l.to ? `${l.from}` : `${l.from}-${l.to}`)).join(", ")}.`
+      : "";
+  const fetch =
+    lines.length > 1
+      ? "Fetch each URL in reads (following every next)"
+      : "Fetch read (follow every next URL until complete)";
   throw new ToolError(
     ErrorCode.staleRead,
     `${target.display} exists and ${unseen} of its ${bytes.length} current bytes were not returned to this session.${where} ${fetch}, then fetch retry. For a local change, /e or /a need no full read.`,

@@ -36,11 +36,15 @@ declare module "../../kernel/tool/definition.js" {
 export type { IntentHandle };
 
 export function runtimeOf(ctx: { mutation?: MutationRuntime | undefined }): MutationRuntime {
-  if (!ctx.mutation) throw new ToolError(ErrorCode.internalError, "This tool runs only through the mutation journal runner.", { retryable: false });
+  if (!ctx.mutation)
+    throw new ToolError(ErrorCode.internalError, "This tool runs only through the mutation journal runner.", {
+      retryable: false,
+    });
   return ctx.mutation;
 }
 
 export function intentOf(ctx: { intent?: IntentHandle | undefined }): IntentHandle {
-  if (!ctx.intent) throw new ToolError(ErrorCode.internalError, "This tool runs only as a journaled intent.", { retryable: false });
+  if (!ctx.intent)
+    throw new ToolError(ErrorCode.internalError, "This tool runs only as a journaled intent.", { retryable: false });
   return ctx.intent;
 }

@@ -36,7 +36,10 @@ export const journalControls = {
   wait: z.number().int().min(MIN_WAIT_MS).max(MAX_WAIT_MS).optional(),
   run: z
     .string()
-    .refine((v) => v === RUN_WHEN_CHANGED || RUN_NONCE_PATTERN.test(v), "run must match ^[A-Za-z0-9._:-]{1,64}$, or be @changed")
+    .refine(
+      (v) => v === RUN_WHEN_CHANGED || RUN_NONCE_PATTERN.test(v),
+      "run must match ^[A-Za-z0-9._:-]{1,64}$, or be @changed",
+    )
     .optional(),
   call: z.string().regex(CALL_ID_PATTERN, "call must match ^[A-Za-z0-9._:-]{1,128}$").optional(),
 };
@@ -50,7 +53,10 @@ export interface JournalControls {
 }
 
 /** Splits bound arguments into the journal controls and the tool's semantic arguments. */
-export function splitControls(args: Record<string, unknown>): { controls: JournalControls; rest: Record<string, unknown> } {
+export function splitControls(args: Record<string, unknown>): {
+  controls: JournalControls;
+  rest: Record<string, unknown>;
+} {
   const { wait, run, call, ...rest } = args;
   return {
     controls: {

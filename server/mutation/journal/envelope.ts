@@ -21,28 +21,40 @@ type UnlistedAgentAction = Exclude<AgentAction, (typeof AGENT_ACTIONS)[number]>;
 const everyAgentActionListed: [UnlistedAgentAction] extends [never] ? true : UnlistedAgentAction = true;
 void everyAgentActionListed;
 
-export const agentActionField = z.enum(AGENT_ACTIONS).describe("What to do next: fetch_repair fetches `repair`, poll fetches `poll`, stop means do not call again.");
+export const agentActionField = z
+  .enum(AGENT_ACTIONS)
+  .describe("What to do next: fetch_repair fetches `repair`, poll fetches `poll`, stop means do not call again.");
 
 type ErrorCodeLiteral = (typeof ErrorCode)[keyof typeof ErrorCode];
 /** Every stable error code (server/errors.ts); docs/PROTOCOL.md §3 says what each means. */
-export const errorCodeField = z.enum(Object.values(ErrorCode) as [ErrorCodeLiteral, ...ErrorCodeLiteral[]]).describe("Stable error code; repairHint says what to do next.");
+export const errorCodeField = z
+  .enum(Object.values(ErrorCode) as [ErrorCodeLiteral, ...ErrorCodeLiteral[]])
+  .describe("Stable error code; repairHint says what to do next.");
 
 const callIdField = z
   .string()
-  .describe("The intent's call id: fetch /j?call=<callId> for its outcome. Fetching the same URL again (or giving call=) never runs it twice.");
+  .describe(
+    "The intent's call id: fetch /j?call=<callId> for its outcome. Fetching the same URL again (or giving call=) never runs it twice.",
+  );
 
 /** How the journal answered, when it is worth the agent's attention: a new intent's answer has no dedupe. */
 export const dedupeField = z
   .enum(["replayed", "joined"])
-  .describe("replayed: this call ran before and this is its recorded answer (it did not run again); joined: an identical call was still running and this is its answer.");
+  .describe(
+    "replayed: this call ran before and this is its recorded answer (it did not run again); joined: an identical call was still running and this is its answer.",
+  );
 
-const pollField = z.string().describe("Exact URL to fetch for the outcome (waits up to wait= ms there); never rebuild it.");
+const pollField = z
+  .string()
+  .describe("Exact URL to fetch for the outcome (waits up to wait= ms there); never rebuild it.");
 
 const repeatFields = {
   repeat: z
     .string()
     .optional()
-    .describe("Replays only, of tools that opt in (terminal): the project changed since this ran. Exact URL that runs the call again now."),
+    .describe(
+      "Replays only, of tools that opt in (terminal): the project changed since this ran. Exact URL that runs the call again now.",
+    ),
   repeatHint: z.string().optional().describe("Says why `repeat` is offered; present with it."),
   changedSince: z
     .strictObject({
@@ -50,7 +62,9 @@ const repeatFields = {
       read: z.string().optional().describe("Exact /r of the files this call named, to see them now."),
     })
     .optional()
-    .describe("Replays only, of file mutations (write, edit, apply_patch): the project changed since this ran, so this recorded answer is not the current state."),
+    .describe(
+      "Replays only, of file mutations (write, edit, apply_patch): the project changed since this ran, so this recorded answer is not the current state.",
+    ),
 };
 
 /** What presentFinished and the runner's replay add to a succeeded intent's recorded body. */
@@ -87,7 +101,11 @@ export const nextCallField = z
 /** An intent still pending or running (presentUnfinished): where to poll for its result. */
 export const unfinishedEnvelope = z.strictObject({
   ok: z.literal(true),
-  state: z.enum(["pending", "running"]).describe("pending: admitted, waiting (for a terminal slot, or the project's write queue); running: executing now."),
+  state: z
+    .enum(["pending", "running"])
+    .describe(
+      "pending: admitted, waiting (for a terminal slot, or the project's write queue); running: executing now.",
+    ),
   callId: callIdField,
   dedupe: dedupeField.optional(),
   poll: pollField,
@@ -96,7 +114,9 @@ export const unfinishedEnvelope = z.strictObject({
   progress: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe("The tool's last progress snapshot. terminal: {phase:\"queued\", position, slots} while it waits for a slot, {phase:\"running\", since} once started."),
+    .describe(
+      'The tool\'s last progress snapshot. terminal: {phase:"queued", position, slots} while it waits for a slot, {phase:"running", since} once started.',
+    ),
   next: nextCallField.optional(),
 });
 export type UnfinishedAnswer = z.infer<typeof unfinishedEnvelope>;
@@ -136,7 +156,10 @@ export const failedAnswer = z.looseObject({
   callId: callIdField,
   state: z.literal("failed"),
   dedupe: dedupeField.optional(),
-  retry: z.string().optional().describe("Exact URL that runs the call again with a fresh identity (after an interruption or a busy refusal)."),
+  retry: z
+    .string()
+    .optional()
+    .describe("Exact URL that runs the call again with a fresh identity (after an interruption or a busy refusal)."),
   ...repeatFields,
 });
 
@@ -144,7 +167,10 @@ export const failedAnswer = z.looseObject({
 function withFields(schema: z.ZodType, fields: z.ZodRawShape): z.ZodType {
   if (schema instanceof z.ZodObject) return schema.extend(fields);
   if (schema instanceof z.ZodDiscriminatedUnion) {
-    const options = schema.options.map((o) => withFields(o as z.ZodType, fields)) as unknown as [z.ZodObject, ...z.ZodObject[]];
+    const options = schema.options.map((o) => withFields(o as z.ZodType, fields)) as unknown as [
+      z.ZodObject,
+      ...z.ZodObject[],
+    ];
     return z.discriminatedUnion(schema.def.discriminator, options);
   }
   if (schema instanceof z.ZodUnion) {
@@ -153,7 +179,14 @@ function withFields(schema: z.ZodType, fields: z.ZodRawShape): z.ZodType {
   throw new Error(`journaledOutput: an output schema is a zod object or a union of objects, not ${schema.def.type}`);
 }
 
-type Finished<T> = T & { callId: string; state: "succeeded"; dedupe?: "replayed" | "joined"; repeat?: string; repeatHint?: string; changedSince?: { hint: string; read?: string } };
+type Finished<T> = T & {
+  callId: string;
+  state: "succeeded";
+  dedupe?: "replayed" | "joined";
+  repeat?: string;
+  repeatHint?: string;
+  changedSince?: { hint: string; read?: string };
+};
 
 /** A successful answer of a journaled tool on the wire: finished (its output, or recovery's), or still unfinished. */
 export type JournaledAnswer<T> = Finished<T> | Finished<RecoveredOutput> | UnfinishedAnswer;
@@ -164,9 +197,11 @@ export type JournaledAnswer<T> = Finished<T> | Finished<RecoveredOutput> | Unfin
  * pending/running envelope. Failures (ok:false) are `failedAnswer` and `tombstoneEnvelope`.
  */
 export function journaledOutput<O extends OutputSchema>(output: O): z.ZodType<JournaledAnswer<z.infer<O>>> {
-  return z.union([withFields(output, succeededFields), recoveredOutput.extend(succeededFields), unfinishedEnvelope]) as unknown as z.ZodType<
-    JournaledAnswer<z.infer<O>>
-  >;
+  return z.union([
+    withFields(output, succeededFields),
+    recoveredOutput.extend(succeededFields),
+    unfinishedEnvelope,
+  ]) as unknown as z.ZodType<JournaledAnswer<z.infer<O>>>;
 }
 
 /** What a tool's successful answers look like on the wire: its output as is for unrecorded helpers (stage, /b, /j). */
@@ -175,11 +210,14 @@ export function wireOutputOf(tool: AnyToolDefinition): z.ZodType {
   return journaled ? journaledOutput(tool.output) : tool.output;
 }
 
-const polledToolField = z.string().describe("The id of the tool the intent ran (write, edit, apply_patch, terminal...).");
+const polledToolField = z
+  .string()
+  .describe("The id of the tool the intent ran (write, edit, apply_patch, terminal...).");
 const polledFinished = { callId: callIdField, state: z.literal("succeeded") };
 
 /** A successful /j answer: the polled intent's recorded success, or its pending/running envelope, with its tool. */
-export type PollAnswer = ({ ok: true; callId: string; state: "succeeded" } & Record<string, unknown>) | Omit<UnfinishedAnswer, "dedupe">;
+export type PollAnswer =
+  ({ ok: true; callId: string; state: "succeeded" } & Record<string, unknown>) | Omit<UnfinishedAnswer, "dedupe">;
 
 /**
  * The /j poll tool's successful answers for intents of `tools`: a succeeded intent's recorded body (the tool's
@@ -197,6 +235,8 @@ export function pollOutputOf(tools: AnyToolDefinition[]): z.ZodType<PollAnswer &
 
 /** The /j poll tool's ok:false answers: the polled intent failed (its recorded failure), or its result expired. */
 export const pollFailure = z.union([
-  failedAnswer.omit({ dedupe: true, repeat: true, repeatHint: true, changedSince: true }).extend({ tool: polledToolField }),
+  failedAnswer
+    .omit({ dedupe: true, repeat: true, repeatHint: true, changedSince: true })
+    .extend({ tool: polledToolField }),
   tombstoneEnvelope.omit({ retry: true, dedupe: true }).extend({ tool: polledToolField }),
 ]);

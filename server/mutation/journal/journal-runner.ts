@@ -19,7 +19,11 @@ import { isTombstone, presentFinished, presentTombstone, presentUnfinished } fro
 import { resolveStagedContent } from "../staging/staging.js";
 
 /** Runs one validated mutation-capability call through the journal; may reject with a ToolError. */
-export type JournalRunner = (tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => Promise<RunOutcome>;
+export type JournalRunner = (
+  tool: AnyToolDefinition,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+) => Promise<RunOutcome>;
 
 /** Error codes recovery records; a replay of such a record offers a `retry` URL with a fresh run=. */
 const INTERRUPTED_CODES = new Set<string>([ErrorCode.interrupted, ErrorCode.interruptedRolledBack]);
@@ -33,11 +37,16 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
 
     const { controls, rest } = splitControls(args);
     // A tool may wait longer by default for some calls (bg=1 waits out its start-up window); an explicit wait= wins.
-    if (args.wait === undefined) controls.wait = Math.min(MAX_WAIT_MS, tool.journal?.defaultWaitMs?.(rest) ?? controls.wait);
+    if (args.wait === undefined)
+      controls.wait = Math.min(MAX_WAIT_MS, tool.journal?.defaultWaitMs?.(rest) ?? controls.wait);
     if (controls.run !== undefined && controls.call !== undefined) {
-      throw new ToolError(ErrorCode.conflictingParameters, "Give run= (repeat on purpose) or call= (explicit id), not both.", {
-        detail: { parameters: ["run", "call"] },
-      });
+      throw new ToolError(
+        ErrorCode.conflictingParameters,
+        "Give run= (repeat on purpose) or call= (explicit id), not both.",
+        {
+          detail: { parameters: ["run", "call"] },
+        },
+      );
     }
     const scope: IntentScope = { sessionId: ctx.session.id, generation: ctx.session.generation };
 
@@ -81,7 +90,12 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
    * (a hidden retry joins or replays it), and any change to the project since makes it a new one. A run that
    * itself moved the epoch (/x bumps it after it ran) still counts as current while nothing else changed.
    */
-  function runWhenChanged(tool: AnyToolDefinition, args: Record<string, unknown>, scope: IntentScope, ctx: ToolContext): string {
+  function runWhenChanged(
+    tool: AnyToolDefinition,
+    args: Record<string, unknown>,
+    scope: IntentScope,
+    ctx: ToolContext,
+  ): string {
     const epoch = journal.epoch(ctx.project.id);
     const nonceOf = (e: number) => `${RUN_WHEN_CHANGED}:${e}`;
     if (epoch > 0) {
@@ -91,14 +105,22 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     return nonceOf(epoch);
   }
 
-  async function execute(flight: Flight, tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<IntentBody> {
+  async function execute(
+    flight: Flight,
+    tool: AnyToolDefinition,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): Promise<IntentBody> {
     const run = async () => {
       const intentCtx: ToolContext = { ...ctx, intent: intentHandle(flight, tool, ctx) };
       let release: (() => void) | undefined;
       try {
         release = await tool.journal?.admit?.(args, intentCtx);
       } catch (error) {
-        if (!isToolError(error)) log.error(`admission of intent ${tool.id} failed`, { error: error instanceof Error ? error.stack : String(error) });
+        if (!isToolError(error))
+          log.error(`admission of intent ${tool.id} failed`, {
+            error: error instanceof Error ? error.stack : String(error),
+          });
         return toFailure(error);
       }
       try {
@@ -127,7 +149,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       callId: row.callId,
       // All three come before the tool's side effects (journal-contract.ts), so a store refusing them means nothing ran.
       checkpoint: (data) => refusedBeforeEffects(runtime, () => journal.saveCheckpoint(flight, data)),
-      checkpointWithOutcome: (data, body) => refusedBeforeEffects(runtime, () => journal.recordAhead(flight, data, body, tool.journal)),
+      checkpointWithOutcome: (data, body) =>
+        refusedBeforeEffects(runtime, () => journal.recordAhead(flight, data, body, tool.journal)),
       recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => journal.savePreimages(flight, preimages)),
       durable: () => {
         // A sync that starts after the outcome was recorded ahead covers it: its answer then waits for no other.
@@ -153,7 +176,13 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     };
   }
 
-  async function respond(flight: Flight, dedupe: Dedupe, wait: number, ctx: ToolContext, tool: AnyToolDefinition): Promise<RunOutcome> {
+  async function respond(
+    flight: Flight,
+    dedupe: Dedupe,
+    wait: number,
+    ctx: ToolContext,
+    tool: AnyToolDefinition,
+  ): Promise<RunOutcome> {
     const body = await journal.settle(flight, wait);
     const { callId } = flight.row;
     // A new intent's response does not say "new": only replays and joins are worth the agent's attention.
@@ -161,19 +190,39 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     if (body === undefined) {
       // "Accepted and still running" acknowledges the intent: its admission is on stable storage first.
       await durableBeforeEffects(runtime).catch(() => undefined);
-      return { body: presentUnfinished(callId, journal.stateOf(flight), ctx.urls, shown, flight.progress, selfPoll(tool, ctx, wait), wait), callId, dedupe };
+      return {
+        body: presentUnfinished(
+          callId,
+          journal.stateOf(flight),
+          ctx.urls,
+          shown,
+          flight.progress,
+          selfPoll(tool, ctx, wait),
+          wait,
+        ),
+        callId,
+        dedupe,
+      };
     }
     return { body: presentFinished(callId, body, shown), callId, dedupe };
   }
 
   function replay(row: IntentRow, tool: AnyToolDefinition, ctx: ToolContext, wait: number): RunOutcome {
     if (isTombstone(row)) {
-      return { body: presentTombstone(row, freshRunUrl(ctx, row.callId, "retry-expired"), "replayed"), callId: row.callId, dedupe: "replayed" };
+      return {
+        body: presentTombstone(row, freshRunUrl(ctx, row.callId, "retry-expired"), "replayed"),
+        callId: row.callId,
+        dedupe: "replayed",
+      };
     }
     if (row.result === undefined) {
       // Unfinished and not executing here: recovery has not reached it yet. Never run it again.
       const state = row.state === "running" ? "running" : "pending";
-      return { body: presentUnfinished(row.callId, state, ctx.urls, "replayed", undefined, selfPoll(tool, ctx, wait), wait), callId: row.callId, dedupe: "replayed" };
+      return {
+        body: presentUnfinished(row.callId, state, ctx.urls, "replayed", undefined, selfPoll(tool, ctx, wait), wait),
+        callId: row.callId,
+        dedupe: "replayed",
+      };
     }
     const body = presentFinished(row.callId, row.result as IntentBody, "replayed") as Record<string, unknown>;
     const code = typeof body.errorCode === "string" ? body.errorCode : undefined;
@@ -187,7 +236,8 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         const repeat = freshRunUrl(ctx, row.callId, `repeat@${epoch}`);
         if (repeat) {
           body.repeat = repeat;
-          body.repeatHint = "The project changed since this ran; this is the recorded result. Fetch repeat to run it again now. For a test command, run=@changed instead of run= reruns it only when the project changed since its last run.";
+          body.repeatHint =
+            "The project changed since this ran; this is the recorded result. Fetch repeat to run it again now. For a test command, run=@changed instead of run= reruns it only when the project changed since its last run.";
         }
       } else if (epoch > row.epochAfter && tool.permission === "write") {
         body.changedSince = changedSinceOf(ctx, body);
@@ -211,7 +261,10 @@ const ADMISSION_FIRST_RETRY_MS = 20;
  * tried again with backoff for up to ADMISSION_LOCK_WAIT_MS; each try repeats the whole synchronous admission
  * (in-flight check, lookup, insert, launch), so a call that arrived meanwhile is joined, never admitted twice.
  */
-async function refuseWhenStoreFails(runtime: MutationRuntime, admit: () => Promise<RunOutcome> | RunOutcome): Promise<RunOutcome> {
+async function refuseWhenStoreFails(
+  runtime: MutationRuntime,
+  admit: () => Promise<RunOutcome> | RunOutcome,
+): Promise<RunOutcome> {
   const deadline = performance.now() + ADMISSION_LOCK_WAIT_MS;
   for (let delay = ADMISSION_FIRST_RETRY_MS; ; delay *= 2) {
     let outcome: Promise<RunOutcome> | RunOutcome;
@@ -256,33 +309,51 @@ async function durableBeforeEffects(runtime: MutationRuntime): Promise<void> {
 }
 
 function syncRefused(runtime: MutationRuntime, error: unknown): ToolError {
-  runtime.log.error("could not fsync the journal before a mutation ran; refusing it", { error: error instanceof Error ? error.message : String(error) });
-  return new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot make its journal durable right now (its state disk failed a sync), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in the log.", {
-    detail: { store: (error as NodeJS.ErrnoException).code ?? "unknown" },
-    retryable: true,
-    agentAction: "wait_and_retry",
+  runtime.log.error("could not fsync the journal before a mutation ran; refusing it", {
+    error: error instanceof Error ? error.message : String(error),
   });
+  return new ToolError(
+    ErrorCode.stateStoreUnavailable,
+    "The bridge cannot make its journal durable right now (its state disk failed a sync), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in the log.",
+    {
+      detail: { store: (error as NodeJS.ErrnoException).code ?? "unknown" },
+      retryable: true,
+      agentAction: "wait_and_retry",
+    },
+  );
 }
 
 /** The one answer for "the journal could not be written, so nothing ran"; journal.ts withdraws such an intent. */
 function storeUnavailable(error: unknown): ToolError {
-  return new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot write its journal right now (its state disk is full or locked), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in /api/health and the log.", {
-    detail: { store: sqliteCode(error) ?? "unknown" },
-    retryable: true,
-    agentAction: "wait_and_retry",
-  });
+  return new ToolError(
+    ErrorCode.stateStoreUnavailable,
+    "The bridge cannot write its journal right now (its state disk is full or locked), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in /api/health and the log.",
+    {
+      detail: { store: sqliteCode(error) ?? "unknown" },
+      retryable: true,
+      agentAction: "wait_and_retry",
+    },
+  );
 }
 
 function assertSameCall(row: IntentRow, tool: AnyToolDefinition, argsHash: string): void {
   if (row.tool === tool.id && row.argsHash === argsHash) return;
-  throw new ToolError(ErrorCode.callIdConflict, `call=${row.callId} already names a different ${row.tool} call in this session. Use a new call id, or omit call= for an automatic one.`, {
-    detail: { callId: row.callId, recordedTool: row.tool },
-    retryable: false,
-  });
+  throw new ToolError(
+    ErrorCode.callIdConflict,
+    `call=${row.callId} already names a different ${row.tool} call in this session. Use a new call id, or omit call= for an automatic one.`,
+    {
+      detail: { callId: row.callId, recordedTool: row.tool },
+      retryable: false,
+    },
+  );
 }
 
 /** Replaces each declared blob=/count= pair by the staged text in its `into` field; the content is then required. */
-function resolveStagedFields(tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
+function resolveStagedFields(
+  tool: AnyToolDefinition,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Record<string, unknown> {
   const fields = tool.journal?.stagedContent;
   if (!fields) return args;
   const out = { ...args };
@@ -293,16 +364,24 @@ function resolveStagedFields(tool: AnyToolDefinition, args: Record<string, unkno
     delete out[count];
     if (typeof blobId !== "string") {
       if (declared !== undefined) {
-        throw new ToolError(ErrorCode.missingParameter, `${count}= describes a staged blob; give ${blob}=<id> with it, or drop ${count}=.`, {
-          detail: { parameter: blob },
-          repair: ctx.urls.repair({ drop: [count] }),
-        });
+        throw new ToolError(
+          ErrorCode.missingParameter,
+          `${count}= describes a staged blob; give ${blob}=<id> with it, or drop ${count}=.`,
+          {
+            detail: { parameter: blob },
+            repair: ctx.urls.repair({ drop: [count] }),
+          },
+        );
       }
       if (out[into] === undefined && (required?.(out) ?? true)) {
         const spellings = [into, ...(tool.url.rawField === into ? ["raw="] : []), `${blob}=<id>`];
-        throw new ToolError(ErrorCode.missingParameter, `Missing ${into}: give it as ${spellings.join(" or ")}.${tool.example ? ` Example: ${tool.example}` : ""}`, {
-          detail: { parameter: into },
-        });
+        throw new ToolError(
+          ErrorCode.missingParameter,
+          `Missing ${into}: give it as ${spellings.join(" or ")}.${tool.example ? ` Example: ${tool.example}` : ""}`,
+          {
+            detail: { parameter: into },
+          },
+        );
       }
       continue;
     }
@@ -323,7 +402,10 @@ function pathsNamedIn(body: Record<string, unknown>): string[] {
   const single = typeof body.path === "string" ? body.path : typeof detail?.path === "string" ? detail.path : undefined;
   if (single) return [single];
   const files = Array.isArray(body.files) ? (body.files as Array<{ path?: unknown }>) : [];
-  return files.map((f) => f.path).filter((p): p is string => typeof p === "string").slice(0, MAX_READ_PATHS);
+  return files
+    .map((f) => f.path)
+    .filter((p): p is string => typeof p === "string")
+    .slice(0, MAX_READ_PATHS);
 }
 
 /**
@@ -332,9 +414,17 @@ function pathsNamedIn(body: Record<string, unknown>): string[] {
  */
 function changedSinceOf(ctx: ToolContext, body: Record<string, unknown>): { hint: string; read?: string } {
   const paths = pathsNamedIn(body);
-  const hint = "The project changed since this ran (a later /w, /e, /a or /x, in any session); this is the recorded answer, not the current state.";
+  const hint =
+    "The project changed since this ran (a later /w, /e, /a or /x, in any session); this is the recorded answer, not the current state.";
   if (paths.length === 0) return { hint };
-  return { hint: `${hint} Fetch read to see the file${paths.length === 1 ? "" : "s"} now.`, read: ctx.urls.to("r", "r", paths.map((p): [string, string] => ["path", p])) };
+  return {
+    hint: `${hint} Fetch read to see the file${paths.length === 1 ? "" : "s"} now.`,
+    read: ctx.urls.to(
+      "r",
+      "r",
+      paths.map((p): [string, string] => ["path", p]),
+    ),
+  };
 }
 
 export function freshRunUrl(ctx: ToolContext, callId: string, purpose: string): string | undefined {

@@ -121,9 +121,20 @@ export class Journal {
    * Registers the flight synchronously (so identical calls arriving while it runs join it), runs execute,
    * and records the outcome. The flight is forgotten only after the record is durable.
    */
-  launch(row: IntentRow, behaviour: JournalBehaviour | undefined, execute: (flight: Flight) => Promise<IntentBody>): Flight {
+  launch(
+    row: IntentRow,
+    behaviour: JournalBehaviour | undefined,
+    execute: (flight: Flight) => Promise<IntentBody>,
+  ): Flight {
     const key = Journal.key(row, row.callId);
-    const flight: Flight = { row, promise: Promise.resolve(undefined as unknown as IntentBody), body: undefined, progress: undefined, running: false, startRecorded: false };
+    const flight: Flight = {
+      row,
+      promise: Promise.resolve(undefined as unknown as IntentBody),
+      body: undefined,
+      progress: undefined,
+      running: false,
+      startRecorded: false,
+    };
     this.flights.set(key, flight);
     let answer!: (body: IntentBody) => void;
     flight.promise = new Promise<IntentBody>((resolve) => (answer = resolve));
@@ -136,7 +147,10 @@ export class Journal {
       try {
         body = await execute(flight);
       } catch (error) {
-        if (!isToolError(error)) this.log.error(`intent ${row.tool} failed outside its tool`, { error: error instanceof Error ? error.stack : String(error) });
+        if (!isToolError(error))
+          this.log.error(`intent ${row.tool} failed outside its tool`, {
+            error: error instanceof Error ? error.stack : String(error),
+          });
         body = toFailure(error);
       }
       if (!body.ok && body.errorCode === ErrorCode.stateStoreUnavailable) {
@@ -180,16 +194,26 @@ export class Journal {
    * A tool that failed never renamed: its epoch bump is taken back with the failure, so the epoch moves as if
    * nothing had been recorded ahead.
    */
-  private async settleAhead(flight: Flight, body: IntentBody, synced: ToolFailure | undefined, behaviour: JournalBehaviour | undefined): Promise<IntentBody> {
+  private async settleAhead(
+    flight: Flight,
+    body: IntentBody,
+    synced: ToolFailure | undefined,
+    behaviour: JournalBehaviour | undefined,
+  ): Promise<IntentBody> {
     const { row } = flight;
     if (body === flight.ahead && !synced) {
       if (!flight.aheadDurable) await this.durableOrLogged(row, "the outcome of");
       this.confirmLater(row.id);
       return body;
     }
-    if (body.ok && body !== flight.ahead) this.log.error(`intent ${row.tool} ${row.callId} answered another success than it recorded ahead; recording the one it answered`);
+    if (body.ok && body !== flight.ahead)
+      this.log.error(
+        `intent ${row.tool} ${row.callId} answered another success than it recorded ahead; recording the one it answered`,
+      );
     const outcome = synced ?? body;
-    await this.recordDurably(row, "record the outcome of", () => this.finish(row, outcome, behaviour, body.ok ? undefined : flight));
+    await this.recordDurably(row, "record the outcome of", () =>
+      this.finish(row, outcome, behaviour, body.ok ? undefined : flight),
+    );
     await this.durableOrLogged(row, "the outcome of");
     return outcome;
   }
@@ -239,7 +263,10 @@ export class Journal {
     try {
       this.withConfirmations(() => undefined);
     } catch (error) {
-      if (!isStoreUnavailable(error)) this.log.error("could not confirm answered outcomes; start-up recovery confirms them", { error: error instanceof Error ? error.message : String(error) });
+      if (!isStoreUnavailable(error))
+        this.log.error("could not confirm answered outcomes; start-up recovery confirms them", {
+          error: error instanceof Error ? error.message : String(error),
+        });
       else this.scheduleConfirmations();
     }
   }
@@ -253,21 +280,30 @@ export class Journal {
     for (let attempt = 0; ; attempt++) {
       if (!this.store.db.open) {
         // Shutting down: start-up recovery settles the record as it was left, and never re-runs the intent.
-        this.log.warn(`the state store closed before it could ${what} intent ${row.tool} ${row.callId}; start-up recovery settles it`);
+        this.log.warn(
+          `the state store closed before it could ${what} intent ${row.tool} ${row.callId}; start-up recovery settles it`,
+        );
         return;
       }
       try {
         write();
         this.store.journalHealth.succeeded();
-        if (attempt > 0) this.log.info(`the state store took the write again: could ${what} intent ${row.tool} ${row.callId}`);
+        if (attempt > 0)
+          this.log.info(`the state store took the write again: could ${what} intent ${row.tool} ${row.callId}`);
         return;
       } catch (error) {
         if (!isStoreUnavailable(error)) {
-          this.log.error(`could not ${what} intent ${row.tool} ${row.callId}`, { error: error instanceof Error ? error.message : String(error) });
+          this.log.error(`could not ${what} intent ${row.tool} ${row.callId}`, {
+            error: error instanceof Error ? error.message : String(error),
+          });
           return;
         }
         this.store.journalHealth.refused(error);
-        if (attempt === 0) this.log.warn(`the state store refused to ${what} intent ${row.tool} ${row.callId}; retrying until it takes writes`, { error: error instanceof Error ? error.message : String(error) });
+        if (attempt === 0)
+          this.log.warn(
+            `the state store refused to ${what} intent ${row.tool} ${row.callId}; retrying until it takes writes`,
+            { error: error instanceof Error ? error.message : String(error) },
+          );
         await sleep(Math.min(RECORD_RETRY_MIN_MS * 2 ** attempt, RECORD_RETRY_MAX_MS));
       }
     }
@@ -294,7 +330,9 @@ export class Journal {
       else await this.durable();
     } catch (error) {
       // The record is in the WAL, so it survives the process dying; only a power loss now could lose it.
-      this.log.error(`could not fsync the journal after recording ${what} intent ${row.tool} ${row.callId}`, { error: error instanceof Error ? error.message : String(error) });
+      this.log.error(`could not fsync the journal after recording ${what} intent ${row.tool} ${row.callId}`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 

@@ -42,17 +42,44 @@ export const resultTool = defineTool({
     if (flight) {
       const body = await journal.settle(flight, args.wait ?? DEFAULT_WAIT_MS);
       if (body) return recordedBody(presentFinished(args.call, body, undefined), flight.row.tool);
-      return { ...presentUnfinished(args.call, journal.stateOf(flight), ctx.urls, undefined, flight.progress, undefined, args.wait), tool: flight.row.tool };
+      return {
+        ...presentUnfinished(
+          args.call,
+          journal.stateOf(flight),
+          ctx.urls,
+          undefined,
+          flight.progress,
+          undefined,
+          args.wait,
+        ),
+        tool: flight.row.tool,
+      };
     }
     const row = journal.find(scope, args.call);
     if (!row) {
-      throw new ToolError(ErrorCode.intentNotFound, `No intent ${args.call} in this session. Call ids come from a mutation's response (callId); journals start clean after a rotation.`, {
-        detail: { call: args.call },
-        retryable: false,
-      });
+      throw new ToolError(
+        ErrorCode.intentNotFound,
+        `No intent ${args.call} in this session. Call ids come from a mutation's response (callId); journals start clean after a rotation.`,
+        {
+          detail: { call: args.call },
+          retryable: false,
+        },
+      );
     }
     if (isTombstone(row)) return recordedBody(presentTombstone(row, undefined, undefined), row.tool);
-    if (row.result === undefined) return { ...presentUnfinished(row.callId, row.state === "running" ? "running" : "pending", ctx.urls, undefined, undefined, undefined, args.wait), tool: row.tool };
+    if (row.result === undefined)
+      return {
+        ...presentUnfinished(
+          row.callId,
+          row.state === "running" ? "running" : "pending",
+          ctx.urls,
+          undefined,
+          undefined,
+          undefined,
+          args.wait,
+        ),
+        tool: row.tool,
+      };
     return recordedBody(presentFinished(row.callId, row.result as IntentBody, undefined), row.tool);
   },
 });

@@ -14,10 +14,21 @@ import { directoriesToCreate, removeHeldFile, writeHeldFile } from "../files/ato
 
 /** The preimage of a held target: its bytes and mode, or that it is absent (plus any directories to create). */
 export async function capturePreimages(target: HeldPath): Promise<Preimage[]> {
-  if (!target.exists) return [...directoriesToCreate(target).map((d) => ({ path: d, kind: "absent_dir" as const })), { path: target.absolute, kind: "absent" }];
+  if (!target.exists)
+    return [
+      ...directoriesToCreate(target).map((d) => ({ path: d, kind: "absent_dir" as const })),
+      { path: target.absolute, kind: "absent" },
+    ];
   const info = target.stats!;
   if (!info.isFile()) throw new Error(`preimage of a non-file: ${target.absolute}`);
-  return [{ path: target.absolute, kind: "file", mode: info.mode & 0o7777, content: await readHeldFile(target.fd!, info.size) }];
+  return [
+    {
+      path: target.absolute,
+      kind: "file",
+      mode: info.mode & 0o7777,
+      content: await readHeldFile(target.fd!, info.size),
+    },
+  ];
 }
 
 export interface RollbackReport {
@@ -50,7 +61,11 @@ async function hold(root: string, recorded: string): Promise<HeldPath> {
 }
 
 /** Restores files first, then removes directories the mutation created (deepest first, only when empty). */
-export async function rollbackPreimages(root: string, preimages: Preimage[], agentFallback?: Identity): Promise<RollbackReport> {
+export async function rollbackPreimages(
+  root: string,
+  preimages: Preimage[],
+  agentFallback?: Identity,
+): Promise<RollbackReport> {
   const report: RollbackReport = { restored: [], removed: [] };
   for (const p of preimages) {
     if (p.kind === "absent_dir") continue;
@@ -59,11 +74,15 @@ export async function rollbackPreimages(root: string, preimages: Preimage[], age
     try {
       if (target.pending.length <= 1) {
         const dir = target.parts.slice(0, -1);
-        for (const name of await removeStaleTempFilesIn(target.dirFd, target.name)) report.removed.push([root, ...dir, name].join("/"));
+        for (const name of await removeStaleTempFilesIn(target.dirFd, target.name))
+          report.removed.push([root, ...dir, name].join("/"));
       }
       if (p.kind === "file") {
         if (await holds(target, p)) continue;
-        await writeHeldFile(target, p.content ?? Buffer.alloc(0), { mode: p.mode!, ...(agentFallback ? { agentFallback } : {}) });
+        await writeHeldFile(target, p.content ?? Buffer.alloc(0), {
+          mode: p.mode!,
+          ...(agentFallback ? { agentFallback } : {}),
+        });
         report.restored.push(p.path);
       } else if (await removeHeldFile(target)) {
         report.removed.push(p.path);
@@ -77,7 +96,8 @@ export async function rollbackPreimages(root: string, preimages: Preimage[], age
     const target = await holdIfReachable(root, dir);
     if (!target) continue;
     try {
-      if (target.exists && target.stats?.isDirectory() && (await removeEmptyDirectoryIn(target.dirFd, target.name))) report.removed.push(dir);
+      if (target.exists && target.stats?.isDirectory() && (await removeEmptyDirectoryIn(target.dirFd, target.name)))
+        report.removed.push(dir);
     } finally {
       target.close();
     }
@@ -124,7 +144,12 @@ export async function pathsNotRestored(root: string, preimages: Preimage[]): Pro
     try {
       // A folder recorded absent may have been a file in the way (the walk sees nothing below a file): only a folder
       // there now is one the mutation left behind.
-      const left = p.kind === "file" ? !(await holds(target, p)) : p.kind === "absent_dir" ? target.exists && target.stats!.isDirectory() : target.exists;
+      const left =
+        p.kind === "file"
+          ? !(await holds(target, p))
+          : p.kind === "absent_dir"
+            ? target.exists && target.stats!.isDirectory()
+            : target.exists;
       if (left) differ.push(p.path);
     } finally {
       target.close();

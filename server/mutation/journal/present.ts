@@ -24,12 +24,21 @@ export function isTombstone(row: IntentRow): row is TombstoneRow {
  * A tombstone's answer: the call already executed (when, with which outcome) and is not run again. Not ok, since
  * the agent does not get the result it asked for; a `retry` URL runs the call again on purpose.
  */
-export function presentTombstone(row: TombstoneRow, retry: string | undefined, dedupe: ShownDedupe | undefined): TombstoneAnswer {
+export function presentTombstone(
+  row: TombstoneRow,
+  retry: string | undefined,
+  dedupe: ShownDedupe | undefined,
+): TombstoneAnswer {
   const executedAt = new Date(row.finishedAt ?? row.createdAt).toISOString();
   return {
     ok: false,
     errorCode: ErrorCode.intentResultExpired,
-    errorDetail: { tool: row.tool, outcome: row.state, executedAt, ...(row.errorCode ? { outcomeErrorCode: row.errorCode } : {}) },
+    errorDetail: {
+      tool: row.tool,
+      outcome: row.state,
+      executedAt,
+      ...(row.errorCode ? { outcomeErrorCode: row.errorCode } : {}),
+    },
     repairHint: `This call already executed at ${executedAt} (${row.state}); its result is no longer kept, so it was not run again. Re-read what you need, or fetch retry to run it again on purpose.`,
     retryable: false,
     agentAction: "stop",

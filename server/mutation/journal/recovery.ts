@@ -15,7 +15,10 @@ export interface RecoveredIntent {
   errorCode: string | undefined;
 }
 
-export async function recoverInterruptedIntents(runtime: MutationRuntime, tools: AnyToolDefinition[]): Promise<RecoveredIntent[]> {
+export async function recoverInterruptedIntents(
+  runtime: MutationRuntime,
+  tools: AnyToolDefinition[],
+): Promise<RecoveredIntent[]> {
   const { store, journal, log } = runtime;
   const recovered: RecoveredIntent[] = [];
   for (const row of store.journal.unfinished()) {
@@ -33,12 +36,16 @@ export async function recoverInterruptedIntents(runtime: MutationRuntime, tools:
     try {
       body = tool?.journal?.recover ? await tool.journal.recover(intent) : interruptedFailure(row, phase);
     } catch (error) {
-      log.error(`recovery of intent ${row.tool} failed; recording it as interrupted`, { error: error instanceof Error ? error.stack : String(error) });
+      log.error(`recovery of intent ${row.tool} failed; recording it as interrupted`, {
+        error: error instanceof Error ? error.stack : String(error),
+      });
       body = interruptedFailure(row, phase, { recoveryFailed: true });
     }
     journal.finish(row, body, tool?.journal);
     const errorCode = body.ok ? undefined : String(body.errorCode);
-    log.warn(`intent ${row.tool} was ${phase} when the previous process stopped; recorded as ${errorCode ?? "succeeded"}`);
+    log.warn(
+      `intent ${row.tool} was ${phase} when the previous process stopped; recorded as ${errorCode ?? "succeeded"}`,
+    );
     recovered.push({ callId: row.callId, tool: row.tool, phase, errorCode });
   }
   for (const row of store.journal.unconfirmed()) recovered.push(...(await confirmOutcome(runtime, tools, row)));
@@ -56,7 +63,11 @@ export async function recoverInterruptedIntents(runtime: MutationRuntime, tools:
  * if not (no rename yet, or one a power loss undid), its failure replaces the success, so no replay answers
  * success for it.
  */
-async function confirmOutcome(runtime: MutationRuntime, tools: AnyToolDefinition[], row: IntentRow): Promise<RecoveredIntent[]> {
+async function confirmOutcome(
+  runtime: MutationRuntime,
+  tools: AnyToolDefinition[],
+  row: IntentRow,
+): Promise<RecoveredIntent[]> {
   const { store, journal, log } = runtime;
   const tool = tools.find((t) => t.id === row.tool);
   const intent: InterruptedIntent = {
@@ -71,7 +82,9 @@ async function confirmOutcome(runtime: MutationRuntime, tools: AnyToolDefinition
   try {
     failure = row.state === "succeeded" ? await tool?.journal?.confirm?.(intent) : undefined;
   } catch (error) {
-    log.error(`confirming the outcome of intent ${row.tool} failed; recording it as interrupted`, { error: error instanceof Error ? error.stack : String(error) });
+    log.error(`confirming the outcome of intent ${row.tool} failed; recording it as interrupted`, {
+      error: error instanceof Error ? error.stack : String(error),
+    });
     failure = interruptedFailure(row, "running", { applied: "unknown", recoveryFailed: true });
   }
   if (!failure) {
@@ -79,12 +92,18 @@ async function confirmOutcome(runtime: MutationRuntime, tools: AnyToolDefinition
     return [];
   }
   journal.finish(row, failure, tool?.journal);
-  log.warn(`intent ${row.tool} recorded a success the disk does not hold (the previous process stopped before answering); recorded as ${failure.errorCode}`);
+  log.warn(
+    `intent ${row.tool} recorded a success the disk does not hold (the previous process stopped before answering); recorded as ${failure.errorCode}`,
+  );
   return [{ callId: row.callId, tool: row.tool, phase: "running", errorCode: String(failure.errorCode) }];
 }
 
 /** The default record for an intent the previous process did not finish: it is never re-run by itself. */
-export function interruptedFailure(row: Pick<IntentRow, "tool">, phase: "pending" | "running", detail: Record<string, unknown> = {}): ToolFailure {
+export function interruptedFailure(
+  row: Pick<IntentRow, "tool">,
+  phase: "pending" | "running",
+  detail: Record<string, unknown> = {},
+): ToolFailure {
   const hint =
     phase === "pending"
       ? `The bridge restarted before this ${row.tool} call started; nothing was done. Fetch retry to run it now.`

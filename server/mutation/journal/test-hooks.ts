@@ -34,7 +34,12 @@ export interface TestHooks {
   patchSwitchDelayMs: number;
 }
 
-export const NO_TEST_HOOKS: TestHooks = { patchWriteDelayMs: 0, directorySyncDelayMs: 0, renameDelayMs: 0, patchSwitchDelayMs: 0 };
+export const NO_TEST_HOOKS: TestHooks = {
+  patchWriteDelayMs: 0,
+  directorySyncDelayMs: 0,
+  renameDelayMs: 0,
+  patchSwitchDelayMs: 0,
+};
 
 function readDelay(env: NodeJS.ProcessEnv, name: string): number {
   const raw = env[name];
@@ -49,6 +54,7 @@ export function readTestHooks(env: NodeJS.ProcessEnv = process.env): TestHooks {
   const directorySyncDelayMs = readDelay(env, DIRECTORY_SYNC_DELAY_ENV);
   const renameDelayMs = readDelay(env, RENAME_DELAY_ENV);
   const patchSwitchDelayMs = readDelay(env, PATCH_SWITCH_DELAY_ENV);
-  if (patchWriteDelayMs === 0 && directorySyncDelayMs === 0 && renameDelayMs === 0 && patchSwitchDelayMs === 0) return NO_TEST_HOOKS;
+  if (patchWriteDelayMs === 0 && directorySyncDelayMs === 0 && renameDelayMs === 0 && patchSwitchDelayMs === 0)
+    return NO_TEST_HOOKS;
   return { patchWriteDelayMs, directorySyncDelayMs, renameDelayMs, patchSwitchDelayMs };
 }

@@ -4,7 +4,13 @@ import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool } from "../../kernel/tool/definition.js";
 import { runtimeOf } from "../journal/context.js";
-import { BLOB_ID_PATTERN, blobStatus, blobStatusUrl, MAX_STAGED_BYTES_PER_SESSION, STAGED_IDLE_TTL_MS } from "./staging.js";
+import {
+  BLOB_ID_PATTERN,
+  blobStatus,
+  blobStatusUrl,
+  MAX_STAGED_BYTES_PER_SESSION,
+  STAGED_IDLE_TTL_MS,
+} from "./staging.js";
 
 /** /b without blob=: this session's blobs. */
 export const blobListOutput = z.strictObject({
@@ -18,7 +24,10 @@ export const blobListOutput = z.strictObject({
     }),
   ),
   totalBytes: z.number().int().describe("Bytes staged in this session."),
-  limitBytes: z.number().int().describe("The session's staging budget; least recently used blobs are evicted beyond it."),
+  limitBytes: z
+    .number()
+    .int()
+    .describe("The session's staging budget; least recently used blobs are evicted beyond it."),
 });
 
 /** /b?blob=<id>: one blob's chunks. */
@@ -46,17 +55,26 @@ export const blobStatusTool = defineTool({
       const blobs = staging.list(scope);
       return {
         ok: true,
-        blobs: blobs.map((b) => ({ blob: b.blob, count: b.count, bytes: b.bytes, statusUrl: blobStatusUrl(ctx.urls, b.blob) })),
+        blobs: blobs.map((b) => ({
+          blob: b.blob,
+          count: b.count,
+          bytes: b.bytes,
+          statusUrl: blobStatusUrl(ctx.urls, b.blob),
+        })),
         totalBytes: blobs.reduce((n, b) => n + b.bytes, 0),
         limitBytes: MAX_STAGED_BYTES_PER_SESSION,
       };
     }
     const status = staging.status(scope, args.blob);
     if (!status) {
-      throw new ToolError(ErrorCode.stagedBlobNotFound, `No staged blob "${args.blob}" in this session (idle blobs expire after ${STAGED_IDLE_TTL_MS / 60000} minutes; a rotation clears them).`, {
-        detail: { blob: args.blob },
-        agentAction: "stage_content",
-      });
+      throw new ToolError(
+        ErrorCode.stagedBlobNotFound,
+        `No staged blob "${args.blob}" in this session (idle blobs expire after ${STAGED_IDLE_TTL_MS / 60000} minutes; a rotation clears them).`,
+        {
+          detail: { blob: args.blob },
+          agentAction: "stage_content",
+        },
+      );
     }
     return { ok: true, ...status };
   },

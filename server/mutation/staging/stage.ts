@@ -33,24 +33,35 @@ export const stageTool = defineTool({
   journal: { record: false },
   async execute(args, ctx) {
     if (args.count < 1 || args.count > MAX_CHUNKS_PER_BLOB) {
-      throw new ToolError(ErrorCode.invalidParameter, `count must be 1..${MAX_CHUNKS_PER_BLOB} (chunks per blob); got ${args.count}. Use larger chunks (up to ${MAX_CHUNK_BYTES / 1024} KiB) or split the work.`, {
-        detail: { parameter: "count", received: args.count, min: 1, max: MAX_CHUNKS_PER_BLOB },
-        retryable: false,
-      });
+      throw new ToolError(
+        ErrorCode.invalidParameter,
+        `count must be 1..${MAX_CHUNKS_PER_BLOB} (chunks per blob); got ${args.count}. Use larger chunks (up to ${MAX_CHUNK_BYTES / 1024} KiB) or split the work.`,
+        {
+          detail: { parameter: "count", received: args.count, min: 1, max: MAX_CHUNKS_PER_BLOB },
+          retryable: false,
+        },
+      );
     }
     if (args.i < 0) {
-      throw new ToolError(ErrorCode.stagedIndexOutOfRange, `i is the 0-based chunk index, 0..${args.count - 1}; got ${args.i}.`, {
-        detail: { blob: args.blob, index: args.i, count: args.count },
-        retryable: false,
-      });
+      throw new ToolError(
+        ErrorCode.stagedIndexOutOfRange,
+        `i is the 0-based chunk index, 0..${args.count - 1}; got ${args.i}.`,
+        {
+          detail: { blob: args.blob, index: args.i, count: args.count },
+          retryable: false,
+        },
+      );
     }
     const { staging } = runtimeOf(ctx);
-    const ack = staging.stage({ sessionId: ctx.session.id, generation: ctx.session.generation }, {
-      blob: args.blob,
-      index: args.i,
-      count: args.count,
-      content: args.chunk,
-    });
+    const ack = staging.stage(
+      { sessionId: ctx.session.id, generation: ctx.session.generation },
+      {
+        blob: args.blob,
+        index: args.i,
+        count: args.count,
+        content: args.chunk,
+      },
+    );
     return {
       ok: true,
       ...ack,

@@ -32,7 +32,9 @@ export interface StageInput {
   content: string;
 }
 
-const blobField = z.string().describe("The blob id: consume it with blob=<id>&count=<count> on /w, /e (oldBlob/newBlob), /a or /x.");
+const blobField = z
+  .string()
+  .describe("The blob id: consume it with blob=<id>&count=<count> on /w, /e (oldBlob/newBlob), /a or /x.");
 const missingField = z.array(z.number().int()).describe("0-based indexes of the chunks still to stage with /s.");
 
 /** What staging one chunk reports; /s answers it with ok, statusUrl and hint (server/mutation/staging/stage.ts). */
@@ -45,7 +47,9 @@ export const stageAck = z.strictObject({
   missing: missingField,
   complete: z.boolean().describe("Every chunk is staged: the blob can be consumed."),
   bytes: z.number().int().describe("UTF-8 bytes staged for this blob so far."),
-  evicted: z.array(z.string()).describe("Unrelated blobs dropped to stay within the session's limits; stage them again if still needed."),
+  evicted: z
+    .array(z.string())
+    .describe("Unrelated blobs dropped to stay within the session's limits; stage them again if still needed."),
 });
 export type StageAck = z.infer<typeof stageAck>;
 
@@ -57,7 +61,9 @@ export const blobStatus = z.strictObject({
   missing: missingField,
   complete: z.boolean(),
   bytes: z.number().int(),
-  preview: z.string().describe(`The first ${PREVIEW_CHARS} characters of chunk 0 ("" until it arrives), to check what was staged.`),
+  preview: z
+    .string()
+    .describe(`The first ${PREVIEW_CHARS} characters of chunk 0 ("" until it arrives), to check what was staged.`),
   idleExpiresInSeconds: z.number().int().describe("The blob is dropped after this many seconds without use."),
 });
 export type BlobStatus = z.infer<typeof blobStatus>;
@@ -80,11 +86,15 @@ export class Staging {
       return this.stageInTransaction(scope, input);
     } catch (error) {
       if (!isStoreUnavailable(error)) throw error;
-      throw new ToolError(ErrorCode.stateStoreUnavailable, "The bridge cannot write staged content right now (its state disk is full or locked), so this chunk was not stored. Fetch the same URL again in a few seconds; the operator sees the cause in /api/health.", {
-        detail: { store: sqliteCode(error) ?? "unknown" },
-        retryable: true,
-        agentAction: "wait_and_retry",
-      });
+      throw new ToolError(
+        ErrorCode.stateStoreUnavailable,
+        "The bridge cannot write staged content right now (its state disk is full or locked), so this chunk was not stored. Fetch the same URL again in a few seconds; the operator sees the cause in /api/health.",
+        {
+          detail: { store: sqliteCode(error) ?? "unknown" },
+          retryable: true,
+          agentAction: "wait_and_retry",
+        },
+      );
     }
   }
 
@@ -96,37 +106,53 @@ export class Staging {
       const key: BlobKey = { ...scope, blob: input.blob };
       const bytes = Buffer.byteLength(input.content, "utf8");
       if (bytes > MAX_CHUNK_BYTES) {
-        throw new ToolError(ErrorCode.stagedChunkTooLarge, `A chunk may hold ${MAX_CHUNK_BYTES} bytes; this one has ${bytes}. Split it into ${stagingPlan(bytes).count} chunks (~${stagingPlan(bytes).chunkBytes} bytes each) and raise count to match.`, {
-          detail: { bytes, limit: MAX_CHUNK_BYTES },
-          retryable: false,
-        });
+        throw new ToolError(
+          ErrorCode.stagedChunkTooLarge,
+          `A chunk may hold ${MAX_CHUNK_BYTES} bytes; this one has ${bytes}. Split it into ${stagingPlan(bytes).count} chunks (~${stagingPlan(bytes).chunkBytes} bytes each) and raise count to match.`,
+          {
+            detail: { bytes, limit: MAX_CHUNK_BYTES },
+            retryable: false,
+          },
+        );
       }
       const existing = store.staging.blob(key);
       const count = existing?.count ?? input.count;
       if (existing && existing.count !== input.count) throw countMismatch(input.blob, existing.count, input.count);
       if (input.index >= count) {
-        throw new ToolError(ErrorCode.stagedIndexOutOfRange, `Blob "${input.blob}" has count=${count}, so i must be 0..${count - 1}; got ${input.index}.`, {
-          detail: { blob: input.blob, index: input.index, count },
-          retryable: false,
-        });
+        throw new ToolError(
+          ErrorCode.stagedIndexOutOfRange,
+          `Blob "${input.blob}" has count=${count}, so i must be 0..${count - 1}; got ${input.index}.`,
+          {
+            detail: { blob: input.blob, index: input.index, count },
+            retryable: false,
+          },
+        );
       }
       const digest = digestOf(input.content);
       const previous = existing ? store.staging.chunk(key, input.index) : undefined;
       if (previous) {
         if (previous.digest !== digest) {
-          throw new ToolError(ErrorCode.stagedChunkConflict, `Chunk ${input.index} of blob "${input.blob}" is already staged with different content. Chunks are immutable: stage under a new blob id.`, {
-            detail: { blob: input.blob, index: input.index, stagedBytes: previous.bytes, receivedBytes: bytes },
-            retryable: false,
-          });
+          throw new ToolError(
+            ErrorCode.stagedChunkConflict,
+            `Chunk ${input.index} of blob "${input.blob}" is already staged with different content. Chunks are immutable: stage under a new blob id.`,
+            {
+              detail: { blob: input.blob, index: input.index, stagedBytes: previous.bytes, receivedBytes: bytes },
+              retryable: false,
+            },
+          );
         }
         store.staging.touch(key, at);
         return this.ack(key, input.index, true, []);
       }
       if ((existing?.bytes ?? 0) + bytes > MAX_BLOB_BYTES) {
-        throw new ToolError(ErrorCode.stagedBlobTooLarge, `Blob "${input.blob}" would exceed ${MAX_BLOB_BYTES} bytes. Split the change into several operations.`, {
-          detail: { blob: input.blob, bytes: (existing?.bytes ?? 0) + bytes, limit: MAX_BLOB_BYTES },
-          retryable: false,
-        });
+        throw new ToolError(
+          ErrorCode.stagedBlobTooLarge,
+          `Blob "${input.blob}" would exceed ${MAX_BLOB_BYTES} bytes. Split the change into several operations.`,
+          {
+            detail: { blob: input.blob, bytes: (existing?.bytes ?? 0) + bytes, limit: MAX_BLOB_BYTES },
+            retryable: false,
+          },
+        );
       }
       const evicted = this.makeRoom(scope, input.blob, existing === undefined, bytes);
       if (!existing) store.staging.create(key, count, at);
@@ -168,24 +194,37 @@ export class Staging {
     const status = this.status(scope, blob);
     if (!status) {
       return {
-        error: new ToolError(ErrorCode.stagedBlobNotFound, `No staged blob "${blob}" in this session (blobs expire after ${STAGED_IDLE_TTL_MS / 60000} idle minutes). Stage it with /s first.`, {
-          detail: { blob },
-          agentAction: "stage_content",
-        }),
+        error: new ToolError(
+          ErrorCode.stagedBlobNotFound,
+          `No staged blob "${blob}" in this session (blobs expire after ${STAGED_IDLE_TTL_MS / 60000} idle minutes). Stage it with /s first.`,
+          {
+            detail: { blob },
+            agentAction: "stage_content",
+          },
+        ),
       };
     }
     if (count !== undefined && count !== status.count) return { error: countMismatch(blob, status.count, count) };
     if (!status.complete) {
       return {
-        error: new ToolError(ErrorCode.stagedBlobIncomplete, `Blob "${blob}" is missing chunk(s) ${status.missing.join(", ")} of ${status.count}. Stage them, then retry this URL.`, {
-          detail: { blob, count: status.count, missing: status.missing, received: status.received },
-          agentAction: "stage_content",
-        }),
+        error: new ToolError(
+          ErrorCode.stagedBlobIncomplete,
+          `Blob "${blob}" is missing chunk(s) ${status.missing.join(", ")} of ${status.count}. Stage them, then retry this URL.`,
+          {
+            detail: { blob, count: status.count, missing: status.missing, received: status.received },
+            agentAction: "stage_content",
+          },
+        ),
       };
     }
     const key = { ...scope, blob };
     this.store.staging.touch(key, this.now());
-    return { text: this.store.staging.chunks(key).map((c) => c.content).join("") };
+    return {
+      text: this.store.staging
+        .chunks(key)
+        .map((c) => c.content)
+        .join(""),
+    };
   }
 
   /** Drops blobs of generations their sessions have left (rotation starts clean) and idle ones. */
@@ -198,7 +237,17 @@ export class Staging {
     const row = this.store.staging.blob(key)!;
     const have = new Set(this.store.staging.chunks(key).map((c) => c.index));
     const missing = range(row.count).filter((i) => !have.has(i));
-    return { blob: key.blob, index, count: row.count, deduplicated, received: have.size, missing, complete: missing.length === 0, bytes: row.bytes, evicted };
+    return {
+      blob: key.blob,
+      index,
+      count: row.count,
+      deduplicated,
+      received: have.size,
+      missing,
+      complete: missing.length === 0,
+      bytes: row.bytes,
+      evicted,
+    };
   }
 
   /** Evicts the least recently used blobs other than `keep` until a new chunk (and maybe a new blob) fits. */
@@ -224,10 +273,14 @@ function range(n: number): number[] {
 }
 
 function countMismatch(blob: string, declared: number, got: number): ToolError {
-  return new ToolError(ErrorCode.stagedCountMismatch, `Blob "${blob}" was declared with count=${declared}; got count=${got}. A declared count never changes: use count=${declared} or a new blob id.`, {
-    detail: { blob, declared, received: got },
-    retryable: false,
-  });
+  return new ToolError(
+    ErrorCode.stagedCountMismatch,
+    `Blob "${blob}" was declared with count=${declared}; got count=${got}. A declared count never changes: use count=${declared} or a new blob id.`,
+    {
+      detail: { blob, declared, received: got },
+      retryable: false,
+    },
+  );
 }
 
 /** Exact /b URL for a blob. */
@@ -241,7 +294,10 @@ export function blobStatusUrl(urls: ExactUrls, blob: string): string {
  */
 export function resolveStagedContent(ctx: ToolContext, blob: string, count: number | undefined): string {
   const staging = ctx.mutation?.staging;
-  if (!staging) throw new ToolError(ErrorCode.internalError, "Staged content is only available to mutation tools.", { retryable: false });
+  if (!staging)
+    throw new ToolError(ErrorCode.internalError, "Staged content is only available to mutation tools.", {
+      retryable: false,
+    });
   const result = staging.assemble({ sessionId: ctx.session.id, generation: ctx.session.generation }, blob, count);
   if ("text" in result) return result.text;
   const e = result.error;

@@ -16,9 +16,11 @@ const MAX_SCANNED_LINE = 4096;
 // An OSC sequence runs to its BEL but never past another ESC: without that stop, a line of unterminated ESC ]
 // was rescanned from each of them (quadratic; every line of a process's start-up window is scanned).
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07/g;
-const LOCAL_URL = /\bhttps?:\/\/(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])(?::(\d{1,5}))?(?:\/[^\s'"<>`)\]]*)?/gi;
+const LOCAL_URL =
+  /\bhttps?:\/\/(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])(?::(\d{1,5}))?(?:\/[^\s'"<>`)\]]*)?/gi;
 const LOCAL_HOST_PORT = /(?:^|[\s(=])(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\]|\*):(\d{2,5})\b/gi;
-const PORT_PHRASE = /\b(?:listen(?:ing)?|running|started|serving|server|available|ready|bound|open)\b[^\n]{0,60}?\bport\b\s*[:=#]?\s*(\d{2,5})\b/gi;
+const PORT_PHRASE =
+  /\b(?:listen(?:ing)?|running|started|serving|server|available|ready|bound|open)\b[^\n]{0,60}?\bport\b\s*[:=#]?\s*(\d{2,5})\b/gi;
 
 export interface DetectedEndpoints {
   urls: string[];
@@ -127,11 +129,14 @@ export function watchStartup(options: StartupWatchOptions): Promise<StartupEnd> 
       () => finish("exited"),
       () => finish("exited"),
     );
-    const timer = setInterval(() => {
-      const now = Date.now();
-      const quietSince = options.transcript.lastOutputAt ?? started;
-      if (options.transcript.hasAddress() && now - quietSince >= quietMs) finish("announced");
-      else if (now - started >= windowMs) finish("window");
-    }, Math.min(50, quietMs));
+    const timer = setInterval(
+      () => {
+        const now = Date.now();
+        const quietSince = options.transcript.lastOutputAt ?? started;
+        if (options.transcript.hasAddress() && now - quietSince >= quietMs) finish("announced");
+        else if (now - started >= windowMs) finish("window");
+      },
+      Math.min(50, quietMs),
+    );
   });
 }

@@ -45,7 +45,9 @@ export interface BackgroundProcess {
 }
 
 export function listBackground(processes: TerminalProcesses, owner?: Partial<TreeOwner>): BackgroundProcess[] {
-  return processes.list({ kind: "background", ...owner }).map(({ pid, command, cwd, startedAt, logFile }) => ({ pid, command, cwd, startedAt, logFile: logFile ?? "" }));
+  return processes
+    .list({ kind: "background", ...owner })
+    .map(({ pid, command, cwd, startedAt, logFile }) => ({ pid, command, cwd, startedAt, logFile: logFile ?? "" }));
 }
 
 export interface LaunchOptions extends SpawnOptions {
@@ -91,7 +93,11 @@ class RotatingLog {
 
   /** Never through a symlink; readable by the project's agent group (0640 root:gid) when the bridge is root. */
   private open(): number {
-    const fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, this.reader ? 0o640 : 0o600);
+    const fd = fs.openSync(
+      this.file,
+      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW,
+      this.reader ? 0o640 : 0o600,
+    );
     if (this.reader) fs.fchownSync(fd, process.getuid?.() ?? 0, this.reader.gid);
     return fd;
   }
@@ -152,7 +158,15 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
     throw new ToolError(
       ErrorCode.backgroundLimitReached,
       `${count} background processes are running (the limit is ${MAX_BACKGROUND_PROCESSES}). Stop one of yours with /x?stop=<pid> (the stop URL its launch answered), then retry.`,
-      { detail: { running: listBackground(options.processes).map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
+      {
+        detail: {
+          running: listBackground(options.processes).map(({ pid, command }) => ({
+            pid,
+            command: command.slice(0, 120),
+          })),
+        },
+        agentAction: "wait_and_retry",
+      },
     );
   }
   const logFile = prepareLogFile(options.logDir ?? backgroundLogDir(), options.logReader);
@@ -185,9 +199,13 @@ export async function launchBackground(options: LaunchOptions): Promise<LaunchRe
     const end = await finished;
     log.close();
     if (end.spawnerLost) throw spawnerLost();
-    throw new ToolError(ErrorCode.internalError, "The shell could not be started (spawn failed). Check that /bin/sh exists and the launcher is built (npm run build:native).", {
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.internalError,
+      "The shell could not be started (spawn failed). Check that /bin/sh exists and the launcher is built (npm run build:native).",
+      {
+        retryable: false,
+      },
+    );
   }
 
   const onShutdown = () => void child.stop();
@@ -242,19 +260,30 @@ export function spawnerLost(extra?: Record<string, unknown>): ToolError {
 /** The launcher refused to start a command (cwd through a symlink, Landlock missing while required...). */
 export function launcherRefused(message: string): ToolError {
   if (/is a symlink/.test(message)) {
-    return new ToolError(ErrorCode.symlinkEscape, `The command did not run: ${message}.`, { detail: { launcher: message }, retryable: false });
+    return new ToolError(ErrorCode.symlinkEscape, `The command did not run: ${message}.`, {
+      detail: { launcher: message },
+      retryable: false,
+    });
   }
   // The bridge walked cwd= a moment earlier, so a component that is now missing or not a directory changed under
   // the call (a rename or a swap): the same answer the file tools give, and retrying is safe since nothing ran.
   if (/^cwd component .*(No such file or directory|Not a directory|Too many levels of symbolic links)$/.test(message)) {
-    return new ToolError(ErrorCode.pathChanged, `The command did not run: ${message} (the folder changed while the call started). Fetch the same URL again.`, {
-      detail: { launcher: message },
-      retryable: true,
-      agentAction: "wait_and_retry",
-    });
+    return new ToolError(
+      ErrorCode.pathChanged,
+      `The command did not run: ${message} (the folder changed while the call started). Fetch the same URL again.`,
+      {
+        detail: { launcher: message },
+        retryable: true,
+        agentAction: "wait_and_retry",
+      },
+    );
   }
-  return new ToolError(ErrorCode.sandboxUnavailable, `The sandbox did not start the command: ${message}. Nothing ran; the operator can check the Sandbox line of the control UI.`, {
-    detail: { launcher: message },
-    retryable: false,
-  });
+  return new ToolError(
+    ErrorCode.sandboxUnavailable,
+    `The sandbox did not start the command: ${message}. Nothing ran; the operator can check the Sandbox line of the control UI.`,
+    {
+      detail: { launcher: message },
+      retryable: false,
+    },
+  );
 }

@@ -13,7 +13,12 @@ import { createProjectContainers, type ProjectContainers } from "../../sandbox/c
 import { CONTAINER_PROJECT_PATH } from "../../sandbox/container/spec.js";
 import { StartupTranscript, watchStartup } from "./startup-transcript.js";
 import { createMarkerFilter } from "../../sandbox/container/exec.js";
-import { MAX_BACKGROUND_LOG_BYTES, MAX_BACKGROUND_LOG_FILES, MAX_BACKGROUND_PROCESSES, type LaunchResult } from "./terminal-background.js";
+import {
+  MAX_BACKGROUND_LOG_BYTES,
+  MAX_BACKGROUND_LOG_FILES,
+  MAX_BACKGROUND_PROCESSES,
+  type LaunchResult,
+} from "./terminal-background.js";
 import { OutputCollector, STDERR_LIMITS, STDOUT_LIMITS } from "./terminal-output.js";
 import type { EndReason, TerminalProcesses, TreeOwner } from "./terminal-processes.js";
 import type { ForegroundResult } from "./terminal-run.js";
@@ -58,7 +63,8 @@ export interface ContainerLaunchOptions extends ContainerCommandOptions {
   quietMs?: number;
 }
 
-const displayCwd = (cwd: string) => (cwd === "" || cwd === "." ? CONTAINER_PROJECT_PATH : `${CONTAINER_PROJECT_PATH}/${cwd}`);
+const displayCwd = (cwd: string) =>
+  cwd === "" || cwd === "." ? CONTAINER_PROJECT_PATH : `${CONTAINER_PROJECT_PATH}/${cwd}`;
 
 function commandEnv(options: ContainerCommandOptions, job: string): Record<string, string> {
   return { ...CHILD_ENV_DEFAULTS, ...options.env, [JOB_VARIABLE]: job };
@@ -87,10 +93,22 @@ function sweepScript(job: string, kill: boolean): string {
 }
 
 /** Ends (or only counts) the processes still carrying the job's marker; answers how many. Never throws. */
-async function sweepJob(containers: ProjectContainers, projectId: string, root: string, job: string, kill: boolean): Promise<number> {
+async function sweepJob(
+  containers: ProjectContainers,
+  projectId: string,
+  root: string,
+  job: string,
+  kill: boolean,
+): Promise<number> {
   let out = "";
   try {
-    await containers.exec({ projectId, root, command: sweepScript(job, kill), timeoutMs: SWEEP_TIMEOUT_MS, onStdout: (chunk) => (out += chunk.toString("latin1")) });
+    await containers.exec({
+      projectId,
+      root,
+      command: sweepScript(job, kill),
+      timeoutMs: SWEEP_TIMEOUT_MS,
+      onStdout: (chunk) => (out += chunk.toString("latin1")),
+    });
   } catch {
     // The container is gone or being restarted; whatever carried the marker ended with it.
     return 0;
@@ -150,11 +168,13 @@ export class ContainerTerminal {
    */
   async endScope(scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }): Promise<void> {
     if (scope.projectId !== undefined && scope.projectDeleted) {
-      for (const [session, project] of this.sessionProjects) if (project === scope.projectId) this.sessionProjects.delete(session);
+      for (const [session, project] of this.sessionProjects)
+        if (project === scope.projectId) this.sessionProjects.delete(session);
       await this.containers.remove(scope.projectId).catch(() => false);
       return;
     }
-    const projectId = scope.projectId ?? (scope.sessionId !== undefined ? this.sessionProjects.get(scope.sessionId) : undefined);
+    const projectId =
+      scope.projectId ?? (scope.sessionId !== undefined ? this.sessionProjects.get(scope.sessionId) : undefined);
     if (scope.sessionId !== undefined) this.sessionProjects.delete(scope.sessionId);
     if (projectId !== undefined) await this.containers.endProcesses(projectId).catch(() => false);
   }
@@ -183,7 +203,10 @@ interface CommandContext {
   handle: number;
 }
 
-async function runForegroundInContainer(context: CommandContext, options: ContainerForegroundOptions): Promise<ForegroundResult> {
+async function runForegroundInContainer(
+  context: CommandContext,
+  options: ContainerForegroundOptions,
+): Promise<ForegroundResult> {
   const started = performance.now();
   const { owner, root } = options;
   const stdout = new OutputCollector(STDOUT_LIMITS);
@@ -282,7 +305,10 @@ export function backgroundScript(command: string, logFile: string, job: string):
 
 type Outcome = { ok: true; exitCode: number | null; signal: string | null } | { ok: false; error: unknown };
 
-async function launchBackgroundInContainer(context: CommandContext, options: ContainerLaunchOptions): Promise<LaunchResult> {
+async function launchBackgroundInContainer(
+  context: CommandContext,
+  options: ContainerLaunchOptions,
+): Promise<LaunchResult> {
   options.signal.throwIfAborted();
   const { owner, root } = options;
   const { containers, processes, handle } = context;
@@ -291,7 +317,14 @@ async function launchBackgroundInContainer(context: CommandContext, options: Con
     throw new ToolError(
       ErrorCode.backgroundLimitReached,
       `${count} background processes are running (the limit is ${MAX_BACKGROUND_PROCESSES}). Stop one of yours with /x?stop=<pid> (the stop URL its launch answered), then retry.`,
-      { detail: { running: processes.list({ kind: "background" }).map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })) }, agentAction: "wait_and_retry" },
+      {
+        detail: {
+          running: processes
+            .list({ kind: "background" })
+            .map(({ pid, command }) => ({ pid, command: command.slice(0, 120) })),
+        },
+        agentAction: "wait_and_retry",
+      },
     );
   }
   const started = performance.now();
@@ -306,20 +339,22 @@ async function launchBackgroundInContainer(context: CommandContext, options: Con
   const commandExited = new Promise<void>((resolve) => (onCommandExit = resolve));
   const stderr = createMarkerFilter(job, onChunk, (kind) => kind === "exit" && onCommandExit());
   const stopper = new AbortController();
-  const shell: Promise<Outcome> = containers.exec({
-    projectId: owner.projectId,
-    root,
-    command: backgroundScript(options.command, logFile, job),
-    cwd: options.cwd || ".",
-    env: commandEnv(options, job),
-    timeoutMs: BACKGROUND_TIMEOUT_MS,
-    onStdout: onChunk,
-    onStderr: (chunk) => stderr.write(chunk),
-    signal: stopper.signal,
-  }).then(
-    (result) => ({ ok: true, exitCode: result.exitCode, signal: result.signal }),
-    (error: unknown) => ({ ok: false, error }),
-  );
+  const shell: Promise<Outcome> = containers
+    .exec({
+      projectId: owner.projectId,
+      root,
+      command: backgroundScript(options.command, logFile, job),
+      cwd: options.cwd || ".",
+      env: commandEnv(options, job),
+      timeoutMs: BACKGROUND_TIMEOUT_MS,
+      onStdout: onChunk,
+      onStderr: (chunk) => stderr.write(chunk),
+      signal: stopper.signal,
+    })
+    .then(
+      (result) => ({ ok: true, exitCode: result.exitCode, signal: result.signal }),
+      (error: unknown) => ({ ok: false, error }),
+    );
 
   let gone = false;
   let stopping: Promise<void> | undefined;
@@ -349,9 +384,15 @@ async function launchBackgroundInContainer(context: CommandContext, options: Con
   };
 
   const exited = Promise.race([commandExited, shell]);
-  const startup = await watchStartup({ transcript, exited, ...(options.windowMs ? { windowMs: options.windowMs } : {}), ...(options.quietMs ? { quietMs: options.quietMs } : {}) });
+  const startup = await watchStartup({
+    transcript,
+    exited,
+    ...(options.windowMs ? { windowMs: options.windowMs } : {}),
+    ...(options.quietMs ? { quietMs: options.quietMs } : {}),
+  });
   // The command's shell exited: the script ends too unless something it started still holds the output.
-  const outcome = startup === "exited" ? await Promise.race([shell, delay(EXIT_OUTPUT_GRACE_MS).then(() => undefined)]) : undefined;
+  const outcome =
+    startup === "exited" ? await Promise.race([shell, delay(EXIT_OUTPUT_GRACE_MS).then(() => undefined)]) : undefined;
   watching = false;
   stderr.flush();
   if (outcome && !outcome.ok) {
@@ -361,7 +402,12 @@ async function launchBackgroundInContainer(context: CommandContext, options: Con
   // Running: the script holds on (a server behind "&" keeps the output), or a process that carries the job's
   // marker is left (a setsid'd daemon that closed its output).
   const alive = outcome === undefined || (await sweepJob(containers, owner.projectId, root, job, false)) > 0;
-  if (alive) void watchJob(shell, () => gone || stopping !== undefined, () => sweepJob(containers, owner.projectId, root, job, false)).then(release);
+  if (alive)
+    void watchJob(
+      shell,
+      () => gone || stopping !== undefined,
+      () => sweepJob(containers, owner.projectId, root, job, false),
+    ).then(release);
   else release();
   return {
     pid: handle,
@@ -374,7 +420,11 @@ async function launchBackgroundInContainer(context: CommandContext, options: Con
 }
 
 /** Resolves once the job's shell has exited and no process carries its marker any more (or it was stopped). */
-async function watchJob(shell: Promise<Outcome>, stopped: () => boolean, remaining: () => Promise<number>): Promise<void> {
+async function watchJob(
+  shell: Promise<Outcome>,
+  stopped: () => boolean,
+  remaining: () => Promise<number>,
+): Promise<void> {
   await shell;
   // Bounded by the job's own life: one short exec every LEFTOVER_POLL_MS while something of it runs.
   while (!stopped() && (await remaining()) > 0) {

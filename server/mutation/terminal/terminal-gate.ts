@@ -25,17 +25,25 @@ export class TerminalGate extends SlotGate {
       maxQueued: options.maxQueued ?? MAX_QUEUED_FOREGROUND,
       maxWaitMs: options.maxWaitMs ?? MAX_GATE_WAIT_MS,
       full: (snapshot) =>
-        new ToolError(ErrorCode.terminalBusy, `${snapshot.slots} foreground commands are running and ${snapshot.queued} are already waiting. Retry later, or launch long-running work with bg=1.`, {
-          detail: snapshot,
-          retryable: true,
-          agentAction: "wait_and_retry",
-        }),
+        new ToolError(
+          ErrorCode.terminalBusy,
+          `${snapshot.slots} foreground commands are running and ${snapshot.queued} are already waiting. Retry later, or launch long-running work with bg=1.`,
+          {
+            detail: snapshot,
+            retryable: true,
+            agentAction: "wait_and_retry",
+          },
+        ),
       timedOut: (snapshot, waitMs) =>
-        new ToolError(ErrorCode.terminalBusy, `No foreground slot freed within ${waitMs} ms; the command did not run. Retry later, or launch long-running work with bg=1.`, {
-          detail: snapshot,
-          retryable: true,
-          agentAction: "wait_and_retry",
-        }),
+        new ToolError(
+          ErrorCode.terminalBusy,
+          `No foreground slot freed within ${waitMs} ms; the command did not run. Retry later, or launch long-running work with bg=1.`,
+          {
+            detail: snapshot,
+            retryable: true,
+            agentAction: "wait_and_retry",
+          },
+        ),
     });
   }
 }

@@ -69,7 +69,12 @@ export class OutputCollector {
     const tail = Buffer.concat(this.tail);
     const kept = head.length + tail.length;
     if (kept === this.total) {
-      return { text: Buffer.concat([head, tail]).toString("utf8"), bytes: this.total, truncated: false, omittedBytes: 0 };
+      return {
+        text: Buffer.concat([head, tail]).toString("utf8"),
+        bytes: this.total,
+        truncated: false,
+        omittedBytes: 0,
+      };
     }
     // Cut the head before a character that straddles its end, and start the tail at a character boundary.
     const headComplete = completeLength(head);

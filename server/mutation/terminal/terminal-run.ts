@@ -63,9 +63,13 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
   if (pid === undefined) {
     pending.abandoned();
     if ((await child.done).spawnerLost) throw spawnerLost();
-    throw new ToolError(ErrorCode.internalError, "The shell could not be started (spawn failed). Check that /bin/sh exists and the launcher is built (npm run build:native).", {
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.internalError,
+      "The shell could not be started (spawn failed). Check that /bin/sh exists and the launcher is built (npm run build:native).",
+      {
+        retryable: false,
+      },
+    );
   }
   let ended: EndReason | "timeout" | undefined;
   const end = (why: EndReason | "timeout") => {

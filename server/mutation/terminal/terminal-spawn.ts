@@ -100,8 +100,24 @@ export async function spawnCommand(options: SpawnOptions & { foreground: boolean
   const binary = options.plan?.file ?? launcherBinary();
   const shellArgv = [shell.file, ...shell.args, options.command];
   const env = { ...options.env, ...(options.plan?.env ?? {}) };
-  if (!binary) return fromChild(spawn(shellArgv[0]!, shellArgv.slice(1), { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true }), false);
-  const args = [...(options.plan?.args ?? []), ...(options.foreground && !options.plan ? ["--foreground"] : []), "--status-fd", String(STATUS_FD), "--", ...shellArgv];
+  if (!binary)
+    return fromChild(
+      spawn(shellArgv[0]!, shellArgv.slice(1), {
+        cwd: options.cwd,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      }),
+      false,
+    );
+  const args = [
+    ...(options.plan?.args ?? []),
+    ...(options.foreground && !options.plan ? ["--foreground"] : []),
+    "--status-fd",
+    String(STATUS_FD),
+    "--",
+    ...shellArgv,
+  ];
   const cwd = options.plan?.spawnCwd ?? options.cwd;
   let resident: SpawnerChild | undefined;
   try {
@@ -127,15 +143,23 @@ function commandOf(
     if (firstStderr.length < 512) firstStderr += chunk.toString("utf8");
   });
   const streams = [io.stdout, io.stderr, ...io.extra];
-  const streamsClosed = Promise.all(streams.map(
-    (stream) => new Promise<void>((resolve) => (stream.readableEnded || stream.destroyed ? resolve() : stream.once("close", () => resolve()))),
-  ));
+  const streamsClosed = Promise.all(
+    streams.map(
+      (stream) =>
+        new Promise<void>((resolve) =>
+          stream.readableEnded || stream.destroyed ? resolve() : stream.once("close", () => resolve()),
+        ),
+    ),
+  );
   const done = exitedWith.then(async (exit) => {
     // A process the launcher failed to end could hold the pipes forever: never wait on them unbounded.
     await Promise.race([streamsClosed, new Promise((resolve) => setTimeout(resolve, OUTPUT_DRAIN_MS))]);
     for (const stream of streams) stream.destroy();
     const status = parseStatus(exit.status());
-    const launcherError = exit.code === 125 && firstStderr.startsWith(LAUNCHER_PREFIX) ? firstStderr.slice(LAUNCHER_PREFIX.length).split("\n")[0] : undefined;
+    const launcherError =
+      exit.code === 125 && firstStderr.startsWith(LAUNCHER_PREFIX)
+        ? firstStderr.slice(LAUNCHER_PREFIX.length).split("\n")[0]
+        : undefined;
     const spawnerLost = exit.lost;
     if (status) return { ...status, launcherError, spawnerLost };
     return { exitCode: exit.code, signal: exit.signal, leftovers: 0, launcherError, spawnerLost };
@@ -150,7 +174,10 @@ function commandOf(
         return;
       }
       signalLauncher("SIGTERM");
-      const ended = await Promise.race([exitedWith.then(() => true), sleep(KILL_GRACE_MS + LAUNCHER_STOP_SLACK_MS).then(() => false)]);
+      const ended = await Promise.race([
+        exitedWith.then(() => true),
+        sleep(KILL_GRACE_MS + LAUNCHER_STOP_SLACK_MS).then(() => false),
+      ]);
       // The launcher itself is stuck: end it and whatever /proc still shows beneath it.
       if (!ended) await killTree(pid, 0);
     })();
@@ -186,7 +213,12 @@ function fromChild(child: ChildProcess, launched: boolean): SpawnedCommand {
       resolve({ code: null, signal: null, status, lost: false });
     });
   });
-  const io = { pid: child.pid, stdout: child.stdout!, stderr: child.stderr!, extra: statusStream ? [statusStream] : [] };
+  const io = {
+    pid: child.pid,
+    stdout: child.stdout!,
+    stderr: child.stderr!,
+    extra: statusStream ? [statusStream] : [],
+  };
   const signalLauncher = launched ? (name: NodeJS.Signals) => signal(child, name) : undefined;
   return commandOf(io, exitedWith, () => alive, signalLauncher);
 }
@@ -198,13 +230,23 @@ function fromSpawner(resident: SpawnerChild): SpawnedCommand {
     alive = false;
     return { ...exit, status: () => exit.status };
   });
-  return commandOf({ pid: resident.pid, stdout: resident.stdout, stderr: resident.stderr, extra: [] }, exitedWith, () => alive, (name) => resident.kill(name));
+  return commandOf(
+    { pid: resident.pid, stdout: resident.stdout, stderr: resident.stderr, extra: [] },
+    exitedWith,
+    () => alive,
+    (name) => resident.kill(name),
+  );
 }
 
 /** The spawner died or hung while starting this command: it may have begun, so it is reported, never retried. */
 function lostBeforeStart(): SpawnedCommand {
   const empty = () => Readable.from([]);
-  return commandOf({ pid: undefined, stdout: empty(), stderr: empty(), extra: [] }, Promise.resolve({ code: null, signal: null, status: () => "", lost: true }), () => false, undefined);
+  return commandOf(
+    { pid: undefined, stdout: empty(), stderr: empty(), extra: [] },
+    Promise.resolve({ code: null, signal: null, status: () => "", lost: true }),
+    () => false,
+    undefined,
+  );
 }
 
 function parseStatus(text: string): StatusLine | undefined {

@@ -16,9 +16,21 @@ import { killTree, processStartTicks } from "./process-tree.js";
 import { interruptedFailure } from "../journal/recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "../staging/staging.js";
 import { STARTUP_WINDOW_MS } from "./startup-transcript.js";
-import { backgroundLogDir, launchBackground, launcherRefused, spawnerLost, type LaunchResult } from "./terminal-background.js";
+import {
+  backgroundLogDir,
+  launchBackground,
+  launcherRefused,
+  spawnerLost,
+  type LaunchResult,
+} from "./terminal-background.js";
 import type { BoundedText } from "./terminal-output.js";
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, runForeground, type ForegroundResult } from "./terminal-run.js";
+import {
+  DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  MIN_TIMEOUT_MS,
+  runForeground,
+  type ForegroundResult,
+} from "./terminal-run.js";
 import { treeEndsWithBridge } from "./terminal-spawn.js";
 
 const schema = z.object({
@@ -58,11 +70,17 @@ export const foregroundOutput = z.strictObject({
   signal: z.string().optional().describe("The signal that ended the shell (e.g. SIGKILL), when one did."),
   durationMs: z.number().int(),
   cwd: cwdField,
-  stdout: z.string().describe("Standard output as UTF-8; when long, its head and tail around a one-line omission notice."),
+  stdout: z
+    .string()
+    .describe("Standard output as UTF-8; when long, its head and tail around a one-line omission notice."),
   stdoutTruncated: truncation,
   stderr: z.string().describe("Standard error, bounded like stdout."),
   stderrTruncated: truncation,
-  leftoversKilled: z.number().int().optional().describe("Processes the command left running after its shell exited, which were ended; start servers with bg=1."),
+  leftoversKilled: z
+    .number()
+    .int()
+    .optional()
+    .describe("Processes the command left running after its shell exited, which were ended; start servers with bg=1."),
 });
 export type ForegroundOutput = z.infer<typeof foregroundOutput>;
 
@@ -70,18 +88,49 @@ export type ForegroundOutput = z.infer<typeof foregroundOutput>;
 export const backgroundOutput = z.strictObject({
   ok: z.literal(true),
   mode: z.literal("background"),
-  pid: z.number().int().describe("The process tree's id: stop it with the `stop` URL (/x?stop=<pid>). In container mode a bridge handle, not a host pid."),
-  processState: z.enum(["running", "exited"]).describe("running: alive when the start-up window closed (stop is present); exited: finished with status 0 during start-up."),
-  exitCode: z.number().int().nullable().optional().describe("processState exited only: the exit status (always 0 here; a failed start-up is background_start_failed)."),
-  signal: z.string().optional().describe("processState exited only, when a signal ended it (never in a success: that is background_start_failed)."),
-  startup: z.enum(["exited", "announced", "window"]).describe("What closed the start-up window: the process exited, it announced an address and went quiet, or the window elapsed."),
+  pid: z
+    .number()
+    .int()
+    .describe(
+      "The process tree's id: stop it with the `stop` URL (/x?stop=<pid>). In container mode a bridge handle, not a host pid.",
+    ),
+  processState: z
+    .enum(["running", "exited"])
+    .describe(
+      "running: alive when the start-up window closed (stop is present); exited: finished with status 0 during start-up.",
+    ),
+  exitCode: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe(
+      "processState exited only: the exit status (always 0 here; a failed start-up is background_start_failed).",
+    ),
+  signal: z
+    .string()
+    .optional()
+    .describe(
+      "processState exited only, when a signal ended it (never in a success: that is background_start_failed).",
+    ),
+  startup: z
+    .enum(["exited", "announced", "window"])
+    .describe(
+      "What closed the start-up window: the process exited, it announced an address and went quiet, or the window elapsed.",
+    ),
   startupMs: z.number().int(),
   cwd: cwdField,
   detectedUrls: z.array(z.string()).describe("Local URLs the start-up output announced (http://localhost:5173/...)."),
   detectedPorts: z.array(z.number().int()).describe("Local ports the start-up output announced."),
-  transcript: z.string().describe("stdout and stderr of the start-up window, interleaved as they arrived; bounded like stdout."),
+  transcript: z
+    .string()
+    .describe("stdout and stderr of the start-up window, interleaved as they arrived; bounded like stdout."),
   transcriptTruncated: truncation,
-  logFile: z.string().describe("Where the rest of the output goes (rotated, bounded): read it with /x?raw=tail+<logFile>. In container mode a path inside the project's container."),
+  logFile: z
+    .string()
+    .describe(
+      "Where the rest of the output goes (rotated, bounded): read it with /x?raw=tail+<logFile>. In container mode a path inside the project's container.",
+    ),
   stop: z.string().optional().describe("processState running only: exact URL that ends the whole process tree."),
 });
 export type BackgroundOutput = z.infer<typeof backgroundOutput>;
@@ -111,7 +160,11 @@ export const BACKGROUND_DEFAULT_WAIT_MS = STARTUP_WINDOW_MS + 2000;
 export const MAX_COMMAND_BYTES = 128 * 1024 - 1;
 
 /** Failures after which the command had (or may have had) effects. */
-const COMMAND_RAN_CODES = new Set<string>([ErrorCode.commandTimedOut, ErrorCode.backgroundStartFailed, ErrorCode.interrupted]);
+const COMMAND_RAN_CODES = new Set<string>([
+  ErrorCode.commandTimedOut,
+  ErrorCode.backgroundStartFailed,
+  ErrorCode.interrupted,
+]);
 
 export const terminalTool = defineTool({
   id: "terminal",
@@ -119,7 +172,8 @@ export const terminalTool = defineTool({
   longRoutes: ["exec", "shell"],
   capability: "mutation",
   permission: "terminal",
-  description: "Run a shell command in the project: foreground with timeout= (ms), or bg=1 to start a server and get its URLs.",
+  description:
+    "Run a shell command in the project: foreground with timeout= (ms), or bg=1 to start a server and get its URLs.",
   example: "/x?raw=npm+test",
   schema,
   output: terminalOutput,
@@ -129,7 +183,10 @@ export const terminalTool = defineTool({
     stagedContent: [{ blob: "blob", count: "count", into: "command", required: (args) => args.stop === undefined }],
     serialize: false,
     // A command that ran may have changed files whatever its exit code; a refused or rejected one changed nothing.
-    bumpsEpoch: (body) => body.ok || (COMMAND_RAN_CODES.has(String(body.errorCode)) && (body.errorDetail as { started?: boolean } | undefined)?.started !== false),
+    bumpsEpoch: (body) =>
+      body.ok ||
+      (COMMAND_RAN_CODES.has(String(body.errorCode)) &&
+        (body.errorDetail as { started?: boolean } | undefined)?.started !== false),
     repeatOnStateChange: true,
     // bg=1 answers after its start-up window: wait for it, so the first answer carries detectedUrls (issue 14).
     defaultWaitMs: (args) => (args.bg ? BACKGROUND_DEFAULT_WAIT_MS : undefined),
@@ -148,18 +205,26 @@ interface PreparedCommand {
 async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<PreparedCommand> {
   if (args.stop !== undefined) {
     if (args.command !== undefined || args.bg || args.timeout !== undefined || args.cwd !== undefined) {
-      throw new ToolError(ErrorCode.conflictingParameters, "stop= ends a background process by itself; drop the command, bg=, timeout= and cwd=.", {
-        detail: { parameters: ["stop", "command", "bg", "timeout", "cwd"] },
-      });
+      throw new ToolError(
+        ErrorCode.conflictingParameters,
+        "stop= ends a background process by itself; drop the command, bg=, timeout= and cwd=.",
+        {
+          detail: { parameters: ["stop", "command", "bg", "timeout", "cwd"] },
+        },
+      );
     }
     return { command: "", cwd: { absolute: ctx.project.root, display: "/project" } };
   }
   const command = args.command ?? "";
   if (command.trim() === "" || command.includes("\0")) {
-    throw new ToolError(ErrorCode.invalidParameter, "The command is empty or contains NUL. Put it after raw= (last), e.g. /x?raw=npm+test.", {
-      detail: { parameter: "command" },
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.invalidParameter,
+      "The command is empty or contains NUL. Put it after raw= (last), e.g. /x?raw=npm+test.",
+      {
+        detail: { parameter: "command" },
+        retryable: false,
+      },
+    );
   }
   const bytes = Buffer.byteLength(command, "utf8");
   if (bytes > MAX_COMMAND_BYTES) {
@@ -167,14 +232,22 @@ async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<Pre
     throw new ToolError(
       ErrorCode.invalidParameter,
       `The command is ${bytes} bytes; a shell command can be at most ${MAX_COMMAND_BYTES} (the kernel's limit for one argument). Write it to a script file with /w (stage it with /s if it is long), then run the script: /x?raw=sh+script.sh.`,
-      { detail: { parameter: "command", bytes, maxBytes: MAX_COMMAND_BYTES }, retryable: false, agentAction: "correct_request" },
+      {
+        detail: { parameter: "command", bytes, maxBytes: MAX_COMMAND_BYTES },
+        retryable: false,
+        agentAction: "correct_request",
+      },
     );
   }
   if (args.bg && args.timeout !== undefined) {
-    throw new ToolError(ErrorCode.conflictingParameters, "timeout= applies to foreground runs; a bg=1 process runs until it exits or is stopped. Drop timeout=.", {
-      detail: { parameters: ["bg", "timeout"] },
-      repair: ctx.urls.repair({ drop: ["timeout"] }),
-    });
+    throw new ToolError(
+      ErrorCode.conflictingParameters,
+      "timeout= applies to foreground runs; a bg=1 process runs until it exits or is stopped. Drop timeout=.",
+      {
+        detail: { parameters: ["bg", "timeout"] },
+        repair: ctx.urls.repair({ drop: ["timeout"] }),
+      },
+    );
   }
   const cwd = await resolveWorkingDirectory(ctx, args.cwd);
   // The guard needs the starting depth below /project to tell "../x" inside the project from a climb out of it.
@@ -199,13 +272,22 @@ async function admitTerminal(args: TerminalArgs, ctx: ToolContext): Promise<(() 
     const retry = ctx.intent?.retryUrl();
     const extra = retry ? { retry } : {};
     if (ctx.signal.aborted) {
-      throw new ToolError(ErrorCode.interrupted, "The bridge shut down while this command waited for a terminal slot; nothing ran. Fetch retry to run it.", {
-        detail: { phase: "pending", started: false },
-        extra,
-      });
+      throw new ToolError(
+        ErrorCode.interrupted,
+        "The bridge shut down while this command waited for a terminal slot; nothing ran. Fetch retry to run it.",
+        {
+          detail: { phase: "pending", started: false },
+          extra,
+        },
+      );
     }
     if (error instanceof ToolError && error.code === ErrorCode.terminalBusy) {
-      throw new ToolError(error.code, error.message, { detail: error.detail, retryable: true, agentAction: "wait_and_retry", extra });
+      throw new ToolError(error.code, error.message, {
+        detail: error.detail,
+        retryable: true,
+        agentAction: "wait_and_retry",
+        extra,
+      });
     }
     throw error;
   }
@@ -220,18 +302,59 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
   const { terminal, sandbox } = runtimeOf(ctx);
   if (terminal.container) {
     // URLBRIDGE_SANDBOX=container: the project's own warm container runs it (server/mutation/terminal/terminal-container.ts).
-    if (args.bg) return reportBackground(await terminal.container.launchBackground({ command, root: ctx.project.root, cwd: relative, owner, signal: ctx.signal }), ctx, cwd.display);
+    if (args.bg)
+      return reportBackground(
+        await terminal.container.launchBackground({
+          command,
+          root: ctx.project.root,
+          cwd: relative,
+          owner,
+          signal: ctx.signal,
+        }),
+        ctx,
+        cwd.display,
+      );
     const containerTimeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
     ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
-    return reportForeground(await terminal.container.runForeground({ command, root: ctx.project.root, cwd: relative, owner, timeoutMs: containerTimeoutMs, signal: ctx.signal }), containerTimeoutMs, cwd.display);
+    return reportForeground(
+      await terminal.container.runForeground({
+        command,
+        root: ctx.project.root,
+        cwd: relative,
+        owner,
+        timeoutMs: containerTimeoutMs,
+        signal: ctx.signal,
+      }),
+      containerTimeoutMs,
+      cwd.display,
+    );
   }
   // The project's bg=1 logs: readable by its own commands (tail), by no other project's.
   const logDir = sandbox ? backgroundLogDir(ctx.project.id) : undefined;
   const identity = sandbox?.identityFor(ctx.project.root);
   const logReader = identity ? { gid: identity.gid } : undefined;
-  const plan = sandbox?.plan({ id: ctx.project.id, root: ctx.project.root }, relative, !args.bg, logDir && fs.existsSync(logDir) ? [logDir] : []);
+  const plan = sandbox?.plan(
+    { id: ctx.project.id, root: ctx.project.root },
+    relative,
+    !args.bg,
+    logDir && fs.existsSync(logDir) ? [logDir] : [],
+  );
   if (args.bg) {
-    return reportBackground(await launchBackground({ command, cwd: cwd.absolute, env, plan, owner, processes: terminal.processes, logDir, logReader, signal: ctx.signal }), ctx, cwd.display);
+    return reportBackground(
+      await launchBackground({
+        command,
+        cwd: cwd.absolute,
+        env,
+        plan,
+        owner,
+        processes: terminal.processes,
+        logDir,
+        logReader,
+        signal: ctx.signal,
+      }),
+      ctx,
+      cwd.display,
+    );
   }
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
@@ -254,14 +377,25 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
 async function stopBackground(pid: number, ctx: ToolContext): Promise<StopOutput> {
   const tree = runtimeOf(ctx).terminal.processes.get(pid);
   if (!tree || tree.kind !== "background" || tree.owner?.sessionId !== ctx.session.id) {
-    throw new ToolError(ErrorCode.processNotFound, `No background process ${pid} of this session is running: it has ended already, or another session started it. Nothing was stopped.`, {
-      detail: { pid },
-      retryable: false,
-    });
+    throw new ToolError(
+      ErrorCode.processNotFound,
+      `No background process ${pid} of this session is running: it has ended already, or another session started it. Nothing was stopped.`,
+      {
+        detail: { pid },
+        retryable: false,
+      },
+    );
   }
   const started = performance.now();
   await tree.stop("stopped");
-  return { ok: true as const, mode: "stop", pid, stopped: true, command: tree.command.slice(0, 200), durationMs: Math.round(performance.now() - started) };
+  return {
+    ok: true as const,
+    mode: "stop",
+    pid,
+    stopped: true,
+    command: tree.command.slice(0, 200),
+    durationMs: Math.round(performance.now() - started),
+  };
 }
 
 interface ProcessCheckpoint {
@@ -277,7 +411,9 @@ function checkpointProcess(ctx: ToolContext, pid: number): void {
     ctx.intent?.checkpoint({ pid, startTicks } satisfies ProcessCheckpoint);
   } catch (error) {
     // The command runs either way; without the checkpoint a crash merely leaves it orphaned.
-    ctx.mutation?.log.warn("could not checkpoint a terminal process", { error: error instanceof Error ? error.message : String(error) });
+    ctx.mutation?.log.warn("could not checkpoint a terminal process", {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 
@@ -300,12 +436,16 @@ async function recoverTerminal(intent: InterruptedIntent) {
 async function resolveWorkingDirectory(ctx: ToolContext, input: string | undefined) {
   const target = resolveInsideRoot(ctx.project.root, input ?? ".", { allowMissing: false });
   if (!(await stat(target.absolute)).isDirectory()) {
-    throw new ToolError(ErrorCode.notADirectory, `cwd "${input}" is a file; give a directory inside /project.`, { detail: { cwd: target.display } });
+    throw new ToolError(ErrorCode.notADirectory, `cwd "${input}" is a file; give a directory inside /project.`, {
+      detail: { cwd: target.display },
+    });
   }
   return target;
 }
 
-type OutputFields<N extends string> = { [K in N]: string } & { [K in `${N}Truncated`]?: { bytes: number; omittedBytes: number } };
+type OutputFields<N extends string> = { [K in N]: string } & {
+  [K in `${N}Truncated`]?: { bytes: number; omittedBytes: number };
+};
 
 /** Output fields: the text, plus byte counts only when something was left out. */
 function outputFields<N extends string>(name: N, output: BoundedText): OutputFields<N> {
@@ -330,17 +470,25 @@ function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: stri
     throw spawnerLost(common);
   }
   if (result.aborted) {
-    throw new ToolError(ErrorCode.interrupted, "The bridge shut down while the command ran; its process tree was ended. Check the project state before running it again.", {
-      detail: { started: true },
-      extra: common,
-    });
+    throw new ToolError(
+      ErrorCode.interrupted,
+      "The bridge shut down while the command ran; its process tree was ended. Check the project state before running it again.",
+      {
+        detail: { started: true },
+        extra: common,
+      },
+    );
   }
   if (result.scopeEnded) {
-    throw new ToolError(ErrorCode.interrupted, "The command's process tree was ended because its session or project ended (disabled, rotated, deleted, or terminal permission removed).", {
-      detail: { started: true, reason: "scope_ended" },
-      retryable: false,
-      extra: common,
-    });
+    throw new ToolError(
+      ErrorCode.interrupted,
+      "The command's process tree was ended because its session or project ended (disabled, rotated, deleted, or terminal permission removed).",
+      {
+        detail: { started: true, reason: "scope_ended" },
+        retryable: false,
+        extra: common,
+      },
+    );
   }
   if (result.timedOut) {
     throw new ToolError(
@@ -357,7 +505,9 @@ function reportBackground(result: LaunchResult, ctx: ToolContext, cwd: string): 
     mode: "background" as const,
     pid: result.pid,
     processState: result.state,
-    ...(result.state === "exited" ? { exitCode: result.exitCode, ...(result.signal ? { signal: result.signal } : {}) } : {}),
+    ...(result.state === "exited"
+      ? { exitCode: result.exitCode, ...(result.signal ? { signal: result.signal } : {}) }
+      : {}),
     startup: result.startup,
     startupMs: result.startupMs,
     cwd,

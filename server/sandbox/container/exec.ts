@@ -74,7 +74,11 @@ function wrapperScript(nonce: string, timeoutMs: number, killAfterMs: number): s
  * Passes a stream's bytes on, minus the wrapper's marker lines (\x1eurlbridge-NONCE KIND VALUE\n), which go to
  * `onMarker`. A partial marker at a chunk's end is held back until the next chunk shows what it is.
  */
-export function createMarkerFilter(nonce: string, forward: (chunk: Buffer) => void, onMarker: (kind: string, value: string) => void) {
+export function createMarkerFilter(
+  nonce: string,
+  forward: (chunk: Buffer) => void,
+  onMarker: (kind: string, value: string) => void,
+) {
   const start = Buffer.from(`\x1eurlbridge-${nonce} `, "latin1");
   let pending = Buffer.alloc(0);
   const emit = (bytes: Buffer) => {
@@ -89,7 +93,10 @@ export function createMarkerFilter(nonce: string, forward: (chunk: Buffer) => vo
         if (at === -1) {
           // Hold back a tail that may be the beginning of a marker.
           const mark = buffer.lastIndexOf(0x1e);
-          const partial = mark !== -1 && buffer.length - mark < start.length && start.subarray(0, buffer.length - mark).equals(buffer.subarray(mark));
+          const partial =
+            mark !== -1 &&
+            buffer.length - mark < start.length &&
+            start.subarray(0, buffer.length - mark).equals(buffer.subarray(mark));
           emit(partial ? buffer.subarray(0, mark) : buffer);
           if (partial) pending = Buffer.from(buffer.subarray(mark));
           return;
@@ -101,7 +108,10 @@ export function createMarkerFilter(nonce: string, forward: (chunk: Buffer) => vo
           else pending = Buffer.from(buffer.subarray(at));
           return;
         }
-        const [kind = "", value = ""] = buffer.subarray(at + start.length, newline).toString("latin1").split(" ");
+        const [kind = "", value = ""] = buffer
+          .subarray(at + start.length, newline)
+          .toString("latin1")
+          .split(" ");
         onMarker(kind, value);
         buffer = buffer.subarray(newline + 1);
       }
@@ -127,7 +137,12 @@ async function killGroup(container: Dockerode.Container, user: string, pid: numb
   if (pid === undefined) return;
   try {
     // The shell's kill: slim images have no kill binary.
-    const exec = await container.exec({ Cmd: ["sh", "-c", `kill -KILL -${pid}`], User: user, AttachStdout: false, AttachStderr: false });
+    const exec = await container.exec({
+      Cmd: ["sh", "-c", `kill -KILL -${pid}`],
+      User: user,
+      AttachStdout: false,
+      AttachStderr: false,
+    });
     await exec.start({ Detach: true });
   } catch {
     // The container may be gone or restarting; the caller's next step (restart) covers it.
@@ -143,14 +158,22 @@ export async function runExec(options: RunExecOptions): Promise<ContainerExecRes
   let reportedExit: number | undefined;
   let onExit: () => void = () => {};
   const exited = new Promise<void>((resolve) => (onExit = resolve));
-  const stdout = createMarkerFilter(nonce, (chunk) => options.onStdout?.(chunk), () => {});
-  const stderr = createMarkerFilter(nonce, (chunk) => options.onStderr?.(chunk), (kind, value) => {
-    if (kind === "pid") pid = Number(value);
-    if (kind === "exit") {
-      reportedExit = Number(value);
-      onExit();
-    }
-  });
+  const stdout = createMarkerFilter(
+    nonce,
+    (chunk) => options.onStdout?.(chunk),
+    () => {},
+  );
+  const stderr = createMarkerFilter(
+    nonce,
+    (chunk) => options.onStderr?.(chunk),
+    (kind, value) => {
+      if (kind === "pid") pid = Number(value);
+      if (kind === "exit") {
+        reportedExit = Number(value);
+        onExit();
+      }
+    },
+  );
 
   const exec = await container.exec({
     Cmd: ["sh", "-c", wrapperScript(nonce, timeoutMs, killAfterMs), "urlbridge-exec", options.command],
@@ -211,7 +234,9 @@ export async function runExec(options: RunExecOptions): Promise<ContainerExecRes
   }
   const durationMs = Math.round(elapsed());
   const wasAborted = aborted();
-  const timedOut = !wasAborted && (restarted || killedAt !== undefined || (durationMs >= timeoutMs && (exitCode === 124 || exitCode === 137)));
+  const timedOut =
+    !wasAborted &&
+    (restarted || killedAt !== undefined || (durationMs >= timeoutMs && (exitCode === 124 || exitCode === 137)));
   return {
     exitCode: restarted ? null : exitCode,
     signal: timedOut ? (exitCode === 124 ? "SIGTERM" : "SIGKILL") : null,

@@ -21,17 +21,23 @@ export function mapRootPrefix(from: string, to: string): (root: string) => strin
   return (root) => {
     const relative = path.relative(source, path.resolve(root));
     if (relative.startsWith("..") || path.isAbsolute(relative)) {
-      throw new ToolError(ErrorCode.sandboxUnavailable, `This project's folder is outside ${source}, the folder URLBRIDGE_SANDBOX_HOST_PROJECTS maps onto the host; nothing ran. The operator moves the project there or changes the mapping.`, {
-        detail: { reason: "root_not_mapped" },
-        retryable: false,
-        agentAction: "stop",
-      });
+      throw new ToolError(
+        ErrorCode.sandboxUnavailable,
+        `This project's folder is outside ${source}, the folder URLBRIDGE_SANDBOX_HOST_PROJECTS maps onto the host; nothing ran. The operator moves the project there or changes the mapping.`,
+        {
+          detail: { reason: "root_not_mapped" },
+          retryable: false,
+          agentAction: "stop",
+        },
+      );
     }
     return path.join(target, relative);
   };
 }
 
-export function projectContainersOptionsFromConfig(config: Pick<Config, "sandboxContainer" | "agentFallback">): ProjectContainersOptions {
+export function projectContainersOptionsFromConfig(
+  config: Pick<Config, "sandboxContainer" | "agentFallback">,
+): ProjectContainersOptions {
   const settings = config.sandboxContainer;
   const limits: Partial<SandboxLimits> = {};
   if (settings.cpus !== undefined) limits.cpus = settings.cpus;
@@ -44,6 +50,8 @@ export function projectContainersOptionsFromConfig(config: Pick<Config, "sandbox
     instance: settings.instance,
     agentFallback: config.agentFallback,
     ...(settings.image !== undefined ? { image: settings.image } : {}),
-    ...(settings.hostProjects !== undefined ? { hostPath: mapRootPrefix(settings.hostProjects.from, settings.hostProjects.to) } : {}),
+    ...(settings.hostProjects !== undefined
+      ? { hostPath: mapRootPrefix(settings.hostProjects.from, settings.hostProjects.to) }
+      : {}),
   };
 }

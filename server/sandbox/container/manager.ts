@@ -83,24 +83,36 @@ function sandboxError(error: unknown, image: string): ToolError {
   if (error instanceof ToolError) return error;
   const failure = error as { statusCode?: number; code?: string; message?: string };
   if (failure.code === "ENOENT" || failure.code === "ECONNREFUSED" || failure.code === "EACCES") {
-    return new ToolError(ErrorCode.sandboxUnavailable, "The Docker engine for sandbox containers is not reachable; nothing ran. Retry later; the operator starts Docker or chooses another URLBRIDGE_SANDBOX mode.", {
-      detail: { reason: "engine_unreachable" },
-      retryable: true,
-      agentAction: "wait_and_retry",
-    });
+    return new ToolError(
+      ErrorCode.sandboxUnavailable,
+      "The Docker engine for sandbox containers is not reachable; nothing ran. Retry later; the operator starts Docker or chooses another URLBRIDGE_SANDBOX mode.",
+      {
+        detail: { reason: "engine_unreachable" },
+        retryable: true,
+        agentAction: "wait_and_retry",
+      },
+    );
   }
   if (failure.statusCode === 404 && /image/i.test(failure.message ?? "")) {
-    return new ToolError(ErrorCode.sandboxUnavailable, `The sandbox image ${image} is not on the Docker engine; nothing ran. The operator pulls or builds it, or chooses another image.`, {
-      detail: { reason: "image_missing", image },
-      retryable: false,
-      agentAction: "stop",
-    });
+    return new ToolError(
+      ErrorCode.sandboxUnavailable,
+      `The sandbox image ${image} is not on the Docker engine; nothing ran. The operator pulls or builds it, or chooses another image.`,
+      {
+        detail: { reason: "image_missing", image },
+        retryable: false,
+        agentAction: "stop",
+      },
+    );
   }
-  return new ToolError(ErrorCode.sandboxUnavailable, "The project's sandbox container could not be prepared; nothing ran. Retry; if it persists the operator checks the Docker engine.", {
-    detail: { reason: "engine_error", ...(failure.statusCode !== undefined ? { status: failure.statusCode } : {}) },
-    retryable: true,
-    agentAction: "wait_and_retry",
-  });
+  return new ToolError(
+    ErrorCode.sandboxUnavailable,
+    "The project's sandbox container could not be prepared; nothing ran. Retry; if it persists the operator checks the Docker engine.",
+    {
+      detail: { reason: "engine_error", ...(failure.statusCode !== undefined ? { status: failure.statusCode } : {}) },
+      retryable: true,
+      agentAction: "wait_and_retry",
+    },
+  );
 }
 
 /**
@@ -110,12 +122,24 @@ function sandboxError(error: unknown, image: string): ToolError {
 function containerWorkingDir(root: string, cwd: string | undefined): string {
   const relative = path.posix.normalize(cwd ?? ".");
   if (path.posix.isAbsolute(relative) || relative === ".." || relative.startsWith("../") || relative.includes("\0")) {
-    throw new ToolError(ErrorCode.pathOutsideRoot, `cwd "${cwd}" is not inside the project; give a directory relative to /project.`, { detail: { cwd } });
+    throw new ToolError(
+      ErrorCode.pathOutsideRoot,
+      `cwd "${cwd}" is not inside the project; give a directory relative to /project.`,
+      { detail: { cwd } },
+    );
   }
   const shown = relative === "." ? CONTAINER_PROJECT_PATH : `${CONTAINER_PROJECT_PATH}/${relative}`;
   const stat = fs.statSync(path.join(root, relative), { throwIfNoEntry: false });
-  if (stat === undefined) throw new ToolError(ErrorCode.pathNotFound, `cwd ${shown} does not exist; give an existing directory inside /project.`, { detail: { cwd: shown } });
-  if (!stat.isDirectory()) throw new ToolError(ErrorCode.notADirectory, `cwd ${shown} is a file; give a directory inside /project.`, { detail: { cwd: shown } });
+  if (stat === undefined)
+    throw new ToolError(
+      ErrorCode.pathNotFound,
+      `cwd ${shown} does not exist; give an existing directory inside /project.`,
+      { detail: { cwd: shown } },
+    );
+  if (!stat.isDirectory())
+    throw new ToolError(ErrorCode.notADirectory, `cwd ${shown} is a file; give a directory inside /project.`, {
+      detail: { cwd: shown },
+    });
   return shown;
 }
 
@@ -125,15 +149,26 @@ function identityFor(root: string, fallback: Identity): Identity {
   try {
     owner = fs.statSync(root);
   } catch {
-    throw new ToolError(ErrorCode.projectRootMissing, "The project's root folder is missing; nothing ran. The operator restores it or updates the project.", { retryable: false, agentAction: "stop" });
+    throw new ToolError(
+      ErrorCode.projectRootMissing,
+      "The project's root folder is missing; nothing ran. The operator restores it or updates the project.",
+      { retryable: false, agentAction: "stop" },
+    );
   }
-  const identity = agentIdentity({ uid: owner.uid, gid: owner.gid }, fallback) ?? { uid: process.getuid?.() ?? fallback.uid, gid: process.getgid?.() ?? fallback.gid };
+  const identity = agentIdentity({ uid: owner.uid, gid: owner.gid }, fallback) ?? {
+    uid: process.getuid?.() ?? fallback.uid,
+    gid: process.getgid?.() ?? fallback.gid,
+  };
   if (identity.uid === 0) {
-    throw new ToolError(ErrorCode.sandboxUnavailable, "Sandbox commands would run as root; nothing ran. The operator sets URLBRIDGE_AGENT_UID to a non-root user.", {
-      detail: { reason: "root_identity" },
-      retryable: false,
-      agentAction: "stop",
-    });
+    throw new ToolError(
+      ErrorCode.sandboxUnavailable,
+      "Sandbox commands would run as root; nothing ran. The operator sets URLBRIDGE_AGENT_UID to a non-root user.",
+      {
+        detail: { reason: "root_identity" },
+        retryable: false,
+        agentAction: "stop",
+      },
+    );
   }
   return identity;
 }
@@ -170,12 +205,24 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
   }
 
   async function listContainers(projectId?: string): Promise<Dockerode.ContainerInfo[]> {
-    const label = [`${LABEL_ROLE}=${SANDBOX_ROLE}`, `${LABEL_INSTANCE}=${instance}`, ...(projectId !== undefined ? [`${LABEL_PROJECT}=${projectId}`] : [])];
+    const label = [
+      `${LABEL_ROLE}=${SANDBOX_ROLE}`,
+      `${LABEL_INSTANCE}=${instance}`,
+      ...(projectId !== undefined ? [`${LABEL_PROJECT}=${projectId}`] : []),
+    ];
     return (await docker()).listContainers({ all: true, filters: { label } });
   }
 
   function specFor(projectId: string, root: string): SandboxSpec {
-    return { projectId, hostRoot: hostPath(path.resolve(root)), identity: identityFor(root, fallback), image, network, limits, instance };
+    return {
+      projectId,
+      hostRoot: hostPath(path.resolve(root)),
+      identity: identityFor(root, fallback),
+      image,
+      network,
+      limits,
+      instance,
+    };
   }
 
   async function prepare(projectId: string, spec: SandboxSpec, hash: string): Promise<Known> {
@@ -193,11 +240,15 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
       await container.start();
       if ((await probe(container, user, "command -v timeout >/dev/null")) !== 0) {
         await container.remove({ force: true });
-        throw new ToolError(ErrorCode.sandboxUnavailable, `The sandbox image ${image} has no coreutils timeout, which bounds every command; nothing ran. The operator chooses an image with sh and coreutils.`, {
-          detail: { reason: "image_unsuitable", image },
-          retryable: false,
-          agentAction: "stop",
-        });
+        throw new ToolError(
+          ErrorCode.sandboxUnavailable,
+          `The sandbox image ${image} has no coreutils timeout, which bounds every command; nothing ran. The operator chooses an image with sh and coreutils.`,
+          {
+            detail: { reason: "image_unsuitable", image },
+            retryable: false,
+            agentAction: "stop",
+          },
+        );
       }
       id = container.id;
     }

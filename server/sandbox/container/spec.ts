@@ -26,7 +26,12 @@ export interface SandboxLimits {
   tmpBytes: number;
 }
 
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { cpus: 1, memoryBytes: 1024 ** 3, pids: 512, tmpBytes: 256 * 1024 ** 2 };
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  cpus: 1,
+  memoryBytes: 1024 ** 3,
+  pids: 512,
+  tmpBytes: 256 * 1024 ** 2,
+};
 
 export interface SandboxSpec {
   projectId: string;
@@ -49,7 +54,10 @@ export function containerName(spec: Pick<SandboxSpec, "projectId" | "instance">)
 
 /** A hash of everything that shapes the container: a container whose label differs is replaced. */
 export function specHash(spec: SandboxSpec): string {
-  return createHash("sha256").update(JSON.stringify([spec.hostRoot, spec.identity, spec.image, spec.network, spec.limits])).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(JSON.stringify([spec.hostRoot, spec.identity, spec.image, spec.network, spec.limits]))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 export function sandboxLabels(spec: Pick<SandboxSpec, "projectId" | "instance">): Record<string, string> {

@@ -59,6 +59,10 @@ export function containerSandboxStatus(config: Pick<Config, "sandboxContainer">)
       tmpMb: settings.tmpMb ?? DEFAULT_SANDBOX_LIMITS.tmpBytes / MIB,
       dockerSocketHeldByBridge: true,
     },
-    ...(settings.network === "none" ? {} : { warning: `Sandbox containers are on the Docker network "${settings.network}" (URLBRIDGE_SANDBOX_NETWORK): commands can open connections there.` }),
+    ...(settings.network === "none"
+      ? {}
+      : {
+          warning: `Sandbox containers are on the Docker network "${settings.network}" (URLBRIDGE_SANDBOX_NETWORK): commands can open connections there.`,
+        }),
   };
 }

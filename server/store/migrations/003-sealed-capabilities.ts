@@ -24,7 +24,9 @@ export const sealedCapabilities: Migration = {
   scrub: true,
   up(db) {
     const sealer = createCapabilitySealer(loadCapabilityKey(path.dirname(db.name)).key);
-    const insert = db.prepare("INSERT INTO capabilities_sealed (digest, session_id, generation, kind, sealed, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+    const insert = db.prepare(
+      "INSERT INTO capabilities_sealed (digest, session_id, generation, kind, sealed, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
     const rows = db.prepare("SELECT token, session_id, generation, kind, created_at FROM capabilities").all() as Array<{
       token: string;
       session_id: string;
@@ -32,12 +34,15 @@ export const sealedCapabilities: Migration = {
       kind: string;
       created_at: number;
     }>;
-    for (const r of rows) insert.run(sealer.digest(r.token), r.session_id, r.generation, r.kind, sealer.seal(r.token), r.created_at);
+    for (const r of rows)
+      insert.run(sealer.digest(r.token), r.session_id, r.generation, r.kind, sealer.seal(r.token), r.created_at);
     db.exec(`
       DROP TABLE capabilities;
       ALTER TABLE capabilities_sealed RENAME TO capabilities;
       CREATE UNIQUE INDEX capabilities_session_kind ON capabilities(session_id, generation, kind);
     `);
-    db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(CAPABILITY_KEY_ID_SETTING, sealer.keyId);
+    db.prepare(
+      "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(CAPABILITY_KEY_ID_SETTING, sealer.keyId);
   },
 };

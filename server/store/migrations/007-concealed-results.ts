@@ -16,9 +16,13 @@ export const concealedResults: Migration = {
     const capsOf = db.prepare("SELECT kind, sealed FROM capabilities WHERE session_id = ? AND generation = ?");
     const update = db.prepare("UPDATE intents SET result = ?, checkpoint = ? WHERE id = ?");
     const updateActivity = db.prepare("UPDATE activity SET params = ?, call_id = ? WHERE id = ?");
-    const updateChunk = db.prepare("UPDATE staged_chunks SET content = ? WHERE session_id = ? AND generation = ? AND blob = ? AND idx = ?");
+    const updateChunk = db.prepare(
+      "UPDATE staged_chunks SET content = ? WHERE session_id = ? AND generation = ? AND blob = ? AND idx = ?",
+    );
     const scopes = db
-      .prepare("SELECT session_id, generation FROM intents UNION SELECT session_id, generation FROM activity UNION SELECT session_id, generation FROM staged_chunks")
+      .prepare(
+        "SELECT session_id, generation FROM intents UNION SELECT session_id, generation FROM activity UNION SELECT session_id, generation FROM staged_chunks",
+      )
       .all() as Array<{
       session_id: string;
       generation: number;
@@ -26,22 +30,39 @@ export const concealedResults: Migration = {
     const intentsOf = db.prepare(
       "SELECT id, result, checkpoint FROM intents WHERE session_id = ? AND generation = ? AND (result IS NOT NULL OR checkpoint IS NOT NULL)",
     );
-    const activityOf = db.prepare("SELECT id, params, call_id FROM activity WHERE session_id = ? AND generation = ? AND (params IS NOT NULL OR call_id IS NOT NULL)");
+    const activityOf = db.prepare(
+      "SELECT id, params, call_id FROM activity WHERE session_id = ? AND generation = ? AND (params IS NOT NULL OR call_id IS NOT NULL)",
+    );
     const chunksOf = db.prepare("SELECT blob, idx, content FROM staged_chunks WHERE session_id = ? AND generation = ?");
     for (const scope of scopes) {
       const tokens: CapabilityTokens = {};
-      for (const c of capsOf.all(scope.session_id, scope.generation) as Array<{ kind: keyof CapabilityTokens; sealed: Buffer }>) {
+      for (const c of capsOf.all(scope.session_id, scope.generation) as Array<{
+        kind: keyof CapabilityTokens;
+        sealed: Buffer;
+      }>) {
         const token = sealer.open(c.sealed);
         if (token !== undefined) tokens[c.kind] = token;
       }
       const conceal = (text: string | null) => (text === null ? null : concealCapabilities(text, tokens));
-      for (const r of intentsOf.all(scope.session_id, scope.generation) as Array<{ id: number; result: string | null; checkpoint: string | null }>) {
+      for (const r of intentsOf.all(scope.session_id, scope.generation) as Array<{
+        id: number;
+        result: string | null;
+        checkpoint: string | null;
+      }>) {
         update.run(conceal(r.result), conceal(r.checkpoint), r.id);
       }
-      for (const r of activityOf.all(scope.session_id, scope.generation) as Array<{ id: number; params: string | null; call_id: string | null }>) {
+      for (const r of activityOf.all(scope.session_id, scope.generation) as Array<{
+        id: number;
+        params: string | null;
+        call_id: string | null;
+      }>) {
         updateActivity.run(conceal(r.params), conceal(r.call_id), r.id);
       }
-      for (const r of chunksOf.all(scope.session_id, scope.generation) as Array<{ blob: string; idx: number; content: string }>) {
+      for (const r of chunksOf.all(scope.session_id, scope.generation) as Array<{
+        blob: string;
+        idx: number;
+        content: string;
+      }>) {
         updateChunk.run(concealCapabilities(r.content, tokens), scope.session_id, scope.generation, r.blob, r.idx);
       }
     }

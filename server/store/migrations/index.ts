@@ -18,4 +18,12 @@ export interface Migration {
   scrub?: boolean;
 }
 
-export const migrations: Migration[] = [coreSchema, journalSchema, sealedCapabilities, webPermission, loginSessionsSchema, unconfirmedOutcomes, concealedResults];
+export const migrations: Migration[] = [
+  coreSchema,
+  journalSchema,
+  sealedCapabilities,
+  webPermission,
+  loginSessionsSchema,
+  unconfirmedOutcomes,
+  concealedResults,
+];

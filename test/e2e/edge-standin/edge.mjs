@@ -12,7 +12,8 @@ import https from "node:https";
 const env = process.env;
 const int = (name, fallback) => {
   const value = env[name] === undefined || env[name] === "" ? fallback : Number(env[name]);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`edge stand-in: ${name} must be a positive integer, not ${env[name]}`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`edge stand-in: ${name} must be a positive integer, not ${env[name]}`);
   return value;
 };
 
@@ -37,12 +38,28 @@ if (!["cut", "buffer", "pass"].includes(config.sse)) {
 
 const ACCESS_LOG = "/tmp/edge-access.log";
 /** RFC 9110 §7.6.1 connection-specific fields, which a proxy never forwards. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 const upstreamAgent = new http.Agent({ keepAlive: true });
 let inFlight = 0;
 
 function endToEnd(headers) {
-  const named = new Set(String(headers.connection ?? "").toLowerCase().split(",").map((s) => s.trim()).filter(Boolean));
+  const named = new Set(
+    String(headers.connection ?? "")
+      .toLowerCase()
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name) && !named.has(name)));
 }
 
@@ -52,7 +69,11 @@ const clientIp = (req) => (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "
 function log(req, status, contentType) {
   const pathOnly = req.url.split("?")[0];
   const sse = /text\/event-stream/i.test(contentType ?? "") ? "event-stream" : "";
-  fs.appendFile(ACCESS_LOG, `${req.method} ${pathOnly} ${status} ct=${contentType ?? ""} sse=${sse}\n`, () => undefined);
+  fs.appendFile(
+    ACCESS_LOG,
+    `${req.method} ${pathOnly} ${status} ct=${contentType ?? ""} sse=${sse}\n`,
+    () => undefined,
+  );
 }
 
 /** An answer the edge makes itself (414, 429, 502, 524): Cloudflare's own short HTML page. */
@@ -62,13 +83,21 @@ function edgeAnswer(req, res, ray, status, title) {
     res.destroy();
     return;
   }
-  res.writeHead(status, { "content-type": "text/html; charset=UTF-8", "cf-ray": ray, server: "cloudflare", "cache-control": "no-store" });
-  res.end(`<!DOCTYPE html><title>${status}: ${title}</title><h1>Error ${status}</h1><p>${title}</p><p>Ray ID: ${ray}</p>\n`);
+  res.writeHead(status, {
+    "content-type": "text/html; charset=UTF-8",
+    "cf-ray": ray,
+    server: "cloudflare",
+    "cache-control": "no-store",
+  });
+  res.end(
+    `<!DOCTYPE html><title>${status}: ${title}</title><h1>Error ${status}</h1><p>${title}</p><p>Ray ID: ${ray}</p>\n`,
+  );
 }
 
 function forward(req, res) {
   const ray = newRay();
-  if (Buffer.byteLength(req.url, "latin1") > config.maxTargetBytes) return edgeAnswer(req, res, ray, 414, "URI Too Long");
+  if (Buffer.byteLength(req.url, "latin1") > config.maxTargetBytes)
+    return edgeAnswer(req, res, ray, 414, "URI Too Long");
   if (inFlight >= config.maxInFlight) return edgeAnswer(req, res, ray, 429, "Too Many Requests");
   inFlight += 1;
   let done = false;
@@ -134,7 +163,11 @@ function forward(req, res) {
       if (config.sse === "buffer") {
         const body = Buffer.concat(chunks);
         delete out["content-length"];
-        res.writeHead(answer.statusCode ?? 502, { ...out, "content-length": body.length, "x-edge-standin-buffered": "event-stream" });
+        res.writeHead(answer.statusCode ?? 502, {
+          ...out,
+          "content-length": body.length,
+          "x-edge-standin-buffered": "event-stream",
+        });
         res.end(body);
       } else {
         if (!res.headersSent) res.writeHead(answer.statusCode ?? 502, { ...out, "x-edge-standin-cut": "event-stream" });
@@ -152,7 +185,9 @@ function forward(req, res) {
 
 const tls = { key: fs.readFileSync("/etc/edge/edge.key"), cert: fs.readFileSync("/etc/edge/edge.crt") };
 // Larger than the 32 KB target limit, so an oversized target reaches forward() and gets the edge's own 414.
-https.createServer({ ...tls, maxHeaderSize: 128 * 1024, keepAliveTimeout: 60_000 }, forward).listen(config.tlsPort, "0.0.0.0");
+https
+  .createServer({ ...tls, maxHeaderSize: 128 * 1024, keepAliveTimeout: 60_000 }, forward)
+  .listen(config.tlsPort, "0.0.0.0");
 
 const READY = { status: 200, readyConnections: 1, connectorId: "00000000-0000-4000-8000-0000000000e2" };
 http
@@ -171,4 +206,6 @@ http
 
 // What this run enforces, for tests to read (they cannot see the environment from outside).
 fs.writeFileSync("/tmp/edge-config.json", JSON.stringify({ ...config, origin: config.origin.href }));
-console.error(`edge stand-in: https :${config.tlsPort} -> ${config.origin.href}, metrics :${config.metricsPort}, sse=${config.sse}, timeout ${config.timeoutMs} ms`);
+console.error(
+  `edge stand-in: https :${config.tlsPort} -> ${config.origin.href}, metrics :${config.metricsPort}, sse=${config.sse}, timeout ${config.timeoutMs} ms`,
+);

@@ -5,7 +5,14 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { GenericContainer, getContainerRuntimeClient, ImageName, Network, type StartedNetwork, type StartedTestContainer } from "testcontainers";
+import {
+  GenericContainer,
+  getContainerRuntimeClient,
+  ImageName,
+  Network,
+  type StartedNetwork,
+  type StartedTestContainer,
+} from "testcontainers";
 import { buildImage, imageTag } from "../../../scripts/image-tag.mjs";
 import { startUrlbridge, type StartedUrlbridge } from "../../../testcontainers/index.js";
 
@@ -17,7 +24,13 @@ const EDGE_DIR = path.join(REPO_ROOT, "test", "e2e", "edge-standin");
  */
 export const BRIDGE_IMAGE = imageTag(REPO_ROOT);
 export const EDGE_IMAGE = `urlbridge-edge-standin:${createHash("sha256")
-  .update(fs.readdirSync(EDGE_DIR).sort().map((f) => `${f}\0${fs.readFileSync(path.join(EDGE_DIR, f), "utf8")}`).join("\n"))
+  .update(
+    fs
+      .readdirSync(EDGE_DIR)
+      .sort()
+      .map((f) => `${f}\0${fs.readFileSync(path.join(EDGE_DIR, f), "utf8")}`)
+      .join("\n"),
+  )
   .digest("hex")
   .slice(0, 12)}`;
 
@@ -29,7 +42,8 @@ export const EDGE_TLS_PORT = 8443;
 /** Builds the appliance image the way an operator does (`node scripts/image-tag.mjs build`), reusing it when it exists. */
 export async function buildBridgeImage(): Promise<void> {
   const { tag } = buildImage(REPO_ROOT);
-  if (tag !== BRIDGE_IMAGE) throw new Error(`the sources changed while the suite ran: built ${tag}, expected ${BRIDGE_IMAGE}`);
+  if (tag !== BRIDGE_IMAGE)
+    throw new Error(`the sources changed while the suite ran: built ${tag}, expected ${BRIDGE_IMAGE}`);
 }
 
 export async function buildEdgeImage(): Promise<void> {
@@ -85,7 +99,10 @@ export interface ApplianceWithEdge {
  * (`edgeEnv`, e.g. EDGE_SSE) beside it on one private network. Whatever started is stopped again when a later
  * part fails to start.
  */
-export async function startApplianceWithEdge(projectsDir: string, edgeEnv: Record<string, string> = {}): Promise<ApplianceWithEdge> {
+export async function startApplianceWithEdge(
+  projectsDir: string,
+  edgeEnv: Record<string, string> = {},
+): Promise<ApplianceWithEdge> {
   const network = await new Network().start();
   let bridge: StartedTestContainer | undefined;
   try {

@@ -54,7 +54,11 @@ export function createEdgeClient(options: { origin: string; port: number; ca: st
 export const DISCOVERY_TIMEOUT_MS = 30_000;
 
 /** Waits, bounded, until `currentOrigin` (the bridge's /api/tunnel origin) is `origin`, so Init URLs carry it. */
-export async function waitForDiscoveredOrigin(currentOrigin: () => Promise<string | undefined>, origin: string, timeoutMs = DISCOVERY_TIMEOUT_MS): Promise<void> {
+export async function waitForDiscoveredOrigin(
+  currentOrigin: () => Promise<string | undefined>,
+  origin: string,
+  timeoutMs = DISCOVERY_TIMEOUT_MS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let seen: string | undefined;
   while (Date.now() < deadline) {

@@ -18,7 +18,10 @@ http
       case "/echo":
         return json(res, 200, { url: req.url, targetBytes: Buffer.byteLength(req.url), headers: req.headers });
       case "/slow":
-        return void setTimeout(() => json(res, 200, { slept: Number(url.searchParams.get("ms")) }), Number(url.searchParams.get("ms")));
+        return void setTimeout(
+          () => json(res, 200, { slept: Number(url.searchParams.get("ms")) }),
+          Number(url.searchParams.get("ms")),
+        );
       case "/hold":
         return void held.push(res);
       case "/held":

@@ -35,7 +35,13 @@ interface ChatBody {
 }
 
 const textOf = (m: ChatMessage | undefined): string =>
-  !m ? "" : typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p) => p.text ?? "").join("") : "";
+  !m
+    ? ""
+    : typeof m.content === "string"
+      ? m.content
+      : Array.isArray(m.content)
+        ? m.content.map((p) => p.text ?? "").join("")
+        : "";
 
 const DIRECTIVE = /TOOLCALL:(\S+) (\{.*\})/s;
 
@@ -45,12 +51,14 @@ function plan(body: ChatBody): MockLlmRequest {
   const lastUser = [...messages].reverse().find((m) => m.role === "user");
   const tools = (body.tools ?? []).map((t) => t.function?.name ?? "").filter(Boolean);
   const toolResult = last?.role === "tool" ? textOf(last) : null;
-  if (toolResult !== null) return { tools, toolResult, plan: { text: `MOCK-DONE tool said: ${toolResult.slice(0, 2000)}` } };
+  if (toolResult !== null)
+    return { tools, toolResult, plan: { text: `MOCK-DONE tool said: ${toolResult.slice(0, 2000)}` } };
   const directive = DIRECTIVE.exec(textOf(lastUser));
   if (!directive) return { tools, toolResult, plan: { text: `MOCK-REPLY to: ${textOf(lastUser).slice(0, 120)}` } };
   const [, name, args] = directive;
   // A tool the client did not offer would make OpenCode fail the turn obscurely; say so in the answer instead.
-  if (!tools.includes(name!)) return { tools, toolResult, plan: { text: `MOCK-NO-TOOL ${name} offered: ${tools.join(",")}` } };
+  if (!tools.includes(name!))
+    return { tools, toolResult, plan: { text: `MOCK-NO-TOOL ${name} offered: ${tools.join(",")}` } };
   return { tools, toolResult, plan: { tool: name!, args: args! } };
 }
 
@@ -87,15 +95,30 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
     if (!body.stream) {
       const message =
         "tool" in p
-          ? { role: "assistant", content: null, tool_calls: [{ id: callId, type: "function", function: { name: p.tool, arguments: p.args } }] }
+          ? {
+              role: "assistant",
+              content: null,
+              tool_calls: [{ id: callId, type: "function", function: { name: p.tool, arguments: p.args } }],
+            }
           : { role: "assistant", content: p.text };
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ id, object: "chat.completion", created, model, usage, choices: [{ index: 0, message, finish_reason: "tool" in p ? "tool_calls" : "stop" }] }));
+      res.end(
+        JSON.stringify({
+          id,
+          object: "chat.completion",
+          created,
+          model,
+          usage,
+          choices: [{ index: 0, message, finish_reason: "tool" in p ? "tool_calls" : "stop" }],
+        }),
+      );
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const send = (delta: unknown, finish: string | null = null) =>
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      );
     send({ role: "assistant", content: "" });
     if ("tool" in p) {
       send({ tool_calls: [{ index: 0, id: callId, type: "function", function: { name: p.tool, arguments: "" } }] });
@@ -105,7 +128,9 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
       for (const piece of p.text.match(/[\s\S]{1,64}/g) ?? []) send({ content: piece });
       send({}, "stop");
     }
-    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`,
+    );
     res.end("data: [DONE]\n\n");
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));

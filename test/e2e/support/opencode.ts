@@ -8,7 +8,11 @@ import { basicAuth, startOpencodeProcess } from "../../helpers/opencode-process.
 
 export const OPENCODE_VERSION = "1.18.33";
 /** Where `.ci/run` installs opencode-ai; URLBRIDGE_OPENCODE_BIN overrides it. */
-export const OPENCODE_CACHE_DIR = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "urlbridge-test", `opencode-ai-${OPENCODE_VERSION}`);
+export const OPENCODE_CACHE_DIR = path.join(
+  process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"),
+  "urlbridge-test",
+  `opencode-ai-${OPENCODE_VERSION}`,
+);
 /** The platform package holds the binary (opencode-ai itself only links it in a postinstall, which the install skips). */
 const DEFAULT_BIN = path.join(OPENCODE_CACHE_DIR, "node_modules", `opencode-linux-${process.arch}`, "bin", "opencode");
 
@@ -29,7 +33,12 @@ export function locateOpencode(): { bin: string } | { missing: string } {
 export interface Opencode {
   url: string;
   /** fetch against the server with its Basic auth, bounded by timeoutMs. */
-  request<T = unknown>(method: string, route: string, body?: unknown, timeoutMs?: number): Promise<{ status: number; body: T }>;
+  request<T = unknown>(
+    method: string,
+    route: string,
+    body?: unknown,
+    timeoutMs?: number,
+  ): Promise<{ status: number; body: T }>;
   /** stdout + stderr so far, for failure messages. */
   output(): string;
   stop(): Promise<void>;
@@ -65,7 +74,12 @@ export async function startOpencode(options: OpencodeOptions): Promise<Opencode>
   const started = await startOpencodeProcess({
     bin: options.bin,
     cwd: options.projectDir,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...isolatedEnv(options.homeDir), OPENCODE_SERVER_PASSWORD: PASSWORD, ...options.env },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      ...isolatedEnv(options.homeDir),
+      OPENCODE_SERVER_PASSWORD: PASSWORD,
+      ...options.env,
+    },
     authorization,
   });
   const request = async <T>(method: string, route: string, body?: unknown, timeoutMs = 10_000) => {

@@ -6,7 +6,10 @@ import { LABEL_INSTANCE, LABEL_PROJECT } from "../../../server/sandbox/container
 
 export function createSandboxProbe(docker: Dockerode, instance: string) {
   const containersOf = (projectId: string) =>
-    docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instance}`, `${LABEL_PROJECT}=${projectId}`] } });
+    docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL_INSTANCE}=${instance}`, `${LABEL_PROJECT}=${projectId}`] },
+    });
 
   async function listProcesses(container: Dockerode.Container): Promise<string[]> {
     const exec = await container.exec({
@@ -19,7 +22,11 @@ export function createSandboxProbe(docker: Dockerode, instance: string) {
     const out = new Writable({ write: (chunk: Buffer, _encoding, done) => (chunks.push(chunk), done()) });
     docker.modem.demuxStream(stream, out, new Writable({ write: (_chunk, _encoding, done) => done() }));
     await new Promise((resolve) => (stream.on("end", resolve), stream.on("close", resolve)));
-    return Buffer.concat(chunks).toString("utf8").split("\n").map((l) => l.trim()).filter(Boolean);
+    return Buffer.concat(chunks)
+      .toString("utf8")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
   }
 
   /** Command lines in the project's container; none when it is not running, ["(restarting)"] while it restarts. */

@@ -5,7 +5,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
-import { agentGet, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  TEST_OPERATOR_TOKEN,
+  type AgentSession,
+  type TestBridge,
+} from "../../helpers/bridge.js";
 import { runCli, unusedPort } from "./run-cli.js";
 
 type Body = Record<string, unknown> & { ok: boolean };
@@ -24,7 +31,11 @@ describe("urlbridge backup and restore", () => {
   beforeAll(async () => {
     t = await startTestBridge();
     agent = await t.session({ write: true });
-    env = { URLBRIDGE_STATE_DIR: t.stateDir, URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN };
+    env = {
+      URLBRIDGE_STATE_DIR: t.stateDir,
+      URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port,
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    };
     backupDir = makeTempDir("backups");
     firstWrite = await agentGet<Body>(writeUrl());
     expect(firstWrite).toMatchObject({ ok: true });
@@ -38,7 +49,9 @@ describe("urlbridge backup and restore", () => {
     const writer = (async () => {
       while (!stop && writes < MAX_CONCURRENT_WRITES) {
         writes += 1;
-        const body = await agentGet<Body>(`${agent.m}/w?path=busy-${writes}.txt&raw=${encodeUrlText(`write ${writes}\n`)}`);
+        const body = await agentGet<Body>(
+          `${agent.m}/w?path=busy-${writes}.txt&raw=${encodeUrlText(`write ${writes}\n`)}`,
+        );
         if (!body.ok) throw new Error(`a write during the backup failed: ${JSON.stringify(body)}`);
       }
     })();
@@ -78,16 +91,24 @@ describe("urlbridge backup and restore", () => {
     await t.close();
 
     const fresh = makeTempDir("restored-state");
-    const freshEnv = { URLBRIDGE_STATE_DIR: fresh, URLBRIDGE_CONTROL_PORT: String(await unusedPort()), URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN };
+    const freshEnv = {
+      URLBRIDGE_STATE_DIR: fresh,
+      URLBRIDGE_CONTROL_PORT: String(await unusedPort()),
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    };
     const keyless = await runCli(["restore", file], freshEnv);
     expect(keyless.code).toBe(1);
-    expect(keyless.stderr).toMatch(/^urlbridge: the backup's sessions were sealed under capability key [0-9a-f]{16}, and .* does not exist; pass --key/);
+    expect(keyless.stderr).toMatch(
+      /^urlbridge: the backup's sessions were sealed under capability key [0-9a-f]{16}, and .* does not exist; pass --key/,
+    );
     expect(fs.existsSync(path.join(fresh, "urlbridge.sqlite"))).toBe(false);
 
     const restored = await runCli(["restore", file, "--key", path.join(t.stateDir, "capability-key")], freshEnv);
     expect(restored.stderr).toBe("");
     expect(restored.code).toBe(0);
-    expect(restored.stdout).toMatch(/^Restored 1 project\(s\), 1 session\(s\), \d+ journal entries, .* with its capability key\./);
+    expect(restored.stdout).toMatch(
+      /^Restored 1 project\(s\), 1 session\(s\), \d+ journal entries, .* with its capability key\./,
+    );
 
     const again = await startTestBridge({}, { stateDir: fresh });
     try {
@@ -117,7 +138,11 @@ describe("urlbridge backup and restore", () => {
     const copies = makeTempDir("plain-copy");
     fs.copyFileSync(path.join(source, "urlbridge.sqlite"), path.join(copies, "copy.sqlite"));
     const fresh = makeTempDir("restore-plain");
-    const result = await runCli(["restore", path.join(copies, "copy.sqlite")], { URLBRIDGE_STATE_DIR: fresh, URLBRIDGE_CONTROL_PORT: String(await unusedPort()), URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN });
+    const result = await runCli(["restore", path.join(copies, "copy.sqlite")], {
+      URLBRIDGE_STATE_DIR: fresh,
+      URLBRIDGE_CONTROL_PORT: String(await unusedPort()),
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    });
     expect(result.stderr).toBe("");
     expect(result.stdout).toMatch(/^Restored 0 project\(s\), 0 session\(s\), 0 journal entries/);
     expect(fs.readdirSync(copies)).toEqual(["copy.sqlite"]);
@@ -137,7 +162,11 @@ describe("urlbridge backup and restore", () => {
       db.close();
     }
     const fresh = makeTempDir("restore-refused");
-    const result = await runCli(["restore", file], { URLBRIDGE_STATE_DIR: fresh, URLBRIDGE_CONTROL_PORT: String(await unusedPort()), URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN });
+    const result = await runCli(["restore", file], {
+      URLBRIDGE_STATE_DIR: fresh,
+      URLBRIDGE_CONTROL_PORT: String(await unusedPort()),
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(fs.readdirSync(fresh)).toEqual([]);

@@ -48,7 +48,11 @@ describe("urlbridge CLI against a running bridge", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const project = JSON.parse(result.stdout) as { name: string; root: string; permissions: unknown };
-    expect(project).toMatchObject({ name: "demo", root: t.projectDir, permissions: { write: true, terminal: false, web: false } });
+    expect(project).toMatchObject({
+      name: "demo",
+      root: t.projectDir,
+      permissions: { write: true, terminal: false, web: false },
+    });
   });
 
   it("lists projects as a table and as JSON", async () => {
@@ -66,8 +70,15 @@ describe("urlbridge CLI against a running bridge", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("permissions: read, web");
-    const list = JSON.parse((await runCli(["project", "list", "--json"], env)).stdout) as Array<{ name: string; permissions: unknown }>;
-    expect(list.find((p) => p.name === "docs-reader")?.permissions).toEqual({ write: false, terminal: false, web: true });
+    const list = JSON.parse((await runCli(["project", "list", "--json"], env)).stdout) as Array<{
+      name: string;
+      permissions: unknown;
+    }>;
+    expect(list.find((p) => p.name === "docs-reader")?.permissions).toEqual({
+      write: false,
+      terminal: false,
+      web: true,
+    });
   });
 
   let created: SessionJson;
@@ -145,11 +156,19 @@ describe("urlbridge CLI against a running bridge", () => {
       runCli(["session", "list"], { ...env, URLBRIDGE_CONTROL_PORT: port }),
     ]);
     expectOneLineError(wrongToken, 1, /^urlbridge: unauthorized: .*URLBRIDGE_OPERATOR_TOKEN/);
-    expectOneLineError(down, 1, new RegExp(`cannot reach the control plane at http://127\\.0\\.0\\.1:${port} \\(connection refused\\)`));
+    expectOneLineError(
+      down,
+      1,
+      new RegExp(`cannot reach the control plane at http://127\\.0\\.0\\.1:${port} \\(connection refused\\)`),
+    );
   });
 
   it("rejects a bad URLBRIDGE_* value in one line with exit 2", async () => {
-    expectOneLineError(await runCli(["project", "list"], { ...env, URLBRIDGE_CONTROL_PORT: "http" }), 2, /URLBRIDGE_CONTROL_PORT/);
+    expectOneLineError(
+      await runCli(["project", "list"], { ...env, URLBRIDGE_CONTROL_PORT: "http" }),
+      2,
+      /URLBRIDGE_CONTROL_PORT/,
+    );
   });
 });
 
@@ -163,7 +182,9 @@ describe("urlbridge serve and token with a generated token file", () => {
       URLBRIDGE_LOG_LEVEL: "info",
     };
     const before = await runCli(["token"], env);
-    expect(before.stdout).toContain(`No operator token yet: the server generates ${path.join(stateDir, "operator-token")}`);
+    expect(before.stdout).toContain(
+      `No operator token yet: the server generates ${path.join(stateDir, "operator-token")}`,
+    );
 
     const server = spawn(process.execPath, [BIN, "serve"], { env: cliEnv(env), stdio: ["ignore", "ignore", "pipe"] });
     let log = "";
@@ -182,9 +203,15 @@ describe("urlbridge serve and token with a generated token file", () => {
 
       const where = await runCli(["token"], env);
       // The hint is pasteable here: run from the checkout (npx) with this state dir, which is not the default.
-      expect(where.stdout).toBe(`The operator token is stored in ${file}\nPrint it with: URLBRIDGE_STATE_DIR=${stateDir} npx urlbridge token --show\n`);
+      expect(where.stdout).toBe(
+        `The operator token is stored in ${file}\nPrint it with: URLBRIDGE_STATE_DIR=${stateDir} npx urlbridge token --show\n`,
+      );
       expect((await runCli(["token", "--show"], env)).stdout).toBe(`${token}\n`);
-      expect(JSON.parse((await runCli(["token", "--json"], env)).stdout)).toEqual({ source: "file", file, exists: true });
+      expect(JSON.parse((await runCli(["token", "--json"], env)).stdout)).toEqual({
+        source: "file",
+        file,
+        exists: true,
+      });
 
       const sessions = await runCli(["session", "list", "--json"], env);
       expect(sessions.stderr).toBe("");

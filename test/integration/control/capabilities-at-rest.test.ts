@@ -18,13 +18,18 @@ function tokensOf(s: AgentSession): string[] {
 /** Every byte the state directory holds for SQLite: the database, its WAL and shared-memory files. */
 function databaseBytes(stateDir: string): Buffer {
   const file = path.join(stateDir, STATE_FILE_NAME);
-  return Buffer.concat(["", "-wal", "-shm"].filter((s) => fs.existsSync(file + s)).map((s) => fs.readFileSync(file + s)));
+  return Buffer.concat(
+    ["", "-wal", "-shm"].filter((s) => fs.existsSync(file + s)).map((s) => fs.readFileSync(file + s)),
+  );
 }
 
 function expectNoToken(stateDir: string, tokens: string[]): void {
   const bytes = databaseBytes(stateDir);
   expect(bytes.length).toBeGreaterThan(0);
-  for (const token of tokens) expect(bytes.includes(Buffer.from(token, "latin1")), `token ${tokens.indexOf(token)} in the database files`).toBe(false);
+  for (const token of tokens)
+    expect(bytes.includes(Buffer.from(token, "latin1")), `token ${tokens.indexOf(token)} in the database files`).toBe(
+      false,
+    );
 }
 
 /** Data-plane path of a URL on another bridge (its origin changes with its port). */
@@ -44,7 +49,10 @@ describe("capabilities at rest", () => {
       expect(await agentGet(`${reader.r}/r?path=a.txt`)).toMatchObject({ ok: true });
       expect(await agentGet(`${writer.m}/w?path=b.txt&raw=written`)).toMatchObject({ ok: true });
       expect(await agentGet(`${writer.m}/nope`)).toMatchObject({ ok: false, errorCode: "unknown_route" });
-      expect(await agentGet(`${writer.r}/w?path=c.txt&raw=x`)).toMatchObject({ ok: false, errorCode: "wrong_capability_base" });
+      expect(await agentGet(`${writer.r}/w?path=c.txt&raw=x`)).toMatchObject({
+        ok: false,
+        errorCode: "wrong_capability_base",
+      });
       await t.api("POST", `/api/sessions/${reader.sessionId}/rotate`);
       // The reader's tokens from before its rotation, and its fresh Init token from after.
       const tokens = new Set([...tokensOf(reader), ...tokensOf(writer)]);
@@ -86,13 +94,16 @@ describe("capabilities at rest", () => {
     }
     // What a thief sees: digests and sealed values, no token column.
     const raw = new Database(path.join(copy, STATE_FILE_NAME), { readonly: true });
-    const columns = (raw.prepare("SELECT name FROM pragma_table_info('capabilities')").all() as Array<{ name: string }>).map((c) => c.name);
+    const columns = (
+      raw.prepare("SELECT name FROM pragma_table_info('capabilities')").all() as Array<{ name: string }>
+    ).map((c) => c.name);
     raw.close();
     expect(columns).toEqual(["digest", "session_id", "generation", "kind", "sealed", "created_at"]);
 
     const elsewhere = await startTestBridge({}, { stateDir: copy });
     try {
-      for (const token of tokensOf(s)) expect((await fetch(`${elsewhere.bridge.dataUrl}/v0/${token}/t?path=.`)).status).toBe(404);
+      for (const token of tokensOf(s))
+        expect((await fetch(`${elsewhere.bridge.dataUrl}/v0/${token}/t?path=.`)).status).toBe(404);
       expect((await fetch(on(elsewhere, s.initUrl))).status).toBe(404);
       const [session] = await sessionsOf(elsewhere);
       expect(session!.id).toBe(s.sessionId);
@@ -126,7 +137,9 @@ describe("capabilities at rest", () => {
     const file = path.join(stateDir, STATE_FILE_NAME);
     const old = new Database(file);
     old.pragma("journal_mode = WAL");
-    old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+    old.exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+    );
     for (const m of migrations.filter((m) => m.version <= 2)) {
       old.exec(m.sql);
       old.prepare("INSERT INTO schema_migrations VALUES (?, ?, 0)").run(m.version, m.name);

@@ -18,7 +18,11 @@ describe("control plane guards", () => {
     t = await startTestBridge({ URLBRIDGE_ALLOWED_HOSTS: "bridge.lan, ops.example:8443" });
     control = t.bridge.controlUrl;
     ownOrigin = control;
-    const login = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: ownOrigin }, body: { token: TEST_OPERATOR_TOKEN } });
+    const login = await rawRequest(`${control}/api/login`, {
+      method: "POST",
+      headers: { origin: ownOrigin },
+      body: { token: TEST_OPERATOR_TOKEN },
+    });
     expect(login.status).toBe(200);
     cookie = cookiePair(login.headers["set-cookie"] as string[]);
   });
@@ -31,7 +35,11 @@ describe("control plane guards", () => {
       ["POST", "/api/sessions"],
       ["PUT", "/api/tunnel"],
     ])("answers 401 to %s %s without credentials", async (method, route) => {
-      const res = await rawRequest(`${control}${route}`, { method, headers: { origin: ownOrigin }, body: method === "GET" ? undefined : {} });
+      const res = await rawRequest(`${control}${route}`, {
+        method,
+        headers: { origin: ownOrigin },
+        body: method === "GET" ? undefined : {},
+      });
       expect(res.status).toBe(401);
       expect(res.json().error?.code).toBe("unauthorized");
     });
@@ -47,26 +55,48 @@ describe("control plane guards", () => {
     });
 
     it("does not fall back to a valid cookie when a wrong bearer is presented", async () => {
-      const res = await rawRequest(`${control}/api/projects`, { headers: { authorization: "Bearer wrong-wrong-wrong-wrong", cookie } });
+      const res = await rawRequest(`${control}/api/projects`, {
+        headers: { authorization: "Bearer wrong-wrong-wrong-wrong", cookie },
+      });
       expect(res.status).toBe(401);
     });
 
     it("accepts the operator token as a bearer without any Origin", async () => {
-      const res = await rawRequest(`${control}/api/projects`, { method: "POST", headers: BEARER, body: { name: "by-script", root: t.projectDir } });
+      const res = await rawRequest(`${control}/api/projects`, {
+        method: "POST",
+        headers: BEARER,
+        body: { name: "by-script", root: t.projectDir },
+      });
       expect(res.status).toBe(201);
-      expect((await rawRequest(`${control}/api/whoami`, { headers: BEARER })).json()).toEqual({ authenticated: true, via: "bearer", expiresAt: null });
+      expect((await rawRequest(`${control}/api/whoami`, { headers: BEARER })).json()).toEqual({
+        authenticated: true,
+        via: "bearer",
+        expiresAt: null,
+      });
     });
 
     it("keeps /api/health and /api/login-info open and says where the token comes from", async () => {
       expect((await rawRequest(`${control}/api/health`)).json()).toMatchObject({ ok: true });
-      expect((await rawRequest(`${control}/api/login-info`)).json()).toEqual({ source: "env", file: null, showTokenCommand: expect.stringMatching(/^(npx )?urlbridge token --show$/) });
-      expect((await rawRequest(`${control}/api/whoami`)).json()).toEqual({ authenticated: false, via: null, expiresAt: null });
+      expect((await rawRequest(`${control}/api/login-info`)).json()).toEqual({
+        source: "env",
+        file: null,
+        showTokenCommand: expect.stringMatching(/^(npx )?urlbridge token --show$/),
+      });
+      expect((await rawRequest(`${control}/api/whoami`)).json()).toEqual({
+        authenticated: false,
+        via: null,
+        expiresAt: null,
+      });
     });
   });
 
   describe("login cookie", () => {
     it("is HttpOnly, SameSite=Strict and scoped to Path=/", async () => {
-      const res = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: ownOrigin }, body: { token: TEST_OPERATOR_TOKEN } });
+      const res = await rawRequest(`${control}/api/login`, {
+        method: "POST",
+        headers: { origin: ownOrigin },
+        body: { token: TEST_OPERATOR_TOKEN },
+      });
       const header = (res.headers["set-cookie"] as string[])[0]!;
       expect(header).toMatch(/^urlbridge_session=[A-Za-z0-9_-]{43};/);
       expect(header).toMatch(/;\s*httponly/i);
@@ -87,20 +117,35 @@ describe("control plane guards", () => {
     });
 
     it("answers 401 invalid_token to a wrong login token and sets no cookie", async () => {
-      const res = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: ownOrigin }, body: { token: "nope-nope-nope-nope" } });
+      const res = await rawRequest(`${control}/api/login`, {
+        method: "POST",
+        headers: { origin: ownOrigin },
+        body: { token: "nope-nope-nope-nope" },
+      });
       expect(res.status).toBe(401);
       expect(res.json().error?.code).toBe("invalid_token");
       expect(res.headers["set-cookie"]).toBeUndefined();
     });
 
     it("stops working after logout", async () => {
-      const login = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: ownOrigin }, body: { token: TEST_OPERATOR_TOKEN } });
+      const login = await rawRequest(`${control}/api/login`, {
+        method: "POST",
+        headers: { origin: ownOrigin },
+        body: { token: TEST_OPERATOR_TOKEN },
+      });
       const mine = cookiePair(login.headers["set-cookie"] as string[]);
-      expect((await rawRequest(`${control}/api/whoami`, { headers: { cookie: mine } })).json()).toMatchObject({ authenticated: true });
-      const out = await rawRequest(`${control}/api/logout`, { method: "POST", headers: { cookie: mine, origin: ownOrigin } });
+      expect((await rawRequest(`${control}/api/whoami`, { headers: { cookie: mine } })).json()).toMatchObject({
+        authenticated: true,
+      });
+      const out = await rawRequest(`${control}/api/logout`, {
+        method: "POST",
+        headers: { cookie: mine, origin: ownOrigin },
+      });
       expect(out.status).toBe(204);
       expect((out.headers["set-cookie"] as string[])[0]).toMatch(/^urlbridge_session=;.*expires=Thu, 01 Jan 1970/i);
-      expect((await rawRequest(`${control}/api/whoami`, { headers: { cookie: mine } })).json()).toMatchObject({ authenticated: false });
+      expect((await rawRequest(`${control}/api/whoami`, { headers: { cookie: mine } })).json()).toMatchObject({
+        authenticated: false,
+      });
       expect((await rawRequest(`${control}/api/projects`, { headers: { cookie: mine } })).status).toBe(401);
     });
   });
@@ -126,7 +171,11 @@ describe("control plane guards", () => {
     });
 
     it("refuses a cross-origin login too", async () => {
-      const res = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: "http://evil.example" }, body: { token: TEST_OPERATOR_TOKEN } });
+      const res = await rawRequest(`${control}/api/login`, {
+        method: "POST",
+        headers: { origin: "http://evil.example" },
+        body: { token: TEST_OPERATOR_TOKEN },
+      });
       expect(res.status).toBe(403);
       expect(res.headers["set-cookie"]).toBeUndefined();
     });
@@ -146,16 +195,20 @@ describe("control plane guards", () => {
   });
 
   describe("Host allowlist", () => {
-    it.each(["evil.example", "evil.example:47433", "127.0.0.1.nip.io", "bridge.lan.evil.example", "ops.example:9999", "localhost@evil"])(
-      "answers 403 host_not_allowed to Host %j",
-      async (host) => {
-        for (const route of ["/api/health", "/api/projects", "/"]) {
-          const res = await rawRequest(`${control}${route}`, { headers: { ...BEARER, host } });
-          expect(res.status, route).toBe(403);
-          expect(res.json().error?.code).toBe("host_not_allowed");
-        }
-      },
-    );
+    it.each([
+      "evil.example",
+      "evil.example:47433",
+      "127.0.0.1.nip.io",
+      "bridge.lan.evil.example",
+      "ops.example:9999",
+      "localhost@evil",
+    ])("answers 403 host_not_allowed to Host %j", async (host) => {
+      for (const route of ["/api/health", "/api/projects", "/"]) {
+        const res = await rawRequest(`${control}${route}`, { headers: { ...BEARER, host } });
+        expect(res.status, route).toBe(403);
+        expect(res.json().error?.code).toBe("host_not_allowed");
+      }
+    });
 
     it("answers 403 to an HTTP/1.0 request with no Host at all", async () => {
       const { port } = new URL(control);
@@ -170,19 +223,26 @@ describe("control plane guards", () => {
       expect(reply).toContain('"host_not_allowed"');
     });
 
-    it.each(["localhost", "localhost:5173", "127.0.0.1:80", "[::1]:47433", "LOCALHOST", "bridge.lan", "bridge.lan:8080", "ops.example:8443"])(
-      "accepts Host %j",
-      async (host) => {
-        const res = await rawRequest(`${control}/api/projects`, { headers: { ...BEARER, host } });
-        expect(res.status).toBe(200);
-      },
-    );
+    it.each([
+      "localhost",
+      "localhost:5173",
+      "127.0.0.1:80",
+      "[::1]:47433",
+      "LOCALHOST",
+      "bridge.lan",
+      "bridge.lan:8080",
+      "ops.example:8443",
+    ])("accepts Host %j", async (host) => {
+      const res = await rawRequest(`${control}/api/projects`, { headers: { ...BEARER, host } });
+      expect(res.status).toBe(200);
+    });
   });
 
   describe("headers", () => {
     it.each(["/", "/api/health", "/api/projects", "/api/nope"])("sends the security headers on %s", async (route) => {
       const res = await rawRequest(`${control}${route}`);
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers[name.toLowerCase()], name).toBe(value);
+      for (const [name, value] of Object.entries(SECURITY_HEADERS))
+        expect(res.headers[name.toLowerCase()], name).toBe(value);
       expect(res.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
       expect(res.headers["content-security-policy"]).not.toContain("unsafe-inline");
     });
@@ -190,9 +250,15 @@ describe("control plane guards", () => {
     it("never answers a CORS preflight or adds CORS headers", async () => {
       const preflight = await rawRequest(`${control}/api/projects`, {
         method: "OPTIONS",
-        headers: { origin: "http://evil.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+        headers: {
+          origin: "http://evil.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization",
+        },
       });
-      const simple = await rawRequest(`${control}/api/projects`, { headers: { ...BEARER, origin: "http://evil.example" } });
+      const simple = await rawRequest(`${control}/api/projects`, {
+        headers: { ...BEARER, origin: "http://evil.example" },
+      });
       for (const res of [preflight, simple]) {
         expect(Object.keys(res.headers).filter((h) => h.startsWith("access-control-"))).toEqual([]);
       }
@@ -212,7 +278,10 @@ describe("control plane guards", () => {
     );
 
     it("the data plane does not accept API mutations", async () => {
-      const res = await rawRequest(`${t.bridge.dataUrl}/api/login`, { method: "POST", body: { token: TEST_OPERATOR_TOKEN } });
+      const res = await rawRequest(`${t.bridge.dataUrl}/api/login`, {
+        method: "POST",
+        body: { token: TEST_OPERATOR_TOKEN },
+      });
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.headers["set-cookie"]).toBeUndefined();
     });
@@ -235,7 +304,11 @@ describe("login info with a generated token", () => {
       const file = path.join(t.stateDir, "operator-token");
       const res = await rawRequest(`${t.bridge.controlUrl}/api/login-info`);
       // The command names the state dir: it is not the default, and the command must find the same file.
-      expect(res.json()).toEqual({ source: "file", file, showTokenCommand: `URLBRIDGE_STATE_DIR=${t.stateDir} npx urlbridge token --show` });
+      expect(res.json()).toEqual({
+        source: "file",
+        file,
+        showTokenCommand: `URLBRIDGE_STATE_DIR=${t.stateDir} npx urlbridge token --show`,
+      });
       expect(res.text).not.toContain(fs.readFileSync(file, "utf8").trim());
     } finally {
       await t.close();

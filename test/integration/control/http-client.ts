@@ -15,7 +15,10 @@ export function rawRequest(
   options: { method?: string; headers?: Record<string, string>; body?: unknown; localAddress?: string } = {},
 ): Promise<RawResponse> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-  const headers: Record<string, string> = { ...(payload ? { "content-type": "application/json" } : {}), ...options.headers };
+  const headers: Record<string, string> = {
+    ...(payload ? { "content-type": "application/json" } : {}),
+    ...options.headers,
+  };
   return new Promise((resolve, reject) => {
     const from = options.localAddress ? { localAddress: options.localAddress } : {};
     const req = http.request(url, { method: options.method ?? "GET", headers, ...from }, (res) => {

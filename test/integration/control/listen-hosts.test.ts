@@ -20,7 +20,9 @@ describe("control plane listen addresses", () => {
       const port = Number(new URL(t.bridge.controlUrl).port);
       expect(t.bridge.controlUrl).toBe(`http://127.0.0.1:${port}`);
       for (const host of ["127.0.0.1", "127.0.0.2"]) {
-        const res = await rawRequest(`http://${host}:${port}/api/projects`, { headers: { host: `localhost:${port}`, authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } });
+        const res = await rawRequest(`http://${host}:${port}/api/projects`, {
+          headers: { host: `localhost:${port}`, authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
+        });
         expect(res.status, host).toBe(200);
       }
       expect(await connects("127.0.0.3", port)).toBe(false);

@@ -3,7 +3,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLoginSessions, LOGIN_COOKIE, LOGIN_SESSION_TTL_MS, MAX_LOGIN_SESSIONS } from "../../../server/control/login-sessions.js";
+import {
+  createLoginSessions,
+  LOGIN_COOKIE,
+  LOGIN_SESSION_TTL_MS,
+  MAX_LOGIN_SESSIONS,
+} from "../../../server/control/login-sessions.js";
 import { OPERATOR_TOKEN_FILE } from "../../../server/control/operator-token.js";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
 import { openStore, type Store } from "../../../server/store/index.js";
@@ -18,12 +23,17 @@ afterEach(async () => {
 
 async function logIn(t: TestBridge, token = TEST_OPERATOR_TOKEN): Promise<string> {
   const control = t.bridge.controlUrl;
-  const res = await rawRequest(`${control}/api/login`, { method: "POST", headers: { origin: control }, body: { token } });
+  const res = await rawRequest(`${control}/api/login`, {
+    method: "POST",
+    headers: { origin: control },
+    body: { token },
+  });
   expect(res.status).toBe(200);
   return cookiePair(res.headers["set-cookie"] as string[]);
 }
 
-const projectsWith = (t: TestBridge, cookie: string) => rawRequest(`${t.bridge.controlUrl}/api/projects`, { headers: { cookie } });
+const projectsWith = (t: TestBridge, cookie: string) =>
+  rawRequest(`${t.bridge.controlUrl}/api/projects`, { headers: { cookie } });
 
 describe("login sessions across a restart", () => {
   it("keeps a browser logged in when the bridge restarts on the same state, and stores only a digest", async () => {
@@ -50,7 +60,10 @@ describe("login sessions across a restart", () => {
     const stateDir = makeTempDir("logout-state");
     const first = await startTestBridge({}, { stateDir });
     const cookie = await logIn(first);
-    const out = await rawRequest(`${first.bridge.controlUrl}/api/logout`, { method: "POST", headers: { origin: first.bridge.controlUrl, cookie } });
+    const out = await rawRequest(`${first.bridge.controlUrl}/api/logout`, {
+      method: "POST",
+      headers: { origin: first.bridge.controlUrl, cookie },
+    });
     expect(out.status).toBe(204);
     await first.close();
     const second = await startTestBridge({}, { stateDir });
@@ -89,7 +102,10 @@ describe("login sessions end with the operator token they were made with", () =>
     const same = await startTestBridge({}, { stateDir });
     expect((await projectsWith(same, cookie)).status).toBe(200);
     await same.close();
-    const changed = await startTestBridge({ URLBRIDGE_OPERATOR_TOKEN: "another-operator-token-9876543210" }, { stateDir });
+    const changed = await startTestBridge(
+      { URLBRIDGE_OPERATOR_TOKEN: "another-operator-token-9876543210" },
+      { stateDir },
+    );
     open.push(changed);
     expect((await projectsWith(changed, cookie)).status).toBe(401);
   });

@@ -16,7 +16,11 @@ describe("Init URL reachability", () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     t = await startTestBridge();
-    env = { URLBRIDGE_STATE_DIR: t.stateDir, URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN };
+    env = {
+      URLBRIDGE_STATE_DIR: t.stateDir,
+      URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port,
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    };
     await t.session({ name: "demo" });
   });
   afterAll(async () => t?.close());
@@ -51,8 +55,14 @@ describe("Init URL reachability", () => {
   });
 
   it.each([
-    [{ inAppliance: false, dataPlaneOnHost: false }, /^data plane on http:\/\/127\.0\.0\.1:47432 \(agent routes; reachable from this machine only/],
-    [{ inAppliance: true, dataPlaneOnHost: false }, /inside the container \(agent routes\); agents reach it only through the tunnel: until it connects, Init URLs use http:\/\/127\.0\.0\.1:47432, which nobody outside this container can reach$/],
+    [
+      { inAppliance: false, dataPlaneOnHost: false },
+      /^data plane on http:\/\/127\.0\.0\.1:47432 \(agent routes; reachable from this machine only/,
+    ],
+    [
+      { inAppliance: true, dataPlaneOnHost: false },
+      /inside the container \(agent routes\); agents reach it only through the tunnel: until it connects, Init URLs use http:\/\/127\.0\.0\.1:47432, which nobody outside this container can reach$/,
+    ],
     [{ inAppliance: true, dataPlaneOnHost: true }, /also published on the host at http:\/\/127\.0\.0\.1:47432/],
   ])("logs the data plane honestly at start-up (%o)", (context, expected) => {
     const config = loadConfig({ URLBRIDGE_STATE_DIR: "/tmp/unused", URLBRIDGE_DATA_HOST: "0.0.0.0" });

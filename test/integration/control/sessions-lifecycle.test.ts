@@ -32,18 +32,34 @@ describe("projects and sessions", () => {
     fs.mkdirSync(path.join(t.projectDir, "real"));
     fs.symlinkSync(path.join(t.projectDir, "real"), path.join(t.projectDir, "alias"));
     fs.writeFileSync(path.join(t.projectDir, "file.txt"), "x");
-    const created = await t.api<{ root: string }>("POST", "/api/projects", { name: "p", root: path.join(t.projectDir, "alias", ".") });
+    const created = await t.api<{ root: string }>("POST", "/api/projects", {
+      name: "p",
+      root: path.join(t.projectDir, "alias", "."),
+    });
     expect(created.status).toBe(201);
     expect(created.body.root).toBe(path.join(t.projectDir, "real"));
-    const asFile = await t.api<{ error: { code: string } }>("POST", "/api/projects", { name: "q", root: path.join(t.projectDir, "file.txt") });
+    const asFile = await t.api<{ error: { code: string } }>("POST", "/api/projects", {
+      name: "q",
+      root: path.join(t.projectDir, "file.txt"),
+    });
     expect(asFile).toMatchObject({ status: 400, body: { error: { code: "root_not_directory" } } });
-    const missing = await t.api<{ error: { code: string } }>("POST", "/api/projects", { name: "r", root: "/definitely/not/here" });
+    const missing = await t.api<{ error: { code: string } }>("POST", "/api/projects", {
+      name: "r",
+      root: "/definitely/not/here",
+    });
     expect(missing.body.error.code).toBe("root_not_found");
-    const relative = await t.api<{ error: { code: string } }>("POST", "/api/projects", { name: "s", root: "relative/path" });
+    const relative = await t.api<{ error: { code: string } }>("POST", "/api/projects", {
+      name: "s",
+      root: "relative/path",
+    });
     expect(relative.body.error.code).toBe("root_not_absolute");
     const dup = await t.api<{ error: { code: string } }>("POST", "/api/projects", { name: "p", root: t.projectDir });
     expect(dup).toMatchObject({ status: 409, body: { error: { code: "project_name_taken" } } });
-    const bad = await t.api<{ error: { code: string; message: string } }>("POST", "/api/projects", { name: "", root: t.projectDir, extra: 1 });
+    const bad = await t.api<{ error: { code: string; message: string } }>("POST", "/api/projects", {
+      name: "",
+      root: t.projectDir,
+      extra: 1,
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("invalid_request");
   });
@@ -80,13 +96,19 @@ describe("projects and sessions", () => {
     const p1b = await t.api<SessionView>("POST", "/api/sessions", { projectId: p1a.projectId });
     const p2 = await t.session({ name: "two", root: other });
 
-    const renamed = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${p1a.projectId}`, { name: "one-renamed" });
+    const renamed = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${p1a.projectId}`, {
+      name: "one-renamed",
+    });
     expect(renamed.body.rotatedSessions).toEqual([]);
     expect(await fetchStatus(p1a.initUrl)).toBe(200);
 
-    const patched = await t.api<{ rotatedSessions: string[]; permissions: { write: boolean } }>("PATCH", `/api/projects/${p1a.projectId}`, {
-      permissions: { write: true },
-    });
+    const patched = await t.api<{ rotatedSessions: string[]; permissions: { write: boolean } }>(
+      "PATCH",
+      `/api/projects/${p1a.projectId}`,
+      {
+        permissions: { write: true },
+      },
+    );
     expect(patched.body.permissions.write).toBe(true);
     expect(patched.body.rotatedSessions.sort()).toEqual([p1a.sessionId, p1b.body.id].sort());
     expect(await fetchStatus(p1a.initUrl)).toBe(404);
@@ -98,31 +120,42 @@ describe("projects and sessions", () => {
     const init = await agentGet<{ bases: { m?: string } }>(fresh.initUrl);
     expect(init.bases.m).toBeDefined();
 
-    const moved = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${p2.projectId}`, { root: t.projectDir });
+    const moved = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${p2.projectId}`, {
+      root: t.projectDir,
+    });
     expect(moved.body.rotatedSessions).toEqual([p2.sessionId]);
   });
 
   it("enforces 16 enabled sessions and 64 definitions with their error codes", async () => {
     const t = await start();
-    const project = await t.api<{ id: string }>("POST", "/api/projects", { name: "many", root: t.projectDir, permissions: { write: false, terminal: false } });
+    const project = await t.api<{ id: string }>("POST", "/api/projects", {
+      name: "many",
+      root: t.projectDir,
+      permissions: { write: false, terminal: false },
+    });
     const ids: string[] = [];
     for (let i = 0; i < 16; i++) {
       const s = await t.api<SessionView>("POST", "/api/sessions", { projectId: project.body.id });
       expect(s.status).toBe(201);
       ids.push(s.body.id);
     }
-    const seventeenth = await t.api<{ error: { code: string } }>("POST", "/api/sessions", { projectId: project.body.id });
+    const seventeenth = await t.api<{ error: { code: string } }>("POST", "/api/sessions", {
+      projectId: project.body.id,
+    });
     expect(seventeenth).toMatchObject({ status: 409, body: { error: { code: "enabled_session_limit_reached" } } });
 
     for (const id of ids) await t.api("POST", `/api/sessions/${id}/disable`);
     for (let i = 16; i < 64; i++) {
       const s = await t.api<SessionView>("POST", "/api/sessions", { projectId: project.body.id });
       expect(s.status).toBe(201);
-      if (i % 16 === 15) for (const x of (await t.api<SessionView[]>("GET", "/api/sessions")).body.filter((v) => v.enabled)) {
-        await t.api("POST", `/api/sessions/${x.id}/disable`);
-      }
+      if (i % 16 === 15)
+        for (const x of (await t.api<SessionView[]>("GET", "/api/sessions")).body.filter((v) => v.enabled)) {
+          await t.api("POST", `/api/sessions/${x.id}/disable`);
+        }
     }
-    const sixtyFifth = await t.api<{ error: { code: string } }>("POST", "/api/sessions", { projectId: project.body.id });
+    const sixtyFifth = await t.api<{ error: { code: string } }>("POST", "/api/sessions", {
+      projectId: project.body.id,
+    });
     expect(sixtyFifth).toMatchObject({ status: 409, body: { error: { code: "session_definition_limit_reached" } } });
 
     const all = (await t.api<SessionView[]>("GET", "/api/sessions")).body;

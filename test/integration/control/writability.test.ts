@@ -4,7 +4,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkWritable, hostPathOf, unwritableMessage } from "../../../server/control/writability.js";
-import { makeTempDir, startTestBridge, TEST_AGENT_UID, TEST_OPERATOR_TOKEN, type TestBridge } from "../../helpers/bridge.js";
+import {
+  makeTempDir,
+  startTestBridge,
+  TEST_AGENT_UID,
+  TEST_OPERATOR_TOKEN,
+  type TestBridge,
+} from "../../helpers/bridge.js";
 import { runCli } from "../cli/run-cli.js";
 
 const asRoot = process.getuid?.() === 0;
@@ -27,7 +33,11 @@ describe.skipIf(!asRoot)("writability check (bridge as root, terminal as the pro
 
   it("refuses terminal on a root-owned folder with the exact chown, and leaves no probe file behind", async () => {
     const root = rootOwnedFolder("unwritable");
-    const res = await t.api<{ error: { code: string; message: string } }>("POST", "/api/projects", { name: "root-owned", root, permissions: { write: true, terminal: true } });
+    const res = await t.api<{ error: { code: string; message: string } }>("POST", "/api/projects", {
+      name: "root-owned",
+      root,
+      permissions: { write: true, terminal: true },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("root_not_writable");
     expect(res.body.error.message).toContain(`terminal commands run as uid ${TEST_AGENT_UID}`);
@@ -39,7 +49,11 @@ describe.skipIf(!asRoot)("writability check (bridge as root, terminal as the pro
   it("accepts the same folder once the fix is applied", async () => {
     const root = rootOwnedFolder("fixed");
     fs.chownSync(root, TEST_AGENT_UID, TEST_AGENT_UID);
-    const res = await t.api<{ permissions: { terminal: boolean } }>("POST", "/api/projects", { name: "fixed", root, permissions: { write: true, terminal: true } });
+    const res = await t.api<{ permissions: { terminal: boolean } }>("POST", "/api/projects", {
+      name: "fixed",
+      root,
+      permissions: { write: true, terminal: true },
+    });
     expect(res.status).toBe(201);
     expect(res.body.permissions.terminal).toBe(true);
     expect(fs.readdirSync(root)).toEqual([]);
@@ -47,27 +61,53 @@ describe.skipIf(!asRoot)("writability check (bridge as root, terminal as the pro
 
   it("accepts read-only and write-only grants where the bridge itself can write", async () => {
     const root = rootOwnedFolder("bridge-writes");
-    expect((await t.api("POST", "/api/projects", { name: "read", root, permissions: { write: false, terminal: false } })).status).toBe(201);
+    expect(
+      (await t.api("POST", "/api/projects", { name: "read", root, permissions: { write: false, terminal: false } }))
+        .status,
+    ).toBe(201);
     const second = rootOwnedFolder("bridge-writes-2");
-    expect((await t.api("POST", "/api/projects", { name: "write", root: second, permissions: { write: true, terminal: false } })).status).toBe(201);
+    expect(
+      (
+        await t.api("POST", "/api/projects", {
+          name: "write",
+          root: second,
+          permissions: { write: true, terminal: false },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("refuses the same through the CLI, in one stderr line with the fix", async () => {
     const root = rootOwnedFolder("cli");
-    const env = { URLBRIDGE_STATE_DIR: t.stateDir, URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN };
+    const env = {
+      URLBRIDGE_STATE_DIR: t.stateDir,
+      URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port,
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    };
     const result = await runCli(["project", "add", "cli", root, "--terminal"], env);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(new RegExp(`^urlbridge: root_not_writable: .*sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${root}\\\`.*\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^urlbridge: root_not_writable: .*sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${root}\\\`.*\n$`),
+    );
   });
 
   it("checks a PATCH that grants terminal, not one that only renames", async () => {
     const root = rootOwnedFolder("patched");
-    const created = await t.api<{ id: string }>("POST", "/api/projects", { name: "patched", root, permissions: { write: false, terminal: false } });
-    const grant = await t.api<{ error: { code: string } }>("PATCH", `/api/projects/${created.body.id}`, { permissions: { terminal: true } });
+    const created = await t.api<{ id: string }>("POST", "/api/projects", {
+      name: "patched",
+      root,
+      permissions: { write: false, terminal: false },
+    });
+    const grant = await t.api<{ error: { code: string } }>("PATCH", `/api/projects/${created.body.id}`, {
+      permissions: { terminal: true },
+    });
     expect(grant.status).toBe(409);
     expect(grant.body.error.code).toBe("root_not_writable");
-    expect((await t.api<{ permissions: { terminal: boolean } }>("GET", `/api/projects/${created.body.id}`)).body.permissions.terminal).toBe(false);
+    expect(
+      (await t.api<{ permissions: { terminal: boolean } }>("GET", `/api/projects/${created.body.id}`)).body.permissions
+        .terminal,
+    ).toBe(false);
     expect((await t.api("PATCH", `/api/projects/${created.body.id}`, { name: "renamed" })).status).toBe(200);
   });
 });
@@ -89,13 +129,21 @@ describe.skipIf(!asRoot)("checkWritable", () => {
     const sub = path.join(root, "ro");
     fs.mkdirSync(sub, { mode: 0o555 });
     fs.chownSync(sub, TEST_AGENT_UID, TEST_AGENT_UID);
-    const result = await checkWritable(sub, { terminal: true, terminalIdentity: { uid: TEST_AGENT_UID, gid: TEST_AGENT_UID } });
+    const result = await checkWritable(sub, {
+      terminal: true,
+      terminalIdentity: { uid: TEST_AGENT_UID, gid: TEST_AGENT_UID },
+    });
     expect(result).toMatchObject({ ok: false, writer: "terminal" });
   });
 });
 
 describe("the refusal's fix", () => {
-  const terminalRefusal = { ok: false as const, writer: "terminal" as const, identity: { uid: 1000, gid: 1000 }, reason: "Permission denied" };
+  const terminalRefusal = {
+    ok: false as const,
+    writer: "terminal" as const,
+    identity: { uid: 1000, gid: 1000 },
+    reason: "Permission denied",
+  };
   it.each([
     ["/projects/demo", true, "sudo chown -R 1000:1000 projects/demo` on the host (/projects/demo in the container"],
     ["/home/me/code/demo", false, "sudo chown -R 1000:1000 /home/me/code/demo` on the host,"],
@@ -105,7 +153,11 @@ describe("the refusal's fix", () => {
   });
 
   it("asks for a read-write mount when the mount is read-only", () => {
-    const message = unwritableMessage("/projects/x", { ok: false, writer: "bridge", identity: { uid: 0, gid: 0 }, reason: "/projects/x is on a read-only mount" }, true);
+    const message = unwritableMessage(
+      "/projects/x",
+      { ok: false, writer: "bridge", identity: { uid: 0, gid: 0 }, reason: "/projects/x is on a read-only mount" },
+      true,
+    );
     expect(message).toContain("mount it read-write");
     expect(hostPathOf("/projects", true)).toBe("projects");
   });

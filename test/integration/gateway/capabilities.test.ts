@@ -39,10 +39,13 @@ describe("capability routing", () => {
     expect(answers[0]!.body).not.toMatch(/token|session|capab/i);
   });
 
-  it.each(["/", "/api/health", "/api/projects", "/index.html", "/v0", "/v1/x/t"])("serves nothing at %s", async (path) => {
-    const a = await raw(path);
-    expect(a.status).toBe(404);
-  });
+  it.each(["/", "/api/health", "/api/projects", "/index.html", "/v0", "/v1/x/t"])(
+    "serves nothing at %s",
+    async (path) => {
+      const a = await raw(path);
+      expect(a.status).toBe(404);
+    },
+  );
 
   it("refuses methods other than GET without executing anything", async () => {
     const a = await raw(`/v0/${readToken}/t?path=.`, { method: "POST" });

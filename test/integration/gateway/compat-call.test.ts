@@ -12,9 +12,13 @@ interface Body {
   [key: string]: unknown;
 }
 
-const b64 = (value: unknown) => Buffer.from(typeof value === "string" ? value : JSON.stringify(value), "utf8").toString("base64url");
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === "string" ? value : JSON.stringify(value), "utf8").toString("base64url");
 /** Answers minus what differs between any two calls (ids of snapshots, timings). */
-const comparable = (body: Body) => JSON.parse(JSON.stringify(body, (k, v) => (k === "rangeFallback" || k === "elapsedMs" || k === "durationMs" ? undefined : v)));
+const comparable = (body: Body) =>
+  JSON.parse(
+    JSON.stringify(body, (k, v) => (k === "rangeFallback" || k === "elapsedMs" || k === "durationMs" ? undefined : v)),
+  );
 
 describe("/call compatibility endpoint", () => {
   let t: TestBridge;
@@ -33,7 +37,9 @@ describe("/call compatibility endpoint", () => {
   it("answers a read exactly as /r does, on /call and /tool", async () => {
     const route = await agentGet<Body>(`${s.r}/r?path=a.txt&offset=2&limit=1`);
     for (const name of ["call", "tool"]) {
-      const compat = await agentGet<Body>(`${s.r}/${name}?tool=read&content=${b64({ path: "a.txt", offset: 2, limit: 1 })}`);
+      const compat = await agentGet<Body>(
+        `${s.r}/${name}?tool=read&content=${b64({ path: "a.txt", offset: 2, limit: 1 })}`,
+      );
       expect(comparable(compat)).toEqual(comparable(route));
     }
   });
@@ -49,7 +55,9 @@ describe("/call compatibility endpoint", () => {
 
   it("accepts the tool's aliases and refuses two spellings of one field", async () => {
     expect(await agentGet<Body>(`${s.r}/call?tool=read&content=${b64({ file: "a.txt" })}`)).toMatchObject({ ok: true });
-    expect(await agentGet<Body>(`${s.r}/call?tool=read&content=${b64({ file: "a.txt", path: "a.txt" })}`)).toMatchObject({ ok: false, errorCode: "conflicting_parameters" });
+    expect(
+      await agentGet<Body>(`${s.r}/call?tool=read&content=${b64({ file: "a.txt", path: "a.txt" })}`),
+    ).toMatchObject({ ok: false, errorCode: "conflicting_parameters" });
   });
 
   it.each([
@@ -67,7 +75,9 @@ describe("/call compatibility endpoint", () => {
   });
 
   it("keeps the capability split: a mutation tool on the read base answers wrong_capability_base with the route's repair", async () => {
-    const body = await agentGet<Body & { repair?: string }>(`${s.r}/call?tool=write&content=${b64({ path: "x.txt", content: "x" })}`);
+    const body = await agentGet<Body & { repair?: string }>(
+      `${s.r}/call?tool=write&content=${b64({ path: "x.txt", content: "x" })}`,
+    );
     expect(body).toMatchObject({ ok: false, errorCode: "wrong_capability_base" });
     expect(body.repair).toBe(`${s.m}/w?path=x.txt&raw=x`);
     expect(fs.existsSync(path.join(t.projectDir, "x.txt"))).toBe(false);

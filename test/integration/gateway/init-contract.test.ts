@@ -23,7 +23,10 @@ const LONGEST_PROJECT_NAME = 64;
 describe("Init contract", () => {
   it("advertises terminal but not write endpoints for a terminal-only project", async () => {
     const s = await t.session({ write: false, terminal: true });
-    const init = (await (await fetch(s.initUrl)).json()) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
+    const init = (await (await fetch(s.initUrl)).json()) as {
+      ep: Record<string, [string, string]>;
+      bases: Record<string, string>;
+    };
     expect(init.bases.m).toBeDefined();
     expect(init.ep.terminal).toEqual(["m", "/x?wait=1000&raw=<cmd>"]);
     for (const id of ["write", "edit", "apply_patch"]) expect(init.ep[id]).toBeUndefined();
@@ -37,15 +40,33 @@ describe("Init contract", () => {
 
   it(`stays within ${MAX_INIT_CONTRACT_BYTES} bytes with every mutation tool, the web tools and plugin discovery enabled`, async () => {
     // The worst case: every permission, plugin discovery, and the longest project name the control plane accepts.
-    const s = await t.session({ write: true, terminal: true, web: true, name: `p${"x".repeat(LONGEST_PROJECT_NAME - 1)}` });
+    const s = await t.session({
+      write: true,
+      terminal: true,
+      web: true,
+      name: `p${"x".repeat(LONGEST_PROJECT_NAME - 1)}`,
+    });
     const body = await (await fetch(s.initUrl)).text();
     expect(JSON.parse(body).project).toHaveLength(LONGEST_PROJECT_NAME);
     const bytes = Buffer.byteLength(body, "utf8");
     expect(bytes).toBeLessThanOrEqual(MAX_INIT_CONTRACT_BYTES);
     const init = JSON.parse(body) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
     expect(Object.keys(init.ep)).toEqual([
-      "read", "find", "grep", "outline", "stat", "project", "webfetch", "websearch",
-      "write", "edit", "apply_patch", "terminal", "stage", "result", "plugins",
+      "read",
+      "find",
+      "grep",
+      "outline",
+      "stat",
+      "project",
+      "webfetch",
+      "websearch",
+      "write",
+      "edit",
+      "apply_patch",
+      "terminal",
+      "stage",
+      "result",
+      "plugins",
     ]);
     expect(init.ep.plugins).toEqual(["r", "/k"]);
     expect(Object.keys(init.bases)).toEqual(["r", "m"]);
@@ -53,7 +74,9 @@ describe("Init contract", () => {
       expect(init.bases[ref]).toBeDefined();
       expect(suffix.startsWith("/")).toBe(true);
     }
-    console.info(`Init contract: ${bytes} bytes (limit ${MAX_INIT_CONTRACT_BYTES}), endpoints: ${Object.keys(init.ep).join(", ")}`);
+    console.info(
+      `Init contract: ${bytes} bytes (limit ${MAX_INIT_CONTRACT_BYTES}), endpoints: ${Object.keys(init.ep).join(", ")}`,
+    );
   });
 
   it("states the facts an agent needs before its second call, from the limits the bridge enforces", async () => {
@@ -63,22 +86,38 @@ describe("Init contract", () => {
     expect(rules).toContain(`Up to ${MAX_READ_PATHS} path= per /r, each with its own lines=a-b; max=<bytes> per page`);
     expect(rules).toContain(`wait=<ms> (≤${MAX_WAIT_MS}) on mutations and /j`);
     expect(rules).toContain("/x bg=1 starts a server");
-    expect(rules).toContain(`URL >${MAX_REQUEST_TARGET_BYTES / 1024} KiB or raw >${MAX_RAW_BYTES / 1024} KiB: stage ≤${MAX_CHUNK_BYTES / 1024} KiB chunks with /s`);
+    expect(rules).toContain(
+      `URL >${MAX_REQUEST_TARGET_BYTES / 1024} KiB or raw >${MAX_RAW_BYTES / 1024} KiB: stage ≤${MAX_CHUNK_BYTES / 1024} KiB chunks with /s`,
+    );
     expect(rules).not.toMatch(/~1 KB|~1 KiB/);
     // Issue 27 item 8: the facts whose absence cost a round trip or a mistake in the field test.
     expect(rules).toContain(TILDE_RULE);
     expect(rules).toContain("+ is space but adds a notice; ~s none");
     expect(rules).toContain("/x runs as the project's user, own PATH");
-    expect(rules).toContain(`${STDOUT_LIMITS.headBytes / 1024}+${STDOUT_LIMITS.tailBytes / 1024} KiB of stdout (head+tail), ${STDERR_LIMITS.headBytes / 1024}+${STDERR_LIMITS.tailBytes / 1024} KiB of stderr: add 2>&1`);
+    expect(rules).toContain(
+      `${STDOUT_LIMITS.headBytes / 1024}+${STDOUT_LIMITS.tailBytes / 1024} KiB of stdout (head+tail), ${STDERR_LIMITS.headBytes / 1024}+${STDERR_LIMITS.tailBytes / 1024} KiB of stderr: add 2>&1`,
+    );
     expect(rules).toContain(`Tests: wait=${MAX_WAIT_MS}&run=@changed`);
-    for (const header of ["*** Add File: <p>", "*** Delete File: <p>", "*** Update File: <p>", "*** Move to: <q>", "@@", "*** End Patch"]) expect(rules).toContain(header);
+    for (const header of [
+      "*** Add File: <p>",
+      "*** Delete File: <p>",
+      "*** Update File: <p>",
+      "*** Move to: <q>",
+      "@@",
+      "*** End Patch",
+    ])
+      expect(rules).toContain(header);
     // No terminal, no bg=1; no mutation base, no mutation rules at all.
-    const noTerminal = ((await (await fetch((await t.session({ write: true, terminal: false })).initUrl)).json()) as { rules: string[] }).rules.join("\n");
+    const noTerminal = (
+      (await (await fetch((await t.session({ write: true, terminal: false })).initUrl)).json()) as { rules: string[] }
+    ).rules.join("\n");
     expect(noTerminal).toContain("wait=<ms>");
     expect(noTerminal).not.toContain("bg=1");
     expect(noTerminal).not.toContain("2>&1");
     expect(noTerminal).toContain("*** Update File: <p>");
-    const readOnly = ((await (await fetch((await t.session({ write: false, terminal: false })).initUrl)).json()) as { rules: string[] }).rules.join("\n");
+    const readOnly = (
+      (await (await fetch((await t.session({ write: false, terminal: false })).initUrl)).json()) as { rules: string[] }
+    ).rules.join("\n");
     expect(readOnly).toContain("regex=1");
     expect(readOnly).not.toMatch(/wait=|stage|Begin Patch/);
     expect(readOnly).toContain(TILDE_RULE);
@@ -92,7 +131,10 @@ describe("Init contract", () => {
 
   it("advertises no mutation base or mutation endpoint for a read-only project", async () => {
     const s = await t.session({ write: false, terminal: false });
-    const init = (await (await fetch(s.initUrl)).json()) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
+    const init = (await (await fetch(s.initUrl)).json()) as {
+      ep: Record<string, [string, string]>;
+      bases: Record<string, string>;
+    };
     expect(init.bases.m).toBeUndefined();
     for (const [ref] of Object.values(init.ep)) expect(ref).toBe("r");
     expect(Object.keys(init.ep)).toEqual(["read", "find", "grep", "outline", "stat", "project", "plugins"]);
@@ -101,7 +143,10 @@ describe("Init contract", () => {
 
   it("makes every advertised endpoint callable as bases[ref] + suffix", async () => {
     const s = await t.session({ write: true, terminal: true });
-    const init = (await (await fetch(s.initUrl)).json()) as { ep: Record<string, [string, string]>; bases: Record<string, string> };
+    const init = (await (await fetch(s.initUrl)).json()) as {
+      ep: Record<string, [string, string]>;
+      bases: Record<string, string>;
+    };
     for (const [id, [ref, suffix]] of Object.entries(init.ep)) {
       const url = init.bases[ref] + suffix.replace(/<[^>]+>/g, "x");
       const res = await fetch(url);

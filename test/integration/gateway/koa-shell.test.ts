@@ -39,7 +39,16 @@ function agentAnswer(status: string, body: string, connection = ["Connection: cl
 }
 
 const OPAQUE_404 = '{"ok":false,"errorCode":"not_found"}';
-const METHOD_NOT_ALLOWED = ["HTTP/1.1 405 Method Not Allowed", "Allow: GET", "Content-Length: 0", "Cache-Control: no-store", "Date: {DATE}", "Connection: close", "", ""].join(CRLF);
+const METHOD_NOT_ALLOWED = [
+  "HTTP/1.1 405 Method Not Allowed",
+  "Allow: GET",
+  "Content-Length: 0",
+  "Cache-Control: no-store",
+  "Date: {DATE}",
+  "Connection: close",
+  "",
+  "",
+].join(CRLF);
 
 function readAnswer(name: string, content: string, fingerprint: string): string {
   const p = `/project/${name}`;
@@ -53,14 +62,31 @@ function readAnswer(name: string, content: string, fingerprint: string): string 
 const READ_A = readAnswer("a.txt", "hello\n", "5891b5b522d5df086d0ff0b110fbd9d2");
 const READ_ACCENT = readAnswer("é.txt", "accent\n", "8f8df9963c9628741bfeeac7efb73916");
 
-const get = (target: string, v: Vars, extra = "Connection: close\r\n") => `GET ${target} HTTP/1.1\r\nHost: ${v.host}\r\n${extra}\r\n`;
+const get = (target: string, v: Vars, extra = "Connection: close\r\n") =>
+  `GET ${target} HTTP/1.1\r\nHost: ${v.host}\r\n${extra}\r\n`;
 
 const CASES: Array<{ name: string; request: (v: Vars) => string | Buffer; expected: (v: Vars) => string }> = [
   { name: "GET / (opaque 404)", request: (v) => get("/", v), expected: () => agentAnswer("404 Not Found", OPAQUE_404) },
-  { name: "GET /api/projects (opaque 404)", request: (v) => get("/api/projects", v), expected: () => agentAnswer("404 Not Found", OPAQUE_404) },
-  { name: "GET with an unknown token (opaque 404)", request: (v) => get("/v0/AAAAAAAA/r?path=a.txt", v), expected: () => agentAnswer("404 Not Found", OPAQUE_404) },
-  { name: "HTTP/1.0 GET /", request: () => "GET / HTTP/1.0\r\n\r\n", expected: () => agentAnswer("404 Not Found", OPAQUE_404) },
-  { name: "GET /r of a file (200)", request: (v) => get(`/v0/${v.r}/r?path=a.txt`, v), expected: () => agentAnswer("200 OK", READ_A) },
+  {
+    name: "GET /api/projects (opaque 404)",
+    request: (v) => get("/api/projects", v),
+    expected: () => agentAnswer("404 Not Found", OPAQUE_404),
+  },
+  {
+    name: "GET with an unknown token (opaque 404)",
+    request: (v) => get("/v0/AAAAAAAA/r?path=a.txt", v),
+    expected: () => agentAnswer("404 Not Found", OPAQUE_404),
+  },
+  {
+    name: "HTTP/1.0 GET /",
+    request: () => "GET / HTTP/1.0\r\n\r\n",
+    expected: () => agentAnswer("404 Not Found", OPAQUE_404),
+  },
+  {
+    name: "GET /r of a file (200)",
+    request: (v) => get(`/v0/${v.r}/r?path=a.txt`, v),
+    expected: () => agentAnswer("200 OK", READ_A),
+  },
   {
     name: "GET /w on the read base (200, wrong_capability_base repair)",
     request: (v) => get(`/v0/${v.r}/w?path=x.txt&raw=y`, v),
@@ -70,20 +96,48 @@ const CASES: Array<{ name: string; request: (v: Vars) => string | Buffer; expect
         `{"ok":false,"errorCode":"wrong_capability_base","retryable":false,"errorDetail":{"tool":"write","expectedBase":"m"},"repairHint":"/w (write) belongs on the mutation base. Fetch the repair URL.","agentAction":"fetch_repair","repair":"http://${v.host}/v0/${v.m}/w?path=x.txt&raw=y"}`,
       ),
   },
-  { name: "HEAD on a capability (opaque 404, no body)", request: (v) => `HEAD /v0/${v.r}/r?path=a.txt HTTP/1.1\r\nHost: ${v.host}\r\nConnection: close\r\n\r\n`, expected: () => agentAnswer("404 Not Found", OPAQUE_404, undefined, "") },
-  { name: "HEAD / (opaque 404, no body)", request: (v) => `HEAD / HTTP/1.1\r\nHost: ${v.host}\r\nConnection: close\r\n\r\n`, expected: () => agentAnswer("404 Not Found", OPAQUE_404, undefined, "") },
-  { name: "POST (405)", request: (v) => `POST /v0/${v.r}/r?path=a.txt HTTP/1.1\r\nHost: ${v.host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`, expected: () => METHOD_NOT_ALLOWED },
-  { name: "DELETE / (405)", request: (v) => `DELETE / HTTP/1.1\r\nHost: ${v.host}\r\nConnection: close\r\n\r\n`, expected: () => METHOD_NOT_ALLOWED },
+  {
+    name: "HEAD on a capability (opaque 404, no body)",
+    request: (v) => `HEAD /v0/${v.r}/r?path=a.txt HTTP/1.1\r\nHost: ${v.host}\r\nConnection: close\r\n\r\n`,
+    expected: () => agentAnswer("404 Not Found", OPAQUE_404, undefined, ""),
+  },
+  {
+    name: "HEAD / (opaque 404, no body)",
+    request: (v) => `HEAD / HTTP/1.1\r\nHost: ${v.host}\r\nConnection: close\r\n\r\n`,
+    expected: () => agentAnswer("404 Not Found", OPAQUE_404, undefined, ""),
+  },
+  {
+    name: "POST (405)",
+    request: (v) =>
+      `POST /v0/${v.r}/r?path=a.txt HTTP/1.1\r\nHost: ${v.host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+    expected: () => METHOD_NOT_ALLOWED,
+  },
+  {
+    name: "DELETE / (405)",
+    request: (v) => `DELETE / HTTP/1.1\r\nHost: ${v.host}\r\nConnection: close\r\n\r\n`,
+    expected: () => METHOD_NOT_ALLOWED,
+  },
   {
     name: "GET with raw UTF-8 in the target (clientError rescue, re-encoded and served)",
-    request: (v) => Buffer.concat([Buffer.from(`GET /v0/${v.r}/r?path=`), Buffer.from("é.txt", "utf8"), Buffer.from(` HTTP/1.1\r\nHost: ${v.host}\r\n\r\n`)]),
+    request: (v) =>
+      Buffer.concat([
+        Buffer.from(`GET /v0/${v.r}/r?path=`),
+        Buffer.from("é.txt", "utf8"),
+        Buffer.from(` HTTP/1.1\r\nHost: ${v.host}\r\n\r\n`),
+      ]),
     expected: () => agentAnswer("200 OK", READ_ACCENT),
   },
-  { name: "a request line Node cannot parse (clientError 400)", request: () => "GARBAGE\r\n\r\n", expected: () => "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n" },
+  {
+    name: "a request line Node cannot parse (clientError 400)",
+    request: () => "GARBAGE\r\n\r\n",
+    expected: () => "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n",
+  },
   {
     name: "two pipelined GETs on a keep-alive connection",
     request: (v) => `${get("/api", v, "")}${get(`/v0/${v.r}/r?path=a.txt`, v)}`,
-    expected: () => agentAnswer("404 Not Found", OPAQUE_404, ["Connection: keep-alive", "Keep-Alive: timeout=5"]) + agentAnswer("200 OK", READ_A),
+    expected: () =>
+      agentAnswer("404 Not Found", OPAQUE_404, ["Connection: keep-alive", "Keep-Alive: timeout=5"]) +
+      agentAnswer("200 OK", READ_A),
   },
 ];
 
@@ -134,7 +188,9 @@ describe("errors the Koa shell sees", () => {
     const listener: http.RequestListener = (_req, res) => {
       setTimeout(() => res.end("late"), ANSWER_DELAY_MS);
     };
-    const server = http.createServer(createDataPlaneShell({ listener, log: createLogger("debug", (line) => lines.push(line)) }).callback());
+    const server = http.createServer(
+      createDataPlaneShell({ listener, log: createLogger("debug", (line) => lines.push(line)) }).callback(),
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;

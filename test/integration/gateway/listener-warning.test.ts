@@ -18,7 +18,9 @@ describe("many calls in flight at once", () => {
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
     process.on("warning", onWarning);
     try {
-      const calls = Array.from({ length: 40 }, (_, i) => agentGet<{ ok: boolean }>(`${s.r}/g?path=.&raw=needle+${i % 20}`));
+      const calls = Array.from({ length: 40 }, (_, i) =>
+        agentGet<{ ok: boolean }>(`${s.r}/g?path=.&raw=needle+${i % 20}`),
+      );
       const bodies = await Promise.all(calls);
       expect(bodies.every((b) => b.ok)).toBe(true);
       // Node emits the warning on the next tick after the 11th listener is added.

@@ -123,7 +123,9 @@ describe("response range replay", () => {
   });
   it("resumes from the bytes a truncating reader already holds, through rangeFallback.resume", async () => {
     const original = Buffer.from(await (await fetch(`${s.r}/bulk?kib=16`)).arrayBuffer());
-    const { rangeFallback } = JSON.parse(original.toString("utf8")) as { rangeFallback: { id: string; resume: string } };
+    const { rangeFallback } = JSON.parse(original.toString("utf8")) as {
+      rangeFallback: { id: string; resume: string };
+    };
     expect(rangeFallback.resume).toBe(`${s.r}/z?id=${rangeFallback.id}&offset=`);
     const held = 3 * 1024; // what a ~3 KiB reader showed
     const chunks: Buffer[] = [original.subarray(0, held)];

@@ -44,7 +44,12 @@ async function follow(target: string): Promise<Body> {
   const body = await res.text();
   if (!(res.headers.get("content-type") ?? "").includes("json")) return { ok: res.status === 200, text: body };
   let parsed = JSON.parse(body) as Body;
-  for (let i = 0; i < 120 && (parsed.state === "pending" || parsed.state === "running") && typeof parsed.poll === "string"; i++) parsed = await agentGet<Body>(parsed.poll);
+  for (
+    let i = 0;
+    i < 120 && (parsed.state === "pending" || parsed.state === "running") && typeof parsed.poll === "string";
+    i++
+  )
+    parsed = await agentGet<Body>(parsed.poll);
   return parsed;
 }
 
@@ -70,14 +75,24 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
     },
   ],
   unknown_parameter: [
-    { name: "file_path= on /r", mistake: () => (put("up/a.txt", "alpha\n"), `${s.r}/r?file_path=up/a.txt`), follow: "repair", check: (b) => expect(json(b)).toContain("alpha") },
+    {
+      name: "file_path= on /r",
+      mistake: () => (put("up/a.txt", "alpha\n"), `${s.r}/r?file_path=up/a.txt`),
+      follow: "repair",
+      check: (b) => expect(json(b)).toContain("alpha"),
+    },
     {
       name: "pattern=*.py on /f",
       mistake: () => (put("up/mod.py", "x = 1\n"), `${s.r}/f?path=up&pattern=*.py`),
       follow: "repair",
       check: (b) => expect(b.results).toEqual([expect.objectContaining({ path: "/project/up/mod.py" })]),
     },
-    { name: "a misspelt limit= on /g", mistake: () => (put("up/b.txt", "beta\n"), `${s.r}/g?path=up&limt=5&raw=beta`), follow: "repair", check: (b) => expect(b.matchedLines).toBe(1) },
+    {
+      name: "a misspelt limit= on /g",
+      mistake: () => (put("up/b.txt", "beta\n"), `${s.r}/g?path=up&limt=5&raw=beta`),
+      follow: "repair",
+      check: (b) => expect(b.matchedLines).toBe(1),
+    },
   ],
   conflicting_parameters: [
     {
@@ -94,17 +109,30 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
       follow: "repair",
       check: (b) => expect(b).toMatchObject({ regex: true, matchedLines: 1 }),
     },
-    { name: "timeout=2 meant as seconds on /x", mistake: () => `${s.m}/x?timeout=2&raw=sleep~s0.2~s%26%26~secho~sdone`, follow: "repair", check: (b) => expect(b.stdout).toBe("done\n") },
+    {
+      name: "timeout=2 meant as seconds on /x",
+      mistake: () => `${s.m}/x?timeout=2&raw=sleep~s0.2~s%26%26~secho~sdone`,
+      follow: "repair",
+      check: (b) => expect(b.stdout).toBe("done\n"),
+    },
     { name: "limit= above the maximum on /f", mistake: () => `${s.r}/f?name=txt&limit=999999`, follow: "repair" },
     {
       name: "col= with two paths on /r",
-      mistake: () => (put("ip/c1.txt", "one\n"), put("ip/c2.txt", "two\n"), `${s.r}/r?path=ip/c1.txt&path=ip/c2.txt&col=3`),
+      mistake: () => (
+        put("ip/c1.txt", "one\n"),
+        put("ip/c2.txt", "two\n"),
+        `${s.r}/r?path=ip/c1.txt&path=ip/c2.txt&col=3`
+      ),
       follow: "repair",
       check: (b) => expect(json(b)).toContain("two"),
     },
   ],
   missing_parameter: [
-    { name: "/z with no parameters", mistake: async () => (await agentGet(`${s.r}/r?path=.`), `${s.r}/z`), follow: "repair" },
+    {
+      name: "/z with no parameters",
+      mistake: async () => (await agentGet(`${s.r}/r?path=.`), `${s.r}/z`),
+      follow: "repair",
+    },
     {
       name: "count= on /w without blob=",
       mistake: () => `${s.m}/w?path=mis-count.txt&count=2&raw=direct`,
@@ -112,12 +140,38 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
       check: () => expect(text("mis-count.txt")).toBe("direct"),
     },
   ],
-  unexpected_raw: [{ name: "raw= on /r", mistake: () => (put("ur.txt", "read me\n"), `${s.r}/r?path=ur.txt&raw=x`), follow: "repair", check: (b) => expect(json(b)).toContain("read me") }],
-  unknown_route: [{ name: "/cat", mistake: () => (put("cat.txt", "meow\n"), `${s.r}/cat?path=cat.txt`), follow: "repair", check: (b) => expect(json(b)).toContain("meow") }],
-  wrong_capability_base: [
-    { name: "/w on the read base", mistake: () => `${s.r}/w?path=wcb.txt&raw=written`, follow: "repair", check: () => expect(text("wcb.txt")).toBe("written") },
+  unexpected_raw: [
+    {
+      name: "raw= on /r",
+      mistake: () => (put("ur.txt", "read me\n"), `${s.r}/r?path=ur.txt&raw=x`),
+      follow: "repair",
+      check: (b) => expect(json(b)).toContain("read me"),
+    },
   ],
-  unknown_plugin: [{ name: "a plugin id from another bridge", mistake: () => `${s.r}/k?plugin=nosuch&tool=list`, follow: "repair", check: (b) => expect(json(b)).toContain("notes") }],
+  unknown_route: [
+    {
+      name: "/cat",
+      mistake: () => (put("cat.txt", "meow\n"), `${s.r}/cat?path=cat.txt`),
+      follow: "repair",
+      check: (b) => expect(json(b)).toContain("meow"),
+    },
+  ],
+  wrong_capability_base: [
+    {
+      name: "/w on the read base",
+      mistake: () => `${s.r}/w?path=wcb.txt&raw=written`,
+      follow: "repair",
+      check: () => expect(text("wcb.txt")).toBe("written"),
+    },
+  ],
+  unknown_plugin: [
+    {
+      name: "a plugin id from another bridge",
+      mistake: () => `${s.r}/k?plugin=nosuch&tool=list`,
+      follow: "repair",
+      check: (b) => expect(json(b)).toContain("notes"),
+    },
+  ],
   path_not_found: [
     {
       name: "a Windows-style path",
@@ -145,10 +199,28 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
     },
   ],
   invalid_regex: [
-    { name: "an unbalanced ( with regex=1", mistake: () => (put("rx.txt", "call foo(1)\n"), `${s.r}/g?path=rx.txt&regex=1&raw=foo(`), follow: "repair", check: (b) => expect(b.matchedLines).toBe(1) },
+    {
+      name: "an unbalanced ( with regex=1",
+      mistake: () => (put("rx.txt", "call foo(1)\n"), `${s.r}/g?path=rx.txt&regex=1&raw=foo(`),
+      follow: "repair",
+      check: (b) => expect(b.matchedLines).toBe(1),
+    },
   ],
-  range_out_of_bounds: [{ name: "/z part past the end", mistake: async () => (await agentGet(`${s.r}/r?path=.`), `${s.r}/z?last=1&part=99`), follow: "repair" }],
-  unsupported_language: [{ name: "/o on a text file", mistake: () => (put("notes.txt", "plain\n"), `${s.r}/o?path=notes.txt`), follow: "read", check: (b) => expect(json(b)).toContain("plain") }],
+  range_out_of_bounds: [
+    {
+      name: "/z part past the end",
+      mistake: async () => (await agentGet(`${s.r}/r?path=.`), `${s.r}/z?last=1&part=99`),
+      follow: "repair",
+    },
+  ],
+  unsupported_language: [
+    {
+      name: "/o on a text file",
+      mistake: () => (put("notes.txt", "plain\n"), `${s.r}/o?path=notes.txt`),
+      follow: "read",
+      check: (b) => expect(json(b)).toContain("plain"),
+    },
+  ],
   background_start_failed: [
     {
       name: "a server that dies at start-up",
@@ -161,17 +233,51 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
     {
       name: "/w consuming a blob before its last chunk",
       mistake: async () => {
-        await agentGet(url(s.m!, "s", [["blob", "half"], ["i", 0], ["count", 2]], "first "));
+        await agentGet(
+          url(
+            s.m!,
+            "s",
+            [
+              ["blob", "half"],
+              ["i", 0],
+              ["count", 2],
+            ],
+            "first ",
+          ),
+        );
         return `${s.m}/w?path=staged.txt&blob=half&count=2`;
       },
-      between: async () => void (await agentGet(url(s.m!, "s", [["blob", "half"], ["i", 1], ["count", 2]], "second"))),
+      between: async () =>
+        void (await agentGet(
+          url(
+            s.m!,
+            "s",
+            [
+              ["blob", "half"],
+              ["i", 1],
+              ["count", 2],
+            ],
+            "second",
+          ),
+        )),
       follow: "same",
       check: () => expect(text("staged.txt")).toBe("first second"),
     },
     {
       name: "/w consuming a blob before its last chunk: its status",
       mistake: async () => {
-        await agentGet(url(s.m!, "s", [["blob", "part"], ["i", 1], ["count", 2]], "tail"));
+        await agentGet(
+          url(
+            s.m!,
+            "s",
+            [
+              ["blob", "part"],
+              ["i", 1],
+              ["count", 2],
+            ],
+            "tail",
+          ),
+        );
         return `${s.m}/w?path=staged2.txt&blob=part&count=2`;
       },
       follow: "statusUrl",
@@ -182,8 +288,30 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
     {
       name: "/w with count= one more than was staged",
       mistake: async () => {
-        await agentGet(url(s.m!, "s", [["blob", "two"], ["i", 0], ["count", 2]], "a"));
-        await agentGet(url(s.m!, "s", [["blob", "two"], ["i", 1], ["count", 2]], "b"));
+        await agentGet(
+          url(
+            s.m!,
+            "s",
+            [
+              ["blob", "two"],
+              ["i", 0],
+              ["count", 2],
+            ],
+            "a",
+          ),
+        );
+        await agentGet(
+          url(
+            s.m!,
+            "s",
+            [
+              ["blob", "two"],
+              ["i", 1],
+              ["count", 2],
+            ],
+            "b",
+          ),
+        );
         return `${s.m}/w?path=cm.txt&blob=two&count=3`;
       },
       follow: "statusUrl",
@@ -203,7 +331,18 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
   edit_no_match: [
     {
       name: "/e with an old= from before the file changed",
-      mistake: () => (put("enm.py", "def f():\n    total = 1\n    return total\n"), url(s.m!, "e", [["path", "enm.py"], ["old", "    total = 0\n"]], "    total = 2\n")),
+      mistake: () => (
+        put("enm.py", "def f():\n    total = 1\n    return total\n"),
+        url(
+          s.m!,
+          "e",
+          [
+            ["path", "enm.py"],
+            ["old", "    total = 0\n"],
+          ],
+          "    total = 2\n",
+        )
+      ),
       follow: "retry",
       check: () => expect(text("enm.py")).toBe("def f():\n    total = 2\n    return total\n"),
     },
@@ -212,7 +351,17 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
     {
       name: "a guarded retry followed after two lines were inserted above its block",
       mistake: () => (
-        put("etc.py", "# one\n# two\ndef f():\n    total = 1\n    return total\n"), url(s.m!, "e", [["path", "etc.py"], ["old", "    total = 1\n"], ["atLine", "2"]], "    total = 2\n")
+        put("etc.py", "# one\n# two\ndef f():\n    total = 1\n    return total\n"),
+        url(
+          s.m!,
+          "e",
+          [
+            ["path", "etc.py"],
+            ["old", "    total = 1\n"],
+            ["atLine", "2"],
+          ],
+          "    total = 2\n",
+        )
       ),
       follow: "read",
       check: (b, refused) => {
@@ -222,11 +371,31 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
       },
     },
   ],
-  edit_ambiguous: [{ name: "/e with an old= found twice", mistake: () => (put("amb.txt", "x = 1\nx = 1\n"), url(s.m!, "e", [["path", "amb.txt"], ["old", "x = 1"]], "x = 2")), follow: "read" }],
+  edit_ambiguous: [
+    {
+      name: "/e with an old= found twice",
+      mistake: () => (
+        put("amb.txt", "x = 1\nx = 1\n"),
+        url(
+          s.m!,
+          "e",
+          [
+            ["path", "amb.txt"],
+            ["old", "x = 1"],
+          ],
+          "x = 2",
+        )
+      ),
+      follow: "read",
+    },
+  ],
   patch_hunk_not_found: [
     {
       name: "a patch whose context line is wrong",
-      mistake: () => (put("phn.py", "def f():\n    return 1\n"), url(s.m!, "a", [], patchText("*** Update File: phn.py", "@@", "-    return 2", "+    return 3"))),
+      mistake: () => (
+        put("phn.py", "def f():\n    return 1\n"),
+        url(s.m!, "a", [], patchText("*** Update File: phn.py", "@@", "-    return 2", "+    return 3"))
+      ),
       follow: "read",
       check: (b, refused) => {
         // Re-sending the same patch would fail the same way: no retry is offered.
@@ -238,7 +407,16 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
   patch_commit_failed: [
     {
       name: "an Add through a path that is a file",
-      mistake: () => (put("pcf/a.txt", "a\n"), put("pcf/blocker", "file\n"), url(s.m!, "a", [], patchText("*** Update File: pcf/a.txt", "@@", "-a", "+A", "*** Add File: pcf/blocker/child.txt", "+1"))),
+      mistake: () => (
+        put("pcf/a.txt", "a\n"),
+        put("pcf/blocker", "file\n"),
+        url(
+          s.m!,
+          "a",
+          [],
+          patchText("*** Update File: pcf/a.txt", "@@", "-a", "+A", "*** Add File: pcf/blocker/child.txt", "+1"),
+        )
+      ),
       between: () => fs.rmSync(file("pcf/blocker")),
       follow: "retry",
       check: () => expect(text("pcf/blocker/child.txt")).toBe("1\n"),
@@ -259,14 +437,17 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   symlink_escape: "no URL: the link leads out of the project",
   not_a_file: "no URL: /t shows what the path is",
   not_a_directory: "no URL: the path is a file",
-  invalid_path: "no retry: the path itself must change (test/integration/mutation/repairs.test.ts asserts none is offered)",
+  invalid_path:
+    "no retry: the path itself must change (test/integration/mutation/repairs.test.ts asserts none is offered)",
   project_root_missing: "no URL: only the operator can restore the folder",
   project_root_changed: "no URL: only the operator can restore the folder",
-  path_changed: "covered: its retry re-sends the request once a swapped folder settles; provoking it needs a race (test/integration/mutation/patch-phases.test.ts)",
+  path_changed:
+    "covered: its retry re-sends the request once a swapped folder settles; provoking it needs a race (test/integration/mutation/patch-phases.test.ts)",
   search_busy: "no URL: the same URL later",
   binary_file: "no URL: the file has no text to search or edit",
   invalid_line_range: "no URL: the hint states the file's line count",
-  outline_failed: "not provokable from a request: the parsers answer any text with error nodes; its read URL is the same as unsupported_language's, followed above",
+  outline_failed:
+    "not provokable from a request: the parsers answer any text with error nodes; its read URL is the same as unsupported_language's, followed above",
   unknown_plugin_tool: "no URL: /k?plugin=<id> lists the tools",
   plugin_arguments_invalid: "no URL: the arguments must change",
   plugin_authority_exceeded: "no URL: only the operator can widen a plugin's authority",
@@ -275,20 +456,26 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   snapshot_not_found: "no URL: the original read must run again",
   command_refused: "no URL: the command must change",
   command_timed_out: "no URL: a longer timeout= or bg=1 is the agent's choice",
-  terminal_busy: "covered: its retry runs the command once a slot frees (test/integration/mutation/terminal-gate.test.ts)",
-  background_limit_reached: "covered: its retry starts the process once one is stopped (test/integration/mutation/terminal-background.test.ts)",
+  terminal_busy:
+    "covered: its retry runs the command once a slot frees (test/integration/mutation/terminal-gate.test.ts)",
+  background_limit_reached:
+    "covered: its retry starts the process once one is stopped (test/integration/mutation/terminal-background.test.ts)",
   process_not_found: "no URL: the process is gone",
   sandbox_unavailable: "no URL: operator",
   intent_not_found: "no URL: no such call",
   call_id_conflict: "no URL: call= must change",
-  interrupted: "covered: its retry runs the call again after a shutdown (test/integration/mutation/terminal-shutdown.test.ts)",
-  interrupted_rolled_back: "covered: its retry applies the patch after a crash mid-commit (test/integration/mutation/crash-recovery.test.ts)",
-  intent_result_expired: "covered: its retry after the result was pruned (test/integration/mutation/journal-retention.test.ts)",
+  interrupted:
+    "covered: its retry runs the call again after a shutdown (test/integration/mutation/terminal-shutdown.test.ts)",
+  interrupted_rolled_back:
+    "covered: its retry applies the patch after a crash mid-commit (test/integration/mutation/crash-recovery.test.ts)",
+  intent_result_expired:
+    "covered: its retry after the result was pruned (test/integration/mutation/journal-retention.test.ts)",
   staged_chunk_conflict: "no URL: the chunk must change",
   staged_index_out_of_range: "no URL: i= must change",
   staged_chunk_too_large: "no URL: the chunk must be split",
   staged_blob_too_large: "no URL: the content must shrink",
-  staged_blob_not_found: "no URL: the blob must be staged again (a status URL for a blob that does not exist would answer the same refusal, so none is offered)",
+  staged_blob_not_found:
+    "no URL: the blob must be staged again (a status URL for a blob that does not exist would answer the same refusal, so none is offered)",
   unsupported_encoding: "no URL: /w replaces the file whole",
   write_failed: "covered: its retry once the file system accepts the write (test/integration/mutation/write.test.ts)",
   edit_no_change: "no URL: the edit is already in place",
@@ -335,7 +522,9 @@ describe("repair URLs, from the error catalog", () => {
     expect({ missing, both, unknown }).toEqual({ missing: [], both: [], unknown: [] });
   });
 
-  const rows = Object.entries(CASES).flatMap(([code, cases]) => cases!.map((c): [string, string, RepairCase] => [code, c.name, c]));
+  const rows = Object.entries(CASES).flatMap(([code, cases]) =>
+    cases!.map((c): [string, string, RepairCase] => [code, c.name, c]),
+  );
   it.each(rows)("%s (%s): the URL it offers, fetched as returned, succeeds", async (code, _name, c) => {
     const sent = await c.mistake();
     const refused = await follow(sent);

@@ -48,17 +48,25 @@ describe("unexpected failures on the data plane", () => {
   });
   afterAll(async () => t.close());
 
-  it.each(["bs", "ba"])("answers a tool's bug on /%s as a retryable internal_error, logged for the operator only", async (route) => {
-    logged.length = 0;
-    const res = await fetch(`${s.r}/${route}`);
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    expect(JSON.parse(text)).toMatchObject({ ok: false, errorCode: "internal_error", retryable: true, agentAction: "wait_and_retry" });
-    expect(text).not.toMatch(/secret detail|\/host\/path|at .*\.ts:\d+/);
-    expect(logged.join("")).toMatch(/secret detail/);
-    // The bridge goes on serving.
-    expect(await agentGet(`${s.r}/t?path=.`)).toMatchObject({ ok: true, kind: "dir" });
-  });
+  it.each(["bs", "ba"])(
+    "answers a tool's bug on /%s as a retryable internal_error, logged for the operator only",
+    async (route) => {
+      logged.length = 0;
+      const res = await fetch(`${s.r}/${route}`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({
+        ok: false,
+        errorCode: "internal_error",
+        retryable: true,
+        agentAction: "wait_and_retry",
+      });
+      expect(text).not.toMatch(/secret detail|\/host\/path|at .*\.ts:\d+/);
+      expect(logged.join("")).toMatch(/secret detail/);
+      // The bridge goes on serving.
+      expect(await agentGet(`${s.r}/t?path=.`)).toMatchObject({ ok: true, kind: "dir" });
+    },
+  );
 
   it("answers a gateway failure outside any tool (a closed store) with a 500 JSON internal_error and no stack", async () => {
     const initUrl = s.initUrl;

@@ -23,7 +23,10 @@ afterEach(async () => {
 
 async function floodBridge(env: Record<string, string> = {}) {
   const lines: string[] = [];
-  const t = await startTestBridge({ URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "1", ...env }, { log: createLogger("warn", (l) => lines.push(l)) });
+  const t = await startTestBridge(
+    { URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "1", ...env },
+    { log: createLogger("warn", (l) => lines.push(l)) },
+  );
   closers.push(() => t.close());
   return { t, lines };
 }
@@ -48,13 +51,18 @@ describe("unknown-token floods on the data plane", () => {
     const { t, lines } = await floodBridge();
     const first = await getUnknown(t, 0, "198.51.100.1");
     // Spoofed cf-connecting-ip values from an untrusted peer: all one source, the peer.
-    for (let i = 1; i < UNKNOWN_TOKEN_FREE; i++) expect((await getUnknown(t, i, `198.51.100.${i + 1}`)).status).toBe(404);
+    for (let i = 1; i < UNKNOWN_TOKEN_FREE; i++)
+      expect((await getUnknown(t, i, `198.51.100.${i + 1}`)).status).toBe(404);
     expect(lines).toEqual([]);
     const held = await timed(() => getUnknown(t, UNKNOWN_TOKEN_FREE, "198.51.100.99"));
     expect(held.ms).toBeGreaterThanOrEqual(UNKNOWN_TOKEN_BASE_DELAY_MS - TIMER_SLACK_MS);
     const { date: _a, ...firstHeaders } = first.headers;
     const { date: _b, ...heldHeaders } = held.value.headers;
-    expect({ status: held.value.status, text: held.value.text, headers: heldHeaders }).toEqual({ status: first.status, text: first.text, headers: firstHeaders });
+    expect({ status: held.value.status, text: held.value.text, headers: heldHeaders }).toEqual({
+      status: first.status,
+      text: first.text,
+      headers: firstHeaders,
+    });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/unknown capability tokens: \d+ in \d+ s from 1 source\(s\) \(top: 127\.0\.0\.1 21\)/);
     expect(lines[0]).not.toMatch(/Zz\d{6}|198\.51\.100/);
@@ -92,7 +100,8 @@ describe("trusting cf-connecting-ip from the tunnel only (issue 28, item 6)", ()
     // here). 127.0.0.2 is another container on the same network: before, compose trusted the whole subnet.
     const { t, lines } = await floodBridge({ URLBRIDGE_TRUSTED_PROXIES: "localhost" });
     const neighbour = "127.0.0.2";
-    for (let i = 0; i < UNKNOWN_TOKEN_FREE; i++) expect((await getUnknown(t, i, `198.51.100.${i + 1}`, neighbour)).status).toBe(404);
+    for (let i = 0; i < UNKNOWN_TOKEN_FREE; i++)
+      expect((await getUnknown(t, i, `198.51.100.${i + 1}`, neighbour)).status).toBe(404);
     expect(lines).toEqual([]);
     // The 21st guess, under yet another forwarded address: held and counted against the neighbour itself.
     expect((await getUnknown(t, UNKNOWN_TOKEN_FREE, "198.51.100.250", neighbour)).status).toBe(404);
@@ -109,7 +118,10 @@ describe("unknown-token throttle bounds", () => {
   it(`holds at most ${UNKNOWN_TOKEN_MAX_HELD} answers at once and logs at most one summary per interval`, async () => {
     const lines: string[] = [];
     let now = 1_000_000;
-    const throttle = createUnknownTokenThrottle(createLogger("warn", (l) => lines.push(l)), () => now);
+    const throttle = createUnknownTokenThrottle(
+      createLogger("warn", (l) => lines.push(l)),
+      () => now,
+    );
     const server = http.createServer((req, res) => throttle.answer(res, "192.0.2.50"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     closers.push(() => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())));
@@ -117,7 +129,9 @@ describe("unknown-token throttle bounds", () => {
 
     for (let i = 0; i < UNKNOWN_TOKEN_FREE; i++) expect((await rawRequest(`${base}/v0/x${i}`)).status).toBe(404);
     const extra = 16;
-    const flood = await Promise.all(Array.from({ length: UNKNOWN_TOKEN_MAX_HELD + extra }, (_, i) => rawRequest(`${base}/v0/y${i}`)));
+    const flood = await Promise.all(
+      Array.from({ length: UNKNOWN_TOKEN_MAX_HELD + extra }, (_, i) => rawRequest(`${base}/v0/y${i}`)),
+    );
     expect(flood.every((r) => r.status === 404)).toBe(true);
     expect(lines).toHaveLength(1);
     // Within the interval the rest is tallied, not logged; the next summary comes once the interval is over.
@@ -125,7 +139,10 @@ describe("unknown-token throttle bounds", () => {
     await rawRequest(`${base}/v0/z`);
     expect(lines).toHaveLength(2);
     const all = lines.join("");
-    const held = [...all.matchAll(/(\d+) answers held, (\d+) answered at once/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    const held = [...all.matchAll(/(\d+) answers held, (\d+) answered at once/g)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
     expect(held.reduce((sum, [h]) => sum + h!, 0)).toBe(UNKNOWN_TOKEN_MAX_HELD);
     expect(held.reduce((sum, [, a]) => sum + a!, 0)).toBe(extra);
   });

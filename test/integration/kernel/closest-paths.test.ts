@@ -13,7 +13,12 @@ describe("closest existing paths on path_not_found", () => {
   let s: AgentSession;
   beforeAll(async () => {
     t = await startTestBridge();
-    writeTree(t.projectDir, { "src/scanner.py": "def scan():\n    pass\n", "src/parser.py": "", "README.md": "hi\n", "docs/guide.md": "" });
+    writeTree(t.projectDir, {
+      "src/scanner.py": "def scan():\n    pass\n",
+      "src/parser.py": "",
+      "README.md": "hi\n",
+      "docs/guide.md": "",
+    });
     const outside = makeTempDir("closest-outside");
     fs.writeFileSync(path.join(outside, "scanner.py"), "outside-secret");
     fs.symlinkSync(outside, path.join(t.projectDir, "src", "linked"));

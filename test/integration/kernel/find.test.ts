@@ -58,8 +58,23 @@ describe("find (/f)", () => {
   });
 
   it("looks one level deep with recursive=0 and everywhere with recursive=1", async () => {
-    expect(paths(await find([["path", "src"], ["recursive", 0]]))).toEqual(["/project/src/.gitignore", "/project/src/Config.ts", "/project/src/app.tsx", "/project/src/config"]);
-    expect(paths(await find([["path", "src"], ["recursive", 1], ["name", "defaults"]]))).toEqual(["/project/src/config/defaults.ts"]);
+    expect(
+      paths(
+        await find([
+          ["path", "src"],
+          ["recursive", 0],
+        ]),
+      ),
+    ).toEqual(["/project/src/.gitignore", "/project/src/Config.ts", "/project/src/app.tsx", "/project/src/config"]);
+    expect(
+      paths(
+        await find([
+          ["path", "src"],
+          ["recursive", 1],
+          ["name", "defaults"],
+        ]),
+      ),
+    ).toEqual(["/project/src/config/defaults.ts"]);
   });
 
   it("finds files containing text with query=, giving the first line that has it", async () => {
@@ -72,26 +87,75 @@ describe("find (/f)", () => {
 
   it("matches query= exactly unless ignoreCase=1", async () => {
     expect(paths(await find([["query", "secret_token"]]))).toEqual([]);
-    expect(paths(await find([["query", "secret_token"], ["ignoreCase", 1]]))).toEqual(["/project/src/Config.ts"]);
+    expect(
+      paths(
+        await find([
+          ["query", "secret_token"],
+          ["ignoreCase", 1],
+        ]),
+      ),
+    ).toEqual(["/project/src/Config.ts"]);
   });
 
   it("combines name=, include= and query=", async () => {
-    expect(paths(await find([["include", "*.ts"]]))).toEqual(["/project/src/Config.ts", "/project/src/config/defaults.ts", "/project/src/config/index.ts"]);
-    expect(paths(await find([["include", "*.{ts,tsx}"], ["query", "config"]]))).toEqual(["/project/src/Config.ts", "/project/src/app.tsx"]);
-    expect(paths(await find([["name", "index"], ["include", "src/**"]]))).toEqual(["/project/src/config/index.ts"]);
+    expect(paths(await find([["include", "*.ts"]]))).toEqual([
+      "/project/src/Config.ts",
+      "/project/src/config/defaults.ts",
+      "/project/src/config/index.ts",
+    ]);
+    expect(
+      paths(
+        await find([
+          ["include", "*.{ts,tsx}"],
+          ["query", "config"],
+        ]),
+      ),
+    ).toEqual(["/project/src/Config.ts", "/project/src/app.tsx"]);
+    expect(
+      paths(
+        await find([
+          ["name", "index"],
+          ["include", "src/**"],
+        ]),
+      ),
+    ).toEqual(["/project/src/config/index.ts"]);
   });
 
   it("skips binary files for query=", async () => {
-    expect(paths(await find([["query", "config"], ["name", "image"]]))).toEqual([]);
+    expect(
+      paths(
+        await find([
+          ["query", "config"],
+          ["name", "image"],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it("skips .gitignore'd paths (nested files too), .git and node_modules unless ignored=1", async () => {
-    const hidden = ["/project/.git/config", "/project/coverage/config.html", "/project/node_modules/config-lib", "/project/src/generated/config.gen.ts"];
+    const hidden = [
+      "/project/.git/config",
+      "/project/coverage/config.html",
+      "/project/node_modules/config-lib",
+      "/project/src/generated/config.gen.ts",
+    ];
     const normal = paths(await find([["name", "config"]]));
     for (const p of hidden) expect(normal).not.toContain(p);
-    const all = paths(await find([["name", "config"], ["ignored", 1]]));
+    const all = paths(
+      await find([
+        ["name", "config"],
+        ["ignored", 1],
+      ]),
+    );
     for (const p of hidden) expect(all).toContain(p);
-    expect(paths(await find([["name", "debug"], ["ignored", 1]]))).toEqual(["/project/debug.log"]);
+    expect(
+      paths(
+        await find([
+          ["name", "debug"],
+          ["ignored", 1],
+        ]),
+      ),
+    ).toEqual(["/project/debug.log"]);
   });
 
   it("says what was skipped when nothing matched", async () => {
@@ -101,30 +165,54 @@ describe("find (/f)", () => {
   });
 
   it("says name= is not a glob when one that looks like a glob matched nothing, with the include= URL that is", async () => {
-    const body = await find([["name", "*.tsx"], ["path", "src"]]);
+    const body = await find([
+      ["name", "*.tsx"],
+      ["path", "src"],
+    ]);
     expect(body).toMatchObject({ count: 0, results: [] });
     expect(body.notice).toMatch(/not a glob/);
     expect(body.notice).toMatch(/ignored=1/);
     const repaired = await agentGet<Body>(String(body.includeUrl));
     expect(paths(repaired)).toEqual(["/project/src/app.tsx"]);
     // With ignored=1 too, only the glob part is said; with include= already given, nothing about globs.
-    expect((await find([["name", "*.tsx"], ["ignored", 1]])).notice).not.toMatch(/ignored=1/);
-    const both = await find([["name", "*"], ["include", "*.md"]]);
+    expect(
+      (
+        await find([
+          ["name", "*.tsx"],
+          ["ignored", 1],
+        ])
+      ).notice,
+    ).not.toMatch(/ignored=1/);
+    const both = await find([
+      ["name", "*"],
+      ["include", "*.md"],
+    ]);
     expect(both.includeUrl).toBeUndefined();
     expect(both.notice ?? "").not.toMatch(/not a glob/);
   });
 
   it("bounds the results and says so", async () => {
-    const body = await find([["path", "bulk"], ["limit", 5]]);
+    const body = await find([
+      ["path", "bulk"],
+      ["limit", 5],
+    ]);
     expect(body).toMatchObject({ count: 5, truncated: true });
     expect(paths(body)).toEqual([0, 1, 2, 3, 4].map((i) => `/project/bulk/item-0${i}.txt`));
     expect(body.notice).toMatch(/limit=/);
   });
 
   it("continues a truncated search exactly with next, page by page, in walk order", async () => {
-    const whole = paths(await find([["name", "i"], ["limit", 1000]]));
+    const whole = paths(
+      await find([
+        ["name", "i"],
+        ["limit", 1000],
+      ]),
+    );
     expect(whole.length).toBeGreaterThan(30);
-    let body = await find([["name", "i"], ["limit", 7]]);
+    let body = await find([
+      ["name", "i"],
+      ["limit", 7],
+    ]);
     const seen = [...paths(body)];
     let gets = 1;
     while (body.truncated && gets < 20) {
@@ -140,7 +228,13 @@ describe("find (/f)", () => {
   });
 
   it("carries every filter into next (query, path, include, ignoreCase)", async () => {
-    const first = await find([["query", "BULK"], ["ignoreCase", 1], ["path", "bulk"], ["include", "*.txt"], ["limit", 3]]);
+    const first = await find([
+      ["query", "BULK"],
+      ["ignoreCase", 1],
+      ["path", "bulk"],
+      ["include", "*.txt"],
+      ["limit", 3],
+    ]);
     expect(first).toMatchObject({ count: 3, truncated: true });
     const second = await agentGet<Body>(first.next as string);
     expect(paths(second)).toEqual([3, 4, 5].map((i) => `/project/bulk/item-0${i}.txt`));
@@ -148,10 +242,22 @@ describe("find (/f)", () => {
   });
 
   it("continues after a directory hit into that directory's entries", async () => {
-    writeTree(t.projectDir, { "nest/nest-a/nest-b.txt": "b\n", "nest/nest-a/other.txt": "o\n", "nest/nest-c.txt": "c\n" });
-    const all = ["/project/nest", "/project/nest/nest-a", "/project/nest/nest-a/nest-b.txt", "/project/nest/nest-c.txt"];
+    writeTree(t.projectDir, {
+      "nest/nest-a/nest-b.txt": "b\n",
+      "nest/nest-a/other.txt": "o\n",
+      "nest/nest-c.txt": "c\n",
+    });
+    const all = [
+      "/project/nest",
+      "/project/nest/nest-a",
+      "/project/nest/nest-a/nest-b.txt",
+      "/project/nest/nest-c.txt",
+    ];
     expect(paths(await find([["name", "nest"]]))).toEqual(all);
-    let body = await find([["name", "nest"], ["limit", 1]]);
+    let body = await find([
+      ["name", "nest"],
+      ["limit", 1],
+    ]);
     const seen = [...paths(body)];
     for (let gets = 1; body.next && gets < 10; gets++) {
       body = await agentGet<Body>(body.next as string);

@@ -46,13 +46,21 @@ export const coverageProbeTool = defineTool({
   description: "Test-only: read coverage of one file.",
   example: "/cov?path=a.txt",
   schema: z.object({ path: z.string() }),
-  output: z.strictObject({ ok: z.literal(true), complete: z.boolean(), missing: z.array(z.tuple([z.number(), z.number()])) }),
+  output: z.strictObject({
+    ok: z.literal(true),
+    complete: z.boolean(),
+    missing: z.array(z.tuple([z.number(), z.number()])),
+  }),
   url: {},
   async execute(args, ctx) {
     const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: false });
     const bytes = fs.readFileSync(target.absolute);
     const fingerprint = fingerprintBytes(bytes);
     const coverage = readCoverage.of(ctx.state);
-    return { ok: true, complete: coverage.isComplete(target.absolute, fingerprint), missing: coverage.missing(target.absolute, fingerprint, bytes.length) };
+    return {
+      ok: true,
+      complete: coverage.isComplete(target.absolute, fingerprint),
+      missing: coverage.missing(target.absolute, fingerprint, bytes.length),
+    };
   },
 });

@@ -18,7 +18,8 @@ const BIG_HITS = [3, 100_000, 150_001, 170_000, BIG_LINES];
 
 function bigFile(): string {
   const lines: string[] = [];
-  for (let i = 1; i <= BIG_LINES; i++) lines.push(BIG_HITS.includes(i) ? `const zebu${i} = "needle at ${i}";` : `const filler${i} = ${"x".repeat(40)};`);
+  for (let i = 1; i <= BIG_LINES; i++)
+    lines.push(BIG_HITS.includes(i) ? `const zebu${i} = "needle at ${i}";` : `const filler${i} = ${"x".repeat(40)};`);
   return `${lines.join("\r\n")}\r\n`;
 }
 
@@ -40,7 +41,8 @@ describe("/g is complete and deterministic", () => {
       "wide/plain.js": `${"q".repeat(17 * 1024 * 1024)}\n`,
     };
     // Many small files in many folders, so that rg's threads finish them in varying order.
-    for (let d = 0; d < 12; d++) for (let f = 0; f < 12; f++) files[`src/d${d}/f${f}.ts`] = `// ${f % 3 === 0 ? "needle" : "hay"} ${d}/${f}\n`;
+    for (let d = 0; d < 12; d++)
+      for (let f = 0; f < 12; f++) files[`src/d${d}/f${f}.ts`] = `// ${f % 3 === 0 ? "needle" : "hay"} ${d}/${f}\n`;
     writeTree(root, files);
     rg = await startTestBridge({ URLBRIDGE_GREP_ENGINE: "rg" });
     fallback = await startTestBridge({ URLBRIDGE_GREP_ENGINE: "fallback" });
@@ -53,7 +55,8 @@ describe("/g is complete and deterministic", () => {
   });
 
   const grep = (s: AgentSession, params: Params, raw: string) => agentGet<Body>(url(s.r, "g", params, raw));
-  const normalise = (body: Body, s: AgentSession) => JSON.parse(JSON.stringify(body).split(s.r).join("<r>").split(s.m!).join("<m>")) as Body;
+  const normalise = (body: Body, s: AgentSession) =>
+    JSON.parse(JSON.stringify(body).split(s.r).join("<r>").split(s.m!).join("<m>")) as Body;
 
   it("streams a file over 8 MiB and counts what rg counts", async () => {
     const body = await grep(viaRg, [["limit", 500]], "needle");
@@ -62,8 +65,14 @@ describe("/g is complete and deterministic", () => {
     expect(big.lines.at(-1)!.text).toBe(`const zebu${BIG_LINES} = "needle at ${BIG_LINES}";`);
     // rg itself, plain: text files only (its default quits a binary file at the NUL before this match); wide/ is
     // left out, since /g names its overlong line's file instead of showing lines.
-    const plain = execFileSync("rg", ["--no-config", "-c", "--no-filename", "-g", "!wide/", "needle", "."], { cwd: root, encoding: "utf8" });
-    const rgCount = plain.trim().split("\n").reduce((n, line) => n + Number(line), 0);
+    const plain = execFileSync("rg", ["--no-config", "-c", "--no-filename", "-g", "!wide/", "needle", "."], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    const rgCount = plain
+      .trim()
+      .split("\n")
+      .reduce((n, line) => n + Number(line), 0);
     expect(body.matchedLines).toBe(rgCount);
     expect(body.truncated).toBe(false);
   });
@@ -72,7 +81,13 @@ describe("/g is complete and deterministic", () => {
     ["the whole tree", [["limit", 500]]],
     ["bounded by limit across files", [["limit", 7]]],
     ["the big file named in path=", [["path", "lib/big.js"]]],
-    ["a regex over the tree", [["regex", 1], ["limit", 500]]],
+    [
+      "a regex over the tree",
+      [
+        ["regex", 1],
+        ["limit", 500],
+      ],
+    ],
   ] as Array<[string, Params]>)("answers %s the same with both engines", async (_name, params) => {
     const pattern = params.some(([k]) => k === "regex") ? "needle (at|in) \\w+" : "needle";
     const [a, b] = await Promise.all([grep(viaRg, params, pattern), grep(viaFallback, params, pattern)]);

@@ -35,8 +35,16 @@ function buildTree(root: string): void {
     "bom.txt": Buffer.concat([UTF8_BOM, Buffer.from("needle after a BOM\n")]),
     "utf16le.txt": utf16("needle in UTF-16 LE\r\nzweite needle Zeile\r\n", false),
     "utf16be.txt": utf16("needle in UTF-16 BE\n", true),
-    "binary.bin": Buffer.concat([Buffer.from("needle before NUL\n"), Buffer.from([0, 1, 2]), Buffer.from("\nneedle after\n")]),
-    "late-binary.bin": Buffer.concat([Buffer.from("needle early\n"), Buffer.alloc(200_000, 0x61), Buffer.from("\n\0needle late\n")]),
+    "binary.bin": Buffer.concat([
+      Buffer.from("needle before NUL\n"),
+      Buffer.from([0, 1, 2]),
+      Buffer.from("\nneedle after\n"),
+    ]),
+    "late-binary.bin": Buffer.concat([
+      Buffer.from("needle early\n"),
+      Buffer.alloc(200_000, 0x61),
+      Buffer.from("\n\0needle late\n"),
+    ]),
     "latin1.txt": Buffer.from([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x0a]),
     "long.txt": `${"x".repeat(600)}needle${"y".repeat(600)}\n`,
     "unicode.txt": "ÉTÉ needle été\nΣίσυφος NEEDLE σίσυφος\nKelvin K and k\nnbsp\u00a0here\n",
@@ -74,7 +82,10 @@ describe("ripgrep and the portable engine give identical /g results", () => {
   });
 
   async function both(params: Params, raw: string): Promise<[Body, Body]> {
-    const [a, b] = await Promise.all([agentGet<Body>(url(viaRg.r, "g", params, raw)), agentGet<Body>(url(viaFallback.r, "g", params, raw))]);
+    const [a, b] = await Promise.all([
+      agentGet<Body>(url(viaRg.r, "g", params, raw)),
+      agentGet<Body>(url(viaFallback.r, "g", params, raw)),
+    ]);
     // URLs in hints differ only by bridge origin and capability.
     const normalise = (body: Body, base: string) => JSON.parse(JSON.stringify(body).split(base).join("<base>")) as Body;
     return [normalise(a, viaRg.r), normalise(b, viaFallback.r)];
@@ -99,10 +110,24 @@ describe("ripgrep and the portable engine give identical /g results", () => {
     ["regex classes", [["regex", 1]], "\\d+\\s\\d+"],
     ["regex \\w stays ASCII", [["regex", 1]], "caf\\w"],
     // Not over latin1.txt: there rg's "." skips the invalid byte while JavaScript sees U+FFFD (documented).
-    ["regex dot matches one character", [["regex", 1], ["path", "src"]], "caf."],
+    [
+      "regex dot matches one character",
+      [
+        ["regex", 1],
+        ["path", "src"],
+      ],
+      "caf.",
+    ],
     ["regex dot in a file that is not UTF-8, literal part only", [["regex", 1]], "needle caf"],
     ["regex Unicode category", [["regex", 1]], "\\p{Lu}{3}"],
-    ["regex case-insensitive with Kelvin sign", [["regex", 1], ["ignoreCase", 1]], "kelvin k"],
+    [
+      "regex case-insensitive with Kelvin sign",
+      [
+        ["regex", 1],
+        ["ignoreCase", 1],
+      ],
+      "kelvin k",
+    ],
     ["regex counted repetition", [["regex", 1]], "x{4}"],
     ["regex escaped punctuation", [["regex", 1]], "a\\.b\\(c\\)"],
     ["regex dollar at the end of a CRLF line", [["regex", 1]], "needle$"],
@@ -112,9 +137,23 @@ describe("ripgrep and the portable engine give identical /g results", () => {
     ["unicode literal", [], "café"],
     ["unicode case folding", [["ignoreCase", 1]], "σίσυφος"],
     ["the match window on a long line", [["path", "long.txt"]], "needle"],
-    ["one file named explicitly, UTF-16", [["path", "utf16le.txt"], ["regex", 1]], "ne+dle"],
+    [
+      "one file named explicitly, UTF-16",
+      [
+        ["path", "utf16le.txt"],
+        ["regex", 1],
+      ],
+      "ne+dle",
+    ],
     ["one file inside an ignored directory", [["path", "build/out.js"]], "needle"],
-    ["one file with include (ignored for a file)", [["path", "src/a.ts"], ["include", "*.md"]], "needle"],
+    [
+      "one file with include (ignored for a file)",
+      [
+        ["path", "src/a.ts"],
+        ["include", "*.md"],
+      ],
+      "needle",
+    ],
     ["bounded by limit", [["limit", 3]], "needle"],
     ["no match", [], "zebra crossing"],
     ["an invalid regex", [["regex", 1]], "(?=x)"],
@@ -162,7 +201,8 @@ describe("ripgrep and the portable engine give identical /g results", () => {
       "/project/utf16le.txt",
       "/project/ü.txt",
     ]);
-    const file = (p: string) => (body.files as Array<{ path: string; lines: Array<{ line: number; text: string }> }>).find((f) => f.path === p)!;
+    const file = (p: string) =>
+      (body.files as Array<{ path: string; lines: Array<{ line: number; text: string }> }>).find((f) => f.path === p)!;
     expect(file("/project/crlf.txt").lines).toEqual([
       { line: 1, text: "needle one" },
       { line: 2, text: "needle two" },

@@ -41,7 +41,11 @@ describe.each(["rg", "fallback"])("grep (/g) with the %s engine", (engine) => {
   it("searches literally by default, in path then line order", async () => {
     const body = await grep([], "TODO");
     expect(body).toMatchObject({ ok: true, engine, path: "/project", pattern: "TODO", regex: false, truncated: false });
-    expect(flat(body)).toEqual(["/project/src/app.ts:1:// TODO: first", "/project/src/notes.md:1:TODO in markdown", "/project/src/util.js:2:// TODO: util"]);
+    expect(flat(body)).toEqual([
+      "/project/src/app.ts:1:// TODO: first",
+      "/project/src/notes.md:1:TODO in markdown",
+      "/project/src/util.js:2:// TODO: util",
+    ]);
   });
 
   it.each([
@@ -67,32 +71,125 @@ describe.each(["rg", "fallback"])("grep (/g) with the %s engine", (engine) => {
   });
 
   it.each([["1"], ["true"]])("searches a regex with regex=%s", async (flag) => {
-    const body = await grep([["path", "src"], ["regex", flag]], "TODO: (first|util)$");
+    const body = await grep(
+      [
+        ["path", "src"],
+        ["regex", flag],
+      ],
+      "TODO: (first|util)$",
+    );
     expect(body.regex).toBe(true);
     expect(flat(body)).toEqual(["/project/src/app.ts:1:// TODO: first", "/project/src/util.js:2:// TODO: util"]);
   });
 
   it.each([["0"], ["false"]])("searches literally with regex=%s", async (flag) => {
-    expect(flat(await grep([["path", "src"], ["regex", flag]], "a.b(c)"))).toEqual(["/project/src/app.ts:3:const re = /a.b(c)/;"]);
+    expect(
+      flat(
+        await grep(
+          [
+            ["path", "src"],
+            ["regex", flag],
+          ],
+          "a.b(c)",
+        ),
+      ),
+    ).toEqual(["/project/src/app.ts:3:const re = /a.b(c)/;"]);
   });
 
   it("answers an invalid regex with a repair URL that runs the same search literally", async () => {
-    const body = await grep([["path", "src"], ["regex", "1"]], "a.b(c");
+    const body = await grep(
+      [
+        ["path", "src"],
+        ["regex", "1"],
+      ],
+      "a.b(c",
+    );
     expect(body).toMatchObject({ ok: false, errorCode: "invalid_regex", agentAction: "fetch_repair" });
-    expect(body.repair).toBe(url(s.r, "g", [["path", "src"], ["regex", "0"]], "a.b(c"));
+    expect(body.repair).toBe(
+      url(
+        s.r,
+        "g",
+        [
+          ["path", "src"],
+          ["regex", "0"],
+        ],
+        "a.b(c",
+      ),
+    );
     const repaired = await agentGet<Body>(body.repair!);
     expect(flat(repaired)).toEqual(["/project/src/app.ts:3:const re = /a.b(c)/;"]);
   });
 
   // Inline flags and named groups, as agents write them for other engines: served, or repaired to a search that finds the line.
   it.each<[string, Params, string, string[], "served" | "repair" | "regexUrl"]>([
-    ["leading (?i)", [["path", "src/app.ts"], ["regex", 1]], "(?i)^// todo", ["/project/src/app.ts:1:// TODO: first", "/project/src/app.ts:4:// todo lower"], "served"],
-    ["leading (?is) with a named group", [["path", "src"], ["regex", 1]], "(?is)todo: (?<what>FIRST|util)$", ["/project/src/app.ts:1:// TODO: first", "/project/src/util.js:2:// TODO: util"], "served"],
-    ["(?P<name>...)", [["path", "src"], ["regex", 1]], "(?P<tag>TODO): (?P<what>first|util)$", ["/project/src/app.ts:1:// TODO: first", "/project/src/util.js:2:// TODO: util"], "served"],
-    ["(?s) mid-pattern", [["path", "src/app.ts"], ["regex", 1]], "TODO(?s): first", ["/project/src/app.ts:1:// TODO: first"], "served"],
-    ["scoped (?i:...)", [["path", "src/app.ts"], ["regex", 1]], "TODO: (?i:FIRST)", ["/project/src/app.ts:1:// TODO: first"], "repair"],
-    ["(?i) mid-pattern, pattern given as pattern=", [["path", "src/app.ts"], ["regex", 1], ["pattern", "// (?i)todo LOWER"]], "", ["/project/src/app.ts:4:// todo lower"], "repair"],
-    ["(?i) searched literally", [["path", "src/app.ts"]], "(?i)todo lower", ["/project/src/app.ts:4:// todo lower"], "regexUrl"],
+    [
+      "leading (?i)",
+      [
+        ["path", "src/app.ts"],
+        ["regex", 1],
+      ],
+      "(?i)^// todo",
+      ["/project/src/app.ts:1:// TODO: first", "/project/src/app.ts:4:// todo lower"],
+      "served",
+    ],
+    [
+      "leading (?is) with a named group",
+      [
+        ["path", "src"],
+        ["regex", 1],
+      ],
+      "(?is)todo: (?<what>FIRST|util)$",
+      ["/project/src/app.ts:1:// TODO: first", "/project/src/util.js:2:// TODO: util"],
+      "served",
+    ],
+    [
+      "(?P<name>...)",
+      [
+        ["path", "src"],
+        ["regex", 1],
+      ],
+      "(?P<tag>TODO): (?P<what>first|util)$",
+      ["/project/src/app.ts:1:// TODO: first", "/project/src/util.js:2:// TODO: util"],
+      "served",
+    ],
+    [
+      "(?s) mid-pattern",
+      [
+        ["path", "src/app.ts"],
+        ["regex", 1],
+      ],
+      "TODO(?s): first",
+      ["/project/src/app.ts:1:// TODO: first"],
+      "served",
+    ],
+    [
+      "scoped (?i:...)",
+      [
+        ["path", "src/app.ts"],
+        ["regex", 1],
+      ],
+      "TODO: (?i:FIRST)",
+      ["/project/src/app.ts:1:// TODO: first"],
+      "repair",
+    ],
+    [
+      "(?i) mid-pattern, pattern given as pattern=",
+      [
+        ["path", "src/app.ts"],
+        ["regex", 1],
+        ["pattern", "// (?i)todo LOWER"],
+      ],
+      "",
+      ["/project/src/app.ts:4:// todo lower"],
+      "repair",
+    ],
+    [
+      "(?i) searched literally",
+      [["path", "src/app.ts"]],
+      "(?i)todo lower",
+      ["/project/src/app.ts:4:// todo lower"],
+      "regexUrl",
+    ],
   ])("%s: the answer, or its repair fetched as returned, finds the line", async (_name, params, raw, lines, how) => {
     const first = await agentGet<Body>(url(s.r, "g", params, raw === "" ? undefined : raw));
     let answer = first;
@@ -110,14 +207,39 @@ describe.each(["rg", "fallback"])("grep (/g) with the %s engine", (engine) => {
   });
 
   it("reads a leading (?i) as ignoreCase and says so; (?-i) turns it back off", async () => {
-    expect(await grep([["path", "src/app.ts"], ["regex", 1]], "(?i)TODO lower")).toMatchObject({ ok: true, ignoreCase: true, matchedLines: 1 });
-    const off = await grep([["path", "src/app.ts"], ["regex", 1], ["ignoreCase", 1]], "(?-i)todo");
+    expect(
+      await grep(
+        [
+          ["path", "src/app.ts"],
+          ["regex", 1],
+        ],
+        "(?i)TODO lower",
+      ),
+    ).toMatchObject({ ok: true, ignoreCase: true, matchedLines: 1 });
+    const off = await grep(
+      [
+        ["path", "src/app.ts"],
+        ["regex", 1],
+        ["ignoreCase", 1],
+      ],
+      "(?-i)todo",
+    );
     expect(off.ignoreCase).toBeUndefined();
     expect(flat(off)).toEqual(["/project/src/app.ts:4:// todo lower"]);
   });
 
   it("matches case-insensitively with ignoreCase=1", async () => {
-    expect(flat(await grep([["path", "src/app.ts"], ["ignoreCase", 1]], "todo"))).toEqual(["/project/src/app.ts:1:// TODO: first", "/project/src/app.ts:4:// todo lower"]);
+    expect(
+      flat(
+        await grep(
+          [
+            ["path", "src/app.ts"],
+            ["ignoreCase", 1],
+          ],
+          "todo",
+        ),
+      ),
+    ).toEqual(["/project/src/app.ts:1:// TODO: first", "/project/src/app.ts:4:// todo lower"]);
   });
 
   it("searches one file when path= names a file", async () => {
@@ -153,7 +275,17 @@ describe.each(["rg", "fallback"])("grep (/g) with the %s engine", (engine) => {
   it("suggests a regex search when a literal pattern looks like a regex and found nothing", async () => {
     const body = await grep([["path", "src"]], "TODO:\\s+first");
     expect(body.matchedLines).toBe(0);
-    expect(body.regexUrl).toBe(url(s.r, "g", [["path", "src"], ["regex", "1"]], "TODO:\\s+first"));
+    expect(body.regexUrl).toBe(
+      url(
+        s.r,
+        "g",
+        [
+          ["path", "src"],
+          ["regex", "1"],
+        ],
+        "TODO:\\s+first",
+      ),
+    );
     expect(flat(await agentGet<Body>(body.regexUrl as string))).toEqual(["/project/src/app.ts:1:// TODO: first"]);
   });
 
@@ -166,7 +298,13 @@ describe.each(["rg", "fallback"])("grep (/g) with the %s engine", (engine) => {
   });
 
   it("is not truncated when exactly limit lines match", async () => {
-    const body = await grep([["limit", 30], ["path", "many.txt"]], "match ");
+    const body = await grep(
+      [
+        ["limit", 30],
+        ["path", "many.txt"],
+      ],
+      "match ",
+    );
     expect(body).toMatchObject({ matchedLines: 30, truncated: false });
   });
 

@@ -4,8 +4,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { writeTree } from "./fixtures.js";
 
-type Decl = { kind: string; name: string; line: number; endLine: number; exported?: true; async?: true; members?: Array<{ kind: string; name: string; line: number; static?: true }>; declarations?: Decl[] };
-type Body = { ok: boolean; language: string; totalLines: number; imports: Array<{ line: number; from: string; names?: string[] }>; declarations: Decl[]; truncated: boolean; errorCode?: string };
+type Decl = {
+  kind: string;
+  name: string;
+  line: number;
+  endLine: number;
+  exported?: true;
+  async?: true;
+  members?: Array<{ kind: string; name: string; line: number; static?: true }>;
+  declarations?: Decl[];
+};
+type Body = {
+  ok: boolean;
+  language: string;
+  totalLines: number;
+  imports: Array<{ line: number; from: string; names?: string[] }>;
+  declarations: Decl[];
+  truncated: boolean;
+  errorCode?: string;
+};
 
 const PYTHON = `import os
 from a.b import c as d, e
@@ -103,7 +120,14 @@ describe("outline (/o) of other languages", () => {
   let s: AgentSession;
   beforeAll(async () => {
     t = await startTestBridge();
-    writeTree(t.projectDir, { "scan.py": PYTHON, "main.go": GO, "lib.rs": RUST, "App.java": JAVA, "crlf.py": "import os\r\n\r\ndef f():\r\n    return 1\r\n", "x.rb": "puts 1\n" });
+    writeTree(t.projectDir, {
+      "scan.py": PYTHON,
+      "main.go": GO,
+      "lib.rs": RUST,
+      "App.java": JAVA,
+      "crlf.py": "import os\r\n\r\ndef f():\r\n    return 1\r\n",
+      "x.rb": "puts 1\n",
+    });
     s = await t.session();
   });
   afterAll(async () => t.close());
@@ -121,7 +145,10 @@ describe("outline (/o) of other languages", () => {
       { kind: "const", name: "MAX_SIZE", line: 4, endLine: 4 },
       { kind: "var", name: "counter", line: 5, endLine: 5 },
       {
-        kind: "class", name: "Scanner", line: 7, endLine: 18,
+        kind: "class",
+        name: "Scanner",
+        line: 7,
+        endLine: 18,
         members: [
           { kind: "constructor", name: "__init__", line: 9 },
           { kind: "getter", name: "size", line: 12 },
@@ -166,9 +193,14 @@ describe("outline (/o) of other languages", () => {
       ["module", "inner", 21, 23],
       ["function", "run", 25, 25],
     ]);
-    expect(body.declarations[0]).toMatchObject({ exported: true, members: [{ kind: "property", name: "path", line: 4 }] });
+    expect(body.declarations[0]).toMatchObject({
+      exported: true,
+      members: [{ kind: "property", name: "path", line: 4 }],
+    });
     expect(body.declarations[3]!.members).toEqual([{ kind: "method", name: "new", line: 18, static: true }]);
-    expect(body.declarations[4]!.declarations).toEqual([{ kind: "function", name: "helper", line: 22, endLine: 22, exported: true }]);
+    expect(body.declarations[4]!.declarations).toEqual([
+      { kind: "function", name: "helper", line: 22, endLine: 22, exported: true },
+    ]);
     expect(body.declarations[5]).toMatchObject({ exported: true, async: true });
   });
 
@@ -178,13 +210,25 @@ describe("outline (/o) of other languages", () => {
     expect(body.imports).toEqual([{ line: 3, from: "java.util.List" }]);
     expect(body.declarations).toEqual([
       {
-        kind: "class", name: "App", line: 5, endLine: 10, exported: true,
+        kind: "class",
+        name: "App",
+        line: 5,
+        endLine: 10,
+        exported: true,
         members: [
           { kind: "property", name: "count", line: 6, static: true },
           { kind: "constructor", name: "constructor", line: 7 },
           { kind: "method", name: "main", line: 8, static: true },
         ],
-        declarations: [{ kind: "interface", name: "Listener", line: 9, endLine: 9, members: [{ kind: "method", name: "on", line: 9 }] }],
+        declarations: [
+          {
+            kind: "interface",
+            name: "Listener",
+            line: 9,
+            endLine: 9,
+            members: [{ kind: "method", name: "on", line: 9 }],
+          },
+        ],
       },
       { kind: "enum", name: "Mode", line: 12, endLine: 12 },
     ]);

@@ -59,18 +59,24 @@ describe("/o of a large file", () => {
   });
   afterAll(async () => t.close());
 
-  it.each(["big.py", "big.ts"])("leaves the event loop to other sessions while %s is parsed", { timeout: 120_000 }, async (file) => {
-    let pending = true;
-    const outline = agentGet<{ ok: boolean; declarations: unknown[]; truncated: boolean }>(url(outliner.r, "o", [["path", file]])).finally(() => (pending = false));
-    let answered = 0;
-    while (pending) {
-      expect(await agentGet(url(other.r, "t", [["path", "small.txt"]]))).toMatchObject({ ok: true });
-      if (pending) answered++;
-    }
-    const body = await outline;
-    expect(body).toMatchObject({ ok: true, truncated: true });
-    expect(body.declarations.length).toBeGreaterThan(0);
-    expect(answered).toBeGreaterThanOrEqual(ANSWERED_MEANWHILE);
-    expect(classes).toBeGreaterThan(600);
-  });
+  it.each(["big.py", "big.ts"])(
+    "leaves the event loop to other sessions while %s is parsed",
+    { timeout: 120_000 },
+    async (file) => {
+      let pending = true;
+      const outline = agentGet<{ ok: boolean; declarations: unknown[]; truncated: boolean }>(
+        url(outliner.r, "o", [["path", file]]),
+      ).finally(() => (pending = false));
+      let answered = 0;
+      while (pending) {
+        expect(await agentGet(url(other.r, "t", [["path", "small.txt"]]))).toMatchObject({ ok: true });
+        if (pending) answered++;
+      }
+      const body = await outline;
+      expect(body).toMatchObject({ ok: true, truncated: true });
+      expect(body.declarations.length).toBeGreaterThan(0);
+      expect(answered).toBeGreaterThanOrEqual(ANSWERED_MEANWHILE);
+      expect(classes).toBeGreaterThan(600);
+    },
+  );
 });

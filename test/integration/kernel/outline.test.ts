@@ -70,14 +70,22 @@ describe("outline (/o)", () => {
       "blob.ts": Buffer.from([0x65, 0, 0x66]),
     });
     fs.writeFileSync(path.join(t.projectDir, "huge.ts"), `export const x = "${"x".repeat(2 * 1024 * 1024)}";\n`);
-    writeTree(t.projectDir, { "wide.ts": Array.from({ length: 700 }, (_, i) => `export const v${i} = ${i};\n`).join("") });
+    writeTree(t.projectDir, {
+      "wide.ts": Array.from({ length: 700 }, (_, i) => `export const v${i} = ${i};\n`).join(""),
+    });
     s = await t.session();
   });
   afterAll(async () => t.close());
 
   it("lists imports and named declarations of TypeScript with their lines", async () => {
     const body = await outline("src/service.ts");
-    expect(body).toMatchObject({ ok: true, path: "/project/src/service.ts", language: "typescript", totalLines: 40, truncated: false });
+    expect(body).toMatchObject({
+      ok: true,
+      path: "/project/src/service.ts",
+      language: "typescript",
+      totalLines: 40,
+      truncated: false,
+    });
     expect(body.imports).toEqual([
       { line: 1, from: "node:fs", names: ["fs"] },
       { line: 2, from: "./m.js", names: ["a as b", "c"] },
@@ -105,12 +113,30 @@ describe("outline (/o)", () => {
         { kind: "index", name: "[index]", line: 19 },
       ],
     });
-    expect(byName("Options")).toMatchObject({ kind: "interface", line: 22, endLine: 25, members: [{ kind: "property", name: "port", line: 23 }, { kind: "method", name: "connect", line: 24 }] });
+    expect(byName("Options")).toMatchObject({
+      kind: "interface",
+      line: 22,
+      endLine: 25,
+      members: [
+        { kind: "property", name: "port", line: 23 },
+        { kind: "method", name: "connect", line: 24 },
+      ],
+    });
     expect(byName("Mode")).toMatchObject({ kind: "type", line: 27, exported: true });
     expect(byName("Color")).toMatchObject({ kind: "enum", line: 28, exported: true });
     expect(byName("Hidden")).toMatchObject({ kind: "enum", line: 29 });
-    expect(byName("ambient")).toMatchObject({ kind: "namespace", line: 30, declarations: [{ kind: "function", name: "amb", line: 30, exported: true }] });
-    expect(byName("Inner")).toMatchObject({ kind: "namespace", declarations: [{ kind: "const", name: "v", exported: true }, { kind: "function", name: "local" }] });
+    expect(byName("ambient")).toMatchObject({
+      kind: "namespace",
+      line: 30,
+      declarations: [{ kind: "function", name: "amb", line: 30, exported: true }],
+    });
+    expect(byName("Inner")).toMatchObject({
+      kind: "namespace",
+      declarations: [
+        { kind: "const", name: "v", exported: true },
+        { kind: "function", name: "local" },
+      ],
+    });
     expect(byName("limit")).toMatchObject({ kind: "const", line: 33, exported: true });
     expect(byName("handler")).toMatchObject({ kind: "function", line: 33, exported: true, async: true });
     expect(byName("helper")).toMatchObject({ kind: "function", line: 34 });
@@ -120,14 +146,43 @@ describe("outline (/o)", () => {
   });
 
   it.each([
-    ["src/view.tsx", "tsx", [{ kind: "function", name: "View", line: 2, endLine: 4 }, { kind: "const", name: "Memo", line: 5 }]],
-    ["lib/old.cjs", "javascript", [{ kind: "function", name: "read", line: 3 }, { kind: "export", name: "module.exports", line: 4 }, { kind: "export", name: "extra", line: 5 }]],
-    ["lib/mod.mjs", "javascript", [{ kind: "function", name: "gen", line: 1, async: true }, { kind: "class", name: "A", members: [{ kind: "method", name: "m", line: 2 }] }]],
+    [
+      "src/view.tsx",
+      "tsx",
+      [
+        { kind: "function", name: "View", line: 2, endLine: 4 },
+        { kind: "const", name: "Memo", line: 5 },
+      ],
+    ],
+    [
+      "lib/old.cjs",
+      "javascript",
+      [
+        { kind: "function", name: "read", line: 3 },
+        { kind: "export", name: "module.exports", line: 4 },
+        { kind: "export", name: "extra", line: 5 },
+      ],
+    ],
+    [
+      "lib/mod.mjs",
+      "javascript",
+      [
+        { kind: "function", name: "gen", line: 1, async: true },
+        { kind: "class", name: "A", members: [{ kind: "method", name: "m", line: 2 }] },
+      ],
+    ],
     ["lib/comp.jsx", "jsx", [{ kind: "function", name: "App", default: true, exported: true }]],
     ["lib/types.mts", "typescript", [{ kind: "type", name: "X" }]],
     ["lib/legacy.cts", "typescript", [{ kind: "export=", line: 1 }]],
     ["lib/plain.js", "javascript", [{ kind: "function", name: "f", line: 2 }]],
-    ["lib/utf16.ts", "typescript", [{ kind: "const", name: "wide", line: 1 }, { kind: "function", name: "w", line: 2 }]],
+    [
+      "lib/utf16.ts",
+      "typescript",
+      [
+        { kind: "const", name: "wide", line: 1 },
+        { kind: "function", name: "w", line: 2 },
+      ],
+    ],
     ["lib/ls.ts", "typescript", [{ kind: "function", name: "afterSeparator", line: 2 }]],
   ])("outlines %s as %s", async (file, language, declarations) => {
     const body = await outline(file);
@@ -151,7 +206,12 @@ describe("outline (/o)", () => {
 
   it("tells the agent to use /g (or /r) for other languages", async () => {
     const body = await outline("README.md");
-    expect(body).toMatchObject({ ok: false, errorCode: "unsupported_language", retryable: false, read: url(s.r, "r", [["path", "/project/README.md"]]) });
+    expect(body).toMatchObject({
+      ok: false,
+      errorCode: "unsupported_language",
+      retryable: false,
+      read: url(s.r, "r", [["path", "/project/README.md"]]),
+    });
     expect(body.repairHint).toMatch(/\/g\?path=/);
   });
 

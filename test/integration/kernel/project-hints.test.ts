@@ -16,12 +16,36 @@ describe("project (/p) hints", () => {
   afterAll(async () => t.close());
 
   it.each([
-    ["python with pytest in pyproject", { "pyproject.toml": "[project]\nname='x'\n[tool.pytest.ini_options]\naddopts='-q'\n", "tests/test_a.py": "" }, "python", /-m pytest -q$/, "pyproject.toml"],
-    ["python with only unittest files", { "setup.py": "", "tests/test_a.py": "" }, "python", /-m unittest discover -v$/, "Python project files and test files, no pytest configuration"],
-    ["python with conftest.py", { "requirements.txt": "", "conftest.py": "" }, "python", /-m pytest -q$/, "conftest.py"],
+    [
+      "python with pytest in pyproject",
+      { "pyproject.toml": "[project]\nname='x'\n[tool.pytest.ini_options]\naddopts='-q'\n", "tests/test_a.py": "" },
+      "python",
+      /-m pytest -q$/,
+      "pyproject.toml",
+    ],
+    [
+      "python with only unittest files",
+      { "setup.py": "", "tests/test_a.py": "" },
+      "python",
+      /-m unittest discover -v$/,
+      "Python project files and test files, no pytest configuration",
+    ],
+    [
+      "python with conftest.py",
+      { "requirements.txt": "", "conftest.py": "" },
+      "python",
+      /-m pytest -q$/,
+      "conftest.py",
+    ],
     ["go", { "go.mod": "module x\n" }, "go", /^go test \.\/\.\.\.$/, "go.mod"],
     ["rust", { "Cargo.toml": "[package]\n" }, "rust", /^cargo test$/, "Cargo.toml"],
-    ["node with yarn", { "package.json": JSON.stringify({ scripts: { test: "jest" } }), "yarn.lock": "" }, "node", /^yarn test$/, "package.json scripts.test"],
+    [
+      "node with yarn",
+      { "package.json": JSON.stringify({ scripts: { test: "jest" } }), "yarn.lock": "" },
+      "node",
+      /^yarn test$/,
+      "package.json scripts.test",
+    ],
     ["java with the gradle wrapper", { "build.gradle": "", gradlew: "" }, "java", /^\.\/gradlew test$/, "build.gradle"],
     ["make", { Makefile: "build:\n\ttrue\ntest: build\n\ttrue\n" }, "make", /^make test$/, "Makefile target test"],
   ])("reports how a %s project runs its tests", async (_name, tree, ecosystem, command, because) => {
@@ -35,7 +59,9 @@ describe("project (/p) hints", () => {
 
   it("reports no test command for an npm project whose test script is the npm init placeholder", async () => {
     const root = makeTempDir("project-no-tests");
-    writeTree(root, { "package.json": JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) });
+    writeTree(root, {
+      "package.json": JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }),
+    });
     const body = await agentGet<Body>(`${(await t.session({ root })).r}/p`);
     expect(body.testCommands).toEqual([]);
   });
@@ -48,7 +74,9 @@ describe("project (/p) hints", () => {
     writeTree(root, { "AGENTS.md": agents, ".github/CONTRIBUTING.md": "Be kind.\n" });
     fs.symlinkSync(path.join(outside, "secret.md"), path.join(root, "CONTRIBUTING.md"));
     const s = await t.session({ root });
-    const body = await agentGet<Body & { guides: Array<{ path: string; bytes: number; head: string; truncated: boolean; read: string }> }>(`${s.r}/p`);
+    const body = await agentGet<
+      Body & { guides: Array<{ path: string; bytes: number; head: string; truncated: boolean; read: string }> }
+    >(`${s.r}/p`);
     expect(body.guides.map((g) => g.path)).toEqual(["/project/AGENTS.md", "/project/.github/CONTRIBUTING.md"]);
     expect(JSON.stringify(body)).not.toContain("outside-secret");
     const [first, second] = body.guides;
@@ -71,7 +99,9 @@ describe("project (/p) hints", () => {
     expect(await agentGet(run)).toMatchObject({ ok: true, state: "succeeded", exitCode: 0 });
     expect(await agentGet(run)).toMatchObject({ ok: true, dedupe: "replayed" });
     expect(fs.readFileSync(path.join(root, "ran.log"), "utf8")).toBe("tests-ran\n");
-    const readOnly = await agentGet<Body & { testCommands: Array<{ run?: string }> }>(`${(await t.session({ root })).r}/p`);
+    const readOnly = await agentGet<Body & { testCommands: Array<{ run?: string }> }>(
+      `${(await t.session({ root })).r}/p`,
+    );
     expect(readOnly.testCommands[0]!.run).toBeUndefined();
   });
 });

@@ -57,7 +57,10 @@ describe("read tool answers match their declared output schemas", () => {
   function parsed(tool: string, body: Record<string, unknown>): Record<string, unknown> {
     const definition: AnyToolDefinition = tools.get(tool)!;
     const result = definition.output!.safeParse(body);
-    if (!result.success) throw new Error(`${tool} answer does not match its output schema: ${result.error.message}\n${JSON.stringify(body).slice(0, 2000)}`);
+    if (!result.success)
+      throw new Error(
+        `${tool} answer does not match its output schema: ${result.error.message}\n${JSON.stringify(body).slice(0, 2000)}`,
+      );
     expect(result.data).toEqual(body);
     return result.data;
   }
@@ -70,7 +73,9 @@ describe("read tool answers match their declared output schemas", () => {
       "src/app.ts": TS_SOURCE,
       "src/util.js": "exports.helper = function () {};\nmodule.exports = {};\n",
       "src/long.txt": `${"a".repeat(500)} needle ${"b".repeat(500)}\n`,
-      "big.txt": Array.from({ length: 1000 }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"x".repeat(60)}\n`).join(""),
+      "big.txt": Array.from({ length: 1000 }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"x".repeat(60)}\n`).join(
+        "",
+      ),
       "big2.txt": "y".repeat(80).concat("\n").repeat(600),
       "long-line.txt": `${"é😀abc".repeat(4000)}\nafter\n`,
       "empty.txt": "",
@@ -89,30 +94,109 @@ describe("read tool answers match their declared output schemas", () => {
     fs.symlinkSync(path.join(t.projectDir, "src"), path.join(t.projectDir, "dir", "link"));
     fs.symlinkSync(path.join(outside, "secret.txt"), path.join(t.projectDir, "escape-file"));
     fs.mkdirSync(path.join(t.projectDir, "many"));
-    for (let i = 0; i < 620; i++) fs.writeFileSync(path.join(t.projectDir, "many", `f${String(i).padStart(4, "0")}.txt`), "x");
+    for (let i = 0; i < 620; i++)
+      fs.writeFileSync(path.join(t.projectDir, "many", `f${String(i).padStart(4, "0")}.txt`), "x");
     s = await t.session();
   });
   afterAll(async () => t.close());
 
   describe("read (/r)", () => {
     it.each<[string, Params, (body: Record<string, unknown>) => void]>([
-      ["a whole text file", [["path", "src/app.ts"]], (b) => expect(b).toMatchObject({ allComplete: true, files: [{ kind: "file", complete: true }] })],
-      ["a paged file with a next URL", [["path", "big.txt"]], (b) => expect(b).toMatchObject({ allComplete: false, next: expect.any(String), files: [{ kind: "file", complete: false }] })],
-      ["a line range", [["path", "big.txt"], ["offset", 10], ["limit", 5]], (b) => expect(b).toMatchObject({ files: [{ startLine: 10, endLine: 14, complete: false, rangeComplete: true }] })],
-      ["a split line", [["path", "long-line.txt"]], (b) => expect(b).toMatchObject({ files: [{ splitLine: 1, splitNotice: expect.any(String), next: expect.any(String) }] })],
-      ["invalid UTF-8", [["path", "latin1.txt"]], (b) => expect(b).toMatchObject({ files: [{ invalidUtf8: true, notice: expect.any(String) }] })],
+      [
+        "a whole text file",
+        [["path", "src/app.ts"]],
+        (b) => expect(b).toMatchObject({ allComplete: true, files: [{ kind: "file", complete: true }] }),
+      ],
+      [
+        "a paged file with a next URL",
+        [["path", "big.txt"]],
+        (b) =>
+          expect(b).toMatchObject({
+            allComplete: false,
+            next: expect.any(String),
+            files: [{ kind: "file", complete: false }],
+          }),
+      ],
+      [
+        "a line range",
+        [
+          ["path", "big.txt"],
+          ["offset", 10],
+          ["limit", 5],
+        ],
+        (b) =>
+          expect(b).toMatchObject({ files: [{ startLine: 10, endLine: 14, complete: false, rangeComplete: true }] }),
+      ],
+      [
+        "a split line",
+        [["path", "long-line.txt"]],
+        (b) =>
+          expect(b).toMatchObject({
+            files: [{ splitLine: 1, splitNotice: expect.any(String), next: expect.any(String) }],
+          }),
+      ],
+      [
+        "invalid UTF-8",
+        [["path", "latin1.txt"]],
+        (b) => expect(b).toMatchObject({ files: [{ invalidUtf8: true, notice: expect.any(String) }] }),
+      ],
       ["a UTF-8 BOM", [["path", "bom.txt"]], (b) => expect(b).toMatchObject({ files: [{ encoding: "utf-8-bom" }] })],
-      ["UTF-16 LE with CRLF", [["path", "le.txt"]], (b) => expect(b).toMatchObject({ files: [{ encoding: "utf-16le", newline: "crlf" }] })],
-      ["an empty file", [["path", "empty.txt"]], (b) => expect(b).toMatchObject({ files: [{ totalLines: 0, endLine: 0, newline: "none", content: "" }] })],
-      ["a directory", [["path", "dir"]], (b) => expect(b).toMatchObject({ files: [{ kind: "dir", complete: true, entries: expect.arrayContaining([{ name: "link", kind: "symlink" }, { name: "sub", kind: "dir" }]) }] })],
-      ["a paged directory", [["path", "many"]], (b) => expect(b).toMatchObject({ files: [{ kind: "dir", complete: false, next: expect.any(String) }] })],
-      ["a binary file", [["path", "image.png"]], (b) => expect(b).toMatchObject({ files: [{ kind: "binary", complete: true }] })],
+      [
+        "UTF-16 LE with CRLF",
+        [["path", "le.txt"]],
+        (b) => expect(b).toMatchObject({ files: [{ encoding: "utf-16le", newline: "crlf" }] }),
+      ],
+      [
+        "an empty file",
+        [["path", "empty.txt"]],
+        (b) => expect(b).toMatchObject({ files: [{ totalLines: 0, endLine: 0, newline: "none", content: "" }] }),
+      ],
+      [
+        "a directory",
+        [["path", "dir"]],
+        (b) =>
+          expect(b).toMatchObject({
+            files: [
+              {
+                kind: "dir",
+                complete: true,
+                entries: expect.arrayContaining([
+                  { name: "link", kind: "symlink" },
+                  { name: "sub", kind: "dir" },
+                ]),
+              },
+            ],
+          }),
+      ],
+      [
+        "a paged directory",
+        [["path", "many"]],
+        (b) => expect(b).toMatchObject({ files: [{ kind: "dir", complete: false, next: expect.any(String) }] }),
+      ],
+      [
+        "a binary file",
+        [["path", "image.png"]],
+        (b) => expect(b).toMatchObject({ files: [{ kind: "binary", complete: true }] }),
+      ],
       [
         "several paths with failures and several stopping short",
-        [["path", "dir/a.txt"], ["path", "nope.txt"], ["path", "escape-file"], ["path", "big.txt"], ["path", "big2.txt"], ["path", "image.png"]],
+        [
+          ["path", "dir/a.txt"],
+          ["path", "nope.txt"],
+          ["path", "escape-file"],
+          ["path", "big.txt"],
+          ["path", "big2.txt"],
+          ["path", "image.png"],
+        ],
         (b) => {
-          expect(b).toMatchObject({ notice: expect.any(String), unreturnedPaths: ["/project/nope.txt", "escape-file"] });
-          expect(b.failures).toMatchObject([{ errorCode: "path_not_found", find: expect.any(String) }, { errorCode: "symlink_escape" }]);
+          expect(b).toMatchObject({
+            notice: expect.any(String),
+            unreturnedPaths: ["/project/nope.txt", "escape-file"],
+          });
+          expect(b.failures).toMatchObject([
+            { errorCode: "path_not_found", find: expect.any(String) },
+            { errorCode: "symlink_escape" },
+          ]);
         },
       ],
     ])("%s", async (_name, params, check) => {
@@ -144,12 +228,52 @@ describe("read tool answers match their declared output schemas", () => {
 
   describe("find (/f)", () => {
     it.each<[string, Params, (body: Record<string, unknown>) => void]>([
-      ["a name search finding a directory and a symlink", [["name", "i"]], (b) => expect(b.results).toEqual(expect.arrayContaining([{ path: "/project/dir", kind: "dir" }, { path: "/project/dir/link", kind: "symlink" }]))],
-      ["a content search with lines", [["query", "bee"]], (b) => expect(b).toMatchObject({ query: "bee", results: [{ path: "/project/dir/b.txt", kind: "file", line: 1 }] })],
-      ["a glob, not recursive", [["include", "*.txt"], ["recursive", "0"]], (b) => expect(b).toMatchObject({ include: "*.txt", recursive: false })],
-      ["nothing found", [["name", "no-such-name"]], (b) => expect(b).toMatchObject({ count: 0, results: [], truncated: false, notice: expect.any(String) })],
-      ["truncated by limit", [["name", "t"], ["limit", 1]], (b) => expect(b).toMatchObject({ count: 1, truncated: true, notice: expect.any(String) })],
-      ["ignored paths included", [["query", "bee"], ["ignored", "1"]], (b) => expect(b.count).toBe(2)],
+      [
+        "a name search finding a directory and a symlink",
+        [["name", "i"]],
+        (b) =>
+          expect(b.results).toEqual(
+            expect.arrayContaining([
+              { path: "/project/dir", kind: "dir" },
+              { path: "/project/dir/link", kind: "symlink" },
+            ]),
+          ),
+      ],
+      [
+        "a content search with lines",
+        [["query", "bee"]],
+        (b) =>
+          expect(b).toMatchObject({ query: "bee", results: [{ path: "/project/dir/b.txt", kind: "file", line: 1 }] }),
+      ],
+      [
+        "a glob, not recursive",
+        [
+          ["include", "*.txt"],
+          ["recursive", "0"],
+        ],
+        (b) => expect(b).toMatchObject({ include: "*.txt", recursive: false }),
+      ],
+      [
+        "nothing found",
+        [["name", "no-such-name"]],
+        (b) => expect(b).toMatchObject({ count: 0, results: [], truncated: false, notice: expect.any(String) }),
+      ],
+      [
+        "truncated by limit",
+        [
+          ["name", "t"],
+          ["limit", 1],
+        ],
+        (b) => expect(b).toMatchObject({ count: 1, truncated: true, notice: expect.any(String) }),
+      ],
+      [
+        "ignored paths included",
+        [
+          ["query", "bee"],
+          ["ignored", "1"],
+        ],
+        (b) => expect(b.count).toBe(2),
+      ],
     ])("%s", async (_name, params, check) => {
       const body = await call("find", params);
       check(body);
@@ -159,13 +283,69 @@ describe("read tool answers match their declared output schemas", () => {
 
   describe("grep (/g)", () => {
     it.each<[string, Params, string, (body: Record<string, unknown>) => void]>([
-      ["matches in a directory", [["path", "src"]], "export", (b) => expect(b).toMatchObject({ regex: false, truncated: false, files: expect.arrayContaining([expect.objectContaining({ path: "/project/src/app.ts" })]) })],
-      ["one file, ignoring case", [["path", "src/app.ts"], ["ignoreCase", "1"]], "EXPORT", (b) => expect(b).toMatchObject({ ignoreCase: true })],
-      ["a regex with include", [["regex", "1"], ["include", "*.ts"]], "^export (const|let) \\w+", (b) => expect(b).toMatchObject({ regex: true, include: "*.ts" })],
-      ["a long line shown as a window", [["path", "src/long.txt"]], "needle", (b) => expect(b).toMatchObject({ files: [{ lines: [{ line: 1, col: 502, clipped: true }] }] })],
-      ["truncated by limit", [["limit", "1"]], "e", (b) => expect(b).toMatchObject({ matchedLines: 1, truncated: true, notice: expect.any(String) })],
-      ["no match, with the regex and ignored hints", [], "zz.*qq", (b) => expect(b).toMatchObject({ matchedLines: 0, files: [], notice: expect.any(String), regexUrl: expect.any(String), ignoredUrl: expect.any(String) })],
-      ["no match in one file", [["path", "dir/a.txt"], ["ignoreCase", "1"]], "nothing", (b) => expect(b).toMatchObject({ matchedLines: 0, notice: expect.any(String) })],
+      [
+        "matches in a directory",
+        [["path", "src"]],
+        "export",
+        (b) =>
+          expect(b).toMatchObject({
+            regex: false,
+            truncated: false,
+            files: expect.arrayContaining([expect.objectContaining({ path: "/project/src/app.ts" })]),
+          }),
+      ],
+      [
+        "one file, ignoring case",
+        [
+          ["path", "src/app.ts"],
+          ["ignoreCase", "1"],
+        ],
+        "EXPORT",
+        (b) => expect(b).toMatchObject({ ignoreCase: true }),
+      ],
+      [
+        "a regex with include",
+        [
+          ["regex", "1"],
+          ["include", "*.ts"],
+        ],
+        "^export (const|let) \\w+",
+        (b) => expect(b).toMatchObject({ regex: true, include: "*.ts" }),
+      ],
+      [
+        "a long line shown as a window",
+        [["path", "src/long.txt"]],
+        "needle",
+        (b) => expect(b).toMatchObject({ files: [{ lines: [{ line: 1, col: 502, clipped: true }] }] }),
+      ],
+      [
+        "truncated by limit",
+        [["limit", "1"]],
+        "e",
+        (b) => expect(b).toMatchObject({ matchedLines: 1, truncated: true, notice: expect.any(String) }),
+      ],
+      [
+        "no match, with the regex and ignored hints",
+        [],
+        "zz.*qq",
+        (b) =>
+          expect(b).toMatchObject({
+            matchedLines: 0,
+            files: [],
+            notice: expect.any(String),
+            regexUrl: expect.any(String),
+            ignoredUrl: expect.any(String),
+          }),
+      ],
+      [
+        "no match in one file",
+        [
+          ["path", "dir/a.txt"],
+          ["ignoreCase", "1"],
+        ],
+        "nothing",
+        (b) => expect(b).toMatchObject({ matchedLines: 0, notice: expect.any(String) }),
+      ],
     ])("%s", async (_name, params, pattern, check) => {
       const body = await call("grep", params, pattern);
       check(body);
@@ -176,8 +356,17 @@ describe("read tool answers match their declared output schemas", () => {
   describe("outline (/o)", () => {
     it.each<[string, string, (body: Record<string, unknown>) => void]>([
       ["a TypeScript file", "src/app.ts", (b) => expect(b).toMatchObject({ language: "typescript", truncated: false })],
-      ["a CommonJS file", "src/util.js", (b) => expect(b).toMatchObject({ language: "javascript", declarations: [{ kind: "export" }, { kind: "export" }] })],
-      ["a file past the entry bound", "many.ts", (b) => expect(b).toMatchObject({ truncated: true, notice: expect.any(String) })],
+      [
+        "a CommonJS file",
+        "src/util.js",
+        (b) =>
+          expect(b).toMatchObject({ language: "javascript", declarations: [{ kind: "export" }, { kind: "export" }] }),
+      ],
+      [
+        "a file past the entry bound",
+        "many.ts",
+        (b) => expect(b).toMatchObject({ truncated: true, notice: expect.any(String) }),
+      ],
     ])("%s", async (_name, file, check) => {
       const body = await call("outline", [["path", file]]);
       check(body);
@@ -187,8 +376,13 @@ describe("read tool answers match their declared output schemas", () => {
     it("nested namespace declarations and members are covered", async () => {
       const body = parsed("outline", await call("outline", [["path", "src/app.ts"]]));
       const declarations = body.declarations as Array<Record<string, unknown>>;
-      expect(declarations.find((d) => d.name === "Outer")).toMatchObject({ kind: "namespace", declarations: [{ kind: "namespace", declarations: [{ kind: "const" }] }, { kind: "function" }] });
-      expect(declarations.find((d) => d.name === "Service")).toMatchObject({ members: expect.arrayContaining([{ kind: "property", name: "count", line: 9, static: true }]) });
+      expect(declarations.find((d) => d.name === "Outer")).toMatchObject({
+        kind: "namespace",
+        declarations: [{ kind: "namespace", declarations: [{ kind: "const" }] }, { kind: "function" }],
+      });
+      expect(declarations.find((d) => d.name === "Service")).toMatchObject({
+        members: expect.arrayContaining([{ kind: "property", name: "count", line: 9, static: true }]),
+      });
     });
   });
 
@@ -206,7 +400,11 @@ describe("read tool answers match their declared output schemas", () => {
 
   describe("project (/p)", () => {
     it.each<[string, string | undefined, (body: Record<string, unknown>) => void]>([
-      ["without package.json", undefined, (b) => expect(b).toMatchObject({ packageManager: "pnpm", notice: expect.any(String) })],
+      [
+        "without package.json",
+        undefined,
+        (b) => expect(b).toMatchObject({ packageManager: "pnpm", notice: expect.any(String) }),
+      ],
       [
         "with a package.json and scripts past the bound",
         JSON.stringify({
@@ -220,7 +418,11 @@ describe("read tool answers match their declared output schemas", () => {
         }),
         (b) => expect(b.packageJson).toMatchObject({ name: "demo", scriptsTruncated: MAX_PROJECT_SCRIPTS + 1 }),
       ],
-      ["with an invalid package.json", "{ not json", (b) => expect(b.packageJson).toEqual({ error: expect.any(String) })],
+      [
+        "with an invalid package.json",
+        "{ not json",
+        (b) => expect(b.packageJson).toEqual({ error: expect.any(String) }),
+      ],
     ])("%s", async (_name, packageJson, check) => {
       const file = path.join(t.projectDir, "package.json");
       if (packageJson === undefined) fs.rmSync(file, { force: true });

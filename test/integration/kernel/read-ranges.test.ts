@@ -17,10 +17,22 @@ interface Entry {
   truncated?: true;
   next?: string;
 }
-type Body = Record<string, unknown> & { ok: boolean; files: Entry[]; next?: string; truncated?: true; errorCode?: string; repair?: string };
+type Body = Record<string, unknown> & {
+  ok: boolean;
+  files: Entry[];
+  next?: string;
+  truncated?: true;
+  errorCode?: string;
+  repair?: string;
+};
 
-const numbered = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(5, "0")} ${"x".repeat(60)}\n`).join("");
-const lineRange = (text: string, from: number, to: number) => text.split(/(?<=\n)/).slice(from - 1, to).join("");
+const numbered = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(5, "0")} ${"x".repeat(60)}\n`).join("");
+const lineRange = (text: string, from: number, to: number) =>
+  text
+    .split(/(?<=\n)/)
+    .slice(from - 1, to)
+    .join("");
 const A = numbered("a", 1000);
 const B = numbered("b", 1000);
 
@@ -47,7 +59,14 @@ describe("read (/r) per-path ranges", () => {
   afterAll(async () => t.close());
 
   it("reads a different range of each path in one GET", async () => {
-    const body = await read([["path", "a.txt"], ["lines", "10-12"], ["path", "b.txt"], ["lines", "500-501"], ["path", "small.txt"], ["lines", "2-"]]);
+    const body = await read([
+      ["path", "a.txt"],
+      ["lines", "10-12"],
+      ["path", "b.txt"],
+      ["lines", "500-501"],
+      ["path", "small.txt"],
+      ["lines", "2-"],
+    ]);
     expect(body).toMatchObject({ ok: true, allComplete: true, incompletePaths: [] });
     expect(body.truncated).toBeUndefined();
     expect(body.next).toBeUndefined();
@@ -57,25 +76,59 @@ describe("read (/r) per-path ranges", () => {
       ["/project/small.txt", 2, 3, "two\nthree\n"],
     ]);
     // Each range came whole, but none of them is the whole file.
-    expect(body.files.map((f) => [f.complete, f.rangeComplete])).toEqual([[false, true], [false, true], [false, true]]);
+    expect(body.files.map((f) => [f.complete, f.rangeComplete])).toEqual([
+      [false, true],
+      [false, true],
+      [false, true],
+    ]);
   });
 
   it("reads two ranges of the same file in one GET", async () => {
-    const body = await read([["path", "a.txt"], ["lines", "1-2"], ["path", "a.txt"], ["lines", "999-1000"]]);
+    const body = await read([
+      ["path", "a.txt"],
+      ["lines", "1-2"],
+      ["path", "a.txt"],
+      ["lines", "999-1000"],
+    ]);
     expect(body.returnedPaths).toEqual(["/project/a.txt"]);
     expect(body.files.map((f) => f.content)).toEqual([lineRange(A, 1, 2), lineRange(A, 999, 1000)]);
   });
 
   it("reads file names that look like ranges or anchors as names", async () => {
-    const body = await read([["path", "c.txt:10-20"], ["path", "d.txt#L5"]]);
+    const body = await read([
+      ["path", "c.txt:10-20"],
+      ["path", "d.txt#L5"],
+    ]);
     expect(body.files.map((f) => f.content)).toEqual(["named like a range\n", "named like an anchor\n"]);
-    const ranged = await read([["path", "c.txt:10-20"], ["lines", "1-"], ["path", "d.txt#L5"], ["lines", "1-1"]]);
-    expect(ranged.files.map((f) => [f.path, f.complete])).toEqual([["/project/c.txt:10-20", true], ["/project/d.txt#L5", true]]);
+    const ranged = await read([
+      ["path", "c.txt:10-20"],
+      ["lines", "1-"],
+      ["path", "d.txt#L5"],
+      ["lines", "1-1"],
+    ]);
+    expect(ranged.files.map((f) => [f.path, f.complete])).toEqual([
+      ["/project/c.txt:10-20", true],
+      ["/project/d.txt#L5", true],
+    ]);
   });
 
   it("continues every incomplete path with one next URL, exactly, until the ranges are done", async () => {
-    const first = await read([["path", "a.txt"], ["lines", "1-"], ["path", "b.txt"], ["lines", "101-900"], ["path", "small.txt"], ["lines", "1-"], ["max", 4096]]);
-    expect(first).toMatchObject({ ok: true, truncated: true, allComplete: false, completePaths: ["/project/small.txt"], incompletePaths: ["/project/a.txt", "/project/b.txt"] });
+    const first = await read([
+      ["path", "a.txt"],
+      ["lines", "1-"],
+      ["path", "b.txt"],
+      ["lines", "101-900"],
+      ["path", "small.txt"],
+      ["lines", "1-"],
+      ["max", 4096],
+    ]);
+    expect(first).toMatchObject({
+      ok: true,
+      truncated: true,
+      allComplete: false,
+      completePaths: ["/project/small.txt"],
+      incompletePaths: ["/project/a.txt", "/project/b.txt"],
+    });
     const got = new Map<string, string>();
     const take = (body: Body) => body.files.forEach((f) => got.set(f.path, (got.get(f.path) ?? "") + f.content));
     take(first);
@@ -102,12 +155,17 @@ describe("read (/r) per-path ranges", () => {
   it("continues a split line inside a multi-read (FROM:COL- in lines=)", async () => {
     fs.writeFileSync(path.join(t.projectDir, "long.txt"), `${"é😀abc".repeat(3000)}\nafter\n`);
     const whole = fs.readFileSync(path.join(t.projectDir, "long.txt"), "utf8");
-    let body = await read([["path", "long.txt"], ["path", "a.txt"], ["max", 2048]]);
+    let body = await read([
+      ["path", "long.txt"],
+      ["path", "a.txt"],
+      ["max", 2048],
+    ]);
     let text = "";
     for (let gets = 0; gets < 100; gets++) {
       text += body.files.find((f) => f.path === "/project/long.txt")?.content ?? "";
       if (!body.next || !body.next.includes("long.txt")) break;
-      if (gets === 0) expect(body.next).toMatch(/path=\/project\/long\.txt&lines=1:\d+-&path=\/project\/a\.txt&lines=\d+-/);
+      if (gets === 0)
+        expect(body.next).toMatch(/path=\/project\/long\.txt&lines=1:\d+-&path=\/project\/a\.txt&lines=\d+-/);
       body = await agentGet<Body>(body.next);
       expect(body.ok, JSON.stringify(body)).toBe(true);
     }
@@ -115,30 +173,83 @@ describe("read (/r) per-path ranges", () => {
   });
 
   it("pairs lines= with directories as entry ranges", async () => {
-    const body = await read([["path", "many"], ["lines", "2-2"], ["path", "small.txt"], ["lines", "3-3"]]);
-    expect(body.files[0]).toMatchObject({ kind: "dir", startEntry: 2, endEntry: 2, entries: [{ name: "y.txt" }], complete: false, rangeComplete: true });
+    const body = await read([
+      ["path", "many"],
+      ["lines", "2-2"],
+      ["path", "small.txt"],
+      ["lines", "3-3"],
+    ]);
+    expect(body.files[0]).toMatchObject({
+      kind: "dir",
+      startEntry: 2,
+      endEntry: 2,
+      entries: [{ name: "y.txt" }],
+      complete: false,
+      rangeComplete: true,
+    });
     expect(body.files[1]).toMatchObject({ content: "three\n" });
   });
 
   it.each([
-    ["one lines= per path", [["path", "a.txt"], ["path", "b.txt"], ["lines", "1-2"]], "invalid_parameter"],
-    ["lines= with offset=", [["path", "a.txt"], ["lines", "1-2"], ["offset", 3]], "conflicting_parameters"],
-    ["lines= that is no range", [["path", "a.txt"], ["lines", "ten"]], "invalid_parameter"],
-    ["lines= ending before it starts", [["path", "a.txt"], ["lines", "9-3"]], "invalid_parameter"],
+    [
+      "one lines= per path",
+      [
+        ["path", "a.txt"],
+        ["path", "b.txt"],
+        ["lines", "1-2"],
+      ],
+      "invalid_parameter",
+    ],
+    [
+      "lines= with offset=",
+      [
+        ["path", "a.txt"],
+        ["lines", "1-2"],
+        ["offset", 3],
+      ],
+      "conflicting_parameters",
+    ],
+    [
+      "lines= that is no range",
+      [
+        ["path", "a.txt"],
+        ["lines", "ten"],
+      ],
+      "invalid_parameter",
+    ],
+    [
+      "lines= ending before it starts",
+      [
+        ["path", "a.txt"],
+        ["lines", "9-3"],
+      ],
+      "invalid_parameter",
+    ],
   ] as Array<[string, Params, string]>)("refuses %s", async (_name, params, code) => {
     const body = await read(params);
     expect(body).toMatchObject({ ok: false, errorCode: code });
   });
 
-  it.each(["2:3", "2,3", "2..3"])("repairs lines=%s to lines=2-3, and the repair succeeds as returned", async (value) => {
-    const refused = await read([["path", "small.txt"], ["lines", value], ["path", "a.txt"], ["lines", "1-1"]]);
-    expect(refused).toMatchObject({ ok: false, errorCode: "invalid_parameter" });
-    const repaired = await agentGet<Body>(refused.repair!);
-    expect(repaired.files.map((f) => f.content)).toEqual(["two\nthree\n", lineRange(A, 1, 1)]);
-  });
+  it.each(["2:3", "2,3", "2..3"])(
+    "repairs lines=%s to lines=2-3, and the repair succeeds as returned",
+    async (value) => {
+      const refused = await read([
+        ["path", "small.txt"],
+        ["lines", value],
+        ["path", "a.txt"],
+        ["lines", "1-1"],
+      ]);
+      expect(refused).toMatchObject({ ok: false, errorCode: "invalid_parameter" });
+      const repaired = await agentGet<Body>(refused.repair!);
+      expect(repaired.files.map((f) => f.content)).toEqual(["two\nthree\n", lineRange(A, 1, 1)]);
+    },
+  );
 
   it("keeps each path's range in the batches of a call over 8 paths, and the first batch succeeds as returned", async () => {
-    const params: Params = Array.from({ length: 9 }, (_, i): Params => [["path", "a.txt"], ["lines", `${i + 1}-${i + 1}`]]).flat();
+    const params: Params = Array.from({ length: 9 }, (_, i): Params => [
+      ["path", "a.txt"],
+      ["lines", `${i + 1}-${i + 1}`],
+    ]).flat();
     const refused = await read(params);
     expect(refused).toMatchObject({ ok: false, errorCode: "too_many_paths" });
     expect((refused.batches as string[])[1]).toMatch(/path=a\.txt&lines=9-9$/);
@@ -147,8 +258,14 @@ describe("read (/r) per-path ranges", () => {
   });
 
   it("serves lines=a-b on a single path directly (it used to need a repair round trip)", async () => {
-    const body = await read([["path", "small.txt"], ["lines", "2-3"]]);
-    expect(body).toMatchObject({ ok: true, files: [{ startLine: 2, endLine: 3, content: "two\nthree\n", complete: false, rangeComplete: true }] });
+    const body = await read([
+      ["path", "small.txt"],
+      ["lines", "2-3"],
+    ]);
+    expect(body).toMatchObject({
+      ok: true,
+      files: [{ startLine: 2, endLine: 3, content: "two\nthree\n", complete: false, rangeComplete: true }],
+    });
   });
 });
 
@@ -168,16 +285,23 @@ describe("read (/r) honest completeness", () => {
     ["a limit= range", [["limit", 2]], false, true, false],
     ["an offset= to the end", [["offset", 2]], false, true, false],
     ["a limit that reaches past the end", [["limit", 99]], true, true, false],
-  ] as Array<[string, Params, boolean, boolean, boolean]>)("%s: complete=%s rangeComplete=%s", async (_name, params, complete, rangeComplete, truncated) => {
-    const body = await read([["path", "small.txt"], ...params]);
-    expect(body.files[0]).toMatchObject({ complete, rangeComplete });
-    expect("truncated" in body.files[0]!).toBe(truncated);
-    expect("truncated" in body).toBe(truncated);
-  });
+  ] as Array<[string, Params, boolean, boolean, boolean]>)(
+    "%s: complete=%s rangeComplete=%s",
+    async (_name, params, complete, rangeComplete, truncated) => {
+      const body = await read([["path", "small.txt"], ...params]);
+      expect(body.files[0]).toMatchObject({ complete, rangeComplete });
+      expect("truncated" in body.files[0]!).toBe(truncated);
+      expect("truncated" in body).toBe(truncated);
+    },
+  );
 
   it("a page that stops short says truncated:true with next, at the top and on the entry", async () => {
     const body = await read([["path", "a.txt"]]);
-    expect(body).toMatchObject({ truncated: true, next: expect.any(String), files: [{ complete: false, rangeComplete: false, truncated: true }] });
+    expect(body).toMatchObject({
+      truncated: true,
+      next: expect.any(String),
+      files: [{ complete: false, rangeComplete: false, truncated: true }],
+    });
     expect(body.next).toBe(body.files[0]!.next);
   });
 });

@@ -3,7 +3,12 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_READ_BYTES, MAX_READ_MAX_BYTES, MAX_READ_PATHS, MIN_READ_MAX_BYTES } from "../../../server/kernel/limits.js";
+import {
+  MAX_READ_BYTES,
+  MAX_READ_MAX_BYTES,
+  MAX_READ_PATHS,
+  MIN_READ_MAX_BYTES,
+} from "../../../server/kernel/limits.js";
 import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { coverageProbeTool, url, utf16, UTF8_BOM, writeTree, type Params } from "./fixtures.js";
 
@@ -20,7 +25,8 @@ interface FileEntry {
 }
 type Body = Record<string, unknown> & { files: FileEntry[]; next?: string };
 
-const numbered = (count: number, width = 60) => Array.from({ length: count }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"x".repeat(width)}\n`).join("");
+const numbered = (count: number, width = 60) =>
+  Array.from({ length: count }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"x".repeat(width)}\n`).join("");
 const BIG = numbered(1000);
 
 describe("read (/r)", () => {
@@ -28,7 +34,8 @@ describe("read (/r)", () => {
   let s: AgentSession;
   let outside: string;
   const read = (params: Params) => agentGet<Body>(url(s.r, "r", params));
-  const coverage = (p: string) => agentGet<{ complete: boolean; missing: Array<[number, number]> }>(url(s.r, "cov", [["path", p]]));
+  const coverage = (p: string) =>
+    agentGet<{ complete: boolean; missing: Array<[number, number]> }>(url(s.r, "cov", [["path", p]]));
 
   /** Follows next URLs from a first response until the file is complete; returns every page's content. */
   async function followAll(first: Body): Promise<{ text: string; pages: number }> {
@@ -69,7 +76,8 @@ describe("read (/r)", () => {
       "dir/sub/c.txt": "see\n",
     });
     fs.mkdirSync(path.join(t.projectDir, "many"));
-    for (let i = 0; i < 620; i++) fs.writeFileSync(path.join(t.projectDir, "many", `f${String(i).padStart(4, "0")}.txt`), "x");
+    for (let i = 0; i < 620; i++)
+      fs.writeFileSync(path.join(t.projectDir, "many", `f${String(i).padStart(4, "0")}.txt`), "x");
     fs.symlinkSync(path.join(t.projectDir, "src"), path.join(t.projectDir, "dir", "link"));
     fs.symlinkSync(path.join(outside, "secret.txt"), path.join(t.projectDir, "escape-file"));
     fs.symlinkSync(outside, path.join(t.projectDir, "escape-dir"));
@@ -109,13 +117,40 @@ describe("read (/r)", () => {
   it.each([
     // complete says whether the content is the whole file; rangeComplete that the range came to its end.
     ["offset only", [["offset", 2]], "export const b = 2;\nexport const c = 3;\n", 2, 3, false],
-    ["offset and limit", [["offset", 2], ["limit", 1]], "export const b = 2;\n", 2, 2, false],
-    ["limit past the end", [["limit", 99]], "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n", 1, 3, true],
-  ] as Array<[string, Params, string, number, number, boolean]>)("reads a line range: %s", async (_name, params, content, startLine, endLine, complete) => {
-    const body = await read([["path", "src/app.ts"], ...params]);
-    expect(body.files[0]).toMatchObject({ content, startLine, endLine, totalLines: 3, complete, rangeComplete: true });
-    expect(body.files[0]).not.toHaveProperty("truncated");
-  });
+    [
+      "offset and limit",
+      [
+        ["offset", 2],
+        ["limit", 1],
+      ],
+      "export const b = 2;\n",
+      2,
+      2,
+      false,
+    ],
+    [
+      "limit past the end",
+      [["limit", 99]],
+      "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n",
+      1,
+      3,
+      true,
+    ],
+  ] as Array<[string, Params, string, number, number, boolean]>)(
+    "reads a line range: %s",
+    async (_name, params, content, startLine, endLine, complete) => {
+      const body = await read([["path", "src/app.ts"], ...params]);
+      expect(body.files[0]).toMatchObject({
+        content,
+        startLine,
+        endLine,
+        totalLines: 3,
+        complete,
+        rangeComplete: true,
+      });
+      expect(body.files[0]).not.toHaveProperty("truncated");
+    },
+  );
 
   it.each([
     ["/project/src/app.ts", "/project/src/app.ts"],
@@ -147,7 +182,12 @@ describe("read (/r)", () => {
 
   it("takes file= as an alias and refuses mixing it with path=", async () => {
     expect((await agentGet<Body>(url(s.r, "r", [["file", "small1.txt"]]))).files[0]!.content).toBe("one\n");
-    const mixed = await agentGet<Body>(url(s.r, "r", [["path", "small1.txt"], ["file", "small2.txt"]]));
+    const mixed = await agentGet<Body>(
+      url(s.r, "r", [
+        ["path", "small1.txt"],
+        ["file", "small2.txt"],
+      ]),
+    );
     expect(mixed).toMatchObject({ ok: false, errorCode: "conflicting_parameters" });
   });
 
@@ -159,7 +199,12 @@ describe("read (/r)", () => {
     expect(page).toMatchObject({ startLine: 1, totalLines: 1000, complete: false });
     expect(first).toMatchObject({ allComplete: false, incompletePaths: ["/project/big.txt"], completePaths: [] });
     expect(first.next).toBe(page.next);
-    expect(first.next).toBe(url(s.r, "r", [["path", "/project/big.txt"], ["offset", page.endLine + 1]]));
+    expect(first.next).toBe(
+      url(s.r, "r", [
+        ["path", "/project/big.txt"],
+        ["offset", page.endLine + 1],
+      ]),
+    );
     expect((await coverage("big.txt")).complete).toBe(false);
     const { text, pages } = await followAll(first);
     expect(text).toBe(BIG);
@@ -170,11 +215,24 @@ describe("read (/r)", () => {
   it(`reads a 60 KiB file in one call with max= up to ${MAX_READ_MAX_BYTES} bytes, replayable from its range snapshot`, async () => {
     expect(Buffer.byteLength(BIG)).toBeGreaterThan(60 * 1024);
     const paged = await read([["path", "big.txt"]]);
-    const raw = await (await fetch(url(s.r, "r", [["path", "big.txt"], ["max", MAX_READ_MAX_BYTES]]))).text();
+    const raw = await (
+      await fetch(
+        url(s.r, "r", [
+          ["path", "big.txt"],
+          ["max", MAX_READ_MAX_BYTES],
+        ]),
+      )
+    ).text();
     const whole = JSON.parse(raw) as Body & { rangeFallback: { id: string; first: string } };
     expect(whole).toMatchObject({ allComplete: true, completePaths: ["/project/big.txt"] });
     expect(whole.next).toBeUndefined();
-    expect(whole.files[0]).toMatchObject({ startLine: 1, endLine: 1000, complete: true, content: BIG, fingerprint: paged.files[0]!.fingerprint });
+    expect(whole.files[0]).toMatchObject({
+      startLine: 1,
+      endLine: 1000,
+      complete: true,
+      content: BIG,
+      fingerprint: paged.files[0]!.fingerprint,
+    });
     expect(await coverage("big.txt")).toEqual({ ok: true, complete: true, missing: [] });
     // /z replays the larger answer byte for byte, part by part.
     let replayed = "";
@@ -190,17 +248,30 @@ describe("read (/r)", () => {
   });
 
   it("pages by a smaller max= and carries it into every next", async () => {
-    const first = await read([["path", "big.txt"], ["max", 4096]]);
+    const first = await read([
+      ["path", "big.txt"],
+      ["max", 4096],
+    ]);
     const page = first.files[0]!;
     expect(Buffer.byteLength(page.content)).toBeLessThanOrEqual(4096);
-    expect(first.next).toBe(url(s.r, "r", [["path", "/project/big.txt"], ["offset", page.endLine + 1], ["max", 4096]]));
+    expect(first.next).toBe(
+      url(s.r, "r", [
+        ["path", "/project/big.txt"],
+        ["offset", page.endLine + 1],
+        ["max", 4096],
+      ]),
+    );
     const { text, pages } = await followAll(first);
     expect(text).toBe(BIG);
     expect(pages).toBe(Math.ceil(1000 / Math.floor(4096 / 67)));
   });
 
   it("shares max= between the files of a multi-read", async () => {
-    const body = await read([["path", "big.txt"], ["path", "small1.txt"], ["max", 48 * 1024]]);
+    const body = await read([
+      ["path", "big.txt"],
+      ["path", "small1.txt"],
+      ["max", 48 * 1024],
+    ]);
     const total = body.files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0);
     expect(total).toBeLessThanOrEqual(48 * 1024);
     expect(total).toBeGreaterThan(MAX_READ_BYTES);
@@ -208,10 +279,20 @@ describe("read (/r)", () => {
   });
 
   it("carries the remaining line count into next", async () => {
-    const body = await read([["path", "big.txt"], ["offset", 10], ["limit", 900]]);
+    const body = await read([
+      ["path", "big.txt"],
+      ["offset", 10],
+      ["limit", 900],
+    ]);
     const page = body.files[0]!;
     const returned = page.endLine - page.startLine + 1;
-    expect(body.next).toBe(url(s.r, "r", [["path", "/project/big.txt"], ["offset", page.endLine + 1], ["limit", 900 - returned]]));
+    expect(body.next).toBe(
+      url(s.r, "r", [
+        ["path", "/project/big.txt"],
+        ["offset", page.endLine + 1],
+        ["limit", 900 - returned],
+      ]),
+    );
     const { text } = await followAll(body);
     expect(text).toBe(BIG.split("\n").slice(9, 909).join("\n") + "\n");
   });
@@ -229,7 +310,11 @@ describe("read (/r)", () => {
   });
 
   it("fair-shares one budget so a large first file cannot starve the files after it", async () => {
-    const body = await read([["path", "big.txt"], ["path", "small1.txt"], ["path", "small2.txt"]]);
+    const body = await read([
+      ["path", "big.txt"],
+      ["path", "small1.txt"],
+      ["path", "small2.txt"],
+    ]);
     expect(body).toMatchObject({
       requestedPaths: ["/project/big.txt", "/project/small1.txt", "/project/small2.txt"],
       returnedPaths: ["/project/big.txt", "/project/small1.txt", "/project/small2.txt"],
@@ -246,7 +331,11 @@ describe("read (/r)", () => {
   });
 
   it("splits the budget evenly between large files", async () => {
-    const body = await read([["path", "big.txt"], ["path", "/project/big.txt"], ["path", "long-line.txt"]]);
+    const body = await read([
+      ["path", "big.txt"],
+      ["path", "/project/big.txt"],
+      ["path", "long-line.txt"],
+    ]);
     expect(body.returnedPaths).toEqual(["/project/big.txt", "/project/long-line.txt"]);
     const [a, b] = body.files.map((f) => Buffer.byteLength(f.content));
     expect(Math.abs(a! - b!)).toBeLessThan(200);
@@ -257,7 +346,11 @@ describe("read (/r)", () => {
   });
 
   it("returns the readable paths of a multi-read and lists the others as unreturned with their errors", async () => {
-    const body = await read([["path", "small1.txt"], ["path", "nope.txt"], ["path", "escape-file"]]);
+    const body = await read([
+      ["path", "small1.txt"],
+      ["path", "nope.txt"],
+      ["path", "escape-file"],
+    ]);
     expect(body).toMatchObject({
       ok: true,
       returnedPaths: ["/project/small1.txt"],
@@ -266,14 +359,20 @@ describe("read (/r)", () => {
       allComplete: false,
     });
     expect(body.failures).toEqual([
-      expect.objectContaining({ path: "/project/nope.txt", errorCode: "path_not_found", find: url(s.r, "f", [["name", "nope.txt"]]) }),
+      expect.objectContaining({
+        path: "/project/nope.txt",
+        errorCode: "path_not_found",
+        find: url(s.r, "f", [["name", "nope.txt"]]),
+      }),
       expect.objectContaining({ path: "escape-file", errorCode: "symlink_escape" }),
     ]);
   });
 
   it(`refuses more than ${MAX_READ_PATHS} paths with a repair URL for the first batch and the rest in batches`, async () => {
     const paths = Array.from({ length: 10 }, (_, i) => `f${i}.txt`);
-    const body = await agentGet<Body & { repair: string; batches: string[] }>(url(s.r, "r", [...paths.map((p): [string, string] => ["path", p]), ["limit", 5]]));
+    const body = await agentGet<Body & { repair: string; batches: string[] }>(
+      url(s.r, "r", [...paths.map((p): [string, string] => ["path", p]), ["limit", 5]]),
+    );
     expect(body).toMatchObject({ ok: false, errorCode: "too_many_paths", agentAction: "fetch_repair" });
     expect(body.batches).toEqual([
       url(s.r, "r", [...paths.slice(0, 8).map((p): [string, string] => ["path", p]), ["limit", 5]]),
@@ -305,10 +404,19 @@ describe("read (/r)", () => {
 
   it("bounds a large directory listing and pages it with next", async () => {
     const first = await read([["path", "many"]]);
-    const page = first.files[0] as unknown as { entries: Array<{ name: string }>; endEntry: number; totalEntries: number };
+    const page = first.files[0] as unknown as {
+      entries: Array<{ name: string }>;
+      endEntry: number;
+      totalEntries: number;
+    };
     expect(page.totalEntries).toBe(620);
     expect(page.entries.length).toBeLessThan(620);
-    expect(first.next).toBe(url(s.r, "r", [["path", "/project/many"], ["offset", page.endEntry + 1]]));
+    expect(first.next).toBe(
+      url(s.r, "r", [
+        ["path", "/project/many"],
+        ["offset", page.endEntry + 1],
+      ]),
+    );
     const names = [...page.entries.map((e) => e.name)];
     let body = first;
     while (body.next) {
@@ -322,8 +430,15 @@ describe("read (/r)", () => {
     execFileSync("mkfifo", [path.join(t.projectDir, "pipe")]);
     const body = await read([["path", "pipe"]]);
     expect(body).toMatchObject({ ok: false, errorCode: "not_a_file", retryable: false });
-    const multi = await read([["path", "pipe"], ["path", "small1.txt"]]);
-    expect(multi).toMatchObject({ ok: true, returnedPaths: ["/project/small1.txt"], unreturnedPaths: ["/project/pipe"] });
+    const multi = await read([
+      ["path", "pipe"],
+      ["path", "small1.txt"],
+    ]);
+    expect(multi).toMatchObject({
+      ok: true,
+      returnedPaths: ["/project/small1.txt"],
+      unreturnedPaths: ["/project/pipe"],
+    });
   });
 
   it("reports a binary file by size and never dumps it", async () => {
@@ -342,11 +457,14 @@ describe("read (/r)", () => {
     ["mixed.txt", "utf-8", "mixed", "a\r\nb\nc", 3],
     ["none.txt", "utf-8", "none", "no newline at all", 1],
     ["empty.txt", "utf-8", "none", "", 0],
-  ])("decodes %s as %s with %s newlines and records the whole file as read", async (file, encoding, newline, content, totalLines) => {
-    const body = await read([["path", file]]);
-    expect(body.files[0]).toMatchObject({ encoding, newline, content, totalLines, complete: true });
-    expect(await coverage(file)).toMatchObject({ complete: true, missing: [] });
-  });
+  ])(
+    "decodes %s as %s with %s newlines and records the whole file as read",
+    async (file, encoding, newline, content, totalLines) => {
+      const body = await read([["path", file]]);
+      expect(body.files[0]).toMatchObject({ encoding, newline, content, totalLines, complete: true });
+      expect(await coverage(file)).toMatchObject({ complete: true, missing: [] });
+    },
+  );
 
   it("shows bytes that are not UTF-8 as U+FFFD and says so", async () => {
     const body = await read([["path", "latin1.txt"]]);
@@ -355,25 +473,106 @@ describe("read (/r)", () => {
 
   it("records partial reads in byte offsets of the file on disk, and forgets them when the file changes", async () => {
     writeTree(t.projectDir, { "cov.txt": utf16("first\nsecond\nthird\n", false) });
-    await read([["path", "cov.txt"], ["offset", 2], ["limit", 1]]);
-    expect(await coverage("cov.txt")).toMatchObject({ complete: false, missing: [[0, 14], [28, 40]] });
-    await read([["path", "cov.txt"], ["limit", 1]]);
-    await read([["path", "cov.txt"], ["offset", 3]]);
+    await read([
+      ["path", "cov.txt"],
+      ["offset", 2],
+      ["limit", 1],
+    ]);
+    expect(await coverage("cov.txt")).toMatchObject({
+      complete: false,
+      missing: [
+        [0, 14],
+        [28, 40],
+      ],
+    });
+    await read([
+      ["path", "cov.txt"],
+      ["limit", 1],
+    ]);
+    await read([
+      ["path", "cov.txt"],
+      ["offset", 3],
+    ]);
     expect(await coverage("cov.txt")).toMatchObject({ complete: true, missing: [] });
     writeTree(t.projectDir, { "cov.txt": utf16("first\nsecond\nthird!\n", false) });
     expect((await coverage("cov.txt")).complete).toBe(false);
   });
 
   it.each([
-    ["offset past the end of a file", [["path", "small2.txt"], ["offset", 3]], "invalid_line_range", /2 lines/],
-    ["col past the end of the line", [["path", "small1.txt"], ["col", 9]], "invalid_line_range", /3 characters/],
-    ["offset past the end of a directory", [["path", "dir"], ["offset", 9]], "invalid_line_range", /4 entries/],
-    ["offset zero", [["path", "small1.txt"], ["offset", 0]], "invalid_parameter", /between 1 and/],
-    ["a non-numeric limit", [["path", "small1.txt"], ["limit", "ten"]], "invalid_parameter", /integer/],
-    ["col with several paths", [["path", "small1.txt"], ["path", "small2.txt"], ["col", 2]], "invalid_parameter", /single path/],
+    [
+      "offset past the end of a file",
+      [
+        ["path", "small2.txt"],
+        ["offset", 3],
+      ],
+      "invalid_line_range",
+      /2 lines/,
+    ],
+    [
+      "col past the end of the line",
+      [
+        ["path", "small1.txt"],
+        ["col", 9],
+      ],
+      "invalid_line_range",
+      /3 characters/,
+    ],
+    [
+      "offset past the end of a directory",
+      [
+        ["path", "dir"],
+        ["offset", 9],
+      ],
+      "invalid_line_range",
+      /4 entries/,
+    ],
+    [
+      "offset zero",
+      [
+        ["path", "small1.txt"],
+        ["offset", 0],
+      ],
+      "invalid_parameter",
+      /between 1 and/,
+    ],
+    [
+      "a non-numeric limit",
+      [
+        ["path", "small1.txt"],
+        ["limit", "ten"],
+      ],
+      "invalid_parameter",
+      /integer/,
+    ],
+    [
+      "col with several paths",
+      [
+        ["path", "small1.txt"],
+        ["path", "small2.txt"],
+        ["col", 2],
+      ],
+      "invalid_parameter",
+      /single path/,
+    ],
     ["no path", [], "missing_parameter", /path/],
-    ["max= above its ceiling", [["path", "small1.txt"], ["max", MAX_READ_MAX_BYTES + 1]], "invalid_parameter", /between|at most|≤|less/],
-    ["max= below its floor", [["path", "small1.txt"], ["max", MIN_READ_MAX_BYTES - 1]], "invalid_parameter", /between|at least|≥|greater/],
+    [
+      "max= above its ceiling",
+      [
+        ["path", "small1.txt"],
+        ["max", MAX_READ_MAX_BYTES + 1],
+      ],
+      "invalid_parameter",
+      /between|at most|≤|less/,
+    ],
+    [
+      "max= below its floor",
+      [
+        ["path", "small1.txt"],
+        ["max", MIN_READ_MAX_BYTES - 1],
+      ],
+      "invalid_parameter",
+      /between|at least|≥|greater/,
+    ],
   ] as Array<[string, Params, string, RegExp]>)("refuses %s with %s", async (_name, params, code, hint) => {
     const body = await read(params);
     expect(body).toMatchObject({ ok: false, errorCode: code });

@@ -6,7 +6,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locateExecutable } from "../../../server/kernel/read/executables.js";
-import { confinedCommand, heldFdPath, probeRipgrepConfinement, type RipgrepConfinement } from "../../../server/kernel/search/ripgrep-confine.js";
+import {
+  confinedCommand,
+  heldFdPath,
+  probeRipgrepConfinement,
+  type RipgrepConfinement,
+} from "../../../server/kernel/search/ripgrep-confine.js";
 import { closeQuietly, O_PATH } from "../../../server/sandbox/fd-walk.js";
 import { agentGet, makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 

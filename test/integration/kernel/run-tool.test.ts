@@ -7,7 +7,14 @@ import type { AnyToolDefinition, ToolContext } from "../../../server/kernel/tool
 import { SessionState } from "../../../server/kernel/tool/session-state.js";
 import { wireOutputOf } from "../../../server/mutation/journal/envelope.js";
 import { buildUrl } from "../../../server/url-grammar/request-url.js";
-import { agentGet, giveToAgent, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  giveToAgent,
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+} from "../../helpers/bridge.js";
 import { patchText } from "../mutation/fixtures.js";
 import { url, writeTree, type Params } from "./fixtures.js";
 
@@ -40,23 +47,43 @@ const CASES: Case[] = [
   { name: "find", tool: "find", input: () => ({ name: "a" }) },
   { name: "find (booleans)", tool: "find", input: () => ({ name: "README", ignoreCase: true, recursive: true }) },
   { name: "grep (raw field)", tool: "grep", input: () => ({ pattern: "hello", path: "src" }) },
-  { name: "grep (regex, ignoreCase)", tool: "grep", input: () => ({ pattern: "HEL+O", regex: true, ignoreCase: true }) },
+  {
+    name: "grep (regex, ignoreCase)",
+    tool: "grep",
+    input: () => ({ pattern: "HEL+O", regex: true, ignoreCase: true }),
+  },
   { name: "outline", tool: "outline", input: () => ({ path: "src/a.ts" }) },
   { name: "write", tool: "write", input: () => ({ path: "src/new.txt", content: "a new file\n" }) },
   { name: "edit", tool: "edit", input: () => ({ path: "src/a.ts", old: "'hello'", new: "'hello world'" }) },
-  { name: "apply_patch", tool: "apply_patch", input: () => ({ patch: patchText("*** Update File: src/b.txt", "@@", "-two", "+deux") }) },
+  {
+    name: "apply_patch",
+    tool: "apply_patch",
+    input: () => ({ patch: patchText("*** Update File: src/b.txt", "@@", "-two", "+deux") }),
+  },
   { name: "terminal", tool: "terminal", input: () => ({ command: "cat src/b.txt" }) },
   { name: "stage", tool: "stage", input: () => ({ blob: "chunked", i: 0, count: 1, chunk: "staged text\n" }) },
   { name: "blob status", tool: "blob_status", input: () => ({ blob: "chunked" }) },
-  { name: "write from a staged blob", tool: "write", input: () => ({ path: "src/staged.txt", blob: "chunked", count: 1 }) },
+  {
+    name: "write from a staged blob",
+    tool: "write",
+    input: () => ({ path: "src/staged.txt", blob: "chunked", count: 1 }),
+  },
   { name: "poll the first write", tool: "result", input: (previous) => ({ call: previous.get("write")!.callId }) },
   { name: "replay the first write", tool: "write", input: () => ({ path: "src/new.txt", content: "a new file\n" }) },
   // Failures answer alike too: a tool error, a validation error, a journal refusal.
   { name: "read of a missing file", tool: "read", input: () => ({ path: ["nope.txt"] }) },
   { name: "a boolean that is not one", tool: "grep", input: () => ({ pattern: "x", regex: "maybe" }) },
-  { name: "journal refusal (run and call)", tool: "write", input: () => ({ path: "src/x.txt", content: "x", run: "a", call: "b" }) },
+  {
+    name: "journal refusal (run and call)",
+    tool: "write",
+    input: () => ({ path: "src/x.txt", content: "x", run: "a", call: "b" }),
+  },
   // The web tools (web permission on), without network: the guard's refusal and a search with no provider key.
-  { name: "webfetch of the metadata service", tool: "webfetch", input: () => ({ url: "http://169.254.169.254/latest/meta-data/", format: "text" }) },
+  {
+    name: "webfetch of the metadata service",
+    tool: "webfetch",
+    input: () => ({ url: "http://169.254.169.254/latest/meta-data/", format: "text" }),
+  },
   { name: "websearch without a provider", tool: "websearch", input: () => ({ query: "vitest", limit: 3 }) },
 ];
 
@@ -79,11 +106,20 @@ function urlOf(tool: AnyToolDefinition, session: AgentSession, input: Record<str
  */
 function normalise(body: unknown, session: AgentSession, root: string, name: string): unknown {
   const text = JSON.stringify(body)
-    .split(session.r).join("{r}")
-    .split(session.m!).join("{m}")
-    .split(root).join("{root}")
-    .split(JSON.stringify(name).slice(1, -1)).join("{name}");
-  return JSON.parse(text, (key, value) => (/(^|[a-z])(ms|Ms|At|mtime|Mtime)$|duration|elapsed|^modified$/.test(key) && (typeof value === "number" || typeof value === "string") ? "{clock}" : value));
+    .split(session.r)
+    .join("{r}")
+    .split(session.m!)
+    .join("{m}")
+    .split(root)
+    .join("{root}")
+    .split(JSON.stringify(name).slice(1, -1))
+    .join("{name}");
+  return JSON.parse(text, (key, value) =>
+    /(^|[a-z])(ms|Ms|At|mtime|Mtime)$|duration|elapsed|^modified$/.test(key) &&
+    (typeof value === "number" || typeof value === "string")
+      ? "{clock}"
+      : value,
+  );
 }
 
 describe("the tool kernel: every native tool through run() answers as its URL route does", () => {
@@ -102,11 +138,18 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
     const origin = new URL(session.r).origin;
     const { agentFallback } = t.bridge.config;
     return {
-      project: { id: cap.projectId, name: cap.projectName, root: cap.root, permissions: cap.permissions, ...(agentFallback ? { agentFallback } : {}) },
+      project: {
+        id: cap.projectId,
+        name: cap.projectName,
+        root: cap.root,
+        permissions: cap.permissions,
+        ...(agentFallback ? { agentFallback } : {}),
+      },
       session: { id: cap.sessionId, name: cap.sessionName, generation: cap.generation },
       state: new SessionState(),
       urls: {
-        to: (base, route, params, raw) => buildUrl(origin, `/v0/${base === "r" ? caps.read : caps.mutation}`, route, params, raw),
+        to: (base, route, params, raw) =>
+          buildUrl(origin, `/v0/${base === "r" ? caps.read : caps.mutation}`, route, params, raw),
         repair: () => undefined,
       },
       signal: new AbortController().signal,
@@ -159,7 +202,13 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
     }
     // Both sides failing alike would pass the comparison: only the cases meant to fail may.
     const failed = CASES.filter((c) => !previousKernel.get(c.name)!.ok).map((c) => c.name);
-    expect(failed).toEqual(["read of a missing file", "a boolean that is not one", "journal refusal (run and call)", "webfetch of the metadata service", "websearch without a provider"]);
+    expect(failed).toEqual([
+      "read of a missing file",
+      "a boolean that is not one",
+      "journal refusal (run and call)",
+      "webfetch of the metadata service",
+      "websearch without a provider",
+    ]);
     expect(previousKernel.get("webfetch of the metadata service")?.errorCode).toBe("web_address_refused");
     expect(previousKernel.get("websearch without a provider")?.errorCode).toBe("web_search_not_configured");
     expect(fs.readFileSync(path.join(kernelRoot, "src/b.txt"), "utf8")).toBe("one\ndeux\nthree\n");
@@ -194,25 +243,62 @@ describe("the tool kernel without the gateway", () => {
   afterAll(async () => t.close());
 
   it.each([
-    ["a number below its minimum", "read", { path: ["a.txt"], limit: 0 }, [["path", "a.txt"], ["limit", 0]]],
+    [
+      "a number below its minimum",
+      "read",
+      { path: ["a.txt"], limit: 0 },
+      [
+        ["path", "a.txt"],
+        ["limit", 0],
+      ],
+    ],
     ["a missing required parameter", "read", {}, []],
-    ["a string where a number belongs", "read", { path: ["a.txt"], offset: "two" }, [["path", "a.txt"], ["offset", "two"]]],
-    ["a value outside an enum-like flag", "find", { name: "a", recursive: "sometimes" }, [["name", "a"], ["recursive", "sometimes"]]],
+    [
+      "a string where a number belongs",
+      "read",
+      { path: ["a.txt"], offset: "two" },
+      [
+        ["path", "a.txt"],
+        ["offset", "two"],
+      ],
+    ],
+    [
+      "a value outside an enum-like flag",
+      "find",
+      { name: "a", recursive: "sometimes" },
+      [
+        ["name", "a"],
+        ["recursive", "sometimes"],
+      ],
+    ],
     ["a missing raw field", "grep", { path: "." }, [["path", "."]]],
-  ] as Array<[string, string, Record<string, unknown>, Params]>)("refuses %s with the URL route's errorCode and message", async (_name, id, input, params) => {
-    const fromKernel = (await t.bridge.kernel.run(tool(id), input, contextFor(readOnly))).body as Body;
-    const fromUrl = await agentGet<Body>(url(readOnly.r, tool(id).route, params));
-    expect(fromKernel.ok).toBe(false);
-    expect({ errorCode: fromKernel.errorCode, repairHint: fromKernel.repairHint, errorDetail: fromKernel.errorDetail }).toEqual({
-      errorCode: fromUrl.errorCode,
-      repairHint: fromUrl.repairHint,
-      errorDetail: fromUrl.errorDetail,
-    });
-  });
+  ] as Array<[string, string, Record<string, unknown>, Params]>)(
+    "refuses %s with the URL route's errorCode and message",
+    async (_name, id, input, params) => {
+      const fromKernel = (await t.bridge.kernel.run(tool(id), input, contextFor(readOnly))).body as Body;
+      const fromUrl = await agentGet<Body>(url(readOnly.r, tool(id).route, params));
+      expect(fromKernel.ok).toBe(false);
+      expect({
+        errorCode: fromKernel.errorCode,
+        repairHint: fromKernel.repairHint,
+        errorDetail: fromKernel.errorDetail,
+      }).toEqual({
+        errorCode: fromUrl.errorCode,
+        repairHint: fromUrl.repairHint,
+        errorDetail: fromUrl.errorDetail,
+      });
+    },
+  );
 
   it("refuses a mutation when the project's permission is off, before validating or touching anything", async () => {
-    const body = (await t.bridge.kernel.run(tool("write"), { path: "b.txt", content: "x", bogus: 1 }, contextFor(readOnly))).body as Body;
-    expect(body).toMatchObject({ ok: false, errorCode: "tool_not_enabled", errorDetail: { tool: "write", permission: "write" } });
+    const body = (
+      await t.bridge.kernel.run(tool("write"), { path: "b.txt", content: "x", bogus: 1 }, contextFor(readOnly))
+    ).body as Body;
+    expect(body).toMatchObject({
+      ok: false,
+      errorCode: "tool_not_enabled",
+      errorDetail: { tool: "write", permission: "write" },
+    });
     expect(fs.existsSync(path.join(t.projectDir, "b.txt"))).toBe(false);
   });
 

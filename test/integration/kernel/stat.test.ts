@@ -20,7 +20,14 @@ describe("stat (/t)", () => {
 
   it("describes a file without reading it, with the same kind names as /r and /f", async () => {
     const body = await stat("src/app.ts");
-    expect(body).toMatchObject({ ok: true, path: "/project/src/app.ts", exists: true, kind: "file", size: 11, mode: "0640" });
+    expect(body).toMatchObject({
+      ok: true,
+      path: "/project/src/app.ts",
+      exists: true,
+      kind: "file",
+      size: 11,
+      mode: "0640",
+    });
     expect(body.modified).toBe(fs.statSync(path.join(t.projectDir, "src/app.ts")).mtime.toISOString());
   });
 

@@ -28,7 +28,8 @@ function put(name: string, content: string): void {
 }
 
 const body = (result: Result) => result.structuredContent as Record<string, unknown>;
-const textOf = (result: Result) => (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
+const textOf = (result: Result) =>
+  (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
 
 beforeAll(async () => {
   tb = await startTestBridge();
@@ -53,10 +54,17 @@ beforeAll(async () => {
   await client.connect(clientSide);
   // 150 matching lines of ~200 characters in one file, and 300 files with long names.
   put("wide/lines.txt", Array.from({ length: 150 }, (_, i) => `needle ${i + 1} ${"x".repeat(190)}\n`).join(""));
-  for (let i = 0; i < 300; i++) put(`many/a-rather-long-folder-name/file-with-a-long-descriptive-name-${String(i).padStart(3, "0")}.txt`, "x\n");
+  for (let i = 0; i < 300; i++)
+    put(`many/a-rather-long-folder-name/file-with-a-long-descriptive-name-${String(i).padStart(3, "0")}.txt`, "x\n");
   put("few/one.txt", "needle here\nnot this\nneedle there\n");
   // 200 exported functions of 3 lines each: an outline of 200 declarations, twice the budget.
-  put("big.ts", Array.from({ length: 200 }, (_, i) => `export function handlerNumber${i + 1}(value: number): number {\n  return value;\n}\n`).join(""));
+  put(
+    "big.ts",
+    Array.from(
+      { length: 200 },
+      (_, i) => `export function handlerNumber${i + 1}(value: number): number {\n  return value;\n}\n`,
+    ).join(""),
+  );
   // The outline worker loads its parser on first use (seconds on a loaded machine): load it here, not in the test.
   put("warm.ts", "export const warm = 1;\n");
   await client.callTool({ name: "outline", arguments: { path: "warm.ts" } });
@@ -102,8 +110,13 @@ describe("default answers within the MCP answer budget", () => {
     expect(Buffer.byteLength(JSON.stringify(found))).toBeLessThanOrEqual(MCP_ANSWER_BUDGET_BYTES);
     const declarations = found.declarations as Array<{ name: string; line: number }>;
     expect(declarations.length).toBeGreaterThan(20);
-    expect(declarations.map((d) => d.name)).toEqual(Array.from({ length: declarations.length }, (_, i) => `handlerNumber${i + 1}`));
-    expect(found).toMatchObject({ truncated: true, next: { tool: "read", arguments: { path: "big.ts", offset: declarations.length * 3 + 1 } } });
+    expect(declarations.map((d) => d.name)).toEqual(
+      Array.from({ length: declarations.length }, (_, i) => `handlerNumber${i + 1}`),
+    );
+    expect(found).toMatchObject({
+      truncated: true,
+      next: { tool: "read", arguments: { path: "big.ts", offset: declarations.length * 3 + 1 } },
+    });
     expect(String(found.notice)).toContain(`${declarations.length} of 200 declarations`);
   });
 });

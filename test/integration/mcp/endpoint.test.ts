@@ -9,11 +9,27 @@ import { OPAQUE_NOT_FOUND } from "../../../server/gateway/respond.js";
 import { createLogger } from "../../../server/log.js";
 import { UNKNOWN_TOKEN_FREE } from "../../../server/gateway/unknown-token-throttle.js";
 import { startTestBridge, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
-import { connectMcpClient, startMcpBridge, tokenOfBase, type CapabilityForm, type McpBridge, type McpSdk } from "../../helpers/mcp-clients.js";
+import {
+  connectMcpClient,
+  startMcpBridge,
+  tokenOfBase,
+  type CapabilityForm,
+  type McpBridge,
+  type McpSdk,
+} from "../../helpers/mcp-clients.js";
 
 const MODERN = "2026-07-28";
-const LEGACY_INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } };
-const modernMeta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const LEGACY_INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+};
+const modernMeta = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 const MODERN_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: modernMeta } };
 const MODERN_HEADERS = { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" };
 
@@ -112,8 +128,16 @@ describe("raw HTTP", () => {
 
   it.each([
     ["legacy", { jsonrpc: "2.0", method: "notifications/initialized" }, {}],
-    ["legacy cancelled", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "done" } }, {}],
-    ["modern", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, _meta: modernMeta } }, { "mcp-protocol-version": MODERN, "mcp-method": "notifications/cancelled" }],
+    [
+      "legacy cancelled",
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "done" } },
+      {},
+    ],
+    [
+      "modern",
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, _meta: modernMeta } },
+      { "mcp-protocol-version": MODERN, "mcp-method": "notifications/cancelled" },
+    ],
   ])("a %s notification is answered 202 with no body", async (_, message, headers) => {
     const res = await post("/mcp", message, { authorization: `Bearer ${b.tokens.m}`, ...headers });
     expect(res.status).toBe(202);
@@ -128,7 +152,10 @@ describe("raw HTTP", () => {
 
   it.each(["GET", "DELETE", "PUT", "HEAD"])("%s on both endpoint paths answers 405 Allow: POST", async (method) => {
     for (const path of ["/mcp", `/v0/${b.tokens.r}/mcp`, "/v0/zzzzzzzz/mcp"]) {
-      const res = await fetch(url(path), { method, headers: { authorization: `Bearer ${b.tokens.r}`, accept: "text/event-stream" } });
+      const res = await fetch(url(path), {
+        method,
+        headers: { authorization: `Bearer ${b.tokens.r}`, accept: "text/event-stream" },
+      });
       expect([path, res.status, res.headers.get("allow")]).toEqual([path, 405, "POST"]);
     }
   });
@@ -152,13 +179,22 @@ describe("raw HTTP", () => {
     "/register",
   ])("%s is 404 (never 401) whatever the method, bearer attached", async (path) => {
     for (const method of ["GET", "POST", "OPTIONS"]) {
-      const res = await fetch(url(path), { method, headers: { authorization: `Bearer ${b.tokens.r}`, "content-type": "application/json" }, ...(method === "POST" ? { body: "{}" } : {}) });
+      const res = await fetch(url(path), {
+        method,
+        headers: { authorization: `Bearer ${b.tokens.r}`, "content-type": "application/json" },
+        ...(method === "POST" ? { body: "{}" } : {}),
+      });
       expect([method, res.status, res.headers.get("www-authenticate")]).toEqual([method, 404, null]);
     }
   });
 
   it("a body over the bound is refused with a JSON-RPC error (declared length and chunked)", async () => {
-    const big = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "write", arguments: { path: "a", content: "x".repeat(MCP_MAX_BODY_BYTES) } } });
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "write", arguments: { path: "a", content: "x".repeat(MCP_MAX_BODY_BYTES) } },
+    });
     const res = await post("/mcp", big, { authorization: `Bearer ${b.tokens.m}` });
     expect(res.status).toBe(413);
     const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
@@ -167,12 +203,16 @@ describe("raw HTTP", () => {
     expect(body.error.message).toMatch(/1 MiB.*Split the content/);
 
     const chunked = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(url(`/v0/${b.tokens.m}/mcp`), { method: "POST", headers: { "content-type": "application/json", accept: "application/json" } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d: string) => (text += d));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-      });
+      const req = http.request(
+        url(`/v0/${b.tokens.m}/mcp`),
+        { method: "POST", headers: { "content-type": "application/json", accept: "application/json" } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (d: string) => (text += d));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
       req.on("error", reject);
       for (let i = 0; i < 20; i++) req.write("x".repeat(64 * 1024));
       req.end();
@@ -200,13 +240,20 @@ describe("raw HTTP", () => {
   });
 
   it("a non-JSON Content-Type is refused 415 with a JSON-RPC error", async () => {
-    const res = await post("/mcp", LEGACY_INIT, { authorization: `Bearer ${b.tokens.r}`, "content-type": "text/plain" });
+    const res = await post("/mcp", LEGACY_INIT, {
+      authorization: `Bearer ${b.tokens.r}`,
+      "content-type": "text/plain",
+    });
     expect(res.status).toBe(415);
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32000);
   });
 
   it("subscriptions/listen (a stream-only method) is refused in JSON", async () => {
-    const res = await post("/mcp", { jsonrpc: "2.0", id: 9, method: "subscriptions/listen", params: { _meta: modernMeta } }, { authorization: `Bearer ${b.tokens.r}`, "mcp-protocol-version": MODERN, "mcp-method": "subscriptions/listen" });
+    const res = await post(
+      "/mcp",
+      { jsonrpc: "2.0", id: 9, method: "subscriptions/listen", params: { _meta: modernMeta } },
+      { authorization: `Bearer ${b.tokens.r}`, "mcp-protocol-version": MODERN, "mcp-method": "subscriptions/listen" },
+    );
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await res.json()).toMatchObject({ id: 9, error: { code: -32601 } });
   });
@@ -215,7 +262,11 @@ describe("raw HTTP", () => {
     for (const path of ["/mcp", `/v0/${b.tokens.r}/mcp`]) {
       const res = await fetch(`${b.tb.bridge.controlUrl}${path}`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${b.tokens.r}` },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${b.tokens.r}`,
+        },
         body: JSON.stringify(LEGACY_INIT),
       });
       expect(res.status).toBeGreaterThanOrEqual(400);
@@ -284,14 +335,24 @@ describe("capabilities that open nothing", () => {
 
   it("unknown capabilities on MCP count toward the URL routes' unknown-token throttle", async () => {
     const lines: string[] = [];
-    const t = await startTestBridge({ URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "1" }, { log: createLogger("warn", (l) => lines.push(l)) });
+    const t = await startTestBridge(
+      { URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "1" },
+      { log: createLogger("warn", (l) => lines.push(l)) },
+    );
     try {
       const miss = (i: number) => {
         const token = `Zz${String(i).padStart(6, "0")}`;
-        const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(LEGACY_INIT) };
+        const init = {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(LEGACY_INIT),
+        };
         return i % 2 === 0
           ? fetch(`${t.bridge.dataUrl}/v0/${token}/mcp`, init)
-          : fetch(`${t.bridge.dataUrl}/mcp`, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+          : fetch(`${t.bridge.dataUrl}/mcp`, {
+              ...init,
+              headers: { ...init.headers, authorization: `Bearer ${token}` },
+            });
       };
       for (let i = 0; i < UNKNOWN_TOKEN_FREE; i++) expect((await miss(i)).status).toBe(404);
       expect(lines).toEqual([]);
@@ -312,7 +373,11 @@ describe("capabilities that open nothing", () => {
     try {
       // The state store going away under the data plane: the capability lookup throws.
       t.bridge.store.close();
-      const res = await fetch(`${t.bridge.dataUrl}/mcp`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer Zz000000" }, body: JSON.stringify(LEGACY_INIT) });
+      const res = await fetch(`${t.bridge.dataUrl}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer Zz000000" },
+        body: JSON.stringify(LEGACY_INIT),
+      });
       expect(res.status).toBe(500);
       const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
       expect(body).toMatchObject({ id: null, error: { code: -32603 } });

@@ -46,7 +46,10 @@ async function runLong(call: Caller, marker: string): Promise<Array<Record<strin
     last = polled.structuredContent as Record<string, unknown>;
     answers.push(last);
     // A text-only client reads the command's outcome as the shell call's own text.
-    if (last.state === "succeeded") expect((polled.content as Array<{ text?: string }>).map((c) => c.text).join("\n")).toMatch(new RegExp(`^exit code 0 after \\d+ ms\n${marker}\n`));
+    if (last.state === "succeeded")
+      expect((polled.content as Array<{ text?: string }>).map((c) => c.text).join("\n")).toMatch(
+        new RegExp(`^exit code 0 after \\d+ ms\n${marker}\n`),
+      );
   }
   return answers;
 }
@@ -54,47 +57,92 @@ async function runLong(call: Caller, marker: string): Promise<Array<Record<strin
 function expectRunningThenOutput(answers: Array<Record<string, unknown>>, marker: string): void {
   const [first, ...rest] = answers;
   // The bound answered before the command ended: running, with its callId and the exact next call.
-  expect(first).toMatchObject({ ok: true, state: "running", agentAction: "poll", next: { tool: "mutation_result", arguments: { callId: first!.callId } } });
+  expect(first).toMatchObject({
+    ok: true,
+    state: "running",
+    agentAction: "poll",
+    next: { tool: "mutation_result", arguments: { callId: first!.callId } },
+  });
   expect(first!.dedupe).toBeUndefined();
-  for (const unfinished of rest.slice(0, -1)) expect(unfinished).toMatchObject({ state: expect.stringMatching(/^(pending|running)$/), next: first!.next });
-  expect(rest.at(-1)).toMatchObject({ ok: true, state: "succeeded", callId: first!.callId, tool: "terminal", mode: "foreground", exitCode: 0, stdout: `${marker}\n` });
+  for (const unfinished of rest.slice(0, -1))
+    expect(unfinished).toMatchObject({ state: expect.stringMatching(/^(pending|running)$/), next: first!.next });
+  expect(rest.at(-1)).toMatchObject({
+    ok: true,
+    state: "succeeded",
+    callId: first!.callId,
+    tool: "terminal",
+    mode: "foreground",
+    exitCode: 0,
+    stdout: `${marker}\n`,
+  });
 }
 
 describe("a foreground shell call longer than the foreground bound", () => {
-  it.each(["v1", "v2"] as const)("answers running with next over HTTP (%s client), and next returns stdout and the exit code", async (sdk) => {
-    const client = await connectMcpClient(t.bridge.dataUrl, tokenOfBase(s.m!), { sdk });
-    closers.push(() => client.close());
-    const marker = `done-http-${sdk}`;
-    expectRunningThenOutput(await runLong((p) => client.callTool(p), marker), marker);
-  });
+  it.each(["v1", "v2"] as const)(
+    "answers running with next over HTTP (%s client), and next returns stdout and the exit code",
+    async (sdk) => {
+      const client = await connectMcpClient(t.bridge.dataUrl, tokenOfBase(s.m!), { sdk });
+      closers.push(() => client.close());
+      const marker = `done-http-${sdk}`;
+      expectRunningThenOutput(await runLong((p) => client.callTool(p), marker), marker);
+    },
+  );
 
   it("answers the same through the stdio relay into the bridge's MCP socket", async () => {
-    const env = cliEnv({ URLBRIDGE_STATE_DIR: t.stateDir, URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN });
+    const env = cliEnv({
+      URLBRIDGE_STATE_DIR: t.stateDir,
+      URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port,
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    });
     const client = new ClientV2({ name: "bound-test", version: "0.0.0" });
-    await client.connect(new StdioV2({ command: process.execPath, args: [BIN, "mcp", "--session", `${PROJECT}-1`], env: env as Record<string, string>, stderr: "pipe" }));
+    await client.connect(
+      new StdioV2({
+        command: process.execPath,
+        args: [BIN, "mcp", "--session", `${PROJECT}-1`],
+        env: env as Record<string, string>,
+        stderr: "pipe",
+      }),
+    );
     closers.push(() => client.close());
-    expectRunningThenOutput(await runLong((p) => client.callTool(p) as Promise<CallResult>, "done-stdio"), "done-stdio");
+    expectRunningThenOutput(
+      await runLong((p) => client.callTool(p) as Promise<CallResult>, "done-stdio"),
+      "done-stdio",
+    );
     t.bridge.store.activity.flush();
-    expect(t.bridge.store.activity.list({ limit: 50 }).filter((r) => r.params?.mcp === "shell" && r.params?.via === "stdio")).toHaveLength(1);
+    expect(
+      t.bridge.store.activity.list({ limit: 50 }).filter((r) => r.params?.mcp === "shell" && r.params?.via === "stdio"),
+    ).toHaveLength(1);
   });
 
   it("keeps a replay's and a join's dedupe through the poll, and never shows a new intent's", async () => {
     const client = await connectMcpClient(t.bridge.dataUrl, tokenOfBase(s.m!), { sdk: "v1" });
     closers.push(() => client.close());
     const _meta = { "urlbridge/idempotencyKey": "bound-key-1" };
-    const call = (marker: string) => client.callTool({ name: "shell", arguments: { command: `sleep 2; echo ${marker}` }, _meta });
+    const call = (marker: string) =>
+      client.callTool({ name: "shell", arguments: { command: `sleep 2; echo ${marker}` }, _meta });
     // Two identical keyed calls at once: one runs, the other joins it; both answer within the bound.
     const [a, b] = await Promise.all([call("keyed"), call("keyed")]);
     const bodies = [a, b].map((r) => r.structuredContent as Record<string, unknown>);
     expect(bodies.map((x) => x.dedupe ?? "none").sort()).toEqual(["joined", "none"]);
-    for (const body of bodies) expect(body).toMatchObject({ state: "running", next: { tool: "mutation_result", arguments: { callId: "bound-key-1" } } });
+    for (const body of bodies)
+      expect(body).toMatchObject({
+        state: "running",
+        next: { tool: "mutation_result", arguments: { callId: "bound-key-1" } },
+      });
     let done = bodies[0]!;
     for (let i = 0; done.state !== "succeeded"; i++) {
       expect(i).toBeLessThan(MAX_FOLLOW_UPS);
-      done = (await client.callTool({ name: "mutation_result", arguments: { callId: "bound-key-1" } })).structuredContent as Record<string, unknown>;
+      done = (await client.callTool({ name: "mutation_result", arguments: { callId: "bound-key-1" } }))
+        .structuredContent as Record<string, unknown>;
     }
     const replayed = await call("keyed");
     expect(replayed.isError).toBeFalsy();
-    expect(replayed.structuredContent).toMatchObject({ ok: true, state: "succeeded", dedupe: "replayed", stdout: "keyed\n", exitCode: 0 });
+    expect(replayed.structuredContent).toMatchObject({
+      ok: true,
+      state: "succeeded",
+      dedupe: "replayed",
+      stdout: "keyed\n",
+      exitCode: 0,
+    });
   });
 });

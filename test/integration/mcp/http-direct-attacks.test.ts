@@ -9,8 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { toolCall as call } from "../../helpers/mcp-direct-cases.js";
 
-const LEGACY_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
-type Answer = { result?: { isError?: boolean; structuredContent?: { ok?: boolean; errorCode?: string } }; error?: { code: number } };
+const LEGACY_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+};
+type Answer = {
+  result?: { isError?: boolean; structuredContent?: { ok?: boolean; errorCode?: string } };
+  error?: { code: number };
+};
 
 describe("the HTTP leg's direct tools/call path under attack", () => {
   let t: TestBridge;
@@ -34,7 +41,11 @@ describe("the HTTP leg's direct tools/call path under attack", () => {
     expect(refused(await post(`${s.r}/mcp`, call(1, tool, args)))).toBe(true);
     const token = s.r.split("/").pop()!;
     const origin = new URL(s.r).origin;
-    expect(refused(await post(`${origin}/mcp`, call(2, tool, args), { ...LEGACY_HEADERS, authorization: `Bearer ${token}` }))).toBe(true);
+    expect(
+      refused(
+        await post(`${origin}/mcp`, call(2, tool, args), { ...LEGACY_HEADERS, authorization: `Bearer ${token}` }),
+      ),
+    ).toBe(true);
     expect(fs.existsSync(path.join(t.projectDir, "planted.txt"))).toBe(false);
     expect(fs.readFileSync(path.join(t.projectDir, "notes.txt"), "utf8")).toBe("alpha\n");
   });
@@ -42,10 +53,15 @@ describe("the HTTP leg's direct tools/call path under attack", () => {
   it("runs no write once the project lost the permission, after the direct path served the old listing", async () => {
     const first = await post(`${s.m}/mcp`, call(3, "write", { path: "before.txt", content: "x\n" }));
     expect(first.result?.structuredContent?.ok).toBe(true);
-    expect((await t.api("PATCH", `/api/projects/${s.projectId}`, { permissions: { write: false, terminal: true } })).status).toBe(200);
+    expect(
+      (await t.api("PATCH", `/api/projects/${s.projectId}`, { permissions: { write: false, terminal: true } })).status,
+    ).toBe(200);
     const view = (await t.api<{ bearer: string }>("GET", `/api/sessions/${s.sessionId}/mcp`)).body;
     const origin = new URL(s.m!).origin;
-    const after = await post(`${origin}/mcp`, call(4, "write", { path: "after.txt", content: "x\n" }), { ...LEGACY_HEADERS, authorization: `Bearer ${view.bearer}` });
+    const after = await post(`${origin}/mcp`, call(4, "write", { path: "after.txt", content: "x\n" }), {
+      ...LEGACY_HEADERS,
+      authorization: `Bearer ${view.bearer}`,
+    });
     expect(refused(after)).toBe(true);
     expect(fs.existsSync(path.join(t.projectDir, "after.txt"))).toBe(false);
   });

@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { DIRECT_CALL_CASES, toolCall as call, writeDirectCallFixture } from "../../helpers/mcp-direct-cases.js";
 
-const LEGACY_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+const LEGACY_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+};
 /** Bound on the polls for a hung-up call's activity row (50 ms apart). */
 const MAX_POLLS = 200;
 
@@ -44,11 +48,18 @@ describe("the HTTP leg's direct tools/call path", () => {
 
   it("answers without a protocol version header as with one", async () => {
     const { "mcp-protocol-version": _version, ...bare } = LEGACY_HEADERS;
-    expect(await post(call(6, "read", { path: "notes.txt" }), bare)).toEqual(await post(call(6, "read", { path: "notes.txt" }, {}), bare));
+    expect(await post(call(6, "read", { path: "notes.txt" }), bare)).toEqual(
+      await post(call(6, "read", { path: "notes.txt" }, {}), bare),
+    );
   });
 
   it("leaves a plain call sent under a 2026-07-28 header to the modern leg, which refuses it for its missing envelope", async () => {
-    const answer = await post(call(10, "read", { path: "notes.txt" }), { ...LEGACY_HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "read" });
+    const answer = await post(call(10, "read", { path: "notes.txt" }), {
+      ...LEGACY_HEADERS,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "read",
+    });
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32602 } });
   });
@@ -58,7 +69,10 @@ describe("the HTTP leg's direct tools/call path", () => {
     const direct = await post(call(7, "edit", { path: "edit.txt", oldString: "value A", newString: "value B" }));
     const viaSdk = await post(call(7, "edit", { path: "edit.txt", oldString: "value B", newString: "value A" }, {}));
     expect(fs.readFileSync(path.join(t.projectDir, "edit.txt"), "utf8")).toBe("value A\n");
-    const masked = (answer: { body: string }) => ({ ...answer, body: answer.body.replace(/"callId":"[^"]+"/g, '"callId":"<id>"').replace(/value [AB]/g, "value <x>") });
+    const masked = (answer: { body: string }) => ({
+      ...answer,
+      body: answer.body.replace(/"callId":"[^"]+"/g, '"callId":"<id>"').replace(/value [AB]/g, "value <x>"),
+    });
     expect(JSON.parse(direct.body)).toMatchObject({ id: 7, result: { structuredContent: { ok: true } } });
     expect(masked(direct)).toEqual(masked(viaSdk));
   });
@@ -71,7 +85,8 @@ describe("the HTTP leg's direct tools/call path", () => {
       req.end(JSON.stringify(call(8, "shell", { command: "sleep 0.3; echo late" })));
       // Once the call runs (its process is on the terminal gate), the client goes away.
       void (async () => {
-        for (let i = 0; i < MAX_POLLS && t.bridge.terminal.gate.snapshot().running === 0; i++) await new Promise((r) => setTimeout(r, 10));
+        for (let i = 0; i < MAX_POLLS && t.bridge.terminal.gate.snapshot().running === 0; i++)
+          await new Promise((r) => setTimeout(r, 10));
         req.destroy();
       })();
     });
@@ -79,10 +94,15 @@ describe("the HTTP leg's direct tools/call path", () => {
     let finished = false;
     for (let i = 0; i < MAX_POLLS && !finished; i++) {
       t.bridge.store.activity.flush();
-      finished = t.bridge.store.activity.list({ sessionId: s.sessionId, limit: 50 }).some((r) => r.params?.mcp === "shell" && r.ok);
+      finished = t.bridge.store.activity
+        .list({ sessionId: s.sessionId, limit: 50 })
+        .some((r) => r.params?.mcp === "shell" && r.ok);
       if (!finished) await new Promise((r) => setTimeout(r, 50));
     }
     expect(finished).toBe(true);
-    expect(JSON.parse((await post(call(9, "read", { path: "notes.txt", limit: 1 }))).body)).toMatchObject({ id: 9, result: { structuredContent: { ok: true } } });
+    expect(JSON.parse((await post(call(9, "read", { path: "notes.txt", limit: 1 }))).body)).toMatchObject({
+      id: 9,
+      result: { structuredContent: { ok: true } },
+    });
   });
 });

@@ -20,8 +20,18 @@ import { definePluginTool, type Plugin } from "../../../server/plugins/definitio
 import { createPluginHost } from "../../../server/plugins/host.js";
 import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 
-const INIT = (version: string, id: number | string = 1) => ({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "eq", version: "0" } } });
-const call = (id: number | string, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+const INIT = (version: string, id: number | string = 1) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "eq", version: "0" } },
+});
+const call = (id: number | string, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 
 /** [name, parsed body, MCP-Protocol-Version header]. */
 const CASES: Array<[string, unknown, string | undefined]> = [
@@ -40,10 +50,25 @@ const CASES: Array<[string, unknown, string | undefined]> = [
   ["a notification only", { jsonrpc: "2.0", method: "notifications/initialized" }, "2025-06-18"],
   ["a cancellation", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 99 } }, "2025-06-18"],
   ["a response from the client", { jsonrpc: "2.0", id: 11, result: {} }, "2025-06-18"],
-  ["a batch of two requests", [{ jsonrpc: "2.0", id: 12, method: "ping" }, call(13, "read", { path: "eq.txt" })], "2025-06-18"],
-  ["a batch with a notification", [{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 14, method: "ping" }], "2025-06-18"],
+  [
+    "a batch of two requests",
+    [{ jsonrpc: "2.0", id: 12, method: "ping" }, call(13, "read", { path: "eq.txt" })],
+    "2025-06-18",
+  ],
+  [
+    "a batch with a notification",
+    [
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 14, method: "ping" },
+    ],
+    "2025-06-18",
+  ],
   ["a batch holding an initialize", [INIT("2025-06-18", 15), { jsonrpc: "2.0", id: 16, method: "ping" }], undefined],
-  ["a batch of 101", Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", id: 100 + i, method: "ping" })), "2025-06-18"],
+  [
+    "a batch of 101",
+    Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", id: 100 + i, method: "ping" })),
+    "2025-06-18",
+  ],
   ["not JSON-RPC", { hello: "world" }, "2025-06-18"],
   ["a request without jsonrpc", { id: 17, method: "ping" }, "2025-06-18"],
 ];
@@ -58,15 +83,35 @@ const DIRECT_CASES: Array<[string, unknown, string | undefined, boolean]> = [
   ["a read under 2025-11-25", call(35, "read", { path: "eq.txt" }), "2025-11-25", true],
   ["a read of a missing file (a tool error)", call(36, "read", { path: "missing.txt" }), "2025-06-18", true],
   ["a read outside the project (a tool error)", call(37, "read", { path: "../outside.txt" }), "2025-06-18", true],
-  ["project, no arguments field", { jsonrpc: "2.0", id: 38, method: "tools/call", params: { name: "project" } }, "2025-06-18", true],
+  [
+    "project, no arguments field",
+    { jsonrpc: "2.0", id: 38, method: "tools/call", params: { name: "project" } },
+    "2025-06-18",
+    true,
+  ],
   ["glob", call(39, "glob", { pattern: "*.txt" }), "2025-06-18", true],
   ["an unknown tool", call(40, "nope", {}), "2025-06-18", false],
   ["arguments the input schema refuses", call(41, "read", { path: 7 }), "2025-06-18", false],
   ["an argument the schema does not know", call(42, "read", { path: "eq.txt", surprise: true }), "2025-06-18", false],
-  ["a call with _meta", { jsonrpc: "2.0", id: 43, method: "tools/call", params: { name: "read", arguments: { path: "eq.txt" }, _meta: {} } }, "2025-06-18", false],
+  [
+    "a call with _meta",
+    {
+      jsonrpc: "2.0",
+      id: 43,
+      method: "tools/call",
+      params: { name: "read", arguments: { path: "eq.txt" }, _meta: {} },
+    },
+    "2025-06-18",
+    false,
+  ],
   ["an unsupported protocol version header", call(44, "read", { path: "eq.txt" }), "1999-01-01", false],
   ["a batch of one call", [call(45, "read", { path: "eq.txt" })], "2025-06-18", false],
-  ["a null id", { jsonrpc: "2.0", id: null, method: "tools/call", params: { name: "read", arguments: { path: "eq.txt" } } }, "2025-06-18", false],
+  [
+    "a null id",
+    { jsonrpc: "2.0", id: null, method: "tools/call", params: { name: "read", arguments: { path: "eq.txt" } } },
+    "2025-06-18",
+    false,
+  ],
 ];
 
 describe("the one-exchange transport answers as the SDK's stateless JSON transport", () => {
@@ -98,13 +143,26 @@ describe("the one-exchange transport answers as the SDK's stateless JSON transpo
 
   async function viaSdk(body: unknown, version: string | undefined) {
     const server = createMcpServer(deps, scope);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
     if (version !== undefined) headers["mcp-protocol-version"] = version;
     try {
-      const response = await transport.handleRequest(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: JSON.stringify(body) }), { parsedBody: body, authInfo });
-      return { status: response.status, contentType: response.headers.get("content-type"), text: await response.text() };
+      const response = await transport.handleRequest(
+        new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: JSON.stringify(body) }),
+        { parsedBody: body, authInfo },
+      );
+      return {
+        status: response.status,
+        contentType: response.headers.get("content-type"),
+        text: await response.text(),
+      };
     } finally {
       await transport.close();
       await server.close();
@@ -112,8 +170,18 @@ describe("the one-exchange transport answers as the SDK's stateless JSON transpo
   }
 
   async function viaExchange(body: unknown, version: string | undefined) {
-    const answer = await exchangeLegacy(createMcpServer(deps, scope), body, authInfo, version, new AbortController().signal);
-    return { status: answer.status, contentType: answer.json === undefined ? null : "application/json", text: answer.json ?? "" };
+    const answer = await exchangeLegacy(
+      createMcpServer(deps, scope),
+      body,
+      authInfo,
+      version,
+      new AbortController().signal,
+    );
+    return {
+      status: answer.status,
+      contentType: answer.json === undefined ? null : "application/json",
+      text: answer.json ?? "",
+    };
   }
 
   async function viaDirect(body: unknown, version: string | undefined) {
@@ -148,16 +216,25 @@ describe("the one-exchange transport answers as the SDK's stateless JSON transpo
     const shellAuth = { token, clientId: shellScope.cap.sessionId, scopes: [shellScope.base], extra: {} };
     const server = createMcpServer(deps, shellScope);
     const abort = new AbortController();
-    const pending = exchangeLegacy(server, call(20, "shell", { command: "sleep 2" }), shellAuth, "2025-06-18", abort.signal);
+    const pending = exchangeLegacy(
+      server,
+      call(20, "shell", { command: "sleep 2" }),
+      shellAuth,
+      "2025-06-18",
+      abort.signal,
+    );
     // Once the call runs: the shell's process is on the terminal gate.
-    for (let i = 0; i < 200 && t.bridge.terminal.gate.snapshot().running === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && t.bridge.terminal.gate.snapshot().running === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(t.bridge.terminal.gate.snapshot().running).toBe(1);
     abort.abort();
     expect(await pending).toEqual({ status: 499, json: undefined });
     expect(server.isConnected()).toBe(false);
     const aborted = new AbortController();
     aborted.abort();
-    expect(await exchangeLegacy(server, { jsonrpc: "2.0", id: 21, method: "ping" }, authInfo, "2025-06-18", aborted.signal)).toEqual({ status: 499, json: undefined });
+    expect(
+      await exchangeLegacy(server, { jsonrpc: "2.0", id: 21, method: "ping" }, authInfo, "2025-06-18", aborted.signal),
+    ).toEqual({ status: 499, json: undefined });
   });
 });
 
@@ -213,10 +290,20 @@ describe("an answer that breaks its tool's outputSchema", () => {
   it("is refused by the direct path in the SDK's words and bytes", async () => {
     const body = call(50, "drift_count", { label: "x" });
     const server = createMcpServer(deps, scope);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
-    const response = await transport.handleRequest(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: JSON.stringify(body) }), { parsedBody: body, authInfo });
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+    };
+    const response = await transport.handleRequest(
+      new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: JSON.stringify(body) }),
+      { parsedBody: body, authInfo },
+    );
     const expected = await response.text();
     await transport.close();
     await server.close();
@@ -224,7 +311,15 @@ describe("an answer that breaks its tool's outputSchema", () => {
     const admitted = admitHttpCall(tools, body, "2025-06-18");
     expect(admitted).toBeDefined();
     const direct = await tools.answer(admitted!, scope);
-    expect(JSON.parse(direct)).toMatchObject({ id: 50, result: { isError: true, content: [{ text: expect.stringMatching(/^Output validation error: Invalid structured content for tool drift_count/) }] } });
+    expect(JSON.parse(direct)).toMatchObject({
+      id: 50,
+      result: {
+        isError: true,
+        content: [
+          { text: expect.stringMatching(/^Output validation error: Invalid structured content for tool drift_count/) },
+        ],
+      },
+    });
     expect(direct).toBe(expected);
   });
 });

@@ -5,7 +5,11 @@ import { startTestBridge, type AgentSession, type TestBridge } from "../../helpe
 import { tokenOfBase } from "../../helpers/mcp-clients.js";
 
 const MODERN = "2026-07-28";
-const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const meta = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } };
 export const TOOLS_LIST_BUDGET_BYTES = 24 * 1024;
 
@@ -26,14 +30,22 @@ afterAll(async () => {
 async function listing(base: string): Promise<{ bytes: number; tools: Array<{ name: string }> }> {
   const res = await fetch(`${tb.bridge.dataUrl}/mcp`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${tokenOfBase(base)}`, "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${tokenOfBase(base)}`,
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/list",
+    },
     body: JSON.stringify(LIST),
   });
   const body = Buffer.from(await res.arrayBuffer());
   expect(res.status).toBe(200);
   const parsed = JSON.parse(body.toString("utf8")) as { result: { tools: Array<{ name: string }> } };
   const perTool = parsed.result.tools.map((t) => `${t.name}=${Buffer.byteLength(JSON.stringify(t))}`).join(" ");
-  console.log(`tools/list ${base === readOnly.r ? "read" : "mutation(all)"}: ${body.length} bytes, ${parsed.result.tools.length} tools: ${perTool}`);
+  console.log(
+    `tools/list ${base === readOnly.r ? "read" : "mutation(all)"}: ${body.length} bytes, ${parsed.result.tools.length} tools: ${perTool}`,
+  );
   return { bytes: body.length, tools: parsed.result.tools };
 }
 
@@ -46,7 +58,9 @@ describe("tools/list budget", () => {
 
   it("a mutation session with every permission lists every tool in at most 24 KiB", async () => {
     const { bytes, tools } = await listing(everything.m!);
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["read", "edit", "write", "patch", "shell", "webfetch", "websearch", "mutation_result"]));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["read", "edit", "write", "patch", "shell", "webfetch", "websearch", "mutation_result"]),
+    );
     expect(bytes).toBeLessThanOrEqual(TOOLS_LIST_BUDGET_BYTES);
   });
 });

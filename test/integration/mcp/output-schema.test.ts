@@ -38,7 +38,12 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 /** The kinds one answer is: its outcome (ok, running, error:<code>) and how the journal answered it (joined, replayed). */
 function kindsOf(body: Body): Kind[] {
-  const outcome: Kind = body.ok === false ? `error:${String(body.errorCode)}` : body.state === "pending" || body.state === "running" ? "running" : "ok";
+  const outcome: Kind =
+    body.ok === false
+      ? `error:${String(body.errorCode)}`
+      : body.state === "pending" || body.state === "running"
+        ? "running"
+        : "ok";
   return body.dedupe === "replayed" || body.dedupe === "joined" ? [outcome, body.dedupe] : [outcome];
 }
 
@@ -47,7 +52,9 @@ function check(tool: string, result: CallResult): Body {
   const body = result.structuredContent as Body;
   expect(body, `${tool}: structuredContent`).toBeDefined();
   const validate = validators.get(tool)!;
-  expect(validate(body), `${tool} ${JSON.stringify(body).slice(0, 300)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  expect(validate(body), `${tool} ${JSON.stringify(body).slice(0, 300)}: ${ajv.errorsText(validate.errors)}`).toBe(
+    true,
+  );
   expect(Boolean(result.isError), `${tool}: isError matches ok`).toBe(body.ok === false);
   if (!seen.has(tool)) seen.set(tool, new Set());
   for (const kind of kindsOf(body)) seen.get(tool)!.add(kind);
@@ -58,12 +65,16 @@ async function connect(on: TestBridge, base: string | undefined): Promise<McpTes
   const client = await connectMcpClient(on.bridge.dataUrl, tokenOfBase(base!), { sdk: "v2" });
   clients.push(client);
   const { tools } = await client.listTools();
-  for (const tool of tools) if (!validators.has(tool.name)) validators.set(tool.name, ajv.compile(tool.outputSchema as object));
+  for (const tool of tools)
+    if (!validators.has(tool.name)) validators.set(tool.name, ajv.compile(tool.outputSchema as object));
   return client;
 }
 
 async function call(client: McpTestClient, name: string, args: Record<string, unknown>, key?: string): Promise<Body> {
-  return check(name, await client.callTool({ name, arguments: args, ...(key ? { _meta: { "urlbridge/idempotencyKey": key } } : {}) }));
+  return check(
+    name,
+    await client.callTool({ name, arguments: args, ...(key ? { _meta: { "urlbridge/idempotencyKey": key } } : {}) }),
+  );
 }
 
 /** Follows `next` until the intent finishes; every answer on the way is checked too. */
@@ -109,7 +120,14 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     put(fast, "notes.txt", "alpha\nbeta\ngamma\n");
     put(fast, "src/code.ts", "export function f(): number {\n  return 1;\n}\n");
     // A 1x1 PNG: read answers it as an image.
-    put(fast, "dot.png", Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64"));
+    put(
+      fast,
+      "dot.png",
+      Buffer.from(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
+        "base64",
+      ),
+    );
     put(fast, "bin.dat", Buffer.from([0, 1, 2, 3, 0, 255, 254]));
     const client = await connect(fast, full.m);
     await call(client, "read", { path: "notes.txt" });
@@ -150,14 +168,18 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     await call(client, "write", { path: "../outside.txt", content: "x" });
     await call(client, "patch", { patchText: "*** Begin Patch\n*** Add File: added.txt\n+a\n*** End Patch" });
     await call(client, "patch", { patchText: "not a patch" });
-    await call(client, "patch", { patchText: "*** Begin Patch\n*** Update File: missing.txt\n@@\n-a\n+b\n*** End Patch" });
+    await call(client, "patch", {
+      patchText: "*** Begin Patch\n*** Update File: missing.txt\n@@\n-a\n+b\n*** End Patch",
+    });
     // Replays: the same key answers the recorded result, ok or failed.
-    for (const [i, [tool, args]] of ([
-      ["edit", { path: "edit-me.txt", oldString: "three", newString: "3" }],
-      ["write", { path: "keyed.txt", content: "k\n" }],
-      ["patch", { patchText: "*** Begin Patch\n*** Add File: keyed-added.txt\n+a\n*** End Patch" }],
-      ["edit", { path: "edit-me.txt", oldString: "nowhere", newString: "x" }],
-    ] as const).entries()) {
+    for (const [i, [tool, args]] of (
+      [
+        ["edit", { path: "edit-me.txt", oldString: "three", newString: "3" }],
+        ["write", { path: "keyed.txt", content: "k\n" }],
+        ["patch", { patchText: "*** Begin Patch\n*** Add File: keyed-added.txt\n+a\n*** End Patch" }],
+        ["edit", { path: "edit-me.txt", oldString: "nowhere", newString: "x" }],
+      ] as const
+    ).entries()) {
       const key = `replay-${i}-${tool}`;
       await call(client, tool, args, key);
       const again = await call(client, tool, args, key);
@@ -177,7 +199,11 @@ describe("every MCP answer validates against the outputSchema tools/list publish
       const [a, b] = await Promise.all([call(slowClient, tool, args, key), call(slowClient, tool, args, key)]);
       expect([a.state, b.state]).toEqual(["running", "running"]);
       expect([a.dedupe, b.dedupe].filter(Boolean)).toEqual(["joined"]);
-      expect(await follow(slowClient, a)).toMatchObject({ ok: true, state: "succeeded", tool: tool === "patch" ? "apply_patch" : tool });
+      expect(await follow(slowClient, a)).toMatchObject({
+        ok: true,
+        state: "succeeded",
+        tool: tool === "patch" ? "apply_patch" : tool,
+      });
     }
     expect(fs.readFileSync(path.join(slow.projectDir, "slow.txt"), "utf8")).toBe("a\nB\n");
   });
@@ -188,7 +214,10 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     await call(client, "shell", { command: "exit 3" });
     await call(client, "shell", { command: "sleep 1", background: true, timeout: 1000 });
     await call(client, "shell", { command: "echo x", workdir: "no-such-dir" });
-    const [a, b] = await Promise.all([call(client, "shell", { command: "sleep 2; echo long" }, "shell-long"), call(client, "shell", { command: "sleep 2; echo long" }, "shell-long")]);
+    const [a, b] = await Promise.all([
+      call(client, "shell", { command: "sleep 2; echo long" }, "shell-long"),
+      call(client, "shell", { command: "sleep 2; echo long" }, "shell-long"),
+    ]);
     expect([a.dedupe, b.dedupe].filter(Boolean)).toEqual(["joined"]);
     expect(await follow(client, a)).toMatchObject({ ok: true, state: "succeeded", stdout: "long\n", exitCode: 0 });
     expect((await call(client, "shell", { command: "sleep 2; echo long" }, "shell-long")).dedupe).toBe("replayed");
@@ -199,7 +228,10 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     await call(client, "mutation_result", { callId: "failed-edit" });
 
     // Its start-up window (3 s) outlasts the shortened bound: running first, then next answers the start.
-    const bg = await follow(client, await call(client, "shell", { command: "echo started; sleep 30", background: true }));
+    const bg = await follow(
+      client,
+      await call(client, "shell", { command: "echo started; sleep 30", background: true }),
+    );
     expect(bg).toMatchObject({ ok: true, mode: "background" });
     await call(client, "shell_output", { logFile: String(bg.logFile) });
     await call(client, "shell_output", { logFile: "/no/such/log" });
@@ -209,7 +241,25 @@ describe("every MCP answer validates against the outputSchema tools/list publish
 
   it("covers every listed tool's success and failure, and every journaled tool's running, joined and replayed", () => {
     const listed = [...validators.keys()];
-    expect(listed).toEqual(expect.arrayContaining(["read", "outline", "stat", "project", "glob", "grep", "webfetch", "websearch", "edit", "write", "patch", "shell", "shell_output", "shell_stop", "mutation_result"]));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        "read",
+        "outline",
+        "stat",
+        "project",
+        "glob",
+        "grep",
+        "webfetch",
+        "websearch",
+        "edit",
+        "write",
+        "patch",
+        "shell",
+        "shell_output",
+        "shell_stop",
+        "mutation_result",
+      ]),
+    );
     // No success is reachable without a public web server or a configured search provider here.
     const noSuccess = new Set(["webfetch", "websearch"]);
     // project has no failing input; shell_output is `tail` as a foreground command: a missing log is its exit code 1, an ok answer.
@@ -217,10 +267,15 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     for (const tool of listed) {
       const kinds = [...(seen.get(tool) ?? [])];
       if (!noSuccess.has(tool)) expect(kinds, `${tool} ok`).toContain("ok");
-      if (!noFailure.has(tool)) expect(kinds.some((k) => k.startsWith("error:")), `${tool} failure: ${kinds.join(", ")}`).toBe(true);
+      if (!noFailure.has(tool))
+        expect(
+          kinds.some((k) => k.startsWith("error:")),
+          `${tool} failure: ${kinds.join(", ")}`,
+        ).toBe(true);
     }
     for (const tool of ["edit", "write", "patch", "shell"]) {
-      for (const kind of ["running", "joined", "replayed"] as const) expect([...seen.get(tool)!], `${tool} ${kind}`).toContain(kind);
+      for (const kind of ["running", "joined", "replayed"] as const)
+        expect([...seen.get(tool)!], `${tool} ${kind}`).toContain(kind);
     }
     expect([...seen.get("mutation_result")!]).toEqual(expect.arrayContaining(["ok", "running"]));
   });
@@ -230,7 +285,13 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     expect(codes.length).toBe(Object.keys(ERROR_CATALOG).length);
     for (const [tool, validate] of validators) {
       for (const code of codes) {
-        const plain = { ok: false, errorCode: code, repairHint: "what to do next", retryable: ERROR_CATALOG[code].retryable, agentAction: "correct_request" };
+        const plain = {
+          ok: false,
+          errorCode: code,
+          repairHint: "what to do next",
+          retryable: ERROR_CATALOG[code].retryable,
+          agentAction: "correct_request",
+        };
         expect(validate(plain), `${tool} ${code}: ${ajv.errorsText(validate.errors)}`).toBe(true);
         const journaled = { ...plain, callId: "mcp-abc", state: "failed" };
         expect(validate(journaled), `${tool} ${code} (journaled): ${ajv.errorsText(validate.errors)}`).toBe(true);

@@ -10,12 +10,20 @@ import { tokenOfBase } from "../../helpers/mcp-clients.js";
 import { connectLines, type LineClient } from "../../helpers/mcp-socket.js";
 
 const MODERN = "2026-07-28";
-const modernMeta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const modernMeta = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 /** Requests whose params the specification refuses: [title, method, params]. */
 const INVALID: Array<[string, string, unknown]> = [
   ["initialize without params", "initialize", undefined],
-  ["initialize with a numeric protocolVersion and no clientInfo", "initialize", { protocolVersion: 5, capabilities: {} }],
+  [
+    "initialize with a numeric protocolVersion and no clientInfo",
+    "initialize",
+    { protocolVersion: 5, capabilities: {} },
+  ],
   ["tools/list with a numeric cursor", "tools/list", { cursor: 5 }],
   ["tools/call without params", "tools/call", undefined],
   ["tools/call with a numeric name", "tools/call", { name: 5 }],
@@ -58,9 +66,16 @@ function expectShortInvalidParams(answer: RpcAnswer, id: number, method: string)
 
 describe("invalid params answer -32602 in a few words", () => {
   it("names the field and what it should be", async () => {
-    const res = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 5, capabilities: {}, clientInfo: { name: "x", version: "0" } } });
+    const res = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: 5, capabilities: {}, clientInfo: { name: "x", version: "0" } },
+    });
     const answer = (await res.json()) as RpcAnswer;
-    expect(answer.error?.message).toBe("Invalid params for initialize: params.protocolVersion: expected string, received number. See the MCP specification for initialize's params.");
+    expect(answer.error?.message).toBe(
+      "Invalid params for initialize: params.protocolVersion: expected string, received number. See the MCP specification for initialize's params.",
+    );
   });
 
   it.each(INVALID)("over the 2025-era HTTP leg: %s", async (_title, method, params) => {
@@ -69,13 +84,25 @@ describe("invalid params answer -32602 in a few words", () => {
     expectShortInvalidParams((await res.json()) as RpcAnswer, 7, method);
   });
 
-  it.each(INVALID.filter(([, method]) => method !== "initialize"))("over the 2026-07-28 HTTP leg: %s", async (_title, method, params) => {
-    const body = { jsonrpc: "2.0", id: 8, method, params: { ...((params as object | undefined) ?? {}), _meta: modernMeta } };
-    // The 2026-07-28 revision also wants the tool's name as a header (its own -32020 otherwise).
-    const name = (params as { name?: unknown } | undefined)?.name;
-    const res = await post(body, { "mcp-protocol-version": MODERN, "mcp-method": method, ...(typeof name === "string" ? { "mcp-name": name } : {}) });
-    expectShortInvalidParams((await res.json()) as RpcAnswer, 8, method);
-  });
+  it.each(INVALID.filter(([, method]) => method !== "initialize"))(
+    "over the 2026-07-28 HTTP leg: %s",
+    async (_title, method, params) => {
+      const body = {
+        jsonrpc: "2.0",
+        id: 8,
+        method,
+        params: { ...((params as object | undefined) ?? {}), _meta: modernMeta },
+      };
+      // The 2026-07-28 revision also wants the tool's name as a header (its own -32020 otherwise).
+      const name = (params as { name?: unknown } | undefined)?.name;
+      const res = await post(body, {
+        "mcp-protocol-version": MODERN,
+        "mcp-method": method,
+        ...(typeof name === "string" ? { "mcp-name": name } : {}),
+      });
+      expectShortInvalidParams((await res.json()) as RpcAnswer, 8, method);
+    },
+  );
 
   it("over the MCP socket, which the stdio relay speaks", async () => {
     const c = await connectLines(path.join(t.stateDir, "mcp.sock"));
@@ -102,10 +129,21 @@ describe("the first MCP call after a start", () => {
       await fresh.bridge.mcpWarm;
       const before = outputSchemaConversions();
       const url = `${fresh.bridge.dataUrl}/v0/${tokenOfBase(agent.m!)}/mcp`;
-      const send = (body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
-      const listed = (await (await send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })).json()) as RpcAnswer;
-      expect((listed.result as { tools: Array<{ outputSchema?: unknown }> }).tools.every((tool) => tool.outputSchema)).toBe(true);
-      const called = (await (await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "project", arguments: {} } })).json()) as RpcAnswer;
+      const send = (body: unknown) =>
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify(body),
+        });
+      const listed = (await (
+        await send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
+      ).json()) as RpcAnswer;
+      expect(
+        (listed.result as { tools: Array<{ outputSchema?: unknown }> }).tools.every((tool) => tool.outputSchema),
+      ).toBe(true);
+      const called = (await (
+        await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "project", arguments: {} } })
+      ).json()) as RpcAnswer;
       expect(called.result).toMatchObject({ structuredContent: { ok: true } });
       expect(outputSchemaConversions()).toBe(before);
     } finally {

@@ -42,29 +42,37 @@ describe("the stdio relay's attempts to open its socket leg", () => {
     await t.close();
   });
 
-  it("come at most once per interval, doubling from the least, while every message is answered over HTTP", { timeout: 60_000 }, async () => {
-    expect(fs.lstatSync(path.join(relayStateDir, "mcp.sock")).isSocket()).toBe(true);
-    const env = cliEnv({ URLBRIDGE_STATE_DIR: relayStateDir, URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN });
-    const relay = startRelay("backoff-1", env);
-    const started = performance.now();
-    try {
-      for (let id = 1; id <= PINGS; id++) {
-        relay.send({ jsonrpc: "2.0", id, method: "ping" });
-        expect(JSON.parse(await relay.next())).toEqual({ jsonrpc: "2.0", id, result: {} });
-        await sleep(PING_GAP_MS);
+  it(
+    "come at most once per interval, doubling from the least, while every message is answered over HTTP",
+    { timeout: 60_000 },
+    async () => {
+      expect(fs.lstatSync(path.join(relayStateDir, "mcp.sock")).isSocket()).toBe(true);
+      const env = cliEnv({
+        URLBRIDGE_STATE_DIR: relayStateDir,
+        URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port,
+        URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      });
+      const relay = startRelay("backoff-1", env);
+      const started = performance.now();
+      try {
+        for (let id = 1; id <= PINGS; id++) {
+          relay.send({ jsonrpc: "2.0", id, method: "ping" });
+          expect(JSON.parse(await relay.next())).toEqual({ jsonrpc: "2.0", id, result: {} });
+          await sleep(PING_GAP_MS);
+        }
+      } finally {
+        expect(await relay.end()).toBe(0);
       }
-    } finally {
-      expect(await relay.end()).toBe(0);
-    }
-    const elapsed = performance.now() - started;
-    // The one at start, then again on later messages: the relay did not give up on the socket.
-    expect(attempts.length).toBeGreaterThanOrEqual(2);
-    // Attempt k comes no sooner than REOPEN_MIN_MS * (2^k - 1) after the first (a slow machine only makes it later).
-    expect(attempts.length).toBeLessThanOrEqual(1 + Math.floor(Math.log2(elapsed / REOPEN_MIN_MS + 1)));
-    for (let k = 1; k < attempts.length; k++) {
-      const interval = Math.min(REOPEN_MIN_MS * 2 ** (k - 1), REOPEN_MAX_MS);
-      // 5 ms for the clocks of two processes and timer granularity.
-      expect(attempts[k]! - attempts[k - 1]!).toBeGreaterThanOrEqual(interval - 5);
-    }
-  });
+      const elapsed = performance.now() - started;
+      // The one at start, then again on later messages: the relay did not give up on the socket.
+      expect(attempts.length).toBeGreaterThanOrEqual(2);
+      // Attempt k comes no sooner than REOPEN_MIN_MS * (2^k - 1) after the first (a slow machine only makes it later).
+      expect(attempts.length).toBeLessThanOrEqual(1 + Math.floor(Math.log2(elapsed / REOPEN_MIN_MS + 1)));
+      for (let k = 1; k < attempts.length; k++) {
+        const interval = Math.min(REOPEN_MIN_MS * 2 ** (k - 1), REOPEN_MAX_MS);
+        // 5 ms for the clocks of two processes and timer granularity.
+        expect(attempts[k]! - attempts[k - 1]!).toBeGreaterThanOrEqual(interval - 5);
+      }
+    },
+  );
 });

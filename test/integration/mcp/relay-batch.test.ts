@@ -10,14 +10,33 @@ import { bearerOf, connectLines } from "../../helpers/mcp-socket.js";
 import { startRelay } from "../../helpers/relay-process.js";
 import { cliEnv } from "../cli/run-cli.js";
 
-const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "batch-test", version: "0" } } };
-const read = (id: number, limit: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read", arguments: { path: "notes.txt", limit } } });
+const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "batch-test", version: "0" } },
+};
+const read = (id: number, limit: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "read", arguments: { path: "notes.txt", limit } },
+});
 const note = { jsonrpc: "2.0", method: "notifications/roots/list_changed" };
 /** Batches with an answer, and the shape it must have. */
 const BATCHES: Array<[string, unknown[]]> = [
-  ["three requests and a notification", [{ jsonrpc: "2.0", id: 2, method: "ping" }, read(3, 1), note, { jsonrpc: "2.0", id: 4, method: "tools/list" }]],
+  [
+    "three requests and a notification",
+    [{ jsonrpc: "2.0", id: 2, method: "ping" }, read(3, 1), note, { jsonrpc: "2.0", id: 4, method: "tools/list" }],
+  ],
   ["one request", [read(5, 2)]],
-  ["a call of an unknown tool among others", [{ jsonrpc: "2.0", id: 6, method: "ping" }, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "nope", arguments: {} } }]],
+  [
+    "a call of an unknown tool among others",
+    [
+      { jsonrpc: "2.0", id: 6, method: "ping" },
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "nope", arguments: {} } },
+    ],
+  ],
 ];
 
 describe("a JSON-RPC batch through the stdio relay", () => {
@@ -39,7 +58,9 @@ describe("a JSON-RPC batch through the stdio relay", () => {
       }
       // Over the bound the bridge refuses the batch whole (its error has id null); the relay sends it over HTTP on
       // both legs, and answers each of its requests there, so that none waits for ever.
-      relay.send(Array.from({ length: MCP_MAX_BATCH_SIZE + 1 }, (_, i) => ({ jsonrpc: "2.0", id: 1000 + i, method: "ping" })));
+      relay.send(
+        Array.from({ length: MCP_MAX_BATCH_SIZE + 1 }, (_, i) => ({ jsonrpc: "2.0", id: 1000 + i, method: "ping" })),
+      );
       for (let i = 0; i < MCP_MAX_BATCH_SIZE + 2; i++) lines.push(await relay.next());
       // A batch of notifications only is answered with nothing: the next line is the ping's.
       relay.send([note, note]);
@@ -62,7 +83,11 @@ describe("a JSON-RPC batch through the stdio relay", () => {
     t = await startTestBridge();
     s = await t.session({ write: true, name: "batch-project" });
     fs.writeFileSync(path.join(t.projectDir, "notes.txt"), "alpha\nbeta\n");
-    env = cliEnv({ URLBRIDGE_STATE_DIR: t.stateDir, URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port, URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN });
+    env = cliEnv({
+      URLBRIDGE_STATE_DIR: t.stateDir,
+      URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port,
+      URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -76,7 +101,9 @@ describe("a JSON-RPC batch through the stdio relay", () => {
       c.send(INIT);
       await c.next();
       c.send(Array.from({ length: MCP_MAX_BATCH_SIZE + 1 }, (_, i) => read(2000 + i, 3)));
-      expect(await c.next()).toBe(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: Batch must not exceed ${MCP_MAX_BATCH_SIZE} messages"},"id":null}`);
+      expect(await c.next()).toBe(
+        `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: Batch must not exceed ${MCP_MAX_BATCH_SIZE} messages"},"id":null}`,
+      );
       c.send({ jsonrpc: "2.0", id: 9, method: "ping" });
       expect(JSON.parse(await c.next())).toMatchObject({ id: 9, result: {} });
       expect(viaOf(3)).toEqual([]);
@@ -98,10 +125,20 @@ describe("a JSON-RPC batch through the stdio relay", () => {
     const [, three, one, unknownTool] = answers;
     const [refused, ...unanswered] = answers.slice(4, 4 + MCP_MAX_BATCH_SIZE + 2);
     const ping = answers.at(-1);
-    expect(refused).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: `Invalid Request: Batch must not exceed ${MCP_MAX_BATCH_SIZE} messages` }, id: null });
-    expect(unanswered.map((a) => (a as { id: number }).id)).toEqual(Array.from({ length: MCP_MAX_BATCH_SIZE + 1 }, (_, i) => 1000 + i));
+    expect(refused).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: `Invalid Request: Batch must not exceed ${MCP_MAX_BATCH_SIZE} messages` },
+      id: null,
+    });
+    expect(unanswered.map((a) => (a as { id: number }).id)).toEqual(
+      Array.from({ length: MCP_MAX_BATCH_SIZE + 1 }, (_, i) => 1000 + i),
+    );
     expect((three as Array<{ id: number }>).map((a) => a.id)).toEqual([2, 3, 4]);
-    expect(three).toMatchObject([{ result: {} }, { result: { structuredContent: { ok: true } } }, { result: { tools: expect.any(Array) } }]);
+    expect(three).toMatchObject([
+      { result: {} },
+      { result: { structuredContent: { ok: true } } },
+      { result: { tools: expect.any(Array) } },
+    ]);
     expect(one).toMatchObject({ id: 5, result: { structuredContent: { ok: true } } });
     expect((unknownTool as Array<{ id: number }>).map((a) => a.id)).toEqual([6, 7]);
     expect(ping).toMatchObject({ id: 99, result: {} });

@@ -6,7 +6,13 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { IDEMPOTENCY_KEY_META } from "../../../server/mcp/server.js";
 import { startTestBridge } from "../../helpers/bridge.js";
-import { startMcpBridge, wrapSession, type McpBridge, type McpSdk, type McpTestClient } from "../../helpers/mcp-clients.js";
+import {
+  startMcpBridge,
+  wrapSession,
+  type McpBridge,
+  type McpSdk,
+  type McpTestClient,
+} from "../../helpers/mcp-clients.js";
 
 const open: McpBridge[] = [];
 afterEach(async () => {
@@ -30,7 +36,11 @@ async function restart(b: McpBridge): Promise<McpBridge> {
 }
 
 function write(client: McpTestClient, file: string, content: string, key?: string) {
-  return client.callTool({ name: "write", arguments: { path: file, content }, ...(key ? { _meta: { [IDEMPOTENCY_KEY_META]: key } } : {}) });
+  return client.callTool({
+    name: "write",
+    arguments: { path: file, content },
+    ...(key ? { _meta: { [IDEMPOTENCY_KEY_META]: key } } : {}),
+  });
 }
 
 async function readWhole(client: McpTestClient, file: string): Promise<void> {
@@ -74,7 +84,9 @@ describe("tools/call replay", () => {
     const replayed = afterRestart.structuredContent as unknown as WriteAnswer;
     expect(replayed.dedupe).toBe("replayed");
     expect(replayed.callId).toBe(firstBody.callId);
-    expect(afterRestart.content).toContainEqual(expect.objectContaining({ type: "text", text: expect.stringMatching(/^Replayed/) }));
+    expect(afterRestart.content).toContainEqual(
+      expect.objectContaining({ type: "text", text: expect.stringMatching(/^Replayed/) }),
+    );
     expect(fs.readFileSync(file, "utf8")).toBe("changed by the operator\n");
   });
 
@@ -108,7 +120,9 @@ describe("tools/call replay", () => {
     const client = await b.connect("m", { sdk: "v2", form: "bearer" });
     await write(client, "logged.txt", "x\n", "replay-activity-1");
     await write(client, "logged.txt", "x\n", "replay-activity-1");
-    const activity = await b.tb.api<Array<{ route: string; tool: string | null; dedupe: string | null; callId: string | null }>>("GET", `/api/activity?sessionId=${b.agent.sessionId}`);
+    const activity = await b.tb.api<
+      Array<{ route: string; tool: string | null; dedupe: string | null; callId: string | null }>
+    >("GET", `/api/activity?sessionId=${b.agent.sessionId}`);
     const rows = activity.body.filter((r) => r.route === "/mcp" && r.tool === "write");
     expect(rows).toHaveLength(2);
     expect(rows.map((r) => r.dedupe)).toContain("replayed");

@@ -7,11 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leavesNoState } from "../../../server/mcp/server-pool.js";
 import { makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 
-const LEGACY_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+const LEGACY_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+};
 
 interface RpcAnswer {
   id: number;
-  result?: { structuredContent?: Record<string, unknown>; content?: Array<{ text?: string }>; tools?: Array<{ name: string }>; protocolVersion?: string };
+  result?: {
+    structuredContent?: Record<string, unknown>;
+    content?: Array<{ text?: string }>;
+    tools?: Array<{ name: string }>;
+    protocolVersion?: string;
+  };
 }
 
 describe("idle servers reused across 2025-era POSTs", () => {
@@ -20,11 +29,16 @@ describe("idle servers reused across 2025-era POSTs", () => {
   let b: AgentSession;
   let ids = 0;
   const post = async (s: AgentSession, message: Record<string, unknown>): Promise<RpcAnswer> => {
-    const res = await fetch(`${s.m ?? s.r}/mcp`, { method: "POST", headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: ++ids, ...message }) });
+    const res = await fetch(`${s.m ?? s.r}/mcp`, {
+      method: "POST",
+      headers: LEGACY_HEADERS,
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++ids, ...message }),
+    });
     expect(res.status).toBe(200);
     return (await res.json()) as RpcAnswer;
   };
-  const read = (s: AgentSession, file: string) => post(s, { method: "tools/call", params: { name: "read", arguments: { path: file } } });
+  const read = (s: AgentSession, file: string) =>
+    post(s, { method: "tools/call", params: { name: "read", arguments: { path: file } } });
   const textOf = (answer: RpcAnswer) => (answer.result?.content ?? []).map((c) => c.text ?? "").join("\n");
 
   beforeAll(async () => {
@@ -54,15 +68,22 @@ describe("idle servers reused across 2025-era POSTs", () => {
   it("answers initialize from a fresh state each time, and tools/list after it unchanged", async () => {
     const before = await post(a, { method: "tools/list", params: {} });
     for (const version of ["2025-03-26", "2025-06-18"]) {
-      const init = await post(a, { method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: `c-${version}`, version: "0" } } });
+      const init = await post(a, {
+        method: "initialize",
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: `c-${version}`, version: "0" } },
+      });
       expect(init.result?.protocolVersion).toBe(version);
     }
     expect(await post(a, { method: "tools/list", params: {} })).toEqual({ ...before, id: ids });
   });
 
   it("lists the new tools once the project loses a permission (its sessions get a new capability)", async () => {
-    expect((await post(b, { method: "tools/list", params: {} })).result?.tools?.map((tool) => tool.name)).toContain("shell");
-    const patched = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${b.projectId}`, { permissions: { terminal: false } });
+    expect((await post(b, { method: "tools/list", params: {} })).result?.tools?.map((tool) => tool.name)).toContain(
+      "shell",
+    );
+    const patched = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${b.projectId}`, {
+      permissions: { terminal: false },
+    });
     expect(patched.body.rotatedSessions).toEqual([b.sessionId]);
     const view = (await t.api<{ bearer: string }>("GET", `/api/sessions/${b.sessionId}/mcp`)).body;
     const fresh = { ...b, m: `${t.bridge.dataUrl}/v0/${view.bearer}`, r: `${t.bridge.dataUrl}/v0/${view.bearer}` };
@@ -70,7 +91,9 @@ describe("idle servers reused across 2025-era POSTs", () => {
     expect(names).toContain("edit");
     expect(names).not.toContain("shell");
     // Project A kept its permissions and its listing.
-    expect((await post(a, { method: "tools/list", params: {} })).result?.tools?.map((tool) => tool.name)).toContain("shell");
+    expect((await post(a, { method: "tools/list", params: {} })).result?.tools?.map((tool) => tool.name)).toContain(
+      "shell",
+    );
   });
 });
 
@@ -80,10 +103,22 @@ describe("leavesNoState", () => {
     [{ jsonrpc: "2.0", id: 1, method: "tools/list" }, true],
     [{ jsonrpc: "2.0", id: 1, method: "ping" }, true],
     [{ jsonrpc: "2.0", method: "notifications/cancelled" }, true],
-    [[{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 2, method: "tools/list" }], true],
+    [
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ],
+      true,
+    ],
     [{ jsonrpc: "2.0", id: 1, method: "initialize" }, false],
     [{ jsonrpc: "2.0", id: 1, method: "logging/setLevel" }, false],
-    [[{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 2, method: "initialize" }], false],
+    [
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 2, method: "initialize" },
+      ],
+      false,
+    ],
     [[], false],
     [null, false],
   ])("%j -> %s", (message, expected) => {

@@ -17,9 +17,22 @@ import { toolCall as call } from "../../helpers/mcp-direct-cases.js";
 import { bearerOf, connectLines, type LineClient } from "../../helpers/mcp-socket.js";
 import { waitUntil } from "../mutation/terminal-helpers.js";
 
-const LEGACY_INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "attack-test", version: "0" } } };
+const LEGACY_INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "attack-test", version: "0" } },
+};
 
-type Answer = { id?: unknown; result?: { isError?: boolean; structuredContent?: { ok?: boolean; errorCode?: string }; content?: Array<{ text: string }> }; error?: { code: number; message: string } };
+type Answer = {
+  id?: unknown;
+  result?: {
+    isError?: boolean;
+    structuredContent?: { ok?: boolean; errorCode?: string };
+    content?: Array<{ text: string }>;
+  };
+  error?: { code: number; message: string };
+};
 
 describe("a local process on the MCP socket", () => {
   let t: TestBridge;
@@ -97,16 +110,24 @@ describe("a local process on the MCP socket", () => {
   it.each([
     ["read through a symlink out of the root", "read", { path: "escape/secret.txt" }, "symlink_escape"],
     ["read by ..", "read", { path: "../socket-outside/secret.txt" }, "path_outside_root"],
-    ["write through a symlink out of the root", "write", { path: "escape/planted.txt", content: "x\n" }, "symlink_escape"],
+    [
+      "write through a symlink out of the root",
+      "write",
+      { path: "escape/planted.txt", content: "x\n" },
+      "symlink_escape",
+    ],
     ["grep in a symlinked folder", "grep", { pattern: "secret", path: "escape" }, "symlink_escape"],
-  ])("answers %s on the direct path with the containment error, touching nothing outside", async (_name, tool, args, code) => {
-    const c = await connect(bearerOf(a.m!));
-    c.send(call(4, tool, args));
-    const reply = await answer(c);
-    expect(reply.result).toMatchObject({ isError: true, structuredContent: { ok: false, errorCode: code } });
-    expect(JSON.stringify(reply)).not.toContain("outside secret");
-    expect(fs.readdirSync(outside)).toEqual(["secret.txt"]);
-  });
+  ])(
+    "answers %s on the direct path with the containment error, touching nothing outside",
+    async (_name, tool, args, code) => {
+      const c = await connect(bearerOf(a.m!));
+      c.send(call(4, tool, args));
+      const reply = await answer(c);
+      expect(reply.result).toMatchObject({ isError: true, structuredContent: { ok: false, errorCode: code } });
+      expect(JSON.stringify(reply)).not.toContain("outside secret");
+      expect(fs.readdirSync(outside)).toEqual(["secret.txt"]);
+    },
+  );
 
   it("racing a rotation: a line refused ran nothing, a line answered ran once", async () => {
     const session = await t.session({ write: true, root: t.projectDir, name: "racing-rotation" });
@@ -187,7 +208,10 @@ describe("wrong capabilities on the MCP socket", () => {
   let t: TestBridge;
   const lines: string[] = [];
   beforeAll(async () => {
-    t = await startTestBridge({ URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "1" }, { log: createLogger("warn", (line) => lines.push(line)) });
+    t = await startTestBridge(
+      { URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: "1" },
+      { log: createLogger("warn", (line) => lines.push(line)) },
+    );
   });
   afterAll(async () => t.close());
 
@@ -229,7 +253,9 @@ describe("a connection that never reads its answers", () => {
     fs.writeFileSync(path.join(t.projectDir, "big.txt"), `${"x".repeat(40_000)}\n`);
     const socket = net.connect(path.join(t.stateDir, "mcp.sock"));
     await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write(`${JSON.stringify({ "urlbridge/hello": { v: 1, bearer: bearerOf(s.r) } })}\n${JSON.stringify(LEGACY_INIT)}\n`);
+    socket.write(
+      `${JSON.stringify({ "urlbridge/hello": { v: 1, bearer: bearerOf(s.r) } })}\n${JSON.stringify(LEGACY_INIT)}\n`,
+    );
     // Read the ready line and the initialize answer, then never again.
     await new Promise((resolve) => socket.once("data", resolve));
     socket.pause();
@@ -241,7 +267,8 @@ describe("a connection that never reads its answers", () => {
       t.bridge.store.activity.flush();
       const db = new Database(path.join(t.stateDir, STATE_FILE_NAME), { readonly: true, fileMustExist: true });
       try {
-        return (db.prepare("SELECT count(*) AS n FROM activity WHERE session_id = ?").get(s.sessionId) as { n: number }).n;
+        return (db.prepare("SELECT count(*) AS n FROM activity WHERE session_id = ?").get(s.sessionId) as { n: number })
+          .n;
       } finally {
         db.close();
       }

@@ -8,9 +8,19 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { DIRECT_CALL_CASES, toolCall as call, writeDirectCallFixture } from "../../helpers/mcp-direct-cases.js";
-import { bearerOf, connectLines as connect, LINE_TIMEOUT_MS, type LineClient as Lines } from "../../helpers/mcp-socket.js";
+import {
+  bearerOf,
+  connectLines as connect,
+  LINE_TIMEOUT_MS,
+  type LineClient as Lines,
+} from "../../helpers/mcp-socket.js";
 
-const LEGACY_INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "direct-test", version: "0" } } };
+const LEGACY_INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "direct-test", version: "0" } },
+};
 
 describe("the MCP socket's direct tools/call path", () => {
   let t: TestBridge;
@@ -51,13 +61,19 @@ describe("the MCP socket's direct tools/call path", () => {
     expect(direct).toBe(viaSdk);
   });
 
-  it.each(["2024-11-05", "2025-03-26", "2025-11-25"])("answers the same bytes as the SDK on a connection initialized with %s", async (version) => {
-    const c = await session(bearerOf(s.m!), { ...LEGACY_INIT, params: { ...LEGACY_INIT.params, protocolVersion: version } });
-    c.send(call(4, "read", { path: "notes.txt" }));
-    const direct = await c.next();
-    c.send(call(4, "read", { path: "notes.txt" }, {}));
-    expect(direct).toBe(await c.next());
-  });
+  it.each(["2024-11-05", "2025-03-26", "2025-11-25"])(
+    "answers the same bytes as the SDK on a connection initialized with %s",
+    async (version) => {
+      const c = await session(bearerOf(s.m!), {
+        ...LEGACY_INIT,
+        params: { ...LEGACY_INIT.params, protocolVersion: version },
+      });
+      c.send(call(4, "read", { path: "notes.txt" }));
+      const direct = await c.next();
+      c.send(call(4, "read", { path: "notes.txt" }, {}));
+      expect(direct).toBe(await c.next());
+    },
+  );
 
   it("answers an edit with the SDK's bytes, apart from the call id the journal draws for each intent", async () => {
     const c = await session(bearerOf(s.m!));
@@ -67,7 +83,8 @@ describe("the MCP socket's direct tools/call path", () => {
     c.send(call(6, "edit", { path: "edit.txt", oldString: "value B", newString: "value A" }, {}));
     const viaSdk = await c.next();
     expect(fs.readFileSync(path.join(t.projectDir, "edit.txt"), "utf8")).toBe("value A\n");
-    const masked = (line: string) => line.replace(/"callId":"[^"]+"/g, '"callId":"<id>"').replace(/value [AB]/g, "value <x>");
+    const masked = (line: string) =>
+      line.replace(/"callId":"[^"]+"/g, '"callId":"<id>"').replace(/value [AB]/g, "value <x>");
     expect(JSON.parse(direct)).toMatchObject({ id: 6, result: { structuredContent: { ok: true } } });
     expect(masked(direct)).toBe(masked(viaSdk));
   });
@@ -77,7 +94,10 @@ describe("the MCP socket's direct tools/call path", () => {
     c.send(call(7, "no-such-tool", {}));
     expect(JSON.parse(await c.next())).toMatchObject({ id: 7 });
     c.send(call(8, "read", { path: "notes.txt", offset: 0 }));
-    const refused = JSON.parse(await c.next()) as { id: number; result: { isError: boolean; content: Array<{ text: string }> } };
+    const refused = JSON.parse(await c.next()) as {
+      id: number;
+      result: { isError: boolean; content: Array<{ text: string }> };
+    };
     expect(refused).toMatchObject({ id: 8, result: { isError: true } });
     expect(refused.result.content[0]!.text).toMatch(/^Input validation error: Invalid arguments for tool read/);
     c.send(call(9, "read", { path: "notes.txt", surprise: true }));
@@ -94,7 +114,9 @@ describe("the MCP socket's direct tools/call path", () => {
     const deadline = Date.now() + LINE_TIMEOUT_MS;
     for (;;) {
       t.bridge.store.activity.flush();
-      const done = t.bridge.store.activity.list({ sessionId: s.sessionId, limit: 50 }).some((r) => r.params?.mcp === "shell" && r.params?.command !== undefined);
+      const done = t.bridge.store.activity
+        .list({ sessionId: s.sessionId, limit: 50 })
+        .some((r) => r.params?.mcp === "shell" && r.params?.command !== undefined);
       if (done || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -11,7 +11,12 @@ import { startTestBridge, type AgentSession, type TestBridge } from "../../helpe
 import { toolCall as call } from "../../helpers/mcp-direct-cases.js";
 import { bearerOf, connectLines, type LineClient } from "../../helpers/mcp-socket.js";
 
-const LEGACY_INIT = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "in-flight-test", version: "0" } } };
+const LEGACY_INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "in-flight-test", version: "0" } },
+};
 /** More calls than the bound and than the terminal gate holds (2 running + 16 queued): without the bound some are refused busy. */
 const CALLS = 40;
 /** Bounds the wait for all answers. */
@@ -69,12 +74,20 @@ describe("the MCP socket's bound on concurrent requests per connection", () => {
     const c = await connect();
     sample();
     // Every other call carries an empty _meta, which the direct path leaves to the SDK: both paths are bounded.
-    const lines = Array.from({ length: CALLS }, (_, i) => JSON.stringify(call(i + 1, "shell", { command: `sleep 0.2 && touch marker-${i + 1}` }, i % 2 ? {} : undefined)));
+    const lines = Array.from({ length: CALLS }, (_, i) =>
+      JSON.stringify(call(i + 1, "shell", { command: `sleep 0.2 && touch marker-${i + 1}` }, i % 2 ? {} : undefined)),
+    );
     c.sendRaw(`${lines.join("\n")}\n`);
     const answers = await answersOf(c, CALLS);
     clearInterval(sampler);
-    expect(answers.map((a) => a.id).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: CALLS }, (_, i) => i + 1));
-    expect(answers.filter((a) => a.result?.structuredContent?.ok !== true).map((a) => a.result?.structuredContent?.errorCode)).toEqual([]);
+    expect(answers.map((a) => a.id).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: CALLS }, (_, i) => i + 1),
+    );
+    expect(
+      answers
+        .filter((a) => a.result?.structuredContent?.ok !== true)
+        .map((a) => a.result?.structuredContent?.errorCode),
+    ).toEqual([]);
     for (let i = 1; i <= CALLS; i++) expect(fs.existsSync(path.join(t.projectDir, `marker-${i}`))).toBe(true);
     // The gate runs 2 at once: with the bound the other 14 wait in its queue, and nothing more is read.
     expect(peak).toBeGreaterThan(2);
@@ -88,9 +101,17 @@ describe("the MCP socket's bound on concurrent requests per connection", () => {
     const c = await connect();
     sample();
     // One slot stays free, so the cancellations are read at once (at the bound nothing is read, as at the relay's).
-    const first = Array.from({ length: MCP_SOCKET_MAX_IN_FLIGHT - 1 }, (_, i) => call(i + 1, "shell", { command: `sleep 0.2 && touch cancelled-${i + 1}` }, i % 2 ? {} : undefined));
-    const cancels = first.map((m) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: m.id, reason: "test" } }));
-    const more = Array.from({ length: MCP_SOCKET_MAX_IN_FLIGHT }, (_, i) => call(100 + i, "shell", { command: `sleep 0.2 && touch after-${i}` }));
+    const first = Array.from({ length: MCP_SOCKET_MAX_IN_FLIGHT - 1 }, (_, i) =>
+      call(i + 1, "shell", { command: `sleep 0.2 && touch cancelled-${i + 1}` }, i % 2 ? {} : undefined),
+    );
+    const cancels = first.map((m) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: m.id, reason: "test" },
+    }));
+    const more = Array.from({ length: MCP_SOCKET_MAX_IN_FLIGHT }, (_, i) =>
+      call(100 + i, "shell", { command: `sleep 0.2 && touch after-${i}` }),
+    );
     // The cancellations come once the calls are in the bridge (a cancelled call not yet started never runs).
     c.sendRaw(`${first.map((m) => JSON.stringify(m)).join("\n")}\n`);
     for (let i = 0; i < 500 && inGate() < first.length; i++) await new Promise((r) => setTimeout(r, 5));

@@ -21,14 +21,29 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(projectDir, "hello.txt"), "hello from the project\n");
   giveToAgent(projectDir);
   bridge = await startBridge(
-    loadConfig({ HOME: process.env.HOME, URLBRIDGE_STATE_DIR: stateDir, URLBRIDGE_CONTROL_PORT: "0", URLBRIDGE_DATA_PORT: "0", URLBRIDGE_LOG_LEVEL: "silent", URLBRIDGE_BROWSE_ROOTS: os.tmpdir() }),
+    loadConfig({
+      HOME: process.env.HOME,
+      URLBRIDGE_STATE_DIR: stateDir,
+      URLBRIDGE_CONTROL_PORT: "0",
+      URLBRIDGE_DATA_PORT: "0",
+      URLBRIDGE_LOG_LEVEL: "silent",
+      URLBRIDGE_BROWSE_ROOTS: os.tmpdir(),
+    }),
   );
   const token = fs.readFileSync(path.join(stateDir, "operator-token"), "utf8").trim();
   const api = async <T>(method: string, route: string, body?: unknown) => {
-    const res = await fetch(`${bridge.controlUrl}${route}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${bridge.controlUrl}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return (await res.json()) as T;
   };
-  const project = await api<{ id: string }>("POST", "/api/projects", { name: "printed", root: projectDir, permissions: { write: false, terminal: false } });
+  const project = await api<{ id: string }>("POST", "/api/projects", {
+    name: "printed",
+    root: projectDir,
+    permissions: { write: false, terminal: false },
+  });
   const session = await api<{ id: string }>("POST", "/api/sessions", { projectId: project.id, name: "printed" });
   view = await api<SessionMcpView>("GET", `/api/sessions/${session.id}/mcp`);
 }, 60_000);
@@ -58,17 +73,33 @@ describe("the printed stdio command", () => {
   it("names node and the bin by absolute path, and the state dir and control plane by flags", () => {
     const [node, bin, ...rest] = view.stdioCommand;
     expect(path.isAbsolute(node!) && path.isAbsolute(bin!), view.stdioCommand.join(" ")).toBe(true);
-    expect(rest).toEqual(["mcp", "--state-dir", expect.any(String), "--control-url", bridge.controlUrl, "--session", "printed"]);
+    expect(rest).toEqual([
+      "mcp",
+      "--state-dir",
+      expect.any(String),
+      "--control-url",
+      bridge.controlUrl,
+      "--session",
+      "printed",
+    ]);
   });
 
   it.each([["/"], [os.tmpdir()]])("serves the session's tools started in %s with an empty environment", async (cwd) => {
     const run = await runPrinted(cwd, [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "printed-test", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "printed-test", version: "1" } },
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read", arguments: { path: "hello.txt" } } },
     ]);
     expect(run.code, run.stderr).toBe(0);
-    const answers = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { id?: number; result?: unknown });
+    const answers = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id?: number; result?: unknown });
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(JSON.stringify(answers[1]!.result)).toContain("hello from the project");
   });

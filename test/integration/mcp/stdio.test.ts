@@ -47,7 +47,10 @@ const jsonLines = (stdout: string) =>
   stdout
     .split("\n")
     .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as { jsonrpc: string; id?: unknown; result?: unknown; error?: { code: number; message: string } });
+    .map(
+      (l) =>
+        JSON.parse(l) as { jsonrpc: string; id?: unknown; result?: unknown; error?: { code: number; message: string } },
+    );
 
 const textOf = (result: { content?: unknown }) =>
   ((result.content as Array<{ type: string; text?: string }> | undefined) ?? []).map((c) => c.text ?? "").join("\n");
@@ -82,7 +85,12 @@ describe.each([
     await t.close();
   });
 
-  const params = () => ({ command: process.execPath, args: [BIN, "mcp", "--session", SESSION], env: env as Record<string, string>, stderr: "pipe" as const });
+  const params = () => ({
+    command: process.execPath,
+    args: [BIN, "mcp", "--session", SESSION],
+    env: env as Record<string, string>,
+    stderr: "pipe" as const,
+  });
 
   it("serves the v2 client: handshake, tools/list with schemas, a read, an edit, a failure as isError", async () => {
     const client = new ClientV2(CLIENT_INFO, { versionNegotiation: { mode: "auto" } });
@@ -102,7 +110,10 @@ describe.each([
     expect(first.isError).toBeFalsy();
     expect(textOf(first)).toContain("alpha");
 
-    const edited = await client.callTool({ name: "edit", arguments: { path: "notes.txt", oldString: "beta", newString: "gamma" } });
+    const edited = await client.callTool({
+      name: "edit",
+      arguments: { path: "notes.txt", oldString: "beta", newString: "gamma" },
+    });
     expect(edited.isError).toBeFalsy();
     expect(fs.readFileSync(path.join(t.projectDir, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
 
@@ -130,11 +141,17 @@ describe.each([
 
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["read", "edit"]));
-    const result = (await client.callTool({ name: "read", arguments: { path: "notes.txt" } })) as { content: unknown; isError?: boolean };
+    const result = (await client.callTool({ name: "read", arguments: { path: "notes.txt" } })) as {
+      content: unknown;
+      isError?: boolean;
+    };
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toContain("alpha");
     // v1's callTool() checks structuredContent against the outputSchema even when isError is true.
-    const refused = (await client.callTool({ name: "edit", arguments: { path: "notes.txt", oldString: "absent", newString: "x" } })) as {
+    const refused = (await client.callTool({
+      name: "edit",
+      arguments: { path: "notes.txt", oldString: "absent", newString: "x" },
+    })) as {
       isError?: boolean;
       structuredContent?: unknown;
     };
@@ -185,29 +202,44 @@ describe.each([
   });
 
   it("answers an oversized message with an error for its id, and relays the next one", async () => {
-    const huge = JSON.stringify({ jsonrpc: "2.0", id: 41, method: "tools/call", params: { name: "write", arguments: { path: "big.txt", content: "x".repeat(9 * 1024 * 1024) } } });
+    const huge = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 41,
+      method: "tools/call",
+      params: { name: "write", arguments: { path: "big.txt", content: "x".repeat(9 * 1024 * 1024) } },
+    });
     const next = JSON.stringify({ jsonrpc: "2.0", id: 42, method: "ping" });
     const run = await runRelay(["--session", SESSION], env, `${huge}\n${next}\n`);
     expect(run.code).toBe(0);
     const messages = jsonLines(run.stdout);
-    expect(messages.find((m) => m.id === 41)?.error).toMatchObject({ code: -32600, message: expect.stringMatching(/too large/) });
+    expect(messages.find((m) => m.id === 41)?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/too large/),
+    });
     expect(messages.find((m) => m.id === 42)).toBeDefined();
     expect(fs.existsSync(path.join(t.projectDir, "big.txt"))).toBe(false);
   });
 
   it("follows a rotation (the relay asks the control API for the new capability) and refuses a disabled session", async () => {
-    const sessionId = (await t.api<Array<{ id: string; name: string }>>("GET", "/api/sessions")).body.find((s) => s.name === SESSION)!.id;
+    const sessionId = (await t.api<Array<{ id: string; name: string }>>("GET", "/api/sessions")).body.find(
+      (s) => s.name === SESSION,
+    )!.id;
     const client = new ClientV1(CLIENT_INFO);
     await client.connect(new StdioV1(params()));
     closers.push(() => client.close());
     expect((await t.api("POST", `/api/sessions/${sessionId}/rotate`)).status).toBe(200);
-    const result = (await client.callTool({ name: "read", arguments: { path: "notes.txt" } })) as { content: unknown; isError?: boolean };
+    const result = (await client.callTool({ name: "read", arguments: { path: "notes.txt" } })) as {
+      content: unknown;
+      isError?: boolean;
+    };
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toContain("alpha");
 
     expect((await t.api("POST", `/api/sessions/${sessionId}/disable`)).status).toBe(200);
     try {
-      await expect(client.callTool({ name: "read", arguments: { path: "notes.txt" } })).rejects.toThrow(/no longer accepts this session's capability/);
+      await expect(client.callTool({ name: "read", arguments: { path: "notes.txt" } })).rejects.toThrow(
+        /no longer accepts this session's capability/,
+      );
       const run = await runRelay(["--session", SESSION], env, "");
       expect(run.code).toBe(1);
       expect(run.stdout).toBe("");
@@ -218,7 +250,9 @@ describe.each([
   });
 
   it("retries every message that was in flight during a rotation, with one refresh", async () => {
-    const sessionId = (await t.api<Array<{ id: string; name: string }>>("GET", "/api/sessions")).body.find((s) => s.name === SESSION)!.id;
+    const sessionId = (await t.api<Array<{ id: string; name: string }>>("GET", "/api/sessions")).body.find(
+      (s) => s.name === SESSION,
+    )!.id;
     const child = spawn(process.execPath, [BIN, "mcp", "--session", SESSION], { env, stdio: ["pipe", "pipe", "pipe"] });
     const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_TIMEOUT_MS);
     let stdout = "";
@@ -237,7 +271,14 @@ describe.each([
     await waitForLines(1);
     expect((await t.api("POST", `/api/sessions/${sessionId}/rotate`)).status).toBe(200);
     // Three requests in one write: all are in flight when the first 404 comes back.
-    const burst = [2, 3, 4].map((id) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read", arguments: { path: "notes.txt" } } }));
+    const burst = [2, 3, 4].map((id) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "read", arguments: { path: "notes.txt" } },
+      }),
+    );
     child.stdin.end(`${burst.join("\n")}\n`);
     await waitForLines(4);
     expect(await closed).toBe(0);
@@ -249,42 +290,72 @@ describe.each([
 
   it("hands a read-only project's session the read capability: read tools only", async () => {
     const readOnly = await t.session({ write: false, terminal: false, name: "stdio-readonly" });
-    const view = (await t.api<{ capability: string; bearer: string }>("GET", `/api/sessions/${readOnly.sessionId}/mcp`)).body;
+    const view = (await t.api<{ capability: string; bearer: string }>("GET", `/api/sessions/${readOnly.sessionId}/mcp`))
+      .body;
     expect(view.capability).toBe("read");
     expect(`${t.bridge.dataUrl}/v0/${view.bearer}`).toBe(readOnly.r);
     const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
     const run = await runRelay(["--session", "stdio-readonly-1"], env, `${list}\n`);
     expect(run.code).toBe(0);
-    const names = (jsonLines(run.stdout)[0]!.result as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+    const names = (jsonLines(run.stdout)[0]!.result as { tools: Array<{ name: string }> }).tools.map(
+      (tool) => tool.name,
+    );
     expect(names).toContain("read");
     expect(names).not.toContain("edit");
     expect(names).not.toContain("write");
   });
 
   it("session create prints the same MCP snippets as the session's MCP view", async () => {
-    const projectId = (await t.api<Array<{ id: string; name: string }>>("GET", "/api/projects")).body.find((p) => p.name === PROJECT)!.id;
+    const projectId = (await t.api<Array<{ id: string; name: string }>>("GET", "/api/projects")).body.find(
+      (p) => p.name === PROJECT,
+    )!.id;
     const created = await runRelayCli(["session", "create", projectId, "--name", "snippets"], vars);
     expect(created.code).toBe(0);
     const sessionId = /^Session snippets \((s_\w+)\)/m.exec(created.stdout)![1]!;
-    const view = (await t.api<{ capability: string; stdioCommand: string[]; snippets: Array<{ title: string; text: string }> }>("GET", `/api/sessions/${sessionId}/mcp`)).body;
+    const view = (
+      await t.api<{ capability: string; stdioCommand: string[]; snippets: Array<{ title: string; text: string }> }>(
+        "GET",
+        `/api/sessions/${sessionId}/mcp`,
+      )
+    ).body;
     expect(view.capability).toBe("mutation");
     // Not the compose appliance (its state dir is /var/lib/urlbridge): the relay runs directly, by absolute paths,
     // finding the bridge through flags rather than the client's environment.
-    expect(view.stdioCommand).toEqual([process.execPath, path.resolve(BIN), "mcp", "--state-dir", t.stateDir, "--control-url", t.bridge.controlUrl, "--session", "snippets"]);
+    expect(view.stdioCommand).toEqual([
+      process.execPath,
+      path.resolve(BIN),
+      "mcp",
+      "--state-dir",
+      t.stateDir,
+      "--control-url",
+      t.bridge.controlUrl,
+      "--session",
+      "snippets",
+    ]);
     for (const snippet of view.snippets) expect(created.stdout).toContain(`${snippet.title}:\n${snippet.text}`);
-    const remote = JSON.parse(view.snippets[0]!.text) as { mcp: Record<string, { url: string; headers: { Authorization: string } }> };
+    const remote = JSON.parse(view.snippets[0]!.text) as {
+      mcp: Record<string, { url: string; headers: { Authorization: string } }>;
+    };
     expect(remote.mcp.snippets!.url).toBe(`${t.bridge.dataUrl}/mcp`);
     // The bearer in the snippet opens the endpoint it names.
     const res = await fetch(remote.mcp.snippets!.url, {
       method: "POST",
-      headers: { authorization: remote.mcp.snippets!.headers.Authorization, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: remote.mcp.snippets!.headers.Authorization,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
     });
     expect(res.status).toBe(200);
   });
 
   it.each([
-    [["--session", "nobody"], 1, /urlbridge: no session named or with id "nobody"; see `(URLBRIDGE_STATE_DIR=\S+ )?npx urlbridge session list`/],
+    [
+      ["--session", "nobody"],
+      1,
+      /urlbridge: no session named or with id "nobody"; see `(URLBRIDGE_STATE_DIR=\S+ )?npx urlbridge session list`/,
+    ],
     [[], 2, /"urlbridge mcp" needs --session/],
     [["--session", SESSION, "--json"], 2, /--json does not apply to "urlbridge mcp"/],
   ])("refuses %j on stderr with exit %i and nothing on stdout", async (args, code, pattern) => {

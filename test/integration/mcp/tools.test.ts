@@ -65,7 +65,10 @@ function structured(result: Result): Record<string, unknown> {
 }
 
 function text(result: Result): string {
-  return (result.content as Array<{ type: string; text?: string }>).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+  return (result.content as Array<{ type: string; text?: string }>)
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
 }
 
 function put(name: string, content: string | Buffer): string {
@@ -104,11 +107,37 @@ afterAll(async () => {
 
 describe("tools/list", () => {
   it("lists read tools on the read capability and every enabled tool on the mutation capability", async () => {
-    const names = async (base: string | undefined) => (await (await connect(base)).listTools()).tools.map((t) => t.name);
+    const names = async (base: string | undefined) =>
+      (await (await connect(base)).listTools()).tools.map((t) => t.name);
     expect(await names(readOnly.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep"]);
     expect(await names(full.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep"]);
-    expect(await names(full.m)).toEqual(["read", "outline", "stat", "project", "glob", "grep", "edit", "write", "patch", "shell", "shell_output", "shell_stop", "mutation_result"]);
-    expect(await names(filesOnly.m)).toEqual(["read", "outline", "stat", "project", "glob", "grep", "edit", "write", "patch", "mutation_result"]);
+    expect(await names(full.m)).toEqual([
+      "read",
+      "outline",
+      "stat",
+      "project",
+      "glob",
+      "grep",
+      "edit",
+      "write",
+      "patch",
+      "shell",
+      "shell_output",
+      "shell_stop",
+      "mutation_result",
+    ]);
+    expect(await names(filesOnly.m)).toEqual([
+      "read",
+      "outline",
+      "stat",
+      "project",
+      "glob",
+      "grep",
+      "edit",
+      "write",
+      "patch",
+      "mutation_result",
+    ]);
   });
 
   it("publishes strict input schemas with OpenCode's fields and an object-typed outputSchema for every tool", async () => {
@@ -126,7 +155,9 @@ describe("tools/list", () => {
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       expect(tool.description!.length, tool.name).toBeGreaterThan(40);
       expect(tool.outputSchema?.type, tool.name).toBe("object");
-      for (const [field, schema] of Object.entries((tool.inputSchema as { properties: Record<string, { description?: string }> }).properties)) {
+      for (const [field, schema] of Object.entries(
+        (tool.inputSchema as { properties: Record<string, { description?: string }> }).properties,
+      )) {
         expect(schema.description, `${tool.name}.${field}`).toBeTruthy();
       }
     }
@@ -180,7 +211,14 @@ describe("read tools", () => {
     expect(text(page)).toContain("2\tbeta\n3\tgamma");
     expect(text(page)).toContain('call read with {"path":"notes.txt","offset":4,"limit":2}');
     // Codex and Claude Code show their model structuredContent: it carries the numbered lines and the next call.
-    expect(structured(page)).toMatchObject({ ok: true, kind: "file", startLine: 2, endLine: 3, totalLines: 4, lines: "2\tbeta\n3\tgamma" });
+    expect(structured(page)).toMatchObject({
+      ok: true,
+      kind: "file",
+      startLine: 2,
+      endLine: 3,
+      totalLines: 4,
+      lines: "2\tbeta\n3\tgamma",
+    });
     expect(structured(page).next).toEqual({ tool: "read", arguments: { path: "notes.txt", offset: 4, limit: 2 } });
   });
 
@@ -188,8 +226,14 @@ describe("read tools", () => {
   // and text, stays within MCP_ANSWER_BUDGET_BYTES, and following next reaches every line exactly once.
   it.each([
     ["short lines", Array.from({ length: 2500 }, (_, i) => `${i + 1}\n`).join("")],
-    ["wide lines", Array.from({ length: 1000 }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"w".repeat(58)}\n`).join("")],
-    ["TypeScript source, quotes and all", fs.readFileSync(new URL("../../../server/mcp/server.ts", import.meta.url), "utf8")],
+    [
+      "wide lines",
+      Array.from({ length: 1000 }, (_, i) => `${String(i + 1).padStart(5, "0")} ${"w".repeat(58)}\n`).join(""),
+    ],
+    [
+      "TypeScript source, quotes and all",
+      fs.readFileSync(new URL("../../../server/mcp/server.ts", import.meta.url), "utf8"),
+    ],
     ["empty lines", "\n".repeat(3000)],
   ])("pages %s within the answer budget, each next call resuming where the page ended", async (name, content) => {
     const file = `paged-${name.replace(/\W+/g, "-")}.txt`;
@@ -218,20 +262,34 @@ describe("read tools", () => {
 
   it("keeps the caller's limit in the next call", async () => {
     put("limited.txt", Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join(""));
-    const page = structured(await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: "limited.txt", offset: 5, limit: 10 } }));
-    expect(page).toMatchObject({ startLine: 5, endLine: 14, next: { tool: "read", arguments: { path: "limited.txt", offset: 15, limit: 10 } } });
+    const page = structured(
+      await (
+        await connect(readOnly.r)
+      ).callTool({ name: "read", arguments: { path: "limited.txt", offset: 5, limit: 10 } }),
+    );
+    expect(page).toMatchObject({
+      startLine: 5,
+      endLine: 14,
+      next: { tool: "read", arguments: { path: "limited.txt", offset: 15, limit: 10 } },
+    });
   });
 
   it("answers a missing file as a structured error", async () => {
     const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: "missing.txt" } });
     expect(result.isError).toBe(true);
-    expect(structured(result)).toMatchObject({ ok: false, errorCode: "path_not_found", agentAction: expect.any(String) });
+    expect(structured(result)).toMatchObject({
+      ok: false,
+      errorCode: "path_not_found",
+      agentAction: expect.any(String),
+    });
     expect(typeof structured(result).repairHint).toBe("string");
     expect(text(result)).toContain("path_not_found");
   });
 
   it("refuses a path outside the project", async () => {
-    const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: "../../etc/passwd" } });
+    const result = await (
+      await connect(readOnly.r)
+    ).callTool({ name: "read", arguments: { path: "../../etc/passwd" } });
     expect(result.isError).toBe(true);
     expect(structured(result).errorCode).toBe("path_outside_root");
   });
@@ -242,7 +300,9 @@ describe("read tools", () => {
     put("blob.bin", Buffer.from([0, 1, 2, 3, 0, 255]));
     const client = await connect(readOnly.r);
     const image = await client.callTool({ name: "read", arguments: { path: "pixel.png" } });
-    const block = (image.content as Array<{ type: string; data?: string; mimeType?: string }>).find((c) => c.type === "image");
+    const block = (image.content as Array<{ type: string; data?: string; mimeType?: string }>).find(
+      (c) => c.type === "image",
+    );
     expect(block).toMatchObject({ mimeType: "image/png", data: png.toString("base64") });
     const binary = await client.callTool({ name: "read", arguments: { path: "blob.bin" } });
     expect((binary.content as Array<{ type: string }>).map((c) => c.type)).toEqual(["text"]);
@@ -253,12 +313,18 @@ describe("read tools", () => {
   it.each([
     ["photo.jpg", "image/jpeg", Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46])],
     ["anim.gif", "image/gif", Buffer.concat([Buffer.from("GIF89a"), Buffer.from([0x01, 0x00, 0x01, 0x00, 0x80])])],
-    ["still.webp", "image/webp", Buffer.concat([Buffer.from("RIFF"), Buffer.from([0x1a, 0x00, 0x00, 0x00]), Buffer.from("WEBPVP8 ")])],
+    [
+      "still.webp",
+      "image/webp",
+      Buffer.concat([Buffer.from("RIFF"), Buffer.from([0x1a, 0x00, 0x00, 0x00]), Buffer.from("WEBPVP8 ")]),
+    ],
     ["no-nul.jpg", "image/jpeg", Buffer.from([0xff, 0xd8, 0xff, 0xdb, 0x43, 0x11, 0x22])],
   ])("returns %s as %s image content, judged by its signature", async (name, mimeType, bytes) => {
     put(name, bytes);
     const result = await (await connect(readOnly.r)).callTool({ name: "read", arguments: { path: name } });
-    const block = (result.content as Array<{ type: string; data?: string; mimeType?: string }>).find((c) => c.type === "image");
+    const block = (result.content as Array<{ type: string; data?: string; mimeType?: string }>).find(
+      (c) => c.type === "image",
+    );
     expect(block).toMatchObject({ mimeType, data: bytes.toString("base64") });
   });
 
@@ -280,9 +346,16 @@ describe("read tools", () => {
     put("src/app.ts", "export function hello(): string {\n  return 'hi';\n}\n");
     const client = await connect(readOnly.r);
     expect(text(await client.callTool({ name: "read", arguments: { path: "src" } }))).toContain("app.ts");
-    expect(structured(await client.callTool({ name: "stat", arguments: { path: "src/app.ts" } }))).toMatchObject({ ok: true, exists: true, kind: "file" });
+    expect(structured(await client.callTool({ name: "stat", arguments: { path: "src/app.ts" } }))).toMatchObject({
+      ok: true,
+      exists: true,
+      kind: "file",
+    });
     expect(text(await client.callTool({ name: "outline", arguments: { path: "src/app.ts" } }))).toContain("hello");
-    expect(structured(await client.callTool({ name: "project", arguments: {} }))).toMatchObject({ ok: true, root: "/project" });
+    expect(structured(await client.callTool({ name: "project", arguments: {} }))).toMatchObject({
+      ok: true,
+      root: "/project",
+    });
   });
 
   it("globs files and greps with OpenCode's regex, literal and case flags", async () => {
@@ -293,13 +366,20 @@ describe("read tools", () => {
     expect(text(globbed)).toContain("/project/src/one.ts");
     expect(text(globbed)).not.toContain("two.js");
     put("node_modules/dep/index.ts", "export {};\n");
-    expect(text(await client.callTool({ name: "glob", arguments: { pattern: "index.ts" } }))).toContain("set hidden: true");
-    expect(text(await client.callTool({ name: "glob", arguments: { pattern: "index.ts", hidden: true } }))).toContain("/project/node_modules/dep/index.ts");
+    expect(text(await client.callTool({ name: "glob", arguments: { pattern: "index.ts" } }))).toContain(
+      "set hidden: true",
+    );
+    expect(text(await client.callTool({ name: "glob", arguments: { pattern: "index.ts", hidden: true } }))).toContain(
+      "/project/node_modules/dep/index.ts",
+    );
     const regex = await client.callTool({ name: "grep", arguments: { pattern: "Val.e" } });
     expect(text(regex)).toContain("/project/src/one.ts:1: const Value = 1;");
     const literal = await client.callTool({ name: "grep", arguments: { pattern: "a.b", literal: true } });
     expect(text(literal)).toContain("two.js:1:");
-    const insensitive = await client.callTool({ name: "grep", arguments: { pattern: "value", caseSensitive: false, include: "*.ts" } });
+    const insensitive = await client.callTool({
+      name: "grep",
+      arguments: { pattern: "value", caseSensitive: false, include: "*.ts" },
+    });
     expect(text(insensitive)).toContain("one.ts:1:");
     const invalid = await client.callTool({ name: "grep", arguments: { pattern: "(" } });
     expect(invalid.isError).toBe(true);
@@ -311,22 +391,38 @@ describe("file tools", () => {
   it("edits one occurrence with a compact diff, refuses ambiguity unless replaceAll", async () => {
     put("edit-me.ts", "let a = 1;\nlet b = 1;\nlet c = 2;\n");
     const client = await connect(full.m);
-    const ambiguous = await client.callTool({ name: "edit", arguments: { path: "edit-me.ts", oldString: "= 1;", newString: "= 3;" } });
+    const ambiguous = await client.callTool({
+      name: "edit",
+      arguments: { path: "edit-me.ts", oldString: "= 1;", newString: "= 3;" },
+    });
     expect(ambiguous.isError).toBe(true);
     expect(structured(ambiguous).errorCode).toBe("edit_ambiguous");
-    expect(fs.readFileSync(path.join(tb.projectDir, "edit-me.ts"), "utf8")).toBe("let a = 1;\nlet b = 1;\nlet c = 2;\n");
+    expect(fs.readFileSync(path.join(tb.projectDir, "edit-me.ts"), "utf8")).toBe(
+      "let a = 1;\nlet b = 1;\nlet c = 2;\n",
+    );
 
-    const single = await client.callTool({ name: "edit", arguments: { path: "edit-me.ts", oldString: "let c = 2;", newString: "let c = 5;" } });
+    const single = await client.callTool({
+      name: "edit",
+      arguments: { path: "edit-me.ts", oldString: "let c = 2;", newString: "let c = 5;" },
+    });
     expect(single.isError).toBeFalsy();
     expect(structured(single)).toMatchObject({ ok: true, state: "succeeded", line: 3 });
     expect(text(single)).toContain("-let c = 2;\n+let c = 5;");
 
-    const all = await client.callTool({ name: "edit", arguments: { path: "edit-me.ts", oldString: "= 1;", newString: "= 3;", replaceAll: true } });
+    const all = await client.callTool({
+      name: "edit",
+      arguments: { path: "edit-me.ts", oldString: "= 1;", newString: "= 3;", replaceAll: true },
+    });
     expect(all.isError).toBeFalsy();
     expect(text(all)).toContain("Replaced 2 occurrences");
-    expect(fs.readFileSync(path.join(tb.projectDir, "edit-me.ts"), "utf8")).toBe("let a = 3;\nlet b = 3;\nlet c = 5;\n");
+    expect(fs.readFileSync(path.join(tb.projectDir, "edit-me.ts"), "utf8")).toBe(
+      "let a = 3;\nlet b = 3;\nlet c = 5;\n",
+    );
 
-    const none = await client.callTool({ name: "edit", arguments: { path: "edit-me.ts", oldString: "nowhere", newString: "x" } });
+    const none = await client.callTool({
+      name: "edit",
+      arguments: { path: "edit-me.ts", oldString: "nowhere", newString: "x" },
+    });
     expect(structured(none).errorCode).toBe("edit_no_match");
   });
 
@@ -334,25 +430,47 @@ describe("file tools", () => {
     const original = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo\r\nthree\r\n")]);
     const file = put("bom-crlf.txt", original);
     const client = await connect(full.m);
-    const edited = await client.callTool({ name: "edit", arguments: { path: "bom-crlf.txt", oldString: "two\nthree", newString: "TWO\nTHREE" } });
+    const edited = await client.callTool({
+      name: "edit",
+      arguments: { path: "bom-crlf.txt", oldString: "two\nthree", newString: "TWO\nTHREE" },
+    });
     expect(edited.isError).toBeFalsy();
-    expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\nTWO\r\nTHREE\r\n")]));
+    expect(fs.readFileSync(file)).toEqual(
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\nTWO\r\nTHREE\r\n")]),
+    );
     const patchText = "*** Begin Patch\n*** Update File: bom-crlf.txt\n@@\n one\n-TWO\n+two again\n*** End Patch";
     const patched = await client.callTool({ name: "patch", arguments: { patchText } });
     expect(patched.isError).toBeFalsy();
-    expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo again\r\nTHREE\r\n")]));
+    expect(fs.readFileSync(file)).toEqual(
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\ntwo again\r\nTHREE\r\n")]),
+    );
     // The kernel's diff (newlines as \n, BOM not shown), in the text as in structuredContent.
-    const diff = ["--- /project/bom-crlf.txt", "+++ /project/bom-crlf.txt", "@@ -1,3 +1,3 @@", " one", "-TWO", "+two again", " THREE"].join("\n");
+    const diff = [
+      "--- /project/bom-crlf.txt",
+      "+++ /project/bom-crlf.txt",
+      "@@ -1,3 +1,3 @@",
+      " one",
+      "-TWO",
+      "+two again",
+      " THREE",
+    ].join("\n");
     expect(structured(patched).diff).toBe(diff);
     expect(text(patched)).toContain(diff);
-    const all = await client.callTool({ name: "edit", arguments: { path: "bom-crlf.txt", oldString: "e\n", newString: "E\n", replaceAll: true } });
+    const all = await client.callTool({
+      name: "edit",
+      arguments: { path: "bom-crlf.txt", oldString: "e\n", newString: "E\n", replaceAll: true },
+    });
     expect(all.isError).toBeFalsy();
-    expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("onE\r\ntwo again\r\nTHREE\r\n")]));
+    expect(fs.readFileSync(file)).toEqual(
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("onE\r\ntwo again\r\nTHREE\r\n")]),
+    );
   });
 
   it("replaces every occurrence in a file with mixed newlines, keeping each line's own newline", async () => {
     const mixed = put("mixed.txt", "a;\r\nb;\nc;\n");
-    const result = await (await connect(full.m)).callTool({ name: "edit", arguments: { path: "mixed.txt", oldString: ";", newString: ",", replaceAll: true } });
+    const result = await (
+      await connect(full.m)
+    ).callTool({ name: "edit", arguments: { path: "mixed.txt", oldString: ";", newString: ",", replaceAll: true } });
     expect(structured(result)).toMatchObject({ ok: true, occurrences: 3, newline: "mixed" });
     expect(fs.readFileSync(mixed, "utf8")).toBe("a,\r\nb,\nc,\n");
   });
@@ -360,7 +478,9 @@ describe("file tools", () => {
   it("keeps UTF-16 LE with its BOM through edit", async () => {
     const encode = (t: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, "utf16le")]);
     const file = put("wide.txt", encode("première\nligne\n"));
-    const result = await (await connect(full.m)).callTool({ name: "edit", arguments: { path: "wide.txt", oldString: "ligne", newString: "deuxième" } });
+    const result = await (
+      await connect(full.m)
+    ).callTool({ name: "edit", arguments: { path: "wide.txt", oldString: "ligne", newString: "deuxième" } });
     expect(structured(result)).toMatchObject({ ok: true, encoding: "utf-16le" });
     expect(fs.readFileSync(file)).toEqual(encode("première\ndeuxième\n"));
   });
@@ -375,9 +495,15 @@ describe("file tools", () => {
     const read = await client.callTool({ name: "read", arguments: { path: rel } });
     expect(text(read)).toContain("2\tligne");
     expect(structured(read)).toMatchObject({ ok: true, kind: "file", encoding, newline: "crlf" });
-    const edited = await client.callTool({ name: "edit", arguments: { path: rel, oldString: "ligne", newString: "deuxième" } });
+    const edited = await client.callTool({
+      name: "edit",
+      arguments: { path: rel, oldString: "ligne", newString: "deuxième" },
+    });
     expect(structured(edited), name).toMatchObject({ ok: true, encoding });
-    const patched = await client.callTool({ name: "patch", arguments: { patchText: `*** Begin Patch\n*** Update File: ${rel}\n@@\n-première\n+first\n*** End Patch` } });
+    const patched = await client.callTool({
+      name: "patch",
+      arguments: { patchText: `*** Begin Patch\n*** Update File: ${rel}\n@@\n-première\n+first\n*** End Patch` },
+    });
     expect(patched.isError).toBeFalsy();
     expect(fs.readFileSync(file)).toEqual(encodeText("first\r\ndeuxième\r\n", encoding));
   });
@@ -386,9 +512,15 @@ describe("file tools", () => {
     const latin1 = Buffer.from("caf\xe9 = 1\ncaf\xe9 = 2\n", "latin1");
     const file = put("latin1.txt", latin1);
     const client = await connect(full.m);
-    const single = await client.callTool({ name: "edit", arguments: { path: "latin1.txt", oldString: "= 1", newString: "= 9" } });
+    const single = await client.callTool({
+      name: "edit",
+      arguments: { path: "latin1.txt", oldString: "= 1", newString: "= 9" },
+    });
     expect(single.isError).toBe(true);
-    const all = await client.callTool({ name: "edit", arguments: { path: "latin1.txt", oldString: " = ", newString: " := ", replaceAll: true } });
+    const all = await client.callTool({
+      name: "edit",
+      arguments: { path: "latin1.txt", oldString: " = ", newString: " := ", replaceAll: true },
+    });
     expect(all.isError).toBe(true);
     expect(structured(all).errorCode).toBe("unsupported_encoding");
     expect(fs.readFileSync(file)).toEqual(latin1);
@@ -396,7 +528,16 @@ describe("file tools", () => {
 
   it("changes nothing when a patch fails preflight", async () => {
     const keep = put("keep.txt", "kept\n");
-    const patchText = ["*** Begin Patch", "*** Add File: created.txt", "+new", "*** Update File: keep.txt", "@@", "-not there", "+x", "*** End Patch"].join("\n");
+    const patchText = [
+      "*** Begin Patch",
+      "*** Add File: created.txt",
+      "+new",
+      "*** Update File: keep.txt",
+      "@@",
+      "-not there",
+      "+x",
+      "*** End Patch",
+    ].join("\n");
     const result = await (await connect(full.m)).callTool({ name: "patch", arguments: { patchText } });
     expect(result.isError).toBe(true);
     expect(structured(result).errorCode).toBe("patch_hunk_not_found");
@@ -407,23 +548,37 @@ describe("file tools", () => {
   it("writes new files and refuses to replace one not read in full", async () => {
     put("existing.txt", "old content\n");
     const client = await connect(full.m);
-    const created = await client.callTool({ name: "write", arguments: { path: "new/dir/file.txt", content: "hello\n" } });
+    const created = await client.callTool({
+      name: "write",
+      arguments: { path: "new/dir/file.txt", content: "hello\n" },
+    });
     expect(structured(created)).toMatchObject({ ok: true, created: true });
     expect(fs.readFileSync(path.join(tb.projectDir, "new/dir/file.txt"), "utf8")).toBe("hello\n");
     const stale = await client.callTool({ name: "write", arguments: { path: "existing.txt", content: "replaced\n" } });
     expect(structured(stale).errorCode).toBe("stale_read");
     await client.callTool({ name: "read", arguments: { path: "existing.txt" } });
-    const replaced = await client.callTool({ name: "write", arguments: { path: "existing.txt", content: "replaced\n" } });
+    const replaced = await client.callTool({
+      name: "write",
+      arguments: { path: "existing.txt", content: "replaced\n" },
+    });
     expect(structured(replaced)).toMatchObject({ ok: true, created: false });
     // The kernel's diff, in the text as in structuredContent.
-    const diff = ["--- /project/existing.txt", "+++ /project/existing.txt", "@@ -1 +1 @@", "-old content", "+replaced"].join("\n");
+    const diff = [
+      "--- /project/existing.txt",
+      "+++ /project/existing.txt",
+      "@@ -1 +1 @@",
+      "-old content",
+      "+replaced",
+    ].join("\n");
     expect(structured(replaced).diff).toBe(diff);
     expect(text(replaced)).toContain(diff);
   });
 
   it("is not reachable on the read capability, and the mutation tools answer tool_not_enabled without the permission", async () => {
     const client = await connect(readOnly.r);
-    const refused = await client.callTool({ name: "write", arguments: { path: "x.txt", content: "x" } }).catch((error: Error) => error);
+    const refused = await client
+      .callTool({ name: "write", arguments: { path: "x.txt", content: "x" } })
+      .catch((error: Error) => error);
     expect(refused instanceof Error || (refused as Result).isError).toBe(true);
     expect(fs.existsSync(path.join(tb.projectDir, "x.txt"))).toBe(false);
   });
@@ -434,7 +589,11 @@ describe("journal identity", () => {
     const counter = put("counter.txt", "");
     const client = await connect(full.m);
     const append = (meta?: Record<string, unknown>) =>
-      client.callTool({ name: "shell", arguments: { command: "echo x >> counter.txt" }, ...(meta ? { _meta: meta } : {}) });
+      client.callTool({
+        name: "shell",
+        arguments: { command: "echo x >> counter.txt" },
+        ...(meta ? { _meta: meta } : {}),
+      });
     const first = await append({ [IDEMPOTENCY_KEY_META]: "key-1" });
     const again = await append({ [IDEMPOTENCY_KEY_META]: "key-1" });
     expect(structured(first)).toMatchObject({ ok: true, callId: "key-1", exitCode: 0 });
@@ -444,7 +603,13 @@ describe("journal identity", () => {
     await append();
     expect(fs.readFileSync(counter, "utf8")).toBe("x\nx\nx\n");
     const polled = await client.callTool({ name: "mutation_result", arguments: { callId: "key-1" } });
-    expect(structured(polled)).toMatchObject({ ok: true, callId: "key-1", state: "succeeded", tool: "terminal", exitCode: 0 });
+    expect(structured(polled)).toMatchObject({
+      ok: true,
+      callId: "key-1",
+      state: "succeeded",
+      tool: "terminal",
+      exitCode: 0,
+    });
     expect(fs.readFileSync(counter, "utf8")).toBe("x\nx\nx\n");
     const bad = await append({ [IDEMPOTENCY_KEY_META]: "has spaces" });
     expect(bad.isError).toBe(true);
@@ -454,7 +619,12 @@ describe("journal identity", () => {
   it("replays a keyed replaceAll edit instead of failing on the changed file", async () => {
     const file = put("replay.txt", "x x x\n");
     const client = await connect(full.m);
-    const call = () => client.callTool({ name: "edit", arguments: { path: "replay.txt", oldString: "x", newString: "y", replaceAll: true }, _meta: { [IDEMPOTENCY_KEY_META]: "edit-key" } });
+    const call = () =>
+      client.callTool({
+        name: "edit",
+        arguments: { path: "replay.txt", oldString: "x", newString: "y", replaceAll: true },
+        _meta: { [IDEMPOTENCY_KEY_META]: "edit-key" },
+      });
     expect((await call()).isError).toBeFalsy();
     const replay = await call();
     expect(replay.isError).toBeFalsy();
@@ -462,7 +632,11 @@ describe("journal identity", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("y y y\n");
     // The same key on another file's replaceAll is a different call: refused, nothing written.
     const other = put("replay-other.txt", "x x\n");
-    const reused = await client.callTool({ name: "edit", arguments: { path: "replay-other.txt", oldString: "x", newString: "y", replaceAll: true }, _meta: { [IDEMPOTENCY_KEY_META]: "edit-key" } });
+    const reused = await client.callTool({
+      name: "edit",
+      arguments: { path: "replay-other.txt", oldString: "x", newString: "y", replaceAll: true },
+      _meta: { [IDEMPOTENCY_KEY_META]: "edit-key" },
+    });
     expect(structured(reused).errorCode).toBe("call_id_conflict");
     expect(fs.readFileSync(other, "utf8")).toBe("x x\n");
   });
@@ -472,7 +646,9 @@ describe("journal identity", () => {
     const session = await first.session({ write: true });
     const patchText = "*** Begin Patch\n*** Add File: once.txt\n+once\n*** End Patch";
     const add = (on: TestBridge) =>
-      connect(session.m, on, depsOf(on)).then((client) => client.callTool({ name: "patch", arguments: { patchText }, _meta: { [IDEMPOTENCY_KEY_META]: "restart-key" } }));
+      connect(session.m, on, depsOf(on)).then((client) =>
+        client.callTool({ name: "patch", arguments: { patchText }, _meta: { [IDEMPOTENCY_KEY_META]: "restart-key" } }),
+      );
     expect(structured(await add(first))).toMatchObject({ ok: true, callId: "restart-key" });
     await first.close();
     const second = await startTestBridge({}, { stateDir: first.stateDir });
@@ -502,29 +678,48 @@ describe("shell", () => {
   it("runs a command in workdir and reports a non-zero exit; rejects timeout with background", async () => {
     put("sub/here.txt", "");
     const client = await connect(full.m);
-    const ran = await client.callTool({ name: "shell", arguments: { command: "ls; exit 3", workdir: "sub", timeout: 10_000 } });
+    const ran = await client.callTool({
+      name: "shell",
+      arguments: { command: "ls; exit 3", workdir: "sub", timeout: 10_000 },
+    });
     expect(structured(ran)).toMatchObject({ ok: true, mode: "foreground", exitCode: 3 });
     expect(text(ran)).toContain("here.txt");
-    const conflict = await client.callTool({ name: "shell", arguments: { command: "sleep 1", background: true, timeout: 1000 } });
+    const conflict = await client.callTool({
+      name: "shell",
+      arguments: { command: "sleep 1", background: true, timeout: 1000 },
+    });
     expect(structured(conflict).errorCode).toBe("conflicting_parameters");
   });
 });
 
 describe("over HTTP to the bridge's data plane", () => {
-  it.each<McpSdk>(["v1", "v2"])("%s client: shares the session's state with the URL routes and answers structured errors", async (sdk) => {
-    const file = put(`http-${sdk}.txt`, "from url\n");
-    // Read through the URL route: the MCP write below may replace the file only if both share the session's read coverage.
-    const page = await agentGet<{ ok: boolean }>(`${full.r}/r?path=http-${sdk}.txt`);
-    expect(page.ok).toBe(true);
-    const client = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(full.m!), { sdk, form: "bearer" });
-    clients.push(client);
-    const replaced = await client.callTool({ name: "write", arguments: { path: `http-${sdk}.txt`, content: "from mcp\n" } });
-    expect(structured(replaced)).toMatchObject({ ok: true, created: false });
-    expect(fs.readFileSync(file, "utf8")).toBe("from mcp\n");
-    const failed = await client.callTool({ name: "edit", arguments: { path: `http-${sdk}.txt`, oldString: "absent", newString: "x" } });
-    expect(failed.isError).toBe(true);
-    expect(structured(failed)).toMatchObject({ ok: false, errorCode: "edit_no_match", agentAction: "reread_then_retry" });
-  });
+  it.each<McpSdk>(["v1", "v2"])(
+    "%s client: shares the session's state with the URL routes and answers structured errors",
+    async (sdk) => {
+      const file = put(`http-${sdk}.txt`, "from url\n");
+      // Read through the URL route: the MCP write below may replace the file only if both share the session's read coverage.
+      const page = await agentGet<{ ok: boolean }>(`${full.r}/r?path=http-${sdk}.txt`);
+      expect(page.ok).toBe(true);
+      const client = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(full.m!), { sdk, form: "bearer" });
+      clients.push(client);
+      const replaced = await client.callTool({
+        name: "write",
+        arguments: { path: `http-${sdk}.txt`, content: "from mcp\n" },
+      });
+      expect(structured(replaced)).toMatchObject({ ok: true, created: false });
+      expect(fs.readFileSync(file, "utf8")).toBe("from mcp\n");
+      const failed = await client.callTool({
+        name: "edit",
+        arguments: { path: `http-${sdk}.txt`, oldString: "absent", newString: "x" },
+      });
+      expect(failed.isError).toBe(true);
+      expect(structured(failed)).toMatchObject({
+        ok: false,
+        errorCode: "edit_no_match",
+        agentAction: "reread_then_retry",
+      });
+    },
+  );
 });
 
 describe("plugin tools", () => {
@@ -535,11 +730,22 @@ describe("plugin tools", () => {
       const using = depsOf(bridge, createPluginHost(plugins));
       const readSession = await bridge.session();
       const writeSession = await bridge.session({ write: true, root: bridge.projectDir, name: "notes-write" });
-      const names = async (base: string | undefined) => (await (await connect(base, bridge, using)).listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("notes_"));
+      const names = async (base: string | undefined) =>
+        (await (await connect(base, bridge, using)).listTools()).tools
+          .map((t) => t.name)
+          .filter((n) => n.startsWith("notes_"));
       expect(await names(readSession.r)).toEqual(["notes_note_read", "notes_folder_list", "notes_shell_probe"]);
-      expect(await names(writeSession.m)).toEqual(["notes_note_read", "notes_note_append", "notes_folder_list", "notes_shell_probe"]);
+      expect(await names(writeSession.m)).toEqual([
+        "notes_note_read",
+        "notes_note_append",
+        "notes_folder_list",
+        "notes_shell_probe",
+      ]);
       const client = await connect(writeSession.m, bridge, using);
-      const appended = await client.callTool({ name: "notes_note_append", arguments: { name: "todo.txt", line: "buy milk" } });
+      const appended = await client.callTool({
+        name: "notes_note_append",
+        arguments: { name: "todo.txt", line: "buy milk" },
+      });
       expect(structured(appended)).toMatchObject({ ok: true, name: "todo.txt", state: "succeeded" });
       const read = await client.callTool({ name: "notes_note_read", arguments: { name: "todo.txt" } });
       expect(structured(read)).toMatchObject({ ok: true, text: expect.stringContaining("buy milk") });

@@ -21,7 +21,14 @@ let full: AgentSession;
 let client: Client;
 
 /** URL-edge words an MCP answer must not carry: the capability path, the bridge's origin, route letters, raw `~q`, "fetch ...". */
-const URL_EDGE = [/\/v0\//, /https?:\/\/127\.0\.0\.1/, /~q\b/, /(^|[\s(`"'])\/[a-z](\?|[\s.,;)]|$)/, /\bfetch(ing)? (retry|read|repair|it|each|the|poll|this)\b/i, /\bthis URL\b/i];
+const URL_EDGE = [
+  /\/v0\//,
+  /https?:\/\/127\.0\.0\.1/,
+  /~q\b/,
+  /(^|[\s(`"'])\/[a-z](\?|[\s.,;)]|$)/,
+  /\bfetch(ing)? (retry|read|repair|it|each|the|poll|this)\b/i,
+  /\bthis URL\b/i,
+];
 
 function put(name: string, content: string): void {
   const file = path.join(tb.projectDir, name);
@@ -31,7 +38,10 @@ function put(name: string, content: string): void {
 }
 
 function textOf(result: Result): string {
-  return (result.content as Array<{ type: string; text?: string }>).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+  return (result.content as Array<{ type: string; text?: string }>)
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
 }
 
 beforeAll(async () => {
@@ -82,9 +92,21 @@ const WORKLOAD: Array<[string, string, Record<string, unknown>]> = [
   ["an ambiguous edit", "edit", { path: "notes.txt", oldString: "beta", newString: "BETA" }],
   ["an edit that changes nothing", "edit", { path: "notes.txt", oldString: "alpha", newString: "alpha" }],
   ["a write over a file read in part", "write", { path: "big.txt", content: "new\n" }],
-  ["a patch whose hunk is not there", "patch", { patchText: "*** Begin Patch\n*** Update File: notes.txt\n@@\n-omega\n+OMEGA\n*** End Patch" }],
-  ["a patch with a line missing its prefix", "patch", { patchText: "*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\nbeta\n*** End Patch" }],
-  ["a patch that adds an existing file", "patch", { patchText: "*** Begin Patch\n*** Add File: notes.txt\n+x\n*** End Patch" }],
+  [
+    "a patch whose hunk is not there",
+    "patch",
+    { patchText: "*** Begin Patch\n*** Update File: notes.txt\n@@\n-omega\n+OMEGA\n*** End Patch" },
+  ],
+  [
+    "a patch with a line missing its prefix",
+    "patch",
+    { patchText: "*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\nbeta\n*** End Patch" },
+  ],
+  [
+    "a patch that adds an existing file",
+    "patch",
+    { patchText: "*** Begin Patch\n*** Add File: notes.txt\n+x\n*** End Patch" },
+  ],
   ["a shell command", "shell", { command: "echo hi; echo err >&2; exit 3" }],
   ["a shell command past its timeout", "shell", { command: "sleep 5", timeout: 200 }],
   ["a background process", "shell", { command: "sleep 30", background: true }],
@@ -101,7 +123,10 @@ describe("MCP answers are worded for MCP", () => {
   });
 
   it("says replaceAll when an edit's oldString occurs more than once", async () => {
-    const result = await client.callTool({ name: "edit", arguments: { path: "notes.txt", oldString: "beta", newString: "BETA" } });
+    const result = await client.callTool({
+      name: "edit",
+      arguments: { path: "notes.txt", oldString: "beta", newString: "BETA" },
+    });
     const body = result.structuredContent as Record<string, unknown>;
     expect(body).toMatchObject({ ok: false, errorCode: "edit_ambiguous" });
     expect(String(body.repairHint)).toContain("replaceAll: true");
@@ -110,18 +135,24 @@ describe("MCP answers are worded for MCP", () => {
   });
 
   it("points a stale write at the read call that shows the file, and a missing path at glob", async () => {
-    const stale = (await client.callTool({ name: "write", arguments: { path: "big.txt", content: "new\n" } })).structuredContent as Record<string, unknown>;
+    const stale = (await client.callTool({ name: "write", arguments: { path: "big.txt", content: "new\n" } }))
+      .structuredContent as Record<string, unknown>;
     expect(stale).toMatchObject({ ok: false, errorCode: "stale_read" });
     expect(String(stale.repairHint)).toContain('read {"path":"/project/big.txt"}');
     expect(stale).not.toHaveProperty("retry");
-    const missing = (await client.callTool({ name: "read", arguments: { path: "docs/missing.md" } })).structuredContent as Record<string, unknown>;
+    const missing = (await client.callTool({ name: "read", arguments: { path: "docs/missing.md" } }))
+      .structuredContent as Record<string, unknown>;
     expect(String(missing.repairHint)).toMatch(/glob .*"pattern":"\*\*\/missing\.md"/);
   });
 
   it("gives a page's continuation and a background process's stop as tool calls", async () => {
-    const page = (await client.callTool({ name: "read", arguments: { path: "big.txt" } })).structuredContent as Record<string, unknown>;
+    const page = (await client.callTool({ name: "read", arguments: { path: "big.txt" } })).structuredContent as Record<
+      string,
+      unknown
+    >;
     expect(page.next).toMatchObject({ tool: "read", arguments: { path: "big.txt" } });
-    const started = (await client.callTool({ name: "shell", arguments: { command: "sleep 30", background: true } })).structuredContent as Record<string, unknown>;
+    const started = (await client.callTool({ name: "shell", arguments: { command: "sleep 30", background: true } }))
+      .structuredContent as Record<string, unknown>;
     expect(started).toMatchObject({ ok: true, mode: "background" });
     expect(started.stop).toBe(`shell_stop {"pid":${String(started.pid)}}`);
     await client.callTool({ name: "shell_stop", arguments: { pid: started.pid } });
@@ -129,7 +160,11 @@ describe("MCP answers are worded for MCP", () => {
 
   it("words a call that is still running: poll and hint name mutation_result", async () => {
     const key = "wording-running-1";
-    const running = client.callTool({ name: "shell", arguments: { command: "sleep 2; echo done" }, _meta: { "urlbridge/idempotencyKey": key } });
+    const running = client.callTool({
+      name: "shell",
+      arguments: { command: "sleep 2; echo done" },
+      _meta: { "urlbridge/idempotencyKey": key },
+    });
     let polled: Record<string, unknown> = {};
     for (let i = 0; i < 40 && polled.state !== "running"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -138,22 +173,35 @@ describe("MCP answers are worded for MCP", () => {
       const words = `${textOf(result)}\n${JSON.stringify(polled)}`;
       for (const pattern of URL_EDGE) expect(words, `${pattern}`).not.toMatch(pattern);
     }
-    expect(polled).toMatchObject({ ok: true, state: "running", callId: key, poll: `mutation_result {"callId":"${key}"}` });
+    expect(polled).toMatchObject({
+      ok: true,
+      state: "running",
+      callId: key,
+      poll: `mutation_result {"callId":"${key}"}`,
+    });
     expect(String(polled.hint)).toContain(`call mutation_result {"callId":"${key}"}`);
     expect((await running).structuredContent).toMatchObject({ ok: true, stdout: "done\n" });
   });
 
   it("never rewords content: a command that prints a bridge URL and URL words gets them back byte for byte", async () => {
     const printed = `${full.m}/r?path=notes.txt`;
-    const result = await client.callTool({ name: "shell", arguments: { command: `printf '%s' '${printed}'; echo ' fetch retry' >&2` } });
+    const result = await client.callTool({
+      name: "shell",
+      arguments: { command: `printf '%s' '${printed}'; echo ' fetch retry' >&2` },
+    });
     expect(result.structuredContent).toMatchObject({ ok: true, stdout: printed, stderr: " fetch retry\n" });
   });
 
   it("gives the project's test commands as shell calls", async () => {
-    const project = (await client.callTool({ name: "project", arguments: {} })).structuredContent as Record<string, unknown>;
+    const project = (await client.callTool({ name: "project", arguments: {} })).structuredContent as Record<
+      string,
+      unknown
+    >;
     const tests = project.testCommands as Array<{ command: string; run?: string }>;
     expect(tests.length).toBeGreaterThan(0);
     for (const t of tests) expect(t.run).toBe(`shell ${JSON.stringify({ command: t.command })}`);
-    expect(project.notice).toBe("Executables are looked up on the bridge's PATH, which shell commands use; none was run.");
+    expect(project.notice).toBe(
+      "Executables are looked up on the bridge's PATH, which shell commands use; none was run.",
+    );
   });
 });

@@ -13,7 +13,16 @@ import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
-type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; errorDetail?: Record<string, unknown>; state?: string; callId?: string; poll?: string; stdout?: string; dedupe?: string };
+type Body = Record<string, unknown> & {
+  ok: boolean;
+  errorCode?: string;
+  errorDetail?: Record<string, unknown>;
+  state?: string;
+  callId?: string;
+  poll?: string;
+  stdout?: string;
+  dedupe?: string;
+};
 
 /** Each write or edit holds its rename this long once its record is durable: time to act in between. */
 const RENAME_DELAY_MS = 1500;
@@ -33,7 +42,9 @@ describe("a success recorded ahead of its rename", () => {
   const record = (callId: string) => {
     const db = new Database(path.join(t.stateDir, STATE_FILE_NAME), { readonly: true, fileMustExist: true });
     try {
-      return db.prepare("SELECT state, unconfirmed, error_code AS errorCode FROM intents WHERE call_id = ?").get(callId) as { state: string; unconfirmed: number; errorCode: string | null } | undefined;
+      return db
+        .prepare("SELECT state, unconfirmed, error_code AS errorCode FROM intents WHERE call_id = ?")
+        .get(callId) as { state: string; unconfirmed: number; errorCode: string | null } | undefined;
     } finally {
       db.close();
     }
@@ -44,7 +55,8 @@ describe("a success recorded ahead of its rename", () => {
   async function startHeld(callUrl: string): Promise<Body> {
     const accepted = await agentGet<Body>(callUrl);
     expect(accepted).toMatchObject({ ok: true, state: "running" });
-    for (let i = 0; i < WAIT_TRIES && (record(accepted.callId!)?.state !== "succeeded" || temps().length === 0); i++) await sleep(5);
+    for (let i = 0; i < WAIT_TRIES && (record(accepted.callId!)?.state !== "succeeded" || temps().length === 0); i++)
+      await sleep(5);
     expect(record(accepted.callId!)).toMatchObject({ state: "succeeded", unconfirmed: 1 });
     return accepted;
   }
@@ -58,10 +70,27 @@ describe("a success recorded ahead of its rename", () => {
   it("answers and records a rename that fails as write_failed, never as the success recorded ahead", async () => {
     const file = path.join(t.projectDir, "target.txt");
     fs.writeFileSync(file, "value 1\n");
-    const command = url(s.m!, "x", [["run", "@changed"], ["wait", 20_000]], "echo checked");
+    const command = url(
+      s.m!,
+      "x",
+      [
+        ["run", "@changed"],
+        ["wait", 20_000],
+      ],
+      "echo checked",
+    );
     const checked = await agentGet<Body>(command);
     expect(checked).toMatchObject({ ok: true, stdout: "checked\n" });
-    const callUrl = url(s.m!, "e", [["path", "target.txt"], ["old", "value 1"], ["wait", 0]], "value 2");
+    const callUrl = url(
+      s.m!,
+      "e",
+      [
+        ["path", "target.txt"],
+        ["old", "value 1"],
+        ["wait", 0],
+      ],
+      "value 2",
+    );
     const accepted = await startHeld(callUrl);
     // A non-empty directory where the file was: the held rename over it fails (EISDIR).
     fs.rmSync(file);
@@ -82,16 +111,39 @@ describe("a success recorded ahead of its rename", () => {
   it("moves the state epoch for run=@changed only once the file changed", async () => {
     const file = path.join(t.projectDir, "src.txt");
     fs.writeFileSync(file, "v1\n");
-    const command = url(s.m!, "x", [["run", "@changed"], ["wait", 20_000]], "cat src.txt");
+    const command = url(
+      s.m!,
+      "x",
+      [
+        ["run", "@changed"],
+        ["wait", 20_000],
+      ],
+      "cat src.txt",
+    );
     expect(await agentGet<Body>(command)).toMatchObject({ ok: true, stdout: "v1\n" });
-    const edit = await startHeld(url(s.m!, "e", [["path", "src.txt"], ["old", "v1"], ["wait", 0]], "v2"));
+    const edit = await startHeld(
+      url(
+        s.m!,
+        "e",
+        [
+          ["path", "src.txt"],
+          ["old", "v1"],
+          ["wait", 0],
+        ],
+        "v2",
+      ),
+    );
 
     // While the rename is held the project has not changed: this run sees v1, and is named by the old epoch.
     const during = await agentGet<Body>(command);
     expect(during).toMatchObject({ ok: true, stdout: "v1\n" });
     expect(fs.readFileSync(file, "utf8")).toBe("v1\n");
 
-    expect(await settled(await agentGet<Body>(edit.poll!))).toMatchObject({ ok: true, state: "succeeded", path: "/project/src.txt" });
+    expect(await settled(await agentGet<Body>(edit.poll!))).toMatchObject({
+      ok: true,
+      state: "succeeded",
+      path: "/project/src.txt",
+    });
     expect(fs.readFileSync(file, "utf8")).toBe("v2\n");
     // The change landed after that run: the same URL runs again and sees it, rather than replaying v1.
     const after = await agentGet<Body>(command);

@@ -29,7 +29,11 @@ describe("apply_patch (/a)", () => {
   afterAll(async () => t.close());
 
   it("adds, updates with several hunks, moves and deletes in one call", async () => {
-    writeFiles(root, { "src/app.ts": "import a;\n\nfunction one() {\n  return 1;\n}\n\nfunction two() {\n  return 2;\n}\n", "old/name.ts": "x\n", "gone.txt": "bye\n" });
+    writeFiles(root, {
+      "src/app.ts": "import a;\n\nfunction one() {\n  return 1;\n}\n\nfunction two() {\n  return 2;\n}\n",
+      "old/name.ts": "x\n",
+      "gone.txt": "bye\n",
+    });
     fs.chmodSync(file("old/name.ts"), 0o750);
     const body = await apply(
       "*** Add File: src/new/util.ts",
@@ -59,7 +63,9 @@ describe("apply_patch (/a)", () => {
         { path: "/project/gone.txt", op: "deleted" },
       ],
     });
-    expect(fs.readFileSync(file("src/app.ts"), "utf8")).toBe("import a;\n\nfunction one() {\n  return 10;\n}\n\nfunction two() {\n  return 20;\n}\n");
+    expect(fs.readFileSync(file("src/app.ts"), "utf8")).toBe(
+      "import a;\n\nfunction one() {\n  return 10;\n}\n\nfunction two() {\n  return 20;\n}\n",
+    );
     expect(fs.readFileSync(file("src/new/util.ts"), "utf8")).toBe("export const u = 1;\n");
     expect(fs.readFileSync(file("new/name.ts"), "utf8")).toBe("y\n");
     expect(fs.statSync(file("new/name.ts")).mode & 0o777).toBe(0o750);
@@ -69,11 +75,36 @@ describe("apply_patch (/a)", () => {
 
   it("answers one unified diff of the files it added, updated and moved, in patch order", async () => {
     writeFiles(root, { "app.txt": "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "old.txt": "x\r\n", "gone.txt": "bye\n" });
-    const body = await apply("*** Add File: new.txt", "+n", "*** Update File: app.txt", "@@", "-5", "+five", "*** Update File: old.txt", "*** Move to: moved.txt", "@@", "-x", "+y", "*** Delete File: gone.txt");
+    const body = await apply(
+      "*** Add File: new.txt",
+      "+n",
+      "*** Update File: app.txt",
+      "@@",
+      "-5",
+      "+five",
+      "*** Update File: old.txt",
+      "*** Move to: moved.txt",
+      "@@",
+      "-x",
+      "+y",
+      "*** Delete File: gone.txt",
+    );
     expect(body.diff).toBe(
       [
         ["--- /project/new.txt", "+++ /project/new.txt", "@@ -0,0 +1 @@", "+n"],
-        ["--- /project/app.txt", "+++ /project/app.txt", "@@ -2,7 +2,7 @@", " 2", " 3", " 4", "-5", "+five", " 6", " 7", " 8"],
+        [
+          "--- /project/app.txt",
+          "+++ /project/app.txt",
+          "@@ -2,7 +2,7 @@",
+          " 2",
+          " 3",
+          " 4",
+          "-5",
+          "+five",
+          " 6",
+          " 7",
+          " 8",
+        ],
         ["--- /project/old.txt", "+++ /project/moved.txt", "@@ -1 +1 @@", "-x", "+y"],
       ]
         .map((lines) => lines.join("\n"))
@@ -86,12 +117,37 @@ describe("apply_patch (/a)", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 40; i++) files[`f${i}.txt`] = `${"a".repeat(600)}\n`;
     writeFiles(root, files);
-    const text = patchText(...Object.keys(files).flatMap((p) => [`*** Update File: ${p}`, "@@", `-${"a".repeat(600)}`, `+${"b".repeat(600)}`]));
+    const text = patchText(
+      ...Object.keys(files).flatMap((p) => [
+        `*** Update File: ${p}`,
+        "@@",
+        `-${"a".repeat(600)}`,
+        `+${"b".repeat(600)}`,
+      ]),
+    );
     const chunks = text.match(/[\s\S]{1,4000}/g)!;
     for (const [i, chunk] of chunks.entries()) {
-      expect(await agentGet<Body>(url(s.m!, "s", [["blob", "wide"], ["i", i], ["count", chunks.length]], chunk))).toMatchObject({ ok: true });
+      expect(
+        await agentGet<Body>(
+          url(
+            s.m!,
+            "s",
+            [
+              ["blob", "wide"],
+              ["i", i],
+              ["count", chunks.length],
+            ],
+            chunk,
+          ),
+        ),
+      ).toMatchObject({ ok: true });
     }
-    const body = await agentGet<Body>(url(s.m!, "a", [["blob", "wide"], ["count", chunks.length]]));
+    const body = await agentGet<Body>(
+      url(s.m!, "a", [
+        ["blob", "wide"],
+        ["count", chunks.length],
+      ]),
+    );
     expect(body).toMatchObject({ ok: true, summary: "40 files: 40 updated; +40 -40 lines", diffTruncated: true });
     const diff = body.diff as string;
     expect(diff.length).toBeLessThanOrEqual(16 * 1024 + 200);
@@ -106,26 +162,60 @@ describe("apply_patch (/a)", () => {
   });
 
   it.each([
-    ["a hunk that does not match", ["*** Update File: b.txt", "@@", "-not there", "+x"], "patch_hunk_not_found", { operation: 3, hunk: 1 }],
+    [
+      "a hunk that does not match",
+      ["*** Update File: b.txt", "@@", "-not there", "+x"],
+      "patch_hunk_not_found",
+      { operation: 3, hunk: 1 },
+    ],
     ["an Add of an existing file", ["*** Add File: b.txt", "+x"], "patch_target_exists", { operation: 3 }],
     ["a Delete of a missing file", ["*** Delete File: missing.txt"], "path_not_found", { operation: 3 }],
     ["a second op on the same path", ["*** Delete File: a.txt"], "patch_path_conflict", { operation: 3 }],
     ["a path outside the project", ["*** Add File: ../outside.txt", "+x"], "path_outside_root", { operation: 3 }],
-    ["a move onto an existing file", ["*** Update File: b.txt", "*** Move to: a.txt"], "patch_path_conflict", { operation: 3 }],
+    [
+      "a move onto an existing file",
+      ["*** Update File: b.txt", "*** Move to: a.txt"],
+      "patch_path_conflict",
+      { operation: 3 },
+    ],
     ["a parse error", ["*** Nonsense"], "patch_parse_error", { line: 8 }],
-  ])("leaves every file untouched when preflight finds %s after valid operations", async (_name, tail, code, detail) => {
-    writeFiles(root, { "a.txt": "a1\na2\n", "b.txt": "b1\n", "dir/c.txt": "c\n" });
-    const before = snapshotTree(root);
-    const body = await apply("*** Update File: a.txt", "@@", "-a1", "+A1", "*** Add File: dir/sub/new.txt", "+new", ...tail);
-    expect(body).toMatchObject({ ok: false, errorCode: code, errorDetail: detail });
-    expect(snapshotTree(root)).toEqual(before);
-  });
+  ])(
+    "leaves every file untouched when preflight finds %s after valid operations",
+    async (_name, tail, code, detail) => {
+      writeFiles(root, { "a.txt": "a1\na2\n", "b.txt": "b1\n", "dir/c.txt": "c\n" });
+      const before = snapshotTree(root);
+      const body = await apply(
+        "*** Update File: a.txt",
+        "@@",
+        "-a1",
+        "+A1",
+        "*** Add File: dir/sub/new.txt",
+        "+new",
+        ...tail,
+      );
+      expect(body).toMatchObject({ ok: false, errorCode: code, errorDetail: detail });
+      expect(snapshotTree(root)).toEqual(before);
+    },
+  );
 
   it("rolls back the files already written when the commit fails part-way", async () => {
-    writeFiles(root, { "a.txt": "a\n", "blocker": "a file where a directory is needed\n" });
+    writeFiles(root, { "a.txt": "a\n", blocker: "a file where a directory is needed\n" });
     const before = snapshotTree(root);
-    const body = await apply("*** Update File: a.txt", "@@", "-a", "+A", "*** Add File: fresh/one.txt", "+1", "*** Add File: blocker/child.txt", "+2");
-    expect(body).toMatchObject({ ok: false, errorCode: "patch_commit_failed", errorDetail: { failedAt: "/project/blocker/child.txt", appliedBeforeFailure: 2, rolledBack: true } });
+    const body = await apply(
+      "*** Update File: a.txt",
+      "@@",
+      "-a",
+      "+A",
+      "*** Add File: fresh/one.txt",
+      "+1",
+      "*** Add File: blocker/child.txt",
+      "+2",
+    );
+    expect(body).toMatchObject({
+      ok: false,
+      errorCode: "patch_commit_failed",
+      errorDetail: { failedAt: "/project/blocker/child.txt", appliedBeforeFailure: 2, rolledBack: true },
+    });
     expect(snapshotTree(root)).toEqual(before);
   });
 
@@ -139,14 +229,21 @@ describe("apply_patch (/a)", () => {
   ])("round-trips a %s file byte-exactly", async (_name, encoding, nl) => {
     const join = (...l: string[]) => l.join(nl) + nl;
     fs.writeFileSync(file("f.txt"), encodeText(join("alpha", "beta", "gamma", "délta"), encoding));
-    expect(await apply("*** Update File: f.txt", "@@", " alpha", "-beta", "+BETA", "+beta2", "@@", "-délta", "+DÉLTA")).toMatchObject({ ok: true });
-    expect(fs.readFileSync(file("f.txt")).equals(encodeText(join("alpha", "BETA", "beta2", "gamma", "DÉLTA"), encoding))).toBe(true);
+    expect(
+      await apply("*** Update File: f.txt", "@@", " alpha", "-beta", "+BETA", "+beta2", "@@", "-délta", "+DÉLTA"),
+    ).toMatchObject({ ok: true });
+    expect(
+      fs.readFileSync(file("f.txt")).equals(encodeText(join("alpha", "BETA", "beta2", "gamma", "DÉLTA"), encoding)),
+    ).toBe(true);
   });
 
   it("reports hunks that matched only when whitespace was ignored", async () => {
     writeFiles(root, { "w.py": "def f():\n\treturn 1   \n" });
     const body = await apply("*** Update File: w.py", "@@", " def f():", "-    return 1", "+\treturn 2");
-    expect(body).toMatchObject({ ok: true, tolerantMatches: [{ path: "/project/w.py", hunk: 1, line: 1, match: "whitespace" }] });
+    expect(body).toMatchObject({
+      ok: true,
+      tolerantMatches: [{ path: "/project/w.py", hunk: 1, line: 1, match: "whitespace" }],
+    });
     expect(fs.readFileSync(file("w.py"), "utf8")).toBe("def f():\n\treturn 2\n");
   });
 
@@ -154,12 +251,32 @@ describe("apply_patch (/a)", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 60; i++) files[`many/f${i}.txt`] = `file ${i}\nkeep\n`;
     writeFiles(root, files);
-    const text = patchText(...Object.keys(files).flatMap((p, i) => [`*** Update File: ${p}`, "@@", `-file ${i}`, `+FILE ${i}`]));
+    const text = patchText(
+      ...Object.keys(files).flatMap((p, i) => [`*** Update File: ${p}`, "@@", `-file ${i}`, `+FILE ${i}`]),
+    );
     const chunks = text.match(/[\s\S]{1,1000}/g)!;
     for (const [i, chunk] of chunks.entries()) {
-      expect(await agentGet<Body>(url(s.m!, "s", [["blob", "big"], ["i", i], ["count", chunks.length]], chunk))).toMatchObject({ ok: true });
+      expect(
+        await agentGet<Body>(
+          url(
+            s.m!,
+            "s",
+            [
+              ["blob", "big"],
+              ["i", i],
+              ["count", chunks.length],
+            ],
+            chunk,
+          ),
+        ),
+      ).toMatchObject({ ok: true });
     }
-    const body = await agentGet<Body>(url(s.m!, "a", [["blob", "big"], ["count", chunks.length]]));
+    const body = await agentGet<Body>(
+      url(s.m!, "a", [
+        ["blob", "big"],
+        ["count", chunks.length],
+      ]),
+    );
     expect(body).toMatchObject({ ok: true, summary: "60 files: 60 updated; +60 -60 lines" });
     for (let i = 0; i < 60; i++) expect(fs.readFileSync(file(`many/f${i}.txt`), "utf8")).toBe(`FILE ${i}\nkeep\n`);
   });

@@ -5,7 +5,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, giveToAgent, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  giveToAgent,
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+} from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 type Tree = Record<string, string>;
@@ -23,34 +30,82 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-  { name: "001 add a file", input: {}, patch: ["*** Begin Patch", "*** Add File: bar.md", "+This is a new file", "*** End Patch"], codex: { "bar.md": "This is a new file\n" } },
+  {
+    name: "001 add a file",
+    input: {},
+    patch: ["*** Begin Patch", "*** Add File: bar.md", "+This is a new file", "*** End Patch"],
+    codex: { "bar.md": "This is a new file\n" },
+  },
   {
     name: "002 add, delete and update in one patch",
     input: { "delete.txt": "obsolete\n", "modify.txt": "line1\nline2\n" },
-    patch: ["*** Begin Patch", "*** Add File: nested/new.txt", "+created", "*** Delete File: delete.txt", "*** Update File: modify.txt", "@@", "-line2", "+changed", "*** End Patch"],
+    patch: [
+      "*** Begin Patch",
+      "*** Add File: nested/new.txt",
+      "+created",
+      "*** Delete File: delete.txt",
+      "*** Update File: modify.txt",
+      "@@",
+      "-line2",
+      "+changed",
+      "*** End Patch",
+    ],
     codex: { "modify.txt": "line1\nchanged\n", "nested/new.txt": "created\n" },
   },
   {
     name: "003 two chunks in one file",
     input: { "multi.txt": "line1\nline2\nline3\nline4\n" },
-    patch: ["*** Begin Patch", "*** Update File: multi.txt", "@@", "-line2", "+changed2", "@@", "-line4", "+changed4", "*** End Patch"],
+    patch: [
+      "*** Begin Patch",
+      "*** Update File: multi.txt",
+      "@@",
+      "-line2",
+      "+changed2",
+      "@@",
+      "-line4",
+      "+changed4",
+      "*** End Patch",
+    ],
     codex: { "multi.txt": "line1\nchanged2\nline3\nchanged4\n" },
   },
   {
     name: "004 move into a new folder",
     input: { "old/name.txt": "old content\n", "old/other.txt": "unrelated\n" },
-    patch: ["*** Begin Patch", "*** Update File: old/name.txt", "*** Move to: renamed/dir/name.txt", "@@", "-old content", "+new content", "*** End Patch"],
+    patch: [
+      "*** Begin Patch",
+      "*** Update File: old/name.txt",
+      "*** Move to: renamed/dir/name.txt",
+      "@@",
+      "-old content",
+      "+new content",
+      "*** End Patch",
+    ],
     codex: { "old/other.txt": "unrelated\n", "renamed/dir/name.txt": "new content\n" },
   },
-  { name: "005 an empty patch is refused", input: { "foo.txt": "stay\n" }, patch: ["*** Begin Patch", "*** End Patch"], codex: { "foo.txt": "stay\n" } },
+  {
+    name: "005 an empty patch is refused",
+    input: { "foo.txt": "stay\n" },
+    patch: ["*** Begin Patch", "*** End Patch"],
+    codex: { "foo.txt": "stay\n" },
+  },
   {
     name: "006 a chunk whose lines are not in the file is refused",
     input: { "modify.txt": "line1\nline2\n" },
     patch: ["*** Begin Patch", "*** Update File: modify.txt", "@@", "-missing", "+changed", "*** End Patch"],
     codex: { "modify.txt": "line1\nline2\n" },
   },
-  { name: "007 deleting a missing file is refused", input: { "foo.txt": "stay\n" }, patch: ["*** Begin Patch", "*** Delete File: missing.txt", "*** End Patch"], codex: { "foo.txt": "stay\n" } },
-  { name: "008 an Update with no chunk is refused", input: { "foo.txt": "stay\n" }, patch: ["*** Begin Patch", "*** Update File: foo.txt", "*** End Patch"], codex: { "foo.txt": "stay\n" } },
+  {
+    name: "007 deleting a missing file is refused",
+    input: { "foo.txt": "stay\n" },
+    patch: ["*** Begin Patch", "*** Delete File: missing.txt", "*** End Patch"],
+    codex: { "foo.txt": "stay\n" },
+  },
+  {
+    name: "008 an Update with no chunk is refused",
+    input: { "foo.txt": "stay\n" },
+    patch: ["*** Begin Patch", "*** Update File: foo.txt", "*** End Patch"],
+    codex: { "foo.txt": "stay\n" },
+  },
   {
     name: "009 updating a missing file is refused",
     input: { "foo.txt": "stay\n" },
@@ -60,7 +115,15 @@ const SCENARIOS: Scenario[] = [
   {
     name: "010 a move onto an existing file",
     input: { "old/name.txt": "from\n", "old/other.txt": "unrelated\n", "renamed/dir/name.txt": "existing\n" },
-    patch: ["*** Begin Patch", "*** Update File: old/name.txt", "*** Move to: renamed/dir/name.txt", "@@", "-from", "+new", "*** End Patch"],
+    patch: [
+      "*** Begin Patch",
+      "*** Update File: old/name.txt",
+      "*** Move to: renamed/dir/name.txt",
+      "@@",
+      "-from",
+      "+new",
+      "*** End Patch",
+    ],
     codex: { "old/other.txt": "unrelated\n", "renamed/dir/name.txt": "new\n" },
     ours: {
       tree: { "old/name.txt": "from\n", "old/other.txt": "unrelated\n", "renamed/dir/name.txt": "existing\n" },
@@ -73,14 +136,36 @@ const SCENARIOS: Scenario[] = [
     input: { "duplicate.txt": "old content\n" },
     patch: ["*** Begin Patch", "*** Add File: duplicate.txt", "+new content", "*** End Patch"],
     codex: { "duplicate.txt": "new content\n" },
-    ours: { tree: { "duplicate.txt": "old content\n" }, errorCode: "patch_target_exists", hint: /never overwrites: change it with "\*\*\* Update File: \/project\/duplicate\.txt", or replace it whole with \/w after reading it\./ },
+    ours: {
+      tree: { "duplicate.txt": "old content\n" },
+      errorCode: "patch_target_exists",
+      hint: /never overwrites: change it with "\*\*\* Update File: \/project\/duplicate\.txt", or replace it whole with \/w after reading it\./,
+    },
   },
-  { name: "012 deleting a folder is refused", input: { "dir/foo.txt": "stay\n" }, patch: ["*** Begin Patch", "*** Delete File: dir", "*** End Patch"], codex: { "dir/foo.txt": "stay\n" } },
-  { name: "013 an unknown operation header is refused", input: { "foo.txt": "stay\n" }, patch: ["*** Begin Patch", "*** Frobnicate File: foo", "*** End Patch"], codex: { "foo.txt": "stay\n" } },
+  {
+    name: "012 deleting a folder is refused",
+    input: { "dir/foo.txt": "stay\n" },
+    patch: ["*** Begin Patch", "*** Delete File: dir", "*** End Patch"],
+    codex: { "dir/foo.txt": "stay\n" },
+  },
+  {
+    name: "013 an unknown operation header is refused",
+    input: { "foo.txt": "stay\n" },
+    patch: ["*** Begin Patch", "*** Frobnicate File: foo", "*** End Patch"],
+    codex: { "foo.txt": "stay\n" },
+  },
   {
     name: "014 an update of a file without a final newline",
     input: { "no_newline.txt": "no newline at end" },
-    patch: ["*** Begin Patch", "*** Update File: no_newline.txt", "@@", "-no newline at end", "+first line", "+second line", "*** End Patch"],
+    patch: [
+      "*** Begin Patch",
+      "*** Update File: no_newline.txt",
+      "@@",
+      "-no newline at end",
+      "+first line",
+      "+second line",
+      "*** End Patch",
+    ],
     codex: { "no_newline.txt": "first line\nsecond line\n" },
     // By design: a patch changes only the lines it names, so the file keeps having no final newline.
     ours: { tree: { "no_newline.txt": "first line\nsecond line" }, ok: true },
@@ -88,7 +173,16 @@ const SCENARIOS: Scenario[] = [
   {
     name: "015 a failure after an operation that would succeed",
     input: {},
-    patch: ["*** Begin Patch", "*** Add File: created.txt", "+hello", "*** Update File: missing.txt", "@@", "-old", "+new", "*** End Patch"],
+    patch: [
+      "*** Begin Patch",
+      "*** Add File: created.txt",
+      "+hello",
+      "*** Update File: missing.txt",
+      "@@",
+      "-old",
+      "+new",
+      "*** End Patch",
+    ],
     codex: { "created.txt": "hello\n" },
     ours: { tree: {}, errorCode: "path_not_found", hint: /missing\.txt/ },
   },
@@ -113,7 +207,15 @@ const SCENARIOS: Scenario[] = [
   {
     name: "019 non-ASCII lines",
     input: { "foo.txt": "line1\nnaïve café\nline3\n" },
-    patch: ["*** Begin Patch", "*** Update File: foo.txt", "@@", " line1", "-naïve café", "+naïve café ✅", "*** End Patch "],
+    patch: [
+      "*** Begin Patch",
+      "*** Update File: foo.txt",
+      "@@",
+      " line1",
+      "-naïve café",
+      "+naïve café ✅",
+      "*** End Patch ",
+    ],
     codex: { "foo.txt": "line1\nnaïve café ✅\nline3\n" },
   },
   {
@@ -137,7 +239,16 @@ const SCENARIOS: Scenario[] = [
   {
     name: "022 a chunk marked End of File",
     input: { "tail.txt": "first\nsecond\n" },
-    patch: ["*** Begin Patch", "*** Update File: tail.txt", "@@", " first", "-second", "+second updated", "*** End of File", "*** End Patch"],
+    patch: [
+      "*** Begin Patch",
+      "*** Update File: tail.txt",
+      "@@",
+      " first",
+      "-second",
+      "+second updated",
+      "*** End of File",
+      "*** End Patch",
+    ],
     codex: { "tail.txt": "first\nsecond updated\n" },
   },
 ];

@@ -39,7 +39,6 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-
 /** A session of its own (own read coverage, own folder) for each transport, on one bridge. */
 export async function openTransport(tb: TestBridge, name: "url" | "mcp"): Promise<Transport> {
   const root = path.join(tb.projectDir, name);
@@ -59,12 +58,35 @@ function urlTransport(s: AgentSession, root: string): Omit<Transport, "bases"> {
     name: "url",
     root,
     edit: ({ filePath, oldString, newString, replaceAll, key }) =>
-      json(url(s.m!, "e", [["filePath", filePath], ["oldString", oldString], ...(replaceAll ? [["replaceAll", 1] as [string, number]] : []), ...(key ? [["call", key] as [string, string]] : [])], newString)),
+      json(
+        url(
+          s.m!,
+          "e",
+          [
+            ["filePath", filePath],
+            ["oldString", oldString],
+            ...(replaceAll ? [["replaceAll", 1] as [string, number]] : []),
+            ...(key ? [["call", key] as [string, string]] : []),
+          ],
+          newString,
+        ),
+      ),
     write: ({ filePath, content }) => json(url(s.m!, "w", [["filePath", filePath]], content)),
     read: ({ filePath, offset, limit }) =>
-      json(url(s.r, "r", [["filePath", filePath], ...(offset ? [["offset", offset] as [string, number]] : []), ...(limit ? [["limit", limit] as [string, number]] : [])])),
+      json(
+        url(s.r, "r", [
+          ["filePath", filePath],
+          ...(offset ? [["offset", offset] as [string, number]] : []),
+          ...(limit ? [["limit", limit] as [string, number]] : []),
+        ]),
+      ),
     async glob(pattern) {
-      const body = await agentGet<{ results: Array<{ path: string }> }>(url(s.r, "f", [["include", pattern], ["sort", "mtime"]]));
+      const body = await agentGet<{ results: Array<{ path: string }> }>(
+        url(s.r, "f", [
+          ["include", pattern],
+          ["sort", "mtime"],
+        ]),
+      );
       return body.results.map((r) => r.path);
     },
     close: async () => {},
@@ -74,8 +96,15 @@ function urlTransport(s: AgentSession, root: string): Omit<Transport, "bases"> {
 async function mcpTransport(tb: TestBridge, s: AgentSession, root: string): Promise<Omit<Transport, "bases">> {
   const client: McpTestClient = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(s.m!), { sdk: "v2" });
   const call = async (name: string, args: Record<string, unknown>, key?: string): Promise<Answer> => {
-    const result = await client.callTool({ name, arguments: args, ...(key ? { _meta: { [IDEMPOTENCY_KEY]: key } } : {}) });
-    const text = (result.content as Array<{ type: string; text?: string }>).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+    const result = await client.callTool({
+      name,
+      arguments: args,
+      ...(key ? { _meta: { [IDEMPOTENCY_KEY]: key } } : {}),
+    });
+    const text = (result.content as Array<{ type: string; text?: string }>)
+      .filter((c) => c.type === "text")
+      .map((c) => c.text)
+      .join("\n");
     return { body: result.structuredContent as Body, text };
   };
   return {

@@ -8,10 +8,20 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGet, makeTempDir } from "../../helpers/bridge.js";
-import { controlApi as api, killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
+import {
+  controlApi as api,
+  killServerProcesses,
+  startServerProcess,
+  type ServerProcess,
+} from "../../helpers/server-process.js";
 import { url } from "./fixtures.js";
 
-type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; errorDetail?: Record<string, unknown>; dedupe?: string };
+type Body = Record<string, unknown> & {
+  ok: boolean;
+  errorCode?: string;
+  errorDetail?: Record<string, unknown>;
+  dedupe?: string;
+};
 
 /** Peak RSS the bridge may reach for a failed edit of the 100 MB file (docs/RELIABILITY.md, "A failed edit on a huge file"). */
 const PEAK_RSS_BOUND_MIB = 1536;
@@ -80,8 +90,17 @@ describe("a failed /e on a huge file", () => {
     writeLines(path.join(root, "ten.txt"), 200_000);
     fs.writeFileSync(path.join(root, "small.txt"), "a small file\nread by another session\n");
     server = await startServerProcess({ stateDir: makeTempDir("huge-edit-state") });
-    const project = await api<{ id: string }>(server, "POST", "/api/projects", { name: "huge", root, permissions: { write: true, terminal: false } });
-    const base = async () => (await agentGet<{ bases: { m: string; r: string } }>((await api<{ initUrl: string }>(server, "POST", "/api/sessions", { projectId: project.id })).initUrl)).bases;
+    const project = await api<{ id: string }>(server, "POST", "/api/projects", {
+      name: "huge",
+      root,
+      permissions: { write: true, terminal: false },
+    });
+    const base = async () =>
+      (
+        await agentGet<{ bases: { m: string; r: string } }>(
+          (await api<{ initUrl: string }>(server, "POST", "/api/sessions", { projectId: project.id })).initUrl,
+        )
+      ).bases;
     editor = (await base()).m;
     reader = (await base()).r;
   }, 120_000);
@@ -89,7 +108,18 @@ describe("a failed /e on a huge file", () => {
 
   it("10 MB: the nearest-lines search runs in its worker while another session's reads are answered", async () => {
     const reads = readLoop(reader);
-    const body = await agentGet<Body>(url(editor, "e", [["path", "ten.txt"], ["old", "line 00123456 the quick brown fix jumps over"], ["wait", WAIT_MS]], "x"));
+    const body = await agentGet<Body>(
+      url(
+        editor,
+        "e",
+        [
+          ["path", "ten.txt"],
+          ["old", "line 00123456 the quick brown fix jumps over"],
+          ["wait", WAIT_MS],
+        ],
+        "x",
+      ),
+    );
     const latencies = await reads.stop();
     expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match" });
     const nearest = body.errorDetail!.nearest as { startLine: number; complete?: false };
@@ -98,12 +128,30 @@ describe("a failed /e on a huge file", () => {
     else expect(body.excerpt).toContain("123457: line 00123456");
     expect(reads.failures()).toBe(0);
     expect(latencies.length).toBeGreaterThan(0);
-    console.log(`10 MB failed edit: another session got ${latencies.length} reads answered during it, p99 ${p99(latencies)} ms, max ${Math.round(Math.max(...latencies))} ms; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; bridge ${JSON.stringify(memoryOf(server.child.pid!))} MiB`);
+    console.log(
+      `10 MB failed edit: another session got ${latencies.length} reads answered during it, p99 ${p99(latencies)} ms, max ${Math.round(Math.max(...latencies))} ms; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}; bridge ${JSON.stringify(memoryOf(server.child.pid!))} MiB`,
+    );
   }, 120_000);
 
   it("four failed edits of the 10 MB file at once: each answers edit_no_match (searched one at a time), the bridge stays up", async () => {
     const answers = await Promise.all(
-      [11, 222, 3333, 44444].map((n) => agentGet<Body>(url(editor, "e", [["path", "ten.txt"], ["old", `line ${String(n).padStart(8, "0")} the quick brown fix jumps over`], ["wait", WAIT_MS]], `y${n}`))),
+      [11, 222, 3333, 44444].map((n) =>
+        agentGet<Body>(
+          url(
+            editor,
+            "e",
+            [
+              ["path", "ten.txt"],
+              ["old", `line ${String(n).padStart(8, "0")} the quick brown fix jumps over`],
+              ["wait", WAIT_MS],
+            ],
+            `y${n}`,
+          ),
+        ),
+      ),
     );
     for (const [i, body] of answers.entries()) {
       expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match" });
@@ -114,17 +162,38 @@ describe("a failed /e on a huge file", () => {
       else expect(body.errorDetail!.nearestSkipped).toBe("timed_out");
     }
     expect(server.child.exitCode).toBeNull();
-    console.log(`four concurrent failed 10 MB edits: ${answers.filter((b) => b.errorDetail!.nearest).length} searched; bridge ${JSON.stringify(memoryOf(server.child.pid!))} MiB`);
+    console.log(
+      `four concurrent failed 10 MB edits: ${answers.filter((b) => b.errorDetail!.nearest).length} searched; bridge ${JSON.stringify(memoryOf(server.child.pid!))} MiB`,
+    );
   }, 120_000);
 
   it("100 MB, 2 million lines: edit_no_match saying the search was skipped, a grep URL, peak RSS under the bound, the bridge up", async () => {
-    const request = url(editor, "e", [["path", "hundred.txt"], ["old", "NOT-THERE-AT-ALL"], ["wait", WAIT_MS]], "x");
+    const request = url(
+      editor,
+      "e",
+      [
+        ["path", "hundred.txt"],
+        ["old", "NOT-THERE-AT-ALL"],
+        ["wait", WAIT_MS],
+      ],
+      "x",
+    );
     const reads = readLoop(reader);
     const body = await agentGet<Body>(request);
     const latencies = await reads.stop();
     const memory = memoryOf(server.child.pid!);
-    console.log(`100 MB failed edit: another session got ${latencies.length} reads answered during it, p99 ${p99(latencies)} ms, max ${Math.round(Math.max(...latencies))} ms; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; bridge ${JSON.stringify(memory)} MiB`);
-    expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match", retryable: false, errorDetail: { occurrences: 0, nearestSkipped: "file_too_large" } });
+    console.log(
+      `100 MB failed edit: another session got ${latencies.length} reads answered during it, p99 ${p99(latencies)} ms, max ${Math.round(Math.max(...latencies))} ms; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}; bridge ${JSON.stringify(memory)} MiB`,
+    );
+    expect(body).toMatchObject({
+      ok: false,
+      errorCode: "edit_no_match",
+      retryable: false,
+      errorDetail: { occurrences: 0, nearestSkipped: "file_too_large" },
+    });
     expect(body.excerpt).toBeUndefined();
     expect(body.retry).toBeUndefined();
     expect(String(body.repairHint)).toContain("grep");

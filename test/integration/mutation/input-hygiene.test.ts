@@ -35,9 +35,14 @@ describe("input hygiene on create", () => {
 
   it("keeps an existing name with a control character readable and deletable, and a missing one is just not found", async () => {
     expect(await agentGet<Body>(url(s.r, "r", [["path", "tab\there.txt"]]))).toMatchObject({ ok: true });
-    expect(await agentGet<Body>(url(s.r, "r", [["path", "no\tsuch.txt"]]))).toMatchObject({ ok: false, errorCode: "path_not_found" });
+    expect(await agentGet<Body>(url(s.r, "r", [["path", "no\tsuch.txt"]]))).toMatchObject({
+      ok: false,
+      errorCode: "path_not_found",
+    });
     fs.writeFileSync(path.join(t.projectDir, "old\tname.txt"), "gone soon\n");
-    expect(await agentGet<Body>(url(s.m!, "a", [], patchText("*** Delete File: old\tname.txt")))).toMatchObject({ ok: true });
+    expect(await agentGet<Body>(url(s.m!, "a", [], patchText("*** Delete File: old\tname.txt")))).toMatchObject({
+      ok: true,
+    });
     expect(fs.existsSync(path.join(t.projectDir, "old\tname.txt"))).toBe(false);
   });
 

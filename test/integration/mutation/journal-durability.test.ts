@@ -26,7 +26,15 @@ describe("journal durability points", () => {
     const before = syncs();
     let last = "";
     for (let i = 0; i < EDITS; i++) {
-      last = url(s.m!, "e", [["path", "count.txt"], ["old", `n=${i}`]], `n=${i + 1}`);
+      last = url(
+        s.m!,
+        "e",
+        [
+          ["path", "count.txt"],
+          ["old", `n=${i}`],
+        ],
+        `n=${i + 1}`,
+      );
       const body = await agentGet<Body>(last);
       expect(body).toMatchObject({ ok: true, state: "succeeded" });
     }
@@ -42,7 +50,17 @@ describe("journal durability points", () => {
   it("records a failed edit durably with one fsync: it never reached a side effect, only its outcome waits", async () => {
     fs.writeFileSync(path.join(t.projectDir, "miss.txt"), "nothing here\n");
     const before = syncs();
-    const body = await agentGet<Body>(url(s.m!, "e", [["path", "miss.txt"], ["old", "absent text"]], "x"));
+    const body = await agentGet<Body>(
+      url(
+        s.m!,
+        "e",
+        [
+          ["path", "miss.txt"],
+          ["old", "absent text"],
+        ],
+        "x",
+      ),
+    );
     expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match", state: "failed" });
     expect(syncs() - before).toBe(1);
     expect(fs.readFileSync(path.join(t.projectDir, "miss.txt"), "utf8")).toBe("nothing here\n");
@@ -53,7 +71,21 @@ describe("journal durability points", () => {
     const file = path.join(t.projectDir, "queued.txt");
     fs.writeFileSync(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
     const before = syncs();
-    const bodies = await Promise.all(Array.from({ length: slots }, (_, i) => agentGet<Body>(url(s.m!, "e", [["path", "queued.txt"], ["old", `slot ${i};`]], `done ${i};`))));
+    const bodies = await Promise.all(
+      Array.from({ length: slots }, (_, i) =>
+        agentGet<Body>(
+          url(
+            s.m!,
+            "e",
+            [
+              ["path", "queued.txt"],
+              ["old", `slot ${i};`],
+            ],
+            `done ${i};`,
+          ),
+        ),
+      ),
+    );
     expect(bodies.every((b) => b.ok && b.state === "succeeded")).toBe(true);
     expect(fs.readFileSync(file, "utf8")).toBe(Array.from({ length: slots }, (_, i) => `done ${i};`).join("\n") + "\n");
     const made = syncs() - before;
@@ -69,7 +101,11 @@ describe("journal durability points", () => {
     expect(fs.readFileSync(path.join(t.projectDir, "new/durable.txt"), "utf8")).toBe("fresh\n");
     fs.writeFileSync(path.join(t.projectDir, "unread.txt"), "never read\n");
     const refused = syncs();
-    expect(await agentGet<Body>(url(s.m!, "w", [["path", "unread.txt"]], "replaced\n"))).toMatchObject({ ok: false, errorCode: "stale_read", state: "failed" });
+    expect(await agentGet<Body>(url(s.m!, "w", [["path", "unread.txt"]], "replaced\n"))).toMatchObject({
+      ok: false,
+      errorCode: "stale_read",
+      state: "failed",
+    });
     expect(syncs() - refused).toBe(1);
   });
 

@@ -38,7 +38,16 @@ describe("exactly-once past retention", () => {
     // History the session made since: 2,000 finished intents recorded as the journal records them...
     t.bridge.store.transaction(() => {
       for (let i = 0; i < JOURNAL_MAX_RECORDS_PER_SESSION + 50; i++) {
-        const { row: filler } = t.bridge.store.journal.admit({ sessionId: s.sessionId, generation: row.generation, projectId: s.projectId, projectRoot: row.projectRoot, callId: `auto:write:filler${i}`, tool: "write", argsHash: `h${i}`, createdAt: clock });
+        const { row: filler } = t.bridge.store.journal.admit({
+          sessionId: s.sessionId,
+          generation: row.generation,
+          projectId: s.projectId,
+          projectRoot: row.projectRoot,
+          callId: `auto:write:filler${i}`,
+          tool: "write",
+          argsHash: `h${i}`,
+          createdAt: clock,
+        });
         t.bridge.store.journal.finish(filler.id, "succeeded", { ok: true }, null, clock);
       }
     });
@@ -58,7 +67,9 @@ describe("exactly-once past retention", () => {
     expect(typeof replay.retry).toBe("string");
     expect(ran()).toEqual(["count-run"]);
     // /j answers the same tombstone.
-    expect(await agentGet<Body>(url(s.m!, "j", [["call", first.callId!]]))).toMatchObject({ errorCode: "intent_result_expired" });
+    expect(await agentGet<Body>(url(s.m!, "j", [["call", first.callId!]]))).toMatchObject({
+      errorCode: "intent_result_expired",
+    });
     // The retry URL runs it again on purpose, exactly once.
     expect(await agentGet<Body>(replay.retry as string)).toMatchObject({ ok: true });
     expect(await agentGet<Body>(replay.retry as string)).toMatchObject({ ok: true, dedupe: "replayed" });
@@ -72,7 +83,11 @@ describe("exactly-once past retention", () => {
     clock += JOURNAL_RETENTION_MS + 60_000;
     await mutateMany("b", ADMISSIONS_TO_PRUNE);
     const replay = await agentGet<Body>(command);
-    expect(replay).toMatchObject({ ok: false, errorCode: "intent_result_expired", errorDetail: { outcome: "succeeded" } });
+    expect(replay).toMatchObject({
+      ok: false,
+      errorCode: "intent_result_expired",
+      errorDetail: { outcome: "succeeded" },
+    });
     expect(ran()).toHaveLength(before);
   });
 });

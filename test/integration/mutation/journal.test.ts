@@ -8,7 +8,13 @@ import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hoo
 import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { patchText, url } from "./fixtures.js";
 
-type Body = Record<string, unknown> & { ok: boolean; callId?: string; dedupe?: string; state?: string; errorCode?: string };
+type Body = Record<string, unknown> & {
+  ok: boolean;
+  callId?: string;
+  dedupe?: string;
+  state?: string;
+  errorCode?: string;
+};
 
 const running: TestBridge[] = [];
 async function bridge(...args: Parameters<typeof startTestBridge>): Promise<TestBridge> {
@@ -51,14 +57,25 @@ describe("intent journal", () => {
     fs.writeFileSync(counter, "counter: 0\n");
     const s = await t.session({ write: true });
     // Each execution turns the one "0" into "0+"; a second execution would leave "0++".
-    const edit = url(s.m!, "e", [["path", "counter.txt"], ["old", "0"], ["wait", 1500]], "0+");
+    const edit = url(
+      s.m!,
+      "e",
+      [
+        ["path", "counter.txt"],
+        ["old", "0"],
+        ["wait", 1500],
+      ],
+      "0+",
+    );
     const bodies = await Promise.all(Array.from({ length: 50 }, () => agentGet<Body>(edit)));
 
     expect(fs.readFileSync(counter, "utf8")).toBe("counter: 0+\n");
     expect(new Set(bodies.map((b) => b.callId)).size).toBe(1);
     expect(bodies.every((b) => b.ok && b.state === "succeeded")).toBe(true);
     expect(bodies.filter((b) => b.dedupe === undefined)).toHaveLength(1);
-    expect(bodies.filter((b) => b.dedupe !== undefined).every((b) => b.dedupe === "joined" || b.dedupe === "replayed")).toBe(true);
+    expect(
+      bodies.filter((b) => b.dedupe !== undefined).every((b) => b.dedupe === "joined" || b.dedupe === "replayed"),
+    ).toBe(true);
     const first = bodies.find((b) => b.dedupe === undefined)!;
 
     await t.close();
@@ -73,8 +90,30 @@ describe("intent journal", () => {
   it("refuses wait outside 0..20000 before creating an intent, with the exact clamped URL", async () => {
     const t = await bridge();
     const s = await t.session({ write: true });
-    const body = await agentGet<Body>(url(s.m!, "w", [["path", "w.txt"], ["wait", 50000]], "x"));
-    expect(body).toMatchObject({ ok: false, errorCode: "invalid_parameter", repair: url(s.m!, "w", [["path", "w.txt"], ["wait", 20000]], "x") });
+    const body = await agentGet<Body>(
+      url(
+        s.m!,
+        "w",
+        [
+          ["path", "w.txt"],
+          ["wait", 50000],
+        ],
+        "x",
+      ),
+    );
+    expect(body).toMatchObject({
+      ok: false,
+      errorCode: "invalid_parameter",
+      repair: url(
+        s.m!,
+        "w",
+        [
+          ["path", "w.txt"],
+          ["wait", 20000],
+        ],
+        "x",
+      ),
+    });
     expect(fs.existsSync(path.join(t.projectDir, "w.txt"))).toBe(false);
     const repaired = await agentGet<Body>(body.repair as string);
     expect(repaired).toMatchObject({ ok: true, state: "succeeded" });
@@ -84,10 +123,29 @@ describe("intent journal", () => {
     const t = await bridge();
     fs.writeFileSync(path.join(t.projectDir, "n.txt"), "x");
     const s = await t.session({ write: true });
-    const once = url(s.m!, "e", [["path", "n.txt"], ["old", "x"]], "xy");
+    const once = url(
+      s.m!,
+      "e",
+      [
+        ["path", "n.txt"],
+        ["old", "x"],
+      ],
+      "xy",
+    );
     const first = await agentGet<Body>(once);
     const replay = await agentGet<Body>(once);
-    const repeat = await agentGet<Body>(url(s.m!, "e", [["path", "n.txt"], ["old", "x"], ["run", "2"]], "xy"));
+    const repeat = await agentGet<Body>(
+      url(
+        s.m!,
+        "e",
+        [
+          ["path", "n.txt"],
+          ["old", "x"],
+          ["run", "2"],
+        ],
+        "xy",
+      ),
+    );
     expect(replay).toMatchObject({ callId: first.callId, dedupe: "replayed" });
     expect(repeat.callId).not.toBe(first.callId);
     expect(repeat).toMatchObject({ ok: true, state: "succeeded" });
@@ -97,11 +155,42 @@ describe("intent journal", () => {
   it("accepts an explicit call= id, refuses reusing it for other arguments, and refuses call= with run=", async () => {
     const t = await bridge();
     const s = await t.session({ write: true });
-    const made = await agentGet<Body>(url(s.m!, "w", [["path", "c.txt"], ["call", "my-call.1"]], "one"));
+    const made = await agentGet<Body>(
+      url(
+        s.m!,
+        "w",
+        [
+          ["path", "c.txt"],
+          ["call", "my-call.1"],
+        ],
+        "one",
+      ),
+    );
     expect(made).toMatchObject({ ok: true, callId: "my-call.1" });
-    const reused = await agentGet<Body>(url(s.m!, "w", [["path", "c.txt"], ["call", "my-call.1"]], "two"));
+    const reused = await agentGet<Body>(
+      url(
+        s.m!,
+        "w",
+        [
+          ["path", "c.txt"],
+          ["call", "my-call.1"],
+        ],
+        "two",
+      ),
+    );
     expect(reused).toMatchObject({ ok: false, errorCode: "call_id_conflict" });
-    const both = await agentGet<Body>(url(s.m!, "w", [["path", "d.txt"], ["call", "x"], ["run", "2"]], "two"));
+    const both = await agentGet<Body>(
+      url(
+        s.m!,
+        "w",
+        [
+          ["path", "d.txt"],
+          ["call", "x"],
+          ["run", "2"],
+        ],
+        "two",
+      ),
+    );
     expect(both).toMatchObject({ ok: false, errorCode: "conflicting_parameters" });
     expect(fs.readFileSync(path.join(t.projectDir, "c.txt"), "utf8")).toBe("one");
     expect(fs.existsSync(path.join(t.projectDir, "d.txt"))).toBe(false);
@@ -111,23 +200,52 @@ describe("intent journal", () => {
     process.env[PATCH_WRITE_DELAY_ENV] = "250";
     const t = await bridge();
     const s = await t.session({ write: true });
-    const patch = url(s.m!, "a", [["wait", 0]], patchText("*** Add File: p/one.txt", "+1", "*** Add File: p/two.txt", "+2"));
+    const patch = url(
+      s.m!,
+      "a",
+      [["wait", 0]],
+      patchText("*** Add File: p/one.txt", "+1", "*** Add File: p/two.txt", "+2"),
+    );
     const bodies = await Promise.all([agentGet<Body>(patch), agentGet<Body>(patch), agentGet<Body>(patch)]);
     for (const b of bodies) {
       expect(b).toMatchObject({ ok: true, agentAction: "poll", callId: bodies[0]!.callId });
       expect(["pending", "running"]).toContain(b.state);
-      expect(b.poll).toBe(url(s.m!, "j", [["call", b.callId!], ["wait", 1000]]));
+      expect(b.poll).toBe(
+        url(s.m!, "j", [
+          ["call", b.callId!],
+          ["wait", 1000],
+        ]),
+      );
     }
     let polled = await agentGet<Body>(bodies[0]!.poll as string);
     while (polled.state !== "succeeded") polled = await agentGet<Body>(bodies[0]!.poll as string);
     expect(polled).toMatchObject({ ok: true, tool: "apply_patch", summary: expect.stringContaining("2 added") });
     expect(fs.readFileSync(path.join(t.projectDir, "p/two.txt"), "utf8")).toBe("2\n");
 
-    const failed = await agentGet<Body>(url(s.m!, "e", [["path", "p/one.txt"], ["old", "absent"]], "x"));
+    const failed = await agentGet<Body>(
+      url(
+        s.m!,
+        "e",
+        [
+          ["path", "p/one.txt"],
+          ["old", "absent"],
+        ],
+        "x",
+      ),
+    );
     const failedPoll = await agentGet<Body>(url(s.m!, "j", [["call", failed.callId!]]));
-    expect(failedPoll).toMatchObject({ ok: false, errorCode: "edit_no_match", state: "failed", agentAction: "reread_then_retry", retryable: false });
+    expect(failedPoll).toMatchObject({
+      ok: false,
+      errorCode: "edit_no_match",
+      state: "failed",
+      agentAction: "reread_then_retry",
+      retryable: false,
+    });
     expect(failedPoll.repairHint).toBe(failed.repairHint);
-    expect(await agentGet<Body>(url(s.m!, "j", [["call", "auto:edit:0000"]]))).toMatchObject({ ok: false, errorCode: "intent_not_found" });
+    expect(await agentGet<Body>(url(s.m!, "j", [["call", "auto:edit:0000"]]))).toMatchObject({
+      ok: false,
+      errorCode: "intent_not_found",
+    });
   });
 
   it("keeps the caller's wait in every poll URL: the first answer's, a join's and /j's own (issue 27 item 4)", async () => {
@@ -152,15 +270,45 @@ describe("intent journal", () => {
     });
     const t = await bridge({}, { extraTools: [held] });
     const s = await t.session({ write: true });
-    const first = await agentGet<Body>(url(s.m!, "held", [["label", "a"], ["wait", 300]]));
+    const first = await agentGet<Body>(
+      url(s.m!, "held", [
+        ["label", "a"],
+        ["wait", 300],
+      ]),
+    );
     expect(first).toMatchObject({ ok: true, state: "running", agentAction: "poll" });
-    expect(first.poll).toBe(url(s.m!, "j", [["call", first.callId!], ["wait", 300]]));
-    const joined = await agentGet<Body>(url(s.m!, "held", [["label", "a"], ["wait", 200]]));
+    expect(first.poll).toBe(
+      url(s.m!, "j", [
+        ["call", first.callId!],
+        ["wait", 300],
+      ]),
+    );
+    const joined = await agentGet<Body>(
+      url(s.m!, "held", [
+        ["label", "a"],
+        ["wait", 200],
+      ]),
+    );
     expect(joined).toMatchObject({ ok: true, state: "running", dedupe: "joined", callId: first.callId });
-    expect(joined.poll).toBe(url(s.m!, "j", [["call", first.callId!], ["wait", 200]]));
-    const polled = await agentGet<Body>(url(s.m!, "j", [["call", first.callId!], ["wait", 400]]));
+    expect(joined.poll).toBe(
+      url(s.m!, "j", [
+        ["call", first.callId!],
+        ["wait", 200],
+      ]),
+    );
+    const polled = await agentGet<Body>(
+      url(s.m!, "j", [
+        ["call", first.callId!],
+        ["wait", 400],
+      ]),
+    );
     expect(polled).toMatchObject({ ok: true, state: "running", tool: "held_probe" });
-    expect(polled.poll).toBe(url(s.m!, "j", [["call", first.callId!], ["wait", 400]]));
+    expect(polled.poll).toBe(
+      url(s.m!, "j", [
+        ["call", first.callId!],
+        ["wait", 400],
+      ]),
+    );
     release();
     expect(await agentGet<Body>(polled.poll as string)).toMatchObject({ ok: true, state: "succeeded", label: "a" });
   });
@@ -188,8 +336,20 @@ describe("intent journal", () => {
     expect(repeatedReplay.repeat).toBeUndefined();
   });
 
-  it.each<[{ write: boolean; terminal: boolean }, string, Array<[string, string | number]>, string | undefined, string]>([
-    [{ write: false, terminal: false }, "s", [["blob", "b"], ["i", 0], ["count", 1]], "x", "write|terminal"],
+  it.each<
+    [{ write: boolean; terminal: boolean }, string, Array<[string, string | number]>, string | undefined, string]
+  >([
+    [
+      { write: false, terminal: false },
+      "s",
+      [
+        ["blob", "b"],
+        ["i", 0],
+        ["count", 1],
+      ],
+      "x",
+      "write|terminal",
+    ],
     [{ write: false, terminal: false }, "j", [["call", "c"]], undefined, "write|terminal"],
     [{ write: false, terminal: true }, "w", [["path", "x"]], "x", "write"],
     [{ write: true, terminal: false }, "x", [], "true", "terminal"],
@@ -204,19 +364,49 @@ describe("intent journal", () => {
   it("lets /s, /b and /j work with only one of write or terminal on", async () => {
     const t = await bridge();
     const s = await t.session({ write: false, terminal: true });
-    expect(await agentGet<Body>(url(s.m!, "s", [["blob", "b"], ["i", 0], ["count", 1]], "x"))).toMatchObject({ ok: true, complete: true });
+    expect(
+      await agentGet<Body>(
+        url(
+          s.m!,
+          "s",
+          [
+            ["blob", "b"],
+            ["i", 0],
+            ["count", 1],
+          ],
+          "x",
+        ),
+      ),
+    ).toMatchObject({ ok: true, complete: true });
     expect(await agentGet<Body>(url(s.m!, "b", [["blob", "b"]]))).toMatchObject({ ok: true, complete: true });
-    expect(await agentGet<Body>(url(s.m!, "j", [["call", "nope"]]))).toMatchObject({ ok: false, errorCode: "intent_not_found" });
+    expect(await agentGet<Body>(url(s.m!, "j", [["call", "nope"]]))).toMatchObject({
+      ok: false,
+      errorCode: "intent_not_found",
+    });
   });
 
   it("starts a rotated session generation with a clean journal and staging", async () => {
     const t = await bridge();
     const s = await t.session({ write: true });
     const made = await agentGet<Body>(url(s.m!, "w", [["path", "r.txt"]], "x"));
-    await agentGet(url(s.m!, "s", [["blob", "b"], ["i", 0], ["count", 1]], "x"));
+    await agentGet(
+      url(
+        s.m!,
+        "s",
+        [
+          ["blob", "b"],
+          ["i", 0],
+          ["count", 1],
+        ],
+        "x",
+      ),
+    );
     const rotated = await t.api<{ initUrl: string }>("POST", `/api/sessions/${s.sessionId}/rotate`);
     const init = await agentGet<{ bases: { m: string } }>(rotated.body.initUrl);
-    expect(await agentGet<Body>(url(init.bases.m, "j", [["call", made.callId!]]))).toMatchObject({ ok: false, errorCode: "intent_not_found" });
+    expect(await agentGet<Body>(url(init.bases.m, "j", [["call", made.callId!]]))).toMatchObject({
+      ok: false,
+      errorCode: "intent_not_found",
+    });
     expect(await agentGet<Body>(url(init.bases.m, "b"))).toMatchObject({ ok: true, blobs: [] });
   });
 });

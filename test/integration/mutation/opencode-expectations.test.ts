@@ -26,7 +26,10 @@ afterAll(async () => {
 const put = (t: Transport, rel: string, content: string) => fs.writeFileSync(path.join(t.root, rel), content);
 const disk = (t: Transport, rel: string) => fs.readFileSync(path.join(t.root, rel), "utf8");
 /** The diff's body lines that remove (-) or add (+) text, headers left out. */
-const changed = (diff: unknown, sign: "-" | "+") => String(diff).split("\n").filter((l) => l.startsWith(sign) && !l.startsWith(`${sign}${sign}${sign} `));
+const changed = (diff: unknown, sign: "-" | "+") =>
+  String(diff)
+    .split("\n")
+    .filter((l) => l.startsWith(sign) && !l.startsWith(`${sign}${sign}${sign} `));
 
 describe.each(["url", "mcp"] as const)("over %s", (name) => {
   const t = () => transports[name];
@@ -34,23 +37,47 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
   it("takes OpenCode's field names: filePath on read, edit and write", async () => {
     put(t(), "fields.txt", "alpha\nbeta\n");
     expect((await t().read({ filePath: "fields.txt" })).body).toMatchObject({ ok: true });
-    expect((await t().edit({ filePath: "fields.txt", oldString: "beta", newString: "gamma" })).body).toMatchObject({ ok: true, matchedBy: "exact", line: 2 });
-    expect((await t().write({ filePath: "fields-new.txt", content: "new\n" })).body).toMatchObject({ ok: true, created: true });
+    expect((await t().edit({ filePath: "fields.txt", oldString: "beta", newString: "gamma" })).body).toMatchObject({
+      ok: true,
+      matchedBy: "exact",
+      line: 2,
+    });
+    expect((await t().write({ filePath: "fields-new.txt", content: "new\n" })).body).toMatchObject({
+      ok: true,
+      created: true,
+    });
     expect(disk(t(), "fields.txt")).toBe("alpha\ngamma\n");
   });
 
   it("refuses path and filePath given together, writing nothing", async () => {
-    const answer = name === "url"
-      ? await agentGet(url(t().bases.m!, "w", [["path", "both-a.txt"], ["filePath", "both-b.txt"]], "x"))
-      : (await t().write({ filePath: "both-b.txt", content: "x", path: "both-a.txt" } as never)).body;
+    const answer =
+      name === "url"
+        ? await agentGet(
+            url(
+              t().bases.m!,
+              "w",
+              [
+                ["path", "both-a.txt"],
+                ["filePath", "both-b.txt"],
+              ],
+              "x",
+            ),
+          )
+        : (await t().write({ filePath: "both-b.txt", content: "x", path: "both-a.txt" } as never)).body;
     expect(answer).toMatchObject({ ok: false, errorCode: "conflicting_parameters" });
-    expect(fs.existsSync(path.join(t().root, "both-a.txt")) || fs.existsSync(path.join(t().root, "both-b.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(t().root, "both-a.txt")) || fs.existsSync(path.join(t().root, "both-b.txt"))).toBe(
+      false,
+    );
   });
 
   it("replaces every occurrence with replaceAll, and refuses an ambiguous edit with a hint naming it", async () => {
     put(t(), "all.ts", "let a = 1;\nlet b = 1;\nlet c = 2;\n");
     const ambiguous = await t().edit({ filePath: "all.ts", oldString: "= 1;", newString: "= 3;" });
-    expect(ambiguous.body).toMatchObject({ ok: false, errorCode: "edit_ambiguous", errorDetail: { occurrences: 2, lines: [1, 2] } });
+    expect(ambiguous.body).toMatchObject({
+      ok: false,
+      errorCode: "edit_ambiguous",
+      errorDetail: { occurrences: 2, lines: [1, 2] },
+    });
     expect(ambiguous.text).toContain(name === "mcp" ? "replaceAll: true" : "all=1");
     expect(disk(t(), "all.ts")).toBe("let a = 1;\nlet b = 1;\nlet c = 2;\n");
     const all = await t().edit({ filePath: "all.ts", oldString: "= 1;", newString: "= 3;", replaceAll: true });
@@ -59,19 +86,43 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
   });
 
   it.each([
-    ["indentation drift (re-indented to the file's depth)", "class A {\n    run() {\n      go();\n    }\n}\n", "  run() {\n    go();\n  }", "  run() {\n    stop();\n  }", "indentation-flexible", "class A {\n    run() {\n      stop();\n    }\n}\n"],
+    [
+      "indentation drift (re-indented to the file's depth)",
+      "class A {\n    run() {\n      go();\n    }\n}\n",
+      "  run() {\n    go();\n  }",
+      "  run() {\n    stop();\n  }",
+      "indentation-flexible",
+      "class A {\n    run() {\n      stop();\n    }\n}\n",
+    ],
     ["trailing spaces", "x();\ny();   \nz();\n", "y();\nz();", "Y();\nz();", "line-trimmed", "x();\nY();\nz();\n"],
-    ["whitespace inside a line", "const  total =   a + b;\n", "const total = a + b", "const total = a - b", "whitespace-normalized", "const total = a - b;\n"],
-    ["a drifted middle between matching first and last lines", "if (ok) {\n  one();\n  two();\n  three();\n}\n", "if (ok) {\n  one();\n  TWO();\n  three();\n}", "if (ok) {\n  done();\n}", "block-anchor", "if (ok) {\n  done();\n}\n"],
-  ])("edits despite %s when the match is unique, saying how and what it replaced", async (_case, content, oldString, newString, strategy, after) => {
-    const rel = `tolerant-${strategy}.txt`;
-    put(t(), rel, content);
-    const done = await t().edit({ filePath: rel, oldString, newString });
-    expect(done.body).toMatchObject({ ok: true, matchedBy: strategy });
-    expect(typeof done.body.replaced).toBe("string");
-    expect(content).toContain(String(done.body.replaced));
-    expect(disk(t(), rel)).toBe(after);
-  });
+    [
+      "whitespace inside a line",
+      "const  total =   a + b;\n",
+      "const total = a + b",
+      "const total = a - b",
+      "whitespace-normalized",
+      "const total = a - b;\n",
+    ],
+    [
+      "a drifted middle between matching first and last lines",
+      "if (ok) {\n  one();\n  two();\n  three();\n}\n",
+      "if (ok) {\n  one();\n  TWO();\n  three();\n}",
+      "if (ok) {\n  done();\n}",
+      "block-anchor",
+      "if (ok) {\n  done();\n}\n",
+    ],
+  ])(
+    "edits despite %s when the match is unique, saying how and what it replaced",
+    async (_case, content, oldString, newString, strategy, after) => {
+      const rel = `tolerant-${strategy}.txt`;
+      put(t(), rel, content);
+      const done = await t().edit({ filePath: rel, oldString, newString });
+      expect(done.body).toMatchObject({ ok: true, matchedBy: strategy });
+      expect(typeof done.body.replaced).toBe("string");
+      expect(content).toContain(String(done.body.replaced));
+      expect(disk(t(), rel)).toBe(after);
+    },
+  );
 
   it("refuses a tolerant match that is not unique, changing nothing", async () => {
     const content = "function a() {\n    go();\n}\nfunction b() {\n  go();\n}\n";
@@ -80,14 +131,22 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
     // " go();" occurs exactly twice: an exact ambiguity, never settled by a looser strategy.
     expect(refused.body).toMatchObject({ ok: false, errorCode: "edit_ambiguous" });
     const drifted = await t().edit({ filePath: "tolerant-twice.ts", oldString: "\tgo();", newString: "\tstop();" });
-    expect(drifted.body).toMatchObject({ ok: false, errorCode: "edit_ambiguous", errorDetail: { matchedBy: "indentation-flexible", lines: [2, 5] } });
+    expect(drifted.body).toMatchObject({
+      ok: false,
+      errorCode: "edit_ambiguous",
+      errorDetail: { matchedBy: "indentation-flexible", lines: [2, 5] },
+    });
     expect(disk(t(), "tolerant-twice.ts")).toBe(content);
   });
 
   it("answers edit_no_change when the one tolerant match already reads as newString", async () => {
     put(t(), "same.txt", "a\nfoo();\nb\n");
     const done = await t().edit({ filePath: "same.txt", oldString: "foo();   ", newString: "foo();" });
-    expect(done.body).toMatchObject({ ok: false, errorCode: "edit_no_change", errorDetail: { matchedBy: "line-trimmed" } });
+    expect(done.body).toMatchObject({
+      ok: false,
+      errorCode: "edit_no_change",
+      errorDetail: { matchedBy: "line-trimmed" },
+    });
     expect(disk(t(), "same.txt")).toBe("a\nfoo();\nb\n");
   });
 
@@ -102,7 +161,11 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
 
   it("lists glob matches newest first", async () => {
     fs.mkdirSync(path.join(t().root, "g"), { recursive: true });
-    const times: Array<[string, number]> = [["g/a.log", 1_000], ["g/b.log", 3_000], ["g/c.log", 2_000]];
+    const times: Array<[string, number]> = [
+      ["g/a.log", 1_000],
+      ["g/b.log", 3_000],
+      ["g/c.log", 2_000],
+    ];
     for (const [rel, at] of times) {
       put(t(), rel, rel);
       fs.utimesSync(path.join(t().root, rel), at, at);
@@ -115,7 +178,13 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
     const page = await t().read({ filePath: "numbered.txt", offset: 4, limit: 2 });
     if (name === "mcp") {
       // MCP answers the page flat, its lines numbered in structuredContent too (docs/MCP.md "Budgets").
-      expect(page.body).toMatchObject({ ok: true, kind: "file", startLine: 4, endLine: 5, lines: "4\tline 4\n5\tline 5" });
+      expect(page.body).toMatchObject({
+        ok: true,
+        kind: "file",
+        startLine: 4,
+        endLine: 5,
+        lines: "4\tline 4\n5\tline 5",
+      });
       expect(page.text).toMatch(/^4\tline 4\n5\tline 5$/m);
     } else {
       expect(page.body).toMatchObject({ ok: true, files: [{ startLine: 4, endLine: 5, content: "line 4\nline 5\n" }] });
@@ -124,7 +193,12 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
 
   it("shows the change that happened: a replay answers the recorded diff, not a new one", async () => {
     put(t(), "replay.txt", "alpha\nbeta gamma\n");
-    const args = { filePath: "replay.txt", oldString: "beta gamma", newString: "beta gamma gamma", key: `replay-${name}` };
+    const args = {
+      filePath: "replay.txt",
+      oldString: "beta gamma",
+      newString: "beta gamma gamma",
+      key: `replay-${name}`,
+    };
     const first = await t().edit(args);
     expect(changed(first.body.diff, "-")).toEqual(["-beta gamma"]);
     expect(changed(first.body.diff, "+")).toEqual(["+beta gamma gamma"]);

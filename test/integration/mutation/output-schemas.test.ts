@@ -71,23 +71,86 @@ const read = (file: string) => agentGet<Body>(url(s.r, "r", [["path", file]]));
 describe("file tools", () => {
   it("write: a new file, its replay, an overwrite and an unchanged overwrite", async () => {
     const create = url(m, "w", [["path", "notes/new.txt"]], "one\n");
-    expect(await call("write", create)).toMatchObject({ ok: true, state: "succeeded", created: true, encoding: "utf-8", newline: "lf" });
+    expect(await call("write", create)).toMatchObject({
+      ok: true,
+      state: "succeeded",
+      created: true,
+      encoding: "utf-8",
+      newline: "lf",
+    });
     expect(await call("write", create)).toMatchObject({ created: true, dedupe: "replayed" });
     await read("notes/new.txt");
-    expect(await call("write", url(m, "w", [["path", "notes/new.txt"]], "two\n"))).toMatchObject({ created: false, bytes: 4 });
+    expect(await call("write", url(m, "w", [["path", "notes/new.txt"]], "two\n"))).toMatchObject({
+      created: false,
+      bytes: 4,
+    });
     await read("notes/new.txt");
-    expect(await call("write", url(m, "w", [["path", "notes/new.txt"], ["run", "same"]], "two\n"))).toMatchObject({ created: false, unchanged: true });
+    expect(
+      await call(
+        "write",
+        url(
+          m,
+          "w",
+          [
+            ["path", "notes/new.txt"],
+            ["run", "same"],
+          ],
+          "two\n",
+        ),
+      ),
+    ).toMatchObject({ created: false, unchanged: true });
   });
 
   it("edit: single replacements, the third of which suggests a bulk patch", async () => {
     writeFiles(t.projectDir, { "edit.txt": "a = 1\r\nb = 2\r\nc = 3\r\n" });
-    expect(await call("edit", url(m, "e", [["path", "edit.txt"], ["old", "a = 1"]], "a = 10"))).toMatchObject({ line: 1, newline: "crlf", linesAdded: 1 });
-    await call("edit", url(m, "e", [["path", "edit.txt"], ["old", "b = 2"]], "b = 20"));
-    expect(await call("edit", url(m, "e", [["path", "edit.txt"], ["old", "c = 3"]], "c = 30\nd = 4"))).toMatchObject({ line: 3, linesAdded: 2, suggestedBulkPatch: true });
+    expect(
+      await call(
+        "edit",
+        url(
+          m,
+          "e",
+          [
+            ["path", "edit.txt"],
+            ["old", "a = 1"],
+          ],
+          "a = 10",
+        ),
+      ),
+    ).toMatchObject({ line: 1, newline: "crlf", linesAdded: 1 });
+    await call(
+      "edit",
+      url(
+        m,
+        "e",
+        [
+          ["path", "edit.txt"],
+          ["old", "b = 2"],
+        ],
+        "b = 20",
+      ),
+    );
+    expect(
+      await call(
+        "edit",
+        url(
+          m,
+          "e",
+          [
+            ["path", "edit.txt"],
+            ["old", "c = 3"],
+          ],
+          "c = 30\nd = 4",
+        ),
+      ),
+    ).toMatchObject({ line: 3, linesAdded: 2, suggestedBulkPatch: true });
   });
 
   it("apply_patch: add, update (one hunk whitespace-tolerant), move and delete in one patch", async () => {
-    writeFiles(t.projectDir, { "p/update.txt": "value = 1   \nkeep\n", "p/move.txt": "old\n", "p/delete.txt": "bye\n" });
+    writeFiles(t.projectDir, {
+      "p/update.txt": "value = 1   \nkeep\n",
+      "p/move.txt": "old\n",
+      "p/delete.txt": "bye\n",
+    });
     const patch = patchText(
       "*** Add File: p/added.txt",
       "+fresh",
@@ -104,36 +167,85 @@ describe("file tools", () => {
     );
     const body = await call("apply_patch", url(m, "a", [], patch));
     expect((body.files as Array<{ op: string }>).map((f) => f.op)).toEqual(["added", "updated", "moved", "deleted"]);
-    expect(body.tolerantMatches).toEqual([{ path: "/project/p/update.txt", hunk: 1, line: 1, match: "trailing_whitespace" }]);
+    expect(body.tolerantMatches).toEqual([
+      { path: "/project/p/update.txt", hunk: 1, line: 1, match: "trailing_whitespace" },
+    ]);
     expect(fs.readFileSync(path.join(t.projectDir, "p/moved.txt"), "utf8")).toBe("new\n");
   });
 });
 
 describe("staging", () => {
   it("stage: an incomplete chunk, a replayed one, the completing one; blob status of one blob and the list", async () => {
-    const chunk = (i: number, text: string) => url(m, "s", [["blob", "big"], ["i", i], ["count", 2]], text);
-    expect(await call("stage", chunk(0, "hello "))).toMatchObject({ complete: false, missing: [1], deduplicated: false });
+    const chunk = (i: number, text: string) =>
+      url(
+        m,
+        "s",
+        [
+          ["blob", "big"],
+          ["i", i],
+          ["count", 2],
+        ],
+        text,
+      );
+    expect(await call("stage", chunk(0, "hello "))).toMatchObject({
+      complete: false,
+      missing: [1],
+      deduplicated: false,
+    });
     expect(await call("stage", chunk(0, "hello "))).toMatchObject({ deduplicated: true });
     expect(await call("stage", chunk(1, "world\n"))).toMatchObject({ complete: true, missing: [] });
-    expect(await call("blob_status", url(m, "b", [["blob", "big"]]))).toMatchObject({ received: [0, 1], preview: "hello " });
+    expect(await call("blob_status", url(m, "b", [["blob", "big"]]))).toMatchObject({
+      received: [0, 1],
+      preview: "hello ",
+    });
     expect(await call("blob_status", url(m, "b"))).toMatchObject({ blobs: [{ blob: "big", count: 2 }] });
-    expect(await call("write", url(m, "w", [["path", "staged.txt"], ["blob", "big"], ["count", 2]]))).toMatchObject({ created: true, bytes: 12 });
+    expect(
+      await call(
+        "write",
+        url(m, "w", [
+          ["path", "staged.txt"],
+          ["blob", "big"],
+          ["count", 2],
+        ]),
+      ),
+    ).toMatchObject({ created: true, bytes: 12 });
   });
 });
 
 describe("terminal", () => {
   it("foreground: success, a non-zero exit, and a replay after the project changed offers repeat", async () => {
     const echo = url(m, "x", [], "echo hi");
-    expect(await call("terminal", echo)).toMatchObject({ mode: "foreground", exitCode: 0, stdout: "hi\n", cwd: "/project" });
-    expect(await call("terminal", url(m, "x", [], "echo out; echo err >&2; exit 3"))).toMatchObject({ exitCode: 3, stderr: "err\n" });
+    expect(await call("terminal", echo)).toMatchObject({
+      mode: "foreground",
+      exitCode: 0,
+      stdout: "hi\n",
+      cwd: "/project",
+    });
+    expect(await call("terminal", url(m, "x", [], "echo out; echo err >&2; exit 3"))).toMatchObject({
+      exitCode: 3,
+      stderr: "err\n",
+    });
     await call("write", url(m, "w", [["path", "epoch.txt"]], "bump"));
-    expect(await call("terminal", echo)).toMatchObject({ dedupe: "replayed", repeat: expect.any(String), repeatHint: expect.any(String) });
+    expect(await call("terminal", echo)).toMatchObject({
+      dedupe: "replayed",
+      repeat: expect.any(String),
+      repeatHint: expect.any(String),
+    });
   });
 
   it("bg=1 start, then its stop URL", async () => {
     const started = await call("terminal", url(m, "x", [["bg", 1]], "echo 'listening on port 4321'; exec sleep 30"));
-    expect(started).toMatchObject({ mode: "background", processState: "running", startup: "announced", detectedPorts: [4321] });
-    expect(await call("terminal", String(started.stop))).toMatchObject({ mode: "stop", pid: started.pid, stopped: true });
+    expect(started).toMatchObject({
+      mode: "background",
+      processState: "running",
+      startup: "announced",
+      detectedPorts: [4321],
+    });
+    expect(await call("terminal", String(started.stop))).toMatchObject({
+      mode: "stop",
+      pid: started.pid,
+      stopped: true,
+    });
   });
 
   it("an unfinished answer with poll, a join, /j of the running intent and of the finished one", async () => {
@@ -143,7 +255,12 @@ describe("terminal", () => {
     expect(["pending", "running"]).toContain(accepted.state);
     expect(await call("terminal", slow)).toMatchObject({ dedupe: "joined", callId: accepted.callId });
 
-    const running = await agentGet<Body>(url(m, "j", [["call", String(accepted.callId)], ["wait", 0]]));
+    const running = await agentGet<Body>(
+      url(m, "j", [
+        ["call", String(accepted.callId)],
+        ["wait", 0],
+      ]),
+    );
     expect(running).toMatchObject({ tool: "terminal", agentAction: "poll" });
     expect(issuesOf(pollOutput, running)).toEqual([]);
 
@@ -155,7 +272,17 @@ describe("terminal", () => {
   });
 
   it("/j of a failed intent answers ok:false, described by pollFailure", async () => {
-    const failed = await agentGet<Body>(url(m, "e", [["path", "missing.txt"], ["old", "x"]], "y"));
+    const failed = await agentGet<Body>(
+      url(
+        m,
+        "e",
+        [
+          ["path", "missing.txt"],
+          ["old", "x"],
+        ],
+        "y",
+      ),
+    );
     expect(failed).toMatchObject({ ok: false, state: "failed" });
     const polled = await agentGet<Body>(url(m, "j", [["call", String(failed.callId)]]));
     expect(polled).toMatchObject({ ok: false, tool: "edit" });
@@ -176,17 +303,38 @@ describe("after a restart", () => {
     const store = openStore(stateDir);
     try {
       const generation = store.sessions.get(session.sessionId)!.generation;
-      const { row } = store.journal.admit({ sessionId: session.sessionId, generation, projectId: session.projectId, projectRoot: root, callId: "w-landed", tool: "write", argsHash: "h", createdAt: Date.now() });
+      const { row } = store.journal.admit({
+        sessionId: session.sessionId,
+        generation,
+        projectId: session.projectId,
+        projectRoot: root,
+        callId: "w-landed",
+        tool: "write",
+        argsHash: "h",
+        createdAt: Date.now(),
+      });
       store.journal.markRunning(row.id, Date.now());
-      store.journal.saveCheckpoint(row.id, { path: path.join(root, "landed.txt"), before: null, after: fingerprintBytes(Buffer.from("new")) });
+      store.journal.saveCheckpoint(row.id, {
+        path: path.join(root, "landed.txt"),
+        before: null,
+        after: fingerprintBytes(Buffer.from("new")),
+      });
     } finally {
       store.close();
     }
 
     const second = await startTestBridge({}, { stateDir });
     try {
-      const polled = await agentGet<Body>(url(session.m!.replace(oldData, second.bridge.dataUrl), "j", [["call", "w-landed"]]));
-      expect(polled).toMatchObject({ ok: true, state: "succeeded", recovered: true, path: "/project/landed.txt", tool: "write" });
+      const polled = await agentGet<Body>(
+        url(session.m!.replace(oldData, second.bridge.dataUrl), "j", [["call", "w-landed"]]),
+      );
+      expect(polled).toMatchObject({
+        ok: true,
+        state: "succeeded",
+        recovered: true,
+        path: "/project/landed.txt",
+        tool: "write",
+      });
       expect(issuesOf(pollOutput, polled)).toEqual([]);
     } finally {
       await second.close();

@@ -28,15 +28,32 @@ describe.skipIf(!bridgeIsRoot())("ownership of what the file tools create (bridg
     fs.chmodSync(path.join(root, "theirs.txt"), 0o640);
     const s = await t.session({ root, write: true });
 
-    expect(await agentGet(url(s.m!, "w", [["path", "made/deeper/new.txt"]], "new\n"))).toMatchObject({ ok: true, created: true });
+    expect(await agentGet(url(s.m!, "w", [["path", "made/deeper/new.txt"]], "new\n"))).toMatchObject({
+      ok: true,
+      created: true,
+    });
     expect(owner(path.join(root, "made"))).toEqual({ uid: 1234, gid: 1235 });
     expect(owner(path.join(root, "made/deeper"))).toEqual({ uid: 1234, gid: 1235 });
     expect(owner(path.join(root, "made/deeper/new.txt"))).toEqual({ uid: 1234, gid: 1235 });
 
-    expect(await agentGet(url(s.m!, "a", [], patchText("*** Add File: patched/p.txt", "+p")))).toMatchObject({ ok: true });
+    expect(await agentGet(url(s.m!, "a", [], patchText("*** Add File: patched/p.txt", "+p")))).toMatchObject({
+      ok: true,
+    });
     expect(owner(path.join(root, "patched/p.txt"))).toEqual({ uid: 1234, gid: 1235 });
 
-    expect(await agentGet(url(s.m!, "e", [["path", "theirs.txt"], ["old", "old"]], "changed"))).toMatchObject({ ok: true });
+    expect(
+      await agentGet(
+        url(
+          s.m!,
+          "e",
+          [
+            ["path", "theirs.txt"],
+            ["old", "old"],
+          ],
+          "changed",
+        ),
+      ),
+    ).toMatchObject({ ok: true });
     expect(fs.readFileSync(path.join(root, "theirs.txt"), "utf8")).toBe("changed\n");
     expect(owner(path.join(root, "theirs.txt"))).toEqual({ uid: 4321, gid: 4322 });
     expect(fs.statSync(path.join(root, "theirs.txt")).mode & 0o7777).toBe(0o640);
@@ -46,10 +63,17 @@ describe.skipIf(!bridgeIsRoot())("ownership of what the file tools create (bridg
     const root = makeTempDir("root-owned-project");
     expect(fs.statSync(root).uid).toBe(0);
     // Registered directly: t.session() hands root-owned temp projects to uid 1000 first, as a real folder has a user.
-    const project = await t.api<{ id: string }>("POST", "/api/projects", { name: "root-owned", root, permissions: { write: true, terminal: false } });
+    const project = await t.api<{ id: string }>("POST", "/api/projects", {
+      name: "root-owned",
+      root,
+      permissions: { write: true, terminal: false },
+    });
     const session = await t.api<{ initUrl: string }>("POST", "/api/sessions", { projectId: project.body.id });
     const init = (await (await fetch(session.body.initUrl)).json()) as { bases: { m: string } };
-    expect(await agentGet(url(init.bases.m, "w", [["path", "dir/new.txt"]], "x"))).toMatchObject({ ok: true, created: true });
+    expect(await agentGet(url(init.bases.m, "w", [["path", "dir/new.txt"]], "x"))).toMatchObject({
+      ok: true,
+      created: true,
+    });
     expect(owner(path.join(root, "dir"))).toEqual({ uid: 2345, gid: 2346 });
     expect(owner(path.join(root, "dir/new.txt"))).toEqual({ uid: 2345, gid: 2346 });
   });

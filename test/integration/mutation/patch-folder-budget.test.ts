@@ -7,10 +7,20 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGet, makeTempDir } from "../../helpers/bridge.js";
 import { connectMcpClient, tokenOfBase } from "../../helpers/mcp-clients.js";
-import { controlApi as api, killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
+import {
+  controlApi as api,
+  killServerProcesses,
+  startServerProcess,
+  type ServerProcess,
+} from "../../helpers/server-process.js";
 import { patchText, snapshotTree, url } from "./fixtures.js";
 
-type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; errorDetail?: Record<string, unknown>; state?: string };
+type Body = Record<string, unknown> & {
+  ok: boolean;
+  errorCode?: string;
+  errorDetail?: Record<string, unknown>;
+  state?: string;
+};
 
 const LIMIT = 256;
 const BUDGET = LIMIT / 4;
@@ -18,7 +28,14 @@ const FOLDERS = 300;
 
 /** One update per folder d0..d(n-1), each file's one line `v <i>` becoming `<tag> <i>`. */
 function patchOver(folders: number, tag: string): string {
-  return patchText(...Array.from({ length: folders }, (_, i) => [`*** Update File: d${i}/f.txt`, "@@", `-v ${i}`, `+${tag} ${i}`]).flat());
+  return patchText(
+    ...Array.from({ length: folders }, (_, i) => [
+      `*** Update File: d${i}/f.txt`,
+      "@@",
+      `-v ${i}`,
+      `+${tag} ${i}`,
+    ]).flat(),
+  );
 }
 
 describe("apply_patch in a bridge whose open-file limit is 256", () => {
@@ -33,7 +50,11 @@ describe("apply_patch in a bridge whose open-file limit is 256", () => {
       fs.writeFileSync(path.join(root, `d${i}`, "f.txt"), `v ${i}\n`);
     }
     server = await startServerProcess({ stateDir: makeTempDir("folder-budget-state"), openFileLimit: LIMIT });
-    const project = await api<{ id: string }>(server, "POST", "/api/projects", { name: "budget", root, permissions: { write: true, terminal: false } });
+    const project = await api<{ id: string }>(server, "POST", "/api/projects", {
+      name: "budget",
+      root,
+      permissions: { write: true, terminal: false },
+    });
     const session = await api<{ initUrl: string }>(server, "POST", "/api/sessions", { projectId: project.id });
     m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
   });
@@ -42,7 +63,13 @@ describe("apply_patch in a bridge whose open-file limit is 256", () => {
   it("refuses a patch over more folders than a quarter of the limit, naming the numbers, with nothing written", async () => {
     const before = snapshotTree(root);
     const refused = (answer: Body, folders: number) => {
-      expect(answer).toMatchObject({ ok: false, errorCode: "patch_too_large", retryable: false, agentAction: "correct_request", state: "failed" });
+      expect(answer).toMatchObject({
+        ok: false,
+        errorCode: "patch_too_large",
+        retryable: false,
+        agentAction: "correct_request",
+        state: "failed",
+      });
       expect(answer.errorDetail).toEqual({ folders, maxFolders: BUDGET, openFileLimit: LIMIT });
       expect(String(answer.repairHint)).toContain(`at most ${BUDGET} folders each`);
       expect(snapshotTree(root)).toEqual(before);
@@ -62,8 +89,12 @@ describe("apply_patch in a bridge whose open-file limit is 256", () => {
 
   it("applies a patch over exactly the budget's folders, and the bridge keeps answering", async () => {
     const answer = await agentGet<Body>(url(m, "a", [], patchOver(BUDGET, "x")));
-    expect(answer).toMatchObject({ ok: true, summary: `${BUDGET} files: ${BUDGET} updated; +${BUDGET} -${BUDGET} lines` });
-    for (let i = 0; i < FOLDERS; i++) expect(fs.readFileSync(path.join(root, `d${i}`, "f.txt"), "utf8")).toBe(i < BUDGET ? `x ${i}\n` : `v ${i}\n`);
+    expect(answer).toMatchObject({
+      ok: true,
+      summary: `${BUDGET} files: ${BUDGET} updated; +${BUDGET} -${BUDGET} lines`,
+    });
+    for (let i = 0; i < FOLDERS; i++)
+      expect(fs.readFileSync(path.join(root, `d${i}`, "f.txt"), "utf8")).toBe(i < BUDGET ? `x ${i}\n` : `v ${i}\n`);
     expect(await agentGet<Body>(url(m, "r", [["path", `d${FOLDERS - 1}/f.txt`]]))).toMatchObject({ ok: true });
   });
 });

@@ -7,10 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 import { openTransport, type Transport } from "./edit-transports.js";
 
-type Step =
-  | { read: [offset: number, limit: number] }
-  | { edit: string; replaceAll?: boolean }
-  | { changeOnDisk: true };
+type Step = { read: [offset: number, limit: number] } | { edit: string; replaceAll?: boolean } | { changeOnDisk: true };
 
 const LINES = 200;
 const ORIGINAL = Array.from({ length: LINES }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
@@ -18,12 +15,24 @@ const ORIGINAL = Array.from({ length: LINES }, (_, i) => `line ${i + 1}`).join("
 const TABLE: Array<[string, Step[], "ok" | "stale_read"]> = [
   ["nothing read", [], "stale_read"],
   ["3 of 200 lines seen, then a failed edit", [{ read: [1, 3] }, { edit: "no such text" }], "stale_read"],
-  ["3 of 200 lines seen, then a failed replaceAll", [{ read: [1, 3] }, { edit: "no such text", replaceAll: true }], "stale_read"],
-  ["3 of 200 lines seen, then a successful replaceAll", [{ read: [1, 3] }, { edit: "line 7\n", replaceAll: true }], "stale_read"],
+  [
+    "3 of 200 lines seen, then a failed replaceAll",
+    [{ read: [1, 3] }, { edit: "no such text", replaceAll: true }],
+    "stale_read",
+  ],
+  [
+    "3 of 200 lines seen, then a successful replaceAll",
+    [{ read: [1, 3] }, { edit: "line 7\n", replaceAll: true }],
+    "stale_read",
+  ],
   ["every line seen in two pages", [{ read: [1, 100] }, { read: [101, 100] }], "ok"],
   ["every line seen but the last", [{ read: [1, 199] }], "stale_read"],
   ["every line seen, then the file changed on disk", [{ read: [1, LINES] }, { changeOnDisk: true }], "stale_read"],
-  ["every line seen, then a successful edit (only its diff was shown)", [{ read: [1, LINES] }, { edit: "line 5\n" }], "stale_read"],
+  [
+    "every line seen, then a successful edit (only its diff was shown)",
+    [{ read: [1, LINES] }, { edit: "line 5\n" }],
+    "stale_read",
+  ],
 ];
 
 let tb: TestBridge;
@@ -47,8 +56,15 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
     const file = path.join(t.root, rel);
     fs.writeFileSync(file, ORIGINAL);
     for (const step of steps) {
-      if ("read" in step) expect((await t.read({ filePath: rel, offset: step.read[0], limit: step.read[1] })).body.ok).toBe(true);
-      else if ("edit" in step) await t.edit({ filePath: rel, oldString: step.edit, newString: "changed\n", ...(step.replaceAll ? { replaceAll: true } : {}) });
+      if ("read" in step)
+        expect((await t.read({ filePath: rel, offset: step.read[0], limit: step.read[1] })).body.ok).toBe(true);
+      else if ("edit" in step)
+        await t.edit({
+          filePath: rel,
+          oldString: step.edit,
+          newString: "changed\n",
+          ...(step.replaceAll ? { replaceAll: true } : {}),
+        });
       else fs.appendFileSync(file, "appended\n");
     }
     const before = fs.readFileSync(file, "utf8");

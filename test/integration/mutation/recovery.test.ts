@@ -26,7 +26,16 @@ function leaveIntents(root: string, intents: Left[]): string {
   store.projects.insert({ id: "p1", name: "p1", root, write: true, terminal: true });
   store.sessions.insert({ id: "s1", projectId: "p1", name: "s1", enabled: true, generation: 1 });
   for (const intent of intents) {
-    const { row } = store.journal.admit({ sessionId: "s1", generation: 1, projectId: "p1", projectRoot: root, callId: intent.callId, tool: intent.tool, argsHash: "h", createdAt: Date.now() });
+    const { row } = store.journal.admit({
+      sessionId: "s1",
+      generation: 1,
+      projectId: "p1",
+      projectRoot: root,
+      callId: intent.callId,
+      tool: intent.tool,
+      argsHash: "h",
+      createdAt: Date.now(),
+    });
     if (intent.state === "running") store.journal.markRunning(row.id, Date.now());
     if (intent.checkpoint !== undefined) store.journal.saveCheckpoint(row.id, intent.checkpoint);
   }
@@ -42,7 +51,11 @@ describe("start-up recovery", () => {
     fs.writeFileSync(file("not-landed.txt"), "old");
     fs.writeFileSync(file("changed.txt"), "someone else");
     fs.writeFileSync(file(".not-landed.txt.0123456789ab.urlbridge-tmp"), "half");
-    const cp = (name: string) => ({ path: file(name), before: fingerprintBytes(Buffer.from("old")), after: fingerprintBytes(Buffer.from("new")) });
+    const cp = (name: string) => ({
+      path: file(name),
+      before: fingerprintBytes(Buffer.from("old")),
+      after: fingerprintBytes(Buffer.from("new")),
+    });
     const stateDir = leaveIntents(root, [
       { callId: "w-landed", tool: "write", state: "running", checkpoint: cp("landed.txt") },
       { callId: "w-not", tool: "write", state: "running", checkpoint: cp("not-landed.txt") },
@@ -55,12 +68,30 @@ describe("start-up recovery", () => {
     open.push(t);
     const record = (callId: string) => t.bridge.store.journal.find("s1", 1, callId)!;
 
-    expect(record("w-landed")).toMatchObject({ state: "succeeded", result: { ok: true, path: "/project/landed.txt", recovered: true } });
-    expect(record("w-not")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { applied: false, path: "/project/not-landed.txt" } } });
-    expect(record("e-changed")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { applied: "unknown" } } });
-    expect(record("e-early")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { applied: false } } });
-    expect(record("x-run")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { phase: "running", started: true } } });
-    expect(record("x-wait")).toMatchObject({ state: "failed", result: { errorCode: "interrupted", errorDetail: { phase: "pending", started: false } } });
+    expect(record("w-landed")).toMatchObject({
+      state: "succeeded",
+      result: { ok: true, path: "/project/landed.txt", recovered: true },
+    });
+    expect(record("w-not")).toMatchObject({
+      state: "failed",
+      result: { errorCode: "interrupted", errorDetail: { applied: false, path: "/project/not-landed.txt" } },
+    });
+    expect(record("e-changed")).toMatchObject({
+      state: "failed",
+      result: { errorCode: "interrupted", errorDetail: { applied: "unknown" } },
+    });
+    expect(record("e-early")).toMatchObject({
+      state: "failed",
+      result: { errorCode: "interrupted", errorDetail: { applied: false } },
+    });
+    expect(record("x-run")).toMatchObject({
+      state: "failed",
+      result: { errorCode: "interrupted", errorDetail: { phase: "running", started: true } },
+    });
+    expect(record("x-wait")).toMatchObject({
+      state: "failed",
+      result: { errorCode: "interrupted", errorDetail: { phase: "pending", started: false } },
+    });
     expect(fs.readFileSync(file("not-landed.txt"), "utf8")).toBe("old");
     expect(fs.readdirSync(root).sort()).toEqual(["changed.txt", "landed.txt", "not-landed.txt"]);
     expect(t.bridge.store.journal.unfinished()).toEqual([]);
@@ -75,23 +106,51 @@ describe("journal retention", () => {
       store.projects.insert({ id: "p1", name: "p1", root: "/tmp", write: true, terminal: false });
       store.sessions.insert({ id: "s1", projectId: "p1", name: "s1", enabled: true, generation: 2 });
       const finished = (generation: number, callId: string, at: number) => {
-        const { row } = store.journal.admit({ sessionId: "s1", generation, projectId: "p1", projectRoot: "/tmp", callId, tool: "write", argsHash: "h", createdAt: at });
+        const { row } = store.journal.admit({
+          sessionId: "s1",
+          generation,
+          projectId: "p1",
+          projectRoot: "/tmp",
+          callId,
+          tool: "write",
+          argsHash: "h",
+          createdAt: at,
+        });
         store.journal.finish(row.id, "succeeded", { ok: true }, 0, at);
       };
       finished(1, "old-generation", 1);
       for (let i = 0; i < 5; i++) finished(2, `c${i}`, 100 + i);
-      const running = store.journal.admit({ sessionId: "s1", generation: 2, projectId: "p1", projectRoot: "/tmp", callId: "busy", tool: "write", argsHash: "h", createdAt: 1 });
+      const running = store.journal.admit({
+        sessionId: "s1",
+        generation: 2,
+        projectId: "p1",
+        projectRoot: "/tmp",
+        callId: "busy",
+        tool: "write",
+        argsHash: "h",
+        createdAt: 1,
+      });
       expect(store.journal.pruneLeftGenerations()).toBe(1);
       store.journal.prune({ finishedBefore: 0, sessionId: "s1", generation: 2, keep: 2 });
-      const full = ["c0", "c1", "c2", "c3", "c4", "busy"].filter((c) => store.journal.find("s1", 2, c)?.result !== undefined);
+      const full = ["c0", "c1", "c2", "c3", "c4", "busy"].filter(
+        (c) => store.journal.find("s1", 2, c)?.result !== undefined,
+      );
       expect(full).toEqual(["c3", "c4"]);
       // Older records stay as tombstones: identity, tool, outcome and time, without the result.
-      for (const c of ["c0", "c1", "c2"]) expect(store.journal.find("s1", 2, c)).toMatchObject({ state: "succeeded", result: undefined, finishedAt: 100 + Number(c.slice(1)) });
+      for (const c of ["c0", "c1", "c2"])
+        expect(store.journal.find("s1", 2, c)).toMatchObject({
+          state: "succeeded",
+          result: undefined,
+          finishedAt: 100 + Number(c.slice(1)),
+        });
       expect(store.journal.prune({ finishedBefore: 104 })).toBe(1);
       expect(store.journal.find("s1", 2, "c3")).toMatchObject({ state: "succeeded", result: undefined });
       // Tombstones are bounded too: beyond keepTombstones the oldest identities are forgotten.
       store.journal.prune({ finishedBefore: 0, sessionId: "s1", generation: 2, keepTombstones: 2 });
-      expect(["c0", "c1", "c2", "c3"].filter((c) => store.journal.find("s1", 2, c) !== undefined)).toEqual(["c2", "c3"]);
+      expect(["c0", "c1", "c2", "c3"].filter((c) => store.journal.find("s1", 2, c) !== undefined)).toEqual([
+        "c2",
+        "c3",
+      ]);
       expect(store.journal.find("s1", 2, "busy")).toMatchObject({ state: "pending", id: running.row.id });
     } finally {
       store.close();

@@ -46,7 +46,10 @@ describe("run=@changed", () => {
   });
 
   it("refuses any other nonce spelled with @, and keeps plain nonces as they were", async () => {
-    expect(await agentGet<Body>(`${s.m}/x?run=@later&raw=true`)).toMatchObject({ ok: false, errorCode: "invalid_parameter" });
+    expect(await agentGet<Body>(`${s.m}/x?run=@later&raw=true`)).toMatchObject({
+      ok: false,
+      errorCode: "invalid_parameter",
+    });
     const a = await agentGet<Body>(`${s.m}/x?run=changed&raw=true`);
     const b = await agentGet<Body>(`${s.m}/x?run=changed&raw=true`);
     expect(b).toMatchObject({ ok: true, dedupe: "replayed", callId: a.callId });

@@ -10,9 +10,22 @@ import { agentGet, startTestBridge, type AgentSession, type TestBridge } from ".
 import { pick, seededRandom } from "../../helpers/seeded-random.js";
 import { url } from "./fixtures.js";
 
-type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; errorDetail?: Record<string, unknown>; dedupe?: string };
+type Body = Record<string, unknown> & {
+  ok: boolean;
+  errorCode?: string;
+  errorDetail?: Record<string, unknown>;
+  dedupe?: string;
+};
 const WAIT_MS = 20_000;
-type Nearest = { startLine: number; endLine: number; similarity: number; runnerUp?: { startLine: number; similarity: number }; margin: number; atLine?: number; blockHash?: string };
+type Nearest = {
+  startLine: number;
+  endLine: number;
+  similarity: number;
+  runnerUp?: { startLine: number; similarity: number };
+  margin: number;
+  atLine?: number;
+  blockHash?: string;
+};
 
 /** Two sibling functions whose docstrings differ in one word (the field report's similarity-0.98 case). */
 const SIBLINGS = [
@@ -33,7 +46,8 @@ const SIBLINGS = [
 /** A generated file: 12 blocks of 5 lines that differ only in their index (line 7 vs line 67 in the report). */
 function generated(values: (i: number) => string): string {
   const lines: string[] = ["# generated: do not edit", ""];
-  for (let i = 0; i < 12; i++) lines.push(`entry_${i} = {`, `    "name": "item",`, `    "value": ${values(i)},`, "}", "");
+  for (let i = 0; i < 12; i++)
+    lines.push(`entry_${i} = {`, `    "name": "item",`, `    "value": ${values(i)},`, "}", "");
   return lines.join("\n");
 }
 
@@ -43,7 +57,14 @@ describe("stale /e retries that cannot land elsewhere", () => {
   const file = (rel: string) => path.join(t.projectDir, rel);
   // wait=: the first failed edit starts the nearest-lines worker, which from source (tsx) can take over the default wait.
   const edit = (rel: string, old: string, replacement: string, run?: string) =>
-    agentGet<Body>(url(s.m!, "e", [["path", rel], ["old", old], ["wait", WAIT_MS], ...(run ? [["run", run] as [string, string]] : [])], replacement));
+    agentGet<Body>(
+      url(
+        s.m!,
+        "e",
+        [["path", rel], ["old", old], ["wait", WAIT_MS], ...(run ? [["run", run] as [string, string]] : [])],
+        replacement,
+      ),
+    );
   beforeAll(async () => {
     t = await startTestBridge();
     s = await t.session({ write: true });
@@ -70,16 +91,31 @@ describe("stale /e retries that cannot land elsewhere", () => {
     fs.writeFileSync(file("gen.py"), before);
     // A stale old whose middle lines differ from every block by more than the block-anchor strategy tolerates (one of
     // three middle lines in common), so no tolerant strategy finds it and the nearest-lines search decides.
-    const body = await edit("gen.py", 'entry_1 = {\n    "name": "item",\n    "value": 11,\n    "unit": "cm",\n}', 'entry_1 = {\n    "name": "item",\n    "value": 12,\n}');
+    const body = await edit(
+      "gen.py",
+      'entry_1 = {\n    "name": "item",\n    "value": 11,\n    "unit": "cm",\n}',
+      'entry_1 = {\n    "name": "item",\n    "value": 12,\n}',
+    );
     expect(body).toMatchObject({ ok: false, errorCode: "edit_no_match" });
     expect(body.retry).toBeUndefined();
     expect(fs.readFileSync(file("gen.py"), "utf8")).toBe(before);
   });
 
   describe("a retry offered for a clear winner", () => {
-    const before = ["def load(path):", "    with open(path) as f:", "        return f.read()", "", "", "def save(path, text):", "    with open(path, 'w') as f:", "        f.write(text)", ""].join("\n");
+    const before = [
+      "def load(path):",
+      "    with open(path) as f:",
+      "        return f.read()",
+      "",
+      "",
+      "def save(path, text):",
+      "    with open(path, 'w') as f:",
+      "        f.write(text)",
+      "",
+    ].join("\n");
     const stale = "def save(path, data):\n    with open(path, 'w') as f:\n        f.write(data)\n";
-    const replacement = "def save(path, text):\n    with open(path, 'w', encoding='utf-8') as f:\n        f.write(text)\n";
+    const replacement =
+      "def save(path, text):\n    with open(path, 'w', encoding='utf-8') as f:\n        f.write(text)\n";
     let first: Body;
 
     beforeAll(async () => {
@@ -108,9 +144,21 @@ describe("stale /e retries that cannot land elsewhere", () => {
 
     it.each([
       ["a line inserted above moves the block", (text: string) => `# header\n${text}`, "moved"],
-      ["a context line the excerpt showed changed", (text: string) => text.replace("f.read()\n\n\n", "f.read()\n\n# writer\n"), "context_changed"],
-      ["the block itself changed", (text: string) => text.replace("with open(path, 'w') as f:", "with open(path, 'a') as f:"), "changed"],
-      ["the block now occurs twice", (text: string) => `${text}\n\ndef save(path, text):\n    with open(path, 'w') as f:\n        f.write(text)\n`, "not_unique"],
+      [
+        "a context line the excerpt showed changed",
+        (text: string) => text.replace("f.read()\n\n\n", "f.read()\n\n# writer\n"),
+        "context_changed",
+      ],
+      [
+        "the block itself changed",
+        (text: string) => text.replace("with open(path, 'w') as f:", "with open(path, 'a') as f:"),
+        "changed",
+      ],
+      [
+        "the block now occurs twice",
+        (text: string) => `${text}\n\ndef save(path, text):\n    with open(path, 'w') as f:\n        f.write(text)\n`,
+        "not_unique",
+      ],
     ])("refuses after the file changed again: %s", async (name, change, reason) => {
       // Each case gets its own refusal (run=): a retry URL, once followed, answers its recorded outcome.
       fs.writeFileSync(file("io.py"), before);
@@ -119,7 +167,13 @@ describe("stale /e retries that cannot land elsewhere", () => {
       const changed = change(before);
       fs.writeFileSync(file("io.py"), changed);
       const refused = await agentGet<Body>(String(offered.retry));
-      expect(refused).toMatchObject({ ok: false, errorCode: "edit_target_changed", retryable: false, agentAction: "reread_then_retry", errorDetail: { atLine: 6, reason } });
+      expect(refused).toMatchObject({
+        ok: false,
+        errorCode: "edit_target_changed",
+        retryable: false,
+        agentAction: "reread_then_retry",
+        errorDetail: { atLine: 6, reason },
+      });
       expect(refused.retry).toBeUndefined();
       expect(fs.readFileSync(file("io.py"), "utf8")).toBe(changed);
       expect(await agentGet<Body>(String(refused.read))).toMatchObject({ ok: true });
@@ -132,17 +186,26 @@ describe("stale /e retries that cannot land elsewhere", () => {
       expect(String(again.excerpt)).toContain("6: def save(path, text):");
       const done = await agentGet<Body>(String(again.retry));
       expect(done).toMatchObject({ ok: true, line: 6 });
-      expect(fs.readFileSync(file("io.py"), "utf8")).toBe(before.replace("def save(path, text):\n    with open(path, 'w') as f:\n        f.write(text)\n", replacement));
+      expect(fs.readFileSync(file("io.py"), "utf8")).toBe(
+        before.replace("def save(path, text):\n    with open(path, 'w') as f:\n        f.write(text)\n", replacement),
+      );
     });
   });
 
   it("the neighbour made identical after the answer: the retry refuses instead of editing line 67 for line 7", async () => {
     // One block differs (line 7's value), so the winner is clear and a retry is offered for it.
-    const lines = Array.from({ length: 70 }, (_, i) => `row_${String(i + 1).padStart(2, "0")}: unique payload ${i * 7919} alpha beta gamma`);
+    const lines = Array.from(
+      { length: 70 },
+      (_, i) => `row_${String(i + 1).padStart(2, "0")}: unique payload ${i * 7919} alpha beta gamma`,
+    );
     lines[6] = "target: config value = 42 # the line the agent means";
     const before = `${lines.join("\n")}\n`;
     fs.writeFileSync(file("rows.txt"), before);
-    const body = await edit("rows.txt", "target: config value = 41 # the line the agent means", "target: config value = 43 # the line the agent means");
+    const body = await edit(
+      "rows.txt",
+      "target: config value = 41 # the line the agent means",
+      "target: config value = 43 # the line the agent means",
+    );
     expect(body.errorDetail!.nearest).toMatchObject({ startLine: 7, atLine: 7 });
     expect(typeof body.retry).toBe("string");
     // Then line 7 is changed by someone else and line 67 becomes exactly what line 7 was.
@@ -151,7 +214,11 @@ describe("stale /e retries that cannot land elsewhere", () => {
     after[66] = "target: config value = 42 # the line the agent means";
     fs.writeFileSync(file("rows.txt"), `${after.join("\n")}\n`);
     const refused = await agentGet<Body>(String(body.retry));
-    expect(refused).toMatchObject({ ok: false, errorCode: "edit_target_changed", errorDetail: { reason: "moved", foundAtLines: [67] } });
+    expect(refused).toMatchObject({
+      ok: false,
+      errorCode: "edit_target_changed",
+      errorDetail: { reason: "moved", foundAtLines: [67] },
+    });
     expect(fs.readFileSync(file("rows.txt"), "utf8")).toBe(`${after.join("\n")}\n`);
   });
 
@@ -162,17 +229,28 @@ describe("stale /e retries that cannot land elsewhere", () => {
     try {
       const call = async (args: Record<string, unknown>) => {
         const result = await client.callTool({ name: "edit", arguments: args });
-        return { body: result.structuredContent as Body, text: (result.content as Array<{ text?: string }>)[0]?.text ?? "" };
+        return {
+          body: result.structuredContent as Body,
+          text: (result.content as Array<{ text?: string }>)[0]?.text ?? "",
+        };
       };
       const failed = await call({ path: "mcp.py", oldString: "beta = 20", newString: "beta = 30" });
-      expect(failed.body).toMatchObject({ ok: false, errorCode: "edit_no_match", errorDetail: { nearest: { startLine: 2, atLine: 2 } } });
+      expect(failed.body).toMatchObject({
+        ok: false,
+        errorCode: "edit_no_match",
+        errorDetail: { nearest: { startLine: 2, atLine: 2 } },
+      });
       expect(failed.body.retry).toBeUndefined();
       const next = failed.body.retryArguments as Record<string, unknown>;
       expect(next).toMatchObject({ path: "mcp.py", oldString: "beta = 2", newString: "beta = 30", atLine: 2 });
       expect(failed.text).toContain("retryArguments");
       // The file changes again: a line above moves the block, and the guarded call refuses.
       fs.writeFileSync(file("mcp.py"), `# moved\n${before}`);
-      expect((await call(next)).body).toMatchObject({ ok: false, errorCode: "edit_target_changed", errorDetail: { reason: "moved", foundAtLines: [3] } });
+      expect((await call(next)).body).toMatchObject({
+        ok: false,
+        errorCode: "edit_target_changed",
+        errorDetail: { reason: "moved", foundAtLines: [3] },
+      });
       expect(fs.readFileSync(file("mcp.py"), "utf8")).toBe(`# moved\n${before}`);
       // Back as the answer showed it: the guarded call changes exactly that line.
       fs.writeFileSync(file("mcp.py"), before);
@@ -191,9 +269,19 @@ describe("stale /e retries that cannot land elsewhere", () => {
       const lines: string[] = [];
       for (let b = 0; b < 6 + Math.floor(rand() * 6); b++) {
         const k = Math.floor(rand() * 4);
-        lines.push(`def handler_${k}(event):`, `    value = compute(event, ${k}, "${pick(rand, ["alpha", "beta", "gamma"])}")`, `    return value * ${k + 1}`, "");
+        lines.push(
+          `def handler_${k}(event):`,
+          `    value = compute(event, ${k}, "${pick(rand, ["alpha", "beta", "gamma"])}")`,
+          `    return value * ${k + 1}`,
+          "",
+        );
         // Some blocks also carry a line of their own, which a stale edit can clearly name.
-        if (rand() < 0.5) lines.splice(lines.length - 1, 0, `    log.info("block ${b} ${pick(rand, ["opened", "closed", "moved", "saved"])} the ${pick(rand, ["file", "socket", "queue"])}")`);
+        if (rand() < 0.5)
+          lines.splice(
+            lines.length - 1,
+            0,
+            `    log.info("block ${b} ${pick(rand, ["opened", "closed", "moved", "saved"])} the ${pick(rand, ["file", "socket", "queue"])}")`,
+          );
       }
       const text = `${lines.join("\n")}\n`;
       const rel = `gen-${n}.py`;
@@ -221,7 +309,8 @@ describe("stale /e retries that cannot land elsewhere", () => {
       const change = pick(rand, ["none", "insert-above", "edit-context", "copy-neighbour", "edit-target"]);
       if (change === "insert-above") current.unshift("# inserted");
       if (change === "edit-context" && nearest.startLine > 1) current[nearest.startLine - 2] += " # touched";
-      if (change === "copy-neighbour") current[(nearest.startLine + 3) % current.length] = current[nearest.startLine - 1]!;
+      if (change === "copy-neighbour")
+        current[(nearest.startLine + 3) % current.length] = current[nearest.startLine - 1]!;
       if (change === "edit-target") current[nearest.startLine - 1] += " # someone else";
       const before = `${current.join("\n")}\n`;
       fs.writeFileSync(file(rel), before);
@@ -231,7 +320,11 @@ describe("stale /e retries that cannot land elsewhere", () => {
         tally.applied++;
         // Applied: the named lines held exactly the retry's old, and only they changed.
         expect(current.slice(nearest.startLine - 1, nearest.endLine).join("\n"), `case ${n} (${change})`).toBe(target);
-        const expected = [...current.slice(0, nearest.startLine - 1), ...replacement.split("\n"), ...current.slice(nearest.endLine)];
+        const expected = [
+          ...current.slice(0, nearest.startLine - 1),
+          ...replacement.split("\n"),
+          ...current.slice(nearest.endLine),
+        ];
         expect(after, `case ${n} (${change})`).toBe(`${expected.join("\n")}\n`);
       } else {
         tally.refused++;
@@ -248,7 +341,18 @@ describe("stale /e retries that cannot land elsewhere", () => {
 
   it("refuses blockHash without atLine", async () => {
     fs.writeFileSync(file("g.txt"), "a\n");
-    const body = await agentGet<Body>(url(s.m!, "e", [["path", "g.txt"], ["old", "a"], ["blockHash", "0123456789abcdef"]], "b"));
+    const body = await agentGet<Body>(
+      url(
+        s.m!,
+        "e",
+        [
+          ["path", "g.txt"],
+          ["old", "a"],
+          ["blockHash", "0123456789abcdef"],
+        ],
+        "b",
+      ),
+    );
     expect(body).toMatchObject({ ok: false, errorCode: "missing_parameter", errorDetail: { parameter: "atLine" } });
   });
 });

@@ -28,13 +28,26 @@ describe("a journal that cannot be written", () => {
     holder.exec("BEGIN IMMEDIATE");
     try {
       const refused = await agentGet<Body>(write);
-      expect(refused).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, agentAction: "wait_and_retry", errorDetail: { store: "SQLITE_BUSY" } });
+      expect(refused).toMatchObject({
+        ok: false,
+        errorCode: "state_store_unavailable",
+        retryable: true,
+        agentAction: "wait_and_retry",
+        errorDetail: { store: "SQLITE_BUSY" },
+      });
       expect(fs.existsSync(path.join(t.projectDir, "locked.txt"))).toBe(false);
       // Reads keep working while the journal is locked.
       expect(await agentGet<Body>(url(s.r, "r", [["path", "seen.txt"]]))).toMatchObject({ ok: true });
       // Their activity rows cannot be written either; /api/health says so while it lasts.
       t.bridge.store.activity.flush();
-      expect((await t.api("GET", "/api/health")).body).toMatchObject({ ok: true, degraded: true, store: { activityLog: { failing: true, lastError: { code: "SQLITE_BUSY" } }, journal: { failing: true, lastError: { code: "SQLITE_BUSY" } } } });
+      expect((await t.api("GET", "/api/health")).body).toMatchObject({
+        ok: true,
+        degraded: true,
+        store: {
+          activityLog: { failing: true, lastError: { code: "SQLITE_BUSY" } },
+          journal: { failing: true, lastError: { code: "SQLITE_BUSY" } },
+        },
+      });
     } finally {
       holder.exec("ROLLBACK");
     }
@@ -45,7 +58,11 @@ describe("a journal that cannot be written", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       health = (await t.api<{ degraded: boolean }>("GET", "/api/health")).body;
     }
-    expect(health).toMatchObject({ ok: true, degraded: false, store: { activityLog: { failing: false, pending: 0 }, journal: { failing: false } } });
+    expect(health).toMatchObject({
+      ok: true,
+      degraded: false,
+      store: { activityLog: { failing: false, pending: 0 }, journal: { failing: false } },
+    });
     const done = await agentGet<Body>(write);
     expect(done).toMatchObject({ ok: true, created: true });
     expect(await agentGet<Body>(write)).toMatchObject({ ok: true, dedupe: "replayed" });
@@ -53,11 +70,33 @@ describe("a journal that cannot be written", () => {
   });
 
   it("refuses a staged write retryably (not internal_error) while the lock is held; the same URL runs once after", async () => {
-    expect(await agentGet<Body>(url(s.m!, "s", [["blob", "held"], ["i", 0], ["count", 1]], "staged once\n"))).toMatchObject({ ok: true });
-    const write = url(s.m!, "w", [["path", "staged.txt"], ["blob", "held"], ["count", 1]]);
+    expect(
+      await agentGet<Body>(
+        url(
+          s.m!,
+          "s",
+          [
+            ["blob", "held"],
+            ["i", 0],
+            ["count", 1],
+          ],
+          "staged once\n",
+        ),
+      ),
+    ).toMatchObject({ ok: true });
+    const write = url(s.m!, "w", [
+      ["path", "staged.txt"],
+      ["blob", "held"],
+      ["count", 1],
+    ]);
     holder.exec("BEGIN IMMEDIATE");
     try {
-      expect(await agentGet<Body>(write)).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, errorDetail: { store: "SQLITE_BUSY" } });
+      expect(await agentGet<Body>(write)).toMatchObject({
+        ok: false,
+        errorCode: "state_store_unavailable",
+        retryable: true,
+        errorDetail: { store: "SQLITE_BUSY" },
+      });
       expect(fs.existsSync(path.join(t.projectDir, "staged.txt"))).toBe(false);
     } finally {
       holder.exec("ROLLBACK");

@@ -4,7 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
-import { launchBackground as launchWith, listBackground, MAX_BACKGROUND_PROCESSES, type LaunchOptions } from "../../../server/mutation/terminal/terminal-background.js";
+import {
+  launchBackground as launchWith,
+  listBackground,
+  MAX_BACKGROUND_PROCESSES,
+  type LaunchOptions,
+} from "../../../server/mutation/terminal/terminal-background.js";
 import { TerminalProcesses } from "../../../server/mutation/terminal/terminal-processes.js";
 import { buildChildEnv } from "../../../server/sandbox/env-scrub.js";
 
@@ -56,13 +61,24 @@ describe("launchBackground", () => {
   });
 
   it("reports a process that dies during start-up, with its exit code and last words", async () => {
-    const result = await launchBackground({ command: "echo starting; echo 'port in use' >&2; exit 4", cwd, env, signal: shutdown.signal });
+    const result = await launchBackground({
+      command: "echo starting; echo 'port in use' >&2; exit 4",
+      cwd,
+      env,
+      signal: shutdown.signal,
+    });
     expect(result).toMatchObject({ state: "exited", exitCode: 4, startup: "exited" });
     expect(result.transcript.text).toContain("port in use");
   });
 
   it("keeps watching the whole window when nothing is announced", async () => {
-    const result = await launchBackground({ command: "echo compiling; sleep 30", cwd, env, signal: shutdown.signal, windowMs: 400 });
+    const result = await launchBackground({
+      command: "echo compiling; sleep 30",
+      cwd,
+      env,
+      signal: shutdown.signal,
+      windowMs: 400,
+    });
     expect(result).toMatchObject({ state: "running", startup: "window", detectedUrls: [], detectedPorts: [] });
   });
 
@@ -79,7 +95,9 @@ describe("launchBackground", () => {
     for (let i = 0; i < MAX_BACKGROUND_PROCESSES; i++) {
       await launchBackground({ command: "sleep 300", cwd, env, signal: shutdown.signal, windowMs: 50 });
     }
-    await expect(launchBackground({ command: "sleep 300", cwd, env, signal: shutdown.signal, windowMs: 50 })).rejects.toMatchObject({
+    await expect(
+      launchBackground({ command: "sleep 300", cwd, env, signal: shutdown.signal, windowMs: 50 }),
+    ).rejects.toMatchObject({
       code: "background_limit_reached",
     });
   });

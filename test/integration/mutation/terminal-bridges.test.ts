@@ -30,7 +30,10 @@ describe("terminal state per bridge", () => {
     expect(busy.bridge.terminal.processes).not.toBe(idle.bridge.terminal.processes);
     // Two different commands: the same URL twice would join one intent.
     const blocked = (n: number) => encodeUrlText(`while [ ! -f release ]; do sleep 0.05; done; echo held-${n}`);
-    const holders = [await agentGet<Body>(`${holder.m}/x?wait=0&raw=${blocked(1)}`), await agentGet<Body>(`${holder.m}/x?wait=0&raw=${blocked(2)}`)];
+    const holders = [
+      await agentGet<Body>(`${holder.m}/x?wait=0&raw=${blocked(1)}`),
+      await agentGet<Body>(`${holder.m}/x?wait=0&raw=${blocked(2)}`),
+    ];
     expect(await waitUntil(() => busy.bridge.terminal.gate.snapshot().running === 2)).toBe(true);
     const queued = await agentGet<Body>(`${holder.m}/x?wait=0&raw=echo+queued`);
     expect(await waitUntil(() => busy.bridge.terminal.gate.snapshot().queued === 1)).toBe(true);

@@ -23,7 +23,8 @@ const setReleased = (on: boolean) => {
 beforeAll(async () => {
   t = await startTestBridge();
   sessions = [];
-  for (const [i, name] of ["a", "b", "c"].entries()) sessions.push(await t.session({ terminal: true, root: roots[i]!, name }));
+  for (const [i, name] of ["a", "b", "c"].entries())
+    sessions.push(await t.session({ terminal: true, root: roots[i]!, name }));
 });
 
 afterAll(async () => {
@@ -36,7 +37,8 @@ const blocked = (label: string) => encodeUrlText(`while [ ! -f ${release} ]; do 
 
 async function pollUntil(body: Body, accept: (b: Body) => boolean): Promise<Body> {
   let current = body;
-  for (let i = 0; i < 60 && !accept(current); i++) current = await agentGet<Body>(`${String(body.poll).replace(/wait=\d+/, "wait=200")}`);
+  for (let i = 0; i < 60 && !accept(current); i++)
+    current = await agentGet<Body>(`${String(body.poll).replace(/wait=\d+/, "wait=200")}`);
   return current;
 }
 
@@ -70,20 +72,32 @@ describe("terminal gate", () => {
 
   it("refuses with terminal_busy and a retry URL once the queue is full; the queued ones all run", async () => {
     const [a] = sessions as [AgentSession];
-    const holders = [await agentGet<Body>(`${a.m}/x?wait=0&raw=${blocked("h1")}`), await agentGet<Body>(`${a.m}/x?wait=0&raw=${blocked("h2")}`)];
+    const holders = [
+      await agentGet<Body>(`${a.m}/x?wait=0&raw=${blocked("h1")}`),
+      await agentGet<Body>(`${a.m}/x?wait=0&raw=${blocked("h2")}`),
+    ];
     for (const holder of holders) expect((await pollUntil(holder, (r) => r.state === "running")).state).toBe("running");
     const waiting: Body[] = [];
-    for (let i = 0; i < MAX_QUEUED_FOREGROUND; i++) waiting.push(await agentGet<Body>(`${a.m}/x?wait=0&raw=echo+queued-${i}`));
+    for (let i = 0; i < MAX_QUEUED_FOREGROUND; i++)
+      waiting.push(await agentGet<Body>(`${a.m}/x?wait=0&raw=echo+queued-${i}`));
     expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().queued === MAX_QUEUED_FOREGROUND)).toBe(true);
 
     const refused = await settle(`${a.m}/x?raw=echo+one-too-many`);
-    expect(refused).toMatchObject({ ok: false, state: "failed", errorCode: "terminal_busy", retryable: true, agentAction: "wait_and_retry" });
+    expect(refused).toMatchObject({
+      ok: false,
+      state: "failed",
+      errorCode: "terminal_busy",
+      retryable: true,
+      agentAction: "wait_and_retry",
+    });
     expect(String(refused.retry)).toMatch(/\/x\?run=[A-Za-z0-9._:-]+&raw=echo\+one-too-many$/);
 
     setReleased(true);
     const done = await Promise.all([...holders, ...waiting].map((body) => settle(String(body.poll))));
     expect(done.every((r) => r.ok && r.exitCode === 0)).toBe(true);
-    expect(done.slice(2).map((r) => r.stdout)).toEqual(Array.from({ length: MAX_QUEUED_FOREGROUND }, (_, i) => `queued-${i}\n`));
+    expect(done.slice(2).map((r) => r.stdout)).toEqual(
+      Array.from({ length: MAX_QUEUED_FOREGROUND }, (_, i) => `queued-${i}\n`),
+    );
 
     const retried = await settle(String(refused.retry));
     expect(retried).toMatchObject({ ok: true, stdout: "one-too-many\n" });

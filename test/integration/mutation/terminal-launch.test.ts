@@ -34,7 +34,13 @@ afterAll(async () => {
 describe("bg=1", () => {
   it("reports detectedUrls from a real server's start-up output, and the server answers there", async () => {
     const body = await settle(`${s.m}/x?bg=1&raw=node+server.cjs`);
-    expect(body).toMatchObject({ ok: true, state: "succeeded", mode: "background", processState: "running", cwd: "/project" });
+    expect(body).toMatchObject({
+      ok: true,
+      state: "succeeded",
+      mode: "background",
+      processState: "running",
+      cwd: "/project",
+    });
     const urls = body.detectedUrls as string[];
     expect(urls).toHaveLength(1);
     const url = urls[0]!;
@@ -57,13 +63,26 @@ describe("bg=1", () => {
     const command = `node -e "console.log('starting'); console.error('EADDRINUSE: port taken'); process.exit(3)"`;
     const sent = new URL(`${s.m}/x?bg=1&raw=${encodeUrlText(command)}`).href;
     const body = await settle(sent);
-    expect(body).toMatchObject({ ok: false, state: "failed", errorCode: "background_start_failed", agentAction: "run_foreground", processState: "exited", exitCode: 3 });
+    expect(body).toMatchObject({
+      ok: false,
+      state: "failed",
+      errorCode: "background_start_failed",
+      agentAction: "run_foreground",
+      processState: "exited",
+      exitCode: 3,
+    });
     expect(body.transcript).toContain("EADDRINUSE: port taken");
     // The repair keeps the received raw tail byte for byte and drops only bg=1.
     expect(body.repair).toBe(sent.replace("?bg=1&", "?"));
 
     const foreground = await settle(String(body.repair));
-    expect(foreground).toMatchObject({ ok: true, mode: "foreground", exitCode: 3, stdout: "starting\n", stderr: "EADDRINUSE: port taken\n" });
+    expect(foreground).toMatchObject({
+      ok: true,
+      mode: "foreground",
+      exitCode: 3,
+      stdout: "starting\n",
+      stderr: "EADDRINUSE: port taken\n",
+    });
   });
 
   it("a command that simply finishes during start-up is reported as exited, not failed", async () => {
@@ -99,7 +118,13 @@ setTimeout(() => {
 `,
     );
     const first = await agentGet<Body>(`${s.m}/x?bg=1&raw=node+late.cjs`);
-    expect(first).toMatchObject({ ok: true, state: "succeeded", mode: "background", processState: "running", startup: "announced" });
+    expect(first).toMatchObject({
+      ok: true,
+      state: "succeeded",
+      mode: "background",
+      processState: "running",
+      startup: "announced",
+    });
     const urls = first.detectedUrls as string[];
     expect(urls).toHaveLength(1);
     expect(await (await fetch(`${urls[0]}x`)).text()).toBe("late /x");

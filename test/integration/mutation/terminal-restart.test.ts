@@ -57,11 +57,14 @@ const pids: number[] = [];
 
 const parentOf = (pid: number): number | undefined => readStat(pid)?.ppid;
 
-const commOf = (pid: number) => (fs.existsSync(`/proc/${pid}/comm`) ? fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() : undefined);
+const commOf = (pid: number) =>
+  fs.existsSync(`/proc/${pid}/comm`) ? fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() : undefined;
 
 function childrenOf(pid: number): number[] {
   const tasks = fs.existsSync(`/proc/${pid}/task`) ? fs.readdirSync(`/proc/${pid}/task`) : [];
-  return tasks.flatMap((tid) => fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number));
+  return tasks.flatMap((tid) =>
+    fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+  );
 }
 
 afterAll(() => {
@@ -100,13 +103,22 @@ describe.each([
       });
       return (await res.json()) as { id: string; initUrl: string };
     };
-    const project = await api("/api/projects", { name: "crash", root: projectDir, permissions: { write: false, terminal: true } });
+    const project = await api("/api/projects", {
+      name: "crash",
+      root: projectDir,
+      permissions: { write: false, terminal: true },
+    });
     const session = await api("/api/sessions", { projectId: project.id });
     const init = await agentGet<{ bases: { m: string } }>(session.initUrl);
     // The first command starts the resident spawner (and is itself spawned directly); the rest go through it.
     expect(await agentGet<Body>(`${init.bases.m}/x?raw=true`)).toMatchObject({ ok: true });
-    if (viaSpawner) expect(await waitUntil(() => childrenOf(first.pid!).some((pid) => commOf(pid) === "urlbridge-spawn"), 10_000)).toBe(true);
-    const background = await agentGet<Body>(`${init.bases.m}/x?bg=1&raw=${encodeUrlText("setsid sleep 300 & echo $! > daemon.pid; wait")}`);
+    if (viaSpawner)
+      expect(
+        await waitUntil(() => childrenOf(first.pid!).some((pid) => commOf(pid) === "urlbridge-spawn"), 10_000),
+      ).toBe(true);
+    const background = await agentGet<Body>(
+      `${init.bases.m}/x?bg=1&raw=${encodeUrlText("setsid sleep 300 & echo $! > daemon.pid; wait")}`,
+    );
     expect(background).toMatchObject({ ok: true, mode: "background" });
     expect(await waitUntil(() => fs.existsSync(path.join(projectDir, "daemon.pid")), 10_000)).toBe(true);
     const daemonPid = Number(fs.readFileSync(path.join(projectDir, "daemon.pid"), "utf8"));

@@ -18,7 +18,8 @@ describe("terminal intents across a graceful restart", () => {
     const t = await startTestBridge();
     bridges.push(t);
     const s = await t.session({ terminal: true });
-    const hold = (n: number) => `${s.m}/x?wait=0&raw=${encodeUrlText(`echo $$ > holder-${n}.pid; echo ran >> holder-${n}.log; sleep 300`)}`;
+    const hold = (n: number) =>
+      `${s.m}/x?wait=0&raw=${encodeUrlText(`echo $$ > holder-${n}.pid; echo ran >> holder-${n}.log; sleep 300`)}`;
     const queuedUrl = `${s.m}/x?wait=0&raw=${encodeUrlText("echo ran >> queued.log")}`;
 
     await agentGet<Body>(hold(1));
@@ -26,7 +27,13 @@ describe("terminal intents across a graceful restart", () => {
     expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().running === 2)).toBe(true);
     await agentGet<Body>(queuedUrl);
     expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().queued === 1)).toBe(true);
-    expect(await waitUntil(() => fs.existsSync(path.join(t.projectDir, "holder-1.pid")) && fs.existsSync(path.join(t.projectDir, "holder-2.pid")))).toBe(true);
+    expect(
+      await waitUntil(
+        () =>
+          fs.existsSync(path.join(t.projectDir, "holder-1.pid")) &&
+          fs.existsSync(path.join(t.projectDir, "holder-2.pid")),
+      ),
+    ).toBe(true);
     const pids = [1, 2].map((n) => Number(fs.readFileSync(path.join(t.projectDir, `holder-${n}.pid`), "utf8")));
 
     await t.close();
@@ -38,9 +45,19 @@ describe("terminal intents across a graceful restart", () => {
     // Same state, same capabilities; only the port (and so the origin) is new.
     const moved = (url: string) => url.replace(t.bridge.dataUrl, again.bridge.dataUrl);
     const holder = await agentGet<Body>(moved(hold(1)));
-    expect(holder).toMatchObject({ ok: false, dedupe: "replayed", errorCode: "interrupted", errorDetail: { started: true } });
+    expect(holder).toMatchObject({
+      ok: false,
+      dedupe: "replayed",
+      errorCode: "interrupted",
+      errorDetail: { started: true },
+    });
     const queued = await agentGet<Body>(moved(queuedUrl));
-    expect(queued).toMatchObject({ ok: false, dedupe: "replayed", errorCode: "interrupted", errorDetail: { phase: "pending", started: false } });
+    expect(queued).toMatchObject({
+      ok: false,
+      dedupe: "replayed",
+      errorCode: "interrupted",
+      errorDetail: { phase: "pending", started: false },
+    });
     expect(typeof queued.retry).toBe("string");
     expect(fs.readFileSync(path.join(t.projectDir, "holder-1.log"), "utf8")).toBe("ran\n");
     expect(fs.existsSync(path.join(t.projectDir, "queued.log"))).toBe(false);

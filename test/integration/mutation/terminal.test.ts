@@ -5,7 +5,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
-import { agentGet, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  TEST_OPERATOR_TOKEN,
+  type AgentSession,
+  type TestBridge,
+} from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 
 const SECRETS: Record<string, string> = {
@@ -23,7 +30,11 @@ const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
   // The bridge runs in this process, so this is the server's own environment.
-  for (const [name, value] of Object.entries({ ...SECRETS, URLBRIDGE_TERMINAL_VISIBLE: "", TERMINAL_TEST_VISIBLE: "visible-0006" })) {
+  for (const [name, value] of Object.entries({
+    ...SECRETS,
+    URLBRIDGE_TERMINAL_VISIBLE: "",
+    TERMINAL_TEST_VISIBLE: "visible-0006",
+  })) {
     saved[name] = process.env[name];
     process.env[name] = value;
   }
@@ -46,7 +57,9 @@ describe("foreground", () => {
   it("returns the exact bytes of output written with ~ escapes, quotes, &, + and unicode", async () => {
     // + for spaces, so the two spaces inside the quotes are ~s: a raw space would travel as %20, and a
     // target that carries %20 spaces reads its + as plus signs (docs/PROTOCOL.md, "The raw tail").
-    const body = await x(`?raw=echo+"a&b~s~sc"~necho+'x~qy=z'~nprintf+'caf~u00e9+~u{1F600}~n'~necho+100~p~nprintf+'tab~there'`);
+    const body = await x(
+      `?raw=echo+"a&b~s~sc"~necho+'x~qy=z'~nprintf+'caf~u00e9+~u{1F600}~n'~necho+100~p~nprintf+'tab~there'`,
+    );
     expect(body).toMatchObject({ ok: true, state: "succeeded", mode: "foreground", exitCode: 0, cwd: "/project" });
     expect(body.stdout).toBe("a&b  c\nx+y=z\ncafé 😀\n100%\ntab\there");
     expect(body.stderr).toBe("");
@@ -82,7 +95,9 @@ describe("foreground", () => {
   });
 
   it("on timeout ends the whole tree: the grandchild is gone", async () => {
-    const body = await x(`?timeout=800&raw=${encodeUrlText("bash -c 'sleep 300 & echo $! > grandchild.pid; wait'; echo never")}`);
+    const body = await x(
+      `?timeout=800&raw=${encodeUrlText("bash -c 'sleep 300 & echo $! > grandchild.pid; wait'; echo never")}`,
+    );
     expect(body).toMatchObject({ ok: false, state: "failed", errorCode: "command_timed_out", timedOut: true });
     expect(body.stdout).toBe("");
     const grandchild = Number(fs.readFileSync(inProject("grandchild.pid"), "utf8"));
@@ -232,11 +247,17 @@ describe("replay safety", () => {
     const chunk = 8 * 1024;
     const count = Math.ceil(script.length / chunk);
     for (let i = 0; i < count; i++) {
-      const ack = await agentGet<Body>(`${s.m}/s?blob=long1&i=${i}&count=${count}&raw=${encodeUrlText(script.slice(i * chunk, (i + 1) * chunk))}`);
+      const ack = await agentGet<Body>(
+        `${s.m}/s?blob=long1&i=${i}&count=${count}&raw=${encodeUrlText(script.slice(i * chunk, (i + 1) * chunk))}`,
+      );
       expect(ack.ok).toBe(true);
     }
     const body = await x(`?blob=long1&count=${count}`);
-    expect(body).toMatchObject({ ok: false, errorCode: "invalid_parameter", errorDetail: { parameter: "command", maxBytes: 128 * 1024 - 1 } });
+    expect(body).toMatchObject({
+      ok: false,
+      errorCode: "invalid_parameter",
+      errorDetail: { parameter: "command", maxBytes: 128 * 1024 - 1 },
+    });
     expect(String(body.repairHint ?? body.error)).toMatch(/script/);
     expect(fs.existsSync(path.join(t.projectDir, marker))).toBe(false);
   });

@@ -12,10 +12,21 @@ import { STATE_FILE_NAME } from "../../../server/store/database.js";
 import { DIRECTORY_SYNC_DELAY_ENV, RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
 import { agentGet, makeTempDir } from "../../helpers/bridge.js";
-import { controlApi, killServerProcesses, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
+import {
+  controlApi,
+  killServerProcesses,
+  startServerProcess,
+  type ServerProcess,
+} from "../../helpers/server-process.js";
 import { url } from "./fixtures.js";
 
-type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; callId?: string; state?: string; errorDetail?: Record<string, unknown> };
+type Body = Record<string, unknown> & {
+  ok: boolean;
+  errorCode?: string;
+  callId?: string;
+  state?: string;
+  errorDetail?: Record<string, unknown>;
+};
 
 afterEach(killServerProcesses);
 
@@ -23,10 +34,14 @@ afterEach(killServerProcesses);
 const RECORD_WAIT_MS = 20_000;
 
 /** The intent's row as the state file holds it, read through a second connection as another process would. */
-function recordOf(stateDir: string, callId: string): { state: string; unconfirmed: number; result: string | null } | undefined {
+function recordOf(
+  stateDir: string,
+  callId: string,
+): { state: string; unconfirmed: number; result: string | null } | undefined {
   const db = new Database(path.join(stateDir, STATE_FILE_NAME), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare("SELECT state, unconfirmed, result FROM intents WHERE call_id = ?").get(callId) as { state: string; unconfirmed: number; result: string | null } | undefined;
+    return db.prepare("SELECT state, unconfirmed, result FROM intents WHERE call_id = ?").get(callId) as
+      { state: string; unconfirmed: number; result: string | null } | undefined;
   } finally {
     db.close();
   }
@@ -36,9 +51,18 @@ function recordOf(stateDir: string, callId: string): { state: string; unconfirme
  * Starts a server held by the test-only delay `holdEnv`, gives it a project on `root` and a session, and makes the
  * call, which answers "running" (wait=0) while the server holds it at that point.
  */
-async function startHeldCall(stateDir: string, root: string, holdEnv: string, call: (m: string) => string): Promise<{ first: ServerProcess; callUrl: string; accepted: Body }> {
+async function startHeldCall(
+  stateDir: string,
+  root: string,
+  holdEnv: string,
+  call: (m: string) => string,
+): Promise<{ first: ServerProcess; callUrl: string; accepted: Body }> {
   const first = await startServerProcess({ stateDir, env: { [holdEnv]: "60000" } });
-  const project = await controlApi<{ id: string }>(first, "POST", "/api/projects", { name: "held", root, permissions: { write: true, terminal: false } });
+  const project = await controlApi<{ id: string }>(first, "POST", "/api/projects", {
+    name: "held",
+    root,
+    permissions: { write: true, terminal: false },
+  });
   const session = await controlApi<{ initUrl: string }>(first, "POST", "/api/sessions", { projectId: project.id });
   const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
   const callUrl = call(m);
@@ -61,7 +85,17 @@ interface Case {
 const cases: Case[] = [
   {
     name: "confirms an edit whose rename is on disk, replaying the answer it never sent",
-    call: (m) => url(m, "e", [["path", "f.txt"], ["old", "value 1"], ["wait", 0]], "value 2"),
+    call: (m) =>
+      url(
+        m,
+        "e",
+        [
+          ["path", "f.txt"],
+          ["old", "value 1"],
+          ["wait", 0],
+        ],
+        "value 2",
+      ),
     before: "head\nvalue 1\n",
     after: "head\nvalue 2\n",
     lostRename: false,
@@ -69,19 +103,50 @@ const cases: Case[] = [
   },
   {
     name: "records an edit whose rename a power loss undid as interrupted and not applied, never as a success",
-    call: (m) => url(m, "e", [["path", "f.txt"], ["old", "value 1"], ["wait", 0]], "value 2"),
+    call: (m) =>
+      url(
+        m,
+        "e",
+        [
+          ["path", "f.txt"],
+          ["old", "value 1"],
+          ["wait", 0],
+        ],
+        "value 2",
+      ),
     before: "head\nvalue 1\n",
     after: "head\nvalue 2\n",
     lostRename: true,
-    expected: { ok: false, state: "failed", dedupe: "replayed", errorCode: "interrupted", errorDetail: expect.objectContaining({ applied: false, path: "/project/f.txt" }) },
+    expected: {
+      ok: false,
+      state: "failed",
+      dedupe: "replayed",
+      errorCode: "interrupted",
+      errorDetail: expect.objectContaining({ applied: false, path: "/project/f.txt" }),
+    },
   },
   {
     name: "records a new file's write whose rename a power loss undid as interrupted and not applied",
-    call: (m) => url(m, "w", [["path", "f.txt"], ["wait", 0]], "fresh\n"),
+    call: (m) =>
+      url(
+        m,
+        "w",
+        [
+          ["path", "f.txt"],
+          ["wait", 0],
+        ],
+        "fresh\n",
+      ),
     before: undefined,
     after: "fresh\n",
     lostRename: true,
-    expected: { ok: false, state: "failed", dedupe: "replayed", errorCode: "interrupted", errorDetail: expect.objectContaining({ applied: false }) },
+    expected: {
+      ok: false,
+      state: "failed",
+      dedupe: "replayed",
+      errorCode: "interrupted",
+      errorDetail: expect.objectContaining({ applied: false }),
+    },
   },
 ];
 
@@ -98,7 +163,8 @@ describe("an outcome recorded before its directory fsync finished", () => {
     // process right there.
     const deadline = Date.now() + RECORD_WAIT_MS;
     const renamed = () => fs.existsSync(file) && fs.readFileSync(file, "utf8") === after;
-    while ((recordOf(stateDir, accepted.callId!)?.state !== "succeeded" || !renamed()) && Date.now() < deadline) await sleep(20);
+    while ((recordOf(stateDir, accepted.callId!)?.state !== "succeeded" || !renamed()) && Date.now() < deadline)
+      await sleep(20);
     expect(recordOf(stateDir, accepted.callId!)).toMatchObject({ state: "succeeded", unconfirmed: 1 });
     expect(fs.readFileSync(file, "utf8")).toBe(after);
     first.child.kill("SIGKILL");
@@ -130,10 +196,24 @@ describe("an outcome recorded before its directory fsync finished", () => {
     const root = makeTempDir("unconfirmed-project");
     fs.writeFileSync(path.join(root, "f.txt"), "value 1\n");
     const server = await startServerProcess({ stateDir });
-    const project = await controlApi<{ id: string }>(server, "POST", "/api/projects", { name: "confirmed", root, permissions: { write: true, terminal: false } });
+    const project = await controlApi<{ id: string }>(server, "POST", "/api/projects", {
+      name: "confirmed",
+      root,
+      permissions: { write: true, terminal: false },
+    });
     const session = await controlApi<{ initUrl: string }>(server, "POST", "/api/sessions", { projectId: project.id });
     const m = (await agentGet<{ bases: { m: string } }>(session.initUrl)).bases.m;
-    const body = await agentGet<Body>(url(m, "e", [["path", "f.txt"], ["old", "value 1"]], "value 2"));
+    const body = await agentGet<Body>(
+      url(
+        m,
+        "e",
+        [
+          ["path", "f.txt"],
+          ["old", "value 1"],
+        ],
+        "value 2",
+      ),
+    );
     expect(body).toMatchObject({ ok: true, state: "succeeded" });
     // The confirmation commits in the turn after the answer: give it a bounded moment.
     const deadline = Date.now() + RECORD_WAIT_MS;
@@ -154,15 +234,46 @@ interface AheadCase {
 const aheadCases: AheadCase[] = [
   {
     name: "an edit killed before its rename: interrupted, not applied, the file untouched",
-    call: (m) => url(m, "e", [["path", "f.txt"], ["old", "value 1"], ["wait", 0]], "value 2"),
+    call: (m) =>
+      url(
+        m,
+        "e",
+        [
+          ["path", "f.txt"],
+          ["old", "value 1"],
+          ["wait", 0],
+        ],
+        "value 2",
+      ),
     before: "head\nvalue 1\n",
-    expected: { ok: false, state: "failed", dedupe: "replayed", errorCode: "interrupted", errorDetail: expect.objectContaining({ applied: false, path: "/project/f.txt" }) },
+    expected: {
+      ok: false,
+      state: "failed",
+      dedupe: "replayed",
+      errorCode: "interrupted",
+      errorDetail: expect.objectContaining({ applied: false, path: "/project/f.txt" }),
+    },
   },
   {
     name: "a new file's write killed before its rename: interrupted, not applied, no file",
-    call: (m) => url(m, "w", [["path", "f.txt"], ["wait", 0]], "fresh\n"),
+    call: (m) =>
+      url(
+        m,
+        "w",
+        [
+          ["path", "f.txt"],
+          ["wait", 0],
+        ],
+        "fresh\n",
+      ),
     before: undefined,
-    expected: { ok: false, state: "failed", dedupe: "replayed", errorCode: "interrupted", errorDetail: expect.objectContaining({ applied: false }) },
+    expected: {
+      ok: false,
+      state: "failed",
+      dedupe: "replayed",
+      errorCode: "interrupted",
+      errorDetail: expect.objectContaining({ applied: false }),
+    },
   },
 ];
 
@@ -178,7 +289,11 @@ describe("an outcome recorded ahead of its rename", () => {
 
     // Recorded as a success (unconfirmed) and its temp file written, the rename held: the file has not changed.
     const deadline = Date.now() + RECORD_WAIT_MS;
-    while ((recordOf(stateDir, accepted.callId!)?.state !== "succeeded" || temps().length === 0) && Date.now() < deadline) await sleep(20);
+    while (
+      (recordOf(stateDir, accepted.callId!)?.state !== "succeeded" || temps().length === 0) &&
+      Date.now() < deadline
+    )
+      await sleep(20);
     expect(recordOf(stateDir, accepted.callId!)).toMatchObject({ state: "succeeded", unconfirmed: 1 });
     expect(temps()).toHaveLength(1);
     if (before === undefined) expect(fs.existsSync(file)).toBe(false);

@@ -20,7 +20,19 @@ describe("per-project write queue", () => {
     // Each edit reads the file, replaces its own slot and writes the whole file back: without one queue
     // per project, interleaved read-modify-write cycles would overwrite each other's slots.
     const bodies = await Promise.all(
-      Array.from({ length: slots }, (_, i) => agentGet<{ ok: boolean }>(url((i % 2 === 0 ? a : b).m!, "e", [["path", "shared.txt"], ["old", `slot ${i};`]], `done ${i};`))),
+      Array.from({ length: slots }, (_, i) =>
+        agentGet<{ ok: boolean }>(
+          url(
+            (i % 2 === 0 ? a : b).m!,
+            "e",
+            [
+              ["path", "shared.txt"],
+              ["old", `slot ${i};`],
+            ],
+            `done ${i};`,
+          ),
+        ),
+      ),
     );
     expect(bodies.every((body) => body.ok)).toBe(true);
     expect(fs.readFileSync(file, "utf8")).toBe(Array.from({ length: slots }, (_, i) => `done ${i};`).join("\n") + "\n");

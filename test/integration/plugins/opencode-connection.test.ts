@@ -11,13 +11,27 @@ import { url } from "../mutation/fixtures.js";
 
 const located = locateOpencode();
 const required = Boolean(process.env.URLBRIDGE_OPENCODE_BIN);
-if ("missing" in located && !required) process.stderr.write(`opencode-connection.test.ts skipped: ${located.missing}\n`);
+if ("missing" in located && !required)
+  process.stderr.write(`opencode-connection.test.ts skipped: ${located.missing}\n`);
 
 const PASSWORD = "urlbridge-it-opencode-connection-0123";
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
-type Status = Body & { state: string; detail: string; connection: { url: string; auth?: string; credentials: string; version?: string; instance?: string } };
+type Status = Body & {
+  state: string;
+  detail: string;
+  connection: { url: string; auth?: string; credentials: string; version?: string; instance?: string };
+};
 
-const k = (base: string, tool: string, args: unknown) => url(base, "k", [["plugin", "opencode-control"], ["tool", tool]], JSON.stringify(args));
+const k = (base: string, tool: string, args: unknown) =>
+  url(
+    base,
+    "k",
+    [
+      ["plugin", "opencode-control"],
+      ["tool", tool],
+    ],
+    JSON.stringify(args),
+  );
 
 /** A loopback TCP server that counts the connections it receives: proof that nothing connected. */
 async function countingServer(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
@@ -27,7 +41,11 @@ async function countingServer(): Promise<{ port: number; connections: () => numb
     socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { port: (server.address() as AddressInfo).port, connections: () => connections, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => connections,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe.skipIf("missing" in located && !required)("OpenCode Control's connection to a real opencode serve", () => {
@@ -36,7 +54,14 @@ describe.skipIf("missing" in located && !required)("OpenCode Control's connectio
   let s: AgentSession;
   let port: number;
   let oc: OpencodeServe | undefined;
-  const settings = (password: string | undefined) => ({ url: `http://127.0.0.1:${port}`, username: "opencode", password, allowExisting: true, allowNested: false, maxWorkers: 8 });
+  const settings = (password: string | undefined) => ({
+    url: `http://127.0.0.1:${port}`,
+    username: "opencode",
+    password,
+    allowExisting: true,
+    allowNested: false,
+    maxWorkers: 8,
+  });
 
   beforeAll(async () => {
     if ("missing" in located) throw new Error(located.missing);
@@ -58,18 +83,46 @@ describe.skipIf("missing" in located && !required)("OpenCode Control's connectio
 
   it("reports not-running while nothing listens, and a tool call says so retryably", async () => {
     const status = await agentGet<Status>(k(s.r, "opencode_info", { action: "status" }));
-    expect(status).toMatchObject({ ok: true, state: "not-running", connection: { url: `http://127.0.0.1:${port}`, credentials: "configured" } });
-    expect(await agentGet(k(s.r, "opencode_worker", { action: "list" }))).toMatchObject({ ok: false, errorCode: "opencode_unavailable", retryable: true });
+    expect(status).toMatchObject({
+      ok: true,
+      state: "not-running",
+      connection: { url: `http://127.0.0.1:${port}`, credentials: "configured" },
+    });
+    expect(await agentGet(k(s.r, "opencode_worker", { action: "list" }))).toMatchObject({
+      ok: false,
+      errorCode: "opencode_unavailable",
+      retryable: true,
+    });
   });
 
   it("reports ready once OpenCode is up, with its version, auth and pinned instance, in /k and the control plane", async () => {
-    oc = await startOpencodeServe({ bin: (located as { bin: string }).bin, homeDir: makeTempDir("oc-home-a"), cwd: t.projectDir, providerBaseURL: provider.baseURL, password: PASSWORD, port });
+    oc = await startOpencodeServe({
+      bin: (located as { bin: string }).bin,
+      homeDir: makeTempDir("oc-home-a"),
+      cwd: t.projectDir,
+      providerBaseURL: provider.baseURL,
+      password: PASSWORD,
+      port,
+    });
     const status = await agentGet<Status>(k(s.r, "opencode_info", { action: "status" }));
-    expect(status).toMatchObject({ ok: true, state: "ready", connection: { auth: "basic", credentials: "configured", version: "1.18.33" } });
+    expect(status).toMatchObject({
+      ok: true,
+      state: "ready",
+      connection: { auth: "basic", credentials: "configured", version: "1.18.33" },
+    });
     expect(status.connection.instance).toMatch(/^[0-9a-f]{12}$/);
     expect(await agentGet(k(s.r, "opencode_worker", { action: "list" }))).toMatchObject({ ok: true, workers: [] });
     const { body } = await t.api<Array<{ id: string; toolCount: number; status: Status }>>("GET", "/api/plugins");
-    expect(body).toEqual([expect.objectContaining({ id: "opencode-control", toolCount: 4, status: expect.objectContaining({ state: "ready", connection: expect.objectContaining({ instance: status.connection.instance }) }) })]);
+    expect(body).toEqual([
+      expect.objectContaining({
+        id: "opencode-control",
+        toolCount: 4,
+        status: expect.objectContaining({
+          state: "ready",
+          connection: expect.objectContaining({ instance: status.connection.instance }),
+        }),
+      }),
+    ]);
     // The password never appears in what the agent or the operator reads.
     expect(JSON.stringify(status) + JSON.stringify(body)).not.toContain(PASSWORD);
   });
@@ -85,13 +138,30 @@ describe.skipIf("missing" in located && !required)("OpenCode Control's connectio
 
   it("fails closed, for good, when another OpenCode process answers behind the pinned port", async () => {
     await oc!.stop();
-    oc = await startOpencodeServe({ bin: (located as { bin: string }).bin, homeDir: makeTempDir("oc-home-b"), cwd: t.projectDir, providerBaseURL: provider.baseURL, password: PASSWORD, port });
-    expect(await agentGet(k(s.r, "opencode_worker", { action: "list" }))).toMatchObject({ ok: false, errorCode: "opencode_instance_changed", retryable: false });
-    expect(await agentGet(k(s.m!, "opencode_worker", { action: "start", prompt: "must not run" }))).toMatchObject({ ok: false, errorCode: "opencode_instance_changed" });
+    oc = await startOpencodeServe({
+      bin: (located as { bin: string }).bin,
+      homeDir: makeTempDir("oc-home-b"),
+      cwd: t.projectDir,
+      providerBaseURL: provider.baseURL,
+      password: PASSWORD,
+      port,
+    });
+    expect(await agentGet(k(s.r, "opencode_worker", { action: "list" }))).toMatchObject({
+      ok: false,
+      errorCode: "opencode_instance_changed",
+      retryable: false,
+    });
+    expect(await agentGet(k(s.m!, "opencode_worker", { action: "start", prompt: "must not run" }))).toMatchObject({
+      ok: false,
+      errorCode: "opencode_instance_changed",
+    });
     expect(provider.requestsFor("must not run")).toHaveLength(0);
     const status = await agentGet<Status>(k(s.r, "opencode_info", { action: "status" }));
     expect(status).toMatchObject({ ok: true, state: "instance-changed" });
     // Still refused later: the pin does not quietly move to the new process.
-    expect(await agentGet(k(s.r, "opencode_session", { action: "list" }))).toMatchObject({ ok: false, errorCode: "opencode_instance_changed" });
+    expect(await agentGet(k(s.r, "opencode_session", { action: "list" }))).toMatchObject({
+      ok: false,
+      errorCode: "opencode_instance_changed",
+    });
   });
 });

@@ -16,7 +16,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const structured = (r: Awaited<ReturnType<McpTestClient["callTool"]>>) => r.structuredContent as Record<string, unknown>;
+const structured = (r: Awaited<ReturnType<McpTestClient["callTool"]>>) =>
+  r.structuredContent as Record<string, unknown>;
 
 describe("OpenCode Control over MCP", () => {
   let t: TestBridge;
@@ -30,7 +31,21 @@ describe("OpenCode Control over MCP", () => {
 
   beforeAll(async () => {
     const port = await closedPort();
-    t = await startTestBridge({}, { plugins: [createOpenCodePlugin({ url: `http://127.0.0.1:${port}`, username: "opencode", password: "pw-0123456789", allowExisting: true, allowNested: false, maxWorkers: 8 })] });
+    t = await startTestBridge(
+      {},
+      {
+        plugins: [
+          createOpenCodePlugin({
+            url: `http://127.0.0.1:${port}`,
+            username: "opencode",
+            password: "pw-0123456789",
+            allowExisting: true,
+            allowNested: false,
+            maxWorkers: 8,
+          }),
+        ],
+      },
+    );
     s = await t.session({ write: true, terminal: true });
   });
   afterAll(async () => {
@@ -39,26 +54,48 @@ describe("OpenCode Control over MCP", () => {
   });
 
   it("lists each tool once per capability, read-only on the read one", async () => {
-    const listed = async (base: string) => (await (await connect(base)).listTools()).tools.filter((tool) => tool.name.startsWith("opencode-control_"));
+    const listed = async (base: string) =>
+      (await (await connect(base)).listTools()).tools.filter((tool) => tool.name.startsWith("opencode-control_"));
     const onRead = await listed(s.r);
     const onMutation = await listed(s.m!);
-    const names = ["opencode-control_opencode_info", "opencode-control_opencode_session", "opencode-control_opencode_worker", "opencode-control_opencode_request"];
+    const names = [
+      "opencode-control_opencode_info",
+      "opencode-control_opencode_session",
+      "opencode-control_opencode_worker",
+      "opencode-control_opencode_request",
+    ];
     expect(onRead.map((tool) => tool.name)).toEqual(names);
     expect(onMutation.map((tool) => tool.name)).toEqual(names);
-    expect(onRead.find((tool) => tool.name.endsWith("_opencode_worker"))!.annotations).toMatchObject({ readOnlyHint: true });
-    expect(onMutation.find((tool) => tool.name.endsWith("_opencode_worker"))!.annotations).toMatchObject({ readOnlyHint: false });
+    expect(onRead.find((tool) => tool.name.endsWith("_opencode_worker"))!.annotations).toMatchObject({
+      readOnlyHint: true,
+    });
+    expect(onMutation.find((tool) => tool.name.endsWith("_opencode_worker"))!.annotations).toMatchObject({
+      readOnlyHint: false,
+    });
   });
 
   it("runs read actions on both capabilities and mutation actions only on the mutation one", async () => {
     const reader = await connect(s.r);
     const writer = await connect(s.m!);
     const worker = "opencode-control_opencode_worker";
-    expect(structured(await reader.callTool({ name: worker, arguments: { action: "list" } }))).toMatchObject({ ok: false, errorCode: "opencode_unavailable" });
-    expect(structured(await writer.callTool({ name: worker, arguments: { action: "list" } }))).toMatchObject({ ok: false, errorCode: "opencode_unavailable" });
-    expect(structured(await reader.callTool({ name: worker, arguments: { action: "start", prompt: "x" } }))).toMatchObject({ ok: false, errorCode: "wrong_capability_base" });
+    expect(structured(await reader.callTool({ name: worker, arguments: { action: "list" } }))).toMatchObject({
+      ok: false,
+      errorCode: "opencode_unavailable",
+    });
+    expect(structured(await writer.callTool({ name: worker, arguments: { action: "list" } }))).toMatchObject({
+      ok: false,
+      errorCode: "opencode_unavailable",
+    });
+    expect(
+      structured(await reader.callTool({ name: worker, arguments: { action: "start", prompt: "x" } })),
+    ).toMatchObject({ ok: false, errorCode: "wrong_capability_base" });
     // The mutation half ran it (and failed at OpenCode, which is not running).
-    expect(structured(await writer.callTool({ name: worker, arguments: { action: "start", prompt: "x" } }))).toMatchObject({ ok: false, errorCode: "opencode_unavailable" });
-    const status = structured(await reader.callTool({ name: "opencode-control_opencode_info", arguments: { action: "status" } }));
+    expect(
+      structured(await writer.callTool({ name: worker, arguments: { action: "start", prompt: "x" } })),
+    ).toMatchObject({ ok: false, errorCode: "opencode_unavailable" });
+    const status = structured(
+      await reader.callTool({ name: "opencode-control_opencode_info", arguments: { action: "status" } }),
+    );
     expect(status).toMatchObject({ ok: true, state: "not-running" });
   });
 });

@@ -33,7 +33,11 @@ async function listenAbstract(): Promise<{ name: string; accepted: () => number 
 /** Runs node inside the launch plan, trying to connect to `name`; answers what it printed: "connected" or an error code. */
 function connectFromSandbox(plan: LaunchPlan, name: string): Promise<string> {
   const script = `require("net").connect(${JSON.stringify(name)}).on("connect", () => { console.log("connected"); process.exit(0); }).on("error", (e) => { console.log(e.code); process.exit(3); });`;
-  const child = spawn(plan.file, [...plan.args, "--", process.execPath, "-e", script], { cwd: plan.spawnCwd, env: { PATH: process.env.PATH ?? "", ...plan.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(plan.file, [...plan.args, "--", process.execPath, "-e", script], {
+    cwd: plan.spawnCwd,
+    env: { PATH: process.env.PATH ?? "", ...plan.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (c: Buffer) => (out += c.toString()));
@@ -43,7 +47,12 @@ function connectFromSandbox(plan: LaunchPlan, name: string): Promise<string> {
 
 function sandboxFor(project: string) {
   return createSandbox({
-    config: { sandbox: "auto", scratchDir: makeTempDir("abstract-scratch"), stateDir: makeTempDir("abstract-state"), agentFallback: { uid: 1000, gid: 1000 } },
+    config: {
+      sandbox: "auto",
+      scratchDir: makeTempDir("abstract-scratch"),
+      stateDir: makeTempDir("abstract-state"),
+      agentFallback: { uid: 1000, gid: 1000 },
+    },
     codeDir: path.resolve("."),
     projectRoots: () => [project],
   });
@@ -57,18 +66,21 @@ describe.skipIf(!binary || !probe || probe.landlock === 0)("abstract Unix socket
   });
 
   // This kernel's ABI decides: below 6 Landlock has no abstract-socket scope, and the status above says so.
-  it.skipIf((probe?.landlock ?? 0) < 6)("refuses a command's connect to an abstract socket opened outside its sandbox", async () => {
-    const project = makeTempDir("abstract-project");
-    giveToAgent(project);
-    const target = await listenAbstract();
-    const plan = sandboxFor(project).plan({ id: "p_abstract", root: project }, "", true)!;
-    expect(plan.args).toContain("--scope-abstract-sockets");
-    expect(await connectFromSandbox(plan, target.name)).toBe("EPERM");
-    expect(target.accepted()).toBe(0);
+  it.skipIf((probe?.landlock ?? 0) < 6)(
+    "refuses a command's connect to an abstract socket opened outside its sandbox",
+    async () => {
+      const project = makeTempDir("abstract-project");
+      giveToAgent(project);
+      const target = await listenAbstract();
+      const plan = sandboxFor(project).plan({ id: "p_abstract", root: project }, "", true)!;
+      expect(plan.args).toContain("--scope-abstract-sockets");
+      expect(await connectFromSandbox(plan, target.name)).toBe("EPERM");
+      expect(target.accepted()).toBe(0);
 
-    // The same plan without the scope connects: the refusal above is the scope's doing.
-    const unscoped = { ...plan, args: plan.args.filter((a) => a !== "--scope-abstract-sockets") };
-    expect(await connectFromSandbox(unscoped, target.name)).toBe("connected");
-    expect(target.accepted()).toBe(1);
-  });
+      // The same plan without the scope connects: the refusal above is the scope's doing.
+      const unscoped = { ...plan, args: plan.args.filter((a) => a !== "--scope-abstract-sockets") };
+      expect(await connectFromSandbox(unscoped, target.name)).toBe("connected");
+      expect(target.accepted()).toBe(1);
+    },
+  );
 });

@@ -61,10 +61,14 @@ function snapshot(dir: string): Record<string, string> {
 
 function startFlipper(pairs: Array<[string, string]>): Promise<ChildProcess> {
   const script = path.join(import.meta.dirname, "flipper.py");
-  const child = spawn("python3", [script, String(FLIPPER_DEADLINE_S), ...pairs.flat()], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("python3", [script, String(FLIPPER_DEADLINE_S), ...pairs.flat()], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
-    child.stdout!.once("data", (chunk: Buffer) => (chunk.toString().startsWith("ready") ? resolve(child) : reject(new Error(`flipper: ${chunk}`))));
+    child.stdout!.once("data", (chunk: Buffer) =>
+      chunk.toString().startsWith("ready") ? resolve(child) : reject(new Error(`flipper: ${chunk}`)),
+    );
     child.once("exit", (code) => reject(new Error(`flipper exited early with ${code}`)));
   });
 }
@@ -97,7 +101,10 @@ describe("containment under a racing flipper", () => {
     const twin = (dir: string, inside: boolean) => {
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, "inside.txt"), inside ? INSIDE_TEXT : `${MARKER}\n\nOUTSIDE ${MARKER} CONTENT\n`);
-      fs.writeFileSync(path.join(dir, "app.ts"), inside ? INSIDE_APP : `export function ${MARKER.replace(/-/g, "_")}() {}\n`);
+      fs.writeFileSync(
+        path.join(dir, "app.ts"),
+        inside ? INSIDE_APP : `export function ${MARKER.replace(/-/g, "_")}() {}\n`,
+      );
       fs.writeFileSync(path.join(dir, "edit.txt"), inside ? "state=A\n" : `state=A\n${MARKER}\n`);
       fs.writeFileSync(path.join(dir, "u.txt"), inside ? "line=A\n" : `line=A\n${MARKER}\n`);
       fs.writeFileSync(path.join(dir, "mv-A.txt"), inside ? "moving\n" : `${MARKER}\n`);
@@ -109,14 +116,19 @@ describe("containment under a racing flipper", () => {
     };
     twin(path.join(root, "flip"), true);
     twin(path.join(outside, "dir"), false);
-    fs.writeFileSync(path.join(root, "package.json"), JSON.stringify({ name: "inside-pkg", scripts: { test: "vitest" } }));
+    fs.writeFileSync(
+      path.join(root, "package.json"),
+      JSON.stringify({ name: "inside-pkg", scripts: { test: "vitest" } }),
+    );
     fs.writeFileSync(path.join(outside, "package.json"), JSON.stringify({ name: MARKER, scripts: { leak: MARKER } }));
     fs.symlinkSync(path.join(outside, "dir"), path.join(root, "flip-link"));
     fs.symlinkSync(path.join(outside, "package.json"), path.join(root, "pkg-link"));
     s = await t.session({ write: true, terminal: true });
     const rg = await locateExecutable("rg");
     if (!rg) rgSkipped = "rg is not on PATH";
-    else if (!(await probeRipgrepConfinement(rg))) rgSkipped = "the sandbox launcher or Landlock is unavailable, so rg cannot be confined here and auto uses the portable engine";
+    else if (!(await probeRipgrepConfinement(rg)))
+      rgSkipped =
+        "the sandbox launcher or Landlock is unavailable, so rg cannot be confined here and auto uses the portable engine";
     else {
       const second = await startTestBridge({ URLBRIDGE_GREP_ENGINE: "rg" });
       rgBridge = { t: second, s: await second.session({ root }) };
@@ -142,15 +154,24 @@ describe("containment under a racing flipper", () => {
       const total = () => [...tallies.values()].reduce((n, x) => n + x.attempts, 0);
       const started = Date.now();
       const done = () =>
-        Date.now() - started > HARD_LIMIT_MS || (total() >= ATTEMPT_FLOOR && [...tallies.values()].every((x) => x.attempts >= MIN_PER_TOOL));
+        Date.now() - started > HARD_LIMIT_MS ||
+        (total() >= ATTEMPT_FLOOR && [...tallies.values()].every((x) => x.attempts >= MIN_PER_TOOL));
 
       /** GETs one URL (following a mutation's poll until it settles) and files the answer under `tool`. */
-      async function attempt(tool: string, target: string, correct: (body: Body) => boolean): Promise<Body | undefined> {
+      async function attempt(
+        tool: string,
+        target: string,
+        correct: (body: Body) => boolean,
+      ): Promise<Body | undefined> {
         const entry = tally(tool);
         entry.attempts++;
         let text = await (await fetch(target)).text();
         let body = JSON.parse(text) as Body;
-        for (let polls = 0; (body.state === "pending" || body.state === "running") && typeof body.poll === "string" && polls < 50; polls++) {
+        for (
+          let polls = 0;
+          (body.state === "pending" || body.state === "running") && typeof body.poll === "string" && polls < 50;
+          polls++
+        ) {
           text = await (await fetch(body.poll)).text();
           body = JSON.parse(text) as Body;
         }
@@ -165,7 +186,8 @@ describe("containment under a racing flipper", () => {
         }
         const code = String(body.errorCode);
         entry.codes[code] = (entry.codes[code] ?? 0) + 1;
-        if (!RACE_CODES.has(code) || body.retryable === undefined || typeof body.repairHint !== "string") entry.wrong.push(text.slice(0, 300));
+        if (!RACE_CODES.has(code) || body.retryable === undefined || typeof body.repairHint !== "string")
+          entry.wrong.push(text.slice(0, 300));
         return undefined;
       }
 
@@ -189,67 +211,155 @@ describe("containment under a racing flipper", () => {
 
       const readers = [
         () => attempt("read", url(r, "r", [["path", "flip/inside.txt"]]), (b) => files(b)[0]?.content === INSIDE_TEXT),
-        () => attempt("read", url(r, "r", [["path", "flip"]]), (b) => (files(b)[0]?.entries as Array<{ name: string }>).some((e) => e.name === "inside.txt")),
-        () => attempt("find", url(r, "f", [["path", "flip"], ["name", "txt"]]), (b) => Array.isArray(b.results)),
         () =>
-          attempt("find", url(r, "f", [["path", "flip"], ["query", "CONTENT"]]), (b) =>
-            (b.results as Array<{ path: string; line?: number }>).every((x) => !x.path.endsWith("/inside.txt") || x.line === 1),
+          attempt("read", url(r, "r", [["path", "flip"]]), (b) =>
+            (files(b)[0]?.entries as Array<{ name: string }>).some((e) => e.name === "inside.txt"),
+          ),
+        () =>
+          attempt(
+            "find",
+            url(r, "f", [
+              ["path", "flip"],
+              ["name", "txt"],
+            ]),
+            (b) => Array.isArray(b.results),
+          ),
+        () =>
+          attempt(
+            "find",
+            url(r, "f", [
+              ["path", "flip"],
+              ["query", "CONTENT"],
+            ]),
+            (b) =>
+              (b.results as Array<{ path: string; line?: number }>).every(
+                (x) => !x.path.endsWith("/inside.txt") || x.line === 1,
+              ),
           ),
         () =>
           attempt("grep", url(r, "g", [["path", "flip"]], "CONTENT"), (b) =>
-            (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).every((f) => f.path.endsWith("/inside.txt") && f.lines.every((l) => l.line === 1)),
+            (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).every(
+              (f) => f.path.endsWith("/inside.txt") && f.lines.every((l) => l.line === 1),
+            ),
           ),
         ...(rgBridge
           ? [
               () =>
                 // rg, or the descriptor-walking engine when rg searched nothing because the folder was a symlink
                 // as it started (RipgrepSearchedNothing): either way the one inside match, never outside content.
-                attempt("grep-rg", url(rgBridge!.s.r, "g", [["path", "flip"]], "CONTENT"), (b) =>
-                  (b.engine === "rg" || b.engine === "fallback") &&
-                  (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).length === 1 &&
-                  (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).every((f) => f.path === "/project/flip/inside.txt" && f.lines.every((l) => l.line === 1)),
+                attempt(
+                  "grep-rg",
+                  url(rgBridge!.s.r, "g", [["path", "flip"]], "CONTENT"),
+                  (b) =>
+                    (b.engine === "rg" || b.engine === "fallback") &&
+                    (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).length === 1 &&
+                    (b.files as Array<{ path: string; lines: Array<{ line: number }> }>).every(
+                      (f) => f.path === "/project/flip/inside.txt" && f.lines.every((l) => l.line === 1),
+                    ),
                 ),
             ]
           : []),
-        () => attempt("outline", url(r, "o", [["path", "flip/app.ts"]]), (b) => JSON.stringify(b.declarations).includes("insideFn")),
-        () => attempt("stat", url(r, "t", [["path", "flip/inside.txt"]]), (b) => b.exists === true && b.size === Buffer.byteLength(INSIDE_TEXT)),
-        () => attempt("project", url(r, "p"), (b) => (b.packageJson as { name?: string } | undefined)?.name === "inside-pkg"),
+        () =>
+          attempt("outline", url(r, "o", [["path", "flip/app.ts"]]), (b) =>
+            JSON.stringify(b.declarations).includes("insideFn"),
+          ),
+        () =>
+          attempt(
+            "stat",
+            url(r, "t", [["path", "flip/inside.txt"]]),
+            (b) => b.exists === true && b.size === Buffer.byteLength(INSIDE_TEXT),
+          ),
+        () =>
+          attempt(
+            "project",
+            url(r, "p"),
+            (b) => (b.packageJson as { name?: string } | undefined)?.name === "inside-pkg",
+          ),
       ];
 
       const writes = async (i: number) => {
         const name = `flip/w-${i}.txt`;
-        if (await attempt("write", url(m, "w", [["path", name]], `w ${i}\n`), (b) => b.created === true)) created.push(name);
+        if (await attempt("write", url(m, "w", [["path", name]], `w ${i}\n`), (b) => b.created === true))
+          created.push(name);
       };
       const edits = async (i: number) => {
         const next = editState === "A" ? "B" : "A";
-        const body = await attempt("edit", url(m, "e", [["path", "flip/edit.txt"], ["old", `state=${editState}`], ["run", `e${i}`]], `state=${next}`), (b) => b.line === 1);
+        const body = await attempt(
+          "edit",
+          url(
+            m,
+            "e",
+            [
+              ["path", "flip/edit.txt"],
+              ["old", `state=${editState}`],
+              ["run", `e${i}`],
+            ],
+            `state=${next}`,
+          ),
+          (b) => b.line === 1,
+        );
         if (body) editState = next;
       };
       const adds = async (i: number) => {
         const name = `flip/a-${i}.txt`;
-        if (await attempt("patch-add", url(m, "a", [], patchText(`*** Add File: ${name}`, `+a ${i}`)), (b) => JSON.stringify(b.files).includes("added"))) created.push(name);
+        if (
+          await attempt("patch-add", url(m, "a", [], patchText(`*** Add File: ${name}`, `+a ${i}`)), (b) =>
+            JSON.stringify(b.files).includes("added"),
+          )
+        )
+          created.push(name);
       };
       const updates = async (i: number) => {
         const next = updateState === "A" ? "B" : "A";
         const patch = patchText("*** Update File: flip/u.txt", "@@", `-line=${updateState}`, `+line=${next}`);
-        if (await attempt("patch-update", url(m, "a", [["run", `u${i}`]], patch), (b) => JSON.stringify(b.files).includes("updated"))) updateState = next;
+        if (
+          await attempt("patch-update", url(m, "a", [["run", `u${i}`]], patch), (b) =>
+            JSON.stringify(b.files).includes("updated"),
+          )
+        )
+          updateState = next;
       };
       const moves = async (i: number) => {
         const next = moveAt === "A" ? "B" : "A";
         const patch = patchText(`*** Update File: flip/mv-${moveAt}.txt`, `*** Move to: flip/mv-${next}.txt`);
-        if (await attempt("patch-move", url(m, "a", [["run", `m${i}`]], patch), (b) => JSON.stringify(b.files).includes("moved"))) moveAt = next;
+        if (
+          await attempt("patch-move", url(m, "a", [["run", `m${i}`]], patch), (b) =>
+            JSON.stringify(b.files).includes("moved"),
+          )
+        )
+          moveAt = next;
       };
       const terminals = async (i: number) => {
-        const body = await attempt("terminal-cwd", url(m, "x", [["cwd", "flip"], ["run", `x${i}`]], "cat inside.txt"), (b) => b.exitCode === 0 && b.stdout === INSIDE_TEXT);
+        const body = await attempt(
+          "terminal-cwd",
+          url(
+            m,
+            "x",
+            [
+              ["cwd", "flip"],
+              ["run", `x${i}`],
+            ],
+            "cat inside.txt",
+          ),
+          (b) => b.exitCode === 0 && b.stdout === INSIDE_TEXT,
+        );
         return body;
       };
       const cycles = async (i: number) => {
         if (!cycPresent) {
-          const added = await attempt("patch-add", url(m, "a", [["run", `c${i}`]], patchText("*** Add File: flip/cyc.txt", "+cycle")), (b) => JSON.stringify(b.files).includes("added"));
+          const added = await attempt(
+            "patch-add",
+            url(m, "a", [["run", `c${i}`]], patchText("*** Add File: flip/cyc.txt", "+cycle")),
+            (b) => JSON.stringify(b.files).includes("added"),
+          );
           if (added) cycPresent = true;
           return;
         }
-        const deleted = await attempt("patch-delete", url(m, "a", [["run", `d${i}`]], patchText("*** Delete File: flip/cyc.txt")), (b) => JSON.stringify(b.files).includes("deleted"));
+        const deleted = await attempt(
+          "patch-delete",
+          url(m, "a", [["run", `d${i}`]], patchText("*** Delete File: flip/cyc.txt")),
+          (b) => JSON.stringify(b.files).includes("deleted"),
+        );
         if (deleted) cycPresent = false;
       };
 
@@ -270,10 +380,17 @@ describe("containment under a racing flipper", () => {
         swaps = await stopFlipper(flipper);
       }
 
-      const summary = Object.fromEntries([...tallies].map(([tool, x]) => [tool, { attempts: x.attempts, ok: x.ok, leaks: x.leaks, codes: x.codes }]));
-      for (const [tool, x] of tallies) if (x.wrong.length > 0) console.log(`containment race: ${tool} answered wrongly ${x.wrong.length} times, first: ${x.wrong[0]}`);
+      const summary = Object.fromEntries(
+        [...tallies].map(([tool, x]) => [tool, { attempts: x.attempts, ok: x.ok, leaks: x.leaks, codes: x.codes }]),
+      );
+      for (const [tool, x] of tallies)
+        if (x.wrong.length > 0)
+          console.log(`containment race: ${tool} answered wrongly ${x.wrong.length} times, first: ${x.wrong[0]}`);
       if (rgSkipped) console.log(`containment race: /g with ripgrep not raced: ${rgSkipped}`);
-      console.log(`containment race: ${total()} attempts in ${Date.now() - started} ms, ${swaps} swaps`, JSON.stringify(summary));
+      console.log(
+        `containment race: ${total()} attempts in ${Date.now() - started} ms, ${swaps} swaps`,
+        JSON.stringify(summary),
+      );
 
       expect(swaps).toBeGreaterThan(0);
       expect(total()).toBeGreaterThanOrEqual(ATTEMPT_FLOOR);

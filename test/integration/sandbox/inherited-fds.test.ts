@@ -49,7 +49,13 @@ describe("descriptors the bridge inherited", () => {
 
   it("do not pass a descriptor opened without close-on-exec in the bridge's process to its commands", async () => {
     // Node opens nothing without close-on-exec, so the "bridge" is a child process handed a pipe at LEAKED_FD.
-    const stdio: Array<"ignore" | "pipe"> = ["ignore", "pipe", "pipe", ...Array<"ignore">(LEAKED_FD - 3).fill("ignore"), "pipe"];
+    const stdio: Array<"ignore" | "pipe"> = [
+      "ignore",
+      "pipe",
+      "pipe",
+      ...Array<"ignore">(LEAKED_FD - 3).fill("ignore"),
+      "pipe",
+    ];
     const child = spawn(process.execPath, ["--import", "tsx", CHILD, String(LEAKED_FD), dir], { cwd: ROOT, stdio });
     let stdout = "";
     let stderr = "";
@@ -58,7 +64,19 @@ describe("descriptors the bridge inherited", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    const seen = JSON.parse(stdout) as { inheritable: boolean; direct: number[]; directThroughSpawner: boolean; spawner: number[]; spawnerUsed: boolean };
-    expect(seen).toEqual({ inheritable: true, direct: ONLY_STDIO, directThroughSpawner: false, spawner: ONLY_STDIO, spawnerUsed: true });
+    const seen = JSON.parse(stdout) as {
+      inheritable: boolean;
+      direct: number[];
+      directThroughSpawner: boolean;
+      spawner: number[];
+      spawnerUsed: boolean;
+    };
+    expect(seen).toEqual({
+      inheritable: true,
+      direct: ONLY_STDIO,
+      directThroughSpawner: false,
+      spawner: ONLY_STDIO,
+      spawnerUsed: true,
+    });
   });
 });

@@ -41,7 +41,10 @@ afterEach(() => {
 
 /** The spawner starts on first need: one command spawned directly, then it answers. */
 async function readySpawner(): Promise<number> {
-  if (spawnerPid() === undefined) await (await spawnCommand({ command: "true", cwd: t.projectDir, env, foreground: true })).done;
+  if (spawnerPid() === undefined)
+    await (
+      await spawnCommand({ command: "true", cwd: t.projectDir, env, foreground: true })
+    ).done;
   expect(await waitUntil(() => spawnerPid() !== undefined)).toBe(true);
   return spawnerPid()!;
 }
@@ -92,7 +95,11 @@ describe("a stopped spawner", () => {
     const spawner = await readySpawner();
     stopSpawner(spawner);
     const order: string[] = [];
-    const first = track(order, "first", agentGet<Body>(`${agent.m}/x?${HELD}&raw=${encodeUrlText("echo one > lost-one.txt")}`));
+    const first = track(
+      order,
+      "first",
+      agentGet<Body>(`${agent.m}/x?${HELD}&raw=${encodeUrlText("echo one > lost-one.txt")}`),
+    );
     expect(await waitUntil(() => pendingSpawnerStarts() === 1, 10_000)).toBe(true);
     const second = track(order, "second", agentGet<Body>(`${agent.m}/x?${HELD}&raw=${encodeUrlText("echo two")}`));
     // Serialized: the second waits its turn in the bridge, its request not yet written to the spawner's pipe.
@@ -100,7 +107,12 @@ describe("a stopped spawner", () => {
     await otherRequestsAnswer(order);
     expect(order).toEqual(["health", "r"]);
 
-    expect(await first).toMatchObject({ ok: false, state: "failed", errorCode: "interrupted", errorDetail: { started: true, reason: "spawner_lost" } });
+    expect(await first).toMatchObject({
+      ok: false,
+      state: "failed",
+      errorCode: "interrupted",
+      errorDetail: { started: true, reason: "spawner_lost" },
+    });
     expect(await second).toMatchObject({ ok: true, exitCode: 0, stdout: "two\n" });
     expect(await waitUntil(() => isGone(spawner))).toBe(true);
     stopped = undefined;
@@ -116,7 +128,14 @@ describe("a stopped spawner", () => {
     const owner = { sessionId: "s-pending", projectId: "p-pending" };
     const dir = makeTempDir("pending-end");
     stopSpawner(spawner);
-    const run = runForeground({ command: "echo $$ > shell.pid; exec sleep 300", cwd: dir, env, timeoutMs: 60_000, processes, owner });
+    const run = runForeground({
+      command: "echo $$ > shell.pid; exec sleep 300",
+      cwd: dir,
+      env,
+      timeoutMs: 60_000,
+      processes,
+      owner,
+    });
     expect(await waitUntil(() => pendingSpawnerStarts() === 1, 10_000)).toBe(true);
     let ended = false;
     const end = processes.end({ sessionId: owner.sessionId }).then((count) => {
@@ -133,7 +152,8 @@ describe("a stopped spawner", () => {
     expect(processes.count()).toBe(0);
     expect(isGone(result.pid!)).toBe(true);
     const shellPid = path.join(dir, "shell.pid");
-    if (fs.existsSync(shellPid)) expect(await waitUntil(() => isGone(Number(fs.readFileSync(shellPid, "utf8"))))).toBe(true);
+    if (fs.existsSync(shellPid))
+      expect(await waitUntil(() => isGone(Number(fs.readFileSync(shellPid, "utf8"))))).toBe(true);
     expect(spawnerPid()).toBe(spawner);
   });
 });
@@ -145,7 +165,16 @@ describe("bg=1 launches waiting for a stopped spawner", () => {
     const shutdown = new AbortController();
     const dir = makeTempDir("pending-bg");
     const owner = { sessionId: "s-bg", projectId: "p-bg" };
-    const launch = () => launchBackground({ command: "exec sleep 300", cwd: dir, env, signal: shutdown.signal, processes, owner, windowMs: 50 });
+    const launch = () =>
+      launchBackground({
+        command: "exec sleep 300",
+        cwd: dir,
+        env,
+        signal: shutdown.signal,
+        processes,
+        owner,
+        windowMs: 50,
+      });
     stopSpawner(spawner);
     try {
       const waiting = Array.from({ length: MAX_BACKGROUND_PROCESSES }, launch);
@@ -171,7 +200,9 @@ describe("a bridge shutting down while a start waits for a stopped spawner", () 
     const session = await other.session({ terminal: true, write: true });
     const spawner = await readySpawner();
     stopSpawner(spawner);
-    const x = agentGet<Body>(`${session.m}/x?${HELD}&raw=${encodeUrlText("echo $$ > shutdown-shell.pid; exec sleep 300")}`).catch(() => undefined);
+    const x = agentGet<Body>(
+      `${session.m}/x?${HELD}&raw=${encodeUrlText("echo $$ > shutdown-shell.pid; exec sleep 300")}`,
+    ).catch(() => undefined);
     expect(await waitUntil(() => pendingSpawnerStarts() === 1, 10_000)).toBe(true);
     let closed = false;
     const closing = other.close().then(() => (closed = true));
@@ -183,7 +214,8 @@ describe("a bridge shutting down while a start waits for a stopped spawner", () 
     await closing;
     // By the time close resolved, the command it let start had been ended (if its shell got to run at all).
     const shellPid = path.join(other.projectDir, "shutdown-shell.pid");
-    if (fs.existsSync(shellPid) && fs.readFileSync(shellPid, "utf8").endsWith("\n")) expect(isGone(Number(fs.readFileSync(shellPid, "utf8")))).toBe(true);
+    if (fs.existsSync(shellPid) && fs.readFileSync(shellPid, "utf8").endsWith("\n"))
+      expect(isGone(Number(fs.readFileSync(shellPid, "utf8")))).toBe(true);
     await x;
     expect(pendingSpawnerStarts()).toBe(0);
     // The spawner itself serves the other bridges of this process on.

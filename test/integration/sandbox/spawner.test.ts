@@ -48,7 +48,9 @@ describe("the resident spawner", () => {
   it("forks the launcher itself, and the shell writes to real pipes", async () => {
     const spawner = await readySpawner();
     expect(parentOf(spawner)).toBe(process.pid);
-    const command = await run("ls -l /proc/self/fd/1 /proc/self/fd/2; echo to-dev-stdout > /dev/stdout; echo $PPID > launcher.pid; exit 3");
+    const command = await run(
+      "ls -l /proc/self/fd/1 /proc/self/fd/2; echo to-dev-stdout > /dev/stdout; echo $PPID > launcher.pid; exit 3",
+    );
     const end = await command.done;
     expect(end).toMatchObject({ exitCode: 3, signal: null, leftovers: 0, spawnerLost: false });
     expect(command.output()).toMatch(/\/proc\/self\/fd\/1 -> pipe:/);
@@ -63,7 +65,16 @@ describe("the resident spawner", () => {
     const command = await run("ls /proc/self/fd; echo --; ls /proc/$PPID/fd");
     expect(await command.done).toMatchObject({ exitCode: 0 });
     // ls's own listing of /proc/self/fd holds one more descriptor while it reads the folder.
-    const [shell, launcher] = command.output().split("--\n").map((part) => part.trim().split("\n").map(Number).sort((a, b) => a - b));
+    const [shell, launcher] = command
+      .output()
+      .split("--\n")
+      .map((part) =>
+        part
+          .trim()
+          .split("\n")
+          .map(Number)
+          .sort((a, b) => a - b),
+      );
     expect(shell).toEqual([0, 1, 2, 3]);
     expect(launcher).toEqual([0, 1, 2, 3]);
   });
@@ -98,7 +109,9 @@ describe("the resident spawner", () => {
     expect(fgEnd.spawnerLost).toBe(true);
     expect(bgEnd.spawnerLost).toBe(true);
     // Each launcher's parent-death signal made it end its tree, setsid'd daemon included.
-    expect(await waitUntil(() => isGone(shell) && isGone(daemon) && isGone(foreground.pid!) && isGone(background.pid!))).toBe(true);
+    expect(
+      await waitUntil(() => isGone(shell) && isGone(daemon) && isGone(foreground.pid!) && isGone(background.pid!)),
+    ).toBe(true);
 
     const next = await readySpawner();
     expect(next).not.toBe(spawner);
@@ -127,12 +140,21 @@ describe("the resident spawner", () => {
     setSpawnerLog(createLogger("warn", (line) => lines.push(line)));
     try {
       // A start request over the spawner's frame bound (4 MiB) makes it exit with a message on its stderr.
-      const start = spawnCommand({ command: "echo never", cwd: dir, env: { ...env, HUGE: "x".repeat(5 << 20) }, foreground: true });
+      const start = spawnCommand({
+        command: "echo never",
+        cwd: dir,
+        env: { ...env, HUGE: "x".repeat(5 << 20) },
+        foreground: true,
+      });
       // It never had the whole request, so it is not reported lost: the bridge spawns directly, which the kernel
       // refuses for an environment this large.
       await expect(start).rejects.toThrow(/E2BIG/);
       expect(await waitUntil(() => isGone(spawner))).toBe(true);
-      expect(await waitUntil(() => lines.some((line) => line.includes(`command spawner (pid ${spawner}): urlbridge-spawner: request frame`)))).toBe(true);
+      expect(
+        await waitUntil(() =>
+          lines.some((line) => line.includes(`command spawner (pid ${spawner}): urlbridge-spawner: request frame`)),
+        ),
+      ).toBe(true);
     } finally {
       setSpawnerLog(undefined);
     }
@@ -176,29 +198,40 @@ describe("/x when the spawner dies under it", () => {
 
   // Landlock's ptrace rule closes /proc/<pid>/fd of processes outside the command's sandbox; scoped signals
   // (ABI 6) or the identity drop (as root) stop the signal. Without Landlock commands are not confined at all.
-  it.skipIf(!landlock || !(probeLauncher()?.signals || process.getuid?.() === 0))("is out of a command's reach: no /proc/<spawner>/fd or environ, no signal", async () => {
-    const spawner = await readySpawner();
-    const probe = [
-      `ls /proc/${spawner}/fd >/dev/null 2>&1; echo "fd=$?"`,
-      `cat /proc/${spawner}/environ >/dev/null 2>&1; echo "environ=$?"`,
-      `kill -0 ${spawner} 2>/dev/null; echo "signal=$?"`,
-    ].join("; ");
-    const body = await agentGet<Body>(`${s.m}/x?raw=${encodeUrlText(probe)}`);
-    expect(body).toMatchObject({ ok: true, exitCode: 0 });
-    expect(body.stdout).toMatch(/^fd=[1-9]\d*\nenviron=[1-9]\d*\nsignal=[1-9]\d*\n$/);
-    expect(spawnerPid()).toBe(spawner);
-  });
+  it.skipIf(!landlock || !(probeLauncher()?.signals || process.getuid?.() === 0))(
+    "is out of a command's reach: no /proc/<spawner>/fd or environ, no signal",
+    async () => {
+      const spawner = await readySpawner();
+      const probe = [
+        `ls /proc/${spawner}/fd >/dev/null 2>&1; echo "fd=$?"`,
+        `cat /proc/${spawner}/environ >/dev/null 2>&1; echo "environ=$?"`,
+        `kill -0 ${spawner} 2>/dev/null; echo "signal=$?"`,
+      ].join("; ");
+      const body = await agentGet<Body>(`${s.m}/x?raw=${encodeUrlText(probe)}`);
+      expect(body).toMatchObject({ ok: true, exitCode: 0 });
+      expect(body.stdout).toMatch(/^fd=[1-9]\d*\nenviron=[1-9]\d*\nsignal=[1-9]\d*\n$/);
+      expect(spawnerPid()).toBe(spawner);
+    },
+  );
 
   it("answers interrupted with reason spawner_lost, and the next /x runs", async () => {
     const spawner = await readySpawner();
     const url = `${s.m}/x?wait=0&raw=${encodeUrlText("echo $$ > x-lost.pid; sleep 300")}`;
     const accepted = await agentGet<Body>(url);
     const shellPid = path.join(t.projectDir, "x-lost.pid");
-    expect(await waitUntil(() => fs.existsSync(shellPid) && fs.readFileSync(shellPid, "utf8").endsWith("\n"), 10_000)).toBe(true);
+    expect(
+      await waitUntil(() => fs.existsSync(shellPid) && fs.readFileSync(shellPid, "utf8").endsWith("\n"), 10_000),
+    ).toBe(true);
     process.kill(spawner, "SIGKILL");
     let body = await agentGet<Body>(String(accepted.poll));
-    for (let i = 0; i < 40 && (body.state === "pending" || body.state === "running"); i++) body = await agentGet<Body>(String(body.poll));
-    expect(body).toMatchObject({ ok: false, state: "failed", errorCode: "interrupted", errorDetail: { started: true, reason: "spawner_lost" } });
+    for (let i = 0; i < 40 && (body.state === "pending" || body.state === "running"); i++)
+      body = await agentGet<Body>(String(body.poll));
+    expect(body).toMatchObject({
+      ok: false,
+      state: "failed",
+      errorCode: "interrupted",
+      errorDetail: { started: true, reason: "spawner_lost" },
+    });
     expect(await waitUntil(() => isGone(Number(fs.readFileSync(shellPid, "utf8"))))).toBe(true);
 
     const again = await agentGet<Body>(`${s.m}/x?raw=echo+ok`);

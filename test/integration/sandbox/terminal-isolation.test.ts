@@ -7,7 +7,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeLauncher } from "../../../server/sandbox/launcher.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
-import { agentGet, makeTempDir, startTestBridge, TEST_AGENT_UID, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  TEST_AGENT_UID,
+  type AgentSession,
+  type TestBridge,
+} from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "../mutation/terminal-helpers.js";
 
 const landlock = (probeLauncher()?.landlock ?? 0) > 0;
@@ -33,7 +40,8 @@ let markers = 0;
 /** A unique `sleep` duration: it is the marker in the daemon's command line. */
 const marker = () => `4${process.pid % 1000}${++markers}.5`;
 /** Starts a setsid'd daemon and a double-forked one, both carrying the marker, and returns at once. */
-const daemons = (m: string) => `setsid -f sleep ${m} >/dev/null 2>&1; (sh -c "sleep ${m} >/dev/null 2>&1 &" &); echo started`;
+const daemons = (m: string) =>
+  `setsid -f sleep ${m} >/dev/null 2>&1; (sh -c "sleep ${m} >/dev/null 2>&1 &" &); echo started`;
 
 let t: TestBridge;
 let other: string;
@@ -58,7 +66,10 @@ describe.skipIf(!landlock)("terminal isolation (Landlock)", () => {
   it.each([
     ["the state dir listing", () => `ls ${t.stateDir}`],
     ["the operator-token file", () => `cat ${t.stateDir}/operator-token`],
-    ["the state database", () => `cat ${t.stateDir}/*.db* | head -c 100 | od -c | head -1; test -r ${t.stateDir}/state.db`],
+    [
+      "the state database",
+      () => `cat ${t.stateDir}/*.db* | head -c 100 | od -c | head -1; test -r ${t.stateDir}/state.db`,
+    ],
     ["the bridge's environment", () => `tr "\\0" "\\n" < /proc/${process.pid}/environ`],
     ["the bridge's memory maps", () => `cat /proc/${process.pid}/maps`],
     ["another project's files", () => `cat ${other}/secret.txt`],
@@ -74,7 +85,10 @@ describe.skipIf(!landlock)("terminal isolation (Landlock)", () => {
 
   it("cannot write outside its project, into another project or the state dir", async () => {
     const outside = path.join(path.dirname(t.projectDir), `urlbridge-outside-${process.pid}`);
-    const body = await x(s, `touch ${outside}; echo x > ${other}/planted.txt; echo x > ${t.stateDir}/planted; touch inside.txt`);
+    const body = await x(
+      s,
+      `touch ${outside}; echo x > ${other}/planted.txt; echo x > ${t.stateDir}/planted; touch inside.txt`,
+    );
     expect(body.exitCode).toBe(0);
     expect(String(body.stderr).match(/Permission denied/g)).toHaveLength(3);
     expect(fs.existsSync(outside)).toBe(false);
@@ -95,7 +109,10 @@ describe.skipIf(!landlock)("terminal isolation (Landlock)", () => {
   });
 
   it("cannot signal its launcher or the bridge", async () => {
-    const body = await x(s, `kill -9 $PPID; echo ppid=$?; kill -0 ${process.pid}; echo bridge=$?; kill -TERM ${process.pid}; echo term=$?`);
+    const body = await x(
+      s,
+      `kill -9 $PPID; echo ppid=$?; kill -0 ${process.pid}; echo bridge=$?; kill -TERM ${process.pid}; echo term=$?`,
+    );
     expect(String(body.stdout)).toBe("ppid=1\nbridge=1\nterm=1\n");
     expect(String(body.stderr)).toMatch(/Operation not permitted/);
     // Still here, and still answering.
@@ -132,7 +149,8 @@ describe("process lifecycle: nothing a command starts escapes", () => {
     const [m1, m2] = [marker(), marker()];
     // Each daemon keeps the command's stdout open (no redirection): before the launcher it held a slot forever.
     const holders = await Promise.all([m1, m2].map((m) => x(s, `setsid -f sleep ${m}; echo held`)));
-    for (const body of holders) expect(body).toMatchObject({ ok: true, exitCode: 0, stdout: "held\n", leftoversKilled: 1 });
+    for (const body of holders)
+      expect(body).toMatchObject({ ok: true, exitCode: 0, stdout: "held\n", leftoversKilled: 1 });
     expect(processesWith(m1)).toEqual([]);
     expect(processesWith(m2)).toEqual([]);
     expect(await waitUntil(() => t.bridge.terminal.gate.snapshot().running === 0)).toBe(true);
@@ -143,7 +161,10 @@ describe("process lifecycle: nothing a command starts escapes", () => {
     ["the session is deleted", (s) => t.api("DELETE", `/api/sessions/${s.sessionId}`)],
     ["the session is disabled", (s) => t.api("POST", `/api/sessions/${s.sessionId}/disable`)],
     ["the session is rotated", (s) => t.api("POST", `/api/sessions/${s.sessionId}/rotate`)],
-    ["the project loses its terminal permission", (s) => t.api("PATCH", `/api/projects/${s.projectId}`, { permissions: { terminal: false } })],
+    [
+      "the project loses its terminal permission",
+      (s) => t.api("PATCH", `/api/projects/${s.projectId}`, { permissions: { terminal: false } }),
+    ],
     ["the project is deleted", (s) => t.api("DELETE", `/api/projects/${s.projectId}`)],
   ];
   it.each(scopes)("ends a bg=1 launch and its daemons when %s", async (_name, endScope) => {
@@ -175,7 +196,10 @@ describe("process lifecycle: nothing a command starts escapes", () => {
     const m = marker();
     const launched = await x(s, `${daemons(m)}; sleep ${m}`, "bg=1&");
     const pid = launched.pid as number;
-    expect(await agentGet<Body>(`${intruder.m}/x?stop=${pid}`)).toMatchObject({ ok: false, errorCode: "process_not_found" });
+    expect(await agentGet<Body>(`${intruder.m}/x?stop=${pid}`)).toMatchObject({
+      ok: false,
+      errorCode: "process_not_found",
+    });
     expect(processesWith(m).length).toBeGreaterThanOrEqual(3);
     expect(await settle(String(launched.stop))).toMatchObject({ ok: true, mode: "stop", pid, stopped: true });
     expect(processesWith(m)).toEqual([]);

@@ -67,7 +67,11 @@ describe("activity log under a failing store", () => {
     const extra = 25;
     for (let i = 0; i < ACTIVITY_MAX_PENDING + extra; i++) entry.store.activity.insert(row(i));
     entry.store.activity.flush();
-    expect(entry.store.activity.health()).toMatchObject({ pending: ACTIVITY_MAX_PENDING, dropped: extra, failing: true });
+    expect(entry.store.activity.health()).toMatchObject({
+      pending: ACTIVITY_MAX_PENDING,
+      dropped: extra,
+      failing: true,
+    });
     other.exec("ROLLBACK");
     entry.store.activity.flush();
     const listed = entry.store.activity.list({ limit: 1 });

@@ -10,7 +10,10 @@ type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
 interface Health {
   ok: boolean;
   degraded: boolean;
-  store: { activityLog: { failing: boolean; pending: number; lastError: { code: string } | null }; journal: { failing: boolean; lastError: { code: string } | null } };
+  store: {
+    activityLog: { failing: boolean; pending: number; lastError: { code: string } | null };
+    journal: { failing: boolean; lastError: { code: string } | null };
+  };
 }
 
 /** Big enough for a fresh state file and its WAL, small enough to fill in a moment. */
@@ -81,7 +84,13 @@ describe.runIf("dir" in mount)("the state directory's disk fills up during traff
 
     const write = url(s.m!, "w", [["path", "full.txt"]], "written once\n");
     const refused = await agentGet<Body>(write);
-    expect(refused).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, agentAction: "wait_and_retry", errorDetail: { store: "SQLITE_FULL" } });
+    expect(refused).toMatchObject({
+      ok: false,
+      errorCode: "state_store_unavailable",
+      retryable: true,
+      agentAction: "wait_and_retry",
+      errorDetail: { store: "SQLITE_FULL" },
+    });
     expect(fs.existsSync(path.join(bridge.projectDir, "full.txt"))).toBe(false);
     expect(await agentGet<Body>(read)).toMatchObject({ ok: true });
     expect((await bridge.api("GET", "/api/sessions")).status).toBe(200);
@@ -89,12 +98,19 @@ describe.runIf("dir" in mount)("the state directory's disk fills up during traff
     expect(during).toMatchObject({
       ok: true,
       degraded: true,
-      store: { activityLog: { failing: true, lastError: { code: "SQLITE_FULL" } }, journal: { failing: true, lastError: { code: "SQLITE_FULL" } } },
+      store: {
+        activityLog: { failing: true, lastError: { code: "SQLITE_FULL" } },
+        journal: { failing: true, lastError: { code: "SQLITE_FULL" } },
+      },
     });
 
     fs.rmSync(filler);
     const after = await healthUntil((h) => !h.degraded);
-    expect(after).toMatchObject({ ok: true, degraded: false, store: { activityLog: { failing: false, pending: 0 }, journal: { failing: false } } });
+    expect(after).toMatchObject({
+      ok: true,
+      degraded: false,
+      store: { activityLog: { failing: false, pending: 0 }, journal: { failing: false } },
+    });
     expect(await agentGet<Body>(write)).toMatchObject({ ok: true, created: true });
     expect(await agentGet<Body>(write)).toMatchObject({ ok: true, dedupe: "replayed" });
     expect(fs.readFileSync(path.join(bridge.projectDir, "full.txt"), "utf8")).toBe("written once\n");

@@ -13,7 +13,10 @@ type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; state?:
 interface Health {
   ok: boolean;
   degraded: boolean;
-  store: { activityLog: { failing: boolean; pending: number }; journal: { failing: boolean; lastError: { code: string } | null } };
+  store: {
+    activityLog: { failing: boolean; pending: number };
+    journal: { failing: boolean; lastError: { code: string } | null };
+  };
 }
 
 /** The old journal connection waited 5 s for a lock on the event loop; anything near it here means it still blocks. */
@@ -57,7 +60,13 @@ describe("another process holds the state file's write lock", () => {
     try {
       expect(await agentGet<Body>(url(s.r, "r", [["path", "seen.txt"]]))).toMatchObject({ ok: true });
       const refused = await agentGet<Body>(write);
-      expect(refused).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, agentAction: "wait_and_retry", errorDetail: { store: "SQLITE_BUSY" } });
+      expect(refused).toMatchObject({
+        ok: false,
+        errorCode: "state_store_unavailable",
+        retryable: true,
+        agentAction: "wait_and_retry",
+        errorDetail: { store: "SQLITE_BUSY" },
+      });
       expect(fs.existsSync(path.join(t.projectDir, "locked.txt"))).toBe(false);
       // The same URL again while the lock lasts: refused again, still not run.
       expect(await agentGet<Body>(write)).toMatchObject({ ok: false, errorCode: "state_store_unavailable" });
@@ -66,7 +75,11 @@ describe("another process holds the state file's write lock", () => {
       const sessions = await t.api<unknown[]>("GET", "/api/sessions");
       expect(sessions.status).toBe(200);
       const during = await healthUntil((h) => h.store.activityLog.failing);
-      expect(during).toMatchObject({ ok: true, degraded: true, store: { activityLog: { failing: true }, journal: { failing: true, lastError: { code: "SQLITE_BUSY" } } } });
+      expect(during).toMatchObject({
+        ok: true,
+        degraded: true,
+        store: { activityLog: { failing: true }, journal: { failing: true, lastError: { code: "SQLITE_BUSY" } } },
+      });
       stalls.disable();
       expect(stalls.max / 1e6).toBeLessThan(EVENT_LOOP_STALL_BOUND_MS);
     } finally {
@@ -74,20 +87,44 @@ describe("another process holds the state file's write lock", () => {
       holder = undefined;
     }
     const after = await healthUntil((h) => !h.degraded);
-    expect(after).toMatchObject({ ok: true, degraded: false, store: { activityLog: { failing: false, pending: 0 }, journal: { failing: false } } });
+    expect(after).toMatchObject({
+      ok: true,
+      degraded: false,
+      store: { activityLog: { failing: false, pending: 0 }, journal: { failing: false } },
+    });
     expect(await agentGet<Body>(write)).toMatchObject({ ok: true, created: true });
     expect(await agentGet<Body>(write)).toMatchObject({ ok: true, dedupe: "replayed" });
     expect(fs.readFileSync(path.join(t.projectDir, "locked.txt"), "utf8")).toBe("written once\n");
   });
 
   it("answers staging and project creation with state_store_unavailable, not internal_error or a 500, and both work once released", async () => {
-    const stage = url(s.m!, "s", [["blob", "locked-blob"], ["i", 0], ["count", 1]], "staged once\n");
+    const stage = url(
+      s.m!,
+      "s",
+      [
+        ["blob", "locked-blob"],
+        ["i", 0],
+        ["count", 1],
+      ],
+      "staged once\n",
+    );
     const projectRoot = path.join(t.projectDir, "later-project");
     fs.mkdirSync(projectRoot);
-    const create = () => t.api<{ error?: { code: string; message: string }; id?: string }>("POST", "/api/projects", { name: "during-lock", root: projectRoot, permissions: { write: false, terminal: false } });
+    const create = () =>
+      t.api<{ error?: { code: string; message: string }; id?: string }>("POST", "/api/projects", {
+        name: "during-lock",
+        root: projectRoot,
+        permissions: { write: false, terminal: false },
+      });
     holder = await holdWriteLock(path.join(t.stateDir, STATE_FILE_NAME));
     try {
-      expect(await agentGet<Body>(stage)).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, agentAction: "wait_and_retry", errorDetail: { store: "SQLITE_BUSY" } });
+      expect(await agentGet<Body>(stage)).toMatchObject({
+        ok: false,
+        errorCode: "state_store_unavailable",
+        retryable: true,
+        agentAction: "wait_and_retry",
+        errorDetail: { store: "SQLITE_BUSY" },
+      });
       const refused = await create();
       expect(refused.status).toBe(503);
       expect(refused.body.error).toMatchObject({ code: "state_store_unavailable" });
@@ -98,7 +135,9 @@ describe("another process holds the state file's write lock", () => {
     }
     expect(await agentGet<Body>(stage)).toMatchObject({ ok: true, complete: true });
     expect((await create()).status).toBe(201);
-    expect((await t.api<Array<{ name: string }>>("GET", "/api/projects")).body.filter((p) => p.name === "during-lock")).toHaveLength(1);
+    expect(
+      (await t.api<Array<{ name: string }>>("GET", "/api/projects")).body.filter((p) => p.name === "during-lock"),
+    ).toHaveLength(1);
   });
 
   it("an intent that ran before the lock was taken keeps its outcome until the store takes it, then records it once", async () => {
@@ -108,11 +147,15 @@ describe("another process holds the state file's write lock", () => {
     expect(started).toMatchObject({ ok: true, state: "running" });
     const poll = started.poll as string;
     // The patch has written its file and is holding its commit open (the test hook); take the lock now.
-    for (let i = 0; i < POLL_TRIES && fs.readFileSync(path.join(t.projectDir, "patched.txt"), "utf8") !== "two\n"; i++) await sleep(POLL_MS / 5);
+    for (let i = 0; i < POLL_TRIES && fs.readFileSync(path.join(t.projectDir, "patched.txt"), "utf8") !== "two\n"; i++)
+      await sleep(POLL_MS / 5);
     holder = await holdWriteLock(path.join(t.stateDir, STATE_FILE_NAME));
     try {
       const during = await healthUntil((h) => h.store.journal.failing);
-      expect(during).toMatchObject({ degraded: true, store: { journal: { failing: true, lastError: { code: "SQLITE_BUSY" } } } });
+      expect(during).toMatchObject({
+        degraded: true,
+        store: { journal: { failing: true, lastError: { code: "SQLITE_BUSY" } } },
+      });
       // Its outcome is not durable yet: a poll and a replay both say it is still running; neither runs it again.
       expect(await agentGet<Body>(poll)).toMatchObject({ ok: true, state: "running" });
       expect(await agentGet<Body>(patch)).toMatchObject({ ok: true, state: "running", dedupe: "joined" });
@@ -132,9 +175,18 @@ describe("another process holds the state file's write lock", () => {
     fs.writeFileSync(path.join(t.projectDir, "ahead.txt"), "one\n");
     const patch = url(s.m!, "a", [["wait", 0]], patchText("*** Update File: ahead.txt", "@@", "-one", "+two"));
     expect(await agentGet<Body>(patch)).toMatchObject({ ok: true, state: "running" });
-    for (let i = 0; i < POLL_TRIES && fs.readFileSync(path.join(t.projectDir, "ahead.txt"), "utf8") !== "two\n"; i++) await sleep(POLL_MS / 5);
+    for (let i = 0; i < POLL_TRIES && fs.readFileSync(path.join(t.projectDir, "ahead.txt"), "utf8") !== "two\n"; i++)
+      await sleep(POLL_MS / 5);
     // Admitted now, then queued behind the patch (one writer per project); it starts only after the lock is taken.
-    const write = url(s.m!, "w", [["path", "queued.txt"], ["wait", 0]], "queued once\n");
+    const write = url(
+      s.m!,
+      "w",
+      [
+        ["path", "queued.txt"],
+        ["wait", 0],
+      ],
+      "queued once\n",
+    );
     const queued = await agentGet<Body>(write);
     expect(queued).toMatchObject({ ok: true, state: "pending" });
     holder = await holdWriteLock(path.join(t.stateDir, STATE_FILE_NAME));
@@ -142,7 +194,12 @@ describe("another process holds the state file's write lock", () => {
     try {
       refused = await agentGet<Body>(queued.poll as string);
       for (let i = 0; i < POLL_TRIES && refused.ok; i++) refused = await agentGet<Body>(queued.poll as string);
-      expect(refused).toMatchObject({ ok: false, errorCode: "state_store_unavailable", retryable: true, errorDetail: { store: "SQLITE_BUSY" } });
+      expect(refused).toMatchObject({
+        ok: false,
+        errorCode: "state_store_unavailable",
+        retryable: true,
+        errorDetail: { store: "SQLITE_BUSY" },
+      });
       expect(fs.existsSync(path.join(t.projectDir, "queued.txt"))).toBe(false);
     } finally {
       await holder.release();
@@ -152,7 +209,8 @@ describe("another process holds the state file's write lock", () => {
     // Its record was withdrawn: the poll no longer knows it, and the same URL runs it now, once.
     expect(await agentGet<Body>(queued.poll as string)).toMatchObject({ ok: false, errorCode: "intent_not_found" });
     let done = await agentGet<Body>(write);
-    for (let i = 0; i < POLL_TRIES && done.ok && done.state !== "succeeded"; i++) done = await agentGet<Body>(done.poll as string);
+    for (let i = 0; i < POLL_TRIES && done.ok && done.state !== "succeeded"; i++)
+      done = await agentGet<Body>(done.poll as string);
     expect(done).toMatchObject({ ok: true, created: true });
     expect(fs.readFileSync(path.join(t.projectDir, "queued.txt"), "utf8")).toBe("queued once\n");
   });

@@ -14,7 +14,16 @@ describe("journal queries", () => {
   });
   afterAll(async () => t.close());
   const admit = (callId = `auto:edit:q${n++}`) =>
-    t.bridge.store.journal.admit({ sessionId: s.sessionId, generation: 1, projectId: s.projectId, projectRoot: t.projectDir, callId, tool: "edit", argsHash: "h", createdAt: 1_700_000_000_000 });
+    t.bridge.store.journal.admit({
+      sessionId: s.sessionId,
+      generation: 1,
+      projectId: s.projectId,
+      projectRoot: t.projectDir,
+      callId,
+      tool: "edit",
+      argsHash: "h",
+      createdAt: 1_700_000_000_000,
+    });
 
   it("answers a new admission with exactly the row a read of it returns", () => {
     const admitted = admit("auto:edit:fresh");
@@ -33,16 +42,31 @@ describe("journal queries", () => {
   it("starts a pending intent with its checkpoint in one transaction, and never restarts a running one", () => {
     const { row } = admit();
     t.bridge.store.journal.startWithCheckpoint(row.id, { path: "/x", before: null, after: "f" }, 10);
-    expect(t.bridge.store.journal.get(row.id)).toMatchObject({ state: "running", startedAt: 10, checkpoint: { path: "/x", before: null, after: "f" } });
+    expect(t.bridge.store.journal.get(row.id)).toMatchObject({
+      state: "running",
+      startedAt: 10,
+      checkpoint: { path: "/x", before: null, after: "f" },
+    });
     t.bridge.store.journal.startWithCheckpoint(row.id, { second: true }, 20);
-    expect(t.bridge.store.journal.get(row.id)).toMatchObject({ state: "running", startedAt: 10, checkpoint: { second: true } });
+    expect(t.bridge.store.journal.get(row.id)).toMatchObject({
+      state: "running",
+      startedAt: 10,
+      checkpoint: { second: true },
+    });
   });
 
   it("starts a pending intent with its preimages when asked to, and leaves the start alone otherwise", () => {
     const { row } = admit();
     t.bridge.store.journal.savePreimages(row.id, [{ path: "/a", kind: "absent" }]);
     expect(t.bridge.store.journal.get(row.id)).toMatchObject({ state: "pending", startedAt: null });
-    t.bridge.store.journal.savePreimages(row.id, [{ path: "/a", kind: "absent" }, { path: "/b", kind: "absent" }], 30);
+    t.bridge.store.journal.savePreimages(
+      row.id,
+      [
+        { path: "/a", kind: "absent" },
+        { path: "/b", kind: "absent" },
+      ],
+      30,
+    );
     expect(t.bridge.store.journal.get(row.id)).toMatchObject({ state: "running", startedAt: 30 });
     expect(t.bridge.store.journal.preimages(row.id).map((p) => p.path)).toEqual(["/a", "/b"]);
   });

@@ -8,7 +8,11 @@ describe("state from a newer build", () => {
   it("warns about migrations this build does not have, and starts anyway", async () => {
     const stateDir = makeTempDir("newer-schema");
     const db = openDatabase(stateDir);
-    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(999, "from-a-later-release", Date.now());
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+      999,
+      "from-a-later-release",
+      Date.now(),
+    );
     db.close();
     const lines: string[] = [];
     const t = await startTestBridge({}, { stateDir, log: createLogger("warn", (line) => lines.push(line)) });

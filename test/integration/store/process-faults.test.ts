@@ -54,7 +54,9 @@ describe("process-level fault handlers", () => {
     expect(await health()).toBe(200);
 
     server.child.kill("SIGUSR2");
-    expect(await logUntil(server, /unhandled rejection, serving on/)).toMatch(/unhandled rejection, serving on: the state store refused a write/);
+    expect(await logUntil(server, /unhandled rejection, serving on/)).toMatch(
+      /unhandled rejection, serving on: the state store refused a write/,
+    );
     expect(await health()).toBe(200);
     expect(server.child.exitCode).toBeNull();
 
@@ -62,6 +64,8 @@ describe("process-level fault handlers", () => {
     expect(await server.exited).toBe(FAULT_EXIT_CODE);
     const log = server.log();
     expect(log).toContain("urlbridge: fatal uncaught exception: TypeError: fault injected by the test");
-    expect(log).toContain(`urlbridge: exiting with code ${FAULT_EXIT_CODE} because an unexpected error escaped every handler`);
+    expect(log).toContain(
+      `urlbridge: exiting with code ${FAULT_EXIT_CODE} because an unexpected error escaped every handler`,
+    );
   });
 });

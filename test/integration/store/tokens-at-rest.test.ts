@@ -17,7 +17,8 @@ const MARK = "\uE000";
 type Answer = Record<string, unknown> & { ok: boolean; errorCode?: string };
 
 const tokenOf = (u: string) => TOKEN_IN_URL.exec(u)![1]!;
-const tokensOf = (s: { initUrl: string; r: string; m?: string | undefined }) => [s.initUrl, s.r, ...(s.m ? [s.m] : [])].map(tokenOf);
+const tokensOf = (s: { initUrl: string; r: string; m?: string | undefined }) =>
+  [s.initUrl, s.r, ...(s.m ? [s.m] : [])].map(tokenOf);
 
 /** The database, its WAL and shared memory: every byte SQLite keeps in the state directory. */
 function databaseFiles(stateDir: string): string[] {
@@ -30,7 +31,8 @@ function tokensFound(sources: Record<string, Buffer>, tokens: string[]): string[
   const found: string[] = [];
   for (const [name, bytes] of Object.entries(sources)) {
     expect(bytes.length, name).toBeGreaterThan(0);
-    for (const token of tokens) if (bytes.includes(Buffer.from(token, "latin1"))) found.push(`token #${tokens.indexOf(token)} in ${name}`);
+    for (const token of tokens)
+      if (bytes.includes(Buffer.from(token, "latin1"))) found.push(`token #${tokens.indexOf(token)} in ${name}`);
   }
   return found;
 }
@@ -61,9 +63,25 @@ async function workload(s: AgentSession, projectDir: string): Promise<Answer[]> 
   fs.writeFileSync(path.join(projectDir, "unread.txt"), "line one\nline two\n");
   const calls = [
     url(m, "w", [["path", "unread.txt"]], "replaced without reading\n"), // stale_read: read + retry URLs
-    url(m, "e", [["path", "unread.txt"], ["old", "NOT-THERE-AT-ALL"]], "x"), // a failed edit: read URLs
+    url(
+      m,
+      "e",
+      [
+        ["path", "unread.txt"],
+        ["old", "NOT-THERE-AT-ALL"],
+      ],
+      "x",
+    ), // a failed edit: read URLs
     url(m, "w", [["path", `notes-${mutationToken}.txt`]], `the agent wrote its own URL: ${m}\n`), // the token in a path and content
-    url(m, "e", [["path", "unread.txt"], ["old", "line"]], "row"), // two matches
+    url(
+      m,
+      "e",
+      [
+        ["path", "unread.txt"],
+        ["old", "line"],
+      ],
+      "row",
+    ), // two matches
     url(m, "a", [], "*** Begin Patch\n*** Update File: unread.txt\n@@\n-line three\n+line 3\n*** End Patch\n"),
   ];
   const answers: Answer[] = [];
@@ -91,14 +109,38 @@ describe("no live capability at rest", () => {
       expect(answers[0]!.read).toContain(`/v0/${tokenOf(writer.r)}/`);
       // The URL edge's decoding notice (its readings' URLs) is made from the request at answer time and never stored:
       // what the journal keeps is the tool's answer without it.
-      const carried = answers.filter(({ decoding: _notice, ...stored }) => urlsIn(stored as Answer).length > 0).map((a) => a.errorCode);
+      const carried = answers
+        .filter(({ decoding: _notice, ...stored }) => urlsIn(stored as Answer).length > 0)
+        .map((a) => a.errorCode);
       // The third call succeeds, and its diff shows the written content, which holds the agent's own URL.
       expect(carried).toEqual(["stale_read", "edit_no_match", undefined, "edit_ambiguous", "patch_hunk_not_found"]);
       expect(String(answers[2]!.diff)).toContain(writer.m!);
       // Staged content holding the session's own URL: kept at rest as placeholders, given back byte for byte.
       const staged = `my URL is ${writer.m} and ${writer.r}\n`;
-      for (const blob of ["kept", "used"]) expect(await agentGet(url(writer.m!, "s", [["blob", blob], ["i", 0], ["count", 1]], staged))).toMatchObject({ ok: true, complete: true });
-      expect(await agentGet(url(writer.m!, "w", [["path", "from-blob.txt"], ["blob", "used"], ["count", 1]]))).toMatchObject({ ok: true });
+      for (const blob of ["kept", "used"])
+        expect(
+          await agentGet(
+            url(
+              writer.m!,
+              "s",
+              [
+                ["blob", blob],
+                ["i", 0],
+                ["count", 1],
+              ],
+              staged,
+            ),
+          ),
+        ).toMatchObject({ ok: true, complete: true });
+      expect(
+        await agentGet(
+          url(writer.m!, "w", [
+            ["path", "from-blob.txt"],
+            ["blob", "used"],
+            ["count", 1],
+          ]),
+        ),
+      ).toMatchObject({ ok: true });
       expect(fs.readFileSync(path.join(t.projectDir, "from-blob.txt"), "utf8")).toBe(staged);
 
       // After a rotation the new generation's answers carry the new tokens; the old ones are dead but still checked.
@@ -116,8 +158,12 @@ describe("no live capability at rest", () => {
       expect(await scanAtRest(t, logLines, tokens)).toEqual([]);
       // Not a vacuous scan: the recorded answers hold URLs, as placeholders.
       const db = new Database(path.join(t.stateDir, STATE_FILE_NAME), { readonly: true });
-      const concealed = db.prepare("SELECT COUNT(*) AS n FROM intents WHERE instr(result, ?) > 0").get(MARK) as { n: number };
-      const stagedAtRest = db.prepare("SELECT COUNT(*) AS n FROM staged_chunks WHERE blob = 'kept' AND instr(content, ?) > 0").get(MARK) as { n: number };
+      const concealed = db.prepare("SELECT COUNT(*) AS n FROM intents WHERE instr(result, ?) > 0").get(MARK) as {
+        n: number;
+      };
+      const stagedAtRest = db
+        .prepare("SELECT COUNT(*) AS n FROM staged_chunks WHERE blob = 'kept' AND instr(content, ?) > 0")
+        .get(MARK) as { n: number };
       db.close();
       expect(concealed.n).toBeGreaterThanOrEqual(4);
       expect(stagedAtRest.n).toBe(1);
@@ -170,7 +216,20 @@ describe("no live capability at rest", () => {
     const answer = await agentGet<Answer>(call);
     expect(answer).toMatchObject({ errorCode: "stale_read" });
     const staged = `stage of ${s.m} \uE000m kept as is\n`;
-    expect(await agentGet(url(s.m!, "s", [["blob", "old"], ["i", 0], ["count", 1]], staged))).toMatchObject({ ok: true });
+    expect(
+      await agentGet(
+        url(
+          s.m!,
+          "s",
+          [
+            ["blob", "old"],
+            ["i", 0],
+            ["count", 1],
+          ],
+          staged,
+        ),
+      ),
+    ).toMatchObject({ ok: true });
     await first.close();
 
     // What an older build left: the results with the tokens in place, migration 7 not applied.
@@ -178,13 +237,18 @@ describe("no live capability at rest", () => {
     const old = new Database(path.join(stateDir, STATE_FILE_NAME));
     const letters: Record<string, string> = { i: initToken!, r: readToken!, m: mutationToken! };
     const plain = (text: string) => text.replace(/\uE000([irm])/g, (_, l: string) => letters[l]!);
-    for (const r of old.prepare("SELECT id, result FROM intents WHERE result IS NOT NULL").all() as Array<{ id: number; result: string }>) {
+    for (const r of old.prepare("SELECT id, result FROM intents WHERE result IS NOT NULL").all() as Array<{
+      id: number;
+      result: string;
+    }>) {
       old.prepare("UPDATE intents SET result = ? WHERE id = ?").run(plain(r.result), r.id);
     }
     // An older build stored staged text as sent, a private-use character included.
     old.prepare("UPDATE staged_chunks SET content = ? WHERE blob = 'old'").run(staged);
     old.prepare("DELETE FROM schema_migrations WHERE version = 7").run();
-    const verbatim = old.prepare("SELECT COUNT(*) AS n FROM intents WHERE instr(result, ?) > 0").get(mutationToken) as { n: number };
+    const verbatim = old.prepare("SELECT COUNT(*) AS n FROM intents WHERE instr(result, ?) > 0").get(mutationToken) as {
+      n: number;
+    };
     old.close();
     expect(verbatim.n).toBeGreaterThan(0);
 
@@ -195,7 +259,17 @@ describe("no live capability at rest", () => {
       expect(replay.errorCode).toBe("stale_read");
       expect(tokenOf(replay.retry as string)).toBe(mutationToken);
       expect(tokenOf(replay.read as string)).toBe(readToken);
-      expect(await agentGet(on(url(s.m!, "w", [["path", "from-old-blob.txt"], ["blob", "old"], ["count", 1]])))).toMatchObject({ ok: true });
+      expect(
+        await agentGet(
+          on(
+            url(s.m!, "w", [
+              ["path", "from-old-blob.txt"],
+              ["blob", "old"],
+              ["count", 1],
+            ]),
+          ),
+        ),
+      ).toMatchObject({ ok: true });
       expect(fs.readFileSync(path.join(first.projectDir, "from-old-blob.txt"), "utf8")).toBe(staged);
       expect(await scanAtRest(second, undefined, tokensOf(s))).toEqual([]);
     } finally {

@@ -14,7 +14,10 @@ describe("WAL size limit", () => {
     try {
       expect(db.pragma("journal_size_limit", { simple: true })).toBe(WAL_SIZE_LIMIT_BYTES);
       expect(log.pragma("journal_size_limit", { simple: true })).toBe(WAL_SIZE_LIMIT_BYTES);
-      const wal = fs.readdirSync(dir).map((f) => path.join(dir, f)).find((f) => f.endsWith("-wal"))!;
+      const wal = fs
+        .readdirSync(dir)
+        .map((f) => path.join(dir, f))
+        .find((f) => f.endsWith("-wal"))!;
       db.exec("CREATE TABLE burst (x BLOB)");
       const insert = db.prepare("INSERT INTO burst (x) VALUES (?)");
       const blob = Buffer.alloc(64 * 1024, 7);

@@ -33,7 +33,8 @@ function setEnv(values: Record<string, string>): void {
   }
 }
 
-const readRecord = (file = recordFile): FakeRecord | undefined => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as FakeRecord) : undefined);
+const readRecord = (file = recordFile): FakeRecord | undefined =>
+  fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as FakeRecord) : undefined;
 const flag = (record: FakeRecord, name: string) => record.args[record.args.indexOf(name) + 1];
 
 function isAlive(pid: number): boolean {
@@ -58,7 +59,11 @@ async function until<T>(read: () => T | undefined, ms = 10_000): Promise<T> {
 beforeEach(() => {
   scratch = makeTempDir("cloudflared");
   recordFile = path.join(scratch, "record.json");
-  setEnv({ PATH: `${FAKE_BIN}${path.delimiter}${process.env.PATH ?? ""}`, FAKE_CLOUDFLARED_RECORD: recordFile, FAKE_CLOUDFLARED_HOSTNAME: FAKE_HOSTNAME });
+  setEnv({
+    PATH: `${FAKE_BIN}${path.delimiter}${process.env.PATH ?? ""}`,
+    FAKE_CLOUDFLARED_RECORD: recordFile,
+    FAKE_CLOUDFLARED_HOSTNAME: FAKE_HOSTNAME,
+  });
 });
 
 afterEach(async () => {
@@ -88,7 +93,11 @@ describe("cloudflared spawned by the bridge", () => {
     await bridge.bridge.publicOrigin.refresh();
     const state = (await bridge.api<OriginState>("GET", "/api/tunnel")).body;
     expect(state).toMatchObject({ source: "quick_tunnel", origin: `https://${FAKE_HOSTNAME}` });
-    expect(state.tunnel).toMatchObject({ metricsUrl: `http://${flag(record, "--metrics")}`, reachable: true, ready: true });
+    expect(state.tunnel).toMatchObject({
+      metricsUrl: `http://${flag(record, "--metrics")}`,
+      reachable: true,
+      ready: true,
+    });
   });
 
   it("on close ends the process it spawned and removes the temporary config", async () => {
@@ -108,10 +117,14 @@ describe("cloudflared spawned by the bridge", () => {
 
   it("never signals a cloudflared it did not spawn", async () => {
     const outsiderRecord = path.join(scratch, "outsider.json");
-    outsider = spawn(path.join(FAKE_BIN, "cloudflared"), ["tunnel", "--metrics", "127.0.0.1:0", "--url", "http://127.0.0.1:9"], {
-      env: { ...process.env, FAKE_CLOUDFLARED_RECORD: outsiderRecord },
-      stdio: "ignore",
-    });
+    outsider = spawn(
+      path.join(FAKE_BIN, "cloudflared"),
+      ["tunnel", "--metrics", "127.0.0.1:0", "--url", "http://127.0.0.1:9"],
+      {
+        env: { ...process.env, FAKE_CLOUDFLARED_RECORD: outsiderRecord },
+        stdio: "ignore",
+      },
+    );
     await until(() => readRecord(outsiderRecord));
 
     bridge = await startTestBridge({ URLBRIDGE_CLOUDFLARED: "1" });

@@ -62,7 +62,9 @@ describe("tunnel discovery", () => {
     const standIn = await metrics({ hostname: QUICK_HOST, readyConnections: 4 });
     const t = await bridge({ URLBRIDGE_TUNNEL_METRICS: standIn.url });
     // No manual refresh: the bridge's own poll (started with the planes) must find it.
-    await expect.poll(async () => (await tunnelState(t)).source, { timeout: 10_000, interval: 100 }).toBe("quick_tunnel");
+    await expect
+      .poll(async () => (await tunnelState(t)).source, { timeout: 10_000, interval: 100 })
+      .toBe("quick_tunnel");
     const state = await tunnelState(t);
     expect(state.origin).toBe(`https://${QUICK_HOST}`);
     expect(state.tunnel).toMatchObject({ metricsUrl: standIn.url, reachable: true, hostname: QUICK_HOST, ready: true });
@@ -108,7 +110,9 @@ describe("tunnel discovery", () => {
     const silent = net.createServer((socket) => void sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
-      const t = await bridge({ URLBRIDGE_TUNNEL_METRICS: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+      const t = await bridge({
+        URLBRIDGE_TUNNEL_METRICS: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      });
       await t.bridge.publicOrigin.refresh();
       const state = await tunnelState(t);
       expect(state.source).toBe("local");
@@ -182,7 +186,9 @@ describe("tunnel discovery", () => {
     expect(state).toMatchObject({ source: "local", origin: t.bridge.dataUrl });
     expect(state.tunnel).toMatchObject({ reachable: true, untrustedHostname: hostname });
     expect(state.tunnel.hostname).toBeUndefined();
-    expect(state.tunnel.error).toContain(`reported "${hostname}", which is not a <name>.trycloudflare.com quick-tunnel hostname; ignored`);
+    expect(state.tunnel.error).toContain(
+      `reported "${hostname}", which is not a <name>.trycloudflare.com quick-tunnel hostname; ignored`,
+    );
     expect(state.summary).toContain("not a <name>.trycloudflare.com");
     const initUrl = await createInitUrl(t);
     expect(initUrl.startsWith(`${t.bridge.dataUrl}/v0/init/`)).toBe(true);
@@ -234,7 +240,11 @@ describe("public-origin precedence", () => {
 
     const saved = await t.api<OriginState>("PUT", "/api/tunnel", { publicOrigin: "https://bridge.example.org/" });
     expect(saved.status).toBe(200);
-    expect(saved.body).toMatchObject({ source: "setting", origin: "https://bridge.example.org", savedOrigin: "https://bridge.example.org" });
+    expect(saved.body).toMatchObject({
+      source: "setting",
+      origin: "https://bridge.example.org",
+      savedOrigin: "https://bridge.example.org",
+    });
     expect(saved.body.summary).toMatch(/saved in the control plane\. cloudflared reports a live edge connection/);
     expect((await createInitUrl(t)).startsWith("https://bridge.example.org/v0/init/")).toBe(true);
 
@@ -245,11 +255,18 @@ describe("public-origin precedence", () => {
 
   it("prefers URLBRIDGE_PUBLIC_ORIGIN over a saved setting and the quick tunnel", async () => {
     const standIn = await metrics({ hostname: QUICK_HOST, readyConnections: 0 });
-    const t = await bridge({ URLBRIDGE_TUNNEL_METRICS: standIn.url, URLBRIDGE_PUBLIC_ORIGIN: "https://agents.example.com" });
+    const t = await bridge({
+      URLBRIDGE_TUNNEL_METRICS: standIn.url,
+      URLBRIDGE_PUBLIC_ORIGIN: "https://agents.example.com",
+    });
     await t.api("PUT", "/api/tunnel", { publicOrigin: "https://bridge.example.org" });
     await t.bridge.publicOrigin.refresh();
     const state = await tunnelState(t);
-    expect(state).toMatchObject({ source: "env", origin: "https://agents.example.com", envOrigin: "https://agents.example.com" });
+    expect(state).toMatchObject({
+      source: "env",
+      origin: "https://agents.example.com",
+      envOrigin: "https://agents.example.com",
+    });
     expect(state.summary).toBe("Using URLBRIDGE_PUBLIC_ORIGIN. cloudflared reports no live edge connection yet.");
     const initUrl = await createInitUrl(t);
     expect(initUrl.startsWith("https://agents.example.com/v0/init/")).toBe(true);
@@ -258,7 +275,9 @@ describe("public-origin precedence", () => {
 
   it("refuses a saved origin with a path", async () => {
     const t = await bridge({});
-    const res = await t.api<{ error: { code: string } }>("PUT", "/api/tunnel", { publicOrigin: "https://bridge.example.org/agents" });
+    const res = await t.api<{ error: { code: string } }>("PUT", "/api/tunnel", {
+      publicOrigin: "https://bridge.example.org/agents",
+    });
     expect(res.status).toBe(400);
     expect((await tunnelState(t)).source).toBe("local");
   });

@@ -15,7 +15,9 @@ export interface MetricsStandIn {
   close(): Promise<void>;
 }
 
-export async function startMetricsStandIn(initial: { hostname?: string; readyConnections?: number } = {}): Promise<MetricsStandIn> {
+export async function startMetricsStandIn(
+  initial: { hostname?: string; readyConnections?: number } = {},
+): Promise<MetricsStandIn> {
   const state = {
     hostname: initial.hostname ?? "",
     readyConnections: initial.readyConnections ?? 0,
@@ -31,7 +33,13 @@ export async function startMetricsStandIn(initial: { hostname?: string; readyCon
     } else if (req.url === "/ready") {
       const status = state.readyConnections > 0 ? 200 : 503;
       res.statusCode = status;
-      res.end(JSON.stringify({ status, readyConnections: state.readyConnections, connectorId: "00000000-0000-4000-8000-000000000000" }));
+      res.end(
+        JSON.stringify({
+          status,
+          readyConnections: state.readyConnections,
+          connectorId: "00000000-0000-4000-8000-000000000000",
+        }),
+      );
     } else {
       res.statusCode = 404;
       res.end("404 page not found\n");

@@ -59,7 +59,10 @@ describe("decoding from evidence", () => {
     for (let i = 0; i < extra; i++) wire = again(wire);
     const name = fresh();
     const body = await agentGet<Body>(`${s.m}/w?path=${name}&raw=${wire}`);
-    expect(body, JSON.stringify(body)).toMatchObject({ ok: true, decoding: { percentLayers: 1 + extra, plus: "plus" } });
+    expect(body, JSON.stringify(body)).toMatchObject({
+      ok: true,
+      decoding: { percentLayers: 1 + extra, plus: "plus" },
+    });
     expect(onDisk(name)).toBe(text);
   });
 

@@ -95,14 +95,24 @@ describe("URL grammar through the gateway", () => {
     ["/r?path=a&offset=0", "invalid_parameter", "/r?path=a&offset=1"],
   ])("%s answers %s", async (suffix, code, repair) => {
     const body = await agentGet<Body>(`${s.r}${suffix}`);
-    expect(body).toMatchObject({ ok: false, errorCode: code, retryable: expect.any(Boolean), repairHint: expect.any(String) });
+    expect(body).toMatchObject({
+      ok: false,
+      errorCode: code,
+      retryable: expect.any(Boolean),
+      repairHint: expect.any(String),
+    });
     if (repair) expect(body.repair).toBe(`${s.r}${repair}`);
     else expect(body.repair).toBeUndefined();
   });
 
   it("answers raw_too_long for more than 8 KiB of content and suggests staging", async () => {
     const body = await agentGet<Body>(`${s.m}/w?path=big.txt&raw=${"a".repeat(8 * 1024 + 1)}`);
-    expect(body).toMatchObject({ ok: false, errorCode: "raw_too_long", agentAction: "stage_content", errorDetail: { bytes: 8193, limit: 8192 } });
+    expect(body).toMatchObject({
+      ok: false,
+      errorCode: "raw_too_long",
+      agentAction: "stage_content",
+      errorDetail: { bytes: 8193, limit: 8192 },
+    });
     expect(fs.existsSync(path.join(t.projectDir, "big.txt"))).toBe(false);
     await writeRaw("a".repeat(8 * 1024));
   });
@@ -110,7 +120,11 @@ describe("URL grammar through the gateway", () => {
   it("answers request_target_too_long past 12 KiB, before looking at the route", async () => {
     const res = await fetch(`${s.r}/t?path=${"a".repeat(12 * 1024)}`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ ok: false, errorCode: "request_target_too_long", agentAction: "stage_content" });
+    expect(await res.json()).toMatchObject({
+      ok: false,
+      errorCode: "request_target_too_long",
+      agentAction: "stage_content",
+    });
   });
 
   it("still answers an unknown token with the opaque 404 when the target is too long", async () => {

@@ -32,22 +32,47 @@ beforeAll(async () => {
     "/loop": (_req, res) => res.writeHead(302, { location: "/loop" }).end(),
   });
   // Same port, other loopback address: what a second lookup, or a redirect, would reach if the guard let it.
-  refused = await startWebSite({ "/secret": answer("<p>the operator's own service</p>"), "/page": answer("<p>the refused site</p>") }, "127.0.0.2", allowed.port);
-  dns = createDnsStandIn({
-    "docs.test": [["127.0.0.1"]],
-    "metadata.test": [["169.254.169.254"]],
-    "lan.test": [["192.168.1.10"]],
-    "mixed.test": [["127.0.0.1", "10.0.0.5"]],
-    "v6lan.test": [["fd00::5"]],
-    "own.test": [["93.184.215.30"]],
-    // DNS rebinding: the first answer is allowed, every later one is the refused address, and the reverse.
-    "rebind.test": [["127.0.0.1"], ["127.0.0.2"]],
-    "rebind-back.test": [["127.0.0.2"], ["127.0.0.1"]],
-  }, ["silent.test"]);
+  refused = await startWebSite(
+    { "/secret": answer("<p>the operator's own service</p>"), "/page": answer("<p>the refused site</p>") },
+    "127.0.0.2",
+    allowed.port,
+  );
+  dns = createDnsStandIn(
+    {
+      "docs.test": [["127.0.0.1"]],
+      "metadata.test": [["169.254.169.254"]],
+      "lan.test": [["192.168.1.10"]],
+      "mixed.test": [["127.0.0.1", "10.0.0.5"]],
+      "v6lan.test": [["fd00::5"]],
+      "own.test": [["93.184.215.30"]],
+      // DNS rebinding: the first answer is allowed, every later one is the refused address, and the reverse.
+      "rebind.test": [["127.0.0.1"], ["127.0.0.2"]],
+      "rebind-back.test": [["127.0.0.2"], ["127.0.0.1"]],
+    },
+    ["silent.test"],
+  );
   // The bridge's interfaces as the test says they are: one network in public space (a VPS's own /24).
   const interfaces = () => ({
-    lo: [{ address: "127.0.0.1", netmask: "255.0.0.0", family: "IPv4" as const, mac: "00:00:00:00:00:00", internal: true, cidr: "127.0.0.1/8" }],
-    eth0: [{ address: "93.184.215.20", netmask: "255.255.255.0", family: "IPv4" as const, mac: "02:00:00:00:00:01", internal: false, cidr: "93.184.215.20/24" }],
+    lo: [
+      {
+        address: "127.0.0.1",
+        netmask: "255.0.0.0",
+        family: "IPv4" as const,
+        mac: "00:00:00:00:00:00",
+        internal: true,
+        cidr: "127.0.0.1/8",
+      },
+    ],
+    eth0: [
+      {
+        address: "93.184.215.20",
+        netmask: "255.255.255.0",
+        family: "IPv4" as const,
+        mac: "02:00:00:00:00:01",
+        internal: false,
+        cidr: "93.184.215.20/24",
+      },
+    ],
   });
   t = await startTestBridge({ URLBRIDGE_WEB_ALLOW: "127.0.0.1/32" }, { web: { resolve: dns.resolve, interfaces } });
   s = await t.session({ web: true });
@@ -62,7 +87,10 @@ afterAll(async () => {
 describe("webfetch guard", () => {
   it("reaches the allowed address, by literal and by name", async () => {
     expect(await webfetch(`${allowed.origin}/page`)).toMatchObject({ ok: true, content: "the allowed site" });
-    expect(await webfetch(`http://docs.test:${allowed.port}/page`)).toMatchObject({ ok: true, content: "the allowed site" });
+    expect(await webfetch(`http://docs.test:${allowed.port}/page`)).toMatchObject({
+      ok: true,
+      content: "the allowed site",
+    });
   });
 
   const port = () => allowed.port;
@@ -73,7 +101,11 @@ describe("webfetch guard", () => {
     ["octal 0177.0.0.2", () => `http://0177.0.0.2:${port()}/page`, "loopback"],
     ["a trailing dot", () => `http://127.0.0.2.:${port()}/page`, "loopback"],
     ["IPv4-mapped [::ffff:127.0.0.2]", () => `http://[::ffff:127.0.0.2]:${port()}/page`, "ipv4_mapped"],
-    ["IPv4-mapped of an allowed address [::ffff:127.0.0.1]", () => `http://[::ffff:127.0.0.1]:${port()}/page`, "ipv4_mapped"],
+    [
+      "IPv4-mapped of an allowed address [::ffff:127.0.0.1]",
+      () => `http://[::ffff:127.0.0.1]:${port()}/page`,
+      "ipv4_mapped",
+    ],
     ["NAT64 [64:ff9b::7f00:2]", () => `http://[64:ff9b::7f00:2]:${port()}/page`, "nat64"],
     ["IPv6 loopback [::1]", () => `http://[::1]:${port()}/page`, "loopback"],
     ["localhost by name", () => `http://localhost:${port()}/page`, "loopback"],
@@ -109,8 +141,15 @@ describe("webfetch guard", () => {
   });
 
   it("names what an IPv6 form carries and the own network that matched", async () => {
-    expect((await webfetch(`http://[::ffff:127.0.0.2]:${port()}/`)).errorDetail).toMatchObject({ address: "::ffff:7f00:2", embedded: "127.0.0.2" });
-    expect((await webfetch("http://own.test/")).errorDetail).toMatchObject({ host: "own.test", address: "93.184.215.30", network: "93.184.215.20/24 (eth0)" });
+    expect((await webfetch(`http://[::ffff:127.0.0.2]:${port()}/`)).errorDetail).toMatchObject({
+      address: "::ffff:7f00:2",
+      embedded: "127.0.0.2",
+    });
+    expect((await webfetch("http://own.test/")).errorDetail).toMatchObject({
+      host: "own.test",
+      address: "93.184.215.30",
+      network: "93.184.215.20/24 (eth0)",
+    });
   });
 
   it("stops following redirects after the limit", async () => {
@@ -119,25 +158,44 @@ describe("webfetch guard", () => {
 
   it("connects to the address it checked: a name that rebinds after the check still reaches the first answer", async () => {
     const before = dns.lookups.get("rebind.test") ?? 0;
-    expect(await webfetch(`http://rebind.test:${port()}/page`)).toMatchObject({ ok: true, content: "the allowed site" });
+    expect(await webfetch(`http://rebind.test:${port()}/page`)).toMatchObject({
+      ok: true,
+      content: "the allowed site",
+    });
     // One lookup per hop: the connection used the vetted answer, not a second query.
     expect(dns.lookups.get("rebind.test")).toBe(before + 1);
     // The next call looks up afresh and gets the refused answer: refused.
-    expect(await webfetch(`http://rebind.test:${port()}/page`)).toMatchObject({ ok: false, errorCode: "web_address_refused", errorDetail: { rule: "loopback", address: "127.0.0.2" } });
+    expect(await webfetch(`http://rebind.test:${port()}/page`)).toMatchObject({
+      ok: false,
+      errorCode: "web_address_refused",
+      errorDetail: { rule: "loopback", address: "127.0.0.2" },
+    });
     expect(dns.lookups.get("rebind.test")).toBe(before + 2);
   });
 
   it("refuses a name whose first answer is refused, whatever a later lookup would say", async () => {
-    expect(await webfetch(`http://rebind-back.test:${port()}/page`)).toMatchObject({ ok: false, errorCode: "web_address_refused", errorDetail: { rule: "loopback" } });
+    expect(await webfetch(`http://rebind-back.test:${port()}/page`)).toMatchObject({
+      ok: false,
+      errorCode: "web_address_refused",
+      errorDetail: { rule: "loopback" },
+    });
     expect(dns.lookups.get("rebind-back.test")).toBe(1);
   });
 
   it("answers a name that does not resolve as web_dns_failed", async () => {
-    expect(await webfetch("http://nowhere.test/")).toMatchObject({ ok: false, errorCode: "web_dns_failed", errorDetail: { host: "nowhere.test", code: "ENOTFOUND" } });
+    expect(await webfetch("http://nowhere.test/")).toMatchObject({
+      ok: false,
+      errorCode: "web_dns_failed",
+      errorDetail: { host: "nowhere.test", code: "ENOTFOUND" },
+    });
   });
 
   it("bounds a lookup that never answers by the call's timeout", async () => {
-    expect(await agentGet(`${s.r}/u?timeout=1&raw=http://silent.test/`)).toMatchObject({ ok: false, errorCode: "web_timeout", errorDetail: { host: "silent.test" } });
+    expect(await agentGet(`${s.r}/u?timeout=1&raw=http://silent.test/`)).toMatchObject({
+      ok: false,
+      errorCode: "web_timeout",
+      errorDetail: { host: "silent.test" },
+    });
   });
 
   // Runs last: every refusal above happened before any connection to the refused address.

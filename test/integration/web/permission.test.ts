@@ -31,7 +31,10 @@ describe("the web permission", () => {
     const s = await t.session({ write: true, terminal: true });
     expect((s.init as unknown as Init).perms).toEqual({ write: true, terminal: true, web: false });
     expect(Object.keys((s.init as unknown as Init).ep)).not.toContain("webfetch");
-    for (const [route, tool] of [["u", "webfetch"], ["q", "websearch"]] as const) {
+    for (const [route, tool] of [
+      ["u", "webfetch"],
+      ["q", "websearch"],
+    ] as const) {
       expect(await agentGet(`${s.r}/${route}?raw=https://example.com/`)).toMatchObject({
         ok: false,
         errorCode: "tool_not_enabled",
@@ -51,7 +54,11 @@ describe("the web permission", () => {
 
   it("rotates the project's sessions when turned on, and the new generation sees both tools; off again rotates again", async () => {
     const s = await t.session();
-    const patched = await t.api<{ rotatedSessions: string[]; permissions: unknown }>("PATCH", `/api/projects/${s.projectId}`, { permissions: { web: true } });
+    const patched = await t.api<{ rotatedSessions: string[]; permissions: unknown }>(
+      "PATCH",
+      `/api/projects/${s.projectId}`,
+      { permissions: { web: true } },
+    );
     expect(patched.status).toBe(200);
     expect(patched.body.rotatedSessions).toEqual([s.sessionId]);
     expect(patched.body.permissions).toEqual({ write: false, terminal: false, web: true });
@@ -66,16 +73,23 @@ describe("the web permission", () => {
     expect(init.ep.websearch).toEqual(["r", "/q?raw=<query>"]);
     expect(await mcpToolNames(init.bases.r)).toEqual(expect.arrayContaining(["webfetch", "websearch"]));
     const manifest = await agentGet<{ tools: Array<{ id: string; route: string }> }>(`${init.bases.r}/manifest`);
-    expect(manifest.tools.filter((x) => x.id.startsWith("web"))).toMatchObject([{ id: "webfetch", route: "/u" }, { id: "websearch", route: "/q" }]);
+    expect(manifest.tools.filter((x) => x.id.startsWith("web"))).toMatchObject([
+      { id: "webfetch", route: "/u" },
+      { id: "websearch", route: "/q" },
+    ]);
 
-    const off = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${s.projectId}`, { permissions: { web: false } });
+    const off = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${s.projectId}`, {
+      permissions: { web: false },
+    });
     expect(off.body.rotatedSessions).toEqual([s.sessionId]);
     expect((await fetch(view.body.initUrl)).status).toBe(404);
   });
 
   it("does not rotate when the same value is saved again", async () => {
     const s = await t.session({ web: true });
-    const same = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${s.projectId}`, { permissions: { web: true } });
+    const same = await t.api<{ rotatedSessions: string[] }>("PATCH", `/api/projects/${s.projectId}`, {
+      permissions: { web: true },
+    });
     expect(same.body.rotatedSessions).toEqual([]);
   });
 });

@@ -22,7 +22,11 @@ beforeAll(async () => {
     "/long.html": answer(`<html><body>${LONG}</body></html>`),
   });
   brave = await startBraveStandIn();
-  t = await startTestBridge({ URLBRIDGE_WEB_ALLOW: "127.0.0.1", URLBRIDGE_BRAVE_API_KEY: "brave-test-key", URLBRIDGE_BRAVE_SEARCH_URL: brave.url });
+  t = await startTestBridge({
+    URLBRIDGE_WEB_ALLOW: "127.0.0.1",
+    URLBRIDGE_BRAVE_API_KEY: "brave-test-key",
+    URLBRIDGE_BRAVE_SEARCH_URL: brave.url,
+  });
   s = await t.session({ web: true });
   mcp = await connectMcpClient(t.bridge.dataUrl, tokenOfBase(s.r), { sdk: "v1" });
 });
@@ -40,7 +44,10 @@ async function viaUrl(url: string): Promise<Record<string, unknown>> {
   return body;
 }
 
-async function viaMcp(name: string, args: Record<string, unknown>): Promise<{ body: Record<string, unknown>; isError: boolean; text: string }> {
+async function viaMcp(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ body: Record<string, unknown>; isError: boolean; text: string }> {
   const result = await mcp.callTool({ name, arguments: args });
   const text = (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
   return { body: result.structuredContent as Record<string, unknown>, isError: result.isError === true, text };
@@ -53,7 +60,9 @@ describe("web tools on both transports", () => {
     ["the first page of a long document", "/long.html", {}],
     ["a later page of a long document", "/long.html", { format: "html", offset: 30000 }],
   ] as const)("webfetch: %s", async (_label, path, args) => {
-    const params = Object.entries(args).map(([k, v]) => `${k}=${v}&`).join("");
+    const params = Object.entries(args)
+      .map(([k, v]) => `${k}=${v}&`)
+      .join("");
     const url = await viaUrl(`${s.r}/u?${params}raw=${site.origin}${path}`);
     const mcpAnswer = await viaMcp("webfetch", { url: `${site.origin}${path}`, ...args });
     expect(url.ok).toBe(true);
@@ -65,7 +74,8 @@ describe("web tools on both transports", () => {
     expect(String(urlContent).startsWith(String(content))).toBe(true);
     expect(Buffer.byteLength(String(content))).toBeLessThanOrEqual(MCP_WEB_PAGE_BYTES);
     expect(end).toBe(Number(url.offset) + Buffer.byteLength(String(content)));
-    if (urlComplete === true && Buffer.byteLength(String(urlContent)) <= MCP_WEB_PAGE_BYTES) expect(complete).toBe(true);
+    if (urlComplete === true && Buffer.byteLength(String(urlContent)) <= MCP_WEB_PAGE_BYTES)
+      expect(complete).toBe(true);
     else expect(next).toEqual({ tool: "webfetch", arguments: { url: `${site.origin}${path}`, ...args, offset: end } });
   });
 
@@ -106,7 +116,10 @@ describe("web tools on both transports", () => {
     await agentGet(`${s.r}/u?raw=${site.origin}/short.html?token-like=abc`);
     await viaMcp("webfetch", { url: `${site.origin}/short.html?token-like=abc` });
     await viaMcp("websearch", { query: "a private question" });
-    const { body } = await t.api<Array<{ route: string; params: Record<string, string> }>>("GET", `/api/activity?sessionId=${s.sessionId}&limit=3`);
+    const { body } = await t.api<Array<{ route: string; params: Record<string, string> }>>(
+      "GET",
+      `/api/activity?sessionId=${s.sessionId}&limit=3`,
+    );
     expect(body.map((e) => [e.route, e.params])).toEqual([
       ["/mcp", { mcp: "websearch", query: "<18 bytes>" }],
       ["/mcp", { mcp: "webfetch", url: "127.0.0.1" }],

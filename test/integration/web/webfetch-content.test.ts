@@ -20,11 +20,23 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Widget &am
 <img src="img/logo.png" alt="Logo"></main></body></html>`;
 
 // "café – naïve" in windows-1252: é 0xE9, – 0x96, ï 0xEF.
-const CP1252 = Buffer.concat([Buffer.from("<html><body><p>caf"), Buffer.from([0xe9, 0x20, 0x96, 0x20]), Buffer.from("na"), Buffer.from([0xef]), Buffer.from("ve</p></body></html>")]);
+const CP1252 = Buffer.concat([
+  Buffer.from("<html><body><p>caf"),
+  Buffer.from([0xe9, 0x20, 0x96, 0x20]),
+  Buffer.from("na"),
+  Buffer.from([0xef]),
+  Buffer.from("ve</p></body></html>"),
+]);
 // "日本" in Shift_JIS, declared only by <meta>.
-const SJIS = Buffer.concat([Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b]), Buffer.from("</p></body></html>")]);
+const SJIS = Buffer.concat([
+  Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>'),
+  Buffer.from([0x93, 0xfa, 0x96, 0x7b]),
+  Buffer.from("</p></body></html>"),
+]);
 const UTF16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("plain text: ünï", "utf16le")]);
-const LONG_LINES = Array.from({ length: 3000 }, (_, i) => `line ${String(i).padStart(4, "0")} ${"é".repeat(10)}`).join("\n");
+const LONG_LINES = Array.from({ length: 3000 }, (_, i) => `line ${String(i).padStart(4, "0")} ${"é".repeat(10)}`).join(
+  "\n",
+);
 // Past INLINE_CONVERT_CHARS: converted on the conversion worker.
 const LARGE = `<html><body>${Array.from({ length: 2500 }, (_, i) => `<h2>Section ${i}</h2><p>See <a href="/s/${i}">part ${i}</a>.</p>`).join("\n")}</body></html>`;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
@@ -54,7 +66,8 @@ interface Page {
   rangeFallback?: { id: string; first: string };
 }
 
-const fetchPage = (path: string, params = "") => agentGet<Page>(`${s.r}/u?${params}${params ? "&" : ""}raw=${site.origin}${path}`);
+const fetchPage = (path: string, params = "") =>
+  agentGet<Page>(`${s.r}/u?${params}${params ? "&" : ""}raw=${site.origin}${path}`);
 
 beforeAll(async () => {
   site = await startWebSite({
@@ -63,12 +76,17 @@ beforeAll(async () => {
     "/cp1252.html": answer(CP1252, { "content-type": "text/html; charset=windows-1252" }),
     "/sjis.html": answer(SJIS, { "content-type": "text/html" }),
     "/utf16.txt": answer(UTF16, { "content-type": "text/plain" }),
-    "/gzip.html": answer(zlib.gzipSync(Buffer.from(PAGE)), { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip" }),
+    "/gzip.html": answer(zlib.gzipSync(Buffer.from(PAGE)), {
+      "content-type": "text/html; charset=utf-8",
+      "content-encoding": "gzip",
+    }),
     "/large.html": answer(LARGE),
     "/long.txt": answer(LONG_LINES, { "content-type": "text/plain; charset=utf-8" }),
     "/huge.txt": answer(Buffer.alloc(MAX_WEB_DOWNLOAD_BYTES + 512 * 1024, "a"), { "content-type": "text/plain" }),
     "/logo.png": answer(PNG, { "content-type": "image/png" }),
-    "/blob": answer(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0x14, 0]), { "content-type": "application/octet-stream" }),
+    "/blob": answer(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0x14, 0]), {
+      "content-type": "application/octet-stream",
+    }),
     "/readme": answer("# Title\n\nplain markdown", { "content-type": "application/octet-stream" }),
     "/missing": answer("gone", { "content-type": "text/plain" }, 404),
     "/busy": answer("later", { "content-type": "text/plain" }, 503),
@@ -90,7 +108,15 @@ afterAll(async () => {
 describe("webfetch content", () => {
   it("converts HTML to markdown: headings, code with its language, tables, absolute links, no scripts or styles", async () => {
     const page = await fetchPage("/page.html");
-    expect(page).toMatchObject({ ok: true, format: "markdown", contentType: "text/html", charset: "utf-8", title: "Widget & docs", complete: true, offset: 0 });
+    expect(page).toMatchObject({
+      ok: true,
+      format: "markdown",
+      contentType: "text/html",
+      charset: "utf-8",
+      title: "Widget & docs",
+      complete: true,
+      offset: 0,
+    });
     expect(page.content).toContain("# Install `widget`");
     expect(page.content).toContain("Run it **once**. See [the guide](" + site.origin + "/guide?step=2).");
     expect(page.content).toContain("```sh\nnpm install widget\n```");
@@ -146,7 +172,12 @@ describe("webfetch content", () => {
     ["/blob", "application/octet-stream"],
   ])("refuses binary %s", async (path, contentType) => {
     const page = await fetchPage(path);
-    expect(page).toMatchObject({ ok: false, errorCode: "web_binary_content", retryable: false, errorDetail: { contentType } });
+    expect(page).toMatchObject({
+      ok: false,
+      errorCode: "web_binary_content",
+      retryable: false,
+      errorDetail: { contentType },
+    });
   });
 
   it("reads an octet-stream that is text by its bytes", async () => {
@@ -217,6 +248,7 @@ describe("webfetch content", () => {
     expect(body[0]!.params).toEqual({ url: "127.0.0.1" });
     expect(body[1]!.params).toEqual({ raw: "127.0.0.1" });
     const text = JSON.stringify(body);
-    for (const leaked of ["hunter2", "apikey", "page.html", "private-path", "Install", "widget"]) expect(text).not.toContain(leaked);
+    for (const leaked of ["hunter2", "apikey", "page.html", "private-path", "Install", "widget"])
+      expect(text).not.toContain(leaked);
   });
 });

@@ -2,7 +2,11 @@
 // URLs: the request each provider gets, how results map to title/URL/snippet, and the missing-key error.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
-import { startBraveStandIn, startTavilyStandIn, type ProviderStandIn } from "../../helpers/search-provider-stand-ins.js";
+import {
+  startBraveStandIn,
+  startTavilyStandIn,
+  type ProviderStandIn,
+} from "../../helpers/search-provider-stand-ins.js";
 
 interface SearchAnswer {
   ok: boolean;
@@ -42,11 +46,13 @@ describe("websearch", () => {
     const r = await searchBase({ URLBRIDGE_BRAVE_API_KEY: "brave-test-key", URLBRIDGE_BRAVE_SEARCH_URL: brave.url });
     const found = await agentGet<SearchAnswer>(`${r}/q?limit=3&raw=vitest+fake+timers`);
     expect(found).toMatchObject({ ok: true, provider: "brave", query: "vitest fake timers" });
-    expect(found.results).toEqual([1, 2, 3].map((i) => ({
-      title: `Result ${i} for vitest fake timers`,
-      url: `https://docs.example.org/${i}`,
-      snippet: `The vitest fake timers page number ${i} & more.`,
-    })));
+    expect(found.results).toEqual(
+      [1, 2, 3].map((i) => ({
+        title: `Result ${i} for vitest fake timers`,
+        url: `https://docs.example.org/${i}`,
+        snippet: `The vitest fake timers page number ${i} & more.`,
+      })),
+    );
     const request = brave.requests.at(-1)!;
     expect(request.method).toBe("GET");
     expect(request.path).toBe("/res/v1/web/search");
@@ -60,7 +66,11 @@ describe("websearch", () => {
     const found = await agentGet<SearchAnswer>(`${r}/q?query=zod+4+migration`);
     expect(found).toMatchObject({ ok: true, provider: "tavily", query: "zod 4 migration" });
     expect(found.results).toHaveLength(8);
-    expect(found.results![0]).toEqual({ title: "Tavily 1: zod 4 migration", url: "https://tavily.example.net/1", snippet: "Snippet 1 about zod 4 migration." });
+    expect(found.results![0]).toEqual({
+      title: "Tavily 1: zod 4 migration",
+      url: "https://tavily.example.net/1",
+      snippet: "Snippet 1 about zod 4 migration.",
+    });
     const request = tavily.requests.at(-1)!;
     expect(request.method).toBe("POST");
     expect(request.headers.authorization).toBe("Bearer tvly-test-key");
@@ -100,7 +110,12 @@ describe("websearch", () => {
     const r = await searchBase({ URLBRIDGE_BRAVE_API_KEY: "revoked-key", URLBRIDGE_BRAVE_SEARCH_URL: brave.url });
     brave.status = 401;
     try {
-      expect(await agentGet<SearchAnswer>(`${r}/q?raw=x`)).toMatchObject({ ok: false, errorCode: "web_search_failed", retryable: false, errorDetail: { provider: "brave", status: 401 } });
+      expect(await agentGet<SearchAnswer>(`${r}/q?raw=x`)).toMatchObject({
+        ok: false,
+        errorCode: "web_search_failed",
+        retryable: false,
+        errorDetail: { provider: "brave", status: 401 },
+      });
     } finally {
       brave.status = 200;
     }

@@ -15,12 +15,37 @@ const root = fs.realpathSync(CLI_PACKAGE_ROOT);
 
 describe("operatorCommand", () => {
   it.each([
-    ["in the appliance", defaultConfig, { inAppliance: true, cwd: "/", env }, "docker compose exec bridge urlbridge session list"],
+    [
+      "in the appliance",
+      defaultConfig,
+      { inAppliance: true, cwd: "/", env },
+      "docker compose exec bridge urlbridge session list",
+    ],
     ["in the checkout", defaultConfig, { inAppliance: false, cwd: root, env }, "npx urlbridge session list"],
-    ["below the checkout", defaultConfig, { inAppliance: false, cwd: path.join(root, "server"), env }, "npx urlbridge session list"],
-    ["outside the checkout", defaultConfig, { inAppliance: false, cwd: os.tmpdir(), env }, `node ${root}/bin/urlbridge.js session list`],
-    ["cwd unknown (the login page)", defaultConfig, { inAppliance: false, cwd: undefined, env }, "npx urlbridge session list"],
-    ["another state dir", customConfig, { inAppliance: false, cwd: root, env }, "URLBRIDGE_STATE_DIR=/srv/urlbridge-state npx urlbridge session list"],
+    [
+      "below the checkout",
+      defaultConfig,
+      { inAppliance: false, cwd: path.join(root, "server"), env },
+      "npx urlbridge session list",
+    ],
+    [
+      "outside the checkout",
+      defaultConfig,
+      { inAppliance: false, cwd: os.tmpdir(), env },
+      `node ${root}/bin/urlbridge.js session list`,
+    ],
+    [
+      "cwd unknown (the login page)",
+      defaultConfig,
+      { inAppliance: false, cwd: undefined, env },
+      "npx urlbridge session list",
+    ],
+    [
+      "another state dir",
+      customConfig,
+      { inAppliance: false, cwd: root, env },
+      "URLBRIDGE_STATE_DIR=/srv/urlbridge-state npx urlbridge session list",
+    ],
   ])("%s: %s", (_where, config, context, expected) => {
     expect(operatorCommand("session list", config, context)).toBe(expected);
   });
@@ -28,7 +53,13 @@ describe("operatorCommand", () => {
   it("uses plain `urlbridge` when PATH has this package's bin (npm link, a global install)", () => {
     const bin = makeTempDir("bin");
     fs.symlinkSync(path.join(root, "bin", "urlbridge.js"), path.join(bin, "urlbridge"));
-    expect(operatorCommand("token --show", defaultConfig, { inAppliance: false, cwd: os.tmpdir(), env: { ...env, PATH: `${bin}:/usr/bin` } })).toBe("urlbridge token --show");
+    expect(
+      operatorCommand("token --show", defaultConfig, {
+        inAppliance: false,
+        cwd: os.tmpdir(),
+        env: { ...env, PATH: `${bin}:/usr/bin` },
+      }),
+    ).toBe("urlbridge token --show");
   });
 
   it("ignores the PATH npx runs it with: its temp bin and node_modules/.bin are not the operator's", () => {
@@ -39,7 +70,12 @@ describe("operatorCommand", () => {
     expect(operatorCommand("session list", defaultConfig, context)).toBe("npx urlbridge session list");
     const linked = makeTempDir("linked-bin");
     fs.symlinkSync(path.join(root, "bin", "urlbridge.js"), path.join(linked, "urlbridge"));
-    expect(operatorCommand("session list", defaultConfig, { ...context, env: { ...env, PATH: `${linked}:/usr/bin`, npm_command: "exec" } })).toBe("npx urlbridge session list");
+    expect(
+      operatorCommand("session list", defaultConfig, {
+        ...context,
+        env: { ...env, PATH: `${linked}:/usr/bin`, npm_command: "exec" },
+      }),
+    ).toBe("npx urlbridge session list");
   });
 
   it("names how the bridge starts", () => {

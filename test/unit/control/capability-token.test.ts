@@ -10,7 +10,8 @@ describe("generateCapabilityToken", () => {
   it("uses the whole alphabet without an obvious bias", () => {
     const counts = new Map<string, number>();
     const samples = 20_000;
-    for (let i = 0; i < samples; i++) for (const ch of generateCapabilityToken()) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+    for (let i = 0; i < samples; i++)
+      for (const ch of generateCapabilityToken()) counts.set(ch, (counts.get(ch) ?? 0) + 1);
     expect(counts.size).toBe(62);
     const expected = (samples * 8) / 62;
     // Modulo bias from using all 256 byte values would put the first 8 symbols ~3% high; allow sampling noise only.

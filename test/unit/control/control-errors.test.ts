@@ -1,7 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONTROL_ERROR_STATUS, ControlError, ControlErrorCode, controlErrorBody, notFound } from "../../../server/control/errors.js";
+import {
+  CONTROL_ERROR_STATUS,
+  ControlError,
+  ControlErrorCode,
+  controlErrorBody,
+  notFound,
+} from "../../../server/control/errors.js";
 
 const CONTROL_PLANE = fs.readFileSync(path.join(import.meta.dirname, "../../../docs/CONTROL_PLANE.md"), "utf8");
 
@@ -14,7 +20,10 @@ function documentedStatuses(): Array<[string, number]> {
   const rows: Array<[string, number]> = [];
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith("|")) break;
-    const [code, status] = line.slice(1, -1).split(" | ").map((cell) => cell.trim());
+    const [code, status] = line
+      .slice(1, -1)
+      .split(" | ")
+      .map((cell) => cell.trim());
     rows.push([code!.replace(/`/g, ""), Number(status)]);
   }
   return rows;
@@ -37,13 +46,17 @@ describe("the control-plane error catalog", () => {
   it("answers an error with its catalogued status", () => {
     const error = new ControlError(ControlErrorCode.projectNameTaken, 'A project named "demo" already exists.');
     expect(error).toMatchObject({ status: 409, code: "project_name_taken", name: "ControlError" });
-    expect(notFound("project", "p1")).toMatchObject({ status: 404, code: "not_found", message: 'No project with id "p1".' });
+    expect(notFound("project", "p1")).toMatchObject({
+      status: 404,
+      code: "not_found",
+      message: 'No project with id "p1".',
+    });
   });
 
   it("serialises a body as {error: {code, message}}, in that key order", () => {
-    expect(JSON.stringify(controlErrorBody(ControlErrorCode.internalError, "Unexpected error; see the server log."))).toBe(
-      '{"error":{"code":"internal_error","message":"Unexpected error; see the server log."}}',
-    );
+    expect(
+      JSON.stringify(controlErrorBody(ControlErrorCode.internalError, "Unexpected error; see the server log.")),
+    ).toBe('{"error":{"code":"internal_error","message":"Unexpected error; see the server log."}}');
   });
 });
 

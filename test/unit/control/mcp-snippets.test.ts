@@ -1,8 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { buildMcpSnippets, CODEX_BEARER_ENV, mcpServerName, shellQuote, stdioCommandFor, type McpSnippetInput, type RelayPlacement } from "../../../server/control/mcp-snippets.js";
+import {
+  buildMcpSnippets,
+  CODEX_BEARER_ENV,
+  mcpServerName,
+  shellQuote,
+  stdioCommandFor,
+  type McpSnippetInput,
+  type RelayPlacement,
+} from "../../../server/control/mcp-snippets.js";
 
-const HOST: RelayPlacement = { kind: "host", node: "/usr/bin/node", bin: "/opt/urlbridge/bin/urlbridge.js", stateDir: "/home/me/.local/state/urlbridge", controlUrl: "http://127.0.0.1:47433" };
-const HOST_RELAY = ["/usr/bin/node", "/opt/urlbridge/bin/urlbridge.js", "mcp", "--state-dir", "/home/me/.local/state/urlbridge", "--control-url", "http://127.0.0.1:47433"];
+const HOST: RelayPlacement = {
+  kind: "host",
+  node: "/usr/bin/node",
+  bin: "/opt/urlbridge/bin/urlbridge.js",
+  stateDir: "/home/me/.local/state/urlbridge",
+  controlUrl: "http://127.0.0.1:47433",
+};
+const HOST_RELAY = [
+  "/usr/bin/node",
+  "/opt/urlbridge/bin/urlbridge.js",
+  "mcp",
+  "--state-dir",
+  "/home/me/.local/state/urlbridge",
+  "--control-url",
+  "http://127.0.0.1:47433",
+];
 
 const INPUT: McpSnippetInput = {
   serverName: "demo-1",
@@ -40,12 +62,21 @@ describe("MCP client snippets", () => {
     expect(snippet("claude-code-remote")).toBe(
       "claude mcp add --transport http demo-1 https://words.trycloudflare.com/mcp --header 'Authorization: Bearer Ab3dEf9h'",
     );
-    expect(snippet("claude-code-local")).toBe("claude mcp add demo-1 -- docker compose exec -T bridge urlbridge mcp --session demo-1");
+    expect(snippet("claude-code-local")).toBe(
+      "claude mcp add demo-1 -- docker compose exec -T bridge urlbridge mcp --session demo-1",
+    );
     expect(JSON.parse(snippet("cursor-remote"))).toEqual({
-      mcpServers: { "demo-1": { url: "https://words.trycloudflare.com/mcp", headers: { Authorization: "Bearer Ab3dEf9h" } } },
+      mcpServers: {
+        "demo-1": { url: "https://words.trycloudflare.com/mcp", headers: { Authorization: "Bearer Ab3dEf9h" } },
+      },
     });
     expect(JSON.parse(snippet("cursor-local"))).toEqual({
-      mcpServers: { "demo-1": { command: "docker", args: ["compose", "exec", "-T", "bridge", "urlbridge", "mcp", "--session", "demo-1"] } },
+      mcpServers: {
+        "demo-1": {
+          command: "docker",
+          args: ["compose", "exec", "-T", "bridge", "urlbridge", "mcp", "--session", "demo-1"],
+        },
+      },
     });
   });
 
@@ -58,23 +89,65 @@ describe("MCP client snippets", () => {
   });
 
   it("names the appliance's container when compose says its project, so the local command works from any folder", () => {
-    expect(stdioCommandFor("demo-1", { kind: "docker", composeProject: "urlbridge" })).toEqual(["docker", "exec", "-i", "urlbridge-bridge-1", "urlbridge", "mcp", "--session", "demo-1"]);
-    const snippets = buildMcpSnippets({ ...INPUT, stdioCommand: stdioCommandFor("demo-1", { kind: "docker", composeProject: "ub" }) });
-    expect(snippets.find((s) => s.id === "claude-code-local")!.text).toBe("claude mcp add demo-1 -- docker exec -i ub-bridge-1 urlbridge mcp --session demo-1");
+    expect(stdioCommandFor("demo-1", { kind: "docker", composeProject: "urlbridge" })).toEqual([
+      "docker",
+      "exec",
+      "-i",
+      "urlbridge-bridge-1",
+      "urlbridge",
+      "mcp",
+      "--session",
+      "demo-1",
+    ]);
+    const snippets = buildMcpSnippets({
+      ...INPUT,
+      stdioCommand: stdioCommandFor("demo-1", { kind: "docker", composeProject: "ub" }),
+    });
+    expect(snippets.find((s) => s.id === "claude-code-local")!.text).toBe(
+      "claude mcp add demo-1 -- docker exec -i ub-bridge-1 urlbridge mcp --session demo-1",
+    );
   });
 
   it("gives Codex a config.toml table whose bearer comes from an environment variable, and the export to set it", () => {
     expect(snippet("codex-remote")).toBe(
-      [`# export ${CODEX_BEARER_ENV}=Ab3dEf9h   (in the shell that starts codex)`, "[mcp_servers.demo-1]", 'url = "https://words.trycloudflare.com/mcp"', `bearer_token_env_var = "${CODEX_BEARER_ENV}"`].join("\n"),
+      [
+        `# export ${CODEX_BEARER_ENV}=Ab3dEf9h   (in the shell that starts codex)`,
+        "[mcp_servers.demo-1]",
+        'url = "https://words.trycloudflare.com/mcp"',
+        `bearer_token_env_var = "${CODEX_BEARER_ENV}"`,
+      ].join("\n"),
     );
-    const local = buildMcpSnippets({ ...INPUT, stdioCommand: stdioCommandFor("demo-1", HOST) }).find((s) => s.id === "codex-local")!.text;
-    expect(local).toBe(["[mcp_servers.demo-1]", 'command = "/usr/bin/node"', `args = [${[...HOST_RELAY.slice(1), "--session", "demo-1"].map((a) => JSON.stringify(a)).join(", ")}]`].join("\n"));
+    const local = buildMcpSnippets({ ...INPUT, stdioCommand: stdioCommandFor("demo-1", HOST) }).find(
+      (s) => s.id === "codex-local",
+    )!.text;
+    expect(local).toBe(
+      [
+        "[mcp_servers.demo-1]",
+        'command = "/usr/bin/node"',
+        `args = [${[...HOST_RELAY.slice(1), "--session", "demo-1"].map((a) => JSON.stringify(a)).join(", ")}]`,
+      ].join("\n"),
+    );
   });
 
   it("gives Gemini CLI, VS Code and Claude Desktop their config shapes", () => {
-    expect(JSON.parse(snippet("gemini-remote"))).toEqual({ mcpServers: { "demo-1": { httpUrl: "https://words.trycloudflare.com/mcp", headers: { Authorization: "Bearer Ab3dEf9h" } } } });
-    expect(JSON.parse(snippet("vscode-remote"))).toEqual({ servers: { "demo-1": { type: "http", url: "https://words.trycloudflare.com/mcp", headers: { Authorization: "Bearer Ab3dEf9h" } } } });
-    const relay = { command: "docker", args: ["compose", "exec", "-T", "bridge", "urlbridge", "mcp", "--session", "demo-1"] };
+    expect(JSON.parse(snippet("gemini-remote"))).toEqual({
+      mcpServers: {
+        "demo-1": { httpUrl: "https://words.trycloudflare.com/mcp", headers: { Authorization: "Bearer Ab3dEf9h" } },
+      },
+    });
+    expect(JSON.parse(snippet("vscode-remote"))).toEqual({
+      servers: {
+        "demo-1": {
+          type: "http",
+          url: "https://words.trycloudflare.com/mcp",
+          headers: { Authorization: "Bearer Ab3dEf9h" },
+        },
+      },
+    });
+    const relay = {
+      command: "docker",
+      args: ["compose", "exec", "-T", "bridge", "urlbridge", "mcp", "--session", "demo-1"],
+    };
     expect(JSON.parse(snippet("gemini-local"))).toEqual({ mcpServers: { "demo-1": relay } });
     expect(JSON.parse(snippet("vscode-local"))).toEqual({ servers: { "demo-1": { type: "stdio", ...relay } } });
     expect(JSON.parse(snippet("claude-desktop-local"))).toEqual({ mcpServers: { "demo-1": relay } });
@@ -102,6 +175,8 @@ describe("MCP client snippets", () => {
 
   it("quotes a session name with a space in the Claude Code command", () => {
     const snippets = buildMcpSnippets({ ...INPUT, stdioCommand: stdioCommandFor("my session", HOST) });
-    expect(snippets.find((s) => s.id === "claude-code-local")!.text).toBe(`claude mcp add demo-1 -- ${HOST_RELAY.join(" ")} --session 'my session'`);
+    expect(snippets.find((s) => s.id === "claude-code-local")!.text).toBe(
+      `claude mcp add demo-1 -- ${HOST_RELAY.join(" ")} --session 'my session'`,
+    );
   });
 });

@@ -8,7 +8,27 @@ import { safeParseCompiled } from "../../../server/kernel/tool/compiled-schema.j
 import { MCP_TOOL_SPECS } from "../../../server/mcp/server.js";
 import { mutationTools } from "../../../server/mutation/index.js";
 
-const VALUES: unknown[] = ["a", "", "src/app.ts", "x".repeat(300), ["a"], [], ["a", "b"], [1], 0, 1, -1, 1.5, 2000, 1e9, true, false, null, {}, { a: 1 }];
+const VALUES: unknown[] = [
+  "a",
+  "",
+  "src/app.ts",
+  "x".repeat(300),
+  ["a"],
+  [],
+  ["a", "b"],
+  [1],
+  0,
+  1,
+  -1,
+  1.5,
+  2000,
+  1e9,
+  true,
+  false,
+  null,
+  {},
+  { a: 1 },
+];
 
 /** Candidates built from a schema's own keys: each key alone with each value, all keys at once, a fixed mix. */
 function candidates(keys: string[]): unknown[] {
@@ -18,7 +38,8 @@ function candidates(keys: string[]): unknown[] {
     for (const key of keys) out.push({ [key]: value }, { [key]: value, extra: true });
   }
   // A deterministic mix: key i takes value (i * 7 + round) mod VALUES.length.
-  for (let round = 0; round < 40; round++) out.push(Object.fromEntries(keys.map((k, i) => [k, VALUES[(i * 7 + round) % VALUES.length]])));
+  for (let round = 0; round < 40; round++)
+    out.push(Object.fromEntries(keys.map((k, i) => [k, VALUES[(i * 7 + round) % VALUES.length]])));
   return out;
 }
 

@@ -13,7 +13,10 @@ parentPort.on("message", (m) => {
 `;
 
 describe("DeadlineWorker with a heap cap", () => {
-  const worker = new DeadlineWorker<{ n: number; grow?: boolean }, { n: number }>(() => PROGRAM, { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 });
+  const worker = new DeadlineWorker<{ n: number; grow?: boolean }, { n: number }>(() => PROGRAM, {
+    maxOldGenerationSizeMb: 32,
+    maxYoungGenerationSizeMb: 8,
+  });
   afterAll(() => worker.close());
   const never = new AbortController().signal;
 

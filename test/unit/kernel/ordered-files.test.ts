@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { comparePaths, MatchCollector, OrderedFiles, type GrepLine, type SkipReason } from "../../../server/kernel/search/grep-collect.js";
+import {
+  comparePaths,
+  MatchCollector,
+  OrderedFiles,
+  type GrepLine,
+  type SkipReason,
+} from "../../../server/kernel/search/grep-collect.js";
 
 type Input = { relative: string; lines: GrepLine[] } | { relative: string; skipped: SkipReason };
 
@@ -20,18 +26,29 @@ function inputs(next: () => number): Input[] {
   const out: Input[] = [];
   for (let i = 0; i < 60; i++) {
     const depth = 1 + Math.floor(next() * 3);
-    const relative = Array.from({ length: depth }, () => names[Math.floor(next() * names.length)]!).join("/") + `.${i % 5}`;
+    const relative =
+      Array.from({ length: depth }, () => names[Math.floor(next() * names.length)]!).join("/") + `.${i % 5}`;
     if (seen.has(relative)) continue;
     seen.add(relative);
     if (next() < 0.1) out.push({ relative, skipped: "binary" });
-    else out.push({ relative, lines: Array.from({ length: 1 + Math.floor(next() * 12) }, (_, k) => ({ line: k + 1, text: "x".repeat(Math.floor(next() * 300)) })) });
+    else
+      out.push({
+        relative,
+        lines: Array.from({ length: 1 + Math.floor(next() * 12) }, (_, k) => ({
+          line: k + 1,
+          text: "x".repeat(Math.floor(next() * 300)),
+        })),
+      });
   }
   return out;
 }
 
 function feed(collector: MatchCollector, list: Input[]): void {
   for (const entry of list) {
-    const more = "skipped" in entry ? collector.addSkipped(entry.relative, entry.skipped) : collector.addFile(entry.relative, entry.lines);
+    const more =
+      "skipped" in entry
+        ? collector.addSkipped(entry.relative, entry.skipped)
+        : collector.addFile(entry.relative, entry.lines);
     if (!more) break;
   }
 }
@@ -42,7 +59,10 @@ describe("OrderedFiles (files found in any order, answered in path order)", () =
     const list = inputs(next);
     const limits = { maxMatches: 1 + Math.floor(next() * 60), maxBytes: 2000 + Math.floor(next() * 20_000) };
     const sorted = new MatchCollector(limits);
-    feed(sorted, [...list].sort((a, b) => comparePaths(a.relative, b.relative)));
+    feed(
+      sorted,
+      [...list].sort((a, b) => comparePaths(a.relative, b.relative)),
+    );
     const ordered = new OrderedFiles(limits);
     for (const entry of list) {
       if ("skipped" in entry) ordered.addSkipped(entry.relative, entry.skipped);
@@ -58,6 +78,15 @@ describe("OrderedFiles (files found in any order, answered in path order)", () =
 
   it("orders paths component by component, names in byte order", () => {
     const paths = ["a.txt", "a/x.txt", "a-b.txt", "B.txt", "_u.txt", "ü.txt", "a/b/c", "a/b"];
-    expect([...paths].sort(comparePaths)).toEqual(["B.txt", "_u.txt", "a/b", "a/b/c", "a/x.txt", "a-b.txt", "a.txt", "ü.txt"]);
+    expect([...paths].sort(comparePaths)).toEqual([
+      "B.txt",
+      "_u.txt",
+      "a/b",
+      "a/b/c",
+      "a/x.txt",
+      "a-b.txt",
+      "a.txt",
+      "ü.txt",
+    ]);
   });
 });

@@ -7,21 +7,88 @@ const FILE = "/host/project/a.txt";
 describe("ReadCoverage", () => {
   it.each([
     ["one whole read", 100, [[0, 100]], true, []],
-    ["the same whole read twice", 100, [[0, 100], [0, 100]], true, []],
-    ["a page already seen, read again", 100, [[0, 100], [20, 40]], true, []],
-    ["two pages that meet", 100, [[0, 50], [50, 100]], true, []],
-    ["pages out of order", 100, [[60, 100], [0, 30], [30, 60]], true, []],
-    ["overlapping pages", 100, [[0, 70], [40, 100]], true, []],
-    ["a gap between pages", 100, [[0, 30], [60, 100]], false, [[30, 60]]],
-    ["a page that widens an earlier one", 100, [[10, 20], [0, 50]], false, [[50, 100]]],
+    [
+      "the same whole read twice",
+      100,
+      [
+        [0, 100],
+        [0, 100],
+      ],
+      true,
+      [],
+    ],
+    [
+      "a page already seen, read again",
+      100,
+      [
+        [0, 100],
+        [20, 40],
+      ],
+      true,
+      [],
+    ],
+    [
+      "two pages that meet",
+      100,
+      [
+        [0, 50],
+        [50, 100],
+      ],
+      true,
+      [],
+    ],
+    [
+      "pages out of order",
+      100,
+      [
+        [60, 100],
+        [0, 30],
+        [30, 60],
+      ],
+      true,
+      [],
+    ],
+    [
+      "overlapping pages",
+      100,
+      [
+        [0, 70],
+        [40, 100],
+      ],
+      true,
+      [],
+    ],
+    [
+      "a gap between pages",
+      100,
+      [
+        [0, 30],
+        [60, 100],
+      ],
+      false,
+      [[30, 60]],
+    ],
+    [
+      "a page that widens an earlier one",
+      100,
+      [
+        [10, 20],
+        [0, 50],
+      ],
+      false,
+      [[50, 100]],
+    ],
     ["a range past the end, clipped to the size", 100, [[0, 500]], true, []],
     ["an empty range", 100, [[40, 40]], false, [[0, 100]]],
-  ] as Array<[string, number, Array<[number, number]>, boolean, Array<[number, number]>]>)("%s", (_name, size, reads, complete, missing) => {
-    const coverage = new ReadCoverage();
-    for (const [start, end] of reads) coverage.record(FILE, "fp1", size, start, end);
-    expect(coverage.isComplete(FILE, "fp1")).toBe(complete);
-    expect(coverage.missing(FILE, "fp1", size)).toEqual(missing);
-  });
+  ] as Array<[string, number, Array<[number, number]>, boolean, Array<[number, number]>]>)(
+    "%s",
+    (_name, size, reads, complete, missing) => {
+      const coverage = new ReadCoverage();
+      for (const [start, end] of reads) coverage.record(FILE, "fp1", size, start, end);
+      expect(coverage.isComplete(FILE, "fp1")).toBe(complete);
+      expect(coverage.missing(FILE, "fp1", size)).toEqual(missing);
+    },
+  );
 
   it("forgets earlier pages when the content changes", () => {
     const coverage = new ReadCoverage();

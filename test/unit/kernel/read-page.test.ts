@@ -44,14 +44,17 @@ describe("buildTextPage", () => {
     ["four-byte characters", "😀".repeat(300) + "\nz", 10],
     ["CRLF after a long line", "y".repeat(99) + "\r\nnext\r\n", 99],
     ["allowance smaller than one character", "😀😀😀\n", 2],
-  ])("splits a single line longer than the allowance on a UTF-8 boundary (%s) and continues exactly", (_name, text, allowance) => {
-    const first = page(text, { allowance });
-    expect(first.splitLine).toBe(1);
-    expect(Buffer.from(first.content).toString("utf8")).toBe(first.content);
-    expect(first.content).not.toContain("\ufffd");
-    const { joined } = readAll(text, allowance);
-    expect(joined).toBe(text);
-  });
+  ])(
+    "splits a single line longer than the allowance on a UTF-8 boundary (%s) and continues exactly",
+    (_name, text, allowance) => {
+      const first = page(text, { allowance });
+      expect(first.splitLine).toBe(1);
+      expect(Buffer.from(first.content).toString("utf8")).toBe(first.content);
+      expect(first.content).not.toContain("\ufffd");
+      const { joined } = readAll(text, allowance);
+      expect(joined).toBe(text);
+    },
+  );
 
   it("never leaves a page boundary inside a \\r\\n terminator", () => {
     const text = "y".repeat(10) + "\r\nz\r\n";

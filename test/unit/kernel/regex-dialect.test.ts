@@ -68,9 +68,12 @@ describe("translateRegex", () => {
     ["(?s)a", { rust: "a", js: "a" }],
     ["a(?s)b", { rust: "ab", js: "ab" }],
     ["(?m:^a)|b", { rust: "(?:^a)|b", js: "(?:^a)|b" }],
-  ])("translates %j (named groups become plain groups; inline flags become ignoreCase or vanish)", (pattern, expected) => {
-    expect(translateRegex(pattern)).toEqual(expected);
-  });
+  ])(
+    "translates %j (named groups become plain groups; inline flags become ignoreCase or vanish)",
+    (pattern, expected) => {
+      expect(translateRegex(pattern)).toEqual(expected);
+    },
+  );
 
   it.each([
     ["a(?i)b", "ab"],

@@ -6,7 +6,15 @@ const HOSTILE_LINE = `${"a".repeat(40)}b\n`;
 
 describe("findMatchingLines", () => {
   it.each([
-    ["a\nb a\nc\n", "a", "su", [[0, 0], [1, 2]]],
+    [
+      "a\nb a\nc\n",
+      "a",
+      "su",
+      [
+        [0, 0],
+        [1, 2],
+      ],
+    ],
     ["x\r\ny\r\n", "^y$", "su", [[1, 0]]],
     ["end\n", "^$", "su", []],
     ["one\n\nthree", "^$", "su", [[1, 0]]],

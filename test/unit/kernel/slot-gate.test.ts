@@ -11,8 +11,19 @@ describe("the bridge's slots, served in turns by session", () => {
     const first = await gate.acquire({ key: "a" });
     const granted: string[] = [];
     const waiting = new Map<string, Promise<ReleaseSlot>>();
-    const wait = (key: string, name: string) => waiting.set(name, gate.acquire({ key }).then((release) => (granted.push(name), release)));
-    [["a", "a1"], ["a", "a2"], ["a", "a3"], ["b", "b1"], ["c", "c1"], ["b", "b2"]].forEach(([key, name]) => wait(key!, name!));
+    const wait = (key: string, name: string) =>
+      waiting.set(
+        name,
+        gate.acquire({ key }).then((release) => (granted.push(name), release)),
+      );
+    [
+      ["a", "a1"],
+      ["a", "a2"],
+      ["a", "a3"],
+      ["b", "b1"],
+      ["c", "c1"],
+      ["b", "b2"],
+    ].forEach(([key, name]) => wait(key!, name!));
     expect(gate.snapshot()).toEqual({ slots: 1, running: 1, queued: 6 });
     let release: ReleaseSlot = first;
     for (let i = 0; i < waiting.size; i++) {
@@ -31,7 +42,12 @@ describe("the bridge's slots, served in turns by session", () => {
     const held = await gate.acquire({ key: "a" });
     const queued = gate.acquire({ key: "b" });
     const refused = await gate.acquire({ key: "c" }).catch((error: unknown) => error);
-    expect(isToolError(refused) && refused.toFailure()).toMatchObject({ errorCode: ErrorCode.searchBusy, retryable: true, agentAction: "wait_and_retry", errorDetail: { slots: 1, running: 1, queued: 1 } });
+    expect(isToolError(refused) && refused.toFailure()).toMatchObject({
+      errorCode: ErrorCode.searchBusy,
+      retryable: true,
+      agentAction: "wait_and_retry",
+      errorDetail: { slots: 1, running: 1, queued: 1 },
+    });
     held();
     (await queued)();
     expect(gate.snapshot()).toEqual({ slots: 1, running: 0, queued: 0 });

@@ -105,7 +105,9 @@ function compileFixtures(): Record<string, string[]> {
   host.readFile = (file) => fixtures[file] ?? readFile.call(host, file);
   host.getSourceFile = (file, language, onError, shouldCreate) => {
     const text = fixtures[file];
-    return text !== undefined ? ts.createSourceFile(file, text, language, true) : getSourceFile.call(host, file, language, onError, shouldCreate);
+    return text !== undefined
+      ? ts.createSourceFile(file, text, language, true)
+      : getSourceFile.call(host, file, language, onError, shouldCreate);
   };
   const program = ts.createProgram(Object.keys(fixtures), options, host);
   const result: Record<string, string[]> = {};

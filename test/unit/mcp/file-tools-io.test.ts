@@ -8,7 +8,12 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 /** Modules that do file I/O: Node's fs and our containment-checked file access. */
-const FILE_IO = [/^node:fs(\/promises)?$/, /^fs$/, /server\/sandbox\/fd-(ops|walk)\.ts$/, /server\/mutation\/files\/atomic-write\.ts$/];
+const FILE_IO = [
+  /^node:fs(\/promises)?$/,
+  /^fs$/,
+  /server\/sandbox\/fd-(ops|walk)\.ts$/,
+  /server\/mutation\/files\/atomic-write\.ts$/,
+];
 
 /** Runtime (not type-only) import and export-from specifiers of one module. */
 function runtimeImports(file: string): string[] {
@@ -19,7 +24,13 @@ function runtimeImports(file: string): string[] {
       const clause = node.importClause;
       if (clause?.isTypeOnly) continue;
       const named = clause?.namedBindings;
-      const onlyTypes = clause && !clause.name && named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+      const onlyTypes =
+        clause &&
+        !clause.name &&
+        named &&
+        ts.isNamedImports(named) &&
+        named.elements.length > 0 &&
+        named.elements.every((e) => e.isTypeOnly);
       if (!onlyTypes) found.push((node.moduleSpecifier as ts.StringLiteral).text);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && !node.isTypeOnly) {
       found.push((node.moduleSpecifier as ts.StringLiteral).text);
@@ -46,15 +57,22 @@ function closureOf(entry: string): Set<string> {
 }
 
 describe("MCP file tools", () => {
-  it.each(["server/mcp/tools/files.ts", "server/mcp/tools/path-field.ts"])("%s reaches no file-system module", (rel) => {
-    const reached = [...closureOf(path.join(ROOT, rel))].map((m) => (m.startsWith(ROOT) ? path.relative(ROOT, m) : m));
-    expect(reached.filter((m) => FILE_IO.some((re) => re.test(m)))).toEqual([]);
-    // The check sees through to the kernel types it renders, erased at run time.
-    expect(reached).not.toContain("server/mutation/files/edit.ts");
-  });
+  it.each(["server/mcp/tools/files.ts", "server/mcp/tools/path-field.ts"])(
+    "%s reaches no file-system module",
+    (rel) => {
+      const reached = [...closureOf(path.join(ROOT, rel))].map((m) =>
+        m.startsWith(ROOT) ? path.relative(ROOT, m) : m,
+      );
+      expect(reached.filter((m) => FILE_IO.some((re) => re.test(m)))).toEqual([]);
+      // The check sees through to the kernel types it renders, erased at run time.
+      expect(reached).not.toContain("server/mutation/files/edit.ts");
+    },
+  );
 
   it("would see a file-system module behind a runtime import (the check can fail)", () => {
-    const reached = [...closureOf(path.join(ROOT, "server/mutation/files/edit.ts"))].map((m) => (m.startsWith(ROOT) ? path.relative(ROOT, m) : m));
+    const reached = [...closureOf(path.join(ROOT, "server/mutation/files/edit.ts"))].map((m) =>
+      m.startsWith(ROOT) ? path.relative(ROOT, m) : m,
+    );
     expect(reached).toContain("server/sandbox/fd-ops.ts");
   });
 });

@@ -34,7 +34,11 @@ export function runtimeImportsOf(source: string): string[] {
   for (const m of source.matchAll(statements)) {
     if (m[2]) continue;
     // `import { type A, type B } from` is erased too.
-    const names = m[3]!.replace(/^\{|\}$/g, "").split(",").map((n) => n.trim()).filter(Boolean);
+    const names = m[3]!
+      .replace(/^\{|\}$/g, "")
+      .split(",")
+      .map((n) => n.trim())
+      .filter(Boolean);
     if (m[3]!.startsWith("{") && names.length > 0 && names.every((n) => n.startsWith("type "))) continue;
     found.push(m[4]!);
   }
@@ -50,24 +54,33 @@ describe("server/mcp/ does no file I/O", () => {
     expect(modules.length).toBeGreaterThan(15);
   });
 
-  it.each(modules.filter((m) => !(path.relative(MCP_DIR, m) in KNOWN_FILE_IO)).map((m) => [path.relative(MCP_DIR, m), m]))(
-    "%s imports no file system, database or process module",
-    (_name, file) => {
-      const imports = runtimeImportsOf(fs.readFileSync(file, "utf8"));
-      expect(imports.filter((spec) => FORBIDDEN.test(spec))).toEqual([]);
-      expect(imports.filter((spec) => spec.startsWith(".") && FORBIDDEN_OWN.test(spec))).toEqual([]);
-    },
-  );
+  it.each(
+    modules.filter((m) => !(path.relative(MCP_DIR, m) in KNOWN_FILE_IO)).map((m) => [path.relative(MCP_DIR, m), m]),
+  )("%s imports no file system, database or process module", (_name, file) => {
+    const imports = runtimeImportsOf(fs.readFileSync(file, "utf8"));
+    expect(imports.filter((spec) => FORBIDDEN.test(spec))).toEqual([]);
+    expect(imports.filter((spec) => spec.startsWith(".") && FORBIDDEN_OWN.test(spec))).toEqual([]);
+  });
 
   it("lists exactly the modules that still do file I/O", () => {
     const offenders = modules
-      .filter((file) => runtimeImportsOf(fs.readFileSync(file, "utf8")).some((spec) => FORBIDDEN.test(spec) || (spec.startsWith(".") && FORBIDDEN_OWN.test(spec))))
+      .filter((file) =>
+        runtimeImportsOf(fs.readFileSync(file, "utf8")).some(
+          (spec) => FORBIDDEN.test(spec) || (spec.startsWith(".") && FORBIDDEN_OWN.test(spec)),
+        ),
+      )
       .map((file) => path.relative(MCP_DIR, file));
     expect(offenders.sort()).toEqual(Object.keys(KNOWN_FILE_IO).sort());
   });
 
   it("reads imports the way the checks above rely on", () => {
-    const source = ['import fs from "node:fs";', 'import type { A } from "../store/x.js";', 'import { type B, type C } from "../store/y.js";', 'export { D } from "fs/promises";', 'const m = await import("better-sqlite3");'].join("\n");
+    const source = [
+      'import fs from "node:fs";',
+      'import type { A } from "../store/x.js";',
+      'import { type B, type C } from "../store/y.js";',
+      'export { D } from "fs/promises";',
+      'const m = await import("better-sqlite3");',
+    ].join("\n");
     expect(runtimeImportsOf(source)).toEqual(["node:fs", "fs/promises", "better-sqlite3"]);
   });
 });

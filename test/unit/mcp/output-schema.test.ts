@@ -15,8 +15,22 @@ async function accepts(json: Record<string, unknown>, value: unknown): Promise<b
 
 /** A union like the journaled tools': discriminated success kinds, nullable and nested fields, and the failure shape. */
 const success = z.union([
-  z.strictObject({ ok: z.literal(true), state: z.literal("succeeded"), callId: z.string(), exitCode: z.number().int().nullable(), stdout: z.string(), detail: z.strictObject({ bytes: z.number().int() }).optional(), dedupe: z.enum(["replayed", "joined"]).optional() }),
-  z.strictObject({ ok: z.literal(true), state: z.enum(["pending", "running"]), callId: z.string(), poll: z.string(), progress: z.object({ at: z.number() }).optional() }),
+  z.strictObject({
+    ok: z.literal(true),
+    state: z.literal("succeeded"),
+    callId: z.string(),
+    exitCode: z.number().int().nullable(),
+    stdout: z.string(),
+    detail: z.strictObject({ bytes: z.number().int() }).optional(),
+    dedupe: z.enum(["replayed", "joined"]).optional(),
+  }),
+  z.strictObject({
+    ok: z.literal(true),
+    state: z.enum(["pending", "running"]),
+    callId: z.string(),
+    poll: z.string(),
+    progress: z.object({ at: z.number() }).optional(),
+  }),
 ]);
 const full = z.union([success, failureOutput]);
 
@@ -24,7 +38,14 @@ const valid: unknown[] = [
   { ok: true, state: "succeeded", callId: "c1", exitCode: 0, stdout: "hi\n" },
   { ok: true, state: "succeeded", callId: "c1", exitCode: null, stdout: "", detail: { bytes: 3 }, dedupe: "replayed" },
   { ok: true, state: "running", callId: "c2", poll: 'mutation_result {"callId":"c2"}', progress: { at: 1.5 } },
-  { ok: false, errorCode: "stale_read", retryable: false, repairHint: "read it first", errorDetail: { path: "/project/a" }, extra: 1 },
+  {
+    ok: false,
+    errorCode: "stale_read",
+    retryable: false,
+    repairHint: "read it first",
+    errorDetail: { path: "/project/a" },
+    extra: 1,
+  },
 ];
 const invalid: Array<[string, unknown]> = [
   ["a success without callId", { ok: true, state: "succeeded", exitCode: 0, stdout: "" }],
@@ -37,10 +58,13 @@ const invalid: Array<[string, unknown]> = [
 describe("compactOutputSchema", () => {
   const compact = compactOutputSchema(outputJsonSchema(full));
 
-  it.each(valid.map((v) => [JSON.stringify(v).slice(0, 60), v]))("accepts what the full schema accepts: %s", async (_name, value) => {
-    expect(full.safeParse(value).success).toBe(true);
-    expect(await accepts(compact, value)).toBe(true);
-  });
+  it.each(valid.map((v) => [JSON.stringify(v).slice(0, 60), v]))(
+    "accepts what the full schema accepts: %s",
+    async (_name, value) => {
+      expect(full.safeParse(value).success).toBe(true);
+      expect(await accepts(compact, value)).toBe(true);
+    },
+  );
 
   it.each(invalid)("still refuses %s", async (_name, value) => {
     expect(await accepts(compact, value)).toBe(false);
@@ -50,8 +74,18 @@ describe("compactOutputSchema", () => {
     expect(compact).toMatchObject({
       type: "object",
       anyOf: [
-        { properties: { ok: { const: true }, state: { type: "string", enum: ["succeeded", "pending", "running"] }, exitCode: { type: ["null", "number"] } }, required: ["ok", "state", "callId"] },
-        { properties: { ok: { const: false }, errorCode: { type: "string" }, retryable: { type: "boolean" } }, required: ["ok", "errorCode", "retryable"] },
+        {
+          properties: {
+            ok: { const: true },
+            state: { type: "string", enum: ["succeeded", "pending", "running"] },
+            exitCode: { type: ["null", "number"] },
+          },
+          required: ["ok", "state", "callId"],
+        },
+        {
+          properties: { ok: { const: false }, errorCode: { type: "string" }, retryable: { type: "boolean" } },
+          required: ["ok", "errorCode", "retryable"],
+        },
       ],
     });
     expect(JSON.stringify(compact)).not.toContain("description");
@@ -62,7 +96,16 @@ describe("compactOutputSchema", () => {
     const schema = z.union([grepOutput, failureOutput]);
     const fullJson = outputJsonSchema(schema);
     const small = compactOutputSchema(fullJson);
-    const answer = { ok: true, engine: "rg", path: "/project", pattern: "x", regex: true, matchedLines: 1, files: [{ path: "/project/a.ts", lines: [{ line: 3, text: "x" }] }], truncated: false };
+    const answer = {
+      ok: true,
+      engine: "rg",
+      path: "/project",
+      pattern: "x",
+      regex: true,
+      matchedLines: 1,
+      files: [{ path: "/project/a.ts", lines: [{ line: 3, text: "x" }] }],
+      truncated: false,
+    };
     expect(schema.safeParse(answer).success).toBe(true);
     expect(await accepts(small, answer)).toBe(true);
     expect(JSON.stringify(small).length * 4).toBeLessThan(JSON.stringify(fullJson).length);

@@ -13,11 +13,15 @@ describe("the MCP SDK version the edge was verified against", () => {
   it("is the version installed", () => {
     const require = createRequire(path.join(ROOT, "package.json"));
     const manifest = path.join(path.dirname(require.resolve("@modelcontextprotocol/server")), "..", "package.json");
-    expect((JSON.parse(fs.readFileSync(manifest, "utf8")) as { version: string }).version).toBe(VERIFIED_MCP_SDK_VERSION);
+    expect((JSON.parse(fs.readFileSync(manifest, "utf8")) as { version: string }).version).toBe(
+      VERIFIED_MCP_SDK_VERSION,
+    );
   });
 
   it("is the exact version package.json asks for (no range)", () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     expect(pkg.dependencies["@modelcontextprotocol/server"]).toBe(VERIFIED_MCP_SDK_VERSION);
   });
 });

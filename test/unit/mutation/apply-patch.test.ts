@@ -35,7 +35,21 @@ function applyTo(text: string, body: string[]): string {
 describe("apply_patch parser", () => {
   it("parses add, update with move and several hunks, and delete", () => {
     const ops = parsePatch(
-      patch("*** Add File: new.txt", "+one", "+two", "*** Update File: a.ts", "*** Move to: b.ts", "@@ function f()", " ctx", "-old", "+new", "@@", "-x", "*** End of File", "*** Delete File: gone.txt"),
+      patch(
+        "*** Add File: new.txt",
+        "+one",
+        "+two",
+        "*** Update File: a.ts",
+        "*** Move to: b.ts",
+        "@@ function f()",
+        " ctx",
+        "-old",
+        "+new",
+        "@@",
+        "-x",
+        "*** End of File",
+        "*** Delete File: gone.txt",
+      ),
     );
     expect(ops.map((o) => o.kind)).toEqual(["add", "update", "delete"]);
     expect(ops[0]).toMatchObject({ path: "new.txt", lines: ["one", "two"] });
@@ -66,7 +80,18 @@ describe("apply_patch parser", () => {
   });
 
   it("accepts spaces around operation headers and Move to, where a header is expected (as Codex does)", () => {
-    const ops = parsePatch(patch("  *** Add File: n.txt", "+n", " *** Delete File: c", "\t*** Update File: a ", "  *** Move to: b", "@@", "-x", "+y"));
+    const ops = parsePatch(
+      patch(
+        "  *** Add File: n.txt",
+        "+n",
+        " *** Delete File: c",
+        "\t*** Update File: a ",
+        "  *** Move to: b",
+        "@@",
+        "-x",
+        "+y",
+      ),
+    );
     expect(ops.map((op) => [op.kind, op.path])).toEqual([
       ["add", "n.txt"],
       ["delete", "c"],
@@ -92,7 +117,9 @@ describe("hunk location and application", () => {
 
   it("uses the @@ header to choose between repeated context", () => {
     const text = "function one() {\n  return 1;\n}\nfunction two() {\n  return 1;\n}\n";
-    expect(applyTo(text, ["@@ function two() {", "-  return 1;", "+  return 2;"])).toBe(text.replace(/return 1;\n}\n$/, "return 2;\n}\n"));
+    expect(applyTo(text, ["@@ function two() {", "-  return 1;", "+  return 2;"])).toBe(
+      text.replace(/return 1;\n}\n$/, "return 2;\n}\n"),
+    );
   });
 
   it("reports a whitespace-tolerant match and keeps the file's own context bytes", () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, computeCallId, deriveRunNonce, hashArguments } from "../../../server/mutation/journal/call-id.js";
+import {
+  canonicalJson,
+  computeCallId,
+  deriveRunNonce,
+  hashArguments,
+} from "../../../server/mutation/journal/call-id.js";
 import { RUN_NONCE_PATTERN, splitControls } from "../../../server/mutation/journal/controls.js";
 
 describe("canonical call ids", () => {
@@ -42,7 +47,10 @@ describe("canonical call ids", () => {
   });
 
   it("splits the journal controls from the semantic arguments, defaulting wait", () => {
-    expect(splitControls({ path: "a", wait: 5, run: "r" })).toEqual({ controls: { wait: 5, run: "r", call: undefined }, rest: { path: "a" } });
+    expect(splitControls({ path: "a", wait: 5, run: "r" })).toEqual({
+      controls: { wait: 5, run: "r", call: undefined },
+      rest: { path: "a" },
+    });
     expect(splitControls({ path: "a" }).controls.wait).toBe(1000);
   });
 });

@@ -11,18 +11,47 @@ describe("locateOld", () => {
   it.each([
     ["an exact match", "a\nb\nc\n", "b\nc", { strategy: "exact", found: ["b\nc"] }],
     ["every exact place, overlapping ones counted", "aaa", "aa", { strategy: "exact", found: ["aa", "aa"] }],
-    ["indentation as a whole shifted", "x\n    if (a) {\n      b();\n    }\n", "if (a) {\n  b();\n}", { strategy: "indentation-flexible", found: ["    if (a) {\n      b();\n    }"] }],
-    ["trailing spaces, the newline after old's last line taken too", "a\nb  \nc\n", "b\n", { strategy: "line-trimmed", found: ["b  \n"] }],
-    ["runs of whitespace inside a line", "let  x =\t1;\n", "x = 1", { strategy: "whitespace-normalized", found: ["x =\t1"] }],
-    ["a changed middle between anchor lines", "f() {\n  a();\n  b();\n  c();\n}\n", "f() {\n  a();\n  B();\n  c();\n}", { strategy: "block-anchor", found: ["f() {\n  a();\n  b();\n  c();\n}"] }],
-    ["two tolerant places (an ambiguity, not a pick)", "  go();\n    go();\n", "go(); ", { strategy: "line-trimmed", found: ["  go();", "    go();"] }],
+    [
+      "indentation as a whole shifted",
+      "x\n    if (a) {\n      b();\n    }\n",
+      "if (a) {\n  b();\n}",
+      { strategy: "indentation-flexible", found: ["    if (a) {\n      b();\n    }"] },
+    ],
+    [
+      "trailing spaces, the newline after old's last line taken too",
+      "a\nb  \nc\n",
+      "b\n",
+      { strategy: "line-trimmed", found: ["b  \n"] },
+    ],
+    [
+      "runs of whitespace inside a line",
+      "let  x =\t1;\n",
+      "x = 1",
+      { strategy: "whitespace-normalized", found: ["x =\t1"] },
+    ],
+    [
+      "a changed middle between anchor lines",
+      "f() {\n  a();\n  b();\n  c();\n}\n",
+      "f() {\n  a();\n  B();\n  c();\n}",
+      { strategy: "block-anchor", found: ["f() {\n  a();\n  b();\n  c();\n}"] },
+    ],
+    [
+      "two tolerant places (an ambiguity, not a pick)",
+      "  go();\n    go();\n",
+      "go(); ",
+      { strategy: "line-trimmed", found: ["  go();", "    go();"] },
+    ],
   ])("finds %s", (_name, text, old, expected) => {
     expect(find(text, old)).toEqual(expected);
   });
 
   it.each([
     ["text that is nowhere", "a\nb\n", "c"],
-    ["anchors whose middle is mostly different", "f() {\n  a();\n  b();\n  c();\n}\n", "f() {\n  x();\n  y();\n  z();\n}"],
+    [
+      "anchors whose middle is mostly different",
+      "f() {\n  a();\n  b();\n  c();\n}\n",
+      "f() {\n  x();\n  y();\n  z();\n}",
+    ],
     ["whitespace alone", "a\n  \nb\n", " \t"],
     ["part of a line, indented differently", "x = f(1);\n", "  f(1);"],
   ])("finds nothing for %s", (_name, text, old) => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { blockHash, nearestLines, RETRY_MARGIN, RETRY_SIMILARITY, retryRefusal, searchNearest } from "../../../server/mutation/files/nearest-lines.js";
+import {
+  blockHash,
+  nearestLines,
+  RETRY_MARGIN,
+  RETRY_SIMILARITY,
+  retryRefusal,
+  searchNearest,
+} from "../../../server/mutation/files/nearest-lines.js";
 import { pick, seededRandom } from "../../helpers/seeded-random.js";
 
 /** The search as it was written before streaming (a bigram map per line, every window scored): the reference. */
@@ -39,12 +46,37 @@ function reference(text: string, old: string): { start: number; score: number; s
 
 describe("nearestLines", () => {
   it.each([
-    ["a changed digit", "a\nreturn 1;\nb\n", "return 0;", { startLine: 2, endLine: 2, text: "return 1;", wholeLines: true }],
-    ["re-indented lines", "if (x) {\n    go();\n}\n", "if (x) {\n  go();", { startLine: 1, endLine: 2, text: "if (x) {\n    go();", similarity: 1 }],
-    ["old ending in a newline keeps the window's newline", "one\ntwo\nthree\n", "tw0\n", { startLine: 2, text: "two\n" }],
+    [
+      "a changed digit",
+      "a\nreturn 1;\nb\n",
+      "return 0;",
+      { startLine: 2, endLine: 2, text: "return 1;", wholeLines: true },
+    ],
+    [
+      "re-indented lines",
+      "if (x) {\n    go();\n}\n",
+      "if (x) {\n  go();",
+      { startLine: 1, endLine: 2, text: "if (x) {\n    go();", similarity: 1 },
+    ],
+    [
+      "old ending in a newline keeps the window's newline",
+      "one\ntwo\nthree\n",
+      "tw0\n",
+      { startLine: 2, text: "two\n" },
+    ],
     ["the last line without a final newline", "one\ntwo", "tw0\n", { startLine: 2, text: "two" }],
-    ["a fragment of a longer line", "say hello wonderful world\n", "hello wnderful", { startLine: 1, wholeLines: false }],
-    ["old longer than the file", "x = 1\n", "x = 0\ny = 0\n", { startLine: 1, endLine: 1, wholeLines: false, excerpt: "1: x = 1" }],
+    [
+      "a fragment of a longer line",
+      "say hello wonderful world\n",
+      "hello wnderful",
+      { startLine: 1, wholeLines: false },
+    ],
+    [
+      "old longer than the file",
+      "x = 1\n",
+      "x = 0\ny = 0\n",
+      { startLine: 1, endLine: 1, wholeLines: false, excerpt: "1: x = 1" },
+    ],
   ])("%s", (_name, text, old, expected) => {
     expect(nearestLines(text, old)).toMatchObject(expected);
   });
@@ -65,7 +97,21 @@ describe("nearestLines", () => {
 
   it("streams to the same best window and runner-up as scoring every window with a map per line (200 seeded files)", () => {
     const rand = seededRandom(27);
-    const words = ["def", "return", "self", "value", "  ", "x = 1", "}", "{", "import os", "# comment", "", "a", "total += n"];
+    const words = [
+      "def",
+      "return",
+      "self",
+      "value",
+      "  ",
+      "x = 1",
+      "}",
+      "{",
+      "import os",
+      "# comment",
+      "",
+      "a",
+      "total += n",
+    ];
     for (let n = 0; n < 200; n++) {
       const line = () => Array.from({ length: 1 + Math.floor(rand() * 4) }, () => pick(rand, words)).join(" ");
       const text = Array.from({ length: 1 + Math.floor(rand() * 30) }, line).join("\n") + (rand() < 0.5 ? "\n" : "");

@@ -1,10 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { detectEndpoints, StartupTranscript, watchStartup } from "../../../server/mutation/terminal/startup-transcript.js";
+import {
+  detectEndpoints,
+  StartupTranscript,
+  watchStartup,
+} from "../../../server/mutation/terminal/startup-transcript.js";
 
 describe("detectEndpoints", () => {
   it.each([
     ["  ➜  Local:   http://localhost:5173/", ["http://localhost:5173/"], [5173]],
-    ["\x1b[32m➜\x1b[39m  Local: \x1b[36mhttp://127.0.0.1:\x1b[1m3000\x1b[22m/\x1b[39m", ["http://127.0.0.1:3000/"], [3000]],
+    [
+      "\x1b[32m➜\x1b[39m  Local: \x1b[36mhttp://127.0.0.1:\x1b[1m3000\x1b[22m/\x1b[39m",
+      ["http://127.0.0.1:3000/"],
+      [3000],
+    ],
     ["Server running at http://0.0.0.0:8000.", ["http://0.0.0.0:8000"], [8000]],
     ["listening on http://[::1]:4000/api", ["http://[::1]:4000/api"], [4000]],
     ["Listening on port 8080", [], [8080]],
@@ -27,7 +35,9 @@ describe("detectEndpoints", () => {
   });
 
   it("deduplicates and caps what it reports", () => {
-    const text = Array.from({ length: 20 }, (_, i) => `http://localhost:${3000 + i}/ http://localhost:3000/`).join("\n");
+    const text = Array.from({ length: 20 }, (_, i) => `http://localhost:${3000 + i}/ http://localhost:3000/`).join(
+      "\n",
+    );
     const found = detectEndpoints(text);
     expect(found.urls.length).toBe(8);
     expect(new Set(found.urls).size).toBe(8);
@@ -57,12 +67,16 @@ describe("watchStartup", () => {
   it("ends at the window when nothing is announced", async () => {
     const t = new StartupTranscript();
     t.push(Buffer.from("compiling...\n"));
-    expect(await watchStartup({ transcript: t, exited: new Promise(() => {}), windowMs: 120, quietMs: 20 })).toBe("window");
+    expect(await watchStartup({ transcript: t, exited: new Promise(() => {}), windowMs: 120, quietMs: 20 })).toBe(
+      "window",
+    );
   });
 
   it("ends early once an address was announced and output went quiet", async () => {
     const t = new StartupTranscript();
     t.push(Buffer.from("Local: http://localhost:5173/\n"));
-    expect(await watchStartup({ transcript: t, exited: new Promise(() => {}), windowMs: 60_000, quietMs: 20 })).toBe("announced");
+    expect(await watchStartup({ transcript: t, exited: new Promise(() => {}), windowMs: 60_000, quietMs: 20 })).toBe(
+      "announced",
+    );
   });
 });

@@ -60,7 +60,11 @@ describe("TerminalGate", () => {
     const gate = new TerminalGate({ slots: 1, maxQueued: 2, maxWaitMs: 60_000 });
     const a = await gate.acquire();
     const refused = gate.acquire({ maxWaitMs: 30 });
-    await expect(refused).rejects.toMatchObject({ code: "terminal_busy", retryable: true, agentAction: "wait_and_retry" });
+    await expect(refused).rejects.toMatchObject({
+      code: "terminal_busy",
+      retryable: true,
+      agentAction: "wait_and_retry",
+    });
     await expect(refused).rejects.toThrow(/within 30 ms/);
     expect(gate.snapshot().queued).toBe(0);
     a();

@@ -9,7 +9,12 @@ const collect = (chunks: Array<string | Buffer>, headBytes: number, tailBytes: n
 
 describe("OutputCollector", () => {
   it("returns short output exactly, across chunk boundaries", () => {
-    expect(collect(["héllo ", "wörld\n"], 8, 8)).toEqual({ text: "héllo wörld\n", bytes: 14, truncated: false, omittedBytes: 0 });
+    expect(collect(["héllo ", "wörld\n"], 8, 8)).toEqual({
+      text: "héllo wörld\n",
+      bytes: 14,
+      truncated: false,
+      omittedBytes: 0,
+    });
   });
 
   it("keeps head and tail with a notice naming the omitted byte count", () => {

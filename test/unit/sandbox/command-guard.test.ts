@@ -282,7 +282,12 @@ describe("inspectCommand with the terminal's cwd depth", () => {
     else expect(verdict).toMatchObject({ ok: false, rule: "recursive_delete_outside_project" });
   });
 
-  it.each([["/project", 0], ["/project/", 0], ["/project/src", 1], ["/project/a/b/c", 3]])("cwdDepthOf(%s) is %i", (display, depth) => {
+  it.each([
+    ["/project", 0],
+    ["/project/", 0],
+    ["/project/src", 1],
+    ["/project/a/b/c", 3],
+  ])("cwdDepthOf(%s) is %i", (display, depth) => {
     expect(cwdDepthOf(display)).toBe(depth);
   });
 });
@@ -290,7 +295,7 @@ describe("inspectCommand with the terminal's cwd depth", () => {
 describe("worstCase", () => {
   it.each([
     ["$UNSET/*", "/*", true],
-    ['${A:?}/x', "\u0001/x", false],
+    ["${A:?}/x", "\u0001/x", false],
     ["${A:-/tmp}/x", "/tmp/x", false],
     ["${A-}/x", "/x", true],
     ["${#A}/x", "0/x", false],
@@ -306,10 +311,39 @@ describe("worstCase", () => {
 });
 
 describe("isCriticalPath", () => {
-  it.each(["/", "//", "/*", "/.", "/usr", "/usr/", "/var/*", "~", "~/", "$HOME", "${HOME}/", "/*/", "/u*", "~/.*", "$UNSET/", "/tmp/.."])("%s is critical", (p) => {
+  it.each([
+    "/",
+    "//",
+    "/*",
+    "/.",
+    "/usr",
+    "/usr/",
+    "/var/*",
+    "~",
+    "~/",
+    "$HOME",
+    "${HOME}/",
+    "/*/",
+    "/u*",
+    "~/.*",
+    "$UNSET/",
+    "/tmp/..",
+  ])("%s is critical", (p) => {
     expect(isCriticalPath(p)).toBe(true);
   });
-  it.each(["", ".", "./", "/tmp/x", "/usr/local/share/app", "~/x", "build", "/projects", "/tmp*", "$TMPDIR/x", "${D:?}/*"])("%s is not", (p) => {
+  it.each([
+    "",
+    ".",
+    "./",
+    "/tmp/x",
+    "/usr/local/share/app",
+    "~/x",
+    "build",
+    "/projects",
+    "/tmp*",
+    "$TMPDIR/x",
+    "${D:?}/*",
+  ])("%s is not", (p) => {
     expect(isCriticalPath(p)).toBe(false);
   });
 });
@@ -324,14 +358,31 @@ describe("guardCommand", () => {
     }
     expect(isToolError(caught)).toBe(true);
     const failure = (caught as { toFailure(): Record<string, unknown> }).toFailure();
-    expect(failure).toMatchObject({ ok: false, errorCode: "command_refused", retryable: false, errorDetail: { rule: "recursive_delete_of_system_path" } });
+    expect(failure).toMatchObject({
+      ok: false,
+      errorCode: "command_refused",
+      retryable: false,
+      errorDetail: { rule: "recursive_delete_of_system_path" },
+    });
     expect(String(failure.repairHint)).toContain("/project");
   });
 
   it.each([
-    ['rm -rf "$UNSET/"*', "possibly_empty_expansion", ["recursive rm of $UNSET/* is recursive rm of /* when a variable in it is empty", "${VAR:?}", "/project"]],
-    ["cd / && rm -rf *", "recursive_delete_of_system_path", ["recursive rm of * after cd / is recursive rm of /*.", "literal path", "cwd="]],
-    ["rm -rf ../../..", "recursive_delete_outside_project", ["../../..", "3 levels above the project root", "/project"]],
+    [
+      'rm -rf "$UNSET/"*',
+      "possibly_empty_expansion",
+      ["recursive rm of $UNSET/* is recursive rm of /* when a variable in it is empty", "${VAR:?}", "/project"],
+    ],
+    [
+      "cd / && rm -rf *",
+      "recursive_delete_of_system_path",
+      ["recursive rm of * after cd / is recursive rm of /*.", "literal path", "cwd="],
+    ],
+    [
+      "rm -rf ../../..",
+      "recursive_delete_outside_project",
+      ["../../..", "3 levels above the project root", "/project"],
+    ],
   ])("refusing %s says what was refused and how to say it safely", (command, rule, phrases) => {
     let caught: unknown;
     try {
@@ -360,7 +411,13 @@ describe("readShell", () => {
   it("splits simple commands, strips quotes and keeps redirections apart", () => {
     const reading = readShell(`FOO=1 echo "a b" 'c;d' e\\ f 2>&1 > out.txt; ls | wc -l # tail`);
     expect(reading.commands).toEqual([
-      { words: ["FOO=1", "echo", "a b", "c;d", "e f"], redirects: [{ op: ">&", target: "1" }, { op: ">", target: "out.txt" }] },
+      {
+        words: ["FOO=1", "echo", "a b", "c;d", "e f"],
+        redirects: [
+          { op: ">&", target: "1" },
+          { op: ">", target: "out.txt" },
+        ],
+      },
       { words: ["ls"], redirects: [] },
       { words: ["wc", "-l"], redirects: [] },
     ]);
@@ -386,7 +443,46 @@ describe("readShell (what the guard sees)", () => {
 
 describe("inspectCommand on arbitrary text", () => {
   it("never throws and always answers a verdict (2,000 seeded random commands)", () => {
-    const alphabet = ["rm", " ", "-rf", "/", "*", "$", "{", "}", "(", ")", "'", '"', "`", "\\", ";", "|", "&", "cd", "..", "~", "$'", "\\x2", "env", "-S", "xargs", "flock", "-c", "bash", "eval", "=", ":?", ":-", "\n", "#", "for", "in", "do", "D"];
+    const alphabet = [
+      "rm",
+      " ",
+      "-rf",
+      "/",
+      "*",
+      "$",
+      "{",
+      "}",
+      "(",
+      ")",
+      "'",
+      '"',
+      "`",
+      "\\",
+      ";",
+      "|",
+      "&",
+      "cd",
+      "..",
+      "~",
+      "$'",
+      "\\x2",
+      "env",
+      "-S",
+      "xargs",
+      "flock",
+      "-c",
+      "bash",
+      "eval",
+      "=",
+      ":?",
+      ":-",
+      "\n",
+      "#",
+      "for",
+      "in",
+      "do",
+      "D",
+    ];
     let seed = 0x5eed;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     for (let i = 0; i < 2_000; i++) {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { buildChildEnv, CHILD_ENV_DEFAULTS, classifyVariable, FALLBACK_PATH } from "../../../server/sandbox/env-scrub.js";
+import {
+  buildChildEnv,
+  CHILD_ENV_DEFAULTS,
+  classifyVariable,
+  FALLBACK_PATH,
+} from "../../../server/sandbox/env-scrub.js";
 
 describe("classifyVariable", () => {
   it.each([
@@ -60,7 +65,13 @@ describe("classifyVariable", () => {
 describe("buildChildEnv", () => {
   it("removes secrets, keeps the rest, and reports removed names without values", () => {
     const { env, removed } = buildChildEnv({
-      base: { PATH: "/opt/bin:/usr/bin", HOME: "/home/u", URLBRIDGE_OPERATOR_TOKEN: "s3cr3t-value-123", GITHUB_TOKEN: "ghp", LANG: "C" },
+      base: {
+        PATH: "/opt/bin:/usr/bin",
+        HOME: "/home/u",
+        URLBRIDGE_OPERATOR_TOKEN: "s3cr3t-value-123",
+        GITHUB_TOKEN: "ghp",
+        LANG: "C",
+      },
     });
     expect(env.PATH).toBe("/opt/bin:/usr/bin");
     expect(env.HOME).toBe("/home/u");
@@ -83,7 +94,10 @@ describe("buildChildEnv", () => {
   });
 
   it("strips values containing a given secret and ignores short secrets", () => {
-    const { env } = buildChildEnv({ base: { A: "x-operator-token-0123-x", B: "abc" }, secretValues: ["operator-token-0123", "abc", undefined] });
+    const { env } = buildChildEnv({
+      base: { A: "x-operator-token-0123-x", B: "abc" },
+      secretValues: ["operator-token-0123", "abc", undefined],
+    });
     expect(env).not.toHaveProperty("A");
     expect(env.B).toBe("abc");
   });

@@ -3,7 +3,13 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeDirectoriesIn, readHeldFileSync, removeEmptyDirectoryIn, removeFileIn, writeFileIn } from "../../../server/sandbox/fd-ops.js";
+import {
+  makeDirectoriesIn,
+  readHeldFileSync,
+  removeEmptyDirectoryIn,
+  removeFileIn,
+  writeFileIn,
+} from "../../../server/sandbox/fd-ops.js";
 import { shareRoot, walkInsideRoot, type SharedRoot, type WalkOptions } from "../../../server/sandbox/fd-walk.js";
 import { makeTempDir } from "../../helpers/bridge.js";
 
@@ -46,7 +52,15 @@ describe("walkInsideRoot", () => {
       try {
         if (!target.exists) return `missing ${target.display}`;
         const info = target.stats!;
-        const kind = info.isDirectory() ? "dir" : info.isFile() ? "file" : info.isFIFO() ? "fifo" : info.isSocket() ? "socket" : "other";
+        const kind = info.isDirectory()
+          ? "dir"
+          : info.isFile()
+            ? "file"
+            : info.isFIFO()
+              ? "fifo"
+              : info.isSocket()
+                ? "socket"
+                : "other";
         return `${kind} ${target.display}`;
       } finally {
         target.close();
@@ -151,18 +165,30 @@ describe("walkInsideRoot", () => {
     const real = path.join(parent, "real");
     fs.mkdirSync(path.join(real, "approved"), { recursive: true });
     fs.symlinkSync(real, path.join(parent, "via"));
-    expect(((): string | undefined => {
-      try {
-        walkInsideRoot(path.join(parent, "via", "approved"), ".").close();
-        return "ok";
-      } catch (error) {
-        return (error as { code?: string }).code;
-      }
-    })()).toBe("project_root_changed");
+    expect(
+      ((): string | undefined => {
+        try {
+          walkInsideRoot(path.join(parent, "via", "approved"), ".").close();
+          return "ok";
+        } catch (error) {
+          return (error as { code?: string }).code;
+        }
+      })(),
+    ).toBe("project_root_changed");
   });
 
   it("closes every descriptor it opens, on success and on every kind of refusal", () => {
-    const inputs = ["a/b/file.txt", "rel-in/file.txt", "a/x/y/new.txt", "out-abs/secret.txt", "loop-a", "a/../../x", "fifo", "plain/child.txt", "dangling-out"];
+    const inputs = [
+      "a/b/file.txt",
+      "rel-in/file.txt",
+      "a/x/y/new.txt",
+      "out-abs/secret.txt",
+      "loop-a",
+      "a/../../x",
+      "fifo",
+      "plain/child.txt",
+      "dangling-out",
+    ];
     for (const input of inputs) outcome(input);
     const before = openFds();
     for (let i = 0; i < 2000; i++) outcome(inputs[i % inputs.length]!);
@@ -172,7 +198,30 @@ describe("walkInsideRoot", () => {
 
   // The walks of one /r call share one root descriptor verified in that call (docs/PERFORMANCE.md).
   it("resolves every input through a SharedRoot exactly as through the root's path", () => {
-    const inputs = ["a/b/file.txt", ".", "/project", "rel-in/file.txt", "abs-in/b", "a/file-link", "a/b/up-to-root/plain", "a/../../x", "/etc/passwd", "out-abs/secret.txt", "a/out-rel/etc", "out-file", "dangling-out", "dangling-in", "a/x/y/new.txt", "plain/child.txt", "loop-a", "fifo", "sock", `a/${"n".repeat(300)}`, "", "a\0b"];
+    const inputs = [
+      "a/b/file.txt",
+      ".",
+      "/project",
+      "rel-in/file.txt",
+      "abs-in/b",
+      "a/file-link",
+      "a/b/up-to-root/plain",
+      "a/../../x",
+      "/etc/passwd",
+      "out-abs/secret.txt",
+      "a/out-rel/etc",
+      "out-file",
+      "dangling-out",
+      "dangling-in",
+      "a/x/y/new.txt",
+      "plain/child.txt",
+      "loop-a",
+      "fifo",
+      "sock",
+      `a/${"n".repeat(300)}`,
+      "",
+      "a\0b",
+    ];
     const shared = shareRoot(root);
     try {
       for (const input of inputs) {

@@ -3,7 +3,12 @@ import { directoryBudget } from "../../../server/mutation/files/apply-patch/budg
 import { openFileLimit, parseOpenFileLimit } from "../../../server/sandbox/open-file-limit.js";
 
 const limits = (soft: string, hard: string) =>
-  ["Limit                     Soft Limit           Hard Limit           Units     ", "Max cpu time              unlimited            unlimited            seconds   ", `Max open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     `, ""].join("\n");
+  [
+    "Limit                     Soft Limit           Hard Limit           Units     ",
+    "Max cpu time              unlimited            unlimited            seconds   ",
+    `Max open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     `,
+    "",
+  ].join("\n");
 
 describe("the open-file limit and the patch folder budget", () => {
   it("reads the soft limit from /proc/self/limits", () => {

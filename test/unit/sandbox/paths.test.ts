@@ -17,7 +17,11 @@ describe("resolveInsideRoot for new targets", () => {
 
   it("contains a missing file by its nearest existing ancestor", () => {
     const r = resolveInsideRoot(root, "a/b/c.txt");
-    expect(r).toMatchObject({ exists: false, display: "/project/a/b/c.txt", absolute: path.join(root, "a", "b", "c.txt") });
+    expect(r).toMatchObject({
+      exists: false,
+      display: "/project/a/b/c.txt",
+      absolute: path.join(root, "a", "b", "c.txt"),
+    });
   });
 
   it("follows an inside symlink ancestor for a new file", () => {
@@ -26,11 +30,15 @@ describe("resolveInsideRoot for new targets", () => {
   });
 
   it("rejects a new file under a symlink that leaves the root", () => {
-    expect(() => resolveInsideRoot(root, "out/deeper/new.txt")).toThrow(expect.objectContaining({ code: "symlink_escape" }));
+    expect(() => resolveInsideRoot(root, "out/deeper/new.txt")).toThrow(
+      expect.objectContaining({ code: "symlink_escape" }),
+    );
   });
 
   it("reports a missing target as path_not_found when it must exist", () => {
-    expect(() => resolveInsideRoot(root, "nope.txt", { allowMissing: false })).toThrow(expect.objectContaining({ code: "path_not_found" }));
+    expect(() => resolveInsideRoot(root, "nope.txt", { allowMissing: false })).toThrow(
+      expect.objectContaining({ code: "path_not_found" }),
+    );
   });
 
   it.each(["", "a\0b"])("rejects the invalid path %j", (input) => {
@@ -38,7 +46,9 @@ describe("resolveInsideRoot for new targets", () => {
   });
 
   it("says plainly when the project root itself has gone", () => {
-    expect(() => resolveInsideRoot(path.join(root, "no-such-root"), "a.txt")).toThrow(expect.objectContaining({ code: "project_root_missing" }));
+    expect(() => resolveInsideRoot(path.join(root, "no-such-root"), "a.txt")).toThrow(
+      expect.objectContaining({ code: "project_root_missing" }),
+    );
   });
 
   it("treats a path under a regular file as missing, not as an error", () => {
@@ -54,9 +64,11 @@ describe("resolveInsideRoot for new targets", () => {
     fs.mkdirSync(approved);
     fs.mkdirSync(elsewhere);
     fs.writeFileSync(path.join(elsewhere, "secret.txt"), "x");
-    expect((resolveInsideRoot(approved, ".")).display).toBe("/project");
+    expect(resolveInsideRoot(approved, ".").display).toBe("/project");
     fs.rmSync(approved, { recursive: true });
     fs.symlinkSync(elsewhere, approved);
-    expect(() => resolveInsideRoot(approved, "secret.txt")).toThrow(expect.objectContaining({ code: "project_root_changed" }));
+    expect(() => resolveInsideRoot(approved, "secret.txt")).toThrow(
+      expect.objectContaining({ code: "project_root_changed" }),
+    );
   });
 });

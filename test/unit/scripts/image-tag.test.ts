@@ -7,7 +7,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir } from "../../helpers/bridge.js";
 
 const SCRIPT = path.resolve(import.meta.dirname, "..", "..", "..", "scripts", "image-tag.mjs");
-const run = (context: string, command: string) => execFileSync(process.execPath, [SCRIPT, command, "--context", context], { encoding: "utf8" }).trim();
+const run = (context: string, command: string) =>
+  execFileSync(process.execPath, [SCRIPT, command, "--context", context], { encoding: "utf8" }).trim();
 
 function writeTree(root: string, files: Record<string, string>): void {
   for (const [rel, content] of Object.entries(files)) {

@@ -1,7 +1,13 @@
 // Stored text never holds a live capability: concealing replaces a generation's tokens with placeholders, and
 // revealing gives back exactly the text that was concealed, whatever it held (server/store/capability-text.ts).
 import { describe, expect, it } from "vitest";
-import { concealCapabilities, createCapabilityText, ENDED_CAPABILITY, revealCapabilities, type CapabilityTokens } from "../../../server/store/capability-text.js";
+import {
+  concealCapabilities,
+  createCapabilityText,
+  ENDED_CAPABILITY,
+  revealCapabilities,
+  type CapabilityTokens,
+} from "../../../server/store/capability-text.js";
 
 const tokens = { init: "InitTok1", read: "ReadTok1", mutation: "MutaTok1" };
 const MARK = "\uE000";
@@ -9,7 +15,10 @@ const MARK = "\uE000";
 describe("capability placeholders", () => {
   it.each([
     ["a retry URL", `{"retry":"https://x.example/v0/${tokens.mutation}/w?path=a&run=r1"}`],
-    ["a read URL and an Init URL", `{"read":"http://127.0.0.1:1/v0/${tokens.read}/r?path=a","init":"/v0/init/${tokens.init}"}`],
+    [
+      "a read URL and an Init URL",
+      `{"read":"http://127.0.0.1:1/v0/${tokens.read}/r?path=a","init":"/v0/init/${tokens.init}"}`,
+    ],
     ["a token twice, back to back", `${tokens.read}${tokens.read}`],
     ["text that already holds the mark", `a${MARK}m b${MARK}0 c${MARK}${MARK}r ${MARK}`],
     ["the mark right before a token", `${MARK}${tokens.mutation}`],
@@ -23,7 +32,9 @@ describe("capability placeholders", () => {
 
   it("reveals the tokens it is given (the generation's, read when the row is read)", () => {
     const stored = concealCapabilities(`/v0/${tokens.mutation}/x /v0/${tokens.read}/r`, tokens);
-    expect(revealCapabilities(stored, { read: "NewRead1", mutation: "NewMuta1" })).toBe("/v0/NewMuta1/x /v0/NewRead1/r");
+    expect(revealCapabilities(stored, { read: "NewRead1", mutation: "NewMuta1" })).toBe(
+      "/v0/NewMuta1/x /v0/NewRead1/r",
+    );
   });
 
   it("reveals a placeholder whose token is gone as an ended capability, never as another session's token", () => {
@@ -51,7 +62,10 @@ describe("a generation that ends while its rows are still being written", () => 
   function storeText() {
     let onRecord: CapabilityTokens = { ...tokens };
     let version = 1;
-    const text = createCapabilityText(() => onRecord, () => version);
+    const text = createCapabilityText(
+      () => onRecord,
+      () => version,
+    );
     return { text, end: () => ((onRecord = {}), (version += 1)) };
   }
 

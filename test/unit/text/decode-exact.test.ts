@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { convertNewlines, decodeExact, decodeForEdit, detectNewlines, encodeText, type TextEncoding } from "../../../server/text/index.js";
+import {
+  convertNewlines,
+  decodeExact,
+  decodeForEdit,
+  detectNewlines,
+  encodeText,
+  type TextEncoding,
+} from "../../../server/text/index.js";
 
 const SAMPLE = "héllo → wörld 😀";
 
@@ -51,10 +58,26 @@ describe("decodeExact", () => {
     ["an odd-length UTF-16 body", Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x62]), "not_round_trippable"],
     ["a lone UTF-16 surrogate", Buffer.from([0xff, 0xfe, 0x00, 0xd8, 0x61, 0x00]), "not_round_trippable"],
     ["a UTF-16 BOM with a NUL unit", Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x00, 0x00]), "binary"],
-    ["UTF-32 LE above U+10FFFF", Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x00, 0x00, 0x11, 0x00]), "not_round_trippable"],
-    ["UTF-32 BE above U+10FFFF", Buffer.from([0, 0, 0xfe, 0xff, 0, 0, 0, 0x61, 0xff, 0xff, 0xff, 0xff]), "not_round_trippable"],
-    ["a UTF-32 surrogate code point", Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x00, 0xd8, 0, 0]), "not_round_trippable"],
-    ["a UTF-32 body with a partial unit", Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x62, 0]), "not_round_trippable"],
+    [
+      "UTF-32 LE above U+10FFFF",
+      Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x00, 0x00, 0x11, 0x00]),
+      "not_round_trippable",
+    ],
+    [
+      "UTF-32 BE above U+10FFFF",
+      Buffer.from([0, 0, 0xfe, 0xff, 0, 0, 0, 0x61, 0xff, 0xff, 0xff, 0xff]),
+      "not_round_trippable",
+    ],
+    [
+      "a UTF-32 surrogate code point",
+      Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x00, 0xd8, 0, 0]),
+      "not_round_trippable",
+    ],
+    [
+      "a UTF-32 body with a partial unit",
+      Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0x62, 0]),
+      "not_round_trippable",
+    ],
     ["UTF-32 holding U+0000", Buffer.from([0, 0, 0xfe, 0xff, 0, 0, 0, 0x61, 0, 0, 0, 0]), "binary"],
     ["Latin-1 text", Buffer.from("café\n", "latin1"), "not_round_trippable"],
     ["an overlong UTF-8 encoding", Buffer.from([0xc0, 0xaf]), "not_round_trippable"],

@@ -20,13 +20,25 @@ const utf16 = (text: string, bigEndian: boolean) => {
 describe("decodeLossy", () => {
   it.each([
     ["plain UTF-8", Buffer.from("héllo\n"), "utf-8", 0, "héllo\n"],
-    ["UTF-8 with BOM", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]), "utf-8-bom", 3, "héllo\n"],
+    [
+      "UTF-8 with BOM",
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]),
+      "utf-8-bom",
+      3,
+      "héllo\n",
+    ],
     ["UTF-16 LE with BOM", utf16("héllo 😀\r\n", false), "utf-16le", 2, "héllo 😀\r\n"],
     ["UTF-16 BE with BOM", utf16("héllo 😀\n", true), "utf-16be", 2, "héllo 😀\n"],
     ["UTF-32 LE with BOM", utf32("héllo 😀\r\n", false), "utf-32le", 4, "héllo 😀\r\n"],
     ["UTF-32 BE with BOM", utf32("héllo 😀\n", true), "utf-32be", 4, "héllo 😀\n"],
     ["UTF-32 LE with only a BOM", utf32("", false), "utf-32le", 4, ""],
-    ["BOM-less UTF-16 LE", Buffer.from("héllo 😀\r\nworld\r\n", "utf16le"), "utf-16le-no-bom", 0, "héllo 😀\r\nworld\r\n"],
+    [
+      "BOM-less UTF-16 LE",
+      Buffer.from("héllo 😀\r\nworld\r\n", "utf16le"),
+      "utf-16le-no-bom",
+      0,
+      "héllo 😀\r\nworld\r\n",
+    ],
     ["empty file", Buffer.alloc(0), "utf-8", 0, ""],
   ])("decodes %s", (_name, bytes, encoding, bomBytes, text) => {
     const file = decodeLossy(bytes) as TextFile;
@@ -36,7 +48,10 @@ describe("decodeLossy", () => {
 
   it.each([
     ["a NUL byte at the start", Buffer.from([0, 1, 2, 3])],
-    ["a NUL byte deep inside text", Buffer.concat([Buffer.from("a".repeat(100_000)), Buffer.from([0]), Buffer.from("b")])],
+    [
+      "a NUL byte deep inside text",
+      Buffer.concat([Buffer.from("a".repeat(100_000)), Buffer.from([0]), Buffer.from("b")]),
+    ],
     ["UTF-16 text holding U+0000", utf16("a\u0000b", false)],
     ["BOM-less UTF-16 holding U+0000", Buffer.from("plain\u0000text", "utf16le")],
     ["UTF-32 holding U+0000", Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0, 0, 0, 0, 0])],
@@ -53,7 +68,14 @@ describe("decodeLossy", () => {
 
 describe("UTF-32 that does not decode", () => {
   it("shows each unit above U+10FFFF or in the surrogate range, and a trailing partial unit, as one U+FFFD", () => {
-    const bytes = Buffer.concat([utf32("a", false), Buffer.from([0, 0, 0x11, 0]), utf32("b", false).subarray(4), Buffer.from([0x00, 0xd8, 0, 0]), utf32("\nc", false).subarray(4), Buffer.from([0x64, 0])]);
+    const bytes = Buffer.concat([
+      utf32("a", false),
+      Buffer.from([0, 0, 0x11, 0]),
+      utf32("b", false).subarray(4),
+      Buffer.from([0x00, 0xd8, 0, 0]),
+      utf32("\nc", false).subarray(4),
+      Buffer.from([0x64, 0]),
+    ]);
     const file = decodeLossy(bytes) as TextFile;
     expect(file).toMatchObject({ kind: "text", encoding: "utf-32le", invalidUtf8: false });
     expect(file.utf8.toString("utf8")).toBe("a\ufffdb\ufffd\nc\ufffd");

@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { countNewlines, decodeExact, decodeLossy, detectEncoding, detectNewlines, indexLines } from "../../../server/text/index.js";
+import {
+  countNewlines,
+  decodeExact,
+  decodeLossy,
+  detectEncoding,
+  detectNewlines,
+  indexLines,
+} from "../../../server/text/index.js";
 import { pick, seededRandom } from "../../helpers/seeded-random.js";
 
-const bytes = (...parts: Array<number[] | string>) => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));
+const bytes = (...parts: Array<number[] | string>) =>
+  Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));
 const utf16le = (text: string) => Buffer.from(text, "utf16le");
 const utf16be = (text: string) => Buffer.from(text, "utf16le").swap16();
 
@@ -25,7 +33,11 @@ describe("detectEncoding", () => {
     ["UTF-8 text", bytes("héllo\n"), false],
     ["a NUL byte in UTF-8", bytes("a", [0], "b"), true],
     ["a NUL byte after a UTF-8 BOM", bytes([0xef, 0xbb, 0xbf, 0]), true],
-    ["UTF-16 text, whose ASCII has zero bytes but no zero unit", Buffer.concat([bytes([0xff, 0xfe]), utf16le("a\u0100b")]), false],
+    [
+      "UTF-16 text, whose ASCII has zero bytes but no zero unit",
+      Buffer.concat([bytes([0xff, 0xfe]), utf16le("a\u0100b")]),
+      false,
+    ],
     ["UTF-16 LE holding U+0000", Buffer.concat([bytes([0xff, 0xfe]), utf16le("a\u0000b")]), true],
     ["UTF-16 BE holding U+0000", Buffer.concat([bytes([0xfe, 0xff]), utf16be("a\u0000b")]), true],
     ["UTF-16 with two zero bytes straddling two units", bytes([0xff, 0xfe, 0x61, 0x00, 0x00, 0x62]), false],
@@ -54,9 +66,12 @@ describe("newline detection", () => {
     expect(detectNewlines(text)).toEqual({ style, newline });
   });
 
-  it.each(["", "abc", "a\nb\n", "a\r\nb\r\n", "a\rb\r", "a\r\nb\nc", "a\rb\nc", "\r\r\n\n"])("reads and mutations agree on the style of %j", (text) => {
-    expect(indexLines(Buffer.from(text)).newline).toBe(detectNewlines(text).style);
-  });
+  it.each(["", "abc", "a\nb\n", "a\r\nb\r\n", "a\rb\r", "a\r\nb\nc", "a\rb\nc", "\r\r\n\n"])(
+    "reads and mutations agree on the style of %j",
+    (text) => {
+      expect(indexLines(Buffer.from(text)).newline).toBe(detectNewlines(text).style);
+    },
+  );
 
   it("counts LF, CRLF and lone CR as reading every character would (500 seeded texts)", () => {
     const byCharacter = (text: string) => {
@@ -73,7 +88,9 @@ describe("newline detection", () => {
     };
     const rand = seededRandom(28);
     for (let n = 0; n < 500; n++) {
-      const text = Array.from({ length: Math.floor(rand() * 40) }, () => pick(rand, ["a", "\r", "\n", "\r\n", "bc"])).join("");
+      const text = Array.from({ length: Math.floor(rand() * 40) }, () =>
+        pick(rand, ["a", "\r", "\n", "\r\n", "bc"]),
+      ).join("");
       expect(countNewlines(text), JSON.stringify(text)).toEqual(byCharacter(text));
     }
   });

@@ -1,7 +1,17 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { decodeExact, decodeLossy, detectEncoding, diskOffsetOf, encodeText, indexLines, sniffUtf16, SNIFF_SAMPLE_BYTES, type TextFile } from "../../../server/text/index.js";
+import {
+  decodeExact,
+  decodeLossy,
+  detectEncoding,
+  diskOffsetOf,
+  encodeText,
+  indexLines,
+  sniffUtf16,
+  SNIFF_SAMPLE_BYTES,
+  type TextFile,
+} from "../../../server/text/index.js";
 
 const le = (text: string) => Buffer.from(text, "utf16le");
 const be = (text: string) => Buffer.from(text, "utf16le").swap16();
@@ -27,8 +37,17 @@ function png(): Buffer {
     return Buffer.concat([length, Buffer.from(type, "latin1"), data, Buffer.alloc(4)]);
   };
   const ihdr = Buffer.from([0, 0, 0, 16, 0, 0, 0, 16, 8, 2, 0, 0, 0]);
-  const rows = Buffer.concat(Array.from({ length: 16 }, (_, y) => Buffer.from([0, ...Array.from({ length: 48 }, (_, x) => (x * 5 + y * 11) & 0xff)])));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", zlib.deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
+  const rows = Buffer.concat(
+    Array.from({ length: 16 }, (_, y) =>
+      Buffer.from([0, ...Array.from({ length: 48 }, (_, x) => (x * 5 + y * 11) & 0xff)]),
+    ),
+  );
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", zlib.deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 const TEXT = "The quick brown fox jumps over the lazy dog.\r\nSecond line, with digits 12345.\r\n";

@@ -2,11 +2,34 @@ import { describe, expect, it } from "vitest";
 import type { OriginSource, OriginState, TunnelStatus } from "../../../server/tunnel/public-origin.js";
 import { describeReachability, isLoopbackOrigin, type Reach } from "../../../server/tunnel/reachability.js";
 
-const NO_TUNNEL: TunnelStatus = { metricsUrl: undefined, reachable: false, hostname: undefined, untrustedHostname: undefined, ready: false, error: undefined, checkedAt: undefined };
-const WATCHED = (reachable: boolean, ready: boolean): TunnelStatus => ({ ...NO_TUNNEL, metricsUrl: "http://tunnel:2000", reachable, ready, checkedAt: 1, error: reachable ? undefined : "unreachable: ENOTFOUND tunnel" });
+const NO_TUNNEL: TunnelStatus = {
+  metricsUrl: undefined,
+  reachable: false,
+  hostname: undefined,
+  untrustedHostname: undefined,
+  ready: false,
+  error: undefined,
+  checkedAt: undefined,
+};
+const WATCHED = (reachable: boolean, ready: boolean): TunnelStatus => ({
+  ...NO_TUNNEL,
+  metricsUrl: "http://tunnel:2000",
+  reachable,
+  ready,
+  checkedAt: 1,
+  error: reachable ? undefined : "unreachable: ENOTFOUND tunnel",
+});
 
 function state(origin: string, source: OriginSource, tunnel: TunnelStatus = NO_TUNNEL): OriginState {
-  return { origin, source, envOrigin: undefined, savedOrigin: undefined, localOrigin: "http://127.0.0.1:47432", tunnel, summary: "" };
+  return {
+    origin,
+    source,
+    envOrigin: undefined,
+    savedOrigin: undefined,
+    localOrigin: "http://127.0.0.1:47432",
+    tunnel,
+    summary: "",
+  };
 }
 
 const appliance = { inAppliance: true, dataPlaneOnHost: false };
@@ -15,14 +38,62 @@ const checkout = { inAppliance: false, dataPlaneOnHost: false };
 
 describe("describeReachability", () => {
   it.each<[string, OriginState, typeof appliance, Reach, RegExp | null]>([
-    ["appliance, local origin, no tunnel yet", state("http://127.0.0.1:47432", "local", WATCHED(false, false)), appliance, "nobody", /Nobody can reach this Init URL.*not even this host/],
-    ["appliance with the loopback publish", state("http://127.0.0.1:47432", "local"), published, "this_machine", /Only programs on the bridge's own machine/],
-    ["checkout, local origin", state("http://127.0.0.1:47432", "local"), checkout, "this_machine", /a remote agent cannot/],
-    ["a saved loopback origin", state("http://localhost:8080", "setting"), checkout, "this_machine", /loopback address/],
-    ["quick tunnel connected", state("https://a-b.trycloudflare.com", "quick_tunnel", WATCHED(true, true)), appliance, "public", null],
-    ["quick tunnel not ready", state("https://a-b.trycloudflare.com", "quick_tunnel", WATCHED(true, false)), appliance, "tunnel_down", /not connected right now.*no live edge connection/],
-    ["quick tunnel metrics gone", state("https://a-b.trycloudflare.com", "quick_tunnel", WATCHED(false, false)), appliance, "tunnel_down", /ENOTFOUND tunnel/],
-    ["named origin, tunnel not connected", state("https://agents.example.com", "env", WATCHED(true, false)), appliance, "tunnel_down", /may be unreachable until it reconnects/],
+    [
+      "appliance, local origin, no tunnel yet",
+      state("http://127.0.0.1:47432", "local", WATCHED(false, false)),
+      appliance,
+      "nobody",
+      /Nobody can reach this Init URL.*not even this host/,
+    ],
+    [
+      "appliance with the loopback publish",
+      state("http://127.0.0.1:47432", "local"),
+      published,
+      "this_machine",
+      /Only programs on the bridge's own machine/,
+    ],
+    [
+      "checkout, local origin",
+      state("http://127.0.0.1:47432", "local"),
+      checkout,
+      "this_machine",
+      /a remote agent cannot/,
+    ],
+    [
+      "a saved loopback origin",
+      state("http://localhost:8080", "setting"),
+      checkout,
+      "this_machine",
+      /loopback address/,
+    ],
+    [
+      "quick tunnel connected",
+      state("https://a-b.trycloudflare.com", "quick_tunnel", WATCHED(true, true)),
+      appliance,
+      "public",
+      null,
+    ],
+    [
+      "quick tunnel not ready",
+      state("https://a-b.trycloudflare.com", "quick_tunnel", WATCHED(true, false)),
+      appliance,
+      "tunnel_down",
+      /not connected right now.*no live edge connection/,
+    ],
+    [
+      "quick tunnel metrics gone",
+      state("https://a-b.trycloudflare.com", "quick_tunnel", WATCHED(false, false)),
+      appliance,
+      "tunnel_down",
+      /ENOTFOUND tunnel/,
+    ],
+    [
+      "named origin, tunnel not connected",
+      state("https://agents.example.com", "env", WATCHED(true, false)),
+      appliance,
+      "tunnel_down",
+      /may be unreachable until it reconnects/,
+    ],
     ["named origin, no tunnel watched", state("https://agents.example.com", "setting"), checkout, "public", null],
   ])("%s", (_name, origin, context, reach, warning) => {
     const result = describeReachability(origin, context);

@@ -11,7 +11,12 @@ const read = (query: string) => {
 describe("the tilde reading", () => {
   it.each([
     // an encoded newline, CR, tab, #, % or &: only a percent-encoder writes these, so ~ is literal
-    ["raw=mask%20%3D%20~np.isnan(x)%0Aflag%20%3D%20~~value", "mask = ~np.isnan(x)\nflag = ~~value", "literal", "evidence"],
+    [
+      "raw=mask%20%3D%20~np.isnan(x)%0Aflag%20%3D%20~~value",
+      "mask = ~np.isnan(x)\nflag = ~~value",
+      "literal",
+      "evidence",
+    ],
     ["raw=~~strike~~%0D%0A", "~~strike~~\r\n", "literal", "evidence"],
     ["raw=~n%09x", "~n\tx", "literal", "evidence"],
     ["raw=%23%20~n", "# ~n", "literal", "evidence"],

@@ -41,18 +41,21 @@ describe("ResponseSnapshots", () => {
 });
 
 describe("part boundaries", () => {
-  it.each([0, 1, RANGE_PART_BYTES - 1, RANGE_PART_BYTES, RANGE_PART_BYTES + 1, 10_000])("cover %i bytes of 4-byte characters without splitting one", (n) => {
-    const body = Buffer.from("😀".repeat(Math.ceil(n / 4)), "utf8").subarray(0, n - (n % 4));
-    const parts = partBoundaries(body);
-    let cursor = 0;
-    for (const [s, e] of parts) {
-      expect(s).toBe(cursor);
-      expect(e - s).toBeLessThanOrEqual(RANGE_PART_BYTES);
-      expect(Buffer.from(body.subarray(s, e).toString("utf8"), "utf8").equals(body.subarray(s, e))).toBe(true);
-      cursor = e;
-    }
-    expect(cursor).toBe(body.length);
-  });
+  it.each([0, 1, RANGE_PART_BYTES - 1, RANGE_PART_BYTES, RANGE_PART_BYTES + 1, 10_000])(
+    "cover %i bytes of 4-byte characters without splitting one",
+    (n) => {
+      const body = Buffer.from("😀".repeat(Math.ceil(n / 4)), "utf8").subarray(0, n - (n % 4));
+      const parts = partBoundaries(body);
+      let cursor = 0;
+      for (const [s, e] of parts) {
+        expect(s).toBe(cursor);
+        expect(e - s).toBeLessThanOrEqual(RANGE_PART_BYTES);
+        expect(Buffer.from(body.subarray(s, e).toString("utf8"), "utf8").equals(body.subarray(s, e))).toBe(true);
+        cursor = e;
+      }
+      expect(cursor).toBe(body.length);
+    },
+  );
 
   it("widens a window that falls inside one character to that character", () => {
     const body = Buffer.from("😀", "utf8");

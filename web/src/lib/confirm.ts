@@ -11,7 +11,10 @@ export interface ConfirmRequest {
   danger?: boolean;
 }
 
-export const confirmState = reactive<{ request: ConfirmRequest | undefined; resolve: ((ok: boolean) => void) | undefined }>({
+export const confirmState = reactive<{
+  request: ConfirmRequest | undefined;
+  resolve: ((ok: boolean) => void) | undefined;
+}>({
   request: undefined,
   resolve: undefined,
 });

@@ -10,7 +10,9 @@ export interface Resource<T> {
 }
 
 export function toApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError(0, "client_error", error instanceof Error ? error.message : String(error));
+  return error instanceof ApiError
+    ? error
+    : new ApiError(0, "client_error", error instanceof Error ? error.message : String(error));
 }
 
 export function useResource<T>(load: () => Promise<T>): Resource<T> {

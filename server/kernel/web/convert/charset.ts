@@ -50,7 +50,13 @@ const iconv = (): typeof iconvLite => (iconvModule ??= require("iconv-lite") as 
 
 export function decodeBody(body: Buffer, headerCharset: string | undefined, html: boolean): DecodedText {
   const bom = bomCharset(body);
-  const [label, source] = bom ? [bom, "bom" as const] : headerCharset ? [headerCharset, "header" as const] : html && metaCharset(body) ? [metaCharset(body)!, "meta" as const] : ["utf-8", "default" as const];
+  const [label, source] = bom
+    ? [bom, "bom" as const]
+    : headerCharset
+      ? [headerCharset, "header" as const]
+      : html && metaCharset(body)
+        ? [metaCharset(body)!, "meta" as const]
+        : ["utf-8", "default" as const];
   let decoder = decoderFor(label);
   // HTML's prescan rule: a document that declares UTF-16 in a <meta> is in fact ASCII-compatible, so UTF-8.
   if (source === "meta" && decoder && decoder.encoding.startsWith("utf-16")) decoder = new TextDecoder("utf-8");

@@ -17,7 +17,10 @@ const require = createRequire(import.meta.url);
 
 function workerSource(): string {
   const libraries = Object.entries(CONVERT_LIBRARY_PACKAGES)
-    .map(([name, pkg]) => `${JSON.stringify(name)}: ${name === "TurndownService" ? `require(${JSON.stringify(require.resolve(pkg))})` : `require(${JSON.stringify(require.resolve(pkg))}).${name}`}`)
+    .map(
+      ([name, pkg]) =>
+        `${JSON.stringify(name)}: ${name === "TurndownService" ? `require(${JSON.stringify(require.resolve(pkg))})` : `require(${JSON.stringify(require.resolve(pkg))}).${name}`}`,
+    )
     .join(", ");
   return `
 const { parentPort } = require("node:worker_threads");
@@ -39,12 +42,23 @@ export type ConvertResult = { text: string } | { failed: "timeout" | "aborted" |
 
 /** One lazily started worker per webfetch tool; replaced after it is terminated for overrunning a deadline. */
 export class HtmlConverter {
-  private readonly worker = new DeadlineWorker<{ html: string; baseHref: string; target: HtmlTarget }, { text?: string; error?: string }>(workerSource);
+  private readonly worker = new DeadlineWorker<
+    { html: string; baseHref: string; target: HtmlTarget },
+    { text?: string; error?: string }
+  >(workerSource);
 
-  convert(html: string, baseHref: string, target: HtmlTarget, deadline: number, signal: AbortSignal): Promise<ConvertResult> {
-    if (html.length <= INLINE_CONVERT_CHARS) return Promise.resolve({ text: convertHtml(html, baseHref, target, convertLibraries()) });
+  convert(
+    html: string,
+    baseHref: string,
+    target: HtmlTarget,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<ConvertResult> {
+    if (html.length <= INLINE_CONVERT_CHARS)
+      return Promise.resolve({ text: convertHtml(html, baseHref, target, convertLibraries()) });
     return this.worker.run({ html, baseHref, target }, deadline, signal).then((outcome) => {
-      if ("failed" in outcome) return { failed: outcome.failed, ...(outcome.message !== undefined ? { message: outcome.message } : {}) };
+      if ("failed" in outcome)
+        return { failed: outcome.failed, ...(outcome.message !== undefined ? { message: outcome.message } : {}) };
       const { text, error } = outcome.reply;
       return text !== undefined ? { text } : { failed: "error", message: error ?? "conversion failed" };
     });

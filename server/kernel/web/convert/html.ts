@@ -18,7 +18,11 @@ export interface ConvertLibraries {
 }
 
 /** The packages the worker requires, by the names ConvertLibraries uses. */
-export const CONVERT_LIBRARY_PACKAGES = { TurndownService: "turndown", gfm: "@joplin/turndown-plugin-gfm", convert: "html-to-text" } as const;
+export const CONVERT_LIBRARY_PACKAGES = {
+  TurndownService: "turndown",
+  gfm: "@joplin/turndown-plugin-gfm",
+  convert: "html-to-text",
+} as const;
 
 const require = createRequire(import.meta.url);
 let loaded: ConvertLibraries | undefined;
@@ -37,7 +41,21 @@ export function convertLibraries(): ConvertLibraries {
 }
 
 export function convertHtml(html: string, baseHref: string, target: HtmlTarget, libs: ConvertLibraries): string {
-  const dropped = ["script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas", "title", "meta", "link", "head"];
+  const dropped = [
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "iframe",
+    "object",
+    "embed",
+    "svg",
+    "canvas",
+    "title",
+    "meta",
+    "link",
+    "head",
+  ];
   const base = new URL(baseHref);
   const absolute = (href: string | null): string | undefined => {
     if (!href) return undefined;
@@ -62,7 +80,10 @@ export function convertHtml(html: string, baseHref: string, target: HtmlTarget, 
         return part.slice(0, end);
       })
       .join("");
-  const tidy = (text: string) => trimLineEnds(text).replace(/\n{3,}/g, "\n\n").trim();
+  const tidy = (text: string) =>
+    trimLineEnds(text)
+      .replace(/\n{3,}/g, "\n\n")
+      .trim();
   // What the rules read of a node (turndown's types name the DOM's HTMLElement, which the server build has no lib for).
   type ElementLike = { nodeName: string; getAttribute(name: string): string | null };
   if (target === "text") {
@@ -81,11 +102,19 @@ export function convertHtml(html: string, baseHref: string, target: HtmlTarget, 
       }),
     );
   }
-  const service = new libs.TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "_", hr: "---" });
+  const service = new libs.TurndownService({
+    headingStyle: "atx",
+    codeBlockStyle: "fenced",
+    bulletListMarker: "-",
+    emDelimiter: "_",
+    hr: "---",
+  });
   service.use(libs.gfm);
   service.remove(dropped as Parameters<typeof service.remove>[0]);
   service.addRule("absoluteLink", {
-    filter: (node) => (node as unknown as ElementLike).nodeName === "A" && (node as unknown as ElementLike).getAttribute("href") !== null,
+    filter: (node) =>
+      (node as unknown as ElementLike).nodeName === "A" &&
+      (node as unknown as ElementLike).getAttribute("href") !== null,
     replacement: (content, node) => {
       const element = node as unknown as ElementLike;
       const href = absolute(element.getAttribute("href"));
@@ -117,7 +146,10 @@ export function htmlTitle(html: string): string | undefined {
   const from = open.index + open[0].length;
   const length = head.slice(from, from + 4000 + "</title>".length).search(/<\/title>/i);
   if (length === -1) return undefined;
-  const text = convertLibraries().convert(`<p>${head.slice(from, from + length)}</p>`, { wordwrap: false }).replace(/\s+/g, " ").trim();
+  const text = convertLibraries()
+    .convert(`<p>${head.slice(from, from + length)}</p>`, { wordwrap: false })
+    .replace(/\s+/g, " ")
+    .trim();
   if (text === "") return undefined;
   return text.length > MAX_WEB_TITLE_CHARS ? `${text.slice(0, MAX_WEB_TITLE_CHARS)}…` : text;
 }

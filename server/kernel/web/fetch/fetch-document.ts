@@ -33,7 +33,9 @@ export async function fetchDocument(start: URL, options: FetchDocumentOptions): 
   let url = start;
   for (let hop = 0; ; hop++) {
     // The system resolver can take its own time (retries, unreachable servers): the call's deadline bounds it too.
-    const target = await untilAborted(vetTarget(url, options.guard), signal, () => timeoutOrShutdown(deadline, options.timeoutMs, url.hostname));
+    const target = await untilAborted(vetTarget(url, options.guard), signal, () =>
+      timeoutOrShutdown(deadline, options.timeoutMs, url.hostname),
+    );
     if (signal.aborted) throw timeoutOrShutdown(deadline, options.timeoutMs, target.host);
     let response;
     try {
@@ -44,18 +46,33 @@ export async function fetchDocument(start: URL, options: FetchDocumentOptions): 
       throw networkError(error, target.host);
     }
     if (response.location === undefined) {
-      return { url, host: target.host, status: response.status, headers: response.headers, body: response.body, truncated: response.truncated, redirects: hop };
+      return {
+        url,
+        host: target.host,
+        status: response.status,
+        headers: response.headers,
+        body: response.body,
+        truncated: response.truncated,
+        redirects: hop,
+      };
     }
     if (hop >= MAX_WEB_REDIRECTS) {
-      throw new ToolError(ErrorCode.webTooManyRedirects, `${start.href.slice(0, 200)} redirected more than ${MAX_WEB_REDIRECTS} times; fetch the last URL yourself if it is the one you want.`, {
-        detail: { limit: MAX_WEB_REDIRECTS, last: redactedUrl(url) },
-      });
+      throw new ToolError(
+        ErrorCode.webTooManyRedirects,
+        `${start.href.slice(0, 200)} redirected more than ${MAX_WEB_REDIRECTS} times; fetch the last URL yourself if it is the one you want.`,
+        {
+          detail: { limit: MAX_WEB_REDIRECTS, last: redactedUrl(url) },
+        },
+      );
     }
     let next: URL;
     try {
       next = new URL(response.location, url);
     } catch {
-      throw new ToolError(ErrorCode.webFetchFailed, `${target.host} redirected to a Location that is not a URL.`, { detail: { host: target.host, code: "bad_location" }, retryable: false });
+      throw new ToolError(ErrorCode.webFetchFailed, `${target.host} redirected to a Location that is not a URL.`, {
+        detail: { host: target.host, code: "bad_location" },
+        retryable: false,
+      });
     }
     // The next hop is a new target: scheme and credentials checked, then the guard again (vetTarget above).
     url = checkWebUrl(next);
@@ -81,8 +98,16 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, reason: () => To
 }
 
 function timeoutOrShutdown(deadline: AbortSignal, timeoutMs: number, host: string): ToolError {
-  if (!deadline.aborted) return new ToolError(ErrorCode.webFetchFailed, "The bridge is shutting down; try again once it is back.", { detail: { host, code: "shutdown" }, retryable: true });
-  return new ToolError(ErrorCode.webTimeout, `${host} did not answer within ${Math.round(timeoutMs / 1000)} s. Try again, or raise timeout (seconds).`, { detail: { host, timeoutMs } });
+  if (!deadline.aborted)
+    return new ToolError(ErrorCode.webFetchFailed, "The bridge is shutting down; try again once it is back.", {
+      detail: { host, code: "shutdown" },
+      retryable: true,
+    });
+  return new ToolError(
+    ErrorCode.webTimeout,
+    `${host} did not answer within ${Math.round(timeoutMs / 1000)} s. Try again, or raise timeout (seconds).`,
+    { detail: { host, timeoutMs } },
+  );
 }
 
 /** A URL without its query string, for errors. */

@@ -8,7 +8,8 @@ import { ErrorCode, ToolError } from "../../../errors.js";
 import type { VettedTarget } from "../guard/vet.js";
 import { MAX_WEB_WIRE_BYTES } from "../limits.js";
 
-export const WEB_USER_AGENT = "urlbridge-webfetch/0 (+https://github.com/urlbridge; an AI coding agent's fetch through urlbridge)";
+export const WEB_USER_AGENT =
+  "urlbridge-webfetch/0 (+https://github.com/urlbridge; an AI coding agent's fetch through urlbridge)";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export interface HopResponse {
@@ -43,7 +44,9 @@ export function networkError(error: unknown, host: string): ToolError {
   const tls = TLS_CODES.test(code);
   return new ToolError(
     ErrorCode.webFetchFailed,
-    tls ? `${host}'s TLS certificate is not trusted (${code}); webfetch does not skip certificate checks.` : `Could not fetch from ${host} (${code}). Try again later, or another URL.`,
+    tls
+      ? `${host}'s TLS certificate is not trusted (${code}); webfetch does not skip certificate checks.`
+      : `Could not fetch from ${host} (${code}). Try again later, or another URL.`,
     { detail: { host, code, ...(tls ? { tls: true } : {}) }, retryable: !tls },
   );
 }
@@ -133,12 +136,24 @@ export function getOnce(target: VettedTarget, options: HopOptions): Promise<HopR
       res.on("error", fail);
       // A body cut off mid-way (the server closed, the socket failed) ends without "end": fail rather than hang.
       res.on("close", () => {
-        if (!res.complete) fail(Object.assign(new Error("the connection closed before the body ended"), { code: "ECONNRESET" }));
+        if (!res.complete)
+          fail(Object.assign(new Error("the connection closed before the body ended"), { code: "ECONNRESET" }));
       });
       if (decoder) {
         decoder.on("data", take);
         decoder.on("end", () => finish(false));
-        decoder.on("error", (error) => fail(new ToolError(ErrorCode.webFetchFailed, `${target.host} sent a body that does not decompress (${res.headers["content-encoding"]}).`, { detail: { host: target.host, code: (error as NodeJS.ErrnoException).code ?? "bad_encoding" }, retryable: false })));
+        decoder.on("error", (error) =>
+          fail(
+            new ToolError(
+              ErrorCode.webFetchFailed,
+              `${target.host} sent a body that does not decompress (${res.headers["content-encoding"]}).`,
+              {
+                detail: { host: target.host, code: (error as NodeJS.ErrnoException).code ?? "bad_encoding" },
+                retryable: false,
+              },
+            ),
+          ),
+        );
         res.pipe(decoder);
       } else {
         res.on("data", take);

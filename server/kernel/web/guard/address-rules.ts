@@ -81,7 +81,10 @@ V6_GLOBAL.addSubnet("2000::", 3, "ipv6");
 export function rangeRuleOf(address: string): AddressRule | undefined {
   const family = net.isIP(address);
   if (family === 4) return V4.find((r) => r.list.check(address, "ipv4"))?.rule;
-  if (family === 6) return V6.find((r) => r.list.check(address, "ipv6"))?.rule ?? (V6_GLOBAL.check(address, "ipv6") ? undefined : "reserved");
+  if (family === 6)
+    return (
+      V6.find((r) => r.list.check(address, "ipv6"))?.rule ?? (V6_GLOBAL.check(address, "ipv6") ? undefined : "reserved")
+    );
   return "reserved";
 }
 
@@ -91,7 +94,8 @@ export function embeddedIpv4(address: string, rule: AddressRule): string | undef
   const words = expandIpv6(address);
   if (!words) return undefined;
   const quad = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
-  if (rule === "ipv4_mapped" || rule === "nat64" || (rule === "ipv4_embedded" && words[0] === 0)) return quad(words[6]!, words[7]!);
+  if (rule === "ipv4_mapped" || rule === "nat64" || (rule === "ipv4_embedded" && words[0] === 0))
+    return quad(words[6]!, words[7]!);
   if (rule === "ipv4_embedded" && words[0] === 0x2002) return quad(words[1]!, words[2]!);
   return undefined;
 }
@@ -131,6 +135,7 @@ export const RULE_REASONS: Record<AddressRule, string> = {
 };
 
 /** The table as docs/SECURITY.md shows it (a unit test keeps the two equal). */
-export const ADDRESS_RANGES: ReadonlyArray<{ cidr: string; rule: AddressRule; why: string }> = [...IPV4_RANGES, ...IPV6_RANGES].map(
-  ([network, prefix, rule, why]) => ({ cidr: `${network}/${prefix}`, rule, why }),
-);
+export const ADDRESS_RANGES: ReadonlyArray<{ cidr: string; rule: AddressRule; why: string }> = [
+  ...IPV4_RANGES,
+  ...IPV6_RANGES,
+].map(([network, prefix, rule, why]) => ({ cidr: `${network}/${prefix}`, rule, why }));

@@ -30,10 +30,14 @@ export function allowEntryProblem(entry: string): string | undefined {
   if (family !== 0) {
     if (prefix === undefined) return undefined;
     const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
-    return bits >= 0 && bits <= (family === 4 ? 32 : 128) ? undefined : `"${entry}" has a prefix length outside 0-${family === 4 ? 32 : 128}`;
+    return bits >= 0 && bits <= (family === 4 ? 32 : 128)
+      ? undefined
+      : `"${entry}" has a prefix length outside 0-${family === 4 ? 32 : 128}`;
   }
   if (prefix !== undefined) return `"${entry}" is a range but ${address} is not an IP address`;
-  return HOST_NAME.test(normalizeHostName(bare)) ? undefined : `"${entry}" is neither a host name nor an IP address or CIDR range`;
+  return HOST_NAME.test(normalizeHostName(bare))
+    ? undefined
+    : `"${entry}" is neither a host name nor an IP address or CIDR range`;
 }
 
 /** Entries already checked with allowEntryProblem. */

@@ -4,20 +4,27 @@ import { ErrorCode, ToolError } from "../../../errors.js";
 import { MAX_WEB_URL_CHARS } from "../limits.js";
 
 export function invalidUrl(reason: string, hint: string, url?: string): ToolError {
-  return new ToolError(ErrorCode.webUrlInvalid, hint, { detail: { reason, ...(url !== undefined ? { url: url.slice(0, 200) } : {}) } });
+  return new ToolError(ErrorCode.webUrlInvalid, hint, {
+    detail: { reason, ...(url !== undefined ? { url: url.slice(0, 200) } : {}) },
+  });
 }
 
 /** The URL to fetch, or web_url_invalid saying what to change. */
 export function parseWebUrl(text: string): URL {
   const trimmed = text.trim();
   if (trimmed.length === 0) throw invalidUrl("empty", "Give the URL to fetch, e.g. https://example.com/docs.");
-  if (trimmed.length > MAX_WEB_URL_CHARS) throw invalidUrl("too_long", `The URL is longer than ${MAX_WEB_URL_CHARS} characters; shorten it.`);
+  if (trimmed.length > MAX_WEB_URL_CHARS)
+    throw invalidUrl("too_long", `The URL is longer than ${MAX_WEB_URL_CHARS} characters; shorten it.`);
   let url: URL;
   try {
     url = new URL(trimmed);
   } catch {
     const guess = /^[\w.-]+\.[a-z]{2,}(\/|$)/i.test(trimmed) ? ` Did you mean https://${trimmed}?` : "";
-    throw invalidUrl("unparseable", `"${trimmed.slice(0, 200)}" is not an absolute URL.${guess} Give it with http:// or https://.`, trimmed);
+    throw invalidUrl(
+      "unparseable",
+      `"${trimmed.slice(0, 200)}" is not an absolute URL.${guess} Give it with http:// or https://.`,
+      trimmed,
+    );
   }
   return checkWebUrl(url);
 }
@@ -25,10 +32,18 @@ export function parseWebUrl(text: string): URL {
 /** The checks a redirect's Location gets as well. */
 export function checkWebUrl(url: URL): URL {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalidUrl("scheme", `webfetch fetches http and https URLs only, not ${url.protocol.replace(/:$/, "")}:.`, url.href);
+    throw invalidUrl(
+      "scheme",
+      `webfetch fetches http and https URLs only, not ${url.protocol.replace(/:$/, "")}:.`,
+      url.href,
+    );
   }
   if (url.username !== "" || url.password !== "") {
-    throw invalidUrl("credentials", "The URL carries a user name or password; webfetch sends no credentials. Remove them (user:pass@).", `${url.protocol}//${url.host}${url.pathname}`);
+    throw invalidUrl(
+      "credentials",
+      "The URL carries a user name or password; webfetch sends no credentials. Remove them (user:pass@).",
+      `${url.protocol}//${url.host}${url.pathname}`,
+    );
   }
   url.hash = "";
   return url;

@@ -45,7 +45,11 @@ export interface AddressVerdict {
 }
 
 /** Why this address is refused, or undefined when webfetch may connect to it. */
-export function classifyAddress(address: string, allow: WebAllowlist, interfaces?: NetworkInterfaces): AddressVerdict | undefined {
+export function classifyAddress(
+  address: string,
+  allow: WebAllowlist,
+  interfaces?: NetworkInterfaces,
+): AddressVerdict | undefined {
   if (allowsAddress(allow, address)) return undefined;
   const rule = rangeRuleOf(address);
   if (rule) {
@@ -57,12 +61,24 @@ export function classifyAddress(address: string, allow: WebAllowlist, interfaces
 }
 
 function refused(host: string, address: string, verdict: AddressVerdict): ToolError {
-  const inside = verdict.embedded ? ` (it carries ${verdict.embedded})` : verdict.network ? ` (${verdict.network})` : "";
+  const inside = verdict.embedded
+    ? ` (it carries ${verdict.embedded})`
+    : verdict.network
+      ? ` (${verdict.network})`
+      : "";
   const shown = host === address ? address : `${host} (${address})`;
   return new ToolError(
     ErrorCode.webAddressRefused,
     `webfetch does not connect to ${shown}: rule ${verdict.rule}, ${RULE_REASONS[verdict.rule]}${inside}. Fetch a public address; only the operator can allow a private host or range (URLBRIDGE_WEB_ALLOW).`,
-    { detail: { host, address, rule: verdict.rule, ...(verdict.embedded ? { embedded: verdict.embedded } : {}), ...(verdict.network ? { network: verdict.network } : {}) } },
+    {
+      detail: {
+        host,
+        address,
+        rule: verdict.rule,
+        ...(verdict.embedded ? { embedded: verdict.embedded } : {}),
+        ...(verdict.network ? { network: verdict.network } : {}),
+      },
+    },
   );
 }
 
@@ -74,7 +90,9 @@ export async function vetTarget(url: URL, guard: WebGuard): Promise<VettedTarget
   const literal = hostOf(url);
   const family = net.isIP(literal);
   if (family !== 0) {
-    const verdict = allowsHost(guard.allow, literal) ? undefined : classifyAddress(literal, guard.allow, guard.interfaces);
+    const verdict = allowsHost(guard.allow, literal)
+      ? undefined
+      : classifyAddress(literal, guard.allow, guard.interfaces);
     if (verdict) throw refused(literal, literal, verdict);
     return { url, host: literal, address: literal, family: family === 6 ? 6 : 4 };
   }
@@ -93,7 +111,10 @@ export async function vetTarget(url: URL, guard: WebGuard): Promise<VettedTarget
   }
   const usable = addresses.filter((a) => net.isIP(a.address) !== 0);
   if (usable.length === 0) {
-    throw new ToolError(ErrorCode.webDnsFailed, `${host} resolves to no address. Check the host name.`, { detail: { host, code: "ENODATA" }, retryable: false });
+    throw new ToolError(ErrorCode.webDnsFailed, `${host} resolves to no address. Check the host name.`, {
+      detail: { host, code: "ENODATA" },
+      retryable: false,
+    });
   }
   // Every address is checked, not only the one used: a name that mixes a public and a private answer is refused.
   if (!hostAllowed) {

@@ -16,7 +16,10 @@ export function braveProvider(endpoint: ProviderEndpoint): SearchProvider {
       const url = new URL(endpoint.url);
       url.searchParams.set("q", query);
       url.searchParams.set("count", String(count));
-      const request = new Request(url, { method: "GET", headers: { accept: "application/json", "x-subscription-token": endpoint.key } });
+      const request = new Request(url, {
+        method: "GET",
+        headers: { accept: "application/json", "x-subscription-token": endpoint.key },
+      });
       const answer = (await providerJson("brave", request, signal)) as BraveAnswer;
       const results = Array.isArray(answer?.web?.results) ? answer.web.results : [];
       return results.flatMap((r) => {

@@ -3,7 +3,12 @@
 // put through webfetch's guard (tests point it at a stand-in on loopback).
 import { ErrorCode, ToolError } from "../../../errors.js";
 import { convertLibraries } from "../convert/html.js";
-import { MAX_WEB_SEARCH_RESPONSE_BYTES, MAX_WEB_SNIPPET_CHARS, MAX_WEB_TITLE_CHARS, WEB_SEARCH_TIMEOUT_MS } from "../limits.js";
+import {
+  MAX_WEB_SEARCH_RESPONSE_BYTES,
+  MAX_WEB_SNIPPET_CHARS,
+  MAX_WEB_TITLE_CHARS,
+  WEB_SEARCH_TIMEOUT_MS,
+} from "../limits.js";
 
 export type SearchProviderName = "brave" | "tavily";
 
@@ -37,17 +42,26 @@ export const SEARCH_KEY_VARIABLES: Record<SearchProviderName, string> = {
 };
 
 export function notConfigured(prefer?: SearchProviderName): ToolError {
-  const wanted = prefer ? SEARCH_KEY_VARIABLES[prefer] : `${SEARCH_KEY_VARIABLES.brave} or ${SEARCH_KEY_VARIABLES.tavily}`;
-  return new ToolError(ErrorCode.webSearchNotConfigured, `websearch has no search provider: the operator sets ${wanted} (and restarts the bridge). Nothing was sent. webfetch still works for URLs you know.`, {
-    detail: { variables: prefer ? [SEARCH_KEY_VARIABLES[prefer]] : Object.values(SEARCH_KEY_VARIABLES) },
-    agentAction: "stop",
-  });
+  const wanted = prefer
+    ? SEARCH_KEY_VARIABLES[prefer]
+    : `${SEARCH_KEY_VARIABLES.brave} or ${SEARCH_KEY_VARIABLES.tavily}`;
+  return new ToolError(
+    ErrorCode.webSearchNotConfigured,
+    `websearch has no search provider: the operator sets ${wanted} (and restarts the bridge). Nothing was sent. webfetch still works for URLs you know.`,
+    {
+      detail: { variables: prefer ? [SEARCH_KEY_VARIABLES[prefer]] : Object.values(SEARCH_KEY_VARIABLES) },
+      agentAction: "stop",
+    },
+  );
 }
 
 /** Plain text of a provider's snippet (Brave marks matches with <strong>), one line, bounded. */
 export function plainSnippet(text: unknown, max = MAX_WEB_SNIPPET_CHARS): string {
   if (typeof text !== "string") return "";
-  const plain = convertLibraries().convert(text, { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }] }).replace(/\s+/g, " ").trim();
+  const plain = convertLibraries()
+    .convert(text, { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }] })
+    .replace(/\s+/g, " ")
+    .trim();
   return plain.length > max ? `${plain.slice(0, max)}…` : plain;
 }
 
@@ -67,29 +81,47 @@ export function resultUrl(value: unknown): string | undefined {
 const REFUSED = new Set([400, 401, 403, 422]);
 
 /** One JSON request to a provider: bounded time and size; failures as web_search_failed naming the provider. */
-export async function providerJson(provider: SearchProviderName, request: Request, signal: AbortSignal): Promise<unknown> {
+export async function providerJson(
+  provider: SearchProviderName,
+  request: Request,
+  signal: AbortSignal,
+): Promise<unknown> {
   const deadline = AbortSignal.timeout(WEB_SEARCH_TIMEOUT_MS);
   let response: Response;
   try {
     response = await fetch(request, { signal: AbortSignal.any([signal, deadline]) });
   } catch (error) {
     const code = deadline.aborted ? "timeout" : ((error as { cause?: { code?: string } }).cause?.code ?? "network");
-    throw new ToolError(ErrorCode.webSearchFailed, `The ${provider} search API could not be reached (${code}). Try again later.`, { detail: { provider, code } });
+    throw new ToolError(
+      ErrorCode.webSearchFailed,
+      `The ${provider} search API could not be reached (${code}). Try again later.`,
+      { detail: { provider, code } },
+    );
   }
   if (!response.ok) {
     await response.body?.cancel();
     const refused = REFUSED.has(response.status);
     throw new ToolError(
       ErrorCode.webSearchFailed,
-      refused ? `The ${provider} search API refused the request (HTTP ${response.status}); the operator checks ${SEARCH_KEY_VARIABLES[provider]}.` : `The ${provider} search API answered HTTP ${response.status}. Try again later.`,
-      { detail: { provider, status: response.status }, retryable: !refused, ...(refused ? { agentAction: "stop" as const } : {}) },
+      refused
+        ? `The ${provider} search API refused the request (HTTP ${response.status}); the operator checks ${SEARCH_KEY_VARIABLES[provider]}.`
+        : `The ${provider} search API answered HTTP ${response.status}. Try again later.`,
+      {
+        detail: { provider, status: response.status },
+        retryable: !refused,
+        ...(refused ? { agentAction: "stop" as const } : {}),
+      },
     );
   }
   const text = await boundedText(response, provider);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ToolError(ErrorCode.webSearchFailed, `The ${provider} search API answered something that is not JSON. Try again later.`, { detail: { provider, code: "bad_json" } });
+    throw new ToolError(
+      ErrorCode.webSearchFailed,
+      `The ${provider} search API answered something that is not JSON. Try again later.`,
+      { detail: { provider, code: "bad_json" } },
+    );
   }
 }
 
@@ -104,7 +136,11 @@ async function boundedText(response: Response, provider: SearchProviderName): Pr
     size += value.length;
     if (size > MAX_WEB_SEARCH_RESPONSE_BYTES) {
       await reader.cancel();
-      throw new ToolError(ErrorCode.webSearchFailed, `The ${provider} search API answered more than ${MAX_WEB_SEARCH_RESPONSE_BYTES} bytes. Try a narrower query.`, { detail: { provider, code: "too_large" } });
+      throw new ToolError(
+        ErrorCode.webSearchFailed,
+        `The ${provider} search API answered more than ${MAX_WEB_SEARCH_RESPONSE_BYTES} bytes. Try a narrower query.`,
+        { detail: { provider, code: "too_large" } },
+      );
     }
     chunks.push(value);
   }

@@ -15,8 +15,19 @@ export function tavilyProvider(endpoint: ProviderEndpoint): SearchProvider {
     async search(query, count, signal) {
       const request = new Request(endpoint.url, {
         method: "POST",
-        headers: { accept: "application/json", "content-type": "application/json", authorization: `Bearer ${endpoint.key}` },
-        body: JSON.stringify({ query, max_results: count, search_depth: "basic", include_answer: false, include_images: false, include_raw_content: false }),
+        headers: {
+          accept: "application/json",
+          "content-type": "application/json",
+          authorization: `Bearer ${endpoint.key}`,
+        },
+        body: JSON.stringify({
+          query,
+          max_results: count,
+          search_depth: "basic",
+          include_answer: false,
+          include_images: false,
+          include_raw_content: false,
+        }),
       });
       const answer = (await providerJson("tavily", request, signal)) as TavilyAnswer;
       const results = Array.isArray(answer?.results) ? answer.results : [];

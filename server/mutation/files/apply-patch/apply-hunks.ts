@@ -49,7 +49,8 @@ export function applyHunks(decoded: DecodedText, located: LocatedHunk[]): Applie
     pos = start + length;
   }
   out.push(...lines.slice(pos));
-  for (let i = 0; i < out.length - 1; i++) if (out[i]!.eol === "") out[i] = { text: out[i]!.text, eol: decoded.newline };
+  for (let i = 0; i < out.length - 1; i++)
+    if (out[i]!.eol === "") out[i] = { text: out[i]!.text, eol: decoded.newline };
   const last = out[out.length - 1];
   if (last) out[out.length - 1] = { text: last.text, eol: endsWithNewline ? last.eol || decoded.newline : "" };
   return { text: out.map((l) => l.text + l.eol).join(""), added, removed };

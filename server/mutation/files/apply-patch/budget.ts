@@ -36,6 +36,10 @@ export function checkDirectoryBudget(plan: PatchPlan, limit: number | undefined)
   throw new ToolError(
     ErrorCode.patchTooLarge,
     `This patch writes in ${folders} folders; one patch may write in at most ${budget} here${why}. Nothing was written. Split it into patches of at most ${budget} folders each and send them one by one.`,
-    { detail: { folders, maxFolders: budget, ...(limit === undefined ? {} : { openFileLimit: limit }) }, retryable: false, agentAction: "correct_request" },
+    {
+      detail: { folders, maxFolders: budget, ...(limit === undefined ? {} : { openFileLimit: limit }) },
+      retryable: false,
+      agentAction: "correct_request",
+    },
   );
 }

@@ -55,55 +55,97 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
     try {
       report = await rollbackPreimages(ctx.project.root, plan.preimages, ctx.project.agentFallback);
     } catch (rollbackError) {
-      runtimeOf(ctx).log.error("apply_patch could not roll back after a failed commit", { error: String(rollbackError) });
-    }
-    // rolledBack reports what is on disk, not whether the rollback ran without a hitch.
-    const notRestored = await pathsNotRestored(ctx.project.root, plan.preimages).catch(() => plan.preimages.map((p) => p.path));
-    if (notRestored.length > 0) {
-      const shown = notRestored.slice(0, MAX_LISTED_NOT_RESTORED).map((p) => toDisplayPath(ctx.project.root, p));
-      throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}) and ${notRestored.length} path(s) could not be restored (notRestored); the tree is partly patched. Check those with /r before anything else.`, {
-        detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: false, notRestored: shown, changed: plan.changes.slice(0, done + 1).map((c) => c.target.display) },
-        retryable: false,
-        agentAction: "stop",
+      runtimeOf(ctx).log.error("apply_patch could not roll back after a failed commit", {
+        error: String(rollbackError),
       });
     }
+    // rolledBack reports what is on disk, not whether the rollback ran without a hitch.
+    const notRestored = await pathsNotRestored(ctx.project.root, plan.preimages).catch(() =>
+      plan.preimages.map((p) => p.path),
+    );
+    if (notRestored.length > 0) {
+      const shown = notRestored.slice(0, MAX_LISTED_NOT_RESTORED).map((p) => toDisplayPath(ctx.project.root, p));
+      throw new ToolError(
+        ErrorCode.patchCommitFailed,
+        `Writing ${failed?.target.display ?? "a file"} failed (${cause}) and ${notRestored.length} path(s) could not be restored (notRestored); the tree is partly patched. Check those with /r before anything else.`,
+        {
+          detail: {
+            failedAt: failed?.target.display,
+            appliedBeforeFailure: done,
+            rolledBack: false,
+            notRestored: shown,
+            changed: plan.changes.slice(0, done + 1).map((c) => c.target.display),
+          },
+          retryable: false,
+          agentAction: "stop",
+        },
+      );
+    }
     report ??= { restored: [], removed: [] };
-    const detail = { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: true, restored: report.restored.length, removed: report.removed.length };
+    const detail = {
+      failedAt: failed?.target.display,
+      appliedBeforeFailure: done,
+      rolledBack: true,
+      restored: report.restored.length,
+      removed: report.removed.length,
+    };
     if (isToolError(error) && error.code === ErrorCode.pathNotFound) {
       // A file (or a folder on its way) the plan read was removed by something else mid-commit. The commit does not
       // write it anew; the rollback puts back every preimage, so the tree is exactly as before the patch.
       const missing = (error.detail as { path?: string } | undefined)?.path ?? failed?.target.display ?? "A path";
-      throw new ToolError(error.code, `${missing} was removed while the patch was being written, so the patch stopped there; every file of the patch, that one included, was restored to its state before it. Read the tree again (/r, /f) to see what else changes it, then send the patch again.`, {
-        detail: { ...detail, missing },
-        retryable: false,
-        agentAction: "reread_then_retry",
-      });
+      throw new ToolError(
+        error.code,
+        `${missing} was removed while the patch was being written, so the patch stopped there; every file of the patch, that one included, was restored to its state before it. Read the tree again (/r, /f) to see what else changes it, then send the patch again.`,
+        {
+          detail: { ...detail, missing },
+          retryable: false,
+          agentAction: "reread_then_retry",
+        },
+      );
     }
     if ((isToolError(error) && error.code === ErrorCode.invalidPath) || cause === "ENAMETOOLONG") {
       // A path of the patch cannot exist (a name longer than the file system allows, below a folder the patch
       // creates, so the preflight walk never reached it): the same patch can never succeed, so no retry.
       const why = isToolError(error) ? error.message : "a name in it is longer than the file system allows.";
-      throw new ToolError(ErrorCode.invalidPath, `${failed?.target.display ?? "A path"} cannot be created: ${why} The patch stopped there and every file of it was restored to its state before it. Fix that path in the patch and send it again.`, {
-        detail: { ...detail, cause },
-        retryable: false,
-        agentAction: "correct_request",
-      });
+      throw new ToolError(
+        ErrorCode.invalidPath,
+        `${failed?.target.display ?? "A path"} cannot be created: ${why} The patch stopped there and every file of it was restored to its state before it. Fix that path in the patch and send it again.`,
+        {
+          detail: { ...detail, cause },
+          retryable: false,
+          agentAction: "correct_request",
+        },
+      );
     }
     if (isToolError(error) && error.code === ErrorCode.pathChanged) {
       // A folder on the way was replaced mid-commit: the agent sees path_changed (retryable), as every tool answers it.
-      throw new ToolError(error.code, `${failed?.target.display ?? "A path"} changed while the patch was being written (a folder or link on the way was replaced); every file of the patch was restored to its state before it and nothing outside the project was touched. Fetch retry.`, {
-        detail,
-        retryable: true,
-        agentAction: "wait_and_retry",
-        extra: retryExtra(ctx),
-      });
+      throw new ToolError(
+        error.code,
+        `${failed?.target.display ?? "A path"} changed while the patch was being written (a folder or link on the way was replaced); every file of the patch was restored to its state before it and nothing outside the project was touched. Fetch retry.`,
+        {
+          detail,
+          retryable: true,
+          agentAction: "wait_and_retry",
+          extra: retryExtra(ctx),
+        },
+      );
     }
-    throw new ToolError(ErrorCode.patchCommitFailed, `Writing ${failed?.target.display ?? "a file"} failed (${cause}); every file of the patch was restored to its state before it. Fix the cause, then fetch retry.`, {
-      detail: { failedAt: failed?.target.display, appliedBeforeFailure: done, rolledBack: true, restored: report.restored.length, removed: report.removed.length },
-      retryable: true,
-      agentAction: "correct_request",
-      extra: retryExtra(ctx),
-    });
+    throw new ToolError(
+      ErrorCode.patchCommitFailed,
+      `Writing ${failed?.target.display ?? "a file"} failed (${cause}); every file of the patch was restored to its state before it. Fix the cause, then fetch retry.`,
+      {
+        detail: {
+          failedAt: failed?.target.display,
+          appliedBeforeFailure: done,
+          rolledBack: true,
+          restored: report.restored.length,
+          removed: report.removed.length,
+        },
+        retryable: true,
+        agentAction: "correct_request",
+        extra: retryExtra(ctx),
+      },
+    );
   }
 }
 

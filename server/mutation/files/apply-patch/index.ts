@@ -33,18 +33,36 @@ const tolerantMatch = z.strictObject({
   path: z.string(),
   hunk: z.number().int().describe("1-based index of the hunk among its file's hunks."),
   line: z.number().int().describe("1-based line where the hunk matched."),
-  match: z.enum(["trailing_whitespace", "whitespace"]).describe("What the match ignored: trailing whitespace, or all leading and trailing whitespace."),
+  match: z
+    .enum(["trailing_whitespace", "whitespace"])
+    .describe("What the match ignored: trailing whitespace, or all leading and trailing whitespace."),
 });
 
 /** What a successful /a answers (before the journal's callId and state). */
 export const applyPatchOutput = z.strictObject({
   ok: z.literal(true),
-  summary: z.string().describe("One line: files by operation, lines added and removed, and how many hunks matched only ignoring whitespace."),
+  summary: z
+    .string()
+    .describe(
+      "One line: files by operation, lines added and removed, and how many hunks matched only ignoring whitespace.",
+    ),
   files: z.array(patchedFile).describe(`Every file the patch touched, in patch order (the first ${MAX_LISTED_FILES}).`),
-  filesNotListed: z.number().int().optional().describe(`Files beyond the first ${MAX_LISTED_FILES} that the patch also touched.`),
-  tolerantMatches: z.array(tolerantMatch).optional().describe("Hunks that matched only when whitespace was ignored; check them with /r."),
+  filesNotListed: z
+    .number()
+    .int()
+    .optional()
+    .describe(`Files beyond the first ${MAX_LISTED_FILES} that the patch also touched.`),
+  tolerantMatches: z
+    .array(tolerantMatch)
+    .optional()
+    .describe("Hunks that matched only when whitespace was ignored; check them with /r."),
   hint: z.string().optional().describe("Present with tolerantMatches."),
-  diff: z.string().optional().describe(`Unified diff of every added, updated or moved file in patch order (newlines shown as \\n), at most ${MAX_PATCH_DIFF_CHARS / 1024} KiB in all.`),
+  diff: z
+    .string()
+    .optional()
+    .describe(
+      `Unified diff of every added, updated or moved file in patch order (newlines shown as \\n), at most ${MAX_PATCH_DIFF_CHARS / 1024} KiB in all.`,
+    ),
   diffTruncated: z.literal(true).optional().describe("The diff was clipped; read the files to see the rest."),
 });
 export type ApplyPatchOutput = z.infer<typeof applyPatchOutput>;
@@ -65,7 +83,11 @@ export const applyPatchTool = defineTool({
   }),
   output: applyPatchOutput,
   url: { rawField: "patch" },
-  journal: { stagedContent: [{ blob: "blob", count: "count", into: "patch" }], recover: recoverPatch, awaitsDurableItself: true },
+  journal: {
+    stagedContent: [{ blob: "blob", count: "count", into: "patch" }],
+    recover: recoverPatch,
+    awaitsDurableItself: true,
+  },
   async execute(args, ctx) {
     const ops = parsePatch(args.patch ?? "");
     const plan = await planPatch(ctx, ops);
@@ -91,7 +113,9 @@ function describe(changes: PlannedChange[]): ApplyPatchOutput {
     minus += c.removed;
   }
   const tolerant = changes.flatMap((c) => c.hunks.filter(isTolerant).map((h) => ({ path: c.target.display, ...h })));
-  const parts = (Object.entries(counts) as Array<[string, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  const parts = (Object.entries(counts) as Array<[string, number]>)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`);
   return {
     ok: true,
     summary: `${changes.length} file${changes.length === 1 ? "" : "s"}: ${parts.join(", ")}; +${plus} -${minus} lines${tolerant.length > 0 ? `; ${tolerant.length} hunk(s) matched ignoring whitespace` : ""}`,
@@ -104,7 +128,10 @@ function describe(changes: PlannedChange[]): ApplyPatchOutput {
     })),
     ...(changes.length > MAX_LISTED_FILES ? { filesNotListed: changes.length - MAX_LISTED_FILES } : {}),
     ...(tolerant.length > 0
-      ? { tolerantMatches: tolerant, hint: "Some hunks matched only when whitespace was ignored; their context lines kept the file's own whitespace. Check them with /r." }
+      ? {
+          tolerantMatches: tolerant,
+          hint: "Some hunks matched only when whitespace was ignored; their context lines kept the file's own whitespace. Check them with /r.",
+        }
       : {}),
     ...diffFields(changes),
   };
@@ -121,10 +148,16 @@ function diffFields(changes: PlannedChange[]): Pick<ApplyPatchOutput, "diff" | "
 async function recoverPatch(intent: InterruptedIntent): Promise<ToolFailure> {
   if (intent.phase === "pending") return interruptedFailure(intent, "pending", { applied: false });
   const report = await intent.rollback();
-  const shown = [...report.restored, ...report.removed].slice(0, MAX_LISTED_RESTORED).map((p) => toDisplayPath(intent.projectRoot, p));
+  const shown = [...report.restored, ...report.removed]
+    .slice(0, MAX_LISTED_RESTORED)
+    .map((p) => toDisplayPath(intent.projectRoot, p));
   return new ToolError(
     ErrorCode.interruptedRolledBack,
     "The bridge stopped while this patch was being written; every file it touched was restored to its exact state before the patch. Fetch retry to apply it again.",
-    { detail: { restored: report.restored.length, removed: report.removed.length, paths: shown }, retryable: true, agentAction: "correct_request" },
+    {
+      detail: { restored: report.restored.length, removed: report.removed.length, paths: shown },
+      retryable: true,
+      agentAction: "correct_request",
+    },
   ).toFailure();
 }

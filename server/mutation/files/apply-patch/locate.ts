@@ -28,7 +28,12 @@ export function locateHunks(lines: string[], hunks: Hunk[]): LocateOutcome {
     let from = cursor;
     if (hunk.header !== undefined) {
       const at = findSequence(lines, [hunk.header], from, false);
-      if (!at) return { ok: false, hunkIndex: index, reason: `its "@@ ${hunk.header}" context line was not found after line ${from}` };
+      if (!at)
+        return {
+          ok: false,
+          hunkIndex: index,
+          reason: `its "@@ ${hunk.header}" context line was not found after line ${from}`,
+        };
       from = at.start + 1;
     }
     const old = hunk.lines.filter((l) => l.op !== "+").map((l) => l.text);
@@ -54,7 +59,12 @@ export function locateHunks(lines: string[], hunks: Hunk[]): LocateOutcome {
 }
 
 /** First position at or after `from` where `wanted` matches, trying each pass in turn. */
-function findSequence(lines: string[], wanted: string[], from: number, atEnd: boolean): { start: number; match: MatchKind } | undefined {
+function findSequence(
+  lines: string[],
+  wanted: string[],
+  from: number,
+  atEnd: boolean,
+): { start: number; match: MatchKind } | undefined {
   for (const pass of PASSES) {
     const target = wanted.map(pass.norm);
     const matchesAt = (start: number) => target.every((w, j) => pass.norm(lines[start + j]!) === w);

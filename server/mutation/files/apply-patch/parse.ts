@@ -2,7 +2,11 @@
 // Update File (optional *** Move to:, @@ hunks with optional context header, optional *** End of File).
 import { ErrorCode, ToolError } from "../../../errors.js";
 
-export type HunkLine = { op: " " | "-" | "+"; text: string; /** an empty line without its leading space */ bare?: true };
+export type HunkLine = {
+  op: " " | "-" | "+";
+  text: string;
+  /** an empty line without its leading space */ bare?: true;
+};
 
 export interface Hunk {
   /** Text after "@@ ", a line to find before the hunk's context; undefined for a bare "@@". */
@@ -27,7 +31,8 @@ const UPDATE = "*** Update File: ";
 const MOVE = "*** Move to: ";
 const END_OF_FILE = "*** End of File";
 /** The usual cause of a stray leading space: a raw= tail turns a bare + into a space. */
-export const PLUS_HINT = " If this line was meant to start with +: inside raw=, a bare + arrives as a space; write ~q for a literal +.";
+export const PLUS_HINT =
+  " If this line was meant to start with +: inside raw=, a bare + arrives as a space; write ~q for a literal +.";
 
 function parseError(message: string, line: number | undefined, text?: string): ToolError {
   return new ToolError(ErrorCode.patchParseError, `${line !== undefined ? `Patch line ${line}: ` : ""}${message}`, {
@@ -42,8 +47,10 @@ export function parsePatch(patch: string): PatchOp[] {
   while (first < lines.length && lines[first]!.trim() === "") first++;
   let last = lines.length - 1;
   while (last >= first && lines[last]!.trim() === "") last--;
-  if (first > last || lines[first]!.trim() !== BEGIN) throw parseError(`a patch starts with "${BEGIN}".`, first + 1, lines[first]);
-  if (lines[last]!.trim() !== END || last === first) throw parseError(`a patch ends with "${END}".`, last + 1, lines[last]);
+  if (first > last || lines[first]!.trim() !== BEGIN)
+    throw parseError(`a patch starts with "${BEGIN}".`, first + 1, lines[first]);
+  if (lines[last]!.trim() !== END || last === first)
+    throw parseError(`a patch ends with "${END}".`, last + 1, lines[last]);
 
   const ops: PatchOp[] = [];
   let i = first + 1;
@@ -69,12 +76,17 @@ export function parsePatch(patch: string): PatchOp[] {
       }
       const parsed = parseHunks(lines, i, last);
       i = parsed.next;
-      if (parsed.hunks.length === 0 && moveTo === undefined) throw parseError(`"${line}" has no @@ hunk and no "${MOVE}" line.`, n, line);
+      if (parsed.hunks.length === 0 && moveTo === undefined)
+        throw parseError(`"${line}" has no @@ hunk and no "${MOVE}" line.`, n, line);
       ops.push({ kind: "update", path: pathOf(line, UPDATE, n), moveTo, hunks: parsed.hunks, patchLine: n });
     } else if (line.trim() === "") {
       i++;
     } else {
-      throw parseError(`expected "${ADD}", "${UPDATE}", "${DELETE}" or "${END}".${lines[i]!.startsWith(" ") ? PLUS_HINT : ""}`, n, lines[i]);
+      throw parseError(
+        `expected "${ADD}", "${UPDATE}", "${DELETE}" or "${END}".${lines[i]!.startsWith(" ") ? PLUS_HINT : ""}`,
+        n,
+        lines[i],
+      );
     }
   }
   if (ops.length === 0) throw parseError("the patch holds no operation.", undefined);
@@ -95,7 +107,8 @@ function parseHunks(lines: string[], start: number, last: number): { hunks: Hunk
     const line = lines[i]!;
     if (line.startsWith("*** ")) {
       if (line.trim() === END_OF_FILE) {
-        if (!current || current.lines.length === 0) throw parseError(`"${END_OF_FILE}" must follow a hunk's lines.`, i + 1, line);
+        if (!current || current.lines.length === 0)
+          throw parseError(`"${END_OF_FILE}" must follow a hunk's lines.`, i + 1, line);
         current.endOfFile = true;
         continue;
       }

@@ -46,6 +46,9 @@ export function patchDiff(files: Array<{ display: string; diff: FileDiff | undef
   }
   if (shown.length === 0 && notShown.length === 0) return undefined;
   const listed = `${notShown.slice(0, 5).join(", ")}${notShown.length > 5 ? ", …" : ""}`;
-  const note = notShown.length > 0 ? [`… diffs of ${notShown.length} more file(s) not shown (${listed}); read them to see the change.`] : [];
+  const note =
+    notShown.length > 0
+      ? [`… diffs of ${notShown.length} more file(s) not shown (${listed}); read them to see the change.`]
+      : [];
   return { diff: [...shown, ...note].join("\n"), ...(truncated ? { truncated: true as const } : {}) };
 }

@@ -11,7 +11,15 @@
 import fs from "node:fs";
 import { ErrorCode, ToolError } from "../../../errors.js";
 import type { ToolContext } from "../../../kernel/tool/definition.js";
-import { CREATE_FLAGS, discardTempFile, fillTempFile, makeDirectoriesIn, ownerForNewFiles, syncDirectory, tempName } from "../../../sandbox/fd-ops.js";
+import {
+  CREATE_FLAGS,
+  discardTempFile,
+  fillTempFile,
+  makeDirectoriesIn,
+  ownerForNewFiles,
+  syncDirectory,
+  tempName,
+} from "../../../sandbox/fd-ops.js";
 import { closeQuietly, fdPath, O_PATH, walkInsideRoot, type HeldPath } from "../../../sandbox/fd-walk.js";
 import { bridgeIsRoot, type Identity } from "../../../sandbox/identity.js";
 import { freeReplacedInodeInPool } from "../atomic-write.js";
@@ -51,7 +59,10 @@ function dirKeyOf(fd: number): string {
 }
 
 function walk(ctx: ToolContext, path: PlannedPath, need: "existing" | "create"): HeldPath {
-  return walkInsideRoot(ctx.project.root, path.display, { symlinks: "refuse", ...(need === "existing" ? { allowMissing: false } : {}) });
+  return walkInsideRoot(ctx.project.root, path.display, {
+    symlinks: "refuse",
+    ...(need === "existing" ? { allowMissing: false } : {}),
+  });
 }
 
 export class PatchCommit {
@@ -115,7 +126,10 @@ export class PatchCommit {
       const fd = fs.openSync(fdPath(this.dirs.get(dirKey)!, temp.temp), CREATE_FLAGS, 0o666);
       this.staged.set(index, temp);
       try {
-        fillTempFile(fd, change.bytes!, { ...(change.mode === undefined ? {} : { mode: change.mode }), ...(owner ? { owner } : {}) });
+        fillTempFile(fd, change.bytes!, {
+          ...(change.mode === undefined ? {} : { mode: change.mode }),
+          ...(owner ? { owner } : {}),
+        });
       } catch (error) {
         closeQuietly(fd);
         throw error;
@@ -165,11 +179,15 @@ export class PatchCommit {
         // The folder staged into must still be the one the path leads to: one removed, recreated or moved away since
         // (a symlink now on the way is refused by the walk itself) is not where this file belongs any more.
         if (target.pending.length > 1 || dirKeyOf(target.dirFd) !== staged.dirKey) {
-          throw new ToolError(ErrorCode.pathChanged, `"${change.target.display}" changed while this call was using it (a folder on the way was replaced). Nothing outside the project was touched; fetch the same URL again.`, {
-            detail: { path: change.target.display },
-            retryable: true,
-            agentAction: "wait_and_retry",
-          });
+          throw new ToolError(
+            ErrorCode.pathChanged,
+            `"${change.target.display}" changed while this call was using it (a folder on the way was replaced). Nothing outside the project was touched; fetch the same URL again.`,
+            {
+              detail: { path: change.target.display },
+              retryable: true,
+              agentAction: "wait_and_retry",
+            },
+          );
         }
         // A second reference to the inode the rename replaces, dropped in the thread pool: its last close frees it,
         // which would otherwise happen in the walk's close, on the event loop.

@@ -40,10 +40,23 @@ export interface PatchPlan {
 
 const OP_LABEL = { add: "Add File", delete: "Delete File", update: "Update File" } as const;
 
-function opFailure(op: PatchOp, index: number, error: ToolError, detail: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): ToolError {
+function opFailure(
+  op: PatchOp,
+  index: number,
+  error: ToolError,
+  detail: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): ToolError {
   const where = `Operation ${index + 1} (${OP_LABEL[op.kind]}: ${op.path}, patch line ${op.patchLine})`;
   return new ToolError(error.code, `${where}: ${error.message} Nothing was written.`, {
-    detail: { operation: index + 1, kind: op.kind, path: op.path, patchLine: op.patchLine, ...detail, ...(error.detail === undefined ? {} : { cause: error.detail }) },
+    detail: {
+      operation: index + 1,
+      kind: op.kind,
+      path: op.path,
+      patchLine: op.patchLine,
+      ...detail,
+      ...(error.detail === undefined ? {} : { cause: error.detail }),
+    },
     retryable: error.retryable,
     agentAction: error.agentAction,
     extra: { ...error.extra, ...extra },
@@ -57,7 +70,15 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
   const claim = (op: PatchOp, index: number, p: PlannedPath) => {
     const earlier = claimed.get(p.absolute);
     if (earlier !== undefined) {
-      throw opFailure(op, index, new ToolError(ErrorCode.patchPathConflict, `${p.display} is already touched by operation ${earlier + 1}; touch each path once per patch.`, { retryable: false }));
+      throw opFailure(
+        op,
+        index,
+        new ToolError(
+          ErrorCode.patchPathConflict,
+          `${p.display} is already touched by operation ${earlier + 1}; touch each path once per patch.`,
+          { retryable: false },
+        ),
+      );
     }
     claimed.set(p.absolute, index);
   };
@@ -66,7 +87,11 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
   const held: HeldPath[] = [];
   /** "existing": the path must be there; "create": the operation creates it when missing. */
   const hold = (input: string, need: "existing" | "create"): HeldPath => {
-    const target = walkInsideRoot(ctx.project.root, input, need === "create" ? { creating: true } : { allowMissing: false });
+    const target = walkInsideRoot(
+      ctx.project.root,
+      input,
+      need === "create" ? { creating: true } : { allowMissing: false },
+    );
     held.push(target);
     return target;
   };
@@ -76,37 +101,65 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
         if (op.kind === "add") {
           const target = hold(op.path, "create");
           claim(op, index, target);
-          if (target.exists) throw new ToolError(ErrorCode.patchTargetExists, `${target.display} already exists and Add File never overwrites: change it with "*** Update File: ${target.display}", or replace it whole with /w after reading it.`, { retryable: false });
+          if (target.exists)
+            throw new ToolError(
+              ErrorCode.patchTargetExists,
+              `${target.display} already exists and Add File never overwrites: change it with "*** Update File: ${target.display}", or replace it whole with /w after reading it.`,
+              { retryable: false },
+            );
           remember(await capturePreimages(target));
           const text = linesToText(op.lines);
           const diff = wholeFileDiff(target.display, "", normalizeNewlines(text));
-          changes.push({ op: "added", target: planned(target), bytes: Buffer.from(text, "utf8"), added: op.lines.length, removed: 0, hunks: [], diff });
+          changes.push({
+            op: "added",
+            target: planned(target),
+            bytes: Buffer.from(text, "utf8"),
+            added: op.lines.length,
+            removed: 0,
+            hunks: [],
+            diff,
+          });
           continue;
         }
         const source = hold(op.path, "existing");
         claim(op, index, source);
         const info = source.stats!;
-        if (!info.isFile()) throw new ToolError(ErrorCode.notAFile, `${source.display} is not a file.`, { retryable: false });
+        if (!info.isFile())
+          throw new ToolError(ErrorCode.notAFile, `${source.display} is not a file.`, { retryable: false });
         const previous = await readHeldFile(source.fd!, info.size);
         const mode = info.mode & 0o7777;
         remember([{ path: source.absolute, kind: "file", mode, content: previous }]);
         if (op.kind === "delete") {
-          changes.push({ op: "deleted", target: planned(source), added: 0, removed: splitLines(previous.toString("utf8")).length, hunks: [] });
+          changes.push({
+            op: "deleted",
+            target: planned(source),
+            added: 0,
+            removed: splitLines(previous.toString("utf8")).length,
+            hunks: [],
+          });
           continue;
         }
         const decoded = decodeForEdit(previous, source.display);
-        const located = locateHunks(splitLines(decoded.text).map((l) => l.text), op.hunks);
+        const located = locateHunks(
+          splitLines(decoded.text).map((l) => l.text),
+          op.hunks,
+        );
         if (!located.ok) {
           const hunk = op.hunks[located.hunkIndex]!;
-          const spaced = hunk.lines.some((l) => l.op === " ") && !op.hunks.some((h) => h.lines.some((l) => l.op === "+"));
+          const spaced =
+            hunk.lines.some((l) => l.op === " ") && !op.hunks.some((h) => h.lines.some((l) => l.op === "+"));
           // No retry URL: the same patch against the same file fails the same way (issue 27 item 3); the agent
           // sends a corrected patch after read.
           throw opFailure(
             op,
             index,
-            new ToolError(ErrorCode.patchHunkNotFound, `hunk ${located.hunkIndex + 1} (patch line ${hunk.patchLine}) does not apply: ${located.reason}. Fetch read, copy its lines exactly into the hunk and send the corrected patch.${spaced ? PLUS_HINT : ""}`, {
-              agentAction: "reread_then_retry",
-            }),
+            new ToolError(
+              ErrorCode.patchHunkNotFound,
+              `hunk ${located.hunkIndex + 1} (patch line ${hunk.patchLine}) does not apply: ${located.reason}. Fetch read, copy its lines exactly into the hunk and send the corrected patch.${spaced ? PLUS_HINT : ""}`,
+              {
+                agentAction: "reread_then_retry",
+              },
+            ),
             { hunk: located.hunkIndex + 1, hunkPatchLine: hunk.patchLine },
             { read: ctx.urls.to("r", "r", [["path", source.display]]) },
           );
@@ -120,16 +173,37 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
           const dest = hold(op.moveTo, "create");
           if (dest.absolute !== source.absolute) {
             claim(op, index, dest);
-            if (dest.exists) throw new ToolError(ErrorCode.patchTargetExists, `move destination ${dest.display} already exists and Move to never overwrites: delete it first ("*** Delete File: ${dest.display}" in its own patch), then send this patch again.`, { retryable: false });
+            if (dest.exists)
+              throw new ToolError(
+                ErrorCode.patchTargetExists,
+                `move destination ${dest.display} already exists and Move to never overwrites: delete it first ("*** Delete File: ${dest.display}" in its own patch), then send this patch again.`,
+                { retryable: false },
+              );
             remember(await capturePreimages(dest));
             target = planned(dest);
             from = planned(source);
           }
         }
-        const diff = wholeFileDiff(target.display, normalizeNewlines(decoded.text), normalizeNewlines(applied.text), from?.display);
-        changes.push({ op: from ? "moved" : "updated", target, ...(from ? { from } : {}), bytes, mode, added: applied.added, removed: applied.removed, hunks, diff });
+        const diff = wholeFileDiff(
+          target.display,
+          normalizeNewlines(decoded.text),
+          normalizeNewlines(applied.text),
+          from?.display,
+        );
+        changes.push({
+          op: from ? "moved" : "updated",
+          target,
+          ...(from ? { from } : {}),
+          bytes,
+          mode,
+          added: applied.added,
+          removed: applied.removed,
+          hunks,
+          diff,
+        });
       } catch (error) {
-        if (isToolError(error) && (error.detail as { operation?: number } | undefined)?.operation !== undefined) throw error;
+        if (isToolError(error) && (error.detail as { operation?: number } | undefined)?.operation !== undefined)
+          throw error;
         if (isToolError(error)) throw opFailure(op, index, error);
         throw error;
       } finally {

@@ -54,12 +54,18 @@ describe("webfetch address classifier", () => {
     expect(rangeRuleOf(address)).toBe(rule);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "93.184.215.14", "172.32.0.1", "100.128.0.1", "192.169.0.1", "2606:4700:4700::1111", "2a00:1450:4001:82a::200e"])(
-    "lets public %s through",
-    (address) => {
-      expect(rangeRuleOf(address)).toBeUndefined();
-    },
-  );
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "93.184.215.14",
+    "172.32.0.1",
+    "100.128.0.1",
+    "192.169.0.1",
+    "2606:4700:4700::1111",
+    "2a00:1450:4001:82a::200e",
+  ])("lets public %s through", (address) => {
+    expect(rangeRuleOf(address)).toBeUndefined();
+  });
 
   it.each([
     ["::ffff:127.0.0.1", "ipv4_mapped", "127.0.0.1"],
@@ -72,12 +78,37 @@ describe("webfetch address classifier", () => {
 
   it("refuses the bridge's own networks whatever their range, from the interfaces it has", () => {
     const interfaces = () => ({
-      eth0: [{ address: "93.184.215.20", netmask: "255.255.255.0", family: "IPv4" as const, mac: "", internal: false, cidr: "93.184.215.20/24" }],
-      eth1: [{ address: "2a01:4f8::5", netmask: "ffff:ffff:ffff:ffff::", family: "IPv6" as const, mac: "", internal: false, cidr: "2a01:4f8::5/64", scopeid: 0 }],
+      eth0: [
+        {
+          address: "93.184.215.20",
+          netmask: "255.255.255.0",
+          family: "IPv4" as const,
+          mac: "",
+          internal: false,
+          cidr: "93.184.215.20/24",
+        },
+      ],
+      eth1: [
+        {
+          address: "2a01:4f8::5",
+          netmask: "ffff:ffff:ffff:ffff::",
+          family: "IPv6" as const,
+          mac: "",
+          internal: false,
+          cidr: "2a01:4f8::5/64",
+          scopeid: 0,
+        },
+      ],
     });
     const none = parseWebAllowlist([]);
-    expect(classifyAddress("93.184.215.99", none, interfaces)).toEqual({ rule: "bridge_network", network: "93.184.215.20/24 (eth0)" });
-    expect(classifyAddress("2a01:4f8::abcd", none, interfaces)).toEqual({ rule: "bridge_network", network: "2a01:4f8::5/64 (eth1)" });
+    expect(classifyAddress("93.184.215.99", none, interfaces)).toEqual({
+      rule: "bridge_network",
+      network: "93.184.215.20/24 (eth0)",
+    });
+    expect(classifyAddress("2a01:4f8::abcd", none, interfaces)).toEqual({
+      rule: "bridge_network",
+      network: "2a01:4f8::5/64 (eth1)",
+    });
     expect(classifyAddress("93.184.216.1", none, interfaces)).toBeUndefined();
     expect(ownNetworks(interfaces).containing("8.8.8.8")).toBeUndefined();
   });
@@ -113,8 +144,16 @@ describe("webfetch address classifier", () => {
     const table = doc.slice(doc.indexOf("| range | rule | why |"));
     const lines = table.split("\n");
     const rows = lines
-      .slice(2, lines.findIndex((line) => !line.startsWith("|")))
-      .map((line) => line.split("|").slice(1, 4).map((cell) => cell.trim().replace(/`/g, "")));
+      .slice(
+        2,
+        lines.findIndex((line) => !line.startsWith("|")),
+      )
+      .map((line) =>
+        line
+          .split("|")
+          .slice(1, 4)
+          .map((cell) => cell.trim().replace(/`/g, "")),
+      );
     expect(rows).toEqual(ADDRESS_RANGES.map((r) => [r.cidr, r.rule, r.why]));
   });
 });

@@ -7,7 +7,16 @@ import { containerSandboxStatus } from "../../../../server/sandbox/container/sta
 describe("URLBRIDGE_SANDBOX_* in the configuration", () => {
   it("defaults to no network, no configured instance (the bridge fills in the state's own) and the manager's own image and limits", () => {
     const config = loadConfig({});
-    expect(config.sandboxContainer).toEqual({ image: undefined, network: "none", cpus: undefined, memoryMb: undefined, pids: undefined, tmpMb: undefined, hostProjects: undefined, instance: undefined });
+    expect(config.sandboxContainer).toEqual({
+      image: undefined,
+      network: "none",
+      cpus: undefined,
+      memoryMb: undefined,
+      pids: undefined,
+      tmpMb: undefined,
+      hostProjects: undefined,
+      instance: undefined,
+    });
     const options = projectContainersOptionsFromConfig(config);
     expect(options).toMatchObject({ limits: {}, network: "none", agentFallback: { uid: 1000, gid: 1000 } });
     expect(options.image).toBeUndefined();
@@ -32,7 +41,9 @@ describe("URLBRIDGE_SANDBOX_* in the configuration", () => {
     expect(options.hostPath?.("/projects/demo/")).toBe("/home/me/code/demo");
     expect(options.hostPath?.("/projects")).toBe("/home/me/code");
     expect(() => options.hostPath?.("/projectsX/demo")).toThrow(/outside \/projects/);
-    expect(() => options.hostPath?.("/elsewhere/app")).toThrow(expect.objectContaining({ code: "sandbox_unavailable" }));
+    expect(() => options.hostPath?.("/elsewhere/app")).toThrow(
+      expect.objectContaining({ code: "sandbox_unavailable" }),
+    );
   });
 
   it.each([
@@ -54,10 +65,28 @@ describe("URLBRIDGE_SANDBOX_* in the configuration", () => {
 describe("the container mode's health status", () => {
   it("says what is enforced, and warns when sandboxes are given a network", () => {
     const closed = containerSandboxStatus(loadConfig({ URLBRIDGE_SANDBOX: "container" }));
-    expect(closed).toMatchObject({ mode: "container", filesystem: true, procProtection: true, signals: true, network: true, identitySeparation: true, perProjectIsolation: true });
-    expect(closed.container).toEqual({ image: "node:20-bookworm-slim", network: "none", cpus: 1, memoryMb: 1024, pids: 512, tmpMb: 256, dockerSocketHeldByBridge: true });
+    expect(closed).toMatchObject({
+      mode: "container",
+      filesystem: true,
+      procProtection: true,
+      signals: true,
+      network: true,
+      identitySeparation: true,
+      perProjectIsolation: true,
+    });
+    expect(closed.container).toEqual({
+      image: "node:20-bookworm-slim",
+      network: "none",
+      cpus: 1,
+      memoryMb: 1024,
+      pids: 512,
+      tmpMb: 256,
+      dockerSocketHeldByBridge: true,
+    });
     expect(closed.warning).toBeUndefined();
-    const open = containerSandboxStatus(loadConfig({ URLBRIDGE_SANDBOX: "container", URLBRIDGE_SANDBOX_NETWORK: "bridge" }));
+    const open = containerSandboxStatus(
+      loadConfig({ URLBRIDGE_SANDBOX: "container", URLBRIDGE_SANDBOX_NETWORK: "bridge" }),
+    );
     expect(open).toMatchObject({ network: false, warning: expect.stringContaining("URLBRIDGE_SANDBOX_NETWORK") });
   });
 });

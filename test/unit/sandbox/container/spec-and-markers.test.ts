@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { createMarkerFilter } from "../../../../server/sandbox/container/exec.js";
-import { containerCreateOptions, containerName, DEFAULT_SANDBOX_LIMITS, specHash, type SandboxSpec } from "../../../../server/sandbox/container/spec.js";
+import {
+  containerCreateOptions,
+  containerName,
+  DEFAULT_SANDBOX_LIMITS,
+  specHash,
+  type SandboxSpec,
+} from "../../../../server/sandbox/container/spec.js";
 
 const spec: SandboxSpec = {
   projectId: "p/1 x",
@@ -15,7 +21,11 @@ const spec: SandboxSpec = {
 describe("containerCreateOptions", () => {
   it("mounts only the root at /project, as the agent, without network, capabilities or privilege gain", () => {
     const options = containerCreateOptions(spec);
-    expect(options).toMatchObject({ User: "1000:1000", NetworkDisabled: true, Labels: { "urlbridge.project": "p/1 x", "urlbridge.spec": specHash(spec) } });
+    expect(options).toMatchObject({
+      User: "1000:1000",
+      NetworkDisabled: true,
+      Labels: { "urlbridge.project": "p/1 x", "urlbridge.spec": specHash(spec) },
+    });
     expect(options.HostConfig).toMatchObject({
       Binds: ["/srv/projects/demo:/project:rw"],
       NetworkMode: "none",
@@ -31,7 +41,10 @@ describe("containerCreateOptions", () => {
   });
 
   it("an allowed network is used as given", () => {
-    expect(containerCreateOptions({ ...spec, network: "bridge" })).toMatchObject({ NetworkDisabled: false, HostConfig: { NetworkMode: "bridge" } });
+    expect(containerCreateOptions({ ...spec, network: "bridge" })).toMatchObject({
+      NetworkDisabled: false,
+      HostConfig: { NetworkMode: "bridge" },
+    });
   });
 
   it.each([
@@ -56,7 +69,11 @@ describe("createMarkerFilter", () => {
   ])("strips markers (%s) and passes the rest on", (_how, chunks) => {
     const output: string[] = [];
     const markers: string[] = [];
-    const filter = createMarkerFilter(nonce, (c) => output.push(c.toString("latin1")), (kind, value) => markers.push(`${kind}=${value}`));
+    const filter = createMarkerFilter(
+      nonce,
+      (c) => output.push(c.toString("latin1")),
+      (kind, value) => markers.push(`${kind}=${value}`),
+    );
     for (const chunk of chunks) filter.write(Buffer.from(chunk, "latin1"));
     filter.flush();
     expect(output.join("")).toBe("outmore");
@@ -66,7 +83,11 @@ describe("createMarkerFilter", () => {
   it("passes on look-alikes with another nonce and a lone record separator", () => {
     const output: string[] = [];
     const markers: string[] = [];
-    const filter = createMarkerFilter(nonce, (c) => output.push(c.toString("latin1")), (kind) => markers.push(kind));
+    const filter = createMarkerFilter(
+      nonce,
+      (c) => output.push(c.toString("latin1")),
+      (kind) => markers.push(kind),
+    );
     const text = `a\x1eb \x1eurlbridge-ffffffff exit 0\nc\x1e`;
     filter.write(Buffer.from(text, "latin1"));
     filter.flush();

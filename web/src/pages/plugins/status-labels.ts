@@ -21,7 +21,8 @@ export const stateTone = (state: State): "ok" | "fail" => (state === "ready" ? "
 
 /** What the server asks for; not known until something answered at the URL. */
 export function authLabel(state: State, auth: Connection["auth"]): string {
-  if (auth === undefined || state === "not-running" || state === "disconnected") return "not known (nothing answered yet)";
+  if (auth === undefined || state === "not-running" || state === "disconnected")
+    return "not known (nothing answered yet)";
   return auth === "basic" ? "a password (HTTP Basic)" : "no password";
 }
 

@@ -1,11 +1,20 @@
 // Projects page calls: projects, their sessions (to say which rotate), and the folder browser.
 import { api, query } from "../../api/client";
-import type { CreateProjectBody, FolderListing, PatchProjectBody, PatchProjectResult, Project, SandboxReport, SessionView } from "../../api/types";
+import type {
+  CreateProjectBody,
+  FolderListing,
+  PatchProjectBody,
+  PatchProjectResult,
+  Project,
+  SandboxReport,
+  SessionView,
+} from "../../api/types";
 
 export const listProjects = () => api.get<Project[]>("/api/projects");
 export const listSessions = () => api.get<SessionView[]>("/api/sessions");
 export const createProject = (body: CreateProjectBody) => api.post<Project>("/api/projects", body);
-export const patchProject = (id: string, body: PatchProjectBody) => api.patch<PatchProjectResult>(`/api/projects/${encodeURIComponent(id)}`, body);
+export const patchProject = (id: string, body: PatchProjectBody) =>
+  api.patch<PatchProjectResult>(`/api/projects/${encodeURIComponent(id)}`, body);
 export const deleteProject = (id: string) => api.del(`/api/projects/${encodeURIComponent(id)}`);
 export const listFolders = (path?: string) => api.get<FolderListing>(`/api/fs${query({ path })}`);
 /** What the terminal sandbox enforces (public /api/health). */
