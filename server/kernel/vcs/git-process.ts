@@ -10,6 +10,7 @@ import { buildChildEnv } from "../../sandbox/env-scrub.js";
 import type { ProjectTarget, Sandbox } from "../../sandbox/launcher.js";
 import { spawnThroughSpawner, SpawnerLost } from "../../sandbox/spawner.js";
 import { GIT_TIMEOUT_MS, MAX_GIT_OUTPUT_BYTES } from "../limits.js";
+import { linkedWorktreeCommonDir } from "./git-worktree-link.js";
 
 /** The launcher's exit code when it refused to start the program (native/urlbridge-sandbox.c). */
 const LAUNCHER_ERROR = 125;
@@ -145,7 +146,8 @@ export function createGitRunner(sandbox: Sandbox | undefined): GitRunner {
       const git = gitBinary();
       if (!git)
         throw gitFailed("git is not installed on the bridge's machine; the operator must install it.", "no_git");
-      const plan = sandbox?.plan(project, "", true, [], "ro");
+      const common = linkedWorktreeCommonDir(project.root);
+      const plan = sandbox?.plan(project, "", true, common ? [common] : [], "ro");
       const gitArgv = [git, ...configArgs(project.root, options.filters ?? []), ...args];
       const env = gitEnv(project.root, plan?.env ?? {});
       const started = plan

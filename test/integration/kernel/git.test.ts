@@ -319,6 +319,44 @@ describe("not a repository", () => {
   });
 });
 
+describe("a linked worktree as the project", () => {
+  it("reads the main repository's metadata through the worktree's .git file, and refuses a forged one", async () => {
+    const main = makeTempDir("git-main");
+    git(main, "init", "-q", "-b", "main");
+    put(main, "shared.txt", "base\n");
+    git(main, "add", ".");
+    git(main, "commit", "-q", "-m", "base");
+    const parent = makeTempDir("git-wt-parent");
+    fs.chmodSync(parent, 0o755);
+    const worktree = path.join(parent, "feature");
+    git(main, "worktree", "add", "-q", "-b", "feature", worktree);
+    put(worktree, "shared.txt", "feature edit\n");
+    giveToAgent(main);
+    const linked = await tb.session({ root: worktree, name: "worktree" });
+    const status = await agentGet<Body>(`${linked.r}/v?op=status`);
+    expect(status).toMatchObject({ ok: true, head: { branch: "feature" } });
+    expect(status.entries).toEqual([{ path: "shared.txt", state: "unstaged", change: "modified" }]);
+    expect((await agentGet<Body>(`${linked.r}/v?op=log`)).commits.map((c: Body) => c.subject)).toEqual(["base"]);
+    // The main working tree is untouched by the worktree's edit.
+    expect(fs.readFileSync(path.join(main, "shared.txt"), "utf8")).toBe("base\n");
+
+    // A .git file naming a repository's folder directly (not a registered worktree) opens nothing outside.
+    const forged = makeTempDir("git-forged");
+    put(forged, ".git", `gitdir: ${path.join(main, ".git")}\n`);
+    const forgedSession = await tb.session({ root: forged, name: "forged" });
+    expect(await agentGet<Body>(`${forgedSession.r}/v?op=log`)).toMatchObject({
+      ok: false,
+      errorCode: "not_a_repository",
+    });
+    // Nor does one naming the real worktree's metadata, whose back-pointer names the real worktree.
+    put(forged, ".git", `gitdir: ${path.join(main, ".git", "worktrees", "feature")}\n`);
+    expect(await agentGet<Body>(`${forgedSession.r}/v?op=log`)).toMatchObject({
+      ok: false,
+      errorCode: "not_a_repository",
+    });
+  });
+});
+
 describe("a repository's configured programs", () => {
   it("runs no filter, textconv or external diff the repository configures, and no fsmonitor", async () => {
     const dir = makeTempDir("git-hostile");
