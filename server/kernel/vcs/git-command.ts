@@ -15,7 +15,8 @@ export interface GitSubject {
   path?: string | undefined;
 }
 
-const NOT_A_REPOSITORY = /not a git repository/i;
+// Outside a repository git diff takes its arguments as --no-index's and answers with that usage instead.
+const NOT_A_REPOSITORY = /not a git repository|usage: git diff --no-index/i;
 const UNKNOWN_REVISION =
   /unknown revision|bad revision|not a valid object name|invalid object name|bad object|ambiguous argument|needed a single revision|not a valid commit/i;
 const PATH_NOT_IN_REVISION = /does not exist in|exists on disk, but not in|path '.*' does not exist/i;

@@ -46,7 +46,7 @@ type GitArgs = z.infer<typeof schema>;
 /** What /v answers: `op` says which of the optional groups is present. */
 export const gitOutput = z.strictObject({
   ok: z.literal(true),
-  op: z.enum(["status", "diff", "log", "show", "refs"]),
+  op: z.enum(["status", "diff", "log", "show", "refs"]).describe("Which view answered; its fields follow."),
   head: headOutput.optional(),
   entries: z.array(statusEntry).optional().describe("op=status: one row per path and side that differs."),
   against: z.string().optional().describe("op=diff: the two sides compared, in words."),
@@ -62,7 +62,7 @@ export const gitOutput = z.strictObject({
   text: z.string().optional().describe("op=show: this page of the file's text."),
   refs: z.array(refRow).optional().describe("op=refs: branches, tags and remote branches, by name."),
   page: pageOutput,
-  notice: z.string().optional(),
+  notice: z.string().optional().describe("What an empty answer means, or where to go next."),
 });
 
 type GitOutput = z.infer<typeof gitOutput>;

@@ -295,6 +295,9 @@ describe("op=log, op=show, op=refs", () => {
   });
 
   it("answers unknown_revision, path_not_found and not_a_file with what to do next", async () => {
+    // In a URL ~ is an escape: HEAD~1 is written HEAD~~1 (or HEAD^).
+    expect((await v("op=show&path=a.txt&rev=HEAD~~1")).text).toBe("one\ntwo\nthree\n");
+    expect((await v("op=show&path=a.txt&rev=HEAD^")).text).toBe("one\ntwo\nthree\n");
     expect(await v("op=log&rev=nosuch")).toMatchObject({ ok: false, errorCode: "unknown_revision" });
     expect(await v("op=show&path=a.txt&rev=nosuch")).toMatchObject({ ok: false, errorCode: "unknown_revision" });
     expect(await v("op=diff&rev=nosuch")).toMatchObject({ ok: false, errorCode: "unknown_revision" });
@@ -312,9 +315,11 @@ describe("not a repository", () => {
     const inner = path.join(repo, "dössier");
     for (const root of [plain, inner]) {
       const other = await tb.session({ root, name: `plain-${root === plain ? "folder" : "inner"}` });
-      const body = await agentGet<Body>(`${other.r}/v?op=status`);
-      expect(body).toMatchObject({ ok: false, errorCode: "not_a_repository" });
-      expect(body.repairHint).toContain("/r");
+      for (const query of ["op=status", "op=diff", "op=diff&staged=1", "op=log", "op=refs", "op=show&path=x.txt"]) {
+        const body = await agentGet<Body>(`${other.r}/v?${query}`);
+        expect({ query, body }).toMatchObject({ query, body: { ok: false, errorCode: "not_a_repository" } });
+        expect(body.repairHint).toContain("/r");
+      }
     }
   });
 });
