@@ -18,7 +18,7 @@ const LAUNCHER_ERROR = 125;
 const MAX_STDERR_BYTES = 8 * 1024;
 
 /**
- * Settings given on the command line, which outrank the repository's .git/config: nothing a repository configures
+ * Settings given in command-line scope (configEnv), which outranks the repository's .git/config: nothing a repository configures
  * starts a program (fsmonitor hook, external diff, pager, signature check, transport for a lazy fetch), output
  * stays in the shape the parsers read, and the repository is trusted whoever owns it (safe.directory, added per
  * call): git itself is then the only program that runs, read-only under the launcher.
@@ -91,13 +91,24 @@ function gitEnv(root: string, planEnv: Record<string, string>): Record<string, s
   };
 }
 
-function configArgs(root: string, filters: string[]): string[] {
-  const settings = [
-    ...SAFE_CONFIG,
-    `safe.directory=${root}`,
-    ...filters.flatMap((name) => [`filter.${name}.clean=`, `filter.${name}.smudge=`, `filter.${name}.process=`]),
+/**
+ * The settings as GIT_CONFIG_COUNT/KEY/VALUE variables (command-line scope, as -c): a key and its value stay
+ * apart, so a driver named "x=y" cannot split `-c filter.x=y.clean=` into another key and keep its filter.
+ */
+function configEnv(root: string, filters: string[]): Record<string, string> {
+  const settings: Array<[string, string]> = [
+    ...SAFE_CONFIG.map((s): [string, string] => [s.slice(0, s.indexOf("=")), s.slice(s.indexOf("=") + 1)]),
+    ["safe.directory", root],
+    ...filters.flatMap((name): Array<[string, string]> =>
+      ["clean", "smudge", "process"].map((kind) => [`filter.${name}.${kind}`, ""]),
+    ),
   ];
-  return settings.flatMap((s) => ["-c", s]);
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
 }
 
 interface Started {
@@ -148,8 +159,8 @@ export function createGitRunner(sandbox: Sandbox | undefined): GitRunner {
         throw gitFailed("git is not installed on the bridge's machine; the operator must install it.", "no_git");
       const common = linkedWorktreeCommonDir(project.root);
       const plan = sandbox?.plan(project, "", true, common ? [common] : [], "ro");
-      const gitArgv = [git, ...configArgs(project.root, options.filters ?? []), ...args];
-      const env = gitEnv(project.root, plan?.env ?? {});
+      const gitArgv = [git, ...args];
+      const env = { ...gitEnv(project.root, plan?.env ?? {}), ...configEnv(project.root, options.filters ?? []) };
       const started = plan
         ? await start(plan.file, [...plan.args, "--", ...gitArgv], plan.spawnCwd, env)
         : await start(git, gitArgv.slice(1), project.root, env);

@@ -324,6 +324,24 @@ describe("not a repository", () => {
   });
 });
 
+describe("ownership", () => {
+  it.skipIf(process.getuid?.() !== 0)(
+    "reads a repository owned by another user than the agent identity git runs as (no dubious-ownership refusal)",
+    async () => {
+      const dir = makeTempDir("git-owned");
+      git(dir, "init", "-q", "-b", "main");
+      put(dir, "f.txt", "one\n");
+      git(dir, "add", ".");
+      git(dir, "commit", "-q", "-m", "first");
+      const other = await tb.session({ root: dir, name: "owned" });
+      // The session handed the folder to the agent uid; give it back to root, world-readable.
+      execFileSync("chown", ["-R", "0:0", dir]);
+      fs.chmodSync(dir, 0o755);
+      expect(await agentGet<Body>(`${other.r}/v?op=log`)).toMatchObject({ ok: true, commits: [{ subject: "first" }] });
+    },
+  );
+});
+
 describe("a linked worktree as the project", () => {
   it("reads the main repository's metadata through the worktree's .git file, and refuses a forged one", async () => {
     const main = makeTempDir("git-main");
@@ -367,7 +385,9 @@ describe("a repository's configured programs", () => {
     const dir = makeTempDir("git-hostile");
     const marker = path.join(dir, ".git", "fsmonitor-ran");
     git(dir, "init", "-q", "-b", "main");
-    put(dir, ".gitattributes", "*.txt filter=evil diff=evil\n");
+    // "ev=il": a driver name that `-c filter.ev=il.clean=` would split into another key, keeping the filter.
+    put(dir, ".gitattributes", "*.txt filter=evil diff=evil\n*.md filter=ev=il\n");
+    put(dir, "g.md", "one\n");
     put(dir, "f.txt", "one\n");
     git(dir, "add", ".");
     git(dir, "commit", "-q", "-m", "base");
@@ -376,6 +396,7 @@ describe("a repository's configured programs", () => {
     for (const [key, value] of [
       ["filter.evil.clean", "sed s/two/FILTERED/"],
       ["filter.evil.smudge", "sed s/one/FILTERED/"],
+      ["filter.ev=il.clean", "sed s/two/FILTERED/"],
       ["diff.evil.textconv", "sed s/o/TEXTCONV/"],
       ["diff.external", "echo EXTERNAL"],
       ["core.fsmonitor", `touch ${marker}`],
@@ -383,10 +404,13 @@ describe("a repository's configured programs", () => {
       git(dir, "config", key, value);
     }
     put(dir, "f.txt", "two\n");
+    put(dir, "g.md", "two\n");
     const other = await tb.session({ root: dir, name: "hostile" });
     expect((await agentGet<Body>(`${other.r}/v?op=status`)).entries).toEqual([
       { path: "f.txt", state: "unstaged", change: "modified" },
+      { path: "g.md", state: "unstaged", change: "modified" },
     ]);
+    expect((await agentGet<Body>(`${other.r}/v?op=diff&path=g.md`)).patch).toContain("-one\n+two");
     const patch = (await agentGet<Body>(`${other.r}/v?op=diff&path=f.txt`)).patch as string;
     expect(patch).toContain("-one\n+two");
     expect(patch).not.toMatch(/FILTERED|TEXTCONV|EXTERNAL/);
