@@ -87,6 +87,8 @@ function gitEnv(root: string, planEnv: Record<string, string>): Record<string, s
     GIT_LITERAL_PATHSPECS: "1",
     // Only the project folder itself may be the repository: never one in a folder above it.
     GIT_CEILING_DIRECTORIES: path.dirname(root),
+    // The working tree is the project folder, whatever core.worktree in .git/config says (it outranks that).
+    GIT_WORK_TREE: root,
     LC_ALL: "C",
   };
 }

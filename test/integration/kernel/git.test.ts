@@ -381,7 +381,7 @@ describe("a linked worktree as the project", () => {
 });
 
 describe("a repository's configured programs", () => {
-  it("runs no filter, textconv or external diff the repository configures, and no fsmonitor", async () => {
+  it("runs no filter, textconv, external diff or fsmonitor the repository configures, and keeps its core.worktree inside", async () => {
     const dir = makeTempDir("git-hostile");
     const marker = path.join(dir, ".git", "fsmonitor-ran");
     git(dir, "init", "-q", "-b", "main");
@@ -400,6 +400,8 @@ describe("a repository's configured programs", () => {
       ["diff.evil.textconv", "sed s/o/TEXTCONV/"],
       ["diff.external", "echo EXTERNAL"],
       ["core.fsmonitor", `touch ${marker}`],
+      // Not a program, but a way out: the working tree would be /etc.
+      ["core.worktree", "/etc"],
     ] as const) {
       git(dir, "config", key, value);
     }
