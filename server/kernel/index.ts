@@ -22,13 +22,15 @@ export interface ReadToolsOptions {
 }
 
 export function createReadTools(options: ReadToolsOptions = {}): AnyToolDefinition[] {
+  // /g and /v share the bridge's slots for work that runs child processes over the whole project.
+  const gate = createSearchGate(options.searchGate);
   return [
     readTool,
     findTool,
-    createGrepTool(createGrepEngine(options.grepEngine ?? "auto"), createSearchGate(options.searchGate)),
+    createGrepTool(createGrepEngine(options.grepEngine ?? "auto"), gate),
     outlineTool,
     statTool,
     projectTool,
-    createGitTool(createGitRunner(options.sandbox)),
+    createGitTool(createGitRunner(options.sandbox), gate),
   ];
 }

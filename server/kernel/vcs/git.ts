@@ -5,6 +5,7 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { isInside, lexicalTarget, outsideRoot, toDisplayPath } from "../../sandbox/path-lexical.js";
 import { DEFAULT_GIT_PAGE, MAX_GIT_PAGE } from "../limits.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
+import type { SlotGate } from "../tool/slot-gate.js";
 import type { GitCall } from "./git-command.js";
 import { describeSides, diffFile, readDiff } from "./git-diff.js";
 import { commitRow, readFileAt, readLog, readRefs, refRow, verifyCommit } from "./git-history.js";
@@ -177,8 +178,8 @@ async function refs(call: GitCall, args: GitArgs): Promise<GitOutput> {
 
 const OPS = { status, diff, log, show, refs } as const;
 
-/** `runner`: how git starts (git-process.ts), one per bridge. */
-export function createGitTool(runner: GitRunner) {
+/** `runner`: how git starts (git-process.ts); `gate`: the bridge's search slots, shared with /g (search-gate.ts). */
+export function createGitTool(runner: GitRunner, gate: SlotGate) {
   return defineTool({
     id: "git",
     route: "v",
@@ -190,6 +191,13 @@ export function createGitTool(runner: GitRunner) {
     schema,
     output: gitOutput,
     url: { aliases: { file: "path", ref: "rev", from: "rev", cached: "staged" } },
-    execute: (args, ctx) => OPS[args.op]({ runner, ctx }, args),
+    async execute(args, ctx) {
+      const release = await gate.acquire({ key: ctx.session.id, signal: ctx.signal });
+      try {
+        return await OPS[args.op]({ runner, ctx }, args);
+      } finally {
+        release();
+      }
+    },
   });
 }

@@ -14,6 +14,10 @@ import {
   type TestBridge,
 } from "../../helpers/bridge.js";
 import { wrapSession, type McpTestClient } from "../../helpers/mcp-clients.js";
+import { createSearchGate } from "../../../server/kernel/search/search-gate.js";
+import type { ToolContext } from "../../../server/kernel/tool/definition.js";
+import { createGitRunner } from "../../../server/kernel/vcs/git-process.js";
+import { createGitTool } from "../../../server/kernel/vcs/git.js";
 
 const UNICODE = "dössier/naïve café.txt";
 
@@ -321,6 +325,27 @@ describe("not a repository", () => {
         expect(body.repairHint).toContain("/r");
       }
     }
+  });
+});
+
+describe("the bridge's search slots", () => {
+  it("are shared with /g: with every slot taken and no room to wait, /v answers search_busy and runs no git", async () => {
+    const gate = createSearchGate({ slots: 1, maxQueued: 0 });
+    const tool = createGitTool(createGitRunner(undefined), gate);
+    const ctx = {
+      project: { id: "p", name: "p", root: repo },
+      session: { id: "s", name: "s", generation: 1 },
+      signal: new AbortController().signal,
+    } as unknown as ToolContext;
+    const release = await gate.acquire();
+    try {
+      await expect(
+        Promise.resolve(tool.execute({ op: "status", staged: false, offset: 0, limit: 50 }, ctx)),
+      ).rejects.toMatchObject({ code: "search_busy" });
+    } finally {
+      release();
+    }
+    expect(await tool.execute({ op: "refs", staged: false, offset: 0, limit: 50 }, ctx)).toMatchObject({ ok: true });
   });
 });
 
