@@ -328,6 +328,27 @@ describe("not a repository", () => {
   });
 });
 
+describe("output bound", () => {
+  it("refuses an answer over 8 MiB with git_output_too_large, naming how to narrow it", async () => {
+    const dir = makeTempDir("git-large");
+    git(dir, "init", "-q", "-b", "main");
+    put(
+      dir,
+      "big.txt",
+      "x"
+        .repeat(1023)
+        .concat("\n")
+        .repeat(9 * 1024),
+    );
+    git(dir, "add", ".");
+    git(dir, "commit", "-q", "-m", "big");
+    const other = await tb.session({ root: dir, name: "large" });
+    const body = await agentGet<Body>(`${other.r}/v?op=show&path=big.txt`);
+    expect(body).toMatchObject({ ok: false, errorCode: "git_output_too_large", retryable: false });
+    expect(body.repairHint).toContain("path=");
+  });
+});
+
 describe("the bridge's search slots", () => {
   it("are shared with /g: with every slot taken and no room to wait, /v answers search_busy and runs no git", async () => {
     const gate = createSearchGate({ slots: 1, maxQueued: 0 });
