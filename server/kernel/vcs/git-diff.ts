@@ -22,10 +22,17 @@ export interface DiffSides {
 
 /** In words, which two sides were compared. */
 export function describeSides(sides: DiffSides): string {
+  if (isRange(sides.rev))
+    return `${sides.rev} (a range: ${sides.rev!.includes("...") ? "the right side since the merge base" : "left vs right"})`;
   if (sides.to !== undefined) return `${sides.rev ?? "HEAD"} vs ${sides.to}`;
   if (sides.staged) return `index (staged) vs ${sides.rev ?? "HEAD"}`;
   if (sides.rev !== undefined) return `working tree vs ${sides.rev}`;
   return "working tree vs index (unstaged)";
+}
+
+/** rev=a..b or a...b: two revisions in one argument (a...b: b against the merge base of a and b). */
+export function isRange(rev: string | undefined): boolean {
+  return rev !== undefined && rev.includes("..");
 }
 
 /** git diff's arguments for the sides, and whether git reads the working tree for them. */
@@ -49,7 +56,7 @@ function diffArgs(sides: DiffSides, relative: string | undefined): { args: strin
     "--",
     ...(relative !== undefined ? [relative] : []),
   ];
-  return { args, worktree: !sides.staged && sides.to === undefined };
+  return { args, worktree: !sides.staged && sides.to === undefined && !isRange(sides.rev) };
 }
 
 /** Splits `--numstat -z -p` output: numstat records, an empty record, then the patch text. */

@@ -7,7 +7,7 @@ import { DEFAULT_GIT_PAGE, MAX_GIT_PAGE } from "../limits.js";
 import { defineTool, type ToolContext } from "../tool/definition.js";
 import type { SlotGate } from "../tool/slot-gate.js";
 import type { GitCall } from "./git-command.js";
-import { describeSides, diffFile, readDiff } from "./git-diff.js";
+import { describeSides, diffFile, isRange, readDiff } from "./git-diff.js";
 import { commitRow, readFileAt, readLog, readRefs, refRow, verifyCommit } from "./git-history.js";
 import {
   checkFingerprint,
@@ -92,6 +92,13 @@ async function status(call: GitCall, args: GitArgs): Promise<GitOutput> {
 }
 
 async function diff(call: GitCall, args: GitArgs): Promise<GitOutput> {
+  if (isRange(args.rev) && (args.staged || args.to !== undefined)) {
+    throw new ToolError(
+      ErrorCode.conflictingParameters,
+      `rev=${args.rev} names both sides already; leave out staged= and to=.`,
+      { detail: { parameters: ["rev", args.staged ? "staged" : "to"] } },
+    );
+  }
   if (args.staged && args.to !== undefined) {
     throw new ToolError(
       ErrorCode.conflictingParameters,

@@ -164,6 +164,32 @@ describe("op=diff", () => {
     expect(binary.patch).toContain("Binary files a/logo.bin and b/logo.bin differ");
   });
 
+  it("compares a branch with its merge base (rev=base...branch), as an operator's review does", async () => {
+    const dir = makeTempDir("git-range");
+    git(dir, "init", "-q", "-b", "main");
+    put(dir, "f.txt", "base\n");
+    git(dir, "add", ".");
+    git(dir, "commit", "-q", "-m", "base");
+    git(dir, "checkout", "-q", "-b", "topic");
+    put(dir, "topic.txt", "topic\n");
+    git(dir, "add", ".");
+    git(dir, "commit", "-q", "-m", "topic");
+    git(dir, "checkout", "-q", "main");
+    put(dir, "main.txt", "main moved on\n");
+    git(dir, "add", ".");
+    git(dir, "commit", "-q", "-m", "main");
+    const other = await tb.session({ root: dir, name: "range" });
+    const threeDot = await agentGet<Body>(`${other.r}/v?op=diff&rev=main...topic`);
+    expect(threeDot).toMatchObject({ ok: true, files: [{ path: "topic.txt", added: 1, deleted: 0 }] });
+    expect(threeDot.against).toContain("merge base");
+    const twoDot = await agentGet<Body>(`${other.r}/v?op=diff&rev=main..topic`);
+    expect(twoDot.files.map((f: Body) => f.path)).toEqual(["main.txt", "topic.txt"]);
+    expect(await agentGet<Body>(`${other.r}/v?op=diff&rev=main...topic&staged=1`)).toMatchObject({
+      ok: false,
+      errorCode: "conflicting_parameters",
+    });
+  });
+
   it("refuses staged=1 with to=", async () => {
     expect(await v("op=diff&staged=1&rev=v1&to=main")).toMatchObject({
       ok: false,
