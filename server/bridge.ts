@@ -210,18 +210,18 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     search: config.web.search,
     ...options.web,
   });
-  const tools = [
-    ...createReadTools({ grepEngine: config.grepEngine }),
-    ...webTools,
-    ...mutationTools,
-    ...(options.extraTools ?? []),
-  ];
   const sandbox = createSandbox({
     config,
     codeDir: PACKAGE_ROOT,
     projectRoots: () => store.projects.list().map((p) => p.root),
     warn: (message) => log.warn(message),
   });
+  const tools = [
+    ...createReadTools({ grepEngine: config.grepEngine, sandbox }),
+    ...webTools,
+    ...mutationTools,
+    ...(options.extraTools ?? []),
+  ];
   useSpawner(config.spawner === "auto");
   setSpawnerLog(log);
   // Each appliance labels its sandbox containers with its own instance name unless the operator chose one.

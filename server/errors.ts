@@ -121,6 +121,11 @@ export const ErrorCode = {
   opencodeRefused: "opencode_refused",
   opencodeFailed: "opencode_failed",
   pageChanged: "page_changed",
+  // version control (server/kernel/vcs/)
+  notARepository: "not_a_repository",
+  unknownRevision: "unknown_revision",
+  gitOutputTooLarge: "git_output_too_large",
+  gitFailed: "git_failed",
   // generic
   internalError: "internal_error",
 } as const;
@@ -252,6 +257,10 @@ export const ERROR_CATALOG = {
   opencode_refused: { retryable: false },
   opencode_failed: { retryable: false },
   page_changed: { retryable: false },
+  not_a_repository: { retryable: false },
+  unknown_revision: { retryable: false },
+  git_output_too_large: { retryable: false },
+  git_failed: { retryable: false, varies: "true when git ran out of time (errorDetail.reason timeout)" },
   internal_error: {
     retryable: true,
     varies:

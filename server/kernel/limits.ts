@@ -65,3 +65,13 @@ export const MAX_OUTLINE_MS = 10_000;
 /** package.json scripts /p lists, and the length each command is clipped to. */
 export const MAX_PROJECT_SCRIPTS = 100;
 export const MAX_SCRIPT_COMMAND_CHARS = 300;
+
+/** Longest one git command of the version-control tool (/v) may run before it is stopped. */
+export const GIT_TIMEOUT_MS = 10_000;
+/** Most bytes /v reads from one git command (a whole diff is read to fingerprint it); larger answers are refused. */
+export const MAX_GIT_OUTPUT_BYTES = 8 * 1024 * 1024;
+/** Rows (files, commits, refs) per /v page: default and ceiling. */
+export const DEFAULT_GIT_PAGE = 50;
+export const MAX_GIT_PAGE = 200;
+/** Characters of one /v text page (a file's patch, a file at a revision), small enough for an MCP answer. */
+export const GIT_TEXT_PAGE_CHARS = 8 * 1024;

@@ -22,6 +22,7 @@ import { answerInvalidParams } from "./invalid-params.js";
 import { compactOutputSchema } from "./output-schema.js";
 import { mcpWorded } from "./wording.js";
 import { fileTools } from "./tools/files.js";
+import { gitTools } from "./tools/git.js";
 import { journalTools } from "./tools/journal.js";
 import { pluginSpecs } from "./tools/plugins.js";
 import { readTools } from "./tools/read.js";
@@ -63,6 +64,7 @@ export const IDEMPOTENCY_KEY_META = "urlbridge/idempotencyKey";
 export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [
   ...readTools,
   ...searchTools,
+  ...gitTools,
   ...webTools,
   ...fileTools,
   ...shellTools,

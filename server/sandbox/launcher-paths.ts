@@ -96,6 +96,8 @@ export interface AllowlistInput {
   excluded: string[];
   /** Extra read-only folders (node's and ripgrep's installation). */
   extraReadOnly: string[];
+  /** The project read-only instead of read-write (the version-control read tools run git so). */
+  projectReadOnly?: boolean;
 }
 
 export interface Allowlist {
@@ -116,9 +118,11 @@ export function buildAllowlist(input: AllowlistInput): Allowlist {
     if (real) for (const p of allowAround(real, excluded)) readOnly.add(p);
   }
   readOnly.add(PROC_DIR);
+  const projectPaths = allowAround(project, projectExcluded);
+  if (input.projectReadOnly) for (const p of projectPaths) readOnly.add(p);
   return {
     readOnly: [...readOnly],
-    readWrite: [...allowAround(project, projectExcluded), input.scratch],
+    readWrite: [...(input.projectReadOnly ? [] : projectPaths), input.scratch],
     devices: DEVICES.filter((d) => fs.existsSync(d)),
   };
 }

@@ -138,12 +138,14 @@ export interface Sandbox {
   /**
    * The launch plan for a command in `project`, at cwd `cwdRelative` below its root; undefined when the
    * launcher is missing and the mode allows an unconfined bare spawn. Throws when the command is refused.
+   * `projectAccess` "ro" gives the command the project read-only (the version-control read tools).
    */
   plan(
     project: ProjectTarget,
     cwdRelative: string,
     foreground: boolean,
     extraReadOnly?: string[],
+    projectAccess?: "rw" | "ro",
   ): LaunchPlan | undefined;
   /** The identity commands of this project run as, or undefined when it is the bridge's own. */
   identityFor(projectRoot: string): Identity | undefined;
@@ -288,7 +290,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   return {
     status,
     identityFor,
-    plan(project, cwdRelative, foreground, extraReadOnly = []) {
+    plan(project, cwdRelative, foreground, extraReadOnly = [], projectAccess = "rw") {
       const current = status();
       const binary = launcherBinary();
       if (!binary && current.mode === "none") return undefined;
@@ -313,6 +315,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           scratch,
           excluded: [config.stateDir, options.codeDir, config.scratchDir, ...others],
           extraReadOnly: toolDirs(),
+          projectReadOnly: projectAccess === "ro",
         });
         for (const p of [...allow.readOnly, ...extraReadOnly]) args.push("--ro", p);
         for (const p of allow.readWrite) args.push("--rw", p);

@@ -65,6 +65,7 @@ describe("the error catalog", () => {
   it("explains every code that may answer both ways", () => {
     const varying = Object.entries(catalog).filter(([, info]) => info.varies !== undefined);
     expect(varying.map(([code]) => code).sort()).toEqual([
+      "git_failed",
       "internal_error",
       "interrupted",
       "patch_commit_failed",

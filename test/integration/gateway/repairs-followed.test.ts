@@ -503,7 +503,11 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   opencode_worker_limit: "no URL: the same call later",
   opencode_refused: "no URL: the plugin's worker",
   opencode_failed: "no URL: the plugin's worker",
-  page_changed: "no URL: the plugin's page",
+  page_changed: "no URL: the plugin's page, or /v's: read it again from offset 0",
+  not_a_repository: "no URL: the project folder is not a repository (test/integration/kernel/git.test.ts)",
+  unknown_revision: "no URL: /v?op=refs lists the revisions there are (test/integration/kernel/git.test.ts)",
+  git_output_too_large: "no URL: narrow path= or the revisions",
+  git_failed: "no URL: git's own message",
   internal_error: "no URL: the same URL is safe to retry, as the hint says",
 };
 

@@ -53,6 +53,13 @@ const CASES: Case[] = [
     input: () => ({ pattern: "HEL+O", regex: true, ignoreCase: true }),
   },
   { name: "outline", tool: "outline", input: () => ({ path: "src/a.ts" }) },
+  // The twins are no repositories (equal commit hashes would need equal dates): both answer not_a_repository.
+  { name: "git status (not a repository)", tool: "git", input: () => ({ op: "status" }) },
+  {
+    name: "git diff (not a repository)",
+    tool: "git",
+    input: () => ({ op: "diff", staged: true, rev: "HEAD^", path: "src" }),
+  },
   { name: "write", tool: "write", input: () => ({ path: "src/new.txt", content: "a new file\n" }) },
   { name: "edit", tool: "edit", input: () => ({ path: "src/a.ts", old: "'hello'", new: "'hello world'" }) },
   {
@@ -203,12 +210,15 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
     // Both sides failing alike would pass the comparison: only the cases meant to fail may.
     const failed = CASES.filter((c) => !previousKernel.get(c.name)!.ok).map((c) => c.name);
     expect(failed).toEqual([
+      "git status (not a repository)",
+      "git diff (not a repository)",
       "read of a missing file",
       "a boolean that is not one",
       "journal refusal (run and call)",
       "webfetch of the metadata service",
       "websearch without a provider",
     ]);
+    expect(previousKernel.get("git diff (not a repository)")?.errorCode).toBe("not_a_repository");
     expect(previousKernel.get("webfetch of the metadata service")?.errorCode).toBe("web_address_refused");
     expect(previousKernel.get("websearch without a provider")?.errorCode).toBe("web_search_not_configured");
     expect(fs.readFileSync(path.join(kernelRoot, "src/b.txt"), "utf8")).toBe("one\ndeux\nthree\n");

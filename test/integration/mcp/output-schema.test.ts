@@ -4,6 +4,7 @@
 // every error code of the catalog (server/errors.ts) is checked against every tool's failure branch, so a new code
 // cannot be forgotten. The foreground bound is shortened (mcpCallBoundMs) and the file mutations slowed by the
 // journal's test hooks, so edit, write and patch reach `running` too.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -11,7 +12,7 @@ import type { ValidateFunction } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CATALOG, ErrorCode } from "../../../server/errors.js";
 import { PATCH_WRITE_DELAY_ENV, RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
-import { giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { giveToAgent, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers/mcp-clients.js";
 
 const BOUND_MS = 1500;
@@ -149,6 +150,21 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     await call(client, "grep", { pattern: "alpha" });
     await call(client, "grep", { pattern: "(unclosed" });
     await call(client, "grep", { pattern: "x", path: "missing-folder" });
+    // git: this project is no repository (a failure); a small one made here answers every op.
+    await call(client, "git", { op: "status" });
+    const repo = makeTempDir("mcp-git");
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: repo });
+    git("init", "-q", "-b", "main");
+    fs.writeFileSync(path.join(repo, "f.txt"), "one\n");
+    git("add", ".");
+    git("commit", "-q", "-m", "first");
+    fs.writeFileSync(path.join(repo, "f.txt"), "two\n");
+    const repoClient = await connect(fast, (await fast.session({ root: repo, name: "git-repo" })).r);
+    for (const args of [{ op: "status" }, { op: "diff" }, { op: "diff", path: "f.txt" }, { op: "log" }, { op: "refs" }])
+      await call(repoClient, "git", args);
+    await call(repoClient, "git", { op: "show", path: "f.txt" });
+    await call(repoClient, "git", { op: "show", path: "f.txt", rev: "nosuch" });
 
     const webClient = await connect(fast, web.r);
     await call(webClient, "webfetch", { url: "http://127.0.0.1:1/" });
@@ -249,6 +265,7 @@ describe("every MCP answer validates against the outputSchema tools/list publish
         "project",
         "glob",
         "grep",
+        "git",
         "webfetch",
         "websearch",
         "edit",

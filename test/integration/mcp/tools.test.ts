@@ -109,8 +109,8 @@ describe("tools/list", () => {
   it("lists read tools on the read capability and every enabled tool on the mutation capability", async () => {
     const names = async (base: string | undefined) =>
       (await (await connect(base)).listTools()).tools.map((t) => t.name);
-    expect(await names(readOnly.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep"]);
-    expect(await names(full.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep"]);
+    expect(await names(readOnly.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep", "git"]);
+    expect(await names(full.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep", "git"]);
     expect(await names(full.m)).toEqual([
       "read",
       "outline",
@@ -118,6 +118,7 @@ describe("tools/list", () => {
       "project",
       "glob",
       "grep",
+      "git",
       "edit",
       "write",
       "patch",
@@ -133,6 +134,7 @@ describe("tools/list", () => {
       "project",
       "glob",
       "grep",
+      "git",
       "edit",
       "write",
       "patch",
@@ -176,7 +178,7 @@ describe("2025-era client", () => {
   it("accepts every tool's successes and failures against the published outputSchema", async () => {
     put("v1.txt", "hello\nworld\n");
     const client = await connectV1(full.m);
-    expect((await client.listTools()).tools.length).toBe(13);
+    expect((await client.listTools()).tools.length).toBe(14);
     const calls: Array<[string, Record<string, unknown>, boolean]> = [
       ["read", { path: "v1.txt" }, false],
       ["read", { path: "v1-missing.txt" }, true],
@@ -185,6 +187,8 @@ describe("2025-era client", () => {
       ["stat", { path: "v1.txt" }, false],
       ["outline", { path: "v1.txt" }, true],
       ["project", {}, false],
+      // This project folder is no repository; test/integration/kernel/git.test.ts checks git's successes.
+      ["git", { op: "status" }, true],
       ["edit", { path: "v1.txt", oldString: "world", newString: "there" }, false],
       ["edit", { path: "v1.txt", oldString: "absent", newString: "x" }, true],
       ["write", { path: "v1-new.txt", content: "x\n" }, false],

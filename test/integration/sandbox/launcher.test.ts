@@ -109,6 +109,19 @@ describe.skipIf(!binary)("urlbridge-sandbox", () => {
       for (const forbidden of [stateDir, other, path.resolve(".")])
         expect(allowed.some((p) => forbidden === p || forbidden.startsWith(`${p}/`))).toBe(false);
       expect(plan.env).toEqual({ HOME: path.join(scratchDir, "p_test"), TMPDIR: path.join(scratchDir, "p_test") });
+      // The version-control tool's plan (server/kernel/vcs/git-process.ts): the project is readable, not writable.
+      const readOnly = sandbox.plan({ id: "p_test", root: project }, "", true, [], "ro")!;
+      const given = (flag: string) => readOnly.args.filter((_a, i) => readOnly.args[i - 1] === flag);
+      expect(given("--ro")).toContain(project);
+      expect(given("--rw")).not.toContain(project);
+      fs.writeFileSync(path.join(project, "seen.txt"), "seen\n");
+      const attempt = spawnSync(
+        readOnly.file,
+        [...readOnly.args, "--", "/bin/sh", "-c", "cat seen.txt; echo no > written.txt"],
+        { encoding: "utf8", cwd: readOnly.spawnCwd, env: { ...readOnly.env, PATH: "/usr/bin:/bin" } },
+      );
+      expect(attempt.stdout).toBe("seen\n");
+      expect(fs.existsSync(path.join(project, "written.txt"))).toBe(false);
       if (process.getuid?.() === 0) {
         expect(plan.args.join(" ")).toContain("--uid 1000 --gid 1000");
         expect(fs.statSync(path.join(scratchDir, "p_test"))).toMatchObject({ uid: 1000, mode: expect.any(Number) });
