@@ -16,7 +16,14 @@ import { newlineStyleField, projectPathField, textEncodingField } from "./output
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
-import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
+import {
+  findOccurrences,
+  firstNewlineIn,
+  lineAt,
+  normalizeNewlines,
+  normalizeWithOffsets,
+  originalOffset,
+} from "./text-match.js";
 import { locateOld, MATCH_STRATEGIES, reindent, type EditMatch } from "./edit-match.js";
 import { MAX_DIFF_CHARS, unifiedDiff, type ChangedLines } from "./edit-diff.js";
 
@@ -229,8 +236,8 @@ async function editHeld(
   let line = 0;
   let lineDelta = 0;
   for (const span of match.spans) {
-    const start = normalized.offsets[span.start]!;
-    const end = normalized.offsets[span.end]!;
+    const start = originalOffset(normalized, span.start);
+    const end = originalOffset(normalized, span.end);
     const matched = normalized.text.slice(span.start, span.end);
     const put = match.wholeLines ? reindent(replacement, old, matched) : replacement;
     const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
