@@ -35,8 +35,8 @@ export const LARGE_FILE_SCAN_CHUNK_BYTES = 1024 * 1024;
  * common model APIs cap images near 5 MB. Not part of max=, which counts text.
  */
 export const MAX_IMAGE_BYTES = 3 * 1024 * 1024;
-/** Largest offset=, limit= and col= /r accepts. */
-export const MAX_READ_LINE_LIMIT = 1_000_000;
+/** Largest offset=, limit= and col= /r accepts: every line of the largest file it pages (MAX_INDEXED_LINES). */
+export const MAX_READ_LINE_LIMIT = MAX_INDEXED_LINES;
 /** Entries one directory listing returns before it pages. */
 export const MAX_DIRECTORY_ENTRIES = 500;
 
