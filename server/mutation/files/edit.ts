@@ -13,7 +13,7 @@ import { journalControls } from "../journal/controls.js";
 import { noMatchError } from "./edit-failure.js";
 import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
-import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
+import { checkLane, commitSingleFile, confirmSingleFile, existingFileLane, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
 import {
@@ -131,6 +131,9 @@ export const editTool = defineTool({
     recover: recoverSingleFile,
     confirm: confirmSingleFile,
     awaitsDurableItself: true,
+    // An empty old creates the file (and its folders): that runs alone in the project.
+    lane: (args, ctx) =>
+      typeof args.old === "string" && args.old.length > 0 ? existingFileLane(args, ctx) : undefined,
   },
   async execute(args, ctx) {
     const old = normalizeNewlines(args.old ?? "");
@@ -199,6 +202,7 @@ async function editHeld(
   all: boolean,
   guard: EditGuard | undefined,
 ): Promise<EditOutput> {
+  checkLane(ctx, target);
   const info = target.stats!;
   if (!info.isFile())
     throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, {

@@ -6,6 +6,7 @@ import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.
 import type { InterruptedIntent, ToolContext, ToolResult } from "../../kernel/tool/definition.js";
 import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
+import { resolveInsideRoot } from "../../sandbox/paths.js";
 import { toDisplayPath } from "../../sandbox/paths.js";
 import { writeHeldFile, type HeldWriteResult } from "./atomic-write.js";
 import { intentOf, runtimeOf, type IntentHandle } from "../journal/context.js";
@@ -28,6 +29,31 @@ export interface SingleFileWrite {
   /** Mode of the replaced file; omitted for a new file. */
   mode?: number;
   previous: Buffer | undefined;
+}
+
+/**
+ * JournalBehaviour.lane of a tool that rewrites one file: the file's canonical path when it exists, so edits of
+ * different files of a project run side by side; undefined (the intent runs alone) for a file still to be created,
+ * whose folders may have to be made.
+ */
+export function existingFileLane(args: Record<string, unknown>, ctx: ToolContext): string | undefined {
+  if (typeof args.path !== "string") return undefined;
+  const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: true });
+  return target.exists ? target.absolute : undefined;
+}
+
+/**
+ * A laned intent must hold the very file its lane names, existing: a link on the way swapped (or the file removed)
+ * since admission would otherwise let it run beside another intent rewriting the same file. The retry runs anew.
+ */
+export function checkLane(ctx: ToolContext, target: HeldPath): void {
+  const lane = ctx.intent?.lane;
+  if (lane === undefined || (lane === target.absolute && target.exists)) return;
+  throw new ToolError(
+    ErrorCode.pathChanged,
+    `${target.display} changed while this call waited its turn (a link on the way was replaced, or the file was removed or created). Nothing was written; fetch the same URL again.`,
+    { detail: { path: target.display }, retryable: true, agentAction: "wait_and_retry" },
+  );
 }
 
 /**
