@@ -272,7 +272,10 @@ async function editHeld(
     );
   }
   // The diff is computed from the bytes that will be on disk, decoded the way the file was.
-  const after = normalizeNewlines(decodeForEdit(bytes, target.display).text);
+  // Well-formed text in a UTF-8 file decodes back to itself: only other encodings, or a lone surrogate that
+  // encoding turned into U+FFFD, need the bytes decoded again (a 10 MB decode the event loop would wait for).
+  const unchanged = decoded.encoding.startsWith("utf-8") && isWellFormed(text);
+  const after = normalizeNewlines(unchanged ? text : decodeForEdit(bytes, target.display).text);
   // The whole answer is known before the file changes: it is recorded with the checkpoint, ahead of the rename,
   // so a replay answers the change that happened.
   const answer: EditOutput = {
@@ -302,6 +305,11 @@ async function editHeld(
     throw error;
   }
   return answer;
+}
+
+/** String.prototype.isWellFormed (Node 20's V8 has it; the TypeScript lib in use does not declare it yet). */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 function countNewlines(text: string, from: number, to: number): number {

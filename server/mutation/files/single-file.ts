@@ -2,7 +2,7 @@
 // atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../../errors.js";
-import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.js";
+import { fingerprintBytes, fingerprintBytesAsync, readCoverage } from "../../kernel/read/read-coverage.js";
 import type { InterruptedIntent, ToolContext, ToolResult } from "../../kernel/tool/definition.js";
 import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
@@ -65,11 +65,11 @@ export function checkLane(ctx: ToolContext, target: HeldPath): void {
  * journal.awaitsDurableItself and journal.confirm (confirmSingleFile).
  */
 export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite, answer: ToolResult): Promise<void> {
-  const checkpoint: SingleFileCheckpoint = {
-    path: write.target.absolute,
-    before: write.previous ? fingerprintBytes(write.previous) : null,
-    after: fingerprintBytes(write.bytes),
-  };
+  const [before, after] = await Promise.all([
+    write.previous ? fingerprintBytesAsync(write.previous) : null,
+    fingerprintBytesAsync(write.bytes),
+  ]);
+  const checkpoint: SingleFileCheckpoint = { path: write.target.absolute, before, after };
   const intent = intentOf(ctx);
   const landed = intent.checkpointWithOutcome(checkpoint, answer);
   const { target } = write;
