@@ -89,7 +89,7 @@ export async function runLargeBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("large");
   const small = path.join(projectDir, "small.txt");
   fs.writeFileSync(small, "a small file read by another session\n".repeat(55));
-  const quarter = writeLog(path.join(projectDir, "quarter.log"), 256 * KiB);
+  writeLog(path.join(projectDir, "quarter.log"), 256 * KiB);
   const sixteen = writeLog(path.join(projectDir, "sixteen.log"), 16 * MiB);
   const huge = writeLog(path.join(projectDir, "huge.log"), 256 * MiB);
   writeLog(path.join(projectDir, "ten.log"), 10 * 1000 * 1000);
