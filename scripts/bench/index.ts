@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { writeBetweenMarkers, type BenchResult } from "./harness.js";
 import { runEconomyBench } from "./economy.js";
 import { runExecSearchBench } from "./exec-search.js";
+import { runLargeBench } from "./large.js";
 import { runMcpBench } from "./mcp.js";
 import { runMutationBench } from "./mutation.js";
 import { runReadBench } from "./read.js";
@@ -17,6 +18,7 @@ const SUITES: Record<string, () => Promise<BenchResult>> = {
   "exec-search": runExecSearchBench,
   startup: runStartupBench,
   economy: runEconomyBench,
+  large: runLargeBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");

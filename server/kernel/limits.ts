@@ -12,15 +12,31 @@ export const MIN_READ_MAX_BYTES = 512;
 export const MAX_READ_MAX_BYTES = 128 * 1024;
 /** What each extra file of a multi-read costs in JSON around its content, taken off the shared budget. */
 export const READ_ENTRY_OVERHEAD_BYTES = 320;
-/** Files larger than this are not loaded by /r or /o; /g can still search them. */
+/**
+ * Files larger than this are not loaded whole by /r or /o (a UTF-16/32 or binary file, an /o outline); /g can
+ * still search them, and /r pages a UTF-8 file of up to MAX_RANGED_READ_FILE_BYTES by range.
+ */
 export const MAX_TEXT_FILE_BYTES = 16 * 1024 * 1024;
+/**
+ * UTF-8 files larger than this are paged by /r from a line index built once per version of the file (through
+ * the thread pool, in chunks) instead of being read, hashed and indexed whole on every call.
+ */
+export const RANGED_READ_MIN_BYTES = 1024 * 1024;
+/** Largest UTF-8 file /r pages by range (a 1 GiB log). */
+export const MAX_RANGED_READ_FILE_BYTES = 1024 * 1024 * 1024;
+/** Lines a ranged file may hold (8 bytes of index each): more answers file_too_large. */
+export const MAX_INDEXED_LINES = 16 * 1024 * 1024;
+/** Bytes of line indexes kept across calls (least recently used evicted first); what the bridge's RSS adds for them. */
+export const MAX_LINE_INDEX_CACHE_BYTES = 128 * 1024 * 1024;
+/** One thread-pool read of a large file's scan; other calls are answered between chunks. */
+export const LARGE_FILE_SCAN_CHUNK_BYTES = 1024 * 1024;
 /**
  * Largest image /r image=1 returns as base64 data (MCP read as image content): base64 grows it by a third, and
  * common model APIs cap images near 5 MB. Not part of max=, which counts text.
  */
 export const MAX_IMAGE_BYTES = 3 * 1024 * 1024;
-/** Largest offset=, limit= and col= /r accepts. */
-export const MAX_READ_LINE_LIMIT = 1_000_000;
+/** Largest offset=, limit= and col= /r accepts: every line of the largest file it pages (MAX_INDEXED_LINES). */
+export const MAX_READ_LINE_LIMIT = MAX_INDEXED_LINES;
 /** Entries one directory listing returns before it pages. */
 export const MAX_DIRECTORY_ENTRIES = 500;
 

@@ -57,6 +57,24 @@ function rangeError(hint: string, detail: Record<string, unknown>): ToolError {
   return new ToolError(ErrorCode.invalidLineRange, hint, { detail });
 }
 
+export function offsetPastEnd(offset: number, total: number): ToolError {
+  return rangeError(
+    `offset=${offset} is past the end: the file has ${total} lines. Use an offset from 1 to ${total}.`,
+    {
+      offset,
+      totalLines: total,
+    },
+  );
+}
+
+export function colPastEnd(offset: number, col: number, length: number): ToolError {
+  return rangeError(`col=${col} is past the end of line ${offset}, which has ${length} characters.`, {
+    offset,
+    col,
+    lineLength: length,
+  });
+}
+
 function locateRange(utf8: Buffer, index: LineIndex, request: Omit<PageRequest, "allowance">) {
   const total = index.starts.length;
   const { offset, col, limit } = request;
@@ -66,26 +84,11 @@ function locateRange(utf8: Buffer, index: LineIndex, request: Omit<PageRequest, 
     }
     return { start: 0, rangeEnd: 0, lastLine: 0, total };
   }
-  if (offset > total) {
-    throw rangeError(
-      `offset=${offset} is past the end: the file has ${total} lines. Use an offset from 1 to ${total}.`,
-      {
-        offset,
-        totalLines: total,
-      },
-    );
-  }
+  if (offset > total) throw offsetPastEnd(offset, total);
   const lineStart = index.starts[offset - 1]!;
   const contentEnd = lineContentEnd(utf8, index, offset - 1);
   const start = col === 1 ? lineStart : offsetOfColumn(utf8, lineStart, contentEnd, col);
-  if (start === undefined) {
-    const length = columnOfOffset(utf8, lineStart, contentEnd) - 1;
-    throw rangeError(`col=${col} is past the end of line ${offset}, which has ${length} characters.`, {
-      offset,
-      col,
-      lineLength: length,
-    });
-  }
+  if (start === undefined) throw colPastEnd(offset, col, columnOfOffset(utf8, lineStart, contentEnd) - 1);
   const lastLine = limit === undefined ? total : Math.min(total, offset + limit - 1);
   const rangeEnd = lastLine < total ? index.starts[lastLine]! : index.length;
   return { start, rangeEnd, lastLine, total };
@@ -143,7 +146,7 @@ export function buildTextPage(utf8: Buffer, request: PageRequest, index: LineInd
 }
 
 /** Offset just after the character that starts at `start`. */
-function nextCharacterEnd(utf8: Buffer, start: number, limit: number): number {
+export function nextCharacterEnd(utf8: Buffer, start: number, limit: number): number {
   let p = start + 1;
   while (p < limit && (utf8[p]! & 0xc0) === 0x80) p++;
   return p;

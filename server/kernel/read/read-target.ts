@@ -4,8 +4,17 @@ import { closestPaths } from "../../sandbox/closest-paths.js";
 import path from "node:path";
 import { ErrorCode, ToolError, toFailure } from "../../errors.js";
 import { walkInsideRoot, type SharedRoot } from "../../sandbox/fd-walk.js";
-import { readHeldFileSync } from "./file-read.js";
-import { MAX_TEXT_FILE_BYTES } from "../limits.js";
+import fs from "node:fs";
+import { readHeldFileSync, readOpenFile } from "./file-read.js";
+import { reopenForReading } from "../../sandbox/fd-ops.js";
+import {
+  MAX_INDEXED_LINES,
+  MAX_RANGED_READ_FILE_BYTES,
+  MAX_TEXT_FILE_BYTES,
+  RANGED_READ_MIN_BYTES,
+} from "../limits.js";
+import { largeFileIndexes, sameVersion, versionOf, type LargeFileFacts } from "./large-file-index.js";
+import { buildRangedPage, rangedDemand, readPageWindow, type PageWindow } from "./ranged-page.js";
 import { entryCost, openDirectoryListing, type DirectoryPage } from "./read-directory.js";
 import { buildTextPage, measureRange, type TextPage } from "./read-page.js";
 import { fingerprintBytes } from "./read-coverage.js";
@@ -27,6 +36,17 @@ export type LoadedTarget =
       fingerprint: string;
       file: TextFile;
       index: LineIndex;
+      demand: number;
+    }
+  | {
+      /** A large UTF-8 file: its facts from the index cache and the bytes of the requested page's reach. */
+      kind: "ranged";
+      display: string;
+      absolute: string;
+      size: number;
+      fingerprint: string;
+      facts: LargeFileFacts;
+      window: PageWindow;
       demand: number;
     }
   | {
@@ -68,21 +88,24 @@ function notAFile(display: string): ToolError {
 export type FindUrl = (name: string) => string;
 
 /**
- * Synchronous on purpose: a file's fingerprint, UTF-8 check and line index run on the event loop whatever
- * its size, so reading it through the thread pool would only add round trips (see file-read.ts). `root` is
- * the call's SharedRoot: the paths of one /r walk from one root descriptor verified in this call.
+ * A small file is read, fingerprinted and indexed synchronously (through the thread pool it would only add round
+ * trips, see file-read.ts); a file over RANGED_READ_MIN_BYTES is paged from its byte range (loadLarge). Everything
+ * up to the first await runs synchronously, so `root` (the call's SharedRoot, which the paths of one /r walk
+ * from) may be closed as soon as this returns its promise.
  */
-export function loadTarget(
+export async function loadTarget(
   root: SharedRoot,
   requested: string,
   range: RangeRequest,
   findUrl: FindUrl,
+  max: number,
   imageData = false,
-): LoadedTarget {
+): Promise<LoadedTarget> {
   let display: string | undefined;
   try {
     const target = walkInsideRoot(root, requested, { allowMissing: true });
-    let bytes: Buffer;
+    let bytes: Buffer | undefined;
+    let readFd: number | undefined;
     try {
       display = target.display;
       if (!target.exists) {
@@ -110,33 +133,94 @@ export function loadTarget(
         return { kind: "directory", display, listing, demand: listing.demand(range.offset, range.limit) };
       }
       if (!info.isFile()) throw notAFile(display);
-      if (info.size > MAX_TEXT_FILE_BYTES) {
-        throw new ToolError(
-          ErrorCode.fileTooLarge,
-          `${display} is ${info.size} bytes; /r loads files up to ${MAX_TEXT_FILE_BYTES} bytes. Use /g to find the lines you need.`,
-          {
-            detail: { path: display, size: info.size, limit: MAX_TEXT_FILE_BYTES },
-            retryable: false,
-          },
-        );
-      }
-      bytes = readHeldFileSync(target.fd!, info.size);
+      if (info.size > MAX_RANGED_READ_FILE_BYTES) throw tooLarge(display, info.size, MAX_RANGED_READ_FILE_BYTES);
+      if (info.size > RANGED_READ_MIN_BYTES) readFd = reopenForReading(target.fd!);
+      if (readFd === undefined) bytes = readHeldFileSync(target.fd!, info.size);
     } finally {
       target.close();
     }
-    const fingerprint = fingerprintBytes(bytes);
-    const file = decodeLossy(bytes);
-    // An image nearly always holds a NUL (binary); one that does not reads as invalid UTF-8, and is an image still.
-    // Its data, when asked for, is these bytes: the version the fingerprint names.
-    const image = file.kind === "binary" || file.invalidUtf8 ? imageFactsOf(bytes, imageData) : undefined;
-    if (file.kind === "binary" || image)
-      return { kind: "binary", display, size: bytes.length, fingerprint, image, demand: BINARY_DEMAND };
-    const index = indexLines(file.utf8);
-    const demand = measureRange(file.utf8, index, range);
-    return { kind: "text", display, absolute: target.absolute, size: bytes.length, fingerprint, file, index, demand };
+    if (readFd !== undefined) return await loadLarge(readFd, display, target.absolute, range, max, imageData);
+    return fromBytes(bytes!, display, target.absolute, range, imageData);
   } catch (error) {
     return { kind: "failed", requested, display, error, failure: toFailure(error), demand: 0 };
   }
+}
+
+function tooLarge(display: string, size: number, limit: number): ToolError {
+  return new ToolError(
+    ErrorCode.fileTooLarge,
+    limit === MAX_TEXT_FILE_BYTES
+      ? `${display} is ${size} bytes and not UTF-8 text (UTF-16, UTF-32 or binary); /r loads such files up to ${MAX_TEXT_FILE_BYTES} bytes. Use /g to find the lines you need.`
+      : `${display} is ${size} bytes; /r pages UTF-8 files up to ${MAX_RANGED_READ_FILE_BYTES} bytes and ${MAX_INDEXED_LINES} lines by range. Use /g to find the lines you need.`,
+    { detail: { path: display, size, limit }, retryable: false },
+  );
+}
+
+/** Scans that may find the file changed under them before the call gives up with path_changed. */
+const LARGE_FILE_ATTEMPTS = 3;
+
+/**
+ * A large file, read through an open descriptor this function closes: a UTF-8 file paged from its cached index
+ * (the page's bytes re-checked against the version the index was built from, so the fingerprint it carries is
+ * the version it was read from), anything else loaded whole within MAX_TEXT_FILE_BYTES.
+ */
+async function loadLarge(
+  fd: number,
+  display: string,
+  absolute: string,
+  range: RangeRequest,
+  max: number,
+  imageData: boolean,
+): Promise<LoadedTarget> {
+  try {
+    for (let attempt = 0; attempt < LARGE_FILE_ATTEMPTS; attempt++) {
+      const scan = await largeFileIndexes.obtain(fd);
+      if (scan.kind === "changed") continue;
+      const size = Number(versionOf(fd).size);
+      if (scan.kind === "too_many_lines") throw tooLarge(display, size, MAX_INDEXED_LINES);
+      // A file with bytes that are not UTF-8 (an image without a NUL, say) is judged whole, as before, when it can be.
+      if (scan.kind === "not_utf8" || (scan.facts.invalidUtf8 && size <= MAX_TEXT_FILE_BYTES)) {
+        if (size > MAX_TEXT_FILE_BYTES) throw tooLarge(display, size, MAX_TEXT_FILE_BYTES);
+        return fromBytes(readOpenFile(fd, size), display, absolute, range, imageData);
+      }
+      const { facts } = scan;
+      const window = readPageWindow(fd, facts, range, max);
+      if (!sameVersion(versionOf(fd), facts.version)) {
+        largeFileIndexes.dropVersion(facts.version);
+        continue;
+      }
+      const { fingerprint } = facts;
+      const demand = rangedDemand(facts, range);
+      return { kind: "ranged", display, absolute, size: facts.size, fingerprint, facts, window, demand };
+    }
+    throw new ToolError(
+      ErrorCode.pathChanged,
+      `${display} kept changing while it was read (it is being written to). Fetch the same URL again once it settles.`,
+      { detail: { path: display }, retryable: true, agentAction: "wait_and_retry" },
+    );
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A file read whole: fingerprinted, decoded, and a text file line-indexed. */
+function fromBytes(
+  bytes: Buffer,
+  display: string,
+  absolute: string,
+  range: RangeRequest,
+  imageData: boolean,
+): LoadedTarget {
+  const fingerprint = fingerprintBytes(bytes);
+  const file = decodeLossy(bytes);
+  // An image nearly always holds a NUL (binary); one that does not reads as invalid UTF-8, and is an image still.
+  // Its data, when asked for, is these bytes: the version the fingerprint names.
+  const image = file.kind === "binary" || file.invalidUtf8 ? imageFactsOf(bytes, imageData) : undefined;
+  if (file.kind === "binary" || image)
+    return { kind: "binary", display, size: bytes.length, fingerprint, image, demand: BINARY_DEMAND };
+  const index = indexLines(file.utf8);
+  const demand = measureRange(file.utf8, index, range);
+  return { kind: "text", display, absolute, size: bytes.length, fingerprint, file, index, demand };
 }
 
 /** Disk offset of a UTF-8 offset, counting the BOM as read when the page starts at the top. */
@@ -154,6 +238,13 @@ export function renderTarget(target: LoadedTarget, range: RangeRequest, allowanc
       target.index,
     );
     const [diskStart, diskEnd] = diskRange(target, page);
+    return { kind: "text", page, diskStart, diskEnd, used: page.end - page.start };
+  }
+  if (target.kind === "ranged") {
+    const page = buildRangedPage(target.facts, target.window, range, allowance);
+    const { bomBytes } = target.facts;
+    const diskStart = page.start === 0 ? 0 : bomBytes + page.start;
+    const diskEnd = page.end >= target.facts.index.length ? target.size : bomBytes + page.end;
     return { kind: "text", page, diskStart, diskEnd, used: page.end - page.start };
   }
   if (target.kind === "directory") {

@@ -79,20 +79,36 @@ function tooManyPaths(args: ReadArgs, ctx: ToolContext): ToolError {
 type FileEntryDraft = Omit<ReadFileEntry, "content" | "complete" | "rangeComplete"> &
   Partial<Pick<ReadFileEntry, "content" | "complete" | "rangeComplete">>;
 
+/** What a file entry says of a text file, whether it was read whole or paged by range. */
+function textFacts(target: Extract<LoadedTarget, { kind: "text" | "ranged" }>) {
+  if (target.kind === "text") {
+    const { file } = target;
+    return {
+      encoding: file.encoding,
+      newline: target.index.newline,
+      length: file.utf8.length,
+      invalid: file.invalidUtf8,
+    };
+  }
+  const { facts } = target;
+  const encoding = facts.bomBytes === 0 ? ("utf-8" as const) : ("utf-8-bom" as const);
+  return { encoding, newline: facts.index.newline, length: facts.index.length, invalid: facts.invalidUtf8 };
+}
+
 function fileEntry(
-  target: Extract<LoadedTarget, { kind: "text" }>,
+  target: Extract<LoadedTarget, { kind: "text" | "ranged" }>,
   rendered: Extract<RenderedTarget, { kind: "text" }>,
   next: string | undefined,
 ): ReadFileEntry {
   const { page } = rendered;
-  const { file } = target;
+  const file = textFacts(target);
   // Optional fields are assigned in place rather than spread in: the common whole-page entry then costs
   // one object, and metadata still comes before the content a truncating reader may cut.
   const entry: FileEntryDraft = {
     path: target.display,
     kind: "file",
     encoding: file.encoding,
-    newline: target.index.newline,
+    newline: file.newline,
     size: target.size,
     fingerprint: target.fingerprint,
     totalLines: page.totalLines,
@@ -102,10 +118,10 @@ function fileEntry(
   if (page.startCol !== 1) entry.startCol = page.startCol;
   entry.content = page.content;
   // complete: this content is the whole file; rangeComplete: the requested range was returned to its end.
-  entry.complete = page.start === 0 && page.end === file.utf8.length;
+  entry.complete = page.start === 0 && page.end === file.length;
   entry.rangeComplete = page.complete;
   if (!page.complete) entry.truncated = true;
-  if (file.invalidUtf8) {
+  if (file.invalid) {
     entry.invalidUtf8 = true;
     entry.notice = "Some bytes are not valid UTF-8; they are shown as U+FFFD.";
   }
@@ -170,7 +186,7 @@ export const readTool = defineTool({
   schema,
   output: readOutput,
   url: { aliases: { file: "path", filePath: "path" } },
-  execute(args, ctx) {
+  async execute(args, ctx) {
     const shared: RangeRequest = { offset: args.offset, col: args.col, limit: args.limit };
     const pairs = pairRanges({
       paths: args.path,
@@ -207,12 +223,14 @@ export const readTool = defineTool({
     const requested = pairs.length === 1 ? pairs : uniquePairs(pairs);
     const findUrl = (name: string) => ctx.urls.to("r", "f", [["name", name]]);
     const root = shareRoot(ctx.project.root);
-    let loaded: LoadedTarget[];
+    let loading: Array<Promise<LoadedTarget>>;
     try {
-      loaded = requested.map((p) => loadTarget(root, p.path, p.range, findUrl, args.image));
+      // Each load walks (synchronously) before its first await, so the root may close once all have started.
+      loading = requested.map((p) => loadTarget(root, p.path, p.range, findUrl, args.max, args.image));
     } finally {
       root.close();
     }
+    const loaded = await Promise.all(loading);
     const single = loaded.length === 1;
     if (single && loaded[0]!.kind === "failed") throw loaded[0]!.error;
     // Requested paths are echoed in /project/... form whenever they resolve.
@@ -359,7 +377,7 @@ function buildResult(
     } else {
       complete.add(target.display);
     }
-    if (target.kind === "text" && out.kind === "text") {
+    if ((target.kind === "text" || target.kind === "ranged") && out.kind === "text") {
       coverage.record(target.absolute, target.fingerprint, target.size, out.diskStart, out.diskEnd);
       files.push(fileEntry(target, out, next));
     } else if (target.kind === "directory" && out.kind === "directory") {

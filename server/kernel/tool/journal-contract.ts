@@ -22,6 +22,13 @@ export interface JournalBehaviour {
   }>;
   /** Run through the per-project write queue. Default: true when permission is "write". */
   serialize?: boolean;
+  /**
+   * The one existing file this call rewrites, as a canonical host path, when that is all it touches: intents of
+   * different lanes in one project run side by side in the write queue (write-queue.ts), so an edit does not wait
+   * for another file's fsyncs. Undefined (or no lane function): the intent runs alone in its project. The tool
+   * refuses with path_changed when the file it then holds is not this one (ctx.intent.lane).
+   */
+  lane?(args: Record<string, unknown>, ctx: ToolContext): string | undefined;
   /** When finishing the intent bumps the project's state epoch. Default "success". A function decides per outcome. */
   bumpsEpoch?: "success" | "always" | "never" | ((body: ToolResult | ToolFailure) => boolean);
   /**
@@ -69,6 +76,8 @@ export interface InterruptedIntent {
 /** The intent a tool is executing as (ctx.intent). Only present for recorded (journaled) tools. */
 export interface IntentHandle {
   callId: string;
+  /** The write-queue lane this intent runs in (JournalBehaviour.lane), or undefined when it runs alone. */
+  lane: string | undefined;
   /** Saves JSON that this tool's journal.recover() receives if the process dies before the intent finishes (see durable()). */
   checkpoint(data: unknown): void;
   /**

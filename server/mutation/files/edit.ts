@@ -13,10 +13,10 @@ import { journalControls } from "../journal/controls.js";
 import { noMatchError } from "./edit-failure.js";
 import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
-import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
+import { checkLane, commitSingleFile, confirmSingleFile, existingFileLane, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
-import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
+import { firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets, originalOffset } from "./text-match.js";
 import { locateOld, MATCH_STRATEGIES, reindent, type EditMatch } from "./edit-match.js";
 import { MAX_DIFF_CHARS, unifiedDiff, type ChangedLines } from "./edit-diff.js";
 
@@ -124,6 +124,9 @@ export const editTool = defineTool({
     recover: recoverSingleFile,
     confirm: confirmSingleFile,
     awaitsDurableItself: true,
+    // An empty old creates the file (and its folders): that runs alone in the project.
+    lane: (args, ctx) =>
+      typeof args.old === "string" && args.old.length > 0 ? existingFileLane(args, ctx) : undefined,
   },
   async execute(args, ctx) {
     const old = normalizeNewlines(args.old ?? "");
@@ -192,6 +195,7 @@ async function editHeld(
   all: boolean,
   guard: EditGuard | undefined,
 ): Promise<EditOutput> {
+  checkLane(ctx, target);
   const info = target.stats!;
   if (!info.isFile())
     throw new ToolError(ErrorCode.notAFile, `${target.display} is not a file.`, {
@@ -229,8 +233,8 @@ async function editHeld(
   let line = 0;
   let lineDelta = 0;
   for (const span of match.spans) {
-    const start = normalized.offsets[span.start]!;
-    const end = normalized.offsets[span.end]!;
+    const start = originalOffset(normalized, span.start);
+    const end = originalOffset(normalized, span.end);
     const matched = normalized.text.slice(span.start, span.end);
     const put = match.wholeLines ? reindent(replacement, old, matched) : replacement;
     const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
@@ -261,7 +265,10 @@ async function editHeld(
     );
   }
   // The diff is computed from the bytes that will be on disk, decoded the way the file was.
-  const after = normalizeNewlines(decodeForEdit(bytes, target.display).text);
+  // Well-formed text in a UTF-8 file decodes back to itself: only other encodings, or a lone surrogate that
+  // encoding turned into U+FFFD, need the bytes decoded again (a 10 MB decode the event loop would wait for).
+  const unchanged = decoded.encoding.startsWith("utf-8") && isWellFormed(text);
+  const after = normalizeNewlines(unchanged ? text : decodeForEdit(bytes, target.display).text);
   // The whole answer is known before the file changes: it is recorded with the checkpoint, ahead of the rename,
   // so a replay answers the change that happened.
   const answer: EditOutput = {
@@ -291,6 +298,11 @@ async function editHeld(
     throw error;
   }
   return answer;
+}
+
+/** String.prototype.isWellFormed (Node 20's V8 has it; the TypeScript lib in use does not declare it yet). */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 function countNewlines(text: string, from: number, to: number): number {

@@ -2,10 +2,11 @@
 // atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../../errors.js";
-import { fingerprintBytes, readCoverage } from "../../kernel/read/read-coverage.js";
+import { fingerprintBytes, fingerprintBytesAsync, readCoverage } from "../../kernel/read/read-coverage.js";
 import type { InterruptedIntent, ToolContext, ToolResult } from "../../kernel/tool/definition.js";
 import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
+import { resolveInsideRoot } from "../../sandbox/paths.js";
 import { toDisplayPath } from "../../sandbox/paths.js";
 import { writeHeldFile, type HeldWriteResult } from "./atomic-write.js";
 import { intentOf, runtimeOf, type IntentHandle } from "../journal/context.js";
@@ -31,6 +32,31 @@ export interface SingleFileWrite {
 }
 
 /**
+ * JournalBehaviour.lane of a tool that rewrites one file: the file's canonical path when it exists, so edits of
+ * different files of a project run side by side; undefined (the intent runs alone) for a file still to be created,
+ * whose folders may have to be made.
+ */
+export function existingFileLane(args: Record<string, unknown>, ctx: ToolContext): string | undefined {
+  if (typeof args.path !== "string") return undefined;
+  const target = resolveInsideRoot(ctx.project.root, args.path, { allowMissing: true });
+  return target.exists ? target.absolute : undefined;
+}
+
+/**
+ * A laned intent must hold the very file its lane names, existing: a link on the way swapped (or the file removed)
+ * since admission would otherwise let it run beside another intent rewriting the same file. The retry runs anew.
+ */
+export function checkLane(ctx: ToolContext, target: HeldPath): void {
+  const lane = ctx.intent?.lane;
+  if (lane === undefined || (lane === target.absolute && target.exists)) return;
+  throw new ToolError(
+    ErrorCode.pathChanged,
+    `${target.display} changed while this call waited its turn (a link on the way was replaced, or the file was removed or created). Nothing was written; fetch the same URL again.`,
+    { detail: { path: target.display }, retryable: true, agentAction: "wait_and_retry" },
+  );
+}
+
+/**
  * Records the before/after fingerprints and the tool's answer (marked unconfirmed) in one commit, then writes
  * atomically: the rename waits for that commit to be durable, which the temp file's fsync overlaps. Returns once
  * the file is renamed into place; the directory's fsync is handed to the journal (lastSyncAfterRecord), which
@@ -39,11 +65,11 @@ export interface SingleFileWrite {
  * journal.awaitsDurableItself and journal.confirm (confirmSingleFile).
  */
 export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite, answer: ToolResult): Promise<void> {
-  const checkpoint: SingleFileCheckpoint = {
-    path: write.target.absolute,
-    before: write.previous ? fingerprintBytes(write.previous) : null,
-    after: fingerprintBytes(write.bytes),
-  };
+  const [before, after] = await Promise.all([
+    write.previous ? fingerprintBytesAsync(write.previous) : null,
+    fingerprintBytesAsync(write.bytes),
+  ]);
+  const checkpoint: SingleFileCheckpoint = { path: write.target.absolute, before, after };
   const intent = intentOf(ctx);
   const landed = intent.checkpointWithOutcome(checkpoint, answer);
   const { target } = write;

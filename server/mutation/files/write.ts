@@ -11,7 +11,7 @@ import { journalControls } from "../journal/controls.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { MAX_DIFF_CHARS, wholeFileDiff, type FileDiff } from "./edit-diff.js";
 import { normalizeNewlines } from "./text-match.js";
-import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
+import { checkLane, commitSingleFile, confirmSingleFile, existingFileLane, recoverSingleFile } from "./single-file.js";
 import { unseenLineReads } from "./unseen-reads.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeExact, decodeLossy, detectNewlines, encodeText } from "../../text/index.js";
@@ -75,6 +75,7 @@ export const writeTool = defineTool({
     recover: recoverSingleFile,
     confirm: confirmSingleFile,
     awaitsDurableItself: true,
+    lane: existingFileLane,
   },
   execute(args, ctx) {
     return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) =>
@@ -89,6 +90,7 @@ async function writeHeld(
   content: string,
   replaces: string | undefined,
 ): Promise<WriteOutput> {
+  checkLane(ctx, target);
   if (!target.exists) {
     const bytes = Buffer.from(content, "utf8");
     const answer: WriteOutput = {

@@ -111,8 +111,9 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     args: Record<string, unknown>,
     ctx: ToolContext,
   ): Promise<IntentBody> {
+    const lane = laneOf(tool, args, ctx);
     const run = async () => {
-      const intentCtx: ToolContext = { ...ctx, intent: intentHandle(flight, tool, ctx) };
+      const intentCtx: ToolContext = { ...ctx, intent: intentHandle(flight, tool, ctx, lane) };
       let release: (() => void) | undefined;
       try {
         release = await tool.journal?.admit?.(args, intentCtx);
@@ -140,13 +141,28 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       }
     };
     const serialize = tool.journal?.serialize ?? tool.permission === "write";
-    return serialize ? runtime.queue.run(ctx.project.root, run) : run();
+    return serialize ? runtime.queue.run(ctx.project.root, run, lane) : run();
   }
 
-  function intentHandle(flight: Flight, tool: AnyToolDefinition, ctx: ToolContext): IntentHandle {
+  /** The tool's lane for these arguments; a lane function that fails leaves the intent to run alone. */
+  function laneOf(tool: AnyToolDefinition, args: Record<string, unknown>, ctx: ToolContext): string | undefined {
+    try {
+      return tool.journal?.lane?.(args, ctx);
+    } catch {
+      return undefined;
+    }
+  }
+
+  function intentHandle(
+    flight: Flight,
+    tool: AnyToolDefinition,
+    ctx: ToolContext,
+    lane: string | undefined,
+  ): IntentHandle {
     const { row } = flight;
     return {
       callId: row.callId,
+      lane,
       // All three come before the tool's side effects (journal-contract.ts), so a store refusing them means nothing ran.
       checkpoint: (data) => refusedBeforeEffects(runtime, () => journal.saveCheckpoint(flight, data)),
       checkpointWithOutcome: (data, body) =>

@@ -81,6 +81,9 @@ describe("decodeExact", () => {
     ["UTF-32 holding U+0000", Buffer.from([0, 0, 0xfe, 0xff, 0, 0, 0, 0x61, 0, 0, 0, 0]), "binary"],
     ["Latin-1 text", Buffer.from("café\n", "latin1"), "not_round_trippable"],
     ["an overlong UTF-8 encoding", Buffer.from([0xc0, 0xaf]), "not_round_trippable"],
+    ["a UTF-8 encoded surrogate", Buffer.from([0x61, 0xed, 0xa0, 0x80]), "not_round_trippable"],
+    ["UTF-8 above U+10FFFF", Buffer.from([0xf4, 0x90, 0x80, 0x80]), "not_round_trippable"],
+    ["a UTF-8 sequence cut short at the end", Buffer.from([0x61, 0xe2, 0x82]), "not_round_trippable"],
   ])("refuses %s", (_name, bytes, reason) => {
     expect(decodeExact(bytes)).toEqual({ ok: false, reason });
   });

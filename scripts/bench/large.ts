@@ -1,0 +1,266 @@
+// Large-file benchmarks (issue 34): what one /r page costs as the file grows, a 16 MiB file read through by pages
+// against bare HTTP round trips carrying the same bytes, and a head-of-line scenario (one session pages a 16 MiB
+// file and edits a 10 MB one while another reads a 2 KiB file). Measured as a client does: Node's own fetch
+// (keep-alive), one call at a time per session, and an untimed gap after each call so the server's after-work
+// lands in its own time.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
+import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
+import { percentile, type BenchResult, type Stats } from "./harness.js";
+import { startFloorServer, stopChild } from "./http.js";
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const PAGE = 128 * KiB;
+/** The untimed pause after each call. */
+const GAP_MS = 20;
+const PAGE_RUNS = 150;
+const WARMUP = 10;
+const THROUGH_RUNS = 3;
+const HOL_READS = 300;
+/** Timestamps are coarse: a file changed in the last 2 s is scanned on every read (large-file-index.ts). */
+const SETTLE_MS = 2500;
+const TARGETS = { midPage: 1.5, endPage: 2, readThrough: 2, holP50: 2, holP99: 3 };
+
+type Params = Array<[string, string | number]>;
+
+function url(base: string, route: string, params: Params, raw?: string): string {
+  const parts = params.map(([k, v]) => `${k}=${encodeQueryValue(String(v))}`);
+  if (raw !== undefined) parts.push(`raw=${encodeUrlText(raw)}`);
+  return `${base}/${route}?${parts.join("&")}`;
+}
+
+async function getJson(target: string): Promise<Record<string, unknown>> {
+  const body = (await (await fetch(target)).json()) as Record<string, unknown>;
+  if (body.ok !== true) throw new Error(`bench request failed: ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
+function stats(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
+  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean };
+}
+
+/** Times the functions in turns (a, b, a, b, ...), each followed by the untimed gap; one Stats per function. */
+async function interleaved(runs: number, fns: Array<() => Promise<unknown>>): Promise<Stats[]> {
+  for (let i = 0; i < WARMUP; i++) for (const fn of fns) await fn();
+  const samples = fns.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++)
+    for (const [k, fn] of fns.entries()) {
+      const start = performance.now();
+      await fn();
+      samples[k]!.push(performance.now() - start);
+      await sleep(GAP_MS);
+    }
+  return samples.map(stats);
+}
+
+/** A text file of `bytes` bytes in 80-byte numbered lines, written in chunks; its line count. */
+function writeLog(file: string, bytes: number): number {
+  const lines = Math.floor(bytes / 80);
+  const fd = fs.openSync(file, "w");
+  try {
+    const chunk: string[] = [];
+    for (let i = 1; i <= lines; i++) {
+      chunk.push(
+        `${String(i).padStart(10, "0")} ${"the quick brown fox jumps over the lazy dog ".repeat(2).slice(0, 68)}\n`,
+      );
+      if (chunk.length === 100_000 || i === lines) {
+        fs.writeSync(fd, chunk.join(""));
+        chunk.length = 0;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return lines;
+}
+
+const ms = (v: number) => v.toFixed(2);
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+const verdict = (value: number, target: number) => (value <= target ? "met" : "**not met**");
+
+export async function runLargeBench(): Promise<BenchResult> {
+  const projectDir = makeBenchDir("large");
+  const small = path.join(projectDir, "small.txt");
+  fs.writeFileSync(small, "a small file read by another session\n".repeat(55));
+  writeLog(path.join(projectDir, "quarter.log"), 256 * KiB);
+  const sixteen = writeLog(path.join(projectDir, "sixteen.log"), 16 * MiB);
+  const huge = writeLog(path.join(projectDir, "huge.log"), 256 * MiB);
+  writeLog(path.join(projectDir, "ten.log"), 10 * 1000 * 1000);
+  const stateDir = makeBenchDir("large-state");
+  const { child, urls } = spawnServer(stateDir, {});
+  const floor = await startFloorServer(Buffer.alloc(PAGE, "x"), "application/json; charset=utf-8");
+  const load = os.loadavg();
+  try {
+    const { control } = await urls;
+    const api = createControlPost(control);
+    const project = await api("/api/projects", {
+      name: "bench",
+      root: projectDir,
+      permissions: { write: true, terminal: false },
+    });
+    const basesOf = async () => {
+      const session = await api("/api/sessions", { projectId: project.id });
+      return ((await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } }).bases;
+    };
+    const pager = await basesOf();
+    const other = await basesOf();
+    const page = (file: string, offset: number) => () =>
+      getJson(
+        url(pager.r, "r", [
+          ["path", file],
+          ["offset", offset],
+          ["max", PAGE],
+        ]),
+      );
+    await sleep(SETTLE_MS);
+    // Each large file's index is built by its first read (not timed here: the cost of a first read is its scan).
+    const firstRead = async (file: string, offset: number) => {
+      const start = performance.now();
+      await page(file, offset)();
+      return performance.now() - start;
+    };
+    const firstSixteen = await firstRead("sixteen.log", Math.floor(sixteen / 2));
+    const firstHuge = await firstRead("huge.log", huge - 1000);
+
+    // 1. One 128 KiB page: mid 16 MiB and near the end of 256 MiB, against the same from a 256 KiB file.
+    const [fromQuarter, midSixteen, endHuge] = await interleaved(PAGE_RUNS, [
+      page("quarter.log", 1),
+      page("sixteen.log", Math.floor(sixteen / 2)),
+      page("huge.log", huge - 1700),
+    ]);
+
+    // 2. 16 MiB read through by next URLs, against as many bare HTTP round trips of 128 KiB.
+    const through: number[] = [];
+    const bare: number[] = [];
+    let pages = 0;
+    for (let run = 0; run < THROUGH_RUNS; run++) {
+      let start = performance.now();
+      let body = await page("sixteen.log", 1)();
+      pages = 1;
+      while (typeof body.next === "string") {
+        body = await getJson(body.next);
+        pages++;
+      }
+      through.push(performance.now() - start);
+      start = performance.now();
+      for (let i = 0; i < pages; i++) await (await fetch(floor.url)).arrayBuffer();
+      bare.push(performance.now() - start);
+    }
+
+    // 3. Head of line: another session's 2 KiB read alone, then while one session pages 16 MiB and edits 10 MB.
+    const readSmall = () => getJson(url(other.r, "r", [["path", "small.txt"]]));
+    const timedReads = async () => {
+      const samples: number[] = [];
+      for (let i = 0; i < HOL_READS; i++) {
+        const start = performance.now();
+        await readSmall();
+        samples.push(performance.now() - start);
+        await sleep(GAP_MS);
+      }
+      return stats(samples);
+    };
+    for (let i = 0; i < WARMUP; i++) await readSmall();
+    const alone = await timedReads();
+    let busy = true;
+    let edits = 0;
+    let pagesRead = 0;
+    const pagerLoop = (async () => {
+      let offset = 1;
+      while (busy) {
+        const body = await page("sixteen.log", offset)();
+        pagesRead++;
+        offset = typeof body.next === "string" ? Number(new URL(body.next).searchParams.get("offset")) : 1;
+      }
+    })();
+    const editLoop = (async () => {
+      let current = "0000000001";
+      while (busy) {
+        const next = current === "0000000001" ? "ONE-EDITED" : "0000000001";
+        await getJson(
+          url(
+            pager.m,
+            "e",
+            [
+              ["path", "ten.log"],
+              ["old", current],
+              ["run", edits],
+            ],
+            next,
+          ),
+        );
+        current = next;
+        edits++;
+      }
+    })();
+    const beside = await timedReads();
+    busy = false;
+    await Promise.all([pagerLoop, editLoop]);
+
+    const throughStats = stats(through);
+    const bareStats = stats(bare);
+    const rows = [
+      [
+        "128 KiB page mid 16 MiB ÷ from 256 KiB (p50)",
+        `${ms(midSixteen!.p50)} / ${ms(fromQuarter!.p50)} ms`,
+        ratio(midSixteen!.p50, fromQuarter!.p50),
+        `≤ ${TARGETS.midPage}×`,
+        verdict(midSixteen!.p50 / fromQuarter!.p50, TARGETS.midPage),
+      ],
+      [
+        "128 KiB page near the end of 256 MiB ÷ from 256 KiB (p50)",
+        `${ms(endHuge!.p50)} / ${ms(fromQuarter!.p50)} ms`,
+        ratio(endHuge!.p50, fromQuarter!.p50),
+        `≤ ${TARGETS.endPage}×`,
+        verdict(endHuge!.p50 / fromQuarter!.p50, TARGETS.endPage),
+      ],
+      [
+        `16 MiB read through (${pages} pages of 128 KiB) ÷ ${pages} bare HTTP GETs of 128 KiB (median of ${THROUGH_RUNS})`,
+        `${ms(throughStats.p50)} / ${ms(bareStats.p50)} ms`,
+        ratio(throughStats.p50, bareStats.p50),
+        `≤ ${TARGETS.readThrough}×`,
+        verdict(throughStats.p50 / bareStats.p50, TARGETS.readThrough),
+      ],
+      [
+        `another session's 2 KiB /r p50 beside ${pagesRead} pages + ${edits} edits of 10 MB ÷ alone`,
+        `${ms(beside.p50)} / ${ms(alone.p50)} ms`,
+        ratio(beside.p50, alone.p50),
+        `≤ ${TARGETS.holP50}×`,
+        verdict(beside.p50 / alone.p50, TARGETS.holP50),
+      ],
+      [
+        "the same, p99",
+        `${ms(beside.p99)} / ${ms(alone.p99)} ms`,
+        ratio(beside.p99, alone.p99),
+        `≤ ${TARGETS.holP99}×`,
+        verdict(beside.p99 / alone.p99, TARGETS.holP99),
+      ],
+    ];
+    const markdown = [
+      `Run ${new Date().toISOString().slice(0, 16)}Z, load average ${load.map((l) => l.toFixed(2)).join(" ")} at the start,`,
+      `${os.loadavg()[0]!.toFixed(2)} at the end. Client: Node's fetch (keep-alive), one call at a time per session, an`,
+      `untimed ${GAP_MS} ms gap after each timed call; ${PAGE_RUNS} pages of each size in turns. First read (the index`,
+      `scan, not in the table): 16 MiB ${ms(firstSixteen)} ms, 256 MiB ${ms(firstHuge)} ms.`,
+      "",
+      "| scenario | ours / floor | ratio | target | verdict |",
+      "|---|---|---|---|---|",
+      ...rows.map((r) => `| ${r.join(" | ")} |`),
+    ].join("\n");
+    return {
+      suite: "large",
+      markdown,
+      figures: { fromQuarter: fromQuarter!, midSixteen: midSixteen!, endHuge: endHuge!, alone, beside },
+    };
+  } finally {
+    await floor.close();
+    await stopChild(child);
+    fs.rmSync(stateDir, { recursive: true, force: true });
+    fs.rmSync(projectDir, { recursive: true, force: true });
+  }
+}
