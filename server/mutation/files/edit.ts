@@ -13,6 +13,7 @@ import { journalControls } from "../journal/controls.js";
 import { noMatchError } from "./edit-failure.js";
 import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
+import { requireAgentMay } from "./agent-permission.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
@@ -158,6 +159,7 @@ async function createHeld(ctx: ToolContext, target: HeldPath, content: string): 
       { detail: { parameter: "old", path: target.display }, retryable: false },
     );
   }
+  requireAgentMay(ctx, target, "write");
   const bytes = Buffer.from(content, "utf8");
   const after = normalizeNewlines(content);
   const answer: EditOutput = {
@@ -198,6 +200,7 @@ async function editHeld(
       detail: { path: target.display },
       retryable: false,
     });
+  requireAgentMay(ctx, target, "write");
   const previous = await readHeldFile(target.fd!, info.size);
   const decoded = decodeForEdit(previous, target.display);
   const normalized = normalizeWithOffsets(decoded.text);

@@ -11,6 +11,7 @@ import { journalControls } from "../journal/controls.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { MAX_DIFF_CHARS, wholeFileDiff, type FileDiff } from "./edit-diff.js";
 import { normalizeNewlines } from "./text-match.js";
+import { requireAgentMay } from "./agent-permission.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { unseenLineReads } from "./unseen-reads.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
@@ -90,6 +91,7 @@ async function writeHeld(
   replaces: string | undefined,
 ): Promise<WriteOutput> {
   if (!target.exists) {
+    requireAgentMay(ctx, target, "write");
     const bytes = Buffer.from(content, "utf8");
     const answer: WriteOutput = {
       ok: true,
@@ -110,6 +112,8 @@ async function writeHeld(
       retryable: false,
     });
   }
+  // Before the read checks: a file the agent may not change is refused whatever it has read of it.
+  requireAgentMay(ctx, target, "write");
   const previous = await readHeldFile(target.fd!, info.size);
   if (decodeLossy(previous).kind === "binary") requireBinaryVersion(ctx, target, previous, replaces);
   else requireCompleteRead(ctx, target, previous);
