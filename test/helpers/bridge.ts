@@ -94,6 +94,7 @@ export async function startTestBridge(
     async session(opts = {}) {
       projects += 1;
       giveToAgent(opts.root ?? projectDir);
+      reachableByAgent(opts.root ?? projectDir);
       const project = await api<{ id: string }>("POST", "/api/projects", {
         name: opts.name ?? `project-${projects}`,
         root: opts.root ?? projectDir,
@@ -141,6 +142,18 @@ export function giveToAgent(dir: string, recursive = true): void {
     if (recursive && stat.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
   };
   walk(dir);
+}
+
+/**
+ * Gives the agent the folders between a project root and the temp dir it was made in (mkdtemp makes that 0700 and
+ * root's), so it can reach the root as a real user reaches a folder under their home: the bridge's writability
+ * check probes as the agent (server/control/writability.ts), and a folder it cannot reach is not writable to it.
+ */
+function reachableByAgent(root: string): void {
+  if (process.getuid?.() !== 0) return;
+  const top = [...createdTempDirs].find((dir) => root.startsWith(`${dir}/`));
+  if (!top) return;
+  for (let dir = path.dirname(root); dir.length >= top.length; dir = path.dirname(dir)) giveToAgent(dir, false);
 }
 
 /** GETs a data-plane URL exactly as given (no re-encoding) and parses JSON. */

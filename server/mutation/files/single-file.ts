@@ -91,8 +91,13 @@ function writeFailed(ctx: ToolContext, display: string, error: unknown): ToolErr
   if (cause === "EACCES" || cause === "EPERM")
     return new ToolError(
       ErrorCode.permissionDenied,
-      `Permission denied: the file system refused to write ${display} (${cause}); the agent's terminal is refused the same way. Nothing was written. To fix it, the operator gives the agent's user write access there, then send this again.`,
-      { detail: { path: display, reason: "kernel", cause }, retryable: false, agentAction: "stop" },
+      `Permission denied: the file system refused to write ${display} (${cause}); the agent's terminal is refused the same way. Nothing was written. To fix it, the operator gives the agent's user write access there. Then fetch retry.`,
+      {
+        detail: { path: display, reason: "kernel", cause },
+        retryable: false,
+        agentAction: "stop",
+        extra: retryExtra(ctx),
+      },
     );
   // The temp file is removed on failure and the rename never happened: the target is as it was.
   return new ToolError(

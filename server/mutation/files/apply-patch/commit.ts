@@ -126,6 +126,7 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
           detail: { ...detail, cause: error.detail },
           retryable: false,
           agentAction: error.agentAction,
+          extra: error.extra,
         },
       );
     }
