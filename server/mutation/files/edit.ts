@@ -14,6 +14,7 @@ import { noMatchError } from "./edit-failure.js";
 import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { requireAgentMay } from "./agent-permission.js";
+import { refuseBackslashCreate } from "./backslash-path.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
@@ -130,9 +131,10 @@ export const editTool = defineTool({
     const old = normalizeNewlines(args.old ?? "");
     const replacement = normalizeNewlines(args.new ?? "");
     if (old.length === 0) {
-      return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) =>
-        createHeld(ctx, target, args.new ?? ""),
-      );
+      return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => {
+        refuseBackslashCreate(ctx, args.path, target);
+        return createHeld(ctx, target, args.new ?? "");
+      });
     }
     if (old === replacement) {
       throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", {

@@ -12,6 +12,7 @@ import { newlineStyleField, projectPathField, textEncodingField } from "./output
 import { MAX_DIFF_CHARS, wholeFileDiff, type FileDiff } from "./edit-diff.js";
 import { normalizeNewlines } from "./text-match.js";
 import { requireAgentMay } from "./agent-permission.js";
+import { refuseBackslashCreate } from "./backslash-path.js";
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { unseenLineReads } from "./unseen-reads.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
@@ -78,9 +79,10 @@ export const writeTool = defineTool({
     awaitsDurableItself: true,
   },
   execute(args, ctx) {
-    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) =>
-      writeHeld(ctx, target, args.content ?? "", args.replaces),
-    );
+    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => {
+      refuseBackslashCreate(ctx, args.path, target);
+      return writeHeld(ctx, target, args.content ?? "", args.replaces);
+    });
   },
 });
 

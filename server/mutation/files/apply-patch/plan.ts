@@ -7,6 +7,7 @@ import { walkInsideRoot, type HeldPath } from "../../../sandbox/fd-walk.js";
 import type { Preimage } from "../../../store/journal.js";
 import { capturePreimages } from "../../journal/preimages.js";
 import { requireAgentMay } from "../agent-permission.js";
+import { refuseBackslashCreate } from "../backslash-path.js";
 import { decodeForEdit, encodeText } from "../../../text/index.js";
 import { applyHunks, linesToText, splitLines } from "./apply-hunks.js";
 import { wholeFileDiff, type FileDiff } from "../edit-diff.js";
@@ -108,6 +109,7 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
               `${target.display} already exists and Add File never overwrites: change it with "*** Update File: ${target.display}", or replace it whole with /w after reading it.`,
               { retryable: false },
             );
+          refuseBackslashCreate(undefined, op.path, target);
           requireAgentMay(ctx, target, "write");
           remember(await capturePreimages(target));
           const text = linesToText(op.lines);
@@ -184,6 +186,7 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
                 `move destination ${dest.display} already exists and Move to never overwrites: delete it first ("*** Delete File: ${dest.display}" in its own patch), then send this patch again.`,
                 { retryable: false },
               );
+            refuseBackslashCreate(undefined, op.moveTo, dest);
             requireAgentMay(ctx, source, "remove");
             requireAgentMay(ctx, dest, "write");
             remember(await capturePreimages(dest));
