@@ -42,6 +42,16 @@ export function makeTempDir(prefix: string): string {
   return dir;
 }
 
+/**
+ * A fresh temp directory to register as a project root, handed to the agent (giveToAgent) as an operator's project
+ * folder belongs to its user: write is refused on a folder the agent cannot write (server/control/writability.ts).
+ */
+export function makeProjectDir(prefix: string): string {
+  const dir = makeTempDir(prefix);
+  giveToAgent(dir);
+  return dir;
+}
+
 /** Removes every directory makeTempDir made in this test file (each file runs in its own worker). */
 export function removeTempDirs(): void {
   for (const dir of createdTempDirs) {
@@ -142,6 +152,24 @@ export function giveToAgent(dir: string, recursive = true): void {
     if (recursive && stat.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
   };
   walk(dir);
+}
+
+/**
+ * Creates a folder as the agent would (mkdir -p, then every folder it made handed to TEST_AGENT_UID when the tests run
+ * as root): a fixture made after the root was handed over is the agent's, as the agent's own work is, so file tools
+ * (which decide as the agent, server/sandbox/agent-access.ts) may change it. Same arguments as fs.mkdirSync.
+ */
+export function mkdirAsAgent(dir: string, options?: fs.MakeDirectoryOptions): string | undefined {
+  const first = fs.mkdirSync(dir, { ...options, recursive: true });
+  if (first !== undefined) giveToAgent(first);
+  return first;
+}
+
+/** Writes a fixture file as the agent would (see mkdirAsAgent), its missing folders too. Same arguments as fs.writeFileSync. */
+export function writeAsAgent(file: string, data: string | NodeJS.ArrayBufferView, options?: fs.WriteFileOptions): void {
+  mkdirAsAgent(path.dirname(file));
+  fs.writeFileSync(file, data, options);
+  if (process.getuid?.() === 0 && fs.lstatSync(file).uid === 0) fs.lchownSync(file, TEST_AGENT_UID, TEST_AGENT_UID);
 }
 
 /**

@@ -8,7 +8,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODE_CACHE_DIR, CODE_CACHE_WRITE_DELAY_MS } from "../../server/code-cache.js";
-import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
+import {
+  makeTempDir,
+  startTestBridge,
+  TEST_OPERATOR_TOKEN,
+  type TestBridge,
+  makeProjectDir,
+} from "../helpers/bridge.js";
 import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
@@ -148,7 +154,7 @@ describe("the built server (dist bundle)", () => {
 
   it("runs what it loads on first use, and writes a code cache that the next start uses and a garbage one does not break", async () => {
     const serverDir = path.join(bundleRoot, "server");
-    const projectDir = makeTempDir("built-project");
+    const projectDir = makeProjectDir("built-project");
     fs.writeFileSync(
       path.join(projectDir, "shapes.ts"),
       "export interface Shape { area(): number }\nexport function unit(): Shape { return { area: () => 1 }; }\n",
@@ -193,7 +199,7 @@ describe("the built server (dist bundle)", () => {
     if (child) await stop(child);
     const started = await startBuilt(path.join(bundleRoot, "server", "main.js"), makeTempDir("built-state"));
     child = started.child;
-    const projectDir = makeTempDir("built-edit");
+    const projectDir = makeProjectDir("built-edit");
     // Over the 64 Ki characters searched on the spot: this one goes to the worker.
     fs.writeFileSync(
       path.join(projectDir, "big.txt"),

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 describe("per-project write queue", () => {
@@ -14,7 +14,7 @@ describe("per-project write queue", () => {
   it("loses no update when two sessions of one project edit the same file concurrently", async () => {
     const slots = 40;
     const file = path.join(t.projectDir, "shared.txt");
-    fs.writeFileSync(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
+    writeAsAgent(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
     const a = await t.session({ write: true, name: "a" });
     const b = await t.session({ write: true, name: "b", root: t.projectDir });
     // Each edit reads the file, replaces its own slot and writes the whole file back: without one queue

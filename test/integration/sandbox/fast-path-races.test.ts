@@ -22,6 +22,7 @@ import {
   startTestBridge,
   type AgentSession,
   type TestBridge,
+  makeProjectDir,
 } from "../../helpers/bridge.js";
 import { controlApi, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { url } from "../mutation/fixtures.js";
@@ -149,7 +150,7 @@ describe("a folder swapped for a symlink while the bridge is down with a success
     { timeout: 60_000 },
     async () => {
       const stateDir = makeTempDir("race-state");
-      const root = makeTempDir("race-project");
+      const root = makeProjectDir("race-project");
       fs.mkdirSync(path.join(root, "sub"));
       // The outside target already holds exactly what the write would have written: a recovery that read it would
       // confirm the success; one that cleaned beside it would delete the planted temp file.
@@ -207,7 +208,7 @@ describe("a folder swapped for a symlink while the bridge is down mid-patch", ()
     { timeout: 90_000 },
     async () => {
       const stateDir = makeTempDir("patch-race-state");
-      const root = makeTempDir("patch-race-project");
+      const root = makeProjectDir("patch-race-project");
       const names = Array.from({ length: 20 }, (_, i) => `file${String(i).padStart(2, "0")}.txt`);
       fs.writeFileSync(path.join(root, "top.txt"), "top 1\n");
       fs.mkdirSync(path.join(root, "sub"));
