@@ -1,5 +1,6 @@
-// A Windows-style path to create (src\new.py) is refused with the forward-slash path instead of creating one file
-// literally named "src\new.py"; over URLs the repair, followed, creates src/new.py. An existing such name is kept.
+// A Windows-style path to create (src\new.py, src/ existing) is refused with the forward-slash path instead of
+// creating one file literally named "src\new.py"; over URLs the repair, followed, creates src/new.py. An existing
+// such name is kept, and one with no folder before its backslash is created as given.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +51,15 @@ describe("a backslash path to create", () => {
     expect(move).toMatchObject({ ok: false, errorCode: "invalid_path" });
     expect(fs.readdirSync(path.join(t.projectDir, "src")).sort()).toEqual(["keep.py", "made.py", "new.py"]);
     expect(fs.readdirSync(t.projectDir)).toEqual(["src"]);
+  });
+
+  it("creates a name with a backslash as given when nothing shows a separator was meant (no such folder)", async () => {
+    expect(await agentGet<Body>(url(s.m!, "w", [["path", 'a"b\\c.txt']], "quoted\n"))).toMatchObject({
+      ok: true,
+      created: true,
+    });
+    expect(fs.readFileSync(path.join(t.projectDir, 'a"b\\c.txt'), "utf8")).toBe("quoted\n");
+    fs.rmSync(path.join(t.projectDir, 'a"b\\c.txt'));
   });
 
   it("keeps writing a file that already has a backslash in its name", async () => {
