@@ -147,8 +147,9 @@ export function giveToAgent(dir: string, recursive = true): void {
   if (process.getuid?.() !== 0) return;
   const walk = (p: string) => {
     const stat = fs.lstatSync(p);
-    if (stat.uid !== 0) return;
-    fs.lchownSync(p, TEST_AGENT_UID, TEST_AGENT_UID);
+    // Another user's entry is left as it is; an agent's folder is entered, for what root wrote in it since.
+    if (stat.uid !== 0 && stat.uid !== TEST_AGENT_UID) return;
+    if (stat.uid === 0) fs.lchownSync(p, TEST_AGENT_UID, TEST_AGENT_UID);
     if (recursive && stat.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
   };
   walk(dir);
