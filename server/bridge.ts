@@ -332,6 +332,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       const owner = fs.statSync(root);
       return agentIdentity({ uid: owner.uid, gid: owner.gid }, config.agentFallback);
     },
+    agentIdentity: (root) => {
+      const owner = fs.statSync(root);
+      return agentIdentity({ uid: owner.uid, gid: owner.gid }, config.agentFallback);
+    },
   });
 
   // Koa is the shell, the listener writes every byte (koa-shell.ts); clientError answers what Node cannot parse.

@@ -85,6 +85,8 @@ export const ErrorCode = {
   staleRead: "stale_read",
   unsupportedEncoding: "unsupported_encoding",
   writeFailed: "write_failed",
+  /** The agent's identity may not change that file or folder (its terminal would be refused too): agent-access.ts. */
+  permissionDenied: "permission_denied",
   editNoMatch: "edit_no_match",
   editAmbiguous: "edit_ambiguous",
   editNoChange: "edit_no_change",
@@ -215,6 +217,7 @@ export const ERROR_CATALOG = {
   stale_read: { retryable: true },
   unsupported_encoding: { retryable: false },
   write_failed: { retryable: true },
+  permission_denied: { retryable: false },
   edit_no_match: { retryable: false },
   edit_ambiguous: { retryable: false },
   edit_no_change: { retryable: false },

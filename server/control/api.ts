@@ -38,6 +38,8 @@ export interface ApiOptions {
   version: string;
   /** The identity terminal commands in this root run as (undefined: the bridge's own); for the writability check. */
   terminalIdentity?: (root: string) => Identity | undefined;
+  /** Who file tools decide as for a root (server/sandbox/agent-access.ts); undefined when it is the bridge itself. */
+  agentIdentity?: (root: string) => Identity | undefined;
 }
 
 /** GET /api/limits: the session ceilings, how much of each is used, and the error code past it. */
@@ -65,6 +67,8 @@ export function createApiRouter(options: ApiOptions): Router {
     if (!permissions.write && !permissions.terminal) return;
     const canonical = canonicalRoot(root);
     const result = await checkWritable(canonical, {
+      write: permissions.write,
+      agentIdentity: options.agentIdentity?.(canonical),
       terminal: permissions.terminal,
       terminalIdentity: options.terminalIdentity?.(canonical),
     });

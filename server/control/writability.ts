@@ -1,7 +1,8 @@
-// Whether the identities that will write in a project root can: the bridge itself (the file tools) and, when it
-// is another user, the identity terminal commands run as (server/sandbox/identity.ts). Each one creates a probe
-// file and replaces it by rename, as atomic writes do, so a folder that only looks writable (a read-only mount,
-// an ACL, a user namespace) is caught too. Used when write or terminal is granted (api.ts).
+// Whether the identities that will write in a project root can: the bridge itself (it writes the files), the agent's
+// identity file tools decide with (server/sandbox/agent-access.ts: a root bridge's DAC override is not the agent's)
+// and the identity terminal commands run as (server/sandbox/identity.ts), when they are other users. Each one
+// creates a probe file and replaces it by rename, as atomic writes do, so a folder that only looks writable (a
+// read-only mount, an ACL, a user namespace) is caught too. Used when write or terminal is granted (api.ts).
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -18,11 +19,17 @@ const PROBE_PREFIX = ".urlbridge-write-probe-";
  */
 const PROBE_SCRIPT = 'set -e; : > "$1"; : > "$1.new"; mv -f "$1.new" "$1"; rm -f "$1"';
 
-export type Writer = "bridge" | "terminal";
+/** bridge: the process itself; agent: the identity of file tools (and of terminal commands when both are granted). */
+export type Writer = "bridge" | "agent" | "terminal";
 
-export type WritabilityResult = { ok: true } | { ok: false; writer: Writer; identity: Identity; reason: string };
+export type WritabilityResult =
+  { ok: true } | { ok: false; writer: Writer; identity: Identity; reason: string; terminal: boolean };
 
 export interface WritabilityOptions {
+  /** The agent identity file tools decide with (agentIdentity of the root); undefined when it is the bridge itself. */
+  agentIdentity: Identity | undefined;
+  /** Probe the agent identity when write is granted. */
+  write: boolean;
   /** Which identity terminal commands of this root run as; undefined when they run as the bridge itself. */
   terminalIdentity: Identity | undefined;
   /** Only probe the terminal identity when terminal commands are granted. */
@@ -67,16 +74,24 @@ function probeAsIdentity(probe: string, identity: Identity): Promise<string | un
   });
 }
 
+const same = (a: Identity, b: Identity) => a.uid === b.uid && a.gid === b.gid;
+
 /** Probes the root as every identity that will write there; the first one that cannot is reported. */
 export async function checkWritable(root: string, options: WritabilityOptions): Promise<WritabilityResult> {
   const probe = path.join(root, `${PROBE_PREFIX}${randomBytes(6).toString("hex")}`);
+  const { terminal } = options;
   const bridgeProblem = probeAsBridge(root, probe);
-  if (bridgeProblem) return { ok: false, writer: "bridge", identity: self(), reason: bridgeProblem };
-  const identity = options.terminalIdentity;
-  if (!options.terminal || !identity || (identity.uid === self().uid && identity.gid === self().gid))
-    return { ok: true };
-  const terminalProblem = await probeAsIdentity(probe, identity);
-  return terminalProblem ? { ok: false, writer: "terminal", identity, reason: terminalProblem } : { ok: true };
+  if (bridgeProblem) return { ok: false, writer: "bridge", identity: self(), reason: bridgeProblem, terminal };
+  const writers: Array<{ writer: Writer; identity: Identity }> = [];
+  if (options.write && options.agentIdentity) writers.push({ writer: "agent", identity: options.agentIdentity });
+  const t = options.terminalIdentity;
+  if (terminal && t && !writers.some((w) => same(w.identity, t))) writers.push({ writer: "terminal", identity: t });
+  for (const { writer, identity } of writers) {
+    if (same(identity, self())) continue;
+    const problem = await probeAsIdentity(probe, identity);
+    if (problem) return { ok: false, writer, identity, reason: problem, terminal };
+  }
+  return { ok: true };
 }
 
 /**
@@ -94,10 +109,13 @@ export function unwritableMessage(
   result: Exclude<WritabilityResult, { ok: true }>,
   inAppliance: boolean,
 ): string {
+  const uid = result.identity.uid;
   const who =
-    result.writer === "terminal"
-      ? `terminal commands run as uid ${result.identity.uid}, which cannot create and replace a file there`
-      : `the bridge (uid ${result.identity.uid}) cannot create and replace a file there`;
+    result.writer === "bridge"
+      ? `the bridge (uid ${uid}) cannot create and replace a file there`
+      : result.writer === "terminal"
+        ? `terminal commands run as uid ${uid}, which cannot create and replace a file there`
+        : `${result.terminal ? "file tools and terminal commands act" : "file tools act"} as uid ${uid} (the agent), which cannot create and replace a file there`;
   const shown = hostPathOf(root, inAppliance);
   const where =
     inAppliance && shown !== root ? ` (${root} in the container; the folder under URLBRIDGE_PROJECTS on the host)` : "";

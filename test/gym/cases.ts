@@ -5,7 +5,7 @@ import path from "node:path";
 import type { AgentAnswer, GymAgent } from "./agent.js";
 import { expectedBytes } from "./corpus.js";
 import type { Form } from "./forms.js";
-import { giveToAgent } from "../helpers/bridge.js";
+import { giveToAgent, writeAsAgent, mkdirAsAgent } from "../helpers/bridge.js";
 
 export type KindName =
   | "stat-name"
@@ -76,7 +76,7 @@ function occurrences(haystack: string, needle: string): number {
 }
 
 function ensureDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true });
+  mkdirAsAgent(dir, { recursive: true });
 }
 
 function fileBytes(file: string): Buffer | undefined {
@@ -138,7 +138,7 @@ const statName: CaseKind = {
   async run(text, ctx) {
     const rel = `${GYM_DIR}/${ctx.id}/${text}`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR, ctx.id));
-    fs.writeFileSync(path.join(ctx.projectDir, rel), "x");
+    writeAsAgent(path.join(ctx.projectDir, rel), "x");
     const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "t", [`path=${ctx.form.value(rel)}`]));
     const { body } = answer;
     if (body.ok !== true) return refusedOrWrong(answer, true);
@@ -159,7 +159,7 @@ const findName: CaseKind = {
   async run(text, ctx) {
     const dir = `${GYM_DIR}/${ctx.id}`;
     ensureDir(path.join(ctx.projectDir, dir));
-    fs.writeFileSync(path.join(ctx.projectDir, dir, text), "x");
+    writeAsAgent(path.join(ctx.projectDir, dir, text), "x");
     const answer = await ctx.agent.call(
       urlFor(ctx, ctx.bases.r, "f", [`path=${ctx.form.value(dir)}`, `name=${ctx.form.value(text)}`]),
     );
@@ -184,7 +184,7 @@ const readContent: CaseKind = {
   async run(text, ctx) {
     const rel = `${GYM_DIR}/${ctx.id}.txt`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR));
-    fs.writeFileSync(path.join(ctx.projectDir, rel), expectedBytes(text));
+    writeAsAgent(path.join(ctx.projectDir, rel), expectedBytes(text));
     const answer = await ctx.agent.call(urlFor(ctx, ctx.bases.r, "r", [`path=${ctx.form.value(rel)}`]));
     const file = (answer.body.files as Array<{ content?: string }> | undefined)?.[0];
     if (answer.body.ok !== true || !file) return refusedOrWrong(answer, true);
@@ -204,7 +204,7 @@ const readPaged: CaseKind = {
     let content = "";
     while (expectedBytes(content).length < PAGED_FILE_BYTES) content += `${text}\n`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR, ctx.id));
-    fs.writeFileSync(path.join(ctx.projectDir, rel), expectedBytes(content));
+    writeAsAgent(path.join(ctx.projectDir, rel), expectedBytes(content));
     let next: string | undefined = urlFor(ctx, ctx.bases.r, "r", [`path=${ctx.form.value(rel)}`]);
     let joined = "";
     let fetches = 0;
@@ -238,7 +238,7 @@ const grepNeedle: CaseKind = {
     const rel = `${GYM_DIR}/${ctx.id}.txt`;
     const line = `<${ctx.id}>${text}</${ctx.id}>`;
     ensureDir(path.join(ctx.projectDir, GYM_DIR));
-    fs.writeFileSync(path.join(ctx.projectDir, rel), expectedBytes(`before\n${line}\nafter\n`));
+    writeAsAgent(path.join(ctx.projectDir, rel), expectedBytes(`before\n${line}\nafter\n`));
     const answer = await ctx.agent.call(
       urlFor(ctx, ctx.bases.r, "g", [`path=${ctx.form.value(rel)}`], ctx.form.tail(text)),
     );
@@ -365,7 +365,7 @@ const editText: CaseKind = {
     const before = `${EDIT_PREFIX}${text}${EDIT_SUFFIX}`;
     const replacement = `<${text}>`;
     ensureDir(path.dirname(file));
-    fs.writeFileSync(file, expectedBytes(before));
+    writeAsAgent(file, expectedBytes(before));
     const answer = await ctx.agent.call(
       urlFor(
         ctx,

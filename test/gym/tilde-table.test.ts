@@ -8,7 +8,14 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
-import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+} from "../helpers/bridge.js";
 import { rawGet } from "../helpers/raw-http.js";
 import {
   goQueryEscape,
@@ -123,7 +130,7 @@ describe("the ~ decoding table: every encoder x every content class x /w /e /a",
   async function send(encoder: EncoderName, url: string, content: string): Promise<Answer> {
     if (encoder === "curl-data-urlencode") {
       const file = path.join(work, `c${n++}`);
-      fs.writeFileSync(file, content);
+      writeAsAgent(file, content);
       // Asynchronously: the bridge answering curl runs in this process.
       const { stdout } = await promisify(execFile)(
         "curl",
@@ -151,12 +158,12 @@ describe("the ~ decoding table: every encoder x every content class x /w /e /a",
       // /e keeps a file's own line endings, which is the edit's meaning, not the transport's.
       const mark = (file: string) => `MARK${path.basename(file).replace(/\W/g, "")}`;
       const oracle = path.join(t.projectDir, `${name}.oracle`);
-      fs.writeFileSync(oracle, mark(oracle));
+      writeAsAgent(oracle, mark(oracle));
       await agentGet(`${s.r}/r?path=${name}.oracle`);
       const made = await get(`${m}/e?path=${name}.oracle&old=${mark(oracle)}&enc=tilde&raw=${encodeUrlText(text)}`);
       expect(made, JSON.stringify(made)).toMatchObject({ ok: true });
       const reset = async () => {
-        fs.writeFileSync(file, mark(file));
+        writeAsAgent(file, mark(file));
         await agentGet(`${s.r}/r?path=${name}`);
       };
       await reset();

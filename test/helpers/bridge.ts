@@ -42,6 +42,16 @@ export function makeTempDir(prefix: string): string {
   return dir;
 }
 
+/**
+ * A fresh temp directory to register as a project root, handed to the agent (giveToAgent) as an operator's project
+ * folder belongs to its user: write is refused on a folder the agent cannot write (server/control/writability.ts).
+ */
+export function makeProjectDir(prefix: string): string {
+  const dir = makeTempDir(prefix);
+  giveToAgent(dir);
+  return dir;
+}
+
 /** Removes every directory makeTempDir made in this test file (each file runs in its own worker). */
 export function removeTempDirs(): void {
   for (const dir of createdTempDirs) {
@@ -94,6 +104,7 @@ export async function startTestBridge(
     async session(opts = {}) {
       projects += 1;
       giveToAgent(opts.root ?? projectDir);
+      reachableByAgent(opts.root ?? projectDir);
       const project = await api<{ id: string }>("POST", "/api/projects", {
         name: opts.name ?? `project-${projects}`,
         root: opts.root ?? projectDir,
@@ -136,11 +147,42 @@ export function giveToAgent(dir: string, recursive = true): void {
   if (process.getuid?.() !== 0) return;
   const walk = (p: string) => {
     const stat = fs.lstatSync(p);
-    if (stat.uid !== 0) return;
-    fs.lchownSync(p, TEST_AGENT_UID, TEST_AGENT_UID);
+    // Another user's entry is left as it is; an agent's folder is entered, for what root wrote in it since.
+    if (stat.uid !== 0 && stat.uid !== TEST_AGENT_UID) return;
+    if (stat.uid === 0) fs.lchownSync(p, TEST_AGENT_UID, TEST_AGENT_UID);
     if (recursive && stat.isDirectory()) for (const name of fs.readdirSync(p)) walk(path.join(p, name));
   };
   walk(dir);
+}
+
+/**
+ * Creates a folder as the agent would (mkdir -p, then every folder it made handed to TEST_AGENT_UID when the tests run
+ * as root): a fixture made after the root was handed over is the agent's, as the agent's own work is, so file tools
+ * (which decide as the agent, server/sandbox/agent-access.ts) may change it. Same arguments as fs.mkdirSync.
+ */
+export function mkdirAsAgent(dir: string, options?: fs.MakeDirectoryOptions): string | undefined {
+  const first = fs.mkdirSync(dir, { ...options, recursive: true });
+  if (first !== undefined) giveToAgent(first);
+  return first;
+}
+
+/** Writes a fixture file as the agent would (see mkdirAsAgent), its missing folders too. Same arguments as fs.writeFileSync. */
+export function writeAsAgent(file: string, data: string | NodeJS.ArrayBufferView, options?: fs.WriteFileOptions): void {
+  mkdirAsAgent(path.dirname(file));
+  fs.writeFileSync(file, data, options);
+  if (process.getuid?.() === 0 && fs.lstatSync(file).uid === 0) fs.lchownSync(file, TEST_AGENT_UID, TEST_AGENT_UID);
+}
+
+/**
+ * Gives the agent the folders between a project root and the temp dir it was made in (mkdtemp makes that 0700 and
+ * root's), so it can reach the root as a real user reaches a folder under their home: the bridge's writability
+ * check probes as the agent (server/control/writability.ts), and a folder it cannot reach is not writable to it.
+ */
+function reachableByAgent(root: string): void {
+  if (process.getuid?.() !== 0) return;
+  const top = [...createdTempDirs].find((dir) => root.startsWith(`${dir}/`));
+  if (!top) return;
+  for (let dir = path.dirname(root); dir.length >= top.length; dir = path.dirname(dir)) giveToAgent(dir, false);
 }
 
 /** GETs a data-plane URL exactly as given (no re-encoding) and parses JSON. */

@@ -8,7 +8,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODE_CACHE_DIR, CODE_CACHE_WRITE_DELAY_MS } from "../../server/code-cache.js";
-import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
+import {
+  makeTempDir,
+  startTestBridge,
+  TEST_OPERATOR_TOKEN,
+  type TestBridge,
+  makeProjectDir,
+  writeAsAgent,
+} from "../helpers/bridge.js";
 import { startServerProcess, type ServerProcess } from "../helpers/server-process.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
@@ -148,8 +155,8 @@ describe("the built server (dist bundle)", () => {
 
   it("runs what it loads on first use, and writes a code cache that the next start uses and a garbage one does not break", async () => {
     const serverDir = path.join(bundleRoot, "server");
-    const projectDir = makeTempDir("built-project");
-    fs.writeFileSync(
+    const projectDir = makeProjectDir("built-project");
+    writeAsAgent(
       path.join(projectDir, "shapes.ts"),
       "export interface Shape { area(): number }\nexport function unit(): Shape { return { area: () => 1 }; }\n",
     );
@@ -176,8 +183,7 @@ describe("the built server (dist bundle)", () => {
 
     // Garbage in every cache file: V8 rejects it, the chunks compile from source, and the cache is rewritten.
     const dir = path.join(serverDir, CODE_CACHE_DIR, `${process.version}-${process.arch}`);
-    for (const name of written.keys())
-      fs.writeFileSync(path.join(dir, name), Buffer.alloc(written.get(name)!.length, 7));
+    for (const name of written.keys()) writeAsAgent(path.join(dir, name), Buffer.alloc(written.get(name)!.length, 7));
     const third = await startBuilt(path.join(serverDir, "main.js"), makeTempDir("built-state"));
     child = third.child;
     const health = await fetch(`${third.controlUrl}/api/health`);
@@ -193,9 +199,9 @@ describe("the built server (dist bundle)", () => {
     if (child) await stop(child);
     const started = await startBuilt(path.join(bundleRoot, "server", "main.js"), makeTempDir("built-state"));
     child = started.child;
-    const projectDir = makeTempDir("built-edit");
+    const projectDir = makeProjectDir("built-edit");
     // Over the 64 Ki characters searched on the spot: this one goes to the worker.
-    fs.writeFileSync(
+    writeAsAgent(
       path.join(projectDir, "big.txt"),
       Array.from({ length: 4000 }, (_, i) => `row ${i} of the generated table`).join("\n"),
     );

@@ -13,6 +13,8 @@ import { journalControls } from "../journal/controls.js";
 import { noMatchError } from "./edit-failure.js";
 import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
+import { requireAgentMay } from "./agent-permission.js";
+import { refuseBackslashCreate } from "./backslash-path.js";
 import { checkLane, commitSingleFile, confirmSingleFile, existingFileLane, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
@@ -132,9 +134,10 @@ export const editTool = defineTool({
     const old = normalizeNewlines(args.old ?? "");
     const replacement = normalizeNewlines(args.new ?? "");
     if (old.length === 0) {
-      return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) =>
-        createHeld(ctx, target, args.new ?? ""),
-      );
+      return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => {
+        refuseBackslashCreate(ctx, args.path, target);
+        return createHeld(ctx, target, args.new ?? "");
+      });
     }
     if (old === replacement) {
       throw new ToolError(ErrorCode.editNoChange, "old and new are the same text; nothing to change.", {
@@ -161,6 +164,7 @@ async function createHeld(ctx: ToolContext, target: HeldPath, content: string): 
       { detail: { parameter: "old", path: target.display }, retryable: false },
     );
   }
+  requireAgentMay(ctx, target, "write");
   const bytes = Buffer.from(content, "utf8");
   const after = normalizeNewlines(content);
   const answer: EditOutput = {
@@ -202,6 +206,7 @@ async function editHeld(
       detail: { path: target.display },
       retryable: false,
     });
+  requireAgentMay(ctx, target, "write");
   const previous = await readHeldFile(target.fd!, info.size);
   const decoded = decodeForEdit(previous, target.display);
   const normalized = normalizeWithOffsets(decoded.text);

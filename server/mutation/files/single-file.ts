@@ -113,6 +113,18 @@ function journaledBeforeRename(intent: IntentHandle, hooks: TestHooks): () => Pr
 
 function writeFailed(ctx: ToolContext, display: string, error: unknown): ToolError {
   const cause = (error as NodeJS.ErrnoException).code ?? "error";
+  // What the permission check could not foresee (an ACL, a security module): the kernel's own refusal, same code.
+  if (cause === "EACCES" || cause === "EPERM")
+    return new ToolError(
+      ErrorCode.permissionDenied,
+      `Permission denied: the file system refused to write ${display} (${cause}); the agent's terminal is refused the same way. Nothing was written. To fix it, the operator gives the agent's user write access there. Then fetch retry.`,
+      {
+        detail: { path: display, reason: "kernel", cause },
+        retryable: false,
+        agentAction: "stop",
+        extra: retryExtra(ctx),
+      },
+    );
   // The temp file is removed on failure and the rename never happened: the target is as it was.
   return new ToolError(
     ErrorCode.writeFailed,

@@ -11,6 +11,8 @@ import { journalControls } from "../journal/controls.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { MAX_DIFF_CHARS, wholeFileDiff, type FileDiff } from "./edit-diff.js";
 import { normalizeNewlines } from "./text-match.js";
+import { requireAgentMay } from "./agent-permission.js";
+import { refuseBackslashCreate } from "./backslash-path.js";
 import { checkLane, commitSingleFile, confirmSingleFile, existingFileLane, recoverSingleFile } from "./single-file.js";
 import { unseenLineReads } from "./unseen-reads.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
@@ -78,9 +80,10 @@ export const writeTool = defineTool({
     lane: existingFileLane,
   },
   execute(args, ctx) {
-    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) =>
-      writeHeld(ctx, target, args.content ?? "", args.replaces),
-    );
+    return withHeldPathAsync(ctx.project.root, args.path, { creating: true }, (target) => {
+      refuseBackslashCreate(ctx, args.path, target);
+      return writeHeld(ctx, target, args.content ?? "", args.replaces);
+    });
   },
 });
 
@@ -92,6 +95,7 @@ async function writeHeld(
 ): Promise<WriteOutput> {
   checkLane(ctx, target);
   if (!target.exists) {
+    requireAgentMay(ctx, target, "write");
     const bytes = Buffer.from(content, "utf8");
     const answer: WriteOutput = {
       ok: true,
@@ -112,6 +116,8 @@ async function writeHeld(
       retryable: false,
     });
   }
+  // Before the read checks: a file the agent may not change is refused whatever it has read of it.
+  requireAgentMay(ctx, target, "write");
   const previous = await readHeldFile(target.fd!, info.size);
   if (decodeLossy(previous).kind === "binary") requireBinaryVersion(ctx, target, previous, replaces);
   else requireCompleteRead(ctx, target, previous);

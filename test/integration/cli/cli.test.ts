@@ -2,7 +2,13 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../../helpers/bridge.js";
+import {
+  giveToAgent,
+  makeTempDir,
+  startTestBridge,
+  TEST_OPERATOR_TOKEN,
+  type TestBridge,
+} from "../../helpers/bridge.js";
 import { BIN, cliEnv, runCli, unusedPort, type CliResult } from "./run-cli.js";
 
 interface SessionJson {
@@ -38,6 +44,8 @@ describe("urlbridge CLI against a running bridge", () => {
       URLBRIDGE_OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
     };
     fs.writeFileSync(path.join(t.projectDir, "hello.txt"), "hi\n");
+    // The project's folder belongs to the agent's user, as an operator's does: write is refused otherwise.
+    giveToAgent(t.projectDir);
     linkToProject = path.join(makeTempDir("links"), "via-link");
     fs.symlinkSync(t.projectDir, linkToProject);
   });

@@ -40,7 +40,7 @@ describe.skipIf(!asRoot)("writability check (bridge as root, terminal as the pro
     });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("root_not_writable");
-    expect(res.body.error.message).toContain(`terminal commands run as uid ${TEST_AGENT_UID}`);
+    expect(res.body.error.message).toContain(`file tools and terminal commands act as uid ${TEST_AGENT_UID}`);
     expect(res.body.error.message).toContain(`sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${root}`);
     expect(fs.readdirSync(root)).toEqual([]);
     expect((await t.api<unknown[]>("GET", "/api/projects")).body).toEqual([]);
@@ -59,22 +59,47 @@ describe.skipIf(!asRoot)("writability check (bridge as root, terminal as the pro
     expect(fs.readdirSync(root)).toEqual([]);
   });
 
-  it("accepts read-only and write-only grants where the bridge itself can write", async () => {
+  it("accepts a read-only grant, and refuses write alone where only the bridge could write (issue 27 item 5)", async () => {
     const root = rootOwnedFolder("bridge-writes");
     expect(
       (await t.api("POST", "/api/projects", { name: "read", root, permissions: { write: false, terminal: false } }))
         .status,
     ).toBe(201);
+    // The bridge (root) could write there, but file tools decide as the agent, uid 1000, as its terminal would.
     const second = rootOwnedFolder("bridge-writes-2");
-    expect(
-      (
-        await t.api("POST", "/api/projects", {
-          name: "write",
-          root: second,
-          permissions: { write: true, terminal: false },
-        })
-      ).status,
-    ).toBe(201);
+    const res = await t.api<{ error: { code: string; message: string } }>("POST", "/api/projects", {
+      name: "write",
+      root: second,
+      permissions: { write: true, terminal: false },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("root_not_writable");
+    expect(res.body.error.message).toContain(`file tools act as uid ${TEST_AGENT_UID} (the agent)`);
+    expect(res.body.error.message).toContain(`sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${second}\``);
+    expect(fs.readdirSync(second)).toEqual([]);
+    fs.chownSync(second, TEST_AGENT_UID, TEST_AGENT_UID);
+    const fixed = await t.api("POST", "/api/projects", {
+      name: "write",
+      root: second,
+      permissions: { write: true, terminal: false },
+    });
+    expect(fixed.status).toBe(201);
+  });
+
+  it("refuses a PATCH that grants write alone on a root-owned folder", async () => {
+    const root = rootOwnedFolder("patched-write");
+    const created = await t.api<{ id: string }>("POST", "/api/projects", {
+      name: "patched-write",
+      root,
+      permissions: { write: false, terminal: false },
+    });
+    const grant = await t.api<{ error: { code: string; message: string } }>(
+      "PATCH",
+      `/api/projects/${created.body.id}`,
+      { permissions: { write: true } },
+    );
+    expect(grant.status).toBe(409);
+    expect(grant.body.error.message).toContain(`sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${root}`);
   });
 
   it("refuses the same through the CLI, in one stderr line with the fix", async () => {
@@ -116,11 +141,23 @@ describe.skipIf(!asRoot)("checkWritable", () => {
   it("probes the terminal identity in a real child process", async () => {
     const root = rootOwnedFolder("probe");
     const identity = { uid: TEST_AGENT_UID, gid: TEST_AGENT_UID };
-    const refused = await checkWritable(root, { terminal: true, terminalIdentity: identity });
+    const none = { write: false, agentIdentity: undefined };
+    const refused = await checkWritable(root, { ...none, terminal: true, terminalIdentity: identity });
     expect(refused).toMatchObject({ ok: false, writer: "terminal", identity });
-    expect(await checkWritable(root, { terminal: false, terminalIdentity: identity })).toEqual({ ok: true });
+    expect(await checkWritable(root, { ...none, terminal: false, terminalIdentity: identity })).toEqual({ ok: true });
+    // Write alone probes the agent identity file tools decide with.
+    const asAgent = await checkWritable(root, {
+      write: true,
+      agentIdentity: identity,
+      terminal: false,
+      terminalIdentity: identity,
+    });
+    expect(asAgent).toMatchObject({ ok: false, writer: "agent", identity, terminal: false });
     fs.chownSync(root, TEST_AGENT_UID, TEST_AGENT_UID);
-    expect(await checkWritable(root, { terminal: true, terminalIdentity: identity })).toEqual({ ok: true });
+    expect(await checkWritable(root, { ...none, terminal: true, terminalIdentity: identity })).toEqual({ ok: true });
+    expect(
+      await checkWritable(root, { write: true, agentIdentity: identity, terminal: false, terminalIdentity: undefined }),
+    ).toEqual({ ok: true });
     expect(fs.readdirSync(root)).toEqual([]);
   });
 
@@ -130,6 +167,8 @@ describe.skipIf(!asRoot)("checkWritable", () => {
     fs.mkdirSync(sub, { mode: 0o555 });
     fs.chownSync(sub, TEST_AGENT_UID, TEST_AGENT_UID);
     const result = await checkWritable(sub, {
+      write: false,
+      agentIdentity: undefined,
       terminal: true,
       terminalIdentity: { uid: TEST_AGENT_UID, gid: TEST_AGENT_UID },
     });
@@ -143,6 +182,7 @@ describe("the refusal's fix", () => {
     writer: "terminal" as const,
     identity: { uid: 1000, gid: 1000 },
     reason: "Permission denied",
+    terminal: true,
   };
   it.each([
     ["/projects/demo", true, "sudo chown -R 1000:1000 projects/demo` on the host (/projects/demo in the container"],
@@ -155,7 +195,13 @@ describe("the refusal's fix", () => {
   it("asks for a read-write mount when the mount is read-only", () => {
     const message = unwritableMessage(
       "/projects/x",
-      { ok: false, writer: "bridge", identity: { uid: 0, gid: 0 }, reason: "/projects/x is on a read-only mount" },
+      {
+        ok: false,
+        writer: "bridge",
+        identity: { uid: 0, gid: 0 },
+        reason: "/projects/x is on a read-only mount",
+        terminal: false,
+      },
       true,
     );
     expect(message).toContain("mount it read-write");

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CATALOG, type ErrorCode } from "../../../server/errors.js";
 import { MAX_READ_PATHS } from "../../../server/kernel/limits.js";
-import { agentGet, giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, writeAsAgent, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { notesPlugin } from "../../helpers/notes-plugin.js";
 import { patchText, url } from "../mutation/fixtures.js";
 import { settle } from "../mutation/terminal-helpers.js";
@@ -30,11 +30,8 @@ interface RepairCase {
 let t: TestBridge;
 let s: AgentSession;
 const file = (rel: string) => path.join(t.projectDir, rel);
-const put = (rel: string, content: string | Buffer) => {
-  fs.mkdirSync(path.dirname(file(rel)), { recursive: true });
-  fs.writeFileSync(file(rel), content);
-  giveToAgent(t.projectDir);
-};
+/** A fixture the agent owns, as its own work would be (file tools decide as the agent). */
+const put = (rel: string, content: string | Buffer) => writeAsAgent(file(rel), content);
 const text = (rel: string) => fs.readFileSync(file(rel), "utf8");
 const json = (b: Body) => JSON.stringify(b);
 
@@ -422,6 +419,28 @@ const CASES: Partial<Record<ErrorCode, RepairCase[]>> = {
       check: () => expect(text("pcf/blocker/child.txt")).toBe("1\n"),
     },
   ],
+  invalid_path: [
+    {
+      name: "a Windows-style path to create beside an existing folder (bs\\new.txt, bs/ existing)",
+      mistake: () => (put("bs/keep.txt", "k\n"), `${s.m}/w?path=bs%5Cnew.txt&raw=new`),
+      follow: "repair",
+      check: () => expect(text("bs/new.txt")).toBe("new"),
+    },
+  ],
+  permission_denied: [
+    {
+      name: "/w over a 0444 file the agent owns, retried after chmod u+w",
+      mistake: async () => {
+        put("pd.txt", "old\n");
+        fs.chmodSync(file("pd.txt"), 0o444);
+        expect(await agentGet<Body>(url(s.r, "r", [["path", "pd.txt"]]))).toMatchObject({ ok: true });
+        return url(s.m!, "w", [["path", "pd.txt"]], "new\n");
+      },
+      between: () => fs.chmodSync(file("pd.txt"), 0o644),
+      follow: "retry",
+      check: () => expect(text("pd.txt")).toBe("new\n"),
+    },
+  ],
 };
 
 /**
@@ -437,8 +456,6 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   symlink_escape: "no URL: the link leads out of the project",
   not_a_file: "no URL: /t shows what the path is",
   not_a_directory: "no URL: the path is a file",
-  invalid_path:
-    "no retry: the path itself must change (test/integration/mutation/repairs.test.ts asserts none is offered)",
   project_root_missing: "no URL: only the operator can restore the folder",
   project_root_changed: "no URL: only the operator can restore the folder",
   path_changed:

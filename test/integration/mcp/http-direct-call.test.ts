@@ -7,7 +7,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { DIRECT_CALL_CASES, toolCall as call, writeDirectCallFixture } from "../../helpers/mcp-direct-cases.js";
 
 const LEGACY_HEADERS = {
@@ -65,7 +65,7 @@ describe("the HTTP leg's direct tools/call path", () => {
   });
 
   it("answers an edit with the SDK's bytes, apart from the call id the journal draws for each intent", async () => {
-    fs.writeFileSync(path.join(t.projectDir, "edit.txt"), "value A\n");
+    writeAsAgent(path.join(t.projectDir, "edit.txt"), "value A\n");
     const direct = await post(call(7, "edit", { path: "edit.txt", oldString: "value A", newString: "value B" }));
     const viaSdk = await post(call(7, "edit", { path: "edit.txt", oldString: "value B", newString: "value A" }, {}));
     expect(fs.readFileSync(path.join(t.projectDir, "edit.txt"), "utf8")).toBe("value A\n");

@@ -11,7 +11,7 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { giveToAgent, makeTempDir, TEST_OPERATOR_TOKEN } from "../../helpers/bridge.js";
+import { giveToAgent, makeTempDir, TEST_OPERATOR_TOKEN, makeProjectDir } from "../../helpers/bridge.js";
 import { controlApi as api, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { startRelay } from "../../helpers/relay-process.js";
 import { BIN, cliEnv } from "../cli/run-cli.js";
@@ -59,7 +59,7 @@ const connectors: Array<[string, (env: Record<string, string>) => Promise<AnyCli
 /** A bridge process with one session on a project holding notes.txt, and the relay's environment. */
 async function startBridgeWithSession() {
   const stateDir = makeTempDir("reopen-state");
-  const root = makeTempDir("reopen-project");
+  const root = makeProjectDir("reopen-project");
   fs.writeFileSync(path.join(root, "notes.txt"), "alpha\nbeta\n");
   giveToAgent(root);
   const first = await startServerProcess({ stateDir });

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { DIRECT_CALL_CASES, toolCall as call, writeDirectCallFixture } from "../../helpers/mcp-direct-cases.js";
 import {
   bearerOf,
@@ -77,7 +77,7 @@ describe("the MCP socket's direct tools/call path", () => {
 
   it("answers an edit with the SDK's bytes, apart from the call id the journal draws for each intent", async () => {
     const c = await session(bearerOf(s.m!));
-    fs.writeFileSync(path.join(t.projectDir, "edit.txt"), "value A\n");
+    writeAsAgent(path.join(t.projectDir, "edit.txt"), "value A\n");
     c.send(call(6, "edit", { path: "edit.txt", oldString: "value A", newString: "value B" }));
     const direct = await c.next();
     c.send(call(6, "edit", { path: "edit.txt", oldString: "value B", newString: "value A" }, {}));

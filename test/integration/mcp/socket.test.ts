@@ -15,6 +15,7 @@ import {
   TEST_OPERATOR_TOKEN,
   type AgentSession,
   type TestBridge,
+  writeAsAgent,
 } from "../../helpers/bridge.js";
 import { BIN, cliEnv } from "../cli/run-cli.js";
 import { bearerOf, connectLines, LINE_TIMEOUT_MS, type LineClient } from "../../helpers/mcp-socket.js";
@@ -52,7 +53,7 @@ describe("the MCP socket", () => {
   beforeAll(async () => {
     t = await startTestBridge();
     s = await t.session({ write: true, name: "socket-project" });
-    fs.writeFileSync(path.join(t.projectDir, "notes.txt"), "alpha\nbeta\n");
+    writeAsAgent(path.join(t.projectDir, "notes.txt"), "alpha\nbeta\n");
     socketFile = path.join(t.stateDir, "mcp.sock");
   });
   afterAll(async () => {
@@ -214,7 +215,7 @@ describe("the MCP socket", () => {
   it("through the real relay: goes on over HTTP once the bridge restarted under it (the socket connection lost)", async () => {
     const first = await startTestBridge();
     await first.session({ write: true, name: "restart" });
-    fs.writeFileSync(path.join(first.projectDir, "notes.txt"), "alpha\n");
+    writeAsAgent(path.join(first.projectDir, "notes.txt"), "alpha\n");
     const port = (url: string) => new URL(url).port;
     const ports = {
       URLBRIDGE_CONTROL_PORT: port(first.bridge.controlUrl),
@@ -375,7 +376,7 @@ describe("the MCP socket at start-up", () => {
   it("leaves a path that is not a socket alone", async () => {
     const stateDir = makeTempDir("file-socket");
     const file = path.join(stateDir, "mcp.sock");
-    fs.writeFileSync(file, "not a socket\n");
+    writeAsAgent(file, "not a socket\n");
     const t = await startTestBridge({}, { stateDir });
     await t.close();
     expect(fs.readFileSync(file, "utf8")).toBe("not a socket\n");

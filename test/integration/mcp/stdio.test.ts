@@ -9,7 +9,7 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../../helpers/bridge.js";
+import { startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { BIN, cliEnv, runCli as runRelayCli } from "../cli/run-cli.js";
 
 const PROJECT = "stdio-project";
@@ -72,7 +72,7 @@ describe.each([
     // The bridge keeps listening on the unlinked socket, but no relay can find it: every message goes over HTTP.
     if (leg === "http") fs.unlinkSync(socket);
     await t.session({ write: true, terminal: false, name: PROJECT });
-    fs.writeFileSync(path.join(t.projectDir, "notes.txt"), "alpha\nbeta\n");
+    writeAsAgent(path.join(t.projectDir, "notes.txt"), "alpha\nbeta\n");
     vars = {
       URLBRIDGE_STATE_DIR: t.stateDir,
       URLBRIDGE_CONTROL_PORT: new URL(t.bridge.controlUrl).port,

@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+  mkdirAsAgent,
+} from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & {
@@ -69,7 +76,7 @@ describe("a success recorded ahead of its rename", () => {
 
   it("answers and records a rename that fails as write_failed, never as the success recorded ahead", async () => {
     const file = path.join(t.projectDir, "target.txt");
-    fs.writeFileSync(file, "value 1\n");
+    writeAsAgent(file, "value 1\n");
     const command = url(
       s.m!,
       "x",
@@ -94,8 +101,8 @@ describe("a success recorded ahead of its rename", () => {
     const accepted = await startHeld(callUrl);
     // A non-empty directory where the file was: the held rename over it fails (EISDIR).
     fs.rmSync(file);
-    fs.mkdirSync(file);
-    fs.writeFileSync(path.join(file, "inside.txt"), "x\n");
+    mkdirAsAgent(file);
+    writeAsAgent(path.join(file, "inside.txt"), "x\n");
 
     const answer = await settled(await agentGet<Body>(accepted.poll!));
     expect(answer).toMatchObject({ ok: false, state: "failed", errorCode: "write_failed", callId: accepted.callId });
@@ -110,7 +117,7 @@ describe("a success recorded ahead of its rename", () => {
 
   it("moves the state epoch for run=@changed only once the file changed", async () => {
     const file = path.join(t.projectDir, "src.txt");
-    fs.writeFileSync(file, "v1\n");
+    writeAsAgent(file, "v1\n");
     const command = url(
       s.m!,
       "x",

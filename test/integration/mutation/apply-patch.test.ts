@@ -2,7 +2,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { encodeText, type TextEncoding } from "../../../server/text/index.js";
-import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+} from "../../helpers/bridge.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
@@ -228,7 +235,7 @@ describe("apply_patch (/a)", () => {
     ["UTF-16BE", "utf-16be", "\n"],
   ])("round-trips a %s file byte-exactly", async (_name, encoding, nl) => {
     const join = (...l: string[]) => l.join(nl) + nl;
-    fs.writeFileSync(file("f.txt"), encodeText(join("alpha", "beta", "gamma", "délta"), encoding));
+    writeAsAgent(file("f.txt"), encodeText(join("alpha", "beta", "gamma", "délta"), encoding));
     expect(
       await apply("*** Update File: f.txt", "@@", " alpha", "-beta", "+BETA", "+beta2", "@@", "-délta", "+DÉLTA"),
     ).toMatchObject({ ok: true });

@@ -12,6 +12,8 @@ import {
   startTestBridge,
   type AgentSession,
   type TestBridge,
+  writeAsAgent,
+  mkdirAsAgent,
 } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
@@ -279,8 +281,8 @@ describe("Codex's apply-patch scenarios through /a", () => {
     // Each scenario in a project of its own, so its tree is exactly what the corpus lists.
     const root = makeTempDir("codex");
     for (const [rel, content] of Object.entries(scenario.input)) {
-      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      fs.writeFileSync(path.join(root, rel), content);
+      mkdirAsAgent(path.dirname(path.join(root, rel)), { recursive: true });
+      writeAsAgent(path.join(root, rel), content);
     }
     giveToAgent(root);
     const s: AgentSession = await t.session({ write: true, root, name: `codex-${made++}` });

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
-import { agentGet, makeTempDir } from "../../helpers/bridge.js";
+import { agentGet, makeTempDir, makeProjectDir } from "../../helpers/bridge.js";
 import { controlApi as api, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
@@ -20,7 +20,7 @@ describe("crash recovery", () => {
     { timeout: 120_000 },
     async () => {
       const stateDir = makeTempDir("crash-state");
-      const root = makeTempDir("crash-project");
+      const root = makeProjectDir("crash-project");
       const files: Record<string, string> = {};
       for (let i = 0; i < 200; i++)
         files[`src/m${Math.floor(i / 50)}/file${i}.txt`] = `header ${i}\r\nvalue = ${i}\r\nfooter\r\n`;

@@ -2,11 +2,10 @@
 // (a real bridge on port 0) and over MCP (the official v2 client over HTTP to the same bridge). Each face
 // takes OpenCode's field names (filePath, oldString, newString, replaceAll) and answers the kernel's body;
 // MCP answers also carry the text the model reads.
-import fs from "node:fs";
 import path from "node:path";
 import { IDEMPOTENCY_KEY_META as IDEMPOTENCY_KEY } from "../../../server/mcp/server.js";
 import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers/mcp-clients.js";
-import { agentGet, giveToAgent, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, giveToAgent, type AgentSession, type TestBridge, mkdirAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 export type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
@@ -42,7 +41,7 @@ export interface Transport {
 /** A session of its own (own read coverage, own folder) for each transport, on one bridge. */
 export async function openTransport(tb: TestBridge, name: "url" | "mcp"): Promise<Transport> {
   const root = path.join(tb.projectDir, name);
-  fs.mkdirSync(root, { recursive: true });
+  mkdirAsAgent(root, { recursive: true });
   giveToAgent(root);
   const session = await tb.session({ write: true, root, name: `edit-${name}` });
   const transport = name === "url" ? urlTransport(session, root) : await mcpTransport(tb, session, root);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeText, type TextEncoding } from "../../../server/text/index.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
@@ -29,7 +29,7 @@ describe("edit (/e)", () => {
   it.each(ENCODINGS)("round-trips a %s file byte-exactly, matching an agent's \\n", async (name, encoding, nl) => {
     const rel = `enc-${name.replace(/\W+/g, "-")}.txt`;
     const lines = (...l: string[]) => l.join(nl) + nl;
-    fs.writeFileSync(file(rel), encodeText(lines("héllo", "one", "two", "wörld 😀"), encoding));
+    writeAsAgent(file(rel), encodeText(lines("héllo", "one", "two", "wörld 😀"), encoding));
     fs.chmodSync(file(rel), 0o600);
     const body = await agentGet<Body>(
       url(
@@ -50,7 +50,7 @@ describe("edit (/e)", () => {
   });
 
   it("keeps a mixed-newline file mixed, using the replaced span's own newline", async () => {
-    fs.writeFileSync(file("mixed.txt"), "a\r\nb\nc\r\n");
+    writeAsAgent(file("mixed.txt"), "a\r\nb\nc\r\n");
     expect(
       await agentGet<Body>(
         url(
@@ -68,7 +68,7 @@ describe("edit (/e)", () => {
   });
 
   it("says how many matches there are and on which lines when old is ambiguous", async () => {
-    fs.writeFileSync(file("dup.ts"), "let x = 1;\nfoo();\nlet y = 2;\nfoo();\n");
+    writeAsAgent(file("dup.ts"), "let x = 1;\nfoo();\nlet y = 2;\nfoo();\n");
     const body = await agentGet<Body>(
       url(
         s.m!,
@@ -91,7 +91,7 @@ describe("edit (/e)", () => {
 
   it("says there is no match, points at a whitespace-only near miss, and gives read and retry URLs", async () => {
     // Not a whole-line match (the first line holds more), so no tolerant strategy applies; the loose hint still does.
-    fs.writeFileSync(file("indent.ts"), "x = function f() {\n    return 1;\n}\n");
+    writeAsAgent(file("indent.ts"), "x = function f() {\n    return 1;\n}\n");
     const body = await agentGet<Body>(
       url(
         s.m!,
@@ -152,13 +152,13 @@ describe("edit (/e)", () => {
       "conflicting_parameters",
     ],
   ] as Array<[string, Array<[string, string]>, string, string]>)("refuses %s", async (_name, params, raw, code) => {
-    fs.writeFileSync(file("e.txt"), "same\n");
+    writeAsAgent(file("e.txt"), "same\n");
     expect(await agentGet<Body>(url(s.m!, "e", params, raw))).toMatchObject({ ok: false, errorCode: code });
     expect(fs.readFileSync(file("e.txt"), "utf8")).toBe("same\n");
   });
 
   it("takes old from a staged blob and new from raw=, or both from blobs", async () => {
-    fs.writeFileSync(file("staged.ts"), "const a = 1;\nconst b = 2;\n");
+    writeAsAgent(file("staged.ts"), "const a = 1;\nconst b = 2;\n");
     await agentGet(
       url(
         s.m!,
@@ -234,7 +234,7 @@ describe("edit (/e)", () => {
   });
 
   it("suggests one bulk patch from the third distinct edit within 30 s", async () => {
-    fs.writeFileSync(file("streak.txt"), "a\nb\nc\nd\n");
+    writeAsAgent(file("streak.txt"), "a\nb\nc\nd\n");
     // A session of its own: the streak is per session and the other tests here edit too.
     const own = await t.session({ write: true, root: t.projectDir, name: "streak" });
     const edit = (from: string) =>

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { patchText, url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
@@ -69,7 +69,7 @@ describe("mutations never rewrite a file they cannot round-trip", () => {
 
   it.each(REFUSED)("/e refuses %s and leaves its bytes", async (name, bytes, code) => {
     const rel = `e-${name.replace(/\W+/g, "-")}.txt`;
-    fs.writeFileSync(file(rel), bytes);
+    writeAsAgent(file(rel), bytes);
     const body = await agentGet<Body>(
       url(
         s.m!,
@@ -87,7 +87,7 @@ describe("mutations never rewrite a file they cannot round-trip", () => {
 
   it.each(REFUSED)("/a refuses %s and leaves its bytes", async (name, bytes, code) => {
     const rel = `a-${name.replace(/\W+/g, "-")}.txt`;
-    fs.writeFileSync(file(rel), bytes);
+    writeAsAgent(file(rel), bytes);
     const body = await agentGet<Body>(url(s.m!, "a", [], patchText(`*** Update File: ${rel}`, "@@", "-two", "+TWO")));
     expect(body).toMatchObject({ ok: false, errorCode: code });
     expect(fs.readFileSync(file(rel)).equals(bytes)).toBe(true);

@@ -5,7 +5,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENCODING_FACTS, encodeText, type TextEncoding } from "../../../server/text/index.js";
-import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+} from "../../helpers/bridge.js";
 import { patchText, url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
@@ -38,7 +45,7 @@ describe("UTF-32 and BOM-less UTF-16 round-trip through the data plane", () => {
   it.each(CASES)("/r shows a %s file's text and reports its encoding", async (name, encoding, nl, newline) => {
     const rel = relOf("r", name);
     const text = lines(nl, "héllo wörld", "second line 😀");
-    fs.writeFileSync(file(rel), encodeText(text, encoding));
+    writeAsAgent(file(rel), encodeText(text, encoding));
     const body = await agentGet<ReadBody>(url(s.r, "r", [["path", rel]]));
     expect(body.files[0]).toMatchObject({
       kind: "file",
@@ -56,7 +63,7 @@ describe("UTF-32 and BOM-less UTF-16 round-trip through the data plane", () => {
     "/r pages a %s file by line, and its pages cover the disk bytes exactly (so /w may replace it)",
     async (name, encoding, nl) => {
       const rel = relOf("page", name);
-      fs.writeFileSync(file(rel), encodeText(lines(nl, "one", "twö 😀", "three"), encoding));
+      writeAsAgent(file(rel), encodeText(lines(nl, "one", "twö 😀", "three"), encoding));
       const replace = () => agentGet<Body>(url(s.m!, "w", [["path", rel]], "x\n"));
       for (const [offset, content] of [
         [1, "one"],
@@ -107,7 +114,7 @@ describe("UTF-32 and BOM-less UTF-16 round-trip through the data plane", () => {
 
   it.each(CASES)("/e edits a %s file and keeps every other byte", async (name, encoding, nl) => {
     const rel = relOf("e", name);
-    fs.writeFileSync(file(rel), encodeText(lines(nl, "héllo", "one", "two", "wörld 😀"), encoding));
+    writeAsAgent(file(rel), encodeText(lines(nl, "héllo", "one", "two", "wörld 😀"), encoding));
     fs.chmodSync(file(rel), 0o600);
     const body = await agentGet<Body>(
       url(
@@ -129,7 +136,7 @@ describe("UTF-32 and BOM-less UTF-16 round-trip through the data plane", () => {
 
   it.each(CASES)("/a patches a %s file and keeps every other byte", async (name, encoding, nl) => {
     const rel = relOf("a", name);
-    fs.writeFileSync(file(rel), encodeText(lines(nl, "alpha", "beta", "gamma", "délta"), encoding));
+    writeAsAgent(file(rel), encodeText(lines(nl, "alpha", "beta", "gamma", "délta"), encoding));
     const body = await agentGet<Body>(
       url(
         s.m!,
@@ -148,7 +155,7 @@ describe("UTF-32 and BOM-less UTF-16 round-trip through the data plane", () => {
     "/w replaces a fully read %s file in its own encoding and newline style",
     async (name, encoding, nl) => {
       const rel = relOf("w", name);
-      fs.writeFileSync(file(rel), encodeText(lines(nl, "old", "content"), encoding));
+      writeAsAgent(file(rel), encodeText(lines(nl, "old", "content"), encoding));
       await agentGet(url(s.r, "r", [["path", rel]]));
       const body = await agentGet<Body>(url(s.m!, "w", [["path", rel]], "new\nlines here\n"));
       expect(body).toMatchObject({ ok: true, created: false, encoding });
@@ -164,7 +171,7 @@ describe("UTF-32 and BOM-less UTF-16 round-trip through the data plane", () => {
     ],
   ])("/r shows %s with U+FFFD, and /w, replacing it whole, writes UTF-8", async (name, bytes) => {
     const rel = relOf("bad", name);
-    fs.writeFileSync(file(rel), bytes);
+    writeAsAgent(file(rel), bytes);
     const body = await agentGet<ReadBody>(url(s.r, "r", [["path", rel]]));
     expect(body.files[0]).toMatchObject({ content: "one\ntwo\n\ufffd", complete: true });
     expect(await agentGet<Body>(url(s.m!, "w", [["path", rel]], "fresh\n"))).toMatchObject({
@@ -186,7 +193,7 @@ describe("/g skips UTF-32 and BOM-less UTF-16 as ripgrep does; /f searches them"
   };
   beforeAll(async () => {
     const root = makeTempDir("encodings-search");
-    for (const [rel, bytes] of Object.entries(TREE)) fs.writeFileSync(path.join(root, rel), bytes);
+    for (const [rel, bytes] of Object.entries(TREE)) writeAsAgent(path.join(root, rel), bytes);
     for (const engine of ["rg", "fallback"]) {
       const bridge = await startTestBridge({ URLBRIDGE_GREP_ENGINE: engine });
       bridges.push(bridge);

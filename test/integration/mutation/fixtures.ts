@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { encodeQueryValue, encodeUrlText } from "../../../server/url-grammar/encode.js";
+import { writeAsAgent } from "../../helpers/bridge.js";
 
 /** base + /route?k=v...&raw=<content>, every value encoded the way the bridge itself encodes URLs. */
 export function url(base: string, route: string, params: Array<[string, string | number]> = [], raw?: string): string {
@@ -45,12 +46,9 @@ export function snapshotTree(root: string): Record<string, TreeEntry> {
   return out;
 }
 
+/** Writes fixture files (and their folders) under root as the agent's own (writeAsAgent). */
 export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    const full = path.join(root, rel);
-    fs.mkdirSync(path.dirname(full), { recursive: true });
-    fs.writeFileSync(full, content);
-  }
+  for (const [rel, content] of Object.entries(files)) writeAsAgent(path.join(root, rel), content);
 }
 
 export function patchText(...lines: string[]): string {

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, makeTempDir } from "../../helpers/bridge.js";
+import { agentGet, giveToAgent, makeTempDir, writeAsAgent, makeProjectDir } from "../../helpers/bridge.js";
 import {
   controlApi as api,
   killServerProcesses,
@@ -85,10 +85,12 @@ describe("a failed /e on a huge file", () => {
   let reader: string;
 
   beforeAll(async () => {
-    const root = makeTempDir("huge-edit");
+    const root = makeProjectDir("huge-edit");
     writeLines(path.join(root, "hundred.txt"), 2_000_000);
     writeLines(path.join(root, "ten.txt"), 200_000);
-    fs.writeFileSync(path.join(root, "small.txt"), "a small file\nread by another session\n");
+    // The agent's own files, as file tools decide as the agent.
+    giveToAgent(root);
+    writeAsAgent(path.join(root, "small.txt"), "a small file\nread by another session\n");
     server = await startServerProcess({ stateDir: makeTempDir("huge-edit-state") });
     const project = await api<{ id: string }>(server, "POST", "/api/projects", {
       name: "huge",

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { patchText, url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
@@ -12,7 +12,7 @@ describe("input hygiene on create", () => {
   let s: AgentSession;
   beforeAll(async () => {
     t = await startTestBridge();
-    fs.writeFileSync(path.join(t.projectDir, "tab\there.txt"), "existing\n");
+    writeAsAgent(path.join(t.projectDir, "tab\there.txt"), "existing\n");
     s = await t.session({ write: true });
   });
   afterAll(async () => t.close());
@@ -39,7 +39,7 @@ describe("input hygiene on create", () => {
       ok: false,
       errorCode: "path_not_found",
     });
-    fs.writeFileSync(path.join(t.projectDir, "old\tname.txt"), "gone soon\n");
+    writeAsAgent(path.join(t.projectDir, "old\tname.txt"), "gone soon\n");
     expect(await agentGet<Body>(url(s.m!, "a", [], patchText("*** Delete File: old\tname.txt")))).toMatchObject({
       ok: true,
     });

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; state?: string; dedupe?: string };
@@ -22,7 +22,7 @@ describe("journal durability points", () => {
   afterAll(async () => t.close());
 
   it("makes each /e durable once (admission, start, checkpoint and outcome, before the rename), and a replay or a read not at all", async () => {
-    fs.writeFileSync(path.join(t.projectDir, "count.txt"), "n=0\n");
+    writeAsAgent(path.join(t.projectDir, "count.txt"), "n=0\n");
     const before = syncs();
     let last = "";
     for (let i = 0; i < EDITS; i++) {
@@ -48,7 +48,7 @@ describe("journal durability points", () => {
   });
 
   it("records a failed edit durably with one fsync: it never reached a side effect, only its outcome waits", async () => {
-    fs.writeFileSync(path.join(t.projectDir, "miss.txt"), "nothing here\n");
+    writeAsAgent(path.join(t.projectDir, "miss.txt"), "nothing here\n");
     const before = syncs();
     const body = await agentGet<Body>(
       url(
@@ -69,7 +69,7 @@ describe("journal durability points", () => {
   it("lands concurrent edits of one project queued behind each other, each with one journal fsync of its own", async () => {
     const slots = 20;
     const file = path.join(t.projectDir, "queued.txt");
-    fs.writeFileSync(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
+    writeAsAgent(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
     const before = syncs();
     const bodies = await Promise.all(
       Array.from({ length: slots }, (_, i) =>
@@ -99,7 +99,7 @@ describe("journal durability points", () => {
     expect(created).toMatchObject({ ok: true, state: "succeeded", created: true });
     expect(syncs() - before).toBe(1);
     expect(fs.readFileSync(path.join(t.projectDir, "new/durable.txt"), "utf8")).toBe("fresh\n");
-    fs.writeFileSync(path.join(t.projectDir, "unread.txt"), "never read\n");
+    writeAsAgent(path.join(t.projectDir, "unread.txt"), "never read\n");
     const refused = syncs();
     expect(await agentGet<Body>(url(s.m!, "w", [["path", "unread.txt"]], "replaced\n"))).toMatchObject({
       ok: false,

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { defineTool } from "../../../server/kernel/tool/definition.js";
 import { journalControls } from "../../../server/mutation/journal/controls.js";
 import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
-import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { patchText, url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & {
@@ -54,7 +54,7 @@ describe("intent journal", () => {
   it("executes 50 concurrent identical GETs once, and replays the record after a restart without executing", async () => {
     const t = await bridge();
     const counter = path.join(t.projectDir, "counter.txt");
-    fs.writeFileSync(counter, "counter: 0\n");
+    writeAsAgent(counter, "counter: 0\n");
     const s = await t.session({ write: true });
     // Each execution turns the one "0" into "0+"; a second execution would leave "0++".
     const edit = url(
@@ -80,7 +80,7 @@ describe("intent journal", () => {
 
     await t.close();
     // Put the file back: if the replay after restart executed, it would become "0+" again.
-    fs.writeFileSync(counter, "counter: 0\n");
+    writeAsAgent(counter, "counter: 0\n");
     const again = await bridge({}, { stateDir: t.stateDir });
     const replayed = await agentGet<Body>(edit.replace(t.bridge.dataUrl, again.bridge.dataUrl));
     expect(fs.readFileSync(counter, "utf8")).toBe("counter: 0\n");
@@ -121,7 +121,7 @@ describe("intent journal", () => {
 
   it("runs an identical call again only with a new run= nonce", async () => {
     const t = await bridge();
-    fs.writeFileSync(path.join(t.projectDir, "n.txt"), "x");
+    writeAsAgent(path.join(t.projectDir, "n.txt"), "x");
     const s = await t.session({ write: true });
     const once = url(
       s.m!,

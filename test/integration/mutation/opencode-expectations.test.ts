@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type TestBridge, writeAsAgent, mkdirAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 import { openTransport, type Transport } from "./edit-transports.js";
 
@@ -23,7 +23,7 @@ afterAll(async () => {
   await tb.close();
 });
 
-const put = (t: Transport, rel: string, content: string) => fs.writeFileSync(path.join(t.root, rel), content);
+const put = (t: Transport, rel: string, content: string) => writeAsAgent(path.join(t.root, rel), content);
 const disk = (t: Transport, rel: string) => fs.readFileSync(path.join(t.root, rel), "utf8");
 /** The diff's body lines that remove (-) or add (+) text, headers left out. */
 const changed = (diff: unknown, sign: "-" | "+") =>
@@ -160,7 +160,7 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
   });
 
   it("lists glob matches newest first", async () => {
-    fs.mkdirSync(path.join(t().root, "g"), { recursive: true });
+    mkdirAsAgent(path.join(t().root, "g"), { recursive: true });
     const times: Array<[string, number]> = [
       ["g/a.log", 1_000],
       ["g/b.log", 3_000],

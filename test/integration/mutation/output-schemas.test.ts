@@ -10,7 +10,7 @@ import { mutationTools } from "../../../server/mutation/index.js";
 import { pollFailure, wireOutputOf } from "../../../server/mutation/journal/envelope.js";
 import { pollOutput } from "../../../server/mutation/journal/poll.js";
 import { openStore } from "../../../server/store/index.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { patchText, url, writeFiles } from "./fixtures.js";
 import { settle, type Body } from "./terminal-helpers.js";
 
@@ -299,7 +299,7 @@ describe("after a restart", () => {
     const oldData = first.bridge.dataUrl;
     await first.close();
 
-    fs.writeFileSync(path.join(root, "landed.txt"), "new");
+    writeAsAgent(path.join(root, "landed.txt"), "new");
     const store = openStore(stateDir);
     try {
       const generation = store.sessions.get(session.sessionId)!.generation;

@@ -23,9 +23,10 @@ describe.skipIf(!bridgeIsRoot())("ownership of what the file tools create (bridg
   it("gives new files and directories the project root's owner, and keeps a replaced file's owner and mode", async () => {
     const root = makeTempDir("owned-project");
     fs.chownSync(root, 1234, 1235);
-    fs.writeFileSync(path.join(root, "theirs.txt"), "old\n", { mode: 0o640 });
-    fs.chownSync(path.join(root, "theirs.txt"), 4321, 4322);
-    fs.chmodSync(path.join(root, "theirs.txt"), 0o640);
+    fs.writeFileSync(path.join(root, "theirs.txt"), "old\n", { mode: 0o660 });
+    // Another user's file the agent may change through its group (1235), as its terminal could (agent-access.ts).
+    fs.chownSync(path.join(root, "theirs.txt"), 4321, 1235);
+    fs.chmodSync(path.join(root, "theirs.txt"), 0o660);
     const s = await t.session({ root, write: true });
 
     expect(await agentGet(url(s.m!, "w", [["path", "made/deeper/new.txt"]], "new\n"))).toMatchObject({
@@ -55,13 +56,15 @@ describe.skipIf(!bridgeIsRoot())("ownership of what the file tools create (bridg
       ),
     ).toMatchObject({ ok: true });
     expect(fs.readFileSync(path.join(root, "theirs.txt"), "utf8")).toBe("changed\n");
-    expect(owner(path.join(root, "theirs.txt"))).toEqual({ uid: 4321, gid: 4322 });
-    expect(fs.statSync(path.join(root, "theirs.txt")).mode & 0o7777).toBe(0o640);
+    expect(owner(path.join(root, "theirs.txt"))).toEqual({ uid: 4321, gid: 1235 });
+    expect(fs.statSync(path.join(root, "theirs.txt")).mode & 0o7777).toBe(0o660);
   });
 
   it("falls back to URLBRIDGE_AGENT_UID/GID when the project root belongs to root, never uid 0", async () => {
     const root = makeTempDir("root-owned-project");
     expect(fs.statSync(root).uid).toBe(0);
+    // Open to everyone, so the fallback identity may write in it (write is refused where it may not: writability.ts).
+    fs.chmodSync(root, 0o777);
     // Registered directly: t.session() hands root-owned temp projects to uid 1000 first, as a real folder has a user.
     const project = await t.api<{ id: string }>("POST", "/api/projects", {
       name: "root-owned",

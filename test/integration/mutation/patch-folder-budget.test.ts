@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, makeTempDir } from "../../helpers/bridge.js";
+import { agentGet, makeTempDir, writeAsAgent, mkdirAsAgent, makeProjectDir } from "../../helpers/bridge.js";
 import { connectMcpClient, tokenOfBase } from "../../helpers/mcp-clients.js";
 import {
   controlApi as api,
@@ -44,10 +44,10 @@ describe("apply_patch in a bridge whose open-file limit is 256", () => {
   let root: string;
 
   beforeAll(async () => {
-    root = makeTempDir("folder-budget");
+    root = makeProjectDir("folder-budget");
     for (let i = 0; i < FOLDERS; i++) {
-      fs.mkdirSync(path.join(root, `d${i}`));
-      fs.writeFileSync(path.join(root, `d${i}`, "f.txt"), `v ${i}\n`);
+      mkdirAsAgent(path.join(root, `d${i}`));
+      writeAsAgent(path.join(root, `d${i}`, "f.txt"), `v ${i}\n`);
     }
     server = await startServerProcess({ stateDir: makeTempDir("folder-budget-state"), openFileLimit: LIMIT });
     const project = await api<{ id: string }>(server, "POST", "/api/projects", {

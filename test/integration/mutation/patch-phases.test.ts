@@ -8,7 +8,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PATCH_SWITCH_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
-import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  makeProjectDir,
+} from "../../helpers/bridge.js";
 import { controlApi as api, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
@@ -44,7 +51,7 @@ describe("apply_patch killed between staging and switch", () => {
     { timeout: 60_000 },
     async () => {
       const stateDir = makeTempDir("phases-state");
-      const root = makeTempDir("phases-project");
+      const root = makeProjectDir("phases-project");
       const files: Record<string, string> = {};
       for (let i = 0; i < 12; i++) files[`src/d${i % 3}/f${i}.txt`] = `header ${i}\nvalue = ${i}\n`;
       files["src/gone.txt"] = "deleted by the patch\n";
@@ -128,7 +135,7 @@ describe("apply_patch with its folder swapped for a symlink between staging and 
     } finally {
       delete process.env[PATCH_SWITCH_DELAY_ENV];
     }
-    root = makeTempDir("phases-swap");
+    root = makeProjectDir("phases-swap");
     outside = makeTempDir("phases-outside");
     s = await t.session({ write: true, root, name: "swap" });
   });
@@ -217,7 +224,7 @@ describe("fsyncs per patch", () => {
 
   beforeAll(async () => {
     t = await startTestBridge();
-    root = makeTempDir("phases-fsync");
+    root = makeProjectDir("phases-fsync");
     s = await t.session({ write: true, root, name: "fsync" });
     // Every fsync the process makes, in the thread pool or on the event loop; the journal's are counted apart
     // (store.journalSync.syncs) and taken off.
@@ -270,7 +277,7 @@ describe("apply_patch on a saturated event loop", () => {
 
   beforeAll(async () => {
     t = await startTestBridge();
-    root = makeTempDir("phases-saturated");
+    root = makeProjectDir("phases-saturated");
     s = await t.session({ write: true, root, name: "saturated" });
     restoreFsyncs = watchFsyncs((fd, where) => {
       if (inProject(fd)) syncs[where]++;

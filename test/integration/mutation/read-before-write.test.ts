@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { startTestBridge, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { openTransport, type Transport } from "./edit-transports.js";
 
 type Step = { read: [offset: number, limit: number] } | { edit: string; replaceAll?: boolean } | { changeOnDisk: true };
@@ -54,7 +54,7 @@ describe.each(["url", "mcp"] as const)("over %s", (name) => {
     const t = transports[name];
     const rel = `rbw-${title.replace(/\W+/g, "-")}.txt`;
     const file = path.join(t.root, rel);
-    fs.writeFileSync(file, ORIGINAL);
+    writeAsAgent(file, ORIGINAL);
     for (const step of steps) {
       if ("read" in step)
         expect((await t.read({ filePath: rel, offset: step.read[0], limit: step.read[1] })).body.ok).toBe(true);

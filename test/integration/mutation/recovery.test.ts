@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fingerprintBytes } from "../../../server/kernel/read/read-coverage.js";
 import { openStore } from "../../../server/store/index.js";
-import { makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { makeTempDir, startTestBridge, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 
 const open: TestBridge[] = [];
 afterEach(async () => {
@@ -47,10 +47,10 @@ describe("start-up recovery", () => {
   it("settles write/edit intents by the file's fingerprint, and never re-runs anything", async () => {
     const root = makeTempDir("recovery-project");
     const file = (n: string) => path.join(root, n);
-    fs.writeFileSync(file("landed.txt"), "new");
-    fs.writeFileSync(file("not-landed.txt"), "old");
-    fs.writeFileSync(file("changed.txt"), "someone else");
-    fs.writeFileSync(file(".not-landed.txt.0123456789ab.urlbridge-tmp"), "half");
+    writeAsAgent(file("landed.txt"), "new");
+    writeAsAgent(file("not-landed.txt"), "old");
+    writeAsAgent(file("changed.txt"), "someone else");
+    writeAsAgent(file(".not-landed.txt.0123456789ab.urlbridge-tmp"), "half");
     const cp = (name: string) => ({
       path: file(name),
       before: fingerprintBytes(Buffer.from("old")),

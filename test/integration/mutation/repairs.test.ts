@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeText, type TextEncoding } from "../../../server/text/index.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { patchText, snapshotTree, url, writeFiles } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; errorDetail?: Record<string, unknown> };
@@ -52,7 +52,7 @@ describe("mutation repairs", () => {
     ])(
       "%s: the retry, fetched as returned, succeeds",
       async (_name, rel, before, old, replacement, excerptPart, after) => {
-        fs.writeFileSync(file(rel), before);
+        writeAsAgent(file(rel), before);
         const body = await agentGet<Body>(
           url(
             s.m!,
@@ -88,7 +88,7 @@ describe("mutation repairs", () => {
 
     it("offers no retry that the gateway would refuse as too long (old staged as a blob)", async () => {
       const line = (c: string) => `${c}${"x".repeat(7000)}`;
-      fs.writeFileSync(file("long.txt"), `${line("a")}\n${line("b")}\n`);
+      writeAsAgent(file("long.txt"), `${line("a")}\n${line("b")}\n`);
       const stale = `${line("a")}\n${line("c")}\n`;
       await agentGet(
         url(
@@ -149,7 +149,7 @@ describe("mutation repairs", () => {
     ])(
       "%s: excerpt, no retry that could replace text old never named",
       async (_name, rel, before, old, replacement, alreadyAt) => {
-        fs.writeFileSync(file(rel), before);
+        writeAsAgent(file(rel), before);
         const body = await agentGet<Body>(
           url(
             s.m!,
@@ -221,7 +221,7 @@ describe("mutation repairs", () => {
       async (name, encoding, nl, seen, unseen) => {
         const rel = `seen-${name.replace(/\W+/g, "-")}.txt`;
         const before = ["alpha", "béta", "gamma 😀", "delta", "epsilon"].join(nl) + nl;
-        fs.writeFileSync(file(rel), encodeText(before, encoding));
+        writeAsAgent(file(rel), encodeText(before, encoding));
         for (const [offset, limit] of seen)
           await agentGet(
             url(s.r, "r", [
@@ -249,7 +249,7 @@ describe("mutation repairs", () => {
       ["after the agent followed read first (a binary read records nothing, so no loop)", true],
     ])("answers a repair naming its version, which replaces it %s", async (name, readFirst) => {
       const rel = `image-${readFirst ? "read" : "direct"}.png`;
-      fs.writeFileSync(file(rel), png());
+      writeAsAgent(file(rel), png());
       const refused = await agentGet<Body>(url(s.m!, "w", [["path", rel]], "now text\n"));
       expect(refused).toMatchObject({
         ok: false,
@@ -269,10 +269,10 @@ describe("mutation repairs", () => {
     });
 
     it("a repair for a version that changed since is refused with the new version's repair, which then works", async () => {
-      fs.writeFileSync(file("moving.bin"), png());
+      writeAsAgent(file("moving.bin"), png());
       const first = await agentGet<Body>(url(s.m!, "w", [["path", "moving.bin"]], "mine\n"));
       const other = Buffer.concat([png(), Buffer.from([0, 1, 2])]);
-      fs.writeFileSync(file("moving.bin"), other);
+      writeAsAgent(file("moving.bin"), other);
       const second = await agentGet<Body>(String(first.repair));
       expect(second).toMatchObject({ ok: false, errorCode: "stale_read", errorDetail: { binary: true, size: 19 } });
       expect(second.repairHint).toContain("changed since");
@@ -282,7 +282,7 @@ describe("mutation repairs", () => {
     });
 
     it("replaces= does not waive the full read of a text file", async () => {
-      fs.writeFileSync(file("text.txt"), "keep me\n");
+      writeAsAgent(file("text.txt"), "keep me\n");
       const body = await agentGet<Body>(
         url(
           s.m!,
@@ -395,7 +395,7 @@ describe("mutation repairs", () => {
     ] as Array<[string, string, string | undefined, () => string, string[]]>)(
       "%s: changedSince with a read of the files it named, only once the epoch moved",
       async (_name, rel, before, call, paths) => {
-        if (before !== undefined) fs.writeFileSync(file(rel), before);
+        if (before !== undefined) writeAsAgent(file(rel), before);
         const first = await agentGet<Body>(call());
         expect(first.changedSince).toBeUndefined();
         const same = await agentGet<Body>(call());

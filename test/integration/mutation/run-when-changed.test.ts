@@ -3,7 +3,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  giveToAgent,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+} from "../../helpers/bridge.js";
 
 type Body = { ok: boolean; state?: string; dedupe?: string; stdout?: string; callId?: string; errorCode?: string };
 
@@ -12,7 +19,7 @@ describe("run=@changed", () => {
   let s: AgentSession;
   beforeAll(async () => {
     t = await startTestBridge();
-    fs.writeFileSync(path.join(t.projectDir, "src.txt"), "v1\n");
+    writeAsAgent(path.join(t.projectDir, "src.txt"), "v1\n");
     giveToAgent(t.projectDir);
     s = await t.session({ write: true, terminal: true });
   });

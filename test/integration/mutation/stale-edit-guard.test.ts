@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RETRY_MARGIN } from "../../../server/mutation/files/nearest-lines.js";
 import { connectMcpClient, tokenOfBase } from "../../helpers/mcp-clients.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { pick, seededRandom } from "../../helpers/seeded-random.js";
 import { url } from "./fixtures.js";
 
@@ -72,7 +72,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
   afterAll(async () => t.close());
 
   it("offers no retry when a sibling's docstring is nearly as similar, and says which lines compete", async () => {
-    fs.writeFileSync(file("shapes.py"), SIBLINGS);
+    writeAsAgent(file("shapes.py"), SIBLINGS);
     // The agent's old is the circle docstring as it was before someone changed its precision.
     const stale = '    """Compute the area of the circle, rounded to 3 places."""';
     const body = await edit("shapes.py", stale, '    """Area of a circle."""');
@@ -88,7 +88,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
 
   it("offers no retry into a generated file's repeated blocks", async () => {
     const before = generated((i) => String(i * 10));
-    fs.writeFileSync(file("gen.py"), before);
+    writeAsAgent(file("gen.py"), before);
     // A stale old whose middle lines differ from every block by more than the block-anchor strategy tolerates (one of
     // three middle lines in common), so no tolerant strategy finds it and the nearest-lines search decides.
     const body = await edit(
@@ -119,7 +119,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
     let first: Body;
 
     beforeAll(async () => {
-      fs.writeFileSync(file("io.py"), before);
+      writeAsAgent(file("io.py"), before);
       first = await edit("io.py", stale, replacement);
     });
 
@@ -161,11 +161,11 @@ describe("stale /e retries that cannot land elsewhere", () => {
       ],
     ])("refuses after the file changed again: %s", async (name, change, reason) => {
       // Each case gets its own refusal (run=): a retry URL, once followed, answers its recorded outcome.
-      fs.writeFileSync(file("io.py"), before);
+      writeAsAgent(file("io.py"), before);
       const offered = await edit("io.py", stale, replacement, name.replaceAll(" ", "-"));
       expect(offered.errorDetail!.nearest).toMatchObject({ atLine: 6 });
       const changed = change(before);
-      fs.writeFileSync(file("io.py"), changed);
+      writeAsAgent(file("io.py"), changed);
       const refused = await agentGet<Body>(String(offered.retry));
       expect(refused).toMatchObject({
         ok: false,
@@ -180,7 +180,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
     });
 
     it("changes exactly the lines the excerpt showed while they are still there", async () => {
-      fs.writeFileSync(file("io.py"), before);
+      writeAsAgent(file("io.py"), before);
       // A fresh refusal (the earlier retry's intent is recorded as refused), then its retry as returned.
       const again = await edit("io.py", stale, replacement, "again");
       expect(String(again.excerpt)).toContain("6: def save(path, text):");
@@ -200,7 +200,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
     );
     lines[6] = "target: config value = 42 # the line the agent means";
     const before = `${lines.join("\n")}\n`;
-    fs.writeFileSync(file("rows.txt"), before);
+    writeAsAgent(file("rows.txt"), before);
     const body = await edit(
       "rows.txt",
       "target: config value = 41 # the line the agent means",
@@ -212,7 +212,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
     const after = [...lines];
     after[6] = "target: config value = 40 # changed by someone else";
     after[66] = "target: config value = 42 # the line the agent means";
-    fs.writeFileSync(file("rows.txt"), `${after.join("\n")}\n`);
+    writeAsAgent(file("rows.txt"), `${after.join("\n")}\n`);
     const refused = await agentGet<Body>(String(body.retry));
     expect(refused).toMatchObject({
       ok: false,
@@ -224,7 +224,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
 
   it("over MCP: the failure carries the same guarded edit as arguments, which applies once and refuses after a change", async () => {
     const before = "alpha = 1\nbeta = 2\ngamma = 3\n";
-    fs.writeFileSync(file("mcp.py"), before);
+    writeAsAgent(file("mcp.py"), before);
     const client = await connectMcpClient(new URL(s.m!).origin, tokenOfBase(s.m!), { sdk: "v2" });
     try {
       const call = async (args: Record<string, unknown>) => {
@@ -245,7 +245,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
       expect(next).toMatchObject({ path: "mcp.py", oldString: "beta = 2", newString: "beta = 30", atLine: 2 });
       expect(failed.text).toContain("retryArguments");
       // The file changes again: a line above moves the block, and the guarded call refuses.
-      fs.writeFileSync(file("mcp.py"), `# moved\n${before}`);
+      writeAsAgent(file("mcp.py"), `# moved\n${before}`);
       expect((await call(next)).body).toMatchObject({
         ok: false,
         errorCode: "edit_target_changed",
@@ -253,7 +253,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
       });
       expect(fs.readFileSync(file("mcp.py"), "utf8")).toBe(`# moved\n${before}`);
       // Back as the answer showed it: the guarded call changes exactly that line.
-      fs.writeFileSync(file("mcp.py"), before);
+      writeAsAgent(file("mcp.py"), before);
       expect((await call(next)).body).toMatchObject({ ok: true, line: 2 });
       expect(fs.readFileSync(file("mcp.py"), "utf8")).toBe("alpha = 1\nbeta = 30\ngamma = 3\n");
     } finally {
@@ -285,7 +285,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
       }
       const text = `${lines.join("\n")}\n`;
       const rel = `gen-${n}.py`;
-      fs.writeFileSync(file(rel), text);
+      writeAsAgent(file(rel), text);
       // The agent's stale view of one block: one line of it, with one character changed.
       const line = Math.floor(rand() * lines.length);
       if (lines[line]!.length < 4) continue;
@@ -313,7 +313,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
         current[(nearest.startLine + 3) % current.length] = current[nearest.startLine - 1]!;
       if (change === "edit-target") current[nearest.startLine - 1] += " # someone else";
       const before = `${current.join("\n")}\n`;
-      fs.writeFileSync(file(rel), before);
+      writeAsAgent(file(rel), before);
       const followed = await agentGet<Body>(body.retry);
       const after = fs.readFileSync(file(rel), "utf8");
       if (followed.ok) {
@@ -340,7 +340,7 @@ describe("stale /e retries that cannot land elsewhere", () => {
   }, 120_000);
 
   it("refuses blockHash without atLine", async () => {
-    fs.writeFileSync(file("g.txt"), "a\n");
+    writeAsAgent(file("g.txt"), "a\n");
     const body = await agentGet<Body>(
       url(
         s.m!,

@@ -3,7 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
@@ -23,7 +23,7 @@ describe("a journal that cannot be written", () => {
   });
 
   it("refuses a mutation with a retryable code and runs nothing while another process holds the write lock; the same URL runs once after", async () => {
-    fs.writeFileSync(path.join(t.projectDir, "seen.txt"), "seen\n");
+    writeAsAgent(path.join(t.projectDir, "seen.txt"), "seen\n");
     const write = url(s.m!, "w", [["path", "locked.txt"]], "written once\n");
     holder.exec("BEGIN IMMEDIATE");
     try {

@@ -12,11 +12,12 @@ import {
 } from "../../../server/mutation/terminal/terminal-background.js";
 import { TerminalProcesses } from "../../../server/mutation/terminal/terminal-processes.js";
 import { buildChildEnv } from "../../../server/sandbox/env-scrub.js";
+import { writeAsAgent } from "../../helpers/bridge.js";
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "urlbridge-bg-"));
 const shutdown = new AbortController();
 const env = buildChildEnv().env;
-fs.writeFileSync(
+writeAsAgent(
   path.join(cwd, "server.cjs"),
   `const http = require("node:http");
 const server = http.createServer((req, res) => res.end("hello from " + process.pid));

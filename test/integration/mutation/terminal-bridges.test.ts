@@ -1,17 +1,16 @@
 // Two bridges in one process (as tests run them) own separate terminal state: one bridge's full gate neither
 // queues nor refuses the other's commands, and each registry holds only its own bridge's trees.
-import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 
 let busy: TestBridge;
 let idle: TestBridge;
 let holder: AgentSession;
 let other: AgentSession;
-const release = () => fs.writeFileSync(path.join(busy.projectDir, "release"), "");
+const release = () => writeAsAgent(path.join(busy.projectDir, "release"), "");
 
 beforeAll(async () => {
   [busy, idle] = await Promise.all([startTestBridge(), startTestBridge()]);

@@ -5,7 +5,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_QUEUED_FOREGROUND } from "../../../server/mutation/terminal/terminal-gate.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
-import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+} from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 
 let t: TestBridge;
@@ -15,7 +22,7 @@ const roots = ["a", "b", "c"].map((name) => makeTempDir(`gate-${name}`));
 const release = "release";
 const setReleased = (on: boolean) => {
   for (const root of roots) {
-    if (on) fs.writeFileSync(path.join(root, release), "");
+    if (on) writeAsAgent(path.join(root, release), "");
     else fs.rmSync(path.join(root, release), { force: true });
   }
 };

@@ -3,7 +3,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  giveToAgent,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+  mkdirAsAgent,
+} from "../../helpers/bridge.js";
 import { settle, type Body } from "./terminal-helpers.js";
 import { url } from "./fixtures.js";
 
@@ -12,9 +19,9 @@ describe("terminal guard and cwd=", () => {
   let s: AgentSession;
   beforeAll(async () => {
     t = await startTestBridge();
-    fs.mkdirSync(path.join(t.projectDir, "sub"));
-    fs.mkdirSync(path.join(t.projectDir, "old-build"));
-    fs.writeFileSync(path.join(t.projectDir, "old-build", "a.o"), "x");
+    mkdirAsAgent(path.join(t.projectDir, "sub"));
+    mkdirAsAgent(path.join(t.projectDir, "old-build"));
+    writeAsAgent(path.join(t.projectDir, "old-build", "a.o"), "x");
     s = await t.session({ write: true, terminal: true });
     giveToAgent(t.projectDir);
   });
@@ -27,7 +34,7 @@ describe("terminal guard and cwd=", () => {
   });
 
   it("refuses the same climb from the project root, where it would leave the project", async () => {
-    fs.mkdirSync(path.join(t.projectDir, "keep"));
+    mkdirAsAgent(path.join(t.projectDir, "keep"));
     const body = await settle(url(s.m!, "x", [], "rm -rf ../keep"));
     expect(body).toMatchObject({ ok: false, errorCode: "command_refused" });
     expect(fs.existsSync(path.join(t.projectDir, "keep"))).toBe(true);

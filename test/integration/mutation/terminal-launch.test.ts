@@ -1,11 +1,10 @@
 // bg=1 through the gateway: a real Node HTTP server listening on port 0 is found from its own start-up
 // output and answers there; a process that dies during start-up gets an exact foreground repair URL.
-import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
 import { encodeUrlText } from "../../../server/url-grammar/encode.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 
 let t: TestBridge;
@@ -15,7 +14,7 @@ const pids: number[] = [];
 beforeAll(async () => {
   t = await startTestBridge();
   s = await t.session({ terminal: true, write: true });
-  fs.writeFileSync(
+  writeAsAgent(
     path.join(t.projectDir, "server.cjs"),
     `const http = require("node:http");
 console.log("booting");
@@ -107,7 +106,7 @@ describe("bg=1", () => {
   });
 
   it("a server announcing late in its start-up window answers its URL in the first GET; an explicit wait= still wins", async () => {
-    fs.writeFileSync(
+    writeAsAgent(
       path.join(t.projectDir, "late.cjs"),
       `const http = require("node:http");
 console.log("compiling");

@@ -12,6 +12,7 @@ import {
   TEST_OPERATOR_TOKEN,
   type AgentSession,
   type TestBridge,
+  mkdirAsAgent,
 } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 
@@ -89,7 +90,7 @@ describe("foreground", () => {
   });
 
   it("runs in cwd= inside the project", async () => {
-    fs.mkdirSync(inProject("sub/dir"), { recursive: true });
+    mkdirAsAgent(inProject("sub/dir"), { recursive: true });
     const body = await x("?cwd=sub/dir&raw=pwd");
     expect(body).toMatchObject({ ok: true, cwd: "/project/sub/dir", stdout: `${inProject("sub/dir")}\n` });
   });

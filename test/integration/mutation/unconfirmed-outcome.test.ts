@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
 import { DIRECTORY_SYNC_DELAY_ENV, RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
-import { agentGet, makeTempDir } from "../../helpers/bridge.js";
+import { agentGet, makeTempDir, writeAsAgent, makeProjectDir } from "../../helpers/bridge.js";
 import {
   controlApi,
   killServerProcesses,
@@ -153,9 +153,9 @@ const cases: Case[] = [
 describe("an outcome recorded before its directory fsync finished", () => {
   it.each(cases)("$name", { timeout: 60_000 }, async ({ call, before, after, lostRename, expected }) => {
     const stateDir = makeTempDir("unconfirmed-state");
-    const root = makeTempDir("unconfirmed-project");
+    const root = makeProjectDir("unconfirmed-project");
     const file = path.join(root, "f.txt");
-    if (before !== undefined) fs.writeFileSync(file, before);
+    if (before !== undefined) writeAsAgent(file, before);
 
     const { first, callUrl, accepted } = await startHeldCall(stateDir, root, DIRECTORY_SYNC_DELAY_ENV, call);
 
@@ -173,7 +173,7 @@ describe("an outcome recorded before its directory fsync finished", () => {
     // A power loss can lose the rename's directory entry while the journal's record survived: the old file again.
     if (lostRename) {
       if (before === undefined) fs.rmSync(file);
-      else fs.writeFileSync(file, before);
+      else writeAsAgent(file, before);
     }
 
     const second = await startServerProcess({ stateDir });
@@ -193,8 +193,8 @@ describe("an outcome recorded before its directory fsync finished", () => {
 
   it("confirms the record right after it answers when nothing stops it", { timeout: 60_000 }, async () => {
     const stateDir = makeTempDir("unconfirmed-state");
-    const root = makeTempDir("unconfirmed-project");
-    fs.writeFileSync(path.join(root, "f.txt"), "value 1\n");
+    const root = makeProjectDir("unconfirmed-project");
+    writeAsAgent(path.join(root, "f.txt"), "value 1\n");
     const server = await startServerProcess({ stateDir });
     const project = await controlApi<{ id: string }>(server, "POST", "/api/projects", {
       name: "confirmed",
@@ -280,9 +280,9 @@ const aheadCases: AheadCase[] = [
 describe("an outcome recorded ahead of its rename", () => {
   it.each(aheadCases)("$name", { timeout: 60_000 }, async ({ call, before, expected }) => {
     const stateDir = makeTempDir("ahead-state");
-    const root = makeTempDir("ahead-project");
+    const root = makeProjectDir("ahead-project");
     const file = path.join(root, "f.txt");
-    if (before !== undefined) fs.writeFileSync(file, before);
+    if (before !== undefined) writeAsAgent(file, before);
     const temps = () => fs.readdirSync(root).filter((n) => n.endsWith(TEMP_SUFFIX));
 
     const { first, callUrl, accepted } = await startHeldCall(stateDir, root, RENAME_DELAY_ENV, call);

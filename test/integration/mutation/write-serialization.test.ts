@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
-import { agentGet, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 describe("per-project write queue", () => {
@@ -15,7 +15,7 @@ describe("per-project write queue", () => {
   it("loses no update when two sessions of one project edit the same file concurrently", async () => {
     const slots = 40;
     const file = path.join(t.projectDir, "shared.txt");
-    fs.writeFileSync(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
+    writeAsAgent(file, Array.from({ length: slots }, (_, i) => `slot ${i};`).join("\n") + "\n");
     const a = await t.session({ write: true, name: "a" });
     const b = await t.session({ write: true, name: "b", root: t.projectDir });
     // Each edit reads the file, replaces its own slot and writes the whole file back: without one queue
@@ -52,8 +52,8 @@ describe("write-queue lanes (issue 34)", () => {
   afterAll(async () => t.close());
 
   it("lets an edit of another file of the project stage its temp file while the first holds its rename", async () => {
-    fs.writeFileSync(path.join(t.projectDir, "a.txt"), "alpha\n");
-    fs.writeFileSync(path.join(t.projectDir, "b.txt"), "beta\n");
+    writeAsAgent(path.join(t.projectDir, "a.txt"), "alpha\n");
+    writeAsAgent(path.join(t.projectDir, "b.txt"), "beta\n");
     const s = await t.session({ write: true });
     const edit = (file: string, from: string, to: string) =>
       agentGet<{ ok: boolean }>(

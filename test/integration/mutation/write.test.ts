@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { agentGet, startTestBridge, type AgentSession, type TestBridge, writeAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
@@ -30,7 +30,7 @@ describe("write (/w)", () => {
   });
 
   it("refuses to replace a file the session has not read, with exact read and retry URLs that then work", async () => {
-    fs.writeFileSync(file("stale.txt"), "old content\n");
+    writeAsAgent(file("stale.txt"), "old content\n");
     const refused = await agentGet<Body>(url(s.m!, "w", [["path", "stale.txt"]], "new content\n"));
     expect(refused).toMatchObject({
       ok: false,
@@ -68,7 +68,7 @@ describe("write (/w)", () => {
     expect(created.diff).toBe(
       ["--- /project/diffed.txt", "+++ /project/diffed.txt", "@@ -0,0 +1,3 @@", "+a", "+b", "+c"].join("\n"),
     );
-    fs.writeFileSync(file("diffed.txt"), "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven\r\n");
+    writeAsAgent(file("diffed.txt"), "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven\r\n");
     await agentGet(url(s.r, "r", [["path", "diffed.txt"]]));
     const replace = url(s.m!, "w", [["path", "diffed.txt"]], "one\ntwo\nthree\nFOUR\nfive\nsix\nseven\n");
     const replaced = await agentGet<Body>(replace);
@@ -91,7 +91,7 @@ describe("write (/w)", () => {
     );
     expect(fs.readFileSync(file("diffed.txt"), "utf8")).toBe("one\r\ntwo\r\nthree\r\nFOUR\r\nfive\r\nsix\r\nseven\r\n");
     // The file changes again; the same URL replays the answer it gave, diff included.
-    fs.writeFileSync(file("diffed.txt"), "else\n");
+    writeAsAgent(file("diffed.txt"), "else\n");
     expect(await agentGet<Body>(replace)).toMatchObject({ dedupe: "replayed", diff: replaced.diff });
     await agentGet(url(s.r, "r", [["path", "diffed.txt"]]));
     const unchanged = await agentGet<Body>(url(s.m!, "w", [["path", "diffed.txt"]], "else\n"));
@@ -100,7 +100,7 @@ describe("write (/w)", () => {
   });
 
   it("accumulates coverage across next pages, and a change after reading makes the read stale", async () => {
-    fs.writeFileSync(file("paged.txt"), "one\ntwo\nthree\n");
+    writeAsAgent(file("paged.txt"), "one\ntwo\nthree\n");
     let page = await agentGet<{ files: Array<{ next?: string }>; next?: string }>(
       url(s.r, "r", [
         ["path", "paged.txt"],
@@ -111,7 +111,7 @@ describe("write (/w)", () => {
     expect(partial).toMatchObject({ errorCode: "stale_read", errorDetail: { unseenBytes: 10 } });
     for (let next = page.next ?? page.files[0]?.next; next; next = page.next ?? page.files[0]?.next)
       page = await agentGet(next);
-    fs.writeFileSync(file("paged.txt"), "one\ntwo\nTHREE\n");
+    writeAsAgent(file("paged.txt"), "one\ntwo\nTHREE\n");
     expect(
       await agentGet<Body>(
         url(
@@ -176,7 +176,7 @@ describe("write (/w)", () => {
     ],
   ])("keeps mode, encoding, BOM and newline style when replacing a %s file", async (name, before, after, encoding) => {
     const rel = `keep-${name.replace(/\W+/g, "-")}.txt`;
-    fs.writeFileSync(file(rel), before);
+    writeAsAgent(file(rel), before);
     fs.chmodSync(file(rel), 0o640);
     await agentGet(url(s.r, "r", [["path", rel]]));
     const body = await agentGet<Body>(url(s.m!, "w", [["path", rel]], "new\nlines\n"));
@@ -229,7 +229,7 @@ describe("write (/w)", () => {
   });
 
   it("reports a refused write as write_failed and leaves the tree as it was", async () => {
-    fs.writeFileSync(file("plain-file"), "not a directory\n");
+    writeAsAgent(file("plain-file"), "not a directory\n");
     const body = await agentGet<Body>(url(s.m!, "w", [["path", "plain-file/child.txt"]], "x"));
     expect(body).toMatchObject({
       ok: false,

@@ -9,7 +9,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locateExecutable } from "../../../server/kernel/read/executables.js";
 import { probeRipgrepConfinement } from "../../../server/kernel/search/ripgrep-confine.js";
-import { makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+  mkdirAsAgent,
+} from "../../helpers/bridge.js";
 import { patchText, url } from "../mutation/fixtures.js";
 
 const MARKER = `OUTSIDE-${crypto.randomBytes(8).toString("hex")}`;
@@ -99,28 +106,25 @@ describe("containment under a racing flipper", () => {
     outside = makeTempDir("race-outside");
     // The outside twin holds the same names with different content, plus names and text only it has.
     const twin = (dir: string, inside: boolean) => {
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, "inside.txt"), inside ? INSIDE_TEXT : `${MARKER}\n\nOUTSIDE ${MARKER} CONTENT\n`);
-      fs.writeFileSync(
+      mkdirAsAgent(dir, { recursive: true });
+      writeAsAgent(path.join(dir, "inside.txt"), inside ? INSIDE_TEXT : `${MARKER}\n\nOUTSIDE ${MARKER} CONTENT\n`);
+      writeAsAgent(
         path.join(dir, "app.ts"),
         inside ? INSIDE_APP : `export function ${MARKER.replace(/-/g, "_")}() {}\n`,
       );
-      fs.writeFileSync(path.join(dir, "edit.txt"), inside ? "state=A\n" : `state=A\n${MARKER}\n`);
-      fs.writeFileSync(path.join(dir, "u.txt"), inside ? "line=A\n" : `line=A\n${MARKER}\n`);
-      fs.writeFileSync(path.join(dir, "mv-A.txt"), inside ? "moving\n" : `${MARKER}\n`);
+      writeAsAgent(path.join(dir, "edit.txt"), inside ? "state=A\n" : `state=A\n${MARKER}\n`);
+      writeAsAgent(path.join(dir, "u.txt"), inside ? "line=A\n" : `line=A\n${MARKER}\n`);
+      writeAsAgent(path.join(dir, "mv-A.txt"), inside ? "moving\n" : `${MARKER}\n`);
       if (!inside) {
-        fs.writeFileSync(path.join(dir, "mv-B.txt"), `${MARKER}\n`);
-        fs.writeFileSync(path.join(dir, "cyc.txt"), `${MARKER}\n`);
-        fs.writeFileSync(path.join(dir, `only-${MARKER}.txt`), `${MARKER} CONTENT\n`);
+        writeAsAgent(path.join(dir, "mv-B.txt"), `${MARKER}\n`);
+        writeAsAgent(path.join(dir, "cyc.txt"), `${MARKER}\n`);
+        writeAsAgent(path.join(dir, `only-${MARKER}.txt`), `${MARKER} CONTENT\n`);
       }
     };
     twin(path.join(root, "flip"), true);
     twin(path.join(outside, "dir"), false);
-    fs.writeFileSync(
-      path.join(root, "package.json"),
-      JSON.stringify({ name: "inside-pkg", scripts: { test: "vitest" } }),
-    );
-    fs.writeFileSync(path.join(outside, "package.json"), JSON.stringify({ name: MARKER, scripts: { leak: MARKER } }));
+    writeAsAgent(path.join(root, "package.json"), JSON.stringify({ name: "inside-pkg", scripts: { test: "vitest" } }));
+    writeAsAgent(path.join(outside, "package.json"), JSON.stringify({ name: MARKER, scripts: { leak: MARKER } }));
     fs.symlinkSync(path.join(outside, "dir"), path.join(root, "flip-link"));
     fs.symlinkSync(path.join(outside, "package.json"), path.join(root, "pkg-link"));
     s = await t.session({ write: true, terminal: true });

@@ -22,6 +22,9 @@ import {
   startTestBridge,
   type AgentSession,
   type TestBridge,
+  makeProjectDir,
+  writeAsAgent,
+  mkdirAsAgent,
 } from "../../helpers/bridge.js";
 import { controlApi, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { url } from "../mutation/fixtures.js";
@@ -41,9 +44,9 @@ const STALE_TEMP = `.target.txt.0123456789ab${TEMP_SUFFIX}`;
 /** An outside folder as a hostile checkout would leave it: the target's name, and a temp file of the write's shape. */
 function outsideTwin(content: string): { dir: string; listing: () => Record<string, string> } {
   const dir = makeTempDir("race-outside");
-  fs.writeFileSync(path.join(dir, "target.txt"), content);
-  fs.writeFileSync(path.join(dir, "e.txt"), "value 1\n");
-  fs.writeFileSync(path.join(dir, STALE_TEMP), "not the bridge's\n");
+  writeAsAgent(path.join(dir, "target.txt"), content);
+  writeAsAgent(path.join(dir, "e.txt"), "value 1\n");
+  writeAsAgent(path.join(dir, STALE_TEMP), "not the bridge's\n");
   const listing = () =>
     Object.fromEntries(
       fs
@@ -119,8 +122,8 @@ describe("a folder swapped for a symlink between the walk and the held rename", 
     const root = t.projectDir;
     fs.rmSync(path.join(root, "sub"), { recursive: true, force: true });
     fs.rmSync(path.join(root, "sub-moved"), { recursive: true, force: true });
-    fs.mkdirSync(path.join(root, "sub"));
-    fs.writeFileSync(path.join(root, "sub", "e.txt"), "value 1\n");
+    mkdirAsAgent(path.join(root, "sub"));
+    writeAsAgent(path.join(root, "sub", "e.txt"), "value 1\n");
     giveToAgent(root);
     const outside = outsideTwin("outside\n");
     const before = outside.listing();
@@ -149,8 +152,8 @@ describe("a folder swapped for a symlink while the bridge is down with a success
     { timeout: 60_000 },
     async () => {
       const stateDir = makeTempDir("race-state");
-      const root = makeTempDir("race-project");
-      fs.mkdirSync(path.join(root, "sub"));
+      const root = makeProjectDir("race-project");
+      mkdirAsAgent(path.join(root, "sub"));
       // The outside target already holds exactly what the write would have written: a recovery that read it would
       // confirm the success; one that cleaned beside it would delete the planted temp file.
       const outside = outsideTwin("fresh\n");
@@ -207,14 +210,14 @@ describe("a folder swapped for a symlink while the bridge is down mid-patch", ()
     { timeout: 90_000 },
     async () => {
       const stateDir = makeTempDir("patch-race-state");
-      const root = makeTempDir("patch-race-project");
+      const root = makeProjectDir("patch-race-project");
       const names = Array.from({ length: 20 }, (_, i) => `file${String(i).padStart(2, "0")}.txt`);
-      fs.writeFileSync(path.join(root, "top.txt"), "top 1\n");
-      fs.mkdirSync(path.join(root, "sub"));
-      for (const name of names) fs.writeFileSync(path.join(root, "sub", name), `value 1 of ${name}\n`);
+      writeAsAgent(path.join(root, "top.txt"), "top 1\n");
+      mkdirAsAgent(path.join(root, "sub"));
+      for (const name of names) writeAsAgent(path.join(root, "sub", name), `value 1 of ${name}\n`);
       const outside = makeTempDir("patch-race-outside");
-      for (const name of names) fs.writeFileSync(path.join(outside, name), `outside ${name}\n`);
-      fs.writeFileSync(path.join(outside, `.${names[0]}.0123456789ab${TEMP_SUFFIX}`), "not the bridge's\n");
+      for (const name of names) writeAsAgent(path.join(outside, name), `outside ${name}\n`);
+      writeAsAgent(path.join(outside, `.${names[0]}.0123456789ab${TEMP_SUFFIX}`), "not the bridge's\n");
       const outsideListing = () =>
         Object.fromEntries(
           fs

@@ -5,7 +5,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
-import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+  mkdirAsAgent,
+} from "../../helpers/bridge.js";
 import { patchText, url } from "../mutation/fixtures.js";
 import { holdWriteLock, type LockHolder } from "./lock-holder.js";
 
@@ -45,7 +52,7 @@ describe("another process holds the state file's write lock", () => {
     t = await startTestBridge();
     delete process.env[PATCH_WRITE_DELAY_ENV];
     s = await t.session({ write: true });
-    fs.writeFileSync(path.join(t.projectDir, "seen.txt"), "seen\n");
+    writeAsAgent(path.join(t.projectDir, "seen.txt"), "seen\n");
   });
   afterAll(async () => {
     await holder?.release();
@@ -109,7 +116,7 @@ describe("another process holds the state file's write lock", () => {
       "staged once\n",
     );
     const projectRoot = path.join(t.projectDir, "later-project");
-    fs.mkdirSync(projectRoot);
+    mkdirAsAgent(projectRoot);
     const create = () =>
       t.api<{ error?: { code: string; message: string }; id?: string }>("POST", "/api/projects", {
         name: "during-lock",
@@ -141,7 +148,7 @@ describe("another process holds the state file's write lock", () => {
   });
 
   it("an intent that ran before the lock was taken keeps its outcome until the store takes it, then records it once", async () => {
-    fs.writeFileSync(path.join(t.projectDir, "patched.txt"), "one\n");
+    writeAsAgent(path.join(t.projectDir, "patched.txt"), "one\n");
     const patch = url(s.m!, "a", [["wait", 0]], patchText("*** Update File: patched.txt", "@@", "-one", "+two"));
     const started = await agentGet<Body>(patch);
     expect(started).toMatchObject({ ok: true, state: "running" });
@@ -172,7 +179,7 @@ describe("another process holds the state file's write lock", () => {
   });
 
   it("an intent admitted before the lock but refused its start runs nothing, keeps no record, and runs from the same URL later", async () => {
-    fs.writeFileSync(path.join(t.projectDir, "ahead.txt"), "one\n");
+    writeAsAgent(path.join(t.projectDir, "ahead.txt"), "one\n");
     const patch = url(s.m!, "a", [["wait", 0]], patchText("*** Update File: ahead.txt", "@@", "-one", "+two"));
     expect(await agentGet<Body>(patch)).toMatchObject({ ok: true, state: "running" });
     for (let i = 0; i < POLL_TRIES && fs.readFileSync(path.join(t.projectDir, "ahead.txt"), "utf8") !== "two\n"; i++)

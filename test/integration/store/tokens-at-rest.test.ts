@@ -9,7 +9,14 @@ import { ERROR_CATALOG } from "../../../server/errors.js";
 import { createLogger } from "../../../server/log.js";
 import { backupDatabase } from "../../../server/store/backup.js";
 import { STATE_FILE_NAME } from "../../../server/store/database.js";
-import { agentGet, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import {
+  agentGet,
+  makeTempDir,
+  startTestBridge,
+  type AgentSession,
+  type TestBridge,
+  writeAsAgent,
+} from "../../helpers/bridge.js";
 import { url } from "../mutation/fixtures.js";
 
 const TOKEN_IN_URL = /\/v0\/(?:init\/)?([A-Za-z0-9]{8})/;
@@ -60,7 +67,7 @@ function urlsIn(answer: unknown, out: string[] = []): string[] {
 async function workload(s: AgentSession, projectDir: string): Promise<Answer[]> {
   const m = s.m!;
   const mutationToken = tokenOf(m);
-  fs.writeFileSync(path.join(projectDir, "unread.txt"), "line one\nline two\n");
+  writeAsAgent(path.join(projectDir, "unread.txt"), "line one\nline two\n");
   const calls = [
     url(m, "w", [["path", "unread.txt"]], "replaced without reading\n"), // stale_read: read + retry URLs
     url(
@@ -211,7 +218,7 @@ describe("no live capability at rest", () => {
     const stateDir = makeTempDir("tokens-migrate");
     const first = await startTestBridge({}, { stateDir });
     const s = await first.session({ write: true });
-    fs.writeFileSync(path.join(first.projectDir, "unread.txt"), "one\n");
+    writeAsAgent(path.join(first.projectDir, "unread.txt"), "one\n");
     const call = url(s.m!, "w", [["path", "unread.txt"]], "two\n");
     const answer = await agentGet<Answer>(call);
     expect(answer).toMatchObject({ errorCode: "stale_read" });

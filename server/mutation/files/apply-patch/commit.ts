@@ -117,6 +117,19 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
         },
       );
     }
+    if (isToolError(error) && error.code === ErrorCode.permissionDenied) {
+      // Permissions changed since planning checked them (a chmod mid-call): the same refusal, the tree as before.
+      throw new ToolError(
+        error.code,
+        error.message.replace("Nothing was written.", "Every file of the patch was restored to its state before it."),
+        {
+          detail: { ...detail, cause: error.detail },
+          retryable: false,
+          agentAction: error.agentAction,
+          extra: error.extra,
+        },
+      );
+    }
     if (isToolError(error) && error.code === ErrorCode.pathChanged) {
       // A folder on the way was replaced mid-commit: the agent sees path_changed (retryable), as every tool answers it.
       throw new ToolError(

@@ -22,6 +22,7 @@ import {
 } from "../../../sandbox/fd-ops.js";
 import { closeQuietly, fdPath, O_PATH, walkInsideRoot, type HeldPath } from "../../../sandbox/fd-walk.js";
 import { bridgeIsRoot, type Identity } from "../../../sandbox/identity.js";
+import { requireAgentMay } from "../agent-permission.js";
 import { freeReplacedInodeInPool } from "../atomic-write.js";
 import { fsyncInPool, syncDirectoryInPool } from "../durable-write.js";
 import type { PlannedChange, PlannedPath } from "./plan.js";
@@ -114,6 +115,8 @@ export class PatchCommit {
     const target = walk(this.ctx, change.target, change.op === "updated" ? "existing" : "create");
     let dir = target.dirFd;
     try {
+      // Again on the very descriptors written through: planning checked the same, a chmod since is caught here.
+      requireAgentMay(this.ctx, target, "write");
       let owner: Identity | undefined;
       if (target.exists) {
         owner = bridgeIsRoot() && target.stats ? { uid: target.stats.uid, gid: target.stats.gid } : undefined;
@@ -207,6 +210,7 @@ export class PatchCommit {
   }
 
   private unlink(target: HeldPath, index: number): void {
+    requireAgentMay(this.ctx, target, "remove");
     try {
       fs.unlinkSync(fdPath(target.dirFd, target.name));
     } catch (error) {

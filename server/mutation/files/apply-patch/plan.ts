@@ -6,6 +6,8 @@ import { readHeldFile } from "../../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../../sandbox/fd-walk.js";
 import type { Preimage } from "../../../store/journal.js";
 import { capturePreimages } from "../../journal/preimages.js";
+import { requireAgentMay } from "../agent-permission.js";
+import { refuseBackslashCreate } from "../backslash-path.js";
 import { decodeForEdit, encodeText } from "../../../text/index.js";
 import { applyHunks, linesToText, splitLines } from "./apply-hunks.js";
 import { wholeFileDiff, type FileDiff } from "../edit-diff.js";
@@ -107,6 +109,8 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
               `${target.display} already exists and Add File never overwrites: change it with "*** Update File: ${target.display}", or replace it whole with /w after reading it.`,
               { retryable: false },
             );
+          refuseBackslashCreate(undefined, op.path, target);
+          requireAgentMay(ctx, target, "write");
           remember(await capturePreimages(target));
           const text = linesToText(op.lines);
           const diff = wholeFileDiff(target.display, "", normalizeNewlines(text));
@@ -130,6 +134,7 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
         const mode = info.mode & 0o7777;
         remember([{ path: source.absolute, kind: "file", mode, content: previous }]);
         if (op.kind === "delete") {
+          requireAgentMay(ctx, source, "remove");
           changes.push({
             op: "deleted",
             target: planned(source),
@@ -139,6 +144,8 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
           });
           continue;
         }
+        // Its content changes, so the file must grant write (a move also takes it out of its folder, below).
+        if (op.hunks.length > 0) requireAgentMay(ctx, source, "write");
         const decoded = decodeForEdit(previous, source.display);
         const located = locateHunks(
           splitLines(decoded.text).map((l) => l.text),
@@ -179,6 +186,9 @@ export async function planPatch(ctx: ToolContext, ops: PatchOp[]): Promise<Patch
                 `move destination ${dest.display} already exists and Move to never overwrites: delete it first ("*** Delete File: ${dest.display}" in its own patch), then send this patch again.`,
                 { retryable: false },
               );
+            refuseBackslashCreate(undefined, op.moveTo, dest);
+            requireAgentMay(ctx, source, "remove");
+            requireAgentMay(ctx, dest, "write");
             remember(await capturePreimages(dest));
             target = planned(dest);
             from = planned(source);
