@@ -283,6 +283,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     tools,
     publicOrigin: () => publicOrigin.origin(),
     reachability: () => describeReachability(publicOrigin.state(), reachContext),
+    growthOf: (sessionId) => ({
+      addedBytes: terminal.growth.addedBy(sessionId),
+      budgetBytes: terminal.growth.budgetBytes,
+    }),
     // Whatever a session started ends with its capabilities (issue 10: nothing survives rotate/disable/delete).
     onScopeEnd: ({ sessionId, projectId, projectDeleted }) => {
       void terminal.processes

@@ -1,8 +1,8 @@
 // The per-session project growth budget (issue 28): what one session may add to its project. The file tools
 // count exactly (new size less old size, deletions give room back) and refuse a change that would pass it; the
 // terminal is measured by the change in the project file system's free space while the session's commands run
-// (one statfs per session and pass: bounded whatever the project's size), and the session's terminal is stopped
-// past it. Held in memory: a restart of the bridge starts every session's count at 0.
+// (one statfs per session and pass: bounded whatever the project's size; only a fall counts), and the session's
+// terminal is stopped past it. Held in memory: a restart of the bridge starts every session's count at 0.
 import fs from "node:fs";
 import { ErrorCode, ToolError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -87,7 +87,8 @@ export class GrowthBudget {
       const root = running.get(sessionId) ?? this.baselines.get(sessionId)!.root;
       const free = freeBytes(root);
       const before = this.baselines.get(sessionId);
-      if (free !== undefined && before) this.charge(sessionId, before.free - free);
+      // Only a fall counts: free space that grows is as likely someone else's deletion as this session's.
+      if (free !== undefined && before) this.charge(sessionId, Math.max(0, before.free - free));
       if (running.has(sessionId) && free !== undefined) this.baselines.set(sessionId, { root, free });
       else this.baselines.delete(sessionId);
       const over = this.exceeded(sessionId);

@@ -11,6 +11,8 @@ import { patchText, url } from "./fixtures.js";
 import { settle, waitUntil, type Body } from "./terminal-helpers.js";
 
 const MIB = 1024 * 1024;
+const SHM = "/dev/shm";
+const shmIsTmpfs = fs.existsSync(SHM) && fs.statfsSync(SHM).type === 0x01021994;
 const run = (s: AgentSession, command: string) => settle(`${s.m}/x?raw=${encodeUrlText(command)}`);
 
 describe("the memory budget and the OOM order", () => {
@@ -80,10 +82,15 @@ describe("the project growth budget", () => {
 
   beforeAll(async () => {
     t = await startTestBridge({ URLBRIDGE_SESSION_GROWTH_MB: "8" });
-    root = makeTempDir("growth");
+    // A file system of its own where there is one: the terminal is measured by its free space, which other
+    // processes writing to the shared temp disk would move too.
+    root = shmIsTmpfs ? fs.mkdtempSync(path.join(SHM, "urlbridge-growth-")) : makeTempDir("growth");
     s = await t.session({ terminal: true, write: true, root, name: "growth" });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => {
+    await t.close();
+    if (root.startsWith(SHM)) fs.rmSync(root, { recursive: true, force: true });
+  });
 
   it("refuses a file tool's change past the budget and gives room back for a deletion", async () => {
     fs.writeFileSync(path.join(root, "old.txt"), "x".repeat(4096));
@@ -101,6 +108,12 @@ describe("the project growth budget", () => {
     // A new URL: the refused one replays its recorded answer.
     expect(await agentGet<Body>(`${s.m}/w?path=new.txt&raw=${"z".repeat(100)}`)).toMatchObject({ ok: true });
     expect(t.bridge.terminal.growth.addedBy(s.sessionId)).toBe(8 * MIB - 10 - 4096 + 100);
+    // The operator sees the same count on the session's card.
+    const sessions = await t.api<Array<{ id: string; growth?: unknown }>>("GET", "/api/sessions");
+    expect(sessions.body.find((v) => v.id === s.sessionId)?.growth).toEqual({
+      addedBytes: 8 * MIB - 10 - 4096 + 100,
+      budgetBytes: 8 * MIB,
+    });
     t.bridge.terminal.growth.recordWrite(s.sessionId, -t.bridge.terminal.growth.addedBy(s.sessionId));
   });
 
@@ -110,8 +123,10 @@ describe("the project growth budget", () => {
       ok: false,
       errorCode: "growth_budget_exceeded",
       errorDetail: { started: true, budgetBytes: 8 * MIB },
-      stdout: "wrote\n",
     });
+    // Measured at the command's end, or by a pass while it ran (which ended it before its echo).
+    expect((crossed.errorDetail as { addedBytes: number }).addedBytes).toBeGreaterThan(8 * MIB);
+    expect(["wrote\n", ""]).toContain(crossed.stdout);
     expect(await run(s, "echo refused")).toMatchObject({
       ok: false,
       errorCode: "growth_budget_exceeded",
