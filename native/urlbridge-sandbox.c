@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -108,6 +109,8 @@ struct options {
   const char *cwd_root, *cwd;
   int status_fd;
   long grace_ms;
+  /* RLIMIT_FSIZE for the command and its descendants, in bytes; 0 leaves the inherited limit. */
+  long long max_file_size;
   char **program;
 };
 
@@ -172,7 +175,7 @@ static void parse_args(int argc, char **argv, struct options *o) {
     }
     int takes = strcmp(a, "--ro") == 0 || strcmp(a, "--rw") == 0 || strcmp(a, "--rw-dev") == 0 || strcmp(a, "--uid") == 0 ||
                 strcmp(a, "--gid") == 0 || strcmp(a, "--cwd-root") == 0 || strcmp(a, "--cwd") == 0 ||
-                strcmp(a, "--status-fd") == 0 || strcmp(a, "--grace-ms") == 0;
+                strcmp(a, "--status-fd") == 0 || strcmp(a, "--grace-ms") == 0 || strcmp(a, "--max-file-size") == 0;
     if (takes && !next) fail("%s needs a value", a);
     if (strcmp(a, "--ro") == 0 || strcmp(a, "--rw") == 0 || strcmp(a, "--rw-dev") == 0) {
       if (o->npaths >= MAX_PATHS) fail("more than %d paths", MAX_PATHS);
@@ -197,6 +200,9 @@ static void parse_args(int argc, char **argv, struct options *o) {
       i++;
     } else if (strcmp(a, "--grace-ms") == 0) {
       o->grace_ms = parse_number(a, next, 0, 600000);
+      i++;
+    } else if (strcmp(a, "--max-file-size") == 0) {
+      o->max_file_size = parse_number(a, next, 1, LONG_MAX);
       i++;
     } else if (strcmp(a, "--scope-signals") == 0) {
       o->scope_signals = 1;
@@ -294,9 +300,26 @@ static void enter_cwd(const struct options *o) {
   close(fd);
 }
 
+/* Agent limits (issue 28): the kernel's OOM killer picks the command's processes before anything else (raising
+   one's own oom_score_adj needs no privilege; descendants inherit it), and no file it writes grows past
+   --max-file-size (soft and hard limit alike, so the command cannot raise it; past it the write fails with EFBIG
+   or SIGXFSZ ends the writer). */
+#define AGENT_OOM_SCORE_ADJ "1000"
+static void apply_agent_limits(const struct options *o) {
+  int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write(fd, AGENT_OOM_SCORE_ADJ, strlen(AGENT_OOM_SCORE_ADJ)) < 0)
+    fail("cannot raise oom_score_adj to %s: %s", AGENT_OOM_SCORE_ADJ, strerror(errno));
+  close(fd);
+  if (o->max_file_size > 0) {
+    struct rlimit limit = {.rlim_cur = (rlim_t)o->max_file_size, .rlim_max = (rlim_t)o->max_file_size};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) fail("cannot set RLIMIT_FSIZE to %lld: %s", o->max_file_size, strerror(errno));
+  }
+}
+
 /* In the child: confine, change identity, enter the directory, exec. Never returns. */
 static void run_program(const struct options *o, const sigset_t *original_mask) {
   if (setsid() < 0) fail("setsid: %s", strerror(errno));
+  apply_agent_limits(o);
   int ruleset = build_ruleset(o);
   drop_identity(o);
   enter_cwd(o);
@@ -551,7 +574,7 @@ static int finish(const struct options *o, int leftovers) {
 
 static int probe(void) {
   int abi = landlock_abi();
-  printf("{\"landlock\":%d,\"fs\":%s,\"ptrace\":%s,\"net\":%s,\"signals\":%s,\"abstractSockets\":%s,\"root\":%s}\n", abi,
+  printf("{\"landlock\":%d,\"fs\":%s,\"ptrace\":%s,\"net\":%s,\"signals\":%s,\"abstractSockets\":%s,\"agentLimits\":true,\"root\":%s}\n", abi,
          abi >= 1 ? "true" : "false", abi >= 1 ? "true" : "false", abi >= 4 ? "true" : "false", abi >= 6 ? "true" : "false",
          abi >= 6 ? "true" : "false", geteuid() == 0 ? "true" : "false");
   return 0;

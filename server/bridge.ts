@@ -41,7 +41,8 @@ import {
 } from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
-import { createSandbox, probeLauncherInBackground } from "./sandbox/launcher.js";
+import { createSandbox, probeLauncher, probeLauncherInBackground } from "./sandbox/launcher.js";
+import { agentLimitsStatus, lowerOwnOomScore } from "./sandbox/agent-limits.js";
 import { agentIdentity } from "./sandbox/identity.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
 import { setSpawnerLog, useSpawner } from "./sandbox/spawner.js";
@@ -226,11 +227,20 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   setSpawnerLog(log);
   // Each appliance labels its sandbox containers with its own instance name unless the operator chose one.
   const instanceOf = () => sandboxInstanceOf(store.settings, config.sandboxContainer.instance);
-  const terminal = createTerminalState(
-    containerMode
+  const terminal = createTerminalState({
+    ...(containerMode
       ? { container: { ...config, sandboxContainer: { ...config.sandboxContainer, instance: instanceOf() } } }
-      : {},
-  );
+      : {}),
+    limits: {
+      memoryBytes: config.agentLimits.memoryBytes,
+      growthBytes: config.agentLimits.growthBytes,
+      scratchDir: config.scratchDir,
+      log,
+    },
+  });
+  terminal.startLimits();
+  // The bridge is never the OOM killer's first pick: lowered where it may be (issue 28), reported either way.
+  const bridgeOomScoreAdj = lowerOwnOomScore();
   if (terminal.container) {
     const warning = await terminal.container.removeLeftovers();
     if (warning) log.warn(warning);
@@ -244,6 +254,12 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       `terminal sandbox: ${status.mode} (URLBRIDGE_SANDBOX=${config.sandbox}, Landlock ABI ${status.landlockAbi})`,
     );
   }
+  const limits = agentLimitsStatus({
+    config,
+    launcherApplies: Boolean(probeLauncher()?.agentLimits),
+    bridgeOomScoreAdj,
+  });
+  if (limits.warning) log.warn(limits.warning);
   const mutation = createMutationRuntime({
     store,
     log,
@@ -267,6 +283,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     tools,
     publicOrigin: () => publicOrigin.origin(),
     reachability: () => describeReachability(publicOrigin.state(), reachContext),
+    growthOf: (sessionId) => ({
+      addedBytes: terminal.growth.addedBy(sessionId),
+      budgetBytes: terminal.growth.budgetBytes,
+    }),
     // Whatever a session started ends with its capabilities (issue 10: nothing survives rotate/disable/delete).
     onScopeEnd: ({ sessionId, projectId, projectDeleted }) => {
       void terminal.processes
@@ -327,6 +347,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
+    agentLimits: () => limits,
     terminalIdentity: (root) => {
       if (!containerMode) return sandbox.identityFor(root);
       const owner = fs.statSync(root);
@@ -400,6 +421,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       ]);
       // The abort ends every tree; wait until this bridge's are gone (its registry holds only its own) before
       // the store closes.
+      terminal.stopLimits();
       await terminal.processes.end({}, "shutdown");
       await terminal.container?.removeAtShutdown();
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);

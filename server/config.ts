@@ -23,6 +23,20 @@ const endpointUrl = z
   .string()
   .url()
   .refine((v) => /^https?:\/\//.test(v), "must start with http:// or https://");
+/** A size in MiB, 0 meaning "no limit" for the agent limits. */
+const mebibytes = z.coerce
+  .number()
+  .int("must be a whole number of MiB")
+  .min(0, "must be 0 (off) or a positive number of MiB")
+  .max(2 ** 40);
+
+/** Per session: its terminal processes' memory plus the scratch tmpfs (server/mutation/terminal/memory-watchdog.ts). */
+export const DEFAULT_AGENT_MEMORY_MB = 1024;
+/** RLIMIT_FSIZE of every agent process: no single file it writes grows past this. */
+export const DEFAULT_AGENT_MAX_FILE_MB = 1024;
+/** Per session: what it may add to its project through the file tools and the terminal (server/mutation/growth-budget.ts). */
+export const DEFAULT_SESSION_GROWTH_MB = 2048;
+
 const hostList = z.string().transform((v) =>
   v
     .split(",")
@@ -129,6 +143,10 @@ const envSchema = z.object({
     .max(2 ** 31 - 1)
     .default(1000),
   URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
+  // Agent limits (server/sandbox/agent-limits.ts, docs/SECURITY.md "Agent limits"); 0 turns one off.
+  URLBRIDGE_AGENT_MEMORY_MB: mebibytes.default(DEFAULT_AGENT_MEMORY_MB),
+  URLBRIDGE_AGENT_MAX_FILE_MB: mebibytes.default(DEFAULT_AGENT_MAX_FILE_MB),
+  URLBRIDGE_SESSION_GROWTH_MB: mebibytes.default(DEFAULT_SESSION_GROWTH_MB),
   // URLBRIDGE_SANDBOX=container only (server/sandbox/container/): the per-project sandbox containers.
   URLBRIDGE_SANDBOX_IMAGE: z.string().min(1).optional(),
   URLBRIDGE_SANDBOX_NETWORK: dockerName.default("none"),
@@ -214,6 +232,8 @@ export interface Config {
   scratchDir: string;
   /** URLBRIDGE_SANDBOX=container: what the per-project sandbox containers look like (server/sandbox/container/). */
   sandboxContainer: SandboxContainerConfig;
+  /** What one session's agent may use (server/sandbox/agent-limits.ts); each 0 when the operator turned it off. */
+  agentLimits: AgentLimitsConfig;
   /** Hold the data plane's opaque 404s for a source that sends many unknown tokens (gateway/unknown-token-throttle.ts). */
   unknownTokenThrottle: boolean;
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
@@ -222,6 +242,15 @@ export interface Config {
   web: WebConfig;
   /** The bundled OpenCode Control plugin (plugins/opencode-control/settings.ts). */
   opencode: OpenCodeConfig;
+}
+
+export interface AgentLimitsConfig {
+  /** URLBRIDGE_AGENT_MEMORY_MB: a session's terminal processes plus the scratch tmpfs, past which they are ended. */
+  memoryBytes: number;
+  /** URLBRIDGE_AGENT_MAX_FILE_MB: RLIMIT_FSIZE of agent processes. */
+  maxFileBytes: number;
+  /** URLBRIDGE_SESSION_GROWTH_MB: what a session may add to its project (file tools and terminal). */
+  growthBytes: number;
 }
 
 export interface OpenCodeConfig {
@@ -259,6 +288,8 @@ export interface SandboxContainerConfig {
    */
   instance: string | undefined;
 }
+
+const MIB = 1024 * 1024;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -334,6 +365,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tmpMb: e.URLBRIDGE_SANDBOX_TMP_MB,
       hostProjects: e.URLBRIDGE_SANDBOX_HOST_PROJECTS,
       instance: e.URLBRIDGE_SANDBOX_INSTANCE,
+    },
+    agentLimits: {
+      memoryBytes: e.URLBRIDGE_AGENT_MEMORY_MB * MIB,
+      maxFileBytes: e.URLBRIDGE_AGENT_MAX_FILE_MB * MIB,
+      growthBytes: e.URLBRIDGE_SESSION_GROWTH_MB * MIB,
     },
     opencode: {
       enabled: e.URLBRIDGE_OPENCODE_ENABLED,

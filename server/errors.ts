@@ -65,6 +65,10 @@ export const ErrorCode = {
   backgroundLimitReached: "background_limit_reached",
   /** /x?stop=<pid>: no background process of this session has that pid (it ended, or is another session's). */
   processNotFound: "process_not_found",
+  /** The session's terminal processes plus the scratch tmpfs passed URLBRIDGE_AGENT_MEMORY_MB; they were ended. */
+  memoryBudgetExceeded: "memory_budget_exceeded",
+  /** The session added more to its project than URLBRIDGE_SESSION_GROWTH_MB allows. */
+  growthBudgetExceeded: "growth_budget_exceeded",
   /** URLBRIDGE_SANDBOX=container: the Docker engine or the sandbox image is not usable (server/sandbox/container/). */
   sandboxUnavailable: "sandbox_unavailable",
   // mutation kernel: intent journal (server/mutation/journal*.ts)
@@ -193,6 +197,8 @@ export const ERROR_CATALOG = {
   background_start_failed: { retryable: false },
   background_limit_reached: { retryable: true },
   process_not_found: { retryable: false },
+  memory_budget_exceeded: { retryable: false },
+  growth_budget_exceeded: { retryable: false },
   sandbox_unavailable: {
     retryable: false,
     varies:

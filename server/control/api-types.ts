@@ -15,7 +15,8 @@ export type { ProjectRow as Project } from "../store/projects.js";
 export type { PluginStatus, PluginSummary } from "../plugins/host.js";
 import type { SandboxStatus } from "../sandbox/launcher.js";
 import type { ContainerSandboxStatus } from "../sandbox/container/status.js";
-export type { SandboxStatus, ContainerSandboxStatus };
+import type { AgentLimitsStatus } from "../sandbox/agent-limits.js";
+export type { SandboxStatus, ContainerSandboxStatus, AgentLimitsStatus };
 /** What /api/health says the terminal sandbox enforces: the launcher's report, or the container mode's. */
 export type SandboxReport = SandboxStatus | ContainerSandboxStatus;
 

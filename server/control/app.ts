@@ -5,7 +5,7 @@ import path from "node:path";
 import Koa from "koa";
 import type { Logger } from "../log.js";
 import { isStoreUnavailable, sqliteCode } from "../store/health.js";
-import type { SandboxReport } from "./api-types.js";
+import type { AgentLimitsStatus, SandboxReport } from "./api-types.js";
 import { createApiRouter, type ApiOptions } from "./api.js";
 import { createAuthBackoff } from "./auth-backoff.js";
 import { createAuthRouter, PUBLIC_API_PATHS } from "./auth-routes.js";
@@ -26,6 +26,8 @@ export interface ControlPlaneOptions extends ApiOptions {
   webRoot: string;
   /** What the terminal sandbox enforces, shown by /api/health and the UI. */
   sandbox?: () => SandboxReport;
+  /** The agent limits (OOM order, memory and growth budgets, file size), shown by /api/health and the UI. */
+  agentLimits?: () => AgentLimitsStatus;
   /** The image's content hash (/api/health `buildId`); "source" when run from a checkout. */
   buildId?: string;
 }
@@ -99,6 +101,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
         degraded,
         store: { activityLog, journal },
         ...(options.sandbox ? { sandbox: options.sandbox() } : {}),
+        ...(options.agentLimits ? { agentLimits: options.agentLimits() } : {}),
       });
       return;
     }

@@ -39,6 +39,8 @@ export interface SessionView {
   tools: string[];
   features: string[];
   createdAt: number;
+  /** What this session added to its project since the bridge started, against its growth budget (0: off). */
+  growth?: { addedBytes: number; budgetBytes: number };
 }
 
 export interface RegistryOptions {
@@ -50,6 +52,8 @@ export interface RegistryOptions {
   reachability: () => Reachability;
   /** A session's or project's capabilities ended (rotate, disable, delete): end the processes it started. */
   onScopeEnd?: (scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }) => void;
+  /** The session's project growth so far (server/mutation/growth-budget.ts), shown on its card. */
+  growthOf?: (sessionId: string) => { addedBytes: number; budgetBytes: number };
 }
 
 /** Resolves an operator-supplied root to its canonical realpath and checks it is a directory. */
@@ -119,6 +123,7 @@ export function createRegistry(options: RegistryOptions) {
       tools: effectiveTools(project.permissions),
       features: [...TRANSPORT_FEATURES],
       createdAt: session.createdAt,
+      ...(options.growthOf ? { growth: options.growthOf(session.id) } : {}),
     };
   }
 

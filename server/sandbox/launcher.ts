@@ -26,6 +26,8 @@ export interface LauncherProbe {
   signals: boolean;
   /** Landlock can scope abstract Unix sockets (ABI 6); absent from a launcher built before it asked. */
   abstractSockets?: boolean;
+  /** The launcher raises its commands' oom_score_adj and takes --max-file-size; absent from one built before. */
+  agentLimits?: boolean;
   root: boolean;
 }
 
@@ -119,7 +121,10 @@ export interface LaunchPlan {
 }
 
 export interface SandboxOptions {
-  config: Pick<Config, "sandbox" | "scratchDir" | "agentFallback" | "stateDir">;
+  config: Pick<Config, "sandbox" | "scratchDir" | "agentFallback" | "stateDir"> & {
+    /** RLIMIT_FSIZE for commands (URLBRIDGE_AGENT_MAX_FILE_MB); absent or 0: the inherited limit. */
+    agentLimits?: Pick<Config["agentLimits"], "maxFileBytes">;
+  };
   /** The bridge's code (PACKAGE_ROOT): never readable by commands. */
   codeDir: string;
   /** Every registered project's root, to keep each project out of the others' sandboxes. */
@@ -324,6 +329,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         if (probeLauncher()?.signals) args.push("--scope-signals");
         if (probeLauncher()?.abstractSockets) args.push("--scope-abstract-sockets");
       }
+      const maxFileBytes = config.agentLimits?.maxFileBytes ?? 0;
+      if (maxFileBytes > 0 && probeLauncher()?.agentLimits) args.push("--max-file-size", String(maxFileBytes));
       if (identity) args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
       args.push("--cwd-root", project.root, "--cwd", cwdRelative === "" ? "." : cwdRelative);
       if (foreground) args.push("--foreground");

@@ -33,6 +33,7 @@ interface ServiceSpec {
   cap_drop?: string[];
   cap_add?: string[];
   pids_limit?: number;
+  oom_score_adj?: number;
   mem_limit?: string;
 }
 interface ComposeModel {
@@ -102,13 +103,25 @@ describe("compose.yaml", () => {
     expect(tunnel!.cap_add ?? []).toEqual([]);
     expect(bridge!.tmpfs).toEqual(["/tmp:size=64m,mode=1777", "/var/lib/urlbridge-scratch:size=512m,mode=0755,exec"]);
     expect(bridge!).toMatchObject({ pids_limit: 1024, mem_limit: String(2 * 1024 ** 3) });
+    // 0 by default (compose's model leaves a 0 out): an engine without CAP_SYS_RESOURCE refuses a negative value.
+    expect(bridge!.oom_score_adj ?? 0).toBe(0);
+    // The agent limits reach the bridge from .env; empty means the defaults (docs/SECURITY.md, "Agent limits").
+    for (const name of ["URLBRIDGE_AGENT_MEMORY_MB", "URLBRIDGE_AGENT_MAX_FILE_MB", "URLBRIDGE_SESSION_GROWTH_MB"])
+      expect(bridge!.environment![name]).toBe("");
     expect(tunnel!).toMatchObject({ pids_limit: 256, mem_limit: String(512 * 1024 ** 2) });
   });
 
   it("lets the operator raise the bridge's limits and scratch size from .env", async () => {
-    const env = { URLBRIDGE_PIDS_LIMIT: "4096", URLBRIDGE_MEM_LIMIT: "8g", URLBRIDGE_SCRATCH_SIZE: "2g" };
+    const env = {
+      URLBRIDGE_PIDS_LIMIT: "4096",
+      URLBRIDGE_MEM_LIMIT: "8g",
+      URLBRIDGE_SCRATCH_SIZE: "2g",
+      URLBRIDGE_OOM_SCORE_ADJ: "-900",
+      URLBRIDGE_AGENT_MEMORY_MB: "4096",
+    };
     const { bridge } = (await composeConfig(["compose.yaml"], env)).services;
-    expect(bridge!).toMatchObject({ pids_limit: 4096, mem_limit: String(8 * 1024 ** 3) });
+    expect(bridge!).toMatchObject({ pids_limit: 4096, mem_limit: String(8 * 1024 ** 3), oom_score_adj: -900 });
+    expect(bridge!.environment!.URLBRIDGE_AGENT_MEMORY_MB).toBe("4096");
     expect(bridge!.tmpfs).toContain("/var/lib/urlbridge-scratch:size=2g,mode=0755,exec");
   });
 

@@ -34,12 +34,26 @@ async function compose(args: string[], timeoutMs = 180_000): Promise<string> {
   return stdout;
 }
 
-/** Runs `node -e script` in a throwaway container on one of the compose project's networks; returns its JSON. */
-async function probeFrom(network: string, script: string): Promise<Record<string, unknown>> {
+/**
+ * Runs `node -e script` in a throwaway container on one of the compose project's networks (under `alias`, e.g.
+ * the tunnel's service name, when given); returns its JSON.
+ */
+async function probeFrom(network: string, script: string, alias?: string): Promise<Record<string, unknown>> {
   const { stdout } = await run(
     "docker",
-    ["run", "--rm", "--network", `${PROJECT}_${network}`, "--entrypoint", "node", BRIDGE_IMAGE, "-e", script],
-    { timeout: 60_000 },
+    [
+      "run",
+      "--rm",
+      "--network",
+      `${PROJECT}_${network}`,
+      ...(alias ? ["--network-alias", alias] : []),
+      "--entrypoint",
+      "node",
+      BRIDGE_IMAGE,
+      "-e",
+      script,
+    ],
+    { timeout: 120_000 },
   );
   return JSON.parse(stdout.trim().split("\n").pop()!) as Record<string, unknown>;
 }
@@ -63,6 +77,26 @@ const status = (url, headers) => fetch(url, { headers, signal: AbortSignal.timeo
     dataApi: await status("http://bridge:47432/api/health", { host: "localhost" }),
   };
   console.log(JSON.stringify(out));
+})();`;
+
+/** Unknown-token guesses one container sends, one after another, each claiming another client address. */
+const GUESS_COUNT = 60;
+/** An answer later than this was held by the throttle (its least hold is 100 ms; a 404 on this network takes ~1 ms). */
+const HELD_MS = 90;
+const GUESSES = `
+(async () => {
+  const statuses = [];
+  let held = 0;
+  for (let i = 0; i < ${GUESS_COUNT}; i++) {
+    const started = Date.now();
+    const r = await fetch("http://bridge:47432/v0/init/guess" + String(i).padStart(4, "0") + "AAAAAAAAAAAA", {
+      headers: { "cf-connecting-ip": "198.51.100." + (i + 1) },
+    });
+    await r.text();
+    statuses.push(r.status);
+    if (Date.now() - started >= ${HELD_MS}) held += 1;
+  }
+  console.log(JSON.stringify({ statuses, held }));
 })();`;
 
 beforeAll(async () => {
@@ -113,6 +147,22 @@ describe("compose networks", () => {
     expect(seen.dataInit).toBe(404);
     // Host: localhost does not turn the data plane into the control plane.
     expect(seen.dataApi).toBe(404);
+  });
+
+  it("does not lift the unknown-token throttle for a container on edge that rotates cf-connecting-ip", async () => {
+    // Issue 28, item 6: only the tunnel's own address may name the client. An attacker beside it on "edge" sends
+    // GUESSES unknown tokens, each with a fresh cf-connecting-ip; the throttle still counts them as one source:
+    // past UNKNOWN_TOKEN_FREE (20) each 404 is held (100 ms and more, server/gateway/unknown-token-throttle.ts).
+    const attacker = await probeFrom("edge", GUESSES);
+    expect(attacker.statuses).toEqual(Array(GUESS_COUNT).fill(404));
+    expect(attacker.held).toBeGreaterThanOrEqual(GUESS_COUNT - 20 - 5);
+    // The control that shows the test can tell: the same flood from the tunnel's service name (the stand-in answers
+    // to "tunnel", which URLBRIDGE_TRUSTED_PROXIES names) is spread over its 60 claimed clients, and none is held
+    // past the first few sent before the bridge resolved the name.
+    const tunnel = await probeFrom("edge", GUESSES, "tunnel");
+    expect(tunnel.statuses).toEqual(Array(GUESS_COUNT).fill(404));
+    expect(tunnel.held).toBeLessThan(attacker.held as number);
+    expect(tunnel.held).toBeLessThanOrEqual(15);
   });
 
   it("keeps the bridge off the tunnel's egress network entirely", async () => {

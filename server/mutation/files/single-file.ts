@@ -73,7 +73,10 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite,
   const intent = intentOf(ctx);
   const landed = intent.checkpointWithOutcome(checkpoint, answer);
   const { target } = write;
-  const { hooks, journal } = runtimeOf(ctx);
+  const { hooks, journal, terminal } = runtimeOf(ctx);
+  // The session's project growth budget (growth-budget.ts): refused before anything is written.
+  const growth = write.bytes.length - (write.previous?.length ?? 0);
+  terminal.growth.admitWrite(ctx.session.id, growth);
   // On a saturated loop every thread-pool trip would cost a long event-loop turn, two of them while holding the
   // project's write queue: then the journal and the file are synced inline.
   const inline = loopIsSaturated(journal.inFlight);
@@ -92,6 +95,7 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite,
     throw writeFailed(ctx, target.display, error);
   }
   landed();
+  terminal.growth.recordWrite(ctx.session.id, growth);
   readCoverage.of(ctx.state).invalidate(target.absolute);
   intent.lastSyncAfterRecord(
     written.directorySynced.then(

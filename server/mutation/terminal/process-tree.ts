@@ -49,7 +49,17 @@ export const canInspectProcesses = fs.existsSync("/proc/self/stat");
 
 /** The group's members and every descendant of `pid` (through any group), excluding zombies. */
 export function listTree(pid: number): number[] {
-  const all = listProcesses().filter((p) => p.state !== "Z");
+  return treeIn(listProcesses(), pid);
+}
+
+/** listTree for several roots from one read of /proc (the memory watchdog's pass over every live tree). */
+export function listTrees(roots: number[]): Map<number, number[]> {
+  const all = listProcesses();
+  return new Map(roots.map((root) => [root, treeIn(all, root)]));
+}
+
+function treeIn(processes: ProcInfo[], pid: number): number[] {
+  const all = processes.filter((p) => p.state !== "Z");
   const children = new Map<number, number[]>();
   for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
   const found = new Set<number>(all.filter((p) => p.pgrp === pid).map((p) => p.pid));

@@ -263,6 +263,7 @@ async function runForegroundInContainer(
       stdout: stdout.render(),
       stderr: stderr.render(),
       leftoversKilled: ended || result.timedOut ? 0 : leftovers,
+      ...(ended === "memory" || ended === "growth" ? { limitEnded: ended } : {}),
       launcherError: undefined,
     };
   } finally {

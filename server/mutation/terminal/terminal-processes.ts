@@ -8,6 +8,8 @@
 export interface TreeOwner {
   sessionId: string;
   projectId: string;
+  /** The project's root in the bridge: where the growth meter measures what the session's commands add. */
+  root?: string;
 }
 
 export interface LiveTree {
@@ -22,7 +24,8 @@ export interface LiveTree {
   stop(reason: EndReason): Promise<void>;
 }
 
-export type EndReason = "stopped" | "scope_ended" | "shutdown";
+/** memory: the session passed its memory budget (memory-watchdog.ts); growth: its project growth budget (growth-budget.ts). */
+export type EndReason = "stopped" | "scope_ended" | "shutdown" | "memory" | "growth";
 
 export interface TreeFilter {
   sessionId?: string;

@@ -40,6 +40,8 @@ export interface ForegroundResult {
   stderr: BoundedText;
   /** Processes the command left running after its shell exited, which were then ended. */
   leftoversKilled: number;
+  /** Ended because its session passed an agent limit (memory or project growth budget). */
+  limitEnded?: "memory" | "growth";
   /** The sandbox launcher refused to start the command; its reason. */
   launcherError: string | undefined;
   /** The resident spawner died under the command; the launcher ended its tree. */
@@ -105,6 +107,7 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
       stdout: stdout.render(),
       stderr: stderr.render(),
       leftoversKilled: ended ? 0 : result.leftovers,
+      ...(ended === "memory" || ended === "growth" ? { limitEnded: ended } : {}),
       launcherError: result.launcherError,
       ...(result.spawnerLost ? { spawnerLost: true } : {}),
     };

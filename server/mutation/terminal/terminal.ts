@@ -13,6 +13,8 @@ import { resolveInsideRoot } from "../../sandbox/paths.js";
 import { runtimeOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { killTree, processStartTicks } from "./process-tree.js";
+import { growthExceeded, type GrowthOverrun } from "../growth-budget.js";
+import type { MemoryOverrun } from "./memory-watchdog.js";
 import { interruptedFailure } from "../journal/recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "../staging/staging.js";
 import { STARTUP_WINDOW_MS } from "./startup-transcript.js";
@@ -162,6 +164,8 @@ export const MAX_COMMAND_BYTES = 128 * 1024 - 1;
 /** Failures after which the command had (or may have had) effects. */
 const COMMAND_RAN_CODES = new Set<string>([
   ErrorCode.commandTimedOut,
+  ErrorCode.memoryBudgetExceeded,
+  ErrorCode.growthBudgetExceeded,
   ErrorCode.backgroundStartFailed,
   ErrorCode.interrupted,
 ]);
@@ -249,6 +253,8 @@ async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<Pre
       },
     );
   }
+  const over = runtimeOf(ctx).terminal.growth.exceeded(ctx.session.id);
+  if (over) throw growthExceeded(over, undefined, { started: false });
   const cwd = await resolveWorkingDirectory(ctx, args.cwd);
   // The guard needs the starting depth below /project to tell "../x" inside the project from a climb out of it.
   guardCommand(command, { cwdDepth: cwdDepthOf(cwd.display) });
@@ -297,9 +303,10 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
   if (args.stop !== undefined) return stopBackground(args.stop, ctx);
   const { command, cwd } = await prepareCommand(args, ctx);
   const { env } = buildChildEnv();
-  const owner = { sessionId: ctx.session.id, projectId: ctx.project.id };
+  const owner = { sessionId: ctx.session.id, projectId: ctx.project.id, root: ctx.project.root };
   const relative = path.relative(ctx.project.root, cwd.absolute);
   const { terminal, sandbox } = runtimeOf(ctx);
+  terminal.growth.beginCommand(owner.sessionId, owner.root);
   if (terminal.container) {
     // URLBRIDGE_SANDBOX=container: the project's own warm container runs it (server/mutation/terminal/terminal-container.ts).
     if (args.bg)
@@ -316,18 +323,15 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
       );
     const containerTimeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
     ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
-    return reportForeground(
-      await terminal.container.runForeground({
-        command,
-        root: ctx.project.root,
-        cwd: relative,
-        owner,
-        timeoutMs: containerTimeoutMs,
-        signal: ctx.signal,
-      }),
-      containerTimeoutMs,
-      cwd.display,
-    );
+    const ran = await terminal.container.runForeground({
+      command,
+      root: ctx.project.root,
+      cwd: relative,
+      owner,
+      timeoutMs: containerTimeoutMs,
+      signal: ctx.signal,
+    });
+    return reportForeground(ran, containerTimeoutMs, cwd.display, limitsAfter(ctx, ran));
   }
   // The project's bg=1 logs: readable by its own commands (tail), by no other project's.
   const logDir = sandbox ? backgroundLogDir(ctx.project.id) : undefined;
@@ -370,7 +374,20 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
     // A durable commit per command, worth it only when a crash would leave the tree running (a bare spawn).
     ...(treeEndsWithBridge(plan) ? {} : { onSpawn: (pid: number) => checkpointProcess(ctx, pid) }),
   });
-  return reportForeground(result, timeoutMs, cwd.display);
+  return reportForeground(result, timeoutMs, cwd.display, limitsAfter(ctx, result));
+}
+
+/** What the agent limits say about a finished foreground command: the overrun that ended it, or the growth it added. */
+function limitsAfter(ctx: ToolContext, result: ForegroundResult): LimitOutcome {
+  const { terminal } = runtimeOf(ctx);
+  // The command's own writes, measured now rather than at the next pass (a short command may fall between two).
+  terminal.growth.meterTerminal(terminal.processes);
+  const growth = terminal.growth.exceeded(ctx.session.id);
+  if (result.limitEnded === "memory") {
+    const memory = terminal.watchdog?.overrunOf(ctx.session.id);
+    if (memory) return { memory };
+  }
+  return growth ? { growth } : {};
 }
 
 /** /x?stop=<pid>: ends one of this session's own background trees (signal scoping keeps a later command from it). */
@@ -455,7 +472,17 @@ function outputFields<N extends string>(name: N, output: BoundedText): OutputFie
   } as OutputFields<N>;
 }
 
-function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: string): ForegroundOutput {
+interface LimitOutcome {
+  memory?: MemoryOverrun;
+  growth?: GrowthOverrun;
+}
+
+function reportForeground(
+  result: ForegroundResult,
+  timeoutMs: number,
+  cwd: string,
+  limits: LimitOutcome = {},
+): ForegroundOutput {
   if (result.launcherError) throw launcherRefused(result.launcherError);
   const common = {
     exitCode: result.exitCode,
@@ -466,6 +493,8 @@ function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: stri
     ...outputFields("stderr", result.stderr),
     ...(result.leftoversKilled > 0 ? { leftoversKilled: result.leftoversKilled } : {}),
   };
+  if (limits.memory) throw memoryExceeded(limits.memory, common);
+  if (limits.growth) throw growthExceeded(limits.growth, undefined, { started: true, output: common });
   if (result.spawnerLost && !result.aborted && !result.scopeEnded && !result.timedOut) {
     throw spawnerLost(common);
   }
@@ -498,6 +527,28 @@ function reportForeground(result: ForegroundResult, timeoutMs: number, cwd: stri
     );
   }
   return { ok: true as const, mode: "foreground", ...common };
+}
+
+const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`;
+
+/** The answer of a command the memory watchdog ended: what it measured, the budget, and who can change what. */
+function memoryExceeded(over: MemoryOverrun, common: Record<string, unknown>): ToolError {
+  const scratch =
+    over.scratchBytes > 0 ? ` plus ${mib(over.scratchBytes)} held in the scratch tmpfs ($HOME, $TMPDIR)` : "";
+  return new ToolError(
+    ErrorCode.memoryBudgetExceeded,
+    `This session's processes used ${mib(over.processBytes)}${scratch}, past its memory budget of ${mib(over.budgetBytes)}: every process of the session was ended. Use less memory at once (fewer parallel jobs, smaller inputs), delete what you no longer need from $TMPDIR, or ask the operator to raise URLBRIDGE_AGENT_MEMORY_MB.`,
+    {
+      detail: {
+        started: true,
+        budgetBytes: over.budgetBytes,
+        processBytes: over.processBytes,
+        scratchBytes: over.scratchBytes,
+        processes: over.processes,
+      },
+      extra: common,
+    },
+  );
 }
 
 function reportBackground(result: LaunchResult, ctx: ToolContext, cwd: string): BackgroundOutput {

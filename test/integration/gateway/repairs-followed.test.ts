@@ -478,6 +478,10 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   background_limit_reached:
     "covered: its retry starts the process once one is stopped (test/integration/mutation/terminal-background.test.ts)",
   process_not_found: "no URL: the process is gone",
+  memory_budget_exceeded:
+    "no URL: the command must use less memory, or the operator raises the budget (test/integration/mutation/agent-limits.test.ts)",
+  growth_budget_exceeded:
+    "no URL: files must be deleted, or the operator raises the budget (test/integration/mutation/agent-limits.test.ts)",
   sandbox_unavailable: "no URL: operator",
   intent_not_found: "no URL: no such call",
   call_id_conflict: "no URL: call= must change",

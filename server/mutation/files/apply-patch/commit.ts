@@ -16,8 +16,21 @@ import { PatchCommit, STAGE_CHUNK, type CommitProgress } from "./phases.js";
 const MAX_LISTED_NOT_RESTORED = 20;
 import type { PatchPlan } from "./plan.js";
 
+/** What the patch adds to the project in bytes: new contents less the files they replace or delete. */
+function growthOf(plan: PatchPlan): number {
+  const after = plan.changes.reduce(
+    (sum, change) => sum + (change.op === "deleted" ? 0 : (change.bytes?.length ?? 0)),
+    0,
+  );
+  const before = plan.preimages.reduce((sum, preimage) => sum + (preimage.content?.length ?? 0), 0);
+  return after - before;
+}
+
 export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<void> {
-  const { hooks } = runtimeOf(ctx);
+  const { hooks, terminal } = runtimeOf(ctx);
+  // The session's project growth budget (growth-budget.ts): refused before any preimage is recorded.
+  const growth = growthOf(plan);
+  terminal.growth.admitWrite(ctx.session.id, growth);
   intentOf(ctx).recordPreimages(plan.preimages);
   // Every preimage is on stable storage before the first file (or temp file) appears (a refusal here: nothing was
   // written). With a saturated loop, at once and inline, as single-file.ts does; the phases' fsyncs too.
@@ -43,6 +56,7 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
     }
     await commit.sync();
     commit.close();
+    terminal.growth.recordWrite(ctx.session.id, growth);
   } catch (error) {
     // Every change before the one that failed went through the phase it failed in; a directory's fsync failing
     // names the first change in that directory, all of them having been applied.

@@ -1,6 +1,7 @@
 // Projects page calls: projects, their sessions (to say which rotate), and the folder browser.
 import { api, query } from "../../api/client";
 import type {
+  AgentLimitsStatus,
   CreateProjectBody,
   FolderListing,
   PatchProjectBody,
@@ -19,3 +20,6 @@ export const deleteProject = (id: string) => api.del(`/api/projects/${encodeURIC
 export const listFolders = (path?: string) => api.get<FolderListing>(`/api/fs${query({ path })}`);
 /** What the terminal sandbox enforces (public /api/health). */
 export const getSandbox = async () => (await api.get<{ sandbox?: SandboxReport }>("/api/health")).sandbox;
+/** What one session's agent may use: OOM order, memory and growth budgets, file size (public /api/health). */
+export const getAgentLimits = async () =>
+  (await api.get<{ agentLimits?: AgentLimitsStatus }>("/api/health")).agentLimits;
