@@ -226,11 +226,12 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   setSpawnerLog(log);
   // Each appliance labels its sandbox containers with its own instance name unless the operator chose one.
   const instanceOf = () => sandboxInstanceOf(store.settings, config.sandboxContainer.instance);
-  const terminal = createTerminalState(
-    containerMode
+  const terminal = createTerminalState({
+    ptyIdleMs: config.ptyIdleMs,
+    ...(containerMode
       ? { container: { ...config, sandboxContainer: { ...config.sandboxContainer, instance: instanceOf() } } }
-      : {},
-  );
+      : {}),
+  });
   if (terminal.container) {
     const warning = await terminal.container.removeLeftovers();
     if (warning) log.warn(warning);

@@ -129,6 +129,8 @@ const envSchema = z.object({
     .max(2 ** 31 - 1)
     .default(1000),
   URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
+  // pty=1 processes nobody typed into or looked at for this long are ended (server/mutation/terminal/pty/).
+  URLBRIDGE_PTY_IDLE_MS: z.coerce.number().int().min(1000, "must be at least 1000 ms").optional(),
   // URLBRIDGE_SANDBOX=container only (server/sandbox/container/): the per-project sandbox containers.
   URLBRIDGE_SANDBOX_IMAGE: z.string().min(1).optional(),
   URLBRIDGE_SANDBOX_NETWORK: dockerName.default("none"),
@@ -214,6 +216,8 @@ export interface Config {
   scratchDir: string;
   /** URLBRIDGE_SANDBOX=container: what the per-project sandbox containers look like (server/sandbox/container/). */
   sandboxContainer: SandboxContainerConfig;
+  /** URLBRIDGE_PTY_IDLE_MS: when an untouched pty=1 process is ended; undefined: DEFAULT_PTY_IDLE_MS. */
+  ptyIdleMs: number | undefined;
   /** Hold the data plane's opaque 404s for a source that sends many unknown tokens (gateway/unknown-token-throttle.ts). */
   unknownTokenThrottle: boolean;
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
@@ -325,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         prefer: e.URLBRIDGE_WEBSEARCH_PROVIDER,
       },
     },
+    ptyIdleMs: e.URLBRIDGE_PTY_IDLE_MS,
     sandboxContainer: {
       image: e.URLBRIDGE_SANDBOX_IMAGE,
       network: e.URLBRIDGE_SANDBOX_NETWORK,

@@ -65,6 +65,8 @@ export const ErrorCode = {
   backgroundLimitReached: "background_limit_reached",
   /** /x?stop=<pid>: no background process of this session has that pid (it ended, or is another session's). */
   processNotFound: "process_not_found",
+  ptyLimitReached: "pty_limit_reached",
+  processEnded: "process_ended",
   /** URLBRIDGE_SANDBOX=container: the Docker engine or the sandbox image is not usable (server/sandbox/container/). */
   sandboxUnavailable: "sandbox_unavailable",
   // mutation kernel: intent journal (server/mutation/journal*.ts)
@@ -186,6 +188,8 @@ export const ERROR_CATALOG = {
   background_start_failed: { retryable: false },
   background_limit_reached: { retryable: true },
   process_not_found: { retryable: false },
+  pty_limit_reached: { retryable: true },
+  process_ended: { retryable: false },
   sandbox_unavailable: {
     retryable: false,
     varies:
