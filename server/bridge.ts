@@ -40,6 +40,7 @@ import {
   SHUTDOWN_DRAIN_MS,
 } from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
+import { ptyLimits } from "./mutation/terminal/pty/pty-limits.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox, probeLauncherInBackground } from "./sandbox/launcher.js";
 import { agentIdentity } from "./sandbox/identity.js";
@@ -328,6 +329,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
+    limits: () => ({ pty: ptyLimits(terminal.ptys.idleMs) }),
     terminalIdentity: (root) => {
       if (!containerMode) return sandbox.identityFor(root);
       const owner = fs.statSync(root);

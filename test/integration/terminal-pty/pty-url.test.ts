@@ -125,3 +125,27 @@ describe("pty=1 through URLs", () => {
     await settle(`${s.m}/x?stop=${String(shell.pid)}`);
   });
 });
+
+describe("pty=1 bounds", () => {
+  it("reports its bounds in /api/health and ends a PTY nobody used for the idle time", async () => {
+    const idle = await startTestBridge({ URLBRIDGE_PTY_IDLE_MS: "1000" });
+    try {
+      const health = (await (await fetch(`${idle.bridge.controlUrl}/api/health`)).json()) as Body;
+      expect(health.limits).toMatchObject({
+        pty: { perSession: 4, perBridge: 16, replayBytesPerProcess: 1024 * 1024, idleEndMs: 1000 },
+      });
+      const agent = await idle.session({ terminal: true });
+      const started = await settle(`${agent.m}/x?pty=1&raw=cat`);
+      expect(started).toMatchObject({ ok: true, processState: "running" });
+      const deadline = Date.now() + 15_000;
+      let view = await agentGet<Body>(`${agent.m}/v`);
+      while (Date.now() < deadline && (view.processes as Body[])[0]?.processState === "running") {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        view = await agentGet<Body>(`${agent.m}/v`);
+      }
+      expect(view.processes).toEqual([expect.objectContaining({ pid: started.pid, endReason: "idle" })]);
+    } finally {
+      await idle.close();
+    }
+  });
+});

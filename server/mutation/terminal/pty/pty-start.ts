@@ -51,7 +51,9 @@ export async function startPty(options: PtyStartOptions): Promise<PtyRecord> {
     env: { ...options.env, ...(options.plan?.env ?? {}), TERM },
     encoding: null,
   });
-  const terminal = new xterm.default.Terminal({
+  // The package is CommonJS with an ES module beside it: which one loads depends on the loader (vitest, tsx, the build).
+  const { Terminal } = (xterm as { Terminal?: typeof xterm.Terminal }).Terminal ? xterm : xterm.default;
+  const terminal = new Terminal({
     rows: options.rows,
     cols: options.cols,
     scrollback: PTY_SCROLLBACK_LINES,
