@@ -107,6 +107,15 @@ describe("pty=1 through URLs", () => {
     expect(second.callId).toBe(first.callId);
     expect(third.callId).toBe(first.callId);
     expect(fs.readFileSync(path.join(t.projectDir, "typed.txt"), "utf8")).toBe("once\n");
+    // The operator's Activity shows the input calls with their content as a size only.
+    const activity = await t.api<Array<{ tool: string | null; params: Record<string, string> | null }>>(
+      "GET",
+      `/api/activity?sessionId=${s.sessionId}`,
+    );
+    const inputs = activity.body.filter((entry) => entry.tool === "terminal_input");
+    expect(inputs.length).toBeGreaterThanOrEqual(3);
+    expect(inputs[0]!.params).toMatchObject({ raw: expect.stringMatching(/^<\d+ bytes>$/), expect: "<5 bytes>" });
+    expect(JSON.stringify(inputs)).not.toContain("typed.txt");
     await settle(`${s.m}/x?stop=${String(shell.pid)}`);
   });
 
