@@ -9,6 +9,7 @@ import { runMcpBench } from "./mcp.js";
 import { runMutationBench } from "./mutation.js";
 import { runReadBench } from "./read.js";
 import { runStartupBench } from "./startup.js";
+import { runPtyBench } from "./pty.js";
 
 const SUITES: Record<string, () => Promise<BenchResult>> = {
   read: runReadBench,
@@ -17,6 +18,7 @@ const SUITES: Record<string, () => Promise<BenchResult>> = {
   "exec-search": runExecSearchBench,
   startup: runStartupBench,
   economy: runEconomyBench,
+  pty: runPtyBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");
