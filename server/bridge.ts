@@ -330,6 +330,21 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
     limits: () => ({ pty: ptyLimits(terminal.ptys.idleMs) }),
+    interactiveProcesses: () =>
+      terminal.ptys.all().map((record) => {
+        const view = record.process.screen(0);
+        return {
+          pid: record.pid,
+          sessionId: record.owner.sessionId,
+          projectId: record.owner.projectId,
+          command: record.command.slice(0, 200),
+          startedAt: new Date(record.startedAt).toISOString(),
+          rows: view.rows,
+          cols: view.cols,
+          cursor: view.cursor,
+          screen: view.screen,
+        };
+      }),
     terminalIdentity: (root) => {
       if (!containerMode) return sandbox.identityFor(root);
       const owner = fs.statSync(root);

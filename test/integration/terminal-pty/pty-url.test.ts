@@ -121,6 +121,12 @@ describe("pty=1 through URLs", () => {
 
   it("lists the session's processes and reads raw bytes by offset without splitting a character", async () => {
     const shell = await start(`printf 'caf\\303\\251 ok\\n'; sleep 30`);
+    // The operator sees its screen read-only through the control API.
+    const operator = await t.api<Array<Record<string, unknown>>>("GET", `/api/terminals?sessionId=${s.sessionId}`);
+    expect(operator.status).toBe(200);
+    expect(operator.body).toEqual(
+      expect.arrayContaining([expect.objectContaining({ pid: shell.pid, screen: expect.stringContaining("café ok") })]),
+    );
     const list = await agentGet<Body>(`${s.m}/v`);
     expect(list.processes).toEqual(
       expect.arrayContaining([expect.objectContaining({ pid: shell.pid, kind: "pty", processState: "running" })]),
