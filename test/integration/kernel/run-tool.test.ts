@@ -61,6 +61,9 @@ const CASES: Case[] = [
     input: () => ({ patch: patchText("*** Update File: src/b.txt", "@@", "-two", "+deux") }),
   },
   { name: "terminal", tool: "terminal", input: () => ({ command: "cat src/b.txt" }) },
+  // Interactive processes: the list (none yet), and input to a pid this bridge never started.
+  { name: "terminal view (list)", tool: "terminal_view", input: () => ({}) },
+  { name: "input to an unknown pty", tool: "terminal_input", input: () => ({ pid: 999999, key: "enter" }) },
   { name: "stage", tool: "stage", input: () => ({ blob: "chunked", i: 0, count: 1, chunk: "staged text\n" }) },
   { name: "blob status", tool: "blob_status", input: () => ({ blob: "chunked" }) },
   {
@@ -203,6 +206,7 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
     // Both sides failing alike would pass the comparison: only the cases meant to fail may.
     const failed = CASES.filter((c) => !previousKernel.get(c.name)!.ok).map((c) => c.name);
     expect(failed).toEqual([
+      "input to an unknown pty",
       "read of a missing file",
       "a boolean that is not one",
       "journal refusal (run and call)",
