@@ -196,6 +196,17 @@ describe("process lifecycle: nothing a command starts escapes", () => {
     expect(await waitUntil(() => processesWith(m).length === 0, 8000)).toBe(true);
   });
 
+  it.each(scopes)("ends a pty=1 process and its daemons when %s", async (_name, endScope) => {
+    const s = await t.session({ terminal: true, root: makeTempDir("lifecycle-pty") });
+    const m = marker();
+    const started = await x(s, `${daemons(m)}; sleep ${m}`, "pty=1&");
+    expect(started).toMatchObject({ ok: true, mode: "pty", processState: "running" });
+    expect(await waitUntil(() => processesWith(m).length >= 3)).toBe(true);
+    const answer = (await endScope(s)) as { status: number };
+    expect(answer.status).toBeLessThan(300);
+    expect(await waitUntil(() => processesWith(m).length === 0, 8000)).toBe(true);
+  });
+
   it("lets a project's later commands read its bg=1 log, and no other project's", async () => {
     const s = await t.session({ terminal: true, root: makeTempDir("lifecycle-log") });
     const stranger = await t.session({ terminal: true, root: makeTempDir("lifecycle-log-stranger") });
