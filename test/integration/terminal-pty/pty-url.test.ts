@@ -142,6 +142,20 @@ describe("pty=1 through URLs", () => {
 });
 
 describe("pty=1 bounds", () => {
+  it("refuses a fifth PTY in one session with pty_limit_reached, naming the running ones", async () => {
+    const own = await t.session({ terminal: true, name: "pty-cap" });
+    const pids: unknown[] = [];
+    // Each start its own intent (run=): the same URL again would answer the first start.
+    for (let i = 0; i < 4; i++) pids.push((await settle(`${own.m}/x?pty=1&run=cap-${i}&raw=cat`)).pid);
+    expect(new Set(pids).size).toBe(4);
+    const fifth = await settle(`${own.m}/x?pty=1&run=cap-4&raw=cat`);
+    expect(fifth).toMatchObject({ ok: false, errorCode: "pty_limit_reached", retryable: true });
+    expect((fifth.errorDetail as { running: Array<{ pid: unknown }> }).running.map((r) => r.pid).sort()).toEqual(
+      [...pids].sort(),
+    );
+    for (const pid of pids) await settle(`${own.m}/x?stop=${String(pid)}`);
+  });
+
   it("reports its bounds in /api/health and ends a PTY nobody used for the idle time", async () => {
     const idle = await startTestBridge({ URLBRIDGE_PTY_IDLE_MS: "1000" });
     try {
