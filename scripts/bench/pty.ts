@@ -1,5 +1,5 @@
 // Interactive processes: the input-to-screen round trip of a Python REPL through /i (type an expression and
-// Enter, wait for its result line, answer the screen) and a screen read through /v, on one bridge.
+// Enter, wait for its result line, answer the screen) and a screen read through /m, on one bridge.
 import fs from "node:fs";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge } from "./bridge.js";
@@ -35,7 +35,7 @@ export async function runPtyBench(): Promise<BenchResult> {
       if ((body.waited as { until: string }).until !== "pattern")
         throw new Error(`no result line: ${JSON.stringify(body)}`);
     });
-    const view = await measure(RUNS, WARMUP, () => json(`${m}/v?pid=${pid}`));
+    const view = await measure(RUNS, WARMUP, () => json(`${m}/m?pid=${pid}`));
     const markdown = [
       `| step (Python REPL on a 24 x 80 PTY, ${RUNS} runs) | p50 (p99) |`,
       "|---|---|",

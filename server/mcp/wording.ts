@@ -96,7 +96,7 @@ export function toolCallOfUrl(url: string): McpToolCall | undefined {
   if (route === "j" && params.has("call"))
     return { tool: "mutation_result", arguments: { callId: params.get("call")! } };
   if (route === "x" && num("stop") !== undefined) return { tool: "shell_stop", arguments: { pid: num("stop")! } };
-  // pty=1 processes: /v reads one (shell_output with pid, offset for raw bytes), /i types into it (shell_input).
+  // pty=1 processes: /m reads one (shell_output with pid, offset for raw bytes), /i types into it (shell_input).
   const pid = num("pid");
   if (route === "v" && pid !== undefined) {
     const offset = num("offset");

@@ -48,7 +48,7 @@ const schema = z.object({
     .boolean()
     .optional()
     .transform((v) => (v ? true : undefined)),
-  /** pty=1: an interactive process on a pseudo-terminal (rows x cols), typed into with /i and read with /v. */
+  /** pty=1: an interactive process on a pseudo-terminal (rows x cols), typed into with /i and read with /m. */
   pty: z
     .boolean()
     .optional()

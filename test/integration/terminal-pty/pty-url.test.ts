@@ -49,7 +49,7 @@ describe("pty=1 through URLs", () => {
     expect(ended.waited).toMatchObject({ until: "exited" });
     const after = await input(repl.pid, "key=enter");
     expect(after).toMatchObject({ ok: false, errorCode: "process_ended" });
-    const view = await agentGet<Body>(`${s.m}/v?pid=${String(repl.pid)}`);
+    const view = await agentGet<Body>(`${s.m}/m?pid=${String(repl.pid)}`);
     expect(view).toMatchObject({ ok: true, mode: "screen", processState: "exited" });
     expect(view.screen).toContain("145");
   });
@@ -127,12 +127,12 @@ describe("pty=1 through URLs", () => {
     expect(operator.body).toEqual(
       expect.arrayContaining([expect.objectContaining({ pid: shell.pid, screen: expect.stringContaining("café ok") })]),
     );
-    const list = await agentGet<Body>(`${s.m}/v`);
+    const list = await agentGet<Body>(`${s.m}/m`);
     expect(list.processes).toEqual(
       expect.arrayContaining([expect.objectContaining({ pid: shell.pid, kind: "pty", processState: "running" })]),
     );
     // 4 bytes end inside the two-byte é: the page stops before it, and the next page starts with it.
-    const head = await agentGet<Body>(`${s.m}/v?pid=${String(shell.pid)}&offset=0&limit=4`);
+    const head = await agentGet<Body>(`${s.m}/m?pid=${String(shell.pid)}&offset=0&limit=4`);
     expect(head).toMatchObject({ mode: "raw", offset: 0, nextOffset: 3, lostBytes: 0, text: "caf" });
     const rest = await agentGet<Body>(String(head.more));
     expect(rest, JSON.stringify(rest)).toMatchObject({ offset: 3, lostBytes: 0 });
@@ -167,10 +167,10 @@ describe("pty=1 bounds", () => {
       const started = await settle(`${agent.m}/x?pty=1&raw=cat`);
       expect(started).toMatchObject({ ok: true, processState: "running" });
       const deadline = Date.now() + 15_000;
-      let view = await agentGet<Body>(`${agent.m}/v`);
+      let view = await agentGet<Body>(`${agent.m}/m`);
       while (Date.now() < deadline && (view.processes as Body[])[0]?.processState === "running") {
         await new Promise((resolve) => setTimeout(resolve, 200));
-        view = await agentGet<Body>(`${agent.m}/v`);
+        view = await agentGet<Body>(`${agent.m}/m`);
       }
       expect(view.processes).toEqual([expect.objectContaining({ pid: started.pid, endReason: "idle" })]);
     } finally {

@@ -22,7 +22,7 @@ export const screenFields = {
 };
 
 export const ptyStateFields = {
-  pid: z.number().int().describe("The PTY process's id in this session: pass it as pid= to /i and /v."),
+  pid: z.number().int().describe("The PTY process's id in this session: pass it as pid= to /i and /m."),
   processState: z.enum(["running", "exited"]),
   exitCode: z.number().int().nullable().optional().describe("exited only: the command's exit status."),
   signal: z.string().nullable().optional().describe("exited only: the signal that ended it, if one did."),
@@ -30,12 +30,12 @@ export const ptyStateFields = {
     .enum(["exited", "stopped", "idle", "scope_ended", "shutdown"])
     .optional()
     .describe("exited only: why it ended (idle: nobody used it for the idle time in /api/health limits)."),
-  endOffset: z.number().int().describe("Bytes of output so far: /v?raw=1&offset=<n> reads the raw bytes from n."),
+  endOffset: z.number().int().describe("Bytes of output so far: /m?raw=1&offset=<n> reads the raw bytes from n."),
 };
 
 export const ptyUrlFields = {
   input: z.string().optional().describe("running only: /i URL to type into it; append &raw=<text> or set key=."),
-  view: z.string().describe("/v URL of its current screen."),
+  view: z.string().describe("/m URL of its current screen."),
   stop: z.string().optional().describe("running only: /x URL that ends its whole process tree."),
 };
 
@@ -71,7 +71,7 @@ export function livePty(ptys: PtyRegistry, pid: number, sessionId: string): PtyR
     const end = ended?.end ?? record!.process.end!;
     throw new ToolError(
       ErrorCode.processEnded,
-      `PTY process ${pid} has ended (${end.reason}${end.exitCode !== null ? `, exit code ${end.exitCode}` : ""}${end.signal ? `, ${end.signal}` : ""}); nothing was typed. /v?pid=${pid} shows its final screen; start a new one with /x?pty=1.`,
+      `PTY process ${pid} has ended (${end.reason}${end.exitCode !== null ? `, exit code ${end.exitCode}` : ""}${end.signal ? `, ${end.signal}` : ""}); nothing was typed. /m?pid=${pid} shows its final screen; start a new one with /x?pty=1.`,
       { detail: { pid, ...end, endedAt: new Date(end.endedAt).toISOString() }, retryable: false },
     );
   }
@@ -81,7 +81,7 @@ export function livePty(ptys: PtyRegistry, pid: number, sessionId: string): PtyR
 export function notFound(ptys: PtyRegistry, pid: number): ToolError {
   return new ToolError(
     ErrorCode.processNotFound,
-    `No PTY process ${pid} of this session in this bridge run (it began ${ptys.bridgeStartedAt}). A bridge restart ends every PTY process; one that ended long ago is forgotten. List yours with /v; start a new one with /x?pty=1.`,
+    `No PTY process ${pid} of this session in this bridge run (it began ${ptys.bridgeStartedAt}). A bridge restart ends every PTY process; one that ended long ago is forgotten. List yours with /m; start a new one with /x?pty=1.`,
     { detail: { pid, bridgeStartedAt: ptys.bridgeStartedAt }, retryable: false },
   );
 }

@@ -1,4 +1,4 @@
-// terminal view (/v): reads one of this session's pty=1 processes without touching it: its rendered screen
+// terminal view (/m): reads one of this session's pty=1 processes without touching it: its rendered screen
 // (with the last lines= of scrollback), or with offset= its raw output bytes by offset, continued with
 // nextOffset and saying how many bytes the bound dropped. Without pid= it lists the session's processes.
 import { z } from "zod";
@@ -42,7 +42,7 @@ export const rawOutput = z.strictObject({
     .int()
     .describe("Bytes between the offset asked for and the oldest kept one, dropped by the replay bound (/api/health)."),
   text: z.string().describe("The bytes as UTF-8, cut only between characters, escape sequences included."),
-  more: z.string().optional().describe("The /v URL of the next page, while more output is kept than was returned."),
+  more: z.string().optional().describe("The /m URL of the next page, while more output is kept than was returned."),
 });
 
 export const listOutput = z.strictObject({
@@ -57,7 +57,7 @@ export const listOutput = z.strictObject({
       startedAt: z.string(),
       processState: z.enum(["running", "exited"]),
       ...endedFields,
-      view: z.string().optional().describe("pty only: its /v URL."),
+      view: z.string().optional().describe("pty only: its /m URL."),
     }),
   ),
 });
@@ -67,13 +67,13 @@ export type ViewOutput = z.infer<typeof viewOutput>;
 
 export const terminalViewTool = defineTool({
   id: "terminal_view",
-  route: "v",
+  route: "m",
   longRoutes: ["screen", "view"],
   capability: "mutation",
   permission: "terminal",
   description:
     "Read a pty=1 process: its screen and cursor (lines= adds scrollback), or raw output from offset=; no pid lists processes.",
-  example: "/v?pid=1234",
+  example: "/m?pid=1234",
   schema,
   output: viewOutput,
   url: {},
