@@ -25,6 +25,9 @@ RUN cd node_modules/better-sqlite3 \
  && mkdir -p build/Release \
  && mv /tmp/better_sqlite3.node build/Release/ \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
+# interactive processes (pty=1): node-pty's prebuilt addon ships in its platform package (no download); prove it
+# loads against this image's glibc.
+RUN node -e "require('@lydell/node-pty').spawn('/bin/true', [], {}).onExit(() => {})"
 
 # --- build: sandbox launcher (cc), server (tsc) and web UI (vite) into dist/
 FROM toolchain AS build

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -105,6 +106,8 @@ struct options {
   int no_tcp_connect;
   int require_landlock;
   int foreground;
+  /* --tty: stdin is a terminal this launcher's session controls (the bridge's PTY); PROGRAM's session gets it. */
+  int tty;
   long uid, gid;
   const char *cwd_root, *cwd;
   int status_fd;
@@ -214,6 +217,8 @@ static void parse_args(int argc, char **argv, struct options *o) {
       o->require_landlock = 1;
     } else if (strcmp(a, "--foreground") == 0) {
       o->foreground = 1;
+    } else if (strcmp(a, "--tty") == 0) {
+      o->tty = 1;
     } else {
       fail("unknown option \"%s\"; options end with -- before the program", a);
     }
@@ -316,10 +321,23 @@ static void apply_agent_limits(const struct options *o) {
   }
 }
 
+/* --tty: the PTY's opener made us its session leader; give the terminal up (ignoring the SIGHUP that sends us) so
+   PROGRAM's new session can take it, and a Ctrl-C typed there never reaches the launcher, whose SIGINT ends the tree. */
+static void release_tty(void) {
+  if (!isatty(STDIN_FILENO)) fail("--tty: stdin is not a terminal");
+  struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGHUP, &ignore, &old);
+  if (ioctl(STDIN_FILENO, TIOCNOTTY) != 0) fail("--tty: cannot release the terminal: %s", strerror(errno));
+  sigaction(SIGHUP, &old, NULL);
+}
+
 /* In the child: confine, change identity, enter the directory, exec. Never returns. */
 static void run_program(const struct options *o, const sigset_t *original_mask) {
   if (setsid() < 0) fail("setsid: %s", strerror(errno));
   apply_agent_limits(o);
+  /* The terminal becomes the command's own: Ctrl-C, job control and SIGWINCH reach its foreground group. */
+  if (o->tty && ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0) fail("cannot take the terminal: %s", strerror(errno));
   int ruleset = build_ruleset(o);
   drop_identity(o);
   enter_cwd(o);
@@ -586,6 +604,7 @@ int main(int argc, char **argv) {
   parse_args(argc, argv, &o);
   if (o.status_fd >= 0 && fcntl(o.status_fd, F_SETFD, FD_CLOEXEC) != 0) fail("--status-fd %d is not open", o.status_fd);
   close_inherited(o.status_fd);
+  if (o.tty) release_tty();
 
   /* The bridge dying ends the tree: SIGTERM arrives here and is handled like any stop request. */
   pid_t parent = getppid();

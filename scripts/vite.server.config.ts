@@ -10,8 +10,8 @@ import { defineConfig, type Plugin } from "vite";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
-/** Loaded from node_modules at run time: a native addon, and large packages only rare calls import. */
-const EXTERNAL = ["better-sqlite3", "typescript", "dockerode"];
+/** Loaded from node_modules at run time: native addons (SQLite, the PTY), and packages only rare calls import. */
+const EXTERNAL = ["better-sqlite3", "typescript", "dockerode", "@lydell/node-pty", "@xterm/headless"];
 
 /**
  * mime-types builds its extension and type tables from mime-db (~190 KB of JSON) as soon as it is required, and

@@ -40,6 +40,7 @@ import {
   SHUTDOWN_DRAIN_MS,
 } from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
+import { ptyLimits } from "./mutation/terminal/pty/pty-limits.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox, probeLauncher, probeLauncherInBackground } from "./sandbox/launcher.js";
 import { agentLimitsStatus, lowerOwnOomScore } from "./sandbox/agent-limits.js";
@@ -228,6 +229,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // Each appliance labels its sandbox containers with its own instance name unless the operator chose one.
   const instanceOf = () => sandboxInstanceOf(store.settings, config.sandboxContainer.instance);
   const terminal = createTerminalState({
+    ptyIdleMs: config.ptyIdleMs,
     ...(containerMode
       ? { container: { ...config, sandboxContainer: { ...config.sandboxContainer, instance: instanceOf() } } }
       : {}),
@@ -348,6 +350,22 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
     agentLimits: () => limits,
+    limits: () => ({ pty: ptyLimits(terminal.ptys.idleMs) }),
+    interactiveProcesses: () =>
+      terminal.ptys.all().map((record) => {
+        const view = record.process.screen(0);
+        return {
+          pid: record.pid,
+          sessionId: record.owner.sessionId,
+          projectId: record.owner.projectId,
+          command: record.command.slice(0, 200),
+          startedAt: new Date(record.startedAt).toISOString(),
+          rows: view.rows,
+          cols: view.cols,
+          cursor: view.cursor,
+          screen: view.screen,
+        };
+      }),
     terminalIdentity: (root) => {
       if (!containerMode) return sandbox.identityFor(root);
       const owner = fs.statSync(root);

@@ -147,6 +147,8 @@ const envSchema = z.object({
   URLBRIDGE_AGENT_MEMORY_MB: mebibytes.default(DEFAULT_AGENT_MEMORY_MB),
   URLBRIDGE_AGENT_MAX_FILE_MB: mebibytes.default(DEFAULT_AGENT_MAX_FILE_MB),
   URLBRIDGE_SESSION_GROWTH_MB: mebibytes.default(DEFAULT_SESSION_GROWTH_MB),
+  // pty=1 processes nobody typed into or looked at for this long are ended (server/mutation/terminal/pty/).
+  URLBRIDGE_PTY_IDLE_MS: z.coerce.number().int().min(1000, "must be at least 1000 ms").optional(),
   // URLBRIDGE_SANDBOX=container only (server/sandbox/container/): the per-project sandbox containers.
   URLBRIDGE_SANDBOX_IMAGE: z.string().min(1).optional(),
   URLBRIDGE_SANDBOX_NETWORK: dockerName.default("none"),
@@ -234,6 +236,8 @@ export interface Config {
   sandboxContainer: SandboxContainerConfig;
   /** What one session's agent may use (server/sandbox/agent-limits.ts); each 0 when the operator turned it off. */
   agentLimits: AgentLimitsConfig;
+  /** URLBRIDGE_PTY_IDLE_MS: when an untouched pty=1 process is ended; undefined: DEFAULT_PTY_IDLE_MS. */
+  ptyIdleMs: number | undefined;
   /** Hold the data plane's opaque 404s for a source that sends many unknown tokens (gateway/unknown-token-throttle.ts). */
   unknownTokenThrottle: boolean;
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
@@ -356,6 +360,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         prefer: e.URLBRIDGE_WEBSEARCH_PROVIDER,
       },
     },
+    ptyIdleMs: e.URLBRIDGE_PTY_IDLE_MS,
     sandboxContainer: {
       image: e.URLBRIDGE_SANDBOX_IMAGE,
       network: e.URLBRIDGE_SANDBOX_NETWORK,

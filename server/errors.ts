@@ -69,6 +69,8 @@ export const ErrorCode = {
   memoryBudgetExceeded: "memory_budget_exceeded",
   /** The session added more to its project than URLBRIDGE_SESSION_GROWTH_MB allows. */
   growthBudgetExceeded: "growth_budget_exceeded",
+  ptyLimitReached: "pty_limit_reached",
+  processEnded: "process_ended",
   /** URLBRIDGE_SANDBOX=container: the Docker engine or the sandbox image is not usable (server/sandbox/container/). */
   sandboxUnavailable: "sandbox_unavailable",
   // mutation kernel: intent journal (server/mutation/journal*.ts)
@@ -199,6 +201,8 @@ export const ERROR_CATALOG = {
   process_not_found: { retryable: false },
   memory_budget_exceeded: { retryable: false },
   growth_budget_exceeded: { retryable: false },
+  pty_limit_reached: { retryable: true },
+  process_ended: { retryable: false },
   sandbox_unavailable: {
     retryable: false,
     varies:

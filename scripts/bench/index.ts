@@ -10,6 +10,7 @@ import { runMcpBench } from "./mcp.js";
 import { runMutationBench } from "./mutation.js";
 import { runReadBench } from "./read.js";
 import { runStartupBench } from "./startup.js";
+import { runPtyBench } from "./pty.js";
 
 const SUITES: Record<string, () => Promise<BenchResult>> = {
   read: runReadBench,
@@ -19,6 +20,7 @@ const SUITES: Record<string, () => Promise<BenchResult>> = {
   startup: runStartupBench,
   economy: runEconomyBench,
   large: runLargeBench,
+  pty: runPtyBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");

@@ -1,5 +1,5 @@
 // The control API's response and request types in one place, for the web UI and the CLI (type-only).
-export type { SessionLimits, TunnelView } from "./api.js";
+export type { OperatorPtyView, SessionLimits, TunnelView } from "./api.js";
 export type { Reach, Reachability } from "../tunnel/reachability.js";
 export type { LoginInfo, WhoAmI } from "./auth-routes.js";
 export type { FolderListing } from "./folder-browser.js";

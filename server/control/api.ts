@@ -40,6 +40,21 @@ export interface ApiOptions {
   terminalIdentity?: (root: string) => Identity | undefined;
   /** Who file tools decide as for a root (server/sandbox/agent-access.ts); undefined when it is the bridge itself. */
   agentIdentity?: (root: string) => Identity | undefined;
+  /** The live pty=1 processes with their current screens, for GET /api/terminals (read-only). */
+  interactiveProcesses?: () => OperatorPtyView[];
+}
+
+/** GET /api/terminals: one live pty=1 process as the operator sees it; nothing here can type into it. */
+export interface OperatorPtyView {
+  pid: number;
+  sessionId: string;
+  projectId: string;
+  command: string;
+  startedAt: string;
+  rows: number;
+  cols: number;
+  cursor: { row: number; col: number };
+  screen: string;
 }
 
 /** GET /api/limits: the session ceilings, how much of each is used, and the error code past it. */
@@ -154,6 +169,12 @@ export function createApiRouter(options: ApiOptions): Router {
   router.delete("/sessions/:id", (ctx) => {
     registry.deleteSession(ctx.params.id!);
     ctx.status = 204;
+  });
+
+  router.get("/terminals", (ctx) => {
+    const sessionId = typeof ctx.query.sessionId === "string" ? ctx.query.sessionId : undefined;
+    const all = options.interactiveProcesses?.() ?? [];
+    ctx.body = sessionId ? all.filter((p) => p.sessionId === sessionId) : all;
   });
 
   router.get("/limits", (ctx) => {

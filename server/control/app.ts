@@ -30,6 +30,8 @@ export interface ControlPlaneOptions extends ApiOptions {
   agentLimits?: () => AgentLimitsStatus;
   /** The image's content hash (/api/health `buildId`); "source" when run from a checkout. */
   buildId?: string;
+  /** Bounds /api/health reports as they are configured (interactive processes: pty). */
+  limits?: () => Record<string, unknown>;
 }
 
 /** Retry-After of a state_store_unavailable answer: a lock held elsewhere or a full disk rarely clears faster. */
@@ -102,6 +104,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
         store: { activityLog, journal },
         ...(options.sandbox ? { sandbox: options.sandbox() } : {}),
         ...(options.agentLimits ? { agentLimits: options.agentLimits() } : {}),
+        ...(options.limits ? { limits: options.limits() } : {}),
       });
       return;
     }

@@ -16,6 +16,9 @@ const CONTENT_PARAMS = new Set([
   "command",
   "patch",
   "chunk",
+  // what an agent types into a pty=1 process (/i), and the output it waits for
+  "text",
+  "expect",
 ]);
 const SECRET_NAME = /token|secret|passw|key|credential|auth|cookie|session_?id/i;
 const SECRET_VALUE = [

@@ -28,6 +28,7 @@ import { pluginSpecs } from "./tools/plugins.js";
 import { readTools } from "./tools/read.js";
 import { searchTools } from "./tools/search.js";
 import { shellTools } from "./tools/shell.js";
+import { shellInputTools } from "./tools/shell-input.js";
 import { webTools } from "./tools/web.js";
 import { failureText, MAX_SETTLE_MS, type McpAnswer, type McpCall, type McpToolSpec } from "./tools/spec.js";
 
@@ -68,6 +69,7 @@ export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [
   ...webTools,
   ...fileTools,
   ...shellTools,
+  ...shellInputTools,
   ...journalTools,
 ];
 

@@ -30,7 +30,20 @@ function bridgeRouteOf(value: string): string | undefined {
   return route;
 }
 /** Fields that carry content (a file's, a command's, a page's): never reworded, whatever they hold. */
-const CONTENT_KEYS = new Set(["content", "lines", "stdout", "stderr", "transcript", "text", "excerpt", "snippet"]);
+const CONTENT_KEYS = new Set([
+  "content",
+  "lines",
+  "stdout",
+  "stderr",
+  "transcript",
+  "text",
+  "excerpt",
+  "snippet",
+  // a pty=1 process's screen and output
+  "screen",
+  "scrollback",
+  "output",
+]);
 /**
  * Words that only make sense on the URL edge: a capability URL (/v0/), a route letter (/e, /r?...), a raw `~`
  * segment, "fetch retry", "this URL" and their kind, a URL parameter (offset=). Web addresses and "fetch a public address"
@@ -83,6 +96,13 @@ export function toolCallOfUrl(url: string): McpToolCall | undefined {
   if (route === "j" && params.has("call"))
     return { tool: "mutation_result", arguments: { callId: params.get("call")! } };
   if (route === "x" && num("stop") !== undefined) return { tool: "shell_stop", arguments: { pid: num("stop")! } };
+  // pty=1 processes: /m reads one (shell_output with pid, offset for raw bytes), /i types into it (shell_input).
+  const pid = num("pid");
+  if (route === "v" && pid !== undefined) {
+    const offset = num("offset");
+    return { tool: "shell_output", arguments: { pid, ...(offset !== undefined ? { offset } : {}) } };
+  }
+  if (route === "i" && pid !== undefined) return { tool: "shell_input", arguments: { pid } };
   return undefined;
 }
 

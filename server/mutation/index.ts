@@ -22,6 +22,8 @@ import { editTool } from "./files/edit.js";
 import { resultTool } from "./journal/poll.js";
 import { stageTool } from "./staging/stage.js";
 import { terminalTool } from "./terminal/terminal.js";
+import { terminalInputTool } from "./terminal/pty/terminal-input.js";
+import { terminalViewTool } from "./terminal/pty/terminal-view.js";
 import { writeTool } from "./files/write.js";
 
 export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./journal/controls.js";
@@ -40,6 +42,8 @@ export const mutationTools: AnyToolDefinition[] = [
   editTool,
   applyPatchTool,
   terminalTool,
+  terminalInputTool,
+  terminalViewTool,
   stageTool,
   blobStatusTool,
   resultTool,

@@ -14,6 +14,8 @@ interface ProcInfo {
   state: string;
   /** Clock ticks after boot when the process started: with the pid, an identity that survives pid reuse. */
   startTicks: number;
+  /** The foreground process group of the process's controlling terminal; -1 without one. */
+  tpgid: number;
 }
 
 /** /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses. Undefined once gone. */
@@ -22,7 +24,14 @@ export function readStat(pid: number): ProcInfo | undefined {
     const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     const close = text.lastIndexOf(")");
     const fields = text.slice(close + 2).split(" ");
-    return { pid, state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]), startTicks: Number(fields[19]) };
+    return {
+      pid,
+      state: fields[0]!,
+      ppid: Number(fields[1]),
+      pgrp: Number(fields[2]),
+      tpgid: Number(fields[5]),
+      startTicks: Number(fields[19]),
+    };
   } catch {
     return undefined;
   }

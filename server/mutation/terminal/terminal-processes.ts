@@ -14,7 +14,7 @@ export interface TreeOwner {
 
 export interface LiveTree {
   pid: number;
-  kind: "foreground" | "background";
+  kind: "foreground" | "background" | "pty";
   owner: TreeOwner | undefined;
   command: string;
   cwd: string;

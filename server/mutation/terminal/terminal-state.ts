@@ -8,10 +8,15 @@ import { MemoryWatchdog, WATCHDOG_INTERVAL_MS } from "./memory-watchdog.js";
 import { ContainerTerminal } from "./terminal-container.js";
 import { TerminalGate, type TerminalGateOptions } from "./terminal-gate.js";
 import { TerminalProcesses } from "./terminal-processes.js";
+import { KILL_GRACE_MS } from "./process-tree.js";
+import { DEFAULT_PTY_IDLE_MS } from "./pty/pty-limits.js";
+import { PtyRegistry } from "./pty/pty-registry.js";
 
 export interface TerminalState {
   gate: TerminalGate;
   processes: TerminalProcesses;
+  /** Interactive (pty=1) processes: their screens, replay and idle end. */
+  ptys: PtyRegistry;
   /** Set when URLBRIDGE_SANDBOX=container: /x runs each command in its project's warm container. */
   container: ContainerTerminal | undefined;
   /** The per-session memory budget (native mode with a budget only; the sandbox container has its own limit). */
@@ -30,6 +35,8 @@ export interface TerminalStateOptions {
   container?: Pick<Config, "sandboxContainer" | "agentFallback">;
   /** The agent limits (URLBRIDGE_AGENT_MEMORY_MB, URLBRIDGE_SESSION_GROWTH_MB); none when absent. */
   limits?: { memoryBytes: number; growthBytes: number; scratchDir: string; log?: Logger; intervalMs?: number };
+  /** When an untouched pty=1 process is ended (URLBRIDGE_PTY_IDLE_MS); DEFAULT_PTY_IDLE_MS by default. */
+  ptyIdleMs?: number;
 }
 
 export function createTerminalState(options: TerminalStateOptions = {}): TerminalState {
@@ -48,6 +55,7 @@ export function createTerminalState(options: TerminalStateOptions = {}): Termina
   return {
     gate: new TerminalGate(options.gate),
     processes,
+    ptys: new PtyRegistry(options.ptyIdleMs ?? DEFAULT_PTY_IDLE_MS, KILL_GRACE_MS + 3000),
     container: options.container ? new ContainerTerminal(options.container, processes) : undefined,
     watchdog,
     growth,

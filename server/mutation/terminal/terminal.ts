@@ -34,6 +34,8 @@ import {
   type ForegroundResult,
 } from "./terminal-run.js";
 import { treeEndsWithBridge } from "./terminal-spawn.js";
+import { MAX_PTY_COLS, MAX_PTY_ROWS } from "./pty/pty-limits.js";
+import { launchPty, ptyStartOutput } from "./pty/pty-launch.js";
 
 const schema = z.object({
   command: z.string().optional(),
@@ -48,6 +50,13 @@ const schema = z.object({
     .boolean()
     .optional()
     .transform((v) => (v ? true : undefined)),
+  /** pty=1: an interactive process on a pseudo-terminal (rows x cols), typed into with /i and read with /m. */
+  pty: z
+    .boolean()
+    .optional()
+    .transform((v) => (v ? true : undefined)),
+  rows: z.number().int().min(2).max(MAX_PTY_ROWS).optional(),
+  cols: z.number().int().min(10).max(MAX_PTY_COLS).optional(),
   ...journalControls,
 });
 
@@ -149,7 +158,12 @@ export const stopOutput = z.strictObject({
 export type StopOutput = z.infer<typeof stopOutput>;
 
 /** What a successful /x answers (before the journal's callId and state), by mode; container mode answers the same shapes. */
-export const terminalOutput = z.discriminatedUnion("mode", [foregroundOutput, backgroundOutput, stopOutput]);
+export const terminalOutput = z.discriminatedUnion("mode", [
+  foregroundOutput,
+  backgroundOutput,
+  stopOutput,
+  ptyStartOutput,
+]);
 export type TerminalOutput = z.infer<typeof terminalOutput>;
 
 /**
@@ -177,7 +191,7 @@ export const terminalTool = defineTool({
   capability: "mutation",
   permission: "terminal",
   description:
-    "Run a shell command in the project: foreground with timeout= (ms), or bg=1 to start a server and get its URLs.",
+    "Run a shell command in the project: foreground with timeout= (ms), bg=1 to start a server, pty=1 for an interactive terminal.",
   example: "/x?raw=npm+test",
   schema,
   output: terminalOutput,
@@ -208,7 +222,7 @@ interface PreparedCommand {
 /** Checks the request before it may wait for a slot or run: a refused command never queues. */
 async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<PreparedCommand> {
   if (args.stop !== undefined) {
-    if (args.command !== undefined || args.bg || args.timeout !== undefined || args.cwd !== undefined) {
+    if (args.command !== undefined || args.bg || args.pty || args.timeout !== undefined || args.cwd !== undefined) {
       throw new ToolError(
         ErrorCode.conflictingParameters,
         "stop= ends a background process by itself; drop the command, bg=, timeout= and cwd=.",
@@ -243,6 +257,23 @@ async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<Pre
       },
     );
   }
+  if (args.pty && (args.bg || args.timeout !== undefined)) {
+    throw new ToolError(
+      ErrorCode.conflictingParameters,
+      "pty=1 starts an interactive process that runs until it exits or is stopped: drop bg= and timeout=.",
+      { detail: { parameters: ["pty", "bg", "timeout"] }, repair: ctx.urls.repair({ drop: ["bg", "timeout"] }) },
+    );
+  }
+  if (!args.pty && (args.rows !== undefined || args.cols !== undefined)) {
+    throw new ToolError(
+      ErrorCode.conflictingParameters,
+      "rows= and cols= size a pty=1 terminal; add pty=1 or drop them.",
+      {
+        detail: { parameters: ["rows", "cols", "pty"] },
+        repair: ctx.urls.repair({ drop: ["rows", "cols"] }),
+      },
+    );
+  }
   if (args.bg && args.timeout !== undefined) {
     throw new ToolError(
       ErrorCode.conflictingParameters,
@@ -264,7 +295,7 @@ async function prepareCommand(args: TerminalArgs, ctx: ToolContext): Promise<Pre
 /** Foreground commands take a slot of the bridge's gate before they start; the intent is pending until then. */
 async function admitTerminal(args: TerminalArgs, ctx: ToolContext): Promise<(() => void) | undefined> {
   await prepareCommand(args, ctx);
-  if (args.bg || args.stop !== undefined) return undefined;
+  if (args.bg || args.pty || args.stop !== undefined) return undefined;
   const { gate } = runtimeOf(ctx).terminal;
   try {
     return await gate.acquire({
@@ -306,6 +337,13 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
   const owner = { sessionId: ctx.session.id, projectId: ctx.project.id, root: ctx.project.root };
   const relative = path.relative(ctx.project.root, cwd.absolute);
   const { terminal, sandbox } = runtimeOf(ctx);
+  if (terminal.container && args.pty) {
+    throw new ToolError(
+      ErrorCode.sandboxUnavailable,
+      "pty=1 is not available in container sandbox mode yet; run the command in the foreground or with bg=1.",
+      { detail: { reason: "pty_in_container_mode" }, retryable: false },
+    );
+  }
   terminal.growth.beginCommand(owner.sessionId, owner.root);
   if (terminal.container) {
     // URLBRIDGE_SANDBOX=container: the project's own warm container runs it (server/mutation/terminal/terminal-container.ts).
@@ -340,9 +378,11 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
   const plan = sandbox?.plan(
     { id: ctx.project.id, root: ctx.project.root },
     relative,
+    // A pty=1 tree ends with its command, like a foreground one: nothing it left behind outlives the terminal.
     !args.bg,
     logDir && fs.existsSync(logDir) ? [logDir] : [],
   );
+  if (args.pty) return launchPty({ command, cwd, env, plan, rows: args.rows, cols: args.cols }, ctx);
   if (args.bg) {
     return reportBackground(
       await launchBackground({
@@ -393,10 +433,10 @@ function limitsAfter(ctx: ToolContext, result: ForegroundResult): LimitOutcome {
 /** /x?stop=<pid>: ends one of this session's own background trees (signal scoping keeps a later command from it). */
 async function stopBackground(pid: number, ctx: ToolContext): Promise<StopOutput> {
   const tree = runtimeOf(ctx).terminal.processes.get(pid);
-  if (!tree || tree.kind !== "background" || tree.owner?.sessionId !== ctx.session.id) {
+  if (!tree || tree.kind === "foreground" || tree.owner?.sessionId !== ctx.session.id) {
     throw new ToolError(
       ErrorCode.processNotFound,
-      `No background process ${pid} of this session is running: it has ended already, or another session started it. Nothing was stopped.`,
+      `No background or pty=1 process ${pid} of this session is running: it has ended already, or another session started it. Nothing was stopped.`,
       {
         detail: { pid },
         retryable: false,

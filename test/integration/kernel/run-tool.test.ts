@@ -68,6 +68,9 @@ const CASES: Case[] = [
     input: () => ({ patch: patchText("*** Update File: src/b.txt", "@@", "-two", "+deux") }),
   },
   { name: "terminal", tool: "terminal", input: () => ({ command: "cat src/b.txt" }) },
+  // Interactive processes: the list (none yet), and input to a pid this bridge never started.
+  { name: "terminal view (list)", tool: "terminal_view", input: () => ({}) },
+  { name: "input to an unknown pty", tool: "terminal_input", input: () => ({ pid: 999999, key: "enter" }) },
   { name: "stage", tool: "stage", input: () => ({ blob: "chunked", i: 0, count: 1, chunk: "staged text\n" }) },
   { name: "blob status", tool: "blob_status", input: () => ({ blob: "chunked" }) },
   {
@@ -212,6 +215,7 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
     expect(failed).toEqual([
       "git status (not a repository)",
       "git diff (not a repository)",
+      "input to an unknown pty",
       "read of a missing file",
       "a boolean that is not one",
       "journal refusal (run and call)",

@@ -253,6 +253,18 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     await call(client, "shell_output", { logFile: "/no/such/log" });
     await call(client, "shell_stop", { pid: Number(bg.pid) });
     await call(client, "shell_stop", { pid: 999_999 });
+
+    // An interactive process: its start, input, screen, raw page, the list, a failing input, its stop.
+    const pty = await follow(client, await call(client, "shell", { command: "cat", interactive: true }));
+    expect(pty).toMatchObject({ ok: true, mode: "pty" });
+    const pid = Number(pty.pid);
+    await call(client, "shell_input", { pid, text: "typed", keys: ["enter"], expect: "typed" });
+    await call(client, "shell_input", { pid, keys: ["no-such-key"] });
+    await call(client, "shell_output", { pid });
+    await call(client, "shell_output", { pid, offset: 0 });
+    await call(client, "shell_output", {});
+    await call(client, "shell_stop", { pid });
+    await call(client, "shell_input", { pid: 999_999, keys: ["enter"] });
   });
 
   it("covers every listed tool's success and failure, and every journaled tool's running, joined and replayed", () => {
@@ -274,6 +286,7 @@ describe("every MCP answer validates against the outputSchema tools/list publish
         "shell",
         "shell_output",
         "shell_stop",
+        "shell_input",
         "mutation_result",
       ]),
     );

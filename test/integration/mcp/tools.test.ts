@@ -125,6 +125,7 @@ describe("tools/list", () => {
       "shell",
       "shell_output",
       "shell_stop",
+      "shell_input",
       "mutation_result",
     ]);
     expect(await names(filesOnly.m)).toEqual([
@@ -152,7 +153,7 @@ describe("tools/list", () => {
     expect(fields("edit")).toEqual(["path", "filePath", "oldString", "newString", "replaceAll", "atLine", "blockHash"]);
     expect(fields("write")).toEqual(["path", "filePath", "content"]);
     expect(fields("patch")).toEqual(["patchText"]);
-    expect(fields("shell")).toEqual(["command", "workdir", "timeout", "background"]);
+    expect(fields("shell")).toEqual(["command", "workdir", "timeout", "background", "interactive"]);
     for (const tool of tools) {
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       expect(tool.description!.length, tool.name).toBeGreaterThan(40);
@@ -196,6 +197,7 @@ describe("2025-era client", () => {
       ["patch", { patchText: "not a patch" }, true],
       ["shell", { command: "echo hi" }, false],
       ["shell_stop", { pid: 999999 }, true],
+      ["shell_input", { pid: 999999, keys: ["enter"] }, true],
       ["mutation_result", { callId: "no-such-call" }, true],
     ];
     for (const [name, args, failing] of calls) {

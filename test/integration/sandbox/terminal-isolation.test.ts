@@ -83,6 +83,24 @@ describe.skipIf(!landlock)("terminal isolation (Landlock)", () => {
     expect(String(body.stderr)).toMatch(/Permission denied|Operation not permitted/);
   });
 
+  // The same reads from a pty=1 process (issue 29): the terminal changes how it is driven, not what it may reach.
+  it.each([
+    ["the operator-token file", () => `cat ${t.stateDir}/operator-token`],
+    ["the bridge's environment", () => `tr "\\0" "\\n" < /proc/${process.pid}/environ`],
+    ["another project's files", () => `cat ${other}/secret.txt`],
+  ])("cannot read %s from a pty=1 process either", async (_name, command) => {
+    const body = await x(s, `${command()}; echo "status=$? uid=$(id -u)"; sleep 30`, "pty=1&");
+    expect(body, JSON.stringify(body)).toMatchObject({ ok: true, mode: "pty" });
+    const screen = String(body.screen);
+    expect(screen).toMatch(/status=[1-9]/);
+    if (asRoot) expect(screen).toContain(`uid=${TEST_AGENT_UID}`);
+    expect(screen).not.toContain("a-token-the-terminal-must-not-read");
+    expect(screen).not.toContain("project B's secret");
+    expect(screen).not.toContain("URLBRIDGE_");
+    expect(screen).toMatch(/Permission denied|Operation not permitted/);
+    await settle(`${s.m}/x?stop=${String(body.pid)}`);
+  });
+
   it("cannot write outside its project, into another project or the state dir", async () => {
     const outside = path.join(path.dirname(t.projectDir), `urlbridge-outside-${process.pid}`);
     const body = await x(
@@ -172,6 +190,17 @@ describe("process lifecycle: nothing a command starts escapes", () => {
     const m = marker();
     const launched = await x(s, `${daemons(m)}; sleep ${m}`, "bg=1&");
     expect(launched).toMatchObject({ ok: true, processState: "running" });
+    expect(await waitUntil(() => processesWith(m).length >= 3)).toBe(true);
+    const answer = (await endScope(s)) as { status: number };
+    expect(answer.status).toBeLessThan(300);
+    expect(await waitUntil(() => processesWith(m).length === 0, 8000)).toBe(true);
+  });
+
+  it.each(scopes)("ends a pty=1 process and its daemons when %s", async (_name, endScope) => {
+    const s = await t.session({ terminal: true, root: makeTempDir("lifecycle-pty") });
+    const m = marker();
+    const started = await x(s, `${daemons(m)}; sleep ${m}`, "pty=1&");
+    expect(started).toMatchObject({ ok: true, mode: "pty", processState: "running" });
     expect(await waitUntil(() => processesWith(m).length >= 3)).toBe(true);
     const answer = (await endScope(s)) as { status: number };
     expect(answer.status).toBeLessThan(300);

@@ -99,6 +99,7 @@ describe("mutation tool output schemas", () => {
       "foreground",
       "background",
       "stop",
+      "pty",
     ]);
   });
 

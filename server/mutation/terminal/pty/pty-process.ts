@@ -1,0 +1,365 @@
+// One interactive process: the PTY it runs on (node-pty), a terminal emulator rendering its screen
+// (@xterm/headless), the raw bytes by offset (ReplayBuffer), and the waits an input call can make for its output.
+// A flood pauses the PTY until the emulator has caught up, so memory stays bounded by the limits in pty-limits.ts.
+import { readFileSync } from "node:fs";
+import type { Socket } from "node:net";
+import { constants as osConstants } from "node:os";
+import type { IPty } from "@lydell/node-pty";
+import type { Terminal } from "@xterm/headless";
+import { isGone, readStat } from "../process-tree.js";
+import { PTY_PARSE_BACKLOG_BYTES } from "./pty-limits.js";
+import { ReplayBuffer, type ReplayPage } from "./replay-buffer.js";
+
+/** Why a pty=1 process ended; memory and growth: the session passed an agent limit (server/sandbox/agent-limits.ts). */
+export const PTY_END_REASONS = ["exited", "stopped", "idle", "scope_ended", "shutdown", "memory", "growth"] as const;
+export type PtyEndReason = (typeof PTY_END_REASONS)[number];
+
+export interface PtyEnd {
+  exitCode: number | null;
+  signal: string | null;
+  reason: PtyEndReason;
+  endedAt: number;
+}
+
+export interface ScreenView {
+  rows: number;
+  cols: number;
+  /** 1-based, like a terminal's own cursor addressing: row 1 is the top visible row. */
+  cursor: { row: number; col: number };
+  /** The alternate screen is on (a full-screen program such as less, vim or top draws there). */
+  altScreen: boolean;
+  /** The visible rows, trailing blanks trimmed, trailing empty rows dropped. */
+  screen: string;
+  /** The last lines that scrolled off the top (oldest first), at most as many as asked. */
+  scrollback: string[];
+  /** Lines held above the screen in total. */
+  scrollbackTotal: number;
+}
+
+export type WaitUntil = { quietMs: number } | { text: string } | { pattern: RegExp };
+
+export interface WaitResult {
+  until: "quiet" | "text" | "pattern" | "exited" | "timeout";
+  waitedMs: number;
+}
+
+/** After the exit, output is awaited until it pauses this long, and at most EXIT_DRAIN_MAX_MS in all. */
+const EXIT_DRAIN_QUIET_MS = 100;
+const EXIT_DRAIN_MAX_MS = 5000;
+/** How often a paused PTY's process is checked for having exited. */
+const EXIT_WATCH_MS = 100;
+/** Text an expect-style wait searches: the output since the input, escape sequences removed, its end only. */
+const EXPECT_WINDOW_CHARS = 8 * 1024;
+// CSI, OSC (BEL or ST terminated), two-byte escapes, then the C0 controls other than newline and tab.
+// eslint-disable-next-line no-control-regex
+const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f]/g;
+
+export function stripEscapes(text: string): string {
+  return text.replace(ESCAPES, "");
+}
+
+export interface PtyProcessOptions {
+  pty: IPty;
+  terminal: Terminal;
+  replayBytes: number;
+}
+
+export class PtyProcess {
+  readonly pid: number;
+  readonly replay: ReplayBuffer;
+  /** Last time an agent typed into or looked at it (the idle end counts from here). */
+  lastUsed = Date.now();
+  end: PtyEnd | undefined;
+  /** Resolves when the PTY's process (the launcher) has exited and its output is parsed. */
+  readonly ended: Promise<PtyEnd>;
+  private readonly pty: IPty;
+  private readonly terminal: Terminal;
+  private backlog = 0;
+  private paused = false;
+  private readonly flow: ReadFlow;
+  /** The PTY's process has exited: its last output is drained without pausing. */
+  private exited = false;
+  private lastOutput = Date.now();
+  private endReason: PtyEndReason | undefined;
+  private readonly watchers = new Set<() => void>();
+
+  constructor(options: PtyProcessOptions) {
+    this.pty = options.pty;
+    this.terminal = options.terminal;
+    this.pid = options.pty.pid;
+    this.replay = new ReplayBuffer(options.replayBytes);
+    keepOutputPastExit(this.pty);
+    this.flow = readFlow(this.pty);
+    // encoding: null at spawn: node-pty hands Buffers, so a character split across reads stays whole.
+    this.pty.onData((data: string | Buffer) => this.onOutput(typeof data === "string" ? Buffer.from(data) : data));
+    this.ended = new Promise((resolve) => {
+      this.pty.onExit(({ exitCode, signal }) => {
+        this.exited = true;
+        // The exit can overtake the last output (still in the PTY, or held by a pause): let it flow and settle, and
+        // have the emulator parse it before the end is reported, so the final screen and replay are complete.
+        void this.drained().then(() =>
+          this.terminal.write("", () => {
+            this.end = {
+              exitCode: signal ? null : exitCode,
+              signal: signal ? signalName(signal) : null,
+              reason: this.endReason ?? "exited",
+              endedAt: Date.now(),
+            };
+            this.notify();
+            resolve(this.end);
+          }),
+        );
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.end === undefined;
+  }
+
+  get size(): { rows: number; cols: number } {
+    return { rows: this.terminal.rows, cols: this.terminal.cols };
+  }
+
+  private onOutput(chunk: Buffer): void {
+    this.lastOutput = Date.now();
+    this.replay.push(chunk);
+    this.backlog += chunk.length;
+    if (!this.paused && !this.exited && this.backlog > PTY_PARSE_BACKLOG_BYTES) {
+      this.paused = true;
+      this.flow.stop();
+      this.watchExitWhilePaused();
+    }
+    this.terminal.write(chunk, () => {
+      this.backlog -= chunk.length;
+      if (this.paused && this.backlog < PTY_PARSE_BACKLOG_BYTES / 4) {
+        this.paused = false;
+        this.flow.start();
+      }
+      this.notify();
+    });
+  }
+
+  /**
+   * node-pty reports the exit only once the PTY's stream has closed, and a paused stream never closes: it would be
+   * destroyed with its last output unread. So while paused, the process is watched, and once it is gone the stream
+   * flows again (what is left is the kernel's PTY buffer, a few KiB).
+   */
+  private watchExitWhilePaused(): void {
+    const timer = setInterval(() => {
+      if (!this.paused) return clearInterval(timer);
+      if (!isGone(this.pid)) return;
+      clearInterval(timer);
+      this.exited = true;
+      this.paused = false;
+      this.flow.start();
+    }, EXIT_WATCH_MS);
+  }
+
+  /** After the exit: resolves once no output arrived for a moment and the emulator has parsed it all (bounded). */
+  private async drained(): Promise<void> {
+    if (this.paused) {
+      this.paused = false;
+      this.flow.start();
+    }
+    const deadline = Date.now() + EXIT_DRAIN_MAX_MS;
+    while (Date.now() < deadline && (this.backlog > 0 || Date.now() - this.lastOutput < EXIT_DRAIN_QUIET_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, EXIT_DRAIN_QUIET_MS / 2));
+    }
+  }
+
+  private notify(): void {
+    for (const watcher of this.watchers) watcher();
+  }
+
+  write(data: string): void {
+    this.lastUsed = Date.now();
+    this.pty.write(data);
+  }
+
+  resize(rows: number, cols: number): void {
+    this.lastUsed = Date.now();
+    this.pty.resize(cols, rows);
+    this.terminal.resize(cols, rows);
+  }
+
+  /** Sends a signal to the terminal's foreground process group (what a shell runs now), else to the command. */
+  signal(name: NodeJS.Signals): number | undefined {
+    this.lastUsed = Date.now();
+    const group = foregroundGroup(this.pid);
+    if (group === undefined) return undefined;
+    try {
+      process.kill(-group, name);
+      return group;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Resolves once everything the PTY has delivered so far is on the screen. */
+  flush(): Promise<void> {
+    return new Promise((resolve) => this.terminal.write("", resolve));
+  }
+
+  screen(scrollbackLines: number): ScreenView {
+    const buffer = this.terminal.buffer.active;
+    const { rows, cols } = this.terminal;
+    const line = (y: number) => (buffer.getLine(y)?.translateToString(true) ?? "").trimEnd();
+    const visible = Array.from({ length: rows }, (_, i) => line(buffer.baseY + i));
+    while (visible.length > 0 && visible[visible.length - 1] === "") visible.pop();
+    const from = Math.max(0, buffer.baseY - scrollbackLines);
+    return {
+      rows,
+      cols,
+      cursor: { row: buffer.cursorY + 1, col: buffer.cursorX + 1 },
+      altScreen: buffer.type === "alternate",
+      screen: visible.join("\n"),
+      scrollback: Array.from({ length: buffer.baseY - from }, (_, i) => line(from + i)),
+      scrollbackTotal: buffer.baseY,
+    };
+  }
+
+  read(offset: number, limit: number): ReplayPage {
+    return this.replay.read(offset, limit);
+  }
+
+  /**
+   * Waits, at most timeoutMs, for the output after `sinceOffset` to contain a text or match a pattern, or for
+   * the output to pause for quietMs; ends early when the process ends.
+   */
+  async waitFor(until: WaitUntil, sinceOffset: number, timeoutMs: number, signal: AbortSignal): Promise<WaitResult> {
+    const started = performance.now();
+    const result = (kind: WaitResult["until"]): WaitResult => ({
+      until: kind,
+      waitedMs: Math.round(performance.now() - started),
+    });
+    await this.flush();
+    return new Promise<WaitResult>((resolve) => {
+      let quietTimer: NodeJS.Timeout | undefined;
+      const finish = (kind: WaitResult["until"]) => {
+        clearTimeout(deadline);
+        clearTimeout(quietTimer);
+        this.watchers.delete(check);
+        signal.removeEventListener("abort", onAbort);
+        resolve(result(kind));
+      };
+      const check = () => {
+        if ("quietMs" in until) {
+          clearTimeout(quietTimer);
+          const quietFor = Date.now() - this.lastOutput;
+          if (this.backlog === 0 && quietFor >= until.quietMs) return finish("quiet");
+          quietTimer = setTimeout(check, Math.max(10, until.quietMs - quietFor));
+        } else {
+          const page = this.replay.read(sinceOffset, Number.MAX_SAFE_INTEGER);
+          const text = stripEscapes(page.text).slice(-EXPECT_WINDOW_CHARS);
+          if ("text" in until ? text.includes(until.text) : until.pattern.test(text))
+            return finish("text" in until ? "text" : "pattern");
+        }
+        if (this.end) finish("exited");
+      };
+      const deadline = setTimeout(() => finish("timeout"), timeoutMs);
+      const onAbort = () => finish("timeout");
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.watchers.add(check);
+      check();
+    });
+  }
+
+  /** Ends the process tree: the launcher ends everything beneath it on SIGTERM, SIGKILL after `graceMs`. */
+  async stop(reason: PtyEndReason, graceMs: number): Promise<PtyEnd> {
+    if (this.end) return this.end;
+    this.endReason ??= reason;
+    try {
+      this.pty.kill("SIGTERM");
+    } catch {
+      // Already gone.
+    }
+    const timer = setTimeout(() => {
+      try {
+        this.pty.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }, graceMs);
+    const end = await this.ended;
+    clearTimeout(timer);
+    return end;
+  }
+
+  dispose(): void {
+    this.watchers.clear();
+    this.terminal.dispose();
+  }
+}
+
+interface ReadFlow {
+  stop(): void;
+  start(): void;
+}
+
+/**
+ * Stops and restarts reading the PTY at its handle, so a flood waits in the kernel (the program blocks on its
+ * write). Pausing the stream instead would let it read ahead into its own buffer, and the read error (EIO) that
+ * follows the process's exit destroys that buffer with the last output in it. Falls back to pause/resume.
+ */
+function readFlow(pty: IPty): ReadFlow {
+  const handle = (pty as unknown as { _socket?: { _handle?: { readStop?(): number; readStart?(): number } } })._socket
+    ?._handle;
+  if (handle && typeof handle.readStop === "function" && typeof handle.readStart === "function") {
+    return { stop: () => void handle.readStop!(), start: () => void handle.readStart!() };
+  }
+  return { stop: () => pty.pause(), start: () => pty.resume() };
+}
+
+/**
+ * node-pty destroys a PTY's stream 200 ms after its process exits if the stream has not closed by then (a macOS
+ * workaround), which drops the output still in the kernel's buffer whenever the event loop is busy (measured: the
+ * last lines of a flood lost under load). On Linux the stream closes by itself once drained (read returns EIO), so
+ * that destroy is deferred, with the stream flowing, until it closes or EXIT_DRAIN_MAX_MS pass.
+ */
+function keepOutputPastExit(pty: IPty): void {
+  const socket = (pty as unknown as { _socket?: Socket })._socket;
+  if (!socket || typeof socket.destroy !== "function") return;
+  const destroy = socket.destroy.bind(socket);
+  let deferred = false;
+  socket.destroy = ((error?: Error) => {
+    if (deferred || socket.destroyed) return destroy(error);
+    deferred = true;
+    socket.resume();
+    const timer = setTimeout(() => destroy(error), EXIT_DRAIN_MAX_MS);
+    socket.once("close", () => clearTimeout(timer));
+    return socket;
+  }) as typeof socket.destroy;
+}
+
+/**
+ * The terminal's foreground process group: the tpgid of the process holding the terminal. The launcher gives the
+ * terminal to its command (--tty), so that is the launcher's first child; a bare spawn holds it itself.
+ */
+function foregroundGroup(pid: number): number | undefined {
+  const own = tpgidOf(pid);
+  if (own !== undefined) return own;
+  for (const child of childrenOf(pid)) {
+    const group = tpgidOf(child);
+    if (group !== undefined) return group;
+  }
+  return undefined;
+}
+
+function tpgidOf(pid: number): number | undefined {
+  const stat = readStat(pid);
+  return stat?.tpgid !== undefined && stat.tpgid > 0 ? stat.tpgid : undefined;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function signalName(signal: number): string {
+  const entry = Object.entries(osConstants.signals).find(([, value]) => value === signal);
+  return entry?.[0] ?? `signal ${signal}`;
+}
