@@ -98,7 +98,7 @@ export function toolCallOfUrl(url: string): McpToolCall | undefined {
   if (route === "x" && num("stop") !== undefined) return { tool: "shell_stop", arguments: { pid: num("stop")! } };
   // pty=1 processes: /m reads one (shell_output with pid, offset for raw bytes), /i types into it (shell_input).
   const pid = num("pid");
-  if (route === "v" && pid !== undefined) {
+  if (route === "m" && pid !== undefined) {
     const offset = num("offset");
     return { tool: "shell_output", arguments: { pid, ...(offset !== undefined ? { offset } : {}) } };
   }

@@ -330,7 +330,8 @@ describe("the tool kernel without the gateway", () => {
   });
 
   it("answers a synchronous read tool synchronously", () => {
-    const outcome = t.bridge.kernel.run(tool("read"), { path: ["a.txt"] }, contextFor(readOnly));
+    // stat: read itself became async when large files started paging by range (issue 34).
+    const outcome = t.bridge.kernel.run(tool("stat"), { path: "a.txt" }, contextFor(readOnly));
     expect(outcome).not.toBeInstanceOf(Promise);
     expect((outcome as { body: Body }).body).toMatchObject({ ok: true });
   });

@@ -59,7 +59,7 @@ export function stateOf(record: PtyRecord) {
 export function urlsOf(urls: ExactUrls, pid: number, running: boolean) {
   return {
     ...(running ? { input: urls.to("m", "i", [["pid", pid]]) } : {}),
-    view: urls.to("m", "v", [["pid", pid]]),
+    view: urls.to("m", "m", [["pid", pid]]),
     ...(running ? { stop: urls.to("m", "x", [["stop", pid]]) } : {}),
   };
 }

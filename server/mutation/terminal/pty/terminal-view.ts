@@ -98,7 +98,7 @@ function executeView(args: ViewArgs, ctx: ToolContext): ViewOutput {
           cwd: r.cwd,
           startedAt: new Date(r.startedAt).toISOString(),
           processState: r.process.running ? ("running" as const) : ("exited" as const),
-          view: ctx.urls.to("m", "v", [["pid", r.pid]]),
+          view: ctx.urls.to("m", "m", [["pid", r.pid]]),
         })),
         ...background.map((t) => ({
           pid: t.pid,
@@ -118,7 +118,7 @@ function executeView(args: ViewArgs, ctx: ToolContext): ViewOutput {
           exitCode: e.end.exitCode,
           signal: e.end.signal,
           endReason: e.end.reason,
-          view: ctx.urls.to("m", "v", [["pid", e.pid]]),
+          view: ctx.urls.to("m", "m", [["pid", e.pid]]),
         })),
       ],
     };
@@ -163,7 +163,7 @@ function executeView(args: ViewArgs, ctx: ToolContext): ViewOutput {
       text: page.text,
       ...(page.nextOffset < page.endOffset
         ? {
-            more: ctx.urls.to("m", "v", [
+            more: ctx.urls.to("m", "m", [
               ["pid", pid],
               ["offset", page.nextOffset],
               ...(args.limit !== undefined ? ([["limit", args.limit]] as Array<[string, number]>) : []),
