@@ -223,6 +223,26 @@ describe("control UI in Chromium", () => {
     expect(init.perms.web).toBe(true);
   });
 
+  it("states each sandbox check in words, enforced or not enforced, as /api/health reports it", async () => {
+    await goto("Projects");
+    const badges = page.locator('[data-test="sandbox"] .badge');
+    await badges.first().waitFor();
+    const health = await (await fetch(`${t.bridge.controlUrl}/api/health`)).json();
+    const sandbox = (health as { sandbox: Record<string, unknown> }).sandbox;
+    const shown = await badges.evaluateAll((els) =>
+      els.map((el) => [el.getAttribute("data-check"), el.textContent?.trim(), el.className]),
+    );
+    expect(shown.length).toBe(6);
+    for (const [check, text, className] of shown) {
+      const enforced = sandbox[check!] === true;
+      expect(text, check!).toMatch(enforced ? /: enforced$/ : /: not enforced$/);
+      expect(className, check!).toContain(enforced ? "on" : "off");
+    }
+    // The issue's case: the network is not restricted outside a container, and the badge says so in words.
+    expect(sandbox.network).toBe(false);
+    expect(shown.find(([check]) => check === "network")?.[1]).toBe("network restriction: not enforced");
+  });
+
   it("saves and clears a manual public origin on the Tunnel page", async () => {
     await goto("Tunnel");
     expect(await page.getByTestId("origin-source").textContent()).toBe("local");

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contentHash, imageInputs } from "../../scripts/image-tag.mjs";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { shellBlocks } from "../docs/doc-commands.js";
+import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { buildBridgeImage, BRIDGE_IMAGE, e2eName, REPO_ROOT } from "./support/containers.js";
 
 const execFileAsync = promisify(execFile);
@@ -163,6 +164,44 @@ describe("the no-tunnel mode, every step as printed", () => {
     const view = (await tunnel.json()) as { tunnel: { metricsUrl?: string; error?: string } };
     expect(view.tunnel.metricsUrl ?? null).toBeNull();
     expect(view.tunnel.error ?? null).toBeNull();
+  });
+
+  it("shows the no-tunnel mode calmly in Chromium: explained on the Tunnel and Sessions pages, no lookup error", async () => {
+    const browser = await launchChromium();
+    const problems: string[] = [];
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      recordConsoleProblems(page, problems);
+      await page.goto(`http://127.0.0.1:${controlPort}/`);
+      await page.getByRole("heading", { name: "urlbridge control plane" }).waitFor();
+      await page.keyboard.type(token);
+      await page.keyboard.press("Enter");
+      const goto = async (title: string) => {
+        await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: title }).click();
+        await page.getByRole("heading", { level: 1, name: title }).waitFor();
+      };
+      await goto("Tunnel");
+      const explained = page.getByTestId("no-tunnel");
+      await explained.waitFor();
+      expect(await explained.textContent()).toContain("No tunnel in this mode");
+      const reach = page.getByTestId("reachability");
+      expect(await reach.getAttribute("class")).toContain("notice-info");
+      expect(await reach.textContent()).toMatch(/^\s*No-tunnel mode/);
+      const body = (await page.locator("main").textContent())!;
+      expect(body).not.toMatch(/ENOTFOUND|getaddrinfo|not ready/);
+      await page.screenshot({
+        path: path.join(REPO_ROOT, "test-artifacts", "e2e", "tunnel-no-tunnel.png"),
+        fullPage: true,
+      });
+      await goto("Sessions");
+      const card = page.getByTestId("reachability").first();
+      await card.waitFor();
+      expect(await card.getAttribute("class")).toContain("notice-info");
+      expect(await card.textContent()).toContain(`http://127.0.0.1:${dataPort}`);
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it("`image-tag.mjs build` after compose built the same sources tags that image: one build", async () => {
