@@ -24,6 +24,8 @@ import { buildBridgeImage, BRIDGE_IMAGE, e2eName, REPO_ROOT } from "./support/co
 const execFileAsync = promisify(execFile);
 type Body = Record<string, unknown> & { ok: boolean };
 const HEALTH_POLLS = 120;
+/** The first `up` builds the previous release's image (the dependency layers come from the cache): minutes. */
+const BUILD_TIMEOUT_MS = 1_200_000;
 const POLL_MS = 1000;
 const PREVIOUS_RELEASE_LINE = "// no-tunnel-mode.test.ts: the release before this one\n";
 
@@ -55,6 +57,8 @@ async function sh(script: string): Promise<{ stdout: string; stderr: string }> {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
     LANG: "C.UTF-8",
+    // Debian's bash reads /etc/bash.bashrc when stdin is a socket, where -u trips on an unset PS1.
+    PS1: "",
     ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
   };
   try {
@@ -143,28 +147,35 @@ afterAll(async () => {
 }, 120_000);
 
 describe("the no-tunnel mode, every step as printed", () => {
-  it("README's fallback: plain `docker compose up -d` builds and starts the bridge alone, Init URLs on this host", async () => {
-    const [fallback] = shellBlocks("README.md").filter((b) => b.mode === "docker" && b.text.includes("COMPOSE_FILE"));
-    expect(fallback!.text).toMatch(/^docker compose up -d$/m);
-    await sh(fallback!.text);
-    firstTag = `${BRIDGE_IMAGE.split("-")[0]}-${contentHash(checkout)}`;
-    token = (await sh("docker compose exec -T bridge urlbridge token --show")).stdout.trim();
-    await sh("docker compose exec -T bridge urlbridge project add demo /projects/demo --write");
-    const created = JSON.parse((await sh("docker compose exec -T bridge urlbridge session create demo --json")).stdout);
-    initUrl = created.initUrl as string;
-    expect(initUrl.startsWith(`http://127.0.0.1:${dataPort}/v0/init/`)).toBe(true);
-    await expectServing(hashOf(firstTag));
-    const init = (await (await fetch(initUrl)).json()) as { bases: Record<string, string> };
-    const write = await fetch(`${init.bases.m}/w?path=notes.txt&raw=${encodeUrlText("before the upgrade\n")}`);
-    expect(((await write.json()) as Body).ok).toBe(true);
-    const tunnel = await fetch(`http://127.0.0.1:${controlPort}/api/tunnel`, {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    // No tunnel to watch: no failing lookup of "tunnel" for the Tunnel page to show.
-    const view = (await tunnel.json()) as { tunnel: { metricsUrl?: string; error?: string } };
-    expect(view.tunnel.metricsUrl ?? null).toBeNull();
-    expect(view.tunnel.error ?? null).toBeNull();
-  });
+  it(
+    "README's fallback: plain `docker compose up -d` builds and starts the bridge alone, Init URLs on this host",
+    async () => {
+      const [fallback] = shellBlocks("README.md").filter((b) => b.mode === "docker" && b.text.includes("COMPOSE_FILE"));
+      expect(fallback!.text).toMatch(/^docker compose up -d$/m);
+      await sh(fallback!.text);
+      await health(); // `up -d` returns once the container started; the bridge makes its token as it starts serving
+      firstTag = `${BRIDGE_IMAGE.split("-")[0]}-${contentHash(checkout)}`;
+      token = (await sh("docker compose exec -T bridge urlbridge token --show")).stdout.trim();
+      await sh("docker compose exec -T bridge urlbridge project add demo /projects/demo --write");
+      const created = JSON.parse(
+        (await sh("docker compose exec -T bridge urlbridge session create demo --json")).stdout,
+      );
+      initUrl = created.initUrl as string;
+      expect(initUrl.startsWith(`http://127.0.0.1:${dataPort}/v0/init/`)).toBe(true);
+      await expectServing(hashOf(firstTag));
+      const init = (await (await fetch(initUrl)).json()) as { bases: Record<string, string> };
+      const write = await fetch(`${init.bases.m}/w?path=notes.txt&raw=${encodeUrlText("before the upgrade\n")}`);
+      expect(((await write.json()) as Body).ok).toBe(true);
+      const tunnel = await fetch(`http://127.0.0.1:${controlPort}/api/tunnel`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      // No tunnel to watch: no failing lookup of "tunnel" for the Tunnel page to show.
+      const view = (await tunnel.json()) as { tunnel: { metricsUrl?: string; error?: string } };
+      expect(view.tunnel.metricsUrl ?? null).toBeNull();
+      expect(view.tunnel.error ?? null).toBeNull();
+    },
+    BUILD_TIMEOUT_MS,
+  );
 
   it("shows the no-tunnel mode calmly in Chromium: explained on the Tunnel and Sessions pages, no lookup error", async () => {
     const browser = await launchChromium();
