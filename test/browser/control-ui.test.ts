@@ -223,6 +223,26 @@ describe("control UI in Chromium", () => {
     expect(init.perms.web).toBe(true);
   });
 
+  it("makes a new folder in the folder browser, owned by the agents, and adds it with terminal at once", async () => {
+    await goto("Projects");
+    await page.getByRole("button", { name: "Add project" }).first().click();
+    const browserPanel = page.getByRole("region", { name: "Folder browser" });
+    await browserPanel.locator(`button[data-path="${browseRoot}"]`).click();
+    await browserPanel.getByRole("button", { name: "other-folder" }).waitFor();
+    await browserPanel.getByLabel("New folder here").fill("made-here");
+    await browserPanel.getByRole("button", { name: "Create folder" }).click();
+    const made = path.join(browseRoot, "made-here");
+    await browserPanel.getByText("No subfolders here.").waitFor();
+    expect(fs.statSync(made).isDirectory()).toBe(true);
+    if (process.getuid?.() === 0) expect(fs.statSync(made).uid).toBe(1000);
+    await shot("02b-new-folder");
+    await browserPanel.getByRole("button", { name: "Use this folder" }).click();
+    expect(await page.getByTestId("chosen-root").textContent()).toBe(made);
+    await page.getByLabel("Allow terminal commands").check();
+    await page.locator("form").getByRole("button", { name: "Add project" }).click();
+    await page.locator('article[data-project="made-here"]').waitFor();
+  });
+
   it("states each sandbox check in words, enforced or not enforced, as /api/health reports it", async () => {
     await goto("Projects");
     const badges = page.locator('[data-test="sandbox"] .badge');
