@@ -136,7 +136,9 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
     expect(await card.getByTestId("reachability").textContent()).toContain(
       "Only programs on the bridge's own machine can reach this Init URL",
     );
-    expect(await card.getByTestId("tools-summary").textContent()).toMatch(/^\d+ tools and \d+ transport features$/);
+    expect((await card.getByTestId("tools-summary").textContent())?.trim()).toMatch(
+      /^\d+ tools and \d+ transport features$/,
+    );
     await docShot("control-sessions-local.png");
 
     await goto("Tunnel");
