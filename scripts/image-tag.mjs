@@ -61,12 +61,64 @@ export function imageTag(context) {
 
 const imageExists = (tag) => spawnSync("docker", ["image", "inspect", tag], { stdio: "ignore" }).status === 0;
 
-/** Builds the content tag unless an image of that name exists already; returns the tag and whether it built. */
-export function buildImage(context) {
+/** What compose builds and runs when .env names no URLBRIDGE_IMAGE (compose.yaml `image:`). */
+export const COMPOSE_DEFAULT_IMAGE = `${IMAGE_REPOSITORY}:local`;
+
+/** The content hash an image was built from (dist/BUILD_ID, written by the Dockerfile), or undefined. */
+export function builtHash(image) {
+  if (!imageExists(image)) return undefined;
+  const read = spawnSync(
+    "docker",
+    ["run", "--rm", "--network", "none", "--entrypoint", "cat", image, "/app/dist/BUILD_ID"],
+    {
+      encoding: "utf8",
+    },
+  );
+  return read.status === 0 ? read.stdout.trim() : undefined;
+}
+
+/**
+ * Builds through `docker compose build` when the context holds compose.yaml, so the content tag and compose's own
+ * builds share one builder and one layer cache (BuildKit where compose has it); plain `docker build` otherwise.
+ */
+function build(context, tag) {
+  const stdio = ["ignore", process.stderr, process.stderr];
+  if (fs.existsSync(path.join(context, "compose.yaml"))) {
+    execFileSync("docker", ["compose", "build", "bridge"], {
+      cwd: context,
+      stdio,
+      env: { ...process.env, URLBRIDGE_IMAGE: tag },
+    });
+    return;
+  }
+  execFileSync("docker", ["build", "--tag", tag, context], { stdio });
+}
+
+/** The image compose runs now: URLBRIDGE_IMAGE from the environment or the env file, else urlbridge:local. */
+export function composeImages(envFile) {
+  const lines = fs.existsSync(envFile) ? fs.readFileSync(envFile, "utf8").split("\n") : [];
+  const fromFile = lines
+    .find((line) => /^\s*URLBRIDGE_IMAGE=/.test(line))
+    ?.split("=")[1]
+    ?.trim();
+  return [...new Set([process.env.URLBRIDGE_IMAGE, fromFile, COMPOSE_DEFAULT_IMAGE].filter(Boolean))];
+}
+
+/**
+ * The content tag for the context: reused when it exists; tagged onto the image compose built when that holds the
+ * same content (no second build: issue 32); built otherwise. Returns the tag and where it came from.
+ */
+export function buildImage(context, envFile = path.join(context, ".env")) {
   const tag = imageTag(context);
-  if (imageExists(tag)) return { tag, built: false };
-  execFileSync("docker", ["build", "--tag", tag, context], { stdio: ["ignore", process.stderr, process.stderr] });
-  return { tag, built: true };
+  if (imageExists(tag)) return { tag, built: false, from: tag };
+  const hash = contentHash(context);
+  const same = composeImages(envFile).find((image) => builtHash(image) === hash);
+  if (same) {
+    execFileSync("docker", ["tag", same, tag]);
+    return { tag, built: false, from: same };
+  }
+  build(context, tag);
+  return { tag, built: true, from: tag };
 }
 
 /** Sets URLBRIDGE_IMAGE=<tag> in the env file (keeping every other line), after checking the image exists. */
@@ -110,8 +162,16 @@ function main(argv) {
       console.log(imageTag(context));
       return;
     case "build": {
-      const { tag, built } = buildImage(context);
-      console.error(built ? `image-tag: built ${tag}` : `image-tag: ${tag} exists (same content), reused`);
+      const started = Date.now();
+      const { tag, built, from } = buildImage(context, envFile);
+      const seconds = Math.round((Date.now() - started) / 1000);
+      console.error(
+        built
+          ? `image-tag: built ${tag} in ${seconds} s`
+          : from === tag
+            ? `image-tag: ${tag} exists (same content), reused`
+            : `image-tag: ${from} holds the same content (buildId ${contentHash(context)}): tagged it ${tag}, nothing rebuilt`,
+      );
       console.log(tag);
       return;
     }

@@ -15,7 +15,9 @@ import { createPublicOrigin } from "./tunnel/public-origin.js";
 import { describeReachability } from "./tunnel/reachability.js";
 import { runningInAppliance } from "./control/session-mcp.js";
 import { operatorCommand } from "./cli/invocation.js";
-import { createRegistry } from "./control/registry.js";
+import { createRegistry, type Permissions } from "./control/registry.js";
+import { isToolEnabled } from "./kernel/tool/permissions.js";
+import { pluginToolName } from "./mcp/tools/plugins.js";
 import { createActivityRecorder } from "./edge/activity-recorder.js";
 import { createDataPlane } from "./gateway/app.js";
 import { createUnknownTokenThrottle, NO_UNKNOWN_TOKEN_THROTTLE } from "./gateway/unknown-token-throttle.js";
@@ -283,6 +285,15 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     store,
     states,
     tools,
+    pluginTools: () =>
+      plugins.plugins().flatMap((plugin) =>
+        plugins.toolsOf(plugin.id).map((hosted) => ({
+          name: pluginToolName(plugin.id, hosted.declared.id),
+          enabled: (permissions: Permissions) =>
+            isToolEnabled(hosted.definition, permissions) ||
+            (hosted.mutation !== undefined && isToolEnabled(hosted.mutation, permissions)),
+        })),
+      ),
     publicOrigin: () => publicOrigin.origin(),
     reachability: () => describeReachability(publicOrigin.state(), reachContext),
     growthOf: (sessionId) => ({

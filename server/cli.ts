@@ -53,6 +53,15 @@ export async function runCli(
         await (cmd.command === "backup" ? runBackupCommand : runRestoreCommand)(loadCliConfig(), cmd, print);
         return 0;
       }
+      case "session enable":
+      case "session disable":
+      case "session delete":
+      case "project edit":
+      case "project remove": {
+        const { runProjectAction, runSessionAction } = await import("./cli/manage-commands.js");
+        await (cmd.command.startsWith("project ") ? runProjectAction : runSessionAction)(loadCliConfig(), cmd, print);
+        return 0;
+      }
       default:
         if (cmd.command.startsWith("project ")) await runProjectCommand(loadCliConfig(), cmd, print);
         else await runSessionCommand(loadCliConfig(), cmd, print);

@@ -259,6 +259,11 @@ export interface AgentLimitsConfig {
 
 export interface OpenCodeConfig {
   enabled: boolean;
+  /**
+   * The operator set it up (URLBRIDGE_OPENCODE_PASSWORD, _URL or _ENABLED given): its tools are offered. Otherwise the
+   * plugin is listed as not configured and offers agents none of its tools (issue 32: none that cannot run).
+   */
+  configured: boolean;
   /** Loopback origin of `opencode serve`. */
   url: string;
   username: string;
@@ -378,6 +383,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     opencode: {
       enabled: e.URLBRIDGE_OPENCODE_ENABLED,
+      configured: ["URLBRIDGE_OPENCODE_PASSWORD", "URLBRIDGE_OPENCODE_URL", "URLBRIDGE_OPENCODE_ENABLED"].some(
+        (key) => picked[key] !== undefined,
+      ),
       url: e.URLBRIDGE_OPENCODE_URL,
       username: e.URLBRIDGE_OPENCODE_USERNAME,
       password: e.URLBRIDGE_OPENCODE_PASSWORD,

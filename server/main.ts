@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createOpenCodePlugin } from "../plugins/opencode-control/index.js";
 import { startBridge } from "./bridge.js";
+import { runningInAppliance } from "./control/session-mcp.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, type Logger } from "./log.js";
 import { bridgeIsRoot } from "./sandbox/identity.js";
@@ -126,7 +127,9 @@ export async function main(): Promise<void> {
   installFaultHandlers(log, () => closeBridge());
   // Bundled plugins (plugins/): OpenCode Control unless URLBRIDGE_OPENCODE_ENABLED=false. It connects lazily.
   const { enabled: opencodeEnabled, ...opencode } = config.opencode;
-  const plugins = opencodeEnabled ? [createOpenCodePlugin(opencode)] : [];
+  const plugins = opencodeEnabled
+    ? [createOpenCodePlugin(opencode, { inAppliance: runningInAppliance(config.stateDir) })]
+    : [];
   const bridge = await startBridge(config, { log, plugins });
   closeBridge = () => bridge.close();
   let stopping = false;

@@ -2,7 +2,8 @@
 // Limits of our own (waits, pages) are named here so docs/PLUGINS.md and the tools quote the same numbers.
 import type { OpenCodeConfig } from "../../server/config.js";
 
-export type OpenCodeSettings = Omit<OpenCodeConfig, "enabled">;
+/** `configured` left out means set up (tests and embedders pass what they use). */
+export type OpenCodeSettings = Omit<OpenCodeConfig, "enabled" | "configured"> & { configured?: boolean };
 
 export const PLUGIN_ID = "opencode-control";
 /** A wait answers within this, well under the tunnel's 100 s; the answer carries a poll URL to wait more. */

@@ -10,9 +10,11 @@ Usage:
   urlbridge token [--show]                           where the operator token lives; --show prints it
   urlbridge project add <name> <root> [--write] [--terminal] [--web]
   urlbridge project list
+  urlbridge project edit <project> [--permissions <write,terminal,web|none>] [--name <new-name>]
+  urlbridge project remove <project>                 ends its sessions; the folder itself is untouched
   urlbridge session create <project-name-or-id> [--name <name>]
   urlbridge session list
-  urlbridge session rotate <session-id>
+  urlbridge session rotate|enable|disable|delete <session-name-or-id>
   urlbridge mcp --session <session-name-or-id>       MCP over stdio for a local client (relays to the bridge)
       [--state-dir <dir>] [--control-url <url>]      ... finding the bridge without URLBRIDGE_* variables
   urlbridge backup <file>                            online copy of the state database (- for stdout), safe while running
@@ -35,6 +37,7 @@ const OPTIONS = {
   terminal: { type: "boolean" },
   web: { type: "boolean" },
   name: { type: "string" },
+  permissions: { type: "string" },
   session: { type: "string" },
   key: { type: "string" },
   "state-dir": { type: "string" },
@@ -56,6 +59,8 @@ export interface ParsedCommand {
     terminal: boolean;
     web: boolean;
     name: string | undefined;
+    /** `project edit`: the permissions that are on afterwards (`write,terminal`, or `none`). */
+    permissions: string | undefined;
     session: string | undefined;
     key: string | undefined;
     /** `mcp`: the bridge's state dir, in place of URLBRIDGE_STATE_DIR (MCP clients start the relay without our environment). */
@@ -73,9 +78,14 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   token: { flags: ["show", "json"], args: [] },
   "project add": { flags: ["write", "terminal", "web", "json"], args: ["<name>", "<root>"] },
   "project list": { flags: ["json"], args: [] },
+  "project edit": { flags: ["permissions", "name", "json"], args: ["<project>"] },
+  "project remove": { flags: ["json"], args: ["<project>"] },
   "session create": { flags: ["name", "json"], args: ["<project-name-or-id>"] },
   "session list": { flags: ["json"], args: [] },
   "session rotate": { flags: ["json"], args: ["<session-id>"] },
+  "session enable": { flags: ["json"], args: ["<session>"] },
+  "session disable": { flags: ["json"], args: ["<session>"] },
+  "session delete": { flags: ["json"], args: ["<session>"] },
   mcp: { flags: ["session", "state-dir", "control-url"], args: [] },
   backup: { flags: ["json"], args: ["<file>"] },
   restore: { flags: ["key", "json"], args: ["<file>"] },
@@ -125,6 +135,7 @@ function build(command: string, args: string[], values: Partial<Record<Flag, str
       terminal: values.terminal === true,
       web: values.web === true,
       name: typeof values.name === "string" ? values.name : undefined,
+      permissions: typeof values.permissions === "string" ? values.permissions : undefined,
       session: typeof values.session === "string" ? values.session : undefined,
       key: typeof values.key === "string" ? values.key : undefined,
       stateDir: typeof values["state-dir"] === "string" ? values["state-dir"] : undefined,

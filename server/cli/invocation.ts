@@ -60,7 +60,10 @@ export function operatorCommand(args: string, config: Config, context: Invocatio
   return `${stateDir}node ${path.join(root, "bin", "urlbridge.js")} ${args}`;
 }
 
-/** How this bridge is started, for "start the server first" hints. */
+/**
+ * How this bridge is started, for "start the server first" hints. In the appliance plain `up -d` is right in both
+ * modes: with the tunnel, and without it (deploy/compose.local-data-plane.yaml, named in .env, leaves it out).
+ */
 export function startCommand(context: Pick<InvocationContext, "inAppliance">): string {
-  return context.inAppliance ? "docker compose up -d bridge" : "npm start (in the checkout)";
+  return context.inAppliance ? "docker compose up -d" : "npm start (in the checkout)";
 }

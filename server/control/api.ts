@@ -4,7 +4,7 @@ import type { Config } from "../config.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { Store } from "../store/index.js";
 import { ControlError, ControlErrorCode } from "./errors.js";
-import { listFolders } from "./folder-browser.js";
+import { createFolder, listFolders } from "./folder-browser.js";
 import { readJsonBody } from "./json-body.js";
 import type { PublicOrigin } from "../tunnel/public-origin.js";
 import { normalizeOrigin, type OriginState } from "../tunnel/public-origin.js";
@@ -22,6 +22,7 @@ import {
   createProjectBody,
   createSessionBody,
   fsQuery,
+  createFolderBody,
   patchProjectBody,
   tunnelBody,
 } from "./schemas.js";
@@ -224,6 +225,13 @@ export function createApiRouter(options: ApiOptions): Router {
   router.get("/fs", async (ctx) => {
     const q = parseInput(fsQuery, ctx.query);
     ctx.body = await listFolders(options.config.browseRoots, q.path);
+  });
+  router.post("/fs", async (ctx) => {
+    const body = parseInput(createFolderBody, await readJsonBody(ctx));
+    ctx.status = 201;
+    ctx.body = await createFolder(options.config.browseRoots, body.path, body.name, {
+      ownerFor: options.terminalIdentity,
+    });
   });
 
   return router;

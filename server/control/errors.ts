@@ -19,6 +19,7 @@ export const ControlErrorCode = {
   outsideBrowseRoots: "outside_browse_roots",
   notReadable: "not_readable",
   pathNotFound: "path_not_found",
+  folderExists: "folder_exists",
   // who may call (operator-auth.ts, auth-routes.ts, auth-backoff.ts, host-guard.ts, same-origin.ts)
   unauthorized: "unauthorized",
   invalidToken: "invalid_token",
@@ -51,6 +52,7 @@ export const CONTROL_ERROR_STATUS = {
   invalid_origin: 400,
   invalid_path: 400,
   outside_browse_roots: 403,
+  folder_exists: 409,
   not_readable: 403,
   path_not_found: 404,
   unauthorized: 401,

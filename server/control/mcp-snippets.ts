@@ -120,10 +120,13 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
   const authorization = `Bearer ${bearer}`;
   const [command, ...args] = stdioCommand;
   const schema = "https://opencode.ai/config.json";
+  // The label says what the URL is: "over HTTPS" only around an https:// URL (issue 32), else "over HTTP (this
+  // machine only)" for the local origin of a bridge with no tunnel yet.
+  const remote = url.startsWith("https://") ? "remote over HTTPS" : "over HTTP (this machine only)";
   return [
     {
       id: "opencode-remote",
-      title: "OpenCode (opencode.json), remote over HTTPS",
+      title: `OpenCode (opencode.json), ${remote}`,
       kind: "json",
       text: pretty({
         $schema: schema,
@@ -138,7 +141,7 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
     },
     {
       id: "claude-code-remote",
-      title: "Claude Code, remote over HTTPS",
+      title: `Claude Code, ${remote}`,
       kind: "shell",
       text: [
         "claude",
@@ -162,7 +165,7 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
     },
     {
       id: "codex-remote",
-      title: `Codex (~/.codex/config.toml), remote over HTTPS; start codex with ${CODEX_BEARER_ENV} set`,
+      title: `Codex (~/.codex/config.toml), ${remote}; start codex with ${CODEX_BEARER_ENV} set`,
       kind: "toml",
       text: [
         `# export ${CODEX_BEARER_ENV}=${shellQuote(bearer)}   (in the shell that starts codex)`,
@@ -183,7 +186,7 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
     },
     {
       id: "gemini-remote",
-      title: "Gemini CLI (~/.gemini/settings.json), remote over HTTPS",
+      title: `Gemini CLI (~/.gemini/settings.json), ${remote}`,
       kind: "json",
       text: pretty({ mcpServers: { [serverName]: { httpUrl: url, headers: { Authorization: authorization } } } }),
     },
@@ -195,7 +198,7 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
     },
     {
       id: "vscode-remote",
-      title: "VS Code (.vscode/mcp.json), remote over HTTPS",
+      title: `VS Code (.vscode/mcp.json), ${remote}`,
       kind: "json",
       text: pretty({ servers: { [serverName]: { type: "http", url, headers: { Authorization: authorization } } } }),
     },
@@ -207,7 +210,7 @@ export function buildMcpSnippets(input: McpSnippetInput): McpSnippet[] {
     },
     {
       id: "cursor-remote",
-      title: "Cursor (.cursor/mcp.json), remote over HTTPS",
+      title: `Cursor (.cursor/mcp.json), ${remote}`,
       kind: "json",
       text: pretty({ mcpServers: { [serverName]: { url, headers: { Authorization: authorization } } } }),
     },

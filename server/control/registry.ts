@@ -35,7 +35,7 @@ export interface SessionView {
   initUrl: string;
   /** Who can reach initUrl with the current public origin, and what to do when that is not everyone. */
   reachability: Reachability;
-  /** Tool ids this generation can call, given its project's permissions. */
+  /** Tools this generation can call, given its project's permissions: kernel tool ids, then plugin tools as MCP names them. */
   tools: string[];
   features: string[];
   createdAt: number;
@@ -47,6 +47,11 @@ export interface RegistryOptions {
   store: Store;
   states: SessionStates;
   tools: AnyToolDefinition[];
+  /**
+   * Plugin tools as agents are offered them (named as on MCP, `<plugin>_<tool>`), so a session's tool list counts
+   * what the agent can call (issue 32); a plugin that is not set up offers none.
+   */
+  pluginTools?: () => Array<{ name: string; enabled: (permissions: Permissions) => boolean }>;
   publicOrigin: () => string;
   /** Who can reach a URL on that origin (server/tunnel/reachability.ts). */
   reachability: () => Reachability;
@@ -106,7 +111,9 @@ export function createRegistry(options: RegistryOptions) {
   }
 
   function effectiveTools(permissions: Permissions): string[] {
-    return options.tools.filter((t) => isToolEnabled(t, permissions)).map((t) => t.id);
+    const native = options.tools.filter((t) => isToolEnabled(t, permissions)).map((t) => t.id);
+    const plugin = (options.pluginTools?.() ?? []).filter((t) => t.enabled(permissions)).map((t) => t.name);
+    return [...native, ...plugin];
   }
 
   function view(session: SessionRow): SessionView {

@@ -56,6 +56,7 @@ export const activityQuery = z
   .strict();
 
 export const fsQuery = z.object({ path: z.string().min(1).optional() }).strict();
+export const createFolderBody = z.object({ path: z.string().min(1), name: z.string().min(1).max(255) }).strict();
 
 export type CreateProjectBody = z.infer<typeof createProjectBody>;
 export type PatchProjectBody = z.infer<typeof patchProjectBody>;

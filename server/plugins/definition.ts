@@ -74,7 +74,15 @@ export function definePluginTool<S extends z.ZodObject, O extends OutputSchema =
 }
 
 export interface PluginStatus {
-  state: "ready" | "disconnected" | "needs-auth" | "disabled" | "error" | "not-running" | "instance-changed";
+  state:
+    | "ready"
+    | "disconnected"
+    | "needs-auth"
+    | "disabled"
+    | "error"
+    | "not-running"
+    | "instance-changed"
+    | "not-configured";
   detail?: string;
   /** A plugin that talks to a service: where it is and how far the last contact got (never credentials). */
   connection?: PluginConnection;
@@ -99,4 +107,9 @@ export interface Plugin {
   description: string;
   tools: AnyPluginTool[];
   status(): Promise<PluginStatus>;
+  /**
+   * Set when the plugin is installed but not set up: what it needs, in words an operator can act on here. The host
+   * then offers none of its tools (an agent is never offered a tool that cannot run) and reports it not configured.
+   */
+  unconfigured?: string;
 }

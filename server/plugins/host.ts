@@ -70,8 +70,9 @@ export function createPluginHost(plugins: Plugin[]): PluginHost {
   for (const plugin of plugins) {
     assertDeclaration(plugin, seen);
     seen.add(plugin.id);
+    const offered = plugin.unconfigured === undefined ? plugin.tools : [];
     const tools = new Map(
-      plugin.tools.map((declared): [string, HostedPluginTool] => {
+      offered.map((declared): [string, HostedPluginTool] => {
         const hosted = hostDefinitions(plugin, declared);
         return [
           declared.id,
@@ -92,12 +93,15 @@ export function createPluginHost(plugins: Plugin[]): PluginHost {
       ),
     summaries: async () =>
       Promise.all(
-        [...byId.values()].map(async ({ plugin }) => ({
+        [...byId.values()].map(async ({ plugin, tools }) => ({
           id: plugin.id,
           title: plugin.title,
           description: plugin.description,
-          toolCount: plugin.tools.length,
-          status: await plugin.status().catch((e: unknown) => ({ state: "error" as const, detail: String(e) })),
+          toolCount: tools.size,
+          status:
+            plugin.unconfigured !== undefined
+              ? { state: "not-configured" as const, detail: plugin.unconfigured }
+              : await plugin.status().catch((e: unknown) => ({ state: "error" as const, detail: String(e) })),
         })),
       ),
   };

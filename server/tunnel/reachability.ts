@@ -15,6 +15,11 @@ export interface Reachability {
   reach: Reach;
   /** Null when the URL is public; otherwise who can reach it and what to do, in one or two sentences. */
   warning: string | null;
+  /**
+   * The appliance's no-tunnel mode (deploy/compose.local-data-plane.yaml: data plane on the host's loopback, no
+   * tunnel watched): an expected state the operator chose, shown calmly and explained, not as a failure.
+   */
+  noTunnelMode: boolean;
 }
 
 export interface ReachabilityContext {
@@ -40,6 +45,19 @@ const FIX_LOCAL =
   "For a remote agent, start a tunnel to the data plane or set a public origin on the Tunnel page (or URLBRIDGE_PUBLIC_ORIGIN).";
 
 export function describeReachability(state: OriginState, context: ReachabilityContext): Reachability {
+  const reachability = describeOrigin(state, context);
+  const noTunnelMode = context.inAppliance && context.dataPlaneOnHost && state.tunnel.metricsUrl === undefined;
+  if (noTunnelMode && reachability.reach === "this_machine" && state.source === "local") {
+    return {
+      reach: "this_machine",
+      noTunnelMode,
+      warning: `No-tunnel mode (deploy/compose.local-data-plane.yaml, named in .env): Init URLs use ${state.origin}, which programs on this host reach and nothing else does. For a remote agent, remove the COMPOSE_FILE line from .env and run docker compose up -d once the tunnel can start, or set a public origin on the Tunnel page.`,
+    };
+  }
+  return { ...reachability, noTunnelMode };
+}
+
+function describeOrigin(state: OriginState, context: ReachabilityContext): Omit<Reachability, "noTunnelMode"> {
   const loopback = isLoopbackOrigin(state.origin);
   if (loopback && context.inAppliance && !context.dataPlaneOnHost && state.source === "local") {
     return {

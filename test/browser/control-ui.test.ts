@@ -223,6 +223,46 @@ describe("control UI in Chromium", () => {
     expect(init.perms.web).toBe(true);
   });
 
+  it("makes a new folder in the folder browser, owned by the agents, and adds it with terminal at once", async () => {
+    await goto("Projects");
+    await page.getByRole("button", { name: "Add project" }).first().click();
+    const browserPanel = page.getByRole("region", { name: "Folder browser" });
+    await browserPanel.locator(`button[data-path="${browseRoot}"]`).click();
+    await browserPanel.getByRole("button", { name: "other-folder" }).waitFor();
+    await browserPanel.getByLabel("New folder here").fill("made-here");
+    await browserPanel.getByRole("button", { name: "Create folder" }).click();
+    const made = path.join(browseRoot, "made-here");
+    await browserPanel.getByText("No subfolders here.").waitFor();
+    expect(fs.statSync(made).isDirectory()).toBe(true);
+    if (process.getuid?.() === 0) expect(fs.statSync(made).uid).toBe(1000);
+    await shot("02b-new-folder");
+    await browserPanel.getByRole("button", { name: "Use this folder" }).click();
+    expect(await page.getByTestId("chosen-root").textContent()).toBe(made);
+    await page.getByLabel("Allow terminal commands").check();
+    await page.locator("form").getByRole("button", { name: "Add project" }).click();
+    await page.locator('article[data-project="made-here"]').waitFor();
+  });
+
+  it("states each sandbox check in words, enforced or not enforced, as /api/health reports it", async () => {
+    await goto("Projects");
+    const badges = page.locator('[data-test="sandbox"] .badge');
+    await badges.first().waitFor();
+    const health = await (await fetch(`${t.bridge.controlUrl}/api/health`)).json();
+    const sandbox = (health as { sandbox: Record<string, unknown> }).sandbox;
+    const shown = await badges.evaluateAll((els) =>
+      els.map((el) => [el.getAttribute("data-check"), el.textContent?.trim(), el.className]),
+    );
+    expect(shown.length).toBe(6);
+    for (const [check, text, className] of shown) {
+      const enforced = sandbox[check!] === true;
+      expect(text, check!).toMatch(enforced ? /: enforced$/ : /: not enforced$/);
+      expect(className, check!).toContain(enforced ? "on" : "off");
+    }
+    // The issue's case: the network is not restricted outside a container, and the badge says so in words.
+    expect(sandbox.network).toBe(false);
+    expect(shown.find(([check]) => check === "network")?.[1]).toBe("network restriction: not enforced");
+  });
+
   it("saves and clears a manual public origin on the Tunnel page", async () => {
     await goto("Tunnel");
     expect(await page.getByTestId("origin-source").textContent()).toBe("local");

@@ -155,3 +155,71 @@ describe.skipIf("missing" in located && !required)("Plugins page with OpenCode C
     expect(consoleProblems).toEqual([]);
   });
 });
+
+describe("Plugins page with OpenCode Control installed but not set up (the appliance's default)", () => {
+  let browser: Browser;
+  let t: TestBridge;
+  const consoleProblems: string[] = [];
+
+  beforeAll(async () => {
+    await ensureWebBuilt();
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const settings = { url: "http://127.0.0.1:4096", username: "opencode", password: undefined };
+    const rest = { allowExisting: true, allowNested: false, maxWorkers: 8, configured: false };
+    t = await startTestBridge({}, { plugins: [createOpenCodePlugin({ ...settings, ...rest }, { inAppliance: true })] });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it("says not configured, in grey, with the compose-profile advice in plain words, and offers agents none of its tools", async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    recordConsoleProblems(page, consoleProblems);
+    await page.goto(t.bridge.controlUrl);
+    await page.getByRole("heading", { name: "urlbridge control plane" }).waitFor();
+    await page.keyboard.type(TEST_OPERATOR_TOKEN);
+    await page.keyboard.press("Enter");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Plugins" }).click();
+    const row = page.locator('tr[data-plugin="opencode-control"]');
+    const state = row.getByTestId("plugin-state");
+    await state.getByText("not configured").waitFor();
+    expect(await state.getAttribute("class")).toContain("idle");
+    const detail = (await row.getByTestId("plugin-detail").textContent())!;
+    expect(detail).toContain("docker compose --profile opencode up -d");
+    expect(detail).toContain("URLBRIDGE_OPENCODE_PASSWORD");
+    expect(detail).not.toContain("`");
+    expect((await row.getByTestId("plugin-tools").textContent())?.trim()).toBe("0");
+    await page.screenshot({ path: path.join(ARTIFACTS, "plugins-not-configured.png"), fullPage: true });
+
+    // Neither the session card nor MCP offers a plugin tool that cannot run.
+    const project = await t.api<{ id: string }>("POST", "/api/projects", {
+      name: "plain",
+      root: t.projectDir,
+      permissions: { write: true, terminal: false },
+    });
+    const session = await t.api<{ tools: string[]; initUrl: string }>("POST", "/api/sessions", {
+      projectId: project.body.id,
+    });
+    const init = (await (await fetch(session.body.initUrl)).json()) as { bases: { m: string } };
+    const token = new URL(init.bases.m).pathname.split("/")[2]!;
+    const listed = await fetch(`${t.bridge.dataUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    const names = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+      (tool) => tool.name,
+    );
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.filter((name) => name.startsWith("opencode-control"))).toEqual([]);
+    expect(session.body.tools.filter((id) => id.startsWith("opencode-control"))).toEqual([]);
+    expect(consoleProblems).toEqual([]);
+  });
+});

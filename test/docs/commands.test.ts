@@ -99,7 +99,7 @@ describe("documented commands (static)", () => {
     expect(dockerProblem("docker compose exec bridge urlbridge project add demo ~/code/demo --write")).toMatch(
       /expands on the host/,
     );
-    expect(dockerProblem("docker compose exec bridge urlbridge project remove demo")).toMatch(/unknown command/);
+    expect(dockerProblem("docker compose exec bridge urlbridge project delete demo")).toMatch(/unknown command/);
     expect(dockerProblem("docker compose logs tunnle")).toMatch(/does not define/);
     expect(cliProblem("session create")).toMatch(/takes <project-name-or-id>/);
   });

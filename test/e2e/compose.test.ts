@@ -165,6 +165,34 @@ describe("deploy/ overrides", () => {
     ]);
   });
 
+  it("compose.local-data-plane.yaml is the no-tunnel mode: plain `up` starts the bridge alone, watching no tunnel", async () => {
+    const files = ["compose.yaml", "deploy/compose.local-data-plane.yaml"];
+    const model = await composeConfig(files);
+    expect(Object.keys(model.services)).toEqual(["bridge"]);
+    expect(model.services.bridge!.environment).toMatchObject({
+      URLBRIDGE_DATA_PLANE_ON_HOST: "1",
+      URLBRIDGE_TUNNEL_METRICS: "",
+      URLBRIDGE_TRUSTED_PROXIES: "",
+    });
+    // The tunnel is still there for whoever asks for it by profile.
+    const args = ["compose", "--env-file", "/dev/null", ...files.flatMap((f) => ["-f", f]), "--profile", "tunnel"];
+    const { stdout } = await run("docker", [...args, "config", "--services"], { cwd: REPO_ROOT });
+    expect(stdout.trim().split("\n").sort()).toEqual(["bridge", "tunnel"]);
+  });
+
+  it("moves the host ports with URLBRIDGE_CONTROL_PORT and URLBRIDGE_DATA_PORT, the same inside and out", async () => {
+    const env = { URLBRIDGE_CONTROL_PORT: "48433", URLBRIDGE_DATA_PORT: "48432" };
+    const model = await composeConfig(["compose.yaml", "deploy/compose.local-data-plane.yaml"], env);
+    const { bridge } = model.services;
+    expect(bridge!.ports!.map((p) => [p.host_ip, p.target, p.published])).toEqual([
+      ["127.0.0.1", 48433, "48433"],
+      ["127.0.0.1", 48432, "48432"],
+    ]);
+    expect(bridge!.environment).toMatchObject(env);
+    const { tunnel } = (await composeConfig(["compose.yaml"], env)).services;
+    expect(tunnel!.command).toEqual(["tunnel", "--url", "http://bridge:48432", "--metrics", "0.0.0.0:2000"]);
+  });
+
   it("compose.named-tunnel.yaml runs `tunnel run` with TUNNEL_TOKEN and the operator's public origin", async () => {
     const env = { TUNNEL_TOKEN: "token-for-the-config-test", URLBRIDGE_PUBLIC_ORIGIN: "https://agents.example.com" };
     const { bridge, tunnel } = (await composeConfig(["compose.yaml", "deploy/compose.named-tunnel.yaml"], env))

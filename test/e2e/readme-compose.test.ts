@@ -35,6 +35,8 @@ async function compose(args: string[]): Promise<{ stdout: string; stderr: string
   }
 }
 
+const readEnv = () => fs.readFileSync(path.join(scratch, ".env"), "utf8");
+
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 describe("README docker commands", () => {
@@ -57,23 +59,29 @@ describe("README docker commands", () => {
         const config = await compose(["config", "--format", "json"]);
         expect(config.stderr).not.toMatch(/error/i);
         const model = JSON.parse(config.stdout) as Model;
-        for (const s of services.length > 0 ? services : ["bridge", "tunnel"])
-          expect(Object.keys(model.services)).toContain(s);
+        if (services.length > 0) {
+          for (const s of services) expect(Object.keys(model.services)).toContain(s);
+          continue;
+        }
+        // Plain `up`: the bridge and the tunnel, or the bridge alone in the no-tunnel mode the .env line names.
+        const noTunnel = fs.existsSync(path.join(scratch, ".env")) && /local-data-plane/.test(readEnv());
+        expect(Object.keys(model.services).sort()).toEqual(noTunnel ? ["bridge"] : ["bridge", "tunnel"]);
       }
     },
   );
 
-  it("keeps the local data plane on for a later plain `docker compose up -d bridge` once COMPOSE_FILE is in .env", async () => {
+  it("keeps the no-tunnel mode for every later plain `docker compose up -d` once COMPOSE_FILE is in .env", async () => {
     // The blocks above ran in order: the second one wrote the COMPOSE_FILE line.
-    expect(fs.readFileSync(path.join(scratch, ".env"), "utf8")).toContain(
-      "COMPOSE_FILE=compose.yaml:deploy/compose.local-data-plane.yaml",
-    );
-    const { bridge } = (JSON.parse((await compose(["config", "--format", "json", "bridge"])).stdout) as Model).services;
+    expect(readEnv()).toContain("COMPOSE_FILE=compose.yaml:deploy/compose.local-data-plane.yaml");
+    const model = JSON.parse((await compose(["config", "--format", "json"])).stdout) as Model;
+    expect(Object.keys(model.services)).toEqual(["bridge"]);
+    const { bridge } = model.services;
     expect(bridge!.ports!.map((p) => [p.host_ip, p.target])).toEqual([
       ["127.0.0.1", 47433],
       ["127.0.0.1", 47432],
     ]);
     expect(bridge!.environment!.URLBRIDGE_DATA_PLANE_ON_HOST).toBe("1");
+    expect(bridge!.environment!.URLBRIDGE_TUNNEL_METRICS).toBe("");
     fs.rmSync(path.join(scratch, ".env"));
     const plain = (JSON.parse((await compose(["config", "--format", "json", "bridge"])).stdout) as Model).services
       .bridge!;

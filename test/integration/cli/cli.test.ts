@@ -135,7 +135,55 @@ describe("urlbridge CLI against a running bridge", () => {
     expect((await fetch(rotated.initUrl)).status).toBe(200);
   });
 
-  // Each case is a real child process; they run side by side to keep the file quick.
+  it("disables and enables a session by name: its Init URL stops answering, then answers again", async () => {
+    const off = await runCli(["session", "disable", "agent-a"], env);
+    expect(off.stderr).toBe("");
+    expect(off.stdout).toMatch(/^Disabled session agent-a \(s_[^)]+\): its URLs answer nothing/);
+    const [session] = (JSON.parse((await runCli(["session", "list", "--json"], env)).stdout) as SessionJson[]).filter(
+      (s) => s.name === "agent-a",
+    );
+    expect(session!.enabled).toBe(false);
+    expect((await fetch(session!.initUrl)).status).toBe(404);
+    const on = await runCli(["session", "enable", session!.id, "--json"], env);
+    expect(on.code).toBe(0);
+    expect(JSON.parse(on.stdout)).toMatchObject({ id: session!.id, enabled: true });
+    expect((await fetch(session!.initUrl)).status).toBe(200);
+  });
+
+  it("edits a project's permissions (rotating its sessions) and its name, then removes it and its sessions", async () => {
+    await runCli(["project", "add", "scratch", t.projectDir], env);
+    const created = JSON.parse((await runCli(["session", "create", "scratch", "--json"], env)).stdout) as SessionJson;
+    const edit = await runCli(["project", "edit", "scratch", "--permissions", "write,web", "--name", "scratch-2"], env);
+    expect(edit.stderr).toBe("");
+    expect(edit.stdout).toMatch(/^Updated project scratch-2 \(p_[^)]+\): .*rotated 1 session\(s\)/);
+    const project = (
+      JSON.parse((await runCli(["project", "list", "--json"], env)).stdout) as Array<{
+        name: string;
+        permissions: unknown;
+      }>
+    ).find((p) => p.name === "scratch-2");
+    expect(project!.permissions).toEqual({ write: true, terminal: false, web: true });
+    expect((await fetch(created.initUrl)).status).toBe(404);
+    const readOnly = await runCli(["project", "edit", "scratch-2", "--permissions", "none", "--json"], env);
+    expect(JSON.parse(readOnly.stdout)).toMatchObject({ permissions: { write: false, terminal: false, web: false } });
+    const removed = await runCli(["project", "remove", "scratch-2"], env);
+    expect(removed.stdout).toMatch(/^Removed project scratch-2 .* the folder .* is untouched/);
+    const sessions = JSON.parse((await runCli(["session", "list", "--json"], env)).stdout) as SessionJson[];
+    expect(sessions.find((s) => s.id === created.id)).toBeUndefined();
+    expect(fs.existsSync(path.join(t.projectDir, "hello.txt"))).toBe(true);
+  });
+
+  it("deletes a session: gone from the list, its URLs answer 404", async () => {
+    const created = JSON.parse((await runCli(["session", "create", "demo", "--json"], env)).stdout) as SessionJson;
+    const deleted = await runCli(["session", "delete", created.id], env);
+    expect(deleted.stdout).toBe(`Deleted session ${created.name} (${created.id}): its URLs no longer work.\n`);
+    const sessions = JSON.parse((await runCli(["session", "list", "--json"], env)).stdout) as SessionJson[];
+    expect(sessions.map((s) => s.id)).not.toContain(created.id);
+    expect((await fetch(created.initUrl)).status).toBe(404);
+  });
+
+  // Each case is a real child process; they run side by side, a few at a time, to keep the file quick.
+  const FAILURES_AT_ONCE = 4;
   const FAILURES: Array<[string[], number, RegExp]> = [
     [["session", "create", "no-such-project"], 1, /no project named or with id "no-such-project"/],
     [["session", "rotate", "s_missing"], 1, /no session named or with id "s_missing"/],
@@ -146,16 +194,24 @@ describe("urlbridge CLI against a running bridge", () => {
     [["session", "list", "--bogus"], 2, /Unknown option '--bogus'/],
     [["frobnicate"], 2, /unknown command "frobnicate"/],
     [["project"], 2, /"project" needs a subcommand/],
+    [["project", "edit", "demo"], 1, /needs --permissions <list\|none> or --name <new-name>/],
+    [["project", "edit", "demo", "--permissions", "write,shell"], 1, /--permissions takes a comma-separated list/],
+    [["project", "remove", "no-such-project"], 1, /no project named or with id "no-such-project"/],
+    [["session", "delete", "s_missing"], 1, /no session named or with id "s_missing"/],
+    [["session", "disable"], 2, /takes <session>; got none/],
   ];
 
   it("fails in one stderr line with exit 1 (operation failed) or 2 (bad usage)", async () => {
-    const results = await Promise.all(FAILURES.map(([args]) => runCli(args, env)));
+    // A few at a time: fourteen node processes at once outlast the CLI's own timeout on a busy 2-core machine.
+    const results: CliResult[] = [];
+    for (let i = 0; i < FAILURES.length; i += FAILURES_AT_ONCE)
+      results.push(...(await Promise.all(FAILURES.slice(i, i + FAILURES_AT_ONCE).map(([args]) => runCli(args, env)))));
     results.forEach((result, i) => {
       const [args, code, pattern] = FAILURES[i]!;
       expect({ args, code: result.code, stderr: result.stderr }).toMatchObject({ args, code });
       expectOneLineError(result, code, pattern);
     });
-  });
+  }, 180_000);
 
   it("reports a wrong operator token as unauthorized, and a stopped server as unreachable", async () => {
     const port = String(await unusedPort());

@@ -47,7 +47,7 @@ describe("Init URL reachability", () => {
   it("says nothing once a public origin is set", async () => {
     expect((await t.api("PUT", "/api/tunnel", { publicOrigin: "https://bridge.example.com" })).status).toBe(200);
     const sessions = (await t.api<View[]>("GET", "/api/sessions")).body;
-    for (const s of sessions) expect(s.reachability).toEqual({ reach: "public", warning: null });
+    for (const s of sessions) expect(s.reachability).toEqual({ reach: "public", warning: null, noTunnelMode: false });
     const created = await runCli(["session", "create", "demo"], env);
     expect(created.stdout).not.toContain("Warning:");
     expect(created.stdout).toContain("https://bridge.example.com/v0/init/");

@@ -36,6 +36,35 @@ describe("plugin tools through /k", () => {
   });
   afterAll(async () => t.close());
 
+  it("counts the plugin's tools in the session's tool list, named as MCP offers them, by the project's permissions", async () => {
+    const tools = async (sessionId: string) =>
+      (await t.api<{ tools: string[] }>("GET", `/api/sessions/${sessionId}`)).body.tools;
+    const writable = await tools(s.sessionId);
+    const listed = await fetch(`${t.bridge.dataUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${new URL(s.m!).pathname.split("/")[2]}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    const mcpNames = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools
+      .map((tool) => tool.name)
+      .filter((name) => name.startsWith("notes_"));
+    expect(mcpNames.length).toBeGreaterThan(1);
+    expect(writable.filter((id) => id.startsWith("notes_")).sort()).toEqual(mcpNames.sort());
+    const readOnly = await t.session({
+      write: false,
+      terminal: false,
+      root: path.join(t.projectDir, "sub"),
+      name: "ro",
+    });
+    expect((await tools(readOnly.sessionId)).filter((id) => id.startsWith("notes_"))).not.toContain(
+      "notes_note_append",
+    );
+  });
+
   it("lists the plugin, and describes its tools with input and output schemas and a ready call URL", async () => {
     const list = await agentGet<
       Body & { plugins: Array<{ id: string; toolCount: number; status: { state: string } }> }

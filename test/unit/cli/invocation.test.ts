@@ -79,7 +79,7 @@ describe("operatorCommand", () => {
   });
 
   it("names how the bridge starts", () => {
-    expect(startCommand({ inAppliance: true })).toBe("docker compose up -d bridge");
+    expect(startCommand({ inAppliance: true })).toBe("docker compose up -d");
     expect(startCommand({ inAppliance: false })).toBe("npm start (in the checkout)");
   });
 });

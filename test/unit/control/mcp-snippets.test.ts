@@ -37,6 +37,16 @@ const INPUT: McpSnippetInput = {
 const snippet = (id: string) => buildMcpSnippets(INPUT).find((s) => s.id === id)!.text;
 
 describe("MCP client snippets", () => {
+  it.each([
+    ["https://a-b.trycloudflare.com/mcp", "remote over HTTPS"],
+    ["http://127.0.0.1:47432/mcp", "over HTTP (this machine only)"],
+  ])("labels the snippets for %s as %s, never HTTPS around an http:// URL", (url, words) => {
+    const remote = buildMcpSnippets({ ...INPUT, url }).filter((s) => /remote|over HTTP/.test(s.title));
+    expect(remote.length).toBeGreaterThanOrEqual(6);
+    for (const s of remote) expect(s.title, s.id).toContain(words);
+    if (url.startsWith("http:")) for (const s of remote) expect(s.title, s.id).not.toContain("HTTPS");
+  });
+
   it("gives OpenCode 1.18.33's remote shape: mcp.<name>, type remote, the URL, oauth false, the bearer header", () => {
     expect(JSON.parse(snippet("opencode-remote"))).toEqual({
       $schema: "https://opencode.ai/config.json",

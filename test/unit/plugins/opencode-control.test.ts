@@ -96,9 +96,10 @@ describe("URLBRIDGE_OPENCODE_URL", () => {
   ])("refuses %s", (value) => {
     expect(() => loadConfig({ URLBRIDGE_OPENCODE_URL: value, HOME: "/tmp" })).toThrow(ConfigError);
   });
-  it("defaults to the loopback 4096 origin, enabled, 8 workers, no password", () => {
+  it("defaults to the loopback 4096 origin, enabled but not configured, 8 workers, no password", () => {
     expect(loadConfig({ HOME: "/tmp" }).opencode).toEqual({
       enabled: true,
+      configured: false,
       url: "http://127.0.0.1:4096",
       username: "opencode",
       password: undefined,
@@ -107,5 +108,12 @@ describe("URLBRIDGE_OPENCODE_URL", () => {
       maxWorkers: 8,
     });
     expect(() => loadConfig({ HOME: "/tmp", URLBRIDGE_OPENCODE_MAX_WORKERS: "17" })).toThrow(ConfigError);
+  });
+  it.each([
+    ["URLBRIDGE_OPENCODE_PASSWORD", "a-password-of-sixteen-chars"],
+    ["URLBRIDGE_OPENCODE_URL", "http://127.0.0.1:4097"],
+    ["URLBRIDGE_OPENCODE_ENABLED", "true"],
+  ])("counts it configured once %s is given", (key, value) => {
+    expect(loadConfig({ HOME: "/tmp", [key]: value }).opencode.configured).toBe(true);
   });
 });

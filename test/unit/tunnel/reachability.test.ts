@@ -46,8 +46,8 @@ describe("describeReachability", () => {
       /Nobody can reach this Init URL.*not even this host/,
     ],
     [
-      "appliance with the loopback publish",
-      state("http://127.0.0.1:47432", "local"),
+      "appliance with the loopback publish and a tunnel watched",
+      state("http://127.0.0.1:47432", "local", WATCHED(false, false)),
       published,
       "this_machine",
       /Only programs on the bridge's own machine/,
@@ -100,6 +100,20 @@ describe("describeReachability", () => {
     expect(result.reach).toBe(reach);
     if (warning) expect(result.warning).toMatch(warning);
     else expect(result.warning).toBeNull();
+  });
+
+  it("calls the appliance's no-tunnel mode by its name and says how to leave it, only when no tunnel is watched", () => {
+    const mode = describeReachability(state("http://127.0.0.1:47432", "local"), published);
+    expect(mode).toMatchObject({ reach: "this_machine", noTunnelMode: true });
+    expect(mode.warning).toMatch(
+      /^No-tunnel mode \(deploy\/compose\.local-data-plane\.yaml.*remove the COMPOSE_FILE line/,
+    );
+    expect(mode.warning).not.toContain("`");
+    const watched = describeReachability(state("http://127.0.0.1:47432", "local", WATCHED(false, false)), published);
+    expect(watched.noTunnelMode).toBe(false);
+    expect(describeReachability(state("http://127.0.0.1:47432", "local"), checkout).noTunnelMode).toBe(false);
+    const named = describeReachability(state("https://agents.example.com", "setting"), published);
+    expect(named).toMatchObject({ reach: "public", warning: null, noTunnelMode: true });
   });
 
   it.each([

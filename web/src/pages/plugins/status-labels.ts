@@ -12,12 +12,14 @@ const STATE_LABELS: Record<State, string> = {
   "instance-changed": "instance changed",
   disabled: "disabled",
   error: "error",
+  "not-configured": "not configured",
 };
 
 export const stateLabel = (state: State): string => STATE_LABELS[state] ?? state;
 
-/** Green when usable, red when a call would fail. */
-export const stateTone = (state: State): "ok" | "fail" => (state === "ready" ? "ok" : "fail");
+/** Green when usable, grey when the operator has not set it up (a choice, not a fault), red when a call would fail. */
+export const stateTone = (state: State): "ok" | "idle" | "fail" =>
+  state === "ready" ? "ok" : state === "not-configured" ? "idle" : "fail";
 
 /** What the server asks for; not known until something answered at the URL. */
 export function authLabel(state: State, auth: Connection["auth"]): string {

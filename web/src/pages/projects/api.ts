@@ -18,6 +18,9 @@ export const patchProject = (id: string, body: PatchProjectBody) =>
   api.patch<PatchProjectResult>(`/api/projects/${encodeURIComponent(id)}`, body);
 export const deleteProject = (id: string) => api.del(`/api/projects/${encodeURIComponent(id)}`);
 export const listFolders = (path?: string) => api.get<FolderListing>(`/api/fs${query({ path })}`);
+/** "New folder": made inside `path` as the agents' identity; answers the parent's listing. */
+export const createFolder = (path: string, name: string) =>
+  api.post<FolderListing & { created: string }>("/api/fs", { path, name });
 /** What the terminal sandbox enforces (public /api/health). */
 export const getSandbox = async () => (await api.get<{ sandbox?: SandboxReport }>("/api/health")).sandbox;
 /** What one session's agent may use: OOM order, memory and growth budgets, file size (public /api/health). */
