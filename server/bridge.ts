@@ -250,6 +250,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     hooks: readTestHooks(),
     sandbox,
     terminal,
+    review: config.review,
     ...(options.now ? { now: options.now } : {}),
   });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
