@@ -23,6 +23,8 @@ import { resultTool } from "./journal/poll.js";
 import { stageTool } from "./staging/stage.js";
 import { terminalTool } from "./terminal/terminal.js";
 import { writeTool } from "./files/write.js";
+import { changesTool } from "./review/changes.js";
+import { revertTool } from "./review/revert.js";
 
 export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./journal/controls.js";
 export { computeCallId, canonicalJson, deriveRunNonce } from "./journal/call-id.js";
@@ -43,4 +45,6 @@ export const mutationTools: AnyToolDefinition[] = [
   stageTool,
   blobStatusTool,
   resultTool,
+  changesTool,
+  revertTool,
 ];

@@ -121,9 +121,7 @@ export function createChangeQueries(db: Db) {
     "SELECT * FROM file_changes WHERE session_id = ? AND applied = 1 AND id > ? ORDER BY id LIMIT ?",
   );
   const intentStmt = db.prepare("SELECT * FROM file_changes WHERE session_id = ? AND call_id = ? ORDER BY seq");
-  const laterStmt = db.prepare(
-    "SELECT * FROM file_changes WHERE project_id = ? AND path = ? AND applied = 1 AND id > ? ORDER BY id",
-  );
+  const laterStmt = db.prepare("SELECT * FROM file_changes WHERE path = ? AND applied = 1 AND id > ? ORDER BY id");
   const blobStmt = db.prepare("SELECT content FROM review_blobs WHERE hash = ?");
   const usageStmt = db.prepare(`SELECT
     (SELECT COUNT(*) FROM file_changes) AS changes,
@@ -180,9 +178,9 @@ export function createChangeQueries(db: Db) {
     /** Everything an intent of the session recorded, applied or not, in its own order. */
     ofIntent: (sessionId: string, callId: string): FileChangeRow[] =>
       (intentStmt.all(sessionId, callId) as RawChange[]).map(toChange),
-    /** Applied changes to `path` in the project after row `afterId`, by anyone. */
-    laterOn: (projectId: string, path: string, afterId: number): FileChangeRow[] =>
-      (laterStmt.all(projectId, path, afterId) as RawChange[]).map(toChange),
+    /** Applied changes to `path` (canonical: the same file whichever project names it) after row `afterId`, by anyone. */
+    laterOn: (path: string, afterId: number): FileChangeRow[] =>
+      (laterStmt.all(path, afterId) as RawChange[]).map(toChange),
     /** The bytes of a recorded version, or undefined once dropped. */
     blob: (hash: string): Buffer | undefined => (blobStmt.get(hash) as { content: Buffer } | undefined)?.content,
     usage: (): ReviewUsage => usageStmt.get() as ReviewUsage,

@@ -32,7 +32,7 @@ export const fileChangesSchema: Migration = {
     );
     CREATE INDEX file_changes_session ON file_changes(session_id, id);
     CREATE INDEX file_changes_intent ON file_changes(intent_id);
-    CREATE INDEX file_changes_path ON file_changes(project_id, path, id);
+    CREATE INDEX file_changes_path ON file_changes(path, id);
     CREATE TABLE review_blobs (
       hash TEXT PRIMARY KEY,
       size INTEGER NOT NULL,
