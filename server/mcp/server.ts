@@ -23,6 +23,7 @@ import { compactOutputSchema } from "./output-schema.js";
 import { mcpWorded } from "./wording.js";
 import { fileTools } from "./tools/files.js";
 import { journalTools } from "./tools/journal.js";
+import { reviewTools } from "./tools/review.js";
 import { pluginSpecs } from "./tools/plugins.js";
 import { readTools } from "./tools/read.js";
 import { searchTools } from "./tools/search.js";
@@ -67,6 +68,7 @@ export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [
   ...fileTools,
   ...shellTools,
   ...journalTools,
+  ...reviewTools,
 ];
 
 /** Bound on /j polls while settling (each waits up to MAX_WAIT_MS). */
