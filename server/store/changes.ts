@@ -104,7 +104,7 @@ export interface ReviewUsage {
   bytes: number;
 }
 
-/** How many rows one pruning step drops the detail of before it measures the size again. */
+/** Most rows one pruning step drops the detail of before it measures the size again. */
 const PRUNE_STEP_ROWS = 64;
 
 /** On the journal's connection, so a change's applied flag is set in the very transaction its intent finishes in. */
@@ -196,14 +196,16 @@ export function createChangeQueries(db: Db) {
         forgetStmt.run(options.forgetBefore);
         return n;
       })();
-      while ((usageStmt.get() as ReviewUsage).bytes > options.maxBytes) {
+      // One row first, then doubling: a small overrun drops little, a large one is caught up in few steps.
+      for (let step = 1; (usageStmt.get() as ReviewUsage).bytes > options.maxBytes;) {
         const n = db.transaction(() => {
-          const step = dropOldestStmt.run(PRUNE_STEP_ROWS).changes;
+          const taken = dropOldestStmt.run(step).changes;
           collectStmt.run();
-          return step;
+          return taken;
         })();
         if (n === 0) break;
         dropped += n;
+        step = Math.min(2 * step, PRUNE_STEP_ROWS);
       }
       return dropped;
     },
