@@ -17,6 +17,7 @@ import { runningInAppliance } from "./control/session-mcp.js";
 import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry } from "./control/registry.js";
 import { createActivityRecorder } from "./edge/activity-recorder.js";
+import { createOperatorReview } from "./edge/operator-review.js";
 import { createDataPlane } from "./gateway/app.js";
 import { createUnknownTokenThrottle, NO_UNKNOWN_TOKEN_THROTTLE } from "./gateway/unknown-token-throttle.js";
 import { createAuthenticator } from "./gateway/authenticate.js";
@@ -328,6 +329,14 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     log,
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
+    review: createOperatorReview({
+      store,
+      kernel,
+      tools,
+      states,
+      agentFallback: config.agentFallback,
+      signal: shutdown.signal,
+    }),
     terminalIdentity: (root) => {
       if (!containerMode) return sandbox.identityFor(root);
       const owner = fs.statSync(root);
