@@ -8,7 +8,7 @@ import { createControlClient } from "./control-client.js";
 import { findSession } from "./find-session.js";
 
 interface Listed {
-  intents?: Array<{ callId: string; tool: string; at: string; files: Array<{ path: string; change: string }> }>;
+  intents?: Array<{ callId: string; tool: string; changedAt: string; files: Array<{ path: string; change: string }> }>;
   files?: Array<{ path: string; change: string; intents?: string[] }>;
   diff?: string;
   end?: number;
@@ -32,7 +32,7 @@ export async function runChangesCommand(config: Config, cmd: ParsedCommand, prin
     const intents = set.intents ?? [];
     if (intents.length === 0) return print(`Session ${session.name} has no recorded file changes.`);
     const lines = intents.flatMap((i) => [
-      `${i.at}  ${i.callId}  ${i.tool}`,
+      `${i.changedAt}  ${i.callId}  ${i.tool}`,
       ...i.files.map((f) => `    ${f.change.padEnd(10)} ${f.path}`),
     ]);
     return print(`${lines.join("\n")}\n\nDiff: ${hint(config, `changes ${cmd.args[0]!} --path <p>`)}`);

@@ -25,7 +25,7 @@ export interface IntentEntry {
   callId: string;
   tool: string;
   /** When the intent recorded its change (ISO 8601). */
-  at: string;
+  changedAt: string;
   files: ChangeEntry[];
 }
 
@@ -87,7 +87,7 @@ export function buildChangeSet(rows: FileChangeRow[], truncated = false): Change
   let current: IntentEntry | undefined;
   for (const r of rows) {
     if (!current || current.callId !== r.callId) {
-      current = { callId: r.callId, tool: r.tool, at: new Date(r.createdAt).toISOString(), files: [] };
+      current = { callId: r.callId, tool: r.tool, changedAt: new Date(r.createdAt).toISOString(), files: [] };
       intents.push(current);
     }
     current.files.push(entryOf(r.projectRoot, r.path, [r]));

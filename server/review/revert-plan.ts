@@ -35,7 +35,7 @@ export interface RevertTarget {
 export interface LaterChange {
   callId: string;
   tool: string;
-  at: string;
+  changedAt: string;
   /** "this": a later change of the reverting session itself; "another": another session's. */
   session: "this" | "another";
 }
@@ -138,7 +138,7 @@ export async function checkTargets(
               laterChange: {
                 callId: later.callId,
                 tool: later.tool,
-                at: new Date(later.createdAt).toISOString(),
+                changedAt: new Date(later.createdAt).toISOString(),
                 session: later.sessionId === sessionId ? ("this" as const) : ("another" as const),
               },
             }

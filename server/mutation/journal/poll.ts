@@ -12,13 +12,14 @@ import { applyPatchTool } from "../files/apply-patch/index.js";
 import { editTool } from "../files/edit.js";
 import { writeTool } from "../files/write.js";
 import { terminalTool } from "../terminal/terminal.js";
+import { revertTool } from "../review/revert.js";
 
 /**
  * What a successful /j answers for the native tools' intents: the recorded success (with callId, state and tool)
  * or the pending/running envelope (with tool). A failed or expired intent answers ok:false (envelope.ts
  * pollFailure) through the same execute: the poll worked, the polled intent did not.
  */
-export const pollOutput = pollOutputOf([writeTool, editTool, applyPatchTool, terminalTool]);
+export const pollOutput = pollOutputOf([writeTool, editTool, applyPatchTool, terminalTool, revertTool]);
 export type PollOutput = z.infer<typeof pollOutput>;
 
 export const resultTool = defineTool({

@@ -41,7 +41,7 @@ export const changesOutput = z.strictObject({
       z.strictObject({
         callId: z.string(),
         tool: z.string(),
-        at: z.string(),
+        changedAt: z.string(),
         files: z.array(change),
       }),
     )
