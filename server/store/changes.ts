@@ -192,8 +192,9 @@ export function createChangeQueries(db: Db) {
     prune: (options: { detailBefore: number; maxBytes: number; forgetBefore: number }): number => {
       let dropped = db.transaction(() => {
         const n = dropOldStmt.run(options.detailBefore).changes;
-        if (n > 0) collectStmt.run();
         forgetStmt.run(options.forgetBefore);
+        // Also collects what rows deleted with their session (ON DELETE CASCADE) left behind.
+        collectStmt.run();
         return n;
       })();
       // One row first, then doubling: a small overrun drops little, a large one is caught up in few steps.
