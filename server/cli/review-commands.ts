@@ -1,5 +1,5 @@
 // `urlbridge changes <session>` and `urlbridge revert <session>`: a session's change set and exact diffs, and
-// undo, over the control API (/api/sessions/:id/changes, /revert), the same kernel tools an agent's /c and /v run.
+// undo, over the control API (/api/sessions/:id/changes, /revert), the same kernel tools an agent's /c and /n run.
 import type { Config } from "../config.js";
 import type { ParsedCommand } from "./args.js";
 import { CliError } from "./cli-error.js";

@@ -79,7 +79,7 @@ export const changesQuery = z
   })
   .strict();
 
-/** POST /api/sessions/:id/revert: what to undo, as /v takes it; `run` makes a retried request answer the first. */
+/** POST /api/sessions/:id/revert: what to undo, as /n takes it; `run` makes a retried request answer the first. */
 export const revertBody = z
   .object({
     intent: callId.optional(),

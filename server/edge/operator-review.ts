@@ -1,4 +1,4 @@
-// The operator's review and undo (control API, CLI, UI): the same kernel tools an agent calls, /c and /v, run in
+// The operator's review and undo (control API, CLI, UI): the same kernel tools an agent calls, /c and /n, run in
 // the session's name with the operator's authority (write on, whatever the project's permissions say), so a
 // revert from the control plane is a journaled intent of that session like any other: once per run nonce,
 // conflicts refused unless forced, all files or none.
@@ -24,7 +24,7 @@ export type ReviewBody = Record<string, unknown> & { ok: boolean };
 export interface OperatorReview {
   /** Runs changes (/c) for the session with `input` (intent, path, since, diff, offset, fingerprint, max); undefined: no such session. */
   changes(sessionId: string, input: Record<string, unknown>): Promise<ReviewBody | undefined>;
-  /** Runs revert (/v) for the session; `run` names the attempt (a retry with the same one answers the recorded result). */
+  /** Runs revert (/n) for the session; `run` names the attempt (a retry with the same one answers the recorded result). */
   revert(sessionId: string, input: Record<string, unknown>, run?: string): Promise<ReviewBody | undefined>;
 }
 

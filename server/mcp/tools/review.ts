@@ -1,5 +1,5 @@
 // Review and undo over MCP: changes (the session's change set, or an exact diff) and revert (undo its own
-// changes), renaming fields to the kernel's /c and /v. Every semantic (conflicts, force, exactly once) is the kernel's.
+// changes), renaming fields to the kernel's /c and /n. Every semantic (conflicts, force, exactly once) is the kernel's.
 import { z } from "zod";
 import { MAX_DIFF_PAGE_BYTES } from "../../review/page.js";
 import { answerOf, jsonText, type McpToolSpec } from "./spec.js";

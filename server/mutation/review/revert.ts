@@ -1,4 +1,4 @@
-// revert (/v): undoes this session's own changes (one intent, one file, or every file, from a point on) as a
+// revert (/n): undoes this session's own changes (one intent, one file, or every file, from a point on) as a
 // journaled intent of its own: runs once per call id, refuses when a file changed after the change it undoes
 // (revert_conflict, unless force=1), and commits through the patch's crash-atomic commit: all files or none.
 import { z } from "zod";
@@ -55,13 +55,13 @@ export type RevertOutput = z.infer<typeof revertOutput>;
 
 export const revertTool = defineTool({
   id: "revert",
-  route: "v",
+  route: "n",
   longRoutes: ["undo"],
   capability: "mutation",
   permission: "write",
   description:
     "Undo this session's changes: intent=<callId> (one call; with path=, one file of it), path= (a file, back to before this session changed it), or all=1; since=<callId>: from that call on. Refuses a file changed since unless force=1.",
-  example: "/v?intent=auto:edit:0123456789abcdef",
+  example: "/n?intent=auto:edit:0123456789abcdef",
   schema: z.object({
     intent: z.string().regex(CALL_ID_PATTERN).optional(),
     path: z.string().optional(),

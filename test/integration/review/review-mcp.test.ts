@@ -1,4 +1,4 @@
-// Review and undo over MCP (issue 30): the same kernel as /c and /v, through the changes and revert tools. A
+// Review and undo over MCP (issue 30): the same kernel as /c and /n, through the changes and revert tools. A
 // session edits, writes and patches; changes lists each call's files with its callId and gives the exact diff;
 // revert undoes a call byte for byte, and a retried tools/call with the same idempotency key reverts once.
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 // Review and undo over URL GETs (issue 30): a session writes, edits and patches; /c lists every change with the
-// call that made it and gives exact diffs (BOM and CRLF files included); /v reverts one call, one file and the
+// call that made it and gives exact diffs (BOM and CRLF files included); /n reverts one call, one file and the
 // whole session byte for byte, refuses a file another session changed since, and applies with force=1.
 import fs from "node:fs";
 import path from "node:path";
