@@ -40,7 +40,7 @@ describe("revert crash recovery", () => {
       expect(patched).toMatchObject({ ok: true, state: "succeeded" });
       const patchedTree = snapshotTree(root);
 
-      const revertUrl = url(m, "v", [
+      const revertUrl = url(m, "n", [
         ["intent", patched.callId!],
         ["wait", 0],
       ]);

@@ -42,7 +42,7 @@ describe("review retention and size budget", () => {
     expect(diff).toMatchObject({ ok: true, files: [{ detailDropped: true }] });
     expect(diff.diff).toContain("Contents dropped past the review budget");
     // A created file reverts to nothing, which needs no contents; a revert of a replaced file would.
-    expect(await get("v", [["path", "recent.txt"]])).toMatchObject({ ok: true });
+    expect(await get("n", [["path", "recent.txt"]])).toMatchObject({ ok: true });
     expect(fs.existsSync(path.join(t.projectDir, "recent.txt"))).toBe(false);
   });
 
@@ -51,7 +51,7 @@ describe("review retention and size budget", () => {
     const replaced = await get("w", [["path", "old.txt"]], "new\n");
     expect(replaced.ok).toBe(true);
     t.bridge.store.changes.prune({ detailBefore: Date.now() + 1, maxBytes: 1 << 30, forgetBefore: 0 });
-    expect(await get("v", [["intent", replaced.callId!]])).toMatchObject({
+    expect(await get("n", [["intent", replaced.callId!]])).toMatchObject({
       ok: false,
       errorCode: "review_detail_dropped",
     });
