@@ -19,6 +19,7 @@ import { createRegistry, type Permissions } from "./control/registry.js";
 import { isToolEnabled } from "./kernel/tool/permissions.js";
 import { pluginToolName } from "./mcp/tools/plugins.js";
 import { createActivityRecorder } from "./edge/activity-recorder.js";
+import { createOperatorReview } from "./edge/operator-review.js";
 import { createDataPlane } from "./gateway/app.js";
 import { createUnknownTokenThrottle, NO_UNKNOWN_TOKEN_THROTTLE } from "./gateway/unknown-token-throttle.js";
 import { createAuthenticator } from "./gateway/authenticate.js";
@@ -270,6 +271,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     hooks: readTestHooks(),
     sandbox,
     terminal,
+    review: config.review,
     ...(options.now ? { now: options.now } : {}),
   });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
@@ -377,6 +379,14 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
           screen: view.screen,
         };
       }),
+    review: createOperatorReview({
+      store,
+      kernel,
+      tools,
+      states,
+      agentFallback: config.agentFallback,
+      signal: shutdown.signal,
+    }),
     terminalIdentity: (root) => {
       if (!containerMode) return sandbox.identityFor(root);
       const owner = fs.statSync(root);

@@ -47,6 +47,12 @@ export async function runCli(
         await runMcpCommand(loadCliConfig(mcpCommandEnv(cmd, process.env)), cmd);
         return 0;
       }
+      case "changes":
+      case "revert": {
+        const { runChangesCommand, runRevertCommand } = await import("./cli/review-commands.js");
+        await (cmd.command === "changes" ? runChangesCommand : runRevertCommand)(loadCliConfig(), cmd, print);
+        return 0;
+      }
       case "backup":
       case "restore": {
         const { runBackupCommand, runRestoreCommand } = await import("./cli/backup-commands.js");

@@ -160,6 +160,9 @@ const envSchema = z.object({
   // Unset: the state directory's own name (store/sandbox-instance.ts), so two appliances on one engine never collide.
   URLBRIDGE_SANDBOX_INSTANCE: dockerName.optional(),
   URLBRIDGE_UNKNOWN_TOKEN_THROTTLE: flag.default(true),
+  // Review and undo (server/review/): how long changed files' contents stay reviewable, and how much they may use.
+  URLBRIDGE_REVIEW_RETENTION_DAYS: z.coerce.number().positive("must be a positive number of days").default(7),
+  URLBRIDGE_REVIEW_MAX_MB: z.coerce.number().int().positive("must be a positive whole number of MiB").default(256),
   URLBRIDGE_TRUSTED_PROXIES: hostList
     .refine(
       (entries) => entries.every((e) => parseTrustedProxy(e) !== undefined),
@@ -240,6 +243,8 @@ export interface Config {
   ptyIdleMs: number | undefined;
   /** Hold the data plane's opaque 404s for a source that sends many unknown tokens (gateway/unknown-token-throttle.ts). */
   unknownTokenThrottle: boolean;
+  /** How long changed files' contents stay reviewable and how many bytes they may use (server/review/). */
+  review: { retentionMs: number; maxBytes: number };
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
   trustedProxies: string[];
   /** webfetch and websearch (server/kernel/web/), for projects with the web permission. */
@@ -353,6 +358,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agentFallback: { uid: e.URLBRIDGE_AGENT_UID, gid: e.URLBRIDGE_AGENT_GID },
     trustedProxies: e.URLBRIDGE_TRUSTED_PROXIES,
     unknownTokenThrottle: e.URLBRIDGE_UNKNOWN_TOKEN_THROTTLE,
+    review: {
+      retentionMs: Math.round(e.URLBRIDGE_REVIEW_RETENTION_DAYS * 24 * 60 * 60 * 1000),
+      maxBytes: e.URLBRIDGE_REVIEW_MAX_MB * 1024 * 1024,
+    },
     web: {
       allow: e.URLBRIDGE_WEB_ALLOW,
       search: {

@@ -104,6 +104,10 @@ export const ErrorCode = {
   patchPathConflict: "patch_path_conflict",
   patchCommitFailed: "patch_commit_failed",
   patchTooLarge: "patch_too_large",
+  // review and undo (server/review/, server/mutation/review/)
+  changeNotFound: "change_not_found",
+  revertConflict: "revert_conflict",
+  reviewDetailDropped: "review_detail_dropped",
   // transport gym: request lines Node's HTTP parser refuses (server/gateway/client-error.ts)
   malformedRequestTarget: "malformed_request_target",
   // state store (server/store/): the journal cannot be written right now
@@ -242,6 +246,9 @@ export const ERROR_CATALOG = {
       "false when restoring the earlier files failed too (errorDetail.rolledBack false): the tree may be partly patched",
   },
   patch_too_large: { retryable: false },
+  change_not_found: { retryable: false },
+  revert_conflict: { retryable: false },
+  review_detail_dropped: { retryable: false },
   // The same bytes are re-encoded and served when the request head arrives in one packet (gateway/client-error.ts).
   malformed_request_target: { retryable: true },
   state_store_unavailable: { retryable: true },

@@ -17,12 +17,16 @@ Usage:
   urlbridge session rotate|enable|disable|delete <session-name-or-id>
   urlbridge mcp --session <session-name-or-id>       MCP over stdio for a local client (relays to the bridge)
       [--state-dir <dir>] [--control-url <url>]      ... finding the bridge without URLBRIDGE_* variables
+  urlbridge changes <session> [--intent <callId>] [--path <p>]
+                                                     a session's changed files; with --intent/--path the exact diff
+  urlbridge revert <session> (--intent <callId> | --path <p> | --all) [--force]
+                                                     undo a session's changes (refuses later changes unless --force)
   urlbridge backup <file>                            online copy of the state database (- for stdout), safe while running
   urlbridge restore <file> [--key <capability-key>]  install a backup; the bridge must be stopped (deploy/UPGRADE.md)
   urlbridge help | --version
 
 Options:
-  --json   print machine-readable JSON instead of text (token, project, session)
+  --json   print machine-readable JSON instead of text (token, project, session, changes, revert)
 
 The CLI finds the control plane and the operator token through the same URLBRIDGE_* variables
 and state directory as the server (URLBRIDGE_CONTROL_HOST/PORT, URLBRIDGE_OPERATOR_TOKEN,
@@ -40,6 +44,10 @@ const OPTIONS = {
   permissions: { type: "string" },
   session: { type: "string" },
   key: { type: "string" },
+  intent: { type: "string" },
+  path: { type: "string" },
+  all: { type: "boolean" },
+  force: { type: "boolean" },
   "state-dir": { type: "string" },
   "control-url": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -63,6 +71,11 @@ export interface ParsedCommand {
     permissions: string | undefined;
     session: string | undefined;
     key: string | undefined;
+    /** `changes`, `revert`: a call id, a file, every file, overwrite later changes. */
+    intent: string | undefined;
+    path: string | undefined;
+    all: boolean;
+    force: boolean;
     /** `mcp`: the bridge's state dir, in place of URLBRIDGE_STATE_DIR (MCP clients start the relay without our environment). */
     stateDir: string | undefined;
     /** `mcp`: the control plane's URL, in place of URLBRIDGE_CONTROL_HOST/PORT. */
@@ -89,6 +102,8 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   mcp: { flags: ["session", "state-dir", "control-url"], args: [] },
   backup: { flags: ["json"], args: ["<file>"] },
   restore: { flags: ["key", "json"], args: ["<file>"] },
+  changes: { flags: ["intent", "path", "json"], args: ["<session>"] },
+  revert: { flags: ["intent", "path", "all", "force", "json"], args: ["<session>"] },
 };
 
 const GROUPS = new Set(["project", "session"]);
@@ -138,6 +153,10 @@ function build(command: string, args: string[], values: Partial<Record<Flag, str
       permissions: typeof values.permissions === "string" ? values.permissions : undefined,
       session: typeof values.session === "string" ? values.session : undefined,
       key: typeof values.key === "string" ? values.key : undefined,
+      intent: typeof values.intent === "string" ? values.intent : undefined,
+      path: typeof values.path === "string" ? values.path : undefined,
+      all: values.all === true,
+      force: values.force === true,
       stateDir: typeof values["state-dir"] === "string" ? values["state-dir"] : undefined,
       controlUrl: typeof values["control-url"] === "string" ? values["control-url"] : undefined,
     },

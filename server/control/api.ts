@@ -19,13 +19,16 @@ import {
 import { runningInAppliance, sessionMcpView } from "./session-mcp.js";
 import {
   activityQuery,
+  changesQuery,
   createProjectBody,
   createSessionBody,
   fsQuery,
   createFolderBody,
   patchProjectBody,
+  revertBody,
   tunnelBody,
 } from "./schemas.js";
+import type { OperatorReview, ReviewBody } from "../edge/operator-review.js";
 import { parseInput } from "./validate.js";
 import { checkWritable, unwritableMessage } from "./writability.js";
 import type { Identity } from "../sandbox/identity.js";
@@ -43,6 +46,20 @@ export interface ApiOptions {
   agentIdentity?: (root: string) => Identity | undefined;
   /** The live pty=1 processes with their current screens, for GET /api/terminals (read-only). */
   interactiveProcesses?: () => OperatorPtyView[];
+  /** A session's change set, diffs and revert (server/edge/operator-review.ts); absent: those routes answer not_found. */
+  review?: OperatorReview;
+}
+
+/** A review tool's failure as a control error: its own code where the catalog has it, else invalid_request. */
+function reviewFailure(body: ReviewBody): ControlError {
+  const code = String(body.errorCode);
+  const known: Record<string, ControlErrorCode> = {
+    change_not_found: ControlErrorCode.changeNotFound,
+    revert_conflict: ControlErrorCode.revertConflict,
+    review_detail_dropped: ControlErrorCode.reviewDetailDropped,
+    state_store_unavailable: ControlErrorCode.stateStoreUnavailable,
+  };
+  return new ControlError(known[code] ?? ControlErrorCode.invalidRequest, String(body.repairHint ?? code));
 }
 
 /** GET /api/terminals: one live pty=1 process as the operator sees it; nothing here can type into it. */
@@ -147,6 +164,32 @@ export function createApiRouter(options: ApiOptions): Router {
       stateDir: options.config.stateDir,
       controlUrl,
     });
+  });
+  /** Runs a review call for session :id; a failure answers its control error (with the conflicts of a revert). */
+  const review = async (
+    ctx: { params: Record<string, string | undefined>; status: number; body: unknown },
+    call: (r: OperatorReview, id: string) => Promise<ReviewBody | undefined>,
+  ) => {
+    registry.getSession(ctx.params.id!);
+    const body = options.review ? await call(options.review, ctx.params.id!) : undefined;
+    if (!body) throw new ControlError(ControlErrorCode.notFound, "This bridge keeps no change sets.");
+    if (body.ok) {
+      ctx.body = body;
+      return;
+    }
+    const error = reviewFailure(body);
+    ctx.status = error.status;
+    const conflicts = (body.errorDetail as { conflicts?: unknown } | undefined)?.conflicts;
+    ctx.body = { error: { code: error.code, message: error.message }, ...(conflicts ? { conflicts } : {}) };
+  };
+  router.get("/sessions/:id/changes", (ctx) => {
+    const q = parseInput(changesQuery, ctx.query);
+    const { diff, ...rest } = q;
+    return review(ctx, (r, id) => r.changes(id, { ...rest, ...(diff ? { diff: true } : {}) }));
+  });
+  router.post("/sessions/:id/revert", async (ctx) => {
+    const { run, ...body } = parseInput(revertBody, await readJsonBody(ctx));
+    return review(ctx, (r, id) => r.revert(id, body, run));
   });
   router.post("/sessions/:id/:action", (ctx) => {
     const id = ctx.params.id!;

@@ -31,6 +31,10 @@ export const ControlErrorCode = {
   projectNameTaken: "project_name_taken",
   enabledSessionLimitReached: "enabled_session_limit_reached",
   sessionDefinitionLimitReached: "session_definition_limit_reached",
+  // review and undo (api.ts over server/edge/operator-review.ts)
+  changeNotFound: "change_not_found",
+  revertConflict: "revert_conflict",
+  reviewDetailDropped: "review_detail_dropped",
   // the state store (app.ts): the database refused a write (disk full, a lock another process holds, I/O)
   stateStoreUnavailable: "state_store_unavailable",
   // generic
@@ -64,6 +68,9 @@ export const CONTROL_ERROR_STATUS = {
   project_name_taken: 409,
   enabled_session_limit_reached: 409,
   session_definition_limit_reached: 409,
+  change_not_found: 404,
+  revert_conflict: 409,
+  review_detail_dropped: 410,
   state_store_unavailable: 503,
   internal_error: 500,
 } as const satisfies Record<ControlErrorCode, number>;

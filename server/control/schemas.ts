@@ -62,3 +62,35 @@ export type CreateProjectBody = z.infer<typeof createProjectBody>;
 export type PatchProjectBody = z.infer<typeof patchProjectBody>;
 export type CreateSessionBody = z.infer<typeof createSessionBody>;
 export type TunnelBody = z.infer<typeof tunnelBody>;
+
+const callId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, "a call id as /c lists it");
+
+/** GET /api/sessions/:id/changes: no field, the change set; intent and/or path (or diff=1), an exact diff page. */
+export const changesQuery = z
+  .object({
+    intent: callId.optional(),
+    path: z.string().min(1).optional(),
+    since: callId.optional(),
+    diff: z.enum(["1", "true"]).optional(),
+    offset: z.coerce.number().int().min(0).optional(),
+    fingerprint: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional(),
+  })
+  .strict();
+
+/** POST /api/sessions/:id/revert: what to undo, as /n takes it; `run` makes a retried request answer the first. */
+export const revertBody = z
+  .object({
+    intent: callId.optional(),
+    path: z.string().min(1).optional(),
+    all: z.boolean().optional(),
+    since: callId.optional(),
+    force: z.boolean().optional(),
+    run: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/)
+      .optional(),
+  })
+  .strict();

@@ -24,6 +24,7 @@ import { mcpWorded } from "./wording.js";
 import { fileTools } from "./tools/files.js";
 import { gitTools } from "./tools/git.js";
 import { journalTools } from "./tools/journal.js";
+import { reviewTools } from "./tools/review.js";
 import { pluginSpecs } from "./tools/plugins.js";
 import { readTools } from "./tools/read.js";
 import { searchTools } from "./tools/search.js";
@@ -71,6 +72,7 @@ export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [
   ...shellTools,
   ...shellInputTools,
   ...journalTools,
+  ...reviewTools,
 ];
 
 /** Bound on /j polls while settling (each waits up to MAX_WAIT_MS). */

@@ -25,6 +25,8 @@ import { terminalTool } from "./terminal/terminal.js";
 import { terminalInputTool } from "./terminal/pty/terminal-input.js";
 import { terminalViewTool } from "./terminal/pty/terminal-view.js";
 import { writeTool } from "./files/write.js";
+import { changesTool } from "./review/changes.js";
+import { revertTool } from "./review/revert.js";
 
 export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./journal/controls.js";
 export { computeCallId, canonicalJson, deriveRunNonce } from "./journal/call-id.js";
@@ -47,4 +49,6 @@ export const mutationTools: AnyToolDefinition[] = [
   stageTool,
   blobStatusTool,
   resultTool,
+  changesTool,
+  revertTool,
 ];

@@ -3,7 +3,7 @@ import type { Logger } from "../log.js";
 import type { Sandbox } from "../sandbox/launcher.js";
 import type { Store } from "../store/index.js";
 import type { MutationRuntime } from "./journal/context.js";
-import { Journal } from "./journal/journal.js";
+import { Journal, type ReviewBudget } from "./journal/journal.js";
 import { Staging } from "./staging/staging.js";
 import { NO_TEST_HOOKS, type TestHooks } from "./journal/test-hooks.js";
 import { ProjectWriteQueue } from "./journal/write-queue.js";
@@ -18,13 +18,15 @@ export interface MutationRuntimeOptions {
   sandbox?: Sandbox;
   /** The bridge's terminal state; a fresh one (native mode, default limits) when absent. */
   terminal?: TerminalState;
+  /** How long and how much of the review record (file changes' contents) is kept; defaults in journal.ts. */
+  review?: ReviewBudget;
 }
 
 export function createMutationRuntime(options: MutationRuntimeOptions): MutationRuntime {
   const now = options.now ?? Date.now;
   return {
     store: options.store,
-    journal: new Journal(options.store, options.log, now),
+    journal: new Journal(options.store, options.log, now, options.review),
     staging: new Staging(options.store, now),
     queue: new ProjectWriteQueue(),
     hooks: options.hooks ?? NO_TEST_HOOKS,

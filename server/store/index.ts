@@ -5,6 +5,7 @@ import { openDatabase, openJournalConnection, openLogConnection, type Db } from 
 import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.js";
 import { createActivityQueries } from "./activity.js";
 import { createCapabilityText } from "./capability-text.js";
+import { createChangeQueries } from "./changes.js";
 import { createJournalHealth, type StoreHealth } from "./health.js";
 import { createJournalQueries } from "./journal.js";
 import { createLoginSessionQueries } from "./login-sessions.js";
@@ -53,6 +54,8 @@ export function createStore(
     capabilityKeyReplaced,
     activity: createActivityQueries(logDb, capabilityText),
     journal: createJournalQueries(journalDb, capabilityText),
+    /** What each intent changed, before and after, for review and revert (issue 30); on the journal's connection. */
+    changes: createChangeQueries(journalDb),
     /** Makes the journal's commits so far durable (group commit, off the event loop); see wal-sync.ts. */
     journalSync,
     /** Refused and successful journal writes, reported by the mutation journal; see health.ts. */

@@ -4,6 +4,7 @@
 // The kernel defines it; server/mutation/journal/ implements it.
 import type { ToolFailure } from "../../errors.js";
 import type { Preimage } from "../../store/journal.js";
+import type { NewFileChange } from "../../store/changes.js";
 import type { ToolContext, ToolResult } from "./definition.js";
 
 /**
@@ -95,6 +96,11 @@ export interface IntentHandle {
    * write (and durable() before it lands): start-up recovery restores them byte-exactly through InterruptedIntent.rollback().
    */
   recordPreimages(preimages: Preimage[]): void;
+  /**
+   * Records, for review and revert (server/review/), every file this intent is about to change, before and after.
+   * Call before the first write; the changes show in the session's change set only once the intent succeeds.
+   */
+  recordChanges(changes: NewFileChange[]): void;
   /**
    * Resolves once the intent's record and everything saved with checkpoint()/recordPreimages() so far survive
    * power loss (they survive the process dying as soon as they return). A tool with `awaitsDurableItself` awaits

@@ -71,6 +71,14 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite,
   ]);
   const checkpoint: SingleFileCheckpoint = { path: write.target.absolute, before, after };
   const intent = intentOf(ctx);
+  // For review and revert (server/review/): the file before and after, applied once the intent succeeds.
+  intent.recordChanges([
+    {
+      path: write.target.absolute,
+      ...(write.previous ? { before: { mode: write.mode ?? 0o644, content: write.previous } } : {}),
+      after: { ...(write.mode === undefined ? {} : { mode: write.mode }), content: write.bytes },
+    },
+  ]);
   const landed = intent.checkpointWithOutcome(checkpoint, answer);
   const { target } = write;
   const { hooks, journal, terminal } = runtimeOf(ctx);

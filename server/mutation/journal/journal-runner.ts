@@ -168,6 +168,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       checkpointWithOutcome: (data, body) =>
         refusedBeforeEffects(runtime, () => journal.recordAhead(flight, data, body, tool.journal)),
       recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => journal.savePreimages(flight, preimages)),
+      recordChanges: (changes) => refusedBeforeEffects(runtime, () => journal.recordChanges(flight, changes)),
       durable: () => {
         // A sync that starts after the outcome was recorded ahead covers it: its answer then waits for no other.
         const coversAhead = flight.ahead !== undefined;

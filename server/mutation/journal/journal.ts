@@ -8,6 +8,7 @@ import type { Logger } from "../../log.js";
 import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent, Preimage } from "../../store/journal.js";
+import type { NewFileChange } from "../../store/changes.js";
 import { loopIsSaturated } from "./inline-sync.js";
 
 export type IntentBody = ToolResult | ToolFailure;
@@ -33,6 +34,20 @@ const PRUNE_EVERY_ADMISSIONS = 200;
  * other commit comes within this long, it commits by itself.
  */
 export const CONFIRM_ALONE_AFTER_MS = 100;
+
+/** The review record's budget (URLBRIDGE_REVIEW_RETENTION_DAYS, URLBRIDGE_REVIEW_MAX_MB; docs/REVIEW.md). */
+export interface ReviewBudget {
+  /** Changed files' contents are kept this long; then only paths, hashes and sizes remain (detailDropped). */
+  retentionMs: number;
+  /** Past this many bytes of contents, the oldest changes' contents are dropped first. */
+  maxBytes: number;
+}
+export const DEFAULT_REVIEW_BUDGET: ReviewBudget = {
+  retentionMs: 7 * 24 * 60 * 60 * 1000,
+  maxBytes: 256 * 1024 * 1024,
+};
+/** A change whose contents were dropped is itself forgotten this many retentions after it was made. */
+const REVIEW_FORGET_AFTER_RETENTIONS = 4;
 
 export interface IntentScope {
   sessionId: string;
@@ -78,6 +93,7 @@ export class Journal {
     private readonly store: Store,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    private readonly review: ReviewBudget = DEFAULT_REVIEW_BUDGET,
   ) {}
 
   private static key(scope: IntentScope, callId: string): string {
@@ -108,6 +124,7 @@ export class Journal {
           keep: JOURNAL_MAX_RECORDS_PER_SESSION,
           keepTombstones: JOURNAL_MAX_TOMBSTONES_PER_SESSION,
         });
+        this.pruneReview();
       } catch (error) {
         // The intent is admitted already and must launch; a refused prune only waits for the next one.
         if (!isStoreUnavailable(error)) throw error;
@@ -115,6 +132,16 @@ export class Journal {
       }
     }
     return admitted;
+  }
+
+  /** Keeps the review record inside its budget (older contents dropped first, and marked so). */
+  pruneReview(): number {
+    const now = this.now();
+    return this.store.changes.prune({
+      detailBefore: now - this.review.retentionMs,
+      maxBytes: this.review.maxBytes,
+      forgetBefore: now - this.review.retentionMs * REVIEW_FORGET_AFTER_RETENTIONS,
+    });
   }
 
   /**
@@ -388,6 +415,24 @@ export class Journal {
     });
   }
 
+  /** Records what the intent is about to change, for review; applied only once the intent succeeds (finish). */
+  recordChanges(flight: Flight, changes: NewFileChange[]): void {
+    const { row } = flight;
+    this.store.changes.record(
+      {
+        intentId: row.id,
+        sessionId: row.sessionId,
+        generation: row.generation,
+        projectId: row.projectId,
+        projectRoot: row.projectRoot,
+        callId: row.callId,
+        tool: row.tool,
+      },
+      changes,
+      this.now(),
+    );
+  }
+
   /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
   savePreimages(flight: Flight, preimages: Preimage[]): void {
     this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now());
@@ -417,6 +462,8 @@ export class Journal {
     const stored = bump ? this.store.journal.bumpEpoch(row.projectId) : this.store.journal.epoch(row.projectId);
     const epoch = stored - (this.unlanded.get(row.projectId) ?? 0);
     this.store.journal.finish(row.id, body.ok ? "succeeded" : "failed", body, epoch, this.now(), unconfirmed);
+    // The review record shows a change only once its intent succeeded; a failure recorded over it hides it again.
+    this.store.changes.settle(row.id, body.ok);
     return stored;
   }
 

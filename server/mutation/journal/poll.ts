@@ -13,13 +13,14 @@ import { editTool } from "../files/edit.js";
 import { writeTool } from "../files/write.js";
 import { terminalTool } from "../terminal/terminal.js";
 import { terminalInputTool } from "../terminal/pty/terminal-input.js";
+import { revertTool } from "../review/revert.js";
 
 /**
  * What a successful /j answers for the native tools' intents: the recorded success (with callId, state and tool)
  * or the pending/running envelope (with tool). A failed or expired intent answers ok:false (envelope.ts
  * pollFailure) through the same execute: the poll worked, the polled intent did not.
  */
-export const pollOutput = pollOutputOf([writeTool, editTool, applyPatchTool, terminalTool, terminalInputTool]);
+export const pollOutput = pollOutputOf([writeTool, editTool, applyPatchTool, terminalTool, terminalInputTool, revertTool]);
 export type PollOutput = z.infer<typeof pollOutput>;
 
 export const resultTool = defineTool({

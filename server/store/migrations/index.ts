@@ -6,6 +6,7 @@ import { webPermission } from "./004-web-permission.js";
 import { loginSessionsSchema } from "./005-login-sessions.js";
 import { unconfirmedOutcomes } from "./006-unconfirmed-outcomes.js";
 import { concealedResults } from "./007-concealed-results.js";
+import { fileChangesSchema } from "./008-file-changes.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -26,4 +27,5 @@ export const migrations: Migration[] = [
   loginSessionsSchema,
   unconfirmedOutcomes,
   concealedResults,
+  fileChangesSchema,
 ];

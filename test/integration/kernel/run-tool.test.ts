@@ -80,6 +80,9 @@ const CASES: Case[] = [
   },
   { name: "poll the first write", tool: "result", input: (previous) => ({ call: previous.get("write")!.callId }) },
   { name: "replay the first write", tool: "write", input: () => ({ path: "src/new.txt", content: "a new file\n" }) },
+  { name: "changes", tool: "changes", input: () => ({}) },
+  { name: "diff of the edit", tool: "changes", input: (previous) => ({ intent: previous.get("edit")!.callId }) },
+  { name: "revert the first write", tool: "revert", input: (previous) => ({ intent: previous.get("write")!.callId }) },
   // Failures answer alike too: a tool error, a validation error, a journal refusal.
   { name: "read of a missing file", tool: "read", input: () => ({ path: ["nope.txt"] }) },
   { name: "a boolean that is not one", tool: "grep", input: () => ({ pattern: "x", regex: "maybe" }) },

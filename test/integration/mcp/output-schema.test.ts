@@ -267,6 +267,16 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     await call(client, "shell_input", { pid: 999_999, keys: ["enter"] });
   });
 
+  it("changes and revert: ok and failures", async () => {
+    const client = await connect(fast, full.m);
+    const made = await call(client, "write", { filePath: "review-made.txt", content: "made\n" });
+    await call(client, "changes", {});
+    await call(client, "changes", { callId: String(made.callId) });
+    await call(client, "changes", { callId: "no-such-call" });
+    await call(client, "revert", { callId: String(made.callId) });
+    await call(client, "revert", { callId: "no-such-call" });
+  });
+
   it("covers every listed tool's success and failure, and every journaled tool's running, joined and replayed", () => {
     const listed = [...validators.keys()];
     expect(listed).toEqual(
@@ -288,6 +298,8 @@ describe("every MCP answer validates against the outputSchema tools/list publish
         "shell_stop",
         "shell_input",
         "mutation_result",
+        "changes",
+        "revert",
       ]),
     );
     // No success is reachable without a public web server or a configured search provider here.

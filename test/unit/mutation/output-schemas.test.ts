@@ -231,7 +231,7 @@ describe("journal envelope", () => {
 describe("poll output", () => {
   it("converts to JSON Schema and names each native tool's success by its tool id", () => {
     const json = JSON.stringify(z.toJSONSchema(pollOutput));
-    for (const id of ["write", "edit", "apply_patch", "terminal"]) expect(json).toContain(`"const":"${id}"`);
+    for (const id of ["write", "edit", "apply_patch", "terminal", "revert"]) expect(json).toContain(`"const":"${id}"`);
     z.toJSONSchema(pollFailure);
   });
 

@@ -15,6 +15,7 @@ import { PatchCommit, STAGE_CHUNK, type CommitProgress } from "./phases.js";
 /** Paths a failed rollback lists in errorDetail.notRestored. */
 const MAX_LISTED_NOT_RESTORED = 20;
 import type { PatchPlan } from "./plan.js";
+import type { NewFileChange } from "../../../store/changes.js";
 
 /** What the patch adds to the project in bytes: new contents less the files they replace or delete. */
 function growthOf(plan: PatchPlan): number {
@@ -32,6 +33,7 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
   const growth = growthOf(plan);
   terminal.growth.admitWrite(ctx.session.id, growth);
   intentOf(ctx).recordPreimages(plan.preimages);
+  intentOf(ctx).recordChanges(reviewChanges(plan));
   // Every preimage is on stable storage before the first file (or temp file) appears (a refusal here: nothing was
   // written). With a saturated loop, at once and inline, as single-file.ts does; the phases' fsyncs too.
   const inline = loopIsSaturated(runtimeOf(ctx).journal.inFlight);
@@ -179,4 +181,22 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
 function retryExtra(ctx: ToolContext): Record<string, unknown> {
   const retry = intentOf(ctx).retryUrl();
   return retry ? { retry } : {};
+}
+
+/** Each path the patch changes, before (from its preimage) and after, for review and revert (server/review/). */
+function reviewChanges(plan: PatchPlan): NewFileChange[] {
+  const before = new Map(plan.preimages.filter((p) => p.kind === "file").map((p) => [p.path, p]));
+  const sideOf = (path: string) => {
+    const p = before.get(path);
+    return p ? { before: { mode: p.mode ?? 0o644, content: p.content ?? Buffer.alloc(0) } } : {};
+  };
+  const changes: NewFileChange[] = [];
+  for (const c of plan.changes) {
+    const after = c.bytes ? { after: { ...(c.mode === undefined ? {} : { mode: c.mode }), content: c.bytes } } : {};
+    if (c.from) {
+      changes.push({ path: c.from.absolute, moved: c.target.absolute, ...sideOf(c.from.absolute) });
+      changes.push({ path: c.target.absolute, moved: c.from.absolute, ...after });
+    } else changes.push({ path: c.target.absolute, ...sideOf(c.target.absolute), ...after });
+  }
+  return changes;
 }

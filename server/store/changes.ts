@@ -1,0 +1,216 @@
+// Typed queries over the review record (migration 008): which files each intent changed, before and after,
+// with content-addressed bytes, and the pruning that keeps it inside its retention and size budget.
+import { createHash } from "node:crypto";
+import type { Db } from "./database.js";
+
+/** One side of a change: a file's content hash (sha256 hex), mode and size. Absent: the path held no file. */
+export interface FileVersion {
+  hash: string;
+  mode: number | null;
+  size: number;
+}
+
+/** A file one intent changed, as recorded before the change (bytes of both sides go to review_blobs). */
+export interface NewFileChange {
+  /** Canonical absolute path. */
+  path: string;
+  /** The other path of a move: the source on the destination's row, the destination on the source's. */
+  moved?: string;
+  before?: { mode: number; content: Buffer };
+  after?: { mode?: number; content: Buffer };
+}
+
+export interface ChangeAuthor {
+  intentId: number;
+  sessionId: string;
+  generation: number;
+  projectId: string;
+  projectRoot: string;
+  callId: string;
+  tool: string;
+}
+
+export interface FileChangeRow extends ChangeAuthor {
+  id: number;
+  seq: number;
+  path: string;
+  moved: string | null;
+  before: FileVersion | undefined;
+  after: FileVersion | undefined;
+  /** True once the intent succeeded; a change whose intent failed or never finished is not in any change set. */
+  applied: boolean;
+  /** The bytes of both sides were dropped (retention or size budget): hashes and sizes remain. */
+  detailDropped: boolean;
+  createdAt: number;
+}
+
+interface RawChange {
+  id: number;
+  session_id: string;
+  generation: number;
+  project_id: string;
+  project_root: string;
+  intent_id: number;
+  call_id: string;
+  tool: string;
+  seq: number;
+  path: string;
+  moved: string | null;
+  before_hash: string | null;
+  before_mode: number | null;
+  before_size: number | null;
+  after_hash: string | null;
+  after_mode: number | null;
+  after_size: number | null;
+  applied: number;
+  detail_dropped: number;
+  created_at: number;
+}
+
+/** The content hash the review record keys bytes by (its first 32 digits are the fingerprint reads show). */
+export function contentHash(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function versionOf(hash: string | null, mode: number | null, size: number | null): FileVersion | undefined {
+  return hash === null ? undefined : { hash, mode, size: size ?? 0 };
+}
+
+function toChange(r: RawChange): FileChangeRow {
+  return {
+    id: r.id,
+    intentId: r.intent_id,
+    sessionId: r.session_id,
+    generation: r.generation,
+    projectId: r.project_id,
+    projectRoot: r.project_root,
+    callId: r.call_id,
+    tool: r.tool,
+    seq: r.seq,
+    path: r.path,
+    moved: r.moved,
+    before: versionOf(r.before_hash, r.before_mode, r.before_size),
+    after: versionOf(r.after_hash, r.after_mode, r.after_size),
+    applied: r.applied === 1,
+    detailDropped: r.detail_dropped === 1,
+    createdAt: r.created_at,
+  };
+}
+
+/** How much the review record holds: rows, rows whose bytes were dropped, and the bytes of contents kept. */
+export interface ReviewUsage {
+  changes: number;
+  dropped: number;
+  bytes: number;
+}
+
+/** Most rows one pruning step drops the detail of before it measures the size again. */
+const PRUNE_STEP_ROWS = 64;
+
+/** On the journal's connection, so a change's applied flag is set in the very transaction its intent finishes in. */
+export function createChangeQueries(db: Db) {
+  const insertBlobStmt = db.prepare("INSERT OR IGNORE INTO review_blobs (hash, size, content) VALUES (?, ?, ?)");
+  const insertStmt = db.prepare(`INSERT INTO file_changes
+    (session_id, generation, project_id, project_root, intent_id, call_id, tool, seq, path, moved,
+     before_hash, before_mode, before_size, after_hash, after_mode, after_size, created_at)
+    VALUES (@sessionId, @generation, @projectId, @projectRoot, @intentId, @callId, @tool, @seq, @path, @moved,
+     @beforeHash, @beforeMode, @beforeSize, @afterHash, @afterMode, @afterSize, @createdAt)`);
+  const clearStmt = db.prepare("DELETE FROM file_changes WHERE intent_id = ?");
+  const settleStmt = db.prepare("UPDATE file_changes SET applied = ? WHERE intent_id = ?");
+  const sessionStmt = db.prepare(
+    "SELECT * FROM file_changes WHERE session_id = ? AND applied = 1 AND id > ? ORDER BY id LIMIT ?",
+  );
+  const intentStmt = db.prepare("SELECT * FROM file_changes WHERE session_id = ? AND call_id = ? ORDER BY seq");
+  const laterStmt = db.prepare("SELECT * FROM file_changes WHERE path = ? AND applied = 1 AND id > ? ORDER BY id");
+  const blobStmt = db.prepare("SELECT content FROM review_blobs WHERE hash = ?");
+  const usageStmt = db.prepare(`SELECT
+    (SELECT COUNT(*) FROM file_changes) AS changes,
+    (SELECT COUNT(*) FROM file_changes WHERE detail_dropped = 1) AS dropped,
+    (SELECT COALESCE(SUM(size), 0) FROM review_blobs) AS bytes`);
+  const dropOldStmt = db.prepare(
+    "UPDATE file_changes SET detail_dropped = 1 WHERE detail_dropped = 0 AND created_at < ?",
+  );
+  const dropOldestStmt = db.prepare(`UPDATE file_changes SET detail_dropped = 1 WHERE id IN
+    (SELECT id FROM file_changes WHERE detail_dropped = 0 ORDER BY id LIMIT ?)`);
+  // A blob stays while any row with its detail kept names it, as either side.
+  const collectStmt = db.prepare(`DELETE FROM review_blobs WHERE hash NOT IN
+    (SELECT before_hash FROM file_changes WHERE detail_dropped = 0 AND before_hash IS NOT NULL
+     UNION SELECT after_hash FROM file_changes WHERE detail_dropped = 0 AND after_hash IS NOT NULL)`);
+  const forgetStmt = db.prepare("DELETE FROM file_changes WHERE detail_dropped = 1 AND created_at < ?");
+
+  const record = db.transaction((author: ChangeAuthor, changes: NewFileChange[], at: number) => {
+    clearStmt.run(author.intentId);
+    changes.forEach((c, seq) => {
+      const side = (v: { mode?: number; content: Buffer } | undefined) => {
+        if (!v) return { hash: null, mode: null, size: null };
+        const hash = contentHash(v.content);
+        insertBlobStmt.run(hash, v.content.length, v.content);
+        return { hash, mode: v.mode ?? null, size: v.content.length };
+      };
+      const before = side(c.before);
+      const after = side(c.after);
+      insertStmt.run({
+        ...author,
+        seq,
+        path: c.path,
+        moved: c.moved ?? null,
+        beforeHash: before.hash,
+        beforeMode: before.mode,
+        beforeSize: before.size,
+        afterHash: after.hash,
+        afterMode: after.mode,
+        afterSize: after.size,
+        createdAt: at,
+      });
+    });
+  }) as (author: ChangeAuthor, changes: NewFileChange[], at: number) => void;
+
+  return {
+    /** Records what an intent is about to change (not yet applied), replacing what it recorded before. */
+    record,
+    /** Marks an intent's changes applied (it succeeded) or not (it failed); inside the intent's finishing transaction. */
+    settle: (intentId: number, applied: boolean): void => {
+      settleStmt.run(applied ? 1 : 0, intentId);
+    },
+    /** A session's applied changes after row `afterId`, oldest first, at most `limit`. */
+    ofSession: (sessionId: string, afterId = 0, limit = -1): FileChangeRow[] =>
+      (sessionStmt.all(sessionId, afterId, limit) as RawChange[]).map(toChange),
+    /** Everything an intent of the session recorded, applied or not, in its own order. */
+    ofIntent: (sessionId: string, callId: string): FileChangeRow[] =>
+      (intentStmt.all(sessionId, callId) as RawChange[]).map(toChange),
+    /** Applied changes to `path` (canonical: the same file whichever project names it) after row `afterId`, by anyone. */
+    laterOn: (path: string, afterId: number): FileChangeRow[] =>
+      (laterStmt.all(path, afterId) as RawChange[]).map(toChange),
+    /** The bytes of a recorded version, or undefined once dropped. */
+    blob: (hash: string): Buffer | undefined => (blobStmt.get(hash) as { content: Buffer } | undefined)?.content,
+    usage: (): ReviewUsage => usageStmt.get() as ReviewUsage,
+    /**
+     * Keeps the record inside its budget: bytes of changes older than `detailBefore` are dropped, then the oldest
+     * rows' bytes until the contents fit `maxBytes`; rows older than `forgetBefore` with no bytes left go.
+     * Returns how many rows lost their detail.
+     */
+    prune: (options: { detailBefore: number; maxBytes: number; forgetBefore: number }): number => {
+      let dropped = db.transaction(() => {
+        const n = dropOldStmt.run(options.detailBefore).changes;
+        forgetStmt.run(options.forgetBefore);
+        // Also collects what rows deleted with their session (ON DELETE CASCADE) left behind.
+        collectStmt.run();
+        return n;
+      })();
+      // One row first, then doubling: a small overrun drops little, a large one is caught up in few steps.
+      for (let step = 1; (usageStmt.get() as ReviewUsage).bytes > options.maxBytes;) {
+        const n = db.transaction(() => {
+          const taken = dropOldestStmt.run(step).changes;
+          collectStmt.run();
+          return taken;
+        })();
+        if (n === 0) break;
+        dropped += n;
+        step = Math.min(2 * step, PRUNE_STEP_ROWS);
+      }
+      return dropped;
+    },
+  };
+}
+
+export type ChangeQueries = ReturnType<typeof createChangeQueries>;
