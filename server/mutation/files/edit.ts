@@ -16,7 +16,7 @@ import { newlineStyleField, projectPathField, textEncodingField } from "./output
 import { commitSingleFile, confirmSingleFile, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
 import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
-import { findOccurrences, firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
+import { firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets } from "./text-match.js";
 import { locateOld, MATCH_STRATEGIES, reindent, type EditMatch } from "./edit-match.js";
 import { MAX_DIFF_CHARS, unifiedDiff, type ChangedLines } from "./edit-diff.js";
 

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { giveToAgent, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
-import { settle, type Body } from "./terminal-helpers.js";
+import { settle } from "./terminal-helpers.js";
 import { url } from "./fixtures.js";
 
 describe("terminal guard and cwd=", () => {
