@@ -25,7 +25,7 @@ import { createDataPlaneShell } from "./gateway/koa-shell.js";
 import { createReadTools } from "./kernel/index.js";
 import { createWebTools, type WebToolsOptions } from "./kernel/web/index.js";
 import { parseWebAllowlist } from "./kernel/web/guard/allowlist.js";
-import { createToolKernel, type ToolKernel } from "./kernel/tool/run-tool.js";
+import { createToolKernel, type ToolKernel } from "./tool/run-tool.js";
 import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";

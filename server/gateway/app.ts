@@ -6,7 +6,7 @@
 // and writes every byte itself; the pass-through costs about what a bare listener does (docs/PERFORMANCE.md).
 import type http from "node:http";
 import { toFailure } from "../errors.js";
-import type { ToolKernel } from "../kernel/tool/run-tool.js";
+import type { ToolKernel } from "../tool/run-tool.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "../kernel/tool/definition.js";
 import type { Logger } from "../log.js";

@@ -5,7 +5,7 @@ import type http from "node:http";
 import { failureOf as edgeFailureOf } from "../edge/call.js";
 import { ErrorCode, ToolError, type ToolFailure } from "../errors.js";
 import type { AnyToolDefinition, CapabilityBase } from "../kernel/tool/definition.js";
-import type { CandidateInput, ToolKernel } from "../kernel/tool/run-tool.js";
+import type { CandidateInput, ToolKernel } from "../tool/run-tool.js";
 import { isPromise, type MaybePromise, type RunOutcome } from "../kernel/tool/runner.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import type { Logger } from "../log.js";

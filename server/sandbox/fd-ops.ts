@@ -6,7 +6,7 @@ import type { Dirent } from "node:fs";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import { agentIdentity, bridgeIsRoot, type Identity } from "./identity.js";
-import { closeQuietly, fdPath, O_PATH } from "./fd-walk.js";
+import { closeQuietly, fdPath, O_PATH } from "./proc-fd.js";
 
 const { O_RDONLY, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW, O_DIRECTORY, O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
 /** Non-blocking so a FIFO swapped in can never stall the event loop (it is refused after fstat). */

@@ -1,7 +1,13 @@
 // Typed queries over the projects table.
-import type { ProjectPermissions } from "../kernel/tool/definition.js";
 import type { Db } from "./database.js";
 import { createScopeVersion, type ScopeVersion } from "./scope-version.js";
+
+/** A project's permissions: reading is always on; write, terminal and web (webfetch, websearch) are the operator's. */
+export interface ProjectPermissions {
+  write: boolean;
+  terminal: boolean;
+  web: boolean;
+}
 
 export interface ProjectRow {
   id: string;

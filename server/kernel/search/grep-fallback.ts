@@ -4,7 +4,7 @@
 // Files up to 8 MiB are read whole; larger ones are streamed in pieces of whole lines (grep-stream.ts).
 import fs from "node:fs";
 import { MatchCollector, presentLine, type GrepLine } from "./grep-collect.js";
-import type { GrepSearch } from "./grep-search.js";
+import type { GrepSearch } from "./grep-request.js";
 import { openInDirectory, readOpenFileAsync, reopenForReading } from "../../sandbox/fd-ops.js";
 import { closeQuietly } from "../../sandbox/fd-walk.js";
 import { MAX_SEARCH_FILE_BYTES } from "../limits.js";
