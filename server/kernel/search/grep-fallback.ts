@@ -9,6 +9,7 @@ import { openInDirectory, readOpenFileAsync, reopenForReading } from "../../sand
 import { closeQuietly } from "../../sandbox/fd-walk.js";
 import { MAX_SEARCH_FILE_BYTES } from "../limits.js";
 import { searchLargeFile } from "./grep-stream.js";
+import { escapeForJs } from "./regex-dialect.js";
 import { findMatchingLines, type RegexWorker } from "./regex-worker.js";
 import { decodeLossy, ripgrepSearches } from "../../text/index.js";
 import { toRelative, walkTree } from "./walk.js";
@@ -73,19 +74,12 @@ function present(text: string, hits: Array<[number, number]>): GrepLine[] {
   });
 }
 
-/** Literal needles: a substring search per line, linear in the text. */
+/**
+ * Literal needles: the same line-by-line search as patterns, on the needle escaped (a literal cannot backtrack,
+ * so it runs here, not on the worker); the first match's offset is indexOf's.
+ */
 function matchLiteral(text: string, needle: string): Array<[number, number]> {
-  if (!text.includes(needle)) return [];
-  const out: Array<[number, number]> = [];
-  const parts = text.split("\n");
-  const count = text.endsWith("\n") ? parts.length - 1 : parts.length;
-  for (let i = 0; i < count; i++) {
-    let part = parts[i]!;
-    if (i < parts.length - 1 && part.endsWith("\r")) part = part.slice(0, -1);
-    const at = part.indexOf(needle);
-    if (at !== -1) out.push([i, at]);
-  }
-  return out;
+  return findMatchingLines(text, escapeForJs(needle), "");
 }
 
 /**
