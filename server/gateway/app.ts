@@ -32,7 +32,7 @@ export interface DataPlaneOptions {
   store: Store;
   states: SessionStates;
   tools: AnyToolDefinition[];
-  /** Runs every tool call (server/kernel/tool/run-tool.ts); the data plane only decodes URLs and encodes answers. */
+  /** Runs every tool call (server/tool/run-tool.ts); the data plane only decodes URLs and encodes answers. */
   kernel: ToolKernel;
   plugins: PluginHost;
   publicOrigin: () => string;

@@ -1,5 +1,5 @@
 // One authenticated call on a capability base: the route picks a tool or a gateway route (/z, /manifest, /k), a
-// tool call becomes candidate input + context for the kernel (server/kernel/tool/run-tool.ts), and every answer
+// tool call becomes candidate input + context for the kernel (server/tool/run-tool.ts), and every answer
 // ends in finishCall. URL-only refusals live here: target length, unknown route, wrong base, the query grammar.
 import type http from "node:http";
 import { failureOf as edgeFailureOf } from "../edge/call.js";
