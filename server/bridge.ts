@@ -28,7 +28,7 @@ import { createDataPlaneShell } from "./gateway/koa-shell.js";
 import { createReadTools } from "./kernel/index.js";
 import { createWebTools, type WebToolsOptions } from "./kernel/web/index.js";
 import { parseWebAllowlist } from "./kernel/web/guard/allowlist.js";
-import { createToolKernel, type ToolKernel } from "./kernel/tool/run-tool.js";
+import { createToolKernel, type ToolKernel } from "./tool/run-tool.js";
 import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
@@ -136,6 +136,7 @@ async function resolveListenAddresses(hosts: readonly string[]): Promise<string[
       const code = (error as NodeJS.ErrnoException).code ?? "error";
       throw new Error(
         `URLBRIDGE_CONTROL_HOST: cannot resolve "${host}" (${code}); name an address or a host name this machine has (in compose: the bridge's alias on the control network).`,
+        { cause: error },
       );
     }
   }
@@ -143,6 +144,13 @@ async function resolveListenAddresses(hosts: readonly string[]): Promise<string[
 }
 
 /** One server per address, all on the first one's port (port 0 picks it once). */
+/** Koa settles every request itself (ctx.onerror answers a failure), so nothing awaits what its callback returns. */
+function koaListener(app: { callback(): (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> }) {
+  const handle = app.callback();
+  const listener: http.RequestListener = (req, res) => void handle(req, res);
+  return listener;
+}
+
 async function listenAll(
   handler: http.RequestListener,
   addresses: readonly string[],
@@ -401,11 +409,11 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // Koa is the shell, the listener writes every byte (koa-shell.ts); clientError answers what Node cannot parse.
   const dataServer = http.createServer(
     { maxHeaderSize: DATA_PLANE_MAX_HEADER_BYTES },
-    createDataPlaneShell({ listener: dataPlane, log }).callback(),
+    koaListener(createDataPlaneShell({ listener: dataPlane, log })),
   );
   dataServer.on("clientError", createClientErrorHandler(dataServer));
   const dataAddr = await listen(dataServer, config.data.host, config.data.port);
-  const control = await listenAll(controlApp.callback(), controlAddresses, config.control.port);
+  const control = await listenAll(koaListener(controlApp), controlAddresses, config.control.port);
   // The stdio relay's way in on this host: one MCP server per connection, the same kernel (server/mcp/socket-*.ts).
   const mcpSocket = await listenMcpSocket(config.stateDir, {
     kernel,

@@ -3,12 +3,11 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { operatorTokenWeakness } from "./control/operator-token.js";
-import { parseTrustedProxy } from "./gateway/request-source.js";
-import { allowEntryProblem } from "./kernel/web/guard/allowlist.js";
-import { BRAVE_SEARCH_URL } from "./kernel/web/search/brave.js";
-import type { WebSearchConfig } from "./kernel/web/search/provider.js";
-import { TAVILY_SEARCH_URL } from "./kernel/web/search/tavily.js";
+import { allowEntryProblem, operatorTokenWeakness, parseTrustedProxy } from "./config-checks.js";
+
+/** The search APIs' public endpoints, the defaults of URLBRIDGE_BRAVE_SEARCH_URL / URLBRIDGE_TAVILY_SEARCH_URL. */
+export const BRAVE_SEARCH_URL = "https://api.search.brave.com/res/v1/web/search";
+export const TAVILY_SEARCH_URL = "https://api.tavily.com/search";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z
@@ -282,7 +281,14 @@ export interface OpenCodeConfig {
 export interface WebConfig {
   /** URLBRIDGE_WEB_ALLOW: host names, addresses and CIDR ranges webfetch may reach although private. */
   allow: string[];
-  search: WebSearchConfig;
+  search: WebSearchSettings;
+}
+
+/** Each search provider's key and endpoint, and which to prefer when both have keys (the web kernel's WebSearchConfig). */
+export interface WebSearchSettings {
+  brave: { key: string; url: string } | undefined;
+  tavily: { key: string; url: string } | undefined;
+  prefer: "brave" | "tavily" | undefined;
 }
 
 export interface SandboxContainerConfig {

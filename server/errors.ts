@@ -26,7 +26,7 @@ export const ErrorCode = {
   unknownRoute: "unknown_route",
   wrongCapabilityBase: "wrong_capability_base",
   toolNotEnabled: "tool_not_enabled",
-  /** The data plane's opaque 404 (server/gateway/respond.ts OPAQUE_NOT_FOUND): its body is only ok and errorCode. */
+  /** The data plane's opaque 404 (server/edge/http-answer.ts OPAQUE_NOT_FOUND): its body is only ok and errorCode. */
   notFound: "not_found",
   // sandbox
   pathOutsideRoot: "path_outside_root",
@@ -51,10 +51,10 @@ export const ErrorCode = {
   unknownPluginTool: "unknown_plugin_tool",
   pluginArgumentsInvalid: "plugin_arguments_invalid",
   pluginAuthorityExceeded: "plugin_authority_exceeded",
-  // read kernel (server/kernel/read*.ts, grep.ts, outline.ts)
+  // read kernel (server/kernel/read/, server/kernel/search/grep-search.ts)
   fileTooLarge: "file_too_large",
   grepEngineUnavailable: "grep_engine_unavailable",
-  // range replay
+  // range replay (server/url-grammar/range-replay.ts)
   snapshotNotFound: "snapshot_not_found",
   rangeOutOfBounds: "range_out_of_bounds",
   // terminal (/x)
@@ -73,7 +73,7 @@ export const ErrorCode = {
   processEnded: "process_ended",
   /** URLBRIDGE_SANDBOX=container: the Docker engine or the sandbox image is not usable (server/sandbox/container/). */
   sandboxUnavailable: "sandbox_unavailable",
-  // mutation kernel: intent journal (server/mutation/journal*.ts)
+  // mutation kernel: intent journal (server/mutation/journal/)
   intentNotFound: "intent_not_found",
   callIdConflict: "call_id_conflict",
   interrupted: "interrupted",
@@ -87,7 +87,7 @@ export const ErrorCode = {
   stagedBlobTooLarge: "staged_blob_too_large",
   stagedBlobNotFound: "staged_blob_not_found",
   stagedBlobIncomplete: "staged_blob_incomplete",
-  // mutation kernel: write, edit, apply_patch
+  // mutation kernel: write, edit, apply_patch (server/mutation/files/)
   staleRead: "stale_read",
   unsupportedEncoding: "unsupported_encoding",
   writeFailed: "write_failed",

@@ -82,7 +82,9 @@ export interface UrlbridgeHealth {
 /** The appliance's container as compose.yaml configures it: loopback-only ports, init, and its hardening. */
 class ApplianceContainer extends GenericContainer {
   protected override async beforeContainerCreated(): Promise<void> {
-    for (const bindings of Object.values(this.hostConfig.PortBindings ?? {}) as Array<Array<{ HostIp?: string }>>) {
+    for (const bindings of Object.values(
+      (this.hostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string }>>,
+    )) {
       for (const binding of bindings) binding.HostIp = "127.0.0.1";
     }
     Object.assign(this.hostConfig, {

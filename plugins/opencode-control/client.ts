@@ -104,7 +104,7 @@ export function createOpenCodeClient(settings: OpenCodeSettings): OpenCodeClient
         return { kind: "unreached", error: code };
       return { kind: "uncertain", error: code };
     }
-    let text = "";
+    let text: string;
     try {
       text = await res.text();
     } catch (error) {

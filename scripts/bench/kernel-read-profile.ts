@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readTool } from "../../server/kernel/read/read.js";
-import { runTool } from "../../server/kernel/tool/run-tool.js";
+import { runTool } from "../../server/tool/run-tool.js";
 import { SessionState } from "../../server/kernel/tool/session-state.js";
 import type { ToolContext } from "../../server/kernel/tool/definition.js";
 import { O_PATH } from "../../server/sandbox/fd-walk.js";

@@ -243,7 +243,9 @@ export async function runMcpRelay(options: McpRelayOptions): Promise<void> {
       for (const answer of answers) write(answer);
       // A request the bridge did not answer would leave the client waiting for ever: answer it here.
       const answered = new Set(
-        answers.flatMap((a) => (Array.isArray(a) ? a : [a])).map((a) => (isRecord(a) ? a.id : undefined)),
+        answers
+          .flatMap((a): unknown[] => (Array.isArray(a) ? (a as unknown[]) : [a]))
+          .map((a) => (isRecord(a) ? a.id : undefined)),
       );
       for (const id of ids.filter((i) => !answered.has(i)))
         writeError(id, RELAY_ERROR, "the bridge sent no answer to this request; see its log");

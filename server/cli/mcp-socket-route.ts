@@ -3,13 +3,7 @@
 // line arrives, at most once per backoff interval (REOPEN_MIN_MS doubling to REOPEN_MAX_MS, back to the least once
 // a leg opens). Lines never wait for it: the line that starts an attempt, and every one during it, goes over HTTP.
 // The lines in flight on a lost connection were answered with an error by that leg and are not sent again.
-import {
-  openSocketLeg,
-  type JsonRpcId,
-  type Reinitialize,
-  type SocketLeg,
-  type SocketLegOptions,
-} from "./mcp-socket-leg.js";
+import { openSocketLeg, type JsonRpcId, type Reinitialize, type SocketLegOptions } from "./mcp-socket-leg.js";
 
 /** The first wait between attempts to reopen the socket leg; it doubles after each failed one. */
 export const REOPEN_MIN_MS = 500;

@@ -86,7 +86,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   app.use(createHostGuard(options.config.allowedHosts));
 
   app.use(async function operatorGate(ctx, next) {
-    if (!ctx.path.startsWith("/api/") && ctx.path !== "/api") return next();
+    if (!ctx.path.startsWith("/api/") && ctx.path !== "/api") return await nextAnswer(next);
     if (ctx.path === "/api/health") {
       // The bridge answers, so ok stays true; `degraded` says a part of it is failing (the activity log or the
       // journal cannot be written, e.g. the state disk is full or another process holds the database lock).
@@ -137,11 +137,16 @@ const MIME: Record<string, string> = {
   ".woff2": "font/woff2",
 };
 
+/** Hands the request on; Koa types what `next()` settles with as any, and no middleware here uses it. */
+async function nextAnswer(next: Koa.Next): Promise<void> {
+  await next();
+}
+
 /** Serves the built single-page UI; unknown non-API paths get index.html. */
 function serveWeb(webRoot: string): Koa.Middleware {
   return async (ctx, next) => {
-    if (ctx.method !== "GET" && ctx.method !== "HEAD") return next();
-    if (ctx.path.startsWith("/api") || ctx.path.startsWith("/v0/")) return next();
+    if (ctx.method !== "GET" && ctx.method !== "HEAD") return await nextAnswer(next);
+    if (ctx.path.startsWith("/api") || ctx.path.startsWith("/v0/")) return await nextAnswer(next);
     let decoded: string;
     try {
       decoded = decodeURIComponent(ctx.path);

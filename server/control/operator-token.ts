@@ -5,44 +5,11 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../log.js";
 import { writeFileDurably } from "../store/durable-file.js";
+import { operatorTokenWeakness } from "../config-checks.js";
 
 export const OPERATOR_TOKEN_FILE = "operator-token";
 /** A generated token: 32 random bytes (256 bits), base64url. */
 export const GENERATED_TOKEN_BYTES = 32;
-/** The least a token must carry by the estimate in operatorTokenWeakness. */
-export const MIN_OPERATOR_TOKEN_BITS = 128;
-/** Guards the estimate against repetition ("aaaa…", "abab…"), which the alphabet alone cannot see. */
-export const MIN_DISTINCT_TOKEN_CHARACTERS = 10;
-export const GENERATE_TOKEN_HINT = "generate one with `openssl rand -base64 32` (or `openssl rand -hex 32`)";
-
-/** Narrowest alphabet first: a token drawn from it carries log2(size) bits per character at best. */
-const TOKEN_ALPHABETS: ReadonlyArray<{ name: string; pattern: RegExp; size: number }> = [
-  { name: "decimal digits", pattern: /^[0-9]+$/, size: 10 },
-  { name: "hex digits", pattern: /^(?:[0-9a-f]+|[0-9A-F]+)$/, size: 16 },
-  { name: "base64/base64url characters", pattern: /^[A-Za-z0-9+/_-]+={0,2}$/, size: 64 },
-  { name: "printable ASCII", pattern: /^[\x21-\x7e]+$/, size: 94 },
-];
-
-/**
- * Why a configured operator token is too weak, or undefined when it is strong enough. The estimate is
- * length x log2(size of the narrowest alphabet holding every character), counted without base64 padding,
- * so >= 128 bits means at least 39 decimal digits, 32 hex digits, 22 base64url characters or 20 other
- * printable characters; and at least 10 distinct characters. Human-chosen passwords overstate it: use random.
- */
-export function operatorTokenWeakness(token: string): string | undefined {
-  const alphabet = TOKEN_ALPHABETS.find((a) => a.pattern.test(token));
-  if (!alphabet) return `it must be printable ASCII without spaces; ${GENERATE_TOKEN_HINT}`;
-  const length = token.replace(/=+$/, "").length;
-  const bits = Math.floor(length * Math.log2(alphabet.size));
-  if (bits < MIN_OPERATOR_TOKEN_BITS) {
-    const needed = Math.ceil(MIN_OPERATOR_TOKEN_BITS / Math.log2(alphabet.size));
-    return `it carries about ${bits} bits (${length} ${alphabet.name}) and the control plane needs at least ${MIN_OPERATOR_TOKEN_BITS} (${needed} or more ${alphabet.name}), so it cannot be guessed; ${GENERATE_TOKEN_HINT}`;
-  }
-  if (new Set(token).size < MIN_DISTINCT_TOKEN_CHARACTERS) {
-    return `it repeats too few characters (${new Set(token).size} distinct, at least ${MIN_DISTINCT_TOKEN_CHARACTERS} needed) to be random; ${GENERATE_TOKEN_HINT}`;
-  }
-  return undefined;
-}
 
 export interface OperatorCredential {
   /** Where the token came from, for the login page and logs. */

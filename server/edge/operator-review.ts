@@ -4,7 +4,7 @@
 // conflicts refused unless forced, all files or none.
 import { randomBytes } from "node:crypto";
 import type { AnyToolDefinition, ToolContext } from "../kernel/tool/definition.js";
-import type { ToolKernel } from "../kernel/tool/run-tool.js";
+import type { ToolKernel } from "../tool/run-tool.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import type { Store } from "../store/index.js";
 import { toolContextFor, type AgentFallback } from "./call.js";

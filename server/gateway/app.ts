@@ -6,7 +6,7 @@
 // and writes every byte itself; the pass-through costs about what a bare listener does (docs/PERFORMANCE.md).
 import type http from "node:http";
 import { toFailure } from "../errors.js";
-import type { ToolKernel } from "../kernel/tool/run-tool.js";
+import type { ToolKernel } from "../tool/run-tool.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "../kernel/tool/definition.js";
 import type { Logger } from "../log.js";
@@ -32,7 +32,7 @@ export interface DataPlaneOptions {
   store: Store;
   states: SessionStates;
   tools: AnyToolDefinition[];
-  /** Runs every tool call (server/kernel/tool/run-tool.ts); the data plane only decodes URLs and encodes answers. */
+  /** Runs every tool call (server/tool/run-tool.ts); the data plane only decodes URLs and encodes answers. */
   kernel: ToolKernel;
   plugins: PluginHost;
   publicOrigin: () => string;

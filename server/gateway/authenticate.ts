@@ -2,16 +2,14 @@
 // any project, session or capability changes (store.scope); unknown, malformed and wrong-kind tokens always
 // take the same database path, so timing does not tell them apart.
 import type { CapabilityBase } from "../kernel/tool/definition.js";
+import type { Authenticated } from "../edge/capability.js";
 import type { Store } from "../store/index.js";
 import type { CapabilityLookup } from "../store/sessions.js";
 
 const TOKEN = /^[A-Za-z0-9]{8}$/;
 
-export interface Authenticated {
-  cap: CapabilityLookup;
-  base: CapabilityBase;
-  tokens: { r: string; m: string | undefined };
-}
+// The shape both edges receive lives in edge/capability.ts; gateway modules keep this name.
+export type { Authenticated } from "../edge/capability.js";
 
 /** The capability a token names, through the same query for every shape of token. */
 export function lookupCapability(store: Store, token: string): CapabilityLookup | undefined {

@@ -1,11 +1,11 @@
 // One authenticated call on a capability base: the route picks a tool or a gateway route (/z, /manifest, /k), a
-// tool call becomes candidate input + context for the kernel (server/kernel/tool/run-tool.ts), and every answer
+// tool call becomes candidate input + context for the kernel (server/tool/run-tool.ts), and every answer
 // ends in finishCall. URL-only refusals live here: target length, unknown route, wrong base, the query grammar.
 import type http from "node:http";
 import { failureOf as edgeFailureOf } from "../edge/call.js";
 import { ErrorCode, ToolError, type ToolFailure } from "../errors.js";
 import type { AnyToolDefinition, CapabilityBase } from "../kernel/tool/definition.js";
-import type { CandidateInput, ToolKernel } from "../kernel/tool/run-tool.js";
+import type { CandidateInput, ToolKernel } from "../tool/run-tool.js";
 import { isPromise, type MaybePromise, type RunOutcome } from "../kernel/tool/runner.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import type { Logger } from "../log.js";

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
 import type { CapabilityBase, ToolContext } from "../kernel/tool/definition.js";
 import { isToolEnabled } from "../kernel/tool/permissions.js";
-import type { MaybePromise, RunOutcome, ToolKernel } from "../kernel/tool/run-tool.js";
+import type { MaybePromise, RunOutcome, ToolKernel } from "../tool/run-tool.js";
 import { validateInput } from "../kernel/tool/validate-input.js";
 import { JOURNAL_CONTROL_NAMES, journalControls } from "../mutation/journal/controls.js";
 import type { HostedPluginTool, PluginHost } from "../plugins/host.js";

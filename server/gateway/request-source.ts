@@ -7,42 +7,9 @@
 import dns from "node:dns";
 import type http from "node:http";
 import net from "node:net";
-
-export interface Cidr {
-  address: string;
-  prefix: number;
-  family: "ipv4" | "ipv6";
-}
+import { normalizeAddress, parseTrustedProxy } from "../config-checks.js";
 
 const CLIENT_IP_HEADER = "cf-connecting-ip";
-
-/** `::ffff:192.0.2.1` (an IPv4 peer on a dual-stack socket) is 192.0.2.1. */
-export function normalizeAddress(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return (mapped ? mapped[1]! : address).toLowerCase();
-}
-
-/** An IP address or CIDR range ("172.30.47.0/24", "fd00::/8", "127.0.0.1"); undefined when it is neither. */
-export function parseCidr(entry: string): Cidr | undefined {
-  const [address, prefixText, ...rest] = entry.trim().split("/");
-  if (!address || rest.length > 0) return undefined;
-  const version = net.isIP(address);
-  if (version === 0) return undefined;
-  const max = version === 4 ? 32 : 128;
-  const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-  if (!(prefix >= 0 && prefix <= max)) return undefined;
-  return { address: normalizeAddress(address), prefix, family: version === 4 ? "ipv4" : "ipv6" };
-}
-
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
-
-/** A trusted-proxy entry: an address or range, or a host name (the tunnel's compose service); undefined when neither. */
-export function parseTrustedProxy(entry: string): { cidr: Cidr } | { name: string } | undefined {
-  const cidr = parseCidr(entry);
-  if (cidr) return { cidr };
-  const name = entry.trim().toLowerCase();
-  return HOST_NAME.test(name) && !/^[\d.]+$/.test(name) ? { name } : undefined;
-}
 
 /** How long a resolved name's addresses are used before they are looked up again. */
 export const TRUSTED_NAME_TTL_MS = 30_000;

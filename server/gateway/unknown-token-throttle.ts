@@ -2,9 +2,9 @@
 // refusal (the opaque 404; the socket's refused or unauthorized line) is held a little longer (bounded, and never
 // more than a few at once), and the operator gets one bounded log line per interval. Tokens are never logged. The
 // 404 itself is byte-for-byte the usual opaque one.
-import type http from "node:http";
 import { createFailureBackoff, type FailureBackoff } from "../failure-backoff.js";
 import type { Logger } from "../log.js";
+import type { UnknownTokenThrottle } from "../edge/capability.js";
 import { sendOpaqueNotFound } from "./respond.js";
 
 /** Unknown tokens per source per window answered at once: an agent holding stale URLs after a rotation. */
@@ -24,15 +24,8 @@ const SUMMARY_TOP_SOURCES = 3;
 /** Sources counted for one summary; the rest are added up as "others". */
 const SUMMARY_MAX_SOURCES = 256;
 
-export interface UnknownTokenThrottle {
-  /** Answers an unknown token with the opaque 404, held as the source's recent misses ask. */
-  answer(res: http.ServerResponse, source: string): void;
-  /**
-   * Refuses an unknown token some other way (`send`), held and counted as answer's 404 is; `gone` says the asker
-   * left meanwhile (nobody to send to).
-   */
-  refuse(source: string, send: () => void, gone: () => boolean): void;
-}
+// Its shape lives in edge/capability.ts (the MCP socket holds one too); gateway modules keep this name.
+export type { UnknownTokenThrottle } from "../edge/capability.js";
 
 /** URLBRIDGE_UNKNOWN_TOKEN_THROTTLE=0: every refusal at once, nothing counted. */
 export const NO_UNKNOWN_TOKEN_THROTTLE: UnknownTokenThrottle = {

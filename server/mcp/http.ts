@@ -9,8 +9,8 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
-import type { Authenticated } from "../gateway/authenticate.js";
-import { JSON_CONTENT_TYPE, sendBytes, sendOpaqueNotFound } from "../gateway/respond.js";
+import type { Authenticated } from "../edge/capability.js";
+import { JSON_CONTENT_TYPE, sendBytes, sendOpaqueNotFound } from "../edge/http-answer.js";
 import { MCP_MAX_BODY_BYTES, tooLargeMessage } from "./limits.js";
 import { createMcpServer, type McpDeps, type McpScope } from "./server.js";
 import { createServerPool, type ServerPool } from "./server-pool.js";

@@ -10,7 +10,7 @@ import { ErrorCode, ToolError, toFailure } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { AnyToolDefinition, ExactUrls, ToolContext } from "../kernel/tool/definition.js";
 import { isToolEnabled } from "../kernel/tool/permissions.js";
-import type { CandidateInput, MaybePromise, RunOutcome, ToolKernel } from "../kernel/tool/run-tool.js";
+import type { CandidateInput, MaybePromise, RunOutcome, ToolKernel } from "../tool/run-tool.js";
 import { isPromise } from "../kernel/tool/runner.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import { CALL_ID_PATTERN, MAX_WAIT_MS } from "../mutation/journal/controls.js";

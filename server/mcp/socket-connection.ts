@@ -8,8 +8,7 @@
 import type net from "node:net";
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import type { Authenticated } from "../gateway/authenticate.js";
-import type { UnknownTokenThrottle } from "../gateway/unknown-token-throttle.js";
+import type { Authenticated, UnknownTokenThrottle } from "../edge/capability.js";
 import {
   batchTooLargeMessage,
   MCP_MAX_BATCH_SIZE,

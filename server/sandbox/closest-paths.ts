@@ -1,7 +1,7 @@
 // The existing paths closest to one that does not exist (scaner.py -> scanner.py, scr/app.ts -> src/app.ts),
 // found from the deepest directory the containment walk reached, through descriptors only: a path_not_found
 // answer can then offer paths that are really there instead of a search that finds nothing.
-import { closeQuietly } from "./fd-walk.js";
+import { closeQuietly } from "./proc-fd.js";
 import { listDirectorySync, lstatInDirectory, openSubdirectory } from "./fd-ops.js";
 
 const MAX_SCANNED_ENTRIES = 2000;

@@ -6,7 +6,7 @@ import type { Dirent } from "node:fs";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import { agentIdentity, bridgeIsRoot, type Identity } from "./identity.js";
-import { closeQuietly, fdPath, O_PATH } from "./fd-walk.js";
+import { closeQuietly, fdPath, O_PATH } from "./proc-fd.js";
 
 const { O_RDONLY, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW, O_DIRECTORY, O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
 /** Non-blocking so a FIFO swapped in can never stall the event loop (it is refused after fstat). */
@@ -203,21 +203,52 @@ export function discardTempFile(dirFd: number, temp: string): void {
  * Synchronous, like syncDirectory.
  */
 export function writeFileIn(dirFd: number, name: string, bytes: Buffer, options: WriteInOptions = {}): void {
+  replaceThroughTempFile(dirFd, name, (fd) => {
+    fillTempFile(fd, bytes, options);
+    fs.fsyncSync(fd);
+  });
+  syncDirectory(dirFd);
+}
+
+/**
+ * Replaces `name` in a held directory through a temp file beside it (created O_EXCL|O_NOFOLLOW): `fill` writes
+ * and syncs it, then it is closed and renamed over `name`. On any failure the temp file is removed and the error
+ * rethrown. An asynchronous `fill` keeps the descriptor open until it settles, and the result is then a promise.
+ */
+export function replaceThroughTempFile(dirFd: number, name: string, fill: (fd: number) => Promise<void>): Promise<void>;
+export function replaceThroughTempFile(dirFd: number, name: string, fill: (fd: number) => void): void;
+export function replaceThroughTempFile(
+  dirFd: number,
+  name: string,
+  fill: (fd: number) => void | Promise<void>,
+): void | Promise<void> {
   const temp = tempName(name);
   const fd = fs.openSync(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
-  try {
+  const finish = (fillFailure: { error: unknown } | undefined): void => {
     try {
-      fillTempFile(fd, bytes, options);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      try {
+        if (fillFailure) throw fillFailure.error;
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(fdPath(dirFd, temp), fdPath(dirFd, name));
+    } catch (error) {
+      discardTempFile(dirFd, temp);
+      throw error;
     }
-    fs.renameSync(fdPath(dirFd, temp), fdPath(dirFd, name));
+  };
+  let filling: void | Promise<void>;
+  try {
+    filling = fill(fd);
   } catch (error) {
-    discardTempFile(dirFd, temp);
-    throw error;
+    return finish({ error });
   }
-  syncDirectory(dirFd);
+  if (filling instanceof Promise)
+    return filling.then(
+      () => finish(undefined),
+      (error: unknown) => finish({ error }),
+    );
+  finish(undefined);
 }
 
 /** Removes file `name` from a held directory if it is there (a symlink is removed, never followed); true when removed. */

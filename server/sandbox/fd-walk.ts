@@ -4,9 +4,10 @@
 // from the root; one that leaves the root is refused. Callers act on the descriptors the walk returns and
 // never re-resolve a path string, so a directory swapped for a symlink mid-call is never followed out.
 // Synchronous on purpose: each component is an open and a close (~2 µs), and this runs on every call.
-import { closestPaths } from "./closest-paths.js";
 import fs from "node:fs";
 import path from "node:path";
+import { closestPaths } from "./closest-paths.js";
+import { closeQuietly, fdPath, O_PATH } from "./proc-fd.js";
 import { ErrorCode, ToolError } from "../errors.js";
 import {
   componentsBelow,
@@ -25,8 +26,9 @@ import {
   toDisplayPath,
 } from "./path-lexical.js";
 
-/** Linux's O_PATH (x86_64 and arm64): a descriptor that names a file without opening it. Node passes it through. */
-export const O_PATH = 0o10000000;
+// Their home is proc-fd.ts (closest-paths.ts and fd-ops.ts use them below this module); callers keep this name.
+export { closeQuietly, fdPath, O_PATH };
+
 const { O_NOFOLLOW, O_DIRECTORY } = fs.constants;
 const PATH_FLAGS = O_PATH | O_NOFOLLOW;
 const DIR_FLAGS = O_PATH | O_NOFOLLOW | O_DIRECTORY;
@@ -34,19 +36,6 @@ const DIR_FLAGS = O_PATH | O_NOFOLLOW | O_DIRECTORY;
 export const MAX_SYMLINK_HOPS = 40;
 /** The walk reaches descriptors through /proc/self/fd: Linux only (the appliance, and any Linux host). */
 const PROC_FD_AVAILABLE = fs.existsSync("/proc/self/fd");
-
-/** The path that reaches `fd` (or `name` inside directory `fd`) without walking any path string again. */
-export function fdPath(fd: number, name?: string): string {
-  return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
-}
-
-export function closeQuietly(fd: number): void {
-  try {
-    fs.closeSync(fd);
-  } catch {
-    // Already closed or never valid: nothing to release.
-  }
-}
 
 /** An errno code, or the descriptor. */
 function tryOpen(target: string, flags: number): number | string {

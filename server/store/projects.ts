@@ -1,7 +1,13 @@
 // Typed queries over the projects table.
-import type { ProjectPermissions } from "../kernel/tool/definition.js";
 import type { Db } from "./database.js";
 import { createScopeVersion, type ScopeVersion } from "./scope-version.js";
+
+/** A project's permissions: reading is always on; write, terminal and web (webfetch, websearch) are the operator's. */
+export interface ProjectPermissions {
+  write: boolean;
+  terminal: boolean;
+  web: boolean;
+}
 
 export interface ProjectRow {
   id: string;
@@ -59,27 +65,11 @@ export function createProjectQueries(db: Db, scope: ScopeVersion = createScopeVe
     /** `web` left out is off, as for a project created before the permission existed. */
     insert: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean; web?: boolean }): void => {
       scope.value += 1;
-      insertStmt.run({
-        id: p.id,
-        name: p.name,
-        root: p.root,
-        w: p.write ? 1 : 0,
-        x: p.terminal ? 1 : 0,
-        web: p.web ? 1 : 0,
-        now: Date.now(),
-      });
+      insertStmt.run(projectColumns(p));
     },
     update: (p: { id: string; name: string; root: string; write: boolean; terminal: boolean; web: boolean }): void => {
       scope.value += 1;
-      updateStmt.run({
-        id: p.id,
-        name: p.name,
-        root: p.root,
-        w: p.write ? 1 : 0,
-        x: p.terminal ? 1 : 0,
-        web: p.web ? 1 : 0,
-        now: Date.now(),
-      });
+      updateStmt.run(projectColumns(p));
     },
     delete: (id: string): boolean => {
       scope.value += 1;
@@ -89,3 +79,23 @@ export function createProjectQueries(db: Db, scope: ScopeVersion = createScopeVe
 }
 
 export type ProjectQueries = ReturnType<typeof createProjectQueries>;
+
+/** A project's columns as the insert and update statements bind them (`web` left out is off). */
+function projectColumns(p: {
+  id: string;
+  name: string;
+  root: string;
+  write: boolean;
+  terminal: boolean;
+  web?: boolean;
+}) {
+  return {
+    id: p.id,
+    name: p.name,
+    root: p.root,
+    w: p.write ? 1 : 0,
+    x: p.terminal ? 1 : 0,
+    web: p.web ? 1 : 0,
+    now: Date.now(),
+  };
+}

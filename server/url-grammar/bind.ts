@@ -3,7 +3,7 @@
 // and the raw= tail lands in the tool's rawField. Validating the candidate is the kernel's job (run-tool.ts).
 import type { z } from "zod";
 import { ErrorCode, ToolError } from "../errors.js";
-import { fieldsOf, type FieldInfo } from "../kernel/tool/input-fields.js";
+import { fieldsOf, type FieldInfo } from "./input-fields.js";
 import { MAX_RAW_BYTES } from "./limits.js";
 import { stagingAdvice, stagingPlan } from "./staging-advice.js";
 import { decodeQueryComponent } from "./percent.js";

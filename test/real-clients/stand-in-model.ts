@@ -444,7 +444,7 @@ export async function startStandInModel(options: { serverName: string }): Promis
     let raw = "";
     for await (const chunk of req) raw += String(chunk);
     const path = (req.url ?? "").split("?")[0]!;
-    let body: Json = {};
+    let body: Json;
     try {
       body = raw ? (JSON.parse(raw) as Json) : {};
     } catch {

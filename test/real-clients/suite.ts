@@ -243,8 +243,8 @@ export function describeRealClient(
     it("applied the edit whose oldString has drifted indentation, and showed the model the true diff", () => {
       const seen = seenOf("edit-drifted");
       expect(disk(s.GREET_FILE), seen.slice(0, 2000)).toBe(s.GREET_AFTER);
-      expect(seen).toMatch(/^-\s{0,2}        return "hello " \+ name$/m);
-      expect(seen).toMatch(/^\+\s{0,2}        return "hi " \+ name$/m);
+      expect(seen).toMatch(/^-\s{0,2} {8}return "hello " \+ name$/m);
+      expect(seen).toMatch(/^\+\s{0,2} {8}return "hi " \+ name$/m);
     });
 
     it("applied the patch and said so", () => {

@@ -1,9 +1,8 @@
 import type http from "node:http";
 import { describe, expect, it } from "vitest";
+import { parseCidr, parseTrustedProxy } from "../../server/config-checks.js";
 import {
   createRequestSource,
-  parseCidr,
-  parseTrustedProxy,
   TRUSTED_NAME_RETRY_MS,
   TRUSTED_NAME_TTL_MS,
 } from "../../server/gateway/request-source.js";

@@ -35,7 +35,9 @@ fs.fsync = function (fd, cb) {
   try {
     const l = fs.readlinkSync(`/proc/self/fd/${fd}`);
     kind = l.endsWith("-wal") ? "WAL fsync" : l.includes("urlbridge-tmp") ? "temp fsync" : "dir fsync";
-  } catch {}
+  } catch {
+    // not a path we can name: counted as a plain fsync
+  }
   return origFsync.call(fs, fd, (...a) => {
     if (r) {
       (r.marks[`${kind} start`] ??= []).push(start);

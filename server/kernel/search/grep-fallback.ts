@@ -4,11 +4,12 @@
 // Files up to 8 MiB are read whole; larger ones are streamed in pieces of whole lines (grep-stream.ts).
 import fs from "node:fs";
 import { MatchCollector, presentLine, type GrepLine } from "./grep-collect.js";
-import type { GrepSearch } from "./grep-search.js";
+import type { GrepSearch } from "./grep-request.js";
 import { openInDirectory, readOpenFileAsync, reopenForReading } from "../../sandbox/fd-ops.js";
 import { closeQuietly } from "../../sandbox/fd-walk.js";
 import { MAX_SEARCH_FILE_BYTES } from "../limits.js";
 import { searchLargeFile } from "./grep-stream.js";
+import { escapeForJs } from "./regex-dialect.js";
 import { findMatchingLines, type RegexWorker } from "./regex-worker.js";
 import { decodeLossy, ripgrepSearches } from "../../text/index.js";
 import { toRelative, walkTree } from "./walk.js";
@@ -73,19 +74,12 @@ function present(text: string, hits: Array<[number, number]>): GrepLine[] {
   });
 }
 
-/** Literal needles: a substring search per line, linear in the text. */
+/**
+ * Literal needles: the same line-by-line search as patterns, on the needle escaped (a literal cannot backtrack,
+ * so it runs here, not on the worker); the first match's offset is indexOf's.
+ */
 function matchLiteral(text: string, needle: string): Array<[number, number]> {
-  if (!text.includes(needle)) return [];
-  const out: Array<[number, number]> = [];
-  const parts = text.split("\n");
-  const count = text.endsWith("\n") ? parts.length - 1 : parts.length;
-  for (let i = 0; i < count; i++) {
-    let part = parts[i]!;
-    if (i < parts.length - 1 && part.endsWith("\r")) part = part.slice(0, -1);
-    const at = part.indexOf(needle);
-    if (at !== -1) out.push([i, at]);
-  }
-  return out;
+  return findMatchingLines(text, escapeForJs(needle), "");
 }
 
 /**

@@ -4,36 +4,13 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { locateExecutable } from "../read/executables.js";
 import type { MatchCollector } from "./grep-collect.js";
 import { searchWithFallback } from "./grep-fallback.js";
-import type { IncludeFilter } from "./include-glob.js";
 import { RegexWorker } from "./regex-worker.js";
 import { RipgrepSearchedNothing, RipgrepUnavailable, searchWithRipgrep } from "./ripgrep.js";
 import { probeRipgrepConfinement, type RipgrepConfinement } from "./ripgrep-confine.js";
-import type { SearchPattern } from "./search-pattern.js";
-import type { ExactUrls } from "../tool/definition.js";
+import type { GrepSearch } from "./grep-request.js";
 
 export type GrepEngineSetting = "auto" | "rg" | "fallback";
 export type GrepEngineName = "rg" | "fallback";
-
-export interface GrepSearch {
-  /** Canonical project root. */
-  root: string;
-  /** O_PATH descriptor of the root, verified by the containment walk. */
-  rootFd: number;
-  /** Canonical file or directory to search (for relative paths only: it is reached through targetFd). */
-  target: string;
-  /** O_PATH descriptor of the target, held for the whole search. */
-  targetFd: number;
-  /** O_PATH descriptor of the directory holding the target (the root's for the root). */
-  targetDirFd: number;
-  targetKind: "file" | "dir";
-  pattern: SearchPattern;
-  include: IncludeFilter | undefined;
-  includeIgnored: boolean;
-  /** Date.now() value after which the search stops and reports what it has. */
-  deadline: number;
-  signal: AbortSignal;
-  urls?: ExactUrls;
-}
 
 export interface GrepEngine {
   /** Runs the search; returns the engine that answered. */

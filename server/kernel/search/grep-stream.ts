@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { TextDecoder } from "node:util";
 import { MAX_MATCHING_LINE_BYTES, presentLine, type GrepLine, type MatchCollector } from "./grep-collect.js";
-import type { GrepSearch } from "./grep-search.js";
+import type { GrepSearch } from "./grep-request.js";
 
 /** Bytes read per piece; a piece ends at its last newline (the rest waits for the next). */
 const PIECE_BYTES = 1024 * 1024;

@@ -13,7 +13,7 @@ export interface IncludeFilter {
 
 /** Basename globs made of plain characters, *, ?, [...] and one level of {a,b} read the same in both. */
 const PORTABLE_BASENAME_GLOB =
-  /^(?!!)(?:[A-Za-z0-9_.*?\- ]|\[[A-Za-z0-9_.\-]+\]|\{[A-Za-z0-9_.*?\-]+(?:,[A-Za-z0-9_.*?\-]+)+\})+$/;
+  /^(?!!)(?:[A-Za-z0-9_.*?\- ]|\[[A-Za-z0-9_.-]+\]|\{[A-Za-z0-9_.*?-]+(?:,[A-Za-z0-9_.*?-]+)+\})+$/;
 
 export function createIncludeFilter(glob: string): IncludeFilter {
   if (glob.trim() === "") {

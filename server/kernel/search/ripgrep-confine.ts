@@ -5,7 +5,6 @@
 // kernel then denies whatever rg reaches outside the target, however the tree changes under it.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { promisify } from "node:util";
 import { launcherBinary, probeLauncher } from "../../sandbox/launcher.js";
 

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { ancestorIgnoreLevels, rebaseLevels } from "./gitignore.js";
 import { OrderedFiles, presentLine, type GrepLine, type MatchCollector } from "./grep-collect.js";
-import type { GrepSearch } from "./grep-search.js";
+import type { GrepSearch } from "./grep-request.js";
 import { MAX_MATCHING_LINE_BYTES } from "./grep-collect.js";
 import { confinedCommand, heldFdPath, type RipgrepConfinement } from "./ripgrep-confine.js";
 import { startRipgrep } from "./ripgrep-process.js";

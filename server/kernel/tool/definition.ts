@@ -10,12 +10,9 @@ export type { IntentHandle, InterruptedIntent, JournalBehaviour } from "./journa
 
 export type CapabilityBase = "r" | "m";
 
-/** A project's permissions: reading is always on; write, terminal and web (webfetch, websearch) are the operator's. */
-export interface ProjectPermissions {
-  write: boolean;
-  terminal: boolean;
-  web: boolean;
-}
+// A project's permissions are stored with the project (store/projects.ts); the tool contract names them.
+export type { ProjectPermissions } from "../../store/projects.js";
+import type { ProjectPermissions } from "../../store/projects.js";
 
 export type ProjectPermission = keyof ProjectPermissions;
 

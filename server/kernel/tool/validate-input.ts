@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import type { SegmentEdit } from "../../url-grammar/request-url.js";
-import { fieldsOf } from "./input-fields.js";
+import { fieldsOf } from "../../url-grammar/input-fields.js";
 
 export interface ValidateInputOptions {
   /** The field a URL's raw= tail fills: its errors name "raw", the way the agent spelled it. */

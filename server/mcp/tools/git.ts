@@ -2,7 +2,7 @@
 // becomes the offset and fingerprint of the next call, and patches and file texts render as plain text.
 import { z } from "zod";
 import { MAX_GIT_PAGE } from "../../kernel/limits.js";
-import type { RunOutcome } from "../../kernel/tool/run-tool.js";
+import type { RunOutcome } from "../../tool/run-tool.js";
 import { answerOf, jsonText, type McpToolSpec } from "./spec.js";
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;

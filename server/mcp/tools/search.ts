@@ -4,7 +4,7 @@ import { z } from "zod";
 import { DEFAULT_FIND_RESULTS, DEFAULT_GREP_MATCHES, MAX_FIND_RESULTS, MAX_GREP_MATCHES } from "../../kernel/limits.js";
 import type { FindOutput } from "../../kernel/search/find.js";
 import type { GrepOutput } from "../../kernel/search/grep.js";
-import type { RunOutcome } from "../../kernel/tool/run-tool.js";
+import type { RunOutcome } from "../../tool/run-tool.js";
 import { fitFind, fitGrep } from "./fit.js";
 import { answerOf, type McpToolSpec } from "./spec.js";
 

@@ -3,7 +3,7 @@
 import type { ContentBlock, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
-import type { CandidateInput, MaybePromise, RunOutcome } from "../../kernel/tool/run-tool.js";
+import type { CandidateInput, MaybePromise, RunOutcome } from "../../tool/run-tool.js";
 import { mcpWorded } from "../wording.js";
 
 /** What a tool call may do with the kernel: run a kernel tool by id, all bounds, permissions and the journal applied. */

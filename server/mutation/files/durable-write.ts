@@ -3,7 +3,7 @@
 // with its two fsyncs in the thread pool instead of on the event loop, and the rename held until the journal
 // says the intent is durable, so that wait overlaps the temp file's fsync instead of adding to it.
 import fs from "node:fs";
-import { CREATE_FLAGS, discardTempFile, fillTempFile, tempName, type WriteInOptions } from "../../sandbox/fd-ops.js";
+import { fillTempFile, replaceThroughTempFile, type WriteInOptions } from "../../sandbox/fd-ops.js";
 import { fdPath } from "../../sandbox/fd-walk.js";
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
@@ -52,23 +52,13 @@ export async function writeFileDurably(
 ): Promise<DurableWriteResult> {
   // Handled here too, so that a rejection is never unhandled when the temp file cannot even be created.
   options.beforeRename?.catch(() => undefined);
-  const temp = tempName(name);
-  const fd = fs.openSync(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
-  try {
-    try {
-      fillTempFile(fd, bytes, options);
-      // Both settle before the descriptor closes: an fsync still running in the pool never meets a reused number.
-      const [synced, journaled] = await Promise.allSettled([fsyncInPool(fd), options.beforeRename]);
-      if (journaled.status === "rejected") throw journaled.reason;
-      if (synced.status === "rejected") throw synced.reason;
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(fdPath(dirFd, temp), fdPath(dirFd, name));
-  } catch (error) {
-    discardTempFile(dirFd, temp);
-    throw error;
-  }
+  await replaceThroughTempFile(dirFd, name, async (fd) => {
+    fillTempFile(fd, bytes, options);
+    // Both settle before the descriptor closes: an fsync still running in the pool never meets a reused number.
+    const [synced, journaled] = await Promise.allSettled([fsyncInPool(fd), options.beforeRename]);
+    if (journaled.status === "rejected") throw journaled.reason;
+    if (synced.status === "rejected") throw synced.reason;
+  });
   const directorySynced = syncDirectoryInPool(dirFd);
   if (!options.deferDirectorySync) await directorySynced;
   return { directorySynced };

@@ -1,4 +1,4 @@
-// The mutation half of the tool kernel (server/kernel/tool/run-tool.ts): given validated arguments, it strips the
+// The mutation half of the tool kernel (server/tool/run-tool.ts): given validated arguments, it strips the
 // journal controls, resolves staged content, derives the call id, and answers each call from the journal: a new
 // intent runs the kernel's execute step once, an identical in-flight call joins it, and a finished one is
 // replayed from its record without executing again. Permission and validation are the kernel's, done before.

@@ -202,7 +202,7 @@ export async function runExec(options: RunExecOptions): Promise<ContainerExecRes
   let exitCode: number | null = null;
   let killedAt: number | undefined;
   let restarted = false;
-  let outputHeld = false;
+  let outputHeld: boolean;
   try {
     // Bounded: past timeout + grace + overrun (or on abort) the group is killed, and an overrun later the container restarts.
     for (;;) {

@@ -82,7 +82,7 @@ export async function inspectPorts(container: StartedTestContainer): Promise<Por
 
 /** Stops whatever was started, ignoring what already stopped; no reaper runs offline. */
 export async function stopAll(containers: Array<StartedTestContainer | undefined>): Promise<void> {
-  await Promise.all(containers.map((c) => c?.stop({ timeout: 5_000 }).catch(() => undefined)));
+  await Promise.all(containers.map(async (c) => c?.stop({ timeout: 5_000 }).catch(() => undefined)));
 }
 
 export interface ApplianceWithEdge {

@@ -9,7 +9,6 @@ import { MAX_READ_PATHS } from "../../../server/kernel/limits.js";
 import { agentGet, startTestBridge, writeAsAgent, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { notesPlugin } from "../../helpers/notes-plugin.js";
 import { patchText, url } from "../mutation/fixtures.js";
-import { settle } from "../mutation/terminal-helpers.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string };
 /** The URL fields a failure offers to follow (statusUrl: a staged blob's chunks); "same": the hint says to fetch the same URL once the cause is fixed. */

@@ -11,7 +11,7 @@ import {
   writeAsAgent,
   mkdirAsAgent,
 } from "../../helpers/bridge.js";
-import { settle, type Body } from "./terminal-helpers.js";
+import { settle } from "./terminal-helpers.js";
 import { url } from "./fixtures.js";
 
 describe("terminal guard and cwd=", () => {

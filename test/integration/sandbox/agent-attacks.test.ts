@@ -24,7 +24,7 @@ import {
   type TestBridge,
 } from "../../helpers/bridge.js";
 import { controlApi, startServerProcess, type ServerProcess } from "../../helpers/server-process.js";
-import { settle, waitUntil, type Body } from "../mutation/terminal-helpers.js";
+import { settle, waitUntil } from "../mutation/terminal-helpers.js";
 
 const probe = probeLauncher();
 const landlock = (probe?.landlock ?? 0) > 0;

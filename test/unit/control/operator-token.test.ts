@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../../server/config.js";
-import { MIN_OPERATOR_TOKEN_BITS, operatorTokenWeakness } from "../../../server/control/operator-token.js";
+import { MIN_OPERATOR_TOKEN_BITS, operatorTokenWeakness } from "../../../server/config-checks.js";
 
 describe("operator token strength", () => {
   it.each([

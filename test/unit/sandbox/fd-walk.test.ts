@@ -113,7 +113,7 @@ describe("walkInsideRoot", () => {
     const top = walkInsideRoot(root, "a");
     try {
       const deepest = await makeDirectoriesIn(top.fd!, names, undefined);
-      await writeFileIn(deepest, "deep.txt", Buffer.from("deep"));
+      writeFileIn(deepest, "deep.txt", Buffer.from("deep"));
       fs.closeSync(deepest);
     } finally {
       top.close();

@@ -1,6 +1,7 @@
 // URLBRIDGE_WEB_ALLOW: the private hosts and networks the operator lets webfetch reach anyway. Empty by default;
 // entries are host names (matched exactly, case and a trailing dot ignored) or IP addresses and CIDR ranges.
 import net from "node:net";
+import { normalizeHostName } from "../../../config-checks.js";
 
 export interface WebAllowlist {
   /** Lower-case names without a trailing dot. */
@@ -11,34 +12,7 @@ export interface WebAllowlist {
   v6: net.BlockList;
 }
 
-const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
-
 export const EMPTY_WEB_ALLOWLIST: WebAllowlist = parseWebAllowlist([]);
-
-/** Lower case, one trailing dot dropped: how a host is compared with the allowlist and looked up. */
-export function normalizeHostName(host: string): string {
-  const lower = host.toLowerCase();
-  return lower.endsWith(".") ? lower.slice(0, -1) : lower;
-}
-
-/** Why an entry is not usable, or undefined when it is (config.ts names the variable). */
-export function allowEntryProblem(entry: string): string | undefined {
-  const [address, prefix, extra] = entry.split("/");
-  if (extra !== undefined) return `"${entry}" has more than one /`;
-  const bare = address!.replace(/^\[(.*)\]$/, "$1");
-  const family = net.isIP(bare);
-  if (family !== 0) {
-    if (prefix === undefined) return undefined;
-    const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
-    return bits >= 0 && bits <= (family === 4 ? 32 : 128)
-      ? undefined
-      : `"${entry}" has a prefix length outside 0-${family === 4 ? 32 : 128}`;
-  }
-  if (prefix !== undefined) return `"${entry}" is a range but ${address} is not an IP address`;
-  return HOST_NAME.test(normalizeHostName(bare))
-    ? undefined
-    : `"${entry}" is neither a host name nor an IP address or CIDR range`;
-}
 
 /** Entries already checked with allowEntryProblem. */
 export function parseWebAllowlist(entries: readonly string[]): WebAllowlist {

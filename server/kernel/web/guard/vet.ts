@@ -5,7 +5,8 @@ import dns from "node:dns/promises";
 import net from "node:net";
 import { ErrorCode, ToolError } from "../../../errors.js";
 import { embeddedIpv4, RULE_REASONS, rangeRuleOf, type AddressRule } from "./address-rules.js";
-import { allowsAddress, allowsHost, normalizeHostName, type WebAllowlist } from "./allowlist.js";
+import { normalizeHostName } from "../../../config-checks.js";
+import { allowsAddress, allowsHost, type WebAllowlist } from "./allowlist.js";
 import { ownNetworks, type NetworkInterfaces } from "./own-networks.js";
 import { hostOf } from "./target.js";
 

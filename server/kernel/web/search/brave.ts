@@ -3,8 +3,6 @@
 import type { ProviderEndpoint, SearchProvider } from "./provider.js";
 import { plainSnippet, plainTitle, providerJson, resultUrl } from "./provider.js";
 
-export const BRAVE_SEARCH_URL = "https://api.search.brave.com/res/v1/web/search";
-
 interface BraveAnswer {
   web?: { results?: Array<{ title?: unknown; url?: unknown; description?: unknown }> };
 }

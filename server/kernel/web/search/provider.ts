@@ -126,7 +126,8 @@ export async function providerJson(
 }
 
 async function boundedText(response: Response, provider: SearchProviderName): Promise<string> {
-  const reader = response.body?.getReader();
+  // Node's fetch body yields bytes; its types leave the chunk type open.
+  const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
   if (!reader) return "";
   const chunks: Uint8Array[] = [];
   let size = 0;

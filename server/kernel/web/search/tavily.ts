@@ -3,8 +3,6 @@
 import type { ProviderEndpoint, SearchProvider } from "./provider.js";
 import { plainSnippet, plainTitle, providerJson, resultUrl } from "./provider.js";
 
-export const TAVILY_SEARCH_URL = "https://api.tavily.com/search";
-
 interface TavilyAnswer {
   results?: Array<{ title?: unknown; url?: unknown; content?: unknown }>;
 }

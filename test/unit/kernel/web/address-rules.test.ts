@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ADDRESS_RANGES, embeddedIpv4, rangeRuleOf } from "../../../../server/kernel/web/guard/address-rules.js";
-import { allowEntryProblem, parseWebAllowlist } from "../../../../server/kernel/web/guard/allowlist.js";
+import { allowEntryProblem } from "../../../../server/config-checks.js";
+import { parseWebAllowlist } from "../../../../server/kernel/web/guard/allowlist.js";
 import { ownNetworks } from "../../../../server/kernel/web/guard/own-networks.js";
 import { classifyAddress } from "../../../../server/kernel/web/guard/vet.js";
 

@@ -1,17 +1,17 @@
 // The one tool runner every transport calls (the URL gateway, tests, next MCP and plugins): it checks the project
 // permission once, validates candidate input with the tool's zod schema into our structured errors, executes
 // (read tools directly, synchronously when they can; mutations through the journal runner) and converts errors.
-import { ErrorCode, isToolError, ToolError, toFailure, type ToolFailure } from "../../errors.js";
-import type { Logger } from "../../log.js";
-import type { MutationRuntime } from "../../mutation/journal/context.js";
-import { createJournalRunner, type JournalRunner } from "../../mutation/journal/journal-runner.js";
-import type { AnyToolDefinition, ToolContext } from "./definition.js";
-import { assertToolEnabled } from "./permissions.js";
-import { safeParseCompiled } from "./compiled-schema.js";
-import { executeSafely, isPromise, type MaybePromise, type RunOutcome } from "./runner.js";
-import { inputError, type ValidateInputOptions } from "./validate-input.js";
+import { ErrorCode, isToolError, ToolError, toFailure, type ToolFailure } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { MutationRuntime } from "../mutation/journal/context.js";
+import { createJournalRunner, type JournalRunner } from "../mutation/journal/journal-runner.js";
+import type { AnyToolDefinition, ToolContext } from "../kernel/tool/definition.js";
+import { assertToolEnabled } from "../kernel/tool/permissions.js";
+import { safeParseCompiled } from "../kernel/tool/compiled-schema.js";
+import { executeSafely, isPromise, type MaybePromise, type RunOutcome } from "../kernel/tool/runner.js";
+import { inputError, type ValidateInputOptions } from "../kernel/tool/validate-input.js";
 
-export type { MaybePromise, RunOutcome } from "./runner.js";
+export type { MaybePromise, RunOutcome } from "../kernel/tool/runner.js";
 
 /**
  * Input as a caller that is not a URL sends it: JSON values (numbers as numbers, booleans as booleans), content in
