@@ -79,7 +79,12 @@ export default tseslint.config(
   },
   {
     // Matching control characters is these modules' job (terminal escapes, URL evidence, path checks), not a typo.
-    files: ["server/mutation/terminal/startup-transcript.ts", "server/sandbox/path-lexical.ts", "test/gym/*.ts"],
+    files: [
+      "server/mutation/terminal/startup-transcript.ts",
+      "server/sandbox/path-lexical.ts",
+      "server/control/folder-browser.ts",
+      "test/gym/*.ts",
+    ],
     rules: { "no-control-regex": "off" },
   },
   {

@@ -4,12 +4,14 @@
 // and `required`; nested values keep only their JSON type, and descriptions go (the tool's description and the
 // answer's text carry the words). Every step only widens what a branch accepts, so whatever answer conforms to the
 // full schema conforms to the compact one (the SDK checks structuredContent against what is published). Fields no
-// branch requires are left out (extra fields are allowed): the schema names what an answer always carries.
+// branch requires are left out (extra fields are allowed): the schema names what an answer always carries. So are
+// the fields only a pending or running answer requires (poll, agentAction): over MCP that answer's `next` is the
+// tool call to make, and its words say so.
 
 type Json = Record<string, unknown>;
 
-/** Enums up to this many values stay (state, mode, dedupe); longer ones (errorCode) become their type. */
-const MAX_ENUM_VALUES = 8;
+/** Enums up to this many values stay (state, mode, newline); longer ones (encoding, errorCode) become their type. */
+const MAX_ENUM_VALUES = 6;
 
 /** The compact form of an output JSON Schema whose root is an object or a union of objects. */
 export function compactOutputSchema(full: Json): Json {
@@ -46,7 +48,9 @@ function constOf(branch: Json, field: string): unknown {
  */
 function foldBranches(branches: Json[]): Json {
   const fields = new Map<string, Json[]>();
-  const requiredSomewhere = new Set(branches.flatMap((b) => (b.required as string[] | undefined) ?? []));
+  const requiredSomewhere = new Set(
+    branches.filter((b) => !isUnfinished(b)).flatMap((b) => (b.required as string[] | undefined) ?? []),
+  );
   for (const branch of branches) {
     for (const [name, field] of Object.entries(branch.properties as Record<string, Json>)) {
       if (!requiredSomewhere.has(name)) continue;
@@ -61,6 +65,11 @@ function foldBranches(branches: Json[]): Json {
     .map((b) => new Set((b.required as string[] | undefined) ?? []))
     .reduce((acc, next) => new Set([...acc].filter((f) => next.has(f))));
   return { properties, ...(required.size > 0 ? { required: [...required] } : {}) };
+}
+
+/** A pending or running answer (the journal's unfinished envelope): the one that tells a URL reader to poll. */
+function isUnfinished(branch: Json): boolean {
+  return constOf(branch, "agentAction") === "poll";
 }
 
 /** A top-level field: its JSON types, and its values when every alternative names them (const or a small enum). */

@@ -18,6 +18,7 @@ import { agentActionField, errorCodeField, wireOutputOf } from "../mutation/jour
 import type { PluginHost } from "../plugins/host.js";
 import type { CapabilityLookup } from "../store/sessions.js";
 import { buildUrl } from "../url-grammar/request-url.js";
+import { publishedAnnotations, publishedInput } from "./listed-tool.js";
 import { answerInvalidParams } from "./invalid-params.js";
 import { compactOutputSchema } from "./output-schema.js";
 import { mcpWorded } from "./wording.js";
@@ -134,9 +135,9 @@ export function createMcpServer(
       {
         title: spec.title,
         description: spec.description,
-        inputSchema: spec.input,
+        inputSchema: publishedInput(spec.input),
         outputSchema,
-        annotations: spec.annotations,
+        annotations: spec.annotations && publishedAnnotations(spec.annotations),
       },
       onCall ? observed(run, onCall) : run,
     );

@@ -70,7 +70,7 @@ async function sh(script: string): Promise<{ stdout: string; stderr: string }> {
     });
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${script}\nfailed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+    throw new Error(`${script}\nfailed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`, { cause: error });
   }
 }
 

@@ -15,16 +15,9 @@ const editInput = z.strictObject({
   ...filePathFields(PATH_DESCRIPTION),
   oldString: z
     .string()
-    .describe(
-      "Text to replace, copied from read (without the line numbers). Empty: create the file (it must not exist) with newString.",
-    ),
+    .describe("Text to replace, copied from read without the line numbers; empty: create the file with newString."),
   newString: z.string().describe("The text to put in its place (may be empty to delete). Must differ from oldString."),
-  replaceAll: z
-    .boolean()
-    .optional()
-    .describe(
-      "true: replace every exact occurrence. Default false: oldString must occur once, else the edit is refused with the lines where it occurs.",
-    ),
+  replaceAll: z.boolean().optional().describe("true: replace every exact occurrence (default: it must occur once)."),
   atLine: z
     .number()
     .int()
@@ -99,11 +92,7 @@ const writeInput = z.strictObject({
   ...filePathFields(
     "The file to create (parent folders are created) or replace whole, relative to the project root or as /project/...",
   ),
-  content: z
-    .string()
-    .describe(
-      "The complete new content. Replacing an existing file requires having read all of its current version first (read), else stale_read.",
-    ),
+  content: z.string().describe("The complete new content."),
 });
 
 const write: McpToolSpec = {

@@ -35,7 +35,7 @@ const shellInput = z.strictObject({
     .max(MAX_TIMEOUT_MS)
     .optional()
     .describe(
-      `Milliseconds before the command's process tree is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). Not with background. A call answers within ${MAX_SETTLE_MS / 1000} s: a longer command answers state "running" with next, the mutation_result call that returns its output.`,
+      `Milliseconds before the command's process tree is killed (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). Not with background. Past ${MAX_SETTLE_MS / 1000} s the call answers state "running" and next: the mutation_result call for its output.`,
     ),
   background: z
     .boolean()
