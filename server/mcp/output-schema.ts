@@ -19,8 +19,19 @@ export function compactOutputSchema(full: Json): Json {
   if (!branches) return { type: "object" };
   const failure = branches.filter((b) => constOf(b, "ok") === false);
   const success = branches.filter((b) => constOf(b, "ok") !== false);
-  const folded = [success, failure].filter((group) => group.length > 0).map(foldBranches);
+  const folded = [success, failure]
+    .filter((group) => group.length > 0)
+    .map((group) => (group === failure ? failureBranch(foldBranches(group)) : foldBranches(group)));
   return folded.length === 1 ? { type: "object", ...folded[0] } : { type: "object", anyOf: folded };
+}
+
+/**
+ * Every tool's failure is the one catalogued shape (docs/PROTOCOL.md §3): the branch keeps `ok: false` and what it
+ * requires (errorCode, retryable), not their types again in each of the ~20 tools (~1.1 KB of a listing).
+ */
+function failureBranch(folded: Json): Json {
+  const properties = folded.properties as Record<string, Json>;
+  return { ...folded, properties: { ok: properties.ok ?? { const: false } } };
 }
 
 /** The object branches of a union (nested anyOf/oneOf flattened), or undefined when some branch is not an object. */

@@ -4,12 +4,11 @@ import { z } from "zod";
 import { MAX_DIFF_PAGE_BYTES } from "../../review/page.js";
 import { answerOf, jsonText, type McpToolSpec } from "./spec.js";
 
-// Field descriptions are left to the tool's description: tools/list is within its budget only without them.
 const changesInput = z.strictObject({
-  callId: z.string().optional(),
-  path: z.string().optional(),
-  offset: z.number().min(0).optional(),
-  fingerprint: z.string().optional(),
+  callId: z.string().optional().describe("That call's diff."),
+  path: z.string().optional().describe("That file's diff."),
+  offset: z.number().min(0).optional().describe("Next page: the previous answer's end."),
+  fingerprint: z.string().optional().describe("Next page: the previous answer's fingerprint."),
 });
 
 interface ListedIntent {
@@ -59,10 +58,10 @@ const changes: McpToolSpec = {
 };
 
 const revertInput = z.strictObject({
-  callId: z.string().optional(),
-  path: z.string().optional(),
-  all: z.boolean().optional(),
-  force: z.boolean().optional(),
+  callId: z.string().optional().describe("Undo that call (with path: that file of it)."),
+  path: z.string().optional().describe("Undo that file."),
+  all: z.boolean().optional().describe("Undo every change."),
+  force: z.boolean().optional().describe("Overwrite later changes."),
 });
 
 const revert: McpToolSpec = {

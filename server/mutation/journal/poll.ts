@@ -20,7 +20,14 @@ import { revertTool } from "../review/revert.js";
  * or the pending/running envelope (with tool). A failed or expired intent answers ok:false (envelope.ts
  * pollFailure) through the same execute: the poll worked, the polled intent did not.
  */
-export const pollOutput = pollOutputOf([writeTool, editTool, applyPatchTool, terminalTool, terminalInputTool, revertTool]);
+export const pollOutput = pollOutputOf([
+  writeTool,
+  editTool,
+  applyPatchTool,
+  terminalTool,
+  terminalInputTool,
+  revertTool,
+]);
 export type PollOutput = z.infer<typeof pollOutput>;
 
 export const resultTool = defineTool({

@@ -127,6 +127,8 @@ describe("tools/list", () => {
       "shell_stop",
       "shell_input",
       "mutation_result",
+      "changes",
+      "revert",
     ]);
     expect(await names(filesOnly.m)).toEqual([
       "read",
@@ -140,6 +142,8 @@ describe("tools/list", () => {
       "write",
       "patch",
       "mutation_result",
+      "changes",
+      "revert",
     ]);
   });
 
@@ -179,7 +183,7 @@ describe("2025-era client", () => {
   it("accepts every tool's successes and failures against the published outputSchema", async () => {
     put("v1.txt", "hello\nworld\n");
     const client = await connectV1(full.m);
-    expect((await client.listTools()).tools.length).toBe(14);
+    expect((await client.listTools()).tools.length).toBe(17);
     const calls: Array<[string, Record<string, unknown>, boolean]> = [
       ["read", { path: "v1.txt" }, false],
       ["read", { path: "v1-missing.txt" }, true],

@@ -83,7 +83,8 @@ describe("compactOutputSchema", () => {
           required: ["ok", "state", "callId"],
         },
         {
-          properties: { ok: { const: false }, errorCode: { type: "string" }, retryable: { type: "boolean" } },
+          // The one catalogued failure shape: what it requires, without the types again in every tool.
+          properties: { ok: { const: false } },
           required: ["ok", "errorCode", "retryable"],
         },
       ],
