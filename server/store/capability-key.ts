@@ -20,8 +20,35 @@ export interface CapabilitySealer {
   seal(token: string): Buffer;
   /** The token, or undefined when the value was sealed under another key or altered. */
   open(sealed: Buffer): string | undefined;
+  /**
+   * File contents kept for review (store/changes.ts), sealed under their own subkey: a file the agent wrote may hold
+   * its own capability URL, and no live capability is kept at rest in the clear (docs/SECURITY.md).
+   */
+  sealBytes(content: Buffer): Buffer;
+  /** The content, or undefined when it was sealed under another key or altered. */
+  openBytes(sealed: Buffer): Buffer | undefined;
   /** A digest of the key itself, stored in the database to notice a key that does not belong to it. */
   keyId: string;
+}
+
+const CONTENT_AAD = Buffer.from("urlbridge review content v1", "utf8");
+
+function sealWith(key: Buffer, aad: Buffer, plain: Buffer): Buffer {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(aad);
+  const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]);
+}
+
+function openWith(key: Buffer, aad: Buffer, sealed: Buffer): Buffer | undefined {
+  if (sealed.length < IV_BYTES + TAG_BYTES) return undefined;
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, sealed.subarray(0, IV_BYTES)).setAAD(aad);
+    decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+  } catch {
+    return undefined;
+  }
 }
 
 export function capabilityKeyPath(stateDir: string): string {
@@ -66,7 +93,10 @@ const subkey = (key: Buffer, info: string) => Buffer.from(hkdfSync("sha256", key
 export function createCapabilitySealer(key: Buffer): CapabilitySealer {
   const lookupKey = subkey(key, "urlbridge capability lookup v1");
   const sealKey = subkey(key, "urlbridge capability seal v1");
+  const contentKey = subkey(key, "urlbridge review content seal v1");
   return {
+    sealBytes: (content) => sealWith(contentKey, CONTENT_AAD, content),
+    openBytes: (sealed) => openWith(contentKey, CONTENT_AAD, sealed),
     digest: (token) => createHmac("sha256", lookupKey).update(token, "utf8").digest(),
     seal(token) {
       const iv = randomBytes(IV_BYTES);

@@ -1,6 +1,7 @@
 // Typed queries over the review record (migration 008): which files each intent changed, before and after,
 // with content-addressed bytes, and the pruning that keeps it inside its retention and size budget.
 import { createHash } from "node:crypto";
+import type { CapabilitySealer } from "./capability-key.js";
 import type { Db } from "./database.js";
 
 /** One side of a change: a file's content hash (sha256 hex), mode and size. Absent: the path held no file. */
@@ -76,7 +77,10 @@ function versionOf(hash: string | null, mode: number | null, size: number | null
   return hash === null ? undefined : { hash, mode, size: size ?? 0 };
 }
 
-function toChange(r: RawChange): FileChangeRow {
+/** A path whose sealed form no longer opens (the database restored without its capability key). */
+export const UNREADABLE_PATH = "(sealed under another capability key)";
+
+function rowOf(r: RawChange): FileChangeRow {
   return {
     id: r.id,
     intentId: r.intent_id,
@@ -107,13 +111,23 @@ export interface ReviewUsage {
 /** Most rows one pruning step drops the detail of before it measures the size again. */
 const PRUNE_STEP_ROWS = 64;
 
-/** On the journal's connection, so a change's applied flag is set in the very transaction its intent finishes in. */
-export function createChangeQueries(db: Db) {
+/**
+ * On the journal's connection, so a change's applied flag is set in the very transaction its intent finishes in.
+ * Paths and contents are kept sealed under the capability key (a file the agent names or writes may hold its own
+ * capability URL, and none is kept at rest in the clear); `path_key`, a keyed digest, finds a path's later changes.
+ */
+export function createChangeQueries(db: Db, sealer: Pick<CapabilitySealer, "sealBytes" | "openBytes" | "digest">) {
+  const sealText = (text: string) => sealer.sealBytes(Buffer.from(text, "utf8")).toString("base64");
+  const openText = (stored: string) =>
+    sealer.openBytes(Buffer.from(stored, "base64"))?.toString("utf8") ?? UNREADABLE_PATH;
+  const keyOf = (path: string) => sealer.digest(`review path\n${path}`).toString("hex");
+  const toChange = (r: RawChange): FileChangeRow =>
+    rowOf({ ...r, path: openText(r.path), moved: r.moved === null ? null : openText(r.moved) });
   const insertBlobStmt = db.prepare("INSERT OR IGNORE INTO review_blobs (hash, size, content) VALUES (?, ?, ?)");
   const insertStmt = db.prepare(`INSERT INTO file_changes
-    (session_id, generation, project_id, project_root, intent_id, call_id, tool, seq, path, moved,
+    (session_id, generation, project_id, project_root, intent_id, call_id, tool, seq, path, path_key, moved,
      before_hash, before_mode, before_size, after_hash, after_mode, after_size, created_at)
-    VALUES (@sessionId, @generation, @projectId, @projectRoot, @intentId, @callId, @tool, @seq, @path, @moved,
+    VALUES (@sessionId, @generation, @projectId, @projectRoot, @intentId, @callId, @tool, @seq, @path, @pathKey, @moved,
      @beforeHash, @beforeMode, @beforeSize, @afterHash, @afterMode, @afterSize, @createdAt)`);
   const clearStmt = db.prepare("DELETE FROM file_changes WHERE intent_id = ?");
   const settleStmt = db.prepare("UPDATE file_changes SET applied = ? WHERE intent_id = ?");
@@ -121,7 +135,7 @@ export function createChangeQueries(db: Db) {
     "SELECT * FROM file_changes WHERE session_id = ? AND applied = 1 AND id > ? ORDER BY id LIMIT ?",
   );
   const intentStmt = db.prepare("SELECT * FROM file_changes WHERE session_id = ? AND call_id = ? ORDER BY seq");
-  const laterStmt = db.prepare("SELECT * FROM file_changes WHERE path = ? AND applied = 1 AND id > ? ORDER BY id");
+  const laterStmt = db.prepare("SELECT * FROM file_changes WHERE path_key = ? AND applied = 1 AND id > ? ORDER BY id");
   const blobStmt = db.prepare("SELECT content FROM review_blobs WHERE hash = ?");
   const usageStmt = db.prepare(`SELECT
     (SELECT COUNT(*) FROM file_changes) AS changes,
@@ -144,7 +158,7 @@ export function createChangeQueries(db: Db) {
       const side = (v: { mode?: number; content: Buffer } | undefined) => {
         if (!v) return { hash: null, mode: null, size: null };
         const hash = contentHash(v.content);
-        insertBlobStmt.run(hash, v.content.length, v.content);
+        insertBlobStmt.run(hash, v.content.length, sealer.sealBytes(v.content));
         return { hash, mode: v.mode ?? null, size: v.content.length };
       };
       const before = side(c.before);
@@ -152,8 +166,9 @@ export function createChangeQueries(db: Db) {
       insertStmt.run({
         ...author,
         seq,
-        path: c.path,
-        moved: c.moved ?? null,
+        path: sealText(c.path),
+        pathKey: keyOf(c.path),
+        moved: c.moved === undefined || c.moved === null ? null : sealText(c.moved),
         beforeHash: before.hash,
         beforeMode: before.mode,
         beforeSize: before.size,
@@ -180,9 +195,12 @@ export function createChangeQueries(db: Db) {
       (intentStmt.all(sessionId, callId) as RawChange[]).map(toChange),
     /** Applied changes to `path` (canonical: the same file whichever project names it) after row `afterId`, by anyone. */
     laterOn: (path: string, afterId: number): FileChangeRow[] =>
-      (laterStmt.all(path, afterId) as RawChange[]).map(toChange),
-    /** The bytes of a recorded version, or undefined once dropped. */
-    blob: (hash: string): Buffer | undefined => (blobStmt.get(hash) as { content: Buffer } | undefined)?.content,
+      (laterStmt.all(keyOf(path), afterId) as RawChange[]).map(toChange),
+    /** The bytes of a recorded version (kept sealed), or undefined once dropped or sealed under another key. */
+    blob: (hash: string): Buffer | undefined => {
+      const row = blobStmt.get(hash) as { content: Buffer } | undefined;
+      return row ? sealer.openBytes(row.content) : undefined;
+    },
     usage: (): ReviewUsage => usageStmt.get() as ReviewUsage,
     /**
      * Keeps the record inside its budget: bytes of changes older than `detailBefore` are dropped, then the oldest

@@ -55,7 +55,7 @@ export function createStore(
     activity: createActivityQueries(logDb, capabilityText),
     journal: createJournalQueries(journalDb, capabilityText),
     /** What each intent changed, before and after, for review and revert (issue 30); on the journal's connection. */
-    changes: createChangeQueries(journalDb),
+    changes: createChangeQueries(journalDb, sealer),
     /** Makes the journal's commits so far durable (group commit, off the event loop); see wal-sync.ts. */
     journalSync,
     /** Refused and successful journal writes, reported by the mutation journal; see health.ts. */

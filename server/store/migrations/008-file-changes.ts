@@ -19,6 +19,7 @@ export const fileChangesSchema: Migration = {
       tool TEXT NOT NULL,
       seq INTEGER NOT NULL,
       path TEXT NOT NULL,
+      path_key TEXT NOT NULL,
       moved TEXT,
       before_hash TEXT,
       before_mode INTEGER,
@@ -32,7 +33,7 @@ export const fileChangesSchema: Migration = {
     );
     CREATE INDEX file_changes_session ON file_changes(session_id, id);
     CREATE INDEX file_changes_intent ON file_changes(intent_id);
-    CREATE INDEX file_changes_path ON file_changes(path, id);
+    CREATE INDEX file_changes_path ON file_changes(path_key, id);
     CREATE TABLE review_blobs (
       hash TEXT PRIMARY KEY,
       size INTEGER NOT NULL,
