@@ -20,7 +20,7 @@ const ALLOWED: Record<string, string> = {
   "server/config.ts /\\/+$/": "the operator's environment (a public origin)",
   "server/control/mcp-snippets.ts /^[-_]+|[-_]+$/g": "a session name, set by the operator on the control plane",
   "server/control/mcp-snippets.ts /[-_]+$/": "a session name, set by the operator on the control plane",
-  "server/control/operator-token.ts /=+$/": "the operator token file (43 characters of base64url)",
+  "server/config-checks.ts /=+$/": "the operator token file or variable (43 characters of base64url)",
   "server/kernel/search/ripgrep-confine.ts /(?:=>\\s*)?(\\/\\S+)\\s+\\(0x/g":
     "ldd's listing of the rg binary's libraries",
   "server/kernel/web/convert/charset.ts /<meta\\b[^>]*>/gi": "the first 1024 bytes of a page (META_PRESCAN_BYTES)",

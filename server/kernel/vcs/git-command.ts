@@ -19,7 +19,7 @@ export interface GitSubject {
 const NOT_A_REPOSITORY = /not a git repository|usage: git diff --no-index/i;
 const UNKNOWN_REVISION =
   /unknown revision|bad revision|not a valid object name|invalid object name|bad object|ambiguous argument|needed a single revision|not a valid commit/i;
-const PATH_NOT_IN_REVISION = /does not exist in|exists on disk, but not in|path '.*' does not exist/i;
+const PATH_NOT_IN_REVISION = /does not exist in|exists on disk, but not in|path '[^']*' does not exist/i;
 
 export function notARepository(): ToolError {
   return new ToolError(
