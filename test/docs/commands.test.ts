@@ -124,6 +124,8 @@ describe.skipIf(!canUnshare)(
   "documented commands, run as written in a temp install (private network namespace)",
   () => {
     const root = makeTempDir("docs-install");
+    // A root bridge's agents act as uid 1000 (file tools and terminal alike), which must reach folders in HOME.
+    if (asRoot) fs.chmodSync(root, 0o755);
     const copy = path.join(root, "urlbridge");
     const home = path.join(root, "home");
     let holder: ChildProcess | undefined;
