@@ -105,7 +105,7 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
     await refusal.waitFor();
     const text = (await refusal.textContent())!;
     expect(text).toContain("root_not_writable");
-    expect(text).toContain(`terminal commands run as uid ${TEST_AGENT_UID}`);
+    expect(text).toContain(`terminal commands act as uid ${TEST_AGENT_UID}`);
     expect(await refusal.locator("code").first().textContent()).toBe(
       `sudo chown -R ${TEST_AGENT_UID}:${TEST_AGENT_UID} ${root}`,
     );

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenCodePlugin } from "../../plugins/opencode-control/index.js";
-import { makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
+import { giveToAgent, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
 import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { locateOpencode, OPENCODE_VERSION, startOpencodeServe, type OpencodeServe } from "../helpers/opencode-serve.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
@@ -195,6 +195,7 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
     await page.screenshot({ path: path.join(ARTIFACTS, "plugins-not-configured.png"), fullPage: true });
 
     // Neither the session card nor MCP offers a plugin tool that cannot run.
+    giveToAgent(t.projectDir); // write is granted only where the agent's identity can write (issue 27)
     const project = await t.api<{ id: string }>("POST", "/api/projects", {
       name: "plain",
       root: t.projectDir,

@@ -477,6 +477,12 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   background_limit_reached:
     "covered: its retry starts the process once one is stopped (test/integration/mutation/terminal-background.test.ts)",
   process_not_found: "no URL: the process is gone",
+  pty_limit_reached:
+    "no URL: one of the session's PTYs must be stopped first (test/integration/terminal-pty/pty-url.test.ts)",
+  process_ended: "no URL: the PTY process has ended; a new one starts with /x?pty=1",
+  change_not_found: "no URL: /c lists the session's changes and their call ids",
+  revert_conflict: "covered: its force URL reverts over the later change (test/integration/review/review-url.test.ts)",
+  review_detail_dropped: "no URL: the contents were dropped past the review budget; the file is changed by hand",
   memory_budget_exceeded:
     "no URL: the command must use less memory, or the operator raises the budget (test/integration/mutation/agent-limits.test.ts)",
   growth_budget_exceeded:

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { PATCH_WRITE_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { TEMP_SUFFIX } from "../../../server/sandbox/fd-ops.js";
-import { agentGet, makeTempDir } from "../../helpers/bridge.js";
+import { agentGet, giveToAgent, makeTempDir } from "../../helpers/bridge.js";
 import { controlApi as api, killServerProcesses, startServerProcess } from "../../helpers/server-process.js";
 import { patchText, snapshotTree, url, writeFiles } from "../mutation/fixtures.js";
 
@@ -23,6 +23,7 @@ describe("revert crash recovery", () => {
       const files: Record<string, string> = {};
       for (let i = 0; i < 50; i++) files[`src/f${i}.txt`] = `v${i}\r\n`;
       writeFiles(root, files);
+      giveToAgent(root); // file tools decide as the agent's identity (issue 27)
       const original = snapshotTree(root);
 
       const first = await startServerProcess({ stateDir, env: { [PATCH_WRITE_DELAY_ENV]: "60" } });

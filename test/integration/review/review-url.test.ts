@@ -139,7 +139,7 @@ describe("review and undo over URLs", () => {
   });
 
   it("reverts one call byte for byte, and a replayed revert GET reverts once", async () => {
-    const u = url(s.m!, "v", [["intent", calls.edit!]]);
+    const u = url(s.m!, "n", [["intent", calls.edit!]]);
     const done = await agentGet<Body>(u);
     expect(done).toMatchObject({ ok: true, files: [{ path: "/project/crlf.txt", op: "restored" }] });
     expect(fs.readFileSync(file("crlf.txt")).equals(before["crlf.txt"]!)).toBe(true);
@@ -158,7 +158,7 @@ describe("review and undo over URLs", () => {
   });
 
   it("reverts a patch's move, add and delete as one call", async () => {
-    const done = await get("v", [["intent", calls.patch!]]);
+    const done = await get("n", [["intent", calls.patch!]]);
     expect(done).toMatchObject({ ok: true });
     expect(fs.existsSync(file("added.txt"))).toBe(false);
     expect(fs.existsSync(file("moved.txt"))).toBe(false);
@@ -169,7 +169,7 @@ describe("review and undo over URLs", () => {
   it("refuses to revert a file another session changed since, showing the conflict; force=1 applies", async () => {
     await agentGet(url(other.r, "r", [["path", "new/made.txt"]]));
     expect(await get("w", [["path", "new/made.txt"]], "theirs\n", other.m!)).toMatchObject({ ok: true });
-    const refused = await get("v", [["path", "new/made.txt"]]);
+    const refused = await get("n", [["path", "new/made.txt"]]);
     expect(refused).toMatchObject({
       ok: false,
       errorCode: "revert_conflict",
@@ -185,7 +185,7 @@ describe("review and undo over URLs", () => {
   });
 
   it("reverts the whole session back to before its first change", async () => {
-    const done = await get("v", [["all", "1"]]);
+    const done = await get("n", [["all", "1"]]);
     expect(done).toMatchObject({ ok: true });
     for (const f of ["crlf.txt", "keep.txt", "gone.txt"])
       expect(fs.readFileSync(file(f)).equals(before[f]!)).toBe(true);
@@ -197,7 +197,7 @@ describe("review and undo over URLs", () => {
   });
 
   it("answers change_not_found for a call id with no recorded change", async () => {
-    expect(await get("v", [["intent", "auto:write:0000000000000000"]])).toMatchObject({
+    expect(await get("n", [["intent", "auto:write:0000000000000000"]])).toMatchObject({
       ok: false,
       errorCode: "change_not_found",
     });
