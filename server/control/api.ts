@@ -25,6 +25,7 @@ import {
   fsQuery,
   createFolderBody,
   patchProjectBody,
+  patchSessionBody,
   revertBody,
   tunnelBody,
 } from "./schemas.js";
@@ -149,6 +150,10 @@ export function createApiRouter(options: ApiOptions): Router {
   });
   router.get("/sessions/:id", (ctx) => {
     ctx.body = registry.getSession(ctx.params.id!);
+  });
+  router.patch("/sessions/:id", async (ctx) => {
+    const body = parseInput(patchSessionBody, await readJsonBody(ctx));
+    ctx.body = registry.renameSession(ctx.params.id!, body.name);
   });
   router.get("/sessions/:id/mcp", (ctx) => {
     // The relay reaches the control plane where this request did (the socket's own address and port).

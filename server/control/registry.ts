@@ -238,6 +238,15 @@ export function createRegistry(options: RegistryOptions) {
       });
     },
 
+    /** Renames a session; its id, generation and URLs stay as they are (nothing the agent holds changes). */
+    renameSession(id: string, name: string): SessionView {
+      return store.transaction(() => {
+        const s = requireSession(id);
+        if (s.name !== name) store.sessions.update({ ...s, name });
+        return view(requireSession(id));
+      });
+    },
+
     deleteSession(id: string): void {
       if (!store.sessions.delete(id)) throw notFound("session", id);
       states.forget(id);

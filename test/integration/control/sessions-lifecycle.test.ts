@@ -89,6 +89,46 @@ describe("projects and sessions", () => {
     expect((await agentGet(`${b.r}/t?path=.`)).ok).toBe(true);
   });
 
+  it("renames a session in place: same id, generation and URLs, the new name everywhere it is shown", async () => {
+    const t = await start();
+    const a = await t.session({ name: "a" });
+    const renamed = await t.api<SessionView & { name: string }>("PATCH", `/api/sessions/${a.sessionId}`, {
+      name: "  reviewer bot  ",
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ id: a.sessionId, name: "reviewer bot", generation: 1, initUrl: a.initUrl });
+    expect(await fetchStatus(a.initUrl)).toBe(200);
+    const listed = await t.api<Array<{ id: string; name: string }>>("GET", "/api/sessions");
+    expect(listed.body.find((s) => s.id === a.sessionId)?.name).toBe("reviewer bot");
+  });
+
+  it.each([
+    ["an empty name", { name: "   " }, /^name: name is required/],
+    ["a missing name", {}, /^name: name is required: text of 1 to 64 characters/],
+    ["a name past 64 characters", { name: "x".repeat(65) }, /^name: name is at most 64 characters/],
+    ["a newline", { name: "two\nlines" }, /^name: name may not contain control characters/],
+    ["another field", { name: "ok", enabled: false }, /enabled/],
+  ])("refuses a rename with %s as invalid_request, naming the field", async (_, body, message) => {
+    const t = await start();
+    const a = await t.session({ name: "a" });
+    const refused = await t.api<{ error: { code: string; message: string } }>(
+      "PATCH",
+      `/api/sessions/${a.sessionId}`,
+      body,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_request");
+    expect(refused.body.error.message).toMatch(message);
+    const listed = await t.api<Array<{ id: string; name: string }>>("GET", "/api/sessions");
+    expect(listed.body.find((s) => s.id === a.sessionId)?.name).toBe("a-1");
+  });
+
+  it("answers not_found when renaming a session that does not exist", async () => {
+    const t = await start();
+    const missing = await t.api<{ error: { code: string } }>("PATCH", "/api/sessions/s_missing", { name: "x" });
+    expect(missing).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
+  });
+
   it("changing a project's root or permissions rotates only that project's sessions", async () => {
     const t = await start();
     const other = makeTempDir("other");
