@@ -1,5 +1,6 @@
 // Request schemas of the control API. The web UI imports these types so client and server never drift.
 import { z } from "zod";
+import { MAX_SESSION_NAME } from "./session-name.js";
 
 export const projectName = z
   .string()
@@ -31,9 +32,6 @@ export const patchProjectBody = z
       .optional(),
   })
   .strict();
-
-/** The longest session name, in characters (the UI's card title and the CLI's table column). */
-export const MAX_SESSION_NAME = 64;
 
 /** A session's name: any printable text, trimmed; names need not be unique (the id always is). */
 export const sessionName = z
