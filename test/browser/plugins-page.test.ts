@@ -175,7 +175,7 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
     await t?.close();
   });
 
-  it("says not configured, in grey, with the compose-profile advice in plain words, and offers agents none of its tools", async () => {
+  it("says not configured, in grey, with the compose-profile advice in plain words, and offers agents neither it nor its tools", async () => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     recordConsoleProblems(page, consoleProblems);
     await page.goto(t.bridge.controlUrl);
@@ -204,7 +204,17 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
     const session = await t.api<{ tools: string[]; initUrl: string }>("POST", "/api/sessions", {
       projectId: project.body.id,
     });
-    const init = (await (await fetch(session.body.initUrl)).json()) as { bases: { m: string } };
+    const init = (await (await fetch(session.body.initUrl)).json()) as {
+      bases: { r: string; m: string };
+      ep: Record<string, unknown>;
+    };
+    // Nor do the Init contract and the URL edge's /k: the plugin is not there for an agent.
+    expect(init.ep.plugins).toBeUndefined();
+    expect(await (await fetch(`${init.bases.r}/k`)).json()).toEqual({ ok: true, plugins: [] });
+    expect(await (await fetch(`${init.bases.r}/k?plugin=opencode-control`)).json()).toMatchObject({
+      ok: false,
+      errorCode: "unknown_plugin",
+    });
     const token = new URL(init.bases.m).pathname.split("/")[2]!;
     const listed = await fetch(`${t.bridge.dataUrl}/mcp`, {
       method: "POST",
