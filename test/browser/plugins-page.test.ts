@@ -11,6 +11,7 @@ import { giveToAgent, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type Te
 import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { locateOpencode, OPENCODE_VERSION, startOpencodeServe, type OpencodeServe } from "../helpers/opencode-serve.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
+import { takeDocScreenshot } from "./doc-screenshots.js";
 
 const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts", "browser");
 const PASSWORD = "plugins-page-opencode-password-0123";
@@ -191,8 +192,9 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
     expect(detail).toContain("docker compose --profile opencode up -d");
     expect(detail).toContain("URLBRIDGE_OPENCODE_PASSWORD");
     expect(detail).not.toContain("`");
+    expect(await row.textContent()).not.toContain("`"); // the description's `opencode serve` is code
     expect((await row.getByTestId("plugin-tools").textContent())?.trim()).toBe("0");
-    await page.screenshot({ path: path.join(ARTIFACTS, "plugins-not-configured.png"), fullPage: true });
+    await takeDocScreenshot(page, "plugins-not-configured.png");
 
     // Neither the session card nor MCP offers a plugin tool that cannot run.
     giveToAgent(t.projectDir); // write is granted only where the agent's identity can write (issue 27)
