@@ -88,6 +88,11 @@ export interface BridgeOptions {
   web?: Pick<WebToolsOptions, "resolve" | "interfaces">;
   /** MCP's foreground bound (server/mcp/server.ts McpDeps.callBoundMs): a test shortens it to reach `running`. */
   mcpCallBoundMs?: number;
+  /**
+   * Whether this bridge is the compose appliance; default: runningInAppliance (its state dir inside a container).
+   * A browser test sets it to show the appliance's pages (no-tunnel mode) without Docker.
+   */
+  appliance?: boolean;
 }
 
 export interface Bridge {
@@ -206,7 +211,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const containerMode = config.sandbox === "container";
   const probed = containerMode ? undefined : probeLauncherInBackground();
   const store = openStore(config.stateDir);
-  const reachContext = { inAppliance: runningInAppliance(config.stateDir), dataPlaneOnHost: config.dataPlaneOnHost };
+  const reachContext = {
+    inAppliance: options.appliance ?? runningInAppliance(config.stateDir),
+    dataPlaneOnHost: config.dataPlaneOnHost,
+  };
   const showTokenCommand = operatorCommand("token --show", config, {
     inAppliance: reachContext.inAppliance,
     cwd: undefined,
@@ -358,6 +366,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     version: packageVersion(),
   });
   const controlApp = createControlPlaneApp({
+    inAppliance: reachContext.inAppliance,
     config,
     store,
     registry,
