@@ -16,8 +16,9 @@ import { describeReachability } from "./tunnel/reachability.js";
 import { runningInAppliance } from "./control/session-mcp.js";
 import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry, type Permissions } from "./control/registry.js";
-import { isToolEnabled } from "./kernel/tool/permissions.js";
-import { pluginToolName } from "./mcp/tools/plugins.js";
+import { isToolEnabled, mutationEnabled } from "./kernel/tool/permissions.js";
+import { listedSpecs, MCP_TOOL_SPECS } from "./mcp/server.js";
+import { pluginSpecs, pluginToolName } from "./mcp/tools/plugins.js";
 import { createActivityRecorder } from "./edge/activity-recorder.js";
 import { createOperatorReview } from "./edge/operator-review.js";
 import { createDataPlane } from "./gateway/app.js";
@@ -312,6 +313,13 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
             (hosted.mutation !== undefined && isToolEnabled(hosted.mutation, permissions)),
         })),
       ),
+    // The capability a session's MCP view hands out: mutation when the project allows changes, else read.
+    mcpTools: (permissions) =>
+      listedSpecs(
+        { base: mutationEnabled(permissions) ? "m" : "r", cap: { permissions } },
+        new Map([...tools, ...plugins.definitions()].map((t) => [t.id, t])),
+        [...MCP_TOOL_SPECS, ...pluginSpecs(plugins)],
+      ).map((spec) => spec.name),
     publicOrigin: () => publicOrigin.origin(),
     reachability: () => describeReachability(publicOrigin.state(), reachContext),
     growthOf: (sessionId) => ({

@@ -125,7 +125,7 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
       "Only programs on the bridge's own machine can reach this Init URL",
     );
     expect((await card.getByTestId("tools-summary").textContent())?.trim()).toMatch(
-      /^\d+ tools and \d+ transport features$/,
+      /^\d+ tools over URLs, \d+ over MCP, and \d+ URL transport features$/,
     );
     await docShot("control-sessions-local.png");
 

@@ -203,7 +203,7 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
       root: t.projectDir,
       permissions: { write: true, terminal: false },
     });
-    const session = await t.api<{ tools: string[]; initUrl: string }>("POST", "/api/sessions", {
+    const session = await t.api<{ tools: string[]; mcpTools: string[]; initUrl: string }>("POST", "/api/sessions", {
       projectId: project.body.id,
     });
     const init = (await (await fetch(session.body.initUrl)).json()) as {
@@ -233,6 +233,8 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
     expect(names.length).toBeGreaterThan(0);
     expect(names.filter((name) => name.startsWith("opencode-control"))).toEqual([]);
     expect(session.body.tools.filter((id) => id.startsWith("opencode-control"))).toEqual([]);
+    // The session's MCP count is what tools/list offers, name for name.
+    expect([...session.body.mcpTools].sort()).toEqual([...names].sort());
     expect(consoleProblems).toEqual([]);
   });
 });

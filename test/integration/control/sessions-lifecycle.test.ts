@@ -129,6 +129,37 @@ describe("projects and sessions", () => {
     expect(missing).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
   });
 
+  it.each([
+    ["read-only", {}, undefined],
+    ["write and terminal", { write: true, terminal: true }, "stage"],
+  ])(
+    "a %s session's MCP tools are what tools/list offers its MCP capability, and its URL tools include what MCP leaves out",
+    async (_, permissions, urlOnly) => {
+      const t = await start();
+      const a = await t.session({ name: "mcp-count", ...permissions });
+      const view = (await t.api<{ tools: string[]; mcpTools: string[] }>("GET", `/api/sessions/${a.sessionId}`)).body;
+      const mcp = (await t.api<{ bearer: string }>("GET", `/api/sessions/${a.sessionId}/mcp`)).body;
+      const listed = await fetch(`${t.bridge.dataUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${mcp.bearer}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      const names = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+        (tool) => tool.name,
+      );
+      expect(names.length).toBeGreaterThan(0);
+      expect([...view.mcpTools].sort()).toEqual([...names].sort());
+      if (urlOnly) {
+        expect(view.tools).toContain(urlOnly); // a URL-edge helper MCP does not list
+        expect(view.mcpTools).not.toContain(urlOnly);
+      }
+    },
+  );
+
   it("changing a project's root or permissions rotates only that project's sessions", async () => {
     const t = await start();
     const other = makeTempDir("other");
