@@ -51,7 +51,7 @@ export function describeReachability(state: OriginState, context: ReachabilityCo
     return {
       reach: "this_machine",
       noTunnelMode,
-      warning: `No-tunnel mode (deploy/compose.local-data-plane.yaml, named in .env): Init URLs use ${state.origin}, which programs on this host reach and nothing else does. For a remote agent, remove the COMPOSE_FILE line from .env and run \`docker compose up -d\` once the tunnel can start, or set a public origin on the Tunnel page.`,
+      warning: `No-tunnel mode (deploy/compose.local-data-plane.yaml, named in .env): Init URLs use ${state.origin}, which programs on this host reach and nothing else does. For a remote agent, remove the COMPOSE_FILE line from .env and run docker compose up -d once the tunnel can start, or set a public origin on the Tunnel page.`,
     };
   }
   return { ...reachability, noTunnelMode };
