@@ -16,8 +16,9 @@ import { describeReachability } from "./tunnel/reachability.js";
 import { runningInAppliance } from "./control/session-mcp.js";
 import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry, type Permissions } from "./control/registry.js";
-import { isToolEnabled } from "./kernel/tool/permissions.js";
-import { pluginToolName } from "./mcp/tools/plugins.js";
+import { isToolEnabled, mutationEnabled } from "./kernel/tool/permissions.js";
+import { listedSpecs, MCP_TOOL_SPECS } from "./mcp/server.js";
+import { pluginSpecs, pluginToolName } from "./mcp/tools/plugins.js";
 import { createActivityRecorder } from "./edge/activity-recorder.js";
 import { createOperatorReview } from "./edge/operator-review.js";
 import { createDataPlane } from "./gateway/app.js";
@@ -88,6 +89,11 @@ export interface BridgeOptions {
   web?: Pick<WebToolsOptions, "resolve" | "interfaces">;
   /** MCP's foreground bound (server/mcp/server.ts McpDeps.callBoundMs): a test shortens it to reach `running`. */
   mcpCallBoundMs?: number;
+  /**
+   * Whether this bridge is the compose appliance; default: runningInAppliance (its state dir inside a container).
+   * A browser test sets it to show the appliance's pages (no-tunnel mode) without Docker.
+   */
+  appliance?: boolean;
 }
 
 export interface Bridge {
@@ -206,7 +212,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const containerMode = config.sandbox === "container";
   const probed = containerMode ? undefined : probeLauncherInBackground();
   const store = openStore(config.stateDir);
-  const reachContext = { inAppliance: runningInAppliance(config.stateDir), dataPlaneOnHost: config.dataPlaneOnHost };
+  const reachContext = {
+    inAppliance: options.appliance ?? runningInAppliance(config.stateDir),
+    dataPlaneOnHost: config.dataPlaneOnHost,
+  };
   const showTokenCommand = operatorCommand("token --show", config, {
     inAppliance: reachContext.inAppliance,
     cwd: undefined,
@@ -304,6 +313,13 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
             (hosted.mutation !== undefined && isToolEnabled(hosted.mutation, permissions)),
         })),
       ),
+    // The capability a session's MCP view hands out: mutation when the project allows changes, else read.
+    mcpTools: (permissions) =>
+      listedSpecs(
+        { base: mutationEnabled(permissions) ? "m" : "r", cap: { permissions } },
+        new Map([...tools, ...plugins.definitions()].map((t) => [t.id, t])),
+        [...MCP_TOOL_SPECS, ...pluginSpecs(plugins)],
+      ).map((spec) => spec.name),
     publicOrigin: () => publicOrigin.origin(),
     reachability: () => describeReachability(publicOrigin.state(), reachContext),
     growthOf: (sessionId) => ({
@@ -358,6 +374,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     version: packageVersion(),
   });
   const controlApp = createControlPlaneApp({
+    inAppliance: reachContext.inAppliance,
     config,
     store,
     registry,

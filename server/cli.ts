@@ -62,6 +62,7 @@ export async function runCli(
       case "session enable":
       case "session disable":
       case "session delete":
+      case "session rename":
       case "project edit":
       case "project remove": {
         const { runProjectAction, runSessionAction } = await import("./cli/manage-commands.js");

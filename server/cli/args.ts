@@ -15,6 +15,8 @@ Usage:
   urlbridge session create <project-name-or-id> [--name <name>]
   urlbridge session list
   urlbridge session rotate|enable|disable|delete <session-name-or-id>
+  urlbridge session rename <session-name-or-id> <new-name>
+                                                     same id and URLs; stdio MCP configs naming it need the new name
   urlbridge mcp --session <session-name-or-id>       MCP over stdio for a local client (relays to the bridge)
       [--state-dir <dir>] [--control-url <url>]      ... finding the bridge without URLBRIDGE_* variables
   urlbridge changes <session> [--intent <callId>] [--path <p>]
@@ -99,6 +101,7 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   "session enable": { flags: ["json"], args: ["<session>"] },
   "session disable": { flags: ["json"], args: ["<session>"] },
   "session delete": { flags: ["json"], args: ["<session>"] },
+  "session rename": { flags: ["json"], args: ["<session>", "<new-name>"] },
   mcp: { flags: ["session", "state-dir", "control-url"], args: [] },
   backup: { flags: ["json"], args: ["<file>"] },
   restore: { flags: ["key", "json"], args: ["<file>"] },

@@ -1,4 +1,4 @@
-// The CLI's operator actions beyond create/rotate, with the UI's parity (issue 32): session enable/disable/delete,
+// The CLI's operator actions beyond create/rotate, with the UI's parity (issue 32): session enable/disable/delete/rename,
 // project edit (permissions, name) and project remove, each one control-API call, answered in one line.
 import type { Config } from "../config.js";
 import type { Project, SessionView } from "../control/api-types.js";
@@ -40,6 +40,17 @@ export async function runSessionAction(config: Config, cmd: ParsedCommand, print
       cmd.flags.json
         ? json({ id: session.id, name: session.name, deleted: true })
         : `Deleted session ${session.name} (${session.id}): its URLs no longer work.`,
+    );
+    return;
+  }
+  if (cmd.command === "session rename") {
+    const renamed = await client.request<SessionView>("PATCH", path, { name: cmd.args[1]! });
+    print(
+      cmd.flags.json
+        ? json(sessionJson(renamed))
+        : `Renamed session ${session.name} to ${renamed.name} (${renamed.id}): its URLs are unchanged.` +
+            // The stdio relay finds its session by the name its snippet was given (session-mcp.ts).
+            `\nAn MCP client started with --session ${session.name} needs --session ${renamed.id} or the new name.`,
     );
     return;
   }

@@ -29,7 +29,8 @@ export function formatProject(p: Project): string {
 export function formatSession(s: SessionView, project: Project | undefined): string {
   return [
     `Session ${s.name} (${s.id}) · project ${project?.name ?? s.projectId} · generation ${s.generation} · ${s.enabled ? "enabled" : "disabled"}`,
-    `Tools: ${s.tools.join(", ") || "none"}`,
+    `Tools over URLs (${s.tools.length}): ${s.tools.join(", ") || "none"}`,
+    `Tools over MCP (${s.mcpTools.length}): ${s.mcpTools.join(", ") || "none"}`,
     "",
     ...(s.reachability.warning ? [`Warning: ${s.reachability.warning}`, ""] : []),
     "Init URL:",

@@ -7,7 +7,13 @@ export type { OriginSource, OriginState, TunnelStatus } from "../tunnel/public-o
 export type { Permissions, SessionView } from "./registry.js";
 export type { SessionMcpView } from "./session-mcp.js";
 export type { McpSnippet } from "./mcp-snippets.js";
-export type { CreateProjectBody, CreateSessionBody, PatchProjectBody, TunnelBody } from "./schemas.js";
+export type {
+  CreateProjectBody,
+  CreateSessionBody,
+  PatchProjectBody,
+  PatchSessionBody,
+  TunnelBody,
+} from "./schemas.js";
 export type { ActivityEntry } from "../store/activity.js";
 export type { ActivityHealth } from "../store/activity.js";
 export type { JournalHealth, StoreHealth } from "../store/health.js";

@@ -25,6 +25,7 @@ import {
   fsQuery,
   createFolderBody,
   patchProjectBody,
+  patchSessionBody,
   revertBody,
   tunnelBody,
 } from "./schemas.js";
@@ -40,6 +41,8 @@ export interface ApiOptions {
   publicOrigin: PublicOrigin;
   plugins: PluginHost;
   version: string;
+  /** The bridge is the compose appliance (BridgeOptions.appliance); default: runningInAppliance(config.stateDir). */
+  inAppliance?: boolean;
   /** The identity terminal commands in this root run as (undefined: the bridge's own); for the writability check. */
   terminalIdentity?: (root: string) => Identity | undefined;
   /** Who file tools decide as for a root (server/sandbox/agent-access.ts); undefined when it is the bridge itself. */
@@ -87,7 +90,7 @@ export type TunnelView = OriginState & { reachability: Reachability };
 export function createApiRouter(options: ApiOptions): Router {
   const { registry, store, publicOrigin } = options;
   const router = new Router({ prefix: "/api" });
-  const inDocker = runningInAppliance(options.config.stateDir);
+  const inDocker = options.inAppliance ?? runningInAppliance(options.config.stateDir);
   const reachContext = { inAppliance: inDocker, dataPlaneOnHost: options.config.dataPlaneOnHost };
   /** GET/PUT /api/tunnel: the origin state plus who can reach Init URLs on it. */
   const tunnelView = (): TunnelView => {
@@ -149,6 +152,10 @@ export function createApiRouter(options: ApiOptions): Router {
   });
   router.get("/sessions/:id", (ctx) => {
     ctx.body = registry.getSession(ctx.params.id!);
+  });
+  router.patch("/sessions/:id", async (ctx) => {
+    const body = parseInput(patchSessionBody, await readJsonBody(ctx));
+    ctx.body = registry.renameSession(ctx.params.id!, body.name);
   });
   router.get("/sessions/:id/mcp", (ctx) => {
     // The relay reaches the control plane where this request did (the socket's own address and port).

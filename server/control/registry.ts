@@ -35,8 +35,16 @@ export interface SessionView {
   initUrl: string;
   /** Who can reach initUrl with the current public origin, and what to do when that is not everyone. */
   reachability: Reachability;
-  /** Tools this generation can call, given its project's permissions: kernel tool ids, then plugin tools as MCP names them. */
+  /**
+   * Tools this generation can call over URLs, given its project's permissions: kernel tool ids (the URL edge's
+   * helpers, such as stage and result, among them), then plugin tools as MCP names them.
+   */
   tools: string[];
+  /**
+   * Tools an MCP client of this session is offered (its tools/list on the capability the session's MCP view hands
+   * out): MCP's names, which are not the URL edge's ids, and without the URL-only helpers (issue 32).
+   */
+  mcpTools: string[];
   features: string[];
   createdAt: number;
   /** What this session added to its project since the bridge started, against its growth budget (0: off). */
@@ -52,6 +60,8 @@ export interface RegistryOptions {
    * what the agent can call (issue 32); a plugin that is not set up offers none.
    */
   pluginTools?: () => Array<{ name: string; enabled: (permissions: Permissions) => boolean }>;
+  /** The MCP tool names a session with these permissions is offered (server/mcp/server.ts listedSpecs). */
+  mcpTools?: (permissions: Permissions) => string[];
   publicOrigin: () => string;
   /** Who can reach a URL on that origin (server/tunnel/reachability.ts). */
   reachability: () => Reachability;
@@ -128,6 +138,7 @@ export function createRegistry(options: RegistryOptions) {
       initUrl: `${options.publicOrigin()}/v0/init/${caps.init}`,
       reachability: options.reachability(),
       tools: effectiveTools(project.permissions),
+      mcpTools: options.mcpTools?.(project.permissions) ?? [],
       features: [...TRANSPORT_FEATURES],
       createdAt: session.createdAt,
       ...(options.growthOf ? { growth: options.growthOf(session.id) } : {}),
@@ -234,6 +245,15 @@ export function createRegistry(options: RegistryOptions) {
         store.sessions.update({ ...s, enabled: false });
         states.forget(id);
         options.onScopeEnd?.({ sessionId: id });
+        return view(requireSession(id));
+      });
+    },
+
+    /** Renames a session; its id, generation and URLs stay as they are (nothing the agent holds changes). */
+    renameSession(id: string, name: string): SessionView {
+      return store.transaction(() => {
+        const s = requireSession(id);
+        if (s.name !== name) store.sessions.update({ ...s, name });
         return view(requireSession(id));
       });
     },

@@ -1,5 +1,6 @@
 // Request schemas of the control API. The web UI imports these types so client and server never drift.
 import { z } from "zod";
+import { MAX_SESSION_NAME } from "./session-name.js";
 
 export const projectName = z
   .string()
@@ -32,12 +33,25 @@ export const patchProjectBody = z
   })
   .strict();
 
+/** A session's name: any printable text, trimmed; names need not be unique (the id always is). */
+export const sessionName = z
+  .string({ error: `name is required: text of 1 to ${MAX_SESSION_NAME} characters` })
+  .trim()
+  .min(1, "name is required")
+  .max(MAX_SESSION_NAME, `name is at most ${MAX_SESSION_NAME} characters`)
+  // Control characters would break the CLI's one-line table rows and the UI's headings.
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "name may not contain control characters (newlines, tabs)");
+
 export const createSessionBody = z
   .object({
     projectId: z.string().min(1, "projectId is required"),
-    name: z.string().trim().min(1).max(64).optional(),
+    name: sessionName.optional(),
   })
   .strict();
+
+/** PATCH /api/sessions/:id: a rename; the session keeps its id, generation and URLs. */
+export const patchSessionBody = z.object({ name: sessionName }).strict();
 
 export const tunnelBody = z
   .object({
@@ -61,6 +75,7 @@ export const createFolderBody = z.object({ path: z.string().min(1), name: z.stri
 export type CreateProjectBody = z.infer<typeof createProjectBody>;
 export type PatchProjectBody = z.infer<typeof patchProjectBody>;
 export type CreateSessionBody = z.infer<typeof createSessionBody>;
+export type PatchSessionBody = z.infer<typeof patchSessionBody>;
 export type TunnelBody = z.infer<typeof tunnelBody>;
 
 const callId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, "a call id as /c lists it");

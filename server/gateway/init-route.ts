@@ -42,7 +42,7 @@ export function createInitRoute(options: InitRouteOptions): InitHandler {
       readBase: `${origin}/v0/${caps.read}`,
       mutationBase: mutationBase && caps.mutation ? `${origin}/v0/${caps.mutation}` : undefined,
       tools: table.tools.filter((t) => isToolEnabled(t, cap.permissions)),
-      pluginsAvailable: options.plugins.plugins().length > 0,
+      pluginsAvailable: options.plugins.offered().length > 0,
     });
     sendPlainJson(res, contract);
     options.record(

@@ -59,13 +59,14 @@ export function answerPluginsRoute(deps: PluginRouteDeps, call: PluginCall): May
       );
     }
     rejectCallParameters(call.url, query, "/k with no plugin= lists plugins");
-    return host.summaries().then((plugins) => ({ body: { ok: true, plugins } }));
+    return host.summaries({ offeredOnly: true }).then((plugins) => ({ body: { ok: true, plugins } }));
   }
-  const plugin = host.get(query.plugin);
+  // A plugin the operator has not set up is not offered: to an agent it is not there (issue 32).
+  const plugin = host.offered().find((p) => p.id === query.plugin);
   if (!plugin) {
     throw new ToolError(
       ErrorCode.unknownPlugin,
-      `No plugin "${query.plugin}" is installed. /k lists the installed plugins.`,
+      `No plugin "${query.plugin}" is available on this bridge. /k lists the plugins it offers.`,
       {
         detail: { plugin: query.plugin },
         repair: editRequestUrl(call.url, {

@@ -225,7 +225,7 @@ export function schemaWarmSteps(deps: Pick<McpDeps, "tools" | "plugins">): Array
 
 /** read capability: the read tools the project enables (webfetch, websearch need web); mutation capability: every tool the project's permissions enable. */
 export function listedSpecs(
-  scope: McpScope,
+  scope: { base: McpScope["base"]; cap: Pick<McpScope["cap"], "permissions"> },
   byId: Map<string, AnyToolDefinition>,
   specs: readonly McpToolSpec[] = MCP_TOOL_SPECS,
 ): McpToolSpec[] {

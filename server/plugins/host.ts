@@ -28,13 +28,17 @@ export interface HostedPluginTool {
 }
 
 export interface PluginHost {
+  /** Every installed plugin, set up or not: what the operator's Plugins page lists. */
   plugins(): Plugin[];
+  /** The plugins agents are offered: installed and set up (issue 32: a plugin that cannot run is not offered). */
+  offered(): Plugin[];
   get(id: string): Plugin | undefined;
   tool(pluginId: string, toolId: string): HostedPluginTool | undefined;
   toolsOf(pluginId: string): HostedPluginTool[];
   /** Every hosted definition, for start-up recovery of plugin intents. */
   definitions(): AnyToolDefinition[];
-  summaries(): Promise<PluginSummary[]>;
+  /** Every installed plugin's status for the operator; `offeredOnly`: just the plugins agents are offered (/k). */
+  summaries(options?: { offeredOnly?: boolean }): Promise<PluginSummary[]>;
 }
 
 const PLUGIN_ID = /^[a-z][a-z0-9-]{0,31}$/;
@@ -84,6 +88,7 @@ export function createPluginHost(plugins: Plugin[]): PluginHost {
   }
   return {
     plugins: () => [...byId.values()].map((p) => p.plugin),
+    offered: () => [...byId.values()].filter((p) => p.plugin.unconfigured === undefined).map((p) => p.plugin),
     get: (id) => byId.get(id)?.plugin,
     tool: (pluginId, toolId) => byId.get(pluginId)?.tools.get(toolId),
     toolsOf: (pluginId) => [...(byId.get(pluginId)?.tools.values() ?? [])],
@@ -91,18 +96,20 @@ export function createPluginHost(plugins: Plugin[]): PluginHost {
       [...byId.values()].flatMap((p) =>
         [...p.tools.values()].flatMap((t) => (t.mutation ? [t.definition, t.mutation] : [t.definition])),
       ),
-    summaries: async () =>
+    summaries: async (options) =>
       Promise.all(
-        [...byId.values()].map(async ({ plugin, tools }) => ({
-          id: plugin.id,
-          title: plugin.title,
-          description: plugin.description,
-          toolCount: tools.size,
-          status:
-            plugin.unconfigured !== undefined
-              ? { state: "not-configured" as const, detail: plugin.unconfigured }
-              : await plugin.status().catch((e: unknown) => ({ state: "error" as const, detail: String(e) })),
-        })),
+        [...byId.values()]
+          .filter(({ plugin }) => !options?.offeredOnly || plugin.unconfigured === undefined)
+          .map(async ({ plugin, tools }) => ({
+            id: plugin.id,
+            title: plugin.title,
+            description: plugin.description,
+            toolCount: tools.size,
+            status:
+              plugin.unconfigured !== undefined
+                ? { state: "not-configured" as const, detail: plugin.unconfigured }
+                : await plugin.status().catch((e: unknown) => ({ state: "error" as const, detail: String(e) })),
+          })),
       ),
   };
 }

@@ -185,6 +185,36 @@ describe("control UI in Chromium", () => {
     expect((await fetch(newInitUrl)).status).toBe(200);
   });
 
+  it("renames a session in place (Enter saves, Escape cancels) without touching its URLs", async () => {
+    await goto("Sessions");
+    const card = sessionCard("agent-one");
+    const id = (await card.getAttribute("data-session-id"))!;
+    const initUrl = await card.getByTestId("init-url").inputValue();
+    const byId = page.locator(`article[data-session-id="${id}"]`);
+    await card.getByRole("button", { name: "Rename" }).click();
+    const field = byId.getByLabel("New name for agent-one");
+    await field.fill("agent one (review)");
+    await field.press("Enter");
+    await byId.getByRole("heading", { name: "agent one (review)" }).waitFor();
+    await page.getByText("Renamed agent-one to agent one (review); its URLs are unchanged.").waitFor();
+    expect(await byId.getByTestId("init-url").inputValue()).toBe(initUrl);
+    expect((await t.api<{ name: string }>("GET", `/api/sessions/${id}`)).body.name).toBe("agent one (review)");
+
+    // An empty name is refused with the server's words, and Escape leaves the name as it was.
+    await byId.getByRole("button", { name: "Rename" }).click();
+    await byId.getByLabel("New name for agent one (review)").fill("   ");
+    await byId.getByRole("button", { name: "Save" }).click();
+    await byId.getByText("name: name is required").waitFor();
+    await byId.getByLabel("New name for agent one (review)").press("Escape");
+    await byId.getByRole("heading", { name: "agent one (review)" }).waitFor();
+
+    await byId.getByRole("button", { name: "Rename" }).click();
+    await byId.getByLabel("New name for agent one (review)").fill("agent-one");
+    await byId.getByLabel("New name for agent one (review)").press("Enter");
+    await sessionCard("agent-one").getByRole("heading", { name: "agent-one" }).waitFor();
+    expect((await fetch(initUrl)).status).toBe(200);
+  });
+
   it("says which sessions rotate before changing a project's permissions", async () => {
     await goto("Projects");
     const card = page.locator('article[data-project="demo-app"]');
@@ -309,8 +339,11 @@ describe("control UI in Chromium", () => {
   });
 
   it("logged no console errors or warnings on the way", () => {
-    // The deliberate 401 above is the only failed request; Chromium reports it as a console error.
+    // The deliberate 401 above and the deliberate empty rename (400) are the only failed requests; Chromium
+    // reports each as a console error.
     const unexpected = consoleProblems.filter((p) => !/status of 401/.test(p));
-    expect(unexpected).toEqual([]);
+    expect(unexpected).toEqual([
+      "error: Failed to load resource: the server responded with a status of 400 (Bad Request)",
+    ]);
   });
 });

@@ -2,8 +2,8 @@
 // with the command the login page shows (run for real), add a project from the folder browser, meet the
 // writability refusal on a root-owned folder and its fix, create a session whose Init URL carries the
 // reachability warning while the origin is local, and see the warning go once a public origin is set.
-// It also takes the screenshots docs/ shows: into test-artifacts/ on every run, and into docs/screenshots/ only
-// when asked (UPDATE_SCREENSHOTS=1), so running the tests leaves the checkout clean (issue 32).
+// It also takes most of the screenshots docs/ shows (doc-screenshots.ts: into docs/screenshots/ only with
+// UPDATE_SCREENSHOTS=1), and checks that docs/screenshots/ holds exactly those the browser suites take.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -13,19 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, startTestBridge, TEST_AGENT_UID, type TestBridge } from "../helpers/bridge.js";
 import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
+import { DOC_SCREENSHOTS, DOC_SHOTS, takeDocScreenshot, type DocScreenshot } from "./doc-screenshots.js";
 
 const run = promisify(execFile);
-const DOC_SHOTS = path.join(REPO_ROOT, "docs", "screenshots");
-/** Where this run writes them: docs/screenshots/ on purpose only, a git-ignored folder otherwise. */
-const SHOTS_OUT =
-  process.env.UPDATE_SCREENSHOTS === "1" ? DOC_SHOTS : path.join(REPO_ROOT, "test-artifacts", "docs-screenshots");
-/** Every screenshot docs/ may show; this suite takes each one on every run. */
-export const DOC_SCREENSHOTS = [
-  "login.png",
-  "add-project-unwritable.png",
-  "control-sessions-local.png",
-  "control-sessions.png",
-] as const;
 const asRoot = process.getuid?.() === 0;
 
 describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)", () => {
@@ -35,8 +25,7 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
   let browseRoot: string;
   const consoleProblems: string[] = [];
 
-  const docShot = (name: (typeof DOC_SCREENSHOTS)[number]) =>
-    page.screenshot({ path: path.join(SHOTS_OUT, name), fullPage: true });
+  const docShot = (name: DocScreenshot) => takeDocScreenshot(page, name);
   const goto = async (title: string) => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: title }).click();
     await page.getByRole("heading", { level: 1, name: title }).waitFor();
@@ -44,7 +33,6 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
 
   beforeAll(async () => {
     await ensureWebBuilt();
-    fs.mkdirSync(SHOTS_OUT, { recursive: true });
     browseRoot = makeTempDir("first-run");
     fs.chmodSync(browseRoot, 0o755); // like the folder holding compose.yaml: others may pass through it
     // As Docker makes ./projects/<name> when nobody created it first: root-owned, 0755.
@@ -137,7 +125,7 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
       "Only programs on the bridge's own machine can reach this Init URL",
     );
     expect((await card.getByTestId("tools-summary").textContent())?.trim()).toMatch(
-      /^\d+ tools and \d+ transport features$/,
+      /^\d+ tools over URLs, \d+ over MCP, and \d+ URL transport features$/,
     );
     await docShot("control-sessions-local.png");
 
@@ -177,9 +165,12 @@ describe.skipIf(!asRoot)("first run in Chromium (fresh state, generated token)",
 });
 
 describe("documentation screenshots", () => {
-  it("are exactly the ones this suite writes, and each is shown somewhere in the docs", () => {
+  it("are exactly the ones the browser suites write, and each is shown somewhere in the docs", () => {
+    const names = Object.keys(DOC_SCREENSHOTS) as DocScreenshot[];
     const present = fs.existsSync(DOC_SHOTS) ? fs.readdirSync(DOC_SHOTS).sort() : [];
-    expect(present).toEqual([...DOC_SCREENSHOTS].sort());
+    expect(present).toEqual([...names].sort());
+    for (const [name, file] of Object.entries(DOC_SCREENSHOTS))
+      expect(fs.readFileSync(path.join(REPO_ROOT, "test", "browser", file), "utf8"), name).toContain(`"${name}"`);
     const docs = [
       "README.md",
       ...fs
@@ -189,6 +180,6 @@ describe("documentation screenshots", () => {
     ]
       .map((f) => fs.readFileSync(path.join(REPO_ROOT, f), "utf8"))
       .join("\n");
-    for (const name of DOC_SCREENSHOTS) expect(docs, name).toContain(`screenshots/${name}`);
+    for (const name of names) expect(docs, name).toContain(`screenshots/${name}`);
   });
 });

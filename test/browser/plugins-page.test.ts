@@ -11,6 +11,7 @@ import { giveToAgent, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type Te
 import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { locateOpencode, OPENCODE_VERSION, startOpencodeServe, type OpencodeServe } from "../helpers/opencode-serve.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
+import { takeDocScreenshot } from "./doc-screenshots.js";
 
 const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts", "browser");
 const PASSWORD = "plugins-page-opencode-password-0123";
@@ -175,7 +176,7 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
     await t?.close();
   });
 
-  it("says not configured, in grey, with the compose-profile advice in plain words, and offers agents none of its tools", async () => {
+  it("says not configured, in grey, with the compose-profile advice in plain words, and offers agents neither it nor its tools", async () => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     recordConsoleProblems(page, consoleProblems);
     await page.goto(t.bridge.controlUrl);
@@ -191,8 +192,9 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
     expect(detail).toContain("docker compose --profile opencode up -d");
     expect(detail).toContain("URLBRIDGE_OPENCODE_PASSWORD");
     expect(detail).not.toContain("`");
+    expect(await row.textContent()).not.toContain("`"); // the description's `opencode serve` is code
     expect((await row.getByTestId("plugin-tools").textContent())?.trim()).toBe("0");
-    await page.screenshot({ path: path.join(ARTIFACTS, "plugins-not-configured.png"), fullPage: true });
+    await takeDocScreenshot(page, "plugins-not-configured.png");
 
     // Neither the session card nor MCP offers a plugin tool that cannot run.
     giveToAgent(t.projectDir); // write is granted only where the agent's identity can write (issue 27)
@@ -201,10 +203,20 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
       root: t.projectDir,
       permissions: { write: true, terminal: false },
     });
-    const session = await t.api<{ tools: string[]; initUrl: string }>("POST", "/api/sessions", {
+    const session = await t.api<{ tools: string[]; mcpTools: string[]; initUrl: string }>("POST", "/api/sessions", {
       projectId: project.body.id,
     });
-    const init = (await (await fetch(session.body.initUrl)).json()) as { bases: { m: string } };
+    const init = (await (await fetch(session.body.initUrl)).json()) as {
+      bases: { r: string; m: string };
+      ep: Record<string, unknown>;
+    };
+    // Nor do the Init contract and the URL edge's /k: the plugin is not there for an agent.
+    expect(init.ep.plugins).toBeUndefined();
+    expect(await (await fetch(`${init.bases.r}/k`)).json()).toEqual({ ok: true, plugins: [] });
+    expect(await (await fetch(`${init.bases.r}/k?plugin=opencode-control`)).json()).toMatchObject({
+      ok: false,
+      errorCode: "unknown_plugin",
+    });
     const token = new URL(init.bases.m).pathname.split("/")[2]!;
     const listed = await fetch(`${t.bridge.dataUrl}/mcp`, {
       method: "POST",
@@ -221,6 +233,8 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
     expect(names.length).toBeGreaterThan(0);
     expect(names.filter((name) => name.startsWith("opencode-control"))).toEqual([]);
     expect(session.body.tools.filter((id) => id.startsWith("opencode-control"))).toEqual([]);
+    // The session's MCP count is what tools/list offers, name for name.
+    expect([...session.body.mcpTools].sort()).toEqual([...names].sort());
     expect(consoleProblems).toEqual([]);
   });
 });

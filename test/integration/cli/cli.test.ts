@@ -173,6 +173,24 @@ describe("urlbridge CLI against a running bridge", () => {
     expect(fs.existsSync(path.join(t.projectDir, "hello.txt"))).toBe(true);
   });
 
+  it("renames a session by name: same id and Init URL, listed under the new name", async () => {
+    const created = JSON.parse(
+      (await runCli(["session", "create", "demo", "--name", "to-rename", "--json"], env)).stdout,
+    ) as SessionJson;
+    const renamed = await runCli(["session", "rename", "to-rename", "reviewer bot"], env);
+    expect(renamed.stderr).toBe("");
+    expect(renamed.stdout).toBe(
+      `Renamed session to-rename to reviewer bot (${created.id}): its URLs are unchanged.\n` +
+        `An MCP client started with --session to-rename needs --session ${created.id} or the new name.\n`,
+    );
+    const again = await runCli(["session", "rename", created.id, "reviewer-2", "--json"], env);
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: created.id, name: "reviewer-2", generation: 1 });
+    const sessions = JSON.parse((await runCli(["session", "list", "--json"], env)).stdout) as SessionJson[];
+    expect(sessions.find((s) => s.id === created.id)).toMatchObject({ name: "reviewer-2", initUrl: created.initUrl });
+    expect((await fetch(created.initUrl)).status).toBe(200);
+    await runCli(["session", "delete", created.id], env);
+  });
+
   it("deletes a session: gone from the list, its URLs answer 404", async () => {
     const created = JSON.parse((await runCli(["session", "create", "demo", "--json"], env)).stdout) as SessionJson;
     const deleted = await runCli(["session", "delete", created.id], env);
@@ -199,10 +217,13 @@ describe("urlbridge CLI against a running bridge", () => {
     [["project", "remove", "no-such-project"], 1, /no project named or with id "no-such-project"/],
     [["session", "delete", "s_missing"], 1, /no session named or with id "s_missing"/],
     [["session", "disable"], 2, /takes <session>; got none/],
+    [["session", "rename", "agent-a"], 2, /takes <session> <new-name>; got "agent-a"/],
+    [["session", "rename", "agent-a", "x".repeat(65)], 1, /^urlbridge: invalid_request: name: name is at most 64/],
+    [["session", "rename", "s_missing", "new"], 1, /no session named or with id "s_missing"/],
   ];
 
   it("fails in one stderr line with exit 1 (operation failed) or 2 (bad usage)", async () => {
-    // A few at a time: fourteen node processes at once outlast the CLI's own timeout on a busy 2-core machine.
+    // A few at a time: seventeen node processes at once outlast the CLI's own timeout on a busy 2-core machine.
     const results: CliResult[] = [];
     for (let i = 0; i < FAILURES.length; i += FAILURES_AT_ONCE)
       results.push(...(await Promise.all(FAILURES.slice(i, i + FAILURES_AT_ONCE).map(([args]) => runCli(args, env)))));

@@ -89,6 +89,77 @@ describe("projects and sessions", () => {
     expect((await agentGet(`${b.r}/t?path=.`)).ok).toBe(true);
   });
 
+  it("renames a session in place: same id, generation and URLs, the new name everywhere it is shown", async () => {
+    const t = await start();
+    const a = await t.session({ name: "a" });
+    const renamed = await t.api<SessionView & { name: string }>("PATCH", `/api/sessions/${a.sessionId}`, {
+      name: "  reviewer bot  ",
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ id: a.sessionId, name: "reviewer bot", generation: 1, initUrl: a.initUrl });
+    expect(await fetchStatus(a.initUrl)).toBe(200);
+    const listed = await t.api<Array<{ id: string; name: string }>>("GET", "/api/sessions");
+    expect(listed.body.find((s) => s.id === a.sessionId)?.name).toBe("reviewer bot");
+  });
+
+  it.each([
+    ["an empty name", { name: "   " }, /^name: name is required/],
+    ["a missing name", {}, /^name: name is required: text of 1 to 64 characters/],
+    ["a name past 64 characters", { name: "x".repeat(65) }, /^name: name is at most 64 characters/],
+    ["a newline", { name: "two\nlines" }, /^name: name may not contain control characters/],
+    ["another field", { name: "ok", enabled: false }, /enabled/],
+  ])("refuses a rename with %s as invalid_request, naming the field", async (_, body, message) => {
+    const t = await start();
+    const a = await t.session({ name: "a" });
+    const refused = await t.api<{ error: { code: string; message: string } }>(
+      "PATCH",
+      `/api/sessions/${a.sessionId}`,
+      body,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_request");
+    expect(refused.body.error.message).toMatch(message);
+    const listed = await t.api<Array<{ id: string; name: string }>>("GET", "/api/sessions");
+    expect(listed.body.find((s) => s.id === a.sessionId)?.name).toBe("a-1");
+  });
+
+  it("answers not_found when renaming a session that does not exist", async () => {
+    const t = await start();
+    const missing = await t.api<{ error: { code: string } }>("PATCH", "/api/sessions/s_missing", { name: "x" });
+    expect(missing).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
+  });
+
+  it.each([
+    ["read-only", {}, undefined],
+    ["write and terminal", { write: true, terminal: true }, "stage"],
+  ])(
+    "a %s session's MCP tools are what tools/list offers its MCP capability, and its URL tools include what MCP leaves out",
+    async (_, permissions, urlOnly) => {
+      const t = await start();
+      const a = await t.session({ name: "mcp-count", ...permissions });
+      const view = (await t.api<{ tools: string[]; mcpTools: string[] }>("GET", `/api/sessions/${a.sessionId}`)).body;
+      const mcp = (await t.api<{ bearer: string }>("GET", `/api/sessions/${a.sessionId}/mcp`)).body;
+      const listed = await fetch(`${t.bridge.dataUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${mcp.bearer}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      const names = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+        (tool) => tool.name,
+      );
+      expect(names.length).toBeGreaterThan(0);
+      expect([...view.mcpTools].sort()).toEqual([...names].sort());
+      if (urlOnly) {
+        expect(view.tools).toContain(urlOnly); // a URL-edge helper MCP does not list
+        expect(view.mcpTools).not.toContain(urlOnly);
+      }
+    },
+  );
+
   it("changing a project's root or permissions rotates only that project's sessions", async () => {
     const t = await start();
     const other = makeTempDir("other");

@@ -1,6 +1,13 @@
-// Sessions page calls: sessions, their projects, limits, the lifecycle actions, and a session's MCP view.
+// Sessions page calls: sessions, their projects, limits, the lifecycle actions, rename, and a session's MCP view.
 import { api } from "../../api/client";
-import type { CreateSessionBody, Project, SessionLimits, SessionMcpView, SessionView } from "../../api/types";
+import type {
+  CreateSessionBody,
+  PatchSessionBody,
+  Project,
+  SessionLimits,
+  SessionMcpView,
+  SessionView,
+} from "../../api/types";
 
 export const listSessions = () => api.get<SessionView[]>("/api/sessions");
 export const listProjects = () => api.get<Project[]>("/api/projects");
@@ -10,3 +17,6 @@ export const sessionAction = (id: string, action: "rotate" | "enable" | "disable
   api.post<SessionView>(`/api/sessions/${encodeURIComponent(id)}/${action}`);
 export const deleteSession = (id: string) => api.del(`/api/sessions/${encodeURIComponent(id)}`);
 export const fetchSessionMcp = (id: string) => api.get<SessionMcpView>(`/api/sessions/${encodeURIComponent(id)}/mcp`);
+/** A rename: the session keeps its id, generation and URLs. */
+export const renameSession = (id: string, body: PatchSessionBody) =>
+  api.patch<SessionView>(`/api/sessions/${encodeURIComponent(id)}`, body);
