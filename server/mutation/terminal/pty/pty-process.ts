@@ -36,7 +36,17 @@ export interface ScreenView {
   scrollbackTotal: number;
 }
 
-export type WaitUntil = { quietMs: number } | { text: string } | { pattern: RegExp };
+export type WaitUntil = { quietMs: number } | { text: string } | { pattern: OutputMatcher };
+
+/**
+ * Tests a pattern against the output's window off the main thread (terminal-input.ts hands the bridge's regex
+ * worker): true or false, or "timeout" / "aborted" when the deadline or the wait ended the test first.
+ */
+export type OutputMatcher = (
+  text: string,
+  deadline: number,
+  signal: AbortSignal,
+) => Promise<boolean | "timeout" | "aborted">;
 
 export interface WaitResult {
   until: "quiet" | "text" | "pattern" | "exited" | "timeout";
@@ -217,10 +227,12 @@ export class PtyProcess {
 
   /**
    * Waits, at most timeoutMs, for the output after `sinceOffset` to contain a text or match a pattern, or for
-   * the output to pause for quietMs; ends early when the process ends.
+   * the output to pause for quietMs; ends early when the process ends. A pattern is tested by the matcher, one test
+   * at a time: output that arrives during a test is tested next, so the last output is always tested.
    */
   async waitFor(until: WaitUntil, sinceOffset: number, timeoutMs: number, signal: AbortSignal): Promise<WaitResult> {
     const started = performance.now();
+    const deadlineAt = Date.now() + timeoutMs;
     const result = (kind: WaitResult["until"]): WaitResult => ({
       until: kind,
       waitedMs: Math.round(performance.now() - started),
@@ -228,25 +240,47 @@ export class PtyProcess {
     await this.flush();
     return new Promise<WaitResult>((resolve) => {
       let quietTimer: NodeJS.Timeout | undefined;
+      let done = false;
+      // Ends a test still running when the wait ends (its worker is replaced: the regex had overrun anyway).
+      const testing = new AbortController();
+      let testRunning = false;
+      let testAgain = false;
       const finish = (kind: WaitResult["until"]) => {
+        if (done) return;
+        done = true;
         clearTimeout(deadline);
         clearTimeout(quietTimer);
         this.watchers.delete(check);
         signal.removeEventListener("abort", onAbort);
+        testing.abort();
         resolve(result(kind));
       };
+      const windowText = () =>
+        stripEscapes(this.replay.read(sinceOffset, Number.MAX_SAFE_INTEGER).text).slice(-EXPECT_WINDOW_CHARS);
+      const testPattern = (matcher: OutputMatcher) => {
+        if (testRunning) return void (testAgain = true);
+        testRunning = true;
+        const ended = this.end !== undefined;
+        void matcher(windowText(), deadlineAt, testing.signal).then((found) => {
+          testRunning = false;
+          if (found === true) return finish("pattern");
+          if (found !== false) return finish("timeout");
+          if (testAgain) {
+            testAgain = false;
+            return testPattern(matcher);
+          }
+          if (ended) finish("exited");
+        });
+      };
       const check = () => {
+        if (done) return;
+        if ("pattern" in until) return testPattern(until.pattern);
         if ("quietMs" in until) {
           clearTimeout(quietTimer);
           const quietFor = Date.now() - this.lastOutput;
           if (this.backlog === 0 && quietFor >= until.quietMs) return finish("quiet");
           quietTimer = setTimeout(check, Math.max(10, until.quietMs - quietFor));
-        } else {
-          const page = this.replay.read(sinceOffset, Number.MAX_SAFE_INTEGER);
-          const text = stripEscapes(page.text).slice(-EXPECT_WINDOW_CHARS);
-          if ("text" in until ? text.includes(until.text) : until.pattern.test(text))
-            return finish("text" in until ? "text" : "pattern");
-        }
+        } else if (windowText().includes(until.text)) return finish("text");
         if (this.end) finish("exited");
       };
       const deadline = setTimeout(() => finish("timeout"), timeoutMs);
