@@ -6,11 +6,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PTY_REPLAY_BYTES } from "../../../server/mutation/terminal/pty/pty-limits.js";
-import { PtyRegistry } from "../../../server/mutation/terminal/pty/pty-registry.js";
-import { startPty } from "../../../server/mutation/terminal/pty/pty-start.js";
-import { TerminalProcesses } from "../../../server/mutation/terminal/terminal-processes.js";
-import { buildChildEnv } from "../../../server/sandbox/env-scrub.js";
 import { makeTempDir } from "../../helpers/bridge.js";
+import { startTestPty } from "./pty-helpers.js";
 
 const SENTINEL = "<<END-OF-TAIL>>";
 /** Runs per size: enough that a loss seen in one run in two before the fix cannot pass by chance. */
@@ -27,25 +24,11 @@ function tailText(bytes: number): string {
 
 describe("output at a pty=1 process's exit", () => {
   const cwd = makeTempDir("pty-exit-tail");
-  const processes = new TerminalProcesses();
-  const ptys = new PtyRegistry(60 * 60 * 1000, 1000);
 
   async function printAndExit(file: string) {
-    const record = await startPty({
-      command: `cat ${file}`,
-      cwd,
-      cwdDisplay: "/project",
-      env: buildChildEnv().env,
-      rows: 24,
-      cols: 120,
-      owner: { sessionId: "s1", projectId: "p1" },
-      processes,
-      ptys,
-      signal: shutdown.signal,
-    });
-    const end = await record.process.ended;
-    expect(end).toMatchObject({ exitCode: 0, reason: "exited" });
-    return record.process;
+    const pty = await startTestPty(`cat ${file}`, { cwd, signal: shutdown.signal });
+    expect(await pty.ended).toMatchObject({ exitCode: 0, reason: "exited" });
+    return pty;
   }
 
   it(`keeps all of a 64 KiB print-and-exit, ${RUNS} runs out of ${RUNS}`, { timeout: 300_000 }, async () => {
