@@ -8,6 +8,11 @@ import type { IPty } from "@lydell/node-pty";
 export const EXIT_DRAIN_MAX_MS = 5000;
 /** One synchronous read of what the kernel still holds: its PTY buffers hold about 64 KiB in all. */
 const DRAIN_READ_BYTES = 64 * 1024;
+/**
+ * The most one drain reads: far more than the kernel holds, yet an end to it when a process the command left behind
+ * still holds the terminal and writes as fast as it is read (only possible on the forced close).
+ */
+const MAX_DRAIN_BYTES = 1024 * 1024;
 /** O_NONBLOCK in /proc/self/fdinfo's octal flags (Linux's value on every architecture the bridge runs on). */
 const O_NONBLOCK = 0o4000;
 
@@ -84,7 +89,7 @@ export function keepOutputPastExit(pty: IPty, options: KeepOutputOptions): void 
 function drainNonBlocking(fd: number, onChunk: (chunk: Buffer) => void): void {
   if (!isNonBlocking(fd)) return;
   const buffer = Buffer.allocUnsafe(DRAIN_READ_BYTES);
-  for (;;) {
+  for (let drained = 0; drained < MAX_DRAIN_BYTES;) {
     let read: number;
     try {
       read = readSync(fd, buffer, 0, buffer.length, null);
@@ -92,6 +97,7 @@ function drainNonBlocking(fd: number, onChunk: (chunk: Buffer) => void): void {
       return;
     }
     if (read === 0) return;
+    drained += read;
     onChunk(Buffer.from(buffer.subarray(0, read)));
   }
 }
