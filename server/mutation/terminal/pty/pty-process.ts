@@ -263,6 +263,7 @@ export class PtyProcess {
         const ended = this.end !== undefined;
         void matcher(windowText(), deadlineAt, testing.signal).then((found) => {
           testRunning = false;
+          if (done) return;
           if (found === true) return finish("pattern");
           if (found !== false) return finish("timeout");
           if (testAgain) {
