@@ -1,6 +1,7 @@
-// Runs the portable engine's regex matching on a worker thread. A JavaScript regex can backtrack for
-// minutes on a hostile line ("(a+)+$"); on the main thread that would stall every session of the bridge.
-// Off it, a search that overruns its deadline is cut short by terminating the worker.
+// Runs agents' regexes on a worker thread: the portable search engine's line matching, and the pattern= waits of a
+// terminal's input (/i). A JavaScript regex can backtrack for minutes on a hostile line ("(a+)+$"); on the main
+// thread that would stall every session of the bridge. Off it, a job that overruns its deadline is cut short by
+// terminating the worker.
 import { DeadlineWorker } from "../worker/deadline-worker.js";
 
 /**
@@ -23,7 +24,14 @@ export function findMatchingLines(text: string, source: string, flags: string): 
   return out;
 }
 
+/** Whether the regex matches anywhere in the text. Self-contained on purpose, like findMatchingLines. */
+export function matchesAnywhere(text: string, source: string, flags: string): boolean {
+  return new RegExp(source, flags).test(text);
+}
+
 interface Job {
+  /** lines: findMatchingLines for each text; test: matchesAnywhere for each text. */
+  kind: "lines" | "test";
   source: string;
   flags: string;
   texts: string[];
@@ -32,16 +40,21 @@ interface Job {
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 const findMatchingLines = ${findMatchingLines.toString()};
+const matchesAnywhere = ${matchesAnywhere.toString()};
 parentPort.on("message", (job) => {
-  parentPort.postMessage({ id: job.id, results: job.texts.map((text) => findMatchingLines(text, job.source, job.flags)) });
+  const match = job.kind === "test" ? matchesAnywhere : findMatchingLines;
+  parentPort.postMessage({ id: job.id, results: job.texts.map((text) => match(text, job.source, job.flags)) });
 });
 `;
 
 export type MatchBatchResult = Array<Array<[number, number]>> | "timeout" | "aborted";
+export type TestBatchResult = boolean[] | "timeout" | "aborted";
 
 /** One lazily started worker per bridge; replaced after it is terminated for overrunning a deadline. */
 export class RegexWorker {
-  private readonly worker = new DeadlineWorker<Job, { results: Array<Array<[number, number]>> }>(() => WORKER_SOURCE);
+  private readonly worker = new DeadlineWorker<Job, { results: Array<Array<[number, number]>> | boolean[] }>(
+    () => WORKER_SOURCE,
+  );
 
   /** Matches each text; resolves "timeout" when the deadline passes first (the worker is then replaced). */
   async match(
@@ -51,8 +64,21 @@ export class RegexWorker {
     deadline: number,
     signal: AbortSignal,
   ): Promise<MatchBatchResult> {
-    const outcome = await this.worker.run({ source, flags, texts }, deadline, signal);
-    if ("reply" in outcome) return outcome.reply.results;
+    const outcome = await this.worker.run({ kind: "lines", source, flags, texts }, deadline, signal);
+    if ("reply" in outcome) return outcome.reply.results as Array<Array<[number, number]>>;
+    return outcome.failed === "timeout" ? "timeout" : "aborted";
+  }
+
+  /** Whether the regex matches anywhere in each text; "timeout" when the deadline passes first (as match). */
+  async test(
+    source: string,
+    flags: string,
+    texts: string[],
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<TestBatchResult> {
+    const outcome = await this.worker.run({ kind: "test", source, flags, texts }, deadline, signal);
+    if ("reply" in outcome) return outcome.reply.results as boolean[];
     return outcome.failed === "timeout" ? "timeout" : "aborted";
   }
 

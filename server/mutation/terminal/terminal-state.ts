@@ -2,6 +2,7 @@
 // that watch them (memory budget, project growth budget), and in container mode the runner for project
 // containers. Its MutationRuntime owns it, so two bridges in one process share none.
 import type { Config } from "../../config.js";
+import { RegexWorker } from "../../kernel/search/regex-worker.js";
 import type { Logger } from "../../log.js";
 import { GrowthBudget } from "../growth-budget.js";
 import { MemoryWatchdog, WATCHDOG_INTERVAL_MS } from "./memory-watchdog.js";
@@ -17,6 +18,8 @@ export interface TerminalState {
   processes: TerminalProcesses;
   /** Interactive (pty=1) processes: their screens, replay and idle end. */
   ptys: PtyRegistry;
+  /** Runs the pattern= waits of /i off the main thread, deadline-bounded like search's regexes. */
+  regex: RegexWorker;
   /** Set when URLBRIDGE_SANDBOX=container: /x runs each command in its project's warm container. */
   container: ContainerTerminal | undefined;
   /** The per-session memory budget (native mode with a budget only; the sandbox container has its own limit). */
@@ -56,6 +59,7 @@ export function createTerminalState(options: TerminalStateOptions = {}): Termina
     gate: new TerminalGate(options.gate),
     processes,
     ptys: new PtyRegistry(options.ptyIdleMs ?? DEFAULT_PTY_IDLE_MS, KILL_GRACE_MS + 3000),
+    regex: new RegexWorker(),
     container: options.container ? new ContainerTerminal(options.container, processes) : undefined,
     watchdog,
     growth,

@@ -1,6 +1,6 @@
 // pty=1 processes through URLs, with real programs on real PTYs under the sandbox launcher: a Python REPL, shell
-// prompts, a full-screen program, Ctrl-C and Ctrl-D, a resize the program sees, and input typed exactly once
-// however often the same GET is fetched.
+// prompts, a full-screen program, Ctrl-C and Ctrl-D, a resize the program sees, a pattern wait off the main thread,
+// and input typed exactly once however often the same GET is fetched.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +9,8 @@ import { agentGet, startTestBridge, type AgentSession, type TestBridge } from ".
 import { settle, type Body } from "../mutation/terminal-helpers.js";
 
 const PYTHON = "/usr/bin/python3";
+/** The bound of a pattern wait given a regex that never finishes. */
+const HOSTILE_WAIT_MS = 2000;
 
 let t: TestBridge;
 let s: AgentSession;
@@ -95,6 +97,33 @@ describe("pty=1 through URLs", () => {
     expect(size.waited).toMatchObject({ until: "pattern" });
     const stopped = await settle(`${s.m}/x?stop=${String(shell.pid)}`);
     expect(stopped).toMatchObject({ ok: true, mode: "stop", stopped: true });
+  });
+
+  it("waits for a pattern off the main thread: a backtracking regex times out while the bridge keeps answering", async () => {
+    fs.writeFileSync(
+      path.join(t.projectDir, "runs.sh"),
+      `read line\nprintf '%s\\n' ${"a".repeat(40)}b\nread line\necho done-now\nsleep 30\n`,
+    );
+    const runs = await start("bash runs.sh");
+    const order: string[] = [];
+    // (a+)+$ backtracks exponentially on the a's before the b: far longer than the wait.
+    const hostile = input(runs.pid, `key=enter&timeout=${HOSTILE_WAIT_MS}&pattern=${encodeUrlText("(a+)+$")}`).then(
+      (body) => (order.push("input"), body),
+    );
+    // On the main thread the regex would hold the event loop far past the wait, and this view would not answer.
+    await new Promise((resolve) => setTimeout(resolve, HOSTILE_WAIT_MS / 4));
+    const view = await agentGet<Body>(`${s.m}/m?pid=${String(runs.pid)}`);
+    order.push("view");
+    expect(view).toMatchObject({ ok: true, mode: "screen" });
+    const answer = await hostile;
+    expect(answer).toMatchObject({ ok: true, waited: { until: "timeout" } });
+    expect(answer.output).toContain("aaab");
+    expect(order).toEqual(["view", "input"]);
+    // The overrun worker was replaced: the next wait matches.
+    const next = await input(runs.pid, `key=enter&pattern=${encodeUrlText("^done-\\w+$")}`);
+    expect(next).toMatchObject({ ok: true, waited: { until: "pattern" } });
+    expect(next.output).toContain("done-now");
+    await settle(`${s.m}/x?stop=${String(runs.pid)}`);
   });
 
   it("types an input once however often the same GET is fetched", async () => {

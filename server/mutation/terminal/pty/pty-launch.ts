@@ -1,12 +1,13 @@
-// /x?pty=1: what the terminal tool does for an interactive start. The command starts on a PTY, the call waits
-// for its first output to settle (bounded) and answers the screen with the URLs that type into it and read it.
+// /x?pty=1: what the terminal tool does for an interactive start: its parameters and their conflicts, then the
+// command starts on a PTY, the call waits for its first output to settle (bounded) and answers the screen with the
+// URLs that type into it and read it.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../../errors.js";
 import type { ToolContext } from "../../../kernel/tool/definition.js";
 import type { LaunchPlan } from "../../../sandbox/launcher.js";
 import { runtimeOf } from "../../journal/context.js";
 import { launcherRefused } from "../terminal-background.js";
-import { DEFAULT_PTY_COLS, DEFAULT_PTY_ROWS, DEFAULT_QUIET_MS } from "./pty-limits.js";
+import { DEFAULT_PTY_COLS, DEFAULT_PTY_ROWS, DEFAULT_QUIET_MS, MAX_PTY_COLS, MAX_PTY_ROWS } from "./pty-limits.js";
 import { ptyStateFields, ptyUrlFields, screenFields, screenOf, stateOf, urlsOf } from "./pty-answer.js";
 import { startPty } from "./pty-start.js";
 
@@ -15,6 +16,56 @@ const START_SETTLE_MS = 3000;
 /** The launcher's own refusals begin with this, on the PTY like any output, and it exits 125. */
 const LAUNCHER_PREFIX = "urlbridge-sandbox: ";
 const LAUNCHER_ERROR_EXIT = 125;
+
+/** The terminal tool's pty=1 parameters, spread into its schema. */
+export const ptyFields = {
+  /** pty=1: an interactive process on a pseudo-terminal (rows x cols), typed into with /i and read with /m. */
+  pty: z
+    .boolean()
+    .optional()
+    .transform((v) => (v ? true : undefined)),
+  rows: z.number().int().min(2).max(MAX_PTY_ROWS).optional(),
+  cols: z.number().int().min(10).max(MAX_PTY_COLS).optional(),
+};
+
+interface PtyParameters {
+  pty?: true;
+  rows?: number;
+  cols?: number;
+  bg?: true;
+  timeout?: number;
+}
+
+/** Refuses what cannot go with pty=1 (bg=, timeout=), and a size given without it. */
+export function checkPtyParameters(args: PtyParameters, ctx: ToolContext): void {
+  if (args.pty && (args.bg || args.timeout !== undefined)) {
+    throw new ToolError(
+      ErrorCode.conflictingParameters,
+      "pty=1 starts an interactive process that runs until it exits or is stopped: drop bg= and timeout=.",
+      { detail: { parameters: ["pty", "bg", "timeout"] }, repair: ctx.urls.repair({ drop: ["bg", "timeout"] }) },
+    );
+  }
+  if (!args.pty && (args.rows !== undefined || args.cols !== undefined)) {
+    throw new ToolError(
+      ErrorCode.conflictingParameters,
+      "rows= and cols= size a pty=1 terminal; add pty=1 or drop them.",
+      {
+        detail: { parameters: ["rows", "cols", "pty"] },
+        repair: ctx.urls.repair({ drop: ["rows", "cols"] }),
+      },
+    );
+  }
+}
+
+/** Container sandbox mode has no PTY processes yet: checked before anything starts or is counted. */
+export function refusePtyInContainer(ctx: ToolContext): void {
+  if (!runtimeOf(ctx).terminal.container) return;
+  throw new ToolError(
+    ErrorCode.sandboxUnavailable,
+    "pty=1 is not available in container sandbox mode yet; run the command in the foreground or with bg=1.",
+    { detail: { reason: "pty_in_container_mode" }, retryable: false },
+  );
+}
 
 export const ptyStartOutput = z.strictObject({
   ok: z.literal(true),

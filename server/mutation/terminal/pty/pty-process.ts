@@ -2,13 +2,13 @@
 // (@xterm/headless), the raw bytes by offset (ReplayBuffer), and the waits an input call can make for its output.
 // A flood pauses the PTY until the emulator has caught up, so memory stays bounded by the limits in pty-limits.ts.
 import { readFileSync } from "node:fs";
-import type { Socket } from "node:net";
 import { constants as osConstants } from "node:os";
 import type { IPty } from "@lydell/node-pty";
 import type { Terminal } from "@xterm/headless";
 import { isGone, readStat } from "../process-tree.js";
 import { PTY_PARSE_BACKLOG_BYTES } from "./pty-limits.js";
 import { ReplayBuffer, type ReplayPage } from "./replay-buffer.js";
+import { keepOutputPastExit, readFlow, type ReadFlow } from "./pty-stream.js";
 
 /** Why a pty=1 process ended; memory and growth: the session passed an agent limit (server/sandbox/agent-limits.ts). */
 export const PTY_END_REASONS = ["exited", "stopped", "idle", "scope_ended", "shutdown", "memory", "growth"] as const;
@@ -36,16 +36,23 @@ export interface ScreenView {
   scrollbackTotal: number;
 }
 
-export type WaitUntil = { quietMs: number } | { text: string } | { pattern: RegExp };
+export type WaitUntil = { quietMs: number } | { text: string } | { pattern: OutputMatcher };
+
+/**
+ * Tests a pattern against the output's window off the main thread (terminal-input.ts hands the bridge's regex
+ * worker): true or false, or "timeout" / "aborted" when the deadline or the wait ended the test first.
+ */
+export type OutputMatcher = (
+  text: string,
+  deadline: number,
+  signal: AbortSignal,
+) => Promise<boolean | "timeout" | "aborted">;
 
 export interface WaitResult {
   until: "quiet" | "text" | "pattern" | "exited" | "timeout";
   waitedMs: number;
 }
 
-/** After the exit, output is awaited until it pauses this long, and at most EXIT_DRAIN_MAX_MS in all. */
-const EXIT_DRAIN_QUIET_MS = 100;
-const EXIT_DRAIN_MAX_MS = 5000;
 /** How often a paused PTY's process is checked for having exited. */
 const EXIT_WATCH_MS = 100;
 /** Text an expect-style wait searches: the output since the input, escape sequences removed, its end only. */
@@ -77,7 +84,7 @@ export class PtyProcess {
   private backlog = 0;
   private paused = false;
   private readonly flow: ReadFlow;
-  /** The PTY's process has exited: its last output is drained without pausing. */
+  /** The PTY's process has exited: its last output is read without pausing. */
   private exited = false;
   private lastOutput = Date.now();
   private endReason: PtyEndReason | undefined;
@@ -88,27 +95,28 @@ export class PtyProcess {
     this.terminal = options.terminal;
     this.pid = options.pty.pid;
     this.replay = new ReplayBuffer(options.replayBytes);
-    keepOutputPastExit(this.pty);
     this.flow = readFlow(this.pty);
+    keepOutputPastExit(this.pty, {
+      onChunk: (chunk) => this.onOutput(chunk),
+      onExitPending: () => this.flowAfterExit(),
+    });
     // encoding: null at spawn: node-pty hands Buffers, so a character split across reads stays whole.
     this.pty.onData((data: string | Buffer) => this.onOutput(typeof data === "string" ? Buffer.from(data) : data));
     this.ended = new Promise((resolve) => {
       this.pty.onExit(({ exitCode, signal }) => {
-        this.exited = true;
-        // The exit can overtake the last output (still in the PTY, or held by a pause): let it flow and settle, and
-        // have the emulator parse it before the end is reported, so the final screen and replay are complete.
-        void this.drained().then(() =>
-          this.terminal.write("", () => {
-            this.end = {
-              exitCode: signal ? null : exitCode,
-              signal: signal ? signalName(signal) : null,
-              reason: this.endReason ?? "exited",
-              endedAt: Date.now(),
-            };
-            this.notify();
-            resolve(this.end);
-          }),
-        );
+        // node-pty reports the exit once the stream has closed, and it closes only after every byte the program
+        // wrote was read (pty-stream.ts): what is left is the emulator's queue, parsed before the end is reported.
+        this.flowAfterExit();
+        this.terminal.write("", () => {
+          this.end = {
+            exitCode: signal ? null : exitCode,
+            signal: signal ? signalName(signal) : null,
+            reason: this.endReason ?? "exited",
+            endedAt: Date.now(),
+          };
+          this.notify();
+          resolve(this.end);
+        });
       });
     });
   }
@@ -141,31 +149,25 @@ export class PtyProcess {
   }
 
   /**
-   * node-pty reports the exit only once the PTY's stream has closed, and a paused stream never closes: it would be
-   * destroyed with its last output unread. So while paused, the process is watched, and once it is gone the stream
-   * flows again (what is left is the kernel's PTY buffer, a few KiB).
+   * node-pty reports the exit only once the PTY's stream has closed, and a stream whose reading is stopped never
+   * sees the hang-up that closes it. So while paused, the process is watched, and once it is gone reading flows
+   * again (what is left is the kernel's PTY buffer, a few KiB).
    */
   private watchExitWhilePaused(): void {
     const timer = setInterval(() => {
       if (!this.paused) return clearInterval(timer);
       if (!isGone(this.pid)) return;
       clearInterval(timer);
-      this.exited = true;
-      this.paused = false;
-      this.flow.start();
+      this.flowAfterExit();
     }, EXIT_WATCH_MS);
   }
 
-  /** After the exit: resolves once no output arrived for a moment and the emulator has parsed it all (bounded). */
-  private async drained(): Promise<void> {
-    if (this.paused) {
-      this.paused = false;
-      this.flow.start();
-    }
-    const deadline = Date.now() + EXIT_DRAIN_MAX_MS;
-    while (Date.now() < deadline && (this.backlog > 0 || Date.now() - this.lastOutput < EXIT_DRAIN_QUIET_MS)) {
-      await new Promise((resolve) => setTimeout(resolve, EXIT_DRAIN_QUIET_MS / 2));
-    }
+  /** The process has exited: its last output is read without pausing, however far the emulator is behind. */
+  private flowAfterExit(): void {
+    this.exited = true;
+    if (!this.paused) return;
+    this.paused = false;
+    this.flow.start();
   }
 
   private notify(): void {
@@ -225,10 +227,12 @@ export class PtyProcess {
 
   /**
    * Waits, at most timeoutMs, for the output after `sinceOffset` to contain a text or match a pattern, or for
-   * the output to pause for quietMs; ends early when the process ends.
+   * the output to pause for quietMs; ends early when the process ends. A pattern is tested by the matcher, one test
+   * at a time: output that arrives during a test is tested next, so the last output is always tested.
    */
   async waitFor(until: WaitUntil, sinceOffset: number, timeoutMs: number, signal: AbortSignal): Promise<WaitResult> {
     const started = performance.now();
+    const deadlineAt = Date.now() + timeoutMs;
     const result = (kind: WaitResult["until"]): WaitResult => ({
       until: kind,
       waitedMs: Math.round(performance.now() - started),
@@ -236,25 +240,48 @@ export class PtyProcess {
     await this.flush();
     return new Promise<WaitResult>((resolve) => {
       let quietTimer: NodeJS.Timeout | undefined;
+      let done = false;
+      // Ends a test still running when the wait ends (its worker is replaced: the regex had overrun anyway).
+      const testing = new AbortController();
+      let testRunning = false;
+      let testAgain = false;
       const finish = (kind: WaitResult["until"]) => {
+        if (done) return;
+        done = true;
         clearTimeout(deadline);
         clearTimeout(quietTimer);
         this.watchers.delete(check);
         signal.removeEventListener("abort", onAbort);
+        testing.abort();
         resolve(result(kind));
       };
+      const windowText = () =>
+        stripEscapes(this.replay.read(sinceOffset, Number.MAX_SAFE_INTEGER).text).slice(-EXPECT_WINDOW_CHARS);
+      const testPattern = (matcher: OutputMatcher) => {
+        if (testRunning) return void (testAgain = true);
+        testRunning = true;
+        const ended = this.end !== undefined;
+        void matcher(windowText(), deadlineAt, testing.signal).then((found) => {
+          testRunning = false;
+          if (done) return;
+          if (found === true) return finish("pattern");
+          if (found !== false) return finish("timeout");
+          if (testAgain) {
+            testAgain = false;
+            return testPattern(matcher);
+          }
+          if (ended) finish("exited");
+        });
+      };
       const check = () => {
+        if (done) return;
+        if ("pattern" in until) return testPattern(until.pattern);
         if ("quietMs" in until) {
           clearTimeout(quietTimer);
           const quietFor = Date.now() - this.lastOutput;
           if (this.backlog === 0 && quietFor >= until.quietMs) return finish("quiet");
           quietTimer = setTimeout(check, Math.max(10, until.quietMs - quietFor));
-        } else {
-          const page = this.replay.read(sinceOffset, Number.MAX_SAFE_INTEGER);
-          const text = stripEscapes(page.text).slice(-EXPECT_WINDOW_CHARS);
-          if ("text" in until ? text.includes(until.text) : until.pattern.test(text))
-            return finish("text" in until ? "text" : "pattern");
-        }
+        } else if (windowText().includes(until.text)) return finish("text");
         if (this.end) finish("exited");
       };
       const deadline = setTimeout(() => finish("timeout"), timeoutMs);
@@ -290,46 +317,6 @@ export class PtyProcess {
     this.watchers.clear();
     this.terminal.dispose();
   }
-}
-
-interface ReadFlow {
-  stop(): void;
-  start(): void;
-}
-
-/**
- * Stops and restarts reading the PTY at its handle, so a flood waits in the kernel (the program blocks on its
- * write). Pausing the stream instead would let it read ahead into its own buffer, and the read error (EIO) that
- * follows the process's exit destroys that buffer with the last output in it. Falls back to pause/resume.
- */
-function readFlow(pty: IPty): ReadFlow {
-  const handle = (pty as unknown as { _socket?: { _handle?: { readStop?(): number; readStart?(): number } } })._socket
-    ?._handle;
-  if (handle && typeof handle.readStop === "function" && typeof handle.readStart === "function") {
-    return { stop: () => void handle.readStop!(), start: () => void handle.readStart!() };
-  }
-  return { stop: () => pty.pause(), start: () => pty.resume() };
-}
-
-/**
- * node-pty destroys a PTY's stream 200 ms after its process exits if the stream has not closed by then (a macOS
- * workaround), which drops the output still in the kernel's buffer whenever the event loop is busy (measured: the
- * last lines of a flood lost under load). On Linux the stream closes by itself once drained (read returns EIO), so
- * that destroy is deferred, with the stream flowing, until it closes or EXIT_DRAIN_MAX_MS pass.
- */
-function keepOutputPastExit(pty: IPty): void {
-  const socket = (pty as unknown as { _socket?: Socket })._socket;
-  if (!socket || typeof socket.destroy !== "function") return;
-  const destroy = socket.destroy.bind(socket);
-  let deferred = false;
-  socket.destroy = ((error?: Error) => {
-    if (deferred || socket.destroyed) return destroy(error);
-    deferred = true;
-    socket.resume();
-    const timer = setTimeout(() => destroy(error), EXIT_DRAIN_MAX_MS);
-    socket.once("close", () => clearTimeout(timer));
-    return socket;
-  }) as typeof socket.destroy;
 }
 
 /**

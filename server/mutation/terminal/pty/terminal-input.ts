@@ -133,17 +133,25 @@ function parseInput(args: InputArgs) {
       );
     }
   }
-  const until: WaitUntil =
-    args.expect !== undefined
-      ? { text: args.expect }
-      : pattern
-        ? { pattern }
-        : { quietMs: args.quiet ?? DEFAULT_QUIET_MS };
-  return { keys, typed, until };
+  return { keys, typed, pattern };
+}
+
+/** What the call waits for: a text, a pattern tested on the bridge's regex worker, or quiet output (the default). */
+function waitUntilOf(args: InputArgs, pattern: RegExp | undefined, ctx: ToolContext): WaitUntil {
+  if (args.expect !== undefined) return { text: args.expect };
+  if (!pattern) return { quietMs: args.quiet ?? DEFAULT_QUIET_MS };
+  const { regex } = runtimeOf(ctx).terminal;
+  return {
+    pattern: async (text, deadline, signal) => {
+      const found = await regex.test(pattern.source, pattern.flags, [text], deadline, signal);
+      return Array.isArray(found) ? found[0] === true : found;
+    },
+  };
 }
 
 async function executeInput(args: InputArgs, ctx: ToolContext): Promise<InputOutput> {
-  const { typed, keys, until } = parseInput(args);
+  const { typed, keys, pattern } = parseInput(args);
+  const until = waitUntilOf(args, pattern, ctx);
   const { ptys } = runtimeOf(ctx).terminal;
   const record = livePty(ptys, args.pid, ctx.session.id);
   const pty = record.process;

@@ -1,0 +1,30 @@
+// Starts a pty=1 process directly (no bridge) for the bounds tests: a fresh registry, one session, a bridge-wide
+// shutdown signal the caller aborts after its tests.
+import { PtyRegistry } from "../../../server/mutation/terminal/pty/pty-registry.js";
+import { startPty } from "../../../server/mutation/terminal/pty/pty-start.js";
+import type { PtyProcess } from "../../../server/mutation/terminal/pty/pty-process.js";
+import { TerminalProcesses } from "../../../server/mutation/terminal/terminal-processes.js";
+import { buildChildEnv } from "../../../server/sandbox/env-scrub.js";
+
+export interface TestPtyOptions {
+  cwd: string;
+  signal: AbortSignal;
+  rows?: number;
+  cols?: number;
+}
+
+export async function startTestPty(command: string, options: TestPtyOptions): Promise<PtyProcess> {
+  const record = await startPty({
+    command,
+    cwd: options.cwd,
+    cwdDisplay: "/project",
+    env: buildChildEnv().env,
+    rows: options.rows ?? 24,
+    cols: options.cols ?? 120,
+    owner: { sessionId: "s1", projectId: "p1" },
+    processes: new TerminalProcesses(),
+    ptys: new PtyRegistry(60 * 60 * 1000, 1000),
+    signal: options.signal,
+  });
+  return record.process;
+}
