@@ -1,6 +1,6 @@
 // What the journal and the review record keep, and for how long: full records for a day, then tombstones, within
 // per-session budgets (docs/PROTOCOL.md, retention); changed files' contents within the review budget
-// (docs/REVIEW.md). Pruned every PRUNE_EVERY_ADMISSIONS admissions, not on every call.
+// (docs/PROTOCOL.md, "/c changes and /n revert", Retention). Pruned every PRUNE_EVERY_ADMISSIONS admissions, not on every call.
 import type { Store } from "../../store/index.js";
 import type { IntentScope } from "./intent.js";
 
@@ -13,7 +13,7 @@ export const JOURNAL_MAX_TOMBSTONES_PER_SESSION = 200_000;
 /** Prune once every this many admissions, not on every call. */
 export const PRUNE_EVERY_ADMISSIONS = 200;
 
-/** The review record's budget (URLBRIDGE_REVIEW_RETENTION_DAYS, URLBRIDGE_REVIEW_MAX_MB; docs/REVIEW.md). */
+/** The review record's budget (URLBRIDGE_REVIEW_RETENTION_DAYS, URLBRIDGE_REVIEW_MAX_MB; docs/PROTOCOL.md, /c and /n). */
 export interface ReviewBudget {
   /** Changed files' contents are kept this long; then only paths, hashes and sizes remain (detailDropped). */
   retentionMs: number;
