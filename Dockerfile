@@ -1,7 +1,7 @@
 # urlbridge appliance: the bridge (control plane :47433, data plane :47432) runs as root inside the container
 # with only the capabilities compose.yaml grants (CHOWN, DAC_OVERRIDE, FOWNER, SETUID, SETGID, KILL), so that it
 # can run every terminal command as the project's owner (uid 1000 by default, never 0) under Landlock through
-# the sandbox launcher (native/urlbridge-sandbox.c), away from its state, its token and its code.
+# the sandbox launcher (native/urlbridge-sandbox.c and native/sandbox/), away from its state, its token and its code.
 # Multi-stage: native deps and the build happen with a toolchain; the runtime stage has none.
 ARG NODE_IMAGE=node:20-bookworm-slim
 

@@ -1,4 +1,4 @@
-// The control API routes (DESIGN.md "Control plane API"): JSON in, JSON out, errors as {error:{code,message}}.
+// The control API routes (docs/CONTROL_PLANE.md): JSON in, JSON out, errors as {error:{code,message}}.
 import Router from "@koa/router";
 import type { Config } from "../config.js";
 import type { PluginHost } from "../plugins/host.js";

@@ -32,7 +32,8 @@ export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from
 export { computeCallId, canonicalJson, deriveRunNonce } from "./journal/call-id.js";
 export { runtimeOf, intentOf, type IntentHandle, type MutationRuntime } from "./journal/context.js";
 export { createJournalRunner, freshRunUrl } from "./journal/journal-runner.js";
-export { SHUTDOWN_DRAIN_MS, type IntentBody } from "./journal/journal.js";
+export { SHUTDOWN_DRAIN_MS } from "./journal/journal.js";
+export type { IntentBody } from "./journal/intent.js";
 export { pollUrl } from "./journal/present.js";
 export { createMutationRuntime, type MutationRuntimeOptions } from "./runtime.js";
 export { recoverInterruptedIntents, interruptedFailure, type RecoveredIntent } from "./journal/recovery.js";

@@ -3,7 +3,8 @@ import type { Logger } from "../log.js";
 import type { Sandbox } from "../sandbox/launcher.js";
 import type { Store } from "../store/index.js";
 import type { MutationRuntime } from "./journal/context.js";
-import { Journal, type ReviewBudget } from "./journal/journal.js";
+import { Journal } from "./journal/journal.js";
+import type { ReviewBudget } from "./journal/retention.js";
 import { Staging } from "./staging/staging.js";
 import { NO_TEST_HOOKS, type TestHooks } from "./journal/test-hooks.js";
 import { ProjectWriteQueue } from "./journal/write-queue.js";
@@ -18,7 +19,7 @@ export interface MutationRuntimeOptions {
   sandbox?: Sandbox;
   /** The bridge's terminal state; a fresh one (native mode, default limits) when absent. */
   terminal?: TerminalState;
-  /** How long and how much of the review record (file changes' contents) is kept; defaults in journal.ts. */
+  /** How long and how much of the review record (file changes' contents) is kept; defaults in journal/retention.ts. */
   review?: ReviewBudget;
 }
 

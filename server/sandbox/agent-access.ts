@@ -14,7 +14,7 @@ const SEARCH = 1;
 /**
  * Who changes files: `identity` when the bridge is root (mode bits checked here), undefined when the bridge runs as
  * the agent itself (the kernel checks). The sandbox launcher drops supplementary groups (setgroups(0) in
- * native/urlbridge-sandbox.c), so the terminal has none, and neither has this identity.
+ * native/sandbox/child.c), so the terminal has none, and neither has this identity.
  */
 export interface AgentWriter {
   identity: Identity | undefined;

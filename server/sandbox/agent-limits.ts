@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Config } from "../config.js";
 import { DEFAULT_SANDBOX_LIMITS } from "./container/spec.js";
 
-/** What the launcher writes to every command's /proc/self/oom_score_adj (native/urlbridge-sandbox.c). */
+/** What the launcher writes to every command's /proc/self/oom_score_adj (native/sandbox/agent-limits.h). */
 export const AGENT_OOM_SCORE_ADJ = 1000;
 /** What the bridge asks for itself; it gets it only with CAP_SYS_RESOURCE (or compose's oom_score_adj set it before). */
 export const BRIDGE_OOM_SCORE_ADJ = -900;

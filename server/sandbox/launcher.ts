@@ -1,6 +1,7 @@
 // How terminal commands (and ripgrep) are confined: finds the urlbridge-sandbox launcher, probes once what the
 // kernel offers, picks the mode from URLBRIDGE_SANDBOX and builds the launcher's arguments for one project.
-// The launcher itself (native/urlbridge-sandbox.c) applies Landlock, drops identity and owns the process tree.
+// The launcher itself (native/urlbridge-sandbox.c, its parts in native/sandbox/) applies Landlock, drops identity
+// and owns the process tree.
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -158,6 +159,16 @@ export interface Sandbox {
   removeScratch(projectId: string): void;
 }
 
+/** A status's guarantees when nothing confines commands (no launcher, no Landlock, or URLBRIDGE_SANDBOX=none). */
+const UNCONFINED = {
+  filesystem: false,
+  procProtection: false,
+  signals: false,
+  abstractSockets: false,
+  identitySeparation: false,
+  perProjectIsolation: false,
+} satisfies Partial<SandboxStatus>;
+
 function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | undefined): SandboxStatus {
   const abi = probe?.landlock ?? 0;
   const root = bridgeIsRoot();
@@ -167,12 +178,7 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
     return {
       ...base,
       mode: "none",
-      filesystem: false,
-      procProtection: false,
-      signals: false,
-      abstractSockets: false,
-      identitySeparation: false,
-      perProjectIsolation: false,
+      ...UNCONFINED,
       warning:
         "URLBRIDGE_SANDBOX=none: terminal commands run unconfined as the bridge's user and can read its state, token and environment.",
     };
@@ -185,24 +191,17 @@ function decideStatus(config: SandboxOptions["config"], probe: LauncherProbe | u
       return {
         ...base,
         mode: "unavailable",
-        filesystem: false,
-        procProtection: false,
-        signals: false,
-        abstractSockets: false,
-        identitySeparation: false,
-        perProjectIsolation: false,
+        ...UNCONFINED,
         warning: `URLBRIDGE_SANDBOX=landlock but ${why}: terminal commands are refused.`,
       };
     }
     return {
       ...base,
       mode: "none",
-      filesystem: false,
+      ...UNCONFINED,
       procProtection: separated,
       signals: separated,
-      abstractSockets: false,
       identitySeparation: separated,
-      perProjectIsolation: false,
       warning: `Terminal commands are not confined: ${why}. ${separated ? "They run as the project owner, not root." : "They run as the bridge's user and can reach everything it can."}`,
     };
   }

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import type { CapabilitySealer } from "./capability-key.js";
 import type { Db } from "./database.js";
+import { identityOf, type IntentIdentity, type RawIntentIdentity } from "./intent-identity.js";
 
 /** One side of a change: a file's content hash (sha256 hex), mode and size. Absent: the path held no file. */
 export interface FileVersion {
@@ -21,14 +22,8 @@ export interface NewFileChange {
   after?: { mode?: number; content: Buffer };
 }
 
-export interface ChangeAuthor {
+export interface ChangeAuthor extends IntentIdentity {
   intentId: number;
-  sessionId: string;
-  generation: number;
-  projectId: string;
-  projectRoot: string;
-  callId: string;
-  tool: string;
 }
 
 export interface FileChangeRow extends ChangeAuthor {
@@ -45,15 +40,9 @@ export interface FileChangeRow extends ChangeAuthor {
   createdAt: number;
 }
 
-interface RawChange {
+interface RawChange extends RawIntentIdentity {
   id: number;
-  session_id: string;
-  generation: number;
-  project_id: string;
-  project_root: string;
   intent_id: number;
-  call_id: string;
-  tool: string;
   seq: number;
   path: string;
   moved: string | null;
@@ -84,12 +73,7 @@ function rowOf(r: RawChange): FileChangeRow {
   return {
     id: r.id,
     intentId: r.intent_id,
-    sessionId: r.session_id,
-    generation: r.generation,
-    projectId: r.project_id,
-    projectRoot: r.project_root,
-    callId: r.call_id,
-    tool: r.tool,
+    ...identityOf(r),
     seq: r.seq,
     path: r.path,
     moved: r.moved,

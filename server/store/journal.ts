@@ -1,17 +1,12 @@
 // Typed queries over the intent journal: intents, their patch preimages, and per-project state epochs.
 import type { CapabilityText } from "./capability-text.js";
 import type { Db } from "./database.js";
+import { identityOf, type IntentIdentity, type RawIntentIdentity } from "./intent-identity.js";
 
 export type IntentState = "pending" | "running" | "succeeded" | "failed";
 
-export interface IntentRow {
+export interface IntentRow extends IntentIdentity {
   id: number;
-  sessionId: string;
-  generation: number;
-  projectId: string;
-  projectRoot: string;
-  callId: string;
-  tool: string;
   argsHash: string;
   state: IntentState;
   /** The recorded response body once finished; undefined while unfinished, and for a tombstone (finished, result dropped). */
@@ -35,25 +30,13 @@ export interface Preimage {
   content?: Buffer;
 }
 
-export interface NewIntent {
-  sessionId: string;
-  generation: number;
-  projectId: string;
-  projectRoot: string;
-  callId: string;
-  tool: string;
+export interface NewIntent extends IntentIdentity {
   argsHash: string;
   createdAt: number;
 }
 
-interface RawIntent {
+interface RawIntent extends RawIntentIdentity {
   id: number;
-  session_id: string;
-  generation: number;
-  project_id: string;
-  project_root: string;
-  call_id: string;
-  tool: string;
   args_hash: string;
   state: IntentState;
   result: string | null;
@@ -70,12 +53,7 @@ function toIntent(r: RawIntent, text: CapabilityText): IntentRow {
   const reveal = (stored: string) => text.reveal(stored, r.session_id, r.generation);
   return {
     id: r.id,
-    sessionId: r.session_id,
-    generation: r.generation,
-    projectId: r.project_id,
-    projectRoot: r.project_root,
-    callId: r.call_id,
-    tool: r.tool,
+    ...identityOf(r),
     argsHash: r.args_hash,
     state: r.state,
     result: r.result === null ? undefined : (JSON.parse(reveal(r.result)) as Record<string, unknown>),

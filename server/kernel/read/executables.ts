@@ -8,7 +8,7 @@ import type { Identity } from "../../sandbox/identity.js";
 /**
  * Execute (search, for a folder) permission by the mode bits alone, as the kernel decides it for `who`: owner bits
  * when it owns the entry, else group bits for its group, else the rest. Exact for sandboxed commands, which run
- * with no supplementary groups (setgroups(0) in native/urlbridge-sandbox.c); ACLs are not read.
+ * with no supplementary groups (setgroups(0) in native/sandbox/child.c); ACLs are not read.
  */
 function mayExecute(info: Stats, who: Identity): boolean {
   const bits = info.uid === who.uid ? 0o100 : info.gid === who.gid ? 0o010 : 0o001;

@@ -27,6 +27,8 @@ export type CommitRow = z.infer<typeof commitRow>;
 export type RefRow = z.infer<typeof refRow>;
 
 const LOG_FIELDS = 6;
+/** One log entry's fields (LOG_FIELDS of them) or one ref line's (REF_FORMAT's six), split on NUL. */
+type SixFields = [string, string, string, string, string, string];
 const NO_COMMITS = /does not have any commits yet|ambiguous argument 'HEAD'/;
 
 /**
@@ -70,14 +72,7 @@ export async function readLog(
   const fields = output.stdout.toString("utf8").split("\0");
   const commits: CommitRow[] = [];
   for (let i = 0; i + LOG_FIELDS <= fields.length; i += LOG_FIELDS) {
-    const [commit, parents, author, email, date, subject] = fields.slice(i, i + LOG_FIELDS) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    const [commit, parents, author, email, date, subject] = fields.slice(i, i + LOG_FIELDS) as SixFields;
     commits.push({ commit, parents: parents === "" ? [] : parents.split(" "), author, email, date, subject });
   }
   return { resolved, commits: commits.slice(0, limit), more: commits.length > limit };
@@ -143,14 +138,7 @@ export async function readRefs(call: GitCall): Promise<RefRow[]> {
   const rows: RefRow[] = [];
   for (const line of output.stdout.toString("utf8").split("\n")) {
     if (line === "") continue;
-    const [refname, object, peeled, head, upstream, subject] = line.split("\0") as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    const [refname, object, peeled, head, upstream, subject] = line.split("\0") as SixFields;
     const kind = refname.startsWith("refs/heads/") ? "branch" : refname.startsWith("refs/tags/") ? "tag" : "remote";
     const name = refname.replace(/^refs\/(heads|tags|remotes)\//, "");
     if (kind === "remote" && name.endsWith("/HEAD")) continue;

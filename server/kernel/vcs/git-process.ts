@@ -12,7 +12,7 @@ import { spawnThroughSpawner, SpawnerLost } from "../../sandbox/spawner.js";
 import { GIT_TIMEOUT_MS, MAX_GIT_OUTPUT_BYTES } from "../limits.js";
 import { linkedWorktreeCommonDir } from "./git-worktree-link.js";
 
-/** The launcher's exit code when it refused to start the program (native/urlbridge-sandbox.c). */
+/** The launcher's exit code when it refused to start the program (native/sandbox/fail.h). */
 const LAUNCHER_ERROR = 125;
 /** Most stderr kept for the error mapping (git's messages are one or two lines). */
 const MAX_STDERR_BYTES = 8 * 1024;
@@ -44,7 +44,7 @@ export interface GitOutput {
 }
 
 export interface GitRunOptions {
-  /** Filter drivers of this repository to turn off for this command (git-filters.ts). */
+  /** Filter drivers of this repository to turn off for this command (git-command.ts filterDrivers). */
   filters?: string[];
   maxBytes?: number;
   signal: AbortSignal;

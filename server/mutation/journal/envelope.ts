@@ -1,4 +1,4 @@
-// The intent journal's envelope as zod schemas: the fields journal.ts's present* functions and the runner's
+// The intent journal's envelope as zod schemas: the fields present.ts's present* functions and the runner's
 // replays add to a journaled tool's execute result, and `journaledOutput`, the schema of what the wire carries.
 import { z } from "zod";
 import type { AgentAction } from "../../errors.js";

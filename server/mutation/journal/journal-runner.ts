@@ -14,7 +14,7 @@ import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
 import { MAX_WAIT_MS, pollWaitOf, RUN_WHEN_CHANGED, splitControls } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
-import type { Dedupe, Flight, IntentBody, IntentScope } from "./journal.js";
+import type { Dedupe, Flight, IntentBody, IntentScope } from "./intent.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished } from "./present.js";
 import { resolveStagedContent } from "../staging/staging.js";
 

@@ -1,7 +1,8 @@
 // The intent journal: admits each mutation once per call id (SQLite unique index + in-process single
 // flight), records its outcome durably with the project's state epoch, and presents records to agents. Its
 // writes commit without an fsync; durable() makes them survive power loss, off the event loop, where it matters.
-import { setTimeout as sleep } from "node:timers/promises";
+// Its parts: what an intent is (intent.ts), what is kept (retention.ts), getting a record onto stable storage
+// (durable-record.ts), confirming outcomes recorded ahead (confirmations.ts).
 import { ErrorCode, isToolError, toFailure, type ToolFailure } from "../../errors.js";
 import type { JournalBehaviour, ToolResult } from "../../kernel/tool/definition.js";
 import type { Logger } from "../../log.js";
@@ -9,80 +10,25 @@ import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent, Preimage } from "../../store/journal.js";
 import type { NewFileChange } from "../../store/changes.js";
-import { loopIsSaturated } from "./inline-sync.js";
+import { Confirmations } from "./confirmations.js";
+import { durableOrLogged, recordDurably } from "./durable-record.js";
+import type { Flight, IntentBody, IntentScope } from "./intent.js";
+import {
+  DEFAULT_REVIEW_BUDGET,
+  PRUNE_EVERY_ADMISSIONS,
+  pruneJournal,
+  pruneReview,
+  type ReviewBudget,
+} from "./retention.js";
 
-export type IntentBody = ToolResult | ToolFailure;
-export type Dedupe = "new" | "replayed" | "joined";
-/** The dedupe an answer shows: a new intent's answer carries none. */
-export type ShownDedupe = Exclude<Dedupe, "new">;
-
-/** A finished intent's full result is kept this long; then it becomes a tombstone (docs/PROTOCOL.md, retention). */
-export const JOURNAL_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** Beyond this many full records per session generation, the oldest become tombstones early (the size budget). */
-export const JOURNAL_MAX_RECORDS_PER_SESSION = 2000;
-/** Tombstones (identity, tool, outcome, time: ~150 bytes each) kept per session generation. */
-export const JOURNAL_MAX_TOMBSTONES_PER_SESSION = 200_000;
 /** How long shutdown waits for running intents to record their outcome; the rest are settled by recovery. */
 export const SHUTDOWN_DRAIN_MS = 5000;
-/** Delays between tries to record an outcome the store refused: doubling from the first to the last. */
-const RECORD_RETRY_MIN_MS = 50;
-const RECORD_RETRY_MAX_MS = 2000;
-/** Prune once every this many admissions, not on every call. */
-const PRUNE_EVERY_ADMISSIONS = 200;
-/**
- * An answered outcome's confirmation rides on the journal's next commit (the next admission or outcome); when no
- * other commit comes within this long, it commits by itself.
- */
-export const CONFIRM_ALONE_AFTER_MS = 100;
-
-/** The review record's budget (URLBRIDGE_REVIEW_RETENTION_DAYS, URLBRIDGE_REVIEW_MAX_MB; docs/REVIEW.md). */
-export interface ReviewBudget {
-  /** Changed files' contents are kept this long; then only paths, hashes and sizes remain (detailDropped). */
-  retentionMs: number;
-  /** Past this many bytes of contents, the oldest changes' contents are dropped first. */
-  maxBytes: number;
-}
-export const DEFAULT_REVIEW_BUDGET: ReviewBudget = {
-  retentionMs: 7 * 24 * 60 * 60 * 1000,
-  maxBytes: 256 * 1024 * 1024,
-};
-/** A change whose contents were dropped is itself forgotten this many retentions after it was made. */
-const REVIEW_FORGET_AFTER_RETENTIONS = 4;
-
-export interface IntentScope {
-  sessionId: string;
-  generation: number;
-}
-
-/** An intent executing in this process. */
-export interface Flight {
-  row: IntentRow;
-  /** Resolves with the recorded body; never rejects. */
-  promise: Promise<IntentBody>;
-  body: IntentBody | undefined;
-  progress: Record<string, unknown> | undefined;
-  /** False while waiting in the write queue. */
-  running: boolean;
-  /** True once the record says running (markRunning, or the first checkpoint or preimages of the tool). */
-  startRecorded: boolean;
-  /** The tool's last fsync, still running when execute returned (IntentHandle.lastSyncAfterRecord). */
-  lastSync?: Promise<ToolFailure | undefined>;
-  /** The success recorded ahead of the tool's side effect, unconfirmed (recordAhead). */
-  ahead?: ToolResult;
-  /** True once a journal fsync that started after the ahead record has finished: the answer needs no other. */
-  aheadDurable?: boolean;
-  /** Shows the ahead record's epoch bump to readers (recordAhead); idempotent. */
-  landed?: () => void;
-  /** The project's epoch in the store right after the ahead record bumped it, until that bump is settled. */
-  aheadEpoch?: number;
-}
 
 export class Journal {
   private readonly flights = new Map<string, Flight>();
   private admissions = 0;
-  /** Answered outcomes still marked unconfirmed in the store (recordAhead), confirmed with the next commit. */
-  private readonly toConfirm = new Set<number>();
-  private confirmTimer: NodeJS.Timeout | undefined;
+  /** Answered outcomes recorded ahead, confirmed with the journal's next commit (confirmations.ts). */
+  private readonly confirmations: Confirmations;
   /**
    * Per project, epoch bumps committed ahead of a side effect that has not happened yet (recordAhead): the epoch
    * this journal shows (epoch(), the epochAfter it records) leaves them out until the tool says its rename landed.
@@ -94,7 +40,9 @@ export class Journal {
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
     private readonly review: ReviewBudget = DEFAULT_REVIEW_BUDGET,
-  ) {}
+  ) {
+    this.confirmations = new Confirmations(store, log);
+  }
 
   private static key(scope: IntentScope, callId: string): string {
     return `${scope.sessionId}\u0000${scope.generation}\u0000${callId}`;
@@ -114,17 +62,11 @@ export class Journal {
   }
 
   admit(intent: Omit<NewIntent, "createdAt">): { row: IntentRow; inserted: boolean } {
-    const admitted = this.withConfirmations(() => this.store.journal.admit({ ...intent, createdAt: this.now() }));
+    const admitted = this.confirmations.with(() => this.store.journal.admit({ ...intent, createdAt: this.now() }));
     if (admitted.inserted && ++this.admissions % PRUNE_EVERY_ADMISSIONS === 0) {
       try {
-        this.store.journal.prune({
-          finishedBefore: this.now() - JOURNAL_RETENTION_MS,
-          sessionId: intent.sessionId,
-          generation: intent.generation,
-          keep: JOURNAL_MAX_RECORDS_PER_SESSION,
-          keepTombstones: JOURNAL_MAX_TOMBSTONES_PER_SESSION,
-        });
-        this.pruneReview();
+        pruneJournal(this.store, intent, this.now());
+        pruneReview(this.store, this.review, this.now());
       } catch (error) {
         // The intent is admitted already and must launch; a refused prune only waits for the next one.
         if (!isStoreUnavailable(error)) throw error;
@@ -132,16 +74,6 @@ export class Journal {
       }
     }
     return admitted;
-  }
-
-  /** Keeps the review record inside its budget (older contents dropped first, and marked so). */
-  pruneReview(): number {
-    const now = this.now();
-    return this.store.changes.prune({
-      detailBefore: now - this.review.retentionMs,
-      maxBytes: this.review.maxBytes,
-      forgetBefore: now - this.review.retentionMs * REVIEW_FORGET_AFTER_RETENTIONS,
-    });
   }
 
   /**
@@ -184,7 +116,7 @@ export class Journal {
         // The store refused a write that precedes every side effect, so nothing ran: answer at once, and withdraw
         // the record so that the same URL runs once the store takes writes again.
         settleWith(body);
-        await this.recordDurably(row, "withdraw", () =>
+        await recordDurably(this.store, this.log, row, "withdraw", () =>
           this.store.journal.transaction(() => {
             this.takeBackAhead(flight);
             this.store.journal.withdraw(row.id);
@@ -201,9 +133,9 @@ export class Journal {
       if (failed) body = failed;
       // Any other tool keeps the order: the tool's last fsync, then the outcome, then its fsync.
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
-      await this.recordDurably(row, "record the outcome of", () => this.finish(row, body, behaviour));
+      await recordDurably(this.store, this.log, row, "record the outcome of", () => this.finish(row, body, behaviour));
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
-      await this.durableOrLogged(row, "the outcome of");
+      await durableOrLogged(this.store, this.log, row, "the outcome of", this.flights.size);
       settleWith(body);
     })().finally(() => {
       // Whatever happened, an epoch bump recorded ahead is shown from now on (a no-op once it was).
@@ -216,7 +148,7 @@ export class Journal {
   /**
    * The answer of an intent whose success was recorded ahead of its side effect (recordAhead), once the tool and
    * its last fsync are done. That very success: the record stands, durable already (the fsync before the rename
-   * covered it), and its confirmation follows off the answer's path (confirmLater). Anything else (a failure
+   * covered it), and its confirmation follows off the answer's path (confirmations.ts). Anything else (a failure
    * before or at the rename, the directory's fsync failing, a different body): recorded over it, durably, first.
    * A tool that failed never renamed: its epoch bump is taken back with the failure, so the epoch moves as if
    * nothing had been recorded ahead.
@@ -229,8 +161,8 @@ export class Journal {
   ): Promise<IntentBody> {
     const { row } = flight;
     if (body === flight.ahead && !synced) {
-      if (!flight.aheadDurable) await this.durableOrLogged(row, "the outcome of");
-      this.confirmLater(row.id);
+      if (!flight.aheadDurable) await durableOrLogged(this.store, this.log, row, "the outcome of", this.flights.size);
+      this.confirmations.later(row.id);
       return body;
     }
     if (body.ok && body !== flight.ahead)
@@ -238,10 +170,10 @@ export class Journal {
         `intent ${row.tool} ${row.callId} answered another success than it recorded ahead; recording the one it answered`,
       );
     const outcome = synced ?? body;
-    await this.recordDurably(row, "record the outcome of", () =>
+    await recordDurably(this.store, this.log, row, "record the outcome of", () =>
       this.finish(row, outcome, behaviour, body.ok ? undefined : flight),
     );
-    await this.durableOrLogged(row, "the outcome of");
+    await durableOrLogged(this.store, this.log, row, "the outcome of", this.flights.size);
     return outcome;
   }
 
@@ -256,87 +188,6 @@ export class Journal {
   }
 
   /**
-   * Confirms an answered outcome with the journal's next commit, or alone after CONFIRM_ALONE_AFTER_MS: either way
-   * off the answer's path. Until then (or if the process stops first) the record stays unconfirmed, and start-up
-   * recovery confirms it against the file, which holds the change: both fsyncs had finished before the answer.
-   */
-  private confirmLater(id: number): void {
-    this.toConfirm.add(id);
-    this.scheduleConfirmations();
-  }
-
-  private scheduleConfirmations(): void {
-    this.confirmTimer ??= setTimeout(() => {
-      this.confirmTimer = undefined;
-      this.confirmPending();
-    }, CONFIRM_ALONE_AFTER_MS).unref();
-  }
-
-  /** Runs a journal write with the pending confirmations in its transaction; they are done once it commits. */
-  private withConfirmations<T>(write: () => T): T {
-    if (this.toConfirm.size === 0) return write();
-    const ids = [...this.toConfirm];
-    const result = this.store.journal.transaction(() => {
-      for (const id of ids) this.store.journal.confirm(id);
-      return write();
-    });
-    for (const id of ids) this.toConfirm.delete(id);
-    return result;
-  }
-
-  /** Commits the pending confirmations by themselves; a store refusing them leaves them to the next commit. */
-  private confirmPending(): void {
-    if (this.toConfirm.size === 0 || !this.store.db.open) return;
-    try {
-      this.withConfirmations(() => undefined);
-    } catch (error) {
-      if (!isStoreUnavailable(error))
-        this.log.error("could not confirm answered outcomes; start-up recovery confirms them", {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      else this.scheduleConfirmations();
-    }
-  }
-
-  /**
-   * Runs a journal write, retrying it with backoff on a timer while the store refuses it (disk full, a lock held
-   * by another process) and is open; the flight stays registered meanwhile, so calls for it join instead of
-   * admitting it again. Gives up, logged, on any other error.
-   */
-  private async recordDurably(row: IntentRow, what: string, write: () => void): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      if (!this.store.db.open) {
-        // Shutting down: start-up recovery settles the record as it was left, and never re-runs the intent.
-        this.log.warn(
-          `the state store closed before it could ${what} intent ${row.tool} ${row.callId}; start-up recovery settles it`,
-        );
-        return;
-      }
-      try {
-        write();
-        this.store.journalHealth.succeeded();
-        if (attempt > 0)
-          this.log.info(`the state store took the write again: could ${what} intent ${row.tool} ${row.callId}`);
-        return;
-      } catch (error) {
-        if (!isStoreUnavailable(error)) {
-          this.log.error(`could not ${what} intent ${row.tool} ${row.callId}`, {
-            error: error instanceof Error ? error.message : String(error),
-          });
-          return;
-        }
-        this.store.journalHealth.refused(error);
-        if (attempt === 0)
-          this.log.warn(
-            `the state store refused to ${what} intent ${row.tool} ${row.callId}; retrying until it takes writes`,
-            { error: error instanceof Error ? error.message : String(error) },
-          );
-        await sleep(Math.min(RECORD_RETRY_MIN_MS * 2 ** attempt, RECORD_RETRY_MAX_MS));
-      }
-    }
-  }
-
-  /**
    * Resolves once every journal write made so far is on stable storage: one fsync of the WAL in the thread pool,
    * shared with every other intent that wrote before it started (store/wal-sync.ts). Rejects with its error.
    */
@@ -347,20 +198,6 @@ export class Journal {
   /** durable() on the event loop, at once (store/wal-sync.ts durableSync); throws the fsync's error. */
   durableSync(): void {
     this.store.journalSync.durableSync();
-  }
-
-  private async durableOrLogged(row: IntentRow, what: string): Promise<void> {
-    if (!this.store.db.open) return;
-    try {
-      // On a saturated loop a trip through the pool costs this answer a whole turn; an inline fsync does not.
-      if (loopIsSaturated(this.flights.size)) this.durableSync();
-      else await this.durable();
-    } catch (error) {
-      // The record is in the WAL, so it survives the process dying; only a power loss now could lose it.
-      this.log.error(`could not fsync the journal after recording ${what} intent ${row.tool} ${row.callId}`, {
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
   }
 
   markRunning(flight: Flight): void {
@@ -391,7 +228,7 @@ export class Journal {
   recordAhead(flight: Flight, data: unknown, body: ToolResult, behaviour: JournalBehaviour | undefined): () => void {
     const { row } = flight;
     const bump = bumpsEpoch(behaviour, body);
-    this.withConfirmations(() =>
+    this.confirmations.with(() =>
       this.store.journal.transaction(() => {
         if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
         this.store.journal.saveCheckpoint(row.id, data);
@@ -446,7 +283,7 @@ export class Journal {
   /** Records the outcome, bumping the project's state epoch as the tool's behaviour asks, in one transaction. */
   finish(row: IntentRow, body: IntentBody, behaviour: JournalBehaviour | undefined, takeBack?: Flight): void {
     const bump = bumpsEpoch(behaviour, body);
-    this.withConfirmations(() =>
+    this.confirmations.with(() =>
       this.store.journal.transaction(() => {
         if (takeBack) this.takeBackAhead(takeBack);
         this.finishInTransaction(row, body, bump, false);
@@ -490,7 +327,7 @@ export class Journal {
       clearTimeout(timer);
     }
     // Answered outcomes are confirmed before the store closes (recovery would confirm them against the files).
-    this.confirmPending();
+    this.confirmations.commit();
   }
 
   /** The project's state epoch, without bumps recorded ahead of a change that has not landed yet (recordAhead). */

@@ -5,7 +5,7 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool } from "../../kernel/tool/definition.js";
 import { runtimeOf } from "./context.js";
 import { CALL_ID_PATTERN, DEFAULT_WAIT_MS, MAX_WAIT_MS, MIN_WAIT_MS } from "./controls.js";
-import type { IntentBody } from "./journal.js";
+import type { IntentBody } from "./intent.js";
 import { isTombstone, presentFinished, presentTombstone, presentUnfinished } from "./present.js";
 import { pollOutputOf } from "./envelope.js";
 import { applyPatchTool } from "../files/apply-patch/index.js";

@@ -5,7 +5,7 @@ import type { ExactUrls } from "../../kernel/tool/definition.js";
 import type { IntentRow } from "../../store/journal.js";
 import { pollWaitOf } from "./controls.js";
 import type { TombstoneAnswer, UnfinishedAnswer } from "./envelope.js";
-import type { Dedupe, IntentBody, ShownDedupe } from "./journal.js";
+import type { Dedupe, IntentBody, ShownDedupe } from "./intent.js";
 
 /** A finished intent as the agent sees it: the recorded body plus its journal identity. */
 export function presentFinished(callId: string, body: IntentBody, dedupe: Dedupe | undefined): IntentBody {

@@ -5,7 +5,7 @@ import { ErrorCode, ToolError, type ToolFailure } from "../../errors.js";
 import type { AnyToolDefinition, InterruptedIntent, ToolResult } from "../../kernel/tool/definition.js";
 import type { IntentRow } from "../../store/journal.js";
 import type { MutationRuntime } from "./context.js";
-import { JOURNAL_RETENTION_MS } from "./journal.js";
+import { JOURNAL_RETENTION_MS } from "./retention.js";
 import { rollbackPreimages } from "./preimages.js";
 
 export interface RecoveredIntent {

@@ -1,7 +1,7 @@
 // The per-session memory budget (issue 28): every WATCHDOG_INTERVAL_MS, while terminal trees run, sums the resident
 // memory of each session's trees (from /proc) plus what the scratch tmpfs holds, and ends a session's processes
 // once that passes the budget. The kernel's OOM killer is the backstop between two passes: agents carry
-// oom_score_adj 1000, so it picks them before the bridge (native/urlbridge-sandbox.c).
+// oom_score_adj 1000, so it picks them before the bridge (native/sandbox/agent-limits.h).
 import fs from "node:fs";
 import type { Logger } from "../../log.js";
 import { tmpfsUsedBytes } from "../../sandbox/agent-limits.js";

@@ -1,13 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOURNAL_MAX_RECORDS_PER_SESSION, JOURNAL_RETENTION_MS } from "../../../server/mutation/journal/journal.js";
+import { JOURNAL_MAX_RECORDS_PER_SESSION, JOURNAL_RETENTION_MS } from "../../../server/mutation/journal/retention.js";
 import { agentGet, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; callId?: string };
 
-/** Prune runs once every 200 admissions (server/mutation/journal/journal.ts); this many real mutations always reach one. */
+/** Prune runs once every 200 admissions (server/mutation/journal/retention.ts); this many real mutations always reach one. */
 const ADMISSIONS_TO_PRUNE = 200;
 
 describe("exactly-once past retention", () => {

@@ -1,5 +1,5 @@
 // The mutation tools' output schemas and the journal envelope: every one converts to JSON Schema (what MCP
-// publishes as outputSchema), and the envelope schemas accept exactly what journal.ts's present* functions build.
+// publishes as outputSchema), and the envelope schemas accept exactly what present.ts's present* functions build.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ExactUrls } from "../../../server/kernel/tool/definition.js";
