@@ -19,12 +19,13 @@ const DOC_SHOTS = path.join(REPO_ROOT, "docs", "screenshots");
 /** Where this run writes them: docs/screenshots/ on purpose only, a git-ignored folder otherwise. */
 const SHOTS_OUT =
   process.env.UPDATE_SCREENSHOTS === "1" ? DOC_SHOTS : path.join(REPO_ROOT, "test-artifacts", "docs-screenshots");
-/** Every screenshot docs/ may show; this suite takes each one on every run. */
+/** Every screenshot docs/ may show; this suite takes each one on every run, but control-changes.png (changes-view.test.ts). */
 export const DOC_SCREENSHOTS = [
   "login.png",
   "add-project-unwritable.png",
   "control-sessions-local.png",
   "control-sessions.png",
+  "control-changes.png",
 ] as const;
 const asRoot = process.getuid?.() === 0;
 
