@@ -26,6 +26,8 @@ const SHOTS_OUT =
   process.env.UPDATE_SCREENSHOTS === "1"
     ? path.join(REPO_ROOT, "docs", "screenshots")
     : path.join(REPO_ROOT, "test-artifacts", "docs-screenshots");
+const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts", "browser");
+const DESKTOP = { width: 1280, height: 900 };
 const NOTES = Buffer.from("first\r\nsecond\r\nthird\r\n");
 const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0xff, 0x00]);
 /** Longer than one diff page (32 KiB), so deleting it makes the session's diff page. */
@@ -55,6 +57,7 @@ describe("the Changes view in Chromium", () => {
   beforeAll(async () => {
     await ensureWebBuilt();
     fs.mkdirSync(SHOTS_OUT, { recursive: true });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestBridge();
     fs.writeFileSync(file("notes.txt"), NOTES);
     fs.writeFileSync(file("logo.png"), LOGO);
@@ -63,7 +66,7 @@ describe("the Changes view in Chromium", () => {
     s = await t.session({ write: true, name: "worker" });
     other = await t.session({ write: true, name: "other" });
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
     recordConsoleProblems(page, consoleProblems);
     // A missing element fails naming its locator, before the test's own 30 s timeout does without one.
     page.setDefaultTimeout(12_000);
@@ -145,7 +148,27 @@ describe("the Changes view in Chromium", () => {
     await next;
     await paging.waitFor({ state: "detached" });
     expect(await diff().getByText(lastLine, { exact: true }).count()).toBe(1);
+    // Each file once, tagged as what happened to it (a side named /dev/null is a created or deleted file).
+    const tags = await diff()
+      .locator(".d2h-file-header")
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).innerText.replace(/\s+/g, " ").trim()));
+    expect(tags).toEqual(["/project/src/app.ts ADDED", "/project/notes.txt CHANGED", "/project/big.txt DELETED"]);
     expect(await page.getByTestId("opaque-files").textContent()).toContain("/project/logo.png: binary");
+  });
+
+  it("fits a narrow window without horizontal scrolling, the diff scrolling inside its panel (and has a dark scheme)", async () => {
+    await page.setViewportSize({ width: 400, height: 820 });
+    await page.getByLabel("Side by side").check();
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, "changes-narrow.png") });
+    await page.getByLabel("Side by side").uncheck();
+    await page.setViewportSize(DESKTOP);
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.screenshot({ path: path.join(ARTIFACTS, "changes-dark.png") });
+    await page.emulateMedia({ colorScheme: "light" });
   });
 
   it("reverts one file, restoring its bytes exactly", async () => {
