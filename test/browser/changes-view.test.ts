@@ -149,9 +149,7 @@ describe("the Changes view in Chromium", () => {
     await paging.waitFor({ state: "detached" });
     expect(await diff().getByText(lastLine, { exact: true }).count()).toBe(1);
     // Each file once, tagged as what happened to it (a side named /dev/null is a created or deleted file).
-    const tags = await diff()
-      .locator(".d2h-file-header")
-      .evaluateAll((els) => els.map((e) => (e as HTMLElement).innerText.replace(/\s+/g, " ").trim()));
+    const tags = (await diff().locator(".d2h-file-header").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
     expect(tags).toEqual(["/project/src/app.ts ADDED", "/project/notes.txt CHANGED", "/project/big.txt DELETED"]);
     expect(await page.getByTestId("opaque-files").textContent()).toContain("/project/logo.png: binary");
   });
