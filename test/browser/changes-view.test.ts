@@ -143,6 +143,16 @@ describe("the Changes view in Chromium", () => {
     expect(await paging.textContent()).toMatch(/Showing 3\d\.\d KiB of \d+\.\d KiB/);
     const lastLine = `line ${BIG_LINES} of the generated file`;
     expect(await diff().getByText(lastLine, { exact: true }).count()).toBe(0);
+
+    // The diff changes between two pages (the agent writes another file): the next page is refused, not mixed in.
+    calls.later = await agent(s.m!, "w", [["path", "later.txt"]], "written between two pages\n");
+    await paging.getByRole("button", { name: "Load the next page" }).click();
+    const refused = page.locator(".diff-view").getByRole("alert");
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain("This diff changed since the page");
+    await page.getByRole("button", { name: "Load the diff again from the start" }).click();
+    await refused.waitFor({ state: "detached" });
+
     const next = page.waitForRequest((r) => r.url().includes("offset=") && r.url().includes("fingerprint="));
     await paging.getByRole("button", { name: "Load the next page" }).click();
     await next;
@@ -150,7 +160,12 @@ describe("the Changes view in Chromium", () => {
     expect(await diff().getByText(lastLine, { exact: true }).count()).toBe(1);
     // Each file once, tagged as what happened to it (a side named /dev/null is a created or deleted file).
     const tags = (await diff().locator(".d2h-file-header").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
-    expect(tags).toEqual(["/project/src/app.ts ADDED", "/project/notes.txt CHANGED", "/project/big.txt DELETED"]);
+    expect(tags).toEqual([
+      "/project/src/app.ts ADDED",
+      "/project/notes.txt CHANGED",
+      "/project/big.txt DELETED",
+      "/project/later.txt ADDED",
+    ]);
     expect(await page.getByTestId("opaque-files").textContent()).toContain("/project/logo.png: binary");
   });
 
@@ -176,8 +191,8 @@ describe("the Changes view in Chromium", () => {
     await page.getByRole("status").getByText("Reverted /project/notes.txt: 1 file(s) reverted: 1 restored").waitFor();
     expect(fs.readFileSync(file("notes.txt")).equals(NOTES)).toBe(true);
     // The revert is a change of the session too, listed with its call.
-    await page.locator("li.call").nth(3).waitFor();
-    expect(await page.locator("li.call").nth(3).textContent()).toContain("revert");
+    await page.locator("li.call").nth(4).waitFor();
+    expect(await page.locator("li.call").nth(4).textContent()).toContain("revert");
   });
 
   it("refuses to revert over another session's later change, and overwrites it only when confirmed", async () => {
@@ -208,8 +223,9 @@ describe("the Changes view in Chromium", () => {
     expect(fs.existsSync(file("src/app.ts"))).toBe(false);
   });
 
-  it("logged no console errors or warnings but the refused revert's 409", () => {
+  it("logged no console errors or warnings but the refused page's 400 and the refused revert's 409", () => {
     expect(consoleProblems).toEqual([
+      "error: Failed to load resource: the server responded with a status of 400 (Bad Request)",
       "error: Failed to load resource: the server responded with a status of 409 (Conflict)",
     ]);
   });
