@@ -19,6 +19,10 @@ export type { ActivityHealth } from "../store/activity.js";
 export type { JournalHealth, StoreHealth } from "../store/health.js";
 export type { ProjectRow as Project } from "../store/projects.js";
 export type { PluginStatus, PluginSummary } from "../plugins/host.js";
+/** GET /api/sessions/:id/changes and POST /api/sessions/:id/revert answer what /c and /n answer an agent. */
+export type { ChangesOutput } from "../mutation/review/changes.js";
+export type { RevertOutput } from "../mutation/review/revert.js";
+export type { LaterChange, RevertConflict } from "../review/revert-plan.js";
 import type { SandboxStatus } from "../sandbox/launcher.js";
 import type { ContainerSandboxStatus } from "../sandbox/container/status.js";
 import type { AgentLimitsStatus } from "../sandbox/agent-limits.js";
@@ -28,6 +32,10 @@ export type SandboxReport = SandboxStatus | ContainerSandboxStatus;
 
 /** Every control API error body; its code is one of the catalog in server/control/errors.ts. */
 export type { ControlErrorBody as ApiErrorBody, ControlErrorCode } from "./errors.js";
+/** A refused revert (409 revert_conflict) carries the files that changed after the change to undo. */
+export type RevertConflictBody = import("./errors.js").ControlErrorBody & {
+  conflicts?: import("../review/revert-plan.js").RevertConflict[];
+};
 
 /** PATCH /api/projects/:id answers the project plus the sessions it rotated. */
 export type PatchProjectResult = import("../store/projects.js").ProjectRow & { rotatedSessions: string[] };

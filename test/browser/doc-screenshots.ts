@@ -19,6 +19,7 @@ export const DOC_SCREENSHOTS = {
   "control-sessions.png": "first-run.test.ts",
   "tunnel-no-tunnel.png": "tunnel-page.test.ts",
   "plugins-not-configured.png": "plugins-page.test.ts",
+  "control-changes.png": "changes-view.test.ts",
 } as const;
 
 export type DocScreenshot = keyof typeof DOC_SCREENSHOTS;

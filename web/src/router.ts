@@ -1,13 +1,14 @@
-// A tiny hash router: six fixed pages need no router library. "#/activity?session=s_x" → page + query.
+// A tiny hash router: a few fixed pages need no router library. "#/activity?session=s_x" → page + query.
 import { reactive } from "vue";
 
-export const PAGES = ["projects", "sessions", "activity", "tunnel", "plugins"] as const;
+export const PAGES = ["projects", "sessions", "activity", "changes", "tunnel", "plugins"] as const;
 export type PageName = (typeof PAGES)[number];
 
 export const PAGE_TITLES: Record<PageName, string> = {
   projects: "Projects",
   sessions: "Sessions",
   activity: "Activity",
+  changes: "Changes",
   tunnel: "Tunnel",
   plugins: "Plugins",
 };

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The whole error body, for the fields some errors carry beside {error} (a refused revert's conflicts). */
+    readonly body?: unknown,
   ) {
     super(message);
   }
@@ -46,7 +48,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   }
   if (res.ok) return parsed as T;
   if (res.status === 401 && path !== "/api/login") auth.state = "out";
-  if (isErrorBody(parsed)) throw new ApiError(res.status, parsed.error.code, parsed.error.message);
+  if (isErrorBody(parsed)) throw new ApiError(res.status, parsed.error.code, parsed.error.message, parsed);
   throw new ApiError(res.status, `http_${res.status}`, `The control plane answered HTTP ${res.status}.`);
 }
 
