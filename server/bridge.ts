@@ -280,6 +280,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     sandbox,
     terminal,
     review: config.review,
+    checkpoints: config.checkpoints,
     ...(options.now ? { now: options.now } : {}),
   });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).

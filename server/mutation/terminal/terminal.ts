@@ -34,6 +34,7 @@ import {
   type ForegroundResult,
 } from "./terminal-run.js";
 import { treeEndsWithBridge } from "./terminal-spawn.js";
+import { checkpointed, type CheckpointNote } from "./terminal-checkpoint.js";
 import { MAX_PTY_COLS, MAX_PTY_ROWS } from "./pty/pty-limits.js";
 import { launchPty, ptyStartOutput } from "./pty/pty-launch.js";
 
@@ -92,6 +93,7 @@ export const foregroundOutput = z.strictObject({
     .int()
     .optional()
     .describe("Processes the command left running after its shell exited, which were ended; start servers with bg=1."),
+  checkpointNotice: z.string().optional().describe("What the change set could not record of this command's changes."),
 });
 export type ForegroundOutput = z.infer<typeof foregroundOutput>;
 
@@ -361,14 +363,17 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
       );
     const containerTimeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
     ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
-    const ran = await terminal.container.runForeground({
-      command,
-      root: ctx.project.root,
-      cwd: relative,
-      owner,
-      timeoutMs: containerTimeoutMs,
-      signal: ctx.signal,
-    });
+    const { container } = terminal;
+    const ran = await checkpointed(ctx, () =>
+      container.runForeground({
+        command,
+        root: ctx.project.root,
+        cwd: relative,
+        owner,
+        timeoutMs: containerTimeoutMs,
+        signal: ctx.signal,
+      }),
+    );
     return reportForeground(ran, containerTimeoutMs, cwd.display, limitsAfter(ctx, ran));
   }
   // The project's bg=1 logs: readable by its own commands (tail), by no other project's.
@@ -402,18 +407,20 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
   }
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
-  const result = await runForeground({
-    command,
-    cwd: cwd.absolute,
-    env,
-    plan,
-    owner,
-    processes: terminal.processes,
-    timeoutMs,
-    signal: ctx.signal,
-    // A durable commit per command, worth it only when a crash would leave the tree running (a bare spawn).
-    ...(treeEndsWithBridge(plan) ? {} : { onSpawn: (pid: number) => checkpointProcess(ctx, pid) }),
-  });
+  const result = await checkpointed(ctx, () =>
+    runForeground({
+      command,
+      cwd: cwd.absolute,
+      env,
+      plan,
+      owner,
+      processes: terminal.processes,
+      timeoutMs,
+      signal: ctx.signal,
+      // A durable commit per command, worth it only when a crash would leave the tree running (a bare spawn).
+      ...(treeEndsWithBridge(plan) ? {} : { onSpawn: (pid: number) => checkpointProcess(ctx, pid) }),
+    }),
+  );
   return reportForeground(result, timeoutMs, cwd.display, limitsAfter(ctx, result));
 }
 
@@ -518,7 +525,7 @@ interface LimitOutcome {
 }
 
 function reportForeground(
-  result: ForegroundResult,
+  result: ForegroundResult & CheckpointNote,
   timeoutMs: number,
   cwd: string,
   limits: LimitOutcome = {},
@@ -532,6 +539,7 @@ function reportForeground(
     ...outputFields("stdout", result.stdout),
     ...outputFields("stderr", result.stderr),
     ...(result.leftoversKilled > 0 ? { leftoversKilled: result.leftoversKilled } : {}),
+    ...(result.checkpointNotice ? { checkpointNotice: result.checkpointNotice } : {}),
   };
   if (limits.memory) throw memoryExceeded(limits.memory, common);
   if (limits.growth) throw growthExceeded(limits.growth, undefined, { started: true, output: common });
