@@ -473,6 +473,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       await terminal.processes.end({}, "shutdown");
       await terminal.container?.removeAtShutdown();
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
+      mutation.checkpoints?.close();
       store.close();
     },
   };

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Checkpoints, type TakenCheckpoint } from "../../server/review/checkpoint/checkpoints.js";
-import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
+import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge } from "./bridge.js";
 import { measure, type BenchResult, type Stats } from "./harness.js";
 import { createBenchClient } from "./http.js";
@@ -21,11 +21,15 @@ const ECHO_WARMUP = 3;
 
 function makeTree(files: number): string {
   const root = makeBenchDir(`checkpoint-${files}`);
-  const body = Buffer.alloc(FILE_BYTES, "x\n");
   for (let i = 0; i < files; i++) {
     const dir = path.join(root, `d${Math.floor(i / FILES_PER_DIR)}`);
     if (i % FILES_PER_DIR === 0) fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, `f${i}.txt`), body);
+    // Distinct contents: the cache is content-addressed, so equal files would be stored once.
+    const line = `file ${i}\n`;
+    fs.writeFileSync(
+      path.join(dir, `f${i}.txt`),
+      line.repeat(Math.ceil(FILE_BYTES / line.length)).slice(0, FILE_BYTES),
+    );
   }
   return root;
 }
@@ -65,8 +69,9 @@ async function scanCost(root: string, files: number) {
     (change ? afterChanged : after).push(scanned.ms);
   }
   let cacheBytes = 0;
-  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true }))
-    if (entry.isFile()) cacheBytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+  for (const project of fs.readdirSync(dir))
+    for (const blob of fs.readdirSync(path.join(dir, project)))
+      cacheBytes += fs.statSync(path.join(dir, project, blob)).size;
   fs.rmSync(dir, { recursive: true, force: true });
   return { first: first.ms, warm: median(warm), after: median(after), afterChanged: median(afterChanged), cacheBytes };
 }
@@ -80,10 +85,15 @@ async function echoLatency(root: string, checkpoints: boolean): Promise<Stats> {
   try {
     let n = 0;
     return await measure(ECHO_RUNS, ECHO_WARMUP, async () => {
-      const text = (
-        await client.get(`${bridge.bases.m}/x?run=${encodeQueryValue(String(n++))}&raw=${encodeUrlText("echo hi")}`)
-      ).toString("utf8");
-      if ((JSON.parse(text) as { ok: boolean }).ok !== true) throw new Error(`/x failed: ${text.slice(0, 300)}`);
+      // Each run ends before the next (the first, which reads the whole tree into the cache, may outlast wait=).
+      const target = `${bridge.bases.m}/x?run=${n++}&wait=20000&raw=${encodeUrlText("echo hi")}`;
+      let text = (await client.get(target)).toString("utf8");
+      let body = JSON.parse(text) as { ok: boolean; state?: string; poll?: string };
+      while (body.ok && (body.state === "pending" || body.state === "running") && body.poll) {
+        text = (await client.get(body.poll)).toString("utf8");
+        body = JSON.parse(text) as typeof body;
+      }
+      if (body.ok !== true || body.state !== "succeeded") throw new Error(`/x failed: ${text.slice(0, 300)}`);
     });
   } finally {
     client.close();

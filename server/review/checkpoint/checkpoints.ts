@@ -121,6 +121,12 @@ export class Checkpoints {
     return outcome;
   }
 
+  /** Drops every project's cache (the bridge is shutting down). */
+  close(): void {
+    for (const cache of this.projects.values()) cache.blobs.drop();
+    this.projects.clear();
+  }
+
   private limits(reader: Identity | undefined): ScanLimits {
     return { maxFiles: this.settings.maxFiles, maxBytes: this.settings.maxBytes, ...(reader ? { reader } : {}) };
   }
