@@ -289,6 +289,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     sandbox,
     terminal,
     review: config.review,
+    checkpoints: config.checkpoints,
     ...(options.now ? { now: options.now } : {}),
   });
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
@@ -489,6 +490,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       await terminal.processes.end({}, "shutdown");
       await terminal.container?.removeAtShutdown();
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
+      mutation.checkpoints?.close();
       store.close();
     },
   };

@@ -162,6 +162,10 @@ const envSchema = z.object({
   // Review and undo (server/review/): how long changed files' contents stay reviewable, and how much they may use.
   URLBRIDGE_REVIEW_RETENTION_DAYS: z.coerce.number().positive("must be a positive number of days").default(7),
   URLBRIDGE_REVIEW_MAX_MB: z.coerce.number().int().positive("must be a positive whole number of MiB").default(256),
+  // Terminal checkpoints (server/review/checkpoint/): on/off, and the tree past which a command's changes are not recorded.
+  URLBRIDGE_CHECKPOINTS: flag.default(true),
+  URLBRIDGE_CHECKPOINT_MAX_FILES: z.coerce.number().int().positive("must be a positive whole number").default(20_000),
+  URLBRIDGE_CHECKPOINT_MAX_MB: z.coerce.number().int().positive("must be a positive whole number of MiB").default(512),
   URLBRIDGE_TRUSTED_PROXIES: hostList
     .refine(
       (entries) => entries.every((e) => parseTrustedProxy(e) !== undefined),
@@ -244,6 +248,8 @@ export interface Config {
   unknownTokenThrottle: boolean;
   /** How long changed files' contents stay reviewable and how many bytes they may use (server/review/). */
   review: { retentionMs: number; maxBytes: number };
+  /** Checkpoints around terminal commands: their budget and the folder of their caches (<state>/checkpoints). */
+  checkpoints: { enabled: boolean; maxFiles: number; maxBytes: number; dir: string };
   /** Peers whose cf-connecting-ip header names the real client (the tunnel's network); see gateway/request-source.ts. */
   trustedProxies: string[];
   /** webfetch and websearch (server/kernel/web/), for projects with the web permission. */
@@ -367,6 +373,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     review: {
       retentionMs: Math.round(e.URLBRIDGE_REVIEW_RETENTION_DAYS * 24 * 60 * 60 * 1000),
       maxBytes: e.URLBRIDGE_REVIEW_MAX_MB * 1024 * 1024,
+    },
+    checkpoints: {
+      enabled: e.URLBRIDGE_CHECKPOINTS,
+      maxFiles: e.URLBRIDGE_CHECKPOINT_MAX_FILES,
+      maxBytes: e.URLBRIDGE_CHECKPOINT_MAX_MB * 1024 * 1024,
+      dir: path.join(path.resolve(e.URLBRIDGE_STATE_DIR ?? defaultStateDir(env)), "checkpoints"),
     },
     web: {
       allow: e.URLBRIDGE_WEB_ALLOW,

@@ -3,6 +3,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeBetweenMarkers, type BenchResult } from "./harness.js";
+import { runCheckpointBench } from "./checkpoint.js";
 import { runEconomyBench } from "./economy.js";
 import { runExecSearchBench } from "./exec-search.js";
 import { runLargeBench } from "./large.js";
@@ -21,6 +22,7 @@ const SUITES: Record<string, () => Promise<BenchResult>> = {
   economy: runEconomyBench,
   large: runLargeBench,
   pty: runPtyBench,
+  checkpoint: runCheckpointBench,
 };
 
 const PERFORMANCE_MD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../docs/PERFORMANCE.md");

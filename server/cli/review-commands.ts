@@ -10,6 +10,7 @@ import { findSession } from "./find-session.js";
 interface Listed {
   intents?: Array<{ callId: string; tool: string; changedAt: string; files: Array<{ path: string; change: string }> }>;
   files?: Array<{ path: string; change: string; intents?: string[] }>;
+  notices?: Array<{ callId: string; tool: string; changedAt: string; notice: string }>;
   diff?: string;
   end?: number;
   total?: number;
@@ -30,12 +31,16 @@ export async function runChangesCommand(config: Config, cmd: ParsedCommand, prin
     const set = await client.request<Listed>("GET", base);
     if (cmd.flags.json) return print(JSON.stringify(set, null, 2));
     const intents = set.intents ?? [];
-    if (intents.length === 0) return print(`Session ${session.name} has no recorded file changes.`);
+    // What could not be recorded (a terminal command past the checkpoint budget) is said, never left out.
+    const notices = (set.notices ?? []).map((n) => `${n.changedAt}  ${n.callId}  ${n.tool}\n    ${n.notice}`);
+    if (intents.length === 0 && notices.length === 0)
+      return print(`Session ${session.name} has no recorded file changes.`);
     const lines = intents.flatMap((i) => [
       `${i.changedAt}  ${i.callId}  ${i.tool}`,
       ...i.files.map((f) => `    ${f.change.padEnd(10)} ${f.path}`),
     ]);
-    return print(`${lines.join("\n")}\n\nDiff: ${hint(config, `changes ${cmd.args[0]!} --path <p>`)}`);
+    const noted = notices.length > 0 ? `\n\nNot recorded:\n${notices.join("\n")}` : "";
+    return print(`${lines.join("\n")}${noted}\n\nDiff: ${hint(config, `changes ${cmd.args[0]!} --path <p>`)}`);
   }
   let text = "";
   let page: Listed = {};

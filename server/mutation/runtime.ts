@@ -1,6 +1,7 @@
 // Builds the one mutation runtime a bridge shares between its journal runner, its tools and start-up recovery.
 import type { Logger } from "../log.js";
 import type { Sandbox } from "../sandbox/launcher.js";
+import { Checkpoints, type CheckpointSettings } from "../review/checkpoint/checkpoints.js";
 import type { Store } from "../store/index.js";
 import type { MutationRuntime } from "./journal/context.js";
 import { Journal } from "./journal/journal.js";
@@ -21,6 +22,8 @@ export interface MutationRuntimeOptions {
   terminal?: TerminalState;
   /** How long and how much of the review record (file changes' contents) is kept; defaults in journal/retention.ts. */
   review?: ReviewBudget;
+  /** Checkpoints around terminal commands (config.checkpoints); none when absent or not enabled. */
+  checkpoints?: CheckpointSettings;
 }
 
 export function createMutationRuntime(options: MutationRuntimeOptions): MutationRuntime {
@@ -34,5 +37,6 @@ export function createMutationRuntime(options: MutationRuntimeOptions): Mutation
     log: options.log,
     terminal: options.terminal ?? createTerminalState(),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.checkpoints?.enabled ? { checkpoints: new Checkpoints(options.checkpoints) } : {}),
   };
 }

@@ -34,9 +34,18 @@ export interface FileEntry extends ChangeEntry {
   intents: string[];
 }
 
+/** What an intent's changes could not record (a terminal command past the checkpoint budget), said here. */
+export interface NoticeEntry {
+  callId: string;
+  tool: string;
+  changedAt: string;
+  notice: string;
+}
+
 export interface ChangeSet {
   intents: IntentEntry[];
   files: FileEntry[];
+  notices?: NoticeEntry[];
   /** True when the session has more changes than one change set reads (MAX_CHANGE_SET_ROWS). */
   truncated?: true;
 }
@@ -102,8 +111,14 @@ export function buildChangeSet(rows: FileChangeRow[], truncated = false): Change
   return { intents, files, ...(truncated ? { truncated: true as const } : {}) };
 }
 
-/** The change set of a session (every project it changed files in). */
+/** The change set of a session (every project it changed files in), with what it could not record. */
 export function readChangeSet(queries: ChangeQueries, sessionId: string): ChangeSet {
   const { rows, truncated } = sessionRows(queries, sessionId);
-  return buildChangeSet(rows, truncated);
+  const notices = queries.noticesOf(sessionId).map((n) => ({
+    callId: n.callId,
+    tool: n.tool,
+    changedAt: new Date(n.createdAt).toISOString(),
+    notice: n.notice,
+  }));
+  return { ...buildChangeSet(rows, truncated), ...(notices.length > 0 ? { notices } : {}) };
 }

@@ -85,6 +85,14 @@ function rowOf(r: RawChange): FileChangeRow {
   };
 }
 
+/** What an intent's changes could not record, said in the change set (review_notices, migration 009). */
+export interface ChangeNoticeRow {
+  callId: string;
+  tool: string;
+  notice: string;
+  createdAt: number;
+}
+
 /** How much the review record holds: rows, rows whose bytes were dropped, and the bytes of contents kept. */
 export interface ReviewUsage {
   changes: number;
@@ -135,6 +143,12 @@ export function createChangeQueries(db: Db, sealer: Pick<CapabilitySealer, "seal
     (SELECT before_hash FROM file_changes WHERE detail_dropped = 0 AND before_hash IS NOT NULL
      UNION SELECT after_hash FROM file_changes WHERE detail_dropped = 0 AND after_hash IS NOT NULL)`);
   const forgetStmt = db.prepare("DELETE FROM file_changes WHERE detail_dropped = 1 AND created_at < ?");
+  const noticeStmt = db.prepare(`INSERT INTO review_notices (session_id, intent_id, call_id, tool, notice, created_at)
+    VALUES (@sessionId, @intentId, @callId, @tool, @notice, @createdAt)`);
+  const noticesStmt = db.prepare(
+    "SELECT call_id AS callId, tool, notice, created_at AS createdAt FROM review_notices WHERE session_id = ? ORDER BY id",
+  );
+  const forgetNoticesStmt = db.prepare("DELETE FROM review_notices WHERE created_at < ?");
 
   const record = db.transaction((author: ChangeAuthor, changes: NewFileChange[], at: number) => {
     clearStmt.run(author.intentId);
@@ -167,6 +181,19 @@ export function createChangeQueries(db: Db, sealer: Pick<CapabilitySealer, "seal
   return {
     /** Records what an intent is about to change (not yet applied), replacing what it recorded before. */
     record,
+    /** Records what the intent's changes could not record (shown in its session's change set whatever its outcome). */
+    recordNotice: (author: ChangeAuthor, notice: string, at: number): void => {
+      noticeStmt.run({
+        sessionId: author.sessionId,
+        intentId: author.intentId,
+        callId: author.callId,
+        tool: author.tool,
+        notice,
+        createdAt: at,
+      });
+    },
+    /** A session's notices, oldest first. */
+    noticesOf: (sessionId: string): ChangeNoticeRow[] => noticesStmt.all(sessionId) as ChangeNoticeRow[],
     /** Marks an intent's changes applied (it succeeded) or not (it failed); inside the intent's finishing transaction. */
     settle: (intentId: number, applied: boolean): void => {
       settleStmt.run(applied ? 1 : 0, intentId);
@@ -195,6 +222,7 @@ export function createChangeQueries(db: Db, sealer: Pick<CapabilitySealer, "seal
       let dropped = db.transaction(() => {
         const n = dropOldStmt.run(options.detailBefore).changes;
         forgetStmt.run(options.forgetBefore);
+        forgetNoticesStmt.run(options.forgetBefore);
         // Also collects what rows deleted with their session (ON DELETE CASCADE) left behind.
         collectStmt.run();
         return n;

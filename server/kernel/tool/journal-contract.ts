@@ -102,6 +102,11 @@ export interface IntentHandle {
    */
   recordChanges(changes: NewFileChange[]): void;
   /**
+   * For a tool that learns its changes only after making them (a terminal command's checkpoint): records them and
+   * `notice`, what could not be recorded, in one transaction. A store that refuses throws; the effects stand.
+   */
+  recordChangesAfter(changes: NewFileChange[], notice?: string): void;
+  /**
    * Resolves once the intent's record and everything saved with checkpoint()/recordPreimages() so far survive
    * power loss (they survive the process dying as soon as they return). A tool with `awaitsDurableItself` awaits
    * it before its first side effect; rejects with state_store_unavailable, nothing having run.

@@ -17,6 +17,12 @@ interface ListedIntent {
   files: Array<{ path: string; change: string }>;
 }
 
+interface ListedNotice {
+  callId: string;
+  tool: string;
+  notice: string;
+}
+
 /** What the model reads: the diff page, or one line per call and file changed. */
 function changesText(body: Record<string, unknown>): string {
   if (typeof body.diff === "string") {
@@ -27,10 +33,14 @@ function changesText(body: Record<string, unknown>): string {
     return `${body.diff}${more}`;
   }
   const intents = (body.intents as ListedIntent[] | undefined) ?? [];
-  if (intents.length === 0) return "No file changes recorded for this session.";
-  return intents
-    .map((i) => `${i.callId} (${i.tool}): ${i.files.map((f) => `${f.change} ${f.path}`).join(", ")}`)
-    .join("\n");
+  const notices = ((body.notices as ListedNotice[] | undefined) ?? []).map(
+    (n) => `${n.callId} (${n.tool}): ${n.notice}`,
+  );
+  if (intents.length === 0 && notices.length === 0) return "No file changes recorded for this session.";
+  return [
+    ...intents.map((i) => `${i.callId} (${i.tool}): ${i.files.map((f) => `${f.change} ${f.path}`).join(", ")}`),
+    ...notices,
+  ].join("\n");
 }
 
 const changes: McpToolSpec = {

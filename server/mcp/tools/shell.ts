@@ -61,6 +61,7 @@ export function terminalText(body: Record<string, unknown>): string {
     if (out.stderr) parts.push(`stderr:\n${out.stderr}`);
     if (out.leftoversKilled)
       parts.push(`${out.leftoversKilled} process(es) it left running were ended; start servers with background: true.`);
+    if (out.checkpointNotice) parts.push(`${out.checkpointNotice}.`);
     return parts.join("\n");
   }
   if (out.mode === "background") {

@@ -6,6 +6,7 @@ import { ErrorCode, ToolError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { Store } from "../../store/index.js";
 import type { Sandbox } from "../../sandbox/launcher.js";
+import type { Checkpoints } from "../../review/checkpoint/checkpoints.js";
 import type { IntentHandle } from "../../kernel/tool/journal-contract.js";
 import type { Journal } from "./journal.js";
 import type { Staging } from "../staging/staging.js";
@@ -24,6 +25,8 @@ export interface MutationRuntime {
   sandbox?: Sandbox;
   /** This bridge's terminal gate, live process trees and (container mode) container runner. */
   terminal: TerminalState;
+  /** Checkpoints around foreground terminal commands (URLBRIDGE_CHECKPOINTS); absent when off. */
+  checkpoints?: Checkpoints;
 }
 
 declare module "../../kernel/tool/definition.js" {

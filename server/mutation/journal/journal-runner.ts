@@ -169,6 +169,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
         refusedBeforeEffects(runtime, () => journal.recordAhead(flight, data, body, tool.journal)),
       recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => journal.savePreimages(flight, preimages)),
       recordChanges: (changes) => refusedBeforeEffects(runtime, () => journal.recordChanges(flight, changes)),
+      recordChangesAfter: (changes, notice) => journal.recordChangesAfter(flight, changes, notice),
       durable: () => {
         // A sync that starts after the outcome was recorded ahead covers it: its answer then waits for no other.
         const coversAhead = flight.ahead !== undefined;

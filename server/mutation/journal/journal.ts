@@ -9,7 +9,7 @@ import type { Logger } from "../../log.js";
 import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent, Preimage } from "../../store/journal.js";
-import type { NewFileChange } from "../../store/changes.js";
+import type { ChangeAuthor, NewFileChange } from "../../store/changes.js";
 import { Confirmations } from "./confirmations.js";
 import { durableOrLogged, recordDurably } from "./durable-record.js";
 import type { Flight, IntentBody, IntentScope } from "./intent.js";
@@ -254,20 +254,17 @@ export class Journal {
 
   /** Records what the intent is about to change, for review; applied only once the intent succeeds (finish). */
   recordChanges(flight: Flight, changes: NewFileChange[]): void {
-    const { row } = flight;
-    this.store.changes.record(
-      {
-        intentId: row.id,
-        sessionId: row.sessionId,
-        generation: row.generation,
-        projectId: row.projectId,
-        projectRoot: row.projectRoot,
-        callId: row.callId,
-        tool: row.tool,
-      },
-      changes,
-      this.now(),
-    );
+    this.store.changes.record(authorOf(flight.row), changes, this.now());
+  }
+
+  /** For review, after the effects (a terminal checkpoint): the changes and what could not be recorded, in one commit. */
+  recordChangesAfter(flight: Flight, changes: NewFileChange[], notice: string | undefined): void {
+    const author = authorOf(flight.row);
+    const at = this.now();
+    this.store.journal.transaction(() => {
+      if (changes.length > 0) this.store.changes.record(author, changes, at);
+      if (notice !== undefined) this.store.changes.recordNotice(author, notice, at);
+    });
   }
 
   /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
@@ -340,4 +337,17 @@ export class Journal {
 function bumpsEpoch(behaviour: JournalBehaviour | undefined, body: IntentBody): boolean {
   const policy = behaviour?.bumpsEpoch ?? "success";
   return typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
+}
+
+/** Who a review record's rows are by: the intent, its session and project. */
+function authorOf(row: IntentRow): ChangeAuthor {
+  return {
+    intentId: row.id,
+    sessionId: row.sessionId,
+    generation: row.generation,
+    projectId: row.projectId,
+    projectRoot: row.projectRoot,
+    callId: row.callId,
+    tool: row.tool,
+  };
 }

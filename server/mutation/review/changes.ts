@@ -60,6 +60,10 @@ export const changesOutput = z.strictObject({
     .describe(
       `Each file changed: the net change over the session (first ${MAX_LISTED_FILES}); with a diff, its line counts.`,
     ),
+  notices: z
+    .array(z.strictObject({ callId: z.string(), tool: z.string(), changedAt: z.string(), notice: z.string() }))
+    .optional()
+    .describe("What the change set could not record, per call (a terminal command past the checkpoint budget)."),
   notListed: z.number().int().optional().describe("Intents and files beyond those listed."),
   truncated: z.literal(true).optional().describe("The session has more changes than one answer reads."),
   diff: z
@@ -123,6 +127,7 @@ function listing(set: ChangeSet): ChangesOutput {
     ok: true,
     intents: set.intents.slice(0, MAX_LISTED_INTENTS),
     files: set.files.slice(0, MAX_LISTED_FILES),
+    ...(set.notices ? { notices: set.notices.slice(-MAX_LISTED_INTENTS) } : {}),
     ...(notListed > 0 ? { notListed } : {}),
     ...(set.truncated ? { truncated: true as const } : {}),
   };

@@ -33,6 +33,7 @@ export const foregroundOutput = z.strictObject({
     .int()
     .optional()
     .describe("Processes the command left running after its shell exited, which were ended; start servers with bg=1."),
+  checkpointNotice: z.string().optional().describe("What the change set could not record of this command's changes."),
 });
 export type ForegroundOutput = z.infer<typeof foregroundOutput>;
 

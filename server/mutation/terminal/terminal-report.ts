@@ -7,6 +7,7 @@ import { runtimeOf } from "../journal/context.js";
 import type { MemoryOverrun } from "./memory-watchdog.js";
 import type { BackgroundOutput, ForegroundOutput } from "./terminal-answers.js";
 import { launcherRefused, spawnerLost, type LaunchResult } from "./terminal-background.js";
+import type { CheckpointNote } from "./terminal-checkpoint.js";
 import type { BoundedText } from "./terminal-output.js";
 import { MAX_TIMEOUT_MS, type ForegroundResult } from "./terminal-run.js";
 
@@ -41,7 +42,7 @@ export interface LimitOutcome {
 }
 
 export function reportForeground(
-  result: ForegroundResult,
+  result: ForegroundResult & CheckpointNote,
   timeoutMs: number,
   cwd: string,
   limits: LimitOutcome = {},
@@ -55,6 +56,7 @@ export function reportForeground(
     ...outputFields("stdout", result.stdout),
     ...outputFields("stderr", result.stderr),
     ...(result.leftoversKilled > 0 ? { leftoversKilled: result.leftoversKilled } : {}),
+    ...(result.checkpointNotice ? { checkpointNotice: result.checkpointNotice } : {}),
   };
   if (limits.memory) throw memoryExceeded(limits.memory, common);
   if (limits.growth) throw growthExceeded(limits.growth, undefined, { started: true, output: common });

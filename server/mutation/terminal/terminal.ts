@@ -19,6 +19,7 @@ import { killTree, processStartTicks } from "./process-tree.js";
 import { STARTUP_WINDOW_MS } from "./startup-transcript.js";
 import { terminalOutput, type StopOutput, type TerminalOutput } from "./terminal-answers.js";
 import { limitsAfter, reportBackground, reportForeground } from "./terminal-report.js";
+import { checkpointed } from "./terminal-checkpoint.js";
 import { commandRunner, hostPlan } from "./terminal-runner.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from "./terminal-run.js";
 
@@ -217,7 +218,8 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
   if (args.bg) return reportBackground(await runner.background(), ctx, cwd.display);
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });
-  const result = await runner.foreground(timeoutMs);
+  // Checkpoints around it record what it changed in the session's change set (terminal-checkpoint.ts).
+  const result = await checkpointed(ctx, () => runner.foreground(timeoutMs));
   return reportForeground(result, timeoutMs, cwd.display, limitsAfter(ctx, result));
 }
 

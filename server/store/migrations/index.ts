@@ -7,6 +7,7 @@ import { loginSessionsSchema } from "./005-login-sessions.js";
 import { unconfirmedOutcomes } from "./006-unconfirmed-outcomes.js";
 import { concealedResults } from "./007-concealed-results.js";
 import { fileChangesSchema } from "./008-file-changes.js";
+import { reviewNoticesSchema } from "./009-review-notices.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -28,4 +29,5 @@ export const migrations: Migration[] = [
   unconfirmedOutcomes,
   concealedResults,
   fileChangesSchema,
+  reviewNoticesSchema,
 ];

@@ -30,7 +30,7 @@ describe("review and undo over MCP", () => {
     t = await startTestBridge();
     fs.writeFileSync(file("wide.txt"), UTF16);
     giveToAgent(t.projectDir);
-    const s = await t.session({ write: true });
+    const s = await t.session({ write: true, terminal: true });
     client = await connectMcpClient(t.bridge.dataUrl, tokenOfBase(s.m!), { sdk: "v2" });
   });
   afterAll(async () => {
@@ -84,5 +84,19 @@ describe("review and undo over MCP", () => {
     expect(all.body.ok).toBe(true);
     expect(fs.existsSync(file("made.txt"))).toBe(false);
     expect(fs.existsSync(file("moved.txt"))).toBe(false);
+  });
+
+  it("lists a shell command's changes under its call, and reverts them", async () => {
+    const before = fs.readFileSync(file("wide.txt"));
+    const ran = await call("shell", { command: "printf 'x\\n' >> wide.txt && printf 'new\\n' > shell-made.txt" });
+    expect(ran.body).toMatchObject({ ok: true, exitCode: 0 });
+    const set = await call("changes", {});
+    expect(set.text).toContain(`${String(ran.body.callId)} (terminal): `);
+    expect(set.text).toMatch(/\(terminal\): .*modified \/project\/wide\.txt/);
+    expect(set.text).toMatch(/\(terminal\): .*created \/project\/shell-made\.txt/);
+    const undone = await call("revert", { callId: ran.body.callId });
+    expect(undone.body.ok).toBe(true);
+    expect(fs.readFileSync(file("wide.txt")).equals(before)).toBe(true);
+    expect(fs.existsSync(file("shell-made.txt"))).toBe(false);
   });
 });
