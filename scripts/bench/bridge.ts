@@ -30,7 +30,7 @@ const AGENT_UID = 1000;
  * Granting write or terminal needs a root those identities can write (the control plane probes it,
  * server/control/writability.ts): as root, the bench gives its temp project to the agent's uid, as an operator would.
  */
-function giveToAgent(root: string): void {
+export function giveToAgent(root: string): void {
   if (process.getuid?.() !== 0) return;
   const walk = (p: string) => {
     fs.lchownSync(p, AGENT_UID, AGENT_UID);

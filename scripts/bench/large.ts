@@ -9,7 +9,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
-import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
+import { createControlPost, giveToAgent, makeBenchDir, spawnServer } from "./bridge.js";
 import { percentile, type BenchResult, type Stats } from "./harness.js";
 import { startFloorServer, stopChild } from "./http.js";
 
@@ -93,6 +93,7 @@ export async function runLargeBench(): Promise<BenchResult> {
   const sixteen = writeLog(path.join(projectDir, "sixteen.log"), 16 * MiB);
   const huge = writeLog(path.join(projectDir, "huge.log"), 256 * MiB);
   writeLog(path.join(projectDir, "ten.log"), 10 * 1000 * 1000);
+  giveToAgent(projectDir);
   const stateDir = makeBenchDir("large-state");
   const { child, urls } = spawnServer(stateDir, {});
   const floor = await startFloorServer(Buffer.alloc(PAGE, "x"), "application/json; charset=utf-8");

@@ -132,6 +132,7 @@ export async function runMcpBench(): Promise<BenchResult> {
 
   const stateDir = makeBenchDir("mcp-state");
   const { child, urls } = spawnServer(stateDir, {});
+  const load = os.loadavg();
   const clients: Client[] = [];
   let floorChild: ReturnType<typeof spawn> | undefined;
   let socketFloorChild: ReturnType<typeof spawn> | undefined;
@@ -215,6 +216,16 @@ export async function runMcpBench(): Promise<BenchResult> {
       ]),
     );
 
+    // ping, the one other method a client sends per call: the bridge against the same client's do-nothing floor.
+    // A ping with an empty _meta is left to the SDK's exchange (server/mcp/direct-ping.ts): the path a plain one took before.
+    const [pingHttp, pingFloor, pingFs, pingSdk] = await measureInterleaved(READ_RUNS, READ_WARMUP, [
+      () => http.client.ping().then(() => undefined),
+      () => floor.client.ping().then(() => undefined),
+      () => fsServer.client.ping().then(() => undefined),
+      () => http.client.request({ method: "ping", params: { _meta: {} } }).then(() => undefined),
+    ]);
+    if (!pingHttp || !pingFloor || !pingFs || !pingSdk) throw new Error("expected four ping measurements");
+
     // Main-thread CPU per read of the process that serves it: the bridge's own work, free of the client's and of
     // how the scheduler overlaps the processes (which the p50 differences above include).
     const readArgs = { path: "read.txt" };
@@ -254,7 +265,8 @@ export async function runMcpBench(): Promise<BenchResult> {
     const markdown = [
       "### MCP",
       "",
-      `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}.`,
+      `Measured ${new Date().toISOString().slice(0, 16)}Z on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version};`,
+      `load average ${load.map((l) => l.toFixed(2)).join(" ")} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
       `The built server in its own process; one official client (@modelcontextprotocol/client) drives urlbridge over`,
       `Streamable HTTP (stateless, JSON answers: \`POST /v0/<cap>/mcp\`) and over stdio (\`urlbridge mcp --session\`, a`,
       `relay that pipes each line to the bridge's MCP socket, one MCP server per connection), and`,
@@ -277,6 +289,10 @@ export async function runMcpBench(): Promise<BenchResult> {
       `| the stdio relay to a stand-in socket that does no work, the same answer bytes (n=${readStdioFloor.n}) | ${ms(readStdioFloor)} | ${ratio(readStdioFloor, readFs)} vs filesystem |`,
       `| urlbridge \`read\` 2 KiB, HTTP, the client given a keep-alive node:http fetch (n=${readHttpNode.n}) | ${ms(readHttpNode)} | ${ratio(readHttpNode, readFs)} vs filesystem |`,
       `| the same client and node:http fetch to the stand-in that does no work (n=${readFloorNode.n}) | ${ms(readFloorNode)} | ${ratio(readFloorNode, readFs)} vs filesystem |`,
+      `| SDK client \`ping\` to the stand-in that does no work, HTTP (n=${pingFloor.n}) | ${ms(pingFloor)} | 1.00× |`,
+      `| urlbridge \`ping\`, HTTP (n=${pingHttp.n}) | ${ms(pingHttp)} | ${ratio(pingHttp, pingFloor)} vs floor |`,
+      `| filesystem server \`ping\`, stdio (n=${pingFs.n}) | ${ms(pingFs)} | ${ratio(pingFs, pingFloor)} vs floor |`,
+      `| urlbridge \`ping\` with an empty \`_meta\`, through the SDK's exchange, HTTP (n=${pingSdk.n}) | ${ms(pingSdk)} | ${ratio(pingSdk, pingFloor)} vs floor |`,
       `| filesystem server \`edit_file\`, stdio (n=${editFs.n}) | ${ms(editFs)} | 1.00× |`,
       `| urlbridge \`edit\`, HTTP (n=${editHttp.n}) | ${ms(editHttp)} | ${ratio(editHttp, editFs)} vs filesystem |`,
       `| urlbridge \`edit\`, stdio relay (n=${editStdio.n}) | ${ms(editStdio)} | ${ratio(editStdio, editFs)} vs filesystem |`,
@@ -314,6 +330,10 @@ export async function runMcpBench(): Promise<BenchResult> {
         shellFloor,
         shellHttp,
         shellStdio,
+        pingHttp,
+        pingFloor,
+        pingFs,
+        pingSdk,
       },
     };
   } finally {

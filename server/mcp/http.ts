@@ -16,7 +16,7 @@ import { createMcpServer, type McpDeps, type McpScope } from "./server.js";
 import { createServerPool, type ServerPool } from "./server-pool.js";
 import { exchangeLegacy, type ExchangeAnswer } from "./legacy-exchange.js";
 import { createDirectToolsByListing } from "./direct-call.js";
-import { admitHttpCall } from "./http-direct-call.js";
+import { admitHttpCall, admitHttpPing } from "./http-direct-call.js";
 
 export { MCP_MAX_BODY_BYTES } from "./limits.js";
 /**
@@ -329,6 +329,9 @@ export function createMcpHttpHandler(deps: McpHttpDeps): McpRequestHandler {
     if (isLegacyPost(req, message)) {
       const version = headerOf(req, "mcp-protocol-version");
       // A plain tools/call skips the SDK's dispatch (http-direct-call.ts); a client that hung up gets nothing run.
+      // A plain ping too: the SDK's answer is an empty result, the same for every server (direct-ping.ts).
+      const pong = admitHttpPing(message, version);
+      if (pong !== undefined) return hangup.gone() ? undefined : writeAnswer(res, { status: 200, json: pong });
       const tools = directTools(auth);
       const call = admitHttpCall(tools, message, version);
       if (call) {

@@ -18,8 +18,9 @@ export interface NewFileChange {
   path: string;
   /** The other path of a move: the source on the destination's row, the destination on the source's. */
   moved?: string;
-  before?: { mode: number; content: Buffer };
-  after?: { mode?: number; content: Buffer };
+  /** hash: the content's SHA-256 (hex) when the caller has it, computed off the event loop (else it is hashed here). */
+  before?: { mode: number; content: Buffer; hash?: string };
+  after?: { mode?: number; content: Buffer; hash?: string };
 }
 
 export interface ChangeAuthor extends IntentIdentity {
@@ -153,9 +154,9 @@ export function createChangeQueries(db: Db, sealer: Pick<CapabilitySealer, "seal
   const record = db.transaction((author: ChangeAuthor, changes: NewFileChange[], at: number) => {
     clearStmt.run(author.intentId);
     changes.forEach((c, seq) => {
-      const side = (v: { mode?: number; content: Buffer } | undefined) => {
+      const side = (v: { mode?: number; content: Buffer; hash?: string } | undefined) => {
         if (!v) return { hash: null, mode: null, size: null };
-        const hash = contentHash(v.content);
+        const hash = v.hash ?? contentHash(v.content);
         insertBlobStmt.run(hash, v.content.length, sealer.sealBytes(v.content));
         return { hash, mode: v.mode ?? null, size: v.content.length };
       };

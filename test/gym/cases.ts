@@ -58,8 +58,8 @@ export interface CaseKind {
 const GYM_DIR = "gym";
 const MAX_NAME_BYTES = 200;
 const MAX_LINE_CHARS = 400;
-/** Larger than one /r answer (24 KiB), so the read comes back in pages linked by next. */
-const PAGED_FILE_BYTES = 30 * 1024;
+/** Larger than one /r answer (64 KiB by default), so the read comes back in pages linked by next. */
+const PAGED_FILE_BYTES = 70 * 1024;
 const MAX_PAGES = 20;
 const STAGED_CHUNKS = 3;
 

@@ -195,15 +195,15 @@ describe("the built server (dist bundle)", () => {
       expect(rewritten.get(name)?.equals(Buffer.alloc(written.get(name)!.length, 7)), name).toBe(false);
   }, 60_000);
 
-  it("searches a failed /e's nearest lines in its own worker entry (nearest-worker.js)", async () => {
+  it("plans a large /e in edit-worker.js and searches its nearest lines in nearest-worker.js", async () => {
     if (child) await stop(child);
     const started = await startBuilt(path.join(bundleRoot, "server", "main.js"), makeTempDir("built-state"));
     child = started.child;
     const projectDir = makeProjectDir("built-edit");
-    // Over the 64 Ki characters searched on the spot: this one goes to the worker.
+    // Over the 256 KiB an edit is planned on the spot and the 64 Ki characters searched on the spot: both workers.
     writeAsAgent(
       path.join(projectDir, "big.txt"),
-      Array.from({ length: 4000 }, (_, i) => `row ${i} of the generated table`).join("\n"),
+      Array.from({ length: 12_000 }, (_, i) => `row ${i} of the generated table`).join("\n"),
     );
     const project = await controlPost(started.controlUrl, "/api/projects", {
       name: "built-edit",
@@ -221,5 +221,10 @@ describe("the built server (dist bundle)", () => {
       errorDetail: { nearest: { startLine: 3211 } },
     });
     expect(String(answer.excerpt)).toContain("3211: row 3210 of the generated table");
+    const edited = (await (
+      await fetch(`${init.bases.m}/e?path=big.txt&old=row~s3210~sof&wait=20000&raw=line~s3210~sof`)
+    ).json()) as Record<string, unknown>;
+    expect(edited).toMatchObject({ ok: true, line: 3211, matchedBy: "exact" });
+    expect(fs.readFileSync(path.join(projectDir, "big.txt"), "utf8")).toContain("\nline 3210 of the generated table\n");
   }, 60_000);
 });

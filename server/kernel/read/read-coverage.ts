@@ -17,13 +17,13 @@ export function fingerprintBytes(bytes: Buffer): string {
 const POOL_HASH_MIN_BYTES = 256 * 1024;
 
 /**
- * fingerprintBytes off the event loop for a large buffer: WebCrypto's digest runs in the thread pool, so a 10 MB
- * file's fingerprint (~30 ms) does not hold other sessions' calls (issue 34). The same value as fingerprintBytes.
+ * The whole SHA-256 (hex) whose first 32 digits are fingerprintBytes, off the event loop for a large buffer:
+ * WebCrypto's digest runs in the thread pool, so a 10 MB file's hash (~30 ms) does not hold other sessions' calls
+ * (issue 34). The review record keys contents by the whole value (store/changes.ts contentHash).
  */
-export async function fingerprintBytesAsync(bytes: Buffer): Promise<string> {
-  if (bytes.length < POOL_HASH_MIN_BYTES) return fingerprintBytes(bytes);
-  const digest = await crypto.webcrypto.subtle.digest("SHA-256", bytes);
-  return Buffer.from(digest).toString("hex").slice(0, 32);
+export async function sha256HexAsync(bytes: Buffer): Promise<string> {
+  if (bytes.length < POOL_HASH_MIN_BYTES) return sha256Hex(bytes);
+  return Buffer.from(await crypto.webcrypto.subtle.digest("SHA-256", bytes)).toString("hex");
 }
 
 interface FileCoverage {

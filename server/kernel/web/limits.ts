@@ -4,7 +4,7 @@
 export const MAX_WEB_DOWNLOAD_BYTES = 5 * 1024 * 1024;
 /** Compressed bytes read off the wire for one response, so a small zip bomb cannot cost more than this. */
 export const MAX_WEB_WIRE_BYTES = 8 * 1024 * 1024;
-/** UTF-8 bytes of converted content one webfetch page returns; `next` continues (as /r's 24 KiB). */
+/** UTF-8 bytes of converted content one webfetch page returns; `next` continues (/r pages the same way, 64 KiB by default). */
 export const WEB_PAGE_BYTES = 24 * 1024;
 /** webfetch timeout in seconds: default and ceiling (the whole call, every redirect included). */
 export const DEFAULT_WEB_TIMEOUT_S = 30;

@@ -41,45 +41,58 @@ export function guardOf(args: { atLine?: number; blockHash?: string }): EditGuar
   return { atLine: args.atLine, ...(args.blockHash === undefined ? {} : { blockHash: args.blockHash }) };
 }
 
-/** Refuses unless old matches once, starting line guard.atLine, with the same lines around it as when guarded. */
-export function checkGuard(
-  ctx: ToolContext,
-  display: string,
-  text: string,
-  old: string,
-  hits: number[],
-  guard: EditGuard,
-): void {
-  const refuse = (reason: "changed" | "moved" | "not_unique" | "context_changed", why: string, found?: number[]) => {
-    const from = Math.max(1, guard.atLine - CONTEXT_LINES - 3);
-    const read = ctx.urls.to("r", "r", [
-      ["path", display],
-      ["offset", from],
-      ["limit", 2 * CONTEXT_LINES + 6 + old.split("\n").length],
-    ]);
-    return new ToolError(
-      ErrorCode.editTargetChanged,
-      `This edit is guarded to the lines an earlier answer showed at line ${guard.atLine} of ${display}, and ${why}; nothing was changed. Read the file again (read) and send a new /e with old copied from what is there now.`,
-      {
-        detail: { path: display, atLine: guard.atLine, reason, ...(found ? { foundAtLines: found } : {}) },
-        agentAction: "reread_then_retry",
-        extra: { read },
-      },
-    );
-  };
-  if (hits.length === 0) throw refuse("changed", "old no longer occurs: those lines changed");
+/** Why a guarded edit is refused: what the refusal's answer names (reason, the words, the lines old now occurs at). */
+export interface GuardRefusal {
+  reason: "changed" | "moved" | "not_unique" | "context_changed";
+  why: string;
+  found?: number[];
+}
+
+/**
+ * The refusal of a guarded edit, or undefined when old matches once, starting line guard.atLine, with the same
+ * lines around it as when guarded. Pure (no session), so it runs where the edit's text is (edit-plan.ts).
+ */
+export function guardRefusal(text: string, old: string, hits: number[], guard: EditGuard): GuardRefusal | undefined {
+  if (hits.length === 0) return { reason: "changed", why: "old no longer occurs: those lines changed" };
   if (hits.length > 1)
-    throw refuse(
-      "not_unique",
-      `old now occurs ${hits.length} times`,
-      hits.slice(0, 20).map((h) => lineAt(text, h)),
-    );
+    return {
+      reason: "not_unique",
+      why: `old now occurs ${hits.length} times`,
+      found: hits.slice(0, 20).map((h) => lineAt(text, h)),
+    };
   const at = hits[0]!;
   const line = lineAt(text, at);
-  if (line !== guard.atLine) throw refuse("moved", `old now occurs at line ${line} instead`, [line]);
-  if (at > 0 && text.charCodeAt(at - 1) !== 10) throw refuse("changed", "old now starts inside a longer line there");
-  if (guard.blockHash === undefined) return;
+  if (line !== guard.atLine) return { reason: "moved", why: `old now occurs at line ${line} instead`, found: [line] };
+  if (at > 0 && text.charCodeAt(at - 1) !== 10)
+    return { reason: "changed", why: "old now starts inside a longer line there" };
+  if (guard.blockHash === undefined) return undefined;
   const size = (old.endsWith("\n") ? old.slice(0, -1) : old).split("\n").length;
   if (blockHash(text, at, size) !== guard.blockHash)
-    throw refuse("context_changed", "the lines around it changed since");
+    return { reason: "context_changed", why: "the lines around it changed since" };
+  return undefined;
+}
+
+/** The answer refusing a guarded edit: edit_target_changed, with a read of the lines around atLine. */
+export function guardError(
+  ctx: ToolContext,
+  display: string,
+  old: string,
+  guard: EditGuard,
+  { reason, why, found }: GuardRefusal,
+): ToolError {
+  const from = Math.max(1, guard.atLine - CONTEXT_LINES - 3);
+  const read = ctx.urls.to("r", "r", [
+    ["path", display],
+    ["offset", from],
+    ["limit", 2 * CONTEXT_LINES + 6 + old.split("\n").length],
+  ]);
+  return new ToolError(
+    ErrorCode.editTargetChanged,
+    `This edit is guarded to the lines an earlier answer showed at line ${guard.atLine} of ${display}, and ${why}; nothing was changed. Read the file again (read) and send a new /e with old copied from what is there now.`,
+    {
+      detail: { path: display, atLine: guard.atLine, reason, ...(found ? { foundAtLines: found } : {}) },
+      agentAction: "reread_then_retry",
+      extra: { read },
+    },
+  );
 }

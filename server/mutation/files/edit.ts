@@ -11,16 +11,18 @@ import { withHeldPathAsync, type HeldPath } from "../../sandbox/fd-walk.js";
 import { intentOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { noMatchError } from "./edit-failure.js";
-import { checkGuard, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
+import { guardError, guardFields, guardOf, type EditGuard } from "./edit-guard.js";
 import { newlineStyleField, projectPathField, textEncodingField } from "./output-fields.js";
 import { requireAgentMay } from "./agent-permission.js";
 import { refuseBackslashCreate } from "./backslash-path.js";
 import { checkLane, commitSingleFile, confirmSingleFile, existingFileLane, recoverSingleFile } from "./single-file.js";
 import { BLOB_ID_PATTERN } from "../staging/staging.js";
-import { convertNewlines, decodeForEdit, detectNewlines, encodeText } from "../../text/index.js";
-import { firstNewlineIn, lineAt, normalizeNewlines, normalizeWithOffsets, originalOffset } from "./text-match.js";
-import { locateOld, MATCH_STRATEGIES, reindent, type EditMatch } from "./edit-match.js";
-import { MAX_DIFF_CHARS, unifiedDiff, type ChangedLines } from "./edit-diff.js";
+import { detectNewlines } from "../../text/index.js";
+import { lineAt, normalizeNewlines } from "./text-match.js";
+import { MATCH_STRATEGIES, type EditMatch } from "./edit-match.js";
+import { MAX_DIFF_CHARS } from "./edit-diff.js";
+import { diffFields, MAX_COUNTED_MATCHES } from "./edit-plan.js";
+import { runEditPlan } from "./edit-offload.js";
 
 /** The serial-edit nudge: this many distinct successful edits within the window suggest one /a patch. */
 export const EDIT_STREAK_THRESHOLD = 3;
@@ -30,11 +32,8 @@ export const EDIT_STREAK_WINDOW_MS = 30_000;
  * insertion order), so expired ones are dropped from the front and each edit costs O(1), not a pass over the window.
  */
 const editStreak = sessionSlot((): Map<string, number> => new Map());
-/** Occurrences counted (and line numbers listed) before an ambiguity error stops looking. */
-const MAX_COUNTED_MATCHES = 1000;
+/** Line numbers an ambiguity error lists. */
 const MAX_LISTED_LINES = 20;
-/** Longest replaced text a tolerant match shows back (the diff shows the change in full context). */
-const MAX_SHOWN_REPLACED_CHARS = 2048;
 
 /** What a successful /e answers (before the journal's callId and state). */
 export const editOutput = z.strictObject({
@@ -208,93 +207,14 @@ async function editHeld(
     });
   requireAgentMay(ctx, target, "write");
   const previous = await readHeldFile(target.fd!, info.size);
-  const decoded = decodeForEdit(previous, target.display);
-  const normalized = normalizeWithOffsets(decoded.text);
-  const match = locateOld(normalized.text, old, { all, limit: MAX_COUNTED_MATCHES + 1 });
-  // A guarded retry names exact lines an earlier answer showed: only an exact match there counts.
-  if (guard)
-    checkGuard(
-      ctx,
-      target.display,
-      normalized.text,
-      old,
-      match?.strategy === "exact" ? match.spans.map((s) => s.start) : [],
-      guard,
-    );
-  if (!match || (match.spans.length !== 1 && !(all && match.strategy === "exact"))) {
-    throw await matchError(ctx, target.display, normalized.text, old, replacement, match);
-  }
-
-  // Each span maps back to the original text; new lines take the newline the replaced span used (mixed files
-  // stay mixed), else the file's own.
-  let text = "";
-  let from = 0;
-  let linesRemoved = 0;
-  let linesAdded = 0;
-  let replaced = "";
-  // The lines each span touched, before and after (0-based): where the diff looks. lineDelta: lines added so far.
-  const changes: ChangedLines[] = [];
-  let scanned = 0;
-  let line = 0;
-  let lineDelta = 0;
-  for (const span of match.spans) {
-    const start = originalOffset(normalized, span.start);
-    const end = originalOffset(normalized, span.end);
-    const matched = normalized.text.slice(span.start, span.end);
-    const put = match.wholeLines ? reindent(replacement, old, matched) : replacement;
-    const newline = firstNewlineIn(decoded.text, start, end) ?? decoded.newline;
-    text += decoded.text.slice(from, start) + convertNewlines(put, newline);
-    from = end;
-    line += countNewlines(normalized.text, scanned, span.start);
-    const removed = countNewlines(matched, 0, matched.length);
-    const added = countNewlines(put, 0, put.length);
-    changes.push({ before: [line, line + removed + 1], after: [line + lineDelta, line + lineDelta + added + 1] });
-    lineDelta += added - removed;
-    line += removed;
-    scanned = span.end;
-    linesRemoved += removed + 1;
-    linesAdded += added + 1;
-    replaced = matched;
-  }
-  text += decoded.text.slice(from);
-  const bytes = encodeText(text, decoded.encoding);
-  if (bytes.equals(previous)) {
-    // A tolerant match can find new itself (old differed from it only in the drift the strategy ignores).
-    throw new ToolError(
-      ErrorCode.editNoChange,
-      `The text old matched (${match.strategy}, line ${changes[0]!.before[0] + 1}) already reads as new; nothing to change.`,
-      {
-        detail: { path: target.display, matchedBy: match.strategy },
-        retryable: false,
-      },
-    );
-  }
-  // The diff is computed from the bytes that will be on disk, decoded the way the file was.
-  // Well-formed text in a UTF-8 file decodes back to itself: only other encodings, or a lone surrogate that
-  // encoding turned into U+FFFD, need the bytes decoded again (a 10 MB decode the event loop would wait for).
-  const unchanged = decoded.encoding.startsWith("utf-8") && isWellFormed(text);
-  const after = normalizeNewlines(unchanged ? text : decodeForEdit(bytes, target.display).text);
+  const display = target.display;
+  const plan = await runEditPlan({ previous, display, old, replacement, all, ...(guard ? { guard } : {}) }, ctx.signal);
+  if (plan.kind === "refused") throw guardError(ctx, display, old, guard!, plan.refusal);
+  if (plan.kind === "unmatched") throw await matchError(ctx, display, plan.text, old, replacement, plan.match);
+  const { bytes } = plan;
   // The whole answer is known before the file changes: it is recorded with the checkpoint, ahead of the rename,
   // so a replay answers the change that happened.
-  const answer: EditOutput = {
-    ok: true,
-    path: target.display,
-    line: changes[0]!.before[0] + 1,
-    linesRemoved,
-    linesAdded,
-    encoding: decoded.encoding,
-    newline: decoded.style,
-    matchedBy: match.strategy,
-    ...(match.strategy === "exact"
-      ? {}
-      : {
-          replaced:
-            replaced.length > MAX_SHOWN_REPLACED_CHARS ? `${replaced.slice(0, MAX_SHOWN_REPLACED_CHARS)}…` : replaced,
-        }),
-    ...(all ? { occurrences: match.spans.length } : {}),
-    ...diffFields(target.display, normalized.text, after, changes),
-    ...streakAdvice(ctx),
-  };
+  const answer: EditOutput = { ...plan.answer, ...streakAdvice(ctx) };
   try {
     await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous }, answer);
   } catch (error) {
@@ -303,28 +223,6 @@ async function editHeld(
     throw error;
   }
   return answer;
-}
-
-/** String.prototype.isWellFormed (Node 20's V8 has it; the TypeScript lib in use does not declare it yet). */
-function isWellFormed(text: string): boolean {
-  return (text as string & { isWellFormed(): boolean }).isWellFormed();
-}
-
-function countNewlines(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let at = text.indexOf("\n", from); at !== -1 && at < to; at = text.indexOf("\n", at + 1)) n++;
-  return n;
-}
-
-function diffFields(
-  display: string,
-  before: string,
-  after: string,
-  changes: ChangedLines[],
-): Pick<EditOutput, "diff" | "diffTruncated"> {
-  const found = unifiedDiff(display, before, after, changes);
-  if (!found) return {};
-  return { diff: found.diff, ...(found.truncated ? { diffTruncated: true as const } : {}) };
 }
 
 async function matchError(

@@ -2,7 +2,7 @@
 // atomic rename. After a crash the file holds either the old bytes or the new, and recovery says which.
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, isToolError, ToolError, type ToolFailure } from "../../errors.js";
-import { fingerprintBytes, fingerprintBytesAsync, readCoverage } from "../../kernel/read/read-coverage.js";
+import { fingerprintBytes, readCoverage, sha256HexAsync } from "../../kernel/read/read-coverage.js";
 import type { InterruptedIntent, ToolContext, ToolResult } from "../../kernel/tool/definition.js";
 import { readHeldFile, removeStaleTempFilesIn } from "../../sandbox/fd-ops.js";
 import { walkInsideRoot, type HeldPath } from "../../sandbox/fd-walk.js";
@@ -65,18 +65,22 @@ export function checkLane(ctx: ToolContext, target: HeldPath): void {
  * journal.awaitsDurableItself and journal.confirm (confirmSingleFile).
  */
 export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite, answer: ToolResult): Promise<void> {
-  const [before, after] = await Promise.all([
-    write.previous ? fingerprintBytesAsync(write.previous) : null,
-    fingerprintBytesAsync(write.bytes),
+  // Whole SHA-256s, in the thread pool for large files: the fingerprints are their first 32 digits, and the
+  // review record keys the contents by them (so it does not hash 10 MB on the event loop again).
+  const [beforeHash, afterHash] = await Promise.all([
+    write.previous ? sha256HexAsync(write.previous) : undefined,
+    sha256HexAsync(write.bytes),
   ]);
+  const before = beforeHash?.slice(0, 32) ?? null;
+  const after = afterHash.slice(0, 32);
   const checkpoint: SingleFileCheckpoint = { path: write.target.absolute, before, after };
   const intent = intentOf(ctx);
   // For review and revert (server/review/): the file before and after, applied once the intent succeeds.
   intent.recordChanges([
     {
       path: write.target.absolute,
-      ...(write.previous ? { before: { mode: write.mode ?? 0o644, content: write.previous } } : {}),
-      after: { ...(write.mode === undefined ? {} : { mode: write.mode }), content: write.bytes },
+      ...(write.previous ? { before: { mode: write.mode ?? 0o644, content: write.previous, hash: beforeHash! } } : {}),
+      after: { ...(write.mode === undefined ? {} : { mode: write.mode }), content: write.bytes, hash: afterHash },
     },
   ]);
   const landed = intent.checkpointWithOutcome(checkpoint, answer);

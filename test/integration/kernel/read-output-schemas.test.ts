@@ -77,7 +77,8 @@ describe("read tool answers match their declared output schemas", () => {
         "",
       ),
       "big2.txt": "y".repeat(80).concat("\n").repeat(600),
-      "long-line.txt": `${"é😀abc".repeat(4000)}\nafter\n`,
+      // Longer than the default page (64 KiB).
+      "long-line.txt": `${"é😀abc".repeat(8000)}\nafter\n`,
       "empty.txt": "",
       "latin1.txt": Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
       "bom.txt": Buffer.concat([UTF8_BOM, Buffer.from("héllo\nwörld\n")]),

@@ -61,7 +61,8 @@ describe("read (/r)", () => {
       "small1.txt": "one\n",
       "small2.txt": "two\ntwo\n",
       "empty.txt": "",
-      "long-line.txt": `${"é😀abc".repeat(4000)}\nafter\n`,
+      // Longer than the default page (64 KiB).
+      "long-line.txt": `${"é😀abc".repeat(8000)}\nafter\n`,
       "bom.txt": Buffer.concat([UTF8_BOM, Buffer.from("héllo\nwörld\n")]),
       "le.txt": utf16("héllo\r\nwörld 😀\r\n", false),
       "be.txt": utf16("héllo\nwörld\n", true),
@@ -191,7 +192,18 @@ describe("read (/r)", () => {
     expect(mixed).toMatchObject({ ok: false, errorCode: "conflicting_parameters" });
   });
 
-  it("stops a large file on a line boundary within 24 KiB and pages it exactly with next", async () => {
+  it("returns a 60 KiB source file whole in one GET by default (issue 34)", async () => {
+    const lines = numbered(900);
+    const sixty = `${lines}${"y".repeat(60 * 1024 - Buffer.byteLength(lines) - 1)}\n`;
+    expect(Buffer.byteLength(sixty)).toBe(60 * 1024);
+    fs.writeFileSync(path.join(t.projectDir, "sixty.ts"), sixty);
+    const body = await read([["path", "sixty.ts"]]);
+    expect(body).toMatchObject({ allComplete: true, completePaths: ["/project/sixty.ts"] });
+    expect(body.next).toBeUndefined();
+    expect(body.files[0]).toMatchObject({ startLine: 1, complete: true, content: sixty });
+  });
+
+  it(`stops a large file on a line boundary within ${MAX_READ_BYTES / 1024} KiB and pages it exactly with next`, async () => {
     const first = await read([["path", "big.txt"]]);
     const page = first.files[0]!;
     expect(Buffer.byteLength(page.content)).toBeLessThanOrEqual(MAX_READ_BYTES);
@@ -270,19 +282,19 @@ describe("read (/r)", () => {
     const body = await read([
       ["path", "big.txt"],
       ["path", "small1.txt"],
-      ["max", 48 * 1024],
+      ["max", 32 * 1024],
     ]);
     const total = body.files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0);
-    expect(total).toBeLessThanOrEqual(48 * 1024);
-    expect(total).toBeGreaterThan(MAX_READ_BYTES);
-    expect(body.next).toMatch(/&max=49152$/);
+    expect(total).toBeLessThanOrEqual(32 * 1024);
+    expect(total).toBeGreaterThan(32 * 1024 - 3 * 400);
+    expect(body.next).toMatch(/&max=32768$/);
   });
 
   it("carries the remaining line count into next", async () => {
     const body = await read([
       ["path", "big.txt"],
       ["offset", 10],
-      ["limit", 900],
+      ["limit", 990],
     ]);
     const page = body.files[0]!;
     const returned = page.endLine - page.startLine + 1;
@@ -290,11 +302,11 @@ describe("read (/r)", () => {
       url(s.r, "r", [
         ["path", "/project/big.txt"],
         ["offset", page.endLine + 1],
-        ["limit", 900 - returned],
+        ["limit", 990 - returned],
       ]),
     );
     const { text } = await followAll(body);
-    expect(text).toBe(BIG.split("\n").slice(9, 909).join("\n") + "\n");
+    expect(text).toBe(BIG.split("\n").slice(9, 999).join("\n") + "\n");
   });
 
   it("splits a single line longer than the budget on a UTF-8 boundary, says so, and continues it exactly", async () => {

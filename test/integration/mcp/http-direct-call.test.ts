@@ -1,4 +1,4 @@
-// The 2025-era HTTP leg's direct tools/call path (server/mcp/http-direct-call.ts) against the SDK's dispatch on the
+// The 2025-era HTTP leg's direct tools/call and ping path (server/mcp/http-direct-call.ts) against the SDK's dispatch on the
 // pooled exchange, through a real bridge over real HTTP: every call is POSTed twice, once plain (answered without
 // the SDK's dispatch) and once with an empty _meta (which the direct path leaves to the exchange and the SDK, and
 // which changes nothing in the answer); status, headers and body bytes must be the same. Then a client that hangs
@@ -44,6 +44,19 @@ describe("the HTTP leg's direct tools/call path", () => {
     expect(direct.status).toBe(200);
     expect(JSON.parse(direct.body)).toMatchObject({ jsonrpc: "2.0", id: 5, result: { content: expect.any(Array) } });
     expect(direct).toEqual(viaSdk);
+  });
+
+  it.each([
+    ["a number id", 8],
+    ["a string id", "ping-8"],
+  ])("answers a plain ping (%s) with the SDK's status, headers and bytes", async (_name, id) => {
+    const direct = await post({ jsonrpc: "2.0", id, method: "ping" });
+    // params with an empty _meta is left to the exchange and the SDK's ping handler (direct-ping.ts).
+    const viaSdk = await post({ jsonrpc: "2.0", id, method: "ping", params: { _meta: {} } });
+    expect(direct.status).toBe(200);
+    expect(JSON.parse(direct.body)).toEqual({ jsonrpc: "2.0", id, result: {} });
+    expect(direct).toEqual(viaSdk);
+    expect(await post({ jsonrpc: "2.0", id, method: "ping", params: {} })).toEqual(viaSdk);
   });
 
   it("answers without a protocol version header as with one", async () => {
