@@ -2,7 +2,6 @@
 // meets: nothing at the configured URL, a real `opencode serve` 1.18.33 that wants a password urlbridge lacks, and
 // the same server with the password. Each bridge is real and in-process; the page shows what /api/plugins says.
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +11,7 @@ import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { locateOpencode, OPENCODE_VERSION, startOpencodeServe, type OpencodeServe } from "../helpers/opencode-serve.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
 import { takeDocScreenshot } from "./doc-screenshots.js";
+import { closedPort } from "../helpers/closed-port.js";
 
 const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts", "browser");
 const PASSWORD = "plugins-page-opencode-password-0123";
@@ -22,15 +22,6 @@ const located = locateOpencode();
 /** CI names the binary explicitly (.ci/run): there a missing OpenCode fails; elsewhere the suite skips, saying why. */
 const required = Boolean(process.env.URLBRIDGE_OPENCODE_BIN);
 if ("missing" in located && !required) process.stderr.write(`plugins-page.test.ts skipped: ${located.missing}\n`);
-
-/** A loopback port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const bridgeWith = (url: string, password: string | undefined) =>
   startTestBridge(

@@ -1,25 +1,16 @@
 // The Tunnel and Sessions pages in Debian's Chromium in two states an operator meets with the appliance: its
 // no-tunnel mode (calm and explained, never "not ready" or a resolver error; the docs' screenshot), and a watched
 // tunnel that is down, whose advice names a command shown as code, not between literal backticks.
-import net from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
 import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
 import { ensureWebBuilt } from "./build-web.js";
 import { takeDocScreenshot } from "./doc-screenshots.js";
+import { closedPort } from "../helpers/closed-port.js";
 
 /** The tunnel watcher polls cloudflared's metrics every 5 s; the first answer (or refusal) comes well within this. */
 const WATCH_TIMEOUT_MS = 20_000;
-
-/** A loopback port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("Tunnel page in Chromium", () => {
   let browser: Browser;

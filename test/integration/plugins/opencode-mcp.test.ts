@@ -2,19 +2,11 @@
 // endpoint: one listing per tool and capability (read half on the read capability, the dispatching mutation
 // half on the mutation one), each action run in its own half. No OpenCode is needed: the plugin points at a port
 // nothing listens on, so every call that gets as far as OpenCode answers opencode_unavailable.
-import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenCodePlugin } from "../../../plugins/opencode-control/index.js";
 import { startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
 import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers/mcp-clients.js";
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from "../../helpers/closed-port.js";
 
 const structured = (r: Awaited<ReturnType<McpTestClient["callTool"]>>) =>
   r.structuredContent as Record<string, unknown>;
