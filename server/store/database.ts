@@ -14,7 +14,7 @@ export const ACTIVITY_BUSY_TIMEOUT_MS = 20;
  * How long one journal statement waits for a lock another process holds (a backup tool, a second writer). Every
  * statement runs on the event loop, so this is how long such a lock may stall every call, the control plane's
  * included; past it the write fails with SQLITE_BUSY and the journal answers or retries without blocking
- * (journal-runner.ts admission, journal.ts recording).
+ * (store-refusals.ts admission, journal.ts recording).
  */
 export const JOURNAL_BUSY_TIMEOUT_MS = 20;
 /** At start-up nothing is served yet, so opening and migrating may wait longer for another process's lock. */

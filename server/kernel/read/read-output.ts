@@ -1,5 +1,5 @@
 // What a successful /r answers, as zod schemas: MCP publishes them as the read tool's outputSchema, and the
-// result types read.ts builds are inferred from them, so a renamed or dropped field fails the build.
+// result types read-result.ts builds are inferred from them, so a renamed or dropped field fails the build.
 import { z } from "zod";
 import { TEXT_ENCODINGS } from "../../text/index.js";
 import { directoryEntry } from "./read-directory.js";

@@ -2,21 +2,21 @@
 // journal controls, resolves staged content, derives the call id, and answers each call from the journal: a new
 // intent runs the kernel's execute step once, an identical in-flight call joins it, and a finished one is
 // replayed from its record without executing again. Permission and validation are the kernel's, done before.
-import { setTimeout as sleep } from "node:timers/promises";
+// Replays: replay.ts; the store refusing a write before any effect: store-refusals.ts; staged content:
+// staging/staged-fields.ts.
 import { ErrorCode, isToolError, ToolError, toFailure } from "../../errors.js";
 import type { ExecuteStep, RunOutcome } from "../../kernel/tool/runner.js";
 import type { AnyToolDefinition, ToolContext } from "../../kernel/tool/definition.js";
-import { mutationEnabled } from "../../kernel/tool/permissions.js";
-import { isStoreUnavailable, sqliteCode } from "../../store/health.js";
-import { MAX_READ_PATHS } from "../../kernel/limits.js";
 import type { IntentRow } from "../../store/journal.js";
-import { computeCallId, deriveRunNonce, hashArguments } from "./call-id.js";
+import { computeCallId, hashArguments } from "./call-id.js";
 import type { IntentHandle, MutationRuntime } from "./context.js";
-import { MAX_WAIT_MS, pollWaitOf, RUN_WHEN_CHANGED, splitControls } from "./controls.js";
+import { MAX_WAIT_MS, RUN_WHEN_CHANGED, splitControls } from "./controls.js";
 import { loopIsSaturated } from "./inline-sync.js";
 import type { Dedupe, Flight, IntentBody, IntentScope } from "./intent.js";
-import { isTombstone, presentFinished, presentTombstone, presentUnfinished } from "./present.js";
-import { resolveStagedContent } from "../staging/staging.js";
+import { presentFinished, presentUnfinished } from "./present.js";
+import { freshRunUrl, replay, selfPoll } from "./replay.js";
+import { durableBeforeEffects, refusedBeforeEffects, refuseWhenStoreFails, syncRefused } from "./store-refusals.js";
+import { resolveStagedFields } from "../staging/staged-fields.js";
 
 /** Runs one validated mutation-capability call through the journal; may reject with a ToolError. */
 export type JournalRunner = (
@@ -24,9 +24,6 @@ export type JournalRunner = (
   args: Record<string, unknown>,
   ctx: ToolContext,
 ) => Promise<RunOutcome>;
-
-/** Error codes recovery records; a replay of such a record offers a `retry` URL with a fresh run=. */
-const INTERRUPTED_CODES = new Set<string>([ErrorCode.interrupted, ErrorCode.interruptedRolledBack]);
 
 export function createJournalRunner(runtime: MutationRuntime, executeStep: ExecuteStep): JournalRunner {
   const { journal, log } = runtime;
@@ -65,7 +62,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       const recorded = journal.find(scope, callId);
       if (recorded) {
         assertSameCall(recorded, tool, argsHash);
-        return replay(recorded, tool, ctx, controls.wait);
+        return replay(journal, recorded, tool, ctx, controls.wait);
       }
       const admitted = journal.admit({
         sessionId: scope.sessionId,
@@ -78,7 +75,7 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       });
       if (!admitted.inserted) {
         assertSameCall(admitted.row, tool, argsHash);
-        return replay(admitted.row, tool, ctx, controls.wait);
+        return replay(journal, admitted.row, tool, ctx, controls.wait);
       }
       const flight = journal.launch(admitted.row, tool.journal, (f) => execute(f, tool, semantic, ctx));
       return respond(flight, "new", controls.wait, ctx, tool);
@@ -224,134 +221,6 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
     }
     return { body: presentFinished(callId, body, shown), callId, dedupe };
   }
-
-  function replay(row: IntentRow, tool: AnyToolDefinition, ctx: ToolContext, wait: number): RunOutcome {
-    if (isTombstone(row)) {
-      return {
-        body: presentTombstone(row, freshRunUrl(ctx, row.callId, "retry-expired"), "replayed"),
-        callId: row.callId,
-        dedupe: "replayed",
-      };
-    }
-    if (row.result === undefined) {
-      // Unfinished and not executing here: recovery has not reached it yet. Never run it again.
-      const state = row.state === "running" ? "running" : "pending";
-      return {
-        body: presentUnfinished(row.callId, state, ctx.urls, "replayed", undefined, selfPoll(tool, ctx, wait), wait),
-        callId: row.callId,
-        dedupe: "replayed",
-      };
-    }
-    const body = presentFinished(row.callId, row.result as IntentBody, "replayed") as Record<string, unknown>;
-    const code = typeof body.errorCode === "string" ? body.errorCode : undefined;
-    if (code && INTERRUPTED_CODES.has(code) && body.retry === undefined) {
-      const retry = freshRunUrl(ctx, row.callId, "retry-interrupted");
-      if (retry) body.retry = retry;
-    }
-    if (row.epochAfter !== null) {
-      const epoch = journal.epoch(row.projectId);
-      if (epoch > row.epochAfter && tool.journal?.repeatOnStateChange) {
-        const repeat = freshRunUrl(ctx, row.callId, `repeat@${epoch}`);
-        if (repeat) {
-          body.repeat = repeat;
-          body.repeatHint =
-            "The project changed since this ran; this is the recorded result. Fetch repeat to run it again now. For a test command, run=@changed instead of run= reruns it only when the project changed since its last run.";
-        }
-      } else if (epoch > row.epochAfter && tool.permission === "write") {
-        body.changedSince = changedSinceOf(ctx, body);
-      }
-    }
-    return { body: body as IntentBody, callId: row.callId, dedupe: "replayed" };
-  }
-}
-
-/**
- * How long a mutation may wait, off the event loop, for a lock another process holds on the state file before it
- * is refused. Each try waits at most JOURNAL_BUSY_TIMEOUT_MS on the loop (store/database.ts); between tries the
- * loop serves everything else.
- */
-export const ADMISSION_LOCK_WAIT_MS = 1000;
-const ADMISSION_FIRST_RETRY_MS = 20;
-
-/**
- * An intent that cannot be recorded must not run: without its record a hidden retry would run it again. So a
- * store that refuses the admission write answers a retryable failure before anything executes. A busy lock is
- * tried again with backoff for up to ADMISSION_LOCK_WAIT_MS; each try repeats the whole synchronous admission
- * (in-flight check, lookup, insert, launch), so a call that arrived meanwhile is joined, never admitted twice.
- */
-async function refuseWhenStoreFails(
-  runtime: MutationRuntime,
-  admit: () => Promise<RunOutcome> | RunOutcome,
-): Promise<RunOutcome> {
-  const deadline = performance.now() + ADMISSION_LOCK_WAIT_MS;
-  for (let delay = ADMISSION_FIRST_RETRY_MS; ; delay *= 2) {
-    let outcome: Promise<RunOutcome> | RunOutcome;
-    try {
-      outcome = admit();
-    } catch (error) {
-      if (!isStoreUnavailable(error)) throw error;
-      const left = deadline - performance.now();
-      if (sqliteCode(error) === "SQLITE_BUSY" && left > 0) {
-        await sleep(Math.min(delay, left));
-        continue;
-      }
-      runtime.store.journalHealth.refused(error);
-      throw storeUnavailable(error);
-    }
-    runtime.store.journalHealth.succeeded();
-    return outcome;
-  }
-}
-
-/** Runs a journal write that precedes the tool's side effects; a store refusing it becomes state_store_unavailable. */
-function refusedBeforeEffects<T>(runtime: MutationRuntime, write: () => T): T {
-  try {
-    return write();
-  } catch (error) {
-    if (!isStoreUnavailable(error)) throw error;
-    runtime.store.journalHealth.refused(error);
-    throw storeUnavailable(error);
-  }
-}
-
-/**
- * Waits for the journal's writes so far to reach stable storage (journal.ts durable()). It comes before the tool's
- * side effects, so an fsync that fails means nothing ran: state_store_unavailable, and the intent is withdrawn.
- */
-async function durableBeforeEffects(runtime: MutationRuntime): Promise<void> {
-  try {
-    await runtime.journal.durable();
-  } catch (error) {
-    throw syncRefused(runtime, error);
-  }
-}
-
-function syncRefused(runtime: MutationRuntime, error: unknown): ToolError {
-  runtime.log.error("could not fsync the journal before a mutation ran; refusing it", {
-    error: error instanceof Error ? error.message : String(error),
-  });
-  return new ToolError(
-    ErrorCode.stateStoreUnavailable,
-    "The bridge cannot make its journal durable right now (its state disk failed a sync), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in the log.",
-    {
-      detail: { store: (error as NodeJS.ErrnoException).code ?? "unknown" },
-      retryable: true,
-      agentAction: "wait_and_retry",
-    },
-  );
-}
-
-/** The one answer for "the journal could not be written, so nothing ran"; journal.ts withdraws such an intent. */
-function storeUnavailable(error: unknown): ToolError {
-  return new ToolError(
-    ErrorCode.stateStoreUnavailable,
-    "The bridge cannot write its journal right now (its state disk is full or locked), so nothing was run. Retry the same URL in a few seconds; the operator sees the cause in /api/health and the log.",
-    {
-      detail: { store: sqliteCode(error) ?? "unknown" },
-      retryable: true,
-      agentAction: "wait_and_retry",
-    },
-  );
 }
 
 function assertSameCall(row: IntentRow, tool: AnyToolDefinition, argsHash: string): void {
@@ -364,96 +233,4 @@ function assertSameCall(row: IntentRow, tool: AnyToolDefinition, argsHash: strin
       retryable: false,
     },
   );
-}
-
-/** Replaces each declared blob=/count= pair by the staged text in its `into` field; the content is then required. */
-function resolveStagedFields(
-  tool: AnyToolDefinition,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Record<string, unknown> {
-  const fields = tool.journal?.stagedContent;
-  if (!fields) return args;
-  const out = { ...args };
-  for (const { blob, count, into, required } of fields) {
-    const blobId = out[blob];
-    const declared = out[count];
-    delete out[blob];
-    delete out[count];
-    if (typeof blobId !== "string") {
-      if (declared !== undefined) {
-        throw new ToolError(
-          ErrorCode.missingParameter,
-          `${count}= describes a staged blob; give ${blob}=<id> with it, or drop ${count}=.`,
-          {
-            detail: { parameter: blob },
-            repair: ctx.urls.repair({ drop: [count] }),
-          },
-        );
-      }
-      if (out[into] === undefined && (required?.(out) ?? true)) {
-        const spellings = [into, ...(tool.url.rawField === into ? ["raw="] : []), `${blob}=<id>`];
-        throw new ToolError(
-          ErrorCode.missingParameter,
-          `Missing ${into}: give it as ${spellings.join(" or ")}.${tool.example ? ` Example: ${tool.example}` : ""}`,
-          {
-            detail: { parameter: into },
-          },
-        );
-      }
-      continue;
-    }
-    if (out[into] !== undefined) {
-      throw new ToolError(ErrorCode.conflictingParameters, `${into} was given both inline and as ${blob}=; keep one.`, {
-        detail: { parameters: [into, blob] },
-      });
-    }
-    out[into] = resolveStagedContent(ctx, blobId, typeof declared === "number" ? declared : undefined);
-  }
-  return out;
-}
-
-/** The current request with a fresh run= nonce derived from (callId, purpose); undefined off the URL transport. */
-/** Paths a replayed file mutation names (path, or an apply_patch's files), for changedSince's read URL. */
-function pathsNamedIn(body: Record<string, unknown>): string[] {
-  const detail = body.errorDetail as { path?: unknown } | undefined;
-  const single = typeof body.path === "string" ? body.path : typeof detail?.path === "string" ? detail.path : undefined;
-  if (single) return [single];
-  const files = Array.isArray(body.files) ? (body.files as Array<{ path?: unknown }>) : [];
-  return files
-    .map((f) => f.path)
-    .filter((p): p is string => typeof p === "string")
-    .slice(0, MAX_READ_PATHS);
-}
-
-/**
- * A replay of a file mutation after the project's state epoch moved (some /w, /e, /a or /x finished since, in any
- * session): the recorded answer is not the current state. Says so, with a read of the files it named.
- */
-function changedSinceOf(ctx: ToolContext, body: Record<string, unknown>): { hint: string; read?: string } {
-  const paths = pathsNamedIn(body);
-  const hint =
-    "The project changed since this ran (a later /w, /e, /a or /x, in any session); this is the recorded answer, not the current state.";
-  if (paths.length === 0) return { hint };
-  return {
-    hint: `${hint} Fetch read to see the file${paths.length === 1 ? "" : "s"} now.`,
-    read: ctx.urls.to(
-      "r",
-      "r",
-      paths.map((p): [string, string] => ["path", p]),
-    ),
-  };
-}
-
-export function freshRunUrl(ctx: ToolContext, callId: string, purpose: string): string | undefined {
-  return ctx.urls.repair({ drop: ["run", "call"], add: [["run", deriveRunNonce(callId, purpose)]] });
-}
-
-/**
- * A session with neither write nor terminal has no /j helper; its calls of an openToReadOnly tool poll their own
- * URL (with /j's wait), which joins the same intent (or replays its record) and never runs it twice.
- */
-function selfPoll(tool: AnyToolDefinition, ctx: ToolContext, wait: number | undefined): string | undefined {
-  if (!tool.openToReadOnly || mutationEnabled(ctx.project.permissions)) return undefined;
-  return ctx.urls.repair({ drop: ["wait"], add: [["wait", String(pollWaitOf(wait))]] });
 }

@@ -56,7 +56,7 @@ export function presentUnfinished(
   urls: ExactUrls,
   dedupe: ShownDedupe | undefined,
   progress: Record<string, unknown> | undefined,
-  /** Where to poll instead of /j (journal-runner.ts: a session without the /j helper polls the call's own URL). */
+  /** Where to poll instead of /j (replay.ts: a session without the /j helper polls the call's own URL). */
   poll: string | undefined,
   /** The wait= the call asked for: the poll URL keeps it (controls.ts pollWaitOf). */
   wait: number | undefined,
