@@ -16,6 +16,7 @@ module.exports.LAYERS = [
       "store/",
       "errors.ts",
       "config.ts",
+      "config-env.ts",
       "config-checks.ts",
       "log.ts",
       "failure-backoff.ts",
