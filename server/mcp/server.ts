@@ -57,7 +57,7 @@ export interface McpDeps {
    * before answering `running` with the next call (default MAX_SETTLE_MS, tools/spec.ts). Tests shorten it.
    */
   callBoundMs?: number;
-  /** The bridge's version, for serverInfo (bridge.ts packageVersion; the MCP edge reads no files). */
+  /** The bridge's version, for serverInfo (package-info.ts packageVersion; the MCP edge reads no files). */
   version?: string;
 }
 
