@@ -1,12 +1,9 @@
 // Wires one bridge: store, registry, public origin, both planes, and their HTTP servers.
 // main.ts runs it as a process; integration tests start it in-process on port 0.
 import { setMaxListeners } from "node:events";
-import dns from "node:dns/promises";
 import fs from "node:fs";
 import http from "node:http";
-import net, { type AddressInfo } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Config } from "./config.js";
 import { createControlPlaneApp } from "./control/app.js";
 import { startCloudflaredQuickTunnel } from "./tunnel/cloudflared-process.js";
@@ -33,6 +30,15 @@ import { createToolKernel, type ToolKernel } from "./tool/run-tool.js";
 import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
+import {
+  closeServer,
+  dataPlaneLine,
+  hostForUrl,
+  koaListener,
+  listen,
+  listenAll,
+  resolveListenAddresses,
+} from "./listeners.js";
 import { listenMcpSocket } from "./mcp/socket-listener.js";
 import { warmMcp } from "./mcp/warm.js";
 import {
@@ -45,6 +51,7 @@ import {
 } from "./mutation/index.js";
 import { createTerminalState, type TerminalState } from "./mutation/terminal/terminal-state.js";
 import { ptyLimits } from "./mutation/terminal/pty/pty-limits.js";
+import { buildId, PACKAGE_ROOT, packageVersion } from "./package-info.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox, probeLauncher, probeLauncherInBackground } from "./sandbox/launcher.js";
 import { agentLimitsStatus, lowerOwnOomScore } from "./sandbox/agent-limits.js";
@@ -56,27 +63,9 @@ import { openStore, type Store } from "./store/index.js";
 import { sandboxInstanceOf } from "./store/sandbox-instance.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** Repository (or image) root: server/ in development, dist/server/ when built. */
-export const PACKAGE_ROOT = [path.resolve(here, ".."), path.resolve(here, "..", "..")].find((p) =>
-  fs.existsSync(path.join(p, "package.json")),
-)!;
-
-export function packageVersion(): string {
-  return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
-}
-
-/** Where an image build records its content hash (Dockerfile; scripts/image-tag.mjs). */
-export const BUILD_ID_FILE = path.join("dist", "BUILD_ID");
-
-/** The content hash the image was built from, or "source" when the bridge runs from a checkout. */
-export function buildId(): string {
-  try {
-    return fs.readFileSync(path.join(PACKAGE_ROOT, BUILD_ID_FILE), "utf8").trim() || "source";
-  } catch {
-    return "source";
-  }
-}
+// cli.ts's `version` imports it from here: that dynamic import of bridge.js is what makes the bundle's shared chunk
+// (bridge-*.js, which the code cache covers; scripts/vite.server.config.ts) rather than folding it into main.js.
+export { packageVersion };
 
 export interface BridgeOptions {
   log?: Logger;
@@ -113,96 +102,6 @@ export interface Bridge {
   mcpWarm: Promise<void>;
   close(): Promise<void>;
 }
-
-function listen(server: http.Server, host: string, port: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
-/**
- * The addresses behind URLBRIDGE_CONTROL_HOST's entries: IP literals as they are, names resolved now (in compose,
- * the bridge's alias on the control network), so the control plane listens there and nowhere else.
- */
-async function resolveListenAddresses(hosts: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const host of hosts) {
-    const bare = host.replace(/^\[(.*)\]$/, "$1");
-    if (net.isIP(bare) !== 0) {
-      out.push(bare);
-      continue;
-    }
-    try {
-      for (const { address } of await dns.lookup(bare, { all: true })) out.push(address);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? "error";
-      throw new Error(
-        `URLBRIDGE_CONTROL_HOST: cannot resolve "${host}" (${code}); name an address or a host name this machine has (in compose: the bridge's alias on the control network).`,
-        { cause: error },
-      );
-    }
-  }
-  return [...new Set(out)];
-}
-
-/** One server per address, all on the first one's port (port 0 picks it once). */
-/** Koa settles every request itself (ctx.onerror answers a failure), so nothing awaits what its callback returns. */
-function koaListener(app: { callback(): (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> }) {
-  const handle = app.callback();
-  const listener: http.RequestListener = (req, res) => void handle(req, res);
-  return listener;
-}
-
-async function listenAll(
-  handler: http.RequestListener,
-  addresses: readonly string[],
-  port: number,
-): Promise<{ servers: http.Server[]; port: number }> {
-  const servers: http.Server[] = [];
-  let chosen = port;
-  try {
-    for (const address of addresses) {
-      const server = http.createServer(handler);
-      servers.push(server);
-      chosen = (await listen(server, address, chosen)).port;
-    }
-  } catch (error) {
-    await Promise.all(servers.map(closeServer));
-    throw error;
-  }
-  return { servers, port: chosen };
-}
-
-function closeServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
-
-/**
- * The start-up line for the data plane, honest about who reaches it: in the appliance it listens inside the
- * container, where only the tunnel (or the loopback publish of deploy/compose.local-data-plane.yaml) reaches it.
- */
-export function dataPlaneLine(
-  dataUrl: string,
-  config: Config,
-  context: { inAppliance: boolean; dataPlaneOnHost: boolean },
-): string {
-  if (!context.inAppliance)
-    return `data plane on ${dataUrl} (agent routes; reachable from this machine only until you tunnel it or set a public origin)`;
-  const where = `data plane listening on ${config.data.host}:${config.data.port} inside the container (agent routes)`;
-  return context.dataPlaneOnHost
-    ? `${where}; also published on the host at http://127.0.0.1:${config.data.port} (deploy/compose.local-data-plane.yaml): Init URLs with the local origin work on this host only`
-    : `${where}; agents reach it only through the tunnel: until it connects, Init URLs use ${dataUrl}, which nobody outside this container can reach`;
-}
-
-const hostForUrl = (host: string) =>
-  host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
 export async function startBridge(config: Config, options: BridgeOptions = {}): Promise<Bridge> {
   const log = options.log ?? createLogger(config.logLevel);

@@ -4,8 +4,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { safeParseCompiled } from "../kernel/tool/compiled-schema.js";
 import { isPromise, type MaybePromise } from "../kernel/tool/runner.js";
+import { callTool } from "./call-tool.js";
 import {
-  callTool,
   kernelToolsOf,
   listingKeyOf,
   registeredTools,
@@ -66,7 +66,7 @@ const thrown = (error: unknown): CallToolResult => toolError(error instanceof Er
 /**
  * The tools one listing registers, by name, and the direct path over them. A plain tools/call (jsonrpc, id, method,
  * params of name and arguments only, no _meta) whose tool is listed and whose arguments pass the tool's input
- * schema is answered here: the same input schema, the same runner (server.ts callTool), the SDK's own check of
+ * schema is answered here: the same input schema, the same runner (call-tool.ts callTool), the SDK's own check of
  * structuredContent against the published outputSchema and its failure wording, the same envelope. Skipped per
  * call: the SDK's JSON-RPC type guards and envelope parse, two parses of the request against CallToolRequestSchema,
  * its context and abort controller, and the re-parse of the result against CallToolResultSchema (a copy of the same

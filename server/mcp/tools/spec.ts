@@ -11,7 +11,7 @@ export interface McpCall {
   /**
    * Runs kernel tool `toolId` with candidate input. A journaled mutation gets this tools/call's identity (the
    * client's idempotency key as call=, else a fresh run= nonce) and is awaited until it finishes or a bound passes.
-   * A read the kernel answers synchronously comes back synchronously (server.ts callTool).
+   * A read the kernel answers synchronously comes back synchronously (call-tool.ts callTool).
    */
   run(toolId: string, input: CandidateInput, options?: { settleMs?: number }): MaybePromise<RunOutcome>;
   /** The context the kernel runs with (project root, session state): for the few reads a rendering needs. */

@@ -88,7 +88,7 @@ export const recoveredOutput = z.strictObject({
 export type RecoveredOutput = z.infer<typeof recoveredOutput>;
 
 /**
- * MCP only (server/mcp/server.ts): the exact tool call that returns a pending or running intent's outcome (it waits
+ * MCP only (server/mcp/call-tool.ts): the exact tool call that returns a pending or running intent's outcome (it waits
  * up to the foreground bound, and never runs the call again). URL answers carry `poll` instead.
  */
 export const nextCallField = z

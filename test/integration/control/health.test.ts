@@ -1,6 +1,6 @@
 // /api/health names what is running: the package version and the build (the image's content hash, or "source").
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packageVersion } from "../../../server/bridge.js";
+import { packageVersion } from "../../../server/package-info.js";
 import { startTestBridge, type TestBridge } from "../../helpers/bridge.js";
 
 describe("/api/health", () => {

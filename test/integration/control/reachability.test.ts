@@ -1,7 +1,7 @@
 // Honest reachability wherever an Init URL is handed out: the session view (UI, CLI) and the Tunnel view say
 // who can reach it while the origin is local, and say nothing once a public origin is set.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataPlaneLine } from "../../../server/bridge.js";
+import { dataPlaneLine } from "../../../server/listeners.js";
 import { loadConfig } from "../../../server/config.js";
 import { startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../../helpers/bridge.js";
 import { runCli } from "../cli/run-cli.js";

@@ -3,7 +3,7 @@
 // takes OpenCode's field names (filePath, oldString, newString, replaceAll) and answers the kernel's body;
 // MCP answers also carry the text the model reads.
 import path from "node:path";
-import { IDEMPOTENCY_KEY_META as IDEMPOTENCY_KEY } from "../../../server/mcp/server.js";
+import { IDEMPOTENCY_KEY_META as IDEMPOTENCY_KEY } from "../../../server/mcp/call-tool.js";
 import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers/mcp-clients.js";
 import { agentGet, giveToAgent, type AgentSession, type TestBridge, mkdirAsAgent } from "../../helpers/bridge.js";
 import { url } from "./fixtures.js";

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IDEMPOTENCY_KEY_META } from "../../../server/mcp/server.js";
+import { IDEMPOTENCY_KEY_META } from "../../../server/mcp/call-tool.js";
 import { isGone } from "../../../server/mutation/terminal/process-tree.js";
 import { startTestBridge } from "../../helpers/bridge.js";
 import { startMcpBridge, wrapSession, type McpBridge, type McpTestClient } from "../../helpers/mcp-clients.js";
