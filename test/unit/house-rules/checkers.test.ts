@@ -64,6 +64,17 @@ describe("ESLint (npm run lint:code)", { timeout: 300_000 }, () => {
     );
   });
 
+  it("refuses a product module past 400 lines", async () => {
+    const eslint = new ESLint({
+      cwd: REPO,
+      overrideConfig: { languageOptions: { parserOptions: { disallowAutomaticSingleRunInference: true } } },
+    });
+    const body = Array.from({ length: 401 }, (_, i) => `export const value${i} = ${i};`).join("\n") + "\n";
+    // A file of the type-aware program under server/: the config's files pattern is what decides.
+    const [result] = await eslint.lintText(body, { filePath: path.join(REPO, "server/config.ts") });
+    expect(result!.messages.map((m) => m.ruleId)).toContain("max-lines");
+  });
+
   it("accepts the same code once the promise is handled", async () => {
     const rules = await lint(
       "async function save(): Promise<void> {}\nexport async function run(): Promise<void> {\n  await save();\n}\n",
