@@ -18,10 +18,19 @@ export interface NewFileChange {
   path: string;
   /** The other path of a move: the source on the destination's row, the destination on the source's. */
   moved?: string;
-  /** hash: the content's SHA-256 (hex) when the caller has it, computed off the event loop (else it is hashed here). */
-  before?: { mode: number; content: Buffer; hash?: string };
-  after?: { mode?: number; content: Buffer; hash?: string };
+  /**
+   * hash: the content's SHA-256 (hex) when the caller has it, computed off the event loop (else it is hashed here);
+   * sealed: the content as sealAhead sealed it (else it is sealed inside record's transaction).
+   */
+  before?: { mode: number; content: Buffer; hash?: string; sealed?: Buffer };
+  after?: { mode?: number; content: Buffer; hash?: string; sealed?: Buffer };
 }
+
+/** A side's content as sealBytes seals it, when sealed ahead of the record's transaction (sealAhead). */
+type ChangeSide = { mode?: number; content: Buffer; hash?: string; sealed?: Buffer };
+
+/** Contents above this are sealed ahead, in turns (sealAhead); smaller ones inside the record's transaction. */
+export const SEAL_AHEAD_BYTES = 256 * 1024;
 
 export interface ChangeAuthor extends IntentIdentity {
   intentId: number;
@@ -109,7 +118,10 @@ const PRUNE_STEP_ROWS = 64;
  * Paths and contents are kept sealed under the capability key (a file the agent names or writes may hold its own
  * capability URL, and none is kept at rest in the clear); `path_key`, a keyed digest, finds a path's later changes.
  */
-export function createChangeQueries(db: Db, sealer: Pick<CapabilitySealer, "sealBytes" | "openBytes" | "digest">) {
+export function createChangeQueries(
+  db: Db,
+  sealer: Pick<CapabilitySealer, "sealBytes" | "sealBytesInTurns" | "openBytes" | "digest">,
+) {
   const sealText = (text: string) => sealer.sealBytes(Buffer.from(text, "utf8")).toString("base64");
   const openText = (stored: string) =>
     sealer.openBytes(Buffer.from(stored, "base64"))?.toString("utf8") ?? UNREADABLE_PATH;
@@ -154,10 +166,10 @@ export function createChangeQueries(db: Db, sealer: Pick<CapabilitySealer, "seal
   const record = db.transaction((author: ChangeAuthor, changes: NewFileChange[], at: number) => {
     clearStmt.run(author.intentId);
     changes.forEach((c, seq) => {
-      const side = (v: { mode?: number; content: Buffer; hash?: string } | undefined) => {
+      const side = (v: ChangeSide | undefined) => {
         if (!v) return { hash: null, mode: null, size: null };
         const hash = v.hash ?? contentHash(v.content);
-        insertBlobStmt.run(hash, v.content.length, sealer.sealBytes(v.content));
+        insertBlobStmt.run(hash, v.content.length, v.sealed ?? sealer.sealBytes(v.content));
         return { hash, mode: v.mode ?? null, size: v.content.length };
       };
       const before = side(c.before);
@@ -179,7 +191,23 @@ export function createChangeQueries(db: Db, sealer: Pick<CapabilitySealer, "seal
     });
   }) as (author: ChangeAuthor, changes: NewFileChange[], at: number) => void;
 
+  const sealSide = async <S extends ChangeSide>(v: S | undefined): Promise<S | undefined> =>
+    v === undefined || v.sealed !== undefined || v.content.length <= SEAL_AHEAD_BYTES
+      ? v
+      : { ...v, sealed: await sealer.sealBytesInTurns(v.content) };
+
   return {
+    /**
+     * The changes with their large contents sealed ahead, a slice per event-loop turn, for record() to store as they
+     * are: awaited before the intent's synchronous record, so its transaction does not seal megabytes on the loop.
+     */
+    sealAhead: (changes: NewFileChange[]): Promise<NewFileChange[]> =>
+      Promise.all(
+        changes.map(async (c) => {
+          const [before, after] = await Promise.all([sealSide(c.before), sealSide(c.after)]);
+          return { ...c, ...(before ? { before } : {}), ...(after ? { after } : {}) };
+        }),
+      ),
     /** Records what an intent is about to change (not yet applied), replacing what it recorded before. */
     record,
     /** Records what the intent's changes could not record (shown in its session's change set whatever its outcome). */

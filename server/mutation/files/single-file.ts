@@ -76,16 +76,18 @@ export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite,
   const checkpoint: SingleFileCheckpoint = { path: write.target.absolute, before, after };
   const intent = intentOf(ctx);
   // For review and revert (server/review/): the file before and after, applied once the intent succeeds.
-  intent.recordChanges([
+  const { hooks, journal, terminal, store } = runtimeOf(ctx);
+  // Large contents are sealed ahead, in turns, so the record's transaction below does not seal them on the loop.
+  const changes = await store.changes.sealAhead([
     {
       path: write.target.absolute,
       ...(write.previous ? { before: { mode: write.mode ?? 0o644, content: write.previous, hash: beforeHash! } } : {}),
       after: { ...(write.mode === undefined ? {} : { mode: write.mode }), content: write.bytes, hash: afterHash },
     },
   ]);
+  intent.recordChanges(changes);
   const landed = intent.checkpointWithOutcome(checkpoint, answer);
   const { target } = write;
-  const { hooks, journal, terminal } = runtimeOf(ctx);
   // The session's project growth budget (growth-budget.ts): refused before anything is written.
   const growth = write.bytes.length - (write.previous?.length ?? 0);
   terminal.growth.admitWrite(ctx.session.id, growth);

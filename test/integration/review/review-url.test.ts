@@ -11,6 +11,9 @@ import { url } from "../mutation/fixtures.js";
 
 type Body = Record<string, unknown> & { ok: boolean; errorCode?: string; callId?: string };
 
+/** Over SEAL_AHEAD_BYTES (store/changes.ts): both sides of its edit are sealed ahead, a slice per turn. */
+const LARGE = Array.from({ length: 40_000 }, (_, i) => `row ${i} ${"y".repeat(20)}`).join("\n") + "\n";
+
 const BOM_CRLF = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("alpha\r\nbeta\r\ngamma\r\n")]);
 
 describe("review and undo over URLs", () => {
@@ -26,6 +29,7 @@ describe("review and undo over URLs", () => {
     fs.writeFileSync(file("crlf.txt"), BOM_CRLF);
     fs.writeFileSync(file("keep.txt"), "one\ntwo\n");
     fs.writeFileSync(file("gone.txt"), "bye\n");
+    fs.writeFileSync(file("large.txt"), LARGE);
     giveToAgent(t.projectDir);
     s = await t.session({ write: true });
     other = await t.session({ write: true, name: "other" });
@@ -201,5 +205,26 @@ describe("review and undo over URLs", () => {
       ok: false,
       errorCode: "change_not_found",
     });
+  });
+
+  it("keeps a large edit's contents, sealed ahead of its record, and reverts it byte for byte", async () => {
+    expect(Buffer.byteLength(LARGE)).toBeGreaterThan(512 * 1024);
+    await agentGet(url(s.r, "r", [["path", "large.txt"]]));
+    const e = await get("e", [
+      ["path", "large.txt"],
+      ["old", "row 39999 "],
+      ["new", "ROW 39999 "],
+      // The answer itself, not a poll URL, even on a loaded machine.
+      ["wait", 20_000],
+    ]);
+    expect(e).toMatchObject({ ok: true });
+    expect(e).not.toHaveProperty("poll");
+    expect(fs.readFileSync(file("large.txt"), "utf8")).toBe(LARGE.replace("row 39999 ", "ROW 39999 "));
+    const done = await get("n", [
+      ["intent", e.callId!],
+      ["wait", 20_000],
+    ]);
+    expect(done).toMatchObject({ ok: true, files: [{ path: "/project/large.txt", op: "restored" }] });
+    expect(fs.readFileSync(file("large.txt"), "utf8")).toBe(LARGE);
   });
 });
