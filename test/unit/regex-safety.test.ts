@@ -17,7 +17,7 @@ const CHECK_MS = 3000;
 
 /** Vulnerable by the checker, safe by their input: file and source, and why. */
 const ALLOWED: Record<string, string> = {
-  "server/config.ts /\\/+$/": "the operator's environment (a public origin)",
+  "server/config-env.ts /\\/+$/": "the operator's environment (a public origin)",
   "server/control/mcp-snippets.ts /^[-_]+|[-_]+$/g": "a session name, set by the operator on the control plane",
   "server/control/mcp-snippets.ts /[-_]+$/": "a session name, set by the operator on the control plane",
   "server/config-checks.ts /=+$/": "the operator token file or variable (43 characters of base64url)",
