@@ -7,11 +7,12 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenCodePlugin } from "../../plugins/opencode-control/index.js";
 import { giveToAgent, makeTempDir, startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
-import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
+import { launchChromium, openControlPage } from "../helpers/chromium.js";
 import { locateOpencode, OPENCODE_VERSION, startOpencodeServe, type OpencodeServe } from "../helpers/opencode-serve.js";
 import { ensureWebBuilt, REPO_ROOT } from "./build-web.js";
 import { takeDocScreenshot } from "./doc-screenshots.js";
 import { closedPort } from "../helpers/closed-port.js";
+import { listedToolNames } from "../helpers/mcp-clients.js";
 
 const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts", "browser");
 const PASSWORD = "plugins-page-opencode-password-0123";
@@ -47,19 +48,14 @@ describe.skipIf("missing" in located && !required)("Plugins page with OpenCode C
   const consoleProblems: string[] = [];
 
   /** A fresh browser context per bridge (login cookies do not tell ports apart), logged in, on the Plugins page. */
-  async function openPlugins(t: TestBridge): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
-    recordConsoleProblems(page, consoleProblems);
-    await page.goto(t.bridge.controlUrl);
-    await page.getByRole("heading", { name: "urlbridge control plane" }).waitFor();
-    await page.keyboard.type(TEST_OPERATOR_TOKEN);
-    await page.keyboard.press("Enter");
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Plugins" }).click();
-    await page.getByRole("heading", { level: 1, name: "Plugins" }).waitFor();
-    return page;
-  }
+  const openPlugins = (t: TestBridge): Promise<Page> =>
+    openControlPage(browser, {
+      controlUrl: t.bridge.controlUrl,
+      token: TEST_OPERATOR_TOKEN,
+      title: "Plugins",
+      problems: consoleProblems,
+      timeoutMs: PAGE_TIMEOUT_MS,
+    });
 
   const row = (page: Page) => page.locator('tr[data-plugin="opencode-control"]');
   const text = async (page: Page, testId: string) => (await row(page).getByTestId(testId).textContent())?.trim();
@@ -168,13 +164,12 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
   });
 
   it("says not configured, in grey, with the compose-profile advice in plain words, and offers agents neither it nor its tools", async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    recordConsoleProblems(page, consoleProblems);
-    await page.goto(t.bridge.controlUrl);
-    await page.getByRole("heading", { name: "urlbridge control plane" }).waitFor();
-    await page.keyboard.type(TEST_OPERATOR_TOKEN);
-    await page.keyboard.press("Enter");
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Plugins" }).click();
+    const page = await openControlPage(browser, {
+      controlUrl: t.bridge.controlUrl,
+      token: TEST_OPERATOR_TOKEN,
+      title: "Plugins",
+      problems: consoleProblems,
+    });
     const row = page.locator('tr[data-plugin="opencode-control"]');
     const state = row.getByTestId("plugin-state");
     await state.getByText("not configured").waitFor();
@@ -209,18 +204,7 @@ describe("Plugins page with OpenCode Control installed but not set up (the appli
       errorCode: "unknown_plugin",
     });
     const token = new URL(init.bases.m).pathname.split("/")[2]!;
-    const listed = await fetch(`${t.bridge.dataUrl}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
-    const names = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
-      (tool) => tool.name,
-    );
+    const names = await listedToolNames(t.bridge.dataUrl, token);
     expect(names.length).toBeGreaterThan(0);
     expect(names.filter((name) => name.startsWith("opencode-control"))).toEqual([]);
     expect(session.body.tools.filter((id) => id.startsWith("opencode-control"))).toEqual([]);

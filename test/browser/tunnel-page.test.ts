@@ -4,7 +4,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, TEST_OPERATOR_TOKEN, type TestBridge } from "../helpers/bridge.js";
-import { launchChromium, recordConsoleProblems } from "../helpers/chromium.js";
+import { launchChromium, openControlPage } from "../helpers/chromium.js";
 import { ensureWebBuilt } from "./build-web.js";
 import { takeDocScreenshot } from "./doc-screenshots.js";
 import { closedPort } from "../helpers/closed-port.js";
@@ -17,18 +17,13 @@ describe("Tunnel page in Chromium", () => {
   const bridges: TestBridge[] = [];
   const consoleProblems: string[] = [];
 
-  /** A fresh browser context per bridge (login cookies do not tell ports apart), logged in, on the named page. */
-  async function openPage(t: TestBridge, title: string): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    recordConsoleProblems(page, consoleProblems);
-    await page.goto(t.bridge.controlUrl);
-    await page.getByRole("heading", { name: "urlbridge control plane" }).waitFor();
-    await page.keyboard.type(TEST_OPERATOR_TOKEN);
-    await page.keyboard.press("Enter");
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: title }).click();
-    await page.getByRole("heading", { level: 1, name: title }).waitFor();
-    return page;
-  }
+  const openPage = (t: TestBridge, title: string): Promise<Page> =>
+    openControlPage(browser, {
+      controlUrl: t.bridge.controlUrl,
+      token: TEST_OPERATOR_TOKEN,
+      title,
+      problems: consoleProblems,
+    });
 
   beforeAll(async () => {
     await ensureWebBuilt();

@@ -144,3 +144,17 @@ export function wrapSession(tb: TestBridge, agent: AgentSession): McpBridge {
     },
   };
 }
+
+/** The tool names a plain JSON-RPC tools/list over HTTP offers to this bearer (the wire as a client sends it). */
+export async function listedToolNames(dataUrl: string, bearer: string): Promise<string[]> {
+  const listed = await fetch(`${dataUrl}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  return ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
+}

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentGet, makeTempDir, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { listedToolNames } from "../../helpers/mcp-clients.js";
 
 interface SessionView {
   id: string;
@@ -139,18 +140,7 @@ describe("projects and sessions", () => {
       const a = await t.session({ name: "mcp-count", ...permissions });
       const view = (await t.api<{ tools: string[]; mcpTools: string[] }>("GET", `/api/sessions/${a.sessionId}`)).body;
       const mcp = (await t.api<{ bearer: string }>("GET", `/api/sessions/${a.sessionId}/mcp`)).body;
-      const listed = await fetch(`${t.bridge.dataUrl}/mcp`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${mcp.bearer}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-      });
-      const names = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
-        (tool) => tool.name,
-      );
+      const names = await listedToolNames(t.bridge.dataUrl, mcp.bearer);
       expect(names.length).toBeGreaterThan(0);
       expect([...view.mcpTools].sort()).toEqual([...names].sort());
       if (urlOnly) {
