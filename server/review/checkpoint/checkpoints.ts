@@ -60,25 +60,10 @@ export class Checkpoints {
   ): Promise<TakenCheckpoint | { notice: string }> {
     const cache = this.cacheOf(project.id);
     cache.running++;
-    const files = new Map<string, Known>();
-    let summary: ScanSummary;
-    try {
-      summary = await scanTree(project.root, this.limits(reader), async (absolute, meta, read) => {
-        const known = cache.files.get(absolute);
-        if (known && sameMeta(known.meta, meta) && cache.blobs.has(known.hash)) {
-          files.set(absolute, known);
-          return;
-        }
-        const content = await read();
-        if (!content) return;
-        const hash = contentHash(content);
-        cache.blobs.put(hash, content);
-        files.set(absolute, { meta, hash });
-      });
-    } catch (error) {
-      this.release(project.id, cache);
-      throw error;
-    }
+    const { files, summary } = await this.scanInto(project.id, project.root, reader, (absolute, meta) => {
+      const known = cache.files.get(absolute);
+      return known && sameMeta(known.meta, meta) && cache.blobs.has(known.hash) ? known : undefined;
+    });
     if (summary.over) {
       this.release(project.id, cache, true);
       return { notice: this.noticeOf(summary.over, "") };
@@ -90,27 +75,17 @@ export class Checkpoints {
   /** Scans the project after the command and tells what changed since `taken`, with both sides' bytes. */
   async after(taken: TakenCheckpoint): Promise<CheckpointOutcome> {
     const cache = this.cacheOf(taken.projectId);
-    const now = new Map<string, Known>();
     const read = new Map<string, Buffer>();
-    let summary: ScanSummary;
-    try {
-      summary = await scanTree(taken.root, this.limits(taken.reader), async (absolute, meta, readFile) => {
+    const { files: now, summary } = await this.scanInto(
+      taken.projectId,
+      taken.root,
+      taken.reader,
+      (absolute, meta) => {
         const before = taken.files.get(absolute);
-        if (before && sameMeta(before.meta, meta)) {
-          now.set(absolute, before);
-          return;
-        }
-        const content = await readFile();
-        if (!content) return;
-        const hash = contentHash(content);
-        cache.blobs.put(hash, content);
-        now.set(absolute, { meta, hash });
-        read.set(absolute, content);
-      });
-    } catch (error) {
-      this.release(taken.projectId, cache);
-      throw error;
-    }
+        return before && sameMeta(before.meta, meta) ? before : undefined;
+      },
+      read,
+    );
     if (summary.over) {
       this.release(taken.projectId, cache, true);
       return { notice: this.noticeOf(summary.over, " after the command") };
@@ -119,6 +94,41 @@ export class Checkpoints {
     cache.files = now;
     this.release(taken.projectId, cache);
     return outcome;
+  }
+
+  /**
+   * One scan of a project's tree: a file `unchanged` recognises keeps what it knew, any other file is read, cached by
+   * content hash and (when `read` is given) kept there with its bytes. A failed scan releases the command's use of
+   * the cache before it throws.
+   */
+  private async scanInto(
+    projectId: string,
+    root: string,
+    reader: Identity | undefined,
+    unchanged: (absolute: string, meta: FileMeta) => Known | undefined,
+    read?: Map<string, Buffer>,
+  ): Promise<{ files: Map<string, Known>; summary: ScanSummary }> {
+    const cache = this.cacheOf(projectId);
+    const files = new Map<string, Known>();
+    try {
+      const summary = await scanTree(root, this.limits(reader), async (absolute, meta, readFile) => {
+        const known = unchanged(absolute, meta);
+        if (known) {
+          files.set(absolute, known);
+          return;
+        }
+        const content = await readFile();
+        if (!content) return;
+        const hash = contentHash(content);
+        cache.blobs.put(hash, content);
+        files.set(absolute, { meta, hash });
+        read?.set(absolute, content);
+      });
+      return { files, summary };
+    } catch (error) {
+      this.release(projectId, cache);
+      throw error;
+    }
   }
 
   /** Drops every project's cache (the bridge is shutting down). */
