@@ -3,11 +3,14 @@
 // belongs to one bridge's terminal state (terminal-state.ts); both register with that bridge's process registry, so stop=, the end of a session or project, and shutdown reach them. Every
 // process a command starts inherits a job marker in its environment; what carries it after the command's end
 // (setsid, double forks, daemons) is found in the container's /proc and ended.
-// The job marker and its sweep: terminal-container-job.ts; the bg=1 launch: terminal-container-background.ts.
+// The job marker and its sweep: terminal-container-job.ts; the bg=1 launch: terminal-container-background.ts; pty=1:
+// pty/container-pty-channel.ts.
 import { randomBytes } from "node:crypto";
 import type { Config } from "../../config.js";
 import { projectContainersOptionsFromConfig } from "../../sandbox/container/from-config.js";
 import { createProjectContainers, type ProjectContainers } from "../../sandbox/container/manager.js";
+import { openPtyInContainer, type ContainerPtyOptions } from "./pty/container-pty-channel.js";
+import type { PtyChannel } from "./pty/pty-channel.js";
 import type { LaunchResult } from "./terminal-background.js";
 import { launchBackgroundInContainer } from "./terminal-container-background.js";
 import {
@@ -71,6 +74,14 @@ export class ContainerTerminal {
    */
   launchBackground(options: ContainerLaunchOptions): Promise<LaunchResult> {
     return launchBackgroundInContainer(this.context(options.owner), options);
+  }
+
+  /**
+   * pty=1: starts the command on a TTY in the project's container. The caller (pty-start.ts) registers it; its
+   * stop, a signal and its end reach the job's processes by their marker.
+   */
+  openPty(options: ContainerPtyOptions): Promise<PtyChannel> {
+    return openPtyInContainer(this.context(options.owner), options);
   }
 
   /**
