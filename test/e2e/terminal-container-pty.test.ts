@@ -182,7 +182,8 @@ describe("pty=1 in URLBRIDGE_SANDBOX=container", () => {
     expect(await running(s.projectId, "sleep 120")).toEqual([]);
     expect((await processesIn(s.projectId)).filter((line) => line.startsWith("bash"))).toEqual([]);
     const view = await agentGet<Body>(`${s.m}/m?pid=${String(shell.pid)}`);
-    expect(view).toMatchObject({ ok: true, processState: "exited", endReason: "stopped" });
+    // The exec's exit code: 128 + 9, the shell was killed by its job's sweep.
+    expect(view).toMatchObject({ ok: true, processState: "exited", endReason: "stopped", exitCode: 137 });
     const typed = await input(shell.pid, "key=enter");
     expect(typed).toMatchObject({ ok: false, errorCode: "process_ended" });
   });
