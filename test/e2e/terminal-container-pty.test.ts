@@ -227,7 +227,7 @@ describe("pty=1 in URLBRIDGE_SANDBOX=container", () => {
       { stateDir: before.stateDir },
     );
     // Same state, same capabilities; only the port (and so the origin) is new.
-    const moved = { ...s, m: s.m.replace(before.bridge.dataUrl, t.bridge.dataUrl) };
+    const moved = { ...s, m: String(s.m).replace(before.bridge.dataUrl, t.bridge.dataUrl) };
     const after = await input(shell.pid, "key=enter", undefined, moved);
     expect(after).toMatchObject({ ok: false, errorCode: "process_not_found" });
     expect(JSON.stringify(after)).toContain("restart ends every PTY process");
