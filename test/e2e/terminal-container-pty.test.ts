@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PTY_REPLAY_BYTES } from "../../server/mutation/terminal/pty/pty-limits.js";
 import { LABEL_INSTANCE } from "../../server/sandbox/container/spec.js";
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import {
@@ -25,6 +26,8 @@ type Body = Record<string, unknown> & { ok: boolean };
 const INSTANCE = `e2e-pty-${process.pid}`;
 /** Polls are bounded: a broken journal fails the test instead of hanging it. */
 const MAX_POLLS = 120;
+/** Past the replay bound (1 MiB), through the emulator's backlog bound, many times over. */
+const FLOOD_BYTES = 24 * 1024 * 1024;
 const docker = new Dockerode();
 const { containersOf, processesIn } = createSandboxProbe(docker, INSTANCE);
 
@@ -186,6 +189,22 @@ describe("pty=1 in URLBRIDGE_SANDBOX=container", () => {
     expect(view).toMatchObject({ ok: true, processState: "exited", endReason: "stopped", exitCode: 137 });
     const typed = await input(shell.pid, "key=enter");
     expect(typed).toMatchObject({ ok: false, errorCode: "process_ended" });
+  });
+
+  it("reads a 24 MiB flood to its last byte and reports what the replay bound dropped", async () => {
+    const flood = await start(s, `yes 'a line of the flood' | head -c ${FLOOD_BYTES}; echo; echo flood-end; sleep 60`);
+    let view = await agentGet<Body>(`${s.m}/m?pid=${String(flood.pid)}`);
+    for (let i = 0; i < MAX_POLLS && !String(view.screen).includes("flood-end"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      view = await agentGet<Body>(`${s.m}/m?pid=${String(flood.pid)}`);
+    }
+    expect(view.screen).toContain("flood-end");
+    // yes and echo write "\n"; the TTY turns each into "\r\n" (head cuts the last line short, before its "\n").
+    const lines = Math.floor(FLOOD_BYTES / "a line of the flood\n".length);
+    expect(view.endOffset).toBe(FLOOD_BYTES + lines + "\r\nflood-end\r\n".length);
+    const head = await agentGet<Body>(`${s.m}/m?pid=${String(flood.pid)}&offset=0&limit=64`);
+    expect(head).toMatchObject({ mode: "raw", lostBytes: Number(view.endOffset) - PTY_REPLAY_BYTES });
+    await settle(`${s.m}/x?stop=${String(flood.pid)}`);
   });
 
   it("refuses a fifth PTY in one session with pty_limit_reached; the list shows the four", async () => {

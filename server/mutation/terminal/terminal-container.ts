@@ -5,7 +5,7 @@
 // (setsid, double forks, daemons) is found in the container's /proc and ended.
 // The job marker and its sweep: terminal-container-job.ts; the bg=1 launch: terminal-container-background.ts; pty=1:
 // pty/container-pty-channel.ts.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import type { Config } from "../../config.js";
 import { projectContainersOptionsFromConfig } from "../../sandbox/container/from-config.js";
 import { createProjectContainers, type ProjectContainers } from "../../sandbox/container/manager.js";
@@ -26,16 +26,18 @@ import type { EndReason, TerminalProcesses, TreeOwner } from "./terminal-process
 import type { ForegroundResult } from "./terminal-run.js";
 
 /**
- * Ids this module hands out for its commands (the `pid` of a result, what stop= takes): above Linux's largest
- * pid (PID_MAX_LIMIT, 2^22), so they never collide with the native path's launcher pids, nor with each other
- * (pids inside two projects' containers do).
+ * Ids this module hands out for its commands (the `pid` of a result, what stop= and a pty=1's /i take): above
+ * Linux's largest pid (PID_MAX_LIMIT, 2^22), so they never collide with the native path's launcher pids, nor with
+ * each other (pids inside two projects' containers do). Each bridge run starts at a random point above it, so a
+ * pid= an agent kept from before a restart names nothing rather than the new run's first process.
  */
 const FIRST_HANDLE = 10_000_001;
+const HANDLE_START_SPREAD = 2 ** 30;
 
 /** One bridge's container commands: its manager of project containers, the handles it gave out, who ran where. */
 export class ContainerTerminal {
   private readonly containers: ProjectContainers;
-  private nextHandle = FIRST_HANDLE;
+  private nextHandle = FIRST_HANDLE + randomInt(HANDLE_START_SPREAD);
   /** Sessions that ran commands in a project's container: a session's end names only the session. */
   private readonly sessionProjects = new Map<string, string>();
 
