@@ -74,11 +74,13 @@ export class ContainerPtyChannel implements PtyChannel {
   }
 
   pause(): void {
-    this.options.exec.stream.pause();
+    const { stream } = this.options.exec;
+    if (!stream.isPaused()) stream.pause();
   }
 
   resume(): void {
-    this.options.exec.stream.resume();
+    const { stream } = this.options.exec;
+    if (stream.isPaused()) stream.resume();
   }
 
   async signal(name: NodeJS.Signals): Promise<number | undefined> {
