@@ -96,3 +96,49 @@ export async function sweepJob(
   const count = Number.parseInt(out.trim(), 10);
   return Number.isFinite(count) ? count : 0;
 }
+
+/** The signals an agent may send to a pty=1 process's foreground group (terminal-input.ts offers these). */
+const GROUP_SIGNALS = new Set(["INT", "TERM", "HUP", "KILL", "QUIT", "TSTP", "CONT", "USR1", "USR2"]);
+
+/**
+ * A shell loop over the container's /proc for a pty=1 job: the first process carrying the job's marker that has a
+ * controlling terminal names the terminal's foreground group (tpgid, the 8th field of /proc/<pid>/stat, read after
+ * the command name's closing parenthesis); that group gets the signal and its id is printed. Nothing is printed
+ * when no process of the job holds a terminal any more.
+ */
+function signalScript(job: string, signal: string): string {
+  const marker = `${JOB_VARIABLE}=${job}`;
+  return [
+    `for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue`,
+    `  case "$(tr '\\0' '\\n' 2>/dev/null < "$d/environ")" in *"${marker}"*) ;; *) continue;; esac`,
+    `  s=$(cat "$d/stat" 2>/dev/null) || continue; set -- \${s##*) }`,
+    `  [ "\${6:-0}" -gt 0 ] 2>/dev/null || continue`,
+    `  kill -s ${signal} -- "-$6" 2>/dev/null && { echo "$6"; exit 0; }`,
+    "done",
+  ].join("\n");
+}
+
+/** Sends a signal (INT, TERM, ...) to the foreground group of a pty=1 job's terminal; answers the group. Never throws. */
+export async function signalJobTerminal(
+  containers: ProjectContainers,
+  projectId: string,
+  root: string,
+  job: string,
+  signal: string,
+): Promise<number | undefined> {
+  if (!GROUP_SIGNALS.has(signal)) return undefined;
+  let out = "";
+  try {
+    await containers.exec({
+      projectId,
+      root,
+      command: signalScript(job, signal),
+      timeoutMs: SWEEP_TIMEOUT_MS,
+      onStdout: (chunk) => (out += chunk.toString("latin1")),
+    });
+  } catch {
+    return undefined;
+  }
+  const group = Number.parseInt(out.trim(), 10);
+  return Number.isInteger(group) && group > 0 ? group : undefined;
+}

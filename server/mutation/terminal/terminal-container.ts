@@ -3,11 +3,14 @@
 // belongs to one bridge's terminal state (terminal-state.ts); both register with that bridge's process registry, so stop=, the end of a session or project, and shutdown reach them. Every
 // process a command starts inherits a job marker in its environment; what carries it after the command's end
 // (setsid, double forks, daemons) is found in the container's /proc and ended.
-// The job marker and its sweep: terminal-container-job.ts; the bg=1 launch: terminal-container-background.ts.
-import { randomBytes } from "node:crypto";
+// The job marker and its sweep: terminal-container-job.ts; the bg=1 launch: terminal-container-background.ts; pty=1:
+// pty/container-pty-channel.ts.
+import { randomBytes, randomInt } from "node:crypto";
 import type { Config } from "../../config.js";
 import { projectContainersOptionsFromConfig } from "../../sandbox/container/from-config.js";
 import { createProjectContainers, type ProjectContainers } from "../../sandbox/container/manager.js";
+import { openPtyInContainer, type ContainerPtyOptions } from "./pty/container-pty-channel.js";
+import type { PtyChannel } from "./pty/pty-channel.js";
 import type { LaunchResult } from "./terminal-background.js";
 import { launchBackgroundInContainer } from "./terminal-container-background.js";
 import {
@@ -23,16 +26,18 @@ import type { EndReason, TerminalProcesses, TreeOwner } from "./terminal-process
 import type { ForegroundResult } from "./terminal-run.js";
 
 /**
- * Ids this module hands out for its commands (the `pid` of a result, what stop= takes): above Linux's largest
- * pid (PID_MAX_LIMIT, 2^22), so they never collide with the native path's launcher pids, nor with each other
- * (pids inside two projects' containers do).
+ * Ids this module hands out for its commands (the `pid` of a result, what stop= and a pty=1's /i take): above
+ * Linux's largest pid (PID_MAX_LIMIT, 2^22), so they never collide with the native path's launcher pids, nor with
+ * each other (pids inside two projects' containers do). Each bridge run starts at a random point above it, so a
+ * pid= an agent kept from before a restart names nothing rather than the new run's first process.
  */
 const FIRST_HANDLE = 10_000_001;
+const HANDLE_START_SPREAD = 2 ** 30;
 
 /** One bridge's container commands: its manager of project containers, the handles it gave out, who ran where. */
 export class ContainerTerminal {
   private readonly containers: ProjectContainers;
-  private nextHandle = FIRST_HANDLE;
+  private nextHandle = FIRST_HANDLE + randomInt(HANDLE_START_SPREAD);
   /** Sessions that ran commands in a project's container: a session's end names only the session. */
   private readonly sessionProjects = new Map<string, string>();
 
@@ -71,6 +76,14 @@ export class ContainerTerminal {
    */
   launchBackground(options: ContainerLaunchOptions): Promise<LaunchResult> {
     return launchBackgroundInContainer(this.context(options.owner), options);
+  }
+
+  /**
+   * pty=1: starts the command on a TTY in the project's container. The caller (pty-start.ts) registers it; its
+   * stop, a signal and its end reach the job's processes by their marker.
+   */
+  openPty(options: ContainerPtyOptions): Promise<PtyChannel> {
+    return openPtyInContainer(this.context(options.owner), options);
   }
 
   /**

@@ -5,6 +5,8 @@ import path from "node:path";
 import type { ToolContext } from "../../kernel/tool/definition.js";
 import type { LaunchPlan } from "../../sandbox/launcher.js";
 import { runtimeOf } from "../journal/context.js";
+import { spawnHostPty } from "./pty/host-pty-channel.js";
+import type { PtyChannel } from "./pty/pty-channel.js";
 import { backgroundLogDir, launchBackground, type LaunchResult, type LogReader } from "./terminal-background.js";
 import type { TreeOwner } from "./terminal-processes.js";
 import { runForeground, type ForegroundResult } from "./terminal-run.js";
@@ -15,6 +17,8 @@ export interface CommandRunner {
   background(): Promise<LaunchResult>;
   /** Runs the command to its end, or ends its tree after timeoutMs. */
   foreground(timeoutMs: number): Promise<ForegroundResult>;
+  /** pty=1: opens a terminal of that size with the command on it; its tree ends with the command. */
+  openPty(size: { rows: number; cols: number }): Promise<PtyChannel>;
 }
 
 export interface RunRequest {
@@ -35,6 +39,7 @@ export function commandRunner(request: RunRequest, ctx: ToolContext): CommandRun
     return {
       background: () => container.launchBackground({ ...base, signal: ctx.signal }),
       foreground: (timeoutMs) => container.runForeground({ ...base, timeoutMs, signal: ctx.signal }),
+      openPty: (size) => container.openPty({ ...base, ...size }),
     };
   }
   const common = { command: request.command, cwd: request.cwd.absolute, env: request.env, owner: request.owner };
@@ -61,6 +66,11 @@ export function commandRunner(request: RunRequest, ctx: ToolContext): CommandRun
         // A durable commit per command, worth it only when a crash would leave the tree running (a bare spawn).
         ...(treeEndsWithBridge(plan) ? {} : { onSpawn: (pid: number) => request.checkpoint(pid) }),
       });
+    },
+    openPty: (size) => {
+      // A pty=1 tree ends with its command, like a foreground one: nothing it left behind outlives the terminal.
+      const { plan } = hostPlan(ctx, relative, true);
+      return spawnHostPty({ command: request.command, cwd: request.cwd.absolute, env: request.env, plan, ...size });
     },
   };
 }

@@ -2,7 +2,6 @@
 // machine-wide gate's slots until they finish or time out; bg=1 launches a long-running process and reports
 // its start-up. Protocol: docs/PROTOCOL.md §6.
 import { stat } from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool, type InterruptedIntent, type ToolContext } from "../../kernel/tool/definition.js";
@@ -14,13 +13,13 @@ import { runtimeOf } from "../journal/context.js";
 import { journalControls } from "../journal/controls.js";
 import { interruptedFailure } from "../journal/recovery.js";
 import { BLOB_ID_PATTERN, MAX_CHUNKS_PER_BLOB } from "../staging/staging.js";
-import { checkPtyParameters, launchPty, ptyFields, refusePtyInContainer } from "./pty/pty-launch.js";
+import { checkPtyParameters, launchPty, ptyFields } from "./pty/pty-launch.js";
 import { killTree, processStartTicks } from "./process-tree.js";
 import { STARTUP_WINDOW_MS } from "./startup-transcript.js";
 import { terminalOutput, type StopOutput, type TerminalOutput } from "./terminal-answers.js";
 import { limitsAfter, reportBackground, reportForeground } from "./terminal-report.js";
 import { checkpointed } from "./terminal-checkpoint.js";
-import { commandRunner, hostPlan } from "./terminal-runner.js";
+import { commandRunner } from "./terminal-runner.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from "./terminal-run.js";
 
 // The answers' shapes live in terminal-answers.ts; these names stay importable from here.
@@ -207,14 +206,10 @@ async function executeTerminal(args: TerminalArgs, ctx: ToolContext): Promise<Te
   const { command, cwd } = await prepareCommand(args, ctx);
   const { env } = buildChildEnv();
   const owner = { sessionId: ctx.session.id, projectId: ctx.project.id, root: ctx.project.root };
-  if (args.pty) refusePtyInContainer(ctx);
   runtimeOf(ctx).terminal.growth.beginCommand(owner.sessionId, owner.root);
-  if (args.pty) {
-    // A pty=1 tree ends with its command, like a foreground one: nothing it left behind outlives the terminal.
-    const { plan } = hostPlan(ctx, path.relative(ctx.project.root, cwd.absolute), true);
-    return launchPty({ command, cwd, env, plan, rows: args.rows, cols: args.cols }, ctx);
-  }
   const runner = commandRunner({ command, cwd, env, owner, checkpoint: (pid) => checkpointProcess(ctx, pid) }, ctx);
+  if (args.pty)
+    return launchPty({ command, cwd, rows: args.rows, cols: args.cols, open: (size) => runner.openPty(size) }, ctx);
   if (args.bg) return reportBackground(await runner.background(), ctx, cwd.display);
   const timeoutMs = args.timeout ?? DEFAULT_TIMEOUT_MS;
   ctx.intent?.progress({ phase: "running", since: new Date().toISOString() });

@@ -7,6 +7,7 @@ import type Dockerode from "dockerode";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { agentIdentity, type Identity } from "../identity.js";
 import { runExec, type ContainerExecResult } from "./exec.js";
+import { openTtyExec, type TtyExec } from "./tty-exec.js";
 import {
   CONTAINER_PROJECT_PATH,
   DEFAULT_SANDBOX_IMAGE,
@@ -23,6 +24,7 @@ import {
 } from "./spec.js";
 
 export type { ContainerExecResult } from "./exec.js";
+export type { TtyExec } from "./tty-exec.js";
 
 export interface ProjectContainersOptions {
   /** A dockerode client; default: DOCKER_HOST, else /var/run/docker.sock. */
@@ -57,9 +59,22 @@ export interface ContainerExecRequest {
   signal?: AbortSignal;
 }
 
+/** An interactive command (pty=1): it runs until it exits or its processes are ended; no timeout. */
+export interface ContainerTtyRequest {
+  projectId: string;
+  root: string;
+  command: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  rows: number;
+  cols: number;
+}
+
 export interface ProjectContainers {
   /** Runs a command in the project's container, creating or starting it first when needed. */
   exec(request: ContainerExecRequest): Promise<ContainerExecResult>;
+  /** Starts a command on a TTY in the project's container (created or started first when needed). */
+  openTty(request: ContainerTtyRequest): Promise<TtyExec>;
   /** Makes sure the project's container exists and runs; answers its id. */
   ensure(projectId: string, root: string): Promise<string>;
   /** Ends every process in the project's container (setsid and daemons included) by restarting it; /tmp is cleared. */
@@ -282,41 +297,65 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
     return containers.length > 0;
   }
 
-  async function execOnce(request: ContainerExecRequest, workingDir: string): Promise<ContainerExecResult> {
-    const target = await ensureKnown(request.projectId, request.root);
-    const engine = await docker();
-    return runExec({
-      container: engine.getContainer(target.id),
-      command: request.command,
-      workingDir,
-      env: request.env ?? {},
-      user: target.user,
-      timeoutMs: request.timeoutMs,
-      killAfterMs,
-      ...(request.onStdout ? { onStdout: request.onStdout } : {}),
-      ...(request.onStderr ? { onStderr: request.onStderr } : {}),
-      ...(request.signal ? { signal: request.signal } : {}),
-      endEverything: async () => void (await endProcesses(request.projectId)),
-      demux: (stream, stdout, stderr) => engine.modem.demuxStream(stream, stdout, stderr),
-    });
+  /** Runs `run` against the project's container; one removed or stopped behind our back is prepared again, once. */
+  async function inContainer<T>(
+    projectId: string,
+    root: string,
+    run: (container: Dockerode.Container, user: string) => Promise<T>,
+  ): Promise<T> {
+    const attempt = async () => {
+      const target = await ensureKnown(projectId, root);
+      return run((await docker()).getContainer(target.id), target.user);
+    };
+    try {
+      return await attempt();
+    } catch (error) {
+      const status = (error as { statusCode?: number }).statusCode;
+      // Removed or stopped behind our back (docker rm, an engine restart): prepare it again, once.
+      if (status !== 404 && status !== 409) throw sandboxError(error, image);
+      known.delete(projectId);
+      try {
+        return await attempt();
+      } catch (retryError) {
+        throw sandboxError(retryError, image);
+      }
+    }
   }
 
   return {
     async exec(request) {
       const workingDir = containerWorkingDir(request.root, request.cwd);
-      try {
-        return await execOnce(request, workingDir);
-      } catch (error) {
-        const status = (error as { statusCode?: number }).statusCode;
-        // Removed or stopped behind our back (docker rm, an engine restart): prepare it again, once.
-        if (status !== 404 && status !== 409) throw sandboxError(error, image);
-        known.delete(request.projectId);
-        try {
-          return await execOnce(request, workingDir);
-        } catch (retryError) {
-          throw sandboxError(retryError, image);
-        }
-      }
+      const engine = await docker();
+      return inContainer(request.projectId, request.root, (container, user) =>
+        runExec({
+          container,
+          command: request.command,
+          workingDir,
+          env: request.env ?? {},
+          user,
+          timeoutMs: request.timeoutMs,
+          killAfterMs,
+          ...(request.onStdout ? { onStdout: request.onStdout } : {}),
+          ...(request.onStderr ? { onStderr: request.onStderr } : {}),
+          ...(request.signal ? { signal: request.signal } : {}),
+          endEverything: async () => void (await endProcesses(request.projectId)),
+          demux: (stream, stdout, stderr) => engine.modem.demuxStream(stream, stdout, stderr),
+        }),
+      );
+    },
+    async openTty(request) {
+      const workingDir = containerWorkingDir(request.root, request.cwd);
+      return inContainer(request.projectId, request.root, (container, user) =>
+        openTtyExec({
+          container,
+          command: request.command,
+          workingDir,
+          env: request.env ?? {},
+          user,
+          rows: request.rows,
+          cols: request.cols,
+        }),
+      );
     },
     async ensure(projectId, root) {
       return (await ensureKnown(projectId, root)).id;

@@ -1,5 +1,6 @@
 // Starts a pty=1 process directly (no bridge) for the bounds tests: a fresh registry, one session, a bridge-wide
 // shutdown signal the caller aborts after its tests.
+import { spawnHostPty } from "../../../server/mutation/terminal/pty/host-pty-channel.js";
 import { PtyRegistry } from "../../../server/mutation/terminal/pty/pty-registry.js";
 import { startPty } from "../../../server/mutation/terminal/pty/pty-start.js";
 import type { PtyProcess } from "../../../server/mutation/terminal/pty/pty-process.js";
@@ -14,13 +15,12 @@ export interface TestPtyOptions {
 }
 
 export async function startTestPty(command: string, options: TestPtyOptions): Promise<PtyProcess> {
+  const size = { rows: options.rows ?? 24, cols: options.cols ?? 120 };
   const record = await startPty({
     command,
-    cwd: options.cwd,
     cwdDisplay: "/project",
-    env: buildChildEnv().env,
-    rows: options.rows ?? 24,
-    cols: options.cols ?? 120,
+    ...size,
+    open: () => spawnHostPty({ command, cwd: options.cwd, env: buildChildEnv().env, ...size }),
     owner: { sessionId: "s1", projectId: "p1" },
     processes: new TerminalProcesses(),
     ptys: new PtyRegistry(60 * 60 * 1000, 1000),

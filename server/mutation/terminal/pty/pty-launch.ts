@@ -1,12 +1,12 @@
 // /x?pty=1: what the terminal tool does for an interactive start: its parameters and their conflicts, then the
-// command starts on a PTY, the call waits for its first output to settle (bounded) and answers the screen with the
-// URLs that type into it and read it.
+// command starts on a PTY (this host) or a TTY exec (the project's container), the call waits for its first output
+// to settle (bounded) and answers the screen with the URLs that type into it and read it.
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../../errors.js";
 import type { ToolContext } from "../../../kernel/tool/definition.js";
-import type { LaunchPlan } from "../../../sandbox/launcher.js";
 import { runtimeOf } from "../../journal/context.js";
 import { launcherRefused } from "../terminal-background.js";
+import type { PtyChannel } from "./pty-channel.js";
 import { DEFAULT_PTY_COLS, DEFAULT_PTY_ROWS, DEFAULT_QUIET_MS, MAX_PTY_COLS, MAX_PTY_ROWS } from "./pty-limits.js";
 import { ptyStateFields, ptyUrlFields, screenFields, screenOf, stateOf, urlsOf } from "./pty-answer.js";
 import { startPty } from "./pty-start.js";
@@ -57,16 +57,6 @@ export function checkPtyParameters(args: PtyParameters, ctx: ToolContext): void 
   }
 }
 
-/** Container sandbox mode has no PTY processes yet: checked before anything starts or is counted. */
-export function refusePtyInContainer(ctx: ToolContext): void {
-  if (!runtimeOf(ctx).terminal.container) return;
-  throw new ToolError(
-    ErrorCode.sandboxUnavailable,
-    "pty=1 is not available in container sandbox mode yet; run the command in the foreground or with bg=1.",
-    { detail: { reason: "pty_in_container_mode" }, retryable: false },
-  );
-}
-
 export const ptyStartOutput = z.strictObject({
   ok: z.literal(true),
   mode: z.literal("pty"),
@@ -80,22 +70,20 @@ export type PtyStartOutput = z.infer<typeof ptyStartOutput>;
 export interface PtyLaunchRequest {
   command: string;
   cwd: { absolute: string; display: string };
-  env: Record<string, string>;
-  plan: LaunchPlan | undefined;
   rows: number | undefined;
   cols: number | undefined;
+  /** Opens the channel where the command runs (terminal-runner.ts: this host or the project's container). */
+  open(size: { rows: number; cols: number }): Promise<PtyChannel>;
 }
 
 export async function launchPty(request: PtyLaunchRequest, ctx: ToolContext): Promise<PtyStartOutput> {
   const { terminal } = runtimeOf(ctx);
+  const size = { rows: request.rows ?? DEFAULT_PTY_ROWS, cols: request.cols ?? DEFAULT_PTY_COLS };
   const record = await startPty({
     command: request.command,
-    cwd: request.cwd.absolute,
     cwdDisplay: request.cwd.display,
-    env: request.env,
-    plan: request.plan,
-    rows: request.rows ?? DEFAULT_PTY_ROWS,
-    cols: request.cols ?? DEFAULT_PTY_COLS,
+    ...size,
+    open: () => request.open(size),
     owner: { sessionId: ctx.session.id, projectId: ctx.project.id },
     processes: terminal.processes,
     ptys: terminal.ptys,

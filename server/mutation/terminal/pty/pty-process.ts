@@ -1,14 +1,11 @@
-// One interactive process: the PTY it runs on (node-pty), a terminal emulator rendering its screen
-// (@xterm/headless), the raw bytes by offset (ReplayBuffer), and the waits an input call can make for its output.
-// A flood pauses the PTY until the emulator has caught up, so memory stays bounded by the limits in pty-limits.ts.
-import { readFileSync } from "node:fs";
-import { constants as osConstants } from "node:os";
-import type { IPty } from "@lydell/node-pty";
+// One interactive process: the channel it runs on (a PTY on this host or a TTY exec in the project's container,
+// pty-channel.ts), a terminal emulator rendering its screen (@xterm/headless), the raw bytes by offset
+// (ReplayBuffer), and the waits an input call can make for its output. A flood pauses the channel until the
+// emulator has caught up, so memory stays bounded by the limits in pty-limits.ts.
 import type { Terminal } from "@xterm/headless";
-import { isGone, readStat } from "../process-tree.js";
+import type { PtyChannel } from "./pty-channel.js";
 import { PTY_PARSE_BACKLOG_BYTES } from "./pty-limits.js";
 import { ReplayBuffer, type ReplayPage } from "./replay-buffer.js";
-import { keepOutputPastExit, readFlow, type ReadFlow } from "./pty-stream.js";
 
 /** Why a pty=1 process ended; memory and growth: the session passed an agent limit (server/sandbox/agent-limits.ts). */
 export const PTY_END_REASONS = ["exited", "stopped", "idle", "scope_ended", "shutdown", "memory", "growth"] as const;
@@ -53,8 +50,6 @@ export interface WaitResult {
   waitedMs: number;
 }
 
-/** How often a paused PTY's process is checked for having exited. */
-const EXIT_WATCH_MS = 100;
 /** Text an expect-style wait searches: the output since the input, escape sequences removed, its end only. */
 const EXPECT_WINDOW_CHARS = 8 * 1024;
 // CSI, OSC (BEL or ST terminated), two-byte escapes, then the C0 controls other than newline and tab.
@@ -66,7 +61,7 @@ export function stripEscapes(text: string): string {
 }
 
 export interface PtyProcessOptions {
-  pty: IPty;
+  channel: PtyChannel;
   terminal: Terminal;
   replayBytes: number;
 }
@@ -77,43 +72,27 @@ export class PtyProcess {
   /** Last time an agent typed into or looked at it (the idle end counts from here). */
   lastUsed = Date.now();
   end: PtyEnd | undefined;
-  /** Resolves when the PTY's process (the launcher) has exited and its output is parsed. */
+  /** Resolves when the channel's process has exited and its output is parsed. */
   readonly ended: Promise<PtyEnd>;
-  private readonly pty: IPty;
+  private readonly channel: PtyChannel;
   private readonly terminal: Terminal;
   private backlog = 0;
-  private paused = false;
-  private readonly flow: ReadFlow;
-  /** The PTY's process has exited: its last output is read without pausing. */
-  private exited = false;
   private lastOutput = Date.now();
   private endReason: PtyEndReason | undefined;
   private readonly watchers = new Set<() => void>();
 
   constructor(options: PtyProcessOptions) {
-    this.pty = options.pty;
+    this.channel = options.channel;
     this.terminal = options.terminal;
-    this.pid = options.pty.pid;
+    this.pid = options.channel.pid;
     this.replay = new ReplayBuffer(options.replayBytes);
-    this.flow = readFlow(this.pty);
-    keepOutputPastExit(this.pty, {
-      onChunk: (chunk) => this.onOutput(chunk),
-      onExitPending: () => this.flowAfterExit(),
-    });
-    // encoding: null at spawn: node-pty hands Buffers, so a character split across reads stays whole.
-    this.pty.onData((data: string | Buffer) => this.onOutput(typeof data === "string" ? Buffer.from(data) : data));
+    this.channel.onData((chunk) => this.onOutput(chunk));
     this.ended = new Promise((resolve) => {
-      this.pty.onExit(({ exitCode, signal }) => {
-        // node-pty reports the exit once the stream has closed, and it closes only after every byte the program
-        // wrote was read (pty-stream.ts): what is left is the emulator's queue, parsed before the end is reported.
-        this.flowAfterExit();
+      this.channel.onExit(({ exitCode, signal }) => {
+        // The channel reports the exit after its last output: what is left is the emulator's queue, parsed before
+        // the end is reported.
         this.terminal.write("", () => {
-          this.end = {
-            exitCode: signal ? null : exitCode,
-            signal: signal ? signalName(signal) : null,
-            reason: this.endReason ?? "exited",
-            endedAt: Date.now(),
-          };
+          this.end = { exitCode, signal, reason: this.endReason ?? "exited", endedAt: Date.now() };
           this.notify();
           resolve(this.end);
         });
@@ -133,41 +112,12 @@ export class PtyProcess {
     this.lastOutput = Date.now();
     this.replay.push(chunk);
     this.backlog += chunk.length;
-    if (!this.paused && !this.exited && this.backlog > PTY_PARSE_BACKLOG_BYTES) {
-      this.paused = true;
-      this.flow.stop();
-      this.watchExitWhilePaused();
-    }
+    if (this.backlog > PTY_PARSE_BACKLOG_BYTES) this.channel.pause();
     this.terminal.write(chunk, () => {
       this.backlog -= chunk.length;
-      if (this.paused && this.backlog < PTY_PARSE_BACKLOG_BYTES / 4) {
-        this.paused = false;
-        this.flow.start();
-      }
+      if (this.backlog < PTY_PARSE_BACKLOG_BYTES / 4) this.channel.resume();
       this.notify();
     });
-  }
-
-  /**
-   * node-pty reports the exit only once the PTY's stream has closed, and a stream whose reading is stopped never
-   * sees the hang-up that closes it. So while paused, the process is watched, and once it is gone reading flows
-   * again (what is left is the kernel's PTY buffer, a few KiB).
-   */
-  private watchExitWhilePaused(): void {
-    const timer = setInterval(() => {
-      if (!this.paused) return clearInterval(timer);
-      if (!isGone(this.pid)) return;
-      clearInterval(timer);
-      this.flowAfterExit();
-    }, EXIT_WATCH_MS);
-  }
-
-  /** The process has exited: its last output is read without pausing, however far the emulator is behind. */
-  private flowAfterExit(): void {
-    this.exited = true;
-    if (!this.paused) return;
-    this.paused = false;
-    this.flow.start();
   }
 
   private notify(): void {
@@ -176,26 +126,19 @@ export class PtyProcess {
 
   write(data: string): void {
     this.lastUsed = Date.now();
-    this.pty.write(data);
+    this.channel.write(data);
   }
 
   resize(rows: number, cols: number): void {
     this.lastUsed = Date.now();
-    this.pty.resize(cols, rows);
+    this.channel.resize(rows, cols);
     this.terminal.resize(cols, rows);
   }
 
   /** Sends a signal to the terminal's foreground process group (what a shell runs now), else to the command. */
-  signal(name: NodeJS.Signals): number | undefined {
+  signal(name: NodeJS.Signals): Promise<number | undefined> {
     this.lastUsed = Date.now();
-    const group = foregroundGroup(this.pid);
-    if (group === undefined) return undefined;
-    try {
-      process.kill(-group, name);
-      return group;
-    } catch {
-      return undefined;
-    }
+    return this.channel.signal(name);
   }
 
   /** Resolves once everything the PTY has delivered so far is on the screen. */
@@ -292,22 +235,12 @@ export class PtyProcess {
     });
   }
 
-  /** Ends the process tree: the launcher ends everything beneath it on SIGTERM, SIGKILL after `graceMs`. */
+  /** Ends the process tree: the channel asks it to end, and makes sure after `graceMs`. */
   async stop(reason: PtyEndReason, graceMs: number): Promise<PtyEnd> {
     if (this.end) return this.end;
     this.endReason ??= reason;
-    try {
-      this.pty.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-    const timer = setTimeout(() => {
-      try {
-        this.pty.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }, graceMs);
+    this.channel.end(false);
+    const timer = setTimeout(() => this.channel.end(true), graceMs);
     const end = await this.ended;
     clearTimeout(timer);
     return end;
@@ -317,36 +250,4 @@ export class PtyProcess {
     this.watchers.clear();
     this.terminal.dispose();
   }
-}
-
-/**
- * The terminal's foreground process group: the tpgid of the process holding the terminal. The launcher gives the
- * terminal to its command (--tty), so that is the launcher's first child; a bare spawn holds it itself.
- */
-function foregroundGroup(pid: number): number | undefined {
-  const own = tpgidOf(pid);
-  if (own !== undefined) return own;
-  for (const child of childrenOf(pid)) {
-    const group = tpgidOf(child);
-    if (group !== undefined) return group;
-  }
-  return undefined;
-}
-
-function tpgidOf(pid: number): number | undefined {
-  const stat = readStat(pid);
-  return stat?.tpgid !== undefined && stat.tpgid > 0 ? stat.tpgid : undefined;
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function signalName(signal: number): string {
-  const entry = Object.entries(osConstants.signals).find(([, value]) => value === signal);
-  return entry?.[0] ?? `signal ${signal}`;
 }

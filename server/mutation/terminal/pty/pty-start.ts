@@ -1,30 +1,25 @@
-// pty=1 launches: the command runs on a pseudo-terminal under the same sandbox launcher as every terminal
-// command (same Landlock rules, identity, scrubbed environment and tree ownership), with --tty so the launcher
-// hands the terminal to the command's own session. node-pty opens the PTY and forks the launcher onto it.
+// pty=1 starts: the PTY limits checked and the start held in the process registry while the channel opens (on
+// this host or in the project's container: the caller's open()), then the emulator and the PtyProcess over it,
+// registered so stop=, scope ends, the idle end and shutdown reach it like any tree.
 import { ErrorCode, ToolError } from "../../../errors.js";
-import { launcherBinary, type LaunchPlan } from "../../../sandbox/launcher.js";
 import { KILL_GRACE_MS } from "../process-tree.js";
 import type { TerminalProcesses, TreeOwner } from "../terminal-processes.js";
-import { resolveShell } from "../terminal-spawn.js";
+import type { PtyChannel } from "./pty-channel.js";
 import { MAX_PTYS_PER_BRIDGE, MAX_PTYS_PER_SESSION, PTY_REPLAY_BYTES, PTY_SCROLLBACK_LINES } from "./pty-limits.js";
 import { PtyProcess } from "./pty-process.js";
 import type { PtyRecord, PtyRegistry } from "./pty-registry.js";
 
-/** Past the launcher's own grace, how long ending a PTY's tree may take before the launcher is killed. */
+/** Past the launcher's own grace, how long ending a PTY's tree may take before it is made sure of. */
 const STOP_SLACK_MS = 3000;
-/** The terminal type the command sees: what the emulator understands. */
-const TERM = "xterm-256color";
 
 export interface PtyStartOptions {
   command: string;
-  /** Where the command runs (absolute); the plan's launcher walks to it itself. */
-  cwd: string;
   /** The display form (/project/...). */
   cwdDisplay: string;
-  env: Record<string, string>;
-  plan?: LaunchPlan;
   rows: number;
   cols: number;
+  /** Opens the channel with the command on it, rows x cols (host-pty-channel.ts, container-pty-channel.ts). */
+  open(): Promise<PtyChannel>;
   owner: TreeOwner;
   processes: TerminalProcesses;
   ptys: PtyRegistry;
@@ -35,21 +30,11 @@ export interface PtyStartOptions {
 export async function startPty(options: PtyStartOptions): Promise<PtyRecord> {
   options.signal.throwIfAborted();
   checkLimits(options);
-  const [{ spawn }, xterm] = await Promise.all([import("@lydell/node-pty"), import("@xterm/headless")]);
-  checkLimits(options);
-  const shell = resolveShell();
-  const shellArgv = [shell.file, ...shell.args, options.command];
-  const binary = options.plan?.file ?? launcherBinary();
-  const [file, args] = binary
-    ? [binary, [...(options.plan?.args ?? ["--foreground"]), "--tty", "--", ...shellArgv]]
-    : [shellArgv[0]!, shellArgv.slice(1)];
-  const pty = spawn(file, args, {
-    name: TERM,
-    rows: options.rows,
-    cols: options.cols,
-    cwd: binary ? (options.plan?.spawnCwd ?? options.cwd) : options.cwd,
-    env: { ...options.env, ...(options.plan?.env ?? {}), TERM },
-    encoding: null,
+  // Counted from here, so two starts at once cannot pass the caps; a scope end meanwhile ends it once it runs.
+  const pending = options.processes.begin("pty", options.owner);
+  const [channel, xterm] = await Promise.all([options.open(), import("@xterm/headless")]).catch((error: unknown) => {
+    pending.abandoned();
+    throw error;
   });
   // The package is CommonJS with an ES module beside it: which one loads depends on the loader (vitest, tsx, the build).
   const { Terminal } = (xterm as { Terminal?: typeof xterm.Terminal }).Terminal ? xterm : xterm.default;
@@ -59,7 +44,7 @@ export async function startPty(options: PtyStartOptions): Promise<PtyRecord> {
     scrollback: PTY_SCROLLBACK_LINES,
     allowProposedApi: true,
   });
-  const process = new PtyProcess({ pty, terminal, replayBytes: PTY_REPLAY_BYTES });
+  const process = new PtyProcess({ channel, terminal, replayBytes: PTY_REPLAY_BYTES });
   const record: PtyRecord = {
     pid: process.pid,
     process,
@@ -69,7 +54,8 @@ export async function startPty(options: PtyStartOptions): Promise<PtyRecord> {
     startedAt: Date.now(),
   };
   const graceMs = KILL_GRACE_MS + STOP_SLACK_MS;
-  const forget = options.processes.add({
+  options.ptys.add(record);
+  const forget = pending.started({
     pid: process.pid,
     kind: "pty",
     owner: options.owner,
@@ -80,7 +66,7 @@ export async function startPty(options: PtyStartOptions): Promise<PtyRecord> {
   });
   const onShutdown = () => void process.stop("shutdown", graceMs);
   options.signal.addEventListener("abort", onShutdown, { once: true });
-  options.ptys.add(record);
+  if (options.signal.aborted) onShutdown();
   void process.ended.then(() => {
     forget();
     options.signal.removeEventListener("abort", onShutdown);

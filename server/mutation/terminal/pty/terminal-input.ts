@@ -159,7 +159,7 @@ async function executeInput(args: InputArgs, ctx: ToolContext): Promise<InputOut
   const since = pty.replay.endOffset;
   if (args.rows !== undefined && args.cols !== undefined) pty.resize(args.rows, args.cols);
   if (typed !== "") pty.write(typed);
-  const signalled = args.signal ? pty.signal(`SIG${args.signal}`) : undefined;
+  const signalled = args.signal ? await pty.signal(`SIG${args.signal}`) : undefined;
   if (args.signal && signalled === undefined) {
     throw new ToolError(
       ErrorCode.processEnded,
