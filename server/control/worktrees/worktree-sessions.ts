@@ -28,6 +28,8 @@ export interface WorktreeSessionsOptions {
   config: { dir: string | undefined; maxPerProject: number };
   /** Who owns a project's files: git runs as them (undefined: the bridge's own user). */
   ownerOf: (root: string) => Identity | undefined;
+  /** Ends the session's processes and settles once they are gone, before its folder is removed under them. */
+  endProcesses?: (sessionId: string) => Promise<unknown>;
   diskUse?: DiskUseCache;
 }
 
@@ -134,6 +136,7 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
     if (!row) throw notFound("worktree session", sessionId);
     store.worktrees.markRemoving(sessionId);
     options.registry().disableSession(sessionId);
+    await options.endProcesses?.(sessionId);
     await finishRemoval(store.worktrees.get(sessionId)!);
   }
 
@@ -146,11 +149,21 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
     async removeProject(projectId: string): Promise<void> {
       for (const row of store.worktrees.byProject(projectId)) await remove(row.sessionId);
     },
-    /** At start: finishes the deletes a crash or a failed git step left under way; answers their session ids. */
-    async finishInterrupted(): Promise<string[]> {
-      const pending = store.worktrees.list().filter((row) => row.removingAt !== null);
-      for (const row of pending) await finishRemoval(row);
-      return pending.map((row) => row.sessionId);
+    /**
+     * At start: finishes the deletes a crash or a failed git step left under way; answers the sessions finished.
+     * One that fails again is reported through `warn` and stays marked (the next start, or a delete, retries).
+     */
+    async finishInterrupted(warn: (message: string) => void): Promise<string[]> {
+      const finished: string[] = [];
+      for (const row of store.worktrees.list().filter((r) => r.removingAt !== null)) {
+        try {
+          await finishRemoval(row);
+          finished.push(row.sessionId);
+        } catch (error) {
+          warn(`the delete of worktree session ${row.sessionId} (${row.path}) is unfinished: ${String(error)}`);
+        }
+      }
+      return finished;
     },
     /** The project's worktree sessions whose folder is gone, after `git worktree prune` forgot them. */
     async prune(projectId: string): Promise<{ stale: string[] }> {
