@@ -1,7 +1,7 @@
 // Where one /x command runs: the project's warm container (URLBRIDGE_SANDBOX=container) or this host under the
 // sandbox launcher. Both answer the same results, so the terminal tool reports a run one way whichever ran it.
 import fs from "node:fs";
-import { linkedWorktreeCommonDir } from "../../kernel/vcs/git-worktree-link.js";
+import { linkedWorktreeCommonDir } from "../../sandbox/git-worktree-link.js";
 import path from "node:path";
 import type { ToolContext } from "../../kernel/tool/definition.js";
 import type { LaunchPlan } from "../../sandbox/launcher.js";
