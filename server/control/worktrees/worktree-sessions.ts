@@ -40,6 +40,13 @@ export interface CreateWorktreeSessionInput {
   worktree: { base?: string | undefined; branch?: string | undefined };
 }
 
+/** GET /api/projects/:id/repository: whether a session there may have its own worktree, and the default base. */
+export interface ProjectRepository {
+  repository: boolean;
+  /** The branch HEAD is on (the default base), or null when HEAD is detached or there is no repository. */
+  branch: string | null;
+}
+
 /** The worktree cap as /api/health `limits` shows it. */
 export interface WorktreeLimits {
   maxPerProject: number;
@@ -143,6 +150,16 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
   return {
     create,
     remove,
+    /** Whether the project's root is the top of a git repository, and the branch its HEAD is on. */
+    async repository(projectId: string): Promise<ProjectRepository> {
+      const target = targetOf(projectId);
+      const repository = await requireRepository(target).then(
+        () => true,
+        () => false,
+      );
+      const branch = repository ? await currentBranch(target).catch(() => null) : null;
+      return { repository, branch };
+    },
     /** True when the session works in its own worktree (its delete goes through remove). */
     has: (sessionId: string): boolean => store.worktrees.get(sessionId) !== undefined,
     /** Deletes every worktree session of a project (before the project itself goes). */
