@@ -42,6 +42,7 @@ export const ControlErrorCode = {
   worktreeFolderExists: "worktree_folder_exists",
   worktreeLimitReached: "worktree_limit_reached",
   worktreeGitFailed: "worktree_git_failed",
+  worktreesExist: "worktrees_exist",
   // the state store (app.ts): the database refused a write (disk full, a lock another process holds, I/O)
   stateStoreUnavailable: "state_store_unavailable",
   // generic
@@ -84,6 +85,7 @@ export const CONTROL_ERROR_STATUS = {
   worktree_folder_exists: 409,
   worktree_limit_reached: 409,
   worktree_git_failed: 502,
+  worktrees_exist: 409,
   state_store_unavailable: 503,
   internal_error: 500,
 } as const satisfies Record<ControlErrorCode, number>;
