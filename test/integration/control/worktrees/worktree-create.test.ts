@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentGet, makeProjectDir, startTestBridge, TEST_AGENT_UID, type TestBridge } from "../../../helpers/bridge.js";
 import { git, makeRepository, put } from "../../../helpers/git-repo.js";
 import { openStore } from "../../../../server/store/index.js";
+import { wrapSession } from "../../../helpers/mcp-clients.js";
 
 interface WorktreeView {
   path: string;
@@ -108,6 +109,49 @@ describe("POST /api/sessions with a worktree", () => {
     expect(JSON.stringify(status)).toContain("urlbridge/edits");
     expect(JSON.stringify(status)).toContain("a.txt");
     expect(git(repo, "status", "--porcelain")).toBe("");
+  });
+
+  it("does not hand out the worktree's .git link file over URLs or MCP, and /v and MCP git read the branch", async () => {
+    const created = await tb.api<SessionView>("POST", "/api/sessions", { projectId, name: "linked", worktree: {} });
+    const bases = await initOf(created.body);
+    const gitDir = path.join(repo, ".git");
+    for (const target of [
+      `${bases.r}/r?path=.git`,
+      `${bases.r}/t?path=.git`,
+      `${bases.r}/o?path=.git`,
+      `${bases.m}/w?path=.git&raw=gitdir:%20/tmp%0A`,
+      `${bases.m}/e?path=.git&old=gitdir&raw=x`,
+    ]) {
+      const body = await agentGet<Body>(target);
+      expect(body, target).toMatchObject({ ok: false, errorCode: "path_outside_root" });
+      expect(JSON.stringify(body)).not.toContain(gitDir);
+    }
+    for (const query of ["raw=gitdir", "ignored=1&raw=gitdir"]) {
+      const grep = await agentGet<Body>(`${bases.r}/g?${query}`);
+      expect(grep, query).toMatchObject({ ok: true });
+      expect(JSON.stringify(grep)).not.toContain(gitDir);
+    }
+    const find = await agentGet<Body>(`${bases.r}/f?name=git&ignored=1`);
+    expect(JSON.stringify(find)).not.toContain('"/project/.git"');
+    expect(fs.readFileSync(path.join(created.body.worktree!.path, ".git"), "utf8")).toContain(gitDir);
+    const mcp = wrapSession(tb, {
+      sessionId: created.body.id,
+      projectId,
+      initUrl: created.body.initUrl,
+      init: {} as never,
+      ...bases,
+    });
+    // The client only: the wrapper's close() would also close this file's bridge.
+    const client = await mcp.connect("m", { sdk: "v2" });
+    try {
+      const read = await client.callTool({ name: "read", arguments: { path: ".git" } });
+      expect(JSON.stringify(read)).toContain("path_outside_root");
+      expect(JSON.stringify(read)).not.toContain(gitDir);
+      const status = await client.callTool({ name: "git", arguments: { op: "status" } });
+      expect(JSON.stringify(status.structuredContent)).toContain("urlbridge/linked");
+    } finally {
+      await client.close();
+    }
   });
 
   it("starts from a named base branch", async () => {
