@@ -13,6 +13,8 @@ import path from "node:path";
 export function slugOf(name: string): string {
   const slug = name
     .normalize("NFKD")
+    // Accents come apart from their letters under NFKD: dropped, so "café" is "cafe", not "cafe-".
+    .replace(/\p{M}+/gu, "")
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, "-")
     .replace(/^[-.]+|[-.]+$/g, "")
