@@ -9,19 +9,29 @@
 // or a root that is the mount itself (/projects: its parent is the container's layer).
 import path from "node:path";
 
+/** Dots and dashes never start or end a ref component or folder name here ("-x" reads as an option). */
+function trimDotsAndDashes(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && (text[start] === "-" || text[start] === ".")) start++;
+  while (end > start && (text[end - 1] === "-" || text[end - 1] === ".")) end--;
+  return text.slice(start, end);
+}
+
 /** A branch's last segment, or a session name, as a folder and ref component: a-z, 0-9, dot, dash, underscore. */
 export function slugOf(name: string): string {
-  const slug = name
+  const words = name
     .normalize("NFKD")
     // Accents come apart from their letters under NFKD: dropped, so "café" is "cafe", not "cafe-".
     .replace(/\p{M}+/gu, "")
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, "-")
-    .replace(/^[-.]+|[-.]+$/g, "")
-    .replace(/\.{2,}/g, ".")
-    .replace(/\.lock$/, "-lock")
-    .slice(0, 64)
-    .replace(/[-.]+$/g, "");
+    .replace(/\.{2,}/g, ".");
+  const slug = trimDotsAndDashes(
+    trimDotsAndDashes(words)
+      .replace(/\.lock$/, "-lock")
+      .slice(0, 64),
+  );
   return slug === "" ? "session" : slug;
 }
 
