@@ -103,6 +103,14 @@ export class RipgrepSearchedNothing extends Error {
   override name = "RipgrepSearchedNothing";
 }
 
+/** True when the held root holds a regular file named .git (a linked worktree's link to its repository). */
+async function isGitLinkFile(rootFd: number): Promise<boolean> {
+  return fs.lstat(path.join(heldFdPath(rootFd), ".git")).then(
+    (stat) => stat.isFile(),
+    () => false,
+  );
+}
+
 /**
  * Runs rg over the target (a directory, or one file named explicitly), feeding the collector until it is full.
  * rg starts in the root the containment walk holds (/proc/<pid>/fd/<root fd>, never the root's path string) and
@@ -123,6 +131,9 @@ export async function searchWithRipgrep(
   // reports more lines than the answer could show, plus one that tells the collector the limit cut it.
   const args = [...ripgrepBaseArgs(search.includeIgnored), `--max-count=${collector.limits.maxMatches + 1}`];
   if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
+  // A linked worktree's .git link file names metadata outside the project: never searched (fd-walk.ts
+  // gitLinkRefused), even with ignored=1. Anchored, so a .git below the root is as any other file.
+  if (targetRel === "" && (await isGitLinkFile(search.targetFd))) args.push("--glob=!/.git");
   if (include?.ripgrepTypeGlob && search.targetKind === "dir")
     args.push(`--type-add=${INCLUDE_TYPE}:${include.ripgrepTypeGlob}`, `--type=${INCLUDE_TYPE}`);
   args.push(...pattern.rgArgs, "--", targetRel === "" ? "." : targetRel);

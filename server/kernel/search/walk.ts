@@ -130,6 +130,8 @@ export async function* walkTree(options: WalkOptions): AsyncGenerator<WalkEntry>
       const kind = kindOf(dirent);
       if (!kind) continue;
       const childRel = rel === "" ? dirent.name : `${rel}/${dirent.name}`;
+      // A linked worktree's .git link file names metadata outside the project (fd-walk.ts gitLinkRefused).
+      if (childRel === ".git" && kind === "file") continue;
       if (!includeIgnored) {
         if (kind === "dir" && SKIPPED.has(dirent.name)) continue;
         if (isIgnored(active, childRel, kind === "dir")) continue;
