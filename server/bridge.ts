@@ -1,7 +1,6 @@
 // Wires one bridge: store, registry, public origin, both planes, and their HTTP servers.
 // main.ts runs it as a process; integration tests start it in-process on port 0.
 import { setMaxListeners } from "node:events";
-import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import type { Config } from "./config.js";
@@ -13,6 +12,7 @@ import { describeReachability } from "./tunnel/reachability.js";
 import { runningInAppliance } from "./control/session-mcp.js";
 import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry, type Permissions } from "./control/registry.js";
+import { createWorktreeSessions } from "./control/worktrees/worktree-sessions.js";
 import { isToolEnabled, mutationEnabled } from "./kernel/tool/permissions.js";
 import { listedSpecs, MCP_TOOL_SPECS } from "./mcp/server.js";
 import { pluginSpecs, pluginToolName } from "./mcp/tools/plugins.js";
@@ -55,7 +55,7 @@ import { buildId, PACKAGE_ROOT, packageVersion } from "./package-info.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
 import { createSandbox, probeLauncher, probeLauncherInBackground } from "./sandbox/launcher.js";
 import { agentLimitsStatus, lowerOwnOomScore } from "./sandbox/agent-limits.js";
-import { agentIdentity } from "./sandbox/identity.js";
+import { ownerIdentityOf } from "./sandbox/identity.js";
 import { containerSandboxStatus } from "./sandbox/container/status.js";
 import { setSpawnerLog, useSpawner } from "./sandbox/spawner.js";
 import { newerMigrations } from "./store/database.js";
@@ -226,6 +226,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       addedBytes: terminal.growth.addedBy(sessionId),
       budgetBytes: terminal.growth.budgetBytes,
     }),
+    worktreeOf: (sessionId) => worktrees.view(sessionId),
     // Whatever a session started ends with its capabilities (issue 10: nothing survives rotate/disable/delete).
     onScopeEnd: ({ sessionId, projectId, projectDeleted }) => {
       void terminal.processes
@@ -236,6 +237,12 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       void terminal.container?.endScope({ sessionId, projectId, projectDeleted });
     },
   });
+  // Worktree sessions (issue 31): git runs as the project folder's owner; deletes a crash interrupted finish here.
+  const ownerOf = (root: string) => ownerIdentityOf(root, config.agentFallback);
+  const worktrees = createWorktreeSessions({ store, registry: () => registry, config: config.worktrees, ownerOf });
+  await worktrees
+    .finishInterrupted()
+    .catch((error: unknown) => log.warn(`worktree deletes left unfinished: ${String(error)}`));
   if (config.ephemeralCapabilities) {
     registry.rotateAll();
     log.info("URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session received fresh capabilities");
@@ -288,7 +295,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     webRoot: path.join(PACKAGE_ROOT, "dist", "web"),
     sandbox: () => (containerMode ? containerSandboxStatus(config) : sandbox.status()),
     agentLimits: () => limits,
-    limits: () => ({ pty: ptyLimits(terminal.ptys.idleMs) }),
+    limits: () => ({ pty: ptyLimits(terminal.ptys.idleMs), worktrees: worktrees.limits() }),
+    worktrees,
     interactiveProcesses: () =>
       terminal.ptys.all().map((record) => {
         const view = record.process.screen(0);
@@ -312,15 +320,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       agentFallback: config.agentFallback,
       signal: shutdown.signal,
     }),
-    terminalIdentity: (root) => {
-      if (!containerMode) return sandbox.identityFor(root);
-      const owner = fs.statSync(root);
-      return agentIdentity({ uid: owner.uid, gid: owner.gid }, config.agentFallback);
-    },
-    agentIdentity: (root) => {
-      const owner = fs.statSync(root);
-      return agentIdentity({ uid: owner.uid, gid: owner.gid }, config.agentFallback);
-    },
+    terminalIdentity: (root) => (containerMode ? ownerOf(root) : sandbox.identityFor(root)),
+    agentIdentity: ownerOf,
   });
 
   // Koa is the shell, the listener writes every byte (koa-shell.ts); clientError answers what Node cannot parse.

@@ -141,6 +141,14 @@ export const envSchema = z.object({
     .max(2 ** 31 - 1)
     .default(1000),
   URLBRIDGE_SCRATCH_DIR: z.string().min(1).optional(),
+  // Worktree sessions (issue 31, server/control/worktrees/): where worktrees go, and how many one project may have.
+  URLBRIDGE_WORKTREE_DIR: z.string().min(1).optional(),
+  URLBRIDGE_MAX_WORKTREES_PER_PROJECT: z.coerce
+    .number()
+    .int()
+    .min(1, "must be at least 1")
+    .max(256, "must be at most 256")
+    .default(8),
   // Agent limits (server/sandbox/agent-limits.ts, docs/SECURITY.md "Agent limits"); 0 turns one off.
   URLBRIDGE_AGENT_MEMORY_MB: mebibytes.default(DEFAULT_AGENT_MEMORY_MB),
   URLBRIDGE_AGENT_MAX_FILE_MB: mebibytes.default(DEFAULT_AGENT_MAX_FILE_MB),

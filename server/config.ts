@@ -38,6 +38,11 @@ export interface Config {
   scratchDir: string;
   /** URLBRIDGE_SANDBOX=container: what the per-project sandbox containers look like (server/sandbox/container/). */
   sandboxContainer: SandboxContainerConfig;
+  /**
+   * Worktree sessions (server/control/worktrees/): the folder worktrees go in (undefined: beside each project's
+   * root, see worktree-layout.ts) and how many one project may have at once.
+   */
+  worktrees: { dir: string | undefined; maxPerProject: number };
   /** What one session's agent may use (server/sandbox/agent-limits.ts); each 0 when the operator turned it off. */
   agentLimits: AgentLimitsConfig;
   /** URLBRIDGE_PTY_IDLE_MS: when an untouched pty=1 process is ended; undefined: DEFAULT_PTY_IDLE_MS. */
@@ -191,6 +196,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     ptyIdleMs: e.URLBRIDGE_PTY_IDLE_MS,
+    worktrees: {
+      dir: e.URLBRIDGE_WORKTREE_DIR === undefined ? undefined : path.resolve(e.URLBRIDGE_WORKTREE_DIR),
+      maxPerProject: e.URLBRIDGE_MAX_WORKTREES_PER_PROJECT,
+    },
     sandboxContainer: {
       image: e.URLBRIDGE_SANDBOX_IMAGE,
       network: e.URLBRIDGE_SANDBOX_NETWORK,

@@ -33,6 +33,7 @@ import type { OperatorReview, ReviewBody } from "../edge/operator-review.js";
 import { parseInput } from "./validate.js";
 import { checkWritable, unwritableMessage } from "./writability.js";
 import type { Identity } from "../sandbox/identity.js";
+import type { WorktreeSessions } from "./worktrees/worktree-sessions.js";
 
 export interface ApiOptions {
   config: Config;
@@ -51,6 +52,8 @@ export interface ApiOptions {
   interactiveProcesses?: () => OperatorPtyView[];
   /** A session's change set, diffs and revert (server/edge/operator-review.ts); absent: those routes answer not_found. */
   review?: OperatorReview;
+  /** Worktree sessions (issue 31); absent: a request for a worktree answers invalid_request. */
+  worktrees?: WorktreeSessions;
 }
 
 /** A review tool's failure as a control error: its own code where the catalog has it, else invalid_request. */
@@ -137,9 +140,17 @@ export function createApiRouter(options: ApiOptions): Router {
     const { project, rotatedSessions } = registry.updateProject(ctx.params.id!, body);
     ctx.body = { ...project, rotatedSessions };
   });
-  router.delete("/projects/:id", (ctx) => {
+  router.delete("/projects/:id", async (ctx) => {
+    registry.getProject(ctx.params.id!);
+    // Its worktree sessions' folders and branches go first: their rows hold the sessions until then.
+    await options.worktrees?.removeProject(ctx.params.id!);
     registry.deleteProject(ctx.params.id!);
     ctx.status = 204;
+  });
+  router.post("/projects/:id/worktrees/prune", async (ctx) => {
+    registry.getProject(ctx.params.id!);
+    if (!options.worktrees) throw new ControlError(ControlErrorCode.notFound, "This bridge has no worktree sessions.");
+    ctx.body = await options.worktrees.prune(ctx.params.id!);
   });
 
   router.get("/sessions", (ctx) => {
@@ -147,8 +158,14 @@ export function createApiRouter(options: ApiOptions): Router {
   });
   router.post("/sessions", async (ctx) => {
     const body = parseInput(createSessionBody, await readJsonBody(ctx));
+    if (body.worktree && !options.worktrees)
+      throw new ControlError(ControlErrorCode.invalidRequest, "This bridge cannot make worktree sessions.");
+    const created =
+      body.worktree && options.worktrees
+        ? await options.worktrees.create({ projectId: body.projectId, name: body.name, worktree: body.worktree })
+        : registry.createSession(body);
     ctx.status = 201;
-    ctx.body = registry.createSession(body);
+    ctx.body = created;
   });
   router.get("/sessions/:id", (ctx) => {
     ctx.body = registry.getSession(ctx.params.id!);
@@ -156,6 +173,12 @@ export function createApiRouter(options: ApiOptions): Router {
   router.patch("/sessions/:id", async (ctx) => {
     const body = parseInput(patchSessionBody, await readJsonBody(ctx));
     ctx.body = registry.renameSession(ctx.params.id!, body.name);
+  });
+  router.get("/sessions/:id/worktree", async (ctx) => {
+    registry.getSession(ctx.params.id!);
+    const view = await options.worktrees?.measuredView(ctx.params.id!);
+    if (!view) throw new ControlError(ControlErrorCode.notFound, `Session "${ctx.params.id!}" has no worktree.`);
+    ctx.body = view;
   });
   router.get("/sessions/:id/mcp", (ctx) => {
     // The relay reaches the control plane where this request did (the socket's own address and port).
@@ -217,8 +240,9 @@ export function createApiRouter(options: ApiOptions): Router {
         );
     }
   });
-  router.delete("/sessions/:id", (ctx) => {
-    registry.deleteSession(ctx.params.id!);
+  router.delete("/sessions/:id", async (ctx) => {
+    if (options.worktrees?.has(ctx.params.id!)) await options.worktrees.remove(ctx.params.id!);
+    else registry.deleteSession(ctx.params.id!);
     ctx.status = 204;
   });
 

@@ -35,6 +35,13 @@ export const ControlErrorCode = {
   changeNotFound: "change_not_found",
   revertConflict: "revert_conflict",
   reviewDetailDropped: "review_detail_dropped",
+  // worktree sessions (server/control/worktrees/, issue 31)
+  notARepository: "not_a_repository",
+  unknownBase: "unknown_base",
+  branchExists: "branch_exists",
+  worktreeFolderExists: "worktree_folder_exists",
+  worktreeLimitReached: "worktree_limit_reached",
+  worktreeGitFailed: "worktree_git_failed",
   // the state store (app.ts): the database refused a write (disk full, a lock another process holds, I/O)
   stateStoreUnavailable: "state_store_unavailable",
   // generic
@@ -71,6 +78,12 @@ export const CONTROL_ERROR_STATUS = {
   change_not_found: 404,
   revert_conflict: 409,
   review_detail_dropped: 410,
+  not_a_repository: 409,
+  unknown_base: 400,
+  branch_exists: 409,
+  worktree_folder_exists: 409,
+  worktree_limit_reached: 409,
+  worktree_git_failed: 502,
   state_store_unavailable: 503,
   internal_error: 500,
 } as const satisfies Record<ControlErrorCode, number>;

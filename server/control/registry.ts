@@ -11,6 +11,7 @@ import type { SessionRow } from "../store/sessions.js";
 import type { Reachability } from "../tunnel/reachability.js";
 import { generateCapabilityToken, generateId } from "./capability-token.js";
 import { ControlError, ControlErrorCode, controlMessage, notFound } from "./errors.js";
+import type { WorktreeView } from "./worktrees/worktree-view.js";
 
 export const MAX_ENABLED_SESSIONS = 16;
 export const MAX_SESSION_DEFINITIONS = 64;
@@ -49,6 +50,8 @@ export interface SessionView {
   createdAt: number;
   /** What this session added to its project since the bridge started, against its growth budget (0: off). */
   growth?: { addedBytes: number; budgetBytes: number };
+  /** The session's own git worktree, when it has one (issue 31; worktrees/worktree-view.ts). */
+  worktree?: WorktreeView;
 }
 
 export interface RegistryOptions {
@@ -69,6 +72,8 @@ export interface RegistryOptions {
   onScopeEnd?: (scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }) => void;
   /** The session's project growth so far (server/mutation/growth-budget.ts), shown on its card. */
   growthOf?: (sessionId: string) => { addedBytes: number; budgetBytes: number };
+  /** The session's worktree as the operator sees it, or undefined when it has none (worktrees/worktree-sessions.ts). */
+  worktreeOf?: (sessionId: string) => WorktreeView | undefined;
 }
 
 /** Resolves an operator-supplied root to its canonical realpath and checks it is a directory. */
@@ -142,7 +147,13 @@ export function createRegistry(options: RegistryOptions) {
       features: [...TRANSPORT_FEATURES],
       createdAt: session.createdAt,
       ...(options.growthOf ? { growth: options.growthOf(session.id) } : {}),
+      ...worktreeField(session.id),
     };
+  }
+
+  function worktreeField(sessionId: string): { worktree?: WorktreeView } {
+    const worktree = options.worktreeOf?.(sessionId);
+    return worktree ? { worktree } : {};
   }
 
   return {
@@ -197,7 +208,17 @@ export function createRegistry(options: RegistryOptions) {
     listSessions: (): SessionView[] => store.sessions.list().map(view),
     getSession: (id: string): SessionView => view(requireSession(id)),
 
-    createSession(input: { projectId: string; name?: string | undefined }): SessionView {
+    /** The name a new session of the project gets when the operator gives none. */
+    sessionNameFor(projectId: string, name?: string): string {
+      const project = requireProject(projectId);
+      return name ?? `${project.name}-${store.sessions.listByProject(project.id).length + 1}`;
+    },
+
+    /** `alongside` runs in the same transaction once the session row exists (a worktree session's own row). */
+    createSession(
+      input: { projectId: string; name?: string | undefined },
+      alongside?: (session: { id: string; name: string; projectId: string }) => void,
+    ): SessionView {
       return store.transaction(() => {
         const project = requireProject(input.projectId);
         if (store.sessions.count() >= MAX_SESSION_DEFINITIONS) {
@@ -215,6 +236,7 @@ export function createRegistry(options: RegistryOptions) {
         const id = generateId("s");
         const name = input.name ?? `${project.name}-${store.sessions.listByProject(project.id).length + 1}`;
         store.sessions.insert({ id, projectId: project.id, name, enabled: true, generation: 1 });
+        alongside?.({ id, name, projectId: project.id });
         mintTokens(id, 1);
         return view(requireSession(id));
       });

@@ -43,10 +43,22 @@ export const sessionName = z
   // eslint-disable-next-line no-control-regex
   .regex(/^[^\u0000-\u001f\u007f]*$/, "name may not contain control characters (newlines, tabs)");
 
+/** A git ref name as the operator types it: one line, no leading dash (git would read an option). */
+const refName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200, "at most 200 characters")
+  .regex(/^[^-\s][^\s]*$/, "a branch name: no spaces, and not starting with a dash");
+
+/** A session with its own git worktree (issue 31): from `base` (default: the project's current branch) on `branch`. */
+export const worktreeRequest = z.object({ base: refName.optional(), branch: refName.optional() }).strict();
+
 export const createSessionBody = z
   .object({
     projectId: z.string().min(1, "projectId is required"),
     name: sessionName.optional(),
+    worktree: worktreeRequest.optional(),
   })
   .strict();
 

@@ -39,6 +39,7 @@ export function toolContextFor({ cap, state, urls, agentFallback, signal }: Edge
     state,
     urls,
     signal,
+    ...(cap.worktree ? { worktree: cap.worktree } : {}),
   };
 }
 

@@ -35,6 +35,8 @@ export function createOperatorReview(options: OperatorReviewOptions): OperatorRe
     const session = store.sessions.get(sessionId);
     const project = session && store.projects.get(session.projectId);
     if (!session || !project) return undefined;
+    // A worktree session's changes are in its worktree (issue 31), as its agent's calls see them.
+    const worktree = store.worktrees.get(sessionId);
     return toolContextFor({
       cap: {
         token: "",
@@ -44,8 +46,9 @@ export function createOperatorReview(options: OperatorReviewOptions): OperatorRe
         sessionName: session.name,
         projectId: project.id,
         projectName: project.name,
-        root: project.root,
+        root: worktree?.path ?? project.root,
         permissions: { ...project.permissions, write: true },
+        ...(worktree ? { worktree } : {}),
       },
       state: states.get(sessionId, session.generation),
       // The operator has no URL to follow: no next, repair or force URLs, only the fields.

@@ -1,6 +1,7 @@
 // Who agent-made things belong to: the identity terminal commands run as and that new files are given,
 // when the bridge itself runs as root (in the appliance, or an operator's root service). Otherwise the
 // bridge cannot change identity, and everything stays its own.
+import fs from "node:fs";
 
 export interface Identity {
   uid: number;
@@ -21,4 +22,10 @@ export function agentIdentity(rootOwner: Identity, fallback: Identity): Identity
   if (!bridgeIsRoot()) return undefined;
   if (rootOwner.uid !== 0) return { uid: rootOwner.uid, gid: rootOwner.gid === 0 ? fallback.gid : rootOwner.gid };
   return { ...fallback };
+}
+
+/** agentIdentity for the owner of `root` as it is on disk now (stat follows the root's own symlink, if any). */
+export function ownerIdentityOf(root: string, fallback: Identity): Identity | undefined {
+  const owner = fs.statSync(root);
+  return agentIdentity({ uid: owner.uid, gid: owner.gid }, fallback);
 }

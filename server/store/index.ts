@@ -15,6 +15,7 @@ import { createSettingQueries } from "./settings.js";
 import { createStagingQueries } from "./staging.js";
 import { createScopeVersion } from "./scope-version.js";
 import { createWalSync } from "./wal-sync.js";
+import { createWorktreeQueries } from "./worktrees.js";
 
 /**
  * `logDb` may be a second connection to the same file for the activity log (see openLogConnection).
@@ -70,6 +71,8 @@ export function createStore(
       return { degraded: activityLog.failing || journal.failing, activityLog, journal };
     },
     staging: createStagingQueries(db, capabilityText),
+    /** Sessions that work in their own git worktree (issue 31; migration 010). */
+    worktrees: createWorktreeQueries(db),
     /** Runs fn inside one SQLite transaction. */
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: (): void => {

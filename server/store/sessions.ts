@@ -3,6 +3,7 @@
 import type { CapabilitySealer } from "./capability-key.js";
 import type { Db } from "./database.js";
 import { createScopeVersion, type ScopeVersion } from "./scope-version.js";
+import { toWorktreeRow, type SessionWorktreeRow } from "./worktrees.js";
 
 export type CapabilityKind = "init" | "read" | "mutation";
 
@@ -35,8 +36,11 @@ export interface CapabilityLookup {
   sessionName: string;
   projectId: string;
   projectName: string;
+  /** The project's root, or the session's own worktree folder when it has one (issue 31). */
   root: string;
   permissions: { write: boolean; terminal: boolean; web: boolean };
+  /** The session's worktree, when it works in one (store/worktrees.ts). */
+  worktree?: SessionWorktreeRow;
 }
 
 function toSession(r: RawSession): SessionRow {
@@ -75,10 +79,14 @@ export function createSessionQueries(db: Db, sealer: CapabilitySealer, scope: Sc
   // A token resolves only while its session is enabled and still on the token's generation.
   const lookupStmt = db.prepare(`
     SELECT c.kind, s.id AS session_id, s.generation, s.name AS session_name,
-           p.id AS project_id, p.name AS project_name, p.root, p.perm_write, p.perm_terminal, p.perm_web
+           p.id AS project_id, p.name AS project_name, p.root, p.perm_write, p.perm_terminal, p.perm_web,
+           w.path AS w_path, w.branch AS w_branch, w.base_ref AS w_base_ref, w.base_commit AS w_base_commit,
+           w.created_at AS w_created_at, w.outcome AS w_outcome, w.outcome_at AS w_outcome_at,
+           w.outcome_commit AS w_outcome_commit, w.removing_at AS w_removing_at
     FROM capabilities c
     JOIN sessions s ON s.id = c.session_id AND s.generation = c.generation AND s.enabled = 1
     JOIN projects p ON p.id = s.project_id
+    LEFT JOIN session_worktrees w ON w.session_id = s.id
     WHERE c.digest = ?`);
 
   return {
@@ -138,9 +146,34 @@ export function createSessionQueries(db: Db, sealer: CapabilitySealer, scope: Sc
             perm_write: number;
             perm_terminal: number;
             perm_web: number;
+            w_path: string | null;
+            w_branch: string;
+            w_base_ref: string;
+            w_base_commit: string;
+            w_created_at: number;
+            w_outcome: SessionWorktreeRow["outcome"];
+            w_outcome_at: number | null;
+            w_outcome_commit: string | null;
+            w_removing_at: number | null;
           }
         | undefined;
       if (!r) return undefined;
+      const worktree =
+        r.w_path === null
+          ? undefined
+          : toWorktreeRow({
+              session_id: r.session_id,
+              project_id: r.project_id,
+              path: r.w_path,
+              branch: r.w_branch,
+              base_ref: r.w_base_ref,
+              base_commit: r.w_base_commit,
+              created_at: r.w_created_at,
+              outcome: r.w_outcome,
+              outcome_at: r.w_outcome_at,
+              outcome_commit: r.w_outcome_commit,
+              removing_at: r.w_removing_at,
+            });
       return {
         token,
         kind: r.kind,
@@ -149,8 +182,9 @@ export function createSessionQueries(db: Db, sealer: CapabilitySealer, scope: Sc
         sessionName: r.session_name,
         projectId: r.project_id,
         projectName: r.project_name,
-        root: r.root,
+        root: worktree?.path ?? r.root,
         permissions: { write: r.perm_write === 1, terminal: r.perm_terminal === 1, web: r.perm_web === 1 },
+        ...(worktree ? { worktree } : {}),
       };
     },
   };

@@ -13,13 +13,15 @@ export type CapabilityBase = "r" | "m";
 // A project's permissions are stored with the project (store/projects.ts); the tool contract names them.
 export type { ProjectPermissions } from "../../store/projects.js";
 import type { ProjectPermissions } from "../../store/projects.js";
+import type { SessionWorktreeRow } from "../../store/worktrees.js";
+export type { SessionWorktreeRow } from "../../store/worktrees.js";
 
 export type ProjectPermission = keyof ProjectPermissions;
 
 export interface ProjectScope {
   id: string;
   name: string;
-  /** Canonical host path of the project root. */
+  /** Canonical host path of the project root; a worktree session's own worktree folder (issue 31). */
   root: string;
   permissions: ProjectPermissions;
   /** Who files the file tools create belong to when the bridge is root and the root is root's (config.agentFallback). */
@@ -48,6 +50,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Set by the journal runner while a recorded intent executes (journal-contract.ts). */
   intent?: IntentHandle;
+  /** The session's own git worktree (issue 31): then project.root is worktree.path. Undefined otherwise. */
+  worktree?: SessionWorktreeRow | undefined;
 }
 
 export type ToolResult = { ok: true } & Record<string, unknown>;

@@ -1,0 +1,182 @@
+// Worktree sessions (issue 31): creating a session with its own git worktree on a new branch, deleting it (folder,
+// git's record, and the branch unless the operator kept or merged it), finishing a delete a crash interrupted, and
+// the per-project cap, stale folders and their pruning. Git runs as the project's owner (owner-git.ts).
+import fs from "node:fs";
+import type { Identity } from "../../sandbox/identity.js";
+import type { Store } from "../../store/index.js";
+import type { SessionWorktreeRow } from "../../store/worktrees.js";
+import { ControlError, ControlErrorCode, notFound } from "../errors.js";
+import type { Registry, SessionView } from "../registry.js";
+import { createDiskUseCache, type DiskUseCache } from "./disk-use.js";
+import {
+  addWorktree,
+  branchCommit,
+  currentBranch,
+  pruneWorktrees,
+  removeWorktree,
+  requireBranchName,
+  requireRepository,
+  type RepositoryTarget,
+} from "./worktree-git.js";
+import { defaultBranch, worktreePath } from "./worktree-layout.js";
+import { worktreeViewOf, type WorktreeView } from "./worktree-view.js";
+
+export interface WorktreeSessionsOptions {
+  store: Store;
+  /** Late-bound: the registry shows worktrees through this module's view. */
+  registry: () => Registry;
+  config: { dir: string | undefined; maxPerProject: number };
+  /** Who owns a project's files: git runs as them (undefined: the bridge's own user). */
+  ownerOf: (root: string) => Identity | undefined;
+  diskUse?: DiskUseCache;
+}
+
+export interface CreateWorktreeSessionInput {
+  projectId: string;
+  name?: string | undefined;
+  /** The branch to start from (default: the one the project's HEAD is on) and the new branch's name. */
+  worktree: { base?: string | undefined; branch?: string | undefined };
+}
+
+/** The worktree cap as /api/health `limits` shows it. */
+export interface WorktreeLimits {
+  maxPerProject: number;
+  code: typeof ControlErrorCode.worktreeLimitReached;
+}
+
+export function createWorktreeSessions(options: WorktreeSessionsOptions) {
+  const { store, config } = options;
+  const diskUse = options.diskUse ?? createDiskUseCache();
+  const targetOf = (projectId: string): RepositoryTarget => {
+    const project = store.projects.get(projectId);
+    if (!project) throw notFound("project", projectId);
+    return { root: project.root, identity: options.ownerOf(project.root) };
+  };
+  const limitReached = () =>
+    new ControlError(
+      ControlErrorCode.worktreeLimitReached,
+      `A project may have at most ${config.maxPerProject} worktree sessions (URLBRIDGE_MAX_WORKTREES_PER_PROJECT); delete one first.`,
+    );
+
+  async function create(input: CreateWorktreeSessionInput): Promise<SessionView> {
+    const registry = options.registry();
+    const target = targetOf(input.projectId);
+    if (store.worktrees.countByProject(input.projectId) >= config.maxPerProject) throw limitReached();
+    await requireRepository(target);
+    const baseRef = input.worktree.base ?? (await currentBranch(target));
+    const baseCommit = await branchCommit(target, baseRef);
+    if (baseCommit === undefined) {
+      throw new ControlError(
+        ControlErrorCode.unknownBase,
+        `The repository has no branch "${baseRef}"; give an existing local branch as the base (git branch lists them).`,
+      );
+    }
+    const name = registry.sessionNameFor(input.projectId, input.name);
+    const branch = input.worktree.branch ?? defaultBranch(name);
+    await requireBranchName(target, branch);
+    if ((await branchCommit(target, branch)) !== undefined) {
+      throw new ControlError(
+        ControlErrorCode.branchExists,
+        `The branch ${branch} exists already; name the session (or its branch) differently, or delete that branch.`,
+      );
+    }
+    const folder = worktreePath({ root: target.root, projectId: input.projectId, branch, configuredDir: config.dir });
+    if (fs.existsSync(folder) || store.worktrees.list().some((w) => w.path === folder)) {
+      throw new ControlError(
+        ControlErrorCode.worktreeFolderExists,
+        `The worktree folder ${folder} exists already; name the session (or its branch) differently, or remove that folder.`,
+      );
+    }
+    // The rows first, under the cap, in one transaction; the folder after. Nobody holds the session's URLs until
+    // this answers, and a crash in between leaves a row whose folder is missing: shown stale, removed by a delete.
+    const view = registry.createSession({ projectId: input.projectId, name }, (session) => {
+      if (store.worktrees.countByProject(input.projectId) >= config.maxPerProject) throw limitReached();
+      store.worktrees.insert({
+        sessionId: session.id,
+        projectId: input.projectId,
+        path: folder,
+        branch,
+        baseRef,
+        baseCommit,
+      });
+    });
+    try {
+      await addWorktree(target, { folder, branch, commit: baseCommit });
+    } catch (error) {
+      store.transaction(() => {
+        store.worktrees.remove(view.id);
+        store.sessions.delete(view.id);
+      });
+      throw error;
+    }
+    return registry.getSession(view.id);
+  }
+
+  /** Removes the worktree (and the branch unless kept or merged), then the rows. Safe to run again after a crash. */
+  async function finishRemoval(row: SessionWorktreeRow): Promise<void> {
+    const project = store.projects.get(row.projectId);
+    if (project) {
+      await removeWorktree(
+        { root: project.root, identity: options.ownerOf(project.root) },
+        { folder: row.path, branch: row.branch, deleteBranch: row.outcome !== "kept" && row.outcome !== "merged" },
+      );
+    }
+    store.transaction(() => {
+      store.worktrees.remove(row.sessionId);
+      store.sessions.delete(row.sessionId);
+    });
+    diskUse.forget(row.sessionId);
+  }
+
+  /** DELETE /api/sessions/:id of a worktree session: ends its processes and URLs first, then the folder, then the rows. */
+  async function remove(sessionId: string): Promise<void> {
+    const row = store.worktrees.get(sessionId);
+    if (!row) throw notFound("worktree session", sessionId);
+    store.worktrees.markRemoving(sessionId);
+    options.registry().disableSession(sessionId);
+    await finishRemoval(store.worktrees.get(sessionId)!);
+  }
+
+  return {
+    create,
+    remove,
+    /** True when the session works in its own worktree (its delete goes through remove). */
+    has: (sessionId: string): boolean => store.worktrees.get(sessionId) !== undefined,
+    /** Deletes every worktree session of a project (before the project itself goes). */
+    async removeProject(projectId: string): Promise<void> {
+      for (const row of store.worktrees.byProject(projectId)) await remove(row.sessionId);
+    },
+    /** At start: finishes the deletes a crash or a failed git step left under way; answers their session ids. */
+    async finishInterrupted(): Promise<string[]> {
+      const pending = store.worktrees.list().filter((row) => row.removingAt !== null);
+      for (const row of pending) await finishRemoval(row);
+      return pending.map((row) => row.sessionId);
+    },
+    /** The project's worktree sessions whose folder is gone, after `git worktree prune` forgot them. */
+    async prune(projectId: string): Promise<{ stale: string[] }> {
+      await pruneWorktrees(targetOf(projectId));
+      return {
+        stale: store.worktrees
+          .byProject(projectId)
+          .filter((row) => !fs.existsSync(row.path))
+          .map((r) => r.sessionId),
+      };
+    },
+    view(sessionId: string): WorktreeView | undefined {
+      const row = store.worktrees.get(sessionId);
+      return row && worktreeViewOf(row, fs.existsSync(row.path) ? diskUse.get(sessionId, row.path) : undefined);
+    },
+    /** The view with a fresh disk measurement, awaited. */
+    async measuredView(sessionId: string): Promise<WorktreeView | undefined> {
+      const row = store.worktrees.get(sessionId);
+      if (!row) return undefined;
+      return worktreeViewOf(row, fs.existsSync(row.path) ? await diskUse.measure(sessionId, row.path) : undefined);
+    },
+    limits: (): WorktreeLimits => ({
+      maxPerProject: config.maxPerProject,
+      code: ControlErrorCode.worktreeLimitReached,
+    }),
+  };
+}
+
+export type WorktreeSessions = ReturnType<typeof createWorktreeSessions>;
