@@ -53,6 +53,8 @@ import { createTerminalState, type TerminalState } from "./mutation/terminal/ter
 import { ptyLimits } from "./mutation/terminal/pty/pty-limits.js";
 import { buildId, PACKAGE_ROOT, packageVersion } from "./package-info.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
+import { createCommitTool } from "./mutation/vcs/commit.js";
+import { createGitRunner } from "./kernel/vcs/git-process.js";
 import { createSandbox, probeLauncher, probeLauncherInBackground } from "./sandbox/launcher.js";
 import { agentLimitsStatus, lowerOwnOomScore } from "./sandbox/agent-limits.js";
 import { ownerIdentityOf } from "./sandbox/identity.js";
@@ -141,6 +143,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     ...createReadTools({ grepEngine: config.grepEngine, sandbox }),
     ...webTools,
     ...mutationTools,
+    createCommitTool(createGitRunner(sandbox)),
     ...(options.extraTools ?? []),
   ];
   useSpawner(config.spawner === "auto");

@@ -1,14 +1,21 @@
-// The operator's worktree engine (server/review/worktree/) on real repositories the test makes: the view of a branch
-// against its base, merges (fast-forward, merge commit, squash), conflicts found before any working tree is
-// touched, a dirty base working tree refused, a base that moved refused, and discard removing folder and branch.
+// The operator's review and merge of a worktree session's branch (server/control/worktrees/branch-*.ts) on real
+// repositories the test makes: the branch against its base, merges (fast-forward, merge commit, squash), conflicts
+// found before any working tree is touched, a dirty base working tree refused, a repository's merge driver and hook
+// never run, and discard removing folder and branch.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeTempDir } from "../../helpers/bridge.js";
-import { discardWorktree, mergeWorktree } from "../../../server/review/worktree/worktree-merge.js";
-import { readWorktreeView, type WorktreeTarget } from "../../../server/review/worktree/worktree-view.js";
-import { WorktreeErrorCode } from "../../../server/review/worktree/worktree-errors.js";
+import { makeTempDir } from "../../../helpers/bridge.js";
+import type { WorktreeTarget } from "../../../../server/control/worktrees/branch-git.js";
+import { mergeBranch } from "../../../../server/control/worktrees/branch-merge.js";
+import { readBranchReview } from "../../../../server/control/worktrees/branch-review.js";
+import { removeWorktree } from "../../../../server/control/worktrees/worktree-git.js";
+import { ControlErrorCode } from "../../../../server/control/errors.js";
+
+/** What Discard does: the worktree folder and its branch removed (worktree-git.ts). */
+const discardWorktree = (t: WorktreeTarget) =>
+  removeWorktree({ root: t.repo, identity: undefined }, { folder: t.path, branch: t.branch, deleteBranch: true });
 
 const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 
@@ -51,7 +58,7 @@ const code = (promise: Promise<unknown>) =>
     (e: { code?: string; paths?: string[] }) => ({ code: e.code, paths: e.paths }),
   );
 
-describe("worktree engine", () => {
+describe("merging a worktree session's branch", () => {
   it("merges one branch fast-forward, another with a merge commit, discards a third; disk state matches", async () => {
     const { repo, targets } = makeRepo(3);
     const [a, b, c] = targets as [WorktreeTarget, WorktreeTarget, WorktreeTarget];
@@ -60,21 +67,21 @@ describe("worktree engine", () => {
     editLine(c, 10, "from c");
     expect(fs.readFileSync(path.join(repo, "shared.txt"), "utf8")).toBe(`${LINES.join("\n")}\n`);
 
-    const viewA = await readWorktreeView(a, { max: 32 * 1024 });
+    const viewA = await readBranchReview(a, { max: 32 * 1024 });
     expect(viewA).toMatchObject({ ahead: 1, behind: 0, fastForward: true, conflicts: [], uncommitted: [] });
     expect(viewA.files).toEqual([{ path: "shared.txt", status: "M" }]);
     expect(viewA.diff!.content).toContain("+from a");
 
-    const first = await mergeWorktree(a, "auto", { sessionName: "a" });
+    const first = await mergeBranch(a, "auto", "a");
     expect(first.kind).toBe("fast-forward");
     expect(git(repo, "rev-parse", "main")).toBe(git(repo, "rev-parse", "urlbridge/s1"));
     // main is checked out in the repository's own working tree: the file there follows.
     expect(first.updatedWorktree).toBe(repo);
     expect(fs.readFileSync(path.join(repo, "shared.txt"), "utf8")).toContain("from a");
 
-    const viewB = await readWorktreeView(b);
+    const viewB = await readBranchReview(b);
     expect(viewB).toMatchObject({ ahead: 1, behind: 1, fastForward: false, conflicts: [] });
-    const second = await mergeWorktree(b, "auto", { sessionName: "b" });
+    const second = await mergeBranch(b, "auto", "b");
     expect(second.kind).toBe("merge");
     expect(git(repo, "rev-list", "--parents", "-n1", "main").split(" ")).toEqual([
       second.commit,
@@ -104,12 +111,12 @@ describe("worktree engine", () => {
     const [a, b] = targets as [WorktreeTarget, WorktreeTarget];
     editLine(a, 5, "a's line 5");
     editLine(b, 5, "b's line 5");
-    await mergeWorktree(a, "auto", { sessionName: "a" });
+    await mergeBranch(a, "auto", "a");
     const before = git(repo, "rev-parse", "main");
-    const view = await readWorktreeView(b);
+    const view = await readBranchReview(b);
     expect(view.conflicts).toEqual(["shared.txt"]);
-    expect(await code(mergeWorktree(b, "merge", { sessionName: "b" }))).toEqual({
-      code: WorktreeErrorCode.mergeConflict,
+    expect(await code(mergeBranch(b, "merge", "b"))).toEqual({
+      code: ControlErrorCode.mergeConflict,
       paths: ["shared.txt"],
     });
     expect(git(repo, "rev-parse", "main")).toBe(before);
@@ -122,15 +129,15 @@ describe("worktree engine", () => {
     const [a] = targets as [WorktreeTarget];
     editLine(a, 3, "from a");
     fs.writeFileSync(path.join(repo, "shared.txt"), "operator's own edit\n");
-    expect(await code(mergeWorktree(a, "auto", { sessionName: "a" }))).toEqual({
-      code: WorktreeErrorCode.baseWorktreeDirty,
+    expect(await code(mergeBranch(a, "auto", "a"))).toEqual({
+      code: ControlErrorCode.baseWorktreeDirty,
       paths: ["shared.txt"],
     });
     expect(fs.readFileSync(path.join(repo, "shared.txt"), "utf8")).toBe("operator's own edit\n");
     // A change elsewhere does not stand in the way.
     git(repo, "checkout", "--", "shared.txt");
     fs.writeFileSync(path.join(repo, "notes.txt"), "untracked, unrelated\n");
-    expect((await mergeWorktree(a, "auto", { sessionName: "a" })).kind).toBe("fast-forward");
+    expect((await mergeBranch(a, "auto", "a")).kind).toBe("fast-forward");
     expect(fs.readFileSync(path.join(repo, "notes.txt"), "utf8")).toBe("untracked, unrelated\n");
   });
 
@@ -139,13 +146,13 @@ describe("worktree engine", () => {
     const [a, b] = targets as [WorktreeTarget, WorktreeTarget];
     editLine(a, 1, "a1");
     editLine(a, 20, "a20");
-    const squash = await mergeWorktree(a, "squash", { sessionName: "a" });
+    const squash = await mergeBranch(a, "squash", "a");
     expect(squash.kind).toBe("squash");
     expect(git(repo, "rev-list", "--parents", "-n1", "main").split(" ")).toEqual([squash.commit, squash.previous]);
     expect(git(repo, "log", "-1", "--format=%s", "main")).toBe("Squash urlbridge/s1 (urlbridge session a)");
     git(b.path, "merge", "-q", "--ff-only", "main");
     editLine(b, 7, "b7");
-    const merge = await mergeWorktree(b, "merge", { sessionName: "b" });
+    const merge = await mergeBranch(b, "merge", "b");
     expect(merge.kind).toBe("merge");
     expect(git(repo, "rev-list", "--parents", "-n1", "main").split(" ")).toHaveLength(3);
   });
@@ -154,11 +161,9 @@ describe("worktree engine", () => {
     const { targets } = makeRepo(1);
     const [a] = targets as [WorktreeTarget];
     editLine(a, 4, "not committed", false);
-    const view = await readWorktreeView(a);
+    const view = await readBranchReview(a);
     expect(view).toMatchObject({ ahead: 0, uncommitted: ["shared.txt"] });
-    expect(((await code(mergeWorktree(a, "auto", { sessionName: "a" }))) as { code: string }).code).toBe(
-      WorktreeErrorCode.nothingToMerge,
-    );
+    expect(((await code(mergeBranch(a, "auto", "a"))) as { code: string }).code).toBe(ControlErrorCode.nothingToMerge);
   });
 
   it("updates main through the ref alone when main is not checked out anywhere", async () => {
@@ -166,7 +171,7 @@ describe("worktree engine", () => {
     const [a] = targets as [WorktreeTarget];
     git(repo, "checkout", "-q", "--detach");
     editLine(a, 9, "a9");
-    const result = await mergeWorktree(a, "auto", { sessionName: "a" });
+    const result = await mergeBranch(a, "auto", "a");
     expect(result.updatedWorktree).toBeUndefined();
     expect(git(repo, "rev-parse", "main")).toBe(result.commit);
     expect(fs.readFileSync(path.join(repo, "shared.txt"), "utf8")).not.toContain("a9");
@@ -179,12 +184,12 @@ describe("worktree engine", () => {
     const hook = path.join(repo, ".git", "hooks", "post-merge");
     fs.writeFileSync(hook, `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
     editLine(a, 2, "a2");
-    await mergeWorktree(a, "auto", { sessionName: "a" });
+    await mergeBranch(a, "auto", "a");
     expect(fs.existsSync(marker)).toBe(false);
     git(repo, "config", "merge.evil.driver", `touch ${marker}`);
     editLine(b, 15, "b15");
-    expect(((await code(mergeWorktree(b, "auto", { sessionName: "b" }))) as { code: string }).code).toBe(
-      WorktreeErrorCode.mergeDriverConfigured,
+    expect(((await code(mergeBranch(b, "auto", "b"))) as { code: string }).code).toBe(
+      ControlErrorCode.mergeDriverConfigured,
     );
     expect(fs.existsSync(marker)).toBe(false);
   });

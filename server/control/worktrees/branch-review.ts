@@ -1,25 +1,10 @@
 // What the operator sees of a worktree session before deciding: its branch against its base (ahead, behind, whether
 // a merge would fast-forward or conflict), the files the branch changed since the merge base, what is still
-// uncommitted in the worktree, and the branch's diff paged as the review's diffs are (review/page.ts).
+// uncommitted in the worktree, and the branch's diff paged as the review's diffs are (server/review/page.ts).
 import fs from "node:fs";
-import type { Identity } from "../../sandbox/identity.js";
-import { pageOf, type DiffPage } from "../page.js";
-import { configuredDrivers, ownerGit, ownerGitText } from "./owner-git.js";
-import { WorktreeError, WorktreeErrorCode } from "./worktree-errors.js";
-
-/** One worktree session as git knows it: explicit paths, so the engine needs nothing of the store. */
-export interface WorktreeTarget {
-  /** The project's own working tree (the main repository's checkout). */
-  repo: string;
-  /** The session's worktree folder. */
-  path: string;
-  /** The session's branch, without refs/heads/ (e.g. urlbridge/fix-login). */
-  branch: string;
-  /** The branch it was made from and merges into (e.g. main). */
-  baseRef: string;
-  /** The project owner when the bridge is root: git runs, and writes objects, as them. */
-  identity?: Identity | undefined;
-}
+import { pageOf, type DiffPage } from "../../review/page.js";
+import { ControlError, ControlErrorCode } from "../errors.js";
+import { branchGit, branchGitText, refuseMergeDrivers, type WorktreeTarget } from "./branch-git.js";
 
 export interface ChangedFile {
   path: string;
@@ -28,7 +13,7 @@ export interface ChangedFile {
   from?: string;
 }
 
-export interface WorktreeView {
+export interface BranchReview {
   branch: string;
   baseRef: string;
   /** null when the branch is gone (discarded, or deleted by hand). */
@@ -60,47 +45,38 @@ export interface DiffRequest {
 }
 
 /** The commit `ref` names, or undefined when there is none. */
-export async function resolveCommit(target: WorktreeTarget, ref: string): Promise<string | undefined> {
-  const out = await ownerGit(target.repo, ["rev-parse", "-q", "--verify", `${ref}^{commit}`], {
-    identity: target.identity,
+export async function resolveCommit(target: WorktreeTarget, ref: string, cwd?: string): Promise<string | undefined> {
+  const out = await branchGit(target, ["rev-parse", "-q", "--verify", `${ref}^{commit}`], {
     accept: [1],
+    ...(cwd ? { cwd } : {}),
   });
-  return out.code === 0 ? out.stdout.toString("utf8").trim() : undefined;
+  return out.code === 0 ? out.stdout.trim() : undefined;
 }
 
 export async function baseHeadOf(target: WorktreeTarget): Promise<string> {
   const head = await resolveCommit(target, `refs/heads/${target.baseRef}`);
   if (!head) {
-    throw new WorktreeError(
-      WorktreeErrorCode.worktreeBranchMissing,
+    throw new ControlError(
+      ControlErrorCode.worktreeBranchMissing,
       `The base branch ${target.baseRef} no longer exists in the repository; recreate it, or discard the session's work.`,
     );
   }
   return head;
 }
 
-/** Paths merge-tree reports conflicting and the tree it would write (null on conflict). */
+/** The tree a merge of `theirs` into `ours` writes (null on conflict) and the conflicting paths; touches no working tree. */
 export async function mergeTree(
   target: WorktreeTarget,
   ours: string,
   theirs: string,
 ): Promise<{ tree: string | null; conflicts: string[] }> {
-  const drivers = await configuredDrivers(target.repo, "merge", { identity: target.identity });
-  if (drivers.length > 0) {
-    throw new WorktreeError(
-      WorktreeErrorCode.mergeDriverConfigured,
-      `The repository configures the merge driver${drivers.length > 1 ? "s" : ""} ${drivers.join(", ")} (a program git would run); the bridge runs none. Merge this branch in a terminal of your own.`,
-    );
-  }
-  const out = await ownerGit(
-    target.repo,
+  await refuseMergeDrivers(target);
+  const out = await branchGit(
+    target,
     ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", ours, theirs],
-    {
-      identity: target.identity,
-      accept: [1],
-    },
+    { accept: [1] },
   );
-  const [tree, ...rest] = out.stdout.toString("utf8").split("\0");
+  const [tree, ...rest] = out.stdout.split("\0");
   const conflicts = [...new Set(rest.filter((p) => p !== ""))];
   return { tree: out.code === 0 ? tree! : null, conflicts };
 }
@@ -118,14 +94,13 @@ function parseNameStatus(text: string): ChangedFile[] {
   return files;
 }
 
-/** Paths with changes in a working tree (staged, unstaged or untracked), from git status. */
-export async function dirtyPaths(worktree: string, identity: Identity | undefined): Promise<string[]> {
-  const filters = await configuredDrivers(worktree, "filter", { identity });
-  const out = await ownerGit(worktree, ["status", "--porcelain=v1", "-z", "--untracked-files=all"], {
-    identity,
-    filters,
+/** Paths with changes in the working tree at `cwd` (staged, unstaged or untracked), from git status. */
+export async function dirtyPaths(target: WorktreeTarget, cwd: string): Promise<string[]> {
+  const out = await branchGit(target, ["status", "--porcelain=v1", "-z", "--untracked-files=all"], {
+    cwd,
+    checksOut: true,
   });
-  const parts = out.stdout.toString("utf8").split("\0");
+  const parts = out.stdout.split("\0");
   const paths: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     const entry = parts[i]!;
@@ -140,46 +115,31 @@ export async function dirtyPaths(worktree: string, identity: Identity | undefine
 async function diffPage(target: WorktreeTarget, from: string, to: string, request: DiffRequest): Promise<DiffPage> {
   const args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", from, to];
   if (request.path !== undefined) args.push("--", request.path);
-  const text = (await ownerGit(target.repo, args, { identity: target.identity })).stdout.toString("utf8");
-  const page = pageOf(text, request.offset ?? 0, request.max);
+  const page = pageOf((await branchGit(target, args)).stdout, request.offset ?? 0, request.max);
   if (request.fingerprint !== undefined && request.fingerprint !== page.fingerprint) {
-    throw new WorktreeError(
-      WorktreeErrorCode.diffChanged,
+    throw new ControlError(
+      ControlErrorCode.diffChanged,
       "The branch changed since the first page of this diff; fetch it again from offset 0.",
     );
   }
   return page;
 }
 
-/** The view of one worktree session; with `diff`, a page of the branch's diff as well. */
-export async function readWorktreeView(target: WorktreeTarget, diff?: DiffRequest): Promise<WorktreeView> {
+/** The review of one worktree session's branch; with `diff`, a page of the branch's diff as well. */
+export async function readBranchReview(target: WorktreeTarget, diff?: DiffRequest): Promise<BranchReview> {
   const present = fs.existsSync(target.path);
   const baseHead = await baseHeadOf(target);
   const branchHead = (await resolveCommit(target, `refs/heads/${target.branch}`)) ?? null;
-  const uncommitted = present ? await dirtyPaths(target.path, target.identity) : [];
-  const empty = { ahead: 0, behind: 0, fastForward: false, conflicts: [], files: [], mergeBase: null };
+  const uncommitted = present ? await dirtyPaths(target, target.path) : [];
   const view = { branch: target.branch, baseRef: target.baseRef, branchHead, baseHead, uncommitted, present };
-  if (!branchHead) return { ...view, ...empty };
-  const mergeBase =
-    (await ownerGitText(target.repo, ["merge-base", baseHead, branchHead], {
-      identity: target.identity,
-      accept: [1],
-    })) || null;
-  const counts = await ownerGitText(
-    target.repo,
-    ["rev-list", "--left-right", "--count", `${baseHead}...${branchHead}`],
-    {
-      identity: target.identity,
-    },
-  );
+  if (!branchHead)
+    return { ...view, ahead: 0, behind: 0, fastForward: false, conflicts: [], files: [], mergeBase: null };
+  const mergeBase = (await branchGitText(target, ["merge-base", baseHead, branchHead], { accept: [1] })) || null;
+  const counts = await branchGitText(target, ["rev-list", "--left-right", "--count", `${baseHead}...${branchHead}`]);
   const [behind, ahead] = counts.split(/\s+/).map(Number) as [number, number];
   const from = mergeBase ?? baseHead;
   const files = parseNameStatus(
-    (
-      await ownerGit(target.repo, ["diff", "--name-status", "-z", "-M", from, branchHead], {
-        identity: target.identity,
-      })
-    ).stdout.toString("utf8"),
+    (await branchGit(target, ["diff", "--name-status", "-z", "-M", from, branchHead])).stdout,
   );
   const fastForward = ahead > 0 && mergeBase === baseHead;
   const conflicts = ahead > 0 && !fastForward ? (await mergeTree(target, baseHead, branchHead)).conflicts : [];
