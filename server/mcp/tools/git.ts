@@ -66,8 +66,8 @@ const git: McpToolSpec = {
 };
 
 const commitInput = z.strictObject({
-  message: z.string().describe("The commit message."),
-  paths: z.array(z.string()).optional().describe("Only these files; default all changes."),
+  message: z.string().describe("Commit message."),
+  paths: z.array(z.string()).optional().describe("Default: all changes."),
 });
 
 /** git_commit (/h): the kernel's fields, paths as its repeated path=; exactly once per idempotency key. */
@@ -75,10 +75,13 @@ const gitCommit: McpToolSpec = {
   name: "git_commit",
   kernel: "git_commit",
   title: "Commit (worktree sessions)",
-  description: "Worktree sessions: commit your changes (all, or paths) on this session's own branch. Never pushes.",
+  description: "Worktree sessions: commit your changes on this session's own branch. Never pushes.",
   input: commitInput,
   contentFields: [],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // The kernel's fields (commit, parent, branch, files, summary) stay in structuredContent; listing them would cost
+  // every conversation's tools/list what a worktree session alone uses (docs/MCP.md "Budgets").
+  output: () => z.looseObject({ ok: z.literal(true) }),
   async call(args, call) {
     const input = args as z.infer<typeof commitInput>;
     const outcome = await call.run("git_commit", {
