@@ -94,10 +94,9 @@ export function createControlClient(config: Config): ControlClient {
         res.status === 401
           ? ` (the CLI used the token from ${located.source === "env" ? "URLBRIDGE_OPERATOR_TOKEN" : located.file})`
           : "";
-      // A refused worktree merge lists the paths at fault (conflicts, uncommitted files) beside its error.
+      // A refused worktree merge names the paths at fault (conflicts, uncommitted files) beside its error: one line.
       const paths = (parsed as { paths?: unknown }).paths;
-      const listed =
-        Array.isArray(paths) && paths.length > 0 ? `\n${paths.map((p) => `    ${String(p)}`).join("\n")}` : "";
+      const listed = Array.isArray(paths) && paths.length > 0 ? ` (paths: ${paths.map(String).join(", ")})` : "";
       throw new CliError(`${error.code}: ${error.message}${hint}${listed}`);
     },
   };
