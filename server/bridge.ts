@@ -136,7 +136,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const sandbox = createSandbox({
     config,
     codeDir: PACKAGE_ROOT,
-    projectRoots: () => store.projects.list().map((p) => p.root),
+    // Worktree sessions' folders are kept out of other projects' sandboxes as project roots are (issue 31).
+    projectRoots: () => [...store.projects.list().map((p) => p.root), ...store.worktrees.list().map((w) => w.path)],
     warn: (message) => log.warn(message),
   });
   const tools = [
@@ -242,10 +243,11 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   });
   // Worktree sessions (issue 31): git runs as the project folder's owner; deletes a crash interrupted finish here.
   const ownerOf = (root: string) => ownerIdentityOf(root, config.agentFallback);
-  const worktrees = createWorktreeSessions({ store, registry: () => registry, config: config.worktrees, ownerOf });
-  await worktrees
-    .finishInterrupted()
-    .catch((error: unknown) => log.warn(`worktree deletes left unfinished: ${String(error)}`));
+  const worktrees = createWorktreeSessions({
+    ...{ store, registry: () => registry, config: config.worktrees, ownerOf },
+    endProcesses: (sessionId) => terminal.processes.end({ sessionId }),
+  });
+  await worktrees.finishInterrupted((message) => log.warn(message));
   if (config.ephemeralCapabilities) {
     registry.rotateAll();
     log.info("URLBRIDGE_EPHEMERAL_CAPABILITIES=1: every session received fresh capabilities");

@@ -12,7 +12,7 @@ Usage:
   urlbridge project list
   urlbridge project edit <project> [--permissions <write,terminal,web|none>] [--name <new-name>]
   urlbridge project remove <project>                 ends its sessions; the folder itself is untouched
-  urlbridge session create <project-name-or-id> [--name <name>]
+  urlbridge session create <project-name-or-id> [--name <name>] [--worktree [--base <branch>] [--branch <name>]]
   urlbridge session list
   urlbridge session rotate|enable|disable|delete <session-name-or-id>
   urlbridge session rename <session-name-or-id> <new-name>
@@ -55,6 +55,9 @@ const OPTIONS = {
   all: { type: "boolean" },
   force: { type: "boolean" },
   mode: { type: "string" },
+  worktree: { type: "boolean" },
+  base: { type: "string" },
+  branch: { type: "string" },
   "state-dir": { type: "string" },
   "control-url": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -85,6 +88,10 @@ export interface ParsedCommand {
     force: boolean;
     /** `worktree merge`: auto (default), merge or squash. */
     mode: string | undefined;
+    /** `session create`: its own git worktree, from `base` (default: the project's current branch) on `branch`. */
+    worktree: boolean;
+    base: string | undefined;
+    branch: string | undefined;
     /** `mcp`: the bridge's state dir, in place of URLBRIDGE_STATE_DIR (MCP clients start the relay without our environment). */
     stateDir: string | undefined;
     /** `mcp`: the control plane's URL, in place of URLBRIDGE_CONTROL_HOST/PORT. */
@@ -102,7 +109,7 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   "project list": { flags: ["json"], args: [] },
   "project edit": { flags: ["permissions", "name", "json"], args: ["<project>"] },
   "project remove": { flags: ["json"], args: ["<project>"] },
-  "session create": { flags: ["name", "json"], args: ["<project-name-or-id>"] },
+  "session create": { flags: ["name", "worktree", "base", "branch", "json"], args: ["<project-name-or-id>"] },
   "session list": { flags: ["json"], args: [] },
   "session rotate": { flags: ["json"], args: ["<session-id>"] },
   "session enable": { flags: ["json"], args: ["<session>"] },
@@ -172,6 +179,9 @@ function build(command: string, args: string[], values: Partial<Record<Flag, str
       all: values.all === true,
       force: values.force === true,
       mode: typeof values.mode === "string" ? values.mode : undefined,
+      worktree: values.worktree === true,
+      base: typeof values.base === "string" ? values.base : undefined,
+      branch: typeof values.branch === "string" ? values.branch : undefined,
       stateDir: typeof values["state-dir"] === "string" ? values["state-dir"] : undefined,
       controlUrl: typeof values["control-url"] === "string" ? values["control-url"] : undefined,
     },

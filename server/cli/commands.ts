@@ -125,9 +125,12 @@ export async function runSessionCommand(config: Config, cmd: ParsedCommand, prin
   let project: Project;
   if (cmd.command === "session create") {
     project = await findProject(config, client, cmd.args[0]!);
+    const { base, branch } = cmd.flags;
+    const worktree = cmd.flags.worktree || base !== undefined || branch !== undefined;
     session = await client.request<SessionView>("POST", "/api/sessions", {
       projectId: project.id,
       ...(cmd.flags.name ? { name: cmd.flags.name } : {}),
+      ...(worktree ? { worktree: { ...(base ? { base } : {}), ...(branch ? { branch } : {}) } } : {}),
     });
   } else {
     const current = await findSession(client, cmd.args[0]!, hint(config, "session list"));

@@ -31,6 +31,11 @@ export function formatSession(s: SessionView, project: Project | undefined): str
     `Session ${s.name} (${s.id}) · project ${project?.name ?? s.projectId} · generation ${s.generation} · ${s.enabled ? "enabled" : "disabled"}`,
     `Tools over URLs (${s.tools.length}): ${s.tools.join(", ") || "none"}`,
     `Tools over MCP (${s.mcpTools.length}): ${s.mcpTools.join(", ") || "none"}`,
+    ...(s.worktree
+      ? [
+          `Worktree: ${s.worktree.path} on branch ${s.worktree.branch}, from ${s.worktree.baseRef} (${s.worktree.baseCommit.slice(0, 12)})`,
+        ]
+      : []),
     "",
     ...(s.reachability.warning ? [`Warning: ${s.reachability.warning}`, ""] : []),
     "Init URL:",

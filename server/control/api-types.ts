@@ -6,6 +6,8 @@ export type { FolderListing } from "./folder-browser.js";
 export type { OriginSource, OriginState, TunnelStatus } from "../tunnel/public-origin.js";
 export type { Permissions, SessionView } from "./registry.js";
 export type { SessionMcpView } from "./session-mcp.js";
+export type { ProjectRepository, WorktreeLimits } from "./worktrees/worktree-sessions.js";
+export type { WorktreeView } from "./worktrees/worktree-view.js";
 export type { McpSnippet } from "./mcp-snippets.js";
 export type {
   CreateProjectBody,

@@ -148,6 +148,10 @@ export function createApiRouter(options: ApiOptions): Router {
     registry.deleteProject(ctx.params.id!);
     ctx.status = 204;
   });
+  router.get("/projects/:id/repository", async (ctx) => {
+    registry.getProject(ctx.params.id!);
+    ctx.body = (await options.worktrees?.repository(ctx.params.id!)) ?? { repository: false, branch: null };
+  });
   router.post("/projects/:id/worktrees/prune", async (ctx) => {
     registry.getProject(ctx.params.id!);
     if (!options.worktrees) throw new ControlError(ControlErrorCode.notFound, "This bridge has no worktree sessions.");

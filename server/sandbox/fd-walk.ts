@@ -12,6 +12,7 @@ import { ErrorCode, ToolError } from "../errors.js";
 import {
   componentsBelow,
   controlCharacterName,
+  gitLinkRefused,
   hasControlCharacter,
   tooLongToCreate,
   invalidPath,
@@ -209,6 +210,10 @@ function walk(state: WalkState, names: string[], options: WalkOptions): HeldPath
     } catch (error) {
       closeQuietly(fd);
       throw error;
+    }
+    if (state.canonical.length === 0 && name === ".git" && stats.isFile()) {
+      closeQuietly(fd);
+      throw gitLinkRefused(state.input);
     }
     if (stats.isSymbolicLink()) {
       closeQuietly(fd);

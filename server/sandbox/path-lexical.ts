@@ -90,6 +90,18 @@ export function outsideRoot(input: string): ToolError {
   );
 }
 
+/**
+ * The root's `.git` FILE of a linked worktree (a worktree session's root, issue 31) names the main repository's
+ * metadata, a host path outside the project: file tools neither read, replace nor remove it (docs/SECURITY.md).
+ */
+export function gitLinkRefused(input: string): ToolError {
+  return new ToolError(
+    ErrorCode.pathOutsideRoot,
+    `"${input}" is this worktree's link to the repository's metadata, which is outside the project; file tools do not open it. Use the version-control tool (/v: status, diff, log, show, refs) instead.`,
+    { detail: { path: input } },
+  );
+}
+
 export function symlinkEscape(input: string): ToolError {
   return new ToolError(
     ErrorCode.symlinkEscape,

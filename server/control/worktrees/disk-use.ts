@@ -59,15 +59,17 @@ export async function measureDiskUse(folder: string, maxEntries = MAX_DISK_WALK_
 export function createDiskUseCache(measure: (folder: string) => Promise<DiskUse> = measureDiskUse) {
   const cache = new Map<string, DiskUse>();
   const running = new Map<string, Promise<DiskUse>>();
-  const refresh = (sessionId: string, folder: string): Promise<DiskUse> => {
+  const refresh = (sessionId: string, folder: string, fresh = false): Promise<DiskUse> => {
     const current = running.get(sessionId);
-    if (current) return current;
+    if (current && !fresh) return current;
     const walk = measure(folder)
       .then((use) => {
         cache.set(sessionId, use);
         return use;
       })
-      .finally(() => running.delete(sessionId));
+      .finally(() => {
+        if (running.get(sessionId) === walk) running.delete(sessionId);
+      });
     running.set(sessionId, walk);
     return walk;
   };
@@ -77,8 +79,8 @@ export function createDiskUseCache(measure: (folder: string) => Promise<DiskUse>
       if (!known || Date.now() - known.measuredAt > DISK_USE_REFRESH_MS) void refresh(sessionId, folder);
       return known;
     },
-    /** A fresh measurement, awaited (GET /api/sessions/:id/worktree). */
-    measure: refresh,
+    /** A fresh measurement, awaited (GET /api/sessions/:id/worktree), even while a background one runs. */
+    measure: (sessionId: string, folder: string): Promise<DiskUse> => refresh(sessionId, folder, true),
     forget(sessionId: string): void {
       cache.delete(sessionId);
     },

@@ -28,6 +28,8 @@ export interface WorktreeSessionsOptions {
   config: { dir: string | undefined; maxPerProject: number };
   /** Who owns a project's files: git runs as them (undefined: the bridge's own user). */
   ownerOf: (root: string) => Identity | undefined;
+  /** Ends the session's processes and settles once they are gone, before its folder is removed under them. */
+  endProcesses?: (sessionId: string) => Promise<unknown>;
   diskUse?: DiskUseCache;
 }
 
@@ -36,6 +38,13 @@ export interface CreateWorktreeSessionInput {
   name?: string | undefined;
   /** The branch to start from (default: the one the project's HEAD is on) and the new branch's name. */
   worktree: { base?: string | undefined; branch?: string | undefined };
+}
+
+/** GET /api/projects/:id/repository: whether a session there may have its own worktree, and the default base. */
+export interface ProjectRepository {
+  repository: boolean;
+  /** The branch HEAD is on (the default base), or null when HEAD is detached or there is no repository. */
+  branch: string | null;
 }
 
 /** The worktree cap as /api/health `limits` shows it. */
@@ -134,23 +143,44 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
     if (!row) throw notFound("worktree session", sessionId);
     store.worktrees.markRemoving(sessionId);
     options.registry().disableSession(sessionId);
+    await options.endProcesses?.(sessionId);
     await finishRemoval(store.worktrees.get(sessionId)!);
   }
 
   return {
     create,
     remove,
+    /** Whether the project's root is the top of a git repository, and the branch its HEAD is on. */
+    async repository(projectId: string): Promise<ProjectRepository> {
+      const target = targetOf(projectId);
+      const repository = await requireRepository(target).then(
+        () => true,
+        () => false,
+      );
+      const branch = repository ? await currentBranch(target).catch(() => null) : null;
+      return { repository, branch };
+    },
     /** True when the session works in its own worktree (its delete goes through remove). */
     has: (sessionId: string): boolean => store.worktrees.get(sessionId) !== undefined,
     /** Deletes every worktree session of a project (before the project itself goes). */
     async removeProject(projectId: string): Promise<void> {
       for (const row of store.worktrees.byProject(projectId)) await remove(row.sessionId);
     },
-    /** At start: finishes the deletes a crash or a failed git step left under way; answers their session ids. */
-    async finishInterrupted(): Promise<string[]> {
-      const pending = store.worktrees.list().filter((row) => row.removingAt !== null);
-      for (const row of pending) await finishRemoval(row);
-      return pending.map((row) => row.sessionId);
+    /**
+     * At start: finishes the deletes a crash or a failed git step left under way; answers the sessions finished.
+     * One that fails again is reported through `warn` and stays marked (the next start, or a delete, retries).
+     */
+    async finishInterrupted(warn: (message: string) => void): Promise<string[]> {
+      const finished: string[] = [];
+      for (const row of store.worktrees.list().filter((r) => r.removingAt !== null)) {
+        try {
+          await finishRemoval(row);
+          finished.push(row.sessionId);
+        } catch (error) {
+          warn(`the delete of worktree session ${row.sessionId} (${row.path}) is unfinished: ${String(error)}`);
+        }
+      }
+      return finished;
     },
     /** The project's worktree sessions whose folder is gone, after `git worktree prune` forgot them. */
     async prune(projectId: string): Promise<{ stale: string[] }> {

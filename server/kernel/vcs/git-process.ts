@@ -10,7 +10,7 @@ import { buildChildEnv } from "../../sandbox/env-scrub.js";
 import type { ProjectTarget, Sandbox } from "../../sandbox/launcher.js";
 import { spawnThroughSpawner, SpawnerLost } from "../../sandbox/spawner.js";
 import { GIT_TIMEOUT_MS, MAX_GIT_OUTPUT_BYTES } from "../limits.js";
-import { linkedWorktreeCommonDir } from "./git-worktree-link.js";
+import { linkedWorktreeCommonDir } from "../../sandbox/git-worktree-link.js";
 
 /** The launcher's exit code when it refused to start the program (native/sandbox/fail.h). */
 const LAUNCHER_ERROR = 125;

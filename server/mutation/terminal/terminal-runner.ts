@@ -1,6 +1,7 @@
 // Where one /x command runs: the project's warm container (URLBRIDGE_SANDBOX=container) or this host under the
 // sandbox launcher. Both answer the same results, so the terminal tool reports a run one way whichever ran it.
 import fs from "node:fs";
+import { linkedWorktreeCommonDir } from "../../sandbox/git-worktree-link.js";
 import path from "node:path";
 import type { ToolContext } from "../../kernel/tool/definition.js";
 import type { LaunchPlan } from "../../sandbox/launcher.js";
@@ -81,11 +82,13 @@ export function hostPlan(ctx: ToolContext, relative: string, endsWithCommand: bo
   const logDir = sandbox ? backgroundLogDir(ctx.project.id) : undefined;
   const identity = sandbox?.identityFor(ctx.project.root);
   const logReader = identity ? { gid: identity.gid } : undefined;
-  const plan = sandbox?.plan(
-    { id: ctx.project.id, root: ctx.project.root },
-    relative,
-    endsWithCommand,
-    logDir && fs.existsSync(logDir) ? [logDir] : [],
-  );
+  // A linked worktree's git reads the main repository's metadata (objects, refs, its own admin folder) outside
+  // the root: read-only, so commands can run git status/diff/log but never move a branch or rewrite history
+  // (docs/SECURITY.md "Worktree sessions"; git-worktree-link.ts admits only a link git itself registered).
+  const common = linkedWorktreeCommonDir(ctx.project.root);
+  const plan = sandbox?.plan({ id: ctx.project.id, root: ctx.project.root }, relative, endsWithCommand, [
+    ...(logDir && fs.existsSync(logDir) ? [logDir] : []),
+    ...(common ? [common] : []),
+  ]);
   return { plan, logDir, logReader };
 }

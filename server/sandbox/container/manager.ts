@@ -3,6 +3,7 @@
 // Only the bridge talks to the Docker engine; nothing of the socket is ever mounted into a sandbox.
 import fs from "node:fs";
 import path from "node:path";
+import { linkedWorktreeCommonDir } from "../git-worktree-link.js";
 import type Dockerode from "dockerode";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { agentIdentity, type Identity } from "../identity.js";
@@ -214,9 +215,12 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
   }
 
   function specFor(projectId: string, root: string): SandboxSpec {
+    // A linked worktree's git reads the main repository's metadata at the path its .git file names: read-only.
+    const common = linkedWorktreeCommonDir(path.resolve(root));
     return {
       projectId,
       hostRoot: hostPath(path.resolve(root)),
+      ...(common ? { readOnlyMounts: { [common]: hostPath(common) } } : {}),
       identity: identityFor(root, fallback),
       image,
       network,

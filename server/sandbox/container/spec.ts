@@ -37,6 +37,11 @@ export interface SandboxSpec {
   projectId: string;
   /** The project root as the Docker engine sees it (a host path), bind-mounted at /project. */
   hostRoot: string;
+  /**
+   * Folders mounted read-only at the path the bridge sees them at, keyed by that path, valued by the engine's
+   * host path: a linked worktree's main repository metadata, which its `.git` file names (issue 31).
+   */
+  readOnlyMounts?: Record<string, string>;
   identity: Identity;
   image: string;
   /** "none" (the default: no interface but loopback) or a Docker network the operator allows. */
@@ -55,7 +60,9 @@ export function containerName(spec: Pick<SandboxSpec, "projectId" | "instance">)
 /** A hash of everything that shapes the container: a container whose label differs is replaced. */
 export function specHash(spec: SandboxSpec): string {
   return createHash("sha256")
-    .update(JSON.stringify([spec.hostRoot, spec.identity, spec.image, spec.network, spec.limits]))
+    .update(
+      JSON.stringify([spec.hostRoot, spec.identity, spec.image, spec.network, spec.limits, spec.readOnlyMounts ?? {}]),
+    )
     .digest("hex")
     .slice(0, 16);
 }
@@ -65,7 +72,7 @@ export function sandboxLabels(spec: Pick<SandboxSpec, "projectId" | "instance">)
 }
 
 /**
- * The create options. The root is the only project mount; the agent's identity, never root; no capabilities
+ * The create options. The root is the only project mount (a worktree's main repository metadata read-only beside it); the agent's identity, never root; no capabilities
  * and no privilege gain (setuid binaries stay inert); a read-only image with a size-limited /tmp; an init as
  * PID 1 that reaps orphans, whose end ends every process in the container.
  */
@@ -82,7 +89,10 @@ export function containerCreateOptions(spec: SandboxSpec): ContainerCreateOption
     Labels: { ...sandboxLabels(spec), [LABEL_SPEC]: specHash(spec) },
     NetworkDisabled: spec.network === "none",
     HostConfig: {
-      Binds: [`${spec.hostRoot}:${CONTAINER_PROJECT_PATH}:rw`],
+      Binds: [
+        `${spec.hostRoot}:${CONTAINER_PROJECT_PATH}:rw`,
+        ...Object.entries(spec.readOnlyMounts ?? {}).map(([at, host]) => `${host}:${at}:ro`),
+      ],
       NetworkMode: spec.network,
       Init: true,
       CapDrop: ["ALL"],

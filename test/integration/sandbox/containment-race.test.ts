@@ -2,6 +2,9 @@
 // package.json with a symlink to an outside one (renameat2 RENAME_EXCHANGE, as fast as it can), while every
 // file tool runs in a loop through the real data plane. Across >= 10,000 attempts nothing outside may be read,
 // created, changed or deleted, and every answer must be correct or a structured error with a clear code.
+// Run twice: on a plain project folder, and on a worktree session (issue 31) whose root is a linked worktree,
+// where the main repository (its working tree and the metadata the worktree's `.git` file names) is outside too
+// and the `.git` file itself is refused every time it is asked for.
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -10,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locateExecutable } from "../../../server/kernel/read/executables.js";
 import { probeRipgrepConfinement } from "../../../server/kernel/search/ripgrep-confine.js";
 import {
+  giveToAgent,
   makeTempDir,
   startTestBridge,
   type AgentSession,
@@ -18,6 +22,7 @@ import {
   mkdirAsAgent,
 } from "../../helpers/bridge.js";
 import { patchText, url } from "../mutation/fixtures.js";
+import { git } from "../../helpers/git-repo.js";
 
 const MARKER = `OUTSIDE-${crypto.randomBytes(8).toString("hex")}`;
 const ATTEMPT_FLOOR = 10_000;
@@ -34,6 +39,8 @@ const TEST_TIMEOUT_MS = 900_000;
 const FLIPPER_DEADLINE_S = 1_200;
 /** The codes a call may answer while its path is being swapped under it. */
 const RACE_CODES = new Set(["symlink_escape", "path_changed"]);
+/** A worktree's `.git` link file: refused on every attempt, never read (fd-walk.ts gitLinkRefused). */
+const GIT_LINK_CODES = new Set(["path_outside_root"]);
 /**
  * A tool's own time bound answering on a loaded machine: /o stops a parse after 10 s. The file was reached inside
  * the project (the parse runs on bytes already read), so containment held; the answer is clear, not wrong.
@@ -80,6 +87,30 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
+/** A write+terminal worktree session on the repository at `repo`, named race, as the agent reaches it. */
+async function worktreeSession(t: TestBridge, repo: string): Promise<AgentSession> {
+  const project = await t.api<{ id: string }>("POST", "/api/projects", {
+    name: "race",
+    root: repo,
+    permissions: { write: true, terminal: true },
+  });
+  const created = await t.api<{ id: string; initUrl: string }>("POST", "/api/sessions", {
+    projectId: project.body.id,
+    name: "race",
+    worktree: {},
+  });
+  if (created.status !== 201) throw new Error(`worktree session: ${JSON.stringify(created.body)}`);
+  const init = (await (await fetch(created.body.initUrl)).json()) as AgentSession["init"];
+  return {
+    sessionId: created.body.id,
+    projectId: project.body.id,
+    initUrl: created.body.initUrl,
+    init,
+    r: init.bases.r,
+    m: init.bases.m,
+  };
+}
+
 function startFlipper(pairs: Array<[string, string]>): Promise<ChildProcess> {
   const script = path.join(import.meta.dirname, "flipper.py");
   const child = spawn("python3", [script, String(FLIPPER_DEADLINE_S), ...pairs.flat()], {
@@ -104,7 +135,7 @@ function stopFlipper(child: ChildProcess): Promise<number> {
   });
 }
 
-describe("containment under a racing flipper", () => {
+describe.each(["project folder", "worktree session"] as const)("containment under a racing flipper (%s)", (variant) => {
   let t: TestBridge;
   let s: AgentSession;
   /** A second bridge on the same project whose /g runs ripgrep under Landlock, when this host can confine it. */
@@ -112,11 +143,18 @@ describe("containment under a racing flipper", () => {
   let rgSkipped: string | undefined;
   let root: string;
   let outside: string;
+  /** The worktree variant's main repository: as outside as `outside` is (its working tree and its .git). */
+  let main: string | undefined;
   let flipper: ChildProcess | undefined;
 
   beforeAll(async () => {
     t = await startTestBridge({ URLBRIDGE_GREP_ENGINE: "fallback" });
     root = t.projectDir;
+    if (variant === "worktree session") {
+      main = path.join(makeTempDir("race-main"), "repo");
+      mkdirAsAgent(main);
+      root = main;
+    }
     outside = makeTempDir("race-outside");
     // The outside twin holds the same names with different content, plus names and text only it has.
     const twin = (dir: string, inside: boolean) => {
@@ -139,9 +177,18 @@ describe("containment under a racing flipper", () => {
     twin(path.join(outside, "dir"), false);
     writeAsAgent(path.join(root, "package.json"), JSON.stringify({ name: "inside-pkg", scripts: { test: "vitest" } }));
     writeAsAgent(path.join(outside, "package.json"), JSON.stringify({ name: MARKER, scripts: { leak: MARKER } }));
+    if (main) {
+      // The inside files are the main repository's commit; the session's worktree checks them out.
+      git(main, "init", "-q", "-b", "main");
+      git(main, "add", ".");
+      git(main, "commit", "-q", "-m", "inside");
+      giveToAgent(path.dirname(main));
+      s = await worktreeSession(t, main);
+      root = fs.realpathSync(path.join(path.dirname(main), "repo.worktrees", "race"));
+    }
     fs.symlinkSync(path.join(outside, "dir"), path.join(root, "flip-link"));
     fs.symlinkSync(path.join(outside, "package.json"), path.join(root, "pkg-link"));
-    s = await t.session({ write: true, terminal: true });
+    if (!main) s = await t.session({ write: true, terminal: true });
     const rg = await locateExecutable("rg");
     if (!rg) rgSkipped = "rg is not on PATH";
     else if (!(await probeRipgrepConfinement(rg)))
@@ -163,6 +210,9 @@ describe("containment under a racing flipper", () => {
     "reads, creates, changes and deletes nothing outside across >= 10,000 tool calls, answering each correctly or with a clear code",
     async () => {
       const before = snapshot(outside);
+      const mainBefore = main ? snapshot(main) : undefined;
+      // The host path of the main repository's metadata, which the worktree's .git file names.
+      const mainGitDir = main ? path.join(main, ".git") : undefined;
       const tallies = new Map<string, Tally>();
       const tally = (tool: string): Tally => {
         let found = tallies.get(tool);
@@ -184,6 +234,7 @@ describe("containment under a racing flipper", () => {
         tool: string,
         target: string,
         correct: (body: Body) => boolean,
+        codes: Set<string> = RACE_CODES,
       ): Promise<Body | undefined> {
         const entry = tally(tool);
         entry.attempts++;
@@ -197,7 +248,7 @@ describe("containment under a racing flipper", () => {
           text = await (await fetch(body.poll)).text();
           body = JSON.parse(text) as Body;
         }
-        if (text.includes(MARKER)) {
+        if (text.includes(MARKER) || (mainGitDir !== undefined && text.includes(mainGitDir))) {
           entry.leaks++;
           return undefined;
         }
@@ -209,7 +260,7 @@ describe("containment under a racing flipper", () => {
         const code = String(body.errorCode);
         entry.codes[code] = (entry.codes[code] ?? 0) + 1;
         if (outOfTime(body)) entry.outOfTime++;
-        else if (!RACE_CODES.has(code) || body.retryable === undefined || typeof body.repairHint !== "string")
+        else if (!codes.has(code) || body.retryable === undefined || typeof body.repairHint !== "string")
           entry.wrong.push(text.slice(0, 300));
         return undefined;
       }
@@ -298,6 +349,19 @@ describe("containment under a racing flipper", () => {
             url(r, "p"),
             (b) => (b.packageJson as { name?: string } | undefined)?.name === "inside-pkg",
           ),
+        ...(main
+          ? [
+              () => attempt("git-link", url(r, "r", [["path", ".git"]]), () => false, GIT_LINK_CODES),
+              () => attempt("git-link", url(r, "t", [["path", "flip/../.git"]]), () => false, GIT_LINK_CODES),
+              () =>
+                attempt(
+                  "git-link",
+                  url(m, "w", [["path", ".git"]], "gitdir: /elsewhere\n"),
+                  () => false,
+                  GIT_LINK_CODES,
+                ),
+            ]
+          : []),
       ];
 
       const writes = async (i: number) => {
@@ -422,7 +486,12 @@ describe("containment under a racing flipper", () => {
         expect({ tool, wrong: x.wrong.slice(0, 3) }).toEqual({ tool, wrong: [] });
         expect(x.attempts, tool).toBeGreaterThanOrEqual(MIN_PER_TOOL);
         // The race must have been lost sometimes and won sometimes, or the test proves nothing.
-        expect(x.ok + x.outOfTime, tool).toBeGreaterThan(0);
+        if (tool !== "git-link") expect(x.ok + x.outOfTime, tool).toBeGreaterThan(0);
+      }
+      if (main) {
+        // Nothing in the main repository changed: not its working tree, not its metadata.
+        expect(snapshot(main)).toEqual(mainBefore);
+        expect(tallies.get("git-link")!.ok).toBe(0);
       }
       expect(Object.values(summary).some((x) => Object.keys(x.codes).length > 0)).toBe(true);
 

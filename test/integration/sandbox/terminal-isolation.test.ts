@@ -16,6 +16,7 @@ import {
   type TestBridge,
 } from "../../helpers/bridge.js";
 import { settle, waitUntil, type Body } from "../mutation/terminal-helpers.js";
+import { git, makeRepository } from "../../helpers/git-repo.js";
 
 const landlock = (probeLauncher()?.landlock ?? 0) > 0;
 const asRoot = process.getuid?.() === 0;
@@ -150,6 +151,84 @@ describe.skipIf(!landlock)("terminal isolation (Landlock)", () => {
     expect(ok).toBe("ok");
     expect(home!.endsWith(`/${s.projectId}`)).toBe(true);
     expect(home!.startsWith(t.projectDir)).toBe(false);
+  });
+});
+
+// Issue 31: a worktree session's commands work in its linked worktree. git there reads the main repository's
+// metadata (read-only, as designed); nothing else of the main repository, and nothing of another worktree session.
+describe.skipIf(!landlock)("terminal isolation in a worktree session (Landlock)", () => {
+  let repo: string;
+  let s: AgentSession;
+  let own: string;
+  let sibling: string;
+  const worktreeSession = async (projectId: string, name: string) => {
+    const created = await t.api<{ id: string; initUrl: string; worktree: { path: string } }>("POST", "/api/sessions", {
+      projectId,
+      name,
+      worktree: {},
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const init = (await (await fetch(created.body.initUrl)).json()) as AgentSession["init"];
+    const session = { sessionId: created.body.id, projectId, initUrl: created.body.initUrl, init, r: init.bases.r };
+    return { session: { ...session, m: init.bases.m }, path: created.body.worktree.path };
+  };
+  beforeAll(async () => {
+    repo = makeRepository();
+    const project = await t.api<{ id: string }>("POST", "/api/projects", {
+      name: "wt-isolation",
+      root: repo,
+      permissions: { write: true, terminal: true },
+    });
+    const first = await worktreeSession(project.body.id, "iso-one");
+    const second = await worktreeSession(project.body.id, "iso-two");
+    s = first.session;
+    own = first.path;
+    sibling = second.path;
+  });
+
+  it("runs git status, log and diff on its own branch, reading the main repository's metadata", async () => {
+    const body = await x(
+      s,
+      "echo more >> a.txt; git status --short --branch; git log --oneline | wc -l; git diff --stat",
+    );
+    expect(body, JSON.stringify(body)).toMatchObject({ ok: true, exitCode: 0 });
+    expect(String(body.stdout)).toContain("## urlbridge/iso-one");
+    expect(String(body.stdout)).toContain(" M a.txt");
+    expect(String(body.stdout)).toContain("1 file changed");
+  });
+
+  it.each([
+    ["the main working tree's files", () => `cat ${repo}/a.txt`],
+    ["another worktree session's files", () => `cat ${sibling}/a.txt`],
+  ])("cannot read %s", async (_name, command) => {
+    const body = await x(s, command());
+    expect(body.exitCode).not.toBe(0);
+    expect(String(body.stdout)).toBe("");
+    expect(String(body.stderr)).toMatch(/Permission denied/);
+  });
+
+  it("cannot move a branch, add objects or plant anything in the main repository's metadata", async () => {
+    const refs = git(repo, "for-each-ref");
+    const body = await x(
+      s,
+      [
+        `git update-ref refs/heads/main HEAD; echo ref=$?`,
+        `echo planted > new.txt; git add new.txt; echo add=$?`,
+        `touch ${repo}/.git/hooks/post-checkout; echo hook=$?`,
+        `echo x >> ${repo}/.git/config; echo config=$?`,
+        `touch ${repo}/planted.txt; echo tree=$?`,
+      ].join("; "),
+    );
+    expect(String(body.stdout)).toMatch(/ref=[1-9]/);
+    expect(String(body.stdout)).toMatch(/add=[1-9]/);
+    expect(String(body.stdout)).toMatch(/hook=[1-9]/);
+    expect(String(body.stdout)).toMatch(/config=[1-9]/);
+    expect(String(body.stdout)).toMatch(/tree=[1-9]/);
+    expect(git(repo, "for-each-ref")).toBe(refs);
+    expect(fs.existsSync(path.join(repo, ".git", "hooks", "post-checkout"))).toBe(false);
+    expect(fs.existsSync(path.join(repo, "planted.txt"))).toBe(false);
+    expect(git(repo, "status", "--porcelain")).toBe("");
+    expect(fs.existsSync(path.join(own, "new.txt"))).toBe(true);
   });
 });
 

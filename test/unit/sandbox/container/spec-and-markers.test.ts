@@ -40,6 +40,18 @@ describe("containerCreateOptions", () => {
     expect(containerName(spec)).toBe("urlbridge-default-p-1-x");
   });
 
+  it("mounts a linked worktree's main repository metadata read-only where its .git file names it (issue 31)", () => {
+    const worktree = {
+      ...spec,
+      hostRoot: "/srv/projects/demo.worktrees/fix",
+      readOnlyMounts: { "/projects/demo/.git": "/srv/projects/demo/.git" },
+    };
+    expect(containerCreateOptions(worktree).HostConfig!.Binds).toEqual([
+      "/srv/projects/demo.worktrees/fix:/project:rw",
+      "/srv/projects/demo/.git:/projects/demo/.git:ro",
+    ]);
+  });
+
   it("an allowed network is used as given", () => {
     expect(containerCreateOptions({ ...spec, network: "bridge" })).toMatchObject({
       NetworkDisabled: false,
@@ -53,6 +65,7 @@ describe("containerCreateOptions", () => {
     ["identity", { identity: { uid: 1001, gid: 1001 } }],
     ["network", { network: "bridge" }],
     ["limits", { limits: { ...DEFAULT_SANDBOX_LIMITS, pids: 64 } }],
+    ["read-only mounts", { readOnlyMounts: { "/projects/demo/.git": "/srv/projects/demo/.git" } }],
   ])("the spec hash changes with the %s", (_what, change) => {
     expect(specHash({ ...spec, ...change })).not.toBe(specHash(spec));
   });

@@ -4,6 +4,7 @@ import type {
   CreateSessionBody,
   PatchSessionBody,
   Project,
+  ProjectRepository,
   SessionLimits,
   SessionMcpView,
   SessionView,
@@ -13,6 +14,9 @@ export const listSessions = () => api.get<SessionView[]>("/api/sessions");
 export const listProjects = () => api.get<Project[]>("/api/projects");
 export const fetchLimits = () => api.get<SessionLimits>("/api/limits");
 export const createSession = (body: CreateSessionBody) => api.post<SessionView>("/api/sessions", body);
+/** Whether a session of the project may have its own git worktree, and the branch it would start from. */
+export const fetchRepository = (projectId: string) =>
+  api.get<ProjectRepository>(`/api/projects/${encodeURIComponent(projectId)}/repository`);
 export const sessionAction = (id: string, action: "rotate" | "enable" | "disable") =>
   api.post<SessionView>(`/api/sessions/${encodeURIComponent(id)}/${action}`);
 export const deleteSession = (id: string) => api.del(`/api/sessions/${encodeURIComponent(id)}`);
