@@ -92,6 +92,13 @@ async function mergeCommit(
     );
   }
   const kind = mode === "squash" ? "squash" : "merge";
+  // A branch squashed before adds nothing now: its changes are in the base already.
+  if (kind === "squash" && tree === (await branchGitText(target, ["rev-parse", `${previous}^{tree}`]))) {
+    throw new ControlError(
+      ControlErrorCode.nothingToMerge,
+      `${target.branch} changes nothing ${target.baseRef} does not already have (it was squashed into it before).`,
+    );
+  }
   const message =
     kind === "squash"
       ? `Squash ${target.branch} (urlbridge session ${sessionName})`

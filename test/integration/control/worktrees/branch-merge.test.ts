@@ -150,6 +150,11 @@ describe("merging a worktree session's branch", () => {
     expect(squash.kind).toBe("squash");
     expect(git(repo, "rev-list", "--parents", "-n1", "main").split(" ")).toEqual([squash.commit, squash.previous]);
     expect(git(repo, "log", "-1", "--format=%s", "main")).toBe("Squash urlbridge/s1 (urlbridge session a)");
+    // Squashing it again would add an empty commit: refused, main stays.
+    expect(((await code(mergeBranch(a, "squash", "a"))) as { code: string }).code).toBe(
+      ControlErrorCode.nothingToMerge,
+    );
+    expect(git(repo, "rev-parse", "main")).toBe(squash.commit);
     git(b.path, "merge", "-q", "--ff-only", "main");
     editLine(b, 7, "b7");
     const merge = await mergeBranch(b, "merge", "b");
