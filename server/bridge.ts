@@ -43,7 +43,7 @@ import { listenMcpSocket } from "./mcp/socket-listener.js";
 import { warmMcp } from "./mcp/warm.js";
 import {
   createMutationRuntime,
-  mutationTools,
+  createMutationTools,
   readTestHooks,
   recoverInterruptedIntents,
   resolveStagedContent,
@@ -53,8 +53,6 @@ import { createTerminalState, type TerminalState } from "./mutation/terminal/ter
 import { ptyLimits } from "./mutation/terminal/pty/pty-limits.js";
 import { buildId, PACKAGE_ROOT, packageVersion } from "./package-info.js";
 import { createPluginHost, type Plugin } from "./plugins/host.js";
-import { createCommitTool } from "./mutation/vcs/commit.js";
-import { createGitRunner } from "./kernel/vcs/git-process.js";
 import { createSandbox, probeLauncher, probeLauncherInBackground } from "./sandbox/launcher.js";
 import { agentLimitsStatus, lowerOwnOomScore } from "./sandbox/agent-limits.js";
 import { ownerIdentityOf } from "./sandbox/identity.js";
@@ -143,8 +141,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const tools = [
     ...createReadTools({ grepEngine: config.grepEngine, sandbox }),
     ...webTools,
-    ...mutationTools,
-    createCommitTool(createGitRunner(sandbox)),
+    ...createMutationTools(sandbox),
     ...(options.extraTools ?? []),
   ];
   useSpawner(config.spawner === "auto");
