@@ -1,7 +1,9 @@
 // git_commit (/h): commits a worktree session's changes (all of them, or the paths named) with the agent's message on
 // the session's own branch, as a journaled intent (exactly once per call id). Refused when the session has no
-// worktree or HEAD is not its branch (the agent switched with its terminal); never pushes, never touches another
-// branch. git runs as the agent under the sandbox launcher, hooks, filters and signing off (git-process.ts).
+// worktree or HEAD is not its branch (switched by someone else: the session's terminal may read the repository's
+// git folder but not write it); never pushes, never touches another branch. git runs as the agent under the
+// sandbox launcher, with the worktree and the main repository's git folder writable, hooks, filters and signing off
+// (kernel/vcs/git-process.ts).
 import { z } from "zod";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { defineTool, type ToolContext } from "../../kernel/tool/definition.js";
@@ -73,7 +75,7 @@ async function requireSessionBranch(call: GitCall, branch: string): Promise<stri
   if (current !== `refs/heads/${branch}`) {
     throw new ToolError(
       ErrorCode.notOnSessionBranch,
-      `The worktree is on ${current.replace(/^refs\/heads\//, "")}, not this session's branch ${branch}; git_commit commits only there. Switch back with the terminal (git switch ${branch}), then commit again.`,
+      `The worktree is on ${current.replace(/^refs\/heads\//, "")}, not this session's branch ${branch}; git_commit commits only there. Ask the operator to switch the worktree back to ${branch} (git switch ${branch} in it), then commit again.`,
       { detail: { branch, head: current } },
     );
   }
