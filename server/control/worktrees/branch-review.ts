@@ -33,6 +33,8 @@ export interface BranchReview {
   uncommitted: string[];
   /** The worktree folder exists. */
   present: boolean;
+  /** Why conflicts could not be checked (a repository that configures a merge driver: merging is refused). */
+  notice?: string;
   /** The branch's diff against the merge base (optionally one path), this page of it. */
   diff?: DiffPage;
 }
@@ -142,9 +144,18 @@ export async function readBranchReview(target: WorktreeTarget, diff?: DiffReques
     (await branchGit(target, ["diff", "--name-status", "-z", "-M", from, branchHead])).stdout,
   );
   const fastForward = ahead > 0 && mergeBase === baseHead;
-  const conflicts = ahead > 0 && !fastForward ? (await mergeTree(target, baseHead, branchHead)).conflicts : [];
+  let conflicts: string[] = [];
+  let notice: string | undefined;
+  try {
+    if (ahead > 0 && !fastForward) conflicts = (await mergeTree(target, baseHead, branchHead)).conflicts;
+  } catch (error) {
+    // The branch is still shown; only its merge is refused, and the notice says why.
+    if (!(error instanceof ControlError) || error.code !== ControlErrorCode.mergeDriverConfigured) throw error;
+    notice = error.message;
+  }
   return {
     ...view,
+    ...(notice ? { notice } : {}),
     mergeBase,
     ahead,
     behind,

@@ -193,6 +193,10 @@ describe("merging a worktree session's branch", () => {
     expect(fs.existsSync(marker)).toBe(false);
     git(repo, "config", "merge.evil.driver", `touch ${marker}`);
     editLine(b, 15, "b15");
+    // The branch is still shown, with why its merge is refused.
+    const review = await readBranchReview(b);
+    expect(review).toMatchObject({ ahead: 1, conflicts: [], files: [{ path: "shared.txt", status: "M" }] });
+    expect(review.notice).toContain("merge driver evil");
     expect(((await code(mergeBranch(b, "auto", "b"))) as { code: string }).code).toBe(
       ControlErrorCode.mergeDriverConfigured,
     );
