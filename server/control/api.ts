@@ -133,6 +133,15 @@ export function createApiRouter(options: ApiOptions): Router {
     // Checked when the patch touches what decides it (root or permissions), not on a rename.
     if (body.root !== undefined || body.permissions !== undefined) {
       const current = registry.getProject(ctx.params.id!);
+      if (
+        body.root !== undefined &&
+        canonicalRoot(body.root) !== current.root &&
+        options.worktrees?.inProject(current.id)
+      )
+        throw new ControlError(
+          ControlErrorCode.worktreesExist,
+          `Project "${current.name}" has worktree sessions, whose worktrees belong to its current repository; delete them before moving its root.`,
+        );
       await requireWritable(body.root ?? current.root, {
         write: body.permissions?.write ?? current.permissions.write,
         terminal: body.permissions?.terminal ?? current.permissions.terminal,

@@ -42,7 +42,8 @@ export const ControlErrorCode = {
   worktreeFolderExists: "worktree_folder_exists",
   worktreeLimitReached: "worktree_limit_reached",
   worktreeGitFailed: "worktree_git_failed",
-  // worktree review and merge (worktree-routes.ts over server/review/worktree/, whose WorktreeErrorCode uses the same codes)
+  worktreesExist: "worktrees_exist",
+  // worktree review and merge (worktrees/worktree-routes.ts, branch-*.ts)
   notAWorktreeSession: "not_a_worktree_session",
   worktreeBranchMissing: "worktree_branch_missing",
   nothingToMerge: "nothing_to_merge",
@@ -93,6 +94,7 @@ export const CONTROL_ERROR_STATUS = {
   worktree_folder_exists: 409,
   worktree_limit_reached: 409,
   worktree_git_failed: 502,
+  worktrees_exist: 409,
   not_a_worktree_session: 404,
   worktree_branch_missing: 409,
   nothing_to_merge: 409,

@@ -101,7 +101,9 @@ export async function removeWorktree(
 ): Promise<void> {
   if (fs.existsSync(input.folder)) {
     const removed = await git(target, ["worktree", "remove", "--force", "--force", "--", input.folder]);
-    if (removed.code !== 0 && fs.existsSync(input.folder)) throw failed(`remove the worktree ${input.folder}`, removed);
+    // git refuses a worktree whose .git file no longer points back (the session's terminal may rewrite it): the
+    // folder is the one this bridge made for the session, so it goes without git (no symbolic link is followed).
+    if (removed.code !== 0 && fs.existsSync(input.folder)) fs.rmSync(input.folder, { recursive: true, force: true });
   }
   const pruned = await git(target, ["worktree", "prune"]);
   if (pruned.code !== 0) throw failed("prune its worktree records", pruned);

@@ -160,6 +160,8 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
       const branch = repository ? await currentBranch(target).catch(() => null) : null;
       return { repository, branch };
     },
+    /** True when the project has worktree sessions (its root may not move under them). */
+    inProject: (projectId: string): boolean => store.worktrees.countByProject(projectId) > 0,
     /** True when the session works in its own worktree (its delete goes through remove). */
     has: (sessionId: string): boolean => store.worktrees.get(sessionId) !== undefined,
     /** Deletes every worktree session of a project (before the project itself goes). */

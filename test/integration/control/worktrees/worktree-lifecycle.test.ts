@@ -54,6 +54,21 @@ describe("deleting a worktree session", () => {
     expect(git(repo, "status", "--porcelain")).toBe("");
   });
 
+  it("removes a worktree whose .git file the session rewrote, without following it elsewhere", async () => {
+    const tb = await start();
+    const repo = makeRepository();
+    const other = makeRepository("other");
+    const projectId = await projectOn(tb, repo);
+    const session = await worktreeSession(tb, projectId, "forged");
+    fs.writeFileSync(path.join(session.worktree!.path, ".git"), `gitdir: ${path.join(other, ".git")}\n`);
+    expect((await tb.api("DELETE", `/api/sessions/${session.id}`)).status).toBe(204);
+    expect(fs.existsSync(session.worktree!.path)).toBe(false);
+    expect(branches(repo)).toEqual(["main"]);
+    expect(listed(repo)).not.toContain(session.worktree!.path);
+    expect(fs.readFileSync(path.join(other, "a.txt"), "utf8")).toBe("one\n");
+    expect(branches(other)).toEqual(["main"]);
+  });
+
   it.each(["kept", "merged"] as const)("keeps the branch of a session the operator %s", async (outcome) => {
     const tb = await start();
     const repo = makeRepository();
@@ -95,6 +110,23 @@ describe("deleting a worktree session", () => {
     expect((await tb.api("DELETE", `/api/projects/${projectId}`)).status).toBe(204);
     for (const s of [a, b]) expect(fs.existsSync(s.worktree!.path)).toBe(false);
     expect(branches(repo)).toEqual(["main"]);
+  });
+});
+
+describe("moving a project's root", () => {
+  it("is refused while the project has worktree sessions, and allowed once they are deleted", async () => {
+    const tb = await start();
+    const repo = makeRepository();
+    const elsewhere = makeRepository("elsewhere");
+    const projectId = await projectOn(tb, repo);
+    const session = await worktreeSession(tb, projectId, "pinned");
+    const refused = await tb.api<Body>("PATCH", `/api/projects/${projectId}`, { root: elsewhere });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("worktrees_exist");
+    // A rename, or the same root, is not a move.
+    expect((await tb.api("PATCH", `/api/projects/${projectId}`, { name: "renamed", root: repo })).status).toBe(200);
+    expect((await tb.api("DELETE", `/api/sessions/${session.id}`)).status).toBe(204);
+    expect((await tb.api("PATCH", `/api/projects/${projectId}`, { root: elsewhere })).status).toBe(200);
   });
 });
 
