@@ -2,6 +2,8 @@
 // a merge would fast-forward or conflict), the files the branch changed since the merge base, what is still
 // uncommitted in the worktree, and the branch's diff paged as the review's diffs are (server/review/page.ts).
 import fs from "node:fs";
+import path from "node:path";
+import { linkedWorktreeCommonDir } from "../../sandbox/git-worktree-link.js";
 import { pageOf, type DiffPage } from "../../review/page.js";
 import { ControlError, ControlErrorCode } from "../errors.js";
 import { branchGit, branchGitText, refuseMergeDrivers, type WorktreeTarget } from "./branch-git.js";
@@ -33,7 +35,10 @@ export interface BranchReview {
   uncommitted: string[];
   /** The worktree folder exists. */
   present: boolean;
-  /** Why conflicts could not be checked (a repository that configures a merge driver: merging is refused). */
+  /**
+   * What could not be checked: conflicts in a repository that configures a merge driver (its merge is refused), or
+   * uncommitted changes in a worktree whose .git file no longer links it to the repository.
+   */
   notice?: string;
   /** The branch's diff against the merge base (optionally one path), this page of it. */
   diff?: DiffPage;
@@ -44,6 +49,14 @@ export interface DiffRequest {
   offset?: number | undefined;
   max: number;
   fingerprint?: string | undefined;
+}
+
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The commit `ref` names, or undefined when there is none. */
@@ -132,8 +145,23 @@ export async function readBranchReview(target: WorktreeTarget, diff?: DiffReques
   const present = fs.existsSync(target.path);
   const baseHead = await baseHeadOf(target);
   const branchHead = (await resolveCommit(target, `refs/heads/${target.branch}`)) ?? null;
-  const uncommitted = present ? await dirtyPaths(target, target.path) : [];
-  const view = { branch: target.branch, baseRef: target.baseRef, branchHead, baseHead, uncommitted, present };
+  // git status runs in the worktree only while its .git file is the link git made to this repository: one the agent
+  // rewrote would point the owner's git at another folder.
+  const linked = present && linkedWorktreeCommonDir(target.path) === realOrUndefined(path.join(target.repo, ".git"));
+  const uncommitted = linked ? await dirtyPaths(target, target.path) : [];
+  const unlinked =
+    present && !linked
+      ? "The worktree's .git file no longer links it to this repository: its uncommitted changes are not shown."
+      : undefined;
+  const view = {
+    branch: target.branch,
+    baseRef: target.baseRef,
+    branchHead,
+    baseHead,
+    uncommitted,
+    present,
+    ...(unlinked ? { notice: unlinked } : {}),
+  };
   if (!branchHead)
     return { ...view, ahead: 0, behind: 0, fastForward: false, conflicts: [], files: [], mergeBase: null };
   const mergeBase = (await branchGitText(target, ["merge-base", baseHead, branchHead], { accept: [1] })) || null;
@@ -145,7 +173,7 @@ export async function readBranchReview(target: WorktreeTarget, diff?: DiffReques
   );
   const fastForward = ahead > 0 && mergeBase === baseHead;
   let conflicts: string[] = [];
-  let notice: string | undefined;
+  let notice = unlinked;
   try {
     if (ahead > 0 && !fastForward) conflicts = (await mergeTree(target, baseHead, branchHead)).conflicts;
   } catch (error) {

@@ -171,6 +171,18 @@ describe("merging a worktree session's branch", () => {
     expect(((await code(mergeBranch(a, "auto", "a"))) as { code: string }).code).toBe(ControlErrorCode.nothingToMerge);
   });
 
+  it("does not run git status in a worktree whose .git file was rewritten to point elsewhere", async () => {
+    const { targets } = makeRepo(1);
+    const [a] = targets as [WorktreeTarget];
+    editLine(a, 4, "not committed", false);
+    const elsewhere = makeTempDir("elsewhere");
+    git(elsewhere, "init", "-q");
+    fs.writeFileSync(path.join(a.path, ".git"), `gitdir: ${path.join(elsewhere, ".git")}\n`);
+    const review = await readBranchReview(a);
+    expect(review).toMatchObject({ present: true, uncommitted: [] });
+    expect(review.notice).toContain("no longer links it to this repository");
+  });
+
   it("updates main through the ref alone when main is not checked out anywhere", async () => {
     const { repo, targets } = makeRepo(1);
     const [a] = targets as [WorktreeTarget];
