@@ -43,7 +43,7 @@ import { listenMcpSocket } from "./mcp/socket-listener.js";
 import { warmMcp } from "./mcp/warm.js";
 import {
   createMutationRuntime,
-  mutationTools,
+  createMutationTools,
   readTestHooks,
   recoverInterruptedIntents,
   resolveStagedContent,
@@ -141,7 +141,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const tools = [
     ...createReadTools({ grepEngine: config.grepEngine, sandbox }),
     ...webTools,
-    ...mutationTools,
+    ...createMutationTools(sandbox),
     ...(options.extraTools ?? []),
   ];
   useSpawner(config.spawner === "auto");

@@ -53,6 +53,14 @@ export async function runCli(
         await (cmd.command === "changes" ? runChangesCommand : runRevertCommand)(loadCliConfig(), cmd, print);
         return 0;
       }
+      case "worktree show":
+      case "worktree merge":
+      case "worktree keep":
+      case "worktree discard": {
+        const { runWorktreeCommand } = await import("./cli/worktree-commands.js");
+        await runWorktreeCommand(loadCliConfig(), cmd, print);
+        return 0;
+      }
       case "backup":
       case "restore": {
         const { runBackupCommand, runRestoreCommand } = await import("./cli/backup-commands.js");

@@ -138,6 +138,10 @@ export const ErrorCode = {
   unknownRevision: "unknown_revision",
   gitOutputTooLarge: "git_output_too_large",
   gitFailed: "git_failed",
+  // agent commits in a worktree session (server/mutation/vcs/commit.ts)
+  notAWorktreeSession: "not_a_worktree_session",
+  notOnSessionBranch: "not_on_session_branch",
+  nothingToCommit: "nothing_to_commit",
   // generic
   internalError: "internal_error",
 } as const;
@@ -281,6 +285,9 @@ export const ERROR_CATALOG = {
   unknown_revision: { retryable: false },
   git_output_too_large: { retryable: false },
   git_failed: { retryable: false, varies: "true when git ran out of time (errorDetail.reason timeout)" },
+  not_a_worktree_session: { retryable: false },
+  not_on_session_branch: { retryable: false },
+  nothing_to_commit: { retryable: false },
   internal_error: {
     retryable: true,
     varies:

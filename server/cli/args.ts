@@ -23,12 +23,16 @@ Usage:
                                                      a session's changed files; with --intent/--path the exact diff
   urlbridge revert <session> (--intent <callId> | --path <p> | --all) [--force]
                                                      undo a session's changes (refuses later changes unless --force)
+  urlbridge worktree show <session> [--path <p>]    a worktree session's branch against its base; --path: its diff
+  urlbridge worktree merge <session> [--mode auto|merge|squash]
+                                                     merge its branch into its base (auto: fast-forward when possible)
+  urlbridge worktree keep|discard <session>          keep its branch, or remove its worktree and branch
   urlbridge backup <file>                            online copy of the state database (- for stdout), safe while running
   urlbridge restore <file> [--key <capability-key>]  install a backup; the bridge must be stopped (deploy/UPGRADE.md)
   urlbridge help | --version
 
 Options:
-  --json   print machine-readable JSON instead of text (token, project, session, changes, revert)
+  --json   print machine-readable JSON instead of text (token, project, session, changes, revert, worktree)
 
 The CLI finds the control plane and the operator token through the same URLBRIDGE_* variables
 and state directory as the server (URLBRIDGE_CONTROL_HOST/PORT, URLBRIDGE_OPERATOR_TOKEN,
@@ -50,6 +54,7 @@ const OPTIONS = {
   path: { type: "string" },
   all: { type: "boolean" },
   force: { type: "boolean" },
+  mode: { type: "string" },
   worktree: { type: "boolean" },
   base: { type: "string" },
   branch: { type: "string" },
@@ -81,6 +86,8 @@ export interface ParsedCommand {
     path: string | undefined;
     all: boolean;
     force: boolean;
+    /** `worktree merge`: auto (default), merge or squash. */
+    mode: string | undefined;
     /** `session create`: its own git worktree, from `base` (default: the project's current branch) on `branch`. */
     worktree: boolean;
     base: string | undefined;
@@ -114,9 +121,13 @@ const COMMANDS: Record<string, { flags: Flag[]; args: string[] }> = {
   restore: { flags: ["key", "json"], args: ["<file>"] },
   changes: { flags: ["intent", "path", "json"], args: ["<session>"] },
   revert: { flags: ["intent", "path", "all", "force", "json"], args: ["<session>"] },
+  "worktree show": { flags: ["path", "json"], args: ["<session>"] },
+  "worktree merge": { flags: ["mode", "json"], args: ["<session>"] },
+  "worktree keep": { flags: ["json"], args: ["<session>"] },
+  "worktree discard": { flags: ["json"], args: ["<session>"] },
 };
 
-const GROUPS = new Set(["project", "session"]);
+const GROUPS = new Set(["project", "session", "worktree"]);
 
 export function parseCommandLine(argv: string[]): ParsedCommand {
   let parsed;
@@ -167,6 +178,7 @@ function build(command: string, args: string[], values: Partial<Record<Flag, str
       path: typeof values.path === "string" ? values.path : undefined,
       all: values.all === true,
       force: values.force === true,
+      mode: typeof values.mode === "string" ? values.mode : undefined,
       worktree: values.worktree === true,
       base: typeof values.base === "string" ? values.base : undefined,
       branch: typeof values.branch === "string" ? values.branch : undefined,

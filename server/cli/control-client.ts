@@ -94,7 +94,10 @@ export function createControlClient(config: Config): ControlClient {
         res.status === 401
           ? ` (the CLI used the token from ${located.source === "env" ? "URLBRIDGE_OPERATOR_TOKEN" : located.file})`
           : "";
-      throw new CliError(`${error.code}: ${error.message}${hint}`);
+      // A refused worktree merge names the paths at fault (conflicts, uncommitted files) beside its error: one line.
+      const paths = (parsed as { paths?: unknown }).paths;
+      const listed = Array.isArray(paths) && paths.length > 0 ? ` (paths: ${paths.map(String).join(", ")})` : "";
+      throw new CliError(`${error.code}: ${error.message}${hint}${listed}`);
     },
   };
 }

@@ -32,6 +32,10 @@ export type { SandboxStatus, ContainerSandboxStatus, AgentLimitsStatus };
 /** What /api/health says the terminal sandbox enforces: the launcher's report, or the container mode's. */
 export type SandboxReport = SandboxStatus | ContainerSandboxStatus;
 
+/** GET /api/sessions/:id/worktree and its merge, keep and discard (server/control/worktree-routes.ts). */
+export type { WorktreeErrorBody, WorktreeMergeView, WorktreeSessionView } from "./worktrees/worktree-routes.js";
+export type { BranchReview, ChangedFile } from "./worktrees/branch-review.js";
+export type { MergeMode } from "./worktrees/branch-merge.js";
 /** Every control API error body; its code is one of the catalog in server/control/errors.ts. */
 export type { ControlErrorBody as ApiErrorBody, ControlErrorCode } from "./errors.js";
 /** A refused revert (409 revert_conflict) carries the files that changed after the change to undo. */

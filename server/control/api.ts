@@ -32,6 +32,7 @@ import {
 import type { OperatorReview, ReviewBody } from "../edge/operator-review.js";
 import { parseInput } from "./validate.js";
 import { checkWritable, unwritableMessage } from "./writability.js";
+import { addWorktreeRoutes } from "./worktrees/worktree-routes.js";
 import type { Identity } from "../sandbox/identity.js";
 import type { WorktreeSessions } from "./worktrees/worktree-sessions.js";
 
@@ -187,12 +188,7 @@ export function createApiRouter(options: ApiOptions): Router {
     const body = parseInput(patchSessionBody, await readJsonBody(ctx));
     ctx.body = registry.renameSession(ctx.params.id!, body.name);
   });
-  router.get("/sessions/:id/worktree", async (ctx) => {
-    registry.getSession(ctx.params.id!);
-    const view = await options.worktrees?.measuredView(ctx.params.id!);
-    if (!view) throw new ControlError(ControlErrorCode.notFound, `Session "${ctx.params.id!}" has no worktree.`);
-    ctx.body = view;
-  });
+  addWorktreeRoutes(router, { store, registry, worktrees: options.worktrees, ownerOf: options.agentIdentity });
   router.get("/sessions/:id/mcp", (ctx) => {
     // The relay reaches the control plane where this request did (the socket's own address and port).
     const { localAddress, localPort } = ctx.req.socket;

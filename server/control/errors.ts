@@ -43,6 +43,15 @@ export const ControlErrorCode = {
   worktreeLimitReached: "worktree_limit_reached",
   worktreeGitFailed: "worktree_git_failed",
   worktreesExist: "worktrees_exist",
+  // worktree review and merge (worktrees/worktree-routes.ts, branch-*.ts)
+  notAWorktreeSession: "not_a_worktree_session",
+  worktreeBranchMissing: "worktree_branch_missing",
+  nothingToMerge: "nothing_to_merge",
+  mergeConflict: "merge_conflict",
+  baseWorktreeDirty: "base_worktree_dirty",
+  mergeDriverConfigured: "merge_driver_configured",
+  baseMoved: "base_moved",
+  diffChanged: "diff_changed",
   // the state store (app.ts): the database refused a write (disk full, a lock another process holds, I/O)
   stateStoreUnavailable: "state_store_unavailable",
   // generic
@@ -86,6 +95,14 @@ export const CONTROL_ERROR_STATUS = {
   worktree_limit_reached: 409,
   worktree_git_failed: 502,
   worktrees_exist: 409,
+  not_a_worktree_session: 404,
+  worktree_branch_missing: 409,
+  nothing_to_merge: 409,
+  merge_conflict: 409,
+  base_worktree_dirty: 409,
+  merge_driver_configured: 409,
+  base_moved: 409,
+  diff_changed: 409,
   state_store_unavailable: 503,
   internal_error: 500,
 } as const satisfies Record<ControlErrorCode, number>;

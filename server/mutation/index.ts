@@ -27,6 +27,9 @@ import { terminalViewTool } from "./terminal/pty/terminal-view.js";
 import { writeTool } from "./files/write.js";
 import { changesTool } from "./review/changes.js";
 import { revertTool } from "./review/revert.js";
+import { createCommitTool } from "./vcs/commit.js";
+import { createGitRunner } from "../kernel/vcs/git-process.js";
+import type { Sandbox } from "../sandbox/launcher.js";
 
 export { journalControls, DEFAULT_WAIT_MS, MAX_WAIT_MS, RUN_NONCE_PATTERN } from "./journal/controls.js";
 export { computeCallId, canonicalJson, deriveRunNonce } from "./journal/call-id.js";
@@ -54,3 +57,8 @@ export const mutationTools: AnyToolDefinition[] = [
   changesTool,
   revertTool,
 ];
+
+/** Every mutation tool, git_commit (/h) with git confined by `sandbox` as /v's git is (unconfined without one). */
+export function createMutationTools(sandbox: Sandbox | undefined): AnyToolDefinition[] {
+  return [...mutationTools, createCommitTool(createGitRunner(sandbox))];
+}

@@ -144,7 +144,8 @@ export interface Sandbox {
   /**
    * The launch plan for a command in `project`, at cwd `cwdRelative` below its root; undefined when the
    * launcher is missing and the mode allows an unconfined bare spawn. Throws when the command is refused.
-   * `projectAccess` "ro" gives the command the project read-only (the version-control read tools).
+   * `projectAccess` "ro" gives the command the project read-only (the version-control read tools);
+   * `extraReadWrite` adds folders it may change (git_commit: the main repository's git folder of a worktree).
    */
   plan(
     project: ProjectTarget,
@@ -152,6 +153,7 @@ export interface Sandbox {
     foreground: boolean,
     extraReadOnly?: string[],
     projectAccess?: "rw" | "ro",
+    extraReadWrite?: string[],
   ): LaunchPlan | undefined;
   /** The identity commands of this project run as, or undefined when it is the bridge's own. */
   identityFor(projectRoot: string): Identity | undefined;
@@ -294,7 +296,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   return {
     status,
     identityFor,
-    plan(project, cwdRelative, foreground, extraReadOnly = [], projectAccess = "rw") {
+    plan(project, cwdRelative, foreground, extraReadOnly = [], projectAccess = "rw", extraReadWrite = []) {
       const current = status();
       const binary = launcherBinary();
       if (!binary && current.mode === "none") return undefined;
@@ -322,7 +324,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           projectReadOnly: projectAccess === "ro",
         });
         for (const p of [...allow.readOnly, ...extraReadOnly]) args.push("--ro", p);
-        for (const p of allow.readWrite) args.push("--rw", p);
+        for (const p of [...allow.readWrite, ...extraReadWrite]) args.push("--rw", p);
         for (const p of allow.devices) args.push("--rw-dev", p);
         args.push("--require-landlock");
         if (probeLauncher()?.signals) args.push("--scope-signals");

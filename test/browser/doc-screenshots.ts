@@ -20,6 +20,7 @@ export const DOC_SCREENSHOTS = {
   "tunnel-no-tunnel.png": "tunnel-page.test.ts",
   "plugins-not-configured.png": "plugins-page.test.ts",
   "control-changes.png": "changes-view.test.ts",
+  "control-worktree.png": "worktree-merge.test.ts",
 } as const;
 
 export type DocScreenshot = keyof typeof DOC_SCREENSHOTS;

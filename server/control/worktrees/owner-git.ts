@@ -37,6 +37,10 @@ const SAFE_SETTINGS: Array<[string, string]> = [
   ["protocol.allow", "never"],
   ["submodule.recurse", "false"],
   ["safe.directory", "*"],
+  // Merges and squashes commit (commit-tree, merge): no signing program, no automatic gc after them.
+  ["commit.gpgSign", "false"],
+  ["gc.auto", "0"],
+  ["maintenance.auto", "false"],
 ];
 
 function baseEnv(extra: Record<string, string>, settings: Array<[string, string]>): Record<string, string> {

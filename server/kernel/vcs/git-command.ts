@@ -90,6 +90,9 @@ export interface GitCommandOptions {
   maxBytes?: number;
   /** Exit codes that are answers rather than failures (git diff --exit-code style); default only 0. */
   accept?: (output: GitOutput) => boolean;
+  /** The command writes (GitRunOptions.write), with these variables added (env). */
+  write?: boolean;
+  env?: Record<string, string>;
 }
 
 /** Runs git with `args` in the project and answers its output, or throws the catalogued error for its failure. */
@@ -99,6 +102,8 @@ export async function runGit(call: GitCall, args: string[], options: GitCommandO
     filters,
     signal: call.ctx.signal,
     ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    ...(options.write ? { write: true } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
   if (options.accept?.(output)) return output;
   const failure = gitFailure(output, options.subject ?? {});

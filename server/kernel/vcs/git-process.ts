@@ -25,6 +25,10 @@ const MAX_STDERR_BYTES = 8 * 1024;
  */
 const SAFE_CONFIG = [
   "core.fsmonitor=false",
+  "core.hooksPath=/dev/null",
+  "commit.gpgSign=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
   "core.quotePath=false",
   "core.pager=cat",
   "color.ui=false",
@@ -48,6 +52,13 @@ export interface GitRunOptions {
   filters?: string[];
   maxBytes?: number;
   signal: AbortSignal;
+  /**
+   * The command writes (git_commit): the project read-write, and a linked worktree's main git folder too, since
+   * objects and the branch's ref live there. Default: read-only.
+   */
+  write?: boolean;
+  /** Added to git's environment (the author and committer of a commit). */
+  env?: Record<string, string>;
 }
 
 export interface GitRunner {
@@ -160,9 +171,16 @@ export function createGitRunner(sandbox: Sandbox | undefined): GitRunner {
       if (!git)
         throw gitFailed("git is not installed on the bridge's machine; the operator must install it.", "no_git");
       const common = linkedWorktreeCommonDir(project.root);
-      const plan = sandbox?.plan(project, "", true, common ? [common] : [], "ro");
+      const extra = common ? [common] : [];
+      const plan = options.write
+        ? sandbox?.plan(project, "", true, [], "rw", extra)
+        : sandbox?.plan(project, "", true, extra, "ro");
       const gitArgv = [git, ...args];
-      const env = { ...gitEnv(project.root, plan?.env ?? {}), ...configEnv(project.root, options.filters ?? []) };
+      const env = {
+        ...gitEnv(project.root, plan?.env ?? {}),
+        ...configEnv(project.root, options.filters ?? []),
+        ...options.env,
+      };
       const started = plan
         ? await start(plan.file, [...plan.args, "--", ...gitArgv], plan.spawnCwd, env)
         : await start(git, gitArgv.slice(1), project.root, env);

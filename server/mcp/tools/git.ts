@@ -1,5 +1,6 @@
-// The version-control tool over MCP: the kernel's git (/v) under the same name and fields; the page's next URL
-// becomes the offset and fingerprint of the next call, and patches and file texts render as plain text.
+// The version-control tools over MCP: the kernel's git (/v) under the same name and fields (the page's next URL
+// becomes the offset and fingerprint of the next call, patches and file texts render as plain text), and
+// git_commit (/h), a worktree session's commit on its own branch.
 import { z } from "zod";
 import { MAX_GIT_PAGE } from "../../kernel/limits.js";
 import type { RunOutcome } from "../../tool/run-tool.js";
@@ -64,4 +65,31 @@ const git: McpToolSpec = {
   },
 };
 
-export const gitTools: readonly McpToolSpec[] = [git];
+const commitInput = z.strictObject({
+  message: z.string().describe("Commit message."),
+  paths: z.array(z.string()).optional().describe("Default: all changes."),
+});
+
+/** git_commit (/h): the kernel's fields, paths as its repeated path=; exactly once per idempotency key. */
+const gitCommit: McpToolSpec = {
+  name: "git_commit",
+  kernel: "git_commit",
+  title: "Commit (worktree sessions)",
+  description: "Worktree sessions: commit your changes on this session's own branch. Never pushes.",
+  input: commitInput,
+  contentFields: [],
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // The kernel's fields (commit, parent, branch, files, summary) stay in structuredContent; listing them would cost
+  // every conversation's tools/list what a worktree session alone uses (docs/MCP.md "Budgets").
+  output: () => z.looseObject({ ok: z.literal(true) }),
+  async call(args, call) {
+    const input = args as z.infer<typeof commitInput>;
+    const outcome = await call.run("git_commit", {
+      message: input.message,
+      ...(input.paths && input.paths.length > 0 ? { path: input.paths } : {}),
+    });
+    return answerOf(outcome, (body) => (typeof body.summary === "string" ? body.summary : jsonText(body)));
+  },
+};
+
+export const gitTools: readonly McpToolSpec[] = [git, gitCommit];

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CATALOG, ErrorCode } from "../../../server/errors.js";
 import { PATCH_WRITE_DELAY_ENV, RENAME_DELAY_ENV } from "../../../server/mutation/journal/test-hooks.js";
 import { giveToAgent, makeTempDir, startTestBridge, type AgentSession, type TestBridge } from "../../helpers/bridge.js";
+import { makeRepository } from "../../helpers/git-repo.js";
 import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers/mcp-clients.js";
 
 const BOUND_MS = 1500;
@@ -277,6 +278,28 @@ describe("every MCP answer validates against the outputSchema tools/list publish
     await call(client, "revert", { callId: "no-such-call" });
   });
 
+  it("git_commit: ok, replayed and failures", async () => {
+    const plain = await connect(fast, full.m);
+    await call(plain, "git_commit", { message: "not a worktree session" });
+    const repo = makeRepository();
+    const project = await fast.api<{ id: string }>("POST", "/api/projects", {
+      name: "commits",
+      root: repo,
+      permissions: { write: true, terminal: false },
+    });
+    const session = await fast.api<{ initUrl: string }>("POST", "/api/sessions", {
+      projectId: project.body.id,
+      name: "committer",
+      worktree: {},
+    });
+    const bases = ((await (await fetch(session.body.initUrl)).json()) as { bases: { m: string } }).bases;
+    const client = await connect(fast, bases.m);
+    await call(client, "write", { filePath: "committed.txt", content: "committed\n" });
+    await call(client, "git_commit", { message: "one file" }, "commit-once");
+    await call(client, "git_commit", { message: "one file" }, "commit-once");
+    await call(client, "git_commit", { message: "nothing left" });
+  });
+
   it("covers every listed tool's success and failure, and every journaled tool's running, joined and replayed", () => {
     const listed = [...validators.keys()];
     expect(listed).toEqual(
@@ -288,6 +311,7 @@ describe("every MCP answer validates against the outputSchema tools/list publish
         "glob",
         "grep",
         "git",
+        "git_commit",
         "webfetch",
         "websearch",
         "edit",

@@ -120,6 +120,7 @@ describe("tools/list", () => {
       "glob",
       "grep",
       "git",
+      "git_commit",
       "edit",
       "write",
       "patch",
@@ -139,6 +140,7 @@ describe("tools/list", () => {
       "glob",
       "grep",
       "git",
+      "git_commit",
       "edit",
       "write",
       "patch",
@@ -184,7 +186,7 @@ describe("2025-era client", () => {
   it("accepts every tool's successes and failures against the published outputSchema", async () => {
     put("v1.txt", "hello\nworld\n");
     const client = await connectV1(full.m);
-    expect((await client.listTools()).tools.length).toBe(17);
+    expect((await client.listTools()).tools.length).toBe(18);
     const calls: Array<[string, Record<string, unknown>, boolean]> = [
       ["read", { path: "v1.txt" }, false],
       ["read", { path: "v1-missing.txt" }, true],

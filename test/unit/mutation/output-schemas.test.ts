@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ExactUrls } from "../../../server/kernel/tool/definition.js";
-import { mutationTools } from "../../../server/mutation/index.js";
+import { createMutationTools } from "../../../server/mutation/index.js";
 import {
   failedAnswer,
   journaledOutput,
@@ -26,6 +26,9 @@ import { writeOutput } from "../../../server/mutation/files/write.js";
 import type { IntentRow } from "../../../server/store/journal.js";
 
 type JsonSchema = Record<string, unknown>;
+
+/** Every mutation tool, git_commit (/h) included. */
+const mutationTools = createMutationTools(undefined);
 
 /** Every object schema in a converted JSON Schema, through anyOf/oneOf and nested properties. */
 function objectsIn(schema: unknown, found: JsonSchema[] = []): JsonSchema[] {

@@ -1,0 +1,140 @@
+// Merges a worktree session's branch into its base as the operator: fast-forward when possible (auto), else a merge
+// commit, or a squash, the operator's choice. Conflicts are found with git merge-tree before any working tree is
+// touched; a base branch checked out with uncommitted changes to a path the merge writes is refused; the base moves
+// only from the head it was read at (compare-and-swap), so a concurrent change to it refuses instead of being lost.
+import { ControlError, ControlErrorCode } from "../errors.js";
+import { branchGit, branchGitText, type WorktreeTarget } from "./branch-git.js";
+import { baseHeadOf, dirtyPaths, mergeTree, resolveCommit } from "./branch-review.js";
+import { MergeRefusal } from "./merge-refusal.js";
+
+export type MergeMode = "auto" | "merge" | "squash";
+
+export interface MergeResult {
+  /** What was done: the base fast-forwarded to the branch, a merge commit, or a squash commit. */
+  kind: "fast-forward" | "merge" | "squash";
+  /** The base branch's new head. */
+  commit: string;
+  /** The base branch's head before. */
+  previous: string;
+  baseRef: string;
+  branch: string;
+  /** The working tree where the base branch is checked out and was updated, if any. */
+  updatedWorktree?: string;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** The working tree (main or linked) that has `branch` checked out, if any. */
+async function checkedOutAt(target: WorktreeTarget, branch: string): Promise<string | undefined> {
+  const text = await branchGitText(target, ["worktree", "list", "--porcelain", "-z"]);
+  let current: string | undefined;
+  for (const line of text.split("\0")) {
+    if (line.startsWith("worktree ")) current = line.slice("worktree ".length);
+    else if (line === `branch refs/heads/${branch}`) return current;
+  }
+  return undefined;
+}
+
+async function changedBetween(target: WorktreeTarget, from: string, to: string): Promise<string[]> {
+  const out = await branchGit(target, ["diff", "--name-only", "--no-renames", "-z", from, to]);
+  return out.stdout.split("\0").filter((p) => p !== "");
+}
+
+/** Refuses when the base's checked-out working tree has changes to a path the merge would write. */
+async function checkBaseWorktree(target: WorktreeTarget, at: string, touched: string[]): Promise<void> {
+  const dirty = new Set(await dirtyPaths(target, at));
+  const clash = touched.filter((p) => dirty.has(p));
+  if (clash.length === 0) return;
+  throw new MergeRefusal(
+    ControlErrorCode.baseWorktreeDirty,
+    `${target.baseRef} is checked out at ${at} with uncommitted changes to ${plural(clash.length, "path")} the merge would write (${clash.slice(0, 5).join(", ")}${clash.length > 5 ? ", …" : ""}); commit or stash them there, then merge again.`,
+    clash,
+  );
+}
+
+function baseMoved(target: WorktreeTarget): ControlError {
+  return new ControlError(
+    ControlErrorCode.baseMoved,
+    `${target.baseRef} moved while the merge was being made; nothing was changed. Review the branch again and merge.`,
+  );
+}
+
+/** Moves the base from `previous` to `next`: through its working tree when checked out, else the ref alone. */
+async function advanceBase(target: WorktreeTarget, previous: string, next: string, at: string | undefined) {
+  if (at) {
+    if ((await resolveCommit(target, "HEAD", at)) !== previous) throw baseMoved(target);
+    await branchGit(target, ["merge", "--ff-only", "--no-edit", "--no-stat", "-q", next], { cwd: at, checksOut: true });
+    return;
+  }
+  const ref = `refs/heads/${target.baseRef}`;
+  const out = await branchGit(target, ["update-ref", "-m", `urlbridge: merge ${target.branch}`, ref, next, previous], {
+    accept: [1, 128],
+  });
+  if (out.code !== 0) throw baseMoved(target);
+}
+
+/** The commit the base moves to, and what kind of merge that is. */
+async function mergeCommit(
+  target: WorktreeTarget,
+  mode: MergeMode,
+  previous: string,
+  branchHead: string,
+  sessionName: string,
+): Promise<{ kind: MergeResult["kind"]; next: string }> {
+  const mergeBase = await branchGitText(target, ["merge-base", previous, branchHead], { accept: [1] });
+  if (mode === "auto" && mergeBase === previous) return { kind: "fast-forward", next: branchHead };
+  const { tree, conflicts } = await mergeTree(target, previous, branchHead);
+  if (!tree) {
+    throw new MergeRefusal(
+      ControlErrorCode.mergeConflict,
+      `Merging ${target.branch} into ${target.baseRef} conflicts in ${plural(conflicts.length, "path")}; nothing was changed. Have the agent merge ${target.baseRef} into its branch and resolve them, then merge again.`,
+      conflicts,
+    );
+  }
+  const kind = mode === "squash" ? "squash" : "merge";
+  // A branch squashed before adds nothing now: its changes are in the base already.
+  if (kind === "squash" && tree === (await branchGitText(target, ["rev-parse", `${previous}^{tree}`]))) {
+    throw new ControlError(
+      ControlErrorCode.nothingToMerge,
+      `${target.branch} changes nothing ${target.baseRef} does not already have (it was squashed into it before).`,
+    );
+  }
+  const message =
+    kind === "squash"
+      ? `Squash ${target.branch} (urlbridge session ${sessionName})`
+      : `Merge ${target.branch} (urlbridge session ${sessionName}) into ${target.baseRef}`;
+  const parents = kind === "squash" ? [previous] : [previous, branchHead];
+  const next = await branchGitText(target, ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-m", message]);
+  return { kind, next };
+}
+
+/** Merges the session's branch into its base; throws a ControlError (nothing changed) when it cannot. */
+export async function mergeBranch(target: WorktreeTarget, mode: MergeMode, sessionName: string): Promise<MergeResult> {
+  const previous = await baseHeadOf(target);
+  const branchHead = await resolveCommit(target, `refs/heads/${target.branch}`);
+  if (!branchHead) {
+    throw new ControlError(
+      ControlErrorCode.worktreeBranchMissing,
+      `The branch ${target.branch} no longer exists; there is nothing to merge.`,
+    );
+  }
+  const ahead = Number(await branchGitText(target, ["rev-list", "--count", `${previous}..${branchHead}`]));
+  if (ahead === 0) {
+    throw new ControlError(
+      ControlErrorCode.nothingToMerge,
+      `${target.branch} has no commit that ${target.baseRef} lacks. Work the agent has not committed is not merged: it commits with git_commit (/h), or you commit in its worktree.`,
+    );
+  }
+  const { kind, next } = await mergeCommit(target, mode, previous, branchHead, sessionName);
+  const at = await checkedOutAt(target, target.baseRef);
+  if (at) await checkBaseWorktree(target, at, await changedBetween(target, previous, next));
+  await advanceBase(target, previous, next, at);
+  return {
+    kind,
+    commit: next,
+    previous,
+    baseRef: target.baseRef,
+    branch: target.branch,
+    ...(at ? { updatedWorktree: at } : {}),
+  };
+}

@@ -1,0 +1,123 @@
+// git_commit (/h, MCP git_commit): a worktree session commits on its own branch only, all of its changes or the
+// paths named, as a journaled intent; refused in a session without a worktree, on another branch, with nothing to
+// commit; the repository's hooks never run; other branches never move. Both transports, real repositories.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentGet, giveToAgent, startTestBridge, type TestBridge } from "../../helpers/bridge.js";
+import { git, makeRepository, put } from "../../helpers/git-repo.js";
+import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers/mcp-clients.js";
+import { url } from "./fixtures.js";
+
+type Body = Record<string, any>;
+
+let tb: TestBridge;
+let repo: string;
+let worktree: string;
+let m: string;
+let plainM: string;
+let mcp: McpTestClient;
+let plainMcp: McpTestClient;
+let marker: string;
+
+const h = (params: Array<[string, string]>, base = m) => agentGet<Body>(url(base, "h", params));
+const viaMcp = async (args: Record<string, unknown>, client = mcp) =>
+  (await client.callTool({ name: "git_commit", arguments: args })).structuredContent as Body;
+
+beforeAll(async () => {
+  tb = await startTestBridge();
+  repo = makeRepository();
+  // In the git folder, which git_commit's git may write (the sandbox would stop a hook writing anywhere else, and
+  // then this check could not fail).
+  marker = path.join(repo, ".git", "hook-ran");
+  // Hooks the repository configures, which an agent could plant too: none may run.
+  for (const hook of ["pre-commit", "commit-msg", "post-commit"]) {
+    fs.writeFileSync(path.join(repo, ".git", "hooks", hook), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+  }
+  giveToAgent(path.dirname(repo));
+  const project = await tb.api<{ id: string }>("POST", "/api/projects", {
+    name: "repo",
+    root: repo,
+    permissions: { write: true, terminal: false },
+  });
+  const created = await tb.api<{ initUrl: string; worktree: { path: string } }>("POST", "/api/sessions", {
+    projectId: project.body.id,
+    name: "committer",
+    worktree: {},
+  });
+  worktree = created.body.worktree.path;
+  m = (await agentGet<{ bases: { m: string } }>(created.body.initUrl)).bases.m;
+  const plain = await tb.session({ write: true, name: "plain" });
+  plainM = plain.m!;
+  mcp = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(m), { sdk: "v2" });
+  plainMcp = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(plainM), { sdk: "v2" });
+});
+
+afterAll(async () => {
+  await mcp?.close();
+  await plainMcp?.close();
+  await tb?.close();
+});
+
+describe("git_commit", () => {
+  it("refuses a session without a worktree, on both transports", async () => {
+    expect(await h([["message", "x"]], plainM)).toMatchObject({ ok: false, errorCode: "not_a_worktree_session" });
+    expect(await viaMcp({ message: "x" }, plainMcp)).toMatchObject({ ok: false, errorCode: "not_a_worktree_session" });
+  });
+
+  it("refuses with nothing to commit", async () => {
+    expect(await h([["message", "empty"]])).toMatchObject({ ok: false, errorCode: "nothing_to_commit" });
+    expect(await viaMcp({ message: "empty" })).toMatchObject({ ok: false, errorCode: "nothing_to_commit" });
+  });
+
+  it("commits only the paths named, leaving the rest uncommitted, and runs no hook", async () => {
+    const main = git(repo, "rev-parse", "main").trim();
+    for (const name of ["one.txt", "two.txt"]) {
+      expect(await agentGet<Body>(url(m, "w", [["path", name]], `${name}\n`))).toMatchObject({ ok: true });
+    }
+    const body = await h([
+      ["message", "only one"],
+      ["path", "one.txt"],
+    ]);
+    expect(body).toMatchObject({
+      ok: true,
+      branch: "urlbridge/committer",
+      files: [{ path: "/project/one.txt", status: "A" }],
+    });
+    expect(git(worktree, "log", "-1", "--format=%H %s", "HEAD").trim()).toBe(`${body.commit} only one`);
+    expect(git(worktree, "status", "--porcelain").trim()).toBe("?? two.txt");
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(git(repo, "rev-parse", "main").trim()).toBe(main);
+    expect(git(repo, "status", "--porcelain")).toBe("");
+  });
+
+  it("commits everything over MCP once per idempotency key", async () => {
+    const args = {
+      name: "git_commit",
+      arguments: { message: "the rest" },
+      _meta: { "urlbridge/idempotencyKey": "rest-1" },
+    };
+    const first = (await mcp.callTool(args)).structuredContent as Body;
+    const again = (await mcp.callTool(args)).structuredContent as Body;
+    expect(first).toMatchObject({ ok: true, files: [{ path: "/project/two.txt", status: "A" }] });
+    expect(again).toMatchObject({ ok: true, commit: first.commit, dedupe: "replayed" });
+    expect(git(worktree, "rev-list", "--count", "main..HEAD").trim()).toBe("2");
+    expect(git(worktree, "status", "--porcelain")).toBe("");
+  });
+
+  it("refuses when the worktree's HEAD is not the session's branch, and moves no other branch", async () => {
+    git(worktree, "switch", "-q", "-c", "elsewhere");
+    giveToAgent(path.dirname(repo));
+    put(worktree, "three.txt", "three\n");
+    giveToAgent(worktree);
+    const elsewhere = git(repo, "rev-parse", "elsewhere").trim();
+    const refused = await h([["message", "on the wrong branch"]]);
+    expect(refused).toMatchObject({
+      ok: false,
+      errorCode: "not_on_session_branch",
+      errorDetail: { branch: "urlbridge/committer", head: "refs/heads/elsewhere" },
+    });
+    expect(await viaMcp({ message: "on the wrong branch" })).toMatchObject({ errorCode: "not_on_session_branch" });
+    expect(git(repo, "rev-parse", "elsewhere").trim()).toBe(elsewhere);
+  });
+});
