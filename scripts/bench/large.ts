@@ -28,13 +28,13 @@ const TARGETS = { midPage: 1.5, endPage: 2, readThrough: 2, holP50: 2, holP99: 3
 
 type Params = Array<[string, string | number]>;
 
-function url(base: string, route: string, params: Params, raw?: string): string {
+export function url(base: string, route: string, params: Params, raw?: string): string {
   const parts = params.map(([k, v]) => `${k}=${encodeQueryValue(String(v))}`);
   if (raw !== undefined) parts.push(`raw=${encodeUrlText(raw)}`);
   return `${base}/${route}?${parts.join("&")}`;
 }
 
-async function getJson(target: string): Promise<Record<string, unknown>> {
+export async function getJson(target: string): Promise<Record<string, unknown>> {
   const body = (await (await fetch(target)).json()) as Record<string, unknown>;
   if (body.ok !== true) throw new Error(`bench request failed: ${JSON.stringify(body).slice(0, 300)}`);
   return body;
@@ -61,7 +61,7 @@ async function interleaved(runs: number, fns: Array<() => Promise<unknown>>): Pr
 }
 
 /** A text file of `bytes` bytes in 80-byte numbered lines, written in chunks; its line count. */
-function writeLog(file: string, bytes: number): number {
+export function writeLog(file: string, bytes: number): number {
   const lines = Math.floor(bytes / 80);
   const fd = fs.openSync(file, "w");
   try {
