@@ -216,7 +216,8 @@ async function editHeld(
   // so a replay answers the change that happened.
   const answer: EditOutput = { ...plan.answer, ...streakAdvice(ctx) };
   try {
-    await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous }, answer);
+    const hashes = plan.hashes ? { hashes: plan.hashes } : {};
+    await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous, ...hashes }, answer);
   } catch (error) {
     // The file did not change: this edit is no part of the session's streak.
     editStreak.of(ctx.state).delete(intentOf(ctx).callId);

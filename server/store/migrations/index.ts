@@ -8,6 +8,7 @@ import { unconfirmedOutcomes } from "./006-unconfirmed-outcomes.js";
 import { concealedResults } from "./007-concealed-results.js";
 import { fileChangesSchema } from "./008-file-changes.js";
 import { reviewNoticesSchema } from "./009-review-notices.js";
+import { reviewBlobChunksSchema } from "./011-review-blob-chunks.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   concealedResults,
   fileChangesSchema,
   reviewNoticesSchema,
+  reviewBlobChunksSchema,
 ];
