@@ -60,6 +60,7 @@ import { containerSandboxStatus } from "./sandbox/container/status.js";
 import { setSpawnerLog, useSpawner } from "./sandbox/spawner.js";
 import { newerMigrations } from "./store/database.js";
 import { openStore, type Store } from "./store/index.js";
+import { workerEntry } from "./kernel/worker/worker-entry.js";
 import { sandboxInstanceOf } from "./store/sandbox-instance.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
 
@@ -110,7 +111,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // The launcher's probe (a spawn) runs while the store opens; the sandbox's first status() below waits for it.
   const containerMode = config.sandbox === "container";
   const probed = containerMode ? undefined : probeLauncherInBackground();
-  const store = openStore(config.stateDir);
+  // WAL checkpoints in a worker thread, so no commit on the event loop copies the WAL (store/wal-checkpointer.ts).
+  const store = openStore(config.stateDir, {
+    checkpointWorker: workerEntry(import.meta.url, "store/wal-checkpoint-worker"),
+  });
   const reachContext = {
     inAppliance: options.appliance ?? runningInAppliance(config.stateDir),
     dataPlaneOnHost: config.dataPlaneOnHost,
@@ -194,6 +198,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
   const plugins = createPluginHost(options.plugins ?? []);
   await recoverInterruptedIntents(mutation, [...tools, ...plugins.definitions()]);
+  // Review contents a killed process staged but never recorded (store/changes.ts stageAhead): nothing names them.
+  const swept = store.changes.sweepStaged();
+  if (swept > 0) log.info("dropped review content chunks an interrupted intent left unrecorded", { chunks: swept });
   const publicOrigin = createPublicOrigin({
     envOrigin: config.publicOrigin,
     metricsUrl: config.tunnelMetrics,
