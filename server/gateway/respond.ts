@@ -20,13 +20,17 @@ export {
  * the capability base the call arrived on. The bytes are what gets sent and what /z replays.
  */
 export function serializeAgentJson(state: SessionState, body: object, baseUrl: string): { id: string; bytes: Buffer } {
-  let json = JSON.stringify(body);
+  const json = JSON.stringify(body);
   const id = state.snapshots.newId();
   // json.length counts UTF-16 units, never more than the UTF-8 bytes: a cheap first test.
   if (json.length > 2 && (json.length > RANGE_PART_BYTES || Buffer.byteLength(json, "utf8") > RANGE_PART_BYTES)) {
     // Splice the fallback in front of the already serialized body rather than serializing it twice.
     // `resume` + the number of bytes the reader already holds continues from there instead of from part 0.
-    json = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0`, resume: `${baseUrl}/z?id=${id}&offset=` })},${json.slice(1)}`;
+    const fallback = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0`, resume: `${baseUrl}/z?id=${id}&offset=` })},`;
+    // Spliced as bytes: a string spliced in front of a 128 KiB body is flattened again before encoding, which
+    // cost a page of a large file ~0.25 ms more than encoding it (issue 34's read-through profile).
+    const bytes = Buffer.from(json, "utf8");
+    return { id, bytes: Buffer.concat([Buffer.from(fallback, "utf8"), bytes.subarray(1)]) };
   }
   return { id, bytes: Buffer.from(json, "utf8") };
 }
