@@ -198,9 +198,6 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // Before anything listens: settle intents a killed process left running (never re-run; patches rolled back).
   const plugins = createPluginHost(options.plugins ?? []);
   await recoverInterruptedIntents(mutation, [...tools, ...plugins.definitions()]);
-  // Review contents a killed process staged but never recorded (store/changes.ts stageAhead): nothing names them.
-  const swept = store.changes.sweepStaged();
-  if (swept > 0) log.info("dropped review content chunks an interrupted intent left unrecorded", { chunks: swept });
   const publicOrigin = createPublicOrigin({
     envOrigin: config.publicOrigin,
     metricsUrl: config.tunnelMetrics,
