@@ -2,7 +2,7 @@
 // 10 MB file `n` times (each a new version; one call at a time, the bench's 20 ms gap after each) or reads a 16 MiB file through by
 // 128 KiB pages `n` times; prints the heaviest functions by self time and the loop's longest holds. Not a suite of
 // `npm run bench`: a tool for finding the next cut.
-//   npx tsx scripts/bench/large-profile.ts <edits|through> [n]   (TOP=n rows, NOPROF=1: no profiler, KEEP=file)
+//   npx tsx scripts/bench/large-profile.ts <edits|through|both> [n]   (both: paging 16 MiB while editing n times)   (TOP=n rows, NOPROF=1: no profiler, KEEP=file)
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -12,7 +12,7 @@ import { loopHolds, summariseProfile } from "./cpu-profile.js";
 import { stopChild } from "./http.js";
 import { getJson, url, writeLog } from "./large.js";
 
-const MODES = ["edits", "through"] as const;
+const MODES = ["edits", "through", "both"] as const;
 type Mode = (typeof MODES)[number];
 const TOP = Number(process.env.TOP ?? 30);
 const GAP_MS = 20;
@@ -46,7 +46,48 @@ async function main(): Promise<void> {
     const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } };
     await sleep(2500);
     const started = performance.now();
-    if (mode === "edits") {
+    if (mode === "both") {
+      // The head-of-line bench's load without its measured reads: one session pages 16 MiB while it edits 10 MB.
+      let busy = true;
+      const pager = (async () => {
+        let body: Record<string, unknown> = {
+          next: url(bases.r, "r", [
+            ["path", "sixteen.log"],
+            ["offset", 1],
+            ["max", PAGE],
+          ]),
+        };
+        while (busy)
+          body = await getJson(
+            typeof body.next === "string"
+              ? body.next
+              : url(bases.r, "r", [
+                  ["path", "sixteen.log"],
+                  ["offset", 1],
+                  ["max", PAGE],
+                ]),
+          );
+      })();
+      let current = "0000000001";
+      for (let i = 0; i < n; i++) {
+        const next = `E${String(i).padStart(9, "0")}`;
+        await getJson(
+          url(
+            bases.m,
+            "e",
+            [
+              ["path", "ten.log"],
+              ["old", current],
+              ["run", i],
+            ],
+            next,
+          ),
+        );
+        current = next;
+      }
+      busy = false;
+      await pager;
+    } else if (mode === "edits") {
       let current = "0000000001";
       for (let i = 0; i < n; i++) {
         // A new version every time: none of them is already in the review record.

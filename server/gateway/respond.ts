@@ -22,8 +22,9 @@ export {
 export function serializeAgentJson(state: SessionState, body: object, baseUrl: string): { id: string; bytes: Buffer } {
   const json = JSON.stringify(body);
   const id = state.snapshots.newId();
-  const size = Buffer.byteLength(json, "utf8");
-  if (json.length <= 2 || size <= RANGE_PART_BYTES) return { id, bytes: encodeText(json, size, Buffer.alloc(0)) };
+  // A UTF-16 unit is 1-3 UTF-8 bytes: a short answer is within one range part without counting them.
+  const size = 3 * json.length > RANGE_PART_BYTES ? Buffer.byteLength(json, "utf8") : json.length;
+  if (json.length <= 2 || size <= RANGE_PART_BYTES) return { id, bytes: Buffer.from(json, "utf8") };
   // Splice the fallback in front of the already serialized body rather than serializing it twice.
   // `resume` + the number of bytes the reader already holds continues from there instead of from part 0.
   const fallback = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0`, resume: `${baseUrl}/z?id=${id}&offset=` })},`;

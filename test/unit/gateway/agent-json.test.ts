@@ -26,4 +26,11 @@ describe("an agent's JSON answer as bytes", () => {
     expect(bytes.equals(Buffer.from(expected, "utf8"))).toBe(true);
     expect(JSON.parse(bytes.toString("utf8"))).toEqual({ rangeFallback: fallback, ...body });
   });
+
+  it("puts the fallback in front of an answer short in characters but over one range part in bytes", () => {
+    const body = { ok: true, text: "€".repeat(Math.ceil(RANGE_PART_BYTES / 3) + 10) };
+    expect(JSON.stringify(body).length).toBeLessThan(RANGE_PART_BYTES);
+    const { bytes } = serializeAgentJson(new SessionState(), body, BASE);
+    expect(bytes.subarray(0, 17).toString("utf8")).toBe('{"rangeFallback":');
+  });
 });
