@@ -81,6 +81,7 @@ export default defineConfig({
         "outline-worker": here("../server/kernel/read/outline-worker.ts"),
         "nearest-worker": here("../server/mutation/files/nearest-worker.ts"),
         "edit-worker": here("../server/mutation/files/edit-worker.ts"),
+        "store/wal-checkpoint-worker": here("../server/store/wal-checkpoint-worker.ts"),
       },
       output: {
         // CommonJS (dist/server/package.json says so), because Node 20 compiles CommonJS through vm.Script, whose

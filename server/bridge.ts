@@ -60,6 +60,7 @@ import { containerSandboxStatus } from "./sandbox/container/status.js";
 import { setSpawnerLog, useSpawner } from "./sandbox/spawner.js";
 import { newerMigrations } from "./store/database.js";
 import { openStore, type Store } from "./store/index.js";
+import { workerEntry } from "./kernel/worker/worker-entry.js";
 import { sandboxInstanceOf } from "./store/sandbox-instance.js";
 import { DATA_PLANE_MAX_HEADER_BYTES } from "./url-grammar/limits.js";
 
@@ -110,7 +111,10 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // The launcher's probe (a spawn) runs while the store opens; the sandbox's first status() below waits for it.
   const containerMode = config.sandbox === "container";
   const probed = containerMode ? undefined : probeLauncherInBackground();
-  const store = openStore(config.stateDir);
+  // WAL checkpoints in a worker thread, so no commit on the event loop copies the WAL (store/wal-checkpointer.ts).
+  const store = openStore(config.stateDir, {
+    checkpointWorker: workerEntry(import.meta.url, "store/wal-checkpoint-worker"),
+  });
   const reachContext = {
     inAppliance: options.appliance ?? runningInAppliance(config.stateDir),
     dataPlaneOnHost: config.dataPlaneOnHost,
@@ -299,21 +303,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     agentLimits: () => limits,
     limits: () => ({ pty: ptyLimits(terminal.ptys.idleMs), worktrees: worktrees.limits() }),
     worktrees,
-    interactiveProcesses: () =>
-      terminal.ptys.all().map((record) => {
-        const view = record.process.screen(0);
-        return {
-          pid: record.pid,
-          sessionId: record.owner.sessionId,
-          projectId: record.owner.projectId,
-          command: record.command.slice(0, 200),
-          startedAt: new Date(record.startedAt).toISOString(),
-          rows: view.rows,
-          cols: view.cols,
-          cursor: view.cursor,
-          screen: view.screen,
-        };
-      }),
+    interactiveProcesses: () => terminal.ptys.screens(),
     review: createOperatorReview({
       store,
       kernel,

@@ -10,6 +10,7 @@ import path from "node:path";
 import { HELLO_KEY, MCP_SOCKET_FILE, SOCKET_PROTOCOL_VERSION } from "../../server/mcp/socket-protocol.js";
 import { connectLines } from "../../test/helpers/mcp-socket.js";
 import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
+import { summariseProfile } from "./cpu-profile.js";
 import { stopChild } from "./http.js";
 
 const MODES = ["http-ping", "http-read", "socket-read"] as const;
@@ -39,62 +40,6 @@ const INCLUSIVE = [
   "parserOnIncoming",
   "writev",
 ];
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-function summarise(file: string): string {
-  const profile = JSON.parse(fs.readFileSync(file, "utf8")) as Profile;
-  const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const byFrame = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const us = self.get(node.id) ?? 0;
-    total += us;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/dist\//, "dist/");
-    const key = `${functionName || "(anonymous)"} ${where}:${lineNumber + 1}`;
-    byFrame.set(key, (byFrame.get(key) ?? 0) + us);
-  }
-  // Inclusive time of the functions named in INCLUSIVE (a node counts once even when it recurses).
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const inclusive = new Map<string, number>();
-  for (const [id, us] of self) {
-    const seen = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const name = byId.get(at)!.callFrame.functionName;
-      if (INCLUSIVE.includes(name) && !seen.has(name)) {
-        seen.add(name);
-        inclusive.set(name, (inclusive.get(name) ?? 0) + us);
-      }
-    }
-  }
-  const incl = [...inclusive]
-    .sort((a, b) => b[1] - a[1])
-    .map(
-      ([k, us]) =>
-        `${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  [inclusive] ${k}`,
-    );
-  const rows = [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, TOP);
-  return [
-    ...incl,
-    `total sampled ${(total / 1000).toFixed(0)} ms`,
-    ...rows.map(
-      ([k, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / total).toFixed(1).padStart(5)}%  ${k}`,
-    ),
-  ].join("\n");
-}
 
 async function main(): Promise<void> {
   const mode = process.argv[2] as Mode;
@@ -186,7 +131,7 @@ async function main(): Promise<void> {
     await stopChild(child);
     const file = fs.readdirSync(profDir).find((name) => name.endsWith(".cpuprofile"));
     if (file && process.env.KEEP) fs.copyFileSync(path.join(profDir, file), process.env.KEEP);
-    if (file) process.stdout.write(`${summarise(path.join(profDir, file))}\n`);
+    if (file) process.stdout.write(`${summariseProfile(path.join(profDir, file), INCLUSIVE, TOP)}\n`);
     else process.stdout.write("no profile was written (the server did not exit cleanly)\n");
     for (const dir of [stateDir, projectDir, profDir]) fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -182,6 +182,11 @@ export function tempName(name: string): string {
 export function fillTempFile(fd: number, bytes: Buffer, options: WriteInOptions): void {
   let offset = 0;
   while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+  setTempFileOwnerAndMode(fd, options);
+}
+
+/** Gives a filled temp file the owner and mode it is to have (fillTempFile's last step). */
+export function setTempFileOwnerAndMode(fd: number, options: WriteInOptions): void {
   if (options.owner) fs.fchownSync(fd, options.owner.uid, options.owner.gid);
   // chmod, unlike the create mode, is not narrowed by the umask (and comes after chown, which clears set-id bits).
   if (options.mode !== undefined) fs.fchmodSync(fd, options.mode);

@@ -26,10 +26,12 @@ export interface CapabilitySealer {
    */
   sealBytes(content: Buffer): Buffer;
   /**
-   * The same sealed form as sealBytes, for large contents: encrypted a slice per event-loop turn (node:crypto has
-   * no asynchronous cipher), so a 10 MB file does not hold every other session's call for the whole of it.
+   * The same sealed form as sealBytes, for large contents, cut apart: the ciphertext handed to `onSlice` a slice per
+   * event-loop turn (node:crypto has no asynchronous cipher), so a 10 MB file does not hold every other session's
+   * call for the whole of it; resolves to iv | tag once the last slice is out. That header, then the slices in
+   * order, is what sealBytes would have given.
    */
-  sealBytesInTurns(content: Buffer): Promise<Buffer>;
+  sealBytesInSlices(content: Buffer, onSlice: (slice: Buffer, index: number) => void): Promise<Buffer>;
   /** The content, or undefined when it was sealed under another key or altered. */
   openBytes(sealed: Buffer): Buffer | undefined;
   /** A digest of the key itself, stored in the database to notice a key that does not belong to it. */
@@ -45,28 +47,29 @@ function sealWith(key: Buffer, aad: Buffer, plain: Buffer): Buffer {
   return Buffer.concat([iv, cipher.getAuthTag(), body]);
 }
 
-/** Bytes encrypted per event-loop turn by sealInTurns: well under a millisecond of AES-GCM. */
+/** Bytes encrypted per event-loop turn by sealInSlices: well under a millisecond of AES-GCM. */
 export const SEAL_SLICE_BYTES = 512 * 1024;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** sealWith's exact output (iv | tag | ciphertext), encrypted SEAL_SLICE_BYTES at a time between event-loop turns. */
-async function sealInTurns(key: Buffer, aad: Buffer, plain: Buffer): Promise<Buffer> {
-  if (plain.length <= SEAL_SLICE_BYTES) return sealWith(key, aad, plain);
+/** sealWith's output (iv | tag | ciphertext): the ciphertext to `onSlice` SEAL_SLICE_BYTES a turn, iv | tag returned. */
+async function sealInSlices(
+  key: Buffer,
+  aad: Buffer,
+  plain: Buffer,
+  onSlice: (slice: Buffer, index: number) => void,
+): Promise<Buffer> {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(aad);
-  const out = Buffer.allocUnsafe(IV_BYTES + TAG_BYTES + plain.length);
-  iv.copy(out, 0);
-  let written = IV_BYTES + TAG_BYTES;
+  let index = 0;
   for (let at = 0; at < plain.length; at += SEAL_SLICE_BYTES) {
     if (at > 0) await nextTurn();
-    written += cipher.update(plain.subarray(at, at + SEAL_SLICE_BYTES)).copy(out, written);
+    onSlice(cipher.update(plain.subarray(at, at + SEAL_SLICE_BYTES)), index++);
   }
-  written += cipher.final().copy(out, written);
-  // GCM is a stream mode: the ciphertext is exactly as long as the plain text.
-  if (written !== out.length) throw new Error(`sealed ${written - IV_BYTES - TAG_BYTES} bytes of ${plain.length}`);
-  cipher.getAuthTag().copy(out, IV_BYTES);
-  return out;
+  // GCM is a stream mode: final() gives nothing more, but a cipher that did would still be stored whole.
+  const tail = cipher.final();
+  if (tail.length > 0) onSlice(tail, index);
+  return Buffer.concat([iv, cipher.getAuthTag()]);
 }
 
 function openWith(key: Buffer, aad: Buffer, sealed: Buffer): Buffer | undefined {
@@ -125,7 +128,7 @@ export function createCapabilitySealer(key: Buffer): CapabilitySealer {
   const contentKey = subkey(key, "urlbridge review content seal v1");
   return {
     sealBytes: (content) => sealWith(contentKey, CONTENT_AAD, content),
-    sealBytesInTurns: (content) => sealInTurns(contentKey, CONTENT_AAD, content),
+    sealBytesInSlices: (content, onSlice) => sealInSlices(contentKey, CONTENT_AAD, content, onSlice),
     openBytes: (sealed) => openWith(contentKey, CONTENT_AAD, sealed),
     digest: (token) => createHmac("sha256", lookupKey).update(token, "utf8").digest(),
     seal(token) {

@@ -1,6 +1,7 @@
 // Typed queries over the review record (migration 008): which files each intent changed, before and after,
-// with content-addressed bytes, and the pruning that keeps it inside its retention and size budget.
-import { createHash } from "node:crypto";
+// with content-addressed bytes, and the pruning that keeps it inside its retention and size budget. A large side's
+// bytes are staged in chunks ahead of the record (migration 011), so its transaction stores no megabytes.
+import { createHash, randomUUID, webcrypto } from "node:crypto";
 import type { CapabilitySealer } from "./capability-key.js";
 import type { Db } from "./database.js";
 import { identityOf, type IntentIdentity, type RawIntentIdentity } from "./intent-identity.js";
@@ -20,16 +21,26 @@ export interface NewFileChange {
   moved?: string;
   /**
    * hash: the content's SHA-256 (hex) when the caller has it, computed off the event loop (else it is hashed here);
-   * sealed: the content as sealAhead sealed it (else it is sealed inside record's transaction).
+   * staged: where stageAhead put the content's sealed chunks (else it is sealed inside record's transaction).
    */
-  before?: { mode: number; content: Buffer; hash?: string; sealed?: Buffer };
-  after?: { mode?: number; content: Buffer; hash?: string; sealed?: Buffer };
+  before?: ChangeSide & { mode: number };
+  after?: ChangeSide;
 }
 
-/** A side's content as sealBytes seals it, when sealed ahead of the record's transaction (sealAhead). */
-type ChangeSide = { mode?: number; content: Buffer; hash?: string; sealed?: Buffer };
+/** Chunks stageAhead wrote for one side: record() names them, discardStaged() drops them if it never does. */
+export interface StagedContent {
+  stage: string;
+  /** The seal's iv | tag: with the chunks after it in order, sealBytes' form. */
+  header: Buffer;
+}
 
-/** Contents above this are sealed ahead, in turns (sealAhead); smaller ones inside the record's transaction. */
+/**
+ * A side's content. stored: stageAhead found this hash already in review_blobs, so nothing was sealed (record seals
+ * it after all if pruning took it meanwhile).
+ */
+type ChangeSide = { mode?: number; content: Buffer; hash?: string; staged?: StagedContent; stored?: boolean };
+
+/** Contents above this are staged ahead, in chunks (stageAhead); smaller ones sealed inside the record's transaction. */
 export const SEAL_AHEAD_BYTES = 256 * 1024;
 
 export interface ChangeAuthor extends IntentIdentity {
@@ -70,6 +81,11 @@ interface RawChange extends RawIntentIdentity {
 /** The content hash the review record keys bytes by (its first 32 digits are the fingerprint reads show). */
 export function contentHash(bytes: Buffer): string {
   return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** contentHash through the thread pool (WebCrypto's digest), for contents too large to hash on the event loop. */
+async function contentHashInPool(bytes: Buffer): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest("SHA-256", bytes)).toString("hex");
 }
 
 function versionOf(hash: string | null, mode: number | null, size: number | null): FileVersion | undefined {
@@ -120,7 +136,7 @@ const PRUNE_STEP_ROWS = 64;
  */
 export function createChangeQueries(
   db: Db,
-  sealer: Pick<CapabilitySealer, "sealBytes" | "sealBytesInTurns" | "openBytes" | "digest">,
+  sealer: Pick<CapabilitySealer, "sealBytes" | "sealBytesInSlices" | "openBytes" | "digest">,
 ) {
   const sealText = (text: string) => sealer.sealBytes(Buffer.from(text, "utf8")).toString("base64");
   const openText = (stored: string) =>
@@ -128,7 +144,17 @@ export function createChangeQueries(
   const keyOf = (path: string) => sealer.digest(`review path\n${path}`).toString("hex");
   const toChange = (r: RawChange): FileChangeRow =>
     rowOf({ ...r, path: openText(r.path), moved: r.moved === null ? null : openText(r.moved) });
-  const insertBlobStmt = db.prepare("INSERT OR IGNORE INTO review_blobs (hash, size, content) VALUES (?, ?, ?)");
+  const insertBlobStmt = db.prepare(
+    "INSERT OR IGNORE INTO review_blobs (hash, size, content, chunk_stage) VALUES (?, ?, ?, ?)",
+  );
+  const blobKnownStmt = db.prepare("SELECT 1 FROM review_blobs WHERE hash = ?").pluck();
+  const insertChunkStmt = db.prepare("INSERT INTO review_blob_chunks (stage, seq, content) VALUES (?, ?, ?)");
+  const chunksStmt = db.prepare("SELECT content FROM review_blob_chunks WHERE stage = ? ORDER BY seq").pluck();
+  const dropStageStmt = db.prepare("DELETE FROM review_blob_chunks WHERE stage = ?");
+  const dropUnnamedStmt = db.prepare(`DELETE FROM review_blob_chunks WHERE stage = @stage
+    AND NOT EXISTS (SELECT 1 FROM review_blobs WHERE chunk_stage = @stage)`);
+  const sweepStmt = db.prepare(`DELETE FROM review_blob_chunks WHERE stage NOT IN
+    (SELECT chunk_stage FROM review_blobs WHERE chunk_stage IS NOT NULL)`);
   const insertStmt = db.prepare(`INSERT INTO file_changes
     (session_id, generation, project_id, project_root, intent_id, call_id, tool, seq, path, path_key, moved,
      before_hash, before_mode, before_size, after_hash, after_mode, after_size, created_at)
@@ -141,7 +167,7 @@ export function createChangeQueries(
   );
   const intentStmt = db.prepare("SELECT * FROM file_changes WHERE session_id = ? AND call_id = ? ORDER BY seq");
   const laterStmt = db.prepare("SELECT * FROM file_changes WHERE path_key = ? AND applied = 1 AND id > ? ORDER BY id");
-  const blobStmt = db.prepare("SELECT content FROM review_blobs WHERE hash = ?");
+  const blobStmt = db.prepare("SELECT content, chunk_stage AS stage FROM review_blobs WHERE hash = ?");
   const usageStmt = db.prepare(`SELECT
     (SELECT COUNT(*) FROM file_changes) AS changes,
     (SELECT COUNT(*) FROM file_changes WHERE detail_dropped = 1) AS dropped,
@@ -163,13 +189,20 @@ export function createChangeQueries(
   );
   const forgetNoticesStmt = db.prepare("DELETE FROM review_notices WHERE created_at < ?");
 
+  const chunksOf = (stage: string) => chunksStmt.all(stage) as Buffer[];
+
   const record = db.transaction((author: ChangeAuthor, changes: NewFileChange[], at: number) => {
     clearStmt.run(author.intentId);
     changes.forEach((c, seq) => {
       const side = (v: ChangeSide | undefined) => {
         if (!v) return { hash: null, mode: null, size: null };
         const hash = v.hash ?? contentHash(v.content);
-        insertBlobStmt.run(hash, v.content.length, v.sealed ?? sealer.sealBytes(v.content));
+        if (v.staged) {
+          // Already stored (the same bytes recorded meanwhile): its own chunks are not needed.
+          if (insertBlobStmt.run(hash, v.content.length, v.staged.header, v.staged.stage).changes === 0)
+            dropStageStmt.run(v.staged.stage);
+        } else if (!v.stored || blobKnownStmt.get(hash) === undefined)
+          insertBlobStmt.run(hash, v.content.length, sealer.sealBytes(v.content), null);
         return { hash, mode: v.mode ?? null, size: v.content.length };
       };
       const before = side(c.before);
@@ -191,23 +224,51 @@ export function createChangeQueries(
     });
   }) as (author: ChangeAuthor, changes: NewFileChange[], at: number) => void;
 
-  const sealSide = async <S extends ChangeSide>(v: S | undefined): Promise<S | undefined> =>
-    v === undefined || v.sealed !== undefined || v.content.length <= SEAL_AHEAD_BYTES
-      ? v
-      : { ...v, sealed: await sealer.sealBytesInTurns(v.content) };
+  /** A side's sealed chunks written ahead, a chunk a turn, each its own commit; or marked stored when it already is. */
+  const stageSide = async <S extends ChangeSide>(v: S | undefined): Promise<S | undefined> => {
+    if (v === undefined || v.staged !== undefined || v.content.length <= SEAL_AHEAD_BYTES) return v;
+    // Hashed in the thread pool when the caller did not (apply_patch, terminal checkpoints).
+    v = { ...v, hash: v.hash ?? (await contentHashInPool(v.content)) };
+    if (blobKnownStmt.get(v.hash) !== undefined) return { ...v, stored: true };
+    const stage = randomUUID();
+    try {
+      const header = await sealer.sealBytesInSlices(v.content, (slice, seq) => insertChunkStmt.run(stage, seq, slice));
+      return { ...v, staged: { stage, header } };
+    } catch (error) {
+      dropStageStmt.run(stage);
+      throw error;
+    }
+  };
+  const discardStaged = (changes: NewFileChange[]): void => {
+    for (const c of changes)
+      for (const v of [c.before, c.after]) if (v?.staged) dropUnnamedStmt.run({ stage: v.staged.stage });
+  };
 
   return {
     /**
-     * The changes with their large contents sealed ahead, a slice per event-loop turn, for record() to store as they
-     * are: awaited before the intent's synchronous record, so its transaction does not seal megabytes on the loop.
+     * The changes with their large contents staged ahead (stageSide), for record() to name: awaited before the
+     * intent's synchronous record, so its transaction neither seals nor stores megabytes on the loop. A caller that
+     * does not reach record() calls discardStaged; a crash in between leaves chunks no blob names, swept at open.
      */
-    sealAhead: (changes: NewFileChange[]): Promise<NewFileChange[]> =>
-      Promise.all(
-        changes.map(async (c) => {
-          const [before, after] = await Promise.all([sealSide(c.before), sealSide(c.after)]);
-          return { ...c, ...(before ? { before } : {}), ...(after ? { after } : {}) };
-        }),
-      ),
+    stageAhead: async (changes: NewFileChange[]): Promise<NewFileChange[]> => {
+      const staged: NewFileChange[] = [];
+      try {
+        // One side after another: each is a chunk a turn, and together they would only take turns anyway.
+        for (const c of changes) {
+          const before = await stageSide(c.before);
+          const after = await stageSide(c.after);
+          staged.push({ ...c, ...(before ? { before } : {}), ...(after ? { after } : {}) });
+        }
+        return staged;
+      } catch (error) {
+        discardStaged(staged);
+        throw error;
+      }
+    },
+    /** Drops the chunks stageAhead wrote for changes that were not recorded (never those a recorded blob names). */
+    discardStaged,
+    /** Drops chunks no blob names: a staging cut short by a crash. Run when the store opens; returns how many. */
+    sweepStaged: (): number => sweepStmt.run().changes,
     /** Records what an intent is about to change (not yet applied), replacing what it recorded before. */
     record,
     /** Records what the intent's changes could not record (shown in its session's change set whatever its outcome). */
@@ -238,8 +299,10 @@ export function createChangeQueries(
       (laterStmt.all(keyOf(path), afterId) as RawChange[]).map(toChange),
     /** The bytes of a recorded version (kept sealed), or undefined once dropped or sealed under another key. */
     blob: (hash: string): Buffer | undefined => {
-      const row = blobStmt.get(hash) as { content: Buffer } | undefined;
-      return row ? sealer.openBytes(row.content) : undefined;
+      const row = blobStmt.get(hash) as { content: Buffer; stage: string | null } | undefined;
+      if (!row) return undefined;
+      const sealed = row.stage === null ? row.content : Buffer.concat([row.content, ...chunksOf(row.stage)]);
+      return sealer.openBytes(sealed);
     },
     usage: (): ReviewUsage => usageStmt.get() as ReviewUsage,
     /**

@@ -16,6 +16,7 @@ import { createStagingQueries } from "./staging.js";
 import { createScopeVersion } from "./scope-version.js";
 import { createWalSync } from "./wal-sync.js";
 import { createWorktreeQueries } from "./worktrees.js";
+import { startWalCheckpointer, type CheckpointWorkerEntry } from "./wal-checkpointer.js";
 
 /**
  * `logDb` may be a second connection to the same file for the activity log (see openLogConnection).
@@ -89,7 +90,26 @@ export function createStore(
 
 export type Store = ReturnType<typeof createStore>;
 
-export function openStore(stateDir: string): Store {
+export interface OpenStoreOptions {
+  /**
+   * The WAL checkpoint worker's program (wal-checkpointer.ts): given, the event loop's connections leave checkpoints
+   * to it; omitted, they checkpoint as SQLite does by default.
+   */
+  checkpointWorker?: CheckpointWorkerEntry;
+}
+
+export function openStore(stateDir: string, options: OpenStoreOptions = {}): Store {
   const db = openDatabase(stateDir);
-  return createStore(db, openLogConnection(stateDir), undefined, openJournalConnection(stateDir));
+  const logDb = openLogConnection(stateDir);
+  const journalDb = openJournalConnection(stateDir);
+  const store = createStore(db, logDb, undefined, journalDb);
+  if (!options.checkpointWorker) return store;
+  const checkpointer = startWalCheckpointer(options.checkpointWorker, db.name, [db, logDb, journalDb]);
+  const close = store.close;
+  return Object.assign(store, {
+    close: () => {
+      checkpointer.close();
+      close();
+    },
+  });
 }

@@ -21,7 +21,8 @@ export class DeadlineWorker<J extends object, R> {
     private readonly resourceLimits?: ResourceLimits,
   ) {}
 
-  run(job: J, deadline: number, signal: AbortSignal): Promise<DeadlineOutcome<R>> {
+  /** `transfer`: buffers of the job moved to the worker rather than copied (unusable here until it hands them back). */
+  run(job: J, deadline: number, signal: AbortSignal, transfer: ArrayBuffer[] = []): Promise<DeadlineOutcome<R>> {
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -46,7 +47,7 @@ export class DeadlineWorker<J extends object, R> {
       worker.on("message", onMessage);
       worker.once("error", onError);
       signal.addEventListener("abort", onAbort, { once: true });
-      worker.postMessage({ id, ...job });
+      worker.postMessage({ id, ...job }, transfer);
     });
   }
 

@@ -40,13 +40,19 @@ export interface PlannedAnswer {
   diffTruncated?: true;
 }
 
+/** The whole SHA-256s (hex) of the file before and after, when the edit worker computed them beside the plan. */
+export interface PlanHashes {
+  before: string;
+  after: string;
+}
+
 /**
  * planned: the bytes to write and the answer. refused: a guard refused the edit. unmatched: old matched nowhere
  * or ambiguously; the error needs the session (URLs, the nearest-lines search), so it gets the normalised text.
  * A failure that needs no session (not text, no change) is thrown as a ToolError.
  */
 export type EditPlan =
-  | { kind: "planned"; bytes: Buffer; answer: PlannedAnswer }
+  | { kind: "planned"; bytes: Buffer; answer: PlannedAnswer; hashes?: PlanHashes }
   | { kind: "refused"; refusal: GuardRefusal }
   | { kind: "unmatched"; text: string; match: EditMatch | undefined };
 

@@ -206,9 +206,11 @@ async function editHeld(
       retryable: false,
     });
   requireAgentMay(ctx, target, "write");
-  const previous = await readHeldFile(target.fd!, info.size);
+  const read = await readHeldFile(target.fd!, info.size);
   const display = target.display;
-  const plan = await runEditPlan({ previous, display, old, replacement, all, ...(guard ? { guard } : {}) }, ctx.signal);
+  // The bytes as read come back with the plan (a large file's go to the edit worker and back).
+  const job = { previous: read, display, old, replacement, all, ...(guard ? { guard } : {}) };
+  const { plan, previous } = await runEditPlan(job, ctx.signal);
   if (plan.kind === "refused") throw guardError(ctx, display, old, guard!, plan.refusal);
   if (plan.kind === "unmatched") throw await matchError(ctx, display, plan.text, old, replacement, plan.match);
   const { bytes } = plan;
@@ -216,7 +218,8 @@ async function editHeld(
   // so a replay answers the change that happened.
   const answer: EditOutput = { ...plan.answer, ...streakAdvice(ctx) };
   try {
-    await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous }, answer);
+    const hashes = plan.hashes ? { hashes: plan.hashes } : {};
+    await commitSingleFile(ctx, { target, bytes, mode: info.mode & 0o7777, previous, ...hashes }, answer);
   } catch (error) {
     // The file did not change: this edit is no part of the session's streak.
     editStreak.of(ctx.state).delete(intentOf(ctx).callId);

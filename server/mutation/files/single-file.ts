@@ -29,6 +29,8 @@ export interface SingleFileWrite {
   /** Mode of the replaced file; omitted for a new file. */
   mode?: number;
   previous: Buffer | undefined;
+  /** The whole SHA-256s of previous and bytes, when already computed off the event loop (the edit worker). */
+  hashes?: { before: string; after: string };
 }
 
 /**
@@ -67,25 +69,29 @@ export function checkLane(ctx: ToolContext, target: HeldPath): void {
 export async function commitSingleFile(ctx: ToolContext, write: SingleFileWrite, answer: ToolResult): Promise<void> {
   // Whole SHA-256s, in the thread pool for large files: the fingerprints are their first 32 digits, and the
   // review record keys the contents by them (so it does not hash 10 MB on the event loop again).
-  const [beforeHash, afterHash] = await Promise.all([
-    write.previous ? sha256HexAsync(write.previous) : undefined,
-    sha256HexAsync(write.bytes),
-  ]);
+  const [beforeHash, afterHash] = write.hashes
+    ? [write.previous ? write.hashes.before : undefined, write.hashes.after]
+    : await Promise.all([write.previous ? sha256HexAsync(write.previous) : undefined, sha256HexAsync(write.bytes)]);
   const before = beforeHash?.slice(0, 32) ?? null;
   const after = afterHash.slice(0, 32);
   const checkpoint: SingleFileCheckpoint = { path: write.target.absolute, before, after };
   const intent = intentOf(ctx);
   // For review and revert (server/review/): the file before and after, applied once the intent succeeds.
   const { hooks, journal, terminal, store } = runtimeOf(ctx);
-  // Large contents are sealed ahead, in turns, so the record's transaction below does not seal them on the loop.
-  const changes = await store.changes.sealAhead([
+  // Large contents are staged ahead, a sealed chunk a turn, so the record's transaction below stores no megabytes.
+  const changes = await store.changes.stageAhead([
     {
       path: write.target.absolute,
       ...(write.previous ? { before: { mode: write.mode ?? 0o644, content: write.previous, hash: beforeHash! } } : {}),
       after: { ...(write.mode === undefined ? {} : { mode: write.mode }), content: write.bytes, hash: afterHash },
     },
   ]);
-  intent.recordChanges(changes);
+  try {
+    intent.recordChanges(changes);
+  } catch (error) {
+    store.changes.discardStaged(changes);
+    throw error;
+  }
   const landed = intent.checkpointWithOutcome(checkpoint, answer);
   const { target } = write;
   // The session's project growth budget (growth-budget.ts): refused before anything is written.

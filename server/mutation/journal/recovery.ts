@@ -1,6 +1,7 @@
 // Start-up recovery, run before the data plane listens: every intent the previous process left pending or
 // running is settled without being re-run. Tools may restore what they touched (apply_patch rolls back from
-// its preimages); everything else is recorded as `interrupted`. Then old journal and staging rows are pruned.
+// its preimages); everything else is recorded as `interrupted`. Then old journal and staging rows are pruned, and
+// review chunks no record names are dropped.
 import { ErrorCode, ToolError, type ToolFailure } from "../../errors.js";
 import type { AnyToolDefinition, InterruptedIntent, ToolResult } from "../../kernel/tool/definition.js";
 import type { IntentRow } from "../../store/journal.js";
@@ -52,6 +53,9 @@ export async function recoverInterruptedIntents(
   store.journal.pruneLeftGenerations();
   store.journal.prune({ finishedBefore: Date.now() - JOURNAL_RETENTION_MS });
   runtime.staging.sweep();
+  // Review contents an interrupted intent staged but never recorded (store/changes.ts stageAhead): nothing names them.
+  const swept = store.changes.sweepStaged();
+  if (swept > 0) log.info("dropped review content chunks an interrupted intent left unrecorded", { chunks: swept });
   // Every settled record is on stable storage before either plane listens.
   await journal.durable();
   return recovered;

@@ -42,8 +42,17 @@ export async function checkpointed<R extends object>(
       }
     }
     try {
+      // Large contents staged ahead, a sealed chunk a turn, so the record's transaction stores no megabytes.
+      changes = await runtime.store.changes.stageAhead(changes);
+    } catch (error) {
+      log.warn("could not stage a terminal command's changes", { error: errorText(error) });
+      changes = [];
+      notice = "terminal changes not recorded: the state store refused them";
+    }
+    try {
       intent.recordChangesAfter(changes, notice);
     } catch (error) {
+      runtime.store.changes.discardStaged(changes);
       log.warn("could not record a terminal command's changes", { error: errorText(error) });
       notice = "terminal changes not recorded: the state store refused them";
     }

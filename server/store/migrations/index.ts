@@ -9,6 +9,7 @@ import { concealedResults } from "./007-concealed-results.js";
 import { fileChangesSchema } from "./008-file-changes.js";
 import { reviewNoticesSchema } from "./009-review-notices.js";
 import { sessionWorktreesSchema } from "./010-session-worktrees.js";
+import { reviewBlobChunksSchema } from "./011-review-blob-chunks.js";
 import type { Db } from "../database.js";
 
 export interface Migration {
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   fileChangesSchema,
   reviewNoticesSchema,
   sessionWorktreesSchema,
+  reviewBlobChunksSchema,
 ];

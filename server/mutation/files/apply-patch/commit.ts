@@ -32,8 +32,16 @@ export async function commitPatch(ctx: ToolContext, plan: PatchPlan): Promise<vo
   // The session's project growth budget (growth-budget.ts): refused before any preimage is recorded.
   const growth = growthOf(plan);
   terminal.growth.admitWrite(ctx.session.id, growth);
-  intentOf(ctx).recordPreimages(plan.preimages);
-  intentOf(ctx).recordChanges(reviewChanges(plan));
+  // Large contents staged ahead, a sealed chunk a turn, so the record's transaction stores no megabytes on the loop.
+  const { store } = runtimeOf(ctx);
+  const changes = await store.changes.stageAhead(reviewChanges(plan));
+  try {
+    intentOf(ctx).recordPreimages(plan.preimages);
+    intentOf(ctx).recordChanges(changes);
+  } catch (error) {
+    store.changes.discardStaged(changes);
+    throw error;
+  }
   // Every preimage is on stable storage before the first file (or temp file) appears (a refusal here: nothing was
   // written). With a saturated loop, at once and inline, as single-file.ts does; the phases' fsyncs too.
   const inline = loopIsSaturated(runtimeOf(ctx).journal.inFlight);

@@ -88,6 +88,24 @@ export class PtyRegistry {
     return [...this.live.values()];
   }
 
+  /** Every live PTY as the operator's read-only panel shows it: its owner, command (first 200 characters), screen. */
+  screens() {
+    return this.all().map((record) => {
+      const view = record.process.screen(0);
+      return {
+        pid: record.pid,
+        sessionId: record.owner.sessionId,
+        projectId: record.owner.projectId,
+        command: record.command.slice(0, 200),
+        startedAt: new Date(record.startedAt).toISOString(),
+        rows: view.rows,
+        cols: view.cols,
+        cursor: view.cursor,
+        screen: view.screen,
+      };
+    });
+  }
+
   private startSweeper(): void {
     if (this.sweeper) return;
     this.sweeper = setInterval(() => this.endIdle(), Math.min(IDLE_SWEEP_MAX_MS, Math.max(50, this.idleMs / 4)));

@@ -1,0 +1,57 @@
+// Who copies the WAL into the database file. SQLite's default is whichever connection's commit finds the WAL past
+// 1,000 pages: a commit on the event loop then copies megabytes and fsyncs the file, every other session waiting
+// (issue 34: ~30 ms an auto-checkpoint, once per 4 MiB written, and a 10 MB file's review contents are 10 MB). Here
+// the event loop's connections never checkpoint; a worker thread (wal-checkpoint-worker.ts) does, every interval.
+// Should the worker fail, the connections checkpoint as before.
+import { Worker } from "node:worker_threads";
+import type { Db } from "./database.js";
+
+/** How often the worker checkpoints: the WAL grows by at most what the bridge writes in this time. */
+export const WAL_CHECKPOINT_INTERVAL_MS = 250;
+/** SQLite's own auto-checkpoint, in pages: what the connections go back to should the worker fail. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
+
+/** A worker program to start (kernel/worker/worker-entry.ts gives one). */
+export interface CheckpointWorkerEntry {
+  file: URL;
+  workerData?: object;
+}
+
+export interface WalCheckpointer {
+  /** Checkpoints now (tests; the worker also does every interval). */
+  nudge(): void;
+  /** Stops the worker; it checkpoints once more and closes its connection. */
+  close(): void;
+  /** True while the worker runs and the connections leave checkpoints to it. */
+  running(): boolean;
+}
+
+export function startWalCheckpointer(entry: CheckpointWorkerEntry, file: string, connections: Db[]): WalCheckpointer {
+  const worker = new Worker(entry.file, {
+    workerData: { ...entry.workerData, file, intervalMs: WAL_CHECKPOINT_INTERVAL_MS },
+  });
+  worker.unref();
+  let alive = true;
+  const setAuto = (pages: number) => {
+    for (const db of connections) if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
+  };
+  const fallBack = () => {
+    if (!alive) return;
+    alive = false;
+    setAuto(SQLITE_AUTOCHECKPOINT_PAGES);
+  };
+  worker.on("error", fallBack);
+  worker.on("exit", fallBack);
+  setAuto(0);
+  return {
+    nudge: () => {
+      if (alive) worker.postMessage("checkpoint");
+    },
+    close: () => {
+      if (!alive) return;
+      alive = false;
+      worker.postMessage("close");
+    },
+    running: () => alive,
+  };
+}

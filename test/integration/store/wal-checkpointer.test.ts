@@ -1,0 +1,55 @@
+// WAL checkpoints in a worker thread (store/wal-checkpointer.ts): the event loop's connections never checkpoint,
+// the worker copies the WAL into the database file, and should it fail the connections go back to SQLite's own.
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { workerEntry } from "../../../server/kernel/worker/worker-entry.js";
+import { STATE_FILE_NAME } from "../../../server/store/database.js";
+import { openStore, type Store } from "../../../server/store/index.js";
+import { makeTempDir } from "../../helpers/bridge.js";
+
+const STORE_DIR = path.resolve(import.meta.dirname, "../../../server/store");
+const ENTRY = workerEntry(pathToFileURL(path.join(STORE_DIR, "index.ts")).href, "wal-checkpoint-worker");
+const MiB = 1024 * 1024;
+
+const stores: Store[] = [];
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+});
+
+const autocheckpoint = (store: Store) => store.db.pragma("wal_autocheckpoint", { simple: true }) as number;
+const until = async (done: () => boolean) => {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+};
+
+describe("WAL checkpoints in a worker thread", () => {
+  it("leaves checkpoints to the worker, which copies the WAL into the database file", async () => {
+    const stateDir = makeTempDir("checkpoint-worker");
+    const store = openStore(stateDir, { checkpointWorker: ENTRY });
+    stores.push(store);
+    expect(autocheckpoint(store)).toBe(0);
+    const file = path.join(stateDir, STATE_FILE_NAME);
+    const sizeBefore = fs.statSync(file).size;
+    // 8 MiB through the journal's connection (review chunks, each its own commit): past SQLite's own threshold
+    // (1,000 pages) eight times over, none of which the committing connection checkpoints.
+    await store.changes.stageAhead([{ path: "/project/a", after: { content: randomBytes(8 * MiB) } }]);
+    // Only the worker can have moved the pages into the database file.
+    await until(() => fs.statSync(file).size >= sizeBefore + 8 * MiB);
+    expect(autocheckpoint(store)).toBe(0);
+  });
+
+  it("falls back to SQLite's own checkpoints when the worker fails", async () => {
+    const failing = { file: new URL("data:text/javascript,throw new Error('the checkpoint worker failed')") };
+    const store = openStore(makeTempDir("checkpoint-fallback"), { checkpointWorker: failing });
+    stores.push(store);
+    await until(() => autocheckpoint(store) === 1000);
+  });
+
+  it("keeps SQLite's own checkpoints without a worker", () => {
+    const store = openStore(makeTempDir("checkpoint-default"));
+    stores.push(store);
+    expect(autocheckpoint(store)).toBe(1000);
+  });
+});
