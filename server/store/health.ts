@@ -1,5 +1,7 @@
 // Whether the state file takes writes on the main (journal) connection: which SQLite errors mean "not now" (disk
 // full, a lock held by another process, I/O), the last such failure, and a probe that clears it once writes work.
+import fs from "node:fs";
+import path from "node:path";
 import type { ActivityHealth } from "./activity.js";
 import type { Db } from "./database.js";
 
@@ -8,6 +10,12 @@ const STORE_UNAVAILABLE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|PRO
 /** Probe delays while the journal connection is failing: doubling from the first to the last, then staying there. */
 export const JOURNAL_PROBE_MIN_MS = 250;
 export const JOURNAL_PROBE_MAX_MS = 5000;
+/**
+ * Free space the state file's folder needs before a journal that failed for a full disk counts as taking writes
+ * again. The probe's one-page write alone says little there: it lands in WAL space a checkpoint (issue 34: a worker,
+ * every 250 ms) lets SQLite reuse, so it succeeds on a disk that still has no room for a mutation's record.
+ */
+export const JOURNAL_FULL_RECOVERY_FREE_BYTES = 1024 * 1024;
 
 /** True for an error the store raises while it cannot take a write (worth retrying later, never a bug). */
 export function isStoreUnavailable(error: unknown): boolean {
@@ -53,6 +61,8 @@ export function createJournalHealth(db: Db, now: () => number = Date.now) {
     try {
       const version = db.pragma("user_version", { simple: true }) as number;
       db.pragma(`user_version = ${version}`);
+      if (lastError?.code === "SQLITE_FULL" && !roomToWrite(db.name))
+        throw Object.assign(new Error("disk full"), { code: "SQLITE_FULL" });
       failures = 0;
     } catch (error) {
       failed(error);
@@ -83,6 +93,16 @@ export function createJournalHealth(db: Db, now: () => number = Date.now) {
       timer = undefined;
     },
   };
+}
+
+/** Whether the file system holding `file` has JOURNAL_FULL_RECOVERY_FREE_BYTES free (true where it cannot say). */
+function roomToWrite(file: string): boolean {
+  try {
+    const s = fs.statfsSync(path.dirname(file));
+    return s.bavail * s.bsize >= JOURNAL_FULL_RECOVERY_FREE_BYTES;
+  } catch {
+    return true;
+  }
 }
 
 export type JournalHealthTracker = ReturnType<typeof createJournalHealth>;
