@@ -219,9 +219,9 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
         })),
       ),
     // The capability a session's MCP view hands out: mutation when the project allows changes, else read.
-    mcpTools: (permissions) =>
+    mcpTools: (permissions, worktreeSession) =>
       listedSpecs(
-        { base: mutationEnabled(permissions) ? "m" : "r", cap: { permissions } },
+        { base: mutationEnabled(permissions) ? "m" : "r", permissions, worktreeSession },
         new Map([...tools, ...plugins.definitions()].map((t) => [t.id, t])),
         [...MCP_TOOL_SPECS, ...pluginSpecs(plugins)],
       ).map((spec) => spec.name),

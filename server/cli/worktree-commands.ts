@@ -60,7 +60,11 @@ export async function runWorktreeCommand(config: Config, cmd: ParsedCommand, pri
       const done = await client.request<WorktreeMergeView>("POST", `${base}/merge`, { mode });
       return cmd.flags.json
         ? json(done)
-        : print(`${done.baseRef} is now ${done.commit.slice(0, 12)} (${done.kind} of ${done.branch}).`);
+        : print(
+            done.kind === "already-merged"
+              ? `${done.branch} was already merged into ${done.baseRef} (${done.commit.slice(0, 12)}); recorded as merged.`
+              : `${done.baseRef} is now ${done.commit.slice(0, 12)} (${done.kind} of ${done.branch}).`,
+          );
     }
     case "worktree keep": {
       const done = await client.request<{ branch: string }>("POST", `${base}/keep`);

@@ -2,7 +2,7 @@
 // Changing a project's root or permissions (write, terminal, web) rotates only that project's sessions.
 import fs from "node:fs";
 import path from "node:path";
-import { isToolEnabled } from "../kernel/tool/permissions.js";
+import { isToolListed } from "../kernel/tool/permissions.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import type { AnyToolDefinition, ProjectPermissions } from "../kernel/tool/definition.js";
 import type { Store } from "../store/index.js";
@@ -63,8 +63,8 @@ export interface RegistryOptions {
    * what the agent can call (issue 32); a plugin that is not set up offers none.
    */
   pluginTools?: () => Array<{ name: string; enabled: (permissions: Permissions) => boolean }>;
-  /** The MCP tool names a session with these permissions is offered (server/mcp/server.ts listedSpecs). */
-  mcpTools?: (permissions: Permissions) => string[];
+  /** The MCP tool names a session with these permissions (and a worktree or not) is offered (mcp/server.ts listedSpecs). */
+  mcpTools?: (permissions: Permissions, worktreeSession: boolean) => string[];
   publicOrigin: () => string;
   /** Who can reach a URL on that origin (server/tunnel/reachability.ts). */
   reachability: () => Reachability;
@@ -125,8 +125,8 @@ export function createRegistry(options: RegistryOptions) {
     return next;
   }
 
-  function effectiveTools(permissions: Permissions): string[] {
-    const native = options.tools.filter((t) => isToolEnabled(t, permissions)).map((t) => t.id);
+  function effectiveTools(permissions: Permissions, worktreeSession: boolean): string[] {
+    const native = options.tools.filter((t) => isToolListed(t, permissions, worktreeSession)).map((t) => t.id);
     const plugin = (options.pluginTools?.() ?? []).filter((t) => t.enabled(permissions)).map((t) => t.name);
     return [...native, ...plugin];
   }
@@ -134,6 +134,7 @@ export function createRegistry(options: RegistryOptions) {
   function view(session: SessionRow): SessionView {
     const project = requireProject(session.projectId);
     const caps = store.sessions.capabilitiesFor(session.id, session.generation);
+    const worktree = options.worktreeOf?.(session.id);
     return {
       id: session.id,
       projectId: session.projectId,
@@ -142,18 +143,13 @@ export function createRegistry(options: RegistryOptions) {
       generation: session.generation,
       initUrl: `${options.publicOrigin()}/v0/init/${caps.init}`,
       reachability: options.reachability(),
-      tools: effectiveTools(project.permissions),
-      mcpTools: options.mcpTools?.(project.permissions) ?? [],
+      tools: effectiveTools(project.permissions, worktree !== undefined),
+      mcpTools: options.mcpTools?.(project.permissions, worktree !== undefined) ?? [],
       features: [...TRANSPORT_FEATURES],
       createdAt: session.createdAt,
       ...(options.growthOf ? { growth: options.growthOf(session.id) } : {}),
-      ...worktreeField(session.id),
+      ...(worktree ? { worktree } : {}),
     };
-  }
-
-  function worktreeField(sessionId: string): { worktree?: WorktreeView } {
-    const worktree = options.worktreeOf?.(sessionId);
-    return worktree ? { worktree } : {};
   }
 
   return {

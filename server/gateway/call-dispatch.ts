@@ -103,7 +103,10 @@ export function createCallDispatch(options: CallDispatchOptions): CallHandler {
   function dispatch(match: RouteMatch, call: UrlCall, named: (toolId: string) => void): MaybePromise<RunOutcome> {
     if (match.kind === "gateway") {
       if (match.name === "compat") throw new Error("compat calls are resolved before dispatch");
-      if (match.name === "manifest") return { body: manifestOf(table.tools, call.auth.cap.permissions, call.baseUrl) };
+      if (match.name === "manifest") {
+        const { cap } = call.auth;
+        return { body: manifestOf(table.tools, cap.permissions, cap.worktree !== undefined, call.baseUrl) };
+      }
       return answerPluginsRoute(pluginDeps, {
         url: call.url,
         base: call.auth.base,

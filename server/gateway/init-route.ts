@@ -2,7 +2,7 @@
 // for an init capability and recorded as route "init"; any other token gets the throttled opaque 404.
 import type http from "node:http";
 import { callRecordOf } from "../edge/call.js";
-import { isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";
+import { isToolListed, mutationEnabled } from "../kernel/tool/permissions.js";
 import type { PluginHost } from "../plugins/host.js";
 import type { Store } from "../store/index.js";
 import { lookupCapability } from "./authenticate.js";
@@ -41,7 +41,7 @@ export function createInitRoute(options: InitRouteOptions): InitHandler {
       project: projectScopeOf(cap, options.agentFallback),
       readBase: `${origin}/v0/${caps.read}`,
       mutationBase: mutationBase && caps.mutation ? `${origin}/v0/${caps.mutation}` : undefined,
-      tools: table.tools.filter((t) => isToolEnabled(t, cap.permissions)),
+      tools: table.tools.filter((t) => isToolListed(t, cap.permissions, cap.worktree !== undefined)),
       pluginsAvailable: options.plugins.offered().length > 0,
     });
     sendPlainJson(res, contract);

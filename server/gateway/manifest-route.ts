@@ -1,18 +1,20 @@
-// /manifest on either base: every tool the project's permissions enable, with its parameters and an example.
+// /manifest on either base: every tool the session is shown (the project's permissions, and git_commit only in a
+// worktree session), with its parameters and an example.
 // (/k, the plugin route, is plugin-route.ts; /z, range replay, is range-route.ts.)
-import { isToolEnabled, mutationEnabled } from "../kernel/tool/permissions.js";
+import { isToolListed, mutationEnabled } from "../kernel/tool/permissions.js";
 import type { AnyToolDefinition, CapabilityBase, ProjectScope, ToolResult } from "../kernel/tool/definition.js";
 
 export function manifestOf(
   tools: AnyToolDefinition[],
   permissions: ProjectScope["permissions"],
+  worktreeSession: boolean,
   baseUrl: (b: CapabilityBase) => string,
 ): ToolResult {
   return {
     ok: true,
     bases: { r: baseUrl("r"), ...(mutationEnabled(permissions) ? { m: baseUrl("m") } : {}) },
     tools: tools
-      .filter((t) => isToolEnabled(t, permissions))
+      .filter((t) => isToolListed(t, permissions, worktreeSession))
       .map((t) => ({
         id: t.id,
         route: `/${t.route}`,

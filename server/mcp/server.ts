@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { CallRecord } from "../edge/activity-recorder.js";
 import type { Logger } from "../log.js";
 import type { AnyToolDefinition } from "../kernel/tool/definition.js";
-import { isToolEnabled } from "../kernel/tool/permissions.js";
+import { isToolListed } from "../kernel/tool/permissions.js";
 import type { MaybePromise, ToolKernel } from "../tool/run-tool.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import { agentActionField, errorCodeField, wireOutputOf } from "../mutation/journal/envelope.js";
@@ -82,13 +82,15 @@ export interface McpHandlerContext {
 }
 
 /**
- * What decides a capability's tool list: read or mutation, and the project's permissions (plugins and kernel tools
- * are fixed for the bridge's life). Servers built for one key serve any capability with that key.
+ * What decides a capability's tool list: read or mutation, the project's permissions and whether the session has a
+ * worktree of its own (plugins and kernel tools are fixed for the bridge's life). Servers built for one key serve
+ * any capability with that key.
  */
 export function listingKeyOf(scope: Pick<McpScope, "base" | "cap">): string {
   // Read for every pooled POST and every stdio message; the authenticator hands out one lookup per capability.
   let key = listingKeys.get(scope.cap);
-  if (key === undefined) listingKeys.set(scope.cap, (key = JSON.stringify(scope.cap.permissions)));
+  if (key === undefined)
+    listingKeys.set(scope.cap, (key = JSON.stringify([scope.cap.permissions, scope.cap.worktree !== undefined])));
   return `${scope.base} ${key}`;
 }
 const listingKeys = new WeakMap<object, string>();
@@ -157,7 +159,12 @@ export interface RegisteredTool {
 /** The tools a server built for `scope` registers, in listing order. */
 export function registeredTools(deps: McpDeps, scope: McpScope): RegisteredTool[] {
   const byId = kernelToolsOf(deps);
-  return listedSpecs(scope, byId, [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)]).map((spec) => ({
+  const listing = {
+    base: scope.base,
+    permissions: scope.cap.permissions,
+    worktreeSession: scope.cap.worktree !== undefined,
+  };
+  return listedSpecs(listing, byId, [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)]).map((spec) => ({
     spec,
     outputSchema: outputSchemaOf(spec, byId),
   }));
@@ -210,17 +217,19 @@ export function schemaWarmSteps(deps: Pick<McpDeps, "tools" | "plugins">): Array
     .map((spec) => () => void outputSchemaOf(spec, byId));
 }
 
-/** read capability: the read tools the project enables (webfetch, websearch need web); mutation capability: every tool the project's permissions enable. */
+/**
+ * read capability: the read tools the project enables (webfetch, websearch need web); mutation capability: every
+ * tool the project's permissions enable, git_commit only in a worktree session (permissions.ts isToolListed).
+ */
 export function listedSpecs(
-  scope: { base: McpScope["base"]; cap: Pick<McpScope["cap"], "permissions"> },
+  listing: { base: McpScope["base"]; permissions: McpScope["cap"]["permissions"]; worktreeSession: boolean },
   byId: Map<string, AnyToolDefinition>,
   specs: readonly McpToolSpec[] = MCP_TOOL_SPECS,
 ): McpToolSpec[] {
   const listed = specs.filter((spec) => {
     const tool = byId.get(spec.kernel);
-    if (!tool) return false;
-    if (scope.base === "r") return tool.capability === "read" && isToolEnabled(tool, scope.cap.permissions);
-    return isToolEnabled(tool, scope.cap.permissions);
+    if (!tool || !isToolListed(tool, listing.permissions, listing.worktreeSession)) return false;
+    return listing.base !== "r" || tool.capability === "read";
   });
   // A mixed plugin tool lists two specs of one name (tools/plugins.ts): the last one listed stands.
   const last = new Map(listed.map((spec) => [spec.name, spec]));

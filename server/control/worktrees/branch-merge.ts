@@ -10,8 +10,11 @@ import { MergeRefusal } from "./merge-refusal.js";
 export type MergeMode = "auto" | "merge" | "squash";
 
 export interface MergeResult {
-  /** What was done: the base fast-forwarded to the branch, a merge commit, or a squash commit. */
-  kind: "fast-forward" | "merge" | "squash";
+  /**
+   * What was done: the base fast-forwarded to the branch, a merge commit, or a squash commit; already-merged: nothing,
+   * the base contained the branch already (a merge whose outcome was not recorded, or one made by hand).
+   */
+  kind: "fast-forward" | "merge" | "squash" | "already-merged";
   /** The base branch's new head. */
   commit: string;
   /** The base branch's head before. */
@@ -108,8 +111,22 @@ async function mergeCommit(
   return { kind, next };
 }
 
+export interface MergeOptions {
+  /**
+   * Given while the session has no recorded outcome: the commit its branch was made from. A branch that moved from
+   * it and whose tip the base already contains was merged (by a merge the bridge stopped before recording, or by
+   * hand) and answers already-merged instead of nothing_to_merge. A squash leaves no such trace (docs/CONTROL_PLANE.md).
+   */
+  unrecordedSince?: string;
+}
+
 /** Merges the session's branch into its base; throws a ControlError (nothing changed) when it cannot. */
-export async function mergeBranch(target: WorktreeTarget, mode: MergeMode, sessionName: string): Promise<MergeResult> {
+export async function mergeBranch(
+  target: WorktreeTarget,
+  mode: MergeMode,
+  sessionName: string,
+  options: MergeOptions = {},
+): Promise<MergeResult> {
   const previous = await baseHeadOf(target);
   const branchHead = await resolveCommit(target, `refs/heads/${target.branch}`);
   if (!branchHead) {
@@ -119,6 +136,10 @@ export async function mergeBranch(target: WorktreeTarget, mode: MergeMode, sessi
     );
   }
   const ahead = Number(await branchGitText(target, ["rev-list", "--count", `${previous}..${branchHead}`]));
+  // No commit ahead: the base contains the branch's tip (as merge-base --is-ancestor would say).
+  if (ahead === 0 && options.unrecordedSince !== undefined && branchHead !== options.unrecordedSince) {
+    return { kind: "already-merged", commit: previous, previous, baseRef: target.baseRef, branch: target.branch };
+  }
   if (ahead === 0) {
     throw new ControlError(
       ControlErrorCode.nothingToMerge,

@@ -126,7 +126,9 @@ export function addWorktreeRoutes(router: Router, options: WorktreeRoutesOptions
     const name = registry.getSession(id).name;
     return answer(ctx, () =>
       inTurn(row.projectId, async (): Promise<WorktreeMergeView> => {
-        const result = await mergeBranch(target, mode, name);
+        // A retry after the bridge stopped between moving the base and recording it finds the merge done.
+        const since = row.outcome === null ? { unrecordedSince: row.baseCommit } : {};
+        const result = await mergeBranch(target, mode, name, since);
         store.worktrees.setOutcome(id, "merged", result.commit);
         return { ...result, outcome: "merged" };
       }),

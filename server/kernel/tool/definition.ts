@@ -73,6 +73,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject, O extends O
    * permissions, such as a read-only OpenCode worker): enabled for a session with neither write nor terminal.
    */
   openToReadOnly?: boolean;
+  /**
+   * Listed only to sessions with a worktree of their own (issue 31: git_commit), where it can work; a call from any
+   * other session still reaches the tool, which refuses it with its own code (permissions.ts isToolListed).
+   */
+  worktreeOnly?: boolean;
   /** One line an agent reads in /manifest and MCP tool listings. */
   description: string;
   schema: S;

@@ -1,5 +1,6 @@
 // Which tools a project's permissions switch on: one rule for the tool kernel (run-tool.ts, the one check per
-// call), the Init contract, the manifest and the control plane's session view.
+// call), and which of those a session is shown: the Init contract, the manifest, MCP tools/list and the control
+// plane's session view.
 import { ErrorCode, ToolError } from "../../errors.js";
 import type { AnyToolDefinition, ProjectScope } from "./definition.js";
 
@@ -14,6 +15,15 @@ export function mutationEnabled(permissions: Permissions): boolean {
 export function isToolEnabled(tool: AnyToolDefinition, permissions: Permissions): boolean {
   if (tool.permission) return permissions[tool.permission];
   return tool.capability === "read" || tool.openToReadOnly === true || mutationEnabled(permissions);
+}
+
+/**
+ * Whether a session is shown the tool: enabled by the project's permissions and, for a tool only a worktree session
+ * can use (git_commit), the session works in a worktree of its own. Calls are checked by isToolEnabled alone, so a
+ * session that lost its worktree still reaches the tool and gets its own refusal (not_a_worktree_session).
+ */
+export function isToolListed(tool: AnyToolDefinition, permissions: Permissions, worktreeSession: boolean): boolean {
+  return isToolEnabled(tool, permissions) && (tool.worktreeOnly !== true || worktreeSession);
 }
 
 /** Throws tool_not_enabled naming the permission the operator would have to turn on. */

@@ -89,6 +89,7 @@ export function createCommitTool(runner: GitRunner) {
     longRoutes: ["commit"],
     capability: "mutation",
     permission: "write",
+    worktreeOnly: true,
     description:
       "Worktree sessions: commit the worktree's changes (all, or path= repeated) with message= on this session's own branch; never pushes.",
     example: "/h?message=Fix+the+login+redirect",

@@ -1,6 +1,8 @@
-// One warm, reused sandbox container per project (URLBRIDGE_SANDBOX=container): created on the project's first
-// command, started again when found stopped, replaced when its settings changed, removed with the project.
-// Only the bridge talks to the Docker engine; nothing of the socket is ever mounted into a sandbox.
+// One warm, reused sandbox container per project root (URLBRIDGE_SANDBOX=container): the project folder's, and each
+// worktree session's own (issue 31), so sessions of one project in different roots never replace each other's.
+// Created on the root's first command, started again when found stopped, replaced when its settings changed,
+// removed with the project (a worktree's once its folder is gone). Only the bridge talks to the Docker engine;
+// nothing of the socket is ever mounted into a sandbox.
 import fs from "node:fs";
 import path from "node:path";
 import { linkedWorktreeCommonDir } from "../git-worktree-link.js";
@@ -8,6 +10,7 @@ import type Dockerode from "dockerode";
 import { ErrorCode, ToolError } from "../../errors.js";
 import { agentIdentity, type Identity } from "../identity.js";
 import { runExec, type ContainerExecResult } from "./exec.js";
+import { sandboxError } from "./sandbox-error.js";
 import { openTtyExec, type TtyExec } from "./tty-exec.js";
 import {
   CONTAINER_PROJECT_PATH,
@@ -16,6 +19,7 @@ import {
   LABEL_INSTANCE,
   LABEL_PROJECT,
   LABEL_ROLE,
+  LABEL_ROOT,
   LABEL_SPEC,
   SANDBOX_ROLE,
   containerCreateOptions,
@@ -76,11 +80,14 @@ export interface ProjectContainers {
   exec(request: ContainerExecRequest): Promise<ContainerExecResult>;
   /** Starts a command on a TTY in the project's container (created or started first when needed). */
   openTty(request: ContainerTtyRequest): Promise<TtyExec>;
-  /** Makes sure the project's container exists and runs; answers its id. */
+  /** Makes sure the container of the project's root exists and runs; answers its id. */
   ensure(projectId: string, root: string): Promise<string>;
-  /** Ends every process in the project's container (setsid and daemons included) by restarting it; /tmp is cleared. */
+  /**
+   * Ends every process in the project's containers (setsid and daemons included) by restarting them; /tmp is
+   * cleared. A container whose root folder is gone (a deleted worktree session's) is removed instead.
+   */
   endProcesses(projectId: string): Promise<boolean>;
-  /** Removes the project's container (its processes end; the project's files stay). */
+  /** Removes the project's containers (their processes end; the project's files stay). */
   remove(projectId: string): Promise<boolean>;
   /** Removes every sandbox container of this instance. */
   removeAll(): Promise<number>;
@@ -93,42 +100,6 @@ interface Known {
   id: string;
   hash: string;
   user: string;
-}
-
-function sandboxError(error: unknown, image: string): ToolError {
-  if (error instanceof ToolError) return error;
-  const failure = error as { statusCode?: number; code?: string; message?: string };
-  if (failure.code === "ENOENT" || failure.code === "ECONNREFUSED" || failure.code === "EACCES") {
-    return new ToolError(
-      ErrorCode.sandboxUnavailable,
-      "The Docker engine for sandbox containers is not reachable; nothing ran. Retry later; the operator starts Docker or chooses another URLBRIDGE_SANDBOX mode.",
-      {
-        detail: { reason: "engine_unreachable" },
-        retryable: true,
-        agentAction: "wait_and_retry",
-      },
-    );
-  }
-  if (failure.statusCode === 404 && /image/i.test(failure.message ?? "")) {
-    return new ToolError(
-      ErrorCode.sandboxUnavailable,
-      `The sandbox image ${image} is not on the Docker engine; nothing ran. The operator pulls or builds it, or chooses another image.`,
-      {
-        detail: { reason: "image_missing", image },
-        retryable: false,
-        agentAction: "stop",
-      },
-    );
-  }
-  return new ToolError(
-    ErrorCode.sandboxUnavailable,
-    "The project's sandbox container could not be prepared; nothing ran. Retry; if it persists the operator checks the Docker engine.",
-    {
-      detail: { reason: "engine_error", ...(failure.statusCode !== undefined ? { status: failure.statusCode } : {}) },
-      retryable: true,
-      agentAction: "wait_and_retry",
-    },
-  );
 }
 
 /**
@@ -220,13 +191,26 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
     return client;
   }
 
-  async function listContainers(projectId?: string): Promise<Dockerode.ContainerInfo[]> {
+  async function listContainers(projectId?: string, root?: string): Promise<Dockerode.ContainerInfo[]> {
     const label = [
       `${LABEL_ROLE}=${SANDBOX_ROLE}`,
       `${LABEL_INSTANCE}=${instance}`,
       ...(projectId !== undefined ? [`${LABEL_PROJECT}=${projectId}`] : []),
+      ...(root !== undefined ? [`${LABEL_ROOT}=${root}`] : []),
     ];
     return (await docker()).listContainers({ all: true, filters: { label } });
+  }
+
+  /** A container made for a root that no longer exists: a deleted worktree session's, whose mount shows nothing. */
+  const rootGone = (info: Dockerode.ContainerInfo) => {
+    const root = info.Labels[LABEL_ROOT];
+    return root !== undefined && !fs.existsSync(root);
+  };
+
+  const keyOf = (projectId: string, root: string) => `${projectId}\0${path.resolve(root)}`;
+
+  function forgetProject(projectId: string): void {
+    for (const key of known.keys()) if (key.startsWith(`${projectId}\0`)) known.delete(key);
   }
 
   function specFor(projectId: string, root: string): SandboxSpec {
@@ -234,6 +218,7 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
     const common = linkedWorktreeCommonDir(path.resolve(root));
     return {
       projectId,
+      root: path.resolve(root),
       hostRoot: hostPath(path.resolve(root)),
       ...(common ? { readOnlyMounts: { [common]: hostPath(common) } } : {}),
       identity: identityFor(root, fallback),
@@ -249,7 +234,10 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
     const user = `${spec.identity.uid}:${spec.identity.gid}`;
     let id: string | undefined;
     for (const info of await listContainers(projectId)) {
-      if (id === undefined && info.Labels[LABEL_SPEC] === hash) {
+      // Another root's container stays (its sessions keep their warm container) unless its folder is gone.
+      if (info.Labels[LABEL_ROOT] !== spec.root) {
+        if (rootGone(info)) await engine.getContainer(info.Id).remove({ force: true });
+      } else if (id === undefined && info.Labels[LABEL_SPEC] === hash) {
         id = info.Id;
         if (info.State !== "running") await engine.getContainer(info.Id).start();
       } else await engine.getContainer(info.Id).remove({ force: true });
@@ -277,17 +265,21 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
   async function ensureKnown(projectId: string, root: string): Promise<Known> {
     const spec = specFor(projectId, root);
     const hash = specHash(spec);
-    const cached = known.get(projectId);
+    const key = keyOf(projectId, root);
+    const cached = known.get(key);
     if (cached?.hash === hash) return cached;
-    let flight = ensuring.get(projectId);
-    if (flight === undefined) {
-      flight = prepare(projectId, spec, hash).finally(() => ensuring.delete(projectId));
-      ensuring.set(projectId, flight);
+    // One preparation per project at a time: each lists (and may remove) the project's containers.
+    for (let flight = ensuring.get(projectId); flight !== undefined; flight = ensuring.get(projectId)) {
+      await flight.catch(() => undefined);
+      const ready = known.get(key);
+      if (ready?.hash === hash) return ready;
     }
+    const flight = prepare(projectId, spec, hash)
+      .then((ready) => (known.set(key, ready), ready))
+      .finally(() => ensuring.delete(projectId));
+    ensuring.set(projectId, flight);
     try {
-      const ready = await flight;
-      known.set(projectId, ready);
-      return ready;
+      return await flight;
     } catch (error) {
       throw sandboxError(error, image);
     }
@@ -296,8 +288,14 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
   async function endProcesses(projectId: string): Promise<boolean> {
     const engine = await docker();
     const containers = await listContainers(projectId);
-    // t=0: SIGKILL to the init at once; its end takes every process of the container's pid namespace with it.
-    for (const info of containers) await engine.getContainer(info.Id).restart({ t: 0 });
+    for (const info of containers) {
+      if (rootGone(info)) {
+        await engine.getContainer(info.Id).remove({ force: true });
+        forgetProject(projectId);
+      }
+      // t=0: SIGKILL to the init at once; its end takes every process of the container's pid namespace with it.
+      else await engine.getContainer(info.Id).restart({ t: 0 });
+    }
     return containers.length > 0;
   }
 
@@ -317,7 +315,7 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
       const status = (error as { statusCode?: number }).statusCode;
       // Removed or stopped behind our back (docker rm, an engine restart): prepare it again, once.
       if (status !== 404 && status !== 409) throw sandboxError(error, image);
-      known.delete(projectId);
+      known.delete(keyOf(projectId, root));
       try {
         return await attempt();
       } catch (retryError) {
@@ -366,7 +364,7 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
     },
     endProcesses,
     async remove(projectId) {
-      known.delete(projectId);
+      forgetProject(projectId);
       const engine = await docker();
       const containers = await listContainers(projectId);
       for (const info of containers) await engine.getContainer(info.Id).remove({ force: true });

@@ -1,5 +1,6 @@
-// What a project's sandbox container looks like (URLBRIDGE_SANDBOX=container): the Docker create options, the
-// labels that find it again, and a hash of the settings so a changed image or limit makes a new container.
+// What a project's sandbox container looks like (URLBRIDGE_SANDBOX=container), one per root its sessions work in (the
+// project folder, each worktree session's own): the Docker create options, the labels that find it again, and a
+// hash of the settings so a changed image or limit makes a new container.
 import { createHash } from "node:crypto";
 import type { ContainerCreateOptions } from "dockerode";
 import type { Identity } from "../identity.js";
@@ -13,6 +14,8 @@ export const LABEL_ROLE = "urlbridge.role";
 export const LABEL_PROJECT = "urlbridge.project";
 export const LABEL_INSTANCE = "urlbridge.instance";
 export const LABEL_SPEC = "urlbridge.spec";
+/** The root (as the bridge sees it) the container mounts at /project: the project folder or a session's worktree. */
+export const LABEL_ROOT = "urlbridge.root";
 export const SANDBOX_ROLE = "project-sandbox";
 
 export interface SandboxLimits {
@@ -35,6 +38,8 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
 
 export interface SandboxSpec {
   projectId: string;
+  /** The root as the bridge sees it (absolute): the container is this root's (issue 31: a worktree has its own). */
+  root: string;
   /** The project root as the Docker engine sees it (a host path), bind-mounted at /project. */
   hostRoot: string;
   /**
@@ -51,10 +56,15 @@ export interface SandboxSpec {
   instance: string;
 }
 
+/** A short stable key of a root, for the container's name (its full path is in its LABEL_ROOT label). */
+export function rootKey(root: string): string {
+  return createHash("sha256").update(root).digest("hex").slice(0, 10);
+}
+
 /** A readable, valid container name for the spec (Docker allows [a-zA-Z0-9][a-zA-Z0-9_.-]*). */
-export function containerName(spec: Pick<SandboxSpec, "projectId" | "instance">): string {
+export function containerName(spec: Pick<SandboxSpec, "projectId" | "instance" | "root">): string {
   const safe = (text: string) => text.replace(/[^a-zA-Z0-9_.-]/g, "-").slice(0, 60);
-  return `urlbridge-${safe(spec.instance)}-${safe(spec.projectId)}`;
+  return `urlbridge-${safe(spec.instance)}-${safe(spec.projectId)}-${rootKey(spec.root)}`;
 }
 
 /** A hash of everything that shapes the container: a container whose label differs is replaced. */
@@ -67,14 +77,20 @@ export function specHash(spec: SandboxSpec): string {
     .slice(0, 16);
 }
 
-export function sandboxLabels(spec: Pick<SandboxSpec, "projectId" | "instance">): Record<string, string> {
-  return { [LABEL_ROLE]: SANDBOX_ROLE, [LABEL_PROJECT]: spec.projectId, [LABEL_INSTANCE]: spec.instance };
+export function sandboxLabels(spec: Pick<SandboxSpec, "projectId" | "instance" | "root">): Record<string, string> {
+  return {
+    [LABEL_ROLE]: SANDBOX_ROLE,
+    [LABEL_PROJECT]: spec.projectId,
+    [LABEL_INSTANCE]: spec.instance,
+    [LABEL_ROOT]: spec.root,
+  };
 }
 
 /**
- * The create options. The root is the only project mount (a worktree's main repository metadata read-only beside it); the agent's identity, never root; no capabilities
- * and no privilege gain (setuid binaries stay inert); a read-only image with a size-limited /tmp; an init as
- * PID 1 that reaps orphans, whose end ends every process in the container.
+ * The create options. The root is the only project mount (a worktree's main repository metadata read-only beside
+ * it); the agent's identity, never root; no capabilities and no privilege gain (setuid binaries stay inert); a
+ * read-only image with a size-limited /tmp; an init as PID 1 that reaps orphans, whose end ends every process in
+ * the container.
  */
 export function containerCreateOptions(spec: SandboxSpec): ContainerCreateOptions {
   const { limits } = spec;

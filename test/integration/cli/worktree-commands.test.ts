@@ -1,5 +1,6 @@
 // `urlbridge worktree show|merge|keep|discard` against a running bridge (issue 31): the branch against its base and
-// its diff, a fast-forward merge, a conflicting merge refused on one stderr line naming the path, keep, discard.
+// its diff, a fast-forward merge, a conflicting merge refused on one stderr line naming the path, a branch merged
+// by hand recorded as already merged, keep, discard.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ interface Created {
 let t: TestBridge;
 let env: Record<string, string>;
 let repo: string;
+let projectId: string;
 const created: Record<string, Created> = {};
 
 /** Commits `text` as a.txt on the session's branch, in its worktree (as the agent's own commit would). */
@@ -38,6 +40,7 @@ beforeAll(async () => {
     root: repo,
     permissions: { write: true, terminal: false },
   });
+  projectId = project.body.id;
   for (const name of ["left", "right"]) {
     const session = await t.api<Created>("POST", "/api/sessions", { projectId: project.body.id, name, worktree: {} });
     expect(session.status).toBe(201);
@@ -72,14 +75,32 @@ describe("urlbridge worktree", () => {
     expect(fs.readFileSync(path.join(repo, "a.txt"), "utf8")).toBe("left\n");
   });
 
+  it("records a branch merged by hand as already merged", async () => {
+    const session = await t.api<Created>("POST", "/api/sessions", { projectId, name: "by-hand", worktree: {} });
+    expect(session.status).toBe(201);
+    put(session.body.worktree.path, "b.txt", "by hand\n");
+    git(session.body.worktree.path, "add", "b.txt");
+    git(session.body.worktree.path, "commit", "-q", "-m", "by-hand adds b.txt");
+    git(repo, "merge", "-q", "--no-edit", "urlbridge/by-hand");
+    giveToAgent(path.dirname(repo));
+    const main = git(repo, "rev-parse", "main").trim();
+    const merged = await runCli(["worktree", "merge", "by-hand"], env);
+    expect(merged.stderr).toBe("");
+    expect(merged.stdout).toBe(
+      `urlbridge/by-hand was already merged into main (${main.slice(0, 12)}); recorded as merged.\n`,
+    );
+    expect(git(repo, "rev-parse", "main").trim()).toBe(main);
+  });
+
   it("keeps one branch and discards the other", async () => {
     expect((await runCli(["worktree", "keep", "left"], env)).stdout).toContain("Kept urlbridge/left");
     const discarded = await runCli(["worktree", "discard", "right", "--json"], env);
     expect(JSON.parse(discarded.stdout)).toMatchObject({ outcome: "discarded", branch: "urlbridge/right" });
     expect(fs.existsSync(created.right!.worktree.path)).toBe(false);
-    expect(git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/urlbridge/").trim()).toBe(
+    expect(git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/urlbridge/").trim().split("\n")).toEqual([
+      "urlbridge/by-hand",
       "urlbridge/left",
-    );
+    ]);
   });
 
   it("refuses an unknown mode and a session without a worktree", async () => {

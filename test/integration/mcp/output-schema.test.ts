@@ -279,8 +279,6 @@ describe("every MCP answer validates against the outputSchema tools/list publish
   });
 
   it("git_commit: ok, replayed and failures", async () => {
-    const plain = await connect(fast, full.m);
-    await call(plain, "git_commit", { message: "not a worktree session" });
     const repo = makeRepository();
     const project = await fast.api<{ id: string }>("POST", "/api/projects", {
       name: "commits",

@@ -107,7 +107,7 @@ afterAll(async () => {
 });
 
 describe("tools/list", () => {
-  it("lists read tools on the read capability and every enabled tool on the mutation capability", async () => {
+  it("lists read tools on the read capability and every enabled tool on the mutation capability (git_commit: worktree sessions only)", async () => {
     const names = async (base: string | undefined) =>
       (await (await connect(base)).listTools()).tools.map((t) => t.name);
     expect(await names(readOnly.r)).toEqual(["read", "outline", "stat", "project", "glob", "grep", "git"]);
@@ -120,7 +120,6 @@ describe("tools/list", () => {
       "glob",
       "grep",
       "git",
-      "git_commit",
       "edit",
       "write",
       "patch",
@@ -140,7 +139,6 @@ describe("tools/list", () => {
       "glob",
       "grep",
       "git",
-      "git_commit",
       "edit",
       "write",
       "patch",
@@ -186,7 +184,7 @@ describe("2025-era client", () => {
   it("accepts every tool's successes and failures against the published outputSchema", async () => {
     put("v1.txt", "hello\nworld\n");
     const client = await connectV1(full.m);
-    expect((await client.listTools()).tools.length).toBe(18);
+    expect((await client.listTools()).tools.length).toBe(17);
     const calls: Array<[string, Record<string, unknown>, boolean]> = [
       ["read", { path: "v1.txt" }, false],
       ["read", { path: "v1-missing.txt" }, true],

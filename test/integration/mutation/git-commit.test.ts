@@ -16,6 +16,7 @@ let repo: string;
 let worktree: string;
 let m: string;
 let plainM: string;
+let plainId: string;
 let mcp: McpTestClient;
 let plainMcp: McpTestClient;
 let marker: string;
@@ -49,6 +50,7 @@ beforeAll(async () => {
   m = (await agentGet<{ bases: { m: string } }>(created.body.initUrl)).bases.m;
   const plain = await tb.session({ write: true, name: "plain" });
   plainM = plain.m!;
+  plainId = plain.sessionId;
   mcp = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(m), { sdk: "v2" });
   plainMcp = await connectMcpClient(tb.bridge.dataUrl, tokenOfBase(plainM), { sdk: "v2" });
 });
@@ -60,9 +62,26 @@ afterAll(async () => {
 });
 
 describe("git_commit", () => {
-  it("refuses a session without a worktree, on both transports", async () => {
+  it("is offered to worktree sessions only: MCP tools/list, /manifest and the control plane's session view", async () => {
+    const names = async (client: McpTestClient) => (await client.listTools()).tools.map((t) => t.name);
+    expect(await names(mcp)).toContain("git_commit");
+    expect(await names(plainMcp)).not.toContain("git_commit");
+    const toolIds = (body: Body) => (body.tools as Array<{ id: string }>).map((t) => t.id);
+    expect(toolIds(await agentGet<Body>(`${m}/manifest`))).toContain("git_commit");
+    expect(toolIds(await agentGet<Body>(`${plainM}/manifest`))).not.toContain("git_commit");
+    const views = (
+      await tb.api<Array<{ id: string; name: string; tools: string[]; mcpTools: string[] }>>("GET", "/api/sessions")
+    ).body;
+    const plain = views.find((s) => s.id === plainId)!;
+    expect(views.find((s) => s.name === "committer")).toMatchObject({
+      tools: expect.arrayContaining(["git_commit"]),
+      mcpTools: expect.arrayContaining(["git_commit"]),
+    });
+    expect([...plain.tools, ...plain.mcpTools]).not.toContain("git_commit");
+  });
+
+  it("refuses a session without a worktree that calls it anyway, with its own code over URLs", async () => {
     expect(await h([["message", "x"]], plainM)).toMatchObject({ ok: false, errorCode: "not_a_worktree_session" });
-    expect(await viaMcp({ message: "x" }, plainMcp)).toMatchObject({ ok: false, errorCode: "not_a_worktree_session" });
   });
 
   it("refuses with nothing to commit", async () => {

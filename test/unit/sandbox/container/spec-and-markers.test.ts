@@ -4,12 +4,14 @@ import {
   containerCreateOptions,
   containerName,
   DEFAULT_SANDBOX_LIMITS,
+  rootKey,
   specHash,
   type SandboxSpec,
 } from "../../../../server/sandbox/container/spec.js";
 
 const spec: SandboxSpec = {
   projectId: "p/1 x",
+  root: "/projects/demo",
   hostRoot: "/srv/projects/demo",
   identity: { uid: 1000, gid: 1000 },
   image: "node:20-bookworm-slim",
@@ -24,7 +26,7 @@ describe("containerCreateOptions", () => {
     expect(options).toMatchObject({
       User: "1000:1000",
       NetworkDisabled: true,
-      Labels: { "urlbridge.project": "p/1 x", "urlbridge.spec": specHash(spec) },
+      Labels: { "urlbridge.project": "p/1 x", "urlbridge.root": "/projects/demo", "urlbridge.spec": specHash(spec) },
     });
     expect(options.HostConfig).toMatchObject({
       Binds: ["/srv/projects/demo:/project:rw"],
@@ -37,7 +39,9 @@ describe("containerCreateOptions", () => {
       Memory: DEFAULT_SANDBOX_LIMITS.memoryBytes,
       MemorySwap: DEFAULT_SANDBOX_LIMITS.memoryBytes,
     });
-    expect(containerName(spec)).toBe("urlbridge-default-p-1-x");
+    expect(containerName(spec)).toBe(`urlbridge-default-p-1-x-${rootKey("/projects/demo")}`);
+    // One container per root (issue 31): a worktree of the same project has a name, and a container, of its own.
+    expect(containerName({ ...spec, root: "/projects/demo.worktrees/a" })).not.toBe(containerName(spec));
   });
 
   it("mounts a linked worktree's main repository metadata read-only where its .git file names it (issue 31)", () => {
