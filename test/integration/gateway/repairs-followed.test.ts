@@ -477,6 +477,9 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   background_limit_reached:
     "covered: its retry starts the process once one is stopped (test/integration/mutation/terminal-background.test.ts)",
   process_not_found: "no URL: the process is gone",
+  not_a_worktree_session: "no URL: only the operator can give a session a worktree of its own",
+  not_on_session_branch: "no URL: the worktree must be switched back to the session's branch first, as the hint says",
+  nothing_to_commit: "no URL: there is nothing to commit until a file changes",
   pty_limit_reached:
     "no URL: one of the session's PTYs must be stopped first (test/integration/terminal-pty/pty-url.test.ts)",
   process_ended: "no URL: the PTY process has ended; a new one starts with /x?pty=1",

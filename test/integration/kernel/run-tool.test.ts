@@ -60,6 +60,8 @@ const CASES: Case[] = [
     tool: "git",
     input: () => ({ op: "diff", staged: true, rev: "HEAD^", path: "src" }),
   },
+  // The twins' sessions have no worktree of their own: git_commit refuses alike (journaled, so its intent too).
+  { name: "git_commit (not a worktree session)", tool: "git_commit", input: () => ({ message: "Nothing to see" }) },
   { name: "write", tool: "write", input: () => ({ path: "src/new.txt", content: "a new file\n" }) },
   { name: "edit", tool: "edit", input: () => ({ path: "src/a.ts", old: "'hello'", new: "'hello world'" }) },
   {
@@ -218,6 +220,7 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
     expect(failed).toEqual([
       "git status (not a repository)",
       "git diff (not a repository)",
+      "git_commit (not a worktree session)",
       "input to an unknown pty",
       "read of a missing file",
       "a boolean that is not one",
@@ -226,6 +229,7 @@ describe("the tool kernel: every native tool through run() answers as its URL ro
       "websearch without a provider",
     ]);
     expect(previousKernel.get("git diff (not a repository)")?.errorCode).toBe("not_a_repository");
+    expect(previousKernel.get("git_commit (not a worktree session)")?.errorCode).toBe("not_a_worktree_session");
     expect(previousKernel.get("webfetch of the metadata service")?.errorCode).toBe("web_address_refused");
     expect(previousKernel.get("websearch without a provider")?.errorCode).toBe("web_search_not_configured");
     expect(fs.readFileSync(path.join(kernelRoot, "src/b.txt"), "utf8")).toBe("one\ndeux\nthree\n");
