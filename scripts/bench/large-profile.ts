@@ -19,6 +19,28 @@ const GAP_MS = 20;
 const PAGE = 128 * 1024;
 const INCLUSIVE = ["record", "sealAhead", "writeFileDurably", "fillTempFile", "commitSingleFile", "readPage"];
 
+/** Edits ten.log `n` times, each a new version (none already in the review record), `gapMs` after each. */
+async function editTen(base: string, n: number, gapMs: number): Promise<void> {
+  let current = "0000000001";
+  for (let i = 0; i < n; i++) {
+    const next = `E${String(i).padStart(9, "0")}`;
+    await getJson(
+      url(
+        base,
+        "e",
+        [
+          ["path", "ten.log"],
+          ["old", current],
+          ["run", i],
+        ],
+        next,
+      ),
+    );
+    current = next;
+    if (gapMs > 0) await sleep(gapMs);
+  }
+}
+
 async function main(): Promise<void> {
   const mode = process.argv[2] as Mode;
   if (!MODES.includes(mode)) throw new Error(`mode must be one of ${MODES.join(", ")}`);
@@ -68,45 +90,11 @@ async function main(): Promise<void> {
                 ]),
           );
       })();
-      let current = "0000000001";
-      for (let i = 0; i < n; i++) {
-        const next = `E${String(i).padStart(9, "0")}`;
-        await getJson(
-          url(
-            bases.m,
-            "e",
-            [
-              ["path", "ten.log"],
-              ["old", current],
-              ["run", i],
-            ],
-            next,
-          ),
-        );
-        current = next;
-      }
+      await editTen(bases.m, n, 0);
       busy = false;
       await pager;
     } else if (mode === "edits") {
-      let current = "0000000001";
-      for (let i = 0; i < n; i++) {
-        // A new version every time: none of them is already in the review record.
-        const next = `E${String(i).padStart(9, "0")}`;
-        await getJson(
-          url(
-            bases.m,
-            "e",
-            [
-              ["path", "ten.log"],
-              ["old", current],
-              ["run", i],
-            ],
-            next,
-          ),
-        );
-        current = next;
-        await sleep(GAP_MS);
-      }
+      await editTen(bases.m, n, GAP_MS);
     } else {
       for (let i = 0; i < n; i++) {
         let body = await getJson(
