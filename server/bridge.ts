@@ -171,7 +171,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     const warning = await terminal.container.removeLeftovers();
     if (warning) log.warn(warning);
     log.info(
-      `terminal sandbox: container (one warm container per project, image ${containerSandboxStatus(config).container.image})`,
+      `terminal sandbox: container (one warm container per project root, image ${containerSandboxStatus(config).container.image})`,
     );
   } else {
     await probed;
