@@ -247,6 +247,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const worktrees = createWorktreeSessions({
     ...{ store, registry: () => registry, config: config.worktrees, ownerOf },
     endProcesses: (sessionId) => terminal.processes.end({ sessionId }),
+    settleCalls: (sessionId) => mutation.journal.settleSession(sessionId),
   });
   await worktrees.finishInterrupted((message) => log.warn(message));
   if (config.ephemeralCapabilities) {

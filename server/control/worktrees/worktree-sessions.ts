@@ -30,6 +30,8 @@ export interface WorktreeSessionsOptions {
   ownerOf: (root: string) => Identity | undefined;
   /** Ends the session's processes and settles once they are gone, before its folder is removed under them. */
   endProcesses?: (sessionId: string) => Promise<unknown>;
+  /** Settles once the session's journaled calls under way (a git_commit) have recorded their outcome. */
+  settleCalls?: (sessionId: string) => Promise<unknown>;
   diskUse?: DiskUseCache;
 }
 
@@ -137,19 +139,30 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
     diskUse.forget(row.sessionId);
   }
 
+  /**
+   * Before a session's folder (or branch) goes: ends its URLs, then its processes, and waits for its calls under way,
+   * so that nothing of the session still writes in the folder or commits to the branch once this settles.
+   */
+  async function endSession(sessionId: string): Promise<void> {
+    const registry = options.registry();
+    if (registry.getSession(sessionId).enabled) registry.disableSession(sessionId);
+    await options.endProcesses?.(sessionId);
+    await options.settleCalls?.(sessionId);
+  }
+
   /** DELETE /api/sessions/:id of a worktree session: ends its processes and URLs first, then the folder, then the rows. */
   async function remove(sessionId: string): Promise<void> {
     const row = store.worktrees.get(sessionId);
     if (!row) throw notFound("worktree session", sessionId);
     store.worktrees.markRemoving(sessionId);
-    options.registry().disableSession(sessionId);
-    await options.endProcesses?.(sessionId);
+    await endSession(sessionId);
     await finishRemoval(store.worktrees.get(sessionId)!);
   }
 
   return {
     create,
     remove,
+    endSession,
     /** Whether the project's root is the top of a git repository, and the branch its HEAD is on. */
     async repository(projectId: string): Promise<ProjectRepository> {
       const target = targetOf(projectId);
