@@ -114,6 +114,10 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
     try {
       await addWorktree(target, { folder, branch, commit: baseCommit });
     } catch (error) {
+      // git may have stopped partway (killed at its timeout, a folder it could not make): the branch, a half-made
+      // folder or a locked record would refuse the next create as branch_exists or worktree_folder_exists. Both
+      // were checked absent above, so what is there now is this create's own; the rows go only once it is.
+      await removeWorktree(target, { folder, branch, deleteBranch: true });
       store.transaction(() => {
         store.worktrees.remove(view.id);
         store.sessions.delete(view.id);

@@ -1,11 +1,13 @@
-// What a worktree session leaves when it ends (issue 31): a discard waits for the session's processes and its calls
-// under way before its folder and branch go.
+// What a worktree session leaves when it ends or fails to start (issue 31): a discard waits for the session's
+// processes and its calls under way before its folder and branch go, and a create whose `git worktree add` failed
+// partway leaves no branch, folder or worktree record behind, so the same create succeeds once the cause is fixed.
 import fs from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../../../server/kernel/tool/definition.js";
 import { journalControls } from "../../../../server/mutation/journal/controls.js";
-import { agentGet, startTestBridge, type TestBridge } from "../../../helpers/bridge.js";
+import { agentGet, giveToAgent, startTestBridge, type TestBridge } from "../../../helpers/bridge.js";
 import { git, makeRepository } from "../../../helpers/git-repo.js";
 import { url } from "../../mutation/fixtures.js";
 
@@ -108,5 +110,28 @@ describe("discarding a worktree session", () => {
     expect(answer.status).toBe(200);
     expect(tb.bridge.terminal.processes.list({ sessionId: session.id })).toHaveLength(0);
     expect(fs.existsSync(session.worktree.path)).toBe(false);
+  });
+});
+
+describe("a worktree create that git could not finish", () => {
+  it("leaves no branch, folder or worktree record, and the same create succeeds once the cause is gone", async () => {
+    const { tb, repo, projectId } = await bridgeWithRepository();
+    // git makes the branch first, then the folder: a parent the owner cannot write stops it between the two.
+    const parent = path.join(path.dirname(repo), "repo.worktrees");
+    fs.mkdirSync(parent, { mode: 0o555 });
+    const refused = await tb.api<Body>("POST", "/api/sessions", { projectId, name: "blocked", worktree: {} });
+    expect(refused.status, JSON.stringify(refused.body)).toBeGreaterThanOrEqual(400);
+    expect(refused.body.error.code).toBe("worktree_git_failed");
+    expect(git(repo, "branch", "--format=%(refname:short)").trim()).toBe("main");
+    expect(git(repo, "worktree", "list", "--porcelain")).not.toContain("blocked");
+    expect(fs.existsSync(path.join(parent, "blocked"))).toBe(false);
+    const sessions = await tb.api<Body[]>("GET", "/api/sessions");
+    expect(JSON.stringify(sessions.body)).not.toContain("blocked");
+
+    fs.chmodSync(parent, 0o755);
+    giveToAgent(parent);
+    const created = await tb.api<SessionView>("POST", "/api/sessions", { projectId, name: "blocked", worktree: {} });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.worktree.branch).toBe("urlbridge/blocked");
   });
 });
