@@ -116,12 +116,21 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
     } catch (error) {
       // git may have stopped partway (killed at its timeout, a folder it could not make): the branch, a half-made
       // folder or a locked record would refuse the next create as branch_exists or worktree_folder_exists. Both
-      // were checked absent above, so what is there now is this create's own; the rows go only once it is.
-      await removeWorktree(target, { folder, branch, deleteBranch: true });
-      store.transaction(() => {
-        store.worktrees.remove(view.id);
-        store.sessions.delete(view.id);
-      });
+      // were checked absent above, so what is there now is this create's own; the rows go only once it is. When
+      // the cleanup fails too, the session stays as an unfinished delete: a delete or the next start finishes it.
+      const cleaned = await removeWorktree(target, { folder, branch, deleteBranch: true }).then(
+        () => true,
+        () => false,
+      );
+      if (cleaned) {
+        store.transaction(() => {
+          store.worktrees.remove(view.id);
+          store.sessions.delete(view.id);
+        });
+      } else {
+        store.worktrees.markRemoving(view.id);
+        registry.disableSession(view.id);
+      }
       throw error;
     }
     return registry.getSession(view.id);
