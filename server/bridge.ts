@@ -171,7 +171,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     const warning = await terminal.container.removeLeftovers();
     if (warning) log.warn(warning);
     log.info(
-      `terminal sandbox: container (one warm container per project, image ${containerSandboxStatus(config).container.image})`,
+      `terminal sandbox: container (one warm container per project root, image ${containerSandboxStatus(config).container.image})`,
     );
   } else {
     await probed;
@@ -247,6 +247,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const worktrees = createWorktreeSessions({
     ...{ store, registry: () => registry, config: config.worktrees, ownerOf },
     endProcesses: (sessionId) => terminal.processes.end({ sessionId }),
+    settleCalls: (sessionId) => mutation.journal.settleSession(sessionId),
   });
   await worktrees.finishInterrupted((message) => log.warn(message));
   if (config.ephemeralCapabilities) {

@@ -2,7 +2,8 @@
 // Docker engine: /x runs in the worktree, git reads the main repository's metadata through its read-only mount (so
 // status and log work and a commit in the container fails), /h commits beside the bridge, the main working tree
 // and other projects stay out of sight; a main session and a worktree session of one project take turns and run
-// at once, each in its root's own warm container, and a deleted worktree session's container goes.
+// at once, each in its root's own warm container, and a deleted worktree session's container goes while the main
+// session's bg=1 job keeps running (ending one session restarts only its own root's container).
 import fs from "node:fs";
 import path from "node:path";
 import Dockerode from "dockerode";
@@ -29,7 +30,7 @@ const MAX_POLLS = 120;
 /** Turns each session takes in the alternation test. */
 const ALTERNATIONS = 3;
 const docker = new Dockerode();
-const { containersOf } = createSandboxProbe(docker, INSTANCE);
+const { containersOf, processesIn } = createSandboxProbe(docker, INSTANCE);
 
 let t: TestBridge;
 let repo: string;
@@ -177,7 +178,12 @@ describe("a worktree session in a sandbox container", () => {
     expect(await ids()).toEqual(before);
   });
 
-  it("removes a deleted worktree session's container; the project folder's stays", async () => {
+  it("removes a deleted worktree session's container; the project folder's stays, its bg=1 job still running", async () => {
+    const job = await agentGet<Body>(`${mainM}/x?bg=1&raw=${encodeUrlText("exec sleep 1004")}`);
+    expect(job).toMatchObject({ ok: true, mode: "background", processState: "running" });
+    const mainContainer = (await containersOf(projectId)).find((info) => info.Labels[LABEL_ROOT] === repo)!;
+    const startedAt = async () => (await docker.getContainer(mainContainer.Id).inspect()).State.StartedAt;
+    const started = await startedAt();
     expect((await t.api("DELETE", `/api/sessions/${treeId}`)).status).toBe(204);
     expect(fs.existsSync(worktree)).toBe(false);
     expect(await x(mainM, "cat who.txt")).toMatchObject({ ok: true, stdout: "main\n" });
@@ -186,5 +192,9 @@ describe("a worktree session in a sandbox container", () => {
       (list) => list.length === 1,
     );
     expect(left.map((info) => info.Labels[LABEL_ROOT])).toEqual([repo]);
+    // The worktree session's end restarted no other root's container: the main session's job is where it was.
+    expect(await startedAt()).toBe(started);
+    expect((await processesIn(projectId)).some((line) => line.startsWith("sleep 1004"))).toBe(true);
+    expect(await settle(String(job.stop))).toMatchObject({ ok: true, mode: "stop", stopped: true });
   });
 });

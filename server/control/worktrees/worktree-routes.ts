@@ -148,8 +148,9 @@ export function addWorktreeRoutes(router: Router, options: WorktreeRoutesOptions
     const id = ctx.params.id!;
     const { row, target } = targetOf(id);
     ctx.body = await inTurn(row.projectId, async () => {
-      // Its folder is about to go: end the session's URLs and processes first.
-      if (registry.getSession(id).enabled) registry.disableSession(id);
+      // Its folder and branch are about to go: its URLs, processes and calls under way end first.
+      if (options.worktrees) await options.worktrees.endSession(id);
+      else if (registry.getSession(id).enabled) registry.disableSession(id);
       await removeWorktree(
         { root: target.repo, identity: target.identity },
         { folder: row.path, branch: row.branch, deleteBranch: true },

@@ -30,6 +30,8 @@ export interface WorktreeSessionsOptions {
   ownerOf: (root: string) => Identity | undefined;
   /** Ends the session's processes and settles once they are gone, before its folder is removed under them. */
   endProcesses?: (sessionId: string) => Promise<unknown>;
+  /** Settles once the session's journaled calls under way (a git_commit) have recorded their outcome. */
+  settleCalls?: (sessionId: string) => Promise<unknown>;
   diskUse?: DiskUseCache;
 }
 
@@ -112,10 +114,23 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
     try {
       await addWorktree(target, { folder, branch, commit: baseCommit });
     } catch (error) {
-      store.transaction(() => {
-        store.worktrees.remove(view.id);
-        store.sessions.delete(view.id);
-      });
+      // git may have stopped partway (killed at its timeout, a folder it could not make): the branch, a half-made
+      // folder or a locked record would refuse the next create as branch_exists or worktree_folder_exists. Both
+      // were checked absent above, so what is there now is this create's own; the rows go only once it is. When
+      // the cleanup fails too, the session stays as an unfinished delete: a delete or the next start finishes it.
+      const cleaned = await removeWorktree(target, { folder, branch, deleteBranch: true }).then(
+        () => true,
+        () => false,
+      );
+      if (cleaned) {
+        store.transaction(() => {
+          store.worktrees.remove(view.id);
+          store.sessions.delete(view.id);
+        });
+      } else {
+        store.worktrees.markRemoving(view.id);
+        registry.disableSession(view.id);
+      }
       throw error;
     }
     return registry.getSession(view.id);
@@ -137,19 +152,30 @@ export function createWorktreeSessions(options: WorktreeSessionsOptions) {
     diskUse.forget(row.sessionId);
   }
 
+  /**
+   * Before a session's folder (or branch) goes: ends its URLs, then its processes, and waits for its calls under way,
+   * so that nothing of the session still writes in the folder or commits to the branch once this settles.
+   */
+  async function endSession(sessionId: string): Promise<void> {
+    const registry = options.registry();
+    if (registry.getSession(sessionId).enabled) registry.disableSession(sessionId);
+    await options.endProcesses?.(sessionId);
+    await options.settleCalls?.(sessionId);
+  }
+
   /** DELETE /api/sessions/:id of a worktree session: ends its processes and URLs first, then the folder, then the rows. */
   async function remove(sessionId: string): Promise<void> {
     const row = store.worktrees.get(sessionId);
     if (!row) throw notFound("worktree session", sessionId);
     store.worktrees.markRemoving(sessionId);
-    options.registry().disableSession(sessionId);
-    await options.endProcesses?.(sessionId);
+    await endSession(sessionId);
     await finishRemoval(store.worktrees.get(sessionId)!);
   }
 
   return {
     create,
     remove,
+    endSession,
     /** Whether the project's root is the top of a git repository, and the branch its HEAD is on. */
     async repository(projectId: string): Promise<ProjectRepository> {
       const target = targetOf(projectId);

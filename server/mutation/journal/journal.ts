@@ -316,6 +316,17 @@ export class Journal {
   }
 
   /** Waits (bounded) for intents executing in this process to record their outcome, before the store closes. */
+  /**
+   * Settles once every intent of the session executing in this process has recorded its outcome: deleting or
+   * discarding a worktree session waits for a git_commit under way, which would otherwise write into a folder being
+   * removed or make its branch again after `branch -D`. Call it after the session's capabilities changed, so that
+   * nothing new is admitted meanwhile.
+   */
+  async settleSession(sessionId: string): Promise<void> {
+    const running = [...this.flights.values()].filter((flight) => flight.row.sessionId === sessionId);
+    await Promise.all(running.map((flight) => flight.promise));
+  }
+
   async drain(timeoutMs: number): Promise<void> {
     const pending = [...this.flights.values()].map((f) => f.promise);
     if (pending.length > 0) {

@@ -38,8 +38,8 @@ const HANDLE_START_SPREAD = 2 ** 30;
 export class ContainerTerminal {
   private readonly containers: ProjectContainers;
   private nextHandle = FIRST_HANDLE + randomInt(HANDLE_START_SPREAD);
-  /** Sessions that ran commands in a project's container: a session's end names only the session. */
-  private readonly sessionProjects = new Map<string, string>();
+  /** Where each session ran commands (its project and root): a session's end names only the session. */
+  private readonly sessionRoots = new Map<string, { projectId: string; root: string }>();
 
   /** Configures the manager; call removeLeftovers() before the data plane listens. */
   constructor(
@@ -66,7 +66,7 @@ export class ContainerTerminal {
 
   /** Runs one foreground command in the project's container; the result is the native path's ForegroundResult. */
   runForeground(options: ContainerForegroundOptions): Promise<ForegroundResult> {
-    return runForegroundInContainer(this.context(options.owner), options);
+    return runForegroundInContainer(this.context(options), options);
   }
 
   /**
@@ -75,7 +75,7 @@ export class ContainerTerminal {
    * carrying its marker does; stop= (and the end of its session, project or the bridge) ends them all.
    */
   launchBackground(options: ContainerLaunchOptions): Promise<LaunchResult> {
-    return launchBackgroundInContainer(this.context(options.owner), options);
+    return launchBackgroundInContainer(this.context(options), options);
   }
 
   /**
@@ -83,25 +83,30 @@ export class ContainerTerminal {
    * stop, a signal and its end reach the job's processes by their marker.
    */
   openPty(options: ContainerPtyOptions): Promise<PtyChannel> {
-    return openPtyInContainer(this.context(options.owner), options);
+    return openPtyInContainer(this.context(options), options);
   }
 
   /**
-   * The registry's onScopeEnd for container mode. A session's end (rotate, disable, delete; removing the terminal
-   * permission rotates every session of the project) ends every process in its project's container: one
-   * container per project, so the project's other sessions' commands end too. A project's deletion removes it.
+   * The registry's onScopeEnd for container mode. A session's end (rotate, disable, delete) ends every process in the
+   * container of the root it ran in: one container per project root, so the other sessions of that root (the project
+   * folder's) lose theirs too, while the project's other roots (its worktree sessions', or the project folder when a
+   * worktree session ends) keep running. A project's end ends the processes of all its containers; its deletion
+   * removes them.
    */
   async endScope(scope: { sessionId?: string; projectId?: string; projectDeleted?: boolean }): Promise<void> {
-    if (scope.projectId !== undefined && scope.projectDeleted) {
-      for (const [session, project] of this.sessionProjects)
-        if (project === scope.projectId) this.sessionProjects.delete(session);
+    if (scope.projectId !== undefined && !scope.projectDeleted) {
+      await this.containers.endProcesses(scope.projectId).catch(() => false);
+      return;
+    }
+    if (scope.projectId !== undefined) {
+      for (const [session, ran] of this.sessionRoots)
+        if (ran.projectId === scope.projectId) this.sessionRoots.delete(session);
       await this.containers.remove(scope.projectId).catch(() => false);
       return;
     }
-    const projectId =
-      scope.projectId ?? (scope.sessionId !== undefined ? this.sessionProjects.get(scope.sessionId) : undefined);
-    if (scope.sessionId !== undefined) this.sessionProjects.delete(scope.sessionId);
-    if (projectId !== undefined) await this.containers.endProcesses(projectId).catch(() => false);
+    const ran = scope.sessionId !== undefined ? this.sessionRoots.get(scope.sessionId) : undefined;
+    if (scope.sessionId !== undefined) this.sessionRoots.delete(scope.sessionId);
+    if (ran !== undefined) await this.containers.endProcesses(ran.projectId, ran.root).catch(() => false);
   }
 
   /**
@@ -110,13 +115,13 @@ export class ContainerTerminal {
    * start's first command, ~210 ms).
    */
   async removeAtShutdown(): Promise<void> {
-    this.sessionProjects.clear();
+    this.sessionRoots.clear();
     await this.containers.removeAll().catch(() => 0);
   }
 
   /** What one command needs of this bridge: remembers who ran where and hands out the command's handle. */
-  private context(owner: TreeOwner): CommandContext {
-    this.sessionProjects.set(owner.sessionId, owner.projectId);
+  private context({ owner, root }: { owner: TreeOwner; root: string }): CommandContext {
+    this.sessionRoots.set(owner.sessionId, { projectId: owner.projectId, root });
     return { containers: this.containers, processes: this.processes, handle: this.nextHandle++ };
   }
 }

@@ -83,10 +83,12 @@ export interface ProjectContainers {
   /** Makes sure the container of the project's root exists and runs; answers its id. */
   ensure(projectId: string, root: string): Promise<string>;
   /**
-   * Ends every process in the project's containers (setsid and daemons included) by restarting them; /tmp is
-   * cleared. A container whose root folder is gone (a deleted worktree session's) is removed instead.
+   * Ends every process in the container of the project's `root` (every root's when none is named; setsid and daemons
+   * included) by restarting it; /tmp is cleared. The project's containers of other roots (its main folder's, its other
+   * worktree sessions') keep running. A container whose root folder is gone (a deleted worktree session's) is removed
+   * instead.
    */
-  endProcesses(projectId: string): Promise<boolean>;
+  endProcesses(projectId: string, root?: string): Promise<boolean>;
   /** Removes the project's containers (their processes end; the project's files stay). */
   remove(projectId: string): Promise<boolean>;
   /** Removes every sandbox container of this instance. */
@@ -285,13 +287,13 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
     }
   }
 
-  async function endProcesses(projectId: string): Promise<boolean> {
+  async function endProcesses(projectId: string, root?: string): Promise<boolean> {
     const engine = await docker();
-    const containers = await listContainers(projectId);
+    const containers = await listContainers(projectId, root === undefined ? undefined : path.resolve(root));
     for (const info of containers) {
       if (rootGone(info)) {
         await engine.getContainer(info.Id).remove({ force: true });
-        forgetProject(projectId);
+        known.delete(keyOf(projectId, info.Labels[LABEL_ROOT]!));
       }
       // t=0: SIGKILL to the init at once; its end takes every process of the container's pid namespace with it.
       else await engine.getContainer(info.Id).restart({ t: 0 });
@@ -340,7 +342,8 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
           ...(request.onStdout ? { onStdout: request.onStdout } : {}),
           ...(request.onStderr ? { onStderr: request.onStderr } : {}),
           ...(request.signal ? { signal: request.signal } : {}),
-          endEverything: async () => void (await endProcesses(request.projectId)),
+          // The timeout's last resort ends the processes of this command's root only, not its project's other roots.
+          endEverything: async () => void (await endProcesses(request.projectId, request.root)),
           demux: (stream, stdout, stderr) => engine.modem.demuxStream(stream, stdout, stderr),
         }),
       );

@@ -20,7 +20,7 @@ export interface ContainerSandboxStatus {
   network: boolean;
   /** Commands run as the project's owner (uid 1000 by default), never root, with no capabilities. */
   identitySeparation: true;
-  /** One container per project, whose only mount of the host is that project's root. */
+  /** One container per project root (its folder, each worktree session's), mounting only that root of the host. */
   perProjectIsolation: true;
   container: {
     image: string;
