@@ -2,7 +2,7 @@
 // steered by nothing the agent can write there: a nested repository's own config is never read (its filter never
 // runs as the owner), a `.git` file rewritten to name the main repository points git nowhere, and a base branch
 // checked out in a linked worktree is refused rather than merged there. Real repositories the test makes.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,6 +19,9 @@ function git(dir: string, ...args: string[]): string {
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
   }).trim();
 }
+
+/** Reviews run while the `.git` file is swapped: enough for the old check-then-read to lose the race. */
+const SWAP_ROUNDS = 150;
 
 /** A repository on main (a.txt) and one session worktree on urlbridge/s1. */
 function makeSession(): WorktreeTarget {
@@ -88,5 +91,31 @@ describe("the owner's git in a session's worktree", () => {
     await expect(mergeBranch(target, "auto", "s1")).rejects.toMatchObject({ code: ControlErrorCode.baseInWorktree });
     expect(git(target.repo, "rev-parse", "main")).toBe(main);
     expect(fs.readFileSync(path.join(elsewhere, "a.txt"), "utf8")).toBe("a\n");
+  });
+
+  it("never follows a .git file swapped back and forth while reviews run (the link is pinned once verified)", async () => {
+    const target = makeSession();
+    const planted = path.join(makeTempDir("wt-marker"), "filter-ran");
+    // What the agent's background job would do: swap .git between the real link and one naming a git folder of its
+    // own in the worktree, whose config names a filter (one the main repository's config does not, so nobody turns
+    // it off) that the worktree's .gitattributes applies to a file git must read again.
+    const own = path.join(target.path, ".own-git");
+    fs.cpSync(path.join(target.repo, ".git"), own, { recursive: true });
+    git(target.repo, `--git-dir=${own}`, "config", "filter.evil.clean", `touch ${planted}; cat`);
+    fs.writeFileSync(path.join(target.path, ".gitattributes"), "* filter=evil\n");
+    const dotGit = path.join(target.path, ".git");
+    fs.copyFileSync(dotGit, `${dotGit}.real`);
+    fs.writeFileSync(`${dotGit}.fake`, `gitdir: ${own}\n`);
+    const swap = `while :; do cp .git.fake .git.a; mv -f .git.a .git; cp .git.real .git.b; mv -f .git.b .git; done`;
+    const swapper = spawn("sh", ["-c", swap], { cwd: target.path, stdio: "ignore" });
+    try {
+      for (let i = 0; i < SWAP_ROUNDS && !fs.existsSync(planted); i++) {
+        fs.utimesSync(path.join(target.path, "a.txt"), new Date(), new Date(Date.now() + (i + 1) * 1000));
+        await readBranchReview(target);
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+    }
+    expect(fs.existsSync(planted)).toBe(false);
   });
 });
