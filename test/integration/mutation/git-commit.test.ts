@@ -1,6 +1,7 @@
 // git_commit (/h, MCP git_commit): a worktree session commits on its own branch only, all of its changes or the
 // paths named, as a journaled intent; refused in a session without a worktree, on another branch, with nothing to
 // commit; the repository's hooks never run; other branches never move. Both transports, real repositories.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,9 @@ import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers
 import { url } from "./fixtures.js";
 
 type Body = Record<string, any>;
+
+/** Commits tried while the `.git` file is swapped: enough for the old check-then-read to lose the race. */
+const SWAP_COMMITS = 40;
 
 let tb: TestBridge;
 let repo: string;
@@ -196,5 +200,28 @@ describe("git_commit", () => {
     } finally {
       fs.writeFileSync(dotGit, link);
     }
+  });
+
+  it("commits nothing into the main repository while .git is swapped to name it (the link is pinned once verified)", async () => {
+    const dotGit = path.join(worktree, ".git");
+    const main = git(repo, "rev-parse", "main").trim();
+    fs.copyFileSync(dotGit, `${dotGit}.real`);
+    fs.writeFileSync(`${dotGit}.fake`, `gitdir: ${path.join(repo, ".git")}\n`);
+    giveToAgent(worktree);
+    const swap = `while :; do cp .git.fake .git.a; mv -f .git.a .git; cp .git.real .git.b; mv -f .git.b .git; done`;
+    const swapper = spawn("sh", ["-c", swap], { cwd: worktree, stdio: "ignore" });
+    try {
+      for (let i = 0; i < SWAP_COMMITS; i++) {
+        // Readable by the agent as the test writes it; no chown here, which would race the swapper's renames.
+        put(worktree, `swap-${i}.txt`, `${i}\n`);
+        await h([["message", `swap ${i}`]]);
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+      await new Promise((resolve) => swapper.once("close", resolve));
+      fs.copyFileSync(`${dotGit}.real`, dotGit);
+    }
+    expect(git(repo, "rev-parse", "main").trim()).toBe(main);
+    expect(git(repo, "ls-files")).not.toContain("swap-");
   });
 });
