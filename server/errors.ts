@@ -142,6 +142,7 @@ export const ErrorCode = {
   notAWorktreeSession: "not_a_worktree_session",
   notOnSessionBranch: "not_on_session_branch",
   nothingToCommit: "nothing_to_commit",
+  nestedRepository: "nested_repository",
   // generic
   internalError: "internal_error",
 } as const;
@@ -288,6 +289,7 @@ export const ERROR_CATALOG = {
   not_a_worktree_session: { retryable: false },
   not_on_session_branch: { retryable: false },
   nothing_to_commit: { retryable: false },
+  nested_repository: { retryable: false },
   internal_error: {
     retryable: true,
     varies:

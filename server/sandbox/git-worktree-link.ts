@@ -24,11 +24,26 @@ function readSmall(p: string): string | undefined {
   }
 }
 
+export interface WorktreeLink {
+  /** The main repository's git folder (the "common dir"). */
+  common: string;
+  /** The worktree's own git folder in it (<common>/worktrees/<name>): git runs with GIT_DIR pinned to it. */
+  gitDir: string;
+}
+
 /**
  * The main repository's git folder (the "common dir") when `root` is a linked worktree git registered, else
  * undefined (an ordinary repository, no repository, or a `.git` file that does not hold up).
  */
 export function linkedWorktreeCommonDir(root: string): string | undefined {
+  return linkedWorktree(root)?.common;
+}
+
+/**
+ * The link of `root` as verified once: every git run in it then pins GIT_DIR to `gitDir` (and GIT_WORK_TREE to
+ * `root`), so git never reads the `.git` file again, which the agent could swap between this check and git's read.
+ */
+export function linkedWorktree(root: string): WorktreeLink | undefined {
   const dotGit = path.join(root, ".git");
   const pointer = readSmall(dotGit);
   const named = pointer?.startsWith("gitdir: ") ? pointer.slice(8).trim() : undefined;
@@ -41,5 +56,5 @@ export function linkedWorktreeCommonDir(root: string): string | undefined {
   if (!commondir || realOrUndefined(path.resolve(metadata, commondir)) !== common) return undefined;
   const back = readSmall(path.join(metadata, "gitdir"));
   if (!back || realOrUndefined(path.resolve(metadata, back)) !== realOrUndefined(dotGit)) return undefined;
-  return common;
+  return { common, gitDir: metadata };
 }

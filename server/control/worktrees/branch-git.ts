@@ -1,6 +1,9 @@
 // git for the operator's review and merge of a worktree session's branch, through owner-git.ts (as the project's
 // owner, hooks, fsmonitor, filters, signing and automatic gc off): a command's output or its catalogued failure,
 // and the refusal of a repository that configures a merge driver (a program git would run while merging).
+import fs from "node:fs";
+import path from "node:path";
+import { linkedWorktree } from "../../sandbox/git-worktree-link.js";
 import type { Identity } from "../../sandbox/identity.js";
 import { ControlError, ControlErrorCode } from "../errors.js";
 import { runOwnerGit } from "./owner-git.js";
@@ -36,6 +39,35 @@ export interface BranchGitOptions {
   accept?: number[];
   /** The command writes a working tree: the repository's filter drivers go off first. */
   checksOut?: boolean;
+  /** GIT_DIR and GIT_WORK_TREE pinned for a run in a working tree (a verified worktree link, never a `.git` file). */
+  env?: Record<string, string>;
+}
+
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where git runs in the working tree `at` of `target`'s repository, pinned: the main checkout with its `.git`
+ * folder, or a linked worktree whose `.git` file git-worktree-link.ts verified names this repository's
+ * <common>/worktrees/<name>. git then never reads a `.git` file, which an agent could rewrite after the check to
+ * point the owner's git at another repository (or at a folder with a config of its own). undefined: neither holds.
+ */
+export function pinnedWorkingTree(target: WorktreeTarget, at: string): BranchGitOptions | undefined {
+  const common = realOrUndefined(path.join(target.repo, ".git"));
+  const tree = realOrUndefined(at);
+  if (!common || !tree) return undefined;
+  let gitDir: string | undefined;
+  if (tree === realOrUndefined(target.repo)) gitDir = fs.statSync(common).isDirectory() ? common : undefined;
+  else {
+    const link = linkedWorktree(tree);
+    gitDir = link?.common === common ? link.gitDir : undefined;
+  }
+  return gitDir ? { cwd: tree, env: { GIT_DIR: gitDir, GIT_WORK_TREE: tree } } : undefined;
 }
 
 /** Runs git for `target`; answers its exit code and stdout, or throws worktree_git_failed. */
@@ -46,7 +78,7 @@ export async function branchGit(
 ): Promise<{ code: number; stdout: string }> {
   const result = await runOwnerGit(
     args,
-    { cwd: options.cwd ?? target.repo, identity: target.identity, env: COMMITTER_ENV },
+    { cwd: options.cwd ?? target.repo, identity: target.identity, env: { ...COMMITTER_ENV, ...options.env } },
     options.checksOut ?? false,
   );
   if (result.code === 0 || (result.code !== null && options.accept?.includes(result.code))) {

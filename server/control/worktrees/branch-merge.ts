@@ -3,7 +3,13 @@
 // touched; a base branch checked out with uncommitted changes to a path the merge writes is refused; the base moves
 // only from the head it was read at (compare-and-swap), so a concurrent change to it refuses instead of being lost.
 import { ControlError, ControlErrorCode } from "../errors.js";
-import { branchGit, branchGitText, type WorktreeTarget } from "./branch-git.js";
+import {
+  branchGit,
+  branchGitText,
+  pinnedWorkingTree,
+  type BranchGitOptions,
+  type WorktreeTarget,
+} from "./branch-git.js";
 import { baseHeadOf, dirtyPaths, mergeTree, resolveCommit } from "./branch-review.js";
 import { MergeRefusal } from "./merge-refusal.js";
 
@@ -43,9 +49,27 @@ async function changedBetween(target: WorktreeTarget, from: string, to: string):
   return out.stdout.split("\0").filter((p) => p !== "");
 }
 
+/**
+ * Where the base is checked out, pinned (GIT_DIR, GIT_WORK_TREE): only the project's own checkout. A linked worktree
+ * (a session's, whose agent writes its `.git` file and files) is refused: git as the owner runs in none of them.
+ */
+function baseWorkingTree(target: WorktreeTarget, at: string): BranchGitOptions {
+  const pinned = pinnedWorkingTree(target, at);
+  if (pinned && pinned.cwd === pinnedWorkingTree(target, target.repo)?.cwd) return pinned;
+  throw new ControlError(
+    ControlErrorCode.baseInWorktree,
+    `${target.baseRef} is checked out in the worktree ${at}, not in the project's own folder; the bridge does not run git as the owner there. Check ${target.baseRef} out in the project folder (or switch that worktree to another branch), or merge there by hand.`,
+  );
+}
+
 /** Refuses when the base's checked-out working tree has changes to a path the merge would write. */
-async function checkBaseWorktree(target: WorktreeTarget, at: string, touched: string[]): Promise<void> {
-  const dirty = new Set(await dirtyPaths(target, at));
+async function checkBaseWorktree(
+  target: WorktreeTarget,
+  at: string,
+  pinned: BranchGitOptions,
+  touched: string[],
+): Promise<void> {
+  const dirty = new Set(await dirtyPaths(target, pinned));
   const clash = touched.filter((p) => dirty.has(p));
   if (clash.length === 0) return;
   throw new MergeRefusal(
@@ -63,10 +87,10 @@ function baseMoved(target: WorktreeTarget): ControlError {
 }
 
 /** Moves the base from `previous` to `next`: through its working tree when checked out, else the ref alone. */
-async function advanceBase(target: WorktreeTarget, previous: string, next: string, at: string | undefined) {
+async function advanceBase(target: WorktreeTarget, previous: string, next: string, at: BranchGitOptions | undefined) {
   if (at) {
     if ((await resolveCommit(target, "HEAD", at)) !== previous) throw baseMoved(target);
-    await branchGit(target, ["merge", "--ff-only", "--no-edit", "--no-stat", "-q", next], { cwd: at, checksOut: true });
+    await branchGit(target, ["merge", "--ff-only", "--no-edit", "--no-stat", "-q", next], { ...at, checksOut: true });
     return;
   }
   const ref = `refs/heads/${target.baseRef}`;
@@ -146,10 +170,11 @@ export async function mergeBranch(
       `${target.branch} has no commit that ${target.baseRef} lacks. Work the agent has not committed is not merged: it commits with git_commit (/h), or you commit in its worktree.`,
     );
   }
-  const { kind, next } = await mergeCommit(target, mode, previous, branchHead, sessionName);
   const at = await checkedOutAt(target, target.baseRef);
-  if (at) await checkBaseWorktree(target, at, await changedBetween(target, previous, next));
-  await advanceBase(target, previous, next, at);
+  const pinned = at === undefined ? undefined : baseWorkingTree(target, at);
+  const { kind, next } = await mergeCommit(target, mode, previous, branchHead, sessionName);
+  if (at && pinned) await checkBaseWorktree(target, at, pinned, await changedBetween(target, previous, next));
+  await advanceBase(target, previous, next, pinned);
   return {
     kind,
     commit: next,

@@ -2,11 +2,16 @@
 // a merge would fast-forward or conflict), the files the branch changed since the merge base, what is still
 // uncommitted in the worktree, and the branch's diff paged as the review's diffs are (server/review/page.ts).
 import fs from "node:fs";
-import path from "node:path";
-import { linkedWorktreeCommonDir } from "../../sandbox/git-worktree-link.js";
 import { pageOf, type DiffPage } from "../../review/page.js";
 import { ControlError, ControlErrorCode } from "../errors.js";
-import { branchGit, branchGitText, refuseMergeDrivers, type WorktreeTarget } from "./branch-git.js";
+import {
+  branchGit,
+  branchGitText,
+  pinnedWorkingTree,
+  refuseMergeDrivers,
+  type BranchGitOptions,
+  type WorktreeTarget,
+} from "./branch-git.js";
 
 export interface ChangedFile {
   path: string;
@@ -51,20 +56,13 @@ export interface DiffRequest {
   fingerprint?: string | undefined;
 }
 
-function realOrUndefined(p: string): string | undefined {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The commit `ref` names, or undefined when there is none. */
-export async function resolveCommit(target: WorktreeTarget, ref: string, cwd?: string): Promise<string | undefined> {
-  const out = await branchGit(target, ["rev-parse", "-q", "--verify", `${ref}^{commit}`], {
-    accept: [1],
-    ...(cwd ? { cwd } : {}),
-  });
+/** The commit `ref` names (in the working tree `at` pins, for HEAD), or undefined when there is none. */
+export async function resolveCommit(
+  target: WorktreeTarget,
+  ref: string,
+  at: BranchGitOptions = {},
+): Promise<string | undefined> {
+  const out = await branchGit(target, ["rev-parse", "-q", "--verify", `${ref}^{commit}`], { ...at, accept: [1] });
   return out.code === 0 ? out.stdout.trim() : undefined;
 }
 
@@ -109,12 +107,17 @@ function parseNameStatus(text: string): ChangedFile[] {
   return files;
 }
 
-/** Paths with changes in the working tree at `cwd` (staged, unstaged or untracked), from git status. */
-export async function dirtyPaths(target: WorktreeTarget, cwd: string): Promise<string[]> {
-  const out = await branchGit(target, ["status", "--porcelain=v1", "-z", "--untracked-files=all"], {
-    cwd,
-    checksOut: true,
-  });
+/**
+ * Paths with changes in the working tree `at` pins (staged, unstaged or untracked), from git status. A nested
+ * repository (a gitlink) is never entered: its own git would read its own config (--ignore-submodules=all outranks
+ * .gitmodules' submodule.<name>.ignore, which diff.ignoreSubmodules does not).
+ */
+export async function dirtyPaths(target: WorktreeTarget, at: BranchGitOptions): Promise<string[]> {
+  const out = await branchGit(
+    target,
+    ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all"],
+    { ...at, checksOut: true },
+  );
   const parts = out.stdout.split("\0");
   const paths: string[] = [];
   for (let i = 0; i < parts.length; i++) {
@@ -145,12 +148,12 @@ export async function readBranchReview(target: WorktreeTarget, diff?: DiffReques
   const present = fs.existsSync(target.path);
   const baseHead = await baseHeadOf(target);
   const branchHead = (await resolveCommit(target, `refs/heads/${target.branch}`)) ?? null;
-  // git status runs in the worktree only while its .git file is the link git made to this repository: one the agent
-  // rewrote would point the owner's git at another folder.
-  const linked = present && linkedWorktreeCommonDir(target.path) === realOrUndefined(path.join(target.repo, ".git"));
-  const uncommitted = linked ? await dirtyPaths(target, target.path) : [];
+  // git status runs in the worktree only while its .git file is the link git made to this repository, and then with
+  // that link pinned (GIT_DIR): a .git file the agent rewrote, before or after the check, never steers the owner's git.
+  const pinned = present ? pinnedWorkingTree(target, target.path) : undefined;
+  const uncommitted = pinned ? await dirtyPaths(target, pinned) : [];
   const unlinked =
-    present && !linked
+    present && !pinned
       ? "The worktree's .git file no longer links it to this repository: its uncommitted changes are not shown."
       : undefined;
   const view = {

@@ -36,6 +36,12 @@ const SAFE_SETTINGS: Array<[string, string]> = [
   ["color.ui", "false"],
   ["protocol.allow", "never"],
   ["submodule.recurse", "false"],
+  // git status and diff spawn a nested repository's own git for each gitlink, and that git reads the nested config,
+  // whose filters nobody turned off (an agent's `git init sub` in its worktree): never entered. .gitmodules'
+  // submodule.<name>.ignore outranks these, so the status runs also pass --ignore-submodules=all (branch-review.ts).
+  ["diff.ignoreSubmodules", "all"],
+  ["status.submoduleSummary", "false"],
+  ["fetch.recurseSubmodules", "false"],
   ["safe.directory", "*"],
   // Merges and squashes commit (commit-tree, merge): no signing program, no automatic gc after them.
   ["commit.gpgSign", "false"],

@@ -10,7 +10,7 @@ import { buildChildEnv } from "../../sandbox/env-scrub.js";
 import type { ProjectTarget, Sandbox } from "../../sandbox/launcher.js";
 import { spawnThroughSpawner, SpawnerLost } from "../../sandbox/spawner.js";
 import { GIT_TIMEOUT_MS, MAX_GIT_OUTPUT_BYTES } from "../limits.js";
-import { linkedWorktreeCommonDir } from "../../sandbox/git-worktree-link.js";
+import { linkedWorktree } from "../../sandbox/git-worktree-link.js";
 
 /** The launcher's exit code when it refused to start the program (native/sandbox/fail.h). */
 const LAUNCHER_ERROR = 125;
@@ -39,6 +39,12 @@ const SAFE_CONFIG = [
   "log.showSignature=false",
   "protocol.allow=never",
   "submodule.recurse=false",
+  // A nested repository's own git (git status spawns one per gitlink) reads that repository's config, whose filters
+  // nobody turned off: never entered. .gitmodules' submodule.<name>.ignore outranks this, so status and diff runs
+  // also say --ignore-submodules=all, and git_commit refuses gitlinks (mutation/vcs/commit.ts).
+  "diff.ignoreSubmodules=all",
+  "status.submoduleSummary=false",
+  "fetch.recurseSubmodules=false",
 ];
 
 export interface GitOutput {
@@ -83,7 +89,7 @@ export function gitBinary(): string | undefined {
 }
 
 /** GIT_* variables of the bridge (GIT_DIR, GIT_WORK_TREE...) would point git elsewhere: never passed on. */
-function gitEnv(root: string, planEnv: Record<string, string>): Record<string, string> {
+function gitEnv(root: string, planEnv: Record<string, string>, gitDir: string | undefined): Record<string, string> {
   const { env } = buildChildEnv();
   for (const name of Object.keys(env)) if (name.startsWith("GIT_")) delete env[name];
   return {
@@ -100,6 +106,8 @@ function gitEnv(root: string, planEnv: Record<string, string>): Record<string, s
     GIT_CEILING_DIRECTORIES: path.dirname(root),
     // The working tree is the project folder, whatever core.worktree in .git/config says (it outranks that).
     GIT_WORK_TREE: root,
+    // A linked worktree's git folder as verified (git-worktree-link.ts): git never reads the `.git` file itself.
+    ...(gitDir ? { GIT_DIR: gitDir } : {}),
     LC_ALL: "C",
   };
 }
@@ -160,6 +168,14 @@ async function start(file: string, args: string[], cwd: string, env: Record<stri
 const closed = (stream: Readable) =>
   new Promise<void>((resolve) => (stream.destroyed ? resolve() : stream.once("close", () => resolve())));
 
+function isGitFolder(root: string): boolean {
+  try {
+    return fs.lstatSync(path.join(root, ".git")).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function gitFailed(message: string, reason: string): ToolError {
   return new ToolError(ErrorCode.gitFailed, message, { detail: { reason }, retryable: reason === "timeout" });
 }
@@ -170,14 +186,22 @@ export function createGitRunner(sandbox: Sandbox | undefined): GitRunner {
       const git = gitBinary();
       if (!git)
         throw gitFailed("git is not installed on the bridge's machine; the operator must install it.", "no_git");
-      const common = linkedWorktreeCommonDir(project.root);
-      const extra = common ? [common] : [];
+      const link = linkedWorktree(project.root);
+      // A commit writes the main git folder only through a link verified here and pinned (GIT_DIR): a `.git` file that
+      // does not hold up (rewritten to name the main repository's own .git) gets no commit at all.
+      if (options.write && !link && !isGitFolder(project.root)) {
+        throw gitFailed(
+          "The worktree's .git file no longer links it to its repository, so git cannot commit here; ask the operator to repair the worktree (git worktree repair in the project).",
+          "worktree_unlinked",
+        );
+      }
+      const extra = link ? [link.common] : [];
       const plan = options.write
         ? sandbox?.plan(project, "", true, [], "rw", extra)
         : sandbox?.plan(project, "", true, extra, "ro");
       const gitArgv = [git, ...args];
       const env = {
-        ...gitEnv(project.root, plan?.env ?? {}),
+        ...gitEnv(project.root, plan?.env ?? {}, link?.gitDir),
         ...configEnv(project.root, options.filters ?? []),
         ...options.env,
       };

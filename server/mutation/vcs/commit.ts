@@ -82,6 +82,48 @@ async function requireSessionBranch(call: GitCall, branch: string): Promise<stri
   return (await runGit(call, ["rev-parse", "--verify", "HEAD^{commit}"])).stdout.toString("utf8").trim();
 }
 
+/**
+ * Paths in the whole index recorded as gitlinks (mode 160000: a submodule, or a nested repository an add recorded):
+ * a commit of other paths still checks them.
+ */
+async function gitlinks(call: GitCall): Promise<string[]> {
+  const listed = (await runGit(call, ["ls-files", "-s", "-z"])).stdout.toString("utf8");
+  return listed
+    .split("\0")
+    .filter((entry) => entry.startsWith("160000 "))
+    .map((entry) => entry.slice(entry.indexOf("\t") + 1));
+}
+
+/** Untracked nested repositories: status lists each as one folder (`?? sub/`), never its files. */
+async function untrackedRepositories(call: GitCall, scope: string[]): Promise<string[]> {
+  const status = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all", ...scope];
+  const listed = (await runGit(call, status, { worktree: true })).stdout.toString("utf8");
+  return listed
+    .split("\0")
+    .filter((entry) => entry.startsWith("?? ") && entry.endsWith("/"))
+    .map((entry) => entry.slice(3, -1));
+}
+
+function nestedRepository(ctx: ToolContext, paths: string[]): ToolError {
+  const shown = paths.slice(0, 5).map((p) => toDisplayPath(ctx.project.root, `${ctx.project.root}/${p}`));
+  return new ToolError(
+    ErrorCode.nestedRepository,
+    `${shown.join(", ")}${paths.length > 5 ? ", …" : ""} ${paths.length === 1 ? "is a git repository" : "are git repositories"} of ${paths.length === 1 ? "its" : "their"} own (or a submodule): git would enter it and run what its configuration names, so git_commit commits no nested repository and nothing was committed. Remove its .git folder, or commit other paths with path=.`,
+    { detail: { paths: shown } },
+  );
+}
+
+/**
+ * Refuses a worktree with a gitlink, or a nested repository in scope. git add and commit check a gitlink's repository by running
+ * that repository's own git, which reads its own config (filters no one turned off) with the main git folder
+ * writable; .gitmodules' submodule.<name>.ignore outranks diff.ignoreSubmodules, and add and commit take no
+ * --ignore-submodules. So no gitlink may be in the index when add runs (add records a new one without entering it).
+ */
+async function refuseNestedRepositories(call: GitCall, scope: string[]): Promise<void> {
+  const nested = [...(await gitlinks(call)), ...(await untrackedRepositories(call, scope))];
+  if (nested.length > 0) throw nestedRepository(call.ctx, nested);
+}
+
 export function createCommitTool(runner: GitRunner) {
   return defineTool({
     id: "git_commit",
@@ -108,10 +150,22 @@ export function createCommitTool(runner: GitRunner) {
       const parent = await requireSessionBranch(call, worktree.branch);
       const paths = args.path ? relativePaths(ctx, args.path) : undefined;
       const scope = paths ? ["--", ...paths] : ["--", "."];
+      await refuseNestedRepositories(call, scope);
       await runGit(call, ["add", "-A", ...scope], { worktree: true, write: true });
-      const staged = await runGit(call, ["diff", "--cached", "--quiet", ...(paths ? scope : [])], {
-        accept: (o) => o.code === 1,
-      });
+      // A repository made between the check and the add is now a gitlink: taken out of the index again before any
+      // command that would enter it (update-index reads no working tree).
+      const added = await gitlinks(call);
+      if (added.length > 0) {
+        await runGit(call, ["update-index", "--force-remove", "--", ...added], { write: true });
+        throw nestedRepository(ctx, added);
+      }
+      const staged = await runGit(
+        call,
+        ["diff", "--cached", "--quiet", "--ignore-submodules=all", ...(paths ? scope : [])],
+        {
+          accept: (o) => o.code === 1,
+        },
+      );
       if (staged.code === 0) {
         throw new ToolError(
           ErrorCode.nothingToCommit,

@@ -480,6 +480,7 @@ const NO_CASE: Partial<Record<ErrorCode, string>> = {
   not_a_worktree_session: "no URL: only the operator can give a session a worktree of its own",
   not_on_session_branch: "no URL: the worktree must be switched back to the session's branch first, as the hint says",
   nothing_to_commit: "no URL: there is nothing to commit until a file changes",
+  nested_repository: "no URL: the nested repository must be removed from the worktree (or left out with path=) first",
   pty_limit_reached:
     "no URL: one of the session's PTYs must be stopped first (test/integration/terminal-pty/pty-url.test.ts)",
   process_ended: "no URL: the PTY process has ended; a new one starts with /x?pty=1",

@@ -1,6 +1,7 @@
 // git_commit (/h, MCP git_commit): a worktree session commits on its own branch only, all of its changes or the
 // paths named, as a journaled intent; refused in a session without a worktree, on another branch, with nothing to
 // commit; the repository's hooks never run; other branches never move. Both transports, real repositories.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,9 @@ import { connectMcpClient, tokenOfBase, type McpTestClient } from "../../helpers
 import { url } from "./fixtures.js";
 
 type Body = Record<string, any>;
+
+/** Commits tried while the `.git` file is swapped: enough for the old check-then-read to lose the race. */
+const SWAP_COMMITS = 40;
 
 let tb: TestBridge;
 let repo: string;
@@ -138,5 +142,86 @@ describe("git_commit", () => {
     });
     expect(await viaMcp({ message: "on the wrong branch" })).toMatchObject({ errorCode: "not_on_session_branch" });
     expect(git(repo, "rev-parse", "elsewhere").trim()).toBe(elsewhere);
+  });
+
+  it("commits no nested repository: none of its git runs, untracked or already a gitlink", async () => {
+    git(worktree, "switch", "-q", "urlbridge/committer");
+    // What an agent can do in its worktree: a repository of its own whose config names a filter (a program) that
+    // its own git runs when git status or commit checks it, and a .gitmodules that says to check it.
+    const planted = path.join(repo, ".git", "filter-ran");
+    const sub = path.join(worktree, "sub");
+    fs.mkdirSync(sub);
+    git(sub, "init", "-q");
+    put(sub, "f", "one\n");
+    git(sub, "add", "f");
+    git(sub, "commit", "-qm", "nested");
+    git(sub, "config", "filter.evil.clean", `touch ${planted}; cat`);
+    put(sub, ".gitattributes", "* filter=evil\n");
+    put(worktree, ".gitmodules", '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n\tignore = none\n');
+    giveToAgent(path.dirname(repo));
+    const head = git(worktree, "rev-parse", "HEAD").trim();
+    const untracked = await h([["message", "with a nested repository"]]);
+    expect(untracked).toMatchObject({
+      ok: false,
+      errorCode: "nested_repository",
+      errorDetail: { paths: ["/project/sub"] },
+    });
+    // Recorded as a gitlink (as an earlier commit, or an operator, might have), with the file's time changed so that
+    // git must read it again through the filter: still refused, nothing runs.
+    git(worktree, "add", "sub");
+    fs.utimesSync(path.join(sub, "f"), new Date(), new Date(Date.now() + 5_000));
+    giveToAgent(path.dirname(repo));
+    expect(
+      await h([
+        ["message", "again"],
+        ["path", "three.txt"],
+      ]),
+    ).toMatchObject({ ok: false, errorCode: "nested_repository" });
+    expect(fs.existsSync(planted)).toBe(false);
+    expect(git(worktree, "rev-parse", "HEAD").trim()).toBe(head);
+    git(worktree, "update-index", "--force-remove", "sub");
+    fs.rmSync(sub, { recursive: true });
+    fs.rmSync(path.join(worktree, ".gitmodules"));
+  });
+
+  it("commits nothing through a .git file rewritten to name the main repository's git folder", async () => {
+    const dotGit = path.join(worktree, ".git");
+    const link = fs.readFileSync(dotGit, "utf8");
+    const main = git(repo, "rev-parse", "main").trim();
+    put(worktree, "four.txt", "four\n");
+    fs.writeFileSync(dotGit, `gitdir: ${path.join(repo, ".git")}\n`);
+    giveToAgent(worktree);
+    try {
+      expect(await h([["message", "into the operator's branch"]])).toMatchObject({ ok: false });
+      expect(git(repo, "rev-parse", "main").trim()).toBe(main);
+      // The operator's index and working tree are as they were: nothing staged there.
+      expect(git(repo, "status", "--porcelain")).toBe("");
+      expect(git(repo, "ls-files")).not.toContain("four.txt");
+    } finally {
+      fs.writeFileSync(dotGit, link);
+    }
+  });
+
+  it("commits nothing into the main repository while .git is swapped to name it (the link is pinned once verified)", async () => {
+    const dotGit = path.join(worktree, ".git");
+    const main = git(repo, "rev-parse", "main").trim();
+    fs.copyFileSync(dotGit, `${dotGit}.real`);
+    fs.writeFileSync(`${dotGit}.fake`, `gitdir: ${path.join(repo, ".git")}\n`);
+    giveToAgent(worktree);
+    const swap = `while :; do cp .git.fake .git.a; mv -f .git.a .git; cp .git.real .git.b; mv -f .git.b .git; done`;
+    const swapper = spawn("sh", ["-c", swap], { cwd: worktree, stdio: "ignore" });
+    try {
+      for (let i = 0; i < SWAP_COMMITS; i++) {
+        // Readable by the agent as the test writes it; no chown here, which would race the swapper's renames.
+        put(worktree, `swap-${i}.txt`, `${i}\n`);
+        await h([["message", `swap ${i}`]]);
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+      await new Promise((resolve) => swapper.once("close", resolve));
+      fs.copyFileSync(`${dotGit}.real`, dotGit);
+    }
+    expect(git(repo, "rev-parse", "main").trim()).toBe(main);
+    expect(git(repo, "ls-files")).not.toContain("swap-");
   });
 });
