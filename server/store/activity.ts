@@ -1,6 +1,7 @@
 // The activity log: one row per authenticated data-plane call, never tool content.
 import type { CapabilityText } from "./capability-text.js";
 import type { Db } from "./database.js";
+import { diskStillFull } from "./health.js";
 
 export const ACTIVITY_RETENTION_ROWS = 5000;
 /** Rows are buffered and written together: one small transaction per burst instead of one per call. */
@@ -17,7 +18,7 @@ export interface ActivityHealth {
   pending: number;
   /** Rows dropped since start because the buffer was full while writes failed. */
   dropped: number;
-  /** True from a failed flush until the next successful one. */
+  /** True from a failed flush until the next successful one, and while a disk that refused one is still full. */
   failing: boolean;
   lastError: { code: string; at: number } | null;
 }
@@ -166,7 +167,12 @@ export function createActivityQueries(db: Db, text: CapabilityText) {
       }
       schedule(ACTIVITY_FLUSH_DELAY_MS);
     },
-    health: (): ActivityHealth => ({ pending: pending.length, dropped, failing: failures > 0, lastError }),
+    health: (): ActivityHealth => ({
+      pending: pending.length,
+      dropped,
+      failing: failures > 0 || diskStillFull(lastError, db.name),
+      lastError,
+    }),
     /** Writes buffered rows now (before reading, and when the store closes). */
     flush,
     list: (opts: { sessionId?: string; afterId?: number; limit?: number }): ActivityEntry[] => {

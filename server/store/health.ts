@@ -11,9 +11,9 @@ const STORE_UNAVAILABLE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|PRO
 export const JOURNAL_PROBE_MIN_MS = 250;
 export const JOURNAL_PROBE_MAX_MS = 5000;
 /**
- * Free space the state file's folder needs before a journal that failed for a full disk counts as taking writes
- * again. The probe's one-page write alone says little there: it lands in WAL space a checkpoint (issue 34: a worker,
- * every 250 ms) lets SQLite reuse, so it succeeds on a disk that still has no room for a mutation's record.
+ * Free space the state file's folder needs before a store writer that failed for a full disk counts as taking writes
+ * again. Its next small write alone says little there: it lands in WAL space a checkpoint (issue 34: a worker, every
+ * 250 ms) lets SQLite reuse, so it succeeds on a disk that still has no room for a mutation's record.
  */
 export const JOURNAL_FULL_RECOVERY_FREE_BYTES = 1024 * 1024;
 
@@ -36,7 +36,7 @@ export interface StoreHealth {
 }
 
 export interface JournalHealth {
-  /** True from a refused journal write until a later write or probe succeeds. */
+  /** True from a refused journal write until a later write or probe succeeds, and while a full disk stays full. */
   failing: boolean;
   /** Journal writes refused since start (each one answered state_store_unavailable or retried). */
   refused: number;
@@ -61,8 +61,6 @@ export function createJournalHealth(db: Db, now: () => number = Date.now) {
     try {
       const version = db.pragma("user_version", { simple: true }) as number;
       db.pragma(`user_version = ${version}`);
-      if (lastError?.code === "SQLITE_FULL" && !roomToWrite(db.name))
-        throw Object.assign(new Error("disk full"), { code: "SQLITE_FULL" });
       failures = 0;
     } catch (error) {
       failed(error);
@@ -87,12 +85,20 @@ export function createJournalHealth(db: Db, now: () => number = Date.now) {
     succeeded: (): void => {
       failures = 0;
     },
-    health: (): JournalHealth => ({ failing: failures > 0, refused, lastError }),
+    health: (): JournalHealth => ({ failing: failures > 0 || diskStillFull(lastError, db.name), refused, lastError }),
     stop: (): void => {
       if (timer) clearTimeout(timer);
       timer = undefined;
     },
   };
+}
+
+/**
+ * True while the last refusal was a full disk and the state file's folder still has less than
+ * JOURNAL_FULL_RECOVERY_FREE_BYTES free: a writer counts as failing then even if its last small write went through.
+ */
+export function diskStillFull(lastError: { code: string } | null, file: string): boolean {
+  return lastError?.code === "SQLITE_FULL" && !roomToWrite(file);
 }
 
 /** Whether the file system holding `file` has JOURNAL_FULL_RECOVERY_FREE_BYTES free (true where it cannot say). */

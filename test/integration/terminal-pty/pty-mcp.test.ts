@@ -76,9 +76,13 @@ describe("interactive processes over MCP", () => {
     expect(stopped).toMatchObject({ ok: true, mode: "stop" });
   });
 
+  const SLEEP_WITH_MARKER = "sh -c 'echo sleeping-$((1+1)); exec sleep 60'";
+
   it("Ctrl-C ends a command inside a shell but not the shell; stty size sees a resize", async () => {
     const pid = await interactive("bash --norc --noprofile -i");
-    await call("shell_input", { pid, text: "sleep 60", keys: ["enter"] });
+    // The marker comes from the command itself, so bash has handed it the terminal before Ctrl-C is typed (a Ctrl-C
+    // typed sooner reaches bash, and the sleep runs on).
+    await call("shell_input", { pid, text: SLEEP_WITH_MARKER, keys: ["enter"], expect: "sleeping-2" });
     await call("shell_input", { pid, keys: ["ctrl-c"] });
     const alive = await call("shell_input", { pid, text: "echo still-$((2+3))", keys: ["enter"], expect: "still-5" });
     expect(alive).toMatchObject({ processState: "running", waited: { until: "text" } });

@@ -86,7 +86,8 @@ describe("pty=1 through URLs", () => {
 
   it("stops a long command with Ctrl-C without ending the shell, and the program sees a resize", async () => {
     const shell = await start("bash --norc --noprofile -i", "&rows=24&cols=80");
-    await input(shell.pid, "key=enter&quiet=500", "sleep 60");
+    // The marker comes from the command itself: bash has handed it the terminal before Ctrl-C is typed.
+    await input(shell.pid, "key=enter&expect=sleeping-2", "sh -c 'echo sleeping-$((1+1)); exec sleep 60'");
     const interrupted = await input(shell.pid, "key=ctrl-c&quiet=300");
     expect(interrupted.processState).toBe("running");
     const alive = await input(shell.pid, "key=enter&expect=alive-42", "echo alive-$((6*7))");
