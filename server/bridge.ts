@@ -246,7 +246,12 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   const ownerOf = (root: string) => ownerIdentityOf(root, config.agentFallback);
   const worktrees = createWorktreeSessions({
     ...{ store, registry: () => registry, config: config.worktrees, ownerOf },
-    endProcesses: (sessionId) => terminal.processes.end({ sessionId }),
+    // In container mode the worktree's own container goes too, before its folder (the engine would make it again).
+    endProcesses: async (sessionId) => {
+      await terminal.processes.end({ sessionId });
+      const row = store.worktrees.get(sessionId);
+      if (row) await terminal.container?.removeRoot(row.projectId, row.path);
+    },
     settleCalls: (sessionId) => mutation.journal.settleSession(sessionId),
   });
   await worktrees.finishInterrupted((message) => log.warn(message));

@@ -109,6 +109,13 @@ export class ContainerTerminal {
     if (ran !== undefined) await this.containers.endProcesses(ran.projectId, ran.root).catch(() => false);
   }
 
+  /** Removes the container of one root of the project (a worktree session's, awaited before its folder goes). */
+  async removeRoot(projectId: string, root: string): Promise<void> {
+    for (const [session, ran] of this.sessionRoots)
+      if (ran.projectId === projectId && ran.root === root) this.sessionRoots.delete(session);
+    await this.containers.remove(projectId, root);
+  }
+
   /**
    * At shutdown, after the registered commands were ended: removes this instance's containers, so nothing of a
    * stopped bridge keeps running on the host (they are warm for the bridge's lifetime, created again on the next

@@ -89,8 +89,11 @@ export interface ProjectContainers {
    * instead.
    */
   endProcesses(projectId: string, root?: string): Promise<boolean>;
-  /** Removes the project's containers (their processes end; the project's files stay). */
-  remove(projectId: string): Promise<boolean>;
+  /**
+   * Removes the project's containers, or only its `root`'s (a worktree session's, before its folder goes: a container
+   * started again on a removed folder would have the engine create it again). Processes end; files stay.
+   */
+  remove(projectId: string, root?: string): Promise<boolean>;
   /** Removes every sandbox container of this instance. */
   removeAll(): Promise<number>;
 }
@@ -366,10 +369,11 @@ export function createProjectContainers(options: ProjectContainersOptions = {}):
       return (await ensureKnown(projectId, root)).id;
     },
     endProcesses,
-    async remove(projectId) {
-      forgetProject(projectId);
+    async remove(projectId, root) {
+      if (root === undefined) forgetProject(projectId);
+      else known.delete(keyOf(projectId, root));
       const engine = await docker();
-      const containers = await listContainers(projectId);
+      const containers = await listContainers(projectId, root === undefined ? undefined : path.resolve(root));
       for (const info of containers) await engine.getContainer(info.Id).remove({ force: true });
       return containers.length > 0;
     },
