@@ -2,7 +2,6 @@
 // repositories the test makes: the branch against its base, merges (fast-forward, merge commit, squash), conflicts
 // found before any working tree is touched, a dirty base working tree refused, a repository's merge driver and hook
 // never run, and discard removing folder and branch.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,6 +11,7 @@ import { mergeBranch } from "../../../../server/control/worktrees/branch-merge.j
 import { readBranchReview } from "../../../../server/control/worktrees/branch-review.js";
 import { removeWorktree } from "../../../../server/control/worktrees/worktree-git.js";
 import { ControlErrorCode } from "../../../../server/control/errors.js";
+import { git as runGit } from "../../../helpers/git-repo.js";
 
 /** What Discard does: the worktree folder and its branch removed (worktree-git.ts). */
 const discardWorktree = (t: WorktreeTarget) =>
@@ -19,13 +19,8 @@ const discardWorktree = (t: WorktreeTarget) =>
 
 const LINES = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
 
-function git(dir: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=t@example.com", ...args], {
-    cwd: dir,
-    encoding: "utf8",
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-  }).trim();
-}
+/** The test's own git (helpers/git-repo.ts), its output trimmed. */
+const git = (dir: string, ...args: string[]): string => runGit(dir, ...args).trim();
 
 /** A repository on main with shared.txt (20 lines), and `count` worktrees on branches urlbridge/s<n>. */
 function makeRepo(count: number): { repo: string; targets: WorktreeTarget[] } {

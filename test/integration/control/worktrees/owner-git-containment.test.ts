@@ -2,7 +2,7 @@
 // steered by nothing the agent can write there: a nested repository's own config is never read (its filter never
 // runs as the owner), a `.git` file rewritten to name the main repository points git nowhere, and a base branch
 // checked out in a linked worktree is refused rather than merged there. Real repositories the test makes.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,14 +11,10 @@ import type { WorktreeTarget } from "../../../../server/control/worktrees/branch
 import { mergeBranch } from "../../../../server/control/worktrees/branch-merge.js";
 import { readBranchReview } from "../../../../server/control/worktrees/branch-review.js";
 import { ControlErrorCode } from "../../../../server/control/errors.js";
+import { git as runGit } from "../../../helpers/git-repo.js";
 
-function git(dir: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=t@example.com", ...args], {
-    cwd: dir,
-    encoding: "utf8",
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-  }).trim();
-}
+/** The test's own git (helpers/git-repo.ts), its output trimmed. */
+const git = (dir: string, ...args: string[]): string => runGit(dir, ...args).trim();
 
 /** Reviews run while the `.git` file is swapped: enough for the old check-then-read to lose the race. */
 const SWAP_ROUNDS = 150;
