@@ -114,6 +114,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // WAL checkpoints in a worker thread, so no commit on the event loop copies the WAL (store/wal-checkpointer.ts).
   const store = openStore(config.stateDir, {
     checkpointWorker: workerEntry(import.meta.url, "store/wal-checkpoint-worker"),
+    onCheckpointFallBack: (reason) => log.warn("WAL checkpoints are back on the event loop", { reason }),
   });
   const reachContext = {
     inAppliance: options.appliance ?? runningInAppliance(config.stateDir),

@@ -96,6 +96,8 @@ export interface OpenStoreOptions {
    * to it; omitted, they checkpoint as SQLite does by default.
    */
   checkpointWorker?: CheckpointWorkerEntry;
+  /** Told why, should the checkpoint worker stop and the connections go back to SQLite's own checkpoints. */
+  onCheckpointFallBack?: (reason: string) => void;
 }
 
 export function openStore(stateDir: string, options: OpenStoreOptions = {}): Store {
@@ -104,7 +106,12 @@ export function openStore(stateDir: string, options: OpenStoreOptions = {}): Sto
   const journalDb = openJournalConnection(stateDir);
   const store = createStore(db, logDb, undefined, journalDb);
   if (!options.checkpointWorker) return store;
-  const checkpointer = startWalCheckpointer(options.checkpointWorker, db.name, [db, logDb, journalDb]);
+  const checkpointer = startWalCheckpointer(
+    options.checkpointWorker,
+    db.name,
+    [db, logDb, journalDb],
+    options.onCheckpointFallBack,
+  );
   const close = store.close;
   return Object.assign(store, {
     close: () => {

@@ -26,7 +26,16 @@ export interface WalCheckpointer {
   running(): boolean;
 }
 
-export function startWalCheckpointer(entry: CheckpointWorkerEntry, file: string, connections: Db[]): WalCheckpointer {
+/**
+ * Starts the worker. `onFallBack` hears, once, why the worker stopped while the bridge still needed it, when the
+ * connections went back to SQLite's own checkpoints (the bridge logs it: the fallback is safe but slower).
+ */
+export function startWalCheckpointer(
+  entry: CheckpointWorkerEntry,
+  file: string,
+  connections: Db[],
+  onFallBack: (reason: string) => void = () => {},
+): WalCheckpointer {
   const worker = new Worker(entry.file, {
     workerData: { ...entry.workerData, file, intervalMs: WAL_CHECKPOINT_INTERVAL_MS },
   });
@@ -35,13 +44,14 @@ export function startWalCheckpointer(entry: CheckpointWorkerEntry, file: string,
   const setAuto = (pages: number) => {
     for (const db of connections) if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
   };
-  const fallBack = () => {
+  const fallBack = (reason: string) => {
     if (!alive) return;
     alive = false;
     setAuto(SQLITE_AUTOCHECKPOINT_PAGES);
+    onFallBack(reason);
   };
-  worker.on("error", fallBack);
-  worker.on("exit", fallBack);
+  worker.on("error", (error) => fallBack(error.message));
+  worker.on("exit", (code) => fallBack(`the worker exited with code ${code}`));
   setAuto(0);
   return {
     nudge: () => {

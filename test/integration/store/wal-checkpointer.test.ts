@@ -42,9 +42,26 @@ describe("WAL checkpoints in a worker thread", () => {
 
   it("falls back to SQLite's own checkpoints when the worker fails", async () => {
     const failing = { file: new URL("data:text/javascript,throw new Error('the checkpoint worker failed')") };
-    const store = openStore(makeTempDir("checkpoint-fallback"), { checkpointWorker: failing });
+    const reasons: string[] = [];
+    const store = openStore(makeTempDir("checkpoint-fallback"), {
+      checkpointWorker: failing,
+      onCheckpointFallBack: (reason) => reasons.push(reason),
+    });
     stores.push(store);
     await until(() => autocheckpoint(store) === 1000);
+    // Said once, with the worker's own error: the operator's log shows why checkpoints moved back.
+    expect(reasons).toEqual(["the checkpoint worker failed"]);
+  });
+
+  it("says nothing when the bridge closes the worker itself", async () => {
+    const reasons: string[] = [];
+    const store = openStore(makeTempDir("checkpoint-close"), {
+      checkpointWorker: ENTRY,
+      onCheckpointFallBack: (reason) => reasons.push(reason),
+    });
+    store.close();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reasons).toEqual([]);
   });
 
   it("keeps SQLite's own checkpoints without a worker", () => {
