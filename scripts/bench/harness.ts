@@ -83,7 +83,7 @@ export function statsOf(samples: number[]): Stats {
   return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean };
 }
 
-/** The gap unless BENCH_GAP_MS says otherwise (0 repeats the back-to-back method of the rounds before issue 34). */
+/** The gap unless BENCH_GAP_MS says otherwise (0: back to back, as the rounds before issue 34 timed, in shuffled turns). */
 const DEFAULT_GAP_MS = 20;
 
 function gapFromEnvironment(): number {
@@ -104,11 +104,38 @@ function gapFromEnvironment(): number {
  */
 export const CLIENT_GAP_MS = gapFromEnvironment();
 
+/** The seed of sampleAsClient's turn orders: a run's orders are the same every time it runs. */
+const TURN_SEED = 34;
+
+/** mulberry32: a small seeded generator of numbers in [0, 1), enough to shuffle turns reproducibly. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The indexes 0..n-1 in an order drawn from `random` (Fisher-Yates). */
+function shuffledIndexes(n: number, random: () => number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
 /**
- * Times several functions as a client calls them: one call at a time, in turns (a, b, c, a, b, c, ...) so that load
- * from other processes on a shared machine falls on all alike, and an untimed `gapMs` pause after every call,
- * warm-up calls included, so each function is called after the same pause as the others and none of them pays
- * for the one before it. One list of durations (ms) per function, in order.
+ * Times several functions as a client calls them: one call at a time, each function once a round so that load from
+ * other processes on a shared machine falls on all alike, and an untimed `gapMs` pause after every call, warm-up
+ * calls included, so each function is called after the same pause and none of them pays for the one before it.
+ * Each round takes the functions in a fresh seeded order, so no function always follows the same one (an in-process
+ * fsync's trail in the disk's journal, say, would otherwise land on one row only). One list of durations (ms) per
+ * function, in the order given.
  */
 export async function sampleAsClient(
   runs: number,
@@ -116,17 +143,13 @@ export async function sampleAsClient(
   fns: Array<() => Promise<unknown>>,
   gapMs = CLIENT_GAP_MS,
 ): Promise<number[][]> {
-  for (let i = 0; i < warmup; i++)
-    for (const fn of fns) {
-      await fn();
-      if (gapMs > 0) await sleep(gapMs);
-    }
+  const random = seededRandom(TURN_SEED);
   const samples = fns.map(() => [] as number[]);
-  for (let i = 0; i < runs; i++)
-    for (const [k, fn] of fns.entries()) {
+  for (let round = 0; round < warmup + runs; round++)
+    for (const k of shuffledIndexes(fns.length, random)) {
       const start = performance.now();
-      await fn();
-      samples[k]!.push(performance.now() - start);
+      await fns[k]!();
+      if (round >= warmup) samples[k]!.push(performance.now() - start);
       if (gapMs > 0) await sleep(gapMs);
     }
   return samples;
@@ -160,7 +183,8 @@ export function describeClientMethod(method: ClientMethod): string {
       ? "no gap between calls (BENCH_GAP_MS=0)"
       : `an untimed ${gap} ms gap after every call (warm-up included)`;
   return (
-    `Client: ${method.client}, one call at a time; ${method.order} taken in turns call by call, ${pause}; ${method.warmup} warm-up round${method.warmup === 1 ? "" : "s"}, then` +
+    `Client: ${method.client}, one call at a time; ${method.order} taken in turns call by call, in a shuffled` +
+    ` order each round (seeded, the same every run), ${pause}; ${method.warmup} warm-up round${method.warmup === 1 ? "" : "s"}, then` +
     ` ${method.runs} timed calls of each.`
   );
 }
