@@ -316,6 +316,7 @@ export async function runReadBench(): Promise<BenchResult> {
   const rg = await locateExecutable("rg");
   if (!rg) throw new Error("the read bench needs rg on PATH for the /g floor");
   const rgVersion = execFileSync(rg, ["--version"], { encoding: "utf8" }).split("\n")[0];
+  const load = os.loadavg();
   const { rows: reads, shell, gateway } = await benchReads();
   const large = await benchLargeRead();
   const { row: grep, tree } = await benchGrep(rg);
@@ -327,8 +328,9 @@ export async function runReadBench(): Promise<BenchResult> {
     markdown: [
       "### Read kernel",
       "",
-      `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}, ${rgVersion}. The bridge is the`,
+      `Measured ${new Date().toISOString().slice(0, 16)}Z on ${os.cpus().length} × ${cpu}, Node ${process.version}, ${rgVersion}. The bridge is the`,
       "built server (`node dist/server/main.js`, as `npm start` runs it) and every floor server runs in a process of its own too.",
+      `Load average ${load.map((l) => l.toFixed(2)).join(" ")} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
       `Latency: ${describeClientMethod({ client: FETCH_CLIENT, order: "each case with its floors (for /r: /r, the bare floor, the Koa floor, /t)", runs: READ_RUNS, warmup: READ_WARMUP })}`,
       `/g: the same with ${GREP_RUNS} timed calls after ${GREP_WARMUP} warm-up rounds. Throughput (the req/s columns, no gap, the same client): ${READ_CONCURRENCY} (/r) or ${GREP_CONCURRENCY} (/g) requests kept in flight`,
       `for ${READ_THROUGHPUT_MS / 1000} / ${GREP_THROUGHPUT_MS / 1000} s. The /g tree is ${tree.files} generated source files (${(tree.bytes / 1024 / 1024).toFixed(1)} MiB) in 50 folders;`,
