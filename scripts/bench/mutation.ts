@@ -255,7 +255,7 @@ export async function runMutationBench(): Promise<BenchResult> {
         `| durable-edit floor, 2 KiB file, in process | ${ms(floorEdit)} | 1.00× | |`,
         `| journaled /e of a 2 KiB file, fetch | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, floorEdit.p50)} vs floor | ${verdict(editRatio, EDIT_VS_FLOOR_TARGET)} |`,
         `| filesystem server \`edit_file\`, stdio, SDK client | ${ms(fsEdit)} | 1.00× | |`,
-        `| journaled /e of a 2 KiB file, fetch | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, fsEdit.p50)} vs filesystem | ${verdict(fsRatio, EDIT_VS_FILESYSTEM_TARGET)} |`,
+        `| journaled /e of a 2 KiB file, fetch (the row above) | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, fsEdit.p50)} vs filesystem | ${verdict(fsRatio, EDIT_VS_FILESYSTEM_TARGET)} |`,
         `| the same /e through a keep-alive node:http agent | ${ms(edit)} | ${ratio(edit.p50, fsEdit.p50)} vs filesystem | ${verdict(edit.p50 / fsEdit.p50, EDIT_VS_FILESYSTEM_TARGET)} |`,
         "",
         "Where the floor target sits: the same durable edit behind a GET (fetch) to a bare node:http server in its own",
