@@ -1,15 +1,24 @@
 // Terminal and search benchmarks, each against a floor measured in the same run: `/x echo hi` against a spawn
 // of `/bin/sh -c 'echo hi'` from a process padded to the bridge's size (exec-floor.mjs), and `/g` over a
-// tree holding a file over 8 MiB against plain multi-threaded `rg` over the same tree. Rounds are
-// interleaved call by call; each figure is the median of the rounds' p50s, with their spread.
+// tree holding a file over 8 MiB against plain multi-threaded `rg` over the same tree. Calls are timed as a client
+// makes them (harness.ts measureAsClient: Node's fetch, one at a time, in turns, an untimed gap after each); each
+// figure is the median of the rounds' p50s, with their spread.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { createControlPost, makeBenchDir, startBenchBridge, type BenchBridge } from "./bridge.js";
-import { measure, measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
-import { createBenchClient, firstLine, stopChild, type BenchClient } from "./http.js";
+import {
+  CLIENT_GAP_MS,
+  describeClientMethod,
+  measureAsClient,
+  measureCpuInterleaved,
+  type BenchResult,
+  type Stats,
+} from "./harness.js";
+import { FETCH_CLIENT, fetchBody, firstLine, stopChild } from "./http.js";
 
 const ROUNDS = 3;
 const EXEC_RUNS = 100;
@@ -33,8 +42,8 @@ function url(base: string, route: string, params: Array<[string, string | number
   return `${base}/${route}?${parts.join("&")}`;
 }
 
-async function getJson(client: BenchClient, target: string): Promise<Record<string, unknown>> {
-  const body = JSON.parse((await client.get(target)).toString("utf8")) as Record<string, unknown>;
+async function getJson(target: string): Promise<Record<string, unknown>> {
+  const body = JSON.parse((await fetchBody(target)).toString("utf8")) as Record<string, unknown>;
   if (body.ok !== true) throw new Error(`bench request failed: ${JSON.stringify(body).slice(0, 300)}`);
   return body;
 }
@@ -111,33 +120,31 @@ interface GrownFigures {
 }
 
 /** /x on both bridges after they have grown, against a floor padded to the grown size; fewer runs per round. */
-/** Reads of one session while another session of the same bridge runs `/x echo hi` back to back (own connection). */
-async function statWhileExecuting(client: BenchClient, readBase: string, execBase: string): Promise<Stats> {
-  const execClient = createBenchClient(1);
+/**
+ * Reads of one session, timed as a client calls, while another session of the same bridge runs `/x echo hi` back to
+ * back (a load, not a client: no gap).
+ */
+async function statWhileExecuting(readBase: string, execBase: string): Promise<Stats> {
   let running = true;
   let n = 0;
   const loop = (async () => {
     while (running)
-      await getJson(
-        execClient,
-        url(execBase, "x", [["run", `busy${n++}-${execBase.length}-${Date.now()}`]], "echo hi"),
-      );
+      await getJson(url(execBase, "x", [["run", `busy${n++}-${execBase.length}-${Date.now()}`]], "echo hi"));
   })();
   try {
-    return await measure(STAT_UNDER_X_RUNS, EXEC_WARMUP, () =>
-      getJson(client, url(readBase, "t", [["path", "floor.txt"]])),
-    );
+    const [stat] = await measureAsClient(STAT_UNDER_X_RUNS, EXEC_WARMUP, [
+      () => getJson(url(readBase, "t", [["path", "floor.txt"]])),
+    ]);
+    return stat!;
   } finally {
     running = false;
     await loop;
-    execClient.close();
   }
 }
 
 async function benchGrown(
   bridge: BenchBridge,
   directBridge: BenchBridge,
-  client: BenchClient,
   spawnerSide: { miB: number; otherSession: string },
   directSide: { miB: number; otherSession: string },
 ): Promise<GrownFigures> {
@@ -150,23 +157,23 @@ async function benchGrown(
     const floorUrl = await firstLine(floorChild);
     let n = 0;
     const echo = async (base: string) => {
-      const body = await getJson(client, url(base, "x", [["run", `grown${n++}`]], "echo hi"));
+      const body = await getJson(url(base, "x", [["run", `grown${n++}`]], "echo hi"));
       if (body.stdout !== "hi\n") throw new Error(`/x echo hi answered ${JSON.stringify(body).slice(0, 200)}`);
     };
     const x = () => echo(bridge.bases.m!);
     const xDirect = () => echo(directBridge.bases.m!);
-    const floor = () => getJson(client, floorUrl);
+    const floor = () => getJson(floorUrl);
     const rounds: Stats[][] = [];
     for (let round = 0; round < ROUNDS; round++)
-      rounds.push(await measureInterleaved(FULL_RUNS, EXEC_WARMUP, [floor, x, xDirect]));
+      rounds.push(await measureAsClient(FULL_RUNS, EXEC_WARMUP, [floor, x, xDirect]));
     const [spawnerCpu, directCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
       { pid: bridge.pid, fn: x },
       { pid: directBridge.pid, fn: xDirect },
     ]);
     const under: { spawner: Stats[]; direct: Stats[] } = { spawner: [], direct: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      under.spawner.push(await statWhileExecuting(client, spawnerSide.otherSession, bridge.bases.m!));
-      under.direct.push(await statWhileExecuting(client, directSide.otherSession, directBridge.bases.m!));
+      under.spawner.push(await statWhileExecuting(spawnerSide.otherSession, bridge.bases.m!));
+      under.direct.push(await statWhileExecuting(directSide.otherSession, directBridge.bases.m!));
     }
     const medianStats = (list: Stats[]): Stats => ({
       n: list[0]!.n,
@@ -191,7 +198,6 @@ async function benchGrown(
 async function benchExec(
   bridge: BenchBridge,
   directBridge: BenchBridge,
-  client: BenchClient,
   floorUrl: string,
   bridgeMiB: number,
 ): Promise<ExecFigures> {
@@ -199,16 +205,16 @@ async function benchExec(
   let n = 0;
   const runs: number[] = [];
   const echo = async (base: string) => {
-    const body = await getJson(client, url(base, "x", [["run", n++]], "echo hi"));
+    const body = await getJson(url(base, "x", [["run", n++]], "echo hi"));
     if (body.stdout !== "hi\n") throw new Error(`/x echo hi answered ${JSON.stringify(body).slice(0, 200)}`);
     return body;
   };
   const x = async () => runs.push((await echo(bases.m)).durationMs as number);
   const xDirect = () => echo(directBridge.bases.m!);
-  const stat = () => getJson(client, url(bases.r, "t", [["path", "floor.txt"]]));
+  const stat = () => getJson(url(bases.r, "t", [["path", "floor.txt"]]));
   const spawns: number[] = [];
   const floor = async () => {
-    const body = await getJson(client, floorUrl);
+    const body = await getJson(floorUrl);
     if (body.stdout !== "hi\n") throw new Error(`the floor answered ${JSON.stringify(body)}`);
     spawns.push(body.spawnMs as number);
   };
@@ -216,7 +222,7 @@ async function benchExec(
   for (let round = 0; round < ROUNDS; round++) {
     spawns.length = 0;
     runs.length = 0;
-    const stats = await measureInterleaved(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat, xDirect]);
+    const stats = await measureAsClient(EXEC_RUNS, EXEC_WARMUP, [floor, x, stat, xDirect]);
     rounds.push({ stats, floorSpawn: median(spawns), xRun: median(runs) });
   }
   const [spawnerCpu, directCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
@@ -284,12 +290,7 @@ function copySearchTree(projectDir: string): { treeMiB: number; largestMiB: numb
   return { treeMiB: total / 1048576, largestMiB: largest / 1048576 };
 }
 
-async function benchSearch(
-  bridge: BenchBridge,
-  client: BenchClient,
-  projectDir: string,
-  floorUrl: string,
-): Promise<SearchFigures> {
+async function benchSearch(bridge: BenchBridge, projectDir: string, floorUrl: string): Promise<SearchFigures> {
   const tree = copySearchTree(projectDir);
   const cwd = path.join(projectDir, SEARCH_TREE);
   const countLines = (text: string) => text.split("\n").filter((l) => l.length > 0).length;
@@ -299,23 +300,20 @@ async function benchSearch(
   // Plain rg as a user runs it (multi-threaded, default output), spawned by the floor process of the bridge's size over the same HTTP.
   const floor = async () =>
     (rgCount = (
-      await getJson(
-        client,
-        `${floorUrl}rg?cwd=${encodeURIComponent(cwd)}&pattern=${encodeURIComponent(SEARCH_PATTERN)}`,
-      )
+      await getJson(`${floorUrl}rg?cwd=${encodeURIComponent(cwd)}&pattern=${encodeURIComponent(SEARCH_PATTERN)}`)
     ).lines as number);
   // The same, spawned by the bench process itself, no HTTP.
   const direct = async () => countLines(await runRg(["--no-config", "-F", SEARCH_PATTERN, "."], cwd));
   // What /g ran before: one thread, in path order, JSON.
   const sorted = () => runRg(["--no-config", "--json", "--sort=path", "-F", SEARCH_PATTERN, "."], cwd);
   const g = async () => {
-    const body = await getJson(client, url(bridge.bases.r, "g", [["path", SEARCH_TREE]], SEARCH_PATTERN));
+    const body = await getJson(url(bridge.bases.r, "g", [["path", SEARCH_TREE]], SEARCH_PATTERN));
     gCount = body.matchedLines as number;
     truncated = body.truncated as boolean;
   };
   const rounds: Stats[][] = [];
   for (let round = 0; round < ROUNDS; round++)
-    rounds.push(await measureInterleaved(SEARCH_RUNS, SEARCH_WARMUP, [floor, direct, sorted, g]));
+    rounds.push(await measureAsClient(SEARCH_RUNS, SEARCH_WARMUP, [floor, direct, sorted, g]));
   return {
     floor: spreadOf(rounds.map((r) => r[0]!.p50)),
     direct: spreadOf(rounds.map((r) => r[1]!.p50)),
@@ -343,6 +341,7 @@ export async function runExecSearchBench(): Promise<BenchResult> {
   if (process.getuid?.() === 0)
     for (const name of [".", ...fs.readdirSync(projectDir)]) fs.chownSync(path.join(projectDir, name), 1000, 1000);
   const bridge = await startBenchBridge(projectDir, { permissions: { write: true, terminal: true } });
+  const load = os.loadavg();
   const directBridge = await startBenchBridge(projectDir, {
     permissions: { write: true, terminal: true },
     env: { URLBRIDGE_SPAWNER: "off" },
@@ -350,12 +349,11 @@ export async function runExecSearchBench(): Promise<BenchResult> {
     await bridge.close();
     throw error;
   });
-  const client = createBenchClient(1);
   try {
     // Warm, then measure the bridge's size for the floor to match.
     for (let i = 0; i < 30; i++) {
-      await getJson(client, url(bridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
-      await getJson(client, url(directBridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+      await getJson(url(bridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
+      await getJson(url(directBridge.bases.m!, "x", [["run", `warm${i}`]], "echo hi"));
     }
     const bridgeMiB = residentMiB(bridge.pid);
     const floorChild = spawn(process.execPath, [FLOOR_SCRIPT, String(bridgeMiB)], {
@@ -365,24 +363,26 @@ export async function runExecSearchBench(): Promise<BenchResult> {
     let search: SearchFigures;
     try {
       const floorUrl = await firstLine(floorChild);
-      exec = await benchExec(bridge, directBridge, client, floorUrl, bridgeMiB);
-      search = await benchSearch(bridge, client, projectDir, floorUrl);
+      exec = await benchExec(bridge, directBridge, floorUrl, bridgeMiB);
+      search = await benchSearch(bridge, projectDir, floorUrl);
     } finally {
       await stopChild(floorChild);
     }
-    const grown = await benchGrown(
-      bridge,
-      directBridge,
-      client,
-      await growBridge(bridge),
-      await growBridge(directBridge),
-    );
+    const grown = await benchGrown(bridge, directBridge, await growBridge(bridge), await growBridge(directBridge));
     const xOverhead = exec.x.median - exec.xRun.median - exec.stat.median;
     const markdown = [
       "### Terminal and search",
       "",
-      `The built server in its own process (resident ${exec.bridgeMiB} MiB after warm-up), one keep-alive client. ${ROUNDS} rounds,`,
-      "each interleaved call by call; figures are the median of the rounds' p50s, (lowest–highest p50) after it.",
+      `Measured ${new Date().toISOString().slice(0, 16)}Z, load average ${load.map((l) => l.toFixed(2)).join(" ")} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
+      `The built server in its own process (resident ${exec.bridgeMiB} MiB after warm-up). ${ROUNDS} rounds of each group;`,
+      "figures are the median of the rounds' p50s, (lowest–highest p50) after it.",
+      describeClientMethod({
+        client: FETCH_CLIENT,
+        order: "the floor, `/x`, `/t` and `/x` with the spawner off",
+        runs: EXEC_RUNS,
+        warmup: EXEC_WARMUP,
+      }),
+      "The target is read in this method.",
       "",
       "| measurement | p50 ms |",
       "|---|---|",
@@ -395,11 +395,11 @@ export async function runExecSearchBench(): Promise<BenchResult> {
       "",
       `\`/x\` against its floor: ${show(exec.ratio)}× (target ≤ 1.3×: **${exec.ratio.median <= 1.3 ? "met" : "not met"}**); with the spawner off`,
       `${show(exec.directRatio)}×. What \`/x\` spends besides its command and a plain GET, the journal's intent commits and the`,
-      `sandbox plan: ${xOverhead.toFixed(2)} ms. Event-loop (main-thread) CPU per \`/x\` (schedstat, ${CPU_ROUNDS}×${CPU_BLOCK} calls per bridge,`,
+      `sandbox plan: ${xOverhead.toFixed(2)} ms. Event-loop (main-thread) CPU per \`/x\` (schedstat, ${CPU_ROUNDS}×${CPU_BLOCK} calls per bridge back to back,`,
       `interleaved): ${cpuText(exec.cpu.spawner)} through the spawner, ${cpuText(exec.cpu.direct)} with the bridge forking.`,
       "",
       `The same after both bridges grew: ${FULL_SESSIONS} sessions each, every response cache filled (${FULL_READS} \`/r\` of 24 KiB per session),`,
-      `${ROUNDS} rounds of n=${FULL_RUNS}, against a floor padded to the larger bridge.`,
+      `${ROUNDS} rounds of n=${FULL_RUNS} (the floor and both bridges in turns, timed as above), against a floor padded to the larger bridge.`,
       "",
       "| measurement | p50 ms |",
       "|---|---|",
@@ -408,10 +408,11 @@ export async function runExecSearchBench(): Promise<BenchResult> {
       `| \`/x echo hi\`, \`URLBRIDGE_SPAWNER=off\` (bridge ${grown.directMiB} MiB) | ${show(grown.xDirect)} |`,
       "",
       `Event-loop CPU per \`/x\` once grown: ${cpuText(grown.cpu.spawner)} through the spawner, ${cpuText(grown.cpu.direct)} with the bridge forking.`,
-      `A \`/t\` stat GET in another session while one session runs \`/x echo hi\` back to back (n=${STAT_UNDER_X_RUNS}, median of ${ROUNDS} rounds):`,
+      `A \`/t\` stat GET in another session, timed as above (${CLIENT_GAP_MS} ms gap), while one session runs \`/x echo hi\` back to back (a load: no gap; n=${STAT_UNDER_X_RUNS}, median of ${ROUNDS} rounds):`,
       `p50 ${grown.statUnderX.spawner.p50.toFixed(2)} / p99 ${grown.statUnderX.spawner.p99.toFixed(2)} ms through the spawner, p50 ${grown.statUnderX.direct.p50.toFixed(2)} / p99 ${grown.statUnderX.direct.p99.toFixed(2)} ms with the bridge forking.`,
       "",
-      `Search: \`${SEARCH_PATTERN}\` over the TypeScript package (${search.treeMiB.toFixed(1)} MiB, largest file ${search.largestMiB.toFixed(1)} MiB), n=${SEARCH_RUNS} per round.`,
+      `Search: \`${SEARCH_PATTERN}\` over the TypeScript package (${search.treeMiB.toFixed(1)} MiB, largest file ${search.largestMiB.toFixed(1)} MiB), n=${SEARCH_RUNS} per round`,
+      `after ${SEARCH_WARMUP} warm-up rounds, the four rows in turns, timed as above.`,
       "",
       "| measurement | p50 ms | matching lines |",
       "|---|---|---|",
@@ -424,7 +425,6 @@ export async function runExecSearchBench(): Promise<BenchResult> {
     ].join("\n");
     return { suite: "exec-search", markdown, figures: {} };
   } finally {
-    client.close();
     await bridge.close();
     await directBridge.close();
     fs.rmSync(projectDir, { recursive: true, force: true });

@@ -1,7 +1,8 @@
-// Shared bench plumbing: timing a function many times into percentiles, and writing a suite's figures
-// between its <!-- bench:<suite>:start --> / <!-- bench:<suite>:end --> markers in docs/PERFORMANCE.md.
+// Shared bench plumbing: timing functions into percentiles (as a client calls them, or back to back), and writing a
+// suite's figures between its <!-- bench:<suite>:start --> / <!-- bench:<suite>:end --> markers in docs/PERFORMANCE.md.
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface Stats {
   n: number;
@@ -23,7 +24,10 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[rank]!;
 }
 
-/** Runs fn `warmup` times unmeasured, then `runs` times one after another; durations in milliseconds. */
+/**
+ * Runs fn `warmup` times unmeasured, then `runs` times back to back (no gap: each call pays for the after-work of
+ * the one before it); durations in milliseconds. Latency figures read against a floor use measureAsClient.
+ */
 export async function measure(runs: number, warmup: number, fn: () => Promise<unknown>): Promise<Stats> {
   for (let i = 0; i < warmup; i++) await fn();
   const samples: number[] = [];
@@ -32,13 +36,7 @@ export async function measure(runs: number, warmup: number, fn: () => Promise<un
     await fn();
     samples.push(performance.now() - start);
   }
-  samples.sort((a, b) => a - b);
-  return {
-    n: runs,
-    p50: percentile(samples, 50),
-    p99: percentile(samples, 99),
-    mean: samples.reduce((a, b) => a + b, 0) / runs,
-  };
+  return statsOf(samples);
 }
 
 /** Replaces the text between a suite's markers; the markers themselves must already exist. */
@@ -78,28 +76,117 @@ export async function measureThroughput(
   return { requests, seconds, rps: requests / seconds };
 }
 
+/** Order statistics of a list of durations in milliseconds. */
+export function statsOf(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
+  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean };
+}
+
+/** The gap unless BENCH_GAP_MS says otherwise (0: back to back, as the rounds before issue 34 timed, in shuffled turns). */
+const DEFAULT_GAP_MS = 20;
+
+function gapFromEnvironment(): number {
+  const text = process.env.BENCH_GAP_MS;
+  if (text === undefined || text === "") return DEFAULT_GAP_MS;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(
+      `BENCH_GAP_MS must be a whole number of milliseconds, 0 or more (it is "${text}"); unset it for ${DEFAULT_GAP_MS}`,
+    );
+  return value;
+}
+
 /**
- * Times several functions in alternation (a, b, c, a, b, c, ...) so that load from other processes on a
- * shared machine falls on all of them alike; returns one Stats per function, in order.
+ * The untimed pause after every call a latency figure times (issue 34): a client that thinks between calls leaves
+ * the server's after-work (a journal's outcome commit, an activity row, a disk's writeback) to land in that pause,
+ * where calls timed back to back bill it to whichever call comes next, ours or a floor's.
  */
-export async function measureInterleaved(
+export const CLIENT_GAP_MS = gapFromEnvironment();
+
+/** The seed of sampleAsClient's turn orders: a run's orders are the same every time it runs. */
+const TURN_SEED = 34;
+
+/** mulberry32: a small seeded generator of numbers in [0, 1), enough to shuffle turns reproducibly. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The indexes 0..n-1 in an order drawn from `random` (Fisher-Yates). */
+function shuffledIndexes(n: number, random: () => number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
+/**
+ * Times several functions as a client calls them: one call at a time, each function once a round so that load from
+ * other processes on a shared machine falls on all alike, and an untimed `gapMs` pause after every call, warm-up
+ * calls included, so each function is called after the same pause and none of them pays for the one before it.
+ * Each round takes the functions in a fresh seeded order, so no function always follows the same one (an in-process
+ * fsync's trail in the disk's journal, say, would otherwise land on one row only). One list of durations (ms) per
+ * function, in the order given.
+ */
+export async function sampleAsClient(
   runs: number,
   warmup: number,
   fns: Array<() => Promise<unknown>>,
-): Promise<Stats[]> {
-  for (let i = 0; i < warmup; i++) for (const fn of fns) await fn();
+  gapMs = CLIENT_GAP_MS,
+): Promise<number[][]> {
+  const random = seededRandom(TURN_SEED);
   const samples = fns.map(() => [] as number[]);
-  for (let i = 0; i < runs; i++) {
-    for (const [k, fn] of fns.entries()) {
+  for (let round = 0; round < warmup + runs; round++)
+    for (const k of shuffledIndexes(fns.length, random)) {
       const start = performance.now();
-      await fn();
-      samples[k]!.push(performance.now() - start);
+      await fns[k]!();
+      if (round >= warmup) samples[k]!.push(performance.now() - start);
+      if (gapMs > 0) await sleep(gapMs);
     }
-  }
-  return samples.map((s) => {
-    s.sort((a, b) => a - b);
-    return { n: runs, p50: percentile(s, 50), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / runs };
-  });
+  return samples;
+}
+
+/** sampleAsClient's durations as one Stats per function, in order. */
+export async function measureAsClient(
+  runs: number,
+  warmup: number,
+  fns: Array<() => Promise<unknown>>,
+  gapMs = CLIENT_GAP_MS,
+): Promise<Stats[]> {
+  return (await sampleAsClient(runs, warmup, fns, gapMs)).map(statsOf);
+}
+
+export interface ClientMethod {
+  /** Who makes the calls ("Node's global fetch (undici, keep-alive)"). */
+  client: string;
+  /** What is taken in turns, in order ("the bridge's /r, the bare floor, ..."). */
+  order: string;
+  runs: number;
+  warmup: number;
+  gapMs?: number;
+}
+
+/** One sentence saying exactly how measureAsClient timed a group, for a suite's generated text. */
+export function describeClientMethod(method: ClientMethod): string {
+  const gap = method.gapMs ?? CLIENT_GAP_MS;
+  const pause =
+    gap === 0
+      ? "no gap between calls (BENCH_GAP_MS=0)"
+      : `an untimed ${gap} ms gap after every call (warm-up included)`;
+  return (
+    `Client: ${method.client}, one call at a time; ${method.order} taken in turns call by call, in a shuffled` +
+    ` order each round (seeded, the same every run), ${pause}; ${method.warmup} warm-up round${method.warmup === 1 ? "" : "s"}, then` +
+    ` ${method.runs} timed calls of each.`
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
-// HTTP plumbing for benchmarks: one keep-alive client used for a route and for its floors alike, and the
-// floors themselves, servers answering every request with fixed bytes (bare node:http, or behind Koa) or doing a
+// HTTP plumbing for benchmarks: the clients (Node's global fetch, as an agent's tooling calls a URL, and a keep-alive
+// node:http client), used for a route and for its floors alike, and the floors themselves, servers answering every request with fixed bytes (bare node:http, or behind Koa) or doing a
 // durable edit per request.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -7,6 +7,17 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+
+/** What a client names Node's global fetch as, in a suite's text. */
+export const FETCH_CLIENT = "Node's global fetch (undici, its default keep-alive pool)";
+
+/** GETs a URL with Node's global fetch, as a client would, and resolves with the whole body; a non-200 throws. */
+export async function fetchBody(url: string): Promise<Buffer> {
+  const response = await fetch(url);
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${url}: ${body.toString("utf8", 0, 200)}`);
+  return body;
+}
 
 export interface BenchClient {
   /** GETs a URL and resolves with the whole body. */

@@ -7,7 +7,8 @@
 // (mcp-http-floor.mjs): the client's HTTP leg alone. One official client (@modelcontextprotocol/client) drives every
 // server; each group is measured interleaved in the same run. The HTTP rows are measured twice in the read group:
 // with the client's default fetch (undici) and with a keep-alive node:http fetch (node-http-fetch.ts), each beside
-// the do-nothing stand-in under the same fetch.
+// the do-nothing stand-in under the same fetch. Every group is timed as a client calls (harness.ts measureAsClient):
+// one call at a time, in turns, an untimed gap after each; the default fetch is the client the targets are read in.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -16,11 +17,17 @@ import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createControlPost, makeBenchDir, OPERATOR_TOKEN, spawnServer } from "./bridge.js";
-import { measureCpuInterleaved, measureInterleaved, type BenchResult, type Stats } from "./harness.js";
-import { firstLine, stopChild } from "./http.js";
+import {
+  describeClientMethod,
+  measureAsClient,
+  measureCpuInterleaved,
+  type BenchResult,
+  type Stats,
+} from "./harness.js";
+import { FETCH_CLIENT, firstLine, stopChild } from "./http.js";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 
-const READ_RUNS = 300;
+const READ_RUNS = 200;
 const READ_WARMUP = 20;
 const EDIT_RUNS = 100;
 const SHELL_RUNS = 100;
@@ -44,7 +51,7 @@ const FILESYSTEM_SERVER = path.join(
 const HTTP_FLOOR = path.join(REPO_ROOT, "scripts", "bench", "mcp-http-floor.mjs");
 const SOCKET_FLOOR = path.join(REPO_ROOT, "scripts", "bench", "mcp-socket-floor.mjs");
 
-/** measureInterleaved answers one Stats per function, in order. */
+/** measureAsClient answers one Stats per function, in order. */
 function three(stats: Stats[]): [Stats, Stats, Stats] {
   const [a, b, c] = stats;
   if (!a || !b || !c) throw new Error("expected three measurements");
@@ -204,7 +211,7 @@ export async function runMcpBench(): Promise<BenchResult> {
       if (body.ok !== true) throw new Error(`/r failed: ${JSON.stringify(body).slice(0, 300)}`);
     };
     const [readHttp, readStdio, readFs, readUrlGet, readFloor, readStdioFloor, readHttpNode, readFloorNode] = eight(
-      await measureInterleaved(READ_RUNS, READ_WARMUP, [
+      await measureAsClient(READ_RUNS, READ_WARMUP, [
         () => http.call("read", { path: "read.txt" }),
         () => stdio.call("read", { path: "read.txt" }),
         () => fsServer.call("read_text_file", { path: readFile }),
@@ -218,7 +225,7 @@ export async function runMcpBench(): Promise<BenchResult> {
 
     // ping, the one other method a client sends per call: the bridge against the same client's do-nothing floor.
     // A ping with an empty _meta is left to the SDK's exchange (server/mcp/direct-ping.ts): the path a plain one took before.
-    const [pingHttp, pingFloor, pingFs, pingSdk] = await measureInterleaved(READ_RUNS, READ_WARMUP, [
+    const [pingHttp, pingFloor, pingFs, pingSdk] = await measureAsClient(READ_RUNS, READ_WARMUP, [
       () => http.client.ping().then(() => undefined),
       () => floor.client.ping().then(() => undefined),
       () => fsServer.client.ping().then(() => undefined),
@@ -246,17 +253,26 @@ export async function runMcpBench(): Promise<BenchResult> {
     );
     chown();
     const [editHttp, editStdio, editFs] = three(
-      await measureInterleaved(EDIT_RUNS, SMALL_WARMUP, [editHttpFn, editStdioFn, editFsFn]),
+      await measureAsClient(EDIT_RUNS, SMALL_WARMUP, [editHttpFn, editStdioFn, editFsFn]),
     );
 
     const [shellFloor, shellHttp, shellStdio] = three(
-      await measureInterleaved(SHELL_RUNS, SMALL_WARMUP, [
+      await measureAsClient(SHELL_RUNS, SMALL_WARMUP, [
         () => http.call("read", { path: "read.txt" }),
         () => http.call("shell", { command: "echo bench" }),
         () => stdio.call("shell", { command: "echo bench" }),
       ]),
     );
 
+    const method = (order: string, runs: number, warmup: number) =>
+      describeClientMethod({
+        client:
+          "the official SDK client (@modelcontextprotocol/client) as used by default (its transport's default fetch, Node's global fetch)," +
+          ` the rows that say so with a keep-alive node:http fetch instead; \`/r\` by ${FETCH_CLIENT}`,
+        order,
+        runs,
+        warmup,
+      });
     const us = (value: number | undefined) => (value === undefined ? "n/a (no schedstat)" : `${value.toFixed(0)} µs`);
     const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
     const ratio = (s: Stats, base: Stats) => `${(s.p50 / base.p50).toFixed(2)}×`;
@@ -274,10 +290,15 @@ export async function runMcpBench(): Promise<BenchResult> {
       `over HTTP, and the same relay over its socket, against stand-ins that do no work and answer urlbridge's own result`,
       `bytes: each transport's leg alone. The HTTP rows and their floor are measured with the client's default fetch`,
       `(undici) and again with a keep-alive node:http fetch (its \`fetch\` option; scripts/bench/node-http-fetch.ts).`,
-      `Each group is interleaved call by call in the same run; ratios are p50 against the`,
+      `Each group is measured in turns, call by call, in the same run; ratios are p50 against the`,
       `filesystem server doing the same work (read_text_file, edit_file). \`shell\` has no twin there: its floor is`,
       `urlbridge's own MCP \`read\` over HTTP, measured interleaved with it. Every urlbridge call goes through the kernel`,
       `(containment, permissions, activity row); every edit is a journaled intent (fsync of file, folder and journal).`,
+      `The read group, timed as a client calls. ${method("urlbridge `read` over HTTP, over stdio, the filesystem server's `read_text_file`, `/r`, the HTTP stand-in, the stdio stand-in, `read` over HTTP with node:http and the stand-in with node:http", READ_RUNS, READ_WARMUP)}`,
+      `The ping group: the same, for urlbridge's \`ping\`, the stand-in's, the filesystem server's and urlbridge's through the SDK's exchange (${READ_RUNS} each after ${READ_WARMUP}).`,
+      `The edit group: urlbridge \`edit\` over HTTP, over stdio, the filesystem server's \`edit_file\` (${EDIT_RUNS} each after ${SMALL_WARMUP});` +
+        ` shell group: urlbridge \`read\` over HTTP, \`shell\` over HTTP, \`shell\` over stdio (${SHELL_RUNS} each after ${SMALL_WARMUP}).`,
+      "The targets are read in this method with the client's default fetch.",
       "",
       "| measurement | p50 ms | p99 ms | p50 ratio |",
       "|---|---|---|---|",
@@ -308,7 +329,7 @@ export async function runMcpBench(): Promise<BenchResult> {
         ` urlbridge's read is ${ratio(readHttp, readFloor)} of its floor over HTTP and ${ratio(readStdio, readStdioFloor)} over stdio.` +
         ` The bridge's own part over HTTP (p50 above the do-nothing floor under the same fetch): ${(readHttp.p50 - readFloor.p50).toFixed(2)} ms with the default fetch,` +
         ` ${(readHttpNode.p50 - readFloorNode.p50).toFixed(2)} ms with node:http; over stdio ${(readStdio.p50 - readStdioFloor.p50).toFixed(2)} ms.`,
-      `The bridge's main-thread CPU per \`read\` (schedstat, ${CPU_ROUNDS} interleaved rounds of ${CPU_BLOCK} calls each, after the read group):` +
+      `The bridge's main-thread CPU per \`read\` (schedstat, ${CPU_ROUNDS} interleaved rounds of ${CPU_BLOCK} calls each back to back, after the read group; CPU time, not latency, so no gap):` +
         ` HTTP with the default fetch ${us(cpuHttp)}, HTTP with node:http ${us(cpuHttpNode)}, the socket (stdio relay) ${us(cpuStdio)};` +
         ` the do-nothing HTTP stand-in's ${us(cpuFloor)}.`,
     ].join("\n");

@@ -1,7 +1,8 @@
 // Mutation benchmarks, each against a floor measured in the same run: a journaled /e of a 2 KiB file against a
 // durable edit done in this process (temp file, fsync, rename, directory fsync) and against the reference MCP
 // filesystem server's (non-durable) edit_file; /r latency alone and while another session's mutations run;
-// and the journal's other routes (/w new and replayed, a 50-file /a, /x) against a /t stat GET.
+// and the journal's other routes (/w new and replayed, a 50-file /a, /x) against a /t stat GET. Latency is timed as a
+// client calls (harness.ts measureAsClient): Node's global fetch, one call at a time, an untimed gap after each.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,26 +10,26 @@ import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode
 import { createControlPost, makeBenchDir, spawnServer } from "./bridge.js";
 import { writeFlipFile } from "./flip-file.js";
 import {
-  measure,
+  CLIENT_GAP_MS,
+  describeClientMethod,
+  measureAsClient,
   measureCpuInterleaved,
-  measureInterleaved,
-  percentile,
+  sampleAsClient,
+  statsOf,
   type BenchResult,
   type Stats,
 } from "./harness.js";
-import { createBenchClient, startEditFloorServer, stopChild } from "./http.js";
+import { createBenchClient, FETCH_CLIENT, fetchBody, startEditFloorServer, stopChild } from "./http.js";
 import { startFilesystemServer } from "./mcp-filesystem.js";
 
 const WARMUP = 20;
-const EDIT_RUNS = 300;
+const EDIT_RUNS = 200;
 const READ_ROUNDS = 5;
-const READ_RUNS_PER_ROUND = 300;
-const FLOOR_RUNS = 300;
-const NEW_INTENT_RUNS = 200;
-const REPLAY_RUNS = 300;
+const READ_RUNS_PER_ROUND = 100;
+/** /t, /w new, /w replayed and /x, in turns. */
+const ROUTE_RUNS = 150;
 const PATCH_RUNS = 20;
 const PATCH_FILES = 50;
-const TERMINAL_RUNS = 100;
 const FILE_BYTES = 2048;
 const CPU_ROUNDS = 10;
 const CPU_BLOCK = 50;
@@ -83,16 +84,6 @@ function durableEditFloor(file: string): (from: string, to: string) => void {
   };
 }
 
-function statsOf(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return {
-    n: sorted.length,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
-  };
-}
-
 export async function runMutationBench(): Promise<BenchResult> {
   const projectDir = makeBenchDir("project");
   fs.writeFileSync(path.join(projectDir, "floor.txt"), "floor\n");
@@ -116,7 +107,9 @@ export async function runMutationBench(): Promise<BenchResult> {
 
   const stateDir = makeBenchDir("state");
   const { child, urls } = spawnServer(stateDir, {});
-  const client = createBenchClient(4);
+  // The second client of the /e rows: a keep-alive node:http agent (createBenchClient), beside the primary fetch.
+  const client = createBenchClient(1);
+  const load = os.loadavg();
   const filesystem = await startFilesystemServer(projectDir);
   // Where the /e-vs-floor target sits: the in-process floor behind a bare node:http GET, with and without a journal's fsync.
   const httpFloor = await startEditFloorServer(path.join(projectDir, "edit-http.txt"), "plain");
@@ -136,47 +129,44 @@ export async function runMutationBench(): Promise<BenchResult> {
     };
     const bases = await basesOf();
     const other = await basesOf();
-    const get = async (target: string) => okBody((await client.get(target)).toString("utf8"));
+    const get = async (target: string) => okBody((await fetchBody(target)).toString("utf8"));
+    const getNodeHttp = async (target: string) => okBody((await client.get(target)).toString("utf8"));
 
-    // 1. A journaled /e against the durable-edit floor and the filesystem server's edit_file, interleaved.
-    const editGet = (base: string, file: string) => (from: string, to: string, n: number) =>
-      get(
-        url(
-          base,
-          "e",
-          [
-            ["path", file],
-            ["old", from],
-            ["run", n],
-          ],
-          to,
-        ),
+    // 1. A journaled /e against the durable-edit floor and the filesystem server's edit_file, in turns.
+    const editUrl = (base: string, file: string, from: string, to: string, n: number) =>
+      url(
+        base,
+        "e",
+        [
+          ["path", file],
+          ["old", from],
+          ["run", n],
+        ],
+        to,
       );
-    const editFetch = (from: string, to: string, n: number) =>
-      fetch(
-        url(
-          bases.m,
-          "e",
-          [
-            ["path", "edit-fetch.txt"],
-            ["old", from],
-            ["run", n],
-          ],
-          to,
-        ),
-      ).then(async (r) => okBody(await r.text()));
+    const editGet = (base: string, file: string) => (from: string, to: string, n: number) =>
+      get(editUrl(base, file, from, to, n));
+    const editNodeHttp = (from: string, to: string, n: number) =>
+      getNodeHttp(editUrl(bases.m, "edit.txt", from, to, n));
     const fsFile = path.join(projectDir, "edit-fs.txt");
     const floorGet = (base: string) => (from: string, to: string) =>
-      client.get(`${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
-    const [floorEdit, edit, editViaFetch, fsEdit, httpFloorEdit, journaledFloorEdit, syncFloorEdit] =
-      (await measureInterleaved(EDIT_RUNS, WARMUP, [
+      fetchBody(`${base}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+    const editOrder = [
+      "the in-process durable-edit floor",
+      "/e by fetch",
+      "the filesystem server's edit_file",
+      "/e by node:http",
+      "the three node:http edit floors (event-loop fsyncs, thread-pool fsyncs, with a journal record)",
+    ];
+    const [floorEdit, editViaFetch, fsEdit, edit, syncFloorEdit, httpFloorEdit, journaledFloorEdit] =
+      (await measureAsClient(EDIT_RUNS, WARMUP, [
         flipper(durableEditFloor(path.join(projectDir, "edit-floor.txt"))),
-        flipper(editGet(bases.m, "edit.txt")),
-        flipper(editFetch),
+        flipper(editGet(bases.m, "edit-fetch.txt")),
         flipper((from, to) => filesystem.call("edit_file", { path: fsFile, edits: [{ oldText: from, newText: to }] })),
+        flipper(editNodeHttp),
+        flipper(floorGet(syncFloor.url)),
         flipper(floorGet(httpFloor.url)),
         flipper(floorGet(journaledFloor.url)),
-        flipper(floorGet(syncFloor.url)),
       ])) as [Stats, Stats, Stats, Stats, Stats, Stats, Stats];
 
     // The bridge's main-thread (event loop) CPU per /e, and per /r for scale: what every other call waits behind.
@@ -186,22 +176,14 @@ export async function runMutationBench(): Promise<BenchResult> {
       { pid: child.pid!, fn: readOnce },
     ]);
 
-    // 2. /r of a 2 KiB file alone, and while another session edits in a loop, in alternating rounds.
-    const readUrl = url(bases.r, "r", [["path", "read.txt"]]);
-    for (let i = 0; i < WARMUP * 5; i++) await get(readUrl);
+    // 2. /r of a 2 KiB file alone, and while another session edits back to back (a load, not a client), in
+    // alternating rounds; the reads are timed as a client calls.
     const alone: number[] = [];
     const during: number[] = [];
     let mutationsDuring = 0;
-    const timeReads = async (into: number[]) => {
-      for (let i = 0; i < READ_RUNS_PER_ROUND; i++) {
-        const start = performance.now();
-        await get(readUrl);
-        into.push(performance.now() - start);
-      }
-    };
     const otherEdit = flipper(editGet(other.m, "edit-other.txt"));
     for (let round = 0; round < READ_ROUNDS; round++) {
-      await timeReads(alone);
+      alone.push(...(await sampleAsClient(READ_RUNS_PER_ROUND, round === 0 ? WARMUP : 0, [readOnce]))[0]!);
       let stop = false;
       const loop = (async () => {
         while (!stop) {
@@ -209,41 +191,43 @@ export async function runMutationBench(): Promise<BenchResult> {
           mutationsDuring++;
         }
       })();
-      await timeReads(during);
+      during.push(...(await sampleAsClient(READ_RUNS_PER_ROUND, 0, [readOnce]))[0]!);
       stop = true;
       await loop;
     }
     const readAlone = statsOf(alone);
     const readDuring = statsOf(during);
 
-    // 3. The journal's other routes against a /t stat GET of the same bridge.
-    const floor = await measure(FLOOR_RUNS, WARMUP, () => get(url(bases.r, "t", [["path", "floor.txt"]])));
+    // 3. The journal's other routes against a /t stat GET of the same bridge, in turns; the 50-file patch apart.
     let n = 0;
-    const fresh = await measure(NEW_INTENT_RUNS, WARMUP, () =>
-      get(url(bases.m, "w", [["path", `new/f${n++}.txt`]], "hello\n")),
-    );
     const replayUrl = url(bases.m, "w", [["path", "new/replayed.txt"]], "hello\n");
     await get(replayUrl);
-    const replayed = await measure(REPLAY_RUNS, WARMUP, () => get(replayUrl));
-    let round = 0;
-    const patch = await measure(PATCH_RUNS, 2, async () => {
-      const from = round++;
-      const lines = ["*** Begin Patch"];
-      for (let i = 0; i < PATCH_FILES; i++)
-        lines.push(`*** Update File: p${i}.txt`, "@@", ` file ${i}`, `-value ${from}`, `+value ${from + 1}`);
-      lines.push("*** End Patch");
-      const body = await get(url(bases.m, "a", [["wait", 1500]], lines.join("\n")));
-      if (body.state !== "succeeded")
-        throw new Error(`patch did not finish within wait: ${JSON.stringify(body).slice(0, 200)}`);
-    });
     let x = 0;
-    const terminal = await measure(TERMINAL_RUNS, 5, () => get(url(bases.m, "x", [["run", x++]], "echo hi")));
+    const [floor, fresh, replayed, terminal] = (await measureAsClient(ROUTE_RUNS, WARMUP, [
+      () => get(url(bases.r, "t", [["path", "floor.txt"]])),
+      () => get(url(bases.m, "w", [["path", `new/f${n++}.txt`]], "hello\n")),
+      () => get(replayUrl),
+      () => get(url(bases.m, "x", [["run", x++]], "echo hi")),
+    ])) as [Stats, Stats, Stats, Stats];
+    let round = 0;
+    const [patch] = (await measureAsClient(PATCH_RUNS, 2, [
+      async () => {
+        const from = round++;
+        const lines = ["*** Begin Patch"];
+        for (let i = 0; i < PATCH_FILES; i++)
+          lines.push(`*** Update File: p${i}.txt`, "@@", ` file ${i}`, `-value ${from}`, `+value ${from + 1}`);
+        lines.push("*** End Patch");
+        const body = await get(url(bases.m, "a", [["wait", 1500]], lines.join("\n")));
+        if (body.state !== "succeeded")
+          throw new Error(`patch did not finish within wait: ${JSON.stringify(body).slice(0, 200)}`);
+      },
+    ])) as [Stats];
 
     const ms = (s: Stats) => `${s.p50.toFixed(2)} | ${s.p99.toFixed(2)}`;
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
     const verdict = (value: number, target: number) =>
       value <= target ? `≤ ${target}× met` : `≤ ${target}× **missed**`;
-    const editRatio = edit.p50 / floorEdit.p50;
+    const editRatio = editViaFetch.p50 / floorEdit.p50;
     const fsRatio = editViaFetch.p50 / fsEdit.p50;
     const cpu = (us: number | undefined) => (us === undefined ? "n/a" : us.toFixed(0));
     const row = (name: string, s: Stats) => `| ${name} | ${ms(s)} | ${ratio(s.p50, floor.p50)} |`;
@@ -252,44 +236,53 @@ export async function runMutationBench(): Promise<BenchResult> {
       markdown: [
         "### Mutation journal",
         "",
-        `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version}.`,
+        `Measured ${new Date().toISOString().slice(0, 16)}Z on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, Node ${process.version};`,
+        `load average ${load.map((l) => l.toFixed(2)).join(" ")} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
         "The built server in its own process, a real SQLite state file and real files on the same disk; every journaled",
-        "mutation makes its admission, its outcome and its file durable before it answers. The /e rows are interleaved",
-        `call by call (n=${EDIT_RUNS} each): the durable-edit floor runs in the bench process itself (read, replace, temp file,`,
-        "write, fsync, rename, directory fsync); the filesystem server is @modelcontextprotocol/server-filesystem over",
-        "stdio through the official SDK client (it does not fsync). GETs use one keep-alive node:http client unless the row says fetch.",
+        "mutation makes its admission, its outcome and its file durable before it answers. The durable-edit floor runs in",
+        "the bench process itself (read, replace, temp file, write, fsync, rename, directory fsync); the filesystem server",
+        "is @modelcontextprotocol/server-filesystem over stdio through the official SDK client (it does not fsync).",
+        describeClientMethod({
+          client: `${FETCH_CLIENT}; the second /e row through a keep-alive node:http agent instead`,
+          order: editOrder.join(", "),
+          runs: EDIT_RUNS,
+          warmup: WARMUP,
+        }),
+        "The targets are read in this method, with fetch.",
         "",
         "| measurement | p50 ms | p99 ms | p50 ratio | target |",
         "|---|---|---|---|---|",
         `| durable-edit floor, 2 KiB file, in process | ${ms(floorEdit)} | 1.00× | |`,
-        `| journaled /e of a 2 KiB file | ${ms(edit)} | ${ratio(edit.p50, floorEdit.p50)} vs floor | ${verdict(editRatio, EDIT_VS_FLOOR_TARGET)} |`,
+        `| journaled /e of a 2 KiB file, fetch | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, floorEdit.p50)} vs floor | ${verdict(editRatio, EDIT_VS_FLOOR_TARGET)} |`,
         `| filesystem server \`edit_file\`, stdio, SDK client | ${ms(fsEdit)} | 1.00× | |`,
-        `| journaled /e of a 2 KiB file, Node fetch | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, fsEdit.p50)} vs filesystem | ${verdict(fsRatio, EDIT_VS_FILESYSTEM_TARGET)} |`,
-        `| (the keep-alive /e row against the filesystem server) | | | ${ratio(edit.p50, fsEdit.p50)} vs filesystem | ${verdict(edit.p50 / fsEdit.p50, EDIT_VS_FILESYSTEM_TARGET)} |`,
+        `| journaled /e of a 2 KiB file, fetch (the row above) | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, fsEdit.p50)} vs filesystem | ${verdict(fsRatio, EDIT_VS_FILESYSTEM_TARGET)} |`,
+        `| the same /e through a keep-alive node:http agent | ${ms(edit)} | ${ratio(edit.p50, fsEdit.p50)} vs filesystem | ${verdict(edit.p50 / fsEdit.p50, EDIT_VS_FILESYSTEM_TARGET)} |`,
         "",
-        "Where the floor target sits: the same durable edit behind a GET to a bare node:http server in its own process (no",
-        "routing, validation or database), with its fsyncs on the event loop as the floor's are (so every other request",
-        "would wait behind them), in the thread pool as issue 18 has the bridge do them, and the latter with one record",
-        "appended to a log file and fsynced beside the temp file's before the rename (the least a write-ahead journal",
-        "adds), interleaved in the same loop:",
+        "Where the floor target sits: the same durable edit behind a GET (fetch) to a bare node:http server in its own",
+        "process (no routing, validation or database), with its fsyncs on the event loop as the floor's are (so every other",
+        "request would wait behind them), in the thread pool as issue 18 has the bridge do them, and the latter with one",
+        "record appended to a log file and fsynced beside the temp file's before the rename (the least a write-ahead",
+        "journal adds), in the same turns:",
         "",
         "| measurement | p50 ms | p99 ms | p50 vs floor |",
         "|---|---|---|---|",
         `| bare node:http doing the durable edit per GET, fsyncs on the event loop | ${ms(syncFloorEdit)} | ${ratio(syncFloorEdit.p50, floorEdit.p50)} |`,
         `| the same, fsyncs in the thread pool | ${ms(httpFloorEdit)} | ${ratio(httpFloorEdit.p50, floorEdit.p50)} |`,
         `| the same with a journal record fsynced beside the temp file | ${ms(journaledFloorEdit)} | ${ratio(journaledFloorEdit.p50, floorEdit.p50)} |`,
-        `| journaled /e (as above) | ${ms(edit)} | ${ratio(edit.p50, floorEdit.p50)} |`,
+        `| journaled /e, fetch (as above) | ${ms(editViaFetch)} | ${ratio(editViaFetch.p50, floorEdit.p50)} |`,
         "",
-        `The bridge's event-loop CPU per call (/proc schedstat of its main thread, ${CPU_ROUNDS} × ${CPU_BLOCK} calls each, in turns): /e ${cpu(editCpu)} µs, /r of a 2 KiB file ${cpu(readCpu)} µs.`,
+        `The bridge's event-loop CPU per call (/proc schedstat of its main thread, ${CPU_ROUNDS} rounds of ${CPU_BLOCK} calls each back to back, in turns; CPU time, not latency, so no gap): /e ${cpu(editCpu)} µs, /r of a 2 KiB file ${cpu(readCpu)} µs.`,
         "",
-        `/r of a 2 KiB file alone and while a second session runs /e back to back (${READ_ROUNDS} alternating rounds of ${READ_RUNS_PER_ROUND} reads; ${mutationsDuring} edits landed during the reads):`,
+        `/r of a 2 KiB file alone and while a second session runs /e back to back (${READ_ROUNDS} alternating rounds of ${READ_RUNS_PER_ROUND} reads,`,
+        `timed as above with the ${CLIENT_GAP_MS} ms gap after each read; the other session's edits are a load with no gap; ${mutationsDuring} edits landed during the reads):`,
         "",
         "| measurement | p50 ms | p99 ms | p99 ratio |",
         "|---|---|---|---|",
         `| /r alone (n=${readAlone.n}) | ${ms(readAlone)} | 1.00× |`,
         `| /r during another session's mutations (n=${readDuring.n}) | ${ms(readDuring)} | ${ratio(readDuring.p99, readAlone.p99)} |`,
         "",
-        `The journal's other routes, against a /t stat GET of the same bridge (p50 ${floor.p50.toFixed(2)} ms):`,
+        `The journal's other routes, against a /t stat GET of the same bridge (p50 ${floor.p50.toFixed(2)} ms), timed as above: /t, /w new,`,
+        `/w replayed and /x in turns (${ROUTE_RUNS} each after ${WARMUP} warm-up rounds), the ${PATCH_FILES}-file patch on its own (${PATCH_RUNS} after 2):`,
         "",
         "| measurement | p50 ms | p99 ms | p50 vs /t |",
         "|---|---|---|---|",

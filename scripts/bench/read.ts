@@ -1,6 +1,7 @@
 // Read benchmarks: /r of a 2 KiB file, /r of three files and /g over a generated 5,000-file tree, each
 // beside its floor measured in the same run: for /r a bare node:http server and a Koa pass-through (the
-// data plane's shell) returning the same bytes, and for /g rg run directly with the flags /g uses.
+// data plane's shell) returning the same bytes, and for /g rg run directly with the flags /g uses. Latency is timed as
+// a client calls (harness.ts measureAsClient: Node's fetch, one call at a time, in turns, an untimed gap after each).
 import { spawn } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -13,24 +14,25 @@ import { compileSearchPattern } from "../../server/kernel/search/search-pattern.
 import { encodeUrlText } from "../../server/url-grammar/encode.js";
 import { makeBenchDir, startBenchBridge } from "./bridge.js";
 import {
+  describeClientMethod,
+  measureAsClient,
   measureCpuInterleaved,
-  measureInterleaved,
   measureThroughput,
   type BenchResult,
   type Stats,
   type Throughput,
 } from "./harness.js";
-import { createBenchClient, startFloorServer, type FloorServer } from "./http.js";
+import { FETCH_CLIENT, fetchBody, startFloorServer, type FloorServer } from "./http.js";
 import { GREP_NEEDLE, sourceText, writeGrepTree } from "./read-tree.js";
 
-const READ_RUNS = 1000;
-const READ_WARMUP = 1000;
+const READ_RUNS = 200;
+const READ_WARMUP = 20;
 const READ_CONCURRENCY = 4;
 const READ_THROUGHPUT_MS = 3000;
 /** CPU-per-call figures: rounds of CPU_BLOCK sequential calls per target, the targets taken in turns. */
-const CPU_ROUNDS = 40;
+const CPU_ROUNDS = 20;
 const CPU_BLOCK = 50;
-const GREP_RUNS = 60;
+const GREP_RUNS = 40;
 const GREP_WARMUP = 5;
 const GREP_CONCURRENCY = 2;
 const GREP_THROUGHPUT_MS = 5000;
@@ -59,7 +61,7 @@ interface CpuPerCall {
   stat: number | undefined;
 }
 
-/** One /r case against both floors, all four timed in one interleaved loop. */
+/** One /r case against both floors, all four timed in one loop, in turns. */
 interface ShellRow {
   name: string;
   ours: Stats;
@@ -86,7 +88,6 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
   for (const name of ["one.ts", "two.ts", "three.ts"])
     fs.writeFileSync(path.join(root, name), sourceText(name.length, 2048));
   const bridge = await startBenchBridge(root);
-  const client = createBenchClient(READ_CONCURRENCY);
   const rows: Row[] = [];
   const shell: ShellRow[] = [];
   let gateway: Stats | undefined;
@@ -96,7 +97,7 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
       ["/r of three 2 KiB files", `${bridge.bases.r}/r?path=one.ts&path=two.ts&path=three.ts`],
     ];
     for (const [name, target] of cases) {
-      const body = await client.get(target);
+      const body = await fetchBody(target);
       const parsed = JSON.parse(body.toString("utf8")) as { ok: boolean; allComplete?: boolean };
       if (!parsed.ok || !parsed.allComplete)
         throw new Error(`${name}: unexpected answer ${body.toString("utf8").slice(0, 200)}`);
@@ -107,23 +108,23 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
         const koaFloor = await startFloorServer(body, JSON_TYPE, "koa");
         floors.push(koaFloor);
         // Context for reading the ratio: what every gateway call costs (a stat of the same file, no content).
-        const stat = () => client.get(`${bridge.bases.r}/t?path=two-k.ts`);
-        const [ours, bare, koa, t] = (await measureInterleaved(READ_RUNS, READ_WARMUP, [
-          () => client.get(target),
-          () => client.get(floor.url),
-          () => client.get(koaFloor.url),
+        const stat = () => fetchBody(`${bridge.bases.r}/t?path=two-k.ts`);
+        const [ours, bare, koa, t] = (await measureAsClient(READ_RUNS, READ_WARMUP, [
+          () => fetchBody(target),
+          () => fetchBody(floor.url),
+          () => fetchBody(koaFloor.url),
           stat,
         ])) as [Stats, Stats, Stats, Stats];
         gateway ??= t;
         const [oursCpu, koaCpu, statCpu] = await measureCpuInterleaved(CPU_ROUNDS, CPU_BLOCK, [
-          { pid: bridge.pid, fn: () => client.get(target) },
-          { pid: koaFloor.pid, fn: () => client.get(koaFloor.url) },
+          { pid: bridge.pid, fn: () => fetchBody(target) },
+          { pid: koaFloor.pid, fn: () => fetchBody(koaFloor.url) },
           { pid: bridge.pid, fn: stat },
         ]);
         const cpu: CpuPerCall = { ours: oursCpu, koa: koaCpu, stat: statCpu };
-        const oursRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(target));
-        const floorRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(floor.url));
-        const koaRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => client.get(koaFloor.url));
+        const oursRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => fetchBody(target));
+        const floorRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => fetchBody(floor.url));
+        const koaRps = await measureThroughput(READ_CONCURRENCY, READ_THROUGHPUT_MS, () => fetchBody(koaFloor.url));
         const caseName = `${name} (${body.length} B response)`;
         rows.push({
           name: caseName,
@@ -140,7 +141,6 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
       }
     }
   } finally {
-    client.close();
     await bridge.close();
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -148,8 +148,8 @@ async function benchReads(): Promise<{ rows: Row[]; shell: ShellRow[]; gateway: 
   return { rows, shell, gateway };
 }
 
-const LARGE_READ_RUNS = 300;
-const LARGE_READ_WARMUP = 50;
+const LARGE_READ_RUNS = 200;
+const LARGE_READ_WARMUP = 20;
 /** A 60 KiB file: one GET by default since the page became 64 KiB (issue 34; three of 24 KiB before), one with max=. */
 const LARGE_READ_BYTES = 60 * 1024;
 const LARGE_READ_MAX = 64 * 1024;
@@ -167,36 +167,34 @@ async function benchLargeRead(): Promise<LargeRead> {
   const root = makeBenchDir("read-large");
   fs.writeFileSync(path.join(root, "sixty-k.ts"), sourceText(11, LARGE_READ_BYTES));
   const bridge = await startBenchBridge(root);
-  const client = createBenchClient(1);
   try {
     const first = `${bridge.bases.r}/r?path=sixty-k.ts`;
     const followed = async () => {
       let next: string | undefined = first;
       let pages = 0;
       while (next && pages < 10) {
-        next = (JSON.parse((await client.get(next)).toString("utf8")) as { next?: string }).next;
+        next = (JSON.parse((await fetchBody(next)).toString("utf8")) as { next?: string }).next;
         pages++;
       }
       return pages;
     };
     const pages = await followed();
     const wholeUrl = `${first}&max=${LARGE_READ_MAX}`;
-    const body = await client.get(wholeUrl);
+    const body = await fetchBody(wholeUrl);
     if ((JSON.parse(body.toString("utf8")) as { allComplete?: boolean }).allComplete !== true)
       throw new Error("/r with max= did not return the 60 KiB file whole");
     const floor = await startFloorServer(body, JSON_TYPE);
     try {
-      const [paged, whole, bare] = (await measureInterleaved(LARGE_READ_RUNS, LARGE_READ_WARMUP, [
+      const [paged, whole, bare] = (await measureAsClient(LARGE_READ_RUNS, LARGE_READ_WARMUP, [
         followed,
-        () => client.get(wholeUrl),
-        () => client.get(floor.url),
+        () => fetchBody(wholeUrl),
+        () => fetchBody(floor.url),
       ])) as [Stats, Stats, Stats];
       return { bytes: body.length, pages, paged, whole, floor: bare };
     } finally {
       await floor.close();
     }
   } finally {
-    client.close();
     await bridge.close();
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -207,7 +205,7 @@ function largeReadLines(large: LargeRead): string[] {
   return [
     "",
     `A 60 KiB file (issue 18, "reads that fit the reader"): followed page by page with the default ${MAX_READ_BYTES / 1024} KiB budget, against one GET with`,
-    `\`max=${LARGE_READ_MAX}\` and a bare node:http floor serving that one answer (${large.bytes} B), interleaved, n=${large.whole.n} each:`,
+    `\`max=${LARGE_READ_MAX}\` and a bare node:http floor serving that one answer (${large.bytes} B), in turns as above, n=${large.whole.n} each:`,
     "",
     "| case | p50 ms | p99 ms | p50 ratio to the floor |",
     "|---|---|---|---|",
@@ -221,10 +219,9 @@ async function benchGrep(rg: string): Promise<{ row: Row; tree: ReturnType<typeo
   const root = makeBenchDir("grep");
   const tree = writeGrepTree(root);
   const bridge = await startBenchBridge(root, { env: { URLBRIDGE_GREP_ENGINE: "rg" } });
-  const client = createBenchClient(GREP_CONCURRENCY);
   try {
     const target = `${bridge.bases.r}/g?raw=${encodeUrlText(GREP_NEEDLE)}`;
-    const answer = JSON.parse((await client.get(target)).toString("utf8")) as {
+    const answer = JSON.parse((await fetchBody(target)).toString("utf8")) as {
       ok: boolean;
       engine: string;
       matchedLines: number;
@@ -240,11 +237,11 @@ async function benchGrep(rg: string): Promise<{ row: Row; tree: ReturnType<typeo
       ".",
     ];
     const direct = () => runRipgrep(rg, args, root);
-    const [ours, floor] = (await measureInterleaved(GREP_RUNS, GREP_WARMUP, [() => client.get(target), direct])) as [
+    const [ours, floor] = (await measureAsClient(GREP_RUNS, GREP_WARMUP, [() => fetchBody(target), direct])) as [
       Stats,
       Stats,
     ];
-    const oursRps = await measureThroughput(GREP_CONCURRENCY, GREP_THROUGHPUT_MS, () => client.get(target));
+    const oursRps = await measureThroughput(GREP_CONCURRENCY, GREP_THROUGHPUT_MS, () => fetchBody(target));
     const floorRps = await measureThroughput(GREP_CONCURRENCY, GREP_THROUGHPUT_MS, direct);
     const row: Row = {
       name: `/g literal over ${tree.files} files (${tree.needleFiles} matching lines)`,
@@ -257,7 +254,6 @@ async function benchGrep(rg: string): Promise<{ row: Row; tree: ReturnType<typeo
     };
     return { row, tree };
   } finally {
-    client.close();
     await bridge.close();
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -285,7 +281,7 @@ function shellVerdict(single: ShellRow, gateway: Stats): string[] {
   const cpu =
     single.cpu.ours !== undefined && single.cpu.koa !== undefined && single.cpu.stat !== undefined
       ? [
-          `Main-thread CPU per call (schedstat, ${CPU_ROUNDS * CPU_BLOCK} calls each, interleaved in blocks of ${CPU_BLOCK}): /r ${micros(single.cpu.ours)} µs, /t ${micros(single.cpu.stat)} µs, the Koa floor ${micros(single.cpu.koa)} µs.`,
+          `Main-thread CPU per call (schedstat, ${CPU_ROUNDS * CPU_BLOCK} calls each, in turns of ${CPU_BLOCK} back to back: CPU time, not latency, so no gap): /r ${micros(single.cpu.ours)} µs, /t ${micros(single.cpu.stat)} µs, the Koa floor ${micros(single.cpu.koa)} µs.`,
         ]
       : [];
   if (ratio <= KOA_FLOOR_TARGET)
@@ -320,6 +316,7 @@ export async function runReadBench(): Promise<BenchResult> {
   const rg = await locateExecutable("rg");
   if (!rg) throw new Error("the read bench needs rg on PATH for the /g floor");
   const rgVersion = execFileSync(rg, ["--version"], { encoding: "utf8" }).split("\n")[0];
+  const load = os.loadavg();
   const { rows: reads, shell, gateway } = await benchReads();
   const large = await benchLargeRead();
   const { row: grep, tree } = await benchGrep(rg);
@@ -331,11 +328,11 @@ export async function runReadBench(): Promise<BenchResult> {
     markdown: [
       "### Read kernel",
       "",
-      `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}, ${rgVersion}. The bridge is the`,
+      `Measured ${new Date().toISOString().slice(0, 16)}Z on ${os.cpus().length} × ${cpu}, Node ${process.version}, ${rgVersion}. The bridge is the`,
       "built server (`node dist/server/main.js`, as `npm start` runs it) and every floor server runs in a process of its own too.",
-      `Latency: ${READ_RUNS} sequential requests for /r and ${GREP_RUNS} for /g on one keep-alive connection, each case`,
-      `interleaved request by request with its floors so machine load falls on all alike, after`,
-      `${READ_WARMUP} / ${GREP_WARMUP} unmeasured ones. Throughput: ${READ_CONCURRENCY} (/r) or ${GREP_CONCURRENCY} (/g) requests kept in flight`,
+      `Load average ${load.map((l) => l.toFixed(2)).join(" ")} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end.`,
+      `Latency: ${describeClientMethod({ client: FETCH_CLIENT, order: "each case with its floors (for /r: /r, the bare floor, the Koa floor, /t)", runs: READ_RUNS, warmup: READ_WARMUP })}`,
+      `/g: the same with ${GREP_RUNS} timed calls after ${GREP_WARMUP} warm-up rounds. Throughput (the req/s columns, no gap, the same client): ${READ_CONCURRENCY} (/r) or ${GREP_CONCURRENCY} (/g) requests kept in flight`,
       `for ${READ_THROUGHPUT_MS / 1000} / ${GREP_THROUGHPUT_MS / 1000} s. The /g tree is ${tree.files} generated source files (${(tree.bytes / 1024 / 1024).toFixed(1)} MiB) in 50 folders;`,
       "its floor spawns rg with the flags /g passes (--json, --sort=path, ignore rules) and reads all its output.",
       "",
@@ -343,7 +340,7 @@ export async function runReadBench(): Promise<BenchResult> {
       "|---|---|---|---|---|---|---|---|---|---|",
       ...rows.map(formatRow),
       "",
-      "Where the /r time goes, timed in the same interleaved loop as the 2 KiB case:",
+      "Where the /r time goes, timed in the same turns as the 2 KiB case:",
       "",
       `- /t (stat) of the same file through the bridge: p50 ${gateway.p50.toFixed(2)} ms: the per-call work every route pays`,
       `  (capability lookup, strict binding, path containment, a small JSON answer), ${(gateway.p50 / single.floor.p50).toFixed(2)}× the bare floor;`,
@@ -354,7 +351,7 @@ export async function runReadBench(): Promise<BenchResult> {
       "",
       "The data plane's Koa shell: the bridge's data-plane server is a Koa app whose one middleware hands `ctx.req`/`ctx.res`",
       "to the listener with `ctx.respond = false` (server/gateway/koa-shell.ts). Its floor is the bare floor's handler behind",
-      "the same one-middleware pass-through, same bytes, timed in the same interleaved loop as /r, the bare floor and /t.",
+      "the same one-middleware pass-through, same bytes, timed in the same turns as /r, the bare floor and /t.",
       `CPU µs/call: the serving process's main-thread (event loop) on-CPU time from /proc/<pid>/schedstat, over ${CPU_ROUNDS * CPU_BLOCK} sequential calls`,
       `of each target taken in turns of ${CPU_BLOCK} (/r, the Koa floor, /t), after the latency loop; GC helper and thread-pool threads are not counted.`,
       "",
