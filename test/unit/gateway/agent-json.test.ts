@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { serializeAgentJson } from "../../../server/gateway/respond.js";
 import { SessionState } from "../../../server/kernel/tool/session-state.js";
 import { RANGE_PART_BYTES } from "../../../server/url-grammar/range-replay.js";
+import { noteUtf8Sources } from "../../../server/text/utf8-json.js";
 
 const BASE = "http://127.0.0.1:1/v0/cap";
 const large = (text: string) => text.repeat(Math.ceil((2 * RANGE_PART_BYTES) / text.length));
@@ -32,5 +33,22 @@ describe("an agent's JSON answer as bytes", () => {
     expect(JSON.stringify(body).length).toBeLessThan(RANGE_PART_BYTES);
     const { bytes } = serializeAgentJson(new SessionState(), body, BASE);
     expect(bytes.subarray(0, 17).toString("utf8")).toBe('{"rangeFallback":');
+  });
+
+  it.each([
+    ["ASCII", "a log line\n"],
+    ["non-ASCII and escapes", 'größe "5" €\t😀\u2028\n'],
+  ])("writes a read's pages from their bytes as the very bytes of the JSON text: %s", (_, line) => {
+    for (const content of [line, large(line)]) {
+      const entry = { path: "/project/a.log", content, next: `${BASE}/r?path=a.log` };
+      const body = { ok: true, files: [entry] };
+      noteUtf8Sources(body, [{ holder: entry, key: "content", bytes: Buffer.from(content, "utf8") }]);
+      const { id, bytes } = serializeAgentJson(new SessionState(), body, BASE);
+      const fallback = { id, first: `${BASE}/z?id=${id}&part=0`, resume: `${BASE}/z?id=${id}&offset=` };
+      const json = JSON.stringify(body);
+      const expected =
+        json.length < RANGE_PART_BYTES ? json : `{"rangeFallback":${JSON.stringify(fallback)},${json.slice(1)}`;
+      expect(bytes.equals(Buffer.from(expected, "utf8"))).toBe(true);
+    }
   });
 });
