@@ -5,7 +5,7 @@
 // build's pages, parsed as JSON by the client as ours are (large.ts's two floors). Each build's pages' content is
 // checked against the file's bytes. Not a suite of `npm run bench`: a tool for an A/B of two builds (issue 34).
 //   npx tsx scripts/bench/through-ab.ts <rounds> <dist/server/main.js>...   (main's build and this checkout's:
-//   /work/main/dist/server/main.js dist/server/main.js)
+//   /work/main/dist/server/main.js dist/server/main.js; PROF=dir: each build runs with --cpu-prof into dir/<n>/)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,9 +30,10 @@ interface Build {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function startBuild(entry: string, projectDir: string): Promise<Build> {
+async function startBuild(entry: string, projectDir: string, n: number): Promise<Build> {
   const stateDir = makeBenchDir("through-ab-state");
-  const { child, urls } = spawnServer(stateDir, {}, [], path.resolve(entry));
+  const prof = process.env.PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.PROF, String(n))}`] : [];
+  const { child, urls } = spawnServer(stateDir, {}, prof, path.resolve(entry));
   const { control } = await urls;
   const api = createControlPost(control);
   const project = await api("/api/projects", {
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
   const floors: FloorServer[] = [];
   const load = os.loadavg();
   try {
-    for (const entry of entries) builds.push(await startBuild(entry, projectDir));
+    for (const [n, entry] of entries.entries()) builds.push(await startBuild(entry, projectDir, n));
     await sleep(SETTLE_MS);
     let pages = 0;
     for (const build of builds) {

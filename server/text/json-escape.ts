@@ -82,15 +82,26 @@ export function planJsonEscape(utf8: Buffer): JsonEscape | undefined {
     note(at + 3);
   }
   for (i += 4 * words; i < n; i++) note(i);
-  return { size: n + extra + 2, write: (out, at) => writeEscaped(utf8, positions, out, at) };
+  const size = n + extra + 2;
+  return { size, write: (out, at) => writeEscaped(utf8, positions, size, out, at) };
 }
 
-function writeEscaped(utf8: Buffer, positions: readonly number[], out: Buffer, start: number): number {
-  let at = start;
-  out[at++] = QUOTE;
+function writeEscaped(utf8: Buffer, positions: readonly number[], size: number, out: Buffer, start: number): number {
+  const n = utf8.length;
+  const end = start + size;
+  out[start] = QUOTE;
+  // The bytes go to the end of the string's room in one copy, then each run between escapes moves forward within
+  // `out` (a copy within one buffer costs less per run than a copy from another): a run is never written past
+  // the bytes still to move, since each lies behind its source by the escapes before it, no more.
+  const source = end - 1 - n;
+  utf8.copy(out, source);
+  let at = start + 1;
   let run = 0;
   for (const p of positions) {
-    if (p > run) at += utf8.copy(out, at, run, p);
+    if (p > run) {
+      out.copyWithin(at, source + run, source + p);
+      at += p - run;
+    }
     const b = utf8[p]!;
     out[at++] = BACKSLASH;
     const letter = SHORT[b]!;
@@ -104,7 +115,10 @@ function writeEscaped(utf8: Buffer, positions: readonly number[], out: Buffer, s
     }
     run = p + 1;
   }
-  if (run < utf8.length) at += utf8.copy(out, at, run, utf8.length);
+  if (run < n) {
+    out.copyWithin(at, source + run, source + n);
+    at += n - run;
+  }
   out[at++] = QUOTE;
   return at;
 }

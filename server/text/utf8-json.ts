@@ -11,15 +11,21 @@ export interface Utf8Source {
   bytes: Buffer;
 }
 
-const sourcesByResult = new WeakMap<object, readonly Utf8Source[]>();
+/**
+ * Where a result keeps its sources: a property no JSON writer or equality sees (a symbol, not enumerable), not a
+ * WeakMap, whose entries survived young-generation collections with each page's bytes (issue 34: a read-through
+ * paid more in garbage collection than the writer saved).
+ */
+const SOURCES = Symbol("urlbridge.utf8Sources");
 
 /** Says that each source's string in `result` was decoded from its bytes; the result must not change after. */
 export function noteUtf8Sources(result: object, sources: readonly Utf8Source[]): void {
-  if (sources.length > 0) sourcesByResult.set(result, sources);
+  if (sources.length > 0) Object.defineProperty(result, SOURCES, { value: sources, enumerable: false });
 }
 
+/** The result's sources; a copy of the result (a spread) has none. */
 export function utf8SourcesOf(result: object): readonly Utf8Source[] | undefined {
-  return sourcesByResult.get(result);
+  return (result as { [SOURCES]?: readonly Utf8Source[] })[SOURCES];
 }
 
 /**
