@@ -74,7 +74,7 @@ describe("JSON from UTF-8 bytes", () => {
     }
   });
 
-  it("plans sparse text itself and leaves text denser in escapes than one per 32 bytes to JSON.stringify", () => {
+  it("plans sparse text itself and leaves text denser in escapes than one per 20 bytes to JSON.stringify", () => {
     expect(planJsonEscape(Buffer.from(`${"x".repeat(79)}\n`.repeat(100)))).toBeDefined();
     expect(planJsonEscape(Buffer.from('\t"a"\n'.repeat(100)))).toBeUndefined();
   });
