@@ -54,12 +54,11 @@ const MIN_BYTES_PER_ESCAPE = 20;
  * The JSON string (quotes included) of the text `utf8` decodes to, as UTF-8 bytes: the same bytes as
  * Buffer.from(JSON.stringify(utf8.toString("utf8"))) when `utf8` is valid UTF-8 (the caller checks that). Valid
  * UTF-8 encodes no lone surrogate, the only characters from U+0020 up that JSON.stringify escapes besides `"` and
- * `\`, so every byte from 0x80 up is written as itself. Undefined when escapes are denser than one per
- * MIN_BYTES_PER_ESCAPE bytes.
+ * `\`, so every byte from 0x80 up is written as itself. Undefined when the bytes scanned so far are denser in
+ * escapes than one per `minBytesPerEscape` (0: never).
  */
-export function planJsonEscape(utf8: Buffer): JsonEscape | undefined {
+export function planJsonEscape(utf8: Buffer, minBytesPerEscape = MIN_BYTES_PER_ESCAPE): JsonEscape | undefined {
   const positions: number[] = [];
-  const most = Math.max(16, utf8.length / MIN_BYTES_PER_ESCAPE);
   let extra = 0;
   const note = (i: number) => {
     const e = EXTRA[utf8[i]!]!;
@@ -76,8 +75,10 @@ export function planJsonEscape(utf8: Buffer): JsonEscape | undefined {
   const view = new Uint32Array(utf8.buffer, utf8.byteOffset + i, words);
   for (let k = 0; k < words; k++) {
     if (needsEscape(view[k]!) === 0) continue;
-    if (positions.length > most) return undefined;
     const at = i + 4 * k;
+    // Denser so far than one escape per minBytesPerEscape bytes (with a little slack at the start): given up
+    // early, since the whole scan would be wasted.
+    if (positions.length > 16 + at / minBytesPerEscape) return undefined;
     note(at);
     note(at + 1);
     note(at + 2);

@@ -29,18 +29,17 @@ export function utf8SourcesOf(result: object): readonly Utf8Source[] | undefined
 }
 
 /**
- * The UTF-8 bytes of JSON.stringify(bytes.toString("utf8")), planned, or undefined when the bytes are not valid
- * UTF-8 (their decoding replaced some of them). Text dense in escapes is stringified as the bytes read as Latin-1:
- * JSON.stringify escapes only characters below U+0020, `"`, `\` and lone surrogates, which valid UTF-8 cannot
- * encode, so every byte from 0x80 up passes through unchanged, and escaping the bytes read as Latin-1 is
- * escaping the text.
+ * Bytes the noted strings of a result must hold together for their bytes to be written: below it, JSON.stringify
+ * of the whole answer costs as little (its text stays in V8's young generation; measured on 2-32 KiB reads).
+ */
+export const MIN_SPLICED_BYTES = 16 * 1024;
+
+/**
+ * The UTF-8 bytes of JSON.stringify(bytes.toString("utf8")), planned; undefined when the bytes are not valid UTF-8
+ * (their decoding replaced some of them) or are dense in escapes (json-escape.ts), which JSON.stringify serves.
  */
 export function jsonOfUtf8(bytes: Buffer): JsonEscape | undefined {
-  if (!isUtf8(bytes)) return undefined;
-  const plan = planJsonEscape(bytes);
-  if (plan !== undefined) return plan;
-  const json = JSON.stringify(bytes.toString("latin1"));
-  return { size: json.length, write: (out, at) => at + out.write(json, at, "latin1") };
+  return isUtf8(bytes) ? planJsonEscape(bytes) : undefined;
 }
 
 /** A JSON text in pieces: UTF-16 text to encode as UTF-8, and strings written from their bytes, in order. */
@@ -54,10 +53,14 @@ export interface JsonPieces {
 const MARK = `urlbridge-utf8-${randomBytes(12).toString("hex")}-`;
 
 /**
- * JSON.stringify(value) in pieces, each noted string written from its bytes. Undefined when a source's bytes are
- * not valid UTF-8 or its holder is not found in `value`: the caller then stringifies as usual.
+ * JSON.stringify(value) in pieces, each noted string written from its bytes. Undefined when that would not pay
+ * (the sources hold under MIN_SPLICED_BYTES, or one's bytes are dense in escapes) or cannot be done (a source's
+ * bytes are not valid UTF-8, its holder is not found in `value`): the caller then stringifies as usual.
  */
 export function stringifyUtf8Sources(value: object, sources: readonly Utf8Source[]): JsonPieces | undefined {
+  let held = 0;
+  for (const source of sources) held += source.bytes.length;
+  if (held < MIN_SPLICED_BYTES) return undefined;
   const marks = new Map<object, Map<string, number>>();
   const escaped: JsonEscape[] = [];
   for (const [i, source] of sources.entries()) {

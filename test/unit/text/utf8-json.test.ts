@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { planJsonEscape } from "../../../server/text/json-escape.js";
 import {
   jsonOfUtf8,
+  MIN_SPLICED_BYTES,
   noteUtf8Sources,
   stringifyUtf8Sources,
   utf8SourcesOf,
@@ -54,29 +55,35 @@ describe("JSON from UTF-8 bytes", () => {
   it("escapes every character below U+0080 as JSON.stringify does, alone and between others", () => {
     for (let c = 0; c < 0x80; c++) {
       for (const text of [String.fromCharCode(c), `ab${String.fromCharCode(c)}cdefgh`, `é${String.fromCharCode(c)}`]) {
-        expect(written(jsonOfUtf8(Buffer.from(text, "utf8"))!).toString("utf8")).toBe(JSON.stringify(text));
+        expect(written(planJsonEscape(Buffer.from(text, "utf8"), 0)!).toString("utf8")).toBe(JSON.stringify(text));
       }
     }
   });
 
   it.each([
-    ["sparse escapes (the byte-run path)", 0.01],
+    ["sparse escapes", 0.01],
     ["some escapes", 0.05],
-    ["dense escapes (left to JSON.stringify)", 0.5],
+    ["dense escapes", 0.5],
     ["nothing but escapes and non-ASCII", 1],
   ])("matches JSON.stringify over seeded texts with %s, at every alignment", (_, share) => {
     for (let seed = 1; seed <= 40; seed++) {
       const text = seededText(seed, 1 + ((seed * 997) % 3000), share);
       const expected = Buffer.from(JSON.stringify(text), "utf8");
       for (let shift = 0; shift < 4; shift++) {
-        expect(written(jsonOfUtf8(shifted(text, shift))!).equals(expected)).toBe(true);
+        const bytes = shifted(text, shift);
+        expect(written(planJsonEscape(bytes, 0)!).equals(expected)).toBe(true);
+        // As the writer calls it: planned only where escapes are sparse, and then exact.
+        const planned = jsonOfUtf8(bytes);
+        if (planned !== undefined) expect(written(planned).equals(expected)).toBe(true);
       }
     }
   });
 
-  it("plans sparse text itself and leaves text denser in escapes than one per 20 bytes to JSON.stringify", () => {
+  it("plans sparse text and gives up early on text denser in escapes than one per 20 bytes", () => {
     expect(planJsonEscape(Buffer.from(`${"x".repeat(79)}\n`.repeat(100)))).toBeDefined();
+    expect(planJsonEscape(Buffer.from(`${"x".repeat(18)}\n`.repeat(100)))).toBeDefined();
     expect(planJsonEscape(Buffer.from('\t"a"\n'.repeat(100)))).toBeUndefined();
+    expect(planJsonEscape(Buffer.from(`${"x".repeat(12)}\n`.repeat(100)))).toBeUndefined();
   });
 
   it.each([
@@ -89,13 +96,21 @@ describe("JSON from UTF-8 bytes", () => {
     expect(jsonOfUtf8(Buffer.from(bytes))).toBeUndefined();
   });
 
+  /** A page of `bytes` bytes or more with an escape every ~40 bytes, non-ASCII included. */
+  const page = (line: string, bytes: number) => line.repeat(Math.ceil(bytes / Buffer.byteLength(line)));
+
   it("writes a result's noted strings from their bytes, the rest as JSON.stringify does", () => {
-    const pages = ['first "page"\n€ 😀\n', "second\tpage\u2028\n"];
+    const pages = [
+      page('first "page" of € and 😀, of plain words, and of more plain words to keep escapes sparse\n', 20_000),
+      page("second\tpage\u2028 with more words, as many as a line of a log has\n", 9000),
+    ];
     const entries = pages.map((content) => ({ path: "/project/ü.txt", content, next: "http://x/r?path=a" }));
     const result = { ok: true, files: entries, notice: "größe" };
     const sources = entries.map((entry) => ({ holder: entry, key: "content", bytes: Buffer.from(entry.content) }));
     noteUtf8Sources(result, sources);
     expect(utf8SourcesOf(result)).toBe(sources);
+    expect(utf8SourcesOf({ ...result })).toBeUndefined();
+    expect(JSON.stringify(result)).not.toContain("utf8Sources");
     const pieces = stringifyUtf8Sources(result, sources)!;
     const expected = Buffer.from(JSON.stringify(result), "utf8");
     expect(pieces.size).toBe(expected.length);
@@ -104,13 +119,16 @@ describe("JSON from UTF-8 bytes", () => {
     expect(writeJsonPieces(pieces, head, 1).equals(Buffer.concat([head, expected.subarray(1)]))).toBe(true);
   });
 
+  const plain = page("plain words of a log line, then a newline\n", MIN_SPLICED_BYTES);
   it.each([
-    ["bytes that are not valid UTF-8", { holder: "entry", key: "content", bytes: Buffer.from([0xff]) }],
-    ["a holder the result does not hold", { holder: "other", key: "content", bytes: Buffer.from("x") }],
-    ["a key the holder has no string under", { holder: "entry", key: "missing", bytes: Buffer.from("x") }],
-  ])("leaves the whole result to JSON.stringify given %s", (_, source) => {
-    const entry = { content: "x" };
-    const holder = source.holder === "entry" ? entry : { content: "x" };
-    expect(stringifyUtf8Sources({ files: [entry] }, [{ ...source, holder }])).toBeUndefined();
+    ["strings under MIN_SPLICED_BYTES together", "entry", "content", Buffer.from("x".repeat(MIN_SPLICED_BYTES - 1))],
+    ["bytes dense in escapes", "entry", "content", Buffer.from('"a"\n'.repeat(MIN_SPLICED_BYTES))],
+    ["bytes that are not valid UTF-8", "entry", "content", Buffer.concat([Buffer.from(plain), Buffer.from([0xff])])],
+    ["a holder the result does not hold", "other", "content", Buffer.from(plain)],
+    ["a key the holder has no string under", "entry", "missing", Buffer.from(plain)],
+  ])("leaves the whole result to JSON.stringify given %s", (_, holderName, key, bytes) => {
+    const entry = { content: bytes.toString("utf8") };
+    const holder = holderName === "entry" ? entry : { content: entry.content };
+    expect(stringifyUtf8Sources({ files: [entry] }, [{ holder, key, bytes }])).toBeUndefined();
   });
 });
