@@ -6,6 +6,7 @@ import type { RunOutcome } from "../kernel/tool/runner.js";
 import { createActivityRecorder, redactParams, type CallRecord } from "../edge/activity-recorder.js";
 import type { UrlCall } from "./call-context.js";
 import { decodingNotice } from "../url-grammar/decoding-notice.js";
+import { utf8SourcesOf } from "../text/utf8-json.js";
 import { JSON_CONTENT_TYPE, sendBytes, serializeAgentJson } from "./respond.js";
 
 export type RecordCall = ReturnType<typeof createActivityRecorder>;
@@ -50,6 +51,7 @@ export function finishCall(
     state,
     decoding === undefined ? body : { ...body, decoding },
     call.baseUrl(call.auth.base),
+    utf8SourcesOf(body),
   );
   sendBytes(res, 200, JSON_CONTENT_TYPE, answer.bytes);
   // Bookkeeping after the bytes are on their way: it still runs before this process reads the

@@ -4,6 +4,7 @@ import type http from "node:http";
 import type { SessionState } from "../kernel/tool/session-state.js";
 import { RANGE_PART_BYTES } from "../url-grammar/range-replay.js";
 import { JSON_CONTENT_TYPE, sendBytes } from "../edge/http-answer.js";
+import { stringifyUtf8Sources, utf8SourcesOf, writeJsonPieces, type Utf8Source } from "../text/utf8-json.js";
 
 // The bytes-level answers both edges write live in edge/http-answer.ts; the gateway's modules keep this name.
 export {
@@ -17,20 +18,41 @@ export {
 
 /**
  * Serializes a JSON answer for the call's session: the fallback URL in front of a large body uses `baseUrl`,
- * the capability base the call arrived on. The bytes are what gets sent and what /z replays.
+ * the capability base the call arrived on. The bytes are what gets sent and what /z replays. `sources`: the
+ * body's strings decoded from UTF-8 bytes (a read's pages), written from their bytes.
  */
-export function serializeAgentJson(state: SessionState, body: object, baseUrl: string): { id: string; bytes: Buffer } {
+export function serializeAgentJson(
+  state: SessionState,
+  body: object,
+  baseUrl: string,
+  sources: readonly Utf8Source[] | undefined = utf8SourcesOf(body),
+): { id: string; bytes: Buffer } {
+  const spliced = sources === undefined ? undefined : stringifyUtf8Sources(body, sources);
+  if (spliced !== undefined) {
+    const id = state.snapshots.newId();
+    if (spliced.size <= RANGE_PART_BYTES) return { id, bytes: writeJsonPieces(spliced, EMPTY, 0) };
+    return { id, bytes: writeJsonPieces(spliced, fallbackHead(id, baseUrl), 1) };
+  }
   const json = JSON.stringify(body);
   const id = state.snapshots.newId();
   // A UTF-16 unit is 1-3 UTF-8 bytes: a short answer is within one range part without counting them.
   const size = 3 * json.length > RANGE_PART_BYTES ? Buffer.byteLength(json, "utf8") : json.length;
   if (json.length <= 2 || size <= RANGE_PART_BYTES) return { id, bytes: Buffer.from(json, "utf8") };
   // Splice the fallback in front of the already serialized body rather than serializing it twice.
-  // `resume` + the number of bytes the reader already holds continues from there instead of from part 0.
-  const fallback = `{"rangeFallback":${JSON.stringify({ id, first: `${baseUrl}/z?id=${id}&part=0`, resume: `${baseUrl}/z?id=${id}&offset=` })},`;
   // Spliced as bytes: a string spliced in front of a 128 KiB body is flattened again before encoding, which cost a
   // page of a large file ~0.25 ms more than encoding it (issue 34's read-through profile).
-  return { id, bytes: encodeText(json.slice(1), size - 1, Buffer.from(fallback, "utf8")) };
+  return { id, bytes: encodeText(json.slice(1), size - 1, fallbackHead(id, baseUrl)) };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The front of a body larger than one range part, up to the body's first member: `resume` + the number of bytes
+ * the reader already holds continues from there instead of from part 0.
+ */
+function fallbackHead(id: string, baseUrl: string): Buffer {
+  const fallback = { id, first: `${baseUrl}/z?id=${id}&part=0`, resume: `${baseUrl}/z?id=${id}&offset=` };
+  return Buffer.from(`{"rangeFallback":${JSON.stringify(fallback)},`, "utf8");
 }
 
 /**

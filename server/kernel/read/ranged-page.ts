@@ -112,8 +112,10 @@ export function buildRangedPage(
     const start = col === 1 ? 0 : offsetOfColumn(bytes, 0, bytes.length, col)!;
     let cut = utf8BoundaryAtOrBefore(bytes, start, start + allowance);
     if (cut === start) cut = nextCharacterEnd(bytes, start, bytes.length);
+    const part = bytes.subarray(start, cut);
     return {
-      content: bytes.subarray(start, cut).toString("utf8"),
+      content: part.toString("utf8"),
+      bytes: part,
       startLine: offset,
       startCol: col,
       endLine: offset,

@@ -30,6 +30,8 @@ export interface PageCursor {
 
 export interface TextPage {
   content: string;
+  /** The UTF-8 bytes content was decoded from (a view, not a copy). */
+  bytes: Buffer;
   startLine: number;
   /** Character column the first line starts at (1 unless continuing a split line). */
   startCol: number;
@@ -99,18 +101,22 @@ export function buildTextPage(utf8: Buffer, request: PageRequest, index: LineInd
   const { start, rangeEnd, lastLine, total } = locateRange(utf8, index, request);
   const { offset, limit, allowance } = request;
   const lineEnd = (line: number) => (line < total ? index.starts[line]! : index.length);
-  const page = (end: number, endLine: number, resume: PageCursor | undefined, splitLine?: number): TextPage => ({
-    content: utf8.subarray(start, end).toString("utf8"),
-    startLine: offset,
-    startCol: request.col,
-    endLine,
-    totalLines: total,
-    start,
-    end,
-    complete: resume === undefined,
-    resume,
-    splitLine,
-  });
+  const page = (end: number, endLine: number, resume: PageCursor | undefined, splitLine?: number): TextPage => {
+    const bytes = utf8.subarray(start, end);
+    return {
+      content: bytes.toString("utf8"),
+      bytes,
+      startLine: offset,
+      startCol: request.col,
+      endLine,
+      totalLines: total,
+      start,
+      end,
+      complete: resume === undefined,
+      resume,
+      splitLine,
+    };
+  };
   const remainingLimit = (line: number) => (limit === undefined ? undefined : limit - (line - offset));
 
   if (rangeEnd - start <= allowance) return page(rangeEnd, total === 0 ? 0 : lastLine, undefined);

@@ -1,6 +1,7 @@
 // A read (/r) answer assembled from its rendered pages: one entry per file (text, binary or image) or directory,
 // the complete/incomplete/unreturned path lists, the next URLs, and the coverage record of what was shown.
 import { MAX_IMAGE_BYTES } from "../limits.js";
+import { noteUtf8Sources, type Utf8Source } from "../../text/utf8-json.js";
 import { readCoverage } from "./read-coverage.js";
 import type {
   ReadBinaryEntry,
@@ -150,6 +151,7 @@ export function buildResult(
   const unreturned: string[] = [];
   const nexts: string[] = [];
   const continuations: PathRange[] = [];
+  const sources: Utf8Source[] = [];
   targets.forEach(({ target }, i) => {
     const out = rendered[i];
     if (target.kind === "failed") {
@@ -176,14 +178,16 @@ export function buildResult(
     }
     if ((target.kind === "text" || target.kind === "ranged") && out.kind === "text") {
       coverage.record(target.absolute, target.fingerprint, target.size, out.diskStart, out.diskEnd);
-      files.push(fileEntry(target, out, next));
+      const entry = fileEntry(target, out, next);
+      sources.push({ holder: entry, key: "content", bytes: out.page.bytes });
+      files.push(entry);
     } else if (target.kind === "directory" && out.kind === "directory") {
       files.push(directoryEntry(target, out, next));
     }
   });
   // A path read in two ranges is complete only when both are.
   for (const p of incomplete) complete.delete(p);
-  return {
+  const result: ReadOutput = {
     ok: true as const,
     requestedPaths,
     returnedPaths: [...returned],
@@ -204,4 +208,7 @@ export function buildResult(
     files,
     ...(failures.length > 0 ? { failures } : {}),
   };
+  // An edge that writes JSON may escape the pages' bytes rather than their decoded text (utf8-json.ts).
+  noteUtf8Sources(result, sources);
+  return result;
 }
