@@ -1,17 +1,20 @@
-// `npm run soak`: drives a bounded mixed load (reads, searches, journaled writes and their replays, terminal
-// commands) against the built bridge on loopback, then prints throughput, p50/p99 per kind, errors by kind,
-// double executions, and RSS, file descriptors and WAL size over time (docs/RELIABILITY.md).
+// `npm run soak`: drives a bounded mixed load (reads, searches, journaled writes and edits and their replays,
+// terminal commands; `--mix=read-write`: reads and journaled edits only) against the built bridge on loopback, then
+// prints throughput, p50/p99 per kind, the reads' p99 ÷ p50, errors by kind, lost and doubled changes, and RSS,
+// file descriptors and WAL size over time (docs/RELIABILITY.md).
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { percentile } from "../bench/harness.js";
 import { startFleet, type Fleet } from "./fleet.js";
-import { createLoad, type LoadTally, type OpKind } from "./load.js";
+import { createLoad, lostChanges, type LoadTally, type OpKind } from "./load.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
 import { startSampler, type Sample } from "./sampler.js";
 
 /** The journaled-write latency the reliability issue targets (p99, until the outcome is known). */
 const WRITE_P99_TARGET_MS = 3000;
+/** Issue 34: the reads' p99 within this many times their p50. */
+const READ_SPREAD_TARGET = 3;
 
 function kindTable(tally: LoadTally, seconds: number): string[] {
   const kinds = [...new Set(tally.records.map((r) => r.kind))].sort() as OpKind[];
@@ -76,7 +79,13 @@ function report(
   seconds: number,
   samples: Sample[],
   terminal: ReturnType<typeof terminalDoubles>,
+  lost: ReturnType<typeof lostChanges>,
 ): string {
+  const reads = tally.records
+    .filter((r) => r.kind === "read")
+    .map((r) => r.ms)
+    .sort((a, b) => a - b);
+  const spread = percentile(reads, 99) / percentile(reads, 50);
   const writes = tally.records
     .filter((r) => r.kind === "write")
     .map((r) => r.ms)
@@ -89,12 +98,14 @@ function report(
   const wal = drift(samples, (s) => s.walKiB);
   const errors = [...tally.errors].sort((a, b) => b[1] - a[1]);
   return [
-    `Soak: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}; ` +
+    `Soak: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
       `${tally.records.length} requests (${(tally.records.length / seconds).toFixed(0)}/s) on ${new Date().toISOString().slice(0, 10)}.`,
     "",
     ...kindTable(tally, seconds),
     "",
+    `- reads' p99 ÷ p50: ${spread.toFixed(2)}× (target ≤ ${READ_SPREAD_TARGET}×: ${spread <= READ_SPREAD_TARGET ? "met" : "not met"})`,
     `- transport errors and non-200 answers: ${transport}`,
+    `- lost changes: ${lost.lost} (files whose content is not what their last acknowledged write or edit left, of ${lost.checked} written)`,
     `- double executions: ${tally.doubleExecutions + terminal.doubles} (replays answered as new: ${tally.doubleExecutions}; terminal ids logged twice: ${terminal.doubles} of ${terminal.checked}; missing: ${terminal.missing})`,
     `- journaled write p99 until the outcome is known: ${writeP99.toFixed(0)} ms (target ≤ ${WRITE_P99_TARGET_MS} ms: ${writeP99 <= WRITE_P99_TARGET_MS ? "met" : "not met"}); writes that needed a /j poll after the default wait: ${tally.writesPolled}`,
     `- RSS after warm-up ${rss.early.toFixed(1)} MiB, at the end ${rss.late.toFixed(1)} MiB (${rss.flat ? "flat" : "growing"}); WAL ${wal.early.toFixed(0)} → ${wal.late.toFixed(0)} KiB (${wal.flat ? "flat" : "growing"})`,
@@ -128,15 +139,17 @@ function lineIndexOf(text: string, line: string, after: number): number {
 
 async function main(): Promise<void> {
   const options = parseSoakOptions(process.argv.slice(2));
-  const fleet = await startFleet(options.sessions);
+  const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.cpuProfDir)}`] : [];
+  const fleet = await startFleet(options.sessions, profile);
   try {
-    const load = createLoad(fleet.sessions, options.inflight, options.seed);
+    const load = createLoad(fleet.sessions, options.inflight, options.seed, options.mix);
     const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => load.tally.records.length);
     const started = performance.now();
     await load.run(options.durationS * 1000);
     const seconds = (performance.now() - started) / 1000;
     const samples = sampler.stop();
-    const markdown = report(options, load.tally, seconds, samples, terminalDoubles(fleet, load.tally));
+    const checks = [terminalDoubles(fleet, load.tally), lostChanges(load.tally)] as const;
+    const markdown = report(options, load.tally, seconds, samples, ...checks);
     process.stdout.write(`${markdown}\n`);
     if (options.writeTo) writeReport(path.resolve(options.writeTo), markdown);
   } finally {
