@@ -3,6 +3,7 @@
 // prints throughput, p50/p99 per kind, the reads' p99 ÷ p50, errors by kind, lost and doubled changes, and RSS,
 // file descriptors and WAL size over time (docs/RELIABILITY.md).
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { percentile } from "../bench/harness.js";
@@ -98,11 +99,12 @@ function report(
   const wal = drift(samples, (s) => s.walKiB);
   const errors = [...tally.errors].sort((a, b) => b[1] - a[1]);
   return [
-    `Soak: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
+    `Soak${options.bridgeEntry ? ` of ${options.bridgeEntry}` : ""}: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
       `${tally.records.length} requests (${(tally.records.length / seconds).toFixed(0)}/s) on ${new Date().toISOString().slice(0, 10)}.`,
     "",
     ...kindTable(tally, seconds),
     "",
+    `- load average ${loadAtStart.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end`,
     `- reads' p99 ÷ p50: ${spread.toFixed(2)}× (target ≤ ${READ_SPREAD_TARGET}×: ${spread <= READ_SPREAD_TARGET ? "met" : "not met"})`,
     `- transport errors and non-200 answers: ${transport}`,
     `- lost changes: ${lost.lost} (files whose content is not what their last acknowledged write or edit left, of ${lost.checked} written)`,
@@ -137,10 +139,12 @@ function lineIndexOf(text: string, line: string, after: number): number {
   return -1;
 }
 
+const loadAtStart = os.loadavg()[0]!;
+
 async function main(): Promise<void> {
   const options = parseSoakOptions(process.argv.slice(2));
   const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.cpuProfDir)}`] : [];
-  const fleet = await startFleet(options.sessions, profile);
+  const fleet = await startFleet(options.sessions, profile, options.bridgeEntry);
   try {
     const load = createLoad(fleet.sessions, options.inflight, options.seed, options.mix);
     const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => load.tally.records.length);

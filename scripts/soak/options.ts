@@ -1,6 +1,7 @@
 // `npm run soak -- --duration=300 --sessions=16 --inflight=200`: the soak run's options, bounded so that a typo
 // cannot start an unbounded load. Loopback only: the bridge is a child process on 127.0.0.1. `--mix=read-write`
-// runs issue 34's mix (reads and journaled edits only); `--cpu-prof=DIR` has the bridge write a CPU profile there.
+// runs issue 34's mix (reads and journaled edits only); `--cpu-prof=DIR` has the bridge write a CPU profile there;
+// `--bridge=PATH` runs another build's dist/server/main.js (an A/B against this checkout's build).
 import { MIXES, type MixName } from "./load.js";
 
 export interface SoakOptions {
@@ -18,6 +19,8 @@ export interface SoakOptions {
   mix: MixName;
   /** A folder the bridge writes its CPU profile into (node --cpu-prof), or undefined. */
   cpuProfDir: string | undefined;
+  /** Another build's dist/server/main.js to run instead of this checkout's (an A/B), or undefined. */
+  bridgeEntry: string | undefined;
 }
 
 const LIMITS = {
@@ -38,12 +41,13 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
     seed: 1,
     mix: "full",
     cpuProfDir: undefined,
+    bridgeEntry: undefined,
   };
   for (const arg of argv) {
     const m = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (!m)
       throw new Error(
-        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --mix=${Object.keys(MIXES).join("|")} --write=FILE --cpu-prof=DIR`,
+        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --mix=${Object.keys(MIXES).join("|")} --write=FILE --cpu-prof=DIR --bridge=MAIN_JS`,
       );
     const [, name, value] = m as unknown as [string, string, string];
     if (name === "write") {
@@ -52,6 +56,10 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
     }
     if (name === "cpu-prof") {
       options.cpuProfDir = value;
+      continue;
+    }
+    if (name === "bridge") {
+      options.bridgeEntry = value;
       continue;
     }
     if (name === "mix") {
