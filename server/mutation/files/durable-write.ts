@@ -1,10 +1,18 @@
 // The atomic write of server/sandbox/fd-ops.ts writeFileIn (temp file created O_EXCL|O_NOFOLLOW in the held
 // directory, filled, fsynced, renamed over the target there, the directory fsynced: the same calls in the same
-// order), with every one of those calls in the thread pool instead of on the event loop, and the rename held until
-// the journal says the intent is durable, so that wait overlaps the temp file's fsync instead of adding to it.
+// order), with the create, both fsyncs, the rename (and a large file's write) in the thread pool instead of on the
+// event loop, and the rename held until the journal says the intent is durable, so that wait overlaps the temp
+// file's fsync instead of adding to it.
 import fs from "node:fs";
 import { promisify } from "node:util";
-import { CREATE_FLAGS, discardTempFile, tempName, type WriteInOptions } from "../../sandbox/fd-ops.js";
+import {
+  CREATE_FLAGS,
+  discardTempFile,
+  fillTempFile,
+  setTempFileOwnerAndMode,
+  tempName,
+  type WriteInOptions,
+} from "../../sandbox/fd-ops.js";
 import { fdPath } from "../../sandbox/fd-walk.js";
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
@@ -25,10 +33,13 @@ export interface DurableWriteResult {
 }
 
 const openInPool = promisify(fs.open);
-const closeInPool = promisify(fs.close);
 const renameInPool = promisify(fs.rename);
-const fchownInPool = promisify(fs.fchown);
-const fchmodInPool = promisify(fs.fchmod);
+
+/**
+ * Contents above this are written to the temp file through the thread pool: a 10 MB write held the event loop ~3-7
+ * ms (issue 34); below it one trip costs more than the write.
+ */
+export const POOL_WRITE_BYTES = 256 * 1024;
 
 /** One write(2) in the thread pool; how many bytes it wrote. */
 function writeInPool(fd: number, bytes: Buffer, offset: number): Promise<number> {
@@ -39,20 +50,20 @@ function writeInPool(fd: number, bytes: Buffer, offset: number): Promise<number>
   );
 }
 
-/** fd-ops.ts fillTempFile's steps (write all, then owner, then mode: chown clears set-id bits), in the thread pool. */
+/** fillTempFile, with the bytes of a large file written through the thread pool. */
 async function fillTempFileInPool(fd: number, bytes: Buffer, options: WriteInOptions): Promise<void> {
+  if (bytes.length <= POOL_WRITE_BYTES) return fillTempFile(fd, bytes, options);
   let offset = 0;
   while (offset < bytes.length) offset += await writeInPool(fd, bytes, offset);
-  if (options.owner) await fchownInPool(fd, options.owner.uid, options.owner.gid);
-  if (options.mode !== undefined) await fchmodInPool(fd, options.mode);
+  setTempFileOwnerAndMode(fd, options);
 }
 
 /**
- * fd-ops.ts replaceThroughTempFile with its create, close and rename in the thread pool: each changes the file
- * system's metadata, which on ext4 waits for a journal commit that another thread's fsync started. Under 16 sessions
- * of journaled edits the temp file's create alone was the event loop's heaviest system call (issue 34: ~0.23 ms a
- * create against ~0.01 ms for a plain open), and every read waited behind it. On any failure the temp file is removed
- * and the error rethrown.
+ * fd-ops.ts replaceThroughTempFile with the temp file's create and its rename in the thread pool: both change the
+ * directory, which on ext4 waits for a journal commit another thread's fsync started. Under 16 sessions of journaled
+ * edits the create was the event loop's heaviest system call (issue 34: ~0.23 ms a create against ~0.01 ms for a
+ * plain open, 2.1 s of a 30 s soak), and every read waited behind it. On any failure the temp file is removed and
+ * the error rethrown.
  */
 async function replaceThroughTempFileInPool(
   dirFd: number,
@@ -65,7 +76,7 @@ async function replaceThroughTempFileInPool(
     try {
       await fill(fd);
     } finally {
-      await closeInPool(fd);
+      fs.closeSync(fd);
     }
     await renameInPool(fdPath(dirFd, temp), fdPath(dirFd, name));
   } catch (error) {
@@ -91,8 +102,8 @@ export async function syncDirectoryInPool(dirFd: number): Promise<void> {
 
 /**
  * Writes `name` in a held directory atomically: a reader (or a crash) sees the old bytes or the new, never half;
- * whatever `name` is now (even a symlink) is replaced, never followed. Every step is a thread-pool trip: the temp
- * file's fsync runs while `beforeRename` is awaited, the directory's fsync after the rename (awaited here unless
+ * whatever `name` is now (even a symlink) is replaced, never followed. Four thread-pool trips: the create, the temp
+ * file's fsync (while `beforeRename` is awaited), the rename, and the directory's fsync after it (awaited here unless
  * deferDirectorySync; the directory is reopened for it before this returns, so `dirFd` may close at once).
  */
 export async function writeFileDurably(
