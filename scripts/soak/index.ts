@@ -10,7 +10,7 @@ import { percentile } from "../bench/harness.js";
 import { startFleet, type Fleet } from "./fleet.js";
 import { createLoad, lostChanges, type LoadTally, type OpKind } from "./load.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
-import { startSampler, type Sample } from "./sampler.js";
+import { mainThreadTimes, startSampler, type Sample, type ThreadTimes } from "./sampler.js";
 
 /** The journaled-write latency the reliability issue targets (p99, until the outcome is known). */
 const WRITE_P99_TARGET_MS = 3000;
@@ -81,6 +81,7 @@ function report(
   samples: Sample[],
   terminal: ReturnType<typeof terminalDoubles>,
   lost: ReturnType<typeof lostChanges>,
+  thread: ThreadTimes | undefined,
 ): string {
   const reads = tally.records
     .filter((r) => r.kind === "read")
@@ -105,6 +106,10 @@ function report(
     ...kindTable(tally, seconds),
     "",
     `- load average ${loadAtStart.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end`,
+    thread
+      ? `- the bridge's event loop: ${(thread.cpuNs / 1000 / Math.max(1, tally.records.length)).toFixed(0)} µs on a core per request; ` +
+        `runnable but waiting for a core ${((thread.waitNs / 1e9 / seconds) * 100).toFixed(1)} % of the run (the machine's load, not the bridge's work)`
+      : "- the bridge's event loop: /proc/<pid>/schedstat unavailable",
     `- reads' p99 ÷ p50: ${spread.toFixed(2)}× (target ≤ ${READ_SPREAD_TARGET}×: ${spread <= READ_SPREAD_TARGET ? "met" : "not met"})`,
     `- transport errors and non-200 answers: ${transport}`,
     `- lost changes: ${lost.lost} (files whose content is not what their last acknowledged write or edit left, of ${lost.checked} written)`,
@@ -149,11 +154,15 @@ async function main(): Promise<void> {
     const load = createLoad(fleet.sessions, options.inflight, options.seed, options.mix);
     const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => load.tally.records.length);
     const started = performance.now();
+    const before = mainThreadTimes(fleet.pid);
     await load.run(options.durationS * 1000);
     const seconds = (performance.now() - started) / 1000;
+    const after = mainThreadTimes(fleet.pid);
+    const thread =
+      before && after ? { cpuNs: after.cpuNs - before.cpuNs, waitNs: after.waitNs - before.waitNs } : undefined;
     const samples = sampler.stop();
     const checks = [terminalDoubles(fleet, load.tally), lostChanges(load.tally)] as const;
-    const markdown = report(options, load.tally, seconds, samples, ...checks);
+    const markdown = report(options, load.tally, seconds, samples, ...checks, thread);
     process.stdout.write(`${markdown}\n`);
     if (options.writeTo) writeReport(path.resolve(options.writeTo), markdown);
   } finally {
