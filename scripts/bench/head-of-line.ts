@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { percentile, type Stats } from "./harness.js";
 import { firstLine, stopChild } from "./http.js";
+import { mainThreadTimes } from "../soak/sampler.js";
 
 const HEAVY_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "large-heavy.mjs");
 /** The untimed pause after each timed read. */
@@ -54,16 +55,28 @@ export interface HeadOfLine {
   beside: Stats;
   pages: number;
   edits: number;
+  /**
+   * The share of each phase the bridge's event loop was runnable but waiting for a core (/proc schedstat): the
+   * machine's load, which a p99 on a shared machine carries; undefined where schedstat is unavailable.
+   */
+  waitedForCore?: { alone: number; beside: number };
 }
 
 /** `otherR`'s 2 KiB small.txt read, HOL_READS times one at a time, alone and then beside the heavy session. */
-export async function measureHeadOfLine(heavy: { r: string; m: string }, otherR: string): Promise<HeadOfLine> {
+export async function measureHeadOfLine(
+  heavy: { r: string; m: string },
+  otherR: string,
+  bridgePid?: number,
+): Promise<HeadOfLine> {
   const target = `${otherR}/r?path=small.txt`;
   const readSmall = async () => {
     const body = (await (await fetch(target)).json()) as { ok?: unknown };
     if (body.ok !== true) throw new Error(`the other session's read failed: ${JSON.stringify(body).slice(0, 300)}`);
   };
+  let waits: number[] = [];
   const timedReads = async () => {
+    const from = bridgePid === undefined ? undefined : mainThreadTimes(bridgePid);
+    const started = performance.now();
     const samples: number[] = [];
     for (let i = 0; i < HOL_READS; i++) {
       const start = performance.now();
@@ -71,14 +84,21 @@ export async function measureHeadOfLine(heavy: { r: string; m: string }, otherR:
       samples.push(performance.now() - start);
       await sleep(HOL_GAP_MS);
     }
+    const to = bridgePid === undefined ? undefined : mainThreadTimes(bridgePid);
+    if (from && to) waits.push((to.waitNs - from.waitNs) / 1e6 / (performance.now() - started));
     return stats(samples);
   };
   for (let i = 0; i < WARMUP; i++) await readSmall();
+  waits = [];
   const alone = await timedReads();
   const session = await startHeavySession(heavy);
   const beside = await timedReads().catch(async (error: unknown) => {
     await session.stop().catch(() => undefined);
     throw error;
   });
-  return { alone, beside, ...(await session.stop()) };
+  const done = await session.stop();
+  const [waitAlone, waitBeside] = waits;
+  const waitedForCore =
+    waitAlone !== undefined && waitBeside !== undefined ? { alone: waitAlone, beside: waitBeside } : undefined;
+  return { alone, beside, ...done, ...(waitedForCore ? { waitedForCore } : {}) };
 }

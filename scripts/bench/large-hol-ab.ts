@@ -33,7 +33,7 @@ async function measureBuild(entry: string, projectDir: string): Promise<HeadOfLi
     const heavy = await bases();
     const other = await bases();
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    return await measureHeadOfLine(heavy, other.r);
+    return await measureHeadOfLine(heavy, other.r, child.pid);
   } finally {
     await stopChild(child);
     fs.rmSync(stateDir, { recursive: true, force: true });
@@ -60,7 +60,11 @@ async function main(): Promise<void> {
         process.stdout.write(
           `round ${round} ${label} (load ${load} -> ${os.loadavg()[0]!.toFixed(2)}): ${r.pages} pages, ${r.edits} edits; ` +
             `p50 ${f(r.beside.p50)} / ${f(r.alone.p50)} ms = ${f(r.beside.p50 / r.alone.p50)}x; ` +
-            `p99 ${f(r.beside.p99)} / ${f(r.alone.p99)} ms = ${f(r.beside.p99 / r.alone.p99)}x\n`,
+            `p99 ${f(r.beside.p99)} / ${f(r.alone.p99)} ms = ${f(r.beside.p99 / r.alone.p99)}x` +
+            (r.waitedForCore
+              ? `; loop waited for a core ${f(r.waitedForCore.alone * 100)} % alone, ${f(r.waitedForCore.beside * 100)} % beside`
+              : "") +
+            "\n",
         );
       }
   } finally {

@@ -76,6 +76,7 @@ export function writeLog(file: string, bytes: number): number {
 }
 
 const ms = (v: number) => v.toFixed(2);
+const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const verdict = (value: number, target: number) => (value <= target ? "met" : "**not met**");
 
@@ -157,7 +158,7 @@ export async function runLargeBench(): Promise<BenchResult> {
     }
 
     // 3. Head of line: another session's 2 KiB read alone, then while one session pages 16 MiB and edits 10 MB.
-    const hol = await measureHeadOfLine(pager, other.r);
+    const hol = await measureHeadOfLine(pager, other.r, child.pid);
     const { alone, beside } = hol;
 
     const throughStats = stats(through);
@@ -217,6 +218,9 @@ export async function runLargeBench(): Promise<BenchResult> {
       `client process (large-heavy.mjs), as another agent would, so the timed reads' client parses none of its pages;`,
       `the other session's ${HOL_READS} reads of 2 KiB, each followed by ${HOL_GAP_MS} ms, are timed alone and then beside it (before`,
       "2026-12-07 19:00 the heavy session ran in the timing client's own process).",
+      hol.waitedForCore
+        ? `The bridge's event loop was runnable but waiting for a core ${pct(hol.waitedForCore.alone)} of the time alone and ${pct(hol.waitedForCore.beside)} beside (/proc schedstat: the machine's load).`
+        : "",
       "",
       "| scenario | ours / floor | ratio | target | verdict |",
       "|---|---|---|---|---|",
