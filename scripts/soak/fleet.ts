@@ -38,10 +38,11 @@ function seedProject(root: string, index: number): void {
   }
 }
 
-export async function startFleet(sessions: number): Promise<Fleet> {
+/** The bridge and its sessions; `nodeArgs` go to the bridge's node (e.g. --cpu-prof), `entry` names another build. */
+export async function startFleet(sessions: number, nodeArgs: string[] = [], entry?: string): Promise<Fleet> {
   const stateDir = makeBenchDir("soak-state");
   const roots: string[] = [];
-  const { child, urls } = spawnServer(stateDir, {});
+  const { child, urls } = spawnServer(stateDir, {}, nodeArgs, entry === undefined ? undefined : path.resolve(entry));
   const close = async () => {
     await stopChild(child);
     for (const dir of [stateDir, ...roots]) fs.rmSync(dir, { recursive: true, force: true });

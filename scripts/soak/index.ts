@@ -1,17 +1,21 @@
-// `npm run soak`: drives a bounded mixed load (reads, searches, journaled writes and their replays, terminal
-// commands) against the built bridge on loopback, then prints throughput, p50/p99 per kind, errors by kind,
-// double executions, and RSS, file descriptors and WAL size over time (docs/RELIABILITY.md).
+// `npm run soak`: drives a bounded mixed load (reads, searches, journaled writes and edits and their replays,
+// terminal commands; `--mix=read-write`: reads and journaled edits only) against the built bridge on loopback, then
+// prints throughput, p50/p99 per kind, the reads' p99 ÷ p50, errors by kind, lost and doubled changes, and RSS,
+// file descriptors and WAL size over time (docs/RELIABILITY.md).
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { percentile } from "../bench/harness.js";
 import { startFleet, type Fleet } from "./fleet.js";
-import { createLoad, type LoadTally, type OpKind } from "./load.js";
+import { createLoad, lostChanges, type LoadTally, type OpKind } from "./load.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
-import { startSampler, type Sample } from "./sampler.js";
+import { mainThreadTimes, startSampler, type Sample, type ThreadTimes } from "./sampler.js";
 
 /** The journaled-write latency the reliability issue targets (p99, until the outcome is known). */
 const WRITE_P99_TARGET_MS = 3000;
+/** Issue 34: the reads' p99 within this many times their p50. */
+const READ_SPREAD_TARGET = 3;
 
 function kindTable(tally: LoadTally, seconds: number): string[] {
   const kinds = [...new Set(tally.records.map((r) => r.kind))].sort() as OpKind[];
@@ -76,7 +80,14 @@ function report(
   seconds: number,
   samples: Sample[],
   terminal: ReturnType<typeof terminalDoubles>,
+  lost: ReturnType<typeof lostChanges>,
+  thread: ThreadTimes | undefined,
 ): string {
+  const reads = tally.records
+    .filter((r) => r.kind === "read")
+    .map((r) => r.ms)
+    .sort((a, b) => a - b);
+  const spread = percentile(reads, 99) / percentile(reads, 50);
   const writes = tally.records
     .filter((r) => r.kind === "write")
     .map((r) => r.ms)
@@ -89,12 +100,19 @@ function report(
   const wal = drift(samples, (s) => s.walKiB);
   const errors = [...tally.errors].sort((a, b) => b[1] - a[1]);
   return [
-    `Soak: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}; ` +
+    `Soak${options.bridgeEntry ? ` of ${options.bridgeEntry}` : ""}: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
       `${tally.records.length} requests (${(tally.records.length / seconds).toFixed(0)}/s) on ${new Date().toISOString().slice(0, 10)}.`,
     "",
     ...kindTable(tally, seconds),
     "",
+    `- load average ${loadAtStart.toFixed(2)} at the start, ${os.loadavg()[0]!.toFixed(2)} at the end`,
+    thread
+      ? `- the bridge's event loop: ${(thread.cpuNs / 1000 / Math.max(1, tally.records.length)).toFixed(0)} µs on a core per request; ` +
+        `runnable but waiting for a core ${((thread.waitNs / 1e9 / seconds) * 100).toFixed(1)} % of the run (the machine's load, not the bridge's work)`
+      : "- the bridge's event loop: /proc/<pid>/schedstat unavailable",
+    `- reads' p99 ÷ p50: ${spread.toFixed(2)}× (target ≤ ${READ_SPREAD_TARGET}×: ${spread <= READ_SPREAD_TARGET ? "met" : "not met"})`,
     `- transport errors and non-200 answers: ${transport}`,
+    `- lost changes: ${lost.lost} (files whose content is not what their last acknowledged write or edit left, of ${lost.checked} written)`,
     `- double executions: ${tally.doubleExecutions + terminal.doubles} (replays answered as new: ${tally.doubleExecutions}; terminal ids logged twice: ${terminal.doubles} of ${terminal.checked}; missing: ${terminal.missing})`,
     `- journaled write p99 until the outcome is known: ${writeP99.toFixed(0)} ms (target ≤ ${WRITE_P99_TARGET_MS} ms: ${writeP99 <= WRITE_P99_TARGET_MS ? "met" : "not met"}); writes that needed a /j poll after the default wait: ${tally.writesPolled}`,
     `- RSS after warm-up ${rss.early.toFixed(1)} MiB, at the end ${rss.late.toFixed(1)} MiB (${rss.flat ? "flat" : "growing"}); WAL ${wal.early.toFixed(0)} → ${wal.late.toFixed(0)} KiB (${wal.flat ? "flat" : "growing"})`,
@@ -126,17 +144,25 @@ function lineIndexOf(text: string, line: string, after: number): number {
   return -1;
 }
 
+const loadAtStart = os.loadavg()[0]!;
+
 async function main(): Promise<void> {
   const options = parseSoakOptions(process.argv.slice(2));
-  const fleet = await startFleet(options.sessions);
+  const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.cpuProfDir)}`] : [];
+  const fleet = await startFleet(options.sessions, profile, options.bridgeEntry);
   try {
-    const load = createLoad(fleet.sessions, options.inflight, options.seed);
+    const load = createLoad(fleet.sessions, options.inflight, options.seed, options.mix);
     const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => load.tally.records.length);
     const started = performance.now();
+    const before = mainThreadTimes(fleet.pid);
     await load.run(options.durationS * 1000);
     const seconds = (performance.now() - started) / 1000;
+    const after = mainThreadTimes(fleet.pid);
+    const thread =
+      before && after ? { cpuNs: after.cpuNs - before.cpuNs, waitNs: after.waitNs - before.waitNs } : undefined;
     const samples = sampler.stop();
-    const markdown = report(options, load.tally, seconds, samples, terminalDoubles(fleet, load.tally));
+    const checks = [terminalDoubles(fleet, load.tally), lostChanges(load.tally)] as const;
+    const markdown = report(options, load.tally, seconds, samples, ...checks, thread);
     process.stdout.write(`${markdown}\n`);
     if (options.writeTo) writeReport(path.resolve(options.writeTo), markdown);
   } finally {

@@ -1,22 +1,41 @@
 // The soak's mixed load: every worker loops until the deadline, picking an operation by weight (reads, searches,
-// journaled writes and their hidden-retry replays, terminal commands), and records latency and outcome per kind.
+// journaled writes and edits and their hidden-retry replays, terminal commands), and records latency and outcome per
+// kind; afterwards every acknowledged write and edit is looked for on disk (lost) and every replay's answer checked
+// (doubled).
+import fs from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { SEED_FILES, type SoakSession } from "./fleet.js";
 
-export type OpKind = "read" | "grep" | "find" | "write" | "write-replay" | "terminal" | "terminal-replay";
+export type OpKind =
+  "read" | "grep" | "find" | "write" | "write-replay" | "edit" | "edit-replay" | "terminal" | "terminal-replay";
 
-/** Weights of each operation, out of 100. */
-const MIX: Array<[OpKind, number]> = [
-  ["read", 45],
-  ["grep", 12],
-  ["find", 5],
-  ["write", 25],
-  ["write-replay", 6],
-  ["terminal", 5],
-  ["terminal-replay", 2],
-];
+/**
+ * The operations' weights, out of 100. "full": reads, searches, journaled writes and terminal commands, with hidden
+ * retries. "read-write": issue 34's mix, reads and journaled edits only (a /w creating a file, a later /e changing
+ * it once, and hidden retries of both), so what the reads wait for is the journal, not a search or a spawn.
+ */
+export const MIXES = {
+  full: [
+    ["read", 45],
+    ["grep", 12],
+    ["find", 5],
+    ["write", 25],
+    ["write-replay", 6],
+    ["terminal", 5],
+    ["terminal-replay", 2],
+  ],
+  "read-write": [
+    ["read", 55],
+    ["write", 18],
+    ["edit", 17],
+    ["write-replay", 5],
+    ["edit-replay", 5],
+  ],
+} as const satisfies Record<string, ReadonlyArray<readonly [OpKind, number]>>;
+export type MixName = keyof typeof MIXES;
 
 /** A /j poll waits this long per request while a journaled write is still pending. */
 const POLL_WAIT_MS = 1500;
@@ -36,6 +55,8 @@ export interface LoadTally {
   doubleExecutions: number;
   /** Terminal ids each session ran (checked against the project's log file afterwards). */
   terminalIds: Map<number, string[]>;
+  /** What each acknowledged write or edit left on disk: absolute file -> its content (checked afterwards). */
+  expected: Map<string, string>;
 }
 
 function seeded(seed: number): () => number {
@@ -54,7 +75,22 @@ function url(base: string, route: string, params: Array<[string, string | number
   return `${base}/${route}${parts.length ? `?${parts.join("&")}` : ""}`;
 }
 
-export function createLoad(sessions: SoakSession[], inflight: number, seed: number) {
+/** Acknowledged writes and edits whose file does not hold what they left (lost), out of how many were checked. */
+export function lostChanges(tally: LoadTally): { checked: number; lost: number } {
+  let lost = 0;
+  for (const [file, content] of tally.expected) {
+    let now: string | undefined;
+    try {
+      now = fs.readFileSync(file, "utf8");
+    } catch {
+      now = undefined;
+    }
+    if (now !== content) lost += 1;
+  }
+  return { checked: tally.expected.size, lost };
+}
+
+export function createLoad(sessions: SoakSession[], inflight: number, seed: number, mix: MixName = "full") {
   const agent = new http.Agent({ keepAlive: true, maxSockets: inflight });
   const random = seeded(seed);
   const tally: LoadTally = {
@@ -63,8 +99,13 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
     writesPolled: 0,
     doubleExecutions: 0,
     terminalIds: new Map(),
+    expected: new Map(),
   };
+  const weights = MIXES[mix];
   const written: Array<{ session: SoakSession; url: string }> = [];
+  /** Files written and not yet edited, each edited at most once (so no two edits race for the same old text). */
+  const editable: Array<{ session: SoakSession; n: number }> = [];
+  const edited: Array<{ session: SoakSession; url: string }> = [];
   const ran: Array<{ session: SoakSession; url: string }> = [];
   let counter = 0;
 
@@ -125,7 +166,7 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
 
   function pick(): OpKind {
     let roll = random() * 100;
-    for (const [kind, weight] of MIX) {
+    for (const [kind, weight] of weights) {
       roll -= weight;
       if (roll < 0) return kind;
     }
@@ -136,6 +177,8 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
     const session = sessions[Math.floor(random() * sessions.length)]!;
     let kind = pick();
     if (kind === "write-replay" && written.length === 0) kind = "write";
+    if (kind === "edit" && editable.length === 0) kind = "write";
+    if (kind === "edit-replay" && edited.length === 0) kind = editable.length === 0 ? "write" : "edit";
     if (kind === "terminal-replay" && ran.length === 0) kind = "terminal";
     const started = performance.now();
     let body: Record<string, unknown> | undefined;
@@ -153,9 +196,34 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
         const n = counter++;
         const target = url(session.m, "w", [["path", `soak/w-${n}.txt`]], `write ${n}\n`);
         body = await settle(session, await get(target));
-        if (body?.ok) written.push({ session, url: target });
+        if (body?.ok) {
+          written.push({ session, url: target });
+          editable.push({ session, n });
+          tally.expected.set(path.join(session.root, "soak", `w-${n}.txt`), `write ${n}\n`);
+        }
         break;
       }
+      case "edit": {
+        const { session: owner, n } = editable.splice(Math.floor(random() * editable.length), 1)[0]!;
+        const target = url(
+          owner.m,
+          "e",
+          [
+            ["path", `soak/w-${n}.txt`],
+            ["old", `write ${n}`],
+          ],
+          `edit ${n}`,
+        );
+        body = await settle(owner, await get(target));
+        if (body?.ok) {
+          edited.push({ session: owner, url: target });
+          tally.expected.set(path.join(owner.root, "soak", `w-${n}.txt`), `edit ${n}\n`);
+        }
+        break;
+      }
+      case "edit-replay":
+        body = await replayOneOf(edited);
+        break;
       case "write-replay":
         body = await replayOneOf(written);
         break;

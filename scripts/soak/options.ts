@@ -1,5 +1,8 @@
 // `npm run soak -- --duration=300 --sessions=16 --inflight=200`: the soak run's options, bounded so that a typo
-// cannot start an unbounded load. Loopback only: the bridge is a child process on 127.0.0.1.
+// cannot start an unbounded load. Loopback only: the bridge is a child process on 127.0.0.1. `--mix=read-write`
+// runs issue 34's mix (reads and journaled edits only); `--cpu-prof=DIR` has the bridge write a CPU profile there;
+// `--bridge=PATH` runs another build's dist/server/main.js (an A/B against this checkout's build).
+import { MIXES, type MixName } from "./load.js";
 
 export interface SoakOptions {
   /** Seconds of load (after set-up). */
@@ -12,6 +15,12 @@ export interface SoakOptions {
   /** Markdown file whose <!-- soak:start --> / <!-- soak:end --> block gets the report, or undefined. */
   writeTo: string | undefined;
   seed: number;
+  /** Which weights the load uses (load.ts MIXES). */
+  mix: MixName;
+  /** A folder the bridge writes its CPU profile into (node --cpu-prof), or undefined. */
+  cpuProfDir: string | undefined;
+  /** Another build's dist/server/main.js to run instead of this checkout's (an A/B), or undefined. */
+  bridgeEntry: string | undefined;
 }
 
 const LIMITS = {
@@ -30,16 +39,33 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
     sampleS: 10,
     writeTo: undefined,
     seed: 1,
+    mix: "full",
+    cpuProfDir: undefined,
+    bridgeEntry: undefined,
   };
   for (const arg of argv) {
     const m = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (!m)
       throw new Error(
-        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --write=FILE`,
+        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --mix=${Object.keys(MIXES).join("|")} --write=FILE --cpu-prof=DIR --bridge=MAIN_JS`,
       );
     const [, name, value] = m as unknown as [string, string, string];
     if (name === "write") {
       options.writeTo = value;
+      continue;
+    }
+    if (name === "cpu-prof") {
+      options.cpuProfDir = value;
+      continue;
+    }
+    if (name === "bridge") {
+      options.bridgeEntry = value;
+      continue;
+    }
+    if (name === "mix") {
+      if (!Object.hasOwn(MIXES, value))
+        throw new Error(`--mix must be one of ${Object.keys(MIXES).join(", ")}, got ${value}`);
+      options.mix = value as MixName;
       continue;
     }
     const key = (

@@ -53,3 +53,18 @@ export function startSampler(pid: number, stateDir: string, everyMs: number, req
     },
   };
 }
+
+/** The bridge's main thread (its event loop) from /proc/<pid>/schedstat: time on a core, time runnable but waiting. */
+export interface ThreadTimes {
+  cpuNs: number;
+  waitNs: number;
+}
+
+export function mainThreadTimes(pid: number): ThreadTimes | undefined {
+  try {
+    const [cpu, wait] = fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ").map(Number);
+    return Number.isFinite(cpu) && Number.isFinite(wait) ? { cpuNs: cpu!, waitNs: wait! } : undefined;
+  } catch {
+    return undefined;
+  }
+}
