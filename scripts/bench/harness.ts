@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import { seededRandom } from "../../test/helpers/seeded-random.js";
 
 export interface Stats {
   n: number;
@@ -106,18 +107,6 @@ export const CLIENT_GAP_MS = gapFromEnvironment();
 
 /** The seed of sampleAsClient's turn orders: a run's orders are the same every time it runs. */
 const TURN_SEED = 34;
-
-/** mulberry32: a small seeded generator of numbers in [0, 1), enough to shuffle turns reproducibly. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The indexes 0..n-1 in an order drawn from `random` (Fisher-Yates). */
 function shuffledIndexes(n: number, random: () => number): number[] {
