@@ -7,7 +7,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { percentile, type Stats } from "./harness.js";
+import { statsOf, type Stats } from "./harness.js";
 import { firstLine, stopChild } from "./http.js";
 import { mainThreadTimes } from "../soak/sampler.js";
 
@@ -16,12 +16,6 @@ const HEAVY_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "la
 export const HOL_GAP_MS = 20;
 export const HOL_READS = 300;
 const WARMUP = 10;
-
-export function stats(samples: number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
-  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean };
-}
 
 export interface HeavySession {
   /** Tells the heavy session to stop and resolves with what it did. */
@@ -86,7 +80,7 @@ export async function measureHeadOfLine(
     }
     const to = bridgePid === undefined ? undefined : mainThreadTimes(bridgePid);
     if (from && to) waits.push((to.waitNs - from.waitNs) / 1e6 / (performance.now() - started));
-    return stats(samples);
+    return statsOf(samples);
   };
   for (let i = 0; i < WARMUP; i++) await readSmall();
   waits = [];

@@ -10,8 +10,8 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { createControlPost, giveToAgent, makeBenchDir, spawnServer } from "./bridge.js";
-import { type BenchResult, type Stats } from "./harness.js";
-import { HOL_GAP_MS, HOL_READS, measureHeadOfLine, stats } from "./head-of-line.js";
+import { statsOf, type BenchResult, type Stats } from "./harness.js";
+import { HOL_GAP_MS, HOL_READS, measureHeadOfLine } from "./head-of-line.js";
 import { startFloorServer, stopChild } from "./http.js";
 
 const KiB = 1024;
@@ -51,7 +51,7 @@ async function interleaved(runs: number, fns: Array<() => Promise<unknown>>): Pr
       samples[k]!.push(performance.now() - start);
       await sleep(GAP_MS);
     }
-  return samples.map(stats);
+  return samples.map(statsOf);
 }
 
 /** A text file of `bytes` bytes in 80-byte numbered lines, written in chunks; its line count. */
@@ -161,9 +161,9 @@ export async function runLargeBench(): Promise<BenchResult> {
     const hol = await measureHeadOfLine(pager, other.r, child.pid);
     const { alone, beside } = hol;
 
-    const throughStats = stats(through);
-    const bareStats = stats(bare);
-    const bareJsonStats = stats(bareJson);
+    const throughStats = statsOf(through);
+    const bareStats = statsOf(bare);
+    const bareJsonStats = statsOf(bareJson);
     const rows = [
       [
         "128 KiB page mid 16 MiB ÷ from 256 KiB (p50)",
