@@ -4,13 +4,10 @@
 // event loop, and the rename held until the journal says the intent is durable, so that wait overlaps the temp
 // file's fsync instead of adding to it.
 import fs from "node:fs";
-import { promisify } from "node:util";
 import {
-  CREATE_FLAGS,
-  discardTempFile,
   fillTempFile,
+  replaceThroughTempFileInPool,
   setTempFileOwnerAndMode,
-  tempName,
   type WriteInOptions,
 } from "../../sandbox/fd-ops.js";
 import { fdPath } from "../../sandbox/fd-walk.js";
@@ -31,9 +28,6 @@ export interface DurableWriteResult {
   /** Settles when the directory's fsync has: the rename survives power loss once it resolves. */
   directorySynced: Promise<void>;
 }
-
-const openInPool = promisify(fs.open);
-const renameInPool = promisify(fs.rename);
 
 /**
  * Contents above this are written to the temp file through the thread pool: a 10 MB write held the event loop ~3-7
@@ -56,33 +50,6 @@ async function fillTempFileInPool(fd: number, bytes: Buffer, options: WriteInOpt
   let offset = 0;
   while (offset < bytes.length) offset += await writeInPool(fd, bytes, offset);
   setTempFileOwnerAndMode(fd, options);
-}
-
-/**
- * fd-ops.ts replaceThroughTempFile with the temp file's create and its rename in the thread pool: both change the
- * directory, which on ext4 waits for a journal commit another thread's fsync started. Under 16 sessions of journaled
- * edits the create was the event loop's heaviest system call (issue 34: ~0.23 ms a create against ~0.01 ms for a
- * plain open, 2.1 s of a 30 s soak), and every read waited behind it. On any failure the temp file is removed and
- * the error rethrown.
- */
-async function replaceThroughTempFileInPool(
-  dirFd: number,
-  name: string,
-  fill: (fd: number) => Promise<void>,
-): Promise<void> {
-  const temp = tempName(name);
-  const fd = await openInPool(fdPath(dirFd, temp), CREATE_FLAGS, 0o666);
-  try {
-    try {
-      await fill(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    await renameInPool(fdPath(dirFd, temp), fdPath(dirFd, name));
-  } catch (error) {
-    discardTempFile(dirFd, temp);
-    throw error;
-  }
 }
 
 /** fsyncs a descriptor in the thread pool. */
