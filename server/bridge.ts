@@ -391,6 +391,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
       await mutation.journal.drain(SHUTDOWN_DRAIN_MS);
       mutation.checkpoints?.close();
       store.close();
+      await store.closed();
     },
   };
 }

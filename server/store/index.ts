@@ -84,6 +84,8 @@ export function createStore(
       if (journalDb !== db) journalDb.close();
       db.close();
     },
+    /** Resolves once nothing of this store has the state file open any more (openStore adds its worker). */
+    closed: (): Promise<void> => Promise.resolve(),
   };
   return store;
 }
@@ -113,10 +115,14 @@ export function openStore(stateDir: string, options: OpenStoreOptions = {}): Sto
     options.onCheckpointFallBack,
   );
   const close = store.close;
+  let workerExited: Promise<void> = Promise.resolve();
   return Object.assign(store, {
     close: () => {
-      checkpointer.close();
+      workerExited = checkpointer.close();
       close();
     },
+    // The worker may still be starting when the bridge closes, and would open the state file after the rest of
+    // the store let go of it: whoever removes or moves the state directory waits for this.
+    closed: () => workerExited,
   });
 }

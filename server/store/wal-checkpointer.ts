@@ -10,6 +10,8 @@ import type { Db } from "./database.js";
 export const WAL_CHECKPOINT_INTERVAL_MS = 250;
 /** SQLite's own auto-checkpoint, in pages: what the connections go back to should the worker fail. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
+/** How long close waits for the worker's last checkpoint before it stops the thread outright. */
+const CLOSE_BOUND_MS = 5_000;
 
 /** A worker program to start (kernel/worker/worker-entry.ts gives one). */
 export interface CheckpointWorkerEntry {
@@ -20,8 +22,11 @@ export interface CheckpointWorkerEntry {
 export interface WalCheckpointer {
   /** Checkpoints now (tests; the worker also does every interval). */
   nudge(): void;
-  /** Stops the worker; it checkpoints once more and closes its connection. */
-  close(): void;
+  /**
+   * Stops the worker: it checkpoints once more and closes its connection. Resolves once the worker has exited, so
+   * nothing opens or writes the state file afterwards (a worker still starting up opens it when it gets there).
+   */
+  close(): Promise<void>;
   /** True while the worker runs and the connections leave checkpoints to it. */
   running(): boolean;
 }
@@ -40,6 +45,7 @@ export function startWalCheckpointer(
     workerData: { ...entry.workerData, file, intervalMs: WAL_CHECKPOINT_INTERVAL_MS },
   });
   worker.unref();
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   let alive = true;
   const setAuto = (pages: number) => {
     for (const db of connections) if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
@@ -57,10 +63,15 @@ export function startWalCheckpointer(
     nudge: () => {
       if (alive) worker.postMessage("checkpoint");
     },
-    close: () => {
-      if (!alive) return;
-      alive = false;
-      worker.postMessage("close");
+    close: async () => {
+      if (alive) {
+        alive = false;
+        worker.postMessage("close");
+      }
+      const bound = setTimeout(() => void worker.terminate(), CLOSE_BOUND_MS);
+      bound.unref();
+      await exited;
+      clearTimeout(bound);
     },
     running: () => alive,
   };

@@ -15,11 +15,23 @@ const ENTRY = workerEntry(pathToFileURL(path.join(STORE_DIR, "index.ts")).href, 
 const MiB = 1024 * 1024;
 
 const stores: Store[] = [];
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
+afterEach(async () => {
+  for (const s of stores.splice(0)) {
+    s.close();
+    await s.closed();
+  }
 });
 
 const autocheckpoint = (store: Store) => store.db.pragma("wal_autocheckpoint", { simple: true }) as number;
+/** How many of this process's file descriptors are open on files under dir (Linux). */
+const openFilesUnder = (dir: string) =>
+  fs.readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir + path.sep);
+    } catch {
+      return false;
+    }
+  }).length;
 const until = async (done: () => boolean) => {
   while (!done()) await new Promise((r) => setTimeout(r, 20));
 };
@@ -60,8 +72,28 @@ describe("WAL checkpoints in a worker thread", () => {
       onCheckpointFallBack: (reason) => reasons.push(reason),
     });
     store.close();
-    await new Promise((r) => setTimeout(r, 200));
+    await store.closed();
     expect(reasons).toEqual([]);
+  });
+
+  it("has let go of the state file once closed, whether the worker was running or still starting", async () => {
+    // Before closed() waited for the worker, a bridge closed early had its worker open the state file (creating its
+    // -wal and -shm) while the tests removed the directory: ENOTEMPTY. Counted by this process's open files.
+    const running = makeTempDir("checkpoint-close-running");
+    const store = openStore(running, { checkpointWorker: ENTRY });
+    await until(() => openFilesUnder(running) > 3 * 3);
+    store.close();
+    await store.closed();
+    expect(openFilesUnder(running)).toBe(0);
+
+    const starting = makeTempDir("checkpoint-close-starting");
+    const early = openStore(starting, { checkpointWorker: ENTRY });
+    early.close();
+    await early.closed();
+    for (let look = 0; look < 10; look += 1) {
+      expect(openFilesUnder(starting)).toBe(0);
+      await new Promise((r) => setTimeout(r, 30));
+    }
   });
 
   it("keeps SQLite's own checkpoints without a worker", () => {
