@@ -2,11 +2,13 @@
 // 10 MB file `n` times (each a new version; one call at a time, the bench's 20 ms gap after each) or reads a 16 MiB file through by
 // 128 KiB pages `n` times; prints the heaviest functions by self time and the loop's longest holds. Not a suite of
 // `npm run bench`: a tool for finding the next cut.
-//   npx tsx scripts/bench/large-profile.ts <edits|through|both> [n]   (both: paging 16 MiB while editing n times)   (TOP=n rows, NOPROF=1: no profiler, KEEP=file)
+//   npx tsx scripts/bench/large-profile.ts <edits|through|both> [n]   (both: paging 16 MiB while editing n times)   (TOP=n rows, NOPROF=1: no profiler, KEEP=file,
+//   GC=1: the bridge's main-thread garbage collections by kind and its peak ArrayBuffer memory, large-gc-observer.cjs)
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { createControlPost, giveToAgent, makeBenchDir, spawnServer } from "./bridge.js";
 import { loopHolds, summariseProfile } from "./cpu-profile.js";
 import { stopChild } from "./http.js";
@@ -17,6 +19,7 @@ type Mode = (typeof MODES)[number];
 const TOP = Number(process.env.TOP ?? 30);
 const GAP_MS = 20;
 const PAGE = 128 * 1024;
+const GC_OBSERVER = fileURLToPath(new URL("large-gc-observer.cjs", import.meta.url));
 const INCLUSIVE = ["record", "sealAhead", "writeFileDurably", "fillTempFile", "commitSingleFile", "readPage"];
 
 /** Edits ten.log `n` times, each a new version (none already in the review record), `gapMs` after each. */
@@ -51,11 +54,11 @@ async function main(): Promise<void> {
   giveToAgent(projectDir);
   const stateDir = makeBenchDir("large-profile-state");
   const profDir = makeBenchDir("large-profile-cpu");
-  const { child, urls } = spawnServer(
-    stateDir,
-    {},
-    process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`],
-  );
+  const gcLog = process.env.GC ? path.join(profDir, "gc.json") : undefined;
+  const { child, urls } = spawnServer(stateDir, gcLog ? { LARGE_GC_LOG: gcLog } : {}, [
+    ...(process.env.NOPROF ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`]),
+    ...(gcLog ? ["--require", GC_OBSERVER] : []),
+  ]);
   try {
     const { control } = await urls;
     const api = createControlPost(control);
@@ -111,6 +114,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${mode}: ${n} in ${elapsed.toFixed(0)} ms (client included, gaps included)\n`);
   } finally {
     await stopChild(child);
+    if (gcLog && fs.existsSync(gcLog)) process.stdout.write(`main-thread GC: ${fs.readFileSync(gcLog, "utf8")}\n`);
     const file = fs.readdirSync(profDir).find((name) => name.endsWith(".cpuprofile"));
     if (file && process.env.KEEP) fs.copyFileSync(path.join(profDir, file), process.env.KEEP);
     if (file) {
