@@ -14,7 +14,7 @@ import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry, type Permissions } from "./control/registry.js";
 import { createWorktreeSessions } from "./control/worktrees/worktree-sessions.js";
 import { isToolEnabled, mutationEnabled } from "./kernel/tool/permissions.js";
-import { listedSpecs, MCP_TOOL_SPECS } from "./mcp/server.js";
+import { listedSpecs, MCP_TOOL_SPECS } from "./mcp/tool-listing.js";
 import { pluginSpecs, pluginToolName } from "./mcp/tools/plugins.js";
 import { createActivityRecorder } from "./edge/activity-recorder.js";
 import { createOperatorReview } from "./edge/operator-review.js";
