@@ -2,7 +2,7 @@
 // first 200 from /api/health on an existing state dir, the CPU the process spent by then (all its threads and the
 // main thread alone, from /proc/<pid>/task/*/schedstat), then one `/r` of a 2 KiB file sent as soon as health
 // answered (a new connection, as an agent's first call after a restart would come) and its time and CPU. Builds
-// are named `label=path/to/dist/server/main.js`; `floor` is a bare node:http server started by `node -e`.
+// are named `label=path/to/dist/server/main.js[,--node-option...]`; `floor` is a bare node:http server started by `node -e`.
 //   npx tsx scripts/bench/startup-ab.ts [--rounds 15] main=/work/main/dist/server/main.js this=dist/server/main.js
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -26,6 +26,8 @@ interface Build {
   label: string;
   /** The entry to run, or undefined for the floor. */
   entry: string | undefined;
+  /** Node options before the entry (`label=entry,--flag,...`). */
+  nodeArgs: string[];
   stateDir: string;
   projectDir: string;
   controlPort: number;
@@ -71,7 +73,7 @@ function get(url: string): Promise<{ status: number; body: string }> {
 }
 
 function spawnBuild(build: Build): ChildProcess {
-  const args = build.entry ? [build.entry] : ["-e", FLOOR_SOURCE];
+  const args = build.entry ? [...build.nodeArgs, build.entry] : ["-e", FLOOR_SOURCE];
   return spawn(process.execPath, args, {
     env: {
       ...process.env,
@@ -164,11 +166,13 @@ async function main(): Promise<void> {
   if (specs.length === 0) specs.push("main=/work/main/dist/server/main.js", "this=dist/server/main.js", "floor");
   const builds: Build[] = [];
   for (const spec of specs) {
-    const [label, entry] = spec.split("=") as [string, string | undefined];
+    const [label, rest] = spec.split(/=(.*)/s) as [string, string | undefined];
+    const [entry, ...nodeArgs] = rest?.split(",") ?? [];
     if (entry && !fs.existsSync(entry)) throw new Error(`${entry} is missing`);
     builds.push({
       label,
       entry: entry && path.resolve(entry),
+      nodeArgs,
       stateDir: makeBenchDir(`ab-state-${label}`),
       projectDir: makeBenchDir(`ab-project-${label}`),
       controlPort: await freePort(),
