@@ -14,7 +14,7 @@ import { operatorCommand } from "./cli/invocation.js";
 import { createRegistry, type Permissions } from "./control/registry.js";
 import { createWorktreeSessions } from "./control/worktrees/worktree-sessions.js";
 import { isToolEnabled, mutationEnabled } from "./kernel/tool/permissions.js";
-import { listedSpecs, MCP_TOOL_SPECS } from "./mcp/server.js";
+import { listedSpecs, MCP_TOOL_SPECS } from "./mcp/tool-listing.js";
 import { pluginSpecs, pluginToolName } from "./mcp/tools/plugins.js";
 import { createActivityRecorder } from "./edge/activity-recorder.js";
 import { createOperatorReview } from "./edge/operator-review.js";
@@ -273,6 +273,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     );
   }
 
+  // Read once (package.json) for the three edges that report it.
+  const version = packageVersion();
   // One tool runner for every transport and for plugins: the URL data plane and /k now, MCP next.
   const kernel = createToolKernel({ log, mutation });
   // Unknown capabilities are counted and held alike on the data plane and the MCP socket (one tally, one log line).
@@ -291,7 +293,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     unknownTokens,
     agentFallback: config.agentFallback,
     ...(options.mcpCallBoundMs !== undefined ? { mcpCallBoundMs: options.mcpCallBoundMs } : {}),
-    version: packageVersion(),
+    version,
   });
   const controlApp = createControlPlaneApp({
     inAppliance: reachContext.inAppliance,
@@ -300,7 +302,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     registry,
     publicOrigin,
     plugins,
-    version: packageVersion(),
+    version,
     buildId: buildId(),
     credential,
     showTokenCommand,
@@ -345,7 +347,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     authenticate: createAuthenticator(store),
     unknownTokens,
     ...(options.mcpCallBoundMs !== undefined ? { callBoundMs: options.mcpCallBoundMs } : {}),
-    version: packageVersion(),
+    version,
   });
   const dataUrl = `http://${hostForUrl(config.data.host)}:${dataAddr.port}`;
   const controlUrl = `http://${hostForUrl(config.control.host)}:${control.port}`;
@@ -355,7 +357,8 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     config.spawnCloudflared && !config.tunnelMetrics ? await startCloudflaredQuickTunnel({ dataUrl, log }) : undefined;
   if (cloudflared) publicOrigin.useMetrics(cloudflared.metricsUrl);
   publicOrigin.start();
-  // The MCP edge's first-use work (schema conversions, the HTTP leg's modules), in the background: mcp/warm.ts.
+  // The MCP edge's first-use work (the SDK, schema conversions, the HTTP leg), in the background once the first
+  // answers are out (MCP_WARM_DELAY_MS after listening): mcp/warm.ts.
   const mcpWarm = warmMcp({ tools, plugins, log }, shutdown.signal);
   log.info(`control plane on ${controlUrl} (operator UI and /api; listening on ${controlAddresses.join(", ")})`);
   log.info(dataPlaneLine(dataUrl, config, reachContext));

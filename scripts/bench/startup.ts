@@ -24,7 +24,7 @@ const FILL_FILES = 40;
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const SERVER_ENTRY = path.join(REPO_ROOT, "dist", "server", "main.js");
 /** The floor: Node starting a bare server that answers every request (what any Node server pays to start). */
-const FLOOR_SOURCE = `require("node:http").createServer((q, s) => s.end("{}")).listen(Number(process.env.URLBRIDGE_CONTROL_PORT), "127.0.0.1")`;
+export const FLOOR_SOURCE = `require("node:http").createServer((q, s) => s.end("{}")).listen(Number(process.env.URLBRIDGE_CONTROL_PORT), "127.0.0.1")`;
 /** Counts what the process loads: ES modules through a load hook, CommonJS ones from the require cache at exit. */
 const COUNT_HOOKS = `import fs from "node:fs";
 export async function load(url, context, next) { fs.appendFileSync(process.env.URLBRIDGE_BENCH_MODULES, url + "\\n"); return next(url, context); }`;
@@ -34,7 +34,7 @@ const countPreload = (
 register(${JSON.stringify(`file://${hooks}`)});
 process.on("exit", () => { const cache = createRequire(import.meta.url).cache; fs.appendFileSync(process.env.URLBRIDGE_BENCH_MODULES, Object.keys(cache).map((f) => "file://" + f + "\\n").join("")); });`;
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = http.createServer();
     server.once("error", reject);
@@ -45,7 +45,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function probe(port: number): Promise<number> {
+/** One GET /api/health on a new connection: its status, or 0 when nothing answered. */
+export function probe(port: number): Promise<number> {
   return new Promise((resolve) => {
     const req = http.get({ host: "127.0.0.1", port, path: "/api/health", agent: false }, (res) => {
       res.resume();

@@ -2,11 +2,12 @@
 // auth (bearer or login cookie) and the same-origin rule; errors are {error:{code,message}} with a 4xx.
 import fs from "node:fs";
 import path from "node:path";
+import type { RouterContext, default as Router } from "@koa/router";
 import Koa from "koa";
 import type { Logger } from "../log.js";
 import { isStoreUnavailable, sqliteCode } from "../store/health.js";
 import type { AgentLimitsStatus, SandboxReport } from "./api-types.js";
-import { createApiRouter, type ApiOptions } from "./api.js";
+import type { ApiOptions } from "./api.js";
 import { createAuthBackoff } from "./auth-backoff.js";
 import { createAuthRouter, PUBLIC_API_PATHS } from "./auth-routes.js";
 import { CONTROL_ERROR_STATUS, ControlError, ControlErrorCode, controlErrorBody, controlMessage } from "./errors.js";
@@ -41,7 +42,7 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  const api = createApiRouter(options);
+  const api = lazyApiRouter(options);
   const sessions = createLoginSessions(options.store.loginSessions, options.credential.loginBinding);
   const backoff = createAuthBackoff();
   const auth = createAuthRouter({
@@ -120,10 +121,32 @@ export function createControlPlaneApp(options: ControlPlaneOptions): Koa {
   });
 
   app.use(auth.routes());
-  app.use(api.routes());
-  app.use(api.allowedMethods({ throw: false }));
+  app.use(api);
   app.use(serveWeb(options.webRoot));
   return app;
+}
+
+/**
+ * The operator API's routes (and allowed methods), their module and what only it imports loaded and built on the
+ * first request that reaches them: a start's first answer is the health probe's, which needs none of it (issue 34
+ * item 7). The same two middlewares in the same order as when they were built at start-up.
+ */
+function lazyApiRouter(options: ApiOptions) {
+  let loading:
+    Promise<{ routes: ReturnType<Router["routes"]>; allowed: ReturnType<Router["allowedMethods"]> }> | undefined;
+  return async function operatorApi(ctx: RouterContext, next: Koa.Next) {
+    loading ??= import("./api.js").then(({ createApiRouter }) => {
+      const router = createApiRouter(options);
+      return { routes: router.routes(), allowed: router.allowedMethods({ throw: false }) };
+    });
+    const api = await loading.catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    await api.routes(ctx, async () => {
+      await api.allowed(ctx, next);
+    });
+  };
 }
 
 const MIME: Record<string, string> = {

@@ -63,7 +63,7 @@ export interface RegistryOptions {
    * what the agent can call (issue 32); a plugin that is not set up offers none.
    */
   pluginTools?: () => Array<{ name: string; enabled: (permissions: Permissions) => boolean }>;
-  /** The MCP tool names a session with these permissions (and a worktree or not) is offered (mcp/server.ts listedSpecs). */
+  /** The MCP tool names a session with these permissions (and a worktree or not) is offered (mcp/tool-listing.ts listedSpecs). */
   mcpTools?: (permissions: Permissions, worktreeSession: boolean) => string[];
   publicOrigin: () => string;
   /** Who can reach a URL on that origin (server/tunnel/reachability.ts). */

@@ -6,7 +6,6 @@ import { z } from "zod";
 import type { CallRecord } from "../edge/activity-recorder.js";
 import type { Logger } from "../log.js";
 import type { AnyToolDefinition } from "../kernel/tool/definition.js";
-import { isToolListed } from "../kernel/tool/permissions.js";
 import type { MaybePromise, ToolKernel } from "../tool/run-tool.js";
 import type { SessionStates } from "../kernel/tool/session-state.js";
 import { agentActionField, errorCodeField, wireOutputOf } from "../mutation/journal/envelope.js";
@@ -16,17 +15,9 @@ import { publishedAnnotations, publishedInput } from "./listed-tool.js";
 import { answerInvalidParams } from "./invalid-params.js";
 import { compactOutputSchema } from "./output-schema.js";
 import { callTool } from "./call-tool.js";
-import { fileTools } from "./tools/files.js";
-import { gitTools } from "./tools/git.js";
-import { journalTools } from "./tools/journal.js";
-import { reviewTools } from "./tools/review.js";
 import { pluginSpecs } from "./tools/plugins.js";
-import { readTools } from "./tools/read.js";
-import { searchTools } from "./tools/search.js";
-import { shellTools } from "./tools/shell.js";
-import { shellInputTools } from "./tools/shell-input.js";
-import { webTools } from "./tools/web.js";
 import type { McpToolSpec } from "./tools/spec.js";
+import { listedSpecs, MCP_TOOL_SPECS } from "./tool-listing.js";
 
 export interface McpScope {
   cap: CapabilityLookup;
@@ -54,19 +45,6 @@ export interface McpDeps {
   /** The bridge's version, for serverInfo (package-info.ts packageVersion; the MCP edge reads no files). */
   version?: string;
 }
-
-/** Every MCP tool in listing order. */
-export const MCP_TOOL_SPECS: readonly McpToolSpec[] = [
-  ...readTools,
-  ...searchTools,
-  ...gitTools,
-  ...webTools,
-  ...fileTools,
-  ...shellTools,
-  ...shellInputTools,
-  ...journalTools,
-  ...reviewTools,
-];
 
 const INSTRUCTIONS = [
   "urlbridge gives you one project folder. Paths are relative to its root (or /project/...); nothing outside it is reachable.",
@@ -215,25 +193,6 @@ export function schemaWarmSteps(deps: Pick<McpDeps, "tools" | "plugins">): Array
   return [...MCP_TOOL_SPECS, ...pluginSpecs(deps.plugins)]
     .filter((spec) => byId.has(spec.kernel))
     .map((spec) => () => void outputSchemaOf(spec, byId));
-}
-
-/**
- * read capability: the read tools the project enables (webfetch, websearch need web); mutation capability: every
- * tool the project's permissions enable, git_commit only in a worktree session (permissions.ts isToolListed).
- */
-export function listedSpecs(
-  listing: { base: McpScope["base"]; permissions: McpScope["cap"]["permissions"]; worktreeSession: boolean },
-  byId: Map<string, AnyToolDefinition>,
-  specs: readonly McpToolSpec[] = MCP_TOOL_SPECS,
-): McpToolSpec[] {
-  const listed = specs.filter((spec) => {
-    const tool = byId.get(spec.kernel);
-    if (!tool || !isToolListed(tool, listing.permissions, listing.worktreeSession)) return false;
-    return listing.base !== "r" || tool.capability === "read";
-  });
-  // A mixed plugin tool lists two specs of one name (tools/plugins.ts): the last one listed stands.
-  const last = new Map(listed.map((spec) => [spec.name, spec]));
-  return listed.filter((spec) => last.get(spec.name) === spec);
 }
 
 /**

@@ -2,7 +2,7 @@
 // answers like the source: what the bundle loads on first use instead of at start-up (mime-types' tables, see
 // the config; the MCP chunk; typescript for /o through a dynamic import) works on its first call after a start,
 // the answers' headers match the source server's, and the V8 code cache (server/code-cache.ts) is written after a
-// first start, used by the next, and ignored when it is garbage.
+// first start, used by the next, and ignored when it is garbage. Start-up loads no chunk that holds the MCP SDK.
 import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -194,6 +194,42 @@ describe("the built server (dist bundle)", () => {
     for (const name of written.keys())
       expect(rewritten.get(name)?.equals(Buffer.alloc(written.get(name)!.length, 7)), name).toBe(false);
   }, 60_000);
+
+  it("loads no chunk with the MCP SDK before it listens: the SDK loads after start-up or on the first MCP POST", async () => {
+    if (child) await stop(child);
+    const serverDir = path.join(bundleRoot, "server");
+    const recordDir = makeTempDir("built-loaded");
+    const preload = path.join(recordDir, "record-loaded.cjs");
+    const list = path.join(recordDir, "loaded.json");
+    // Each listen of an HTTP server writes the files loaded so far; the last one written is start-up's whole set.
+    fs.writeFileSync(
+      preload,
+      `const http = require("node:http"); const fs = require("node:fs"); const listen = http.Server.prototype.listen;
+http.Server.prototype.listen = function (...args) {
+  this.once("listening", () => fs.writeFileSync(${JSON.stringify(list)}, JSON.stringify(Object.keys(require.cache))));
+  return listen.apply(this, args);
+};`,
+    );
+    const started = await startServerProcess({
+      stateDir: makeTempDir("built-state"),
+      entry: path.join(serverDir, "main.js"),
+      tsx: false,
+      env: { NODE_OPTIONS: `--require ${preload}` },
+    });
+    child = started.child;
+    // What a chunk bundles, from its source map (rolldown's runtime and the code cache have none and bundle nothing).
+    const withSdk = (file: string) =>
+      fs.existsSync(`${file}.map`) &&
+      fs.readFileSync(`${file}.map`, "utf8").includes("node_modules/@modelcontextprotocol/server/");
+    const loaded = (JSON.parse(fs.readFileSync(list, "utf8")) as string[]).filter(
+      (file) => path.dirname(file) === serverDir,
+    );
+    expect(loaded.some((file) => path.basename(file).startsWith("bridge-"))).toBe(true);
+    expect(loaded.filter(withSdk)).toEqual([]);
+    // Not vacuous: the bundle has the SDK, in a chunk that loads later.
+    const chunks = fs.readdirSync(serverDir).filter((name) => name.endsWith(".js"));
+    expect(chunks.some((name) => withSdk(path.join(serverDir, name)))).toBe(true);
+  });
 
   it("plans a large /e in edit-worker.js and searches its nearest lines in nearest-worker.js", async () => {
     if (child) await stop(child);

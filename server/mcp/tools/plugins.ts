@@ -16,7 +16,7 @@ export function pluginSpecs(host: PluginHost): McpToolSpec[] {
   if (known) return known;
   // A mixed tool (read and mutation actions) has two specs of one name: its read half, listed on the read
   // capability, and its mutation half, which runs each action in its own half and wins on the mutation capability
-  // (server.ts listedSpecs keeps the last spec of a name).
+  // (tool-listing.ts listedSpecs keeps the last spec of a name).
   const specs = host.plugins().flatMap((plugin) =>
     host.toolsOf(plugin.id).flatMap((hosted): McpToolSpec[] => {
       const { declared } = hosted;

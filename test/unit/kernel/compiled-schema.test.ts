@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createReadTools } from "../../../server/kernel/index.js";
 import { safeParseCompiled } from "../../../server/kernel/tool/compiled-schema.js";
-import { MCP_TOOL_SPECS } from "../../../server/mcp/server.js";
+import { MCP_TOOL_SPECS } from "../../../server/mcp/tool-listing.js";
 import { mutationTools } from "../../../server/mutation/index.js";
 
 const VALUES: unknown[] = [
