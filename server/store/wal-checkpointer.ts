@@ -82,6 +82,9 @@ export function startWalCheckpointer(
         alive = false;
         worker.postMessage("close");
       }
+      // Whoever awaits this waits for the exit: the worker keeps the process up until then (a process left with
+      // nothing else to do, such as one closing after a fatal fault, would otherwise end with code 0 meanwhile).
+      worker.ref();
       const bound = setTimeout(() => void worker.terminate(), CLOSE_BOUND_MS);
       bound.unref();
       await exited;
