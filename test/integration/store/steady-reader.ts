@@ -6,7 +6,7 @@ import path from "node:path";
 
 const READER_MAX_MS = 60_000;
 /** How long each read transaction holds its snapshot (a wait inside it, so the reader costs no CPU meanwhile). */
-const HOLD_MS = 2;
+const HOLD_MS = 1;
 
 const READER_SOURCE = `
 const Database = require("better-sqlite3");
