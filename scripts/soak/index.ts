@@ -10,7 +10,7 @@ import { percentile } from "../bench/harness.js";
 import { startFleet, type Fleet } from "./fleet.js";
 import { createLoad, lostChanges, type LoadTally, type OpKind } from "./load.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
-import { mainThreadTimes, startSampler, type Sample, type ThreadTimes } from "./sampler.js";
+import { mainThreadTimes, startSampler, WAL_PEAK_EVERY_MS, type Sample, type ThreadTimes } from "./sampler.js";
 
 /** The journaled-write latency the reliability issue targets (p99, until the outcome is known). */
 const WRITE_P99_TARGET_MS = 3000;
@@ -82,6 +82,7 @@ function report(
   terminal: ReturnType<typeof terminalDoubles>,
   lost: ReturnType<typeof lostChanges>,
   thread: ThreadTimes | undefined,
+  walPeakKiB: number,
 ): string {
   const reads = tally.records
     .filter((r) => r.kind === "read")
@@ -115,7 +116,7 @@ function report(
     `- lost changes: ${lost.lost} (files whose content is not what their last acknowledged write or edit left, of ${lost.checked} written)`,
     `- double executions: ${tally.doubleExecutions + terminal.doubles} (replays answered as new: ${tally.doubleExecutions}; terminal ids logged twice: ${terminal.doubles} of ${terminal.checked}; missing: ${terminal.missing})`,
     `- journaled write p99 until the outcome is known: ${writeP99.toFixed(0)} ms (target ≤ ${WRITE_P99_TARGET_MS} ms: ${writeP99 <= WRITE_P99_TARGET_MS ? "met" : "not met"}); writes that needed a /j poll after the default wait: ${tally.writesPolled}`,
-    `- RSS after warm-up ${rss.early.toFixed(1)} MiB, at the end ${rss.late.toFixed(1)} MiB (${rss.flat ? "flat" : "growing"}); WAL ${wal.early.toFixed(0)} → ${wal.late.toFixed(0)} KiB (${wal.flat ? "flat" : "growing"})`,
+    `- RSS after warm-up ${rss.early.toFixed(1)} MiB, at the end ${rss.late.toFixed(1)} MiB (${rss.flat ? "flat" : "growing"}); WAL ${wal.early.toFixed(0)} → ${wal.late.toFixed(0)} KiB (${wal.flat ? "flat" : "growing"}), peak ${(walPeakKiB / 1024).toFixed(1)} MiB (looked at every ${WAL_PEAK_EVERY_MS} ms)`,
     `- ok:false answers by kind: ${errors.length === 0 ? "none" : errors.map(([k, n]) => `${k} ${n}`).join(", ")}`,
     "",
     ...sampleTable(samples),
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
       before && after ? { cpuNs: after.cpuNs - before.cpuNs, waitNs: after.waitNs - before.waitNs } : undefined;
     const samples = sampler.stop();
     const checks = [terminalDoubles(fleet, load.tally), lostChanges(load.tally)] as const;
-    const markdown = report(options, load.tally, seconds, samples, ...checks, thread);
+    const markdown = report(options, load.tally, seconds, samples, ...checks, thread, sampler.walPeakKiB());
     process.stdout.write(`${markdown}\n`);
     if (options.writeTo) writeReport(path.resolve(options.writeTo), markdown);
   } finally {

@@ -1,5 +1,5 @@
 // Resource samples of the bridge process while the soak runs: resident memory, open file descriptors and the
-// size of SQLite's write-ahead log, read from /proc and the state directory.
+// size of SQLite's write-ahead log, read from /proc and the state directory; the WAL's peak is watched more often.
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -26,9 +26,16 @@ function walKiB(stateDir: string): number {
   }
 }
 
+/** How often the WAL's size is looked at for its peak: the checkpoint worker's rounds come every 250 ms. */
+export const WAL_PEAK_EVERY_MS = 100;
+
 export function startSampler(pid: number, stateDir: string, everyMs: number, requests: () => number) {
   const started = performance.now();
   const samples: Sample[] = [];
+  let walPeakKiB = 0;
+  const watchWal = setInterval(() => {
+    walPeakKiB = Math.max(walPeakKiB, walKiB(stateDir));
+  }, WAL_PEAK_EVERY_MS);
   const take = () => {
     try {
       samples.push({
@@ -46,8 +53,11 @@ export function startSampler(pid: number, stateDir: string, everyMs: number, req
   const timer = setInterval(take, everyMs);
   return {
     samples,
+    /** The largest the WAL file was seen at, in KiB. */
+    walPeakKiB: () => Math.max(walPeakKiB, ...samples.map((s) => s.walKiB)),
     stop(): Sample[] {
       clearInterval(timer);
+      clearInterval(watchWal);
       take();
       return samples;
     },

@@ -117,9 +117,11 @@ export function openStore(stateDir: string, options: OpenStoreOptions = {}): Sto
   const close = store.close;
   let workerExited: Promise<void> = Promise.resolve();
   return Object.assign(store, {
+    // The connections close first: the worker's last checkpoint then copies everything, and it may close its own
+    // descriptors of the state file (which drop this process's locks on it) with no connection left to lose them.
     close: () => {
-      workerExited = checkpointer.close();
       close();
+      workerExited = checkpointer.close();
     },
     // The worker may still be starting when the bridge closes, and would open the state file after the rest of
     // the store let go of it: whoever removes or moves the state directory waits for this.

@@ -2,12 +2,22 @@
 // 1,000 pages: a commit on the event loop then copies megabytes and fsyncs the file, every other session waiting
 // (issue 34: ~30 ms an auto-checkpoint, once per 4 MiB written, and a 10 MB file's review contents are 10 MB). Here
 // the event loop's connections never checkpoint; a worker thread (wal-checkpoint-worker.ts) does, every interval.
-// Should the worker fail, the connections checkpoint as before.
+// Past the WAL's bound the worker also restarts it, so its size stays bounded under any load. Should the worker
+// fail, the connections checkpoint as before.
 import { Worker } from "node:worker_threads";
-import type { Db } from "./database.js";
+import { WAL_SIZE_LIMIT_BYTES, type Db } from "./database.js";
 
 /** How often the worker checkpoints: the WAL grows by at most what the bridge writes in this time. */
 export const WAL_CHECKPOINT_INTERVAL_MS = 250;
+/**
+ * How long the worker's restart of a WAL past its bound may wait for the writer lock and for readers. It waits for
+ * readers while it holds the writer lock, which the event loop's writers then wait for on the loop: past this it
+ * gives up and the next round tries again. The loop's writers wait for this plus the restart's own copy and fsync of
+ * the frames written since the PASSIVE round just before it: 3-20 ms measured at load 8-10 (a writer's busy timeout
+ * is 20 ms; a restart preempted past it fails that write with SQLITE_BUSY: once in ~40 restarts of a synthetic
+ * writing 64 MiB every 5 s at load 9, never in the soak).
+ */
+export const WAL_RESTART_BUSY_TIMEOUT_MS = 3;
 /** SQLite's own auto-checkpoint, in pages: what the connections go back to should the worker fail. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 /** How long close waits for the worker's last checkpoint before it stops the thread outright. */
@@ -42,7 +52,13 @@ export function startWalCheckpointer(
   onFallBack: (reason: string) => void = () => {},
 ): WalCheckpointer {
   const worker = new Worker(entry.file, {
-    workerData: { ...entry.workerData, file, intervalMs: WAL_CHECKPOINT_INTERVAL_MS },
+    workerData: {
+      ...entry.workerData,
+      file,
+      intervalMs: WAL_CHECKPOINT_INTERVAL_MS,
+      boundBytes: WAL_SIZE_LIMIT_BYTES,
+      restartBusyTimeoutMs: WAL_RESTART_BUSY_TIMEOUT_MS,
+    },
   });
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
@@ -71,6 +87,9 @@ export function startWalCheckpointer(
         alive = false;
         worker.postMessage("close");
       }
+      // Whoever awaits this waits for the exit: the worker keeps the process up until then (a process left with
+      // nothing else to do, such as one closing after a fatal fault, would otherwise end with code 0 meanwhile).
+      worker.ref();
       const bound = setTimeout(() => void worker.terminate(), CLOSE_BOUND_MS);
       bound.unref();
       await exited;

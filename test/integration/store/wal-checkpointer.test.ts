@@ -6,9 +6,10 @@ import { pathToFileURL } from "node:url";
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { workerEntry } from "../../../server/kernel/worker/worker-entry.js";
-import { STATE_FILE_NAME } from "../../../server/store/database.js";
+import { STATE_FILE_NAME, WAL_SIZE_LIMIT_BYTES } from "../../../server/store/database.js";
 import { openStore, type Store } from "../../../server/store/index.js";
 import { makeTempDir } from "../../helpers/bridge.js";
+import { startSteadyReader } from "./steady-reader.js";
 
 const STORE_DIR = path.resolve(import.meta.dirname, "../../../server/store");
 const ENTRY = workerEntry(pathToFileURL(path.join(STORE_DIR, "index.ts")).href, "wal-checkpoint-worker");
@@ -50,6 +51,44 @@ describe("WAL checkpoints in a worker thread", () => {
     // Only the worker can have moved the pages into the database file.
     await until(() => fs.statSync(file).size >= sizeBefore + 8 * MiB);
     expect(autocheckpoint(store)).toBe(0);
+  });
+
+  it("brings a WAL past its bound back within it while writes go on and a reader never pauses", async () => {
+    // Before the bound, the worker's PASSIVE rounds copied the WAL but never left it with nothing to copy (the one
+    // moment a writer starts it over), and the reader always held a snapshot: the file grew with every write (issue
+    // 34: 187 MiB after 50 s of the read-write soak). Now the worker restarts it past the bound, and the next commit
+    // cuts the file back to the bound.
+    const stateDir = makeTempDir("checkpoint-bound");
+    const store = openStore(stateDir, { checkpointWorker: ENTRY });
+    stores.push(store);
+    const file = path.join(stateDir, STATE_FILE_NAME);
+    store.db.exec("CREATE TABLE load (x BLOB)");
+    const insert = store.db.prepare("INSERT INTO load (x) VALUES (?)");
+    const reader = await startSteadyReader(file);
+    const row = 32 * 1024;
+    let passed = false;
+    let back = false;
+    let rows = 0;
+    try {
+      // Bounded by bytes, not time: three bounds written without the WAL coming back is a failure.
+      while (!back && rows * row < 3 * WAL_SIZE_LIMIT_BYTES) {
+        store.transaction(() => {
+          for (let i = 0; i < 32; i += 1) insert.run(randomBytes(row));
+        });
+        rows += 32;
+        const size = fs.statSync(`${file}-wal`).size;
+        if (size > WAL_SIZE_LIMIT_BYTES) passed = true;
+        else if (passed) back = true;
+        // Paced, so the worker's rounds (every 250 ms) come round while the writes go on.
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      const reads = await reader.stop();
+      expect(reads).toBeGreaterThan(0);
+    }
+    expect(passed).toBe(true);
+    expect(back).toBe(true);
+    expect(store.db.prepare("SELECT count(*) AS n FROM load").get()).toEqual({ n: rows });
   });
 
   it("falls back to SQLite's own checkpoints when the worker fails", async () => {
