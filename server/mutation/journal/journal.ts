@@ -115,6 +115,7 @@ export class Journal {
       if (!body.ok && body.errorCode === ErrorCode.stateStoreUnavailable) {
         // The store refused a write that precedes every side effect, so nothing ran: answer at once, and withdraw
         // the record so that the same URL runs once the store takes writes again.
+        this.dropChanges(flight);
         settleWith(body);
         await recordDurably(this.store, this.log, row, "withdraw", () =>
           this.store.journal.transaction(() => {
@@ -131,9 +132,13 @@ export class Journal {
         return;
       }
       if (failed) body = failed;
+      // Changes deferred and never written (the tool failed first) are not recorded: only a success shows them.
+      if (flight.changes && !body.ok) this.dropChanges(flight);
       // Any other tool keeps the order: the tool's last fsync, then the outcome, then its fsync.
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
-      await recordDurably(this.store, this.log, row, "record the outcome of", () => this.finish(row, body, behaviour));
+      await recordDurably(this.store, this.log, row, "record the outcome of", () =>
+        this.withChanges(flight, () => this.finish(row, body, behaviour)),
+      );
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
       await durableOrLogged(this.store, this.log, row, "the outcome of", this.flights.size);
       settleWith(body);
@@ -200,6 +205,53 @@ export class Journal {
     this.store.journalSync.durableSync();
   }
 
+  /**
+   * Keeps what the intent is about to change for its next commit (its checkpoint, preimages or the outcome recorded
+   * ahead; writeChanges at the latest, before its first side effect): one commit fewer per edit. For tools that
+   * await durability themselves (journal-runner.ts), whose next journal write or durable() precedes any effect.
+   */
+  deferChanges(flight: Flight, changes: NewFileChange[]): void {
+    if (flight.changes) this.store.changes.discardStaged(flight.changes);
+    flight.changes = changes;
+  }
+
+  /** Commits the changes deferChanges kept, by themselves; nothing when there are none. */
+  writeChanges(flight: Flight): void {
+    if (flight.changes) this.withChanges(flight, () => undefined);
+  }
+
+  /**
+   * Runs a write of the flight's with its deferred changes recorded in the same transaction. Should that fail, the
+   * changes' staged chunks are dropped (no blob names them) and the changes forgotten, as a failed record did.
+   */
+  private withChanges<T>(flight: Flight, write: () => T): T {
+    const { changes } = flight;
+    if (!changes) return write();
+    try {
+      const result = this.store.journal.transaction(() => {
+        this.store.changes.record(authorOf(flight.row), changes, this.now());
+        return write();
+      });
+      flight.changes = undefined;
+      return result;
+    } catch (error) {
+      this.dropChanges(flight);
+      throw error;
+    }
+  }
+
+  private dropChanges(flight: Flight): void {
+    if (!flight.changes) return;
+    const { changes } = flight;
+    flight.changes = undefined;
+    try {
+      this.store.changes.discardStaged(changes);
+    } catch (error) {
+      // Chunks no blob names are swept when the store opens next.
+      if (!isStoreUnavailable(error)) throw error;
+    }
+  }
+
   markRunning(flight: Flight): void {
     this.store.journal.markRunning(flight.row.id, this.now());
     flight.running = true;
@@ -213,8 +265,10 @@ export class Journal {
 
   /** Saves the tool's checkpoint; the first one also records the start, in the same transaction. */
   saveCheckpoint(flight: Flight, data: unknown): void {
-    if (flight.startRecorded) return this.store.journal.saveCheckpoint(flight.row.id, data);
-    this.store.journal.startWithCheckpoint(flight.row.id, data, this.now());
+    this.withChanges(flight, () => {
+      if (flight.startRecorded) return this.store.journal.saveCheckpoint(flight.row.id, data);
+      this.store.journal.startWithCheckpoint(flight.row.id, data, this.now());
+    });
     flight.startRecorded = true;
   }
 
@@ -229,12 +283,14 @@ export class Journal {
     const { row } = flight;
     const bump = bumpsEpoch(behaviour, body);
     this.confirmations.with(() =>
-      this.store.journal.transaction(() => {
-        if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
-        this.store.journal.saveCheckpoint(row.id, data);
-        const stored = this.finishInTransaction(row, body, bump, true);
-        if (bump) flight.aheadEpoch = stored;
-      }),
+      this.withChanges(flight, () =>
+        this.store.journal.transaction(() => {
+          if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
+          this.store.journal.saveCheckpoint(row.id, data);
+          const stored = this.finishInTransaction(row, body, bump, true);
+          if (bump) flight.aheadEpoch = stored;
+        }),
+      ),
     );
     flight.startRecorded = true;
     flight.ahead = body;
@@ -269,7 +325,9 @@ export class Journal {
 
   /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
   savePreimages(flight: Flight, preimages: Preimage[]): void {
-    this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now());
+    this.withChanges(flight, () =>
+      this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now()),
+    );
     flight.startRecorded = true;
   }
 
