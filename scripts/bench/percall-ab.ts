@@ -15,7 +15,8 @@ import { CLIENT_GAP_MS, measureAsClient, measureCpuInterleaved, type Stats } fro
 import { fetchBody, stopChild } from "./http.js";
 
 const WARMUP = 20;
-const CPU_ROUNDS = 6;
+/** Rounds of the CPU blocks (PERCALL_CPU_ROUNDS overrides: more rounds, less noise on a loaded machine). */
+const CPU_ROUNDS = Number(process.env.PERCALL_CPU_ROUNDS ?? 6);
 const CPU_BLOCK = 50;
 
 interface Build {

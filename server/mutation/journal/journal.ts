@@ -9,8 +9,9 @@ import type { Logger } from "../../log.js";
 import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent, Preimage } from "../../store/journal.js";
-import type { ChangeAuthor, NewFileChange } from "../../store/changes.js";
+import type { NewFileChange } from "../../store/changes.js";
 import { Confirmations } from "./confirmations.js";
+import { authorOf, deferChanges, dropChanges, withChanges } from "./deferred-changes.js";
 import { durableOrLogged, recordDurably } from "./durable-record.js";
 import type { Flight, IntentBody, IntentScope } from "./intent.js";
 import {
@@ -115,7 +116,7 @@ export class Journal {
       if (!body.ok && body.errorCode === ErrorCode.stateStoreUnavailable) {
         // The store refused a write that precedes every side effect, so nothing ran: answer at once, and withdraw
         // the record so that the same URL runs once the store takes writes again.
-        this.dropChanges(flight);
+        dropChanges(this.store, flight);
         settleWith(body);
         await recordDurably(this.store, this.log, row, "withdraw", () =>
           this.store.journal.transaction(() => {
@@ -133,11 +134,11 @@ export class Journal {
       }
       if (failed) body = failed;
       // Changes deferred and never written (the tool failed first) are not recorded: only a success shows them.
-      if (flight.changes && !body.ok) this.dropChanges(flight);
+      if (flight.changes && !body.ok) dropChanges(this.store, flight);
       // Any other tool keeps the order: the tool's last fsync, then the outcome, then its fsync.
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
       await recordDurably(this.store, this.log, row, "record the outcome of", () =>
-        this.withChanges(flight, () => this.finish(row, body, behaviour)),
+        withChanges(this.store, flight, this.now(), () => this.finish(row, body, behaviour)),
       );
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
       await durableOrLogged(this.store, this.log, row, "the outcome of", this.flights.size);
@@ -205,51 +206,14 @@ export class Journal {
     this.store.journalSync.durableSync();
   }
 
-  /**
-   * Keeps what the intent is about to change for its next commit (its checkpoint, preimages or the outcome recorded
-   * ahead; writeChanges at the latest, before its first side effect): one commit fewer per edit. For tools that
-   * await durability themselves (journal-runner.ts), whose next journal write or durable() precedes any effect.
-   */
+  /** Keeps what the intent is about to change for its next commit (deferred-changes.ts). */
   deferChanges(flight: Flight, changes: NewFileChange[]): void {
-    if (flight.changes) this.store.changes.discardStaged(flight.changes);
-    flight.changes = changes;
+    deferChanges(this.store, flight, changes);
   }
 
   /** Commits the changes deferChanges kept, by themselves; nothing when there are none. */
   writeChanges(flight: Flight): void {
-    if (flight.changes) this.withChanges(flight, () => undefined);
-  }
-
-  /**
-   * Runs a write of the flight's with its deferred changes recorded in the same transaction. Should that fail, the
-   * changes' staged chunks are dropped (no blob names them) and the changes forgotten, as a failed record did.
-   */
-  private withChanges<T>(flight: Flight, write: () => T): T {
-    const { changes } = flight;
-    if (!changes) return write();
-    try {
-      const result = this.store.journal.transaction(() => {
-        this.store.changes.record(authorOf(flight.row), changes, this.now());
-        return write();
-      });
-      flight.changes = undefined;
-      return result;
-    } catch (error) {
-      this.dropChanges(flight);
-      throw error;
-    }
-  }
-
-  private dropChanges(flight: Flight): void {
-    if (!flight.changes) return;
-    const { changes } = flight;
-    flight.changes = undefined;
-    try {
-      this.store.changes.discardStaged(changes);
-    } catch (error) {
-      // Chunks no blob names are swept when the store opens next.
-      if (!isStoreUnavailable(error)) throw error;
-    }
+    if (flight.changes) withChanges(this.store, flight, this.now(), () => undefined);
   }
 
   markRunning(flight: Flight): void {
@@ -265,7 +229,7 @@ export class Journal {
 
   /** Saves the tool's checkpoint; the first one also records the start, in the same transaction. */
   saveCheckpoint(flight: Flight, data: unknown): void {
-    this.withChanges(flight, () => {
+    withChanges(this.store, flight, this.now(), () => {
       if (flight.startRecorded) return this.store.journal.saveCheckpoint(flight.row.id, data);
       this.store.journal.startWithCheckpoint(flight.row.id, data, this.now());
     });
@@ -283,7 +247,7 @@ export class Journal {
     const { row } = flight;
     const bump = bumpsEpoch(behaviour, body);
     this.confirmations.with(() =>
-      this.withChanges(flight, () =>
+      withChanges(this.store, flight, this.now(), () =>
         this.store.journal.transaction(() => {
           if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
           this.store.journal.saveCheckpoint(row.id, data);
@@ -325,7 +289,7 @@ export class Journal {
 
   /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
   savePreimages(flight: Flight, preimages: Preimage[]): void {
-    this.withChanges(flight, () =>
+    withChanges(this.store, flight, this.now(), () =>
       this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now()),
     );
     flight.startRecorded = true;
@@ -406,17 +370,4 @@ export class Journal {
 function bumpsEpoch(behaviour: JournalBehaviour | undefined, body: IntentBody): boolean {
   const policy = behaviour?.bumpsEpoch ?? "success";
   return typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
-}
-
-/** Who a review record's rows are by: the intent, its session and project. */
-function authorOf(row: IntentRow): ChangeAuthor {
-  return {
-    intentId: row.id,
-    sessionId: row.sessionId,
-    generation: row.generation,
-    projectId: row.projectId,
-    projectRoot: row.projectRoot,
-    callId: row.callId,
-    tool: row.tool,
-  };
 }

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ErrorCode, ToolError, toFailure } from "../../../server/errors.js";
 import { createLogger } from "../../../server/log.js";
 import { Journal } from "../../../server/mutation/journal/journal.js";
 import type { Flight, IntentBody } from "../../../server/mutation/journal/intent.js";
@@ -97,7 +98,7 @@ describe("an edit's journal commits", () => {
     });
     const flight = journal.launch(row, undefined, async (f: Flight) => {
       journal.deferChanges(f, [{ path: "/project/g.txt", after: { content: Buffer.from("new\n") } }]);
-      return { ok: false, errorCode: "no_match", message: "not found" } as IntentBody;
+      return toFailure(new ToolError(ErrorCode.pathChanged, "changed meanwhile"));
     });
     expect((await flight.promise).ok).toBe(false);
     expect(store.changes.ofIntent("s1", "c2")).toEqual([]);
