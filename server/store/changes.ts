@@ -35,8 +35,8 @@ export interface StagedContent {
 }
 
 /**
- * A side's content. stored: stageAhead found this hash already in review_blobs, so nothing was sealed (record seals
- * it after all if pruning took it meanwhile).
+ * A side's content. stored: stageAhead found this hash already in review_blobs, so nothing was sealed (record looks
+ * again, as for every side, and seals it after all if pruning took it meanwhile).
  */
 type ChangeSide = { mode?: number; content: Buffer; hash?: string; staged?: StagedContent; stored?: boolean };
 
@@ -126,6 +126,9 @@ export interface ReviewUsage {
   bytes: number;
 }
 
+/** Most paths whose sealed form and key are kept for the next rows naming them. */
+const SEALED_PATHS_KEPT = 1024;
+
 /** Most rows one pruning step drops the detail of before it measures the size again. */
 const PRUNE_STEP_ROWS = 64;
 
@@ -142,6 +145,19 @@ export function createChangeQueries(
   const openText = (stored: string) =>
     sealer.openBytes(Buffer.from(stored, "base64"))?.toString("utf8") ?? UNREADABLE_PATH;
   const keyOf = (path: string) => sealer.digest(`review path\n${path}`).toString("hex");
+  // A path's sealed form and key, kept for the paths recorded lately: an agent edits the same few files again and
+  // again, and sealing (a random iv, a cipher) and the keyed digest cost ~100 µs of the event loop a row. A sealed
+  // form used twice tells no more than path_key already does (the two rows name the same path).
+  const sealedPaths = new Map<string, { sealed: string; key: string }>();
+  const sealedPath = (path: string) => {
+    let known = sealedPaths.get(path);
+    if (known === undefined) {
+      if (sealedPaths.size >= SEALED_PATHS_KEPT) sealedPaths.clear();
+      known = { sealed: sealText(path), key: keyOf(path) };
+      sealedPaths.set(path, known);
+    }
+    return known;
+  };
   const toChange = (r: RawChange): FileChangeRow =>
     rowOf({ ...r, path: openText(r.path), moved: r.moved === null ? null : openText(r.moved) });
   const insertBlobStmt = db.prepare(
@@ -201,17 +217,19 @@ export function createChangeQueries(
           // Already stored (the same bytes recorded meanwhile): its own chunks are not needed.
           if (insertBlobStmt.run(hash, v.content.length, v.staged.header, v.staged.stage).changes === 0)
             dropStageStmt.run(v.staged.stage);
-        } else if (!v.stored || blobKnownStmt.get(hash) === undefined)
+        } else if (blobKnownStmt.get(hash) === undefined)
+          // Sealed only when not stored yet: an edit's before is most often the previous edit's after.
           insertBlobStmt.run(hash, v.content.length, sealer.sealBytes(v.content), null);
         return { hash, mode: v.mode ?? null, size: v.content.length };
       };
       const before = side(c.before);
       const after = side(c.after);
+      const path = sealedPath(c.path);
       insertStmt.run({
         ...author,
         seq,
-        path: sealText(c.path),
-        pathKey: keyOf(c.path),
+        path: path.sealed,
+        pathKey: path.key,
         moved: c.moved === undefined || c.moved === null ? null : sealText(c.moved),
         beforeHash: before.hash,
         beforeMode: before.mode,

@@ -175,9 +175,13 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
     clearPreimagesStmt.run(id);
   };
 
+  // One transaction function for every caller, each passing its work: better-sqlite3 builds a wrapper and its
+  // deferred/immediate/exclusive variants per db.transaction() call, which a per-call closure paid on every commit.
+  const inTransaction = db.transaction((fn: () => unknown) => fn());
+
   return {
     /** Runs fn inside one transaction on the journal's connection (not the main one: see openJournalConnection). */
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    transaction: <T>(fn: () => T): T => inTransaction(fn) as T,
     find: (sessionId: string, generation: number, callId: string): IntentRow | undefined => {
       const r = findStmt.get(sessionId, generation, callId) as RawIntent | undefined;
       return r && toIntent(r, text);

@@ -80,9 +80,6 @@ export function startWalCheckpointer(
       if (alive) worker.postMessage("checkpoint");
     },
     close: async () => {
-      // Held by the worker until it exits: an unref'd worker awaited here would let a process with nothing else
-      // left to do end at once, with code 0, before whoever closed the store exits as it meant to.
-      worker.ref();
       if (alive) {
         alive = false;
         worker.postMessage("close");

@@ -2,6 +2,7 @@
 // earlier call with the same id, and a flight, the in-process state of an intent executing in this process.
 import type { ToolFailure } from "../../errors.js";
 import type { ToolResult } from "../../kernel/tool/definition.js";
+import type { NewFileChange } from "../../store/changes.js";
 import type { IntentRow } from "../../store/journal.js";
 
 export type IntentBody = ToolResult | ToolFailure;
@@ -35,4 +36,6 @@ export interface Flight {
   landed?: () => void;
   /** The project's epoch in the store right after the ahead record bumped it, until that bump is settled. */
   aheadEpoch?: number;
+  /** What the intent is about to change (Journal.deferChanges), recorded in the flight's next commit. */
+  changes?: NewFileChange[];
 }

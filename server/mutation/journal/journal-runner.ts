@@ -165,15 +165,26 @@ export function createJournalRunner(runtime: MutationRuntime, executeStep: Execu
       checkpointWithOutcome: (data, body) =>
         refusedBeforeEffects(runtime, () => journal.recordAhead(flight, data, body, tool.journal)),
       recordPreimages: (preimages) => refusedBeforeEffects(runtime, () => journal.savePreimages(flight, preimages)),
-      recordChanges: (changes) => refusedBeforeEffects(runtime, () => journal.recordChanges(flight, changes)),
+      // A tool that awaits durability itself writes its checkpoint, preimages or durable() before any effect: the
+      // changes ride on that commit. Any other tool may have no journal write between them and its effects.
+      recordChanges: (changes) =>
+        tool.journal?.awaitsDurableItself
+          ? journal.deferChanges(flight, changes)
+          : refusedBeforeEffects(runtime, () => journal.recordChanges(flight, changes)),
       recordChangesAfter: (changes, notice) => journal.recordChangesAfter(flight, changes, notice),
       durable: () => {
+        try {
+          refusedBeforeEffects(runtime, () => journal.writeChanges(flight));
+        } catch (error) {
+          return Promise.reject(error as Error);
+        }
         // A sync that starts after the outcome was recorded ahead covers it: its answer then waits for no other.
         const coversAhead = flight.ahead !== undefined;
         const synced = durableBeforeEffects(runtime);
         return coversAhead ? synced.then(() => void (flight.aheadDurable = true)) : synced;
       },
       durableNow: () => {
+        refusedBeforeEffects(runtime, () => journal.writeChanges(flight));
         try {
           runtime.journal.durableSync();
         } catch (error) {

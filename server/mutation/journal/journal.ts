@@ -9,8 +9,9 @@ import type { Logger } from "../../log.js";
 import { isStoreUnavailable } from "../../store/health.js";
 import type { Store } from "../../store/index.js";
 import type { IntentRow, NewIntent, Preimage } from "../../store/journal.js";
-import type { ChangeAuthor, NewFileChange } from "../../store/changes.js";
+import type { NewFileChange } from "../../store/changes.js";
 import { Confirmations } from "./confirmations.js";
+import { authorOf, deferChanges, dropChanges, withChanges } from "./deferred-changes.js";
 import { durableOrLogged, recordDurably } from "./durable-record.js";
 import type { Flight, IntentBody, IntentScope } from "./intent.js";
 import {
@@ -115,6 +116,7 @@ export class Journal {
       if (!body.ok && body.errorCode === ErrorCode.stateStoreUnavailable) {
         // The store refused a write that precedes every side effect, so nothing ran: answer at once, and withdraw
         // the record so that the same URL runs once the store takes writes again.
+        dropChanges(this.store, flight);
         settleWith(body);
         await recordDurably(this.store, this.log, row, "withdraw", () =>
           this.store.journal.transaction(() => {
@@ -131,9 +133,13 @@ export class Journal {
         return;
       }
       if (failed) body = failed;
+      // Changes deferred and never written (the tool failed first) are not recorded: only a success shows them.
+      if (flight.changes && !body.ok) dropChanges(this.store, flight);
       // Any other tool keeps the order: the tool's last fsync, then the outcome, then its fsync.
       // The record stays running if this gives up (the store closed); start-up recovery reports it, never re-runs it.
-      await recordDurably(this.store, this.log, row, "record the outcome of", () => this.finish(row, body, behaviour));
+      await recordDurably(this.store, this.log, row, "record the outcome of", () =>
+        withChanges(this.store, flight, this.now(), () => this.finish(row, body, behaviour)),
+      );
       // Answered only once the outcome is on stable storage (as synchronous=FULL did at the commit itself).
       await durableOrLogged(this.store, this.log, row, "the outcome of", this.flights.size);
       settleWith(body);
@@ -200,6 +206,16 @@ export class Journal {
     this.store.journalSync.durableSync();
   }
 
+  /** Keeps what the intent is about to change for its next commit (deferred-changes.ts). */
+  deferChanges(flight: Flight, changes: NewFileChange[]): void {
+    deferChanges(this.store, flight, changes);
+  }
+
+  /** Commits the changes deferChanges kept, by themselves; nothing when there are none. */
+  writeChanges(flight: Flight): void {
+    if (flight.changes) withChanges(this.store, flight, this.now(), () => undefined);
+  }
+
   markRunning(flight: Flight): void {
     this.store.journal.markRunning(flight.row.id, this.now());
     flight.running = true;
@@ -213,8 +229,10 @@ export class Journal {
 
   /** Saves the tool's checkpoint; the first one also records the start, in the same transaction. */
   saveCheckpoint(flight: Flight, data: unknown): void {
-    if (flight.startRecorded) return this.store.journal.saveCheckpoint(flight.row.id, data);
-    this.store.journal.startWithCheckpoint(flight.row.id, data, this.now());
+    withChanges(this.store, flight, this.now(), () => {
+      if (flight.startRecorded) return this.store.journal.saveCheckpoint(flight.row.id, data);
+      this.store.journal.startWithCheckpoint(flight.row.id, data, this.now());
+    });
     flight.startRecorded = true;
   }
 
@@ -229,12 +247,14 @@ export class Journal {
     const { row } = flight;
     const bump = bumpsEpoch(behaviour, body);
     this.confirmations.with(() =>
-      this.store.journal.transaction(() => {
-        if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
-        this.store.journal.saveCheckpoint(row.id, data);
-        const stored = this.finishInTransaction(row, body, bump, true);
-        if (bump) flight.aheadEpoch = stored;
-      }),
+      withChanges(this.store, flight, this.now(), () =>
+        this.store.journal.transaction(() => {
+          if (!flight.startRecorded) this.store.journal.markRunning(row.id, this.now());
+          this.store.journal.saveCheckpoint(row.id, data);
+          const stored = this.finishInTransaction(row, body, bump, true);
+          if (bump) flight.aheadEpoch = stored;
+        }),
+      ),
     );
     flight.startRecorded = true;
     flight.ahead = body;
@@ -269,7 +289,9 @@ export class Journal {
 
   /** Saves the tool's preimages; the first save also records the start, in the same transaction. */
   savePreimages(flight: Flight, preimages: Preimage[]): void {
-    this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now());
+    withChanges(this.store, flight, this.now(), () =>
+      this.store.journal.savePreimages(flight.row.id, preimages, flight.startRecorded ? undefined : this.now()),
+    );
     flight.startRecorded = true;
   }
 
@@ -348,17 +370,4 @@ export class Journal {
 function bumpsEpoch(behaviour: JournalBehaviour | undefined, body: IntentBody): boolean {
   const policy = behaviour?.bumpsEpoch ?? "success";
   return typeof policy === "function" ? policy(body) : policy === "always" || (policy === "success" && body.ok);
-}
-
-/** Who a review record's rows are by: the intent, its session and project. */
-function authorOf(row: IntentRow): ChangeAuthor {
-  return {
-    intentId: row.id,
-    sessionId: row.sessionId,
-    generation: row.generation,
-    projectId: row.projectId,
-    projectRoot: row.projectRoot,
-    callId: row.callId,
-    tool: row.tool,
-  };
 }
