@@ -110,6 +110,28 @@ export function createControlPost(control: string) {
   };
 }
 
+/**
+ * A build (its dist/server/main.js) started on a fresh state directory for an A/B script, with one session on
+ * projectDir; PROF=DIR profiles it (--cpu-prof into DIR/n). Returns the child and the session's bases.
+ */
+export async function startBuildSession(
+  entry: string,
+  n: number,
+  projectDir: string,
+  permissions: { write: boolean; terminal: boolean },
+  statePrefix: string,
+) {
+  const stateDir = makeBenchDir(statePrefix);
+  const prof = process.env.PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.PROF, String(n))}`] : [];
+  const { child, urls } = spawnServer(stateDir, {}, prof, path.resolve(entry));
+  const { control } = await urls;
+  const api = createControlPost(control);
+  const project = await api("/api/projects", { name: "ab", root: projectDir, permissions });
+  const session = await api("/api/sessions", { projectId: project.id });
+  const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m?: string } };
+  return { child, stateDir, bases };
+}
+
 export async function startBenchBridge(root: string, options: BenchBridgeOptions = {}): Promise<BenchBridge> {
   const stateDir = makeBenchDir("state");
   const { child, urls } = spawnServer(stateDir, options.env ?? {});

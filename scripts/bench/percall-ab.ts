@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
-import { createControlPost, giveToAgent, makeBenchDir, spawnServer } from "./bridge.js";
+import { giveToAgent, makeBenchDir, startBuildSession } from "./bridge.js";
 import { writeFlipFile } from "./flip-file.js";
 import { CLIENT_GAP_MS, measureAsClient, measureCpuInterleaved, type Stats } from "./harness.js";
 import { fetchBody, stopChild } from "./http.js";
@@ -43,18 +43,14 @@ async function startBuild(entry: string, n: number): Promise<Build> {
   writeFlipFile(path.join(projectDir, "edit.txt"));
   writeFlipFile(path.join(projectDir, "read.txt"));
   giveToAgent(projectDir);
-  const stateDir = makeBenchDir("percall-ab-state");
-  const prof = process.env.PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.PROF, String(n))}`] : [];
-  const { child, urls } = spawnServer(stateDir, {}, prof, path.resolve(entry));
-  const { control } = await urls;
-  const api = createControlPost(control);
-  const project = await api("/api/projects", {
-    name: "ab",
-    root: projectDir,
-    permissions: { write: true, terminal: false },
-  });
-  const session = await api("/api/sessions", { projectId: project.id });
-  const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string; m: string } };
+  const { child, stateDir, bases } = await startBuildSession(
+    entry,
+    n,
+    projectDir,
+    { write: true, terminal: false },
+    "percall-ab-state",
+  );
+  const m = bases.m!;
   let current = "A";
   let run = 0;
   return {
@@ -64,7 +60,7 @@ async function startBuild(entry: string, n: number): Promise<Build> {
       const next = current === "A" ? "B" : "A";
       await getOk(
         url(
-          bases.m,
+          m,
           "e",
           [
             ["path", "edit.txt"],

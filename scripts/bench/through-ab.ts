@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createControlPost, giveToAgent, makeBenchDir, spawnServer } from "./bridge.js";
+import { giveToAgent, makeBenchDir, startBuildSession } from "./bridge.js";
 import { mainThreadCpuNs } from "./harness.js";
 import { startFloorServer, stopChild, type FloorServer } from "./http.js";
 import { getJson, url, writeLog } from "./large.js";
@@ -31,18 +31,13 @@ interface Build {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function startBuild(entry: string, projectDir: string, n: number): Promise<Build> {
-  const stateDir = makeBenchDir("through-ab-state");
-  const prof = process.env.PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.PROF, String(n))}`] : [];
-  const { child, urls } = spawnServer(stateDir, {}, prof, path.resolve(entry));
-  const { control } = await urls;
-  const api = createControlPost(control);
-  const project = await api("/api/projects", {
-    name: "ab",
-    root: projectDir,
-    permissions: { write: false, terminal: false },
-  });
-  const session = await api("/api/sessions", { projectId: project.id });
-  const { bases } = (await (await fetch(session.initUrl!)).json()) as { bases: { r: string } };
+  const { child, stateDir, bases } = await startBuildSession(
+    entry,
+    n,
+    projectDir,
+    { write: false, terminal: false },
+    "through-ab-state",
+  );
   return {
     label: entry,
     pid: child.pid!,

@@ -39,23 +39,29 @@ afterEach(() => {
   for (const s of stores.splice(0)) s.close();
 });
 
+/** A real state file with one project and session, and an edit admitted by the real Journal as callId. */
+function admitEdit(callId: string) {
+  const stateDir = makeTempDir("journal-commits");
+  const store = openStore(stateDir);
+  stores.push(store);
+  store.projects.insert({ id: "p1", name: "p1", root: "/project", write: true, terminal: true });
+  store.sessions.insert({ id: "s1", projectId: "p1", name: "s1", enabled: true, generation: 1 });
+  const journal = new Journal(store, createLogger("error"));
+  const { row } = journal.admit({
+    sessionId: "s1",
+    generation: 1,
+    projectId: "p1",
+    projectRoot: "/project",
+    callId,
+    tool: "e",
+    argsHash: "h",
+  });
+  return { stateDir, store, journal, row };
+}
+
 describe("an edit's journal commits", () => {
   it("records the review changes in the commit of the checkpoint and the outcome ahead", async () => {
-    const stateDir = makeTempDir("journal-commits");
-    const store = openStore(stateDir);
-    stores.push(store);
-    store.projects.insert({ id: "p1", name: "p1", root: "/project", write: true, terminal: true });
-    store.sessions.insert({ id: "s1", projectId: "p1", name: "s1", enabled: true, generation: 1 });
-    const journal = new Journal(store, createLogger("error"));
-    const { row } = journal.admit({
-      sessionId: "s1",
-      generation: 1,
-      projectId: "p1",
-      projectRoot: "/project",
-      callId: "c1",
-      tool: "e",
-      argsHash: "h",
-    });
+    const { stateDir, store, journal, row } = admitEdit("c1");
     const wal = path.join(stateDir, `${STATE_FILE_NAME}-wal`);
     const answer = { ok: true, path: "f.txt" } as IntentBody & { ok: true };
     let commitsBetween = -1;
@@ -81,21 +87,7 @@ describe("an edit's journal commits", () => {
   });
 
   it("forgets deferred changes of an intent that failed before writing them", async () => {
-    const stateDir = makeTempDir("journal-commits");
-    const store = openStore(stateDir);
-    stores.push(store);
-    store.projects.insert({ id: "p1", name: "p1", root: "/project", write: true, terminal: true });
-    store.sessions.insert({ id: "s1", projectId: "p1", name: "s1", enabled: true, generation: 1 });
-    const journal = new Journal(store, createLogger("error"));
-    const { row } = journal.admit({
-      sessionId: "s1",
-      generation: 1,
-      projectId: "p1",
-      projectRoot: "/project",
-      callId: "c2",
-      tool: "e",
-      argsHash: "h",
-    });
+    const { store, journal, row } = admitEdit("c2");
     const flight = journal.launch(row, undefined, async (f: Flight) => {
       journal.deferChanges(f, [{ path: "/project/g.txt", after: { content: Buffer.from("new\n") } }]);
       return toFailure(new ToolError(ErrorCode.pathChanged, "changed meanwhile"));
