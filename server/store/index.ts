@@ -1,7 +1,7 @@
 // The store: one SQLite database and the typed query groups over it. All SQL lives in this folder.
 import path from "node:path";
 import { createCapabilitySealer, loadCapabilityKey, type CapabilitySealer } from "./capability-key.js";
-import { openDatabase, openJournalConnection, openLogConnection, type Db } from "./database.js";
+import { openDatabase, openJournalConnection, openLogConnection, transactionRunner, type Db } from "./database.js";
 import { CAPABILITY_KEY_ID_SETTING } from "./migrations/003-sealed-capabilities.js";
 import { createActivityQueries } from "./activity.js";
 import { createCapabilityText } from "./capability-text.js";
@@ -75,7 +75,7 @@ export function createStore(
     /** Sessions that work in their own git worktree (issue 31; migration 010). */
     worktrees: createWorktreeQueries(db),
     /** Runs fn inside one SQLite transaction. */
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    transaction: transactionRunner(db),
     close: (): void => {
       journalHealth.stop();
       store.activity.flush();

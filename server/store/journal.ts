@@ -1,6 +1,6 @@
 // Typed queries over the intent journal: intents, their patch preimages, and per-project state epochs.
 import type { CapabilityText } from "./capability-text.js";
-import type { Db } from "./database.js";
+import { transactionRunner, type Db } from "./database.js";
 import { identityOf, type IntentIdentity, type RawIntentIdentity } from "./intent-identity.js";
 
 export type IntentState = "pending" | "running" | "succeeded" | "failed";
@@ -175,13 +175,11 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
     clearPreimagesStmt.run(id);
   };
 
-  // One transaction function for every caller, each passing its work: better-sqlite3 builds a wrapper and its
-  // deferred/immediate/exclusive variants per db.transaction() call, which a per-call closure paid on every commit.
-  const inTransaction = db.transaction((fn: () => unknown) => fn());
+  const inTransaction = transactionRunner(db);
 
   return {
     /** Runs fn inside one transaction on the journal's connection (not the main one: see openJournalConnection). */
-    transaction: <T>(fn: () => T): T => inTransaction(fn) as T,
+    transaction: inTransaction,
     find: (sessionId: string, generation: number, callId: string): IntentRow | undefined => {
       const r = findStmt.get(sessionId, generation, callId) as RawIntent | undefined;
       return r && toIntent(r, text);

@@ -4,6 +4,7 @@
 // bytes the agent could not have read with /r.
 import path from "node:path";
 import type { Stats } from "node:fs";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { grants } from "../../sandbox/agent-access.js";
 import { closeQuietly, openRootFd } from "../../sandbox/fd-walk.js";
 import {
@@ -110,7 +111,7 @@ export async function scanTree(root: string, limits: ScanLimits, visit: FileVisi
           if (entry.isSymbolicLink() || entry.name.endsWith(TEMP_SUFFIX)) continue;
           if (++sinceTurn >= SCAN_ENTRIES_PER_TURN) {
             sinceTurn = 0;
-            await new Promise<void>((resolve) => setImmediate(resolve));
+            await nextTurn();
           }
           const info = lstatInDirectory(dir.fd, entry.name);
           if (!info) continue;
