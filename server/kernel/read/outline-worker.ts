@@ -3,8 +3,10 @@
 // all of which on the main thread would stall every session of the bridge. Answers each `{ id, ...job }` with
 // `{ id, outline }` or `{ id, error }`, one job at a time.
 import { parentPort } from "node:worker_threads";
+import { lowerThreadPriority } from "../worker/background-priority.js";
 import { parseOutline, type OutlineJob } from "./outline-parse.js";
 
+lowerThreadPriority();
 const port = parentPort!;
 let queue = Promise.resolve();
 port.on("message", (message: { id: number } & OutlineJob) => {

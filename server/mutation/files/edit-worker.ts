@@ -5,8 +5,10 @@
 import { createHash } from "node:crypto";
 import { parentPort } from "node:worker_threads";
 import { isToolError } from "../../errors.js";
+import { lowerThreadPriority } from "../../kernel/worker/background-priority.js";
 import { planEdit, type EditJob } from "./edit-plan.js";
 
+lowerThreadPriority();
 const port = parentPort!;
 
 const ownsItsMemory = (bytes: Uint8Array) => bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength;

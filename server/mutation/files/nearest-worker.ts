@@ -3,9 +3,11 @@
 // by line, which on a 10 MB file took the event loop ~4 s and on a 100 MB one ran the bridge out of heap. Here it
 // holds no session up, and its heap is capped. Answers each `{ id, ...job }` with `{ id, search }` or `{ id, error }`.
 import { parentPort } from "node:worker_threads";
+import { lowerThreadPriority } from "../../kernel/worker/background-priority.js";
 import { searchNearest } from "./nearest-lines.js";
 import type { NearestJob } from "./nearest-search.js";
 
+lowerThreadPriority();
 const port = parentPort!;
 port.on("message", (message: { id: number } & NearestJob) => {
   try {
