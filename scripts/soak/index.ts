@@ -10,6 +10,14 @@ import { percentile } from "../bench/harness.js";
 import { startFleet, type Fleet } from "./fleet.js";
 import { createLoad, lostChanges, type LoadTally, type OpKind } from "./load.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
+import {
+  bridgeProbe,
+  formatLoopDelay,
+  readBridgeLoop,
+  signalProbe,
+  watchOwnLoop,
+  type LoopDelay,
+} from "./loop-delay.js";
 import { mainThreadTimes, startSampler, WAL_PEAK_EVERY_MS, type Sample, type ThreadTimes } from "./sampler.js";
 
 /** The journaled-write latency the reliability issue targets (p99, until the outcome is known). */
@@ -83,6 +91,7 @@ function report(
   lost: ReturnType<typeof lostChanges>,
   thread: ThreadTimes | undefined,
   walPeakKiB: number,
+  loops: Loops,
 ): string {
   const reads = tally.records
     .filter((r) => r.kind === "read")
@@ -101,7 +110,8 @@ function report(
   const wal = drift(samples, (s) => s.walKiB);
   const errors = [...tally.errors].sort((a, b) => b[1] - a[1]);
   return [
-    `Soak${options.bridgeEntry ? ` of ${options.bridgeEntry}` : ""}: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
+    `Soak${options.bridgeEntry ? ` of ${options.bridgeEntry}` : ""}: ${options.sessions} sessions, ${options.inflight} in flight, ` +
+      `${options.gapMs === 0 ? "no gap (saturated)" : `${options.gapMs} ms untimed gap after each answer`}, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
       `${tally.records.length} requests (${(tally.records.length / seconds).toFixed(0)}/s) on ${new Date().toISOString().slice(0, 10)}.`,
     "",
     ...kindTable(tally, seconds),
@@ -111,6 +121,8 @@ function report(
       ? `- the bridge's event loop: ${(thread.cpuNs / 1000 / Math.max(1, tally.records.length)).toFixed(0)} µs on a core per request; ` +
         `runnable but waiting for a core ${((thread.waitNs / 1e9 / seconds) * 100).toFixed(1)} % of the run (the machine's load, not the bridge's work)`
       : "- the bridge's event loop: /proc/<pid>/schedstat unavailable",
+    `- the bridge's event-loop delay: ${formatLoopDelay(loops.bridge)}`,
+    `- the soak client's own event-loop delay: ${formatLoopDelay(loops.client)}; its CPU ${((loops.clientCpuUs / 1e6 / seconds) * 100).toFixed(0)} % of a core`,
     `- reads' p99 ÷ p50: ${spread.toFixed(2)}× (target ≤ ${READ_SPREAD_TARGET}×: ${spread <= READ_SPREAD_TARGET ? "met" : "not met"})`,
     `- transport errors and non-200 answers: ${transport}`,
     `- lost changes: ${lost.lost} (files whose content is not what their last acknowledged write or edit left, of ${lost.checked} written)`,
@@ -147,23 +159,44 @@ function lineIndexOf(text: string, line: string, after: number): number {
 
 const loadAtStart = os.loadavg()[0]!;
 
+/** Both ends' event-loop delay over the load (loop-delay.ts) and the client's CPU time, in µs. */
+interface Loops {
+  bridge: LoopDelay | undefined;
+  client: LoopDelay;
+  clientCpuUs: number;
+}
+
 async function main(): Promise<void> {
   const options = parseSoakOptions(process.argv.slice(2));
   const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.cpuProfDir)}`] : [];
-  const fleet = await startFleet(options.sessions, profile, options.bridgeEntry);
+  const loopFile = path.join(os.tmpdir(), `urlbridge-soak-loop-${process.pid}.json`);
+  const probe = bridgeProbe(loopFile);
+  const fleet = await startFleet(options.sessions, {
+    nodeArgs: [...probe.nodeArgs, ...profile],
+    env: probe.env,
+    entry: options.bridgeEntry,
+  });
   try {
-    const load = createLoad(fleet.sessions, options.inflight, options.seed, options.mix);
+    const load = createLoad(fleet.sessions, options.inflight, options.seed, options.mix, options.gapMs);
     const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => load.tally.records.length);
+    signalProbe(fleet.pid);
+    const ownLoop = watchOwnLoop();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const before = mainThreadTimes(fleet.pid);
     await load.run(options.durationS * 1000);
     const seconds = (performance.now() - started) / 1000;
     const after = mainThreadTimes(fleet.pid);
+    const cpu = process.cpuUsage(cpuBefore);
+    const client = ownLoop.stop();
+    signalProbe(fleet.pid);
+    const loops = { bridge: await readBridgeLoop(loopFile), client, clientCpuUs: cpu.user + cpu.system };
+    fs.rmSync(loopFile, { force: true });
     const thread =
       before && after ? { cpuNs: after.cpuNs - before.cpuNs, waitNs: after.waitNs - before.waitNs } : undefined;
     const samples = sampler.stop();
     const checks = [terminalDoubles(fleet, load.tally), lostChanges(load.tally)] as const;
-    const markdown = report(options, load.tally, seconds, samples, ...checks, thread, sampler.walPeakKiB());
+    const markdown = report(options, load.tally, seconds, samples, ...checks, thread, sampler.walPeakKiB(), loops);
     process.stdout.write(`${markdown}\n`);
     if (options.writeTo) writeReport(path.resolve(options.writeTo), markdown);
   } finally {
