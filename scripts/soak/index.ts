@@ -8,7 +8,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { percentile } from "../bench/harness.js";
 import { startFleet, type Fleet } from "./fleet.js";
-import { createLoad, lostChanges, type LoadTally, type OpKind } from "./load.js";
+import { mergeTallies, runClients } from "./clients.js";
+import { lostChanges, type LoadTally, type OpKind } from "./load.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
 import {
   bridgeProbe,
@@ -42,7 +43,8 @@ function sampleTable(samples: Sample[]): string[] {
     "| t (s) | requests done | RSS MiB | fds | WAL KiB |",
     "|---|---|---|---|---|",
     ...samples.map(
-      (s) => `| ${s.atS.toFixed(0)} | ${s.requests} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.walKiB.toFixed(0)} |`,
+      (s) =>
+        `| ${s.atS.toFixed(0)} | ${s.requests ?? "-"} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.walKiB.toFixed(0)} |`,
     ),
   ];
 }
@@ -110,7 +112,7 @@ function report(
   const wal = drift(samples, (s) => s.walKiB);
   const errors = [...tally.errors].sort((a, b) => b[1] - a[1]);
   return [
-    `Soak${options.bridgeEntry ? ` of ${options.bridgeEntry}` : ""}: ${options.sessions} sessions, ${options.inflight} in flight, ` +
+    `Soak${options.bridgeEntry ? ` of ${options.bridgeEntry}` : ""}: ${options.sessions} sessions, ${options.inflight} in flight from ${options.clients} client process${options.clients === 1 ? "" : "es"}, ` +
       `${options.gapMs === 0 ? "no gap (saturated)" : `${options.gapMs} ms untimed gap after each answer`}, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
       `${tally.records.length} requests (${(tally.records.length / seconds).toFixed(0)}/s) on ${new Date().toISOString().slice(0, 10)}.`,
     "",
@@ -122,7 +124,11 @@ function report(
         `runnable but waiting for a core ${((thread.waitNs / 1e9 / seconds) * 100).toFixed(1)} % of the run (the machine's load, not the bridge's work)`
       : "- the bridge's event loop: /proc/<pid>/schedstat unavailable",
     `- the bridge's event-loop delay: ${formatLoopDelay(loops.bridge)}`,
-    `- the soak client's own event-loop delay: ${formatLoopDelay(loops.client)}; its CPU ${((loops.clientCpuUs / 1e6 / seconds) * 100).toFixed(0)} % of a core`,
+    ...loops.clients.map(
+      (loop, c) =>
+        `- soak client ${c + 1} of ${loops.clients.length}: its own event-loop delay ${formatLoopDelay(loop)} (a part of every answer's time it measures)`,
+    ),
+    `- the soak clients' CPU: ${((loops.clientCpuUs / 1e6 / seconds) * 100).toFixed(0)} % of a core in all`,
     `- reads' p99 ÷ p50: ${spread.toFixed(2)}× (target ≤ ${READ_SPREAD_TARGET}×: ${spread <= READ_SPREAD_TARGET ? "met" : "not met"})`,
     `- transport errors and non-200 answers: ${transport}`,
     `- lost changes: ${lost.lost} (files whose content is not what their last acknowledged write or edit left, of ${lost.checked} written)`,
@@ -159,10 +165,10 @@ function lineIndexOf(text: string, line: string, after: number): number {
 
 const loadAtStart = os.loadavg()[0]!;
 
-/** Both ends' event-loop delay over the load (loop-delay.ts) and the client's CPU time, in µs. */
+/** Both ends' event-loop delay over the load (loop-delay.ts), one per client, and the clients' CPU time, in µs. */
 interface Loops {
   bridge: LoopDelay | undefined;
-  client: LoopDelay;
+  clients: LoopDelay[];
   clientCpuUs: number;
 }
 
@@ -177,26 +183,34 @@ async function main(): Promise<void> {
     entry: options.bridgeEntry,
   });
   try {
-    const load = createLoad(fleet.sessions, options.inflight, options.seed, options.mix, options.gapMs);
-    const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => load.tally.records.length);
-    signalProbe(fleet.pid);
-    const ownLoop = watchOwnLoop();
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    const before = mainThreadTimes(fleet.pid);
-    await load.run(options.durationS * 1000);
+    // Requests done so far, for the samples: known only while the load runs in this process.
+    let live: LoadTally | undefined;
+    const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => live?.records.length);
+    let started = 0;
+    let before: ThreadTimes | undefined;
+    const { inflight, seed, mix, gapMs } = options;
+    const plan = { sessions: fleet.sessions, inflight, seed, mix, gapMs, durationMs: options.durationS * 1000 };
+    const onStart = () => {
+      signalProbe(fleet.pid);
+      started = performance.now();
+      before = mainThreadTimes(fleet.pid);
+    };
+    const clients = await runClients(plan, options.clients, onStart, (tally) => (live = tally));
     const seconds = (performance.now() - started) / 1000;
     const after = mainThreadTimes(fleet.pid);
-    const cpu = process.cpuUsage(cpuBefore);
-    const client = ownLoop.stop();
     signalProbe(fleet.pid);
-    const loops = { bridge: await readBridgeLoop(loopFile), client, clientCpuUs: cpu.user + cpu.system };
-    fs.rmSync(loopFile, { force: true });
     const thread =
       before && after ? { cpuNs: after.cpuNs - before.cpuNs, waitNs: after.waitNs - before.waitNs } : undefined;
+    const merged = mergeTallies(clients.map((c) => c.tally));
+    const loops = {
+      bridge: await readBridgeLoop(loopFile),
+      clients: clients.map((c) => c.loop),
+      clientCpuUs: clients.reduce((a, c) => a + c.cpuUs, 0),
+    };
+    fs.rmSync(loopFile, { force: true });
     const samples = sampler.stop();
-    const checks = [terminalDoubles(fleet, load.tally), lostChanges(load.tally)] as const;
-    const markdown = report(options, load.tally, seconds, samples, ...checks, thread, sampler.walPeakKiB(), loops);
+    const checks = [terminalDoubles(fleet, merged), lostChanges(merged)] as const;
+    const markdown = report(options, merged, seconds, samples, ...checks, thread, sampler.walPeakKiB(), loops);
     process.stdout.write(`${markdown}\n`);
     if (options.writeTo) writeReport(path.resolve(options.writeTo), markdown);
   } finally {

@@ -3,7 +3,8 @@
 // runs issue 34's mix (reads and journaled edits only); `--cpu-prof=DIR` has the bridge write a CPU profile there;
 // `--bridge=PATH` runs another build's dist/server/main.js (an A/B against this checkout's build); `--gap-ms=N` has
 // each worker pause N ms, untimed, after each answer (the bench's "as a client does" method; 0, the default, is a
-// saturating closed loop).
+// saturating closed loop); `--clients=N` shares the sessions out to N client processes (clients.ts), so one client's
+// own event-loop delay is not most of the reads' tail.
 import { MIXES, type MixName } from "./load.js";
 
 export interface SoakOptions {
@@ -23,6 +24,8 @@ export interface SoakOptions {
   cpuProfDir: string | undefined;
   /** Another build's dist/server/main.js to run instead of this checkout's (an A/B), or undefined. */
   bridgeEntry: string | undefined;
+  /** Client processes the sessions and requests in flight are shared out to (clients.ts); 1: this process alone. */
+  clients: number;
   /** Untimed pause of each worker after each answer, in ms; 0 keeps the bridge saturated. */
   gapMs: number;
 }
@@ -34,6 +37,7 @@ const LIMITS = {
   sampleS: [1, 60],
   seed: [0, 2 ** 31],
   gapMs: [0, 1000],
+  clients: [1, 8],
 } as const;
 
 export function parseSoakOptions(argv: string[]): SoakOptions {
@@ -48,12 +52,13 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
     cpuProfDir: undefined,
     bridgeEntry: undefined,
     gapMs: 0,
+    clients: 1,
   };
   for (const arg of argv) {
     const m = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (!m)
       throw new Error(
-        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --gap-ms=N --mix=${Object.keys(MIXES).join("|")} --write=FILE --cpu-prof=DIR --bridge=MAIN_JS`,
+        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --gap-ms=N --clients=N --mix=${Object.keys(MIXES).join("|")} --write=FILE --cpu-prof=DIR --bridge=MAIN_JS`,
       );
     const [, name, value] = m as unknown as [string, string, string];
     if (name === "write") {
@@ -82,6 +87,7 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
         sample: "sampleS",
         seed: "seed",
         "gap-ms": "gapMs",
+        clients: "clients",
       } as const
     )[name as "duration"];
     if (!key) throw new Error(`unknown option --${name}`);
@@ -91,5 +97,9 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
       throw new Error(`--${name} must be an integer in ${min}..${max}, got ${value}`);
     options[key] = n;
   }
+  if (options.clients > options.inflight)
+    throw new Error(
+      `--clients=${options.clients} needs at least as many requests in flight, got --inflight=${options.inflight}`,
+    );
   return options;
 }
