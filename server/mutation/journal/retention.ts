@@ -1,6 +1,7 @@
 // What the journal and the review record keep, and for how long: full records for a day, then tombstones, within
 // per-session budgets (docs/PROTOCOL.md, retention); changed files' contents within the review budget
-// (docs/PROTOCOL.md, "/c changes and /n revert", Retention). Pruned every PRUNE_EVERY_ADMISSIONS admissions, not on every call.
+// (docs/PROTOCOL.md, "/c changes and /n revert", Retention). Pruned every PRUNE_EVERY_ADMISSIONS admissions, not on every
+// call; the review record at most every REVIEW_PRUNE_EVERY_MS.
 import type { Store } from "../../store/index.js";
 import type { IntentScope } from "./intent.js";
 
@@ -12,6 +13,12 @@ export const JOURNAL_MAX_RECORDS_PER_SESSION = 2000;
 export const JOURNAL_MAX_TOMBSTONES_PER_SESSION = 200_000;
 /** Prune once every this many admissions, not on every call. */
 export const PRUNE_EVERY_ADMISSIONS = 200;
+/**
+ * And the review record no more often than this: its prune scans every stored change and content (the collect),
+ * which held the event loop ~13 ms (up to 46) each of the 41 times it ran in 30 s of the read-write soak (issue 34),
+ * while its budgets are days and hundreds of MiB, which a few seconds of writes do not move.
+ */
+export const REVIEW_PRUNE_EVERY_MS = 10_000;
 
 /** The review record's budget (URLBRIDGE_REVIEW_RETENTION_DAYS, URLBRIDGE_REVIEW_MAX_MB; docs/PROTOCOL.md, /c and /n). */
 export interface ReviewBudget {
