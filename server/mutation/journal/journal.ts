@@ -17,7 +17,7 @@ import type { Flight, IntentBody, IntentScope } from "./intent.js";
 import {
   DEFAULT_REVIEW_BUDGET,
   PRUNE_EVERY_ADMISSIONS,
-  REVIEW_PRUNE_EVERY_MS,
+  SCAN_PRUNE_EVERY_MS,
   pruneJournal,
   pruneReview,
   type ReviewBudget,
@@ -29,7 +29,7 @@ export const SHUTDOWN_DRAIN_MS = 5000;
 export class Journal {
   private readonly flights = new Map<string, Flight>();
   private admissions = 0;
-  private reviewPrunedAt = Number.NEGATIVE_INFINITY;
+  private scannedAt = Number.NEGATIVE_INFINITY;
   /** Answered outcomes recorded ahead, confirmed with the journal's next commit (confirmations.ts). */
   private readonly confirmations: Confirmations;
   /**
@@ -69,10 +69,11 @@ export class Journal {
     if (admitted.inserted && ++this.admissions % PRUNE_EVERY_ADMISSIONS === 0) {
       try {
         const now = this.now();
-        pruneJournal(this.store, intent, now);
-        if (now - this.reviewPrunedAt >= REVIEW_PRUNE_EVERY_MS) {
+        const scan = now - this.scannedAt >= SCAN_PRUNE_EVERY_MS;
+        pruneJournal(this.store, intent, now, scan);
+        if (scan) {
           pruneReview(this.store, this.review, now);
-          this.reviewPrunedAt = now;
+          this.scannedAt = now;
         }
       } catch (error) {
         // The intent is admitted already and must launch; a refused prune only waits for the next one.
