@@ -11,14 +11,7 @@ import { startFleet, type Fleet } from "./fleet.js";
 import { mergeTallies, runClients } from "./clients.js";
 import { lostChanges, type LoadTally, type OpKind } from "./load.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
-import {
-  bridgeProbe,
-  formatLoopDelay,
-  readBridgeLoop,
-  signalProbe,
-  watchOwnLoop,
-  type LoopDelay,
-} from "./loop-delay.js";
+import { bridgeProbe, formatLoopDelay, readBridgeLoop, signalProbe, type LoopDelay } from "./loop-delay.js";
 import { mainThreadTimes, startSampler, WAL_PEAK_EVERY_MS, type Sample, type ThreadTimes } from "./sampler.js";
 
 /** The journaled-write latency the reliability issue targets (p99, until the outcome is known). */
