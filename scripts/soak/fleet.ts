@@ -38,11 +38,21 @@ function seedProject(root: string, index: number): void {
   }
 }
 
-/** The bridge and its sessions; `nodeArgs` go to the bridge's node (e.g. --cpu-prof), `entry` names another build. */
-export async function startFleet(sessions: number, nodeArgs: string[] = [], entry?: string): Promise<Fleet> {
+export interface FleetOptions {
+  /** Arguments to the bridge's node (e.g. --cpu-prof, the loop probe's --import). */
+  nodeArgs?: string[];
+  /** Added to the bridge's environment. */
+  env?: Record<string, string>;
+  /** Another build's dist/server/main.js. */
+  entry?: string | undefined;
+}
+
+/** The bridge and its sessions. */
+export async function startFleet(sessions: number, options: FleetOptions = {}): Promise<Fleet> {
   const stateDir = makeBenchDir("soak-state");
   const roots: string[] = [];
-  const { child, urls } = spawnServer(stateDir, {}, nodeArgs, entry === undefined ? undefined : path.resolve(entry));
+  const entry = options.entry === undefined ? undefined : path.resolve(options.entry);
+  const { child, urls } = spawnServer(stateDir, options.env ?? {}, options.nodeArgs ?? [], entry);
   const close = async () => {
     await stopChild(child);
     for (const dir of [stateDir, ...roots]) fs.rmSync(dir, { recursive: true, force: true });

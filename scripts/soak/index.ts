@@ -8,8 +8,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { percentile } from "../bench/harness.js";
 import { startFleet, type Fleet } from "./fleet.js";
-import { createLoad, lostChanges, type LoadTally, type OpKind } from "./load.js";
+import { mergeTallies, runClients } from "./clients.js";
+import { lostChanges, type LoadTally, type OpKind } from "./load.js";
 import { parseSoakOptions, type SoakOptions } from "./options.js";
+import { bridgeProbe, formatLoopDelay, readBridgeLoop, signalProbe, type LoopDelay } from "./loop-delay.js";
 import { mainThreadTimes, startSampler, WAL_PEAK_EVERY_MS, type Sample, type ThreadTimes } from "./sampler.js";
 
 /** The journaled-write latency the reliability issue targets (p99, until the outcome is known). */
@@ -34,7 +36,8 @@ function sampleTable(samples: Sample[]): string[] {
     "| t (s) | requests done | RSS MiB | fds | WAL KiB |",
     "|---|---|---|---|---|",
     ...samples.map(
-      (s) => `| ${s.atS.toFixed(0)} | ${s.requests} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.walKiB.toFixed(0)} |`,
+      (s) =>
+        `| ${s.atS.toFixed(0)} | ${s.requests ?? "-"} | ${s.rssMiB.toFixed(1)} | ${s.fds} | ${s.walKiB.toFixed(0)} |`,
     ),
   ];
 }
@@ -83,6 +86,7 @@ function report(
   lost: ReturnType<typeof lostChanges>,
   thread: ThreadTimes | undefined,
   walPeakKiB: number,
+  loops: Loops,
 ): string {
   const reads = tally.records
     .filter((r) => r.kind === "read")
@@ -101,7 +105,8 @@ function report(
   const wal = drift(samples, (s) => s.walKiB);
   const errors = [...tally.errors].sort((a, b) => b[1] - a[1]);
   return [
-    `Soak${options.bridgeEntry ? ` of ${options.bridgeEntry}` : ""}: ${options.sessions} sessions, ${options.inflight} in flight, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
+    `Soak${options.bridgeEntry ? ` of ${options.bridgeEntry}` : ""}: ${options.sessions} sessions, ${options.inflight} in flight from ${options.clients} client process${options.clients === 1 ? "" : "es"}, ` +
+      `${options.gapMs === 0 ? "no gap (saturated)" : `${options.gapMs} ms untimed gap after each answer`}, ${seconds.toFixed(0)} s, seed ${options.seed}, mix ${options.mix}; ` +
       `${tally.records.length} requests (${(tally.records.length / seconds).toFixed(0)}/s) on ${new Date().toISOString().slice(0, 10)}.`,
     "",
     ...kindTable(tally, seconds),
@@ -111,6 +116,12 @@ function report(
       ? `- the bridge's event loop: ${(thread.cpuNs / 1000 / Math.max(1, tally.records.length)).toFixed(0)} µs on a core per request; ` +
         `runnable but waiting for a core ${((thread.waitNs / 1e9 / seconds) * 100).toFixed(1)} % of the run (the machine's load, not the bridge's work)`
       : "- the bridge's event loop: /proc/<pid>/schedstat unavailable",
+    `- the bridge's event-loop delay: ${formatLoopDelay(loops.bridge)}`,
+    ...loops.clients.map(
+      (loop, c) =>
+        `- soak client ${c + 1} of ${loops.clients.length}: its own event-loop delay ${formatLoopDelay(loop)} (a part of every answer's time it measures)`,
+    ),
+    `- the soak clients' CPU: ${((loops.clientCpuUs / 1e6 / seconds) * 100).toFixed(0)} % of a core in all`,
     `- reads' p99 ÷ p50: ${spread.toFixed(2)}× (target ≤ ${READ_SPREAD_TARGET}×: ${spread <= READ_SPREAD_TARGET ? "met" : "not met"})`,
     `- transport errors and non-200 answers: ${transport}`,
     `- lost changes: ${lost.lost} (files whose content is not what their last acknowledged write or edit left, of ${lost.checked} written)`,
@@ -147,23 +158,52 @@ function lineIndexOf(text: string, line: string, after: number): number {
 
 const loadAtStart = os.loadavg()[0]!;
 
+/** Both ends' event-loop delay over the load (loop-delay.ts), one per client, and the clients' CPU time, in µs. */
+interface Loops {
+  bridge: LoopDelay | undefined;
+  clients: LoopDelay[];
+  clientCpuUs: number;
+}
+
 async function main(): Promise<void> {
   const options = parseSoakOptions(process.argv.slice(2));
   const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.cpuProfDir)}`] : [];
-  const fleet = await startFleet(options.sessions, profile, options.bridgeEntry);
+  const loopFile = path.join(os.tmpdir(), `urlbridge-soak-loop-${process.pid}.json`);
+  const probe = bridgeProbe(loopFile);
+  const fleet = await startFleet(options.sessions, {
+    nodeArgs: [...probe.nodeArgs, ...profile],
+    env: probe.env,
+    entry: options.bridgeEntry,
+  });
   try {
-    const load = createLoad(fleet.sessions, options.inflight, options.seed, options.mix);
-    const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => load.tally.records.length);
-    const started = performance.now();
-    const before = mainThreadTimes(fleet.pid);
-    await load.run(options.durationS * 1000);
+    // Requests done so far, for the samples: known only while the load runs in this process.
+    let live: LoadTally | undefined;
+    const sampler = startSampler(fleet.pid, fleet.stateDir, options.sampleS * 1000, () => live?.records.length);
+    let started = 0;
+    let before: ThreadTimes | undefined;
+    const { inflight, seed, mix, gapMs } = options;
+    const plan = { sessions: fleet.sessions, inflight, seed, mix, gapMs, durationMs: options.durationS * 1000 };
+    const onStart = () => {
+      signalProbe(fleet.pid);
+      started = performance.now();
+      before = mainThreadTimes(fleet.pid);
+    };
+    const clients = await runClients(plan, options.clients, onStart, (tally) => (live = tally));
     const seconds = (performance.now() - started) / 1000;
     const after = mainThreadTimes(fleet.pid);
+    signalProbe(fleet.pid);
     const thread =
       before && after ? { cpuNs: after.cpuNs - before.cpuNs, waitNs: after.waitNs - before.waitNs } : undefined;
+    const merged = mergeTallies(clients.map((c) => c.tally));
+    const loops = {
+      bridge: await readBridgeLoop(loopFile),
+      clients: clients.map((c) => c.loop),
+      clientCpuUs: clients.reduce((a, c) => a + c.cpuUs, 0),
+    };
+    fs.rmSync(loopFile, { force: true });
     const samples = sampler.stop();
-    const checks = [terminalDoubles(fleet, load.tally), lostChanges(load.tally)] as const;
-    const markdown = report(options, load.tally, seconds, samples, ...checks, thread, sampler.walPeakKiB());
+    const checks = [terminalDoubles(fleet, merged), lostChanges(merged)] as const;
+    const markdown = report(options, merged, seconds, samples, ...checks, thread, sampler.walPeakKiB(), loops);
     process.stdout.write(`${markdown}\n`);
     if (options.writeTo) writeReport(path.resolve(options.writeTo), markdown);
   } finally {

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { encodeQueryValue, encodeUrlText } from "../../server/url-grammar/encode.js";
 import { SEED_FILES, type SoakSession } from "./fleet.js";
 
@@ -90,7 +91,8 @@ export function lostChanges(tally: LoadTally): { checked: number; lost: number }
   return { checked: tally.expected.size, lost };
 }
 
-export function createLoad(sessions: SoakSession[], inflight: number, seed: number, mix: MixName = "full") {
+/** `gapMs`: each worker's untimed pause after each answer (0: the next call at once, a saturating closed loop). */
+export function createLoad(sessions: SoakSession[], inflight: number, seed: number, mix: MixName = "full", gapMs = 0) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: inflight });
   const random = seeded(seed);
   const tally: LoadTally = {
@@ -252,7 +254,10 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
     async run(durationMs: number): Promise<void> {
       const deadline = performance.now() + durationMs;
       const worker = async () => {
-        while (performance.now() < deadline) await one();
+        while (performance.now() < deadline) {
+          await one();
+          if (gapMs > 0) await sleep(gapMs);
+        }
       };
       await Promise.all(Array.from({ length: inflight }, worker));
       agent.destroy();

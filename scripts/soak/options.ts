@@ -1,7 +1,10 @@
 // `npm run soak -- --duration=300 --sessions=16 --inflight=200`: the soak run's options, bounded so that a typo
 // cannot start an unbounded load. Loopback only: the bridge is a child process on 127.0.0.1. `--mix=read-write`
 // runs issue 34's mix (reads and journaled edits only); `--cpu-prof=DIR` has the bridge write a CPU profile there;
-// `--bridge=PATH` runs another build's dist/server/main.js (an A/B against this checkout's build).
+// `--bridge=PATH` runs another build's dist/server/main.js (an A/B against this checkout's build); `--gap-ms=N` has
+// each worker pause N ms, untimed, after each answer (the bench's "as a client does" method; 0, the default, is a
+// saturating closed loop); `--clients=N` shares the sessions out to N client processes (clients.ts), so one client's
+// own event-loop delay is not most of the reads' tail.
 import { MIXES, type MixName } from "./load.js";
 
 export interface SoakOptions {
@@ -21,6 +24,10 @@ export interface SoakOptions {
   cpuProfDir: string | undefined;
   /** Another build's dist/server/main.js to run instead of this checkout's (an A/B), or undefined. */
   bridgeEntry: string | undefined;
+  /** Client processes the sessions and requests in flight are shared out to (clients.ts); 1: this process alone. */
+  clients: number;
+  /** Untimed pause of each worker after each answer, in ms; 0 keeps the bridge saturated. */
+  gapMs: number;
 }
 
 const LIMITS = {
@@ -29,6 +36,8 @@ const LIMITS = {
   inflight: [1, 200],
   sampleS: [1, 60],
   seed: [0, 2 ** 31],
+  gapMs: [0, 1000],
+  clients: [1, 8],
 } as const;
 
 export function parseSoakOptions(argv: string[]): SoakOptions {
@@ -42,12 +51,14 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
     mix: "full",
     cpuProfDir: undefined,
     bridgeEntry: undefined,
+    gapMs: 0,
+    clients: 1,
   };
   for (const arg of argv) {
     const m = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (!m)
       throw new Error(
-        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --mix=${Object.keys(MIXES).join("|")} --write=FILE --cpu-prof=DIR --bridge=MAIN_JS`,
+        `unknown argument ${arg}; use --duration=S --sessions=N --inflight=N --sample=S --seed=N --gap-ms=N --clients=N --mix=${Object.keys(MIXES).join("|")} --write=FILE --cpu-prof=DIR --bridge=MAIN_JS`,
       );
     const [, name, value] = m as unknown as [string, string, string];
     if (name === "write") {
@@ -69,7 +80,15 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
       continue;
     }
     const key = (
-      { duration: "durationS", sessions: "sessions", inflight: "inflight", sample: "sampleS", seed: "seed" } as const
+      {
+        duration: "durationS",
+        sessions: "sessions",
+        inflight: "inflight",
+        sample: "sampleS",
+        seed: "seed",
+        "gap-ms": "gapMs",
+        clients: "clients",
+      } as const
     )[name as "duration"];
     if (!key) throw new Error(`unknown option --${name}`);
     const n = Number(value);
@@ -78,5 +97,9 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
       throw new Error(`--${name} must be an integer in ${min}..${max}, got ${value}`);
     options[key] = n;
   }
+  if (options.clients > options.inflight)
+    throw new Error(
+      `--clients=${options.clients} needs at least as many requests in flight, got --inflight=${options.inflight}`,
+    );
   return options;
 }

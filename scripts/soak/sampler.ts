@@ -9,7 +9,8 @@ export interface Sample {
   rssMiB: number;
   fds: number;
   walKiB: number;
-  requests: number;
+  /** Requests done so far, when the load runs in the soak's own process. */
+  requests: number | undefined;
 }
 
 function rssMiB(pid: number): number {
@@ -29,7 +30,7 @@ function walKiB(stateDir: string): number {
 /** How often the WAL's size is looked at for its peak: the checkpoint worker's rounds come every 250 ms. */
 export const WAL_PEAK_EVERY_MS = 100;
 
-export function startSampler(pid: number, stateDir: string, everyMs: number, requests: () => number) {
+export function startSampler(pid: number, stateDir: string, everyMs: number, requests: () => number | undefined) {
   const started = performance.now();
   const samples: Sample[] = [];
   let walPeakKiB = 0;

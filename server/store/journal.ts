@@ -266,13 +266,14 @@ export function createJournalQueries(db: Db, text: CapabilityText) {
      * tombstones, and drops the oldest tombstones beyond `keepTombstones`. Returns how many rows changed.
      */
     prune: (options: {
-      finishedBefore: number;
+      /** Omitted: no pass over every session's records by age (it scans the whole table). */
+      finishedBefore?: number;
       sessionId?: string;
       generation?: number;
       keep?: number;
       keepTombstones?: number;
     }): number => {
-      let changed = tombstoneOldStmt.run(options.finishedBefore).changes;
+      let changed = options.finishedBefore === undefined ? 0 : tombstoneOldStmt.run(options.finishedBefore).changes;
       if (options.sessionId !== undefined && options.generation !== undefined) {
         const scope = { sessionId: options.sessionId, generation: options.generation };
         if (options.keep !== undefined) changed += tombstoneSessionStmt.run({ ...scope, keep: options.keep }).changes;

@@ -17,6 +17,7 @@ import type { Flight, IntentBody, IntentScope } from "./intent.js";
 import {
   DEFAULT_REVIEW_BUDGET,
   PRUNE_EVERY_ADMISSIONS,
+  SCAN_PRUNE_EVERY_MS,
   pruneJournal,
   pruneReview,
   type ReviewBudget,
@@ -28,6 +29,7 @@ export const SHUTDOWN_DRAIN_MS = 5000;
 export class Journal {
   private readonly flights = new Map<string, Flight>();
   private admissions = 0;
+  private scannedAt = Number.NEGATIVE_INFINITY;
   /** Answered outcomes recorded ahead, confirmed with the journal's next commit (confirmations.ts). */
   private readonly confirmations: Confirmations;
   /**
@@ -66,8 +68,13 @@ export class Journal {
     const admitted = this.confirmations.with(() => this.store.journal.admit({ ...intent, createdAt: this.now() }));
     if (admitted.inserted && ++this.admissions % PRUNE_EVERY_ADMISSIONS === 0) {
       try {
-        pruneJournal(this.store, intent, this.now());
-        pruneReview(this.store, this.review, this.now());
+        const now = this.now();
+        const scan = now - this.scannedAt >= SCAN_PRUNE_EVERY_MS;
+        pruneJournal(this.store, intent, now, scan);
+        if (scan) {
+          pruneReview(this.store, this.review, now);
+          this.scannedAt = now;
+        }
       } catch (error) {
         // The intent is admitted already and must launch; a refused prune only waits for the next one.
         if (!isStoreUnavailable(error)) throw error;

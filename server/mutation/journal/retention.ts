@@ -1,6 +1,7 @@
 // What the journal and the review record keep, and for how long: full records for a day, then tombstones, within
 // per-session budgets (docs/PROTOCOL.md, retention); changed files' contents within the review budget
-// (docs/PROTOCOL.md, "/c changes and /n revert", Retention). Pruned every PRUNE_EVERY_ADMISSIONS admissions, not on every call.
+// (docs/PROTOCOL.md, "/c changes and /n revert", Retention). Pruned every PRUNE_EVERY_ADMISSIONS admissions, not on every
+// call; what scans every row at most every SCAN_PRUNE_EVERY_MS.
 import type { Store } from "../../store/index.js";
 import type { IntentScope } from "./intent.js";
 
@@ -12,6 +13,13 @@ export const JOURNAL_MAX_RECORDS_PER_SESSION = 2000;
 export const JOURNAL_MAX_TOMBSTONES_PER_SESSION = 200_000;
 /** Prune once every this many admissions, not on every call. */
 export const PRUNE_EVERY_ADMISSIONS = 200;
+/**
+ * And what scans every row, no more often than this: the review record's prune (its collect reads every stored
+ * change and content; it held the event loop ~13 ms, up to 46, each of the 41 times it ran in 30 s of the read-write
+ * soak, issue 34) and the journal's tombstoning by age (no index on the finish time). Their budgets are a day or
+ * more and hundreds of MiB, which a few seconds of writes do not move; a session's own budget is kept at every prune.
+ */
+export const SCAN_PRUNE_EVERY_MS = 10_000;
 
 /** The review record's budget (URLBRIDGE_REVIEW_RETENTION_DAYS, URLBRIDGE_REVIEW_MAX_MB; docs/PROTOCOL.md, /c and /n). */
 export interface ReviewBudget {
@@ -27,10 +35,13 @@ export const DEFAULT_REVIEW_BUDGET: ReviewBudget = {
 /** A change whose contents were dropped is itself forgotten this many retentions after it was made. */
 const REVIEW_FORGET_AFTER_RETENTIONS = 4;
 
-/** Turns one session generation's old or surplus records into tombstones, and drops the surplus tombstones. */
-export function pruneJournal(store: Store, scope: IntentScope, now: number): void {
+/**
+ * Turns one session generation's surplus records into tombstones and drops its surplus tombstones; with `byAge`,
+ * also every session's records past retention.
+ */
+export function pruneJournal(store: Store, scope: IntentScope, now: number, byAge: boolean): void {
   store.journal.prune({
-    finishedBefore: now - JOURNAL_RETENTION_MS,
+    ...(byAge ? { finishedBefore: now - JOURNAL_RETENTION_MS } : {}),
     sessionId: scope.sessionId,
     generation: scope.generation,
     keep: JOURNAL_MAX_RECORDS_PER_SESSION,
