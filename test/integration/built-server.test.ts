@@ -197,6 +197,16 @@ describe("the built server (dist bundle)", () => {
       expect(rewritten.get(name)?.equals(Buffer.alloc(written.get(name)!.length, 7)), name).toBe(false);
   }, 60_000);
 
+  it("writes every chunk in ASCII, so Node reads none of them into a two-byte string at start-up", () => {
+    const serverDir = path.join(bundleRoot, "server");
+    const chunks = fs.readdirSync(serverDir).filter((name) => name.endsWith(".js"));
+    expect(chunks.length).toBeGreaterThan(3);
+    const nonAscii = chunks.filter((name) =>
+      /[^\x00-\x7f]/.test(fs.readFileSync(path.join(serverDir, name), "latin1")),
+    );
+    expect(nonAscii).toEqual([]);
+  });
+
   it("has its cache written by the build's training run (scripts/train-code-cache.mjs), which the next start keeps", async () => {
     if (child) await stop(child);
     const serverDir = path.join(bundleRoot, "server");
