@@ -39,12 +39,14 @@ COPY . .
 # buildId. A checkout has no such file and reports "source".
 # The testcontainers module (npm run build:testcontainers) is for other people's test suites: not in the image.
 RUN node scripts/image-tag.mjs hash > /tmp/BUILD_ID \
- && npm run build:native && npm run build:server && npm run build:web \
+ && npm run build:native && npm run build:server:bundle && npm run build:web \
  && dist/native/urlbridge-sandbox --probe \
  && mv /tmp/BUILD_ID dist/BUILD_ID
-# Assemble exactly what the runtime needs in one folder; optional folders are copied when present.
-RUN mkdir -p /out \
+# Assemble exactly what the runtime needs in one folder; optional folders are copied when present. The code cache's
+# training run (below) is removed once it has run.
+RUN mkdir -p /out/scripts \
  && cp -R package.json dist /out/ \
+ && cp scripts/train-code-cache.mjs /out/scripts/ \
  && for dir in bin plugins; do if [ -d "$dir" ]; then cp -R "$dir" /out/; fi; done
 
 # --- runtime
@@ -75,9 +77,11 @@ WORKDIR /app
 COPY --from=prod-deps /build/node_modules ./node_modules
 COPY --from=build /out/ ./
 # The bundle's V8 code cache (server/code-cache.ts), written here because the root filesystem is read-only at run
-# time: loading the bundle without starting it compiles what start-up compiles first, and exiting writes its
-# bytecode to dist/server/.v8-cache/ (keyed by this node and each file's size and mtime, which COPY keeps).
-RUN node -e "require('/app/dist/server/main.js')" \
+# time (and the build stage has no SQLite addon to start the server with): a short run that answers health and an
+# agent's first read (scripts/train-code-cache.mjs) compiles what a start and those calls compile, and exiting writes
+# its bytecode to dist/server/.v8-cache/ (keyed by this node and each file's size and mtime, which COPY keeps).
+RUN node /app/scripts/train-code-cache.mjs /app/dist/server \
+ && rm -rf /app/scripts \
  && ls /app/dist/server/.v8-cache/*/bridge-*.bin >/dev/null
 RUN mkdir -p /var/lib/urlbridge /var/lib/urlbridge-scratch /projects \
  && chown root:root /var/lib/urlbridge /var/lib/urlbridge-scratch \

@@ -31,6 +31,7 @@ import { SessionStates } from "./kernel/tool/session-state.js";
 import type { AnyToolDefinition } from "./kernel/tool/definition.js";
 import { createLogger, type Logger } from "./log.js";
 import {
+  afterListening,
   closeServer,
   dataPlaneLine,
   hostForUrl,
@@ -111,9 +112,14 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
   // The launcher's probe (a spawn) runs while the store opens; the sandbox's first status() below waits for it.
   const containerMode = config.sandbox === "container";
   const probed = containerMode ? undefined : probeLauncherInBackground();
-  // WAL checkpoints in a worker thread, so no commit on the event loop copies the WAL (store/wal-checkpointer.ts).
+  // WAL checkpoints in a worker thread, so no commit on the event loop copies the WAL (store/wal-checkpointer.ts),
+  // started once the planes listen and the first answers are out.
+  const afterListen = afterListening();
   const store = openStore(config.stateDir, {
-    checkpointWorker: workerEntry(import.meta.url, "store/wal-checkpoint-worker"),
+    checkpointWorker: {
+      ...workerEntry(import.meta.url, "store/wal-checkpoint-worker"),
+      startAfter: afterListen.promise,
+    },
     onCheckpointFallBack: (reason) => log.warn("WAL checkpoints are back on the event loop", { reason }),
   });
   const reachContext = {
@@ -357,6 +363,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
     config.spawnCloudflared && !config.tunnelMetrics ? await startCloudflaredQuickTunnel({ dataUrl, log }) : undefined;
   if (cloudflared) publicOrigin.useMetrics(cloudflared.metricsUrl);
   publicOrigin.start();
+  afterListen.listened();
   // The MCP edge's first-use work (the SDK, schema conversions, the HTTP leg), in the background once the first
   // answers are out (MCP_WARM_DELAY_MS after listening): mcp/warm.ts.
   const mcpWarm = warmMcp({ tools, plugins, log }, shutdown.signal);
@@ -365,16 +372,7 @@ export async function startBridge(config: Config, options: BridgeOptions = {}): 
 
   let closed = false;
   return {
-    config,
-    store,
-    registry,
-    publicOrigin,
-    kernel,
-    tools,
-    controlUrl,
-    dataUrl,
-    terminal,
-    mcpWarm,
+    ...{ config, store, registry, publicOrigin, kernel, tools, controlUrl, dataUrl, terminal, mcpWarm },
     async close() {
       if (closed) return;
       closed = true;

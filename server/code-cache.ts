@@ -3,9 +3,9 @@
 // this before they require the others (scripts/vite.server.config.ts, output.intro): each chunk of the same
 // folder is compiled with the bytecode V8 serialized after an earlier start, and where there was none, or V8
 // rejected it (another Node, other V8 flags, a changed file), compiled from source as before and its cache
-// written a few seconds later, once start-up has compiled what it runs, or at exit if that comes first. So the
-// first start after a build compiles as before and later ones read the cache. Every failure falls back to
-// compiling.
+// written a few seconds later, once start-up has compiled what it runs, and again at exit. The build writes it
+// from a short run that answers health and an agent's first read (scripts/train-code-cache.mjs), so every start
+// reads the code of those paths. Every failure falls back to compiling.
 // Not used from source (tsx), with --enable-source-maps (Node maps only what it compiles itself), or with
 // URLBRIDGE_CODE_CACHE=0. The cache sits beside the code (dist/server/.v8-cache/), writable only by whoever
 // can change the code itself; entries are named after the file's size and mtime and replaced by rename.
@@ -101,10 +101,11 @@ export function installCodeCache({
   };
   installed = true;
   const flush = () => {
-    for (const { script, file } of pending.splice(0)) writeCache(file, script.createCachedData());
+    for (const { script, file } of pending) writeCache(file, script.createCachedData());
   };
   setTimeout(flush, writeDelayMs).unref();
-  // A process stopped sooner (a probe, a short run) writes it as it exits, so its next start has it.
+  // And again as it exits, with what the run compiled since (a short run such as scripts/train-code-cache.mjs: the
+  // first calls' code too), or for the first time when it stopped sooner (a probe), so its next start has it.
   process.once("exit", flush);
   return true;
 }

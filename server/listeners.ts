@@ -1,10 +1,25 @@
 // The bridge's HTTP listeners: the control plane's addresses resolved, one server per address on one port, Koa
-// apps as request listeners, closing a server with its connections, and the start-up line that says who reaches
-// the data plane.
+// apps as request listeners, closing a server with its connections, the start-up line that says who reaches the
+// data plane, and the moment work that can wait for the first answers starts.
 import dns from "node:dns/promises";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import type { Config } from "./config.js";
+
+/**
+ * How long after the planes listen work that can wait starts (the WAL checkpoint worker's thread): the first answers,
+ * a start-up's health probe or an agent's first call, go out before it, not behind it (issue 34).
+ */
+export const AFTER_LISTEN_DELAY_MS = 200;
+
+/** `promise` settles AFTER_LISTEN_DELAY_MS after `listened()` is called; its timer keeps no process up. */
+export function afterListening(): { promise: Promise<void>; listened(): void } {
+  let listened = () => {};
+  const promise = new Promise<void>((resolve) => {
+    listened = () => setTimeout(resolve, AFTER_LISTEN_DELAY_MS).unref();
+  });
+  return { promise, listened };
+}
 
 export function listen(server: http.Server, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {

@@ -27,6 +27,12 @@ const CLOSE_BOUND_MS = 5_000;
 export interface CheckpointWorkerEntry {
   file: URL;
   workerData?: object;
+  /**
+   * The worker starts once this settles; omitted, at once. The bridge starts it after its planes listen: creating
+   * the thread is ~5 ms of the event loop and its start-up competes for the cores with the first answers (issue 34).
+   * Until then the connections checkpoint as SQLite does by default.
+   */
+  startAfter?: Promise<unknown>;
 }
 
 export interface WalCheckpointer {
@@ -34,7 +40,8 @@ export interface WalCheckpointer {
   nudge(): void;
   /**
    * Stops the worker: it checkpoints once more and closes its connection. Resolves once the worker has exited, so
-   * nothing opens or writes the state file afterwards (a worker still starting up opens it when it gets there).
+   * nothing opens or writes the state file afterwards (a worker still starting up opens it when it gets there). A
+   * worker not started yet never starts.
    */
   close(): Promise<void>;
   /** True while the worker runs and the connections leave checkpoints to it. */
@@ -42,8 +49,9 @@ export interface WalCheckpointer {
 }
 
 /**
- * Starts the worker. `onFallBack` hears, once, why the worker stopped while the bridge still needed it, when the
- * connections went back to SQLite's own checkpoints (the bridge logs it: the fallback is safe but slower).
+ * Starts the worker (at once, or once `entry.startAfter` settles). `onFallBack` hears, once, why the worker stopped
+ * while the bridge still needed it, when the connections went back to SQLite's own checkpoints (the bridge logs it:
+ * the fallback is safe but slower).
  */
 export function startWalCheckpointer(
   entry: CheckpointWorkerEntry,
@@ -51,18 +59,10 @@ export function startWalCheckpointer(
   connections: Db[],
   onFallBack: (reason: string) => void = () => {},
 ): WalCheckpointer {
-  const worker = new Worker(entry.file, {
-    workerData: {
-      ...entry.workerData,
-      file,
-      intervalMs: WAL_CHECKPOINT_INTERVAL_MS,
-      boundBytes: WAL_SIZE_LIMIT_BYTES,
-      restartBusyTimeoutMs: WAL_RESTART_BUSY_TIMEOUT_MS,
-    },
-  });
-  worker.unref();
-  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-  let alive = true;
+  let worker: Worker | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let alive = false;
+  let closed = false;
   const setAuto = (pages: number) => {
     for (const db of connections) if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
   };
@@ -72,14 +72,42 @@ export function startWalCheckpointer(
     setAuto(SQLITE_AUTOCHECKPOINT_PAGES);
     onFallBack(reason);
   };
-  worker.on("error", (error) => fallBack(error.message));
-  worker.on("exit", (code) => fallBack(`the worker exited with code ${code}`));
-  setAuto(0);
+  const start = () => {
+    if (closed) return;
+    const started = new Worker(entry.file, {
+      workerData: {
+        ...entry.workerData,
+        file,
+        intervalMs: WAL_CHECKPOINT_INTERVAL_MS,
+        boundBytes: WAL_SIZE_LIMIT_BYTES,
+        restartBusyTimeoutMs: WAL_RESTART_BUSY_TIMEOUT_MS,
+      },
+    });
+    started.unref();
+    exited = new Promise<void>((resolve) => started.once("exit", () => resolve()));
+    started.on("error", (error) => fallBack(error.message));
+    started.on("exit", (code) => fallBack(`the worker exited with code ${code}`));
+    worker = started;
+    alive = true;
+    setAuto(0);
+  };
+  // Deferred, a thread that cannot be created is what a worker that failed is: the connections keep SQLite's own.
+  const startLater = () => {
+    try {
+      start();
+    } catch (error) {
+      onFallBack(error instanceof Error ? error.message : String(error));
+    }
+  };
+  if (entry.startAfter) void entry.startAfter.then(startLater, startLater);
+  else start();
   return {
     nudge: () => {
-      if (alive) worker.postMessage("checkpoint");
+      if (alive) worker?.postMessage("checkpoint");
     },
     close: async () => {
+      closed = true;
+      if (!worker) return;
       if (alive) {
         alive = false;
         worker.postMessage("close");
@@ -87,7 +115,8 @@ export function startWalCheckpointer(
       // Whoever awaits this waits for the exit: the worker keeps the process up until then (a process left with
       // nothing else to do, such as one closing after a fatal fault, would otherwise end with code 0 meanwhile).
       worker.ref();
-      const bound = setTimeout(() => void worker.terminate(), CLOSE_BOUND_MS);
+      const running = worker;
+      const bound = setTimeout(() => void running.terminate(), CLOSE_BOUND_MS);
       bound.unref();
       await exited;
       clearTimeout(bound);

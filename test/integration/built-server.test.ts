@@ -166,9 +166,11 @@ describe("the built server (dist bundle)", () => {
     expect(JSON.stringify(first.outline)).toContain("unit");
     expect(first.mcpStatus).toBe(200);
     expect(JSON.parse(first.mcpBody)).toMatchObject({ jsonrpc: "2.0", id: 1, result: { serverInfo: {} } });
+    expect((await cacheFiles(serverDir, 3)).size).toBeGreaterThanOrEqual(3);
+    await stop(child!);
+    // Written a few seconds after the start, and again as it exited with what the calls compiled since.
     const written = await cacheFiles(serverDir, 3);
     expect([...written.keys()].some((n) => n.startsWith("bridge-"))).toBe(true);
-    await stop(child!);
 
     // Second start: the cache is accepted (nothing to rewrite) and the same calls answer the same.
     const second = await startBuilt(path.join(serverDir, "main.js"), makeTempDir("built-state"));
@@ -193,6 +195,32 @@ describe("the built server (dist bundle)", () => {
     const rewritten = await cacheFiles(serverDir, written.size);
     for (const name of written.keys())
       expect(rewritten.get(name)?.equals(Buffer.alloc(written.get(name)!.length, 7)), name).toBe(false);
+  }, 60_000);
+
+  it("writes every chunk in ASCII, so Node reads none of them into a two-byte string at start-up", () => {
+    const serverDir = path.join(bundleRoot, "server");
+    const chunks = fs.readdirSync(serverDir).filter((name) => name.endsWith(".js"));
+    expect(chunks.length).toBeGreaterThan(3);
+    const nonAscii = chunks.filter((name) => fs.readFileSync(path.join(serverDir, name)).some((byte) => byte > 0x7f));
+    expect(nonAscii).toEqual([]);
+  });
+
+  it("has its cache written by the build's training run (scripts/train-code-cache.mjs), which the next start keeps", async () => {
+    if (child) await stop(child);
+    const serverDir = path.join(bundleRoot, "server");
+    const trained = spawnSync(process.execPath, [path.join(REPO, "scripts", "train-code-cache.mjs"), serverDir], {
+      encoding: "utf8",
+    });
+    expect(trained.stderr).toBe("");
+    expect(trained.status).toBe(0);
+    const written = await cacheFiles(serverDir, 1);
+    expect([...written.keys()].some((n) => n.startsWith("bridge-"))).toBe(true);
+    const started = await startBuilt(path.join(serverDir, "main.js"), makeTempDir("built-state"));
+    child = started.child;
+    expect((await fetch(`${started.controlUrl}/api/health`)).status).toBe(200);
+    await stop(child);
+    const kept = await cacheFiles(serverDir, written.size);
+    for (const [name, bytes] of written) expect(kept.get(name)?.equals(bytes), name).toBe(true);
   }, 60_000);
 
   it("loads no chunk with the MCP SDK before it listens: the SDK loads after start-up or on the first MCP POST", async () => {

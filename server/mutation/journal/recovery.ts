@@ -22,7 +22,8 @@ export async function recoverInterruptedIntents(
 ): Promise<RecoveredIntent[]> {
   const { store, journal, log } = runtime;
   const recovered: RecoveredIntent[] = [];
-  for (const row of store.journal.unfinished()) {
+  const unfinished = store.journal.unfinished();
+  for (const row of unfinished) {
     const tool = tools.find((t) => t.id === row.tool);
     const phase = row.state === "running" ? "running" : "pending";
     const intent: InterruptedIntent = {
@@ -49,15 +50,17 @@ export async function recoverInterruptedIntents(
     );
     recovered.push({ callId: row.callId, tool: row.tool, phase, errorCode });
   }
-  for (const row of store.journal.unconfirmed()) recovered.push(...(await confirmOutcome(runtime, tools, row)));
-  store.journal.pruneLeftGenerations();
-  store.journal.prune({ finishedBefore: Date.now() - JOURNAL_RETENTION_MS });
+  const unconfirmed = store.journal.unconfirmed();
+  for (const row of unconfirmed) recovered.push(...(await confirmOutcome(runtime, tools, row)));
+  const pruned =
+    store.journal.pruneLeftGenerations() + store.journal.prune({ finishedBefore: Date.now() - JOURNAL_RETENTION_MS });
   runtime.staging.sweep();
   // Review contents an interrupted intent staged but never recorded (store/changes.ts stageAhead): nothing names them.
   const swept = store.changes.sweepStaged();
   if (swept > 0) log.info("dropped review content chunks an interrupted intent left unrecorded", { chunks: swept });
-  // Every settled record is on stable storage before either plane listens.
-  await journal.durable();
+  // Every settled record is on stable storage before either plane listens. A start that settled, pruned and swept
+  // nothing (the usual restart) has no record to make durable, and skips the fsync the planes would wait for.
+  if (unfinished.length + unconfirmed.length + pruned + swept > 0) await journal.durable();
   return recovered;
 }
 

@@ -96,6 +96,22 @@ describe("start-up recovery", () => {
     expect(fs.readdirSync(root).sort()).toEqual(["changed.txt", "landed.txt", "not-landed.txt"]);
     expect(t.bridge.store.journal.unfinished()).toEqual([]);
   });
+
+  it("makes what it settled durable before listening, and a start with nothing to settle fsyncs nothing", async () => {
+    // The closing fsync used to come on every start, and the planes waited for it (issue 34).
+    const root = makeTempDir("recovery-project");
+    const settled = await startTestBridge(
+      {},
+      { stateDir: leaveIntents(root, [{ callId: "x", tool: "terminal", state: "pending" }]) },
+    );
+    open.push(settled);
+    expect(settled.bridge.store.journal.find("s1", 1, "x")).toMatchObject({ state: "failed" });
+    expect(settled.bridge.store.journalSync.syncs).toBe(1);
+
+    const quiet = await startTestBridge({}, { stateDir: leaveIntents(root, []) });
+    open.push(quiet);
+    expect(quiet.bridge.store.journalSync.syncs).toBe(0);
+  });
 });
 
 describe("journal retention", () => {

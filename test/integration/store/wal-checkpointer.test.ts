@@ -135,6 +135,41 @@ describe("WAL checkpoints in a worker thread", () => {
     }
   });
 
+  it("starts the worker once startAfter settles, the connections keeping SQLite's own checkpoints until then", async () => {
+    // The bridge starts it after its planes listen, so the thread's start is not in the first answer's path.
+    let listened = () => {};
+    const startAfter = new Promise<void>((resolve) => (listened = resolve));
+    const stateDir = makeTempDir("checkpoint-deferred");
+    const store = openStore(stateDir, { checkpointWorker: { ...ENTRY, startAfter } });
+    stores.push(store);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(autocheckpoint(store)).toBe(1000);
+    // The worker's own connection opens the state file (its database, -wal and -shm) once it runs.
+    const connectionsOnly = openFilesUnder(stateDir);
+    listened();
+    await until(() => autocheckpoint(store) === 0);
+    await until(() => openFilesUnder(stateDir) > connectionsOnly);
+  });
+
+  it("never starts a deferred worker once the store is closed", async () => {
+    let listened = () => {};
+    const startAfter = new Promise<void>((resolve) => (listened = resolve));
+    const stateDir = makeTempDir("checkpoint-deferred-closed");
+    const reasons: string[] = [];
+    const store = openStore(stateDir, {
+      checkpointWorker: { ...ENTRY, startAfter },
+      onCheckpointFallBack: (reason) => reasons.push(reason),
+    });
+    store.close();
+    await store.closed();
+    listened();
+    for (let look = 0; look < 10; look += 1) {
+      expect(openFilesUnder(stateDir)).toBe(0);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(reasons).toEqual([]);
+  });
+
   it("keeps SQLite's own checkpoints without a worker", () => {
     const store = openStore(makeTempDir("checkpoint-default"));
     stores.push(store);
