@@ -2,12 +2,13 @@
 // inclusive time of named stages, and the event loop's long holds (stretches of samples with no idle between).
 import fs from "node:fs";
 
-interface ProfileNode {
+/** A V8 .cpuprofile's shape, as far as these readers use it. */
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];

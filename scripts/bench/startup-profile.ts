@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { makeBenchDir, OPERATOR_TOKEN } from "./bridge.js";
+import type { Profile, ProfileNode } from "./cpu-profile.js";
 import { stopChild } from "./http.js";
 import { freePort, probe } from "./startup.js";
 
@@ -17,17 +18,6 @@ const PROBE_EVERY_MS = 2;
 const START_TIMEOUT_MS = 20_000;
 /** The control plane's middleware that answers /api/health (server/control/app.ts): the profile ends there. */
 const HEALTH_FRAME = "operatorGate";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 interface Totals {
   byFunction: Map<string, number>;

@@ -5,7 +5,7 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { SoakSession } from "./fleet.js";
-import { createLoad, type LoadTally, type MixName } from "./load.js";
+import { createLoad, emptyTally, type LoadTally, type MixName } from "./load.js";
 import { watchOwnLoop, type LoopDelay } from "./loop-delay.js";
 
 export interface LoadPlan {
@@ -131,14 +131,7 @@ export async function runClients(
 
 /** The clients' tallies as one. */
 export function mergeTallies(tallies: LoadTally[]): LoadTally {
-  const merged: LoadTally = {
-    records: [],
-    errors: new Map(),
-    writesPolled: 0,
-    doubleExecutions: 0,
-    terminalIds: new Map(),
-    expected: new Map(),
-  };
+  const merged = emptyTally();
   for (const tally of tallies) {
     for (const record of tally.records) merged.records.push(record);
     for (const [key, n] of tally.errors) merged.errors.set(key, (merged.errors.get(key) ?? 0) + n);

@@ -91,11 +91,9 @@ export function lostChanges(tally: LoadTally): { checked: number; lost: number }
   return { checked: tally.expected.size, lost };
 }
 
-/** `gapMs`: each worker's untimed pause after each answer (0: the next call at once, a saturating closed loop). */
-export function createLoad(sessions: SoakSession[], inflight: number, seed: number, mix: MixName = "full", gapMs = 0) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: inflight });
-  const random = seeded(seed);
-  const tally: LoadTally = {
+/** A tally with nothing counted yet. */
+export function emptyTally(): LoadTally {
+  return {
     records: [],
     errors: new Map(),
     writesPolled: 0,
@@ -103,6 +101,13 @@ export function createLoad(sessions: SoakSession[], inflight: number, seed: numb
     terminalIds: new Map(),
     expected: new Map(),
   };
+}
+
+/** `gapMs`: each worker's untimed pause after each answer (0: the next call at once, a saturating closed loop). */
+export function createLoad(sessions: SoakSession[], inflight: number, seed: number, mix: MixName = "full", gapMs = 0) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: inflight });
+  const random = seeded(seed);
+  const tally = emptyTally();
   const weights = MIXES[mix];
   const written: Array<{ session: SoakSession; url: string }> = [];
   /** Files written and not yet edited, each edited at most once (so no two edits race for the same old text). */
